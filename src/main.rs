@@ -1,0 +1,7 @@
+//! The `begen` command line: a thin front over the library's stages.
+
+mod cli;
+
+fn main() {
+    std::process::exit(cli::main());
+}

@@ -1,0 +1,282 @@
+//! The resolved model every stage after `check` works from.
+//!
+//! `scan` and `parse` produce raw signatures; `check` resolves them into
+//! [`Function`]s whose every parameter has a role ([`Token`]) with its attr
+//! type resolved. `emit` and `build` only read this model and cannot fail on
+//! it.
+
+use std::fmt;
+use std::path::PathBuf;
+
+/// Where a function runs: decided by its source file's extension.
+///
+/// ```
+/// assert_eq!(begen::model::Platform::Cuda.as_str(), "cuda");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Platform {
+    /// `.cpp`, `.cc`, `.cxx`: compiled with the host C++ compiler.
+    Cpu,
+    /// `.cu`: compiled with nvcc, bound to a CUDA stream.
+    Cuda,
+}
+
+impl Platform {
+    /// The lower-case name used in JSON, YAML and the CLI.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Platform::Cpu => "cpu",
+            Platform::Cuda => "cuda",
+        }
+    }
+}
+
+/// The 15 scalar attribute types of the arg_spec system (seed 000).
+///
+/// ```
+/// use begen::model::AttrType;
+/// assert_eq!(AttrType::parse("float32"), Some(AttrType::Float32));
+/// assert_eq!(AttrType::Float16.cpp_type(), "uint16_t");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum AttrType {
+    Bool,
+    Int8,
+    UInt8,
+    Int16,
+    UInt16,
+    Int32,
+    UInt32,
+    Int64,
+    UInt64,
+    Float32,
+    Float64,
+    Complex64,
+    Complex128,
+    Float16,
+    BFloat16,
+}
+
+impl AttrType {
+    /// Every type, in the seed's table order.
+    pub const ALL: [AttrType; 15] = [
+        AttrType::Bool,
+        AttrType::Int8,
+        AttrType::UInt8,
+        AttrType::Int16,
+        AttrType::UInt16,
+        AttrType::Int32,
+        AttrType::UInt32,
+        AttrType::Int64,
+        AttrType::UInt64,
+        AttrType::Float32,
+        AttrType::Float64,
+        AttrType::Complex64,
+        AttrType::Complex128,
+        AttrType::Float16,
+        AttrType::BFloat16,
+    ];
+
+    /// The type string of `attr.<name>:<type>`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AttrType::Bool => "bool",
+            AttrType::Int8 => "int8",
+            AttrType::UInt8 => "uint8",
+            AttrType::Int16 => "int16",
+            AttrType::UInt16 => "uint16",
+            AttrType::Int32 => "int32",
+            AttrType::UInt32 => "uint32",
+            AttrType::Int64 => "int64",
+            AttrType::UInt64 => "uint64",
+            AttrType::Float32 => "float32",
+            AttrType::Float64 => "float64",
+            AttrType::Complex64 => "complex64",
+            AttrType::Complex128 => "complex128",
+            AttrType::Float16 => "float16",
+            AttrType::BFloat16 => "bfloat16",
+        }
+    }
+
+    /// Parses a type string; `None` for anything outside the 15.
+    pub fn parse(s: &str) -> Option<AttrType> {
+        AttrType::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+
+    /// The C++ type the kernel's parameter receives (seed's "impl param").
+    pub fn cpp_type(self) -> &'static str {
+        match self {
+            AttrType::Bool => "bool",
+            AttrType::Int8 => "int8_t",
+            AttrType::UInt8 => "uint8_t",
+            AttrType::Int16 => "int16_t",
+            AttrType::UInt16 | AttrType::Float16 | AttrType::BFloat16 => "uint16_t",
+            AttrType::Int32 => "int32_t",
+            AttrType::UInt32 => "uint32_t",
+            AttrType::Int64 => "int64_t",
+            AttrType::UInt64 => "uint64_t",
+            AttrType::Float32 => "float",
+            AttrType::Float64 => "double",
+            AttrType::Complex64 => "std::complex<float>",
+            AttrType::Complex128 => "std::complex<double>",
+        }
+    }
+
+    /// The numpy dtype name the Python wrapper converts a value to before it
+    /// reaches XLA (float16/bfloat16 travel as their uint16 bits, complex as
+    /// a 2-element array of the component type).
+    pub fn numpy_dtype(self) -> &'static str {
+        match self {
+            AttrType::Bool => "bool",
+            AttrType::Float16 | AttrType::BFloat16 => "uint16",
+            AttrType::Complex64 => "float32",
+            AttrType::Complex128 => "float64",
+            other => other.as_str(),
+        }
+    }
+}
+
+impl fmt::Display for AttrType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One resolved arg_spec token. Canonical: kernix aliases are normalised and
+/// every attr carries its type.
+///
+/// ```
+/// use begen::model::{AttrType, Token};
+/// let t = Token::Attr { name: "alpha".into(), ty: AttrType::Float32 };
+/// assert_eq!(t.to_string(), "attr.alpha:float32");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Token {
+    /// An input tensor, `const BE::Tensor`.
+    Arg,
+    /// An output tensor, `BE::Tensor`.
+    Ret,
+    /// The CUDA stream, `int64_t`.
+    Stream,
+    /// A scalar attribute passed by name.
+    Attr { name: String, ty: AttrType },
+}
+
+impl fmt::Display for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Token::Arg => f.write_str("arg"),
+            Token::Ret => f.write_str("ret"),
+            Token::Stream => f.write_str("stream"),
+            Token::Attr { name, ty } => write!(f, "attr.{name}:{ty}"),
+        }
+    }
+}
+
+/// How the C++ parameter that receives a float16/bfloat16 attr is declared;
+/// the wrapper passes the raw bits, reinterpreted when the kernel takes the
+/// CUDA type itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HalfRepr {
+    /// `uint16_t` / `unsigned short`: raw bits, as the seed prescribes.
+    Bits,
+    /// `__half` / `half`.
+    CudaHalf,
+    /// `__nv_bfloat16`.
+    CudaBFloat16,
+}
+
+/// One parameter of the kernel, in C++ signature order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Param {
+    /// The parameter's name in the signature (a checked C++ identifier; for
+    /// attrs it is also the attribute name XLA sees).
+    pub name: String,
+    /// The role and resolved type.
+    pub token: Token,
+    /// Set for float16/bfloat16 attrs only.
+    pub half_repr: Option<HalfRepr>,
+    /// 1-based line of the parameter in its file (for diagnostics).
+    pub line: usize,
+}
+
+/// How `jax.vmap` treats calls (jax.ffi's `vmap_method`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum VmapMethod {
+    /// Loop over the batch, one call per element (safe default).
+    #[default]
+    Sequential,
+    /// The kernel accepts inputs with a leading batch dimension of the same size.
+    ExpandDims,
+    /// The kernel broadcasts any leading batch dimensions itself.
+    BroadcastAll,
+}
+
+impl VmapMethod {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VmapMethod::Sequential => "sequential",
+            VmapMethod::ExpandDims => "expand_dims",
+            VmapMethod::BroadcastAll => "broadcast_all",
+        }
+    }
+    pub fn parse(s: &str) -> Option<VmapMethod> {
+        [VmapMethod::Sequential, VmapMethod::ExpandDims, VmapMethod::BroadcastAll]
+            .into_iter()
+            .find(|m| m.as_str() == s)
+    }
+}
+
+/// Per-function options from `begen.yaml`'s `functions:` section.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FunctionOptions {
+    /// Mark the handler `kCmdBufferCompatible` (CUDA graphs). Off by default:
+    /// a kernel that synchronises or allocates during capture breaks.
+    pub command_buffer: bool,
+    pub vmap_method: VmapMethod,
+}
+
+/// A checked, fully resolved annotated function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Function {
+    /// The C++ function name (a checked identifier).
+    pub name: String,
+    /// Source path relative to the scanned root, `/`-separated.
+    pub file: String,
+    /// The source path as found on disk.
+    pub path: PathBuf,
+    /// 1-based line and column of the function's name.
+    pub line: usize,
+    pub column: usize,
+    pub platform: Platform,
+    /// Parameters in C++ signature order; `params[i].token` is `arg_spec()[i]`.
+    pub params: Vec<Param>,
+    pub options: FunctionOptions,
+}
+
+impl Function {
+    /// The canonical arg_spec, one token per C++ parameter.
+    pub fn arg_spec(&self) -> Vec<Token> {
+        self.params.iter().map(|p| p.token.clone()).collect()
+    }
+    pub fn inputs(&self) -> usize {
+        self.params.iter().filter(|p| p.token == Token::Arg).count()
+    }
+    pub fn outputs(&self) -> usize {
+        self.params.iter().filter(|p| p.token == Token::Ret).count()
+    }
+    pub fn attrs(&self) -> impl Iterator<Item = (&Param, AttrType)> {
+        self.params.iter().filter_map(|p| match &p.token {
+            Token::Attr { ty, .. } => Some((p, *ty)),
+            _ => None,
+        })
+    }
+}
+
+/// One source file of the library (annotated or not), relative to the root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFile {
+    pub file: String,
+    pub path: PathBuf,
+    pub platform: Platform,
+}
