@@ -280,3 +280,16 @@ pub struct SourceFile {
     pub path: PathBuf,
     pub platform: Platform,
 }
+
+/// What `emit` and `build` take: the checked functions of one library.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Library {
+    /// Library name (a checked identifier): `lib<name>.so`, `<name>.py`.
+    pub name: String,
+    /// FFI target prefix: targets are `<prefix>.<function>`.
+    pub prefix: String,
+    /// Sorted by (file, line).
+    pub functions: Vec<Function>,
+    /// Every source file under the root, sorted by `file`.
+    pub sources: Vec<SourceFile>,
+}
