@@ -199,9 +199,8 @@ fn infer_all(c: &Candidate, sig: &Signature, src: &SourceText, diags: &mut Vec<D
             }
             Role::Scalar { ty: Some(ty) } => Token::Attr { name: name.clone(), ty },
             Role::Scalar { ty: None } => {
-                diags.push(
-                    loc.error(msg::not_inferred(&c.name, &name, &p.raw.ty)).hint(msg::hint_explicit(&name, &p.raw.ty)),
-                );
+                let hint = if name == "stream" { msg::HINT_STREAM_TYPE.to_string() } else { msg::hint_explicit(&name, &p.raw.ty) };
+                diags.push(loc.error(msg::not_inferred(&c.name, &name, &p.raw.ty)).hint(hint));
                 continue;
             }
         };

@@ -79,6 +79,7 @@ pub fn scan(root: &Path) -> Result<Scan, Error> {
     let mut functions = s.finish_candidates();
     apply_options(&config, config_text.as_ref(), &s.candidates, &mut functions, &mut s.diags);
     functions.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
+    s.diags.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
     let sources = entries
         .iter()
         .filter_map(|e| match e.kind {
