@@ -273,7 +273,7 @@ fn check_against_signature(
                         },
                         Some(t) => match infer::explicit_fits(*t, &p.raw.ty) {
                             Ok(half) => Some((Token::Attr { name: an.clone(), ty: *t }, half)),
-                            Err(()) => {
+                            Err(infer::Contradiction) => {
                                 diags.push(contradiction(&format!("attr.{an}:{t}")));
                                 None
                             }

@@ -140,16 +140,14 @@ fn raw_param(node: Node, src: &[u8]) -> RawParam {
                 break;
             }
             "pointer_declarator" | "abstract_pointer_declarator" => indirection = Indirection::Pointer,
-            "reference_declarator" | "abstract_reference_declarator" => {
-                if indirection == Indirection::Value {
+            "reference_declarator" | "abstract_reference_declarator"
+                if indirection == Indirection::Value => {
                     indirection = Indirection::Reference;
                 }
-            }
-            "array_declarator" | "abstract_array_declarator" => {
-                if indirection == Indirection::Value {
+            "array_declarator" | "abstract_array_declarator"
+                if indirection == Indirection::Value => {
                     indirection = Indirection::Array;
                 }
-            }
             "function_declarator" | "abstract_function_declarator" => indirection = Indirection::Function,
             _ => {}
         }

@@ -88,18 +88,16 @@ pub fn load(root: &Path) -> (Config, Option<ConfigText>, Vec<Diagnostic>) {
 
 fn check_values(config: &Config, ct: &ConfigText) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    if let Some(p) = &config.platform {
-        if !matches!(p.as_str(), "cpu" | "cuda" | "auto") {
+    if let Some(p) = &config.platform
+        && !matches!(p.as_str(), "cpu" | "cuda" | "auto") {
             diags.push(ct.loc("platform", 1).error(msg::bad_platform(p)));
         }
-    }
     for (name, f) in &config.functions {
-        if let Some(v) = &f.vmap_method {
-            if VmapMethod::parse(v).is_none() {
+        if let Some(v) = &f.vmap_method
+            && VmapMethod::parse(v).is_none() {
                 let fn_line = ct.loc(name, 1).line;
                 diags.push(ct.loc("vmap_method", fn_line).error(msg::bad_vmap_method(v)));
             }
-        }
     }
     diags
 }
