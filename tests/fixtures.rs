@@ -93,6 +93,7 @@ cases!(
     err_files,
     err_config_yaml,
     err_config_values,
+    err_scope,
 );
 
 /// Every fixture folder with a `scan.json` has a test above.

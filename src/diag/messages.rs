@@ -146,6 +146,16 @@ pub fn variadic(name: &str) -> String {
     format!("'{name}' takes a variable number of arguments (`...`), which cannot be bound")
 }
 
+pub fn in_namespace(name: &str, ns: &str) -> String {
+    format!("'{name}' is inside namespace `{ns}`: the generated wrapper calls exported functions at global scope")
+}
+
+pub fn not_at_file_scope(name: &str) -> String {
+    format!("the annotation of '{name}' is inside a class or function body: only functions at file scope can be exported")
+}
+
+pub const HINT_GLOBAL_SCOPE: &str = "move the function (or a forwarding function) out to the global namespace";
+
 pub fn not_found(name: &str) -> String {
     format!("'{name}' is listed in begen.yaml but its definition was not found in this file")
 }
