@@ -316,9 +316,7 @@ impl Scanner {
 fn enclosing_scope(scopes: &[item::Scope], offset: usize) -> Option<&ScopeKind> {
     let transparent = |k: &ScopeKind| matches!(k, ScopeKind::Linkage) || *k == ScopeKind::Namespace(String::new());
     scopes
-        .iter()
-        .filter(|s| s.start < offset && offset < s.end && !transparent(&s.kind))
-        .next_back()
+        .iter().rfind(|s| s.start < offset && offset < s.end && !transparent(&s.kind))
         .map(|s| &s.kind)
 }
 
