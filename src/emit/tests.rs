@@ -272,3 +272,55 @@ fn golden_cpu() {
 fn golden_cuda() {
     check_golden("cuda", &cuda_case(Path::new(GOLDEN_ROOT)));
 }
+
+// ---- compile what we generate ---------------------------------------------
+
+/// The Python with jax: `BEGEN_PYTHON`, else `python3`.
+fn python() -> String {
+    std::env::var("BEGEN_PYTHON").unwrap_or_else(|_| "python3".into())
+}
+
+fn run(cmd: &mut std::process::Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{cmd:?} failed:\n{text}");
+    text
+}
+
+/// Generates the CPU case for its real sources, compiles the wrappers with
+/// `-Wall -Wextra -Werror` into a shared library and calls every kernel from
+/// JAX (fixtures/emit/cpu/check.py). Needs g++ and a Python with jax:
+/// `BEGEN_PYTHON=/path/to/python cargo test -- --ignored emit`.
+#[test]
+#[ignore = "needs g++ and a Python with jax (BEGEN_PYTHON)"]
+fn cpu_wrappers_compile_and_run_from_jax() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/emit/cpu");
+    let lib = cpu_case(&fixture.join("src"));
+    let out = emit(&lib, None).unwrap();
+    let dir = std::env::temp_dir().join(format!("begen-emit-cpu-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for f in &out.files {
+        let path = dir.join(&f.rel_path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &f.contents).unwrap();
+    }
+    let xla = run(std::process::Command::new(python())
+        .args(["-c", "import jax.ffi; print(jax.ffi.include_dir())"]));
+    let support = Path::new(env!("CARGO_MANIFEST_DIR")).join("build-support/include");
+    let mut cxx = std::process::Command::new(std::env::var("CXX").unwrap_or_else(|_| "g++".into()));
+    cxx.args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared"])
+        .arg("-I")
+        .arg(&support)
+        // XLA's headers warn under -Wextra: include them as system headers.
+        .arg("-isystem")
+        .arg(xla.trim())
+        .arg("-o")
+        .arg(dir.join("libcpukernels.so"));
+    for (f, _) in out.wrappers() {
+        cxx.arg(dir.join(&f.rel_path));
+    }
+    run(&mut cxx);
+    let text = run(std::process::Command::new(python()).arg(fixture.join("check.py")).arg(&dir));
+    assert!(text.contains("all checks passed"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
