@@ -55,7 +55,7 @@ pub use arch::CudaArch;
 pub use env::Env;
 
 use crate::diag::{Diagnostic, Severity};
-use crate::emit::{self, Emitted};
+use crate::emit::{self, Emitted, FileKind};
 use crate::error::{Error, Result};
 use crate::model::{Library, Platform};
 use compile::{CompilerCmd, Compilers, Unit};
@@ -385,14 +385,29 @@ pub fn generate(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Resul
 /// of OUT. On any failure the previous outputs in OUT are left as they were.
 pub fn build(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput> {
     let plan = plan(opts, reporter)?;
-    let library = &plan.library;
+    build_library(&plan.library, &plan.config, plan.platform, opts, env, reporter)
+        .map(|out| BuildOutput { diagnostics: plan.diagnostics, ..out })
+}
+
+/// Builds an already checked [`Library`] (what [`build`] does after
+/// scanning): `config` supplies include directories and flags, `platform`
+/// decides whether nvcc is required. `opts.root` is the directory the
+/// library's relative include directories are resolved against.
+pub fn build_library(
+    library: &Library,
+    config: &crate::config::Config,
+    platform: PlatformChoice,
+    opts: &Options,
+    env: &Env,
+    reporter: &mut dyn Reporter,
+) -> Result<BuildOutput> {
     let discovery = Discovery::new(env);
     let xla_include = discovery.xla_ffi_include()?;
     let support_include = discovery.support_include()?;
     let xla_ffi_api = toolchain::xla_ffi_api_version(&xla_include);
 
     let has_cuda = library.sources.iter().any(|s| s.platform == Platform::Cuda);
-    let cuda = match (plan.platform, has_cuda) {
+    let cuda = match (platform, has_cuda) {
         (PlatformChoice::Cuda, _) | (PlatformChoice::Auto, true) => Some(discovery.cuda()?),
         _ => None,
     };
@@ -403,16 +418,16 @@ pub fn build(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<B
 
     let root = std::fs::canonicalize(&opts.root).map_err(|e| Error::io(&opts.root, e))?;
     let mut includes: Vec<PathBuf> = opts.includes.clone();
-    includes.extend(plan.config.include_dirs.iter().map(|d| root.join(d)));
+    includes.extend(config.include_dirs.iter().map(|d| root.join(d)));
     includes.push(root.clone());
     includes.push(support_include);
     includes.push(xla_include);
 
-    let host = host_compiler(opts, &plan.config, &includes, &work)?;
+    let host = host_compiler(opts, config, &includes, &work)?;
     let cuda_cmd = match &cuda {
         Some(cuda) => {
-            let (archs, _) = discovery.cuda_archs(&opts.arch, &plan.config.cuda.arch, cuda)?;
-            Some(cuda_compiler(opts, &plan.config, &includes, &work, cuda, &archs)?)
+            let (archs, _) = discovery.cuda_archs(&opts.arch, &config.cuda.arch, cuda)?;
+            Some(cuda_compiler(opts, config, &includes, &work, cuda, &archs)?)
         }
         None => None,
     };
@@ -459,14 +474,14 @@ pub fn build(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<B
         changed,
         compiled: stats.compiled,
         up_to_date: stats.up_to_date,
-        diagnostics: plan.diagnostics,
+        diagnostics: Vec::new(),
         xla_ffi_api,
     })
 }
 
 /// Writes the generated TUs under `work/gen` (only when changed; stale ones
-/// removed) and lists every unit to compile: the library's sources, then
-/// the generated wrappers. Returns the units and the top-level outputs
+/// removed) and lists every unit to compile: the library's un-annotated
+/// sources, then the generated wrappers. Returns the units and the top-level outputs
 /// (module, stub, manifest) still to be staged.
 fn write_generated<'e>(
     work: &Path,
@@ -474,7 +489,10 @@ fn write_generated<'e>(
     emitted: &'e Emitted,
 ) -> Result<(Vec<Unit>, Vec<&'e emit::GeneratedFile>)> {
     let mut units = Vec::new();
-    for source in &library.sources {
+    // An annotated source is compiled inside its wrapper TU (which includes
+    // it); compiling it on its own as well would define everything twice.
+    let wrapped = |file: &str| emitted.wrappers().any(|(w, _)| w.source.as_deref() == Some(file));
+    for source in library.sources.iter().filter(|s| !wrapped(&s.file)) {
         let path = std::fs::canonicalize(&source.path).map_err(|e| Error::io(&source.path, e))?;
         units.push(Unit {
             source: path,
@@ -483,19 +501,8 @@ fn write_generated<'e>(
             object: Path::new("obj/src").join(format!("{}.o", source.file)),
         });
     }
-    let mut outputs = Vec::new();
     let mut written = Vec::new();
-    for file in &emitted.files {
-        let platform = if file.rel_path.ends_with(".begen.cu") {
-            Platform::Cuda
-        } else if file.rel_path.ends_with(".begen.cc") {
-            Platform::Cpu
-        } else if !file.rel_path.contains('/') {
-            outputs.push(file);
-            continue;
-        } else {
-            return Err(Error::Other(format!("internal: unexpected generated file `{}`", file.rel_path)));
-        };
+    for (file, platform) in emitted.wrappers() {
         let path = work.join(&file.rel_path);
         files::write_if_changed(&path, file.contents.as_bytes())?;
         written.push(path);
@@ -507,6 +514,7 @@ fn write_generated<'e>(
         });
     }
     files::remove_stale(&work.join("gen"), &written)?;
+    let outputs = emitted.files.iter().filter(|f| !matches!(f.kind, FileKind::Wrapper(_))).collect();
     Ok((units, outputs))
 }
 
