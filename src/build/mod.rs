@@ -421,13 +421,15 @@ pub fn build_library(
     includes.extend(config.include_dirs.iter().map(|d| root.join(d)));
     includes.push(root.clone());
     includes.push(support_include);
-    includes.push(xla_include);
+    // XLA's headers are not warning-clean under -Wall -Wextra; as system
+    // headers their warnings stay out of the user's build output.
+    let system_includes = vec![xla_include];
 
-    let host = host_compiler(opts, config, &includes, &work)?;
+    let host = host_compiler(opts, config, &includes, &system_includes, &work)?;
     let cuda_cmd = match &cuda {
         Some(cuda) => {
             let (archs, _) = discovery.cuda_archs(&opts.arch, &config.cuda.arch, cuda)?;
-            Some(cuda_compiler(opts, config, &includes, &work, cuda, &archs)?)
+            Some(cuda_compiler(opts, config, &includes, &system_includes, &work, cuda, &archs)?)
         }
         None => None,
     };
@@ -528,10 +530,14 @@ fn host_compiler(
     opts: &Options,
     config: &crate::config::Config,
     includes: &[PathBuf],
+    system_includes: &[PathBuf],
     work: &Path,
 ) -> Result<CompilerCmd> {
     let mut b = opts.host_cc.clone();
     b.cpp(true).pic(true).std("c++17").out_dir(work.join("cc")).includes(includes);
+    for dir in system_includes {
+        b.flag("-isystem").flag(dir.as_os_str());
+    }
     for flag in config.cxx_flags.iter().chain(&opts.cxx_flags) {
         b.flag(flag);
     }
@@ -544,6 +550,7 @@ fn cuda_compiler(
     opts: &Options,
     config: &crate::config::Config,
     includes: &[PathBuf],
+    system_includes: &[PathBuf],
     work: &Path,
     cuda: &toolchain::Cuda,
     archs: &[CudaArch],
@@ -552,6 +559,9 @@ fn cuda_compiler(
     // cc's `.std()` would reach only the host compiler (`-Xcompiler`); nvcc's
     // own front end needs the dialect too.
     b.cpp(true).cuda(true).pic(true).out_dir(work.join("cc")).includes(includes).flag("-std=c++17");
+    for dir in system_includes {
+        b.flag("-isystem").flag(dir.as_os_str());
+    }
     for flag in arch::gencode_flags(archs) {
         b.flag(flag);
     }
@@ -609,7 +619,7 @@ pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
     lines.push(line("support headers", d.support_include().map(|p| p.display().to_string()), true));
     let scratch = std::env::temp_dir().join(format!("begen-doctor-{}", std::process::id()));
     let config = crate::config::Config::default();
-    let host = host_compiler(opts, &config, &[], &scratch);
+    let host = host_compiler(opts, &config, &[], &[], &scratch);
     lines.push(line(
         "host C++ (cc, CXX)",
         host.as_ref().map(|h| describe_cmd(h)).map_err(|e| Error::Toolchain(e.to_string())),

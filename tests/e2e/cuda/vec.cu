@@ -3,7 +3,6 @@
 #include <cuda_runtime.h>
 #include <cuda_fp16.h>
 #include <cstdint>
-#include <cstring>
 
 #include "brainevent/common.h"
 
@@ -30,9 +29,9 @@ __global__ void half_scale_kernel(const __half* x, __half* y, __half a, int64_t 
 // The seed's way: a float16 attribute arrives as its raw bits.
 // @BE half_scale arg ret attr.alpha:float16 stream
 void half_scale(const BE::Tensor x, BE::Tensor y, uint16_t alpha, int64_t stream) {
-    __half a;
-    static_assert(sizeof(a) == sizeof(alpha), "__half is 16 bits");
-    memcpy(&a, &alpha, sizeof(a));
+    __half_raw raw;
+    raw.x = alpha;
+    const __half a(raw);
     const int64_t n = x.numel();
     const int blocks = static_cast<int>((n + 255) / 256);
     half_scale_kernel<<<blocks, 256, 0, reinterpret_cast<cudaStream_t>(stream)>>>(
