@@ -235,7 +235,13 @@ impl CargoReporter {
 
 impl Reporter for CargoReporter {
     fn diagnostic(&mut self, diagnostic: &Diagnostic) {
-        self.warn(&super::front::render_text(std::slice::from_ref(diagnostic)));
+        if self.metadata {
+            for line in crate::diag::render::render_cargo(diagnostic) {
+                println!("{line}");
+            }
+        } else {
+            eprintln!("{}", crate::diag::render::render_text(diagnostic, false));
+        }
     }
     fn progress(&mut self, line: &str) {
         // Cargo shows a build script's stderr only when it fails.

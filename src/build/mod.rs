@@ -44,7 +44,6 @@ pub mod arch;
 pub mod compile;
 pub mod env;
 pub mod files;
-mod front_stub;
 pub mod link;
 pub mod toolchain;
 
@@ -59,7 +58,6 @@ use crate::emit::{self, Emitted, FileKind};
 use crate::error::{Error, Result};
 use crate::model::{Library, Platform};
 use compile::{CompilerCmd, Compilers, Unit};
-use front_stub as front;
 use toolchain::Discovery;
 
 /// Which kernels to build.
@@ -199,7 +197,9 @@ pub struct StderrReporter {
 
 impl Reporter for StderrReporter {
     fn diagnostic(&mut self, diagnostic: &Diagnostic) {
-        eprint!("{}", front::render_text(std::slice::from_ref(diagnostic)));
+        use std::io::IsTerminal;
+        let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        eprintln!("{}", crate::diag::render::render_text(diagnostic, color));
     }
     fn progress(&mut self, line: &str) {
         if !self.quiet {
@@ -254,7 +254,7 @@ struct Plan {
 /// Scans `opts.root`, reports diagnostics, names the library and applies
 /// the platform choice. Error diagnostics stop here.
 fn plan(opts: &Options, reporter: &mut dyn Reporter) -> Result<Plan> {
-    let scan = front::scan(&opts.root)?;
+    let scan = crate::scan::scan(&opts.root)?;
     reporter.files_read(&scan.files_read);
     let mut diagnostics = scan.diagnostics.clone();
 
@@ -298,7 +298,7 @@ fn plan(opts: &Options, reporter: &mut dyn Reporter) -> Result<Plan> {
 
 /// `--name`, else begen.yaml's `name`, else the directory's name; it must
 /// be usable as a C++ identifier and a Python module name.
-fn library_name(opts: &Options, scan: &front::Scan) -> Result<String> {
+fn library_name(opts: &Options, scan: &crate::scan::Scan) -> Result<String> {
     let (name, from) = if let Some(n) = &opts.name {
         (n.clone(), "given name")
     } else if let Some(n) = &scan.config.name {
@@ -308,7 +308,7 @@ fn library_name(opts: &Options, scan: &front::Scan) -> Result<String> {
         let dir = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         (dir, "directory name")
     };
-    if front::is_cpp_identifier(&name) && !PYTHON_KEYWORDS.contains(&name.as_str()) {
+    if crate::check::is_cpp_identifier(&name) && !PYTHON_KEYWORDS.contains(&name.as_str()) {
         return Ok(name);
     }
     Err(Error::Other(format!(
@@ -327,7 +327,7 @@ const PYTHON_KEYWORDS: [&str; 35] = [
 ];
 
 fn is_target_prefix(prefix: &str) -> bool {
-    prefix.split('.').all(front::is_cpp_identifier)
+    prefix.split('.').all(crate::check::is_cpp_identifier)
 }
 
 /// Drops CUDA sources and their kernels, one warning per source file.

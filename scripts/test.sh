@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Run every test of the repository, the way CI does.
+#
+#   scripts/test.sh                 # setup, then all steps
+#   CI=false scripts/test.sh        # let tests skip what the machine lacks
+#
+# Steps: scripts/setup.sh (.venv with JAX and the pip CUDA toolkit), then
+# `cargo test --all-targets` and `cargo test --doc` for the crate, the same for
+# the example crate examples/kernels-demo when it exists, then pytest over
+# tests/python when it exists. CI=true (the default here) means a missing JAX,
+# nvcc or network is a test failure, not a skip. Every step runs even after a
+# failure; the summary at the end lists each step and the exit status is
+# non-zero when any failed.
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT" || exit 2
+
+export CI="${CI:-true}"
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+start=$SECONDS
+
+if ! bash scripts/setup.sh; then
+    echo "test.sh: scripts/setup.sh failed; nothing was tested" >&2
+    exit 1
+fi
+# shellcheck source=env.sh
+source scripts/env.sh || exit 1
+
+declare -a names=() results=()
+failed=0
+
+# step NAME CMD...: run one step, keep its log, remember its status and the
+# runner's closing lines for the summary.
+step() {
+    local name="$1"; shift
+    local log="$ROOT/target/test-logs/${name//[^A-Za-z0-9_.-]/_}.log"
+    mkdir -p "$(dirname "$log")"
+    echo
+    echo "==== $name: $*"
+    local t0=$SECONDS
+    "$@" 2>&1 | tee "$log"
+    local rc=${PIPESTATUS[0]}
+    names+=("$name")
+    if [[ $rc == 0 ]]; then
+        results+=("ok      $(( SECONDS - t0 ))s")
+    else
+        results+=("FAILED  $(( SECONDS - t0 ))s (exit $rc, log: ${log#"$ROOT"/})")
+        failed=1
+    fi
+    return 0
+}
+
+# pytest exits 5 when it collected no tests: nothing to run is not a failure.
+run_pytest() {
+    "$BEGEN_PYTHON" -m pytest -q "$@"
+    local rc=$?
+    if [[ $rc == 5 ]]; then
+        echo "test.sh: pytest collected no tests under $*"
+        return 0
+    fi
+    return $rc
+}
+
+step "cargo test" cargo test --all-targets
+if [[ -f src/lib.rs ]]; then
+    step "cargo test --doc" cargo test --doc
+fi
+
+demo="examples/kernels-demo"
+if [[ -f "$demo/Cargo.toml" ]]; then
+        # One target directory for both crates: begen's dependencies build once.
+    step "kernels-demo cargo test" cargo test --all-targets \
+        --manifest-path "$demo/Cargo.toml" --target-dir "$ROOT/target"
+else
+    echo
+    echo "test.sh: $demo/Cargo.toml does not exist yet; the example crate is not tested"
+fi
+
+if [[ -d tests/python ]]; then
+    # Python tests find the CLI here; build it once so they need not.
+    export BEGEN_BIN="${BEGEN_BIN:-$ROOT/target/debug/begen}"
+    step "pytest tests/python" run_pytest tests/python
+fi
+
+echo
+echo "==== summary ($(( SECONDS - start ))s, CI=$CI)"
+for i in "${!names[@]}"; do
+    printf '  %-28s %s\n' "${names[$i]}" "${results[$i]}"
+done
+if [[ $failed != 0 ]]; then
+    echo "test.sh: FAILED"
+    exit 1
+fi
+echo "test.sh: all passed"
