@@ -3,6 +3,7 @@
 from typing import Final
 
 import jax
+from jax.typing import ArrayLike
 
 LIBRARY: Final[str]
 TARGETS: Final[dict[str, str]]

@@ -324,3 +324,54 @@ fn cpu_wrappers_compile_and_run_from_jax() {
     assert!(text.contains("all checks passed"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Generates the CUDA case for its real sources and compiles its wrapper
+/// with nvcc (`-c` only: no GPU needed), host warnings as errors. Needs
+/// `NVCC` and a Python with jax (`BEGEN_PYTHON`) for the XLA headers.
+#[test]
+#[ignore = "needs nvcc (NVCC) and a Python with jax (BEGEN_PYTHON)"]
+fn cuda_wrappers_compile_with_nvcc() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/emit/cuda");
+    let lib = cuda_case(&fixture.join("src"));
+    let out = emit(&lib, None).unwrap();
+    let dir = std::env::temp_dir().join(format!("begen-emit-cuda-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let xla = run(std::process::Command::new(python())
+        .args(["-c", "import jax.ffi; print(jax.ffi.include_dir())"]));
+    let support = Path::new(env!("CARGO_MANIFEST_DIR")).join("build-support/include");
+    for (f, platform) in out.wrappers() {
+        assert_eq!(platform, Platform::Cuda);
+        let path = dir.join(&f.rel_path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &f.contents).unwrap();
+        let mut nvcc = std::process::Command::new(std::env::var("NVCC").unwrap_or_else(|_| "nvcc".into()));
+        nvcc.args(["-std=c++17", "-arch=sm_90", "-c", "-Xcompiler", "-fPIC,-Wall,-Wextra,-Werror"])
+            .arg("-I")
+            .arg(&support)
+            .arg("-isystem")
+            .arg(xla.trim())
+            .arg("-o")
+            .arg(path.with_extension("o"))
+            .arg(&path);
+        run(&mut nvcc);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Compiles fixtures/emit/headers/headers_test.cpp against the support
+/// headers as plain C++17 (no CUDA) with warnings as errors, and runs it.
+#[test]
+#[ignore = "needs a C++17 compiler (CXX, default g++)"]
+fn support_headers_compile_without_cuda_and_behave() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let exe = std::env::temp_dir().join(format!("begen-headers-{}", std::process::id()));
+    run(std::process::Command::new(std::env::var("CXX").unwrap_or_else(|_| "g++".into()))
+        .args(["-std=c++17", "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Werror", "-I"])
+        .arg(root.join("build-support/include"))
+        .arg(root.join("fixtures/emit/headers/headers_test.cpp"))
+        .arg("-o")
+        .arg(&exe));
+    let text = run(&mut std::process::Command::new(&exe));
+    assert!(text.contains("all checks passed"), "{text}");
+    let _ = std::fs::remove_file(&exe);
+}

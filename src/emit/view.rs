@@ -338,7 +338,7 @@ pub fn py_function_view(f: &Function) -> PyFunctionView {
     }
     let outputs = f.outputs();
     let mut params: Vec<String> = inputs.clone();
-    let mut stub: Vec<String> = inputs.iter().map(|n| format!("{n}: jax.typing.ArrayLike")).collect();
+    let mut stub: Vec<String> = inputs.iter().map(|n| format!("{n}: ArrayLike")).collect();
     if !inputs.is_empty() {
         params.push("/".into());
         stub.push("/".into());

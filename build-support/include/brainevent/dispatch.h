@@ -60,14 +60,14 @@ struct complex128_t {
     } break;
 
 // The shared frame: a lambda called on the spot with a switch over DTYPE.
+// DTYPE is evaluated again only to name it in the failure message (a local
+// would shadow the one of an enclosing dispatch).
 #define BE_DISPATCH_SWITCH_(NAME, DTYPE, CASES)                                          \
     [&] {                                                                                \
-        const ::BE::DType be_dispatch_dtype_ = (DTYPE);                                  \
-        switch (be_dispatch_dtype_) {                                                    \
+        switch (DTYPE) {                                                                 \
             CASES                                                                        \
         default:                                                                         \
-            BE_CHECK(false) << NAME ": unsupported dtype "                               \
-                            << ::BE::dtype_name(be_dispatch_dtype_);                     \
+            BE_CHECK(false) << NAME ": unsupported dtype " << ::BE::dtype_name(DTYPE);   \
         }                                                                                \
     }()
 
