@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::view::{handler_view, param_cpp, py_function_view};
+use super::view::{handler_view, param_cpp, py_function_name, py_function_view};
 use super::*;
 use crate::model::{
     AttrType, Function, FunctionOptions, HalfRepr, Library, Param, Platform, SourceFile, Token,
@@ -119,7 +119,7 @@ fn tensor_params_bind_buffers_and_build_views() {
     assert_eq!(arg.binding, ".Arg<xla::ffi::AnyBuffer>()");
     assert_eq!(arg.impl_param, "xla::ffi::AnyBuffer p0_x");
     assert_eq!(arg.call_arg, "t0_x");
-    assert!(arg.prepare[0].starts_with("const BE::Tensor t0_x(p0_x.untyped_data()"));
+    assert!(arg.prepare[0].starts_with("BE::Tensor t0_x(p0_x.untyped_data()"));
     assert!(arg.checks[1].contains("unsupported_dtype(\"f\", \"x\""));
 
     let ret = param_cpp("f", 1, &param("y", Token::Ret));
@@ -174,21 +174,26 @@ fn handler_binds_in_canonical_order_and_calls_in_signature_order() {
 #[test]
 fn python_function_signature_and_conversions() {
     let lib = cpu_case(Path::new("/k"));
-    let f = py_function_view(&lib.functions[2]);
+    let f = py_function_view(&lib.functions[2], "mixed_attrs".into());
     assert_eq!(f.signature, "x, /, *, flag, n, k, h, b, c, z, d, out");
     assert!(f.call_args.contains(&"h=_np.float16(h).view(_np.uint16)".to_string()));
     assert!(f.call_args.contains(&"c=_begen_complex(c, _np.float32)".to_string()));
     assert!(f.call_args.contains(&"k=_np.uint8(k)".to_string()));
 
-    let two = py_function_view(&lib.functions[1]);
+    let two = py_function_view(&lib.functions[1], "minmax".into());
     assert_eq!(two.out_expr, "tuple(out)");
     assert_eq!(two.stub_return, "tuple[jax.Array, jax.Array]");
 
     let gpu = cuda_case(Path::new("/k"));
-    let odd = py_function_view(&gpu.functions[1]);
+    let odd = py_function_view(&gpu.functions[1], "lambda_kernel".into());
     assert_eq!(odd.signature, "out_, /, *, lambda_, out");
     assert_eq!(odd.call_args, ["out_", "**{\"lambda\": _np.int32(lambda_)}"]);
-    assert_eq!(py_function_view(&gpu.functions[0]).vmap_method, "\"broadcast_all\"");
+    assert_eq!(py_function_view(&gpu.functions[0], "vector_scale".into()).vmap_method, "\"broadcast_all\"");
+
+    let mut taken = std::collections::BTreeSet::new();
+    assert_eq!(py_function_name("register", &mut taken), "register_");
+    assert_eq!(py_function_name("register_", &mut taken), "register__");
+    assert_eq!(py_function_name("def", &mut taken), "def_");
 }
 
 #[test]

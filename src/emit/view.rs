@@ -111,11 +111,12 @@ pub fn param_cpp(function: &str, i: usize, p: &Param) -> ParamCpp {
                          {access}element_type());"
                     ),
                 ],
+                // Not const even for inputs: a kernel bound by an explicit
+                // arg_spec may take `BE::Tensor&` for an input.
                 prepare: vec![format!(
-                    "{const_}BE::Tensor {view}({access}untyped_data(), \
+                    "BE::Tensor {view}({access}untyped_data(), \
                      {access}dimensions().begin(), \
-                     static_cast<int>({access}dimensions().size()), {dtype});",
-                    const_ = if is_ret { "" } else { "const " },
+                     static_cast<int>({access}dimensions().size()), {dtype});"
                 )],
                 call_arg: view,
             }
@@ -313,17 +314,20 @@ pub fn py_attr_type(ty: AttrType) -> &'static str {
 }
 
 /// A kernel's name in the Python module: its C++ name, with `_` appended
-/// while that is a Python keyword or one of the module's own names.
-pub fn py_function_name(name: &str) -> String {
+/// while that is a Python keyword, one of the module's own names, or taken
+/// by an earlier kernel (`register` becomes `register_`).
+pub fn py_function_name(name: &str, taken: &mut BTreeSet<String>) -> String {
     let mut py = name.to_string();
-    while is_py_keyword(&py) || PY_MODULE_NAMES.contains(&py.as_str()) {
+    while is_py_keyword(&py) || PY_MODULE_NAMES.contains(&py.as_str()) || taken.contains(&py) {
         py.push('_');
     }
+    taken.insert(py.clone());
     py
 }
 
-/// Resolves one typed Python function.
-pub fn py_function_view(f: &Function) -> PyFunctionView {
+/// Resolves one typed Python function, named `py_name`
+/// (see [`py_function_name`]).
+pub fn py_function_view(f: &Function, py_name: String) -> PyFunctionView {
     let mut taken = BTreeSet::new();
     let mut inputs = Vec::new();
     let mut attrs = Vec::new();
@@ -388,7 +392,6 @@ pub fn py_function_view(f: &Function) -> PyFunctionView {
             call_args.push(format!("{xla_name}={value}"));
         }
     }
-    let py_name = py_function_name(&f.name);
     let doc_first = format!(
         "Calls the {} kernel `{}` ({}:{}) through XLA FFI.",
         f.platform.as_str().to_uppercase(),
@@ -430,7 +433,12 @@ pub fn jax_platform(p: Platform) -> &'static str {
 pub fn py_module_view(library: &Library) -> PyModuleView {
     let sources: BTreeSet<String> =
         library.functions.iter().map(|f| comment_text(&f.file)).collect();
-    let functions: Vec<PyFunctionView> = library.functions.iter().map(py_function_view).collect();
+    let mut taken = BTreeSet::new();
+    let functions: Vec<PyFunctionView> = library
+        .functions
+        .iter()
+        .map(|f| py_function_view(f, py_function_name(&f.name, &mut taken)))
+        .collect();
     PyModuleView {
         name: library.name.clone(),
         sources: sources.into_iter().collect(),
