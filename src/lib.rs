@@ -18,4 +18,5 @@ pub mod model;
 pub mod parse;
 pub mod scan;
 
+pub use build::Build;
 pub use error::{Error, Result};

@@ -1,1 +1,660 @@
-//! stage: build
+//! Stage: build. Scans a kernel directory, generates the wrappers, compiles
+//! every translation unit and links `lib<NAME>.so` beside the generated
+//! Python module and manifest.
+//!
+//! ```no_run
+//! use begen::build::{self, Env, Options, StderrReporter};
+//! let opts = Options::new("kernels", "out");
+//! let built = build::build(&opts, &Env::new(), &mut StderrReporter::default())?;
+//! println!("{}", built.library_path.display());
+//! # Ok::<(), begen::Error>(())
+//! ```
+//!
+//! Decisions, written down once:
+//!
+//! - Where wrappers compile: each annotated source gets one generated TU
+//!   that `#include`s it, compiled by the source's own compiler (host C++
+//!   for `.cpp`, nvcc for `.cu`). Un-annotated sources compile as they are.
+//! - Host TUs: cc's C++ compiler (`CXX`), `-std=c++17 -fPIC`. CUDA TUs: the
+//!   nvcc begen found, driven with cc's flags for nvcc (`-ccbin` = the host
+//!   compiler, `-Xcompiler -fPIC`), `-std=c++17` and one `-gencode` per
+//!   architecture (see [`arch`]).
+//! - Linking: the host compiler links the objects directly (no archive)
+//!   with `-shared -Wl,--no-undefined`. CUDA libraries link the *static*
+//!   CUDA runtime (`libcudart_static.a`, nvcc's own default), so the `.so`
+//!   needs no `libcudart.so` on the loader's path; `--exclude-libs,ALL`
+//!   keeps that runtime's symbols private so they never clash with the
+//!   runtime JAX loads. CUDA and XLA share the driver's primary context,
+//!   so XLA's stream is valid in the kernel's runtime.
+//! - `--platform cpu` with CUDA sources present: those sources and their
+//!   kernels are skipped, each with a warning (never silently). `cuda`
+//!   requires nvcc. `auto` (the default) requires nvcc only when CUDA
+//!   sources exist, and then fails clearly if it is missing.
+//! - Layout of OUT: the four outputs at the top; `OUT/.begen/` holds the
+//!   generated TUs (`gen/`), objects with their depfiles (`obj/`) and the
+//!   staging area. Final outputs are written to `.begen/stage` and renamed
+//!   into OUT only when everything succeeded, and only if their bytes
+//!   changed.
+//! - Determinism: inputs are sorted, no timestamps or random names reach
+//!   outputs, commands run in the work directory with relative paths for
+//!   generated files, and no debug info is generated unless asked for.
+
+pub mod api;
+pub mod arch;
+pub mod compile;
+pub mod env;
+pub mod files;
+pub mod link;
+pub mod toolchain;
+
+use std::path::{Path, PathBuf};
+
+pub use api::Build;
+pub use arch::CudaArch;
+pub use env::Env;
+
+use crate::diag::{Diagnostic, Severity};
+use crate::emit::{self, Emitted, FileKind};
+use crate::error::{Error, Result};
+use crate::model::{Library, Platform};
+use compile::{CompilerCmd, Compilers, Unit};
+use toolchain::Discovery;
+
+/// Which kernels to build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PlatformChoice {
+    /// CPU kernels always; CUDA kernels when CUDA sources exist (then nvcc
+    /// is required).
+    #[default]
+    Auto,
+    /// CPU kernels only; CUDA sources are skipped with a warning each.
+    Cpu,
+    /// Everything; nvcc is required.
+    Cuda,
+}
+
+impl PlatformChoice {
+    /// Parses `cpu`, `cuda` or `auto`.
+    ///
+    /// ```
+    /// use begen::build::PlatformChoice;
+    /// assert_eq!(PlatformChoice::parse("cpu"), Some(PlatformChoice::Cpu));
+    /// assert_eq!(PlatformChoice::parse("gpu"), None);
+    /// ```
+    pub fn parse(s: &str) -> Option<PlatformChoice> {
+        match s {
+            "auto" => Some(PlatformChoice::Auto),
+            "cpu" => Some(PlatformChoice::Cpu),
+            "cuda" => Some(PlatformChoice::Cuda),
+            _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlatformChoice::Auto => "auto",
+            PlatformChoice::Cpu => "cpu",
+            PlatformChoice::Cuda => "cuda",
+        }
+    }
+}
+
+/// Everything a build needs besides the environment.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The kernel directory (scanned recursively).
+    pub root: PathBuf,
+    /// Where the outputs go.
+    pub out: PathBuf,
+    /// Library name; else begen.yaml's `name`, else the directory's name.
+    pub name: Option<String>,
+    /// Else begen.yaml's `platform`, else `auto`.
+    pub platform: Option<PlatformChoice>,
+    /// CUDA architectures (`sm_90`, `9.0`, ...); see [`arch`] for the fallbacks.
+    pub arch: Vec<String>,
+    /// Extra include directories, searched before begen.yaml's and begen's own.
+    pub includes: Vec<PathBuf>,
+    /// Extra flags for host C++ TUs (after begen.yaml's `cxx_flags`).
+    pub cxx_flags: Vec<String>,
+    /// Extra flags for nvcc TUs (after begen.yaml's `cuda.flags`).
+    pub cuda_flags: Vec<String>,
+    /// Parallel compiler runs; else `NUM_JOBS`, else the number of CPUs.
+    pub jobs: Option<usize>,
+    /// The cc configuration host TUs start from (compiler, target, opt level...).
+    pub host_cc: cc::Build,
+    /// The cc configuration CUDA TUs start from.
+    pub cuda_cc: cc::Build,
+}
+
+impl Options {
+    /// Options for a build outside Cargo: the host triple, `-O2`, no debug
+    /// info, no `cargo:` lines from cc.
+    pub fn new(root: impl Into<PathBuf>, out: impl Into<PathBuf>) -> Options {
+        let triple = host_triple();
+        let mut host_cc = cc::Build::new();
+        host_cc
+            .target(&triple)
+            .host(&triple)
+            .opt_level(2)
+            .debug(false)
+            .cargo_metadata(false)
+            .cargo_warnings(false)
+            .cargo_output(false);
+        let cuda_cc = host_cc.clone();
+        Options::with_cc(root, out, host_cc, cuda_cc)
+    }
+
+    /// Options with the given cc configurations as starting points.
+    pub fn with_cc(
+        root: impl Into<PathBuf>,
+        out: impl Into<PathBuf>,
+        host_cc: cc::Build,
+        cuda_cc: cc::Build,
+    ) -> Options {
+        Options {
+            root: root.into(),
+            out: out.into(),
+            name: None,
+            platform: None,
+            arch: Vec::new(),
+            includes: Vec::new(),
+            cxx_flags: Vec::new(),
+            cuda_flags: Vec::new(),
+            jobs: None,
+            host_cc,
+            cuda_cc,
+        }
+    }
+}
+
+/// The Rust-style target triple of this machine, for cc outside Cargo.
+fn host_triple() -> String {
+    let arch = std::env::consts::ARCH;
+    match std::env::consts::OS {
+        "linux" => format!("{arch}-unknown-linux-gnu"),
+        "macos" => format!("{arch}-apple-darwin"),
+        os => format!("{arch}-unknown-{os}"),
+    }
+}
+
+/// Where a build reports as it goes: diagnostics, progress lines and
+/// compiler warnings. The CLI prints to stderr; build.rs prints `cargo:` lines.
+pub trait Reporter {
+    fn diagnostic(&mut self, diagnostic: &Diagnostic);
+    /// `compiling 3/12 sub/foo.cu`.
+    fn progress(&mut self, line: &str);
+    /// Output of a compiler run that succeeded (warnings).
+    fn compiler_output(&mut self, unit: &str, output: &str);
+    /// Every file the scan read (for `cargo:rerun-if-changed`).
+    fn files_read(&mut self, _paths: &[PathBuf]) {}
+}
+
+/// Prints everything on stderr (the CLI's reporter).
+#[derive(Debug, Default)]
+pub struct StderrReporter {
+    /// Suppresses progress lines.
+    pub quiet: bool,
+}
+
+impl Reporter for StderrReporter {
+    fn diagnostic(&mut self, diagnostic: &Diagnostic) {
+        use std::io::IsTerminal;
+        let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+        eprintln!("{}", crate::diag::render::render_text(diagnostic, color));
+    }
+    fn progress(&mut self, line: &str) {
+        if !self.quiet {
+            eprintln!("{line}");
+        }
+    }
+    fn compiler_output(&mut self, unit: &str, output: &str) {
+        eprintln!("{unit}:\n{}", output.trim_end());
+    }
+}
+
+/// What [`build`] produced.
+#[derive(Debug, Clone)]
+pub struct BuildOutput {
+    pub library: Library,
+    /// `OUT/lib<NAME>.so`.
+    pub library_path: PathBuf,
+    /// `OUT/<NAME>.py`.
+    pub module_path: PathBuf,
+    /// `OUT/<NAME>.pyi`.
+    pub stub_path: PathBuf,
+    /// `OUT/<NAME>.yaml`.
+    pub manifest_path: PathBuf,
+    /// Outputs whose bytes changed in this build.
+    pub changed: Vec<PathBuf>,
+    /// Translation units compiled / reused from an earlier build.
+    pub compiled: usize,
+    pub up_to_date: usize,
+    /// Warnings reported (errors stop the build).
+    pub diagnostics: Vec<Diagnostic>,
+    /// The XLA FFI API version of the headers built against.
+    pub xla_ffi_api: Option<String>,
+}
+
+/// What [`generate`] wrote.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    pub library: Library,
+    /// Every generated file, under OUT.
+    pub files: Vec<PathBuf>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A scanned, checked library ready to emit, with the platform decision made.
+struct Plan {
+    library: Library,
+    config: crate::config::Config,
+    platform: PlatformChoice,
+    diagnostics: Vec<Diagnostic>,
+}
+
+/// Scans `opts.root`, reports diagnostics, names the library and applies
+/// the platform choice. Error diagnostics stop here.
+fn plan(opts: &Options, reporter: &mut dyn Reporter) -> Result<Plan> {
+    let scan = crate::scan::scan(&opts.root)?;
+    reporter.files_read(&scan.files_read);
+    let mut diagnostics = scan.diagnostics.clone();
+
+    let platform = match (&opts.platform, &scan.config.platform) {
+        (Some(p), _) => *p,
+        (None, Some(text)) => PlatformChoice::parse(text).ok_or_else(|| {
+            Error::Other(format!(
+                "begen.yaml: platform `{text}` is not one of `cpu`, `cuda`, `auto`"
+            ))
+        })?,
+        (None, None) => PlatformChoice::Auto,
+    };
+    let name = library_name(opts, &scan)?;
+    let prefix = match &scan.config.prefix {
+        Some(prefix) if is_target_prefix(prefix) => prefix.clone(),
+        Some(prefix) => {
+            return Err(Error::Other(format!(
+                "begen.yaml: prefix `{prefix}` must be C++ identifiers joined by dots, e.g. `mylib.ops`"
+            )));
+        }
+        None => name.clone(),
+    };
+    let mut library = Library {
+        name,
+        prefix,
+        functions: scan.functions.clone(),
+        sources: scan.sources.clone(),
+    };
+    if platform == PlatformChoice::Cpu {
+        diagnostics.extend(skip_cuda(&mut library));
+    }
+    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
+    for d in &diagnostics {
+        reporter.diagnostic(d);
+    }
+    if errors > 0 {
+        return Err(Error::Diagnostics { errors });
+    }
+    Ok(Plan { library, config: scan.config, platform, diagnostics })
+}
+
+/// `--name`, else begen.yaml's `name`, else the directory's name; it must
+/// be usable as a C++ identifier and a Python module name.
+fn library_name(opts: &Options, scan: &crate::scan::Scan) -> Result<String> {
+    let (name, from) = if let Some(n) = &opts.name {
+        (n.clone(), "given name")
+    } else if let Some(n) = &scan.config.name {
+        (n.clone(), "name in begen.yaml")
+    } else {
+        let root = std::fs::canonicalize(&opts.root).map_err(|e| Error::io(&opts.root, e))?;
+        let dir = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        (dir, "directory name")
+    };
+    if crate::check::is_cpp_identifier(&name) && !PYTHON_KEYWORDS.contains(&name.as_str()) {
+        return Ok(name);
+    }
+    Err(Error::Other(format!(
+        "the library name `{name}` (the {from}) is not usable: it names `lib{name}.so` and \
+         the Python module `{name}`, so it must be a C++ identifier and not a Python keyword \
+         (letters, digits and `_`, not starting with a digit). Pass --name NAME \
+         (`.name(\"...\")` in build.rs) or set `name:` in begen.yaml."
+    )))
+}
+
+const PYTHON_KEYWORDS: [&str; 35] = [
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
+];
+
+fn is_target_prefix(prefix: &str) -> bool {
+    prefix.split('.').all(crate::check::is_cpp_identifier)
+}
+
+/// Drops CUDA sources and their kernels, one warning per source file.
+fn skip_cuda(library: &mut Library) -> Vec<Diagnostic> {
+    let mut warnings = Vec::new();
+    for source in library.sources.iter().filter(|s| s.platform == Platform::Cuda) {
+        let kernels: Vec<String> = library
+            .functions
+            .iter()
+            .filter(|f| f.file == source.file)
+            .map(|f| format!("`{}`", f.name))
+            .collect();
+        let what = if kernels.is_empty() {
+            "it is not compiled".to_string()
+        } else {
+            format!("its kernels {} are not built", kernels.join(", "))
+        };
+        warnings.push(
+            Diagnostic::warning(
+                &source.file,
+                &source.path,
+                format!("skipping CUDA source `{}` for platform `cpu`: {what}", source.file),
+            )
+            .hint("build with `--platform auto` or `cuda` (needs nvcc) to include it"),
+        );
+    }
+    library.functions.retain(|f| f.platform != Platform::Cuda);
+    library.sources.retain(|s| s.platform != Platform::Cuda);
+    warnings
+}
+
+/// The work directory inside OUT.
+pub fn work_dir(out: &Path) -> PathBuf {
+    out.join(".begen")
+}
+
+/// Writes the generated sources, Python module and manifest into OUT
+/// without compiling anything (`begen generate`).
+pub fn generate(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<Generated> {
+    let plan = plan(opts, reporter)?;
+    let discovery = Discovery::new(env);
+    let api = discovery.xla_ffi_include().ok().and_then(|i| toolchain::xla_ffi_api_version(&i));
+    let emitted = emit::emit(&plan.library, api.as_deref())?;
+    let mut files = Vec::new();
+    for file in &emitted.files {
+        let path = opts.out.join(&file.rel_path);
+        files::write_if_changed(&path, file.contents.as_bytes())?;
+        files.push(path);
+    }
+    files::remove_stale(&opts.out.join("gen"), &files)?;
+    Ok(Generated { library: plan.library, files, diagnostics: plan.diagnostics })
+}
+
+/// Scans, generates, compiles and links; see the module docs for the layout
+/// of OUT. On any failure the previous outputs in OUT are left as they were.
+pub fn build(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput> {
+    let plan = plan(opts, reporter)?;
+    build_library(&plan.library, &plan.config, plan.platform, opts, env, reporter)
+        .map(|out| BuildOutput { diagnostics: plan.diagnostics, ..out })
+}
+
+/// Builds an already checked [`Library`] (what [`build`] does after
+/// scanning): `config` supplies include directories and flags, `platform`
+/// decides whether nvcc is required. `opts.root` is the directory the
+/// library's relative include directories are resolved against.
+pub fn build_library(
+    library: &Library,
+    config: &crate::config::Config,
+    platform: PlatformChoice,
+    opts: &Options,
+    env: &Env,
+    reporter: &mut dyn Reporter,
+) -> Result<BuildOutput> {
+    let discovery = Discovery::new(env);
+    let xla_include = discovery.xla_ffi_include()?;
+    let support_include = discovery.support_include()?;
+    let xla_ffi_api = toolchain::xla_ffi_api_version(&xla_include);
+
+    let has_cuda = library.sources.iter().any(|s| s.platform == Platform::Cuda);
+    let cuda = match (platform, has_cuda) {
+        (PlatformChoice::Cuda, _) | (PlatformChoice::Auto, true) => Some(discovery.cuda()?),
+        _ => None,
+    };
+
+    let emitted = emit::emit(library, xla_ffi_api.as_deref())?;
+    let work = work_dir(&opts.out);
+    let (units, outputs) = write_generated(&work, library, &emitted)?;
+
+    let root = std::fs::canonicalize(&opts.root).map_err(|e| Error::io(&opts.root, e))?;
+    let mut includes: Vec<PathBuf> = opts.includes.clone();
+    includes.extend(config.include_dirs.iter().map(|d| root.join(d)));
+    includes.push(root.clone());
+    includes.push(support_include);
+    // XLA's headers are not warning-clean under -Wall -Wextra; as system
+    // headers their warnings stay out of the user's build output.
+    let system_includes = vec![xla_include];
+
+    let host = host_compiler(opts, config, &includes, &system_includes, &work)?;
+    let cuda_cmd = match &cuda {
+        Some(cuda) => {
+            let (archs, _) = discovery.cuda_archs(&opts.arch, &config.cuda.arch, cuda)?;
+            Some(cuda_compiler(opts, config, &includes, &system_includes, &work, cuda, &archs)?)
+        }
+        None => None,
+    };
+    let compilers = Compilers { host: host.clone(), cuda: cuda_cmd };
+    let jobs = opts.jobs.unwrap_or_else(|| {
+        env.var("NUM_JOBS")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    });
+    let stats = compile::compile_units(&work, &units, &compilers, jobs, reporter)?;
+
+    let stage = work.join("stage");
+    if stage.exists() {
+        std::fs::remove_dir_all(&stage).map_err(|e| Error::io(&stage, e))?;
+    }
+    std::fs::create_dir_all(&stage).map_err(|e| Error::io(&stage, e))?;
+    let lib_file = format!("lib{}.so", library.name);
+    let objects: Vec<PathBuf> = units.iter().map(|u| u.object.clone()).collect();
+    link::link(&link::LinkJob {
+        work: &work,
+        linker: &host.program,
+        objects: &objects,
+        output: &Path::new("stage").join(&lib_file),
+        cudart_dir: cuda.as_ref().map(|c| c.cudart_dir.as_deref()),
+    })?;
+    let mut staged = vec![stage.join(&lib_file)];
+    for file in outputs {
+        let path = stage.join(&file.rel_path);
+        std::fs::write(&path, file.contents.as_bytes()).map_err(|e| Error::io(&path, e))?;
+        staged.push(path);
+    }
+    std::fs::create_dir_all(&opts.out).map_err(|e| Error::io(&opts.out, e))?;
+    let changed = files::commit_staged(&staged, &opts.out)?;
+    let _ = std::fs::remove_dir(&stage);
+
+    let out = &opts.out;
+    let name = &library.name;
+    Ok(BuildOutput {
+        library: library.clone(),
+        library_path: out.join(&lib_file),
+        module_path: out.join(format!("{name}.py")),
+        stub_path: out.join(format!("{name}.pyi")),
+        manifest_path: out.join(format!("{name}.yaml")),
+        changed,
+        compiled: stats.compiled,
+        up_to_date: stats.up_to_date,
+        diagnostics: Vec::new(),
+        xla_ffi_api,
+    })
+}
+
+/// Writes the generated TUs under `work/gen` (only when changed; stale ones
+/// removed) and lists every unit to compile: the library's un-annotated
+/// sources, then the generated wrappers. Returns the units and the top-level outputs
+/// (module, stub, manifest) still to be staged.
+fn write_generated<'e>(
+    work: &Path,
+    library: &Library,
+    emitted: &'e Emitted,
+) -> Result<(Vec<Unit>, Vec<&'e emit::GeneratedFile>)> {
+    let mut units = Vec::new();
+    // An annotated source is compiled inside its wrapper TU (which includes
+    // it); compiling it on its own as well would define everything twice.
+    let wrapped = |file: &str| emitted.wrappers().any(|(w, _)| w.source.as_deref() == Some(file));
+    for source in library.sources.iter().filter(|s| !wrapped(&s.file)) {
+        let path = std::fs::canonicalize(&source.path).map_err(|e| Error::io(&source.path, e))?;
+        units.push(Unit {
+            source: path,
+            name: source.file.clone(),
+            platform: source.platform,
+            object: Path::new("obj/src").join(format!("{}.o", source.file)),
+        });
+    }
+    let mut written = Vec::new();
+    for (file, platform) in emitted.wrappers() {
+        let path = work.join(&file.rel_path);
+        files::write_if_changed(&path, file.contents.as_bytes())?;
+        written.push(path);
+        units.push(Unit {
+            source: PathBuf::from(&file.rel_path),
+            name: file.rel_path.clone(),
+            platform,
+            object: Path::new("obj").join(format!("{}.o", file.rel_path)),
+        });
+    }
+    files::remove_stale(&work.join("gen"), &written)?;
+    let outputs = emitted.files.iter().filter(|f| !matches!(f.kind, FileKind::Wrapper(_))).collect();
+    Ok((units, outputs))
+}
+
+fn cc_error(what: &str, e: cc::Error) -> Error {
+    Error::Toolchain(format!("{what}: {e}. Set CXX to a working C++17 compiler (g++ or clang++)."))
+}
+
+/// The host C++ command from cc: its compiler and flags, plus C++17, PIC,
+/// the include directories and the configured flags.
+fn host_compiler(
+    opts: &Options,
+    config: &crate::config::Config,
+    includes: &[PathBuf],
+    system_includes: &[PathBuf],
+    work: &Path,
+) -> Result<CompilerCmd> {
+    let mut b = opts.host_cc.clone();
+    b.cpp(true).pic(true).std("c++17").out_dir(work.join("cc")).includes(includes);
+    for dir in system_includes {
+        b.flag("-isystem").flag(dir.as_os_str());
+    }
+    for flag in config.cxx_flags.iter().chain(&opts.cxx_flags) {
+        b.flag(flag);
+    }
+    let tool = b.try_get_compiler().map_err(|e| cc_error("no usable host C++ compiler", e))?;
+    Ok(CompilerCmd::from_tool(&tool, None))
+}
+
+/// The nvcc command: cc's flags for nvcc with begen's nvcc as the program.
+fn cuda_compiler(
+    opts: &Options,
+    config: &crate::config::Config,
+    includes: &[PathBuf],
+    system_includes: &[PathBuf],
+    work: &Path,
+    cuda: &toolchain::Cuda,
+    archs: &[CudaArch],
+) -> Result<CompilerCmd> {
+    let mut b = opts.cuda_cc.clone();
+    // cc's `.std()` would reach only the host compiler (`-Xcompiler`); nvcc's
+    // own front end needs the dialect too.
+    b.cpp(true).cuda(true).pic(true).out_dir(work.join("cc")).includes(includes).flag("-std=c++17");
+    for dir in system_includes {
+        b.flag("-isystem").flag(dir.as_os_str());
+    }
+    for flag in arch::gencode_flags(archs) {
+        b.flag(flag);
+    }
+    for flag in config.cuda.flags.iter().chain(&opts.cuda_flags) {
+        b.flag(flag);
+    }
+    // cc asserts (panics) when CXX carries arguments in CUDA mode; turn that
+    // into an error rather than a backtrace.
+    let tool = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| b.try_get_compiler()))
+        .map_err(|_| {
+            Error::Toolchain(
+                "cc cannot drive nvcc when CXX carries arguments; set CXX to the compiler alone \
+                 (flags go in CXXFLAGS)"
+                    .to_string(),
+            )
+        })?
+        .map_err(|e| cc_error("no usable host compiler for nvcc", e))?;
+    Ok(CompilerCmd::from_tool(&tool, Some(&cuda.nvcc)))
+}
+
+/// Counts diagnostics by severity (for summaries).
+pub fn count(diagnostics: &[Diagnostic], severity: Severity) -> usize {
+    diagnostics.iter().filter(|d| d.severity == severity).count()
+}
+
+/// One line of `begen doctor`: what, and what was found (or why not).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DoctorLine {
+    pub what: &'static str,
+    pub found: std::result::Result<String, String>,
+    /// A missing piece that every build needs (nvcc is only needed for CUDA).
+    pub required: bool,
+}
+
+/// Resolves every toolchain piece the way [`build`] would and says what
+/// it found; `opts.root` supplies begen.yaml's CUDA settings when present.
+pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
+    let d = Discovery::new(env);
+    let mut lines = Vec::new();
+    let line = |what, found: Result<String>, required| DoctorLine {
+        what,
+        found: found.map_err(|e| e.to_string()),
+        required,
+    };
+    let xla = d.xla_ffi_include();
+    lines.push(line(
+        "XLA FFI headers",
+        xla.as_ref().map(|dir| {
+            let api = toolchain::xla_ffi_api_version(dir).unwrap_or_else(|| "unknown".into());
+            format!("{} (API {api})", dir.display())
+        })
+        .map_err(|e| Error::Toolchain(e.to_string())),
+        true,
+    ));
+    lines.push(line("support headers", d.support_include().map(|p| p.display().to_string()), true));
+    let scratch = std::env::temp_dir().join(format!("begen-doctor-{}", std::process::id()));
+    let config = crate::config::Config::default();
+    let host = host_compiler(opts, &config, &[], &[], &scratch);
+    lines.push(line(
+        "host C++ (cc, CXX)",
+        host.as_ref().map(|h| describe_cmd(h)).map_err(|e| Error::Toolchain(e.to_string())),
+        true,
+    ));
+    match d.cuda() {
+        Ok(cuda) => {
+            let version = cuda.version.clone().unwrap_or_else(|| "version unknown".into());
+            lines.push(line("nvcc", Ok(format!("{} ({version})", cuda.nvcc.display())), false));
+            lines.push(line(
+                "CUDA runtime (static)",
+                cuda.cudart_dir
+                    .as_ref()
+                    .map(|p| p.join("libcudart_static.a").display().to_string())
+                    .ok_or_else(|| Error::Toolchain("libcudart_static.a not found beside nvcc".into())),
+                false,
+            ));
+            let archs = d.cuda_archs(&opts.arch, &[], &cuda).map(|(archs, source)| {
+                let names: Vec<String> = archs.iter().map(|a| a.to_string()).collect();
+                format!("{} (from {}); {}", names.join(", "), source.describe(), arch::gencode_flags(&archs).join(" "))
+            });
+            lines.push(line("CUDA architectures", archs, false));
+        }
+        Err(e) => lines.push(line("nvcc", Err(e), false)),
+    }
+    lines.push(line("Python asked", Ok(d.python()), false));
+    let _ = std::fs::remove_dir_all(&scratch);
+    lines
+}
+
+fn describe_cmd(cmd: &CompilerCmd) -> String {
+    let mut s = cmd.program.display().to_string();
+    for a in &cmd.args {
+        s.push(' ');
+        s.push_str(&a.to_string_lossy());
+    }
+    s
+}

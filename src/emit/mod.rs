@@ -1,1 +1,183 @@
 //! stage: emit
+//!
+//! Turns a checked [`Library`] into the text of every generated file, in
+//! memory: one wrapper translation unit per annotated source, the Python
+//! module (`<name>.py`, `<name>.pyi`) and the manifest (`<name>.yaml`).
+//! Writing them to disk is the `build` stage's job.
+//!
+//! Rust resolves every name, type and expression into a view model
+//! ([`view`]); the askama templates in `templates/` only loop and print.
+//! The manifest is serialized with serde, not templated.
+//!
+//! ```no_run
+//! # fn demo(lib: &begen::model::Library) -> begen::Result<()> {
+//! let out = begen::emit::emit(lib, Some("0.3"))?;
+//! for f in &out.files {
+//!     println!("{} ({} bytes)", f.rel_path, f.contents.len());
+//! }
+//! # Ok(()) }
+//! ```
+
+mod manifest;
+mod names;
+pub mod view;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use askama::Template;
+
+use crate::error::Error;
+use crate::model::{Function, Library, Platform};
+
+pub use manifest::{Manifest, ManifestFunction};
+pub use names::{IncludePathError, include_path_text, wrapper_rel_path};
+pub use view::{handler_symbol, target_name};
+
+/// What a generated file is, so the build stage knows what to do with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FileKind {
+    /// A wrapper translation unit: compile it with the compiler of its
+    /// platform (host C++ for `Cpu`, nvcc for `Cuda`) and link it into
+    /// `lib<name>.so` *instead of* the source it includes.
+    Wrapper(Platform),
+    /// `<name>.py`.
+    PythonModule,
+    /// `<name>.pyi`.
+    PythonStub,
+    /// `<name>.yaml`.
+    Manifest,
+}
+
+/// One generated file: where it goes (relative to the output directory,
+/// `/`-separated), what it is, and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GeneratedFile {
+    pub rel_path: String,
+    pub kind: FileKind,
+    /// For a wrapper: the source it includes (relative to the root, as in
+    /// [`Function::file`]).
+    pub source: Option<String>,
+    pub contents: String,
+}
+
+/// Everything `emit` produces, in a deterministic order: wrappers (sorted
+/// by source), then `<name>.py`, `<name>.pyi`, `<name>.yaml`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Emitted {
+    pub files: Vec<GeneratedFile>,
+}
+
+impl Emitted {
+    /// The wrapper translation units, with their platforms.
+    pub fn wrappers(&self) -> impl Iterator<Item = (&GeneratedFile, Platform)> {
+        self.files.iter().filter_map(|f| match f.kind {
+            FileKind::Wrapper(p) => Some((f, p)),
+            _ => None,
+        })
+    }
+}
+
+#[derive(Template)]
+#[template(path = "wrapper.cc", escape = "none")]
+struct WrapperTemplate<'a> {
+    w: &'a view::WrapperView,
+}
+
+#[derive(Template)]
+#[template(path = "module.py", escape = "none")]
+struct ModuleTemplate<'a> {
+    m: &'a view::PyModuleView,
+}
+
+#[derive(Template)]
+#[template(path = "module.pyi", escape = "none")]
+struct StubTemplate<'a> {
+    m: &'a view::PyModuleView,
+}
+
+/// Generates every file of `lib`. `xla_api_version` (e.g. `"0.3"`) is
+/// recorded in the manifest as the XLA FFI API version the wrappers are
+/// built against.
+///
+/// Fails only when a source path cannot be written into `#include "..."`
+/// safely (a `"`, `\`, control character, or non-UTF-8 path); the error
+/// names the path.
+pub fn emit(lib: &Library, xla_api_version: Option<&str>) -> Result<Emitted, Error> {
+    let mut files = emit_wrappers(lib)?;
+    let module = view::py_module_view(lib);
+    files.push(GeneratedFile {
+        rel_path: format!("{}.py", lib.name),
+        kind: FileKind::PythonModule,
+        source: None,
+        contents: render(&ModuleTemplate { m: &module })?,
+    });
+    files.push(GeneratedFile {
+        rel_path: format!("{}.pyi", lib.name),
+        kind: FileKind::PythonStub,
+        source: None,
+        contents: render(&StubTemplate { m: &module })?,
+    });
+    files.push(GeneratedFile {
+        rel_path: format!("{}.yaml", lib.name),
+        kind: FileKind::Manifest,
+        source: None,
+        contents: manifest::emit_manifest(lib, xla_api_version)?,
+    });
+    Ok(Emitted { files })
+}
+
+/// One wrapper per annotated source file, sorted by file.
+fn emit_wrappers(lib: &Library) -> Result<Vec<GeneratedFile>, Error> {
+    let mut by_file: BTreeMap<&str, Vec<&Function>> = BTreeMap::new();
+    for f in &lib.functions {
+        by_file.entry(f.file.as_str()).or_default().push(f);
+    }
+    let paths = names::dedup_paths(
+        by_file
+            .iter()
+            .map(|(file, fs)| wrapper_rel_path(file, fs[0].platform))
+            .collect(),
+    );
+    let mut out = Vec::new();
+    for ((file, functions), rel_path) in by_file.into_iter().zip(paths) {
+        let first = functions[0];
+        let include_path = include_path_for(&first.path)?;
+        let w = view::wrapper_view(lib, file, include_path, &functions);
+        out.push(GeneratedFile {
+            rel_path,
+            kind: FileKind::Wrapper(first.platform),
+            source: Some(file.to_string()),
+            contents: render(&WrapperTemplate { w: &w })?,
+        });
+    }
+    Ok(out)
+}
+
+/// The absolute, validated `#include` text of a source path. A relative path
+/// is made absolute against the current directory (no file is touched).
+fn include_path_for(path: &Path) -> Result<String, Error> {
+    let absolute: PathBuf = std::path::absolute(path).map_err(|e| Error::io(path, e))?;
+    include_path_text(&absolute).map_err(|e| {
+        let why = match e {
+            IncludePathError::NotUtf8 => "it is not valid UTF-8".to_string(),
+            IncludePathError::Forbidden(c) => format!("it contains {c:?}"),
+        };
+        Error::Other(format!(
+            "{}: cannot be #included by the generated wrapper because {why}; \
+             rename the file or a directory above it",
+            absolute.display()
+        ))
+    })
+}
+
+fn render(t: &impl Template) -> Result<String, Error> {
+    let mut text = t.render().map_err(|e| Error::Other(format!("template error: {e}")))?;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+#[cfg(test)]
+mod tests;

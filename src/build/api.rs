@@ -1,0 +1,256 @@
+//! The build.rs front end: a cc-style builder over [`super::build`].
+
+use std::path::{Path, PathBuf};
+
+use super::{BuildOutput, Env, Options, PlatformChoice, Reporter};
+use crate::diag::Diagnostic;
+use crate::error::{Error, Result};
+
+/// Builds an annotated kernel directory from a Cargo build script.
+///
+/// Scans `dir`, generates the wrappers into `OUT_DIR`, compiles them with
+/// cc (nvcc for `.cu`), links `lib<NAME>.so`, writes `<NAME>.py`,
+/// `<NAME>.pyi` and `<NAME>.yaml` beside it, and tells Cargo when to rerun:
+/// `cargo:rerun-if-changed` for the directory and every file read,
+/// `cargo:rerun-if-env-changed` for every variable read. Diagnostics become
+/// `cargo:warning=` lines. Unchanged outputs keep their mtime. It also sets
+/// `BEGEN_<NAME>_DIR` (upper case) for the crate being built, so code can
+/// find the outputs with `env!`.
+///
+/// ```no_run
+/// // build.rs
+/// fn main() {
+///     begen::Build::new()
+///         .dir("kernels")
+///         .platform("auto")
+///         .flag("-O3")
+///         .compile("mykernels");
+/// }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Build {
+    dir: PathBuf,
+    name: Option<String>,
+    platform: Option<String>,
+    arch: Vec<String>,
+    includes: Vec<PathBuf>,
+    flags: Vec<String>,
+    cuda_flags: Vec<String>,
+    out_dir: Option<PathBuf>,
+    jobs: Option<usize>,
+    cargo_metadata: bool,
+    host_cc: cc::Build,
+    cuda_cc: cc::Build,
+}
+
+impl Default for Build {
+    fn default() -> Build {
+        Build::new()
+    }
+}
+
+impl Build {
+    /// A builder for the directory `kernels` (relative to the crate, where
+    /// build scripts run), no debug info (cc would add nvcc's `-G`, which
+    /// makes kernels very slow), Cargo's target and opt level.
+    pub fn new() -> Build {
+        let mut host_cc = cc::Build::new();
+        host_cc.debug(false).cargo_warnings(false);
+        Build {
+            dir: PathBuf::from("kernels"),
+            name: None,
+            platform: None,
+            arch: Vec::new(),
+            includes: Vec::new(),
+            flags: Vec::new(),
+            cuda_flags: Vec::new(),
+            out_dir: None,
+            jobs: None,
+            cargo_metadata: true,
+            cuda_cc: host_cc.clone(),
+            host_cc,
+        }
+    }
+
+    /// The kernel directory to scan.
+    pub fn dir(&mut self, dir: impl AsRef<Path>) -> &mut Build {
+        self.dir = dir.as_ref().to_path_buf();
+        self
+    }
+
+    /// The library name (also settable in [`Build::compile`]).
+    pub fn name(&mut self, name: &str) -> &mut Build {
+        self.name = Some(name.to_string());
+        self
+    }
+
+    /// `cpu`, `cuda` or `auto` (checked when building).
+    pub fn platform(&mut self, platform: &str) -> &mut Build {
+        self.platform = Some(platform.to_string());
+        self
+    }
+
+    /// Adds CUDA architectures (`sm_90`, `9.0`, `sm_90a`; comma-separated lists too).
+    pub fn arch(&mut self, arch: &str) -> &mut Build {
+        self.arch.push(arch.to_string());
+        self
+    }
+
+    /// Adds an include directory, searched before begen's own.
+    pub fn include(&mut self, dir: impl AsRef<Path>) -> &mut Build {
+        self.includes.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Adds a flag for host C++ translation units.
+    pub fn flag(&mut self, flag: &str) -> &mut Build {
+        self.flags.push(flag.to_string());
+        self
+    }
+
+    /// Adds a flag for nvcc translation units.
+    pub fn cuda_flag(&mut self, flag: &str) -> &mut Build {
+        self.cuda_flags.push(flag.to_string());
+        self
+    }
+
+    /// Where outputs go (default: `OUT_DIR`).
+    pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Build {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Parallel compiler runs (default: Cargo's `NUM_JOBS`).
+    pub fn jobs(&mut self, jobs: usize) -> &mut Build {
+        self.jobs = Some(jobs.max(1));
+        self
+    }
+
+    /// Whether to print `cargo:` lines (default true; turn off outside build.rs).
+    pub fn cargo_metadata(&mut self, on: bool) -> &mut Build {
+        self.cargo_metadata = on;
+        self.host_cc.cargo_metadata(on);
+        self.cuda_cc.cargo_metadata(on);
+        self
+    }
+
+    /// The cc configuration host C++ TUs start from, for anything the
+    /// setters above do not cover (defines, compiler, opt level...).
+    ///
+    /// ```no_run
+    /// let mut b = begen::Build::new();
+    /// b.cc_host().define("USE_FAST_MATH", None).opt_level(3);
+    /// b.compile("mykernels");
+    /// ```
+    pub fn cc_host(&mut self) -> &mut cc::Build {
+        &mut self.host_cc
+    }
+
+    /// The cc configuration nvcc TUs start from.
+    pub fn cc_cuda(&mut self) -> &mut cc::Build {
+        &mut self.cuda_cc
+    }
+
+    /// Builds, or fails the build script with one `begen error: ...`
+    /// message (exit status 1, no panic backtrace).
+    pub fn compile(&mut self, name: &str) -> BuildOutput {
+        match self.try_compile(name) {
+            Ok(out) => out,
+            Err(e) => {
+                eprintln!("begen error: {e}");
+                std::process::exit(1);
+            }
+        }
+    }
+
+    /// Builds and returns the outputs, or the error.
+    pub fn try_compile(&mut self, name: &str) -> Result<BuildOutput> {
+        if !name.is_empty() {
+            self.name = Some(name.to_string());
+        }
+        let env = Env::new();
+        let mut reporter = CargoReporter { metadata: self.cargo_metadata, files: Vec::new() };
+        let result = self.run(&env, &mut reporter);
+        if self.cargo_metadata {
+            println!("cargo:rerun-if-changed={}", self.dir.display());
+            for file in &reporter.files {
+                println!("cargo:rerun-if-changed={}", file.display());
+            }
+            for name in env.names_read() {
+                println!("cargo:rerun-if-env-changed={name}");
+            }
+            if let Ok(out) = &result {
+                let dir = out.library_path.parent().unwrap_or(Path::new("."));
+                let var = format!("BEGEN_{}_DIR", out.library.name.to_ascii_uppercase());
+                println!("cargo:rustc-env={var}={}", dir.display());
+            }
+        }
+        result
+    }
+
+    fn run(&self, env: &Env, reporter: &mut CargoReporter) -> Result<BuildOutput> {
+        let out = match &self.out_dir {
+            Some(dir) => dir.clone(),
+            None => PathBuf::from(env.var("OUT_DIR").ok_or_else(|| {
+                Error::Other(
+                    "OUT_DIR is not set: outside a build script, call `.out_dir(...)`".to_string(),
+                )
+            })?),
+        };
+        let platform = match &self.platform {
+            None => None,
+            Some(p) => Some(PlatformChoice::parse(p).ok_or_else(|| {
+                Error::Other(format!("platform `{p}` is not one of `cpu`, `cuda`, `auto`"))
+            })?),
+        };
+        let mut opts = Options::with_cc(&self.dir, out, self.host_cc.clone(), self.cuda_cc.clone());
+        opts.name = self.name.clone();
+        opts.platform = platform;
+        opts.arch = self.arch.clone();
+        opts.includes = self.includes.clone();
+        opts.cxx_flags = self.flags.clone();
+        opts.cuda_flags = self.cuda_flags.clone();
+        opts.jobs = self.jobs;
+        super::build(&opts, env, reporter)
+    }
+}
+
+/// Reports as `cargo:warning=` lines and remembers the files read.
+struct CargoReporter {
+    metadata: bool,
+    files: Vec<PathBuf>,
+}
+
+impl CargoReporter {
+    fn warn(&self, text: &str) {
+        for line in text.lines() {
+            if self.metadata {
+                println!("cargo:warning={line}");
+            } else {
+                eprintln!("{line}");
+            }
+        }
+    }
+}
+
+impl Reporter for CargoReporter {
+    fn diagnostic(&mut self, diagnostic: &Diagnostic) {
+        if self.metadata {
+            for line in crate::diag::render::render_cargo(diagnostic) {
+                println!("{line}");
+            }
+        } else {
+            eprintln!("{}", crate::diag::render::render_text(diagnostic, false));
+        }
+    }
+    fn progress(&mut self, line: &str) {
+        // Cargo shows a build script's stderr only when it fails.
+        eprintln!("{line}");
+    }
+    fn compiler_output(&mut self, unit: &str, output: &str) {
+        self.warn(&format!("{unit}:\n{output}"));
+    }
+    fn files_read(&mut self, paths: &[PathBuf]) {
+        self.files.extend(paths.iter().cloned());
+    }
+}

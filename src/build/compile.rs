@@ -1,0 +1,306 @@
+//! Compiling translation units to objects, one compiler run per TU, with a
+//! per-object cache so touching one source recompiles one TU.
+//!
+//! cc decides the compiler and its flags (`cc::Build::try_get_compiler`),
+//! begen runs the commands itself: cc recompiles every file of a `Build`
+//! each time and only makes static archives, while begen needs stable
+//! per-TU objects for a shared library.
+//!
+//! An object is up to date when its recorded command line (`<obj>.cmd`) is
+//! the same and neither the source nor any header the compiler listed in the
+//! depfile (`-MMD -MF <obj>.d`, which gcc, clang and nvcc all write) is newer
+//! than it. Commands run in the work directory with relative paths for
+//! generated files, so objects do not depend on where OUT is.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::SystemTime;
+
+use super::Reporter;
+use crate::error::{Error, Result};
+use crate::model::Platform;
+
+/// One translation unit to compile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unit {
+    /// The file handed to the compiler: absolute for user sources, relative
+    /// to the work directory for generated ones.
+    pub source: PathBuf,
+    /// How progress lines name it (`sub/a.cu`, `gen/sub/a.begen.cu`).
+    pub name: String,
+    pub platform: Platform,
+    /// The object, relative to the work directory.
+    pub object: PathBuf,
+}
+
+/// A compiler program and the flags every TU of one kind gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompilerCmd {
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    pub env: Vec<(OsString, OsString)>,
+}
+
+impl CompilerCmd {
+    /// Takes program, flags and environment from a cc tool; `program`
+    /// replaces cc's choice (nvcc found by begen rather than `$NVCC`).
+    pub fn from_tool(tool: &cc::Tool, program: Option<&Path>) -> CompilerCmd {
+        CompilerCmd {
+            program: program.map(Path::to_path_buf).unwrap_or_else(|| tool.path().to_path_buf()),
+            args: tool.args().to_vec(),
+            env: tool.get_envs().map(|(k, v)| (k.to_owned(), v.to_owned())).collect(),
+        }
+    }
+
+    /// The full argv for one unit.
+    pub fn argv(&self, unit: &Unit) -> Vec<OsString> {
+        let mut argv = vec![self.program.clone().into_os_string()];
+        argv.extend(self.args.iter().cloned());
+        argv.push("-MMD".into());
+        argv.push("-MF".into());
+        argv.push(depfile(&unit.object).into_os_string());
+        argv.push("-c".into());
+        argv.push(unit.source.clone().into_os_string());
+        argv.push("-o".into());
+        argv.push(unit.object.clone().into_os_string());
+        argv
+    }
+}
+
+/// The compilers of one build: host C++ always, nvcc when CUDA TUs exist.
+#[derive(Debug, Clone)]
+pub struct Compilers {
+    pub host: CompilerCmd,
+    pub cuda: Option<CompilerCmd>,
+}
+
+impl Compilers {
+    fn for_unit(&self, unit: &Unit) -> Result<&CompilerCmd> {
+        match unit.platform {
+            Platform::Cpu => Ok(&self.host),
+            Platform::Cuda => self.cuda.as_ref().ok_or_else(|| {
+                Error::Other(format!("internal: no CUDA compiler for `{}`", unit.name))
+            }),
+        }
+    }
+}
+
+/// What a compile pass did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct CompileStats {
+    pub compiled: usize,
+    pub up_to_date: usize,
+}
+
+fn depfile(object: &Path) -> PathBuf {
+    with_suffix(object, ".d")
+}
+
+fn stampfile(object: &Path) -> PathBuf {
+    with_suffix(object, ".cmd")
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+fn stamp_text(argv: &[OsString]) -> String {
+    argv.iter().map(|a| a.to_string_lossy() + "\n").collect()
+}
+
+/// Compiles every stale unit (in parallel, `jobs` at a time), reporting
+/// `compiling 3/12 name` lines, and returns how many ran. All failures are
+/// collected into one [`Error::Compile`].
+pub fn compile_units(
+    work: &Path,
+    units: &[Unit],
+    compilers: &Compilers,
+    jobs: usize,
+    reporter: &mut dyn Reporter,
+) -> Result<CompileStats> {
+    let mut stale = Vec::new();
+    for unit in units {
+        let argv = compilers.for_unit(unit)?.argv(unit);
+        if !is_fresh(work, unit, &argv) {
+            stale.push((unit, argv));
+        }
+    }
+    let stats = CompileStats { compiled: stale.len(), up_to_date: units.len() - stale.len() };
+    if stale.is_empty() {
+        return Ok(stats);
+    }
+    for (unit, _) in &stale {
+        let dir = work.join(&unit.object);
+        if let Some(parent) = dir.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
+        }
+    }
+
+    let total = stale.len();
+    let next = AtomicUsize::new(0);
+    let (tx, rx) = mpsc::channel::<Event>();
+    let mut failures = Vec::new();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.clamp(1, total) {
+            let tx = tx.clone();
+            let (next, stale) = (&next, &stale);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    let Some((unit, argv)) = stale.get(i) else { break };
+                    let env = &compilers.for_unit(unit).map(|c| c.env.clone()).unwrap_or_default();
+                    let _ = tx.send(Event::Started(i));
+                    let result = run_one(work, unit, argv, env);
+                    let _ = tx.send(Event::Finished(i, result));
+                }
+            });
+        }
+        drop(tx);
+        let mut started = 0;
+        for event in rx {
+            match event {
+                Event::Started(i) => {
+                    started += 1;
+                    reporter.progress(&format!("compiling {started}/{total} {}", stale[i].0.name));
+                }
+                Event::Finished(i, Ok(output)) => {
+                    if !output.trim().is_empty() {
+                        reporter.compiler_output(&stale[i].0.name, &output);
+                    }
+                }
+                Event::Finished(i, Err(output)) => failures.push((stale[i].0.name.clone(), output)),
+            }
+        }
+    });
+    if failures.is_empty() {
+        return Ok(stats);
+    }
+    failures.sort();
+    let what = match failures.as_slice() {
+        [(name, _)] => format!("compiling {name}"),
+        many => format!("compiling {} translation units", many.len()),
+    };
+    let output = failures
+        .iter()
+        .map(|(name, out)| format!("--- {name}\n{}", out.trim_end()))
+        .collect::<Vec<_>>()
+        .join("\n");
+    Err(Error::Compile { what, output })
+}
+
+enum Event {
+    Started(usize),
+    Finished(usize, std::result::Result<String, String>),
+}
+
+/// Runs one compile; `Ok(warnings)` or `Err(command + output)`.
+fn run_one(
+    work: &Path,
+    unit: &Unit,
+    argv: &[OsString],
+    env: &[(OsString, OsString)],
+) -> std::result::Result<String, String> {
+    let stamp = work.join(stampfile(&unit.object));
+    let _ = std::fs::remove_file(&stamp);
+    let mut cmd = Command::new(&argv[0]);
+    cmd.args(&argv[1..]).current_dir(work);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let shown = argv.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
+    match cmd.output() {
+        Ok(out) => {
+            let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+            text.push_str(&String::from_utf8_lossy(&out.stderr));
+            if out.status.success() {
+                std::fs::write(&stamp, stamp_text(argv))
+                    .map_err(|e| format!("writing {}: {e}", stamp.display()))?;
+                Ok(text)
+            } else {
+                Err(format!("command: {shown}\n{text}"))
+            }
+        }
+        Err(e) => Err(format!("command: {shown}\ncould not run `{}`: {e}", argv[0].to_string_lossy())),
+    }
+}
+
+fn mtime(path: &Path) -> Option<SystemTime> {
+    std::fs::metadata(path).and_then(|m| m.modified()).ok()
+}
+
+/// True when the object exists, was built by the same command, and nothing
+/// it depends on changed since.
+fn is_fresh(work: &Path, unit: &Unit, argv: &[OsString]) -> bool {
+    let object = work.join(&unit.object);
+    let Some(built) = mtime(&object) else { return false };
+    match std::fs::read_to_string(work.join(stampfile(&unit.object))) {
+        Ok(stamp) if stamp == stamp_text(argv) => {}
+        _ => return false,
+    }
+    let Ok(deps) = std::fs::read_to_string(work.join(depfile(&unit.object))) else { return false };
+    let deps = parse_depfile(&deps);
+    !deps.is_empty()
+        && deps.iter().all(|dep| matches!(mtime(&work.join(dep)), Some(t) if t <= built))
+}
+
+/// The prerequisites of a Makefile-style depfile (`obj: a.cc b.h \` ...).
+///
+/// ```
+/// let deps = begen::build::compile::parse_depfile("x.o : a.cc b\\ c.h \\\n  /inc/d.h\n");
+/// assert_eq!(deps, ["a.cc", "b c.h", "/inc/d.h"].map(std::path::PathBuf::from));
+/// ```
+pub fn parse_depfile(text: &str) -> Vec<PathBuf> {
+    let joined = text.replace("\\\r\n", " ").replace("\\\n", " ");
+    let mut deps = Vec::new();
+    for line in joined.lines() {
+        // The target ends at the first ':' followed by whitespace or the end.
+        let bytes = line.as_bytes();
+        let Some(colon) = (0..bytes.len())
+            .find(|&i| bytes[i] == b':' && bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace()))
+        else {
+            continue;
+        };
+        let mut word = String::new();
+        let mut chars = line[colon + 1..].chars().peekable();
+        while let Some(c) = chars.next() {
+            match c {
+                '\\' if chars.peek() == Some(&' ') => {
+                    word.push(' ');
+                    chars.next();
+                }
+                '$' if chars.peek() == Some(&'$') => {
+                    word.push('$');
+                    chars.next();
+                }
+                c if c.is_whitespace() => {
+                    if !word.is_empty() {
+                        deps.push(PathBuf::from(std::mem::take(&mut word)));
+                    }
+                }
+                c => word.push(c),
+            }
+        }
+        if !word.is_empty() {
+            deps.push(PathBuf::from(word));
+        }
+    }
+    deps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depfile_forms() {
+        assert_eq!(parse_depfile("a.o: a.cc\n"), [PathBuf::from("a.cc")]);
+        let nvcc = "k.o : k.cu \\\n    /x/../include/cuda_runtime.h \\\n    /x/y.h\n";
+        assert_eq!(parse_depfile(nvcc).len(), 3);
+        assert!(parse_depfile("").is_empty());
+    }
+}

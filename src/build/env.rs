@@ -1,0 +1,55 @@
+//! Environment variables, read through one place that remembers every name
+//! it was asked for, so build.rs can print `cargo:rerun-if-env-changed` for
+//! each and `begen doctor` can say what it looked at.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// The process environment plus explicit overrides, recording each name read.
+///
+/// An empty value counts as unset (`CXX=` means "use the default").
+///
+/// ```
+/// let env = begen::build::Env::new().with("BEGEN_CUDA_ARCH", "sm_90");
+/// assert_eq!(env.var("BEGEN_CUDA_ARCH").as_deref(), Some("sm_90"));
+/// assert!(env.names_read().contains(&"BEGEN_CUDA_ARCH".to_string()));
+/// ```
+#[derive(Debug, Default)]
+pub struct Env {
+    overrides: BTreeMap<String, Option<String>>,
+    read: RefCell<BTreeSet<String>>,
+}
+
+impl Env {
+    /// The process environment, nothing read yet.
+    pub fn new() -> Env {
+        Env::default()
+    }
+
+    /// Overrides `name` with `value` (tests, and settings given in code).
+    pub fn with(mut self, name: &str, value: &str) -> Env {
+        self.overrides.insert(name.to_string(), Some(value.to_string()));
+        self
+    }
+
+    /// Treats `name` as unset whatever the process environment says.
+    pub fn without(mut self, name: &str) -> Env {
+        self.overrides.insert(name.to_string(), None);
+        self
+    }
+
+    /// The value of `name`, `None` when unset, empty or not UTF-8.
+    pub fn var(&self, name: &str) -> Option<String> {
+        self.read.borrow_mut().insert(name.to_string());
+        let value = match self.overrides.get(name) {
+            Some(v) => v.clone(),
+            None => std::env::var(name).ok(),
+        };
+        value.filter(|v| !v.trim().is_empty())
+    }
+
+    /// Every name asked for so far, sorted.
+    pub fn names_read(&self) -> Vec<String> {
+        self.read.borrow().iter().cloned().collect()
+    }
+}

@@ -1,0 +1,372 @@
+//! Toolchain discovery: the XLA FFI headers (and the API version they
+//! declare), begen's support headers, the host C++ compiler (through cc),
+//! nvcc, the static CUDA runtime, and the CUDA architectures.
+//!
+//! Each missing piece is one paragraph ([`Error::Toolchain`]) that says what
+//! was tried and how to fix it. Every environment variable is read through
+//! [`Env`], so build.rs can ask Cargo to rerun when one changes.
+
+use std::cell::OnceCell;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use super::arch::{self, ArchSource, CudaArch};
+use super::env::Env;
+use crate::error::{Error, Result};
+
+/// The support headers of this crate's source tree, where they are when
+/// begen is used as a path, git or registry dependency (and in development).
+const CRATE_SUPPORT_INCLUDE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/build-support/include");
+
+/// What a probe of `$BEGEN_PYTHON` learned (one run, on first need).
+#[derive(Debug, Clone)]
+struct PythonProbe {
+    /// The site-packages directory, for pip's CUDA layout.
+    purelib: Option<PathBuf>,
+    /// `jax.ffi.include_dir()`, or why it failed.
+    jax_include: std::result::Result<PathBuf, String>,
+}
+
+const PROBE_SCRIPT: &str = "\
+import sysconfig
+print('purelib=' + sysconfig.get_paths()['purelib'])
+try:
+    import jax.ffi
+    print('jax_ffi=' + jax.ffi.include_dir())
+except Exception as e:
+    print('jax_error=' + type(e).__name__ + ': ' + str(e).replace('\\n', ' '))
+";
+
+/// Finds toolchain pieces on demand; each lookup runs at most once.
+pub struct Discovery<'e> {
+    env: &'e Env,
+    probe: OnceCell<std::result::Result<PythonProbe, String>>,
+}
+
+/// The CUDA side of the toolchain.
+#[derive(Debug, Clone)]
+pub struct Cuda {
+    pub nvcc: PathBuf,
+    /// `release 13.0, V13.0.48` from `nvcc --version`, when it answers.
+    pub version: Option<String>,
+    /// The folder holding `libcudart_static.a`.
+    pub cudart_dir: Option<PathBuf>,
+    /// Virtual architectures this nvcc supports (`--list-gpu-arch`).
+    pub supported: Vec<u32>,
+}
+
+impl<'e> Discovery<'e> {
+    pub fn new(env: &'e Env) -> Discovery<'e> {
+        Discovery { env, probe: OnceCell::new() }
+    }
+
+    /// The Python that is asked about jax and pip's CUDA packages.
+    pub fn python(&self) -> String {
+        self.env.var("BEGEN_PYTHON").unwrap_or_else(|| "python3".to_string())
+    }
+
+    fn probe(&self) -> &std::result::Result<PythonProbe, String> {
+        self.probe.get_or_init(|| {
+            let python = self.python();
+            let output = Command::new(&python)
+                .args(["-c", PROBE_SCRIPT])
+                .output()
+                .map_err(|e| format!("`{python}` could not be run ({e})"))?;
+            if !output.status.success() {
+                let stderr = String::from_utf8_lossy(&output.stderr);
+                let last = stderr.lines().last().unwrap_or("no output");
+                return Err(format!("`{python}` failed ({last})"));
+            }
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            let mut probe = PythonProbe { purelib: None, jax_include: Err("no answer".to_string()) };
+            for line in stdout.lines() {
+                if let Some(v) = line.strip_prefix("purelib=") {
+                    probe.purelib = Some(PathBuf::from(v));
+                } else if let Some(v) = line.strip_prefix("jax_ffi=") {
+                    probe.jax_include = Ok(PathBuf::from(v));
+                } else if let Some(v) = line.strip_prefix("jax_error=") {
+                    probe.jax_include = Err(v.to_string());
+                }
+            }
+            Ok(probe)
+        })
+    }
+
+    /// The directory holding `xla/ffi/api/ffi.h`.
+    pub fn xla_ffi_include(&self) -> Result<PathBuf> {
+        const HEADER: &str = "xla/ffi/api/ffi.h";
+        if let Some(dir) = self.env.var("XLA_FFI_INCLUDE_DIR") {
+            let dir = PathBuf::from(dir);
+            if dir.join(HEADER).is_file() {
+                return Ok(dir);
+            }
+            return Err(Error::Toolchain(format!(
+                "XLA_FFI_INCLUDE_DIR is set to `{}`, but `{HEADER}` is not there. \
+                 Point it at the directory that contains `xla/` (for a pip install of jax: \
+                 the output of `python3 -c 'import jax.ffi; print(jax.ffi.include_dir())'`), \
+                 or unset it to let begen ask Python.",
+                dir.display()
+            )));
+        }
+        let python = self.python();
+        let why = match self.probe() {
+            Ok(PythonProbe { jax_include: Ok(dir), .. }) if dir.join(HEADER).is_file() => {
+                return Ok(dir.clone());
+            }
+            Ok(PythonProbe { jax_include: Ok(dir), .. }) => {
+                format!("it answered `{}`, which has no `{HEADER}`", dir.display())
+            }
+            Ok(PythonProbe { jax_include: Err(e), .. }) => format!("importing jax.ffi failed: {e}"),
+            Err(e) => e.clone(),
+        };
+        Err(Error::Toolchain(format!(
+            "begen needs the XLA FFI headers (`{HEADER}`) and could not find them. \
+             Tried: XLA_FFI_INCLUDE_DIR (unset); asking `{python}` for \
+             `jax.ffi.include_dir()` ({why}). Fix: install jax into that Python \
+             (`{python} -m pip install jax`), set BEGEN_PYTHON to a Python that has jax, \
+             or set XLA_FFI_INCLUDE_DIR to a directory that contains `{HEADER}`."
+        )))
+    }
+
+    /// begen's C++ support headers (`brainevent/common.h`): `BEGEN_SUPPORT_INCLUDE`,
+    /// else this crate's `build-support/include`, else an installed layout
+    /// next to the executable (`<prefix>/share/begen/include`).
+    pub fn support_include(&self) -> Result<PathBuf> {
+        const HEADER: &str = "brainevent/common.h";
+        let mut tried = Vec::new();
+        let mut candidates = Vec::new();
+        match self.env.var("BEGEN_SUPPORT_INCLUDE") {
+            Some(dir) => candidates.push(PathBuf::from(dir)),
+            None => tried.push("BEGEN_SUPPORT_INCLUDE (unset)".to_string()),
+        }
+        candidates.push(PathBuf::from(CRATE_SUPPORT_INCLUDE));
+        if let Ok(exe) = std::env::current_exe() {
+            if let Some(prefix) = exe.parent().and_then(Path::parent) {
+                candidates.push(prefix.join("share/begen/include"));
+            }
+        }
+        for dir in candidates {
+            if dir.join(HEADER).is_file() {
+                return Ok(dir);
+            }
+            tried.push(format!("`{}` (no {HEADER})", dir.display()));
+        }
+        Err(Error::Toolchain(format!(
+            "begen's C++ support headers (`{HEADER}`) were not found. Tried: {}. Fix: set \
+             BEGEN_SUPPORT_INCLUDE to the `build-support/include` directory of begen's \
+             source, or reinstall begen so that it is present.",
+            tried.join(", ")
+        )))
+    }
+
+    /// nvcc: `NVCC`, then `$CUDA_PATH/bin/nvcc`, `$CUDA_HOME/bin/nvcc`, `nvcc` on
+    /// `PATH`, `/usr/local/cuda/bin/nvcc`, then pip's layout in
+    /// `$BEGEN_PYTHON`'s site-packages (`nvidia/cu13/bin/nvcc`,
+    /// `nvidia/cuda_nvcc/bin/nvcc`).
+    pub fn cuda(&self) -> Result<Cuda> {
+        let mut tried = Vec::new();
+        let nvcc = self.find_nvcc(&mut tried).ok_or_else(|| {
+            Error::Toolchain(format!(
+                "CUDA sources need nvcc, and none was found. Tried: {}. Fix: install the \
+                 CUDA toolkit and set CUDA_PATH (or NVCC to nvcc's path), or install pip's \
+                 toolkit into BEGEN_PYTHON's environment (`pip install nvidia-cuda-nvcc \
+                 nvidia-cuda-runtime nvidia-cuda-crt nvidia-cuda-cccl`); or build only the \
+                 CPU kernels with `--platform cpu` (`.platform(\"cpu\")` in build.rs).",
+                tried.join("; ")
+            ))
+        })?;
+        let version = run_stdout(&nvcc, &["--version"]).and_then(|out| {
+            out.lines()
+                .find_map(|l| l.split_once("release ").map(|(_, v)| v.trim().to_string()))
+        });
+        let supported = run_stdout(&nvcc, &["--list-gpu-arch"])
+            .map(|out| {
+                out.split_whitespace()
+                    .filter_map(|w| w.strip_prefix("compute_")?.parse().ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        let cudart_dir = self.find_cudart(&nvcc);
+        Ok(Cuda { nvcc, version, cudart_dir, supported })
+    }
+
+    fn find_nvcc(&self, tried: &mut Vec<String>) -> Option<PathBuf> {
+        if let Some(nvcc) = self.env.var("NVCC") {
+            let path = PathBuf::from(&nvcc);
+            if path.components().count() > 1 {
+                if path.is_file() {
+                    return Some(path);
+                }
+                tried.push(format!("NVCC=`{nvcc}` (missing)"));
+            } else if let Some(found) = which(&nvcc) {
+                return Some(found);
+            } else {
+                tried.push(format!("NVCC=`{nvcc}` (not on PATH)"));
+            }
+        } else {
+            tried.push("NVCC (unset)".to_string());
+        }
+        for var in ["CUDA_PATH", "CUDA_HOME"] {
+            match self.env.var(var) {
+                Some(dir) => {
+                    let path = Path::new(&dir).join("bin/nvcc");
+                    if path.is_file() {
+                        return Some(path);
+                    }
+                    tried.push(format!("{var}/bin/nvcc (`{}` missing)", path.display()));
+                }
+                None => tried.push(format!("{var} (unset)")),
+            }
+        }
+        if let Some(found) = which("nvcc") {
+            return Some(found);
+        }
+        tried.push("nvcc on PATH (not found)".to_string());
+        let usr = Path::new("/usr/local/cuda/bin/nvcc");
+        if usr.is_file() {
+            return Some(usr.to_path_buf());
+        }
+        tried.push(format!("`{}` (missing)", usr.display()));
+        let python = self.python();
+        match self.probe() {
+            Ok(PythonProbe { purelib: Some(site), .. }) => {
+                for rel in ["nvidia/cu13/bin/nvcc", "nvidia/cuda_nvcc/bin/nvcc"] {
+                    let path = site.join(rel);
+                    if path.is_file() {
+                        return Some(path);
+                    }
+                }
+                tried.push(format!(
+                    "pip's layout in `{python}`'s site-packages (`{}/nvidia/cu13/bin/nvcc`: missing)",
+                    site.display()
+                ));
+            }
+            Ok(_) => tried.push(format!("pip's layout (`{python}` named no site-packages)")),
+            Err(e) => tried.push(format!("pip's layout ({e})")),
+        }
+        None
+    }
+
+    /// The folder with `libcudart_static.a`: beside nvcc's toolkit (`lib64`,
+    /// `lib`, `targets/<arch>-linux/lib`) or pip's `nvidia/cuda_runtime/lib`.
+    fn find_cudart(&self, nvcc: &Path) -> Option<PathBuf> {
+        let top = nvcc.parent()?.parent()?;
+        let mut candidates = vec![
+            top.join("lib64"),
+            top.join("lib"),
+            top.join(format!("targets/{}-linux/lib", std::env::consts::ARCH)),
+        ];
+        if let Some(site) = top.parent().and_then(Path::parent) {
+            candidates.push(site.join("nvidia/cuda_runtime/lib"));
+        }
+        candidates.into_iter().find(|dir| dir.join("libcudart_static.a").is_file())
+    }
+
+    /// The architectures to build for and where the choice came from.
+    pub fn cuda_archs(
+        &self,
+        option: &[String],
+        config: &[String],
+        cuda: &Cuda,
+    ) -> Result<(Vec<CudaArch>, ArchSource)> {
+        let parse = |items: &[String], source: ArchSource| {
+            arch::parse_list(items).map(|l| (l, source)).map_err(|bad| {
+                Error::Toolchain(format!(
+                    "`{bad}` (from {}) is not a CUDA architecture. Write `sm_90`, `90`, `9.0` \
+                     or a suffixed target such as `sm_90a`; separate several with commas.",
+                    source.describe()
+                ))
+            })
+        };
+        if !option.is_empty() {
+            return parse(option, ArchSource::Option);
+        }
+        if let Some(value) = self.env.var("BEGEN_CUDA_ARCH") {
+            return parse(&[value], ArchSource::Env);
+        }
+        if !config.is_empty() {
+            return parse(config, ArchSource::Config);
+        }
+        let local = arch::local_gpus();
+        if !local.is_empty() {
+            return Ok((local, ArchSource::LocalGpu));
+        }
+        Ok((arch::default_archs(&cuda.supported), ArchSource::Default))
+    }
+}
+
+/// The `XLA_FFI_API_MAJOR.MINOR` that the headers in `include` declare.
+///
+/// ```no_run
+/// # use std::path::Path;
+/// let v = begen::build::toolchain::xla_ffi_api_version(Path::new("/opt/jaxlib/include"));
+/// assert_eq!(v.as_deref(), Some("0.3"));
+/// ```
+pub fn xla_ffi_api_version(include: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(include.join("xla/ffi/api/c_api.h")).ok()?;
+    let define = |name: &str| -> Option<u32> {
+        text.lines().find_map(|line| {
+            let rest = line.trim().strip_prefix("#define")?.trim_start();
+            let value = rest.strip_prefix(name)?;
+            value.starts_with(char::is_whitespace).then(|| value.trim().parse().ok())?
+        })
+    };
+    Some(format!("{}.{}", define("XLA_FFI_API_MAJOR")?, define("XLA_FFI_API_MINOR")?))
+}
+
+/// `program` on `PATH`, like `which`.
+pub fn which(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|p| p.is_file())
+}
+
+fn run_stdout(program: &Path, args: &[&str]) -> Option<String> {
+    let out = Command::new(program).args(args).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_api_version() {
+        let dir = std::env::temp_dir().join(format!("begen-api-{}", std::process::id()));
+        std::fs::create_dir_all(dir.join("xla/ffi/api")).unwrap();
+        std::fs::write(
+            dir.join("xla/ffi/api/c_api.h"),
+            "#define XLA_FFI_API_MAJOR_X 9\n#define XLA_FFI_API_MAJOR 0\n  #define XLA_FFI_API_MINOR 3  \n",
+        )
+        .unwrap();
+        assert_eq!(xla_ffi_api_version(&dir).as_deref(), Some("0.3"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn missing_xla_dir_is_one_paragraph() {
+        let env = Env::new().with("XLA_FFI_INCLUDE_DIR", "/nonexistent/begen");
+        let err = Discovery::new(&env).xla_ffi_include().unwrap_err().to_string();
+        assert!(err.contains("XLA_FFI_INCLUDE_DIR is set to `/nonexistent/begen`"), "{err}");
+        assert!(!err.contains('\n'));
+    }
+
+    #[test]
+    fn missing_nvcc_says_what_was_tried() {
+        let env = Env::new()
+            .with("NVCC", "/nonexistent/nvcc")
+            .with("CUDA_PATH", "/nonexistent/cuda")
+            .without("CUDA_HOME")
+            .with("BEGEN_PYTHON", "/nonexistent/python");
+        let d = Discovery::new(&env);
+        match d.cuda() {
+            // A machine with a system CUDA finds it on PATH; nothing to check then.
+            Ok(cuda) => assert!(cuda.nvcc.is_file()),
+            Err(e) => {
+                let text = e.to_string();
+                assert!(text.contains("NVCC=`/nonexistent/nvcc` (missing)"), "{text}");
+                assert!(text.contains("--platform cpu"), "{text}");
+            }
+        }
+        assert!(env.names_read().contains(&"CUDA_HOME".to_string()));
+    }
+}

@@ -1,0 +1,159 @@
+//! `begen generate`, `begen build` and `begen doctor`.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use begen::build::{self, Env, Options, PlatformChoice, StderrReporter};
+use begen::Error;
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum PlatformArg {
+    Cpu,
+    Cuda,
+    Auto,
+}
+
+impl From<PlatformArg> for PlatformChoice {
+    fn from(p: PlatformArg) -> PlatformChoice {
+        match p {
+            PlatformArg::Cpu => PlatformChoice::Cpu,
+            PlatformArg::Cuda => PlatformChoice::Cuda,
+            PlatformArg::Auto => PlatformChoice::Auto,
+        }
+    }
+}
+
+/// Arguments shared by `generate` and `build`.
+#[derive(Debug, Args)]
+pub struct CommonArgs {
+    /// The kernel directory (scanned recursively).
+    pub dir: PathBuf,
+    /// Output directory.
+    #[arg(long, value_name = "OUT")]
+    pub out: PathBuf,
+    /// Library name [default: begen.yaml's `name`, else DIR's name].
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Which kernels to build [default: begen.yaml's `platform`, else auto].
+    #[arg(long, value_enum)]
+    pub platform: Option<PlatformArg>,
+}
+
+/// `begen generate DIR --out OUT`.
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+}
+
+/// `begen build DIR --out OUT`.
+#[derive(Debug, Args)]
+pub struct BuildArgs {
+    #[command(flatten)]
+    pub common: CommonArgs,
+    /// CUDA architectures, e.g. sm_90 or 8.0,9.0 [default: BEGEN_CUDA_ARCH,
+    /// begen.yaml, this machine's GPUs, then a built-in list].
+    #[arg(long, value_delimiter = ',')]
+    pub arch: Vec<String>,
+    /// Extra include directory (searched first; repeatable).
+    #[arg(short = 'I', long = "include", value_name = "DIR")]
+    pub include: Vec<PathBuf>,
+    /// Parallel compiler runs [default: the number of CPUs].
+    #[arg(short, long)]
+    pub jobs: Option<usize>,
+    /// No progress lines.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// `begen doctor`.
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// CUDA architectures to resolve, as for `build`.
+    #[arg(long, value_delimiter = ',')]
+    pub arch: Vec<String>,
+}
+
+fn options(common: &CommonArgs) -> Result<Options, i32> {
+    if !common.dir.is_dir() {
+        eprintln!("error: {}: not a directory", common.dir.display());
+        return Err(2);
+    }
+    let mut opts = Options::new(&common.dir, &common.out);
+    opts.name = common.name.clone();
+    opts.platform = common.platform.map(Into::into);
+    Ok(opts)
+}
+
+fn fail(e: &Error) -> i32 {
+    match e {
+        // The diagnostics themselves were already printed.
+        Error::Diagnostics { .. } => eprintln!("error: {e}"),
+        _ => eprintln!("error: {e}"),
+    }
+    1
+}
+
+pub fn generate(args: &GenerateArgs) -> i32 {
+    let opts = match options(&args.common) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    match build::generate(&opts, &Env::new(), &mut StderrReporter::default()) {
+        Ok(generated) => {
+            for file in &generated.files {
+                println!("{}", file.display());
+            }
+            0
+        }
+        Err(e) => fail(&e),
+    }
+}
+
+pub fn build(args: &BuildArgs) -> i32 {
+    let mut opts = match options(&args.common) {
+        Ok(o) => o,
+        Err(code) => return code,
+    };
+    opts.arch = args.arch.clone();
+    opts.includes = args.include.clone();
+    opts.jobs = args.jobs;
+    let mut reporter = StderrReporter { quiet: args.quiet };
+    match build::build(&opts, &Env::new(), &mut reporter) {
+        Ok(out) => {
+            if !args.quiet {
+                eprintln!(
+                    "built {} ({} kernels; {} TUs compiled, {} up to date)",
+                    out.library_path.display(),
+                    out.library.functions.len(),
+                    out.compiled,
+                    out.up_to_date
+                );
+            }
+            0
+        }
+        Err(e) => fail(&e),
+    }
+}
+
+pub fn doctor(args: &DoctorArgs) -> i32 {
+    let env = Env::new();
+    let mut opts = Options::new(".", ".");
+    opts.arch = args.arch.clone();
+    let lines = build::doctor(&opts, &env);
+    let mut ok = true;
+    println!("begen {}", env!("CARGO_PKG_VERSION"));
+    for line in &lines {
+        match &line.found {
+            Ok(found) => println!("{:<22} {found}", format!("{}:", line.what)),
+            Err(why) => {
+                ok &= !line.required;
+                let tag = if line.required { "MISSING" } else { "not found" };
+                println!("{:<22} {tag}: {why}", format!("{}:", line.what));
+            }
+        }
+    }
+    println!("{:<22} {}", "environment read:", env.names_read().join(", "));
+    if ok { 0 } else { 1 }
+}

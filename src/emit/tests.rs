@@ -1,0 +1,382 @@
+//! View-model unit tests and golden tests of the generated text
+//! (`fixtures/emit/<case>/`; `BEGEN_BLESS=1` rewrites the expectations).
+
+use std::path::{Path, PathBuf};
+
+use super::view::{handler_view, param_cpp, py_function_name, py_function_view};
+use super::*;
+use crate::model::{
+    AttrType, Function, FunctionOptions, HalfRepr, Library, Param, Platform, SourceFile, Token,
+    VmapMethod,
+};
+
+fn param(name: &str, token: Token) -> Param {
+    Param { name: name.into(), token, half_repr: None, line: 1 }
+}
+
+fn attr(name: &str, ty: AttrType) -> Param {
+    param(name, Token::Attr { name: name.into(), ty })
+}
+
+fn function(name: &str, file: &str, root: &Path, platform: Platform, params: Vec<Param>) -> Function {
+    Function {
+        name: name.into(),
+        file: file.into(),
+        path: root.join(file),
+        line: 3,
+        column: 6,
+        platform,
+        params,
+        options: FunctionOptions::default(),
+    }
+}
+
+fn library(name: &str, functions: Vec<Function>) -> Library {
+    let mut sources: Vec<SourceFile> = functions
+        .iter()
+        .map(|f| SourceFile { file: f.file.clone(), path: f.path.clone(), platform: f.platform })
+        .collect();
+    sources.dedup();
+    Library { name: name.into(), prefix: name.into(), functions, sources }
+}
+
+/// A CPU library: two kernels in one file, one in another.
+pub(crate) fn cpu_case(root: &Path) -> Library {
+    library(
+        "cpukernels",
+        vec![
+            function(
+                "scale_by",
+                "a.cpp",
+                root,
+                Platform::Cpu,
+                vec![param("x", Token::Arg), param("y", Token::Ret), attr("scale_factor", AttrType::Float32)],
+            ),
+            function(
+                "minmax",
+                "a.cpp",
+                root,
+                Platform::Cpu,
+                vec![param("x", Token::Arg), param("lo", Token::Ret), param("hi", Token::Ret)],
+            ),
+            function(
+                "mixed_attrs",
+                "sub/b.cpp",
+                root,
+                Platform::Cpu,
+                vec![
+                    param("x", Token::Arg),
+                    param("y", Token::Ret),
+                    attr("flag", AttrType::Bool),
+                    attr("n", AttrType::Int64),
+                    attr("k", AttrType::UInt8),
+                    attr("h", AttrType::Float16),
+                    attr("b", AttrType::BFloat16),
+                    attr("c", AttrType::Complex64),
+                    attr("z", AttrType::Complex128),
+                    attr("d", AttrType::Float64),
+                ],
+            ),
+        ],
+    )
+}
+
+/// A CUDA library: stream, command buffer, CUDA half attrs, odd names.
+pub(crate) fn cuda_case(root: &Path) -> Library {
+    let mut scale = function(
+        "vector_scale",
+        "k/scale.cu",
+        root,
+        Platform::Cuda,
+        vec![
+            param("x", Token::Arg),
+            param("out", Token::Ret),
+            Param { half_repr: Some(HalfRepr::CudaHalf), ..attr("alpha", AttrType::Float16) },
+            Param { half_repr: Some(HalfRepr::CudaBFloat16), ..attr("beta", AttrType::BFloat16) },
+            param("stream", Token::Stream),
+        ],
+    );
+    scale.options = FunctionOptions { command_buffer: true, vmap_method: VmapMethod::BroadcastAll };
+    // Out of the conventional order, with names Python cannot use as is.
+    let odd = function(
+        "lambda_kernel",
+        "k/scale.cu",
+        root,
+        Platform::Cuda,
+        vec![
+            param("stream", Token::Stream),
+            attr("lambda", AttrType::Int32),
+            param("out", Token::Arg),
+            param("len", Token::Ret),
+        ],
+    );
+    library("gpukernels", vec![scale, odd])
+}
+
+#[test]
+fn tensor_params_bind_buffers_and_build_views() {
+    let arg = param_cpp("f", 0, &param("x", Token::Arg));
+    assert_eq!(arg.binding, ".Arg<xla::ffi::AnyBuffer>()");
+    assert_eq!(arg.impl_param, "xla::ffi::AnyBuffer p0_x");
+    assert_eq!(arg.call_arg, "t0_x");
+    assert!(arg.prepare[0].starts_with("BE::Tensor t0_x(p0_x.untyped_data()"));
+    assert!(arg.checks[1].contains("unsupported_dtype(\"f\", \"x\""));
+
+    let ret = param_cpp("f", 1, &param("y", Token::Ret));
+    assert_eq!(ret.impl_param, "xla::ffi::Result<xla::ffi::AnyBuffer> p1_y");
+    assert!(ret.prepare[0].starts_with("BE::Tensor t1_y(p1_y->untyped_data()"));
+}
+
+#[test]
+fn attrs_bind_by_type() {
+    let f32 = param_cpp("f", 2, &attr("s", AttrType::Float32));
+    assert_eq!(f32.binding, ".Attr<float>(\"s\")");
+    assert_eq!(f32.call_arg, "p2_s");
+
+    let c = param_cpp("f", 0, &attr("c", AttrType::Complex128));
+    assert_eq!(c.binding, ".Attr<xla::ffi::Span<const double>>(\"c\")");
+    assert_eq!(c.prepare, ["const std::complex<double> v0_c(p0_c[0], p0_c[1]);"]);
+    assert!(c.checks[0].contains("bad_complex_attr(\"f\", \"c\""));
+
+    let bits = param_cpp("f", 0, &attr("h", AttrType::Float16));
+    assert_eq!(bits.binding, ".Attr<uint16_t>(\"h\")");
+    assert_eq!(bits.call_arg, "p0_h");
+
+    let half = Param { half_repr: Some(HalfRepr::CudaHalf), ..attr("h", AttrType::Float16) };
+    let half = param_cpp("f", 0, &half);
+    assert_eq!(half.call_arg, "v0_h");
+    assert_eq!(half.prepare[2], "const __half v0_h(r0_h);");
+
+    let stream = param_cpp("f", 3, &param("stream", Token::Stream));
+    assert_eq!(stream.binding, ".Ctx<xla::ffi::PlatformStream<cudaStream_t>>()");
+    assert_eq!(stream.call_arg, "begen::rt::stream_handle(p3_stream)");
+}
+
+#[test]
+fn handler_binds_in_canonical_order_and_calls_in_signature_order() {
+    let lib = cuda_case(Path::new("/k"));
+    let h = handler_view(&lib, &lib.functions[1]);
+    assert_eq!(h.symbol, "begen_gpukernels_lambda_kernel");
+    assert_eq!(
+        h.bindings,
+        [
+            ".Ctx<xla::ffi::PlatformStream<cudaStream_t>>()",
+            ".Arg<xla::ffi::AnyBuffer>()",
+            ".Ret<xla::ffi::AnyBuffer>()",
+            ".Attr<int32_t>(\"lambda\")",
+        ]
+    );
+    assert_eq!(h.call_args, ["begen::rt::stream_handle(p0_stream)", "p1_lambda", "t2_out", "t3_len"]);
+    assert_eq!(h.traits, "");
+    assert!(handler_view(&lib, &lib.functions[0]).traits.contains("kCmdBufferCompatible"));
+}
+
+#[test]
+fn python_function_signature_and_conversions() {
+    let lib = cpu_case(Path::new("/k"));
+    let f = py_function_view(&lib.functions[2], "mixed_attrs".into());
+    assert_eq!(f.signature, "x, /, *, flag, n, k, h, b, c, z, d, out");
+    assert!(f.call_args.contains(&"h=_np.float16(h).view(_np.uint16)".to_string()));
+    assert!(f.call_args.contains(&"c=_begen_complex(c, _np.float32)".to_string()));
+    assert!(f.call_args.contains(&"k=_np.uint8(k)".to_string()));
+
+    let two = py_function_view(&lib.functions[1], "minmax".into());
+    assert_eq!(two.out_expr, "tuple(out)");
+    assert_eq!(two.stub_return, "tuple[jax.Array, jax.Array]");
+
+    let gpu = cuda_case(Path::new("/k"));
+    let odd = py_function_view(&gpu.functions[1], "lambda_kernel".into());
+    assert_eq!(odd.signature, "out_, /, *, lambda_, out");
+    assert_eq!(odd.call_args, ["out_", "**{\"lambda\": _np.int32(lambda_)}"]);
+    assert_eq!(py_function_view(&gpu.functions[0], "vector_scale".into()).vmap_method, "\"broadcast_all\"");
+
+    let mut taken = std::collections::BTreeSet::new();
+    assert_eq!(py_function_name("register", &mut taken), "register_");
+    assert_eq!(py_function_name("register_", &mut taken), "register__");
+    assert_eq!(py_function_name("def", &mut taken), "def_");
+}
+
+#[test]
+fn emit_lists_wrappers_then_python_then_manifest() {
+    let lib = cpu_case(Path::new("/k"));
+    let out = emit(&lib, Some("0.3")).unwrap();
+    let paths: Vec<&str> = out.files.iter().map(|f| f.rel_path.as_str()).collect();
+    assert_eq!(
+        paths,
+        ["gen/a.cpp.begen.cc", "gen/sub__b.cpp.begen.cc", "cpukernels.py", "cpukernels.pyi", "cpukernels.yaml"]
+    );
+    assert_eq!(out.wrappers().count(), 2);
+    assert_eq!(out, emit(&lib, Some("0.3")).unwrap(), "deterministic");
+}
+
+#[test]
+fn emit_rejects_paths_that_would_escape_the_include() {
+    let mut lib = cpu_case(Path::new("/k"));
+    lib.functions[0].path = PathBuf::from("/k/evil\"\n#define x/a.cpp");
+    let err = emit(&lib, None).unwrap_err().to_string();
+    assert!(err.contains("cannot be #included"), "{err}");
+}
+
+#[test]
+fn manifest_round_trips_as_yaml() {
+    let lib = cuda_case(Path::new("/k"));
+    let text = manifest::emit_manifest(&lib, Some("0.3")).unwrap();
+    let doc: serde_yaml_ng::Value = serde_yaml_ng::from_str(&text).unwrap();
+    assert_eq!(doc["platform"].as_str(), Some("cuda"));
+    assert_eq!(doc["functions"][0]["target"].as_str(), Some("gpukernels.vector_scale"));
+    assert_eq!(doc["functions"][0]["arg_spec"][2].as_str(), Some("attr.alpha:float16"));
+    assert_eq!(doc["xla_ffi_api_version"].as_str(), Some("0.3"));
+}
+
+// ---- golden files ---------------------------------------------------------
+
+/// The root the golden cases pretend their sources live under, so the
+/// expected `#include` lines do not depend on the checkout's location.
+const GOLDEN_ROOT: &str = "/begen-fixture";
+
+fn check_golden(case: &str, lib: &Library) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/emit").join(case);
+    let out = emit(lib, Some("0.3")).unwrap();
+    let bless = std::env::var_os("BEGEN_BLESS").is_some_and(|v| v == "1");
+    let mut failures = Vec::new();
+    for f in &out.files {
+        let path = dir.join(&f.rel_path);
+        if bless {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &f.contents).unwrap();
+            continue;
+        }
+        let expected = std::fs::read_to_string(&path).unwrap_or_default();
+        if expected != f.contents {
+            failures.push(format!("{}:\n{}", path.display(), line_diff(&expected, &f.contents)));
+        }
+    }
+    assert!(failures.is_empty(), "golden mismatch (BEGEN_BLESS=1 rewrites):\n{}", failures.join("\n"));
+}
+
+/// A minimal line diff: the first differing lines with some context.
+fn line_diff(expected: &str, actual: &str) -> String {
+    let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
+    let first = e.iter().zip(&a).position(|(x, y)| x != y).unwrap_or(e.len().min(a.len()));
+    let mut out = String::new();
+    for line in e.iter().skip(first).take(8) {
+        out.push_str(&format!("-{line}\n"));
+    }
+    for line in a.iter().skip(first).take(8) {
+        out.push_str(&format!("+{line}\n"));
+    }
+    format!("first difference at line {}:\n{out}", first + 1)
+}
+
+#[test]
+fn golden_cpu() {
+    check_golden("cpu", &cpu_case(Path::new(GOLDEN_ROOT)));
+}
+
+#[test]
+fn golden_cuda() {
+    check_golden("cuda", &cuda_case(Path::new(GOLDEN_ROOT)));
+}
+
+// ---- compile what we generate ---------------------------------------------
+
+/// The Python with jax: `BEGEN_PYTHON`, else `python3`.
+fn python() -> String {
+    std::env::var("BEGEN_PYTHON").unwrap_or_else(|_| "python3".into())
+}
+
+fn run(cmd: &mut std::process::Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{cmd:?} failed:\n{text}");
+    text
+}
+
+/// Generates the CPU case for its real sources, compiles the wrappers with
+/// `-Wall -Wextra -Werror` into a shared library and calls every kernel from
+/// JAX (fixtures/emit/cpu/check.py). Needs g++ and a Python with jax:
+/// `BEGEN_PYTHON=/path/to/python cargo test -- --ignored emit`.
+#[test]
+#[ignore = "needs g++ and a Python with jax (BEGEN_PYTHON)"]
+fn cpu_wrappers_compile_and_run_from_jax() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/emit/cpu");
+    let lib = cpu_case(&fixture.join("src"));
+    let out = emit(&lib, None).unwrap();
+    let dir = std::env::temp_dir().join(format!("begen-emit-cpu-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for f in &out.files {
+        let path = dir.join(&f.rel_path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &f.contents).unwrap();
+    }
+    let xla = run(std::process::Command::new(python())
+        .args(["-c", "import jax.ffi; print(jax.ffi.include_dir())"]));
+    let support = Path::new(env!("CARGO_MANIFEST_DIR")).join("build-support/include");
+    let mut cxx = std::process::Command::new(std::env::var("CXX").unwrap_or_else(|_| "g++".into()));
+    cxx.args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared"])
+        .arg("-I")
+        .arg(&support)
+        // XLA's headers warn under -Wextra: include them as system headers.
+        .arg("-isystem")
+        .arg(xla.trim())
+        .arg("-o")
+        .arg(dir.join("libcpukernels.so"));
+    for (f, _) in out.wrappers() {
+        cxx.arg(dir.join(&f.rel_path));
+    }
+    run(&mut cxx);
+    let text = run(std::process::Command::new(python()).arg(fixture.join("check.py")).arg(&dir));
+    assert!(text.contains("all checks passed"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Generates the CUDA case for its real sources and compiles its wrapper
+/// with nvcc (`-c` only: no GPU needed), host warnings as errors. Needs
+/// `NVCC` and a Python with jax (`BEGEN_PYTHON`) for the XLA headers.
+#[test]
+#[ignore = "needs nvcc (NVCC) and a Python with jax (BEGEN_PYTHON)"]
+fn cuda_wrappers_compile_with_nvcc() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/emit/cuda");
+    let lib = cuda_case(&fixture.join("src"));
+    let out = emit(&lib, None).unwrap();
+    let dir = std::env::temp_dir().join(format!("begen-emit-cuda-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let xla = run(std::process::Command::new(python())
+        .args(["-c", "import jax.ffi; print(jax.ffi.include_dir())"]));
+    let support = Path::new(env!("CARGO_MANIFEST_DIR")).join("build-support/include");
+    for (f, platform) in out.wrappers() {
+        assert_eq!(platform, Platform::Cuda);
+        let path = dir.join(&f.rel_path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &f.contents).unwrap();
+        let mut nvcc = std::process::Command::new(std::env::var("NVCC").unwrap_or_else(|_| "nvcc".into()));
+        nvcc.args(["-std=c++17", "-arch=sm_90", "-c", "-Xcompiler", "-fPIC,-Wall,-Wextra,-Werror"])
+            .arg("-I")
+            .arg(&support)
+            .arg("-isystem")
+            .arg(xla.trim())
+            .arg("-o")
+            .arg(path.with_extension("o"))
+            .arg(&path);
+        run(&mut nvcc);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Compiles fixtures/emit/headers/headers_test.cpp against the support
+/// headers as plain C++17 (no CUDA) with warnings as errors, and runs it.
+#[test]
+#[ignore = "needs a C++17 compiler (CXX, default g++)"]
+fn support_headers_compile_without_cuda_and_behave() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let exe = std::env::temp_dir().join(format!("begen-headers-{}", std::process::id()));
+    run(std::process::Command::new(std::env::var("CXX").unwrap_or_else(|_| "g++".into()))
+        .args(["-std=c++17", "-Wall", "-Wextra", "-Wpedantic", "-Wshadow", "-Werror", "-I"])
+        .arg(root.join("build-support/include"))
+        .arg(root.join("fixtures/emit/headers/headers_test.cpp"))
+        .arg("-o")
+        .arg(&exe));
+    let text = run(&mut std::process::Command::new(&exe));
+    assert!(text.contains("all checks passed"), "{text}");
+    let _ = std::fs::remove_file(&exe);
+}

@@ -1,0 +1,474 @@
+//! The view model: every decision about the generated text, made in Rust.
+//! The templates loop over these structs and print their strings.
+//!
+//! Local names in a generated handler carry the parameter's position
+//! (`p0_x`, `t0_x`), so they can never clash with each other or with the
+//! kernel's own parameter names.
+
+use std::collections::BTreeSet;
+
+use crate::model::{AttrType, Function, HalfRepr, Library, Param, Platform, Token};
+
+use super::names::{PY_MODULE_NAMES, comment_text, is_py_keyword, py_param_name, py_str};
+
+/// One generated wrapper translation unit (one annotated source file).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WrapperView {
+    /// The source, relative to the root (already safe for a comment).
+    pub source: String,
+    /// The validated absolute path written into `#include "..."`.
+    pub include_path: String,
+    /// Extra standard/CUDA headers the handlers need, e.g. `<complex>`.
+    pub includes: Vec<String>,
+    pub handlers: Vec<HandlerView>,
+}
+
+/// One XLA FFI handler.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HandlerView {
+    /// The kernel's C++ name (a checked identifier): called, and quoted in
+    /// error messages.
+    pub function: String,
+    /// The canonical arg_spec, for the comment above the handler.
+    pub arg_spec: String,
+    /// The exported symbol, `begen_<library>_<function>`.
+    pub symbol: String,
+    /// The static function XLA's binding calls.
+    pub impl_name: String,
+    /// Parameters of `impl_name`, in binding order.
+    pub impl_params: Vec<String>,
+    /// `.Ctx<...>()`, `.Arg<...>()`, `.Ret<...>()`, `.Attr<...>("name")`,
+    /// in binding order (stream, inputs, outputs, attributes).
+    pub bindings: Vec<String>,
+    /// Statements before the `try`: validation that returns an error.
+    pub checks: Vec<String>,
+    /// Statements inside the `try`, before the call: tensor views and
+    /// converted attributes.
+    pub prepare: Vec<String>,
+    /// The expressions passed to the kernel, in its parameter order.
+    pub call_args: Vec<String>,
+    /// `, {xla::ffi::Traits::kCmdBufferCompatible}` or empty.
+    pub traits: String,
+}
+
+/// The C++ pieces of one parameter at position `i`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ParamCpp {
+    /// Binding line, e.g. `.Arg<xla::ffi::AnyBuffer>()`.
+    pub binding: String,
+    /// The handler parameter that receives it, e.g. `xla::ffi::AnyBuffer p0_x`.
+    pub impl_param: String,
+    pub checks: Vec<String>,
+    pub prepare: Vec<String>,
+    /// What the kernel receives, e.g. `t0_x`.
+    pub call_arg: String,
+}
+
+/// The handler symbol of a function.
+pub fn handler_symbol(library: &str, function: &str) -> String {
+    format!("begen_{library}_{function}")
+}
+
+/// The FFI target name of a function.
+pub fn target_name(prefix: &str, function: &str) -> String {
+    format!("{prefix}.{function}")
+}
+
+/// Resolves one parameter (position `i` in the signature of `function`).
+pub fn param_cpp(function: &str, i: usize, p: &Param) -> ParamCpp {
+    let name = &p.name;
+    match &p.token {
+        Token::Stream => ParamCpp {
+            binding: ".Ctx<xla::ffi::PlatformStream<cudaStream_t>>()".into(),
+            impl_param: format!("cudaStream_t p{i}_{name}"),
+            checks: vec![],
+            prepare: vec![],
+            call_arg: format!("begen::rt::stream_handle(p{i}_{name})"),
+        },
+        Token::Arg | Token::Ret => {
+            let is_ret = p.token == Token::Ret;
+            let buf = format!("p{i}_{name}");
+            // A result is reached through `->`, an argument directly.
+            let access = if is_ret { format!("{buf}->") } else { format!("{buf}.") };
+            let dtype = format!("d{i}_{name}");
+            let view = format!("t{i}_{name}");
+            ParamCpp {
+                binding: if is_ret {
+                    ".Ret<xla::ffi::AnyBuffer>()".into()
+                } else {
+                    ".Arg<xla::ffi::AnyBuffer>()".into()
+                },
+                impl_param: if is_ret {
+                    format!("xla::ffi::Result<xla::ffi::AnyBuffer> {buf}")
+                } else {
+                    format!("xla::ffi::AnyBuffer {buf}")
+                },
+                checks: vec![
+                    format!("BE::DType {dtype};"),
+                    format!(
+                        "if (!begen::rt::dtype_from_xla({access}element_type(), {dtype})) \
+                         return begen::rt::unsupported_dtype(\"{function}\", \"{name}\", \
+                         {access}element_type());"
+                    ),
+                ],
+                // Not const even for inputs: a kernel bound by an explicit
+                // arg_spec may take `BE::Tensor&` for an input.
+                prepare: vec![format!(
+                    "BE::Tensor {view}({access}untyped_data(), \
+                     {access}dimensions().begin(), \
+                     static_cast<int>({access}dimensions().size()), {dtype});"
+                )],
+                call_arg: view,
+            }
+        }
+        Token::Attr { ty, .. } => attr_cpp(function, i, p, *ty),
+    }
+}
+
+fn attr_cpp(function: &str, i: usize, p: &Param, ty: AttrType) -> ParamCpp {
+    let name = &p.name;
+    let raw = format!("p{i}_{name}");
+    match ty {
+        AttrType::Complex64 | AttrType::Complex128 => {
+            let part = if ty == AttrType::Complex64 { "float" } else { "double" };
+            let value = format!("v{i}_{name}");
+            ParamCpp {
+                binding: format!(".Attr<xla::ffi::Span<const {part}>>(\"{name}\")"),
+                impl_param: format!("xla::ffi::Span<const {part}> {raw}"),
+                checks: vec![format!(
+                    "if ({raw}.size() != 2) \
+                     return begen::rt::bad_complex_attr(\"{function}\", \"{name}\", {raw}.size());"
+                )],
+                prepare: vec![format!(
+                    "const std::complex<{part}> {value}({raw}[0], {raw}[1]);"
+                )],
+                call_arg: value,
+            }
+        }
+        AttrType::Float16 | AttrType::BFloat16 => {
+            let binding = format!(".Attr<uint16_t>(\"{name}\")");
+            let impl_param = format!("uint16_t {raw}");
+            // The kernel may take the CUDA type itself: rebuild it from the
+            // bits through CUDA's raw struct (no arithmetic, no aliasing).
+            let cuda = match p.half_repr.unwrap_or(HalfRepr::Bits) {
+                HalfRepr::Bits => None,
+                HalfRepr::CudaHalf => Some(("__half_raw", "__half")),
+                HalfRepr::CudaBFloat16 => Some(("__nv_bfloat16_raw", "__nv_bfloat16")),
+            };
+            match cuda {
+                None => ParamCpp { binding, impl_param, call_arg: raw, ..Default::default() },
+                Some((raw_ty, cuda_ty)) => {
+                    let bits = format!("r{i}_{name}");
+                    let value = format!("v{i}_{name}");
+                    ParamCpp {
+                        binding,
+                        impl_param,
+                        checks: vec![],
+                        prepare: vec![
+                            format!("{raw_ty} {bits};"),
+                            format!("{bits}.x = {raw};"),
+                            format!("const {cuda_ty} {value}({bits});"),
+                        ],
+                        call_arg: value,
+                    }
+                }
+            }
+        }
+        _ => ParamCpp {
+            binding: format!(".Attr<{}>(\"{name}\")", ty.cpp_type()),
+            impl_param: format!("{} {raw}", ty.cpp_type()),
+            call_arg: raw,
+            ..Default::default()
+        },
+    }
+}
+
+/// Resolves one handler. Binding order is stream, inputs, outputs,
+/// attributes (each in signature order); the call follows the signature.
+pub fn handler_view(library: &Library, f: &Function) -> HandlerView {
+    let params: Vec<(usize, &Param, ParamCpp)> = f
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (i, p, param_cpp(&f.name, i, p)))
+        .collect();
+    let rank = |t: &Token| match t {
+        Token::Stream => 0,
+        Token::Arg => 1,
+        Token::Ret => 2,
+        Token::Attr { .. } => 3,
+    };
+    let mut bound: Vec<&(usize, &Param, ParamCpp)> = params.iter().collect();
+    bound.sort_by_key(|(i, p, _)| (rank(&p.token), *i));
+    HandlerView {
+        function: f.name.clone(),
+        arg_spec: f.arg_spec().iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", "),
+        symbol: handler_symbol(&library.name, &f.name),
+        impl_name: format!("begen_impl_{}", f.name),
+        impl_params: bound.iter().map(|(_, _, c)| c.impl_param.clone()).collect(),
+        bindings: bound.iter().map(|(_, _, c)| c.binding.clone()).collect(),
+        checks: bound.iter().flat_map(|(_, _, c)| c.checks.clone()).collect(),
+        prepare: bound.iter().flat_map(|(_, _, c)| c.prepare.clone()).collect(),
+        call_args: params.iter().map(|(_, _, c)| c.call_arg.clone()).collect(),
+        traits: if f.options.command_buffer {
+            ", {xla::ffi::Traits::kCmdBufferCompatible}".into()
+        } else {
+            String::new()
+        },
+    }
+}
+
+/// Resolves the wrapper of one source file; `include_path` is already
+/// validated.
+pub fn wrapper_view(library: &Library, file: &str, include_path: String, functions: &[&Function]) -> WrapperView {
+    let attr_types: BTreeSet<AttrType> =
+        functions.iter().flat_map(|f| f.attrs().map(|(_, t)| t)).collect();
+    let has_half = |repr: HalfRepr| {
+        functions.iter().any(|f| f.params.iter().any(|p| p.half_repr == Some(repr)))
+    };
+    let mut includes = vec!["<cstdint>".to_string()];
+    if attr_types.contains(&AttrType::Complex64) || attr_types.contains(&AttrType::Complex128) {
+        includes.push("<complex>".into());
+    }
+    includes.push("<exception>".into());
+    if has_half(HalfRepr::CudaHalf) {
+        includes.push("<cuda_fp16.h>".into());
+    }
+    if has_half(HalfRepr::CudaBFloat16) {
+        includes.push("<cuda_bf16.h>".into());
+    }
+    WrapperView {
+        source: comment_text(file),
+        include_path,
+        includes,
+        handlers: functions.iter().map(|f| handler_view(library, f)).collect(),
+    }
+}
+
+/// The generated Python module and its stub.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PyModuleView {
+    pub name: String,
+    /// Source files the module was generated from (safe for a docstring).
+    pub sources: Vec<String>,
+    /// `lib<name>.so`, as a Python literal.
+    pub library_file: String,
+    pub needs_ml_dtypes: bool,
+    /// `"name", ...` for `__all__`.
+    pub all: Vec<String>,
+    /// (function literal, target literal) for `TARGETS`.
+    pub targets: Vec<(String, String)>,
+    /// (target literal, symbol literal, platform literal) for `register()`.
+    pub handlers: Vec<(String, String, String)>,
+    pub functions: Vec<PyFunctionView>,
+}
+
+/// One typed Python function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PyFunctionView {
+    /// The function's name in Python (`_` appended to a Python keyword).
+    pub py_name: String,
+    /// The function's key in `TARGETS`, as a literal.
+    pub key: String,
+    /// The parameter list, e.g. `x, /, *, alpha, out`.
+    pub signature: String,
+    /// The same, annotated, for the stub.
+    pub stub_signature: String,
+    /// The stub's return annotation.
+    pub stub_return: String,
+    /// The docstring's first line.
+    pub doc_first: String,
+    /// Its further lines, indented (empty lines stay empty).
+    pub doc_rest: Vec<String>,
+    /// Statements that check `out` before the call (several outputs).
+    pub out_checks: Vec<String>,
+    /// The `result_shape_dtypes` expression.
+    pub out_expr: String,
+    pub vmap_method: String,
+    /// Arguments of the call: inputs, then converted attributes.
+    pub call_args: Vec<String>,
+}
+
+/// The Python expression converting attribute value `v` to what the C++
+/// side decodes (seed's table; float16/bfloat16 travel as uint16 bits,
+/// complex as [real, imag]).
+pub fn py_attr_conversion(ty: AttrType, v: &str) -> String {
+    match ty {
+        AttrType::Bool => format!("_np.bool_({v})"),
+        AttrType::Float16 => format!("_np.float16({v}).view(_np.uint16)"),
+        AttrType::BFloat16 => format!("_np.asarray({v}, dtype=_ml_dtypes.bfloat16).view(_np.uint16)[()]"),
+        AttrType::Complex64 => format!("_begen_complex({v}, _np.float32)"),
+        AttrType::Complex128 => format!("_begen_complex({v}, _np.float64)"),
+        other => format!("_np.{}({v})", other.numpy_dtype()),
+    }
+}
+
+/// The Python type users pass for an attribute, for the stub.
+pub fn py_attr_type(ty: AttrType) -> &'static str {
+    match ty {
+        AttrType::Bool => "bool",
+        AttrType::Float16 | AttrType::BFloat16 | AttrType::Float32 | AttrType::Float64 => "float",
+        AttrType::Complex64 | AttrType::Complex128 => "complex",
+        _ => "int",
+    }
+}
+
+/// A kernel's name in the Python module: its C++ name, with `_` appended
+/// while that is a Python keyword, one of the module's own names, or taken
+/// by an earlier kernel (`register` becomes `register_`).
+pub fn py_function_name(name: &str, taken: &mut BTreeSet<String>) -> String {
+    let mut py = name.to_string();
+    while is_py_keyword(&py) || PY_MODULE_NAMES.contains(&py.as_str()) || taken.contains(&py) {
+        py.push('_');
+    }
+    taken.insert(py.clone());
+    py
+}
+
+/// Resolves one typed Python function, named `py_name`
+/// (see [`py_function_name`]).
+pub fn py_function_view(f: &Function, py_name: String) -> PyFunctionView {
+    let mut taken = BTreeSet::new();
+    let mut inputs = Vec::new();
+    let mut attrs = Vec::new();
+    for p in &f.params {
+        match &p.token {
+            Token::Arg => inputs.push(py_param_name(&p.name, &mut taken)),
+            Token::Attr { name, ty } => {
+                attrs.push((name.clone(), py_param_name(&p.name, &mut taken), *ty))
+            }
+            Token::Ret | Token::Stream => {}
+        }
+    }
+    let outputs = f.outputs();
+    let mut params: Vec<String> = inputs.clone();
+    let mut stub: Vec<String> = inputs.iter().map(|n| format!("{n}: ArrayLike")).collect();
+    if !inputs.is_empty() {
+        params.push("/".into());
+        stub.push("/".into());
+    }
+    if !attrs.is_empty() || outputs > 0 {
+        params.push("*".into());
+        stub.push("*".into());
+    }
+    for (_, py, ty) in &attrs {
+        params.push(py.clone());
+        stub.push(format!("{py}: {}", py_attr_type(*ty)));
+    }
+    let key = py_str(&f.name);
+    let (out_expr, stub_return, out_checks) = match outputs {
+        0 => ("()".to_string(), "tuple[()]".to_string(), vec![]),
+        1 => {
+            params.push("out".into());
+            stub.push("out: jax.ShapeDtypeStruct".into());
+            ("out".to_string(), "jax.Array".to_string(), vec![])
+        }
+        n => {
+            params.push("out".into());
+            stub.push(format!(
+                "out: tuple[{}]",
+                vec!["jax.ShapeDtypeStruct"; n].join(", ")
+            ));
+            let msg = py_str(&format!(
+                "{}: out= takes a tuple of {n} jax.ShapeDtypeStruct, one per output",
+                f.name
+            ));
+            (
+                "tuple(out)".to_string(),
+                format!("tuple[{}]", vec!["jax.Array"; n].join(", ")),
+                vec![
+                    format!("if not isinstance(out, (tuple, list)) or len(out) != {n}:"),
+                    format!("    raise TypeError({msg})"),
+                ],
+            )
+        }
+    };
+    let mut call_args = inputs.clone();
+    for (xla_name, py, ty) in &attrs {
+        let value = py_attr_conversion(*ty, py);
+        if is_py_keyword(xla_name) {
+            call_args.push(format!("**{{{}: {value}}}", py_str(xla_name)));
+        } else {
+            call_args.push(format!("{xla_name}={value}"));
+        }
+    }
+    let doc_first = format!(
+        "Calls the {} kernel `{}` ({}:{}) through XLA FFI.",
+        f.platform.as_str().to_uppercase(),
+        f.name,
+        comment_text(&f.file),
+        f.line
+    );
+    let doc_rest = vec![
+        String::new(),
+        format!(
+            "    arg_spec: {}",
+            f.arg_spec().iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
+        ),
+    ];
+    PyFunctionView {
+        py_name,
+        key,
+        signature: params.join(", "),
+        stub_signature: stub.join(", "),
+        stub_return,
+        doc_first,
+        doc_rest,
+        out_checks,
+        out_expr,
+        vmap_method: py_str(f.options.vmap_method.as_str()),
+        call_args,
+    }
+}
+
+/// The platform name `jax.ffi.register_ffi_target` expects.
+pub fn jax_platform(p: Platform) -> &'static str {
+    match p {
+        Platform::Cpu => "cpu",
+        Platform::Cuda => "CUDA",
+    }
+}
+
+/// Resolves the Python module.
+pub fn py_module_view(library: &Library) -> PyModuleView {
+    let sources: BTreeSet<String> =
+        library.functions.iter().map(|f| comment_text(&f.file)).collect();
+    let mut taken = BTreeSet::new();
+    let functions: Vec<PyFunctionView> = library
+        .functions
+        .iter()
+        .map(|f| py_function_view(f, py_function_name(&f.name, &mut taken)))
+        .collect();
+    PyModuleView {
+        name: library.name.clone(),
+        sources: sources.into_iter().collect(),
+        library_file: py_str(&format!("lib{}.so", library.name)),
+        needs_ml_dtypes: library
+            .functions
+            .iter()
+            .any(|f| f.attrs().any(|(_, t)| t == AttrType::BFloat16)),
+        all: ["register", "TARGETS", "LIBRARY"]
+            .into_iter()
+            .map(String::from)
+            .chain(functions.iter().map(|f| f.py_name.clone()))
+            .map(|n| py_str(&n))
+            .collect(),
+        targets: library
+            .functions
+            .iter()
+            .map(|f| (py_str(&f.name), py_str(&target_name(&library.prefix, &f.name))))
+            .collect(),
+        handlers: library
+            .functions
+            .iter()
+            .map(|f| {
+                (
+                    py_str(&target_name(&library.prefix, &f.name)),
+                    py_str(&handler_symbol(&library.name, &f.name)),
+                    py_str(jax_platform(f.platform)),
+                )
+            })
+            .collect(),
+        functions,
+    }
+}

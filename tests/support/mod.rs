@@ -1,0 +1,124 @@
+//! Helpers shared by the end-to-end tests: the Python with JAX, scratch
+//! directories, running the `begen` binary and Python snippets.
+//!
+//! A test that needs something missing (JAX, nvcc) is skipped with a note on
+//! stderr, except under `CI=true`, where a missing piece is a failure.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// The repository root.
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// Skips (returns `None` after a note) or, under CI, fails.
+pub fn missing<T>(what: &str) -> Option<T> {
+    if in_ci() {
+        panic!("CI=true and {what}: this test must not be skipped in CI");
+    }
+    eprintln!("SKIPPED: {what}");
+    None
+}
+
+/// `.venv/bin/python`, else `$BEGEN_PYTHON`, else `/tmp/probe-venv/bin/python`,
+/// provided it imports jax.
+pub fn python_with_jax() -> Option<PathBuf> {
+    let mut candidates = vec![repo().join(".venv/bin/python")];
+    if let Some(p) = std::env::var_os("BEGEN_PYTHON") {
+        candidates.push(PathBuf::from(p));
+    }
+    candidates.push(PathBuf::from("/tmp/probe-venv/bin/python"));
+    for python in candidates {
+        let ok = Command::new(&python)
+            .args(["-c", "import jax, jax.ffi, numpy"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if ok {
+            return Some(python);
+        }
+    }
+    missing("no Python with jax (.venv/bin/python, $BEGEN_PYTHON, /tmp/probe-venv/bin/python)")
+}
+
+/// The pip (or system) nvcc the build would use, through `begen doctor`'s rules.
+pub fn nvcc(python: &Path) -> Option<PathBuf> {
+    let env = begen::build::Env::new().with("BEGEN_PYTHON", &python.display().to_string());
+    match begen::build::toolchain::Discovery::new(&env).cuda() {
+        Ok(cuda) => Some(cuda.nvcc),
+        Err(e) => missing(&format!("no nvcc: {e}")),
+    }
+}
+
+/// A fresh, empty directory under the target dir.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Copies a directory tree (for tests that edit sources).
+pub fn copy_tree(from: &Path, to: &Path) {
+    for entry in walkdir::WalkDir::new(from) {
+        let entry = entry.unwrap();
+        let dest = to.join(entry.path().strip_prefix(from).unwrap());
+        if entry.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else {
+            std::fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// Runs the `begen` binary with `BEGEN_PYTHON` set.
+pub fn begen(python: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_begen"));
+    cmd.args(args).env("BEGEN_PYTHON", python);
+    for (k, v) in envs {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("running begen")
+}
+
+/// Like [`begen`], failing the test (with its output) unless it succeeds.
+pub fn begen_ok(python: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
+    let out = begen(python, args, envs);
+    assert!(
+        out.status.success(),
+        "begen {args:?} failed ({}):\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// Runs a Python snippet with `dir` on `sys.path`; fails the test on error.
+pub fn run_python(python: &Path, dir: &Path, code: &str) -> String {
+    let out = Command::new(python)
+        .args(["-c", code])
+        .env("PYTHONPATH", dir)
+        .env("JAX_PLATFORMS", "cpu")
+        .output()
+        .expect("running python");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "python failed:\n{text}");
+    text
+}
+
+/// The dynamic symbols a shared library defines (`nm -D --defined-only`).
+pub fn exported_symbols(lib: &Path) -> Vec<String> {
+    let out = Command::new("nm").args(["-D", "--defined-only"]).arg(lib).output().expect("running nm");
+    assert!(out.status.success(), "nm failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().nth(2).map(str::to_string))
+        .collect()
+}
