@@ -31,5 +31,5 @@ if [[ "${SKIP_BENCH:-0}" != 1 ]]; then
     cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)"
     "${NVCC:-nvcc}" -std=c++17 -O3 -arch="sm_$cap" -Xcompiler -fPIC -shared \
         -isystem "$xla_inc" bench/gpu/handwritten.cu -o "$WORK/hand.so"
-    "$PY" bench/gpu/ffi_overhead.py "$WORK/ovh" "$WORK/hand.so" --rounds "${ROUNDS:-60}"
+    "$PY" bench/gpu/ffi_overhead.py "$WORK/ovh" "$WORK/hand.so" --rounds "${ROUNDS:-300}"
 fi
