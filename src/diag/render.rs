@@ -1,2 +1,82 @@
 //! Renders diagnostics: rustc-style text for people, `cargo:warning=` lines
-//! for build scripts.
+//! for build scripts. One renderer, two outputs.
+
+use super::{Diagnostic, Severity};
+
+const RED: &str = "\x1b[1;31m";
+const YELLOW: &str = "\x1b[1;33m";
+const BLUE: &str = "\x1b[1;34m";
+const BOLD: &str = "\x1b[1m";
+const RESET: &str = "\x1b[0m";
+
+/// rustc-like text: the message, `--> file:line:col`, the source line with
+/// the span underlined, and the hint. The snippet is read from `d.path`; an
+/// unreadable file just has no snippet.
+///
+/// ```
+/// use begen::diag::{Diagnostic, render::render_text};
+/// let d = Diagnostic::error("a.cu", "/nonexistent/a.cu", "bad").at(3, 5, 2).hint("fix it");
+/// let text = render_text(&d, false);
+/// assert!(text.starts_with("error: bad\n --> a.cu:3:5\n"));
+/// assert!(text.contains("= help: fix it"));
+/// ```
+pub fn render_text(d: &Diagnostic, color: bool) -> String {
+    let paint = |code: &str, s: &str| if color { format!("{code}{s}{RESET}") } else { s.to_string() };
+    let (sev_color, sev) = match d.severity {
+        Severity::Error => (RED, "error"),
+        Severity::Warning => (YELLOW, "warning"),
+    };
+    let mut out = String::new();
+    let mut lines = d.message.lines();
+    let first = lines.next().unwrap_or("");
+    out.push_str(&format!("{}{}\n", paint(sev_color, sev), paint(BOLD, &format!(": {first}"))));
+    for l in lines {
+        out.push_str(l);
+        out.push('\n');
+    }
+    let snippet = if d.line > 0 { source_line(d) } else { None };
+    let gutter_width = if d.line > 0 { d.line.to_string().len() } else { 1 };
+    let pad = " ".repeat(gutter_width);
+    let location = match (d.line, d.column) {
+        (0, _) => d.file.clone(),
+        (l, 0) => format!("{}:{l}", d.file),
+        (l, c) => format!("{}:{l}:{c}", d.file),
+    };
+    out.push_str(&format!("{pad}{} {location}\n", paint(BLUE, "-->")));
+    if let Some(text) = snippet {
+        let bar = paint(BLUE, "|");
+        out.push_str(&format!("{pad} {bar}\n"));
+        out.push_str(&format!("{} {bar} {}\n", paint(BLUE, &d.line.to_string()), expand_tabs(&text)));
+        let prefix: String = text.bytes().take(d.column.saturating_sub(1)).map(char::from).collect();
+        let indent = expand_tabs(&prefix).chars().count();
+        let marks = paint(sev_color, &"^".repeat(d.len.max(1)));
+        let label = d.label.as_deref().map(|l| format!(" {}", paint(sev_color, l))).unwrap_or_default();
+        out.push_str(&format!("{pad} {bar} {}{marks}{label}\n", " ".repeat(indent)));
+    }
+    if let Some(hint) = &d.hint {
+        out.push_str(&format!("{pad} {} {}: {hint}\n", paint(BLUE, "="), paint(BOLD, "help")));
+    }
+    out
+}
+
+/// The diagnostic as `cargo:warning=` lines (cargo shows each one).
+///
+/// ```
+/// use begen::diag::{Diagnostic, render::render_cargo};
+/// let lines = render_cargo(&Diagnostic::warning("a.cu", "a.cu", "w"));
+/// assert!(lines.iter().all(|l| l.starts_with("cargo:warning=")));
+/// ```
+pub fn render_cargo(d: &Diagnostic) -> Vec<String> {
+    render_text(d, false).lines().map(|l| format!("cargo:warning={l}")).collect()
+}
+
+fn source_line(d: &Diagnostic) -> Option<String> {
+    let bytes = std::fs::read(&d.path).ok()?;
+    let line = bytes.split(|b| *b == b'\n').nth(d.line - 1)?;
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    Some(String::from_utf8_lossy(line).into_owned())
+}
+
+fn expand_tabs(s: &str) -> String {
+    s.replace('\t', "    ")
+}

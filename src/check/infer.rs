@@ -1,0 +1,105 @@
+//! Inference of one parameter's role from its C++ declaration, by the seed's
+//! tables.
+
+use crate::model::{AttrType, HalfRepr};
+use crate::parse::signature::{Indirection, RawParam};
+
+/// The seed's "Attribute Type Inference" table, leading `const` already
+/// stripped. Exactly these spellings; anything else is not auto-inferred.
+///
+/// ```
+/// use begen::check::infer::scalar_type;
+/// use begen::model::AttrType;
+/// assert_eq!(scalar_type("unsigned long long"), Some(AttrType::UInt64));
+/// assert_eq!(scalar_type("__half"), None);
+/// ```
+pub fn scalar_type(cpp: &str) -> Option<AttrType> {
+    Some(match cpp {
+        "bool" => AttrType::Bool,
+        "int8_t" | "char" => AttrType::Int8,
+        "uint8_t" | "unsigned char" => AttrType::UInt8,
+        "int16_t" | "short" => AttrType::Int16,
+        "uint16_t" | "unsigned short" => AttrType::UInt16,
+        "int32_t" | "int" => AttrType::Int32,
+        "uint32_t" | "unsigned int" => AttrType::UInt32,
+        "int64_t" | "long long" => AttrType::Int64,
+        "uint64_t" | "unsigned long long" => AttrType::UInt64,
+        "float" => AttrType::Float32,
+        "double" => AttrType::Float64,
+        "std::complex<float>" => AttrType::Complex64,
+        "std::complex<double>" => AttrType::Complex128,
+        _ => return None,
+    })
+}
+
+/// Whether `ty` names brainevent's tensor view.
+pub fn is_tensor_type(ty: &str) -> bool {
+    matches!(ty, "BE::Tensor" | "::BE::Tensor" | "Tensor")
+}
+
+/// What a parameter is, judged from its declaration alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Role {
+    /// `BE::Tensor` by value or reference.
+    Tensor { is_const: bool },
+    /// A tensor by pointer or array: never bindable.
+    TensorIndirect,
+    /// `int64_t stream`.
+    Stream,
+    /// A scalar parameter; `ty` is its seed-table type if it has one.
+    Scalar { ty: Option<AttrType> },
+    /// A scalar by pointer, reference, array or function pointer.
+    ScalarIndirect,
+}
+
+/// Classifies one parameter.
+pub fn role(p: &RawParam) -> Role {
+    if is_tensor_type(&p.ty) {
+        return match p.indirection {
+            Indirection::Value | Indirection::Reference => Role::Tensor { is_const: p.is_const },
+            _ => Role::TensorIndirect,
+        };
+    }
+    if p.indirection != Indirection::Value {
+        return Role::ScalarIndirect;
+    }
+    if p.ty == "int64_t" && p.name.as_deref() == Some("stream") {
+        return Role::Stream;
+    }
+    Role::Scalar { ty: scalar_type(&p.ty) }
+}
+
+/// Whether an explicit `attr.<name>:<ty>` fits a value parameter of C++
+/// type `cpp`, and how a 16-bit float travels if it does. `Err(())` is a
+/// contradiction.
+pub fn explicit_fits(ty: AttrType, cpp: &str) -> Result<Option<HalfRepr>, ()> {
+    let inferred = scalar_type(cpp);
+    let half = matches!(ty, AttrType::Float16 | AttrType::BFloat16);
+    match (ty, cpp) {
+        (AttrType::Float16, "__half" | "half") => Ok(Some(HalfRepr::CudaHalf)),
+        (AttrType::BFloat16, "__nv_bfloat16") => Ok(Some(HalfRepr::CudaBFloat16)),
+        (_, "__half" | "half" | "__nv_bfloat16") => Err(()),
+        _ if half && inferred == Some(AttrType::UInt16) => Ok(Some(HalfRepr::Bits)),
+        _ if inferred.is_some() && inferred != Some(ty) => Err(()),
+        // An unknown typedef (`real_t`, `size_t`): the explicit type is
+        // the author's word; the C++ compiler checks the call.
+        _ => Ok(half.then_some(HalfRepr::Bits)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_types() {
+        assert_eq!(explicit_fits(AttrType::Float16, "uint16_t"), Ok(Some(HalfRepr::Bits)));
+        assert_eq!(explicit_fits(AttrType::Float16, "unsigned short"), Ok(Some(HalfRepr::Bits)));
+        assert_eq!(explicit_fits(AttrType::Float16, "__half"), Ok(Some(HalfRepr::CudaHalf)));
+        assert_eq!(explicit_fits(AttrType::BFloat16, "__nv_bfloat16"), Ok(Some(HalfRepr::CudaBFloat16)));
+        assert_eq!(explicit_fits(AttrType::BFloat16, "__half"), Err(()));
+        assert_eq!(explicit_fits(AttrType::Float32, "double"), Err(()));
+        assert_eq!(explicit_fits(AttrType::Float32, "float"), Ok(None));
+        assert_eq!(explicit_fits(AttrType::Int64, "size_t"), Ok(None));
+    }
+}

@@ -1,0 +1,68 @@
+//! Reads `// @BE name [token ...]` out of a line comment.
+
+use crate::scan::lex::LineComment;
+
+/// One whitespace-separated word of an annotation, with its offset in the file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    pub text: String,
+    pub offset: usize,
+}
+
+/// What a line comment turned out to be.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Comment {
+    /// Not an annotation.
+    Plain,
+    /// `// @BEfoo`: looks like an annotation but is not one.
+    LookAlike { word: Word },
+    /// `// @BE name tokens...` (`name` is `None` for a bare `// @BE`).
+    Annotation { at: usize, name: Option<Word>, tokens: Vec<Word> },
+}
+
+/// Classifies the comment `c` of `src`.
+///
+/// ```
+/// use begen::parse::annotation::{classify, Comment};
+/// let src = b"//@BE f arg ret";
+/// let c = begen::scan::lex::lex(src).comments.remove(0);
+/// let Comment::Annotation { name, tokens, .. } = classify(src, &c) else { panic!() };
+/// assert_eq!(name.unwrap().text, "f");
+/// assert_eq!(tokens.len(), 2);
+/// ```
+pub fn classify(src: &[u8], c: &LineComment) -> Comment {
+    let text = &src[c.text_start..c.end];
+    // `///` doc comments count too.
+    let mut i = text.iter().take_while(|b| **b == b'/').count();
+    i += text[i..].iter().take_while(|b| **b == b' ' || **b == b'\t').count();
+    let rest = &text[i..];
+    if !rest.starts_with(b"@BE") {
+        return Comment::Plain;
+    }
+    let at = c.text_start + i;
+    let after = rest.get(3).copied();
+    if after.is_some_and(|b| !b.is_ascii_whitespace()) {
+        let len = rest.iter().take_while(|b| !b.is_ascii_whitespace()).count();
+        let word = Word { text: String::from_utf8_lossy(&rest[..len]).into_owned(), offset: at };
+        return Comment::LookAlike { word };
+    }
+    let mut words = words(&rest[3..], at + 3).into_iter();
+    Comment::Annotation { at, name: words.next(), tokens: words.collect() }
+}
+
+fn words(bytes: &[u8], base: usize) -> Vec<Word> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        out.push(Word { text: String::from_utf8_lossy(&bytes[start..i]).into_owned(), offset: base + start });
+    }
+    out
+}

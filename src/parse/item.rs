@@ -1,0 +1,158 @@
+//! Splits code (comments and literals already blanked by the lexer) into the
+//! top-level items that can follow an annotation: a declaration up to its
+//! body, or a macro invocation `NAME(...)`.
+
+/// One item of code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Item {
+    /// `code[start..end]` is a declaration without its body; `next` is the
+    /// offset after the body (or the `;`).
+    Decl { start: usize, end: usize, next: usize },
+    /// `NAME(...)`: the name at `name..name_end`, the argument list from
+    /// `open` (the `(`) to `close` (the `)`), `next` after an optional `;`.
+    Call { name: usize, name_end: usize, open: usize, close: usize, next: usize },
+    /// Nothing but whitespace and preprocessor lines up to the end.
+    End,
+}
+
+fn is_ident(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b >= 0x80
+}
+
+/// Skips whitespace and whole preprocessor lines (with continuations).
+pub fn skip_trivia(code: &[u8], mut i: usize) -> usize {
+    let mut line_start = i == 0 || code.get(i - 1) == Some(&b'\n');
+    while i < code.len() {
+        match code[i] {
+            b'\n' => {
+                line_start = true;
+                i += 1;
+            }
+            b if b.is_ascii_whitespace() => i += 1,
+            b'#' if line_start => i = directive_end(code, i),
+            _ => break,
+        }
+    }
+    i
+}
+
+/// The offset of the line break ending the directive that starts at `i`.
+pub fn directive_end(code: &[u8], mut i: usize) -> usize {
+    while i < code.len() {
+        if code[i] == b'\n' {
+            let mut k = i;
+            if k > 0 && code[k - 1] == b'\r' {
+                k -= 1;
+            }
+            if k > 0 && code[k - 1] == b'\\' {
+                i += 1;
+                continue;
+            }
+            return i;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The item starting at or after `from`.
+pub fn next_item(code: &[u8], from: usize) -> Item {
+    let start = skip_trivia(code, from);
+    if start >= code.len() {
+        return Item::End;
+    }
+    if let Some(call) = macro_call(code, start) {
+        return call;
+    }
+    let mut depth = 0usize;
+    let mut i = start;
+    while i < code.len() {
+        match code[i] {
+            b'(' | b'[' => depth += 1,
+            b')' | b']' => depth = depth.saturating_sub(1),
+            b'{' if depth == 0 => {
+                let next = matching(code, i, b'{', b'}').map_or(code.len(), |c| c + 1);
+                return Item::Decl { start, end: i, next };
+            }
+            b';' if depth == 0 => return Item::Decl { start, end: i, next: i + 1 },
+            _ => {}
+        }
+        i += 1;
+    }
+    Item::Decl { start, end: code.len(), next: code.len() }
+}
+
+/// `IDENT (` as the first two tokens: a declaration always has a type
+/// before its name, so this is a macro invocation.
+fn macro_call(code: &[u8], start: usize) -> Option<Item> {
+    if !(code[start].is_ascii_alphabetic() || code[start] == b'_') {
+        return None;
+    }
+    let mut i = start;
+    while i < code.len() && is_ident(code[i]) {
+        i += 1;
+    }
+    let name_end = i;
+    while i < code.len() && code[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    if code.get(i) != Some(&b'(') {
+        return None;
+    }
+    let open = i;
+    let close = matching(code, open, b'(', b')')?;
+    let mut next = close + 1;
+    let after = skip_spaces(code, next);
+    if code.get(after) == Some(&b';') {
+        next = after + 1;
+    }
+    Some(Item::Call { name: start, name_end, open, close, next })
+}
+
+fn skip_spaces(code: &[u8], mut i: usize) -> usize {
+    while i < code.len() && code[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    i
+}
+
+/// The offset of the bracket closing the one at `open`.
+pub fn matching(code: &[u8], open: usize, o: u8, c: u8) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, &b) in code.iter().enumerate().skip(open) {
+        if b == o {
+            depth += 1;
+        } else if b == c {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declaration_then_body() {
+        let code = b"\n#include <x>\nvoid f(int a, int b) { if (a) { } }\nint g;";
+        let Item::Decl { start, end, next } = next_item(code, 0) else { panic!() };
+        assert_eq!(&code[start..end], b"void f(int a, int b) ");
+        assert_eq!(next_item(code, next), Item::Decl { start: next + 1, end: code.len() - 1, next: code.len() });
+    }
+
+    #[test]
+    fn macro_invocation() {
+        let code = b"FFI_X  (_f32, float);\nnext";
+        let Item::Call { name, name_end, open, close, next } = next_item(code, 0) else { panic!() };
+        assert_eq!((&code[name..name_end], open, close, next), (&b"FFI_X"[..], 7, 19, 21));
+    }
+
+    #[test]
+    fn end_of_file() {
+        assert_eq!(next_item(b"  \n#define X 1\n", 0), Item::End);
+    }
+}

@@ -1,0 +1,83 @@
+//! Loads `begen.yaml` (optional) and checks what serde cannot: platform and
+//! vmap_method values. Every problem is a diagnostic with a line.
+
+use std::path::Path;
+
+use crate::check::Loc;
+use crate::config::Config;
+use crate::diag::{messages as msg, Diagnostic};
+use crate::model::VmapMethod;
+
+pub const FILE: &str = "begen.yaml";
+
+/// The config text with a way to find the line of a key.
+#[derive(Debug, Clone, Default)]
+pub struct ConfigText {
+    pub text: String,
+    pub path: std::path::PathBuf,
+}
+
+impl ConfigText {
+    /// The location of the first line at or after `after_line` that
+    /// defines `key` (`key:` or `"key":`), else line 1.
+    pub fn loc(&self, key: &str, after_line: usize) -> Loc {
+        let found = self.text.lines().enumerate().skip(after_line.saturating_sub(1)).find_map(|(i, l)| {
+            let t = l.trim_start().trim_start_matches(['{', ' ', ',']);
+            let t = t.trim_start_matches(['"', '\'']);
+            let col = l.len() - t.len() + 1;
+            (t.starts_with(key) && t[key.len()..].trim_start_matches(['"', '\'']).trim_start().starts_with(':'))
+                .then_some((i + 1, col))
+        });
+        let (line, column) = found.unwrap_or((1, 1));
+        Loc { file: FILE.into(), path: self.path.clone(), line, column, len: if found.is_some() { key.len() } else { 0 } }
+    }
+}
+
+/// Reads `root/begen.yaml` if it exists. Returns the config (default on
+/// any error), its text (for locating keys), and diagnostics.
+pub fn load(root: &Path) -> (Config, Option<ConfigText>, Vec<Diagnostic>) {
+    let path = root.join(FILE);
+    if !path.is_file() {
+        return (Config::default(), None, Vec::new());
+    }
+    let text = match std::fs::read(&path) {
+        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+        Err(e) => {
+            let d = Diagnostic::error(FILE, &path, msg::unreadable(&e.to_string()));
+            return (Config::default(), None, vec![d]);
+        }
+    };
+    let ct = ConfigText { text, path: path.clone() };
+    if ct.text.trim().is_empty() {
+        return (Config::default(), Some(ct), Vec::new());
+    }
+    match serde_yaml_ng::from_str::<Config>(&ct.text) {
+        Ok(config) => {
+            let diags = check_values(&config, &ct);
+            (config, Some(ct), diags)
+        }
+        Err(e) => {
+            let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
+            let d = Diagnostic::error(FILE, &path, msg::yaml_error(&e.to_string())).at(line, column, 0);
+            (Config::default(), Some(ct), vec![d])
+        }
+    }
+}
+
+fn check_values(config: &Config, ct: &ConfigText) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    if let Some(p) = &config.platform {
+        if !matches!(p.as_str(), "cpu" | "cuda" | "auto") {
+            diags.push(ct.loc("platform", 1).error(msg::bad_platform(p)));
+        }
+    }
+    for (name, f) in &config.functions {
+        if let Some(v) = &f.vmap_method {
+            if VmapMethod::parse(v).is_none() {
+                let fn_line = ct.loc(name, 1).line;
+                diags.push(ct.loc("vmap_method", fn_line).error(msg::bad_vmap_method(v)));
+            }
+        }
+    }
+    diags
+}

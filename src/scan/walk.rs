@@ -1,0 +1,78 @@
+//! Walks the kernel directory: deterministic order (sorted by name), symlinks
+//! followed but loops reported, hidden entries (`.git`, `.venv`) skipped.
+
+use std::path::{Path, PathBuf};
+
+use walkdir::WalkDir;
+
+use crate::diag::{messages as msg, Diagnostic};
+use crate::model::Platform;
+use crate::Error;
+
+/// What a file is to begen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Source(Platform),
+    Header,
+}
+
+/// A file found under the root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// Relative to the root, `/`-separated.
+    pub file: String,
+    pub path: PathBuf,
+    pub kind: Kind,
+}
+
+/// Classifies a path by its extension.
+pub fn kind_of(path: &Path) -> Option<Kind> {
+    let ext = path.extension()?.to_str()?;
+    match ext {
+        "cu" => Some(Kind::Source(Platform::Cuda)),
+        "cpp" | "cc" | "cxx" => Some(Kind::Source(Platform::Cpu)),
+        "h" | "hh" | "hpp" | "hxx" | "cuh" => Some(Kind::Header),
+        _ => None,
+    }
+}
+
+/// `path` relative to `root`, with `/` separators.
+pub fn relative(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
+/// Lists the sources and headers under `root`. Fails only when `root`
+/// itself cannot be read; everything below it becomes a diagnostic.
+pub fn walk(root: &Path) -> Result<(Vec<Entry>, Vec<Diagnostic>), Error> {
+    std::fs::read_dir(root).map_err(|e| Error::io(root, e))?;
+    let mut entries = Vec::new();
+    let mut diags = Vec::new();
+    let walker = WalkDir::new(root)
+        .follow_links(true)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    for item in walker {
+        match item {
+            Ok(e) => {
+                if !e.file_type().is_file() {
+                    continue;
+                }
+                if let Some(kind) = kind_of(e.path()) {
+                    entries.push(Entry { file: relative(root, e.path()), path: e.path().to_path_buf(), kind });
+                }
+            }
+            Err(err) => {
+                let path = err.path().map(Path::to_path_buf).unwrap_or_else(|| root.to_path_buf());
+                let text = match err.loop_ancestor() {
+                    Some(a) => format!("symbolic link loop back to `{}`; not followed", relative(root, a)),
+                    None => err.io_error().map_or_else(|| err.to_string(), ToString::to_string),
+                };
+                let d = Diagnostic::error(relative(root, &path), path, msg::walk_error(&text));
+                diags.push(if err.loop_ancestor().is_some() { Diagnostic { severity: crate::diag::Severity::Warning, ..d } } else { d });
+            }
+        }
+    }
+    Ok((entries, diags))
+}
