@@ -49,5 +49,5 @@ if [[ -z "$cpu_dir" || ! -f "$cpu_dir/demo_cpu.py" ]]; then
 fi
 
 echo
-echo "demo.sh: $BEGEN_PYTHON $DEMO/run.py $cpu_dir ${cuda_dir}"
+echo "demo.sh: $BEGEN_PYTHON $DEMO/run.py $cpu_dir${cuda_dir:+ $cuda_dir}"
 exec "$BEGEN_PYTHON" "$DEMO/run.py" "$cpu_dir" ${cuda_dir:+"$cuda_dir"}
