@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::error::Error;
 use crate::model::{Library, Platform};
 
-use super::view::{handler_symbol, target_name};
+use super::names::{handler_symbol, target_name};
 
 /// The manifest document.
 ///

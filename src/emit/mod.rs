@@ -6,7 +6,8 @@
 //! Writing them to disk is the `build` stage's job.
 //!
 //! Rust resolves every name, type and expression into a view model
-//! ([`view`]); the askama templates in `templates/` only loop and print.
+//! ([`cpp`] for the wrappers, [`python`] for the module); the askama
+//! templates in `templates/` only loop and print.
 //! The manifest is serialized with serde, not templated.
 //!
 //! ```no_run
@@ -18,9 +19,10 @@
 //! # Ok(()) }
 //! ```
 
+pub mod cpp;
 mod manifest;
 mod names;
-pub mod view;
+pub mod python;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,8 +33,7 @@ use crate::error::Error;
 use crate::model::{Function, Library, Platform};
 
 pub use manifest::{Manifest, ManifestFunction};
-pub use names::{IncludePathError, include_path_text, wrapper_rel_path};
-pub use view::{handler_symbol, target_name};
+pub use names::{IncludePathError, handler_symbol, include_path_text, target_name, wrapper_rel_path};
 
 /// What a generated file is, so the build stage knows what to do with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -81,19 +82,19 @@ impl Emitted {
 #[derive(Template)]
 #[template(path = "wrapper.cc", escape = "none")]
 struct WrapperTemplate<'a> {
-    w: &'a view::WrapperView,
+    w: &'a cpp::WrapperView,
 }
 
 #[derive(Template)]
 #[template(path = "module.py", escape = "none")]
 struct ModuleTemplate<'a> {
-    m: &'a view::PyModuleView,
+    m: &'a python::PyModuleView,
 }
 
 #[derive(Template)]
 #[template(path = "module.pyi", escape = "none")]
 struct StubTemplate<'a> {
-    m: &'a view::PyModuleView,
+    m: &'a python::PyModuleView,
 }
 
 /// Generates every file of `lib`. `xla_api_version` (e.g. `"0.3"`) is
@@ -105,7 +106,7 @@ struct StubTemplate<'a> {
 /// names the path.
 pub fn emit(lib: &Library, xla_api_version: Option<&str>) -> Result<Emitted, Error> {
     let mut files = emit_wrappers(lib)?;
-    let module = view::py_module_view(lib);
+    let module = python::py_module_view(lib);
     files.push(GeneratedFile {
         rel_path: format!("{}.py", lib.name),
         kind: FileKind::PythonModule,
@@ -143,7 +144,7 @@ fn emit_wrappers(lib: &Library) -> Result<Vec<GeneratedFile>, Error> {
     for ((file, functions), rel_path) in by_file.into_iter().zip(paths) {
         let first = functions[0];
         let include_path = include_path_for(&first.path)?;
-        let w = view::wrapper_view(lib, file, include_path, &functions);
+        let w = cpp::wrapper_view(lib, file, include_path, &functions);
         out.push(GeneratedFile {
             rel_path,
             kind: FileKind::Wrapper(first.platform),

@@ -53,6 +53,24 @@ pub(crate) fn dedup_paths(paths: Vec<String>) -> Vec<String> {
         .collect()
 }
 
+/// The handler symbol of a function: `begen_<library>_<function>`.
+///
+/// ```
+/// assert_eq!(begen::emit::handler_symbol("mk", "scale_by"), "begen_mk_scale_by");
+/// ```
+pub fn handler_symbol(library: &str, function: &str) -> String {
+    format!("begen_{library}_{function}")
+}
+
+/// The FFI target name of a function: `<prefix>.<function>`.
+///
+/// ```
+/// assert_eq!(begen::emit::target_name("mk", "scale_by"), "mk.scale_by");
+/// ```
+pub fn target_name(prefix: &str, function: &str) -> String {
+    format!("{prefix}.{function}")
+}
+
 /// Why a path cannot be written into `#include "..."`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IncludePathError {

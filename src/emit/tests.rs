@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::view::{handler_view, param_cpp, py_function_name, py_function_view};
+use super::cpp::{handler_view, param_cpp};
+use super::python::{py_function_name, py_function_view};
 use super::*;
 use crate::model::{
     AttrType, Function, FunctionOptions, HalfRepr, Library, Param, Platform, SourceFile, Token,
@@ -360,6 +361,14 @@ fn cuda_wrappers_compile_with_nvcc() {
             .arg(&path);
         run(&mut nvcc);
     }
+    // The support headers alone, in both of nvcc's passes.
+    std::fs::create_dir_all(&dir).unwrap();
+    run(std::process::Command::new(std::env::var("NVCC").unwrap_or_else(|_| "nvcc".into()))
+        .args(["-std=c++17", "-arch=sm_90", "-c", "-Xcompiler", "-Wall,-Wextra,-Wshadow,-Werror", "-I"])
+        .arg(&support)
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/emit/headers/device_test.cu"))
+        .arg("-o")
+        .arg(dir.join("device_test.o")));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -12,18 +12,17 @@
 #pragma once
 
 #include <cstdio>
-
-#include "brainevent/config.h"
-
-#if !BE_DEVICE_PASS
 #include <sstream>
 #include <stdexcept>
 #include <string>
-#endif
+
+#include "brainevent/config.h"
 
 namespace BE {
 
-#if !BE_DEVICE_PASS
+// The exception types are declared in nvcc's device pass too: host code
+// that catches them is still parsed there.
+
 /// Thrown on the host by a failed BE_CHECK.
 class CheckError : public std::runtime_error {
 public:
@@ -35,7 +34,6 @@ class CudaError : public std::runtime_error {
 public:
     explicit CudaError(const std::string& what) : std::runtime_error(what) {}
 };
-#endif
 
 namespace detail {
 
@@ -92,7 +90,6 @@ struct CheckRaiser {
     }
 };
 
-#if !BE_DEVICE_PASS
 /// Throws BE::CudaError for a failed CUDA runtime call. Takes plain values so
 /// this header needs no CUDA include.
 [[noreturn]] inline void raise_cuda_error(int code, const char* name, const char* text,
@@ -100,7 +97,6 @@ struct CheckRaiser {
     throw ::BE::CudaError(std::string(file) + ":" + std::to_string(line) + ": " + expr +
                           " failed: " + name + " (" + std::to_string(code) + "): " + text);
 }
-#endif
 
 }  // namespace detail
 }  // namespace BE

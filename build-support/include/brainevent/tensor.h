@@ -13,11 +13,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "brainevent/config.h"
-
-#if !BE_DEVICE_PASS
 #include <stdexcept>
-#endif
+
+#include "brainevent/config.h"
 
 namespace BE {
 

@@ -1,5 +1,5 @@
-//! The view model: every decision about the generated text, made in Rust.
-//! The templates loop over these structs and print their strings.
+//! The view model of the C++ wrappers: every decision about the generated
+//! handlers, made in Rust; `templates/wrapper.cc` loops over it and prints.
 //!
 //! Local names in a generated handler carry the parameter's position
 //! (`p0_x`, `t0_x`), so they can never clash with each other or with the
@@ -7,9 +7,9 @@
 
 use std::collections::BTreeSet;
 
-use crate::model::{AttrType, Function, HalfRepr, Library, Param, Platform, Token};
+use crate::model::{AttrType, Function, HalfRepr, Library, Param, Token};
 
-use super::names::{PY_MODULE_NAMES, comment_text, is_py_keyword, py_param_name, py_str};
+use super::names::{comment_text, handler_symbol};
 
 /// One generated wrapper translation unit (one annotated source file).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,16 +62,6 @@ pub struct ParamCpp {
     pub prepare: Vec<String>,
     /// What the kernel receives, e.g. `t0_x`.
     pub call_arg: String,
-}
-
-/// The handler symbol of a function.
-pub fn handler_symbol(library: &str, function: &str) -> String {
-    format!("begen_{library}_{function}")
-}
-
-/// The FFI target name of a function.
-pub fn target_name(prefix: &str, function: &str) -> String {
-    format!("{prefix}.{function}")
 }
 
 /// Resolves one parameter (position `i` in the signature of `function`).
@@ -242,233 +232,5 @@ pub fn wrapper_view(library: &Library, file: &str, include_path: String, functio
         include_path,
         includes,
         handlers: functions.iter().map(|f| handler_view(library, f)).collect(),
-    }
-}
-
-/// The generated Python module and its stub.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PyModuleView {
-    pub name: String,
-    /// Source files the module was generated from (safe for a docstring).
-    pub sources: Vec<String>,
-    /// `lib<name>.so`, as a Python literal.
-    pub library_file: String,
-    pub needs_ml_dtypes: bool,
-    /// `"name", ...` for `__all__`.
-    pub all: Vec<String>,
-    /// (function literal, target literal) for `TARGETS`.
-    pub targets: Vec<(String, String)>,
-    /// (target literal, symbol literal, platform literal) for `register()`.
-    pub handlers: Vec<(String, String, String)>,
-    pub functions: Vec<PyFunctionView>,
-}
-
-/// One typed Python function.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PyFunctionView {
-    /// The function's name in Python (`_` appended to a Python keyword).
-    pub py_name: String,
-    /// The function's key in `TARGETS`, as a literal.
-    pub key: String,
-    /// The parameter list, e.g. `x, /, *, alpha, out`.
-    pub signature: String,
-    /// The same, annotated, for the stub.
-    pub stub_signature: String,
-    /// The stub's return annotation.
-    pub stub_return: String,
-    /// The docstring's first line.
-    pub doc_first: String,
-    /// Its further lines, indented (empty lines stay empty).
-    pub doc_rest: Vec<String>,
-    /// Statements that check `out` before the call (several outputs).
-    pub out_checks: Vec<String>,
-    /// The `result_shape_dtypes` expression.
-    pub out_expr: String,
-    pub vmap_method: String,
-    /// Arguments of the call: inputs, then converted attributes.
-    pub call_args: Vec<String>,
-}
-
-/// The Python expression converting attribute value `v` to what the C++
-/// side decodes (seed's table; float16/bfloat16 travel as uint16 bits,
-/// complex as [real, imag]).
-pub fn py_attr_conversion(ty: AttrType, v: &str) -> String {
-    match ty {
-        AttrType::Bool => format!("_np.bool_({v})"),
-        AttrType::Float16 => format!("_np.float16({v}).view(_np.uint16)"),
-        AttrType::BFloat16 => format!("_np.asarray({v}, dtype=_ml_dtypes.bfloat16).view(_np.uint16)[()]"),
-        AttrType::Complex64 => format!("_begen_complex({v}, _np.float32)"),
-        AttrType::Complex128 => format!("_begen_complex({v}, _np.float64)"),
-        other => format!("_np.{}({v})", other.numpy_dtype()),
-    }
-}
-
-/// The Python type users pass for an attribute, for the stub.
-pub fn py_attr_type(ty: AttrType) -> &'static str {
-    match ty {
-        AttrType::Bool => "bool",
-        AttrType::Float16 | AttrType::BFloat16 | AttrType::Float32 | AttrType::Float64 => "float",
-        AttrType::Complex64 | AttrType::Complex128 => "complex",
-        _ => "int",
-    }
-}
-
-/// A kernel's name in the Python module: its C++ name, with `_` appended
-/// while that is a Python keyword, one of the module's own names, or taken
-/// by an earlier kernel (`register` becomes `register_`).
-pub fn py_function_name(name: &str, taken: &mut BTreeSet<String>) -> String {
-    let mut py = name.to_string();
-    while is_py_keyword(&py) || PY_MODULE_NAMES.contains(&py.as_str()) || taken.contains(&py) {
-        py.push('_');
-    }
-    taken.insert(py.clone());
-    py
-}
-
-/// Resolves one typed Python function, named `py_name`
-/// (see [`py_function_name`]).
-pub fn py_function_view(f: &Function, py_name: String) -> PyFunctionView {
-    let mut taken = BTreeSet::new();
-    let mut inputs = Vec::new();
-    let mut attrs = Vec::new();
-    for p in &f.params {
-        match &p.token {
-            Token::Arg => inputs.push(py_param_name(&p.name, &mut taken)),
-            Token::Attr { name, ty } => {
-                attrs.push((name.clone(), py_param_name(&p.name, &mut taken), *ty))
-            }
-            Token::Ret | Token::Stream => {}
-        }
-    }
-    let outputs = f.outputs();
-    let mut params: Vec<String> = inputs.clone();
-    let mut stub: Vec<String> = inputs.iter().map(|n| format!("{n}: ArrayLike")).collect();
-    if !inputs.is_empty() {
-        params.push("/".into());
-        stub.push("/".into());
-    }
-    if !attrs.is_empty() || outputs > 0 {
-        params.push("*".into());
-        stub.push("*".into());
-    }
-    for (_, py, ty) in &attrs {
-        params.push(py.clone());
-        stub.push(format!("{py}: {}", py_attr_type(*ty)));
-    }
-    let key = py_str(&f.name);
-    let (out_expr, stub_return, out_checks) = match outputs {
-        0 => ("()".to_string(), "tuple[()]".to_string(), vec![]),
-        1 => {
-            params.push("out".into());
-            stub.push("out: jax.ShapeDtypeStruct".into());
-            ("out".to_string(), "jax.Array".to_string(), vec![])
-        }
-        n => {
-            params.push("out".into());
-            stub.push(format!(
-                "out: tuple[{}]",
-                vec!["jax.ShapeDtypeStruct"; n].join(", ")
-            ));
-            let msg = py_str(&format!(
-                "{}: out= takes a tuple of {n} jax.ShapeDtypeStruct, one per output",
-                f.name
-            ));
-            (
-                "tuple(out)".to_string(),
-                format!("tuple[{}]", vec!["jax.Array"; n].join(", ")),
-                vec![
-                    format!("if not isinstance(out, (tuple, list)) or len(out) != {n}:"),
-                    format!("    raise TypeError({msg})"),
-                ],
-            )
-        }
-    };
-    let mut call_args = inputs.clone();
-    for (xla_name, py, ty) in &attrs {
-        let value = py_attr_conversion(*ty, py);
-        if is_py_keyword(xla_name) {
-            call_args.push(format!("**{{{}: {value}}}", py_str(xla_name)));
-        } else {
-            call_args.push(format!("{xla_name}={value}"));
-        }
-    }
-    let doc_first = format!(
-        "Calls the {} kernel `{}` ({}:{}) through XLA FFI.",
-        f.platform.as_str().to_uppercase(),
-        f.name,
-        comment_text(&f.file),
-        f.line
-    );
-    let doc_rest = vec![
-        String::new(),
-        format!(
-            "    arg_spec: {}",
-            f.arg_spec().iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
-        ),
-    ];
-    PyFunctionView {
-        py_name,
-        key,
-        signature: params.join(", "),
-        stub_signature: stub.join(", "),
-        stub_return,
-        doc_first,
-        doc_rest,
-        out_checks,
-        out_expr,
-        vmap_method: py_str(f.options.vmap_method.as_str()),
-        call_args,
-    }
-}
-
-/// The platform name `jax.ffi.register_ffi_target` expects.
-pub fn jax_platform(p: Platform) -> &'static str {
-    match p {
-        Platform::Cpu => "cpu",
-        Platform::Cuda => "CUDA",
-    }
-}
-
-/// Resolves the Python module.
-pub fn py_module_view(library: &Library) -> PyModuleView {
-    let sources: BTreeSet<String> =
-        library.functions.iter().map(|f| comment_text(&f.file)).collect();
-    let mut taken = BTreeSet::new();
-    let functions: Vec<PyFunctionView> = library
-        .functions
-        .iter()
-        .map(|f| py_function_view(f, py_function_name(&f.name, &mut taken)))
-        .collect();
-    PyModuleView {
-        name: library.name.clone(),
-        sources: sources.into_iter().collect(),
-        library_file: py_str(&format!("lib{}.so", library.name)),
-        needs_ml_dtypes: library
-            .functions
-            .iter()
-            .any(|f| f.attrs().any(|(_, t)| t == AttrType::BFloat16)),
-        all: ["register", "TARGETS", "LIBRARY"]
-            .into_iter()
-            .map(String::from)
-            .chain(functions.iter().map(|f| f.py_name.clone()))
-            .map(|n| py_str(&n))
-            .collect(),
-        targets: library
-            .functions
-            .iter()
-            .map(|f| (py_str(&f.name), py_str(&target_name(&library.prefix, &f.name))))
-            .collect(),
-        handlers: library
-            .functions
-            .iter()
-            .map(|f| {
-                (
-                    py_str(&target_name(&library.prefix, &f.name)),
-                    py_str(&handler_symbol(&library.name, &f.name)),
-                    py_str(jax_platform(f.platform)),
-                )
-            })
-            .collect(),
-        functions,
     }
 }
