@@ -100,6 +100,13 @@ pub fn param_cpp(function: &str, i: usize, p: &Param) -> ParamCpp {
                          return begen::rt::unsupported_dtype(\"{function}\", \"{name}\", \
                          {access}element_type());"
                     ),
+                    // A view holds at most BE::kMaxDim extents; the
+                    // constructor would throw too, but this names the parameter.
+                    format!(
+                        "if ({access}dimensions().size() > static_cast<size_t>(BE::kMaxDim)) \
+                         return begen::rt::rank_too_high(\"{function}\", \"{name}\", \
+                         {access}dimensions().size());"
+                    ),
                 ],
                 // Not const even for inputs: a kernel bound by an explicit
                 // arg_spec may take `BE::Tensor&` for an input.

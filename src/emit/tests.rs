@@ -122,6 +122,7 @@ fn tensor_params_bind_buffers_and_build_views() {
     assert_eq!(arg.call_arg, "t0_x");
     assert!(arg.prepare[0].starts_with("BE::Tensor t0_x(p0_x.untyped_data()"));
     assert!(arg.checks[1].contains("unsupported_dtype(\"f\", \"x\""));
+    assert!(arg.checks[2].contains("rank_too_high(\"f\", \"x\""));
 
     let ret = param_cpp("f", 1, &param("y", Token::Ret));
     assert_eq!(ret.impl_param, "xla::ffi::Result<xla::ffi::AnyBuffer> p1_y");

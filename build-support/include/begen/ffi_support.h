@@ -52,6 +52,14 @@ inline xla::ffi::Error unsupported_dtype(const char* function, const char* param
                                "float16, bfloat16, float32, float64, complex64, complex128");
 }
 
+/// A buffer of higher rank than a BE::Tensor view holds.
+inline xla::ffi::Error rank_too_high(const char* function, const char* param, size_t rank) {
+    return xla::ffi::Error(xla::ffi::ErrorCode::kInvalidArgument,
+                           std::string(function) + ": parameter '" + param + "': rank " +
+                               std::to_string(rank) + " exceeds BE::kMaxDim (" +
+                               std::to_string(BE::kMaxDim) + ")");
+}
+
 /// A complex attribute must arrive as [real, imag].
 inline xla::ffi::Error bad_complex_attr(const char* function, const char* param, size_t n) {
     return xla::ffi::Error(xla::ffi::ErrorCode::kInvalidArgument,
