@@ -126,9 +126,10 @@ const PY_KEYWORDS: [&str; 35] = [
 
 /// Module-level and builtin names the generated typed functions use; a
 /// parameter with one of these names would hide it.
-pub(crate) const PY_MODULE_NAMES: [&str; 12] = [
-    "register", "TARGETS", "LIBRARY", "_jax", "_np", "_ml_dtypes", "_begen_complex", "tuple",
-    "list", "isinstance", "len", "TypeError",
+pub(crate) const PY_MODULE_NAMES: [&str; 18] = [
+    "register", "TARGETS", "LIBRARY", "_jax", "_np", "_ml_dtypes", "_begen_complex", "_begen_int",
+    "_begen_bool", "_begen_float", "_begen_kind", "_begen_text", "_begen_show", "tuple", "list",
+    "isinstance", "len", "TypeError",
 ];
 
 pub(crate) fn is_py_keyword(name: &str) -> bool {
@@ -180,6 +181,7 @@ mod tests {
         assert_eq!(py_param_name("out", &mut taken), "out_");
         assert_eq!(py_param_name("out_", &mut taken), "out__");
         assert_eq!(py_param_name("register", &mut taken), "register_");
+        assert_eq!(py_param_name("_begen_int", &mut taken), "_begen_int_");
         assert_eq!(py_param_name("x", &mut taken), "x");
         assert_eq!(py_str("a\"b\\"), "\"a\\\"b\\\\\"");
     }

@@ -55,15 +55,20 @@ pub struct PyFunctionView {
 
 /// The Python expression converting attribute value `v` to what the C++
 /// side decodes (seed's table; float16/bfloat16 travel as uint16 bits,
-/// complex as [real, imag]).
-pub fn py_attr_conversion(ty: AttrType, v: &str) -> String {
+/// complex as [real, imag]). `where` is the Python literal the checked
+/// conversions (bool, integers, float32/64) quote in their errors, e.g.
+/// `"f: attribute 'n' (int8)"`.
+pub fn py_attr_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
     match ty {
-        AttrType::Bool => format!("_np.bool_({v})"),
+        AttrType::Bool => format!("_begen_bool({v}, {where})"),
+        AttrType::Float32 | AttrType::Float64 => {
+            format!("_begen_float({v}, _np.{}, {where})", ty.numpy_dtype())
+        }
         AttrType::Float16 => format!("_np.float16({v}).view(_np.uint16)"),
         AttrType::BFloat16 => format!("_np.asarray({v}, dtype=_ml_dtypes.bfloat16).view(_np.uint16)[()]"),
         AttrType::Complex64 => format!("_begen_complex({v}, _np.float32)"),
         AttrType::Complex128 => format!("_begen_complex({v}, _np.float64)"),
-        other => format!("_np.{}({v})", other.numpy_dtype()),
+        other => format!("_begen_int({v}, _np.{}, {where})", other.numpy_dtype()),
     }
 }
 
@@ -149,7 +154,8 @@ pub fn py_function_view(f: &Function, py_name: String) -> PyFunctionView {
     };
     let mut call_args = inputs.clone();
     for (xla_name, py, ty) in &attrs {
-        let value = py_attr_conversion(*ty, py);
+        let r#where = py_str(&format!("{}: attribute '{py}' ({ty})", f.name));
+        let value = py_attr_conversion(*ty, py, &r#where);
         if is_py_keyword(xla_name) {
             call_args.push(format!("**{{{}: {value}}}", py_str(xla_name)));
         } else {

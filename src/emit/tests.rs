@@ -180,7 +180,9 @@ fn python_function_signature_and_conversions() {
     assert_eq!(f.signature, "x, /, *, flag, n, k, h, b, c, z, d, out");
     assert!(f.call_args.contains(&"h=_np.float16(h).view(_np.uint16)".to_string()));
     assert!(f.call_args.contains(&"c=_begen_complex(c, _np.float32)".to_string()));
-    assert!(f.call_args.contains(&"k=_np.uint8(k)".to_string()));
+    assert!(f.call_args.contains(&"k=_begen_int(k, _np.uint8, \"mixed_attrs: attribute 'k' (uint8)\")".to_string()));
+    assert!(f.call_args.contains(&"flag=_begen_bool(flag, \"mixed_attrs: attribute 'flag' (bool)\")".to_string()));
+    assert!(f.call_args.contains(&"d=_begen_float(d, _np.float64, \"mixed_attrs: attribute 'd' (float64)\")".to_string()));
 
     let two = py_function_view(&lib.functions[1], "minmax".into());
     assert_eq!(two.out_expr, "tuple(out)");
@@ -189,7 +191,10 @@ fn python_function_signature_and_conversions() {
     let gpu = cuda_case(Path::new("/k"));
     let odd = py_function_view(&gpu.functions[1], "lambda_kernel".into());
     assert_eq!(odd.signature, "out_, /, *, lambda_, out");
-    assert_eq!(odd.call_args, ["out_", "**{\"lambda\": _np.int32(lambda_)}"]);
+    assert_eq!(
+        odd.call_args,
+        ["out_", "**{\"lambda\": _begen_int(lambda_, _np.int32, \"lambda_kernel: attribute 'lambda_' (int32)\")}"]
+    );
     assert_eq!(py_function_view(&gpu.functions[0], "vector_scale".into()).vmap_method, "\"broadcast_all\"");
 
     let mut taken = std::collections::BTreeSet::new();
