@@ -114,19 +114,24 @@ fn stamp_text(argv: &[OsString]) -> String {
 }
 
 /// Compiles every stale unit (in parallel, `jobs` at a time), reporting
-/// `compiling 3/12 name` lines, and returns how many ran. All failures are
+/// `compiling 3/12 name` lines (and, with `explain`, why each unit is
+/// stale), and returns how many ran. All failures are
 /// collected into one [`Error::Compile`].
 pub fn compile_units(
     work: &Path,
     units: &[Unit],
     compilers: &Compilers,
     jobs: usize,
+    explain: bool,
     reporter: &mut dyn Reporter,
 ) -> Result<CompileStats> {
     let mut stale = Vec::new();
     for unit in units {
         let argv = compilers.for_unit(unit)?.argv(unit);
-        if !is_fresh(work, unit, &argv) {
+        if let Some(why) = staleness(work, unit, &argv) {
+            if explain {
+                reporter.progress(&format!("{}: {why}", unit.name));
+            }
             stale.push((unit, argv));
         }
     }
@@ -233,19 +238,28 @@ fn mtime(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
-/// True when the object exists, was built by the same command, and nothing
-/// it depends on changed since.
-fn is_fresh(work: &Path, unit: &Unit, argv: &[OsString]) -> bool {
+/// `None` when the object exists, was built by the same command, and
+/// nothing it depends on changed since; otherwise why it must be rebuilt.
+fn staleness(work: &Path, unit: &Unit, argv: &[OsString]) -> Option<String> {
     let object = work.join(&unit.object);
-    let Some(built) = mtime(&object) else { return false };
+    let Some(built) = mtime(&object) else { return Some("no object yet".into()) };
     match std::fs::read_to_string(work.join(stampfile(&unit.object))) {
         Ok(stamp) if stamp == stamp_text(argv) => {}
-        _ => return false,
+        Ok(_) => return Some("the command line changed".into()),
+        Err(_) => return Some("no record of the last command".into()),
     }
-    let Ok(deps) = std::fs::read_to_string(work.join(depfile(&unit.object))) else { return false };
+    let Ok(deps) = std::fs::read_to_string(work.join(depfile(&unit.object))) else {
+        return Some("no depfile".into());
+    };
     let deps = parse_depfile(&deps);
-    !deps.is_empty()
-        && deps.iter().all(|dep| matches!(mtime(&work.join(dep)), Some(t) if t <= built))
+    if deps.is_empty() {
+        return Some("empty depfile".into());
+    }
+    deps.iter().find_map(|dep| match mtime(&work.join(dep)) {
+        Some(t) if t <= built => None,
+        Some(_) => Some(format!("{} is newer than the object", dep.display())),
+        None => Some(format!("{} is gone", dep.display())),
+    })
 }
 
 /// The prerequisites of a Makefile-style depfile (`obj: a.cc b.h \` ...).

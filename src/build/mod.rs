@@ -439,7 +439,8 @@ pub fn build_library(
             .and_then(|n| n.parse().ok())
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
     });
-    let stats = compile::compile_units(&work, &units, &compilers, jobs, reporter)?;
+    let explain = env.var("BEGEN_EXPLAIN").is_some();
+    let stats = compile::compile_units(&work, &units, &compilers, jobs, explain, reporter)?;
 
     let stage = work.join("stage");
     if stage.exists() {

@@ -80,7 +80,7 @@ pub fn copy_tree(from: &Path, to: &Path) {
 /// Runs the `begen` binary with `BEGEN_PYTHON` set.
 pub fn begen(python: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_begen"));
-    cmd.args(args).env("BEGEN_PYTHON", python);
+    cmd.args(args).env("BEGEN_PYTHON", python).env("BEGEN_EXPLAIN", "1");
     for (k, v) in envs {
         cmd.env(k, v);
     }
