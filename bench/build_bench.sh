@@ -115,7 +115,7 @@ b_touch=$(secs build)
 one="$WORK/one.$( [[ $CUDA == 1 ]] && echo cu || echo cc )"
 : > "$one"
 for w in "$WORK"/gen/gen/*.begen.*; do echo "#include \"$w\"" >> "$one"; done
-cmd_file=$(ls "$WORK"/out/.begen/obj/gen/*.o.cmd | head -1)
+cmd_file=$(ls "$WORK"/out/.begen/bench/obj/gen/*.o.cmd | head -1)
 mapfile -t argv < <(grep -v -x -e '-MMD' -e '-MF' -e '-c' -e '-o' "$cmd_file" | grep -v -e '\.o\.d$' -e '\.o$' -e '\.begen\.')
 # nvcc links its static runtime by itself.
 single() { "${argv[@]}" -shared -o "$WORK/one.so" "$one"; }

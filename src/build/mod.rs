@@ -30,9 +30,9 @@
 //!   kernels are skipped, each with a warning (never silently). `cuda`
 //!   requires nvcc. `auto` (the default) requires nvcc only when CUDA
 //!   sources exist, and then fails clearly if it is missing.
-//! - Layout of OUT: the four outputs at the top; `OUT/.begen/` holds the
-//!   generated TUs (`gen/`), objects with their depfiles (`obj/`) and the
-//!   staging area. Final outputs are written to `.begen/stage` and renamed
+//! - Layout of OUT: the four outputs at the top; `OUT/.begen/<NAME>/` holds
+//!   the generated TUs (`gen/`), objects with their depfiles and commands
+//!   (`obj/`) and the staging area. Final outputs are written to `.begen/stage` and renamed
 //!   into OUT only when everything succeeded, and only if their bytes
 //!   changed.
 //! - Determinism: inputs are sorted, no timestamps or random names reach
@@ -359,9 +359,10 @@ fn skip_cuda(library: &mut Library) -> Vec<Diagnostic> {
     warnings
 }
 
-/// The work directory inside OUT.
-pub fn work_dir(out: &Path) -> PathBuf {
-    out.join(".begen")
+/// The work directory of library `name` inside OUT: one per library, so
+/// several libraries can share an OUT (one build script, one `OUT_DIR`).
+pub fn work_dir(out: &Path, name: &str) -> PathBuf {
+    out.join(".begen").join(name)
 }
 
 /// Writes the generated sources, Python module and manifest into OUT
@@ -413,7 +414,7 @@ pub fn build_library(
     };
 
     let emitted = emit::emit(library, xla_ffi_api.as_deref())?;
-    let work = work_dir(&opts.out);
+    let work = work_dir(&opts.out, &library.name);
     let (units, outputs) = write_generated(&work, library, &emitted)?;
 
     let root = std::fs::canonicalize(&opts.root).map_err(|e| Error::io(&opts.root, e))?;
