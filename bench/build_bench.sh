@@ -3,11 +3,14 @@
 # the same kernels as ONE translation unit (what a runtime JIT such as
 # kernix does), from clean and after touching one source.
 #
-#   bench/build_bench.sh [N] [--cuda]
+#   bench/build_bench.sh [N] [--cuda] [--heavy]
 #
 # N (default 12) generated kernels, each in its own source with one
 # annotated function. With --cuda the kernels are .cu files compiled by
-# nvcc for one architecture (sm_90). Needs a Python with jax (BEGEN_PYTHON,
+# nvcc for one architecture (sm_90). With --heavy each source instantiates
+# its kernel template 12 times (6 block sizes x float/double), closer to
+# real kernel libraries, where the kernels' own code dominates the fixed
+# per-TU cost (XLA's headers, nvcc's passes). Needs a Python with jax (BEGEN_PYTHON,
 # default .venv/bin/python) and a built begen (BEGEN_BIN, default
 # target/release/begen, else target/debug/begen).
 #
@@ -19,11 +22,13 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 N=12
 CUDA=0
+HEAVY=0
 for a in "$@"; do
     case "$a" in
         --cuda) CUDA=1 ;;
+        --heavy) HEAVY=1 ;;
         [0-9]*) N="$a" ;;
-        *) echo "usage: $0 [N] [--cuda]" >&2; exit 2 ;;
+        *) echo "usage: $0 [N] [--cuda] [--heavy]" >&2; exit 2 ;;
     esac
 done
 
@@ -45,7 +50,47 @@ ext=cpp
 [[ $CUDA == 1 ]] && ext=cu
 
 for i in $(seq 1 "$N"); do
-    if [[ $CUDA == 1 ]]; then
+    if [[ $CUDA == 1 && $HEAVY == 1 ]]; then
+        cat > "$KDIR/k$i.cu" <<KERNEL
+#include <cuda_runtime.h>
+#include <cstdint>
+#include "brainevent/common.h"
+
+namespace bench_k$i {
+template <int B, typename T>
+__global__ void kernel(const T* x, T* y, T a, int64_t n) {
+    __shared__ T tile[B];
+    const int64_t j = blockIdx.x * static_cast<int64_t>(B) + threadIdx.x;
+    tile[threadIdx.x] = j < n ? x[j] : T(0);
+    __syncthreads();
+    T acc = 0;
+#pragma unroll
+    for (int k = 0; k < 8; ++k) acc += tile[(threadIdx.x + k) % B] * T($i + k);
+    if (j < n) y[j] = a * acc;
+}
+template <typename T>
+void launch(const BE::Tensor& x, BE::Tensor& y, T a, int block, cudaStream_t s) {
+    const int64_t n = x.numel();
+    const T* in = x.data_ptr<const T>();
+    T* out = y.data_ptr<T>();
+    switch (block) {
+#define CASE(B) case B: kernel<B, T><<<static_cast<int>((n + B - 1) / B), B, 0, s>>>(in, out, a, n); break;
+        CASE(32) CASE(64) CASE(128) CASE(256) CASE(512) CASE(1024)
+#undef CASE
+        default: BE_CHECK(false) << "unsupported block size " << block;
+    }
+}
+}  // namespace bench_k$i
+
+// @BE kernel_$i
+void kernel_$i(const BE::Tensor x, BE::Tensor y, float alpha, int32_t block, int64_t stream) {
+    auto s = reinterpret_cast<cudaStream_t>(stream);
+    if (x.dtype() == BE::DType::Float64) bench_k$i::launch<double>(x, y, alpha, block, s);
+    else bench_k$i::launch<float>(x, y, alpha, block, s);
+    BE_CHECK_KERNEL_LAUNCH();
+}
+KERNEL
+    elif [[ $CUDA == 1 ]]; then
         cat > "$KDIR/k$i.cu" <<KERNEL
 #include <cuda_runtime.h>
 #include <cstdint>
@@ -64,6 +109,47 @@ void kernel_$i(const BE::Tensor x, BE::Tensor y, float alpha, int64_t stream) {
     bench_k$i::kernel<<<static_cast<int>((n + 255) / 256), 256, 0, reinterpret_cast<cudaStream_t>(stream)>>>(
         x.data_ptr<const float>(), y.data_ptr<float>(), alpha, n);
     BE_CHECK_KERNEL_LAUNCH();
+}
+KERNEL
+    elif [[ $HEAVY == 1 ]]; then
+        cat > "$KDIR/k$i.cpp" <<KERNEL
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <map>
+#include <vector>
+#include "brainevent/common.h"
+
+namespace bench_k$i {
+template <int B, typename T>
+void tile(const T* in, T* out, int64_t n, T a) {
+    std::map<int64_t, T> seen;
+    for (int64_t j = 0; j < n; j += B) {
+        std::vector<T> t(in + j, in + std::min<int64_t>(n, j + B));
+        std::sort(t.begin(), t.end());
+        for (size_t k = 0; k < t.size(); ++k) out[j + k] = a * std::tanh(t[k]) + T($i);
+        seen[j] = t.empty() ? T(0) : t.front();
+    }
+}
+template <typename T>
+void run(const BE::Tensor& x, BE::Tensor& y, T a, int block) {
+    const T* in = x.data_ptr<const T>();
+    T* out = y.data_ptr<T>();
+    switch (block) {
+        case 32: tile<32>(in, out, x.numel(), a); break;
+        case 64: tile<64>(in, out, x.numel(), a); break;
+        case 128: tile<128>(in, out, x.numel(), a); break;
+        case 256: tile<256>(in, out, x.numel(), a); break;
+        case 512: tile<512>(in, out, x.numel(), a); break;
+        default: tile<1024>(in, out, x.numel(), a); break;
+    }
+}
+}  // namespace bench_k$i
+
+// @BE kernel_$i
+void kernel_$i(const BE::Tensor x, BE::Tensor y, float alpha, int32_t block) {
+    if (x.dtype() == BE::DType::Float64) bench_k$i::run<double>(x, y, alpha, block);
+    else bench_k$i::run<float>(x, y, alpha, block);
 }
 KERNEL
     else
@@ -123,7 +209,9 @@ s_clean=$(secs single)
 touch_one
 s_touch=$(secs single)
 
-echo "kernels: $N .$ext sources ($platform), $(nproc) CPUs, begen -j$(nproc)"
+weight=light
+[[ $HEAVY == 1 ]] && weight=heavy
+echo "kernels: $N $weight .$ext sources ($platform), $(nproc) CPUs, begen -j$(nproc)"
 printf '%-34s %10s %10s\n' "" "begen" "one TU"
 printf '%-34s %10.2f %10.2f\n' "clean build (s)" "$b_clean" "$s_clean"
 printf '%-34s %10.2f %10s\n' "no-op rebuild (s)" "$b_noop" "$s_clean"
