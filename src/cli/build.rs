@@ -35,7 +35,9 @@ pub struct CommonArgs {
     /// Library name [default: begen.yaml's `name`, else DIR's name].
     #[arg(long)]
     pub name: Option<String>,
-    /// Which kernels to build [default: begen.yaml's `platform`, else auto].
+    /// Which kernels to build: cpu skips CUDA sources (with a warning each),
+    /// cuda requires nvcc, auto requires nvcc only when there are CUDA
+    /// sources [default: begen.yaml's `platform`, else auto].
     #[arg(long, value_enum)]
     pub platform: Option<PlatformArg>,
 }
