@@ -4,13 +4,14 @@
 #   scripts/test.sh                 # setup, then all steps
 #   CI=false scripts/test.sh        # let tests skip what the machine lacks
 #
-# Steps: scripts/setup.sh (.venv with JAX and the pip CUDA toolkit), then
-# `cargo test --all-targets` and `cargo test --doc` for the crate, the same for
-# the example crate examples/kernels-demo when it exists, then pytest over
-# tests/python when it exists. CI=true (the default here) means a missing JAX,
-# nvcc or network is a test failure, not a skip. Every step runs even after a
-# failure; the summary at the end lists each step and the exit status is
-# non-zero when any failed.
+# Steps: scripts/setup.sh (.venv with JAX and the pip CUDA toolkit);
+# `cargo test --all-targets` and `cargo test --doc` for the crate;
+# `cargo test --all-targets` for the example crate examples/kernels-demo
+# (`--features cuda` when nvcc is there) and scripts/demo.sh, when it exists;
+# pytest over tests/python, when it exists. CI=true (the default here) means a
+# missing JAX, nvcc or network is a test failure, not a skip. Every step runs
+# even after a failure; the summary at the end lists each step, and the exit
+# status is non-zero when any failed.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -70,8 +71,13 @@ fi
 demo="examples/kernels-demo"
 if [[ -f "$demo/Cargo.toml" ]]; then
         # One target directory for both crates: begen's dependencies build once.
-    step "kernels-demo cargo test" cargo test --all-targets \
+    # With nvcc (the pip toolkit from setup.sh) the CUDA kernels compile too.
+    features=()
+    [[ -n "${NVCC:-}" ]] && features=(--features cuda)
+    step "kernels-demo cargo test" cargo test --all-targets "${features[@]}" \
         --manifest-path "$demo/Cargo.toml" --target-dir "$ROOT/target"
+    # README's first command: build the example, call its kernels from JAX.
+    step "scripts/demo.sh" bash scripts/demo.sh
 else
     echo
     echo "test.sh: $demo/Cargo.toml does not exist yet; the example crate is not tested"

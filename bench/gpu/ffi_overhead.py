@@ -1,8 +1,8 @@
 """Per-call cost of a begen binding against a hand-written typed XLA FFI handler.
 
 Both launch the same tiny CUDA kernel (y = x + 1 on 1024 floats). Each variant
-is 500 calls chained in one `jax.jit`; variants run interleaved, round after
-round, so drift hits them alike. Reports the median microseconds per call and
+is 500 calls chained in one `jax.jit`; variants run interleaved, in a shuffled
+order each round, so drift and position hit them alike. Reports the median microseconds per call and
 the ratio begen / hand-written, without and with the command-buffer trait.
 
 usage: python ffi_overhead.py BEGEN_OUT_DIR HANDWRITTEN_SO [--rounds N]
@@ -10,6 +10,7 @@ usage: python ffi_overhead.py BEGEN_OUT_DIR HANDWRITTEN_SO [--rounds N]
 
 import argparse
 import ctypes
+import random
 import statistics
 import sys
 import time
@@ -25,7 +26,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("begen_out")
     p.add_argument("handwritten_so")
-    p.add_argument("--rounds", type=int, default=60)
+    p.add_argument("--rounds", type=int, default=300)
     p.add_argument("--n", type=int, default=1024)
     a = p.parse_args()
 
@@ -63,9 +64,15 @@ def main():
         for _ in range(5):
             f(x0).block_until_ready()
 
+    # Each round runs every variant once, in a fresh random order, so neither
+    # position in the round nor drift over time favours one of them.
+    rng = random.Random(0)
+    names = list(variants)
     times = {name: [] for name in variants}
     for _ in range(a.rounds):
-        for name, f in variants.items():
+        rng.shuffle(names)
+        for name in names:
+            f = variants[name]
             t0 = time.perf_counter()
             f(x0).block_until_ready()
             times[name].append((time.perf_counter() - t0) / CHAIN * 1e6)
@@ -73,9 +80,10 @@ def main():
     med = {k: statistics.median(v) for k, v in times.items()}
     print(f"device: {jax.devices()[0].device_kind}; jax {jax.__version__}; "
           f"{CHAIN} calls per jit, {a.rounds} interleaved rounds, n={a.n}")
-    print(f"{'variant':<14}{'us/call (median)':>18}{'min':>10}")
+    print(f"{'variant':<14}{'us/call (median)':>18}{'p25':>9}{'p75':>9}{'min':>9}")
     for k in variants:
-        print(f"{k:<14}{med[k]:>18.3f}{min(times[k]):>10.3f}")
+        q = statistics.quantiles(times[k], n=4)
+        print(f"{k:<14}{med[k]:>18.3f}{q[0]:>9.3f}{q[2]:>9.3f}{min(times[k]):>9.3f}")
     for mode in ("", "+graph"):
         r = med["begen" + mode] / med["hand" + mode]
         print(f"ratio begen{mode or ' (no trait)'} / hand{mode}: {r:.3f} ({(r - 1) * 100:+.1f}%)")

@@ -69,18 +69,21 @@ pub fn role(p: &RawParam) -> Role {
     Role::Scalar { ty: scalar_type(&p.ty) }
 }
 
+/// An explicit attr type that the C++ parameter's type contradicts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Contradiction;
+
 /// Whether an explicit `attr.<name>:<ty>` fits a value parameter of C++
-/// type `cpp`, and how a 16-bit float travels if it does. `Err(())` is a
-/// contradiction.
-pub fn explicit_fits(ty: AttrType, cpp: &str) -> Result<Option<HalfRepr>, ()> {
+/// type `cpp`, and how a 16-bit float travels if it does.
+pub fn explicit_fits(ty: AttrType, cpp: &str) -> Result<Option<HalfRepr>, Contradiction> {
     let inferred = scalar_type(cpp);
     let half = matches!(ty, AttrType::Float16 | AttrType::BFloat16);
     match (ty, cpp) {
         (AttrType::Float16, "__half" | "half") => Ok(Some(HalfRepr::CudaHalf)),
         (AttrType::BFloat16, "__nv_bfloat16") => Ok(Some(HalfRepr::CudaBFloat16)),
-        (_, "__half" | "half" | "__nv_bfloat16") => Err(()),
+        (_, "__half" | "half" | "__nv_bfloat16") => Err(Contradiction),
         _ if half && inferred == Some(AttrType::UInt16) => Ok(Some(HalfRepr::Bits)),
-        _ if inferred.is_some() && inferred != Some(ty) => Err(()),
+        _ if inferred.is_some() && inferred != Some(ty) => Err(Contradiction),
         // An unknown typedef (`real_t`, `size_t`): the explicit type is
         // the author's word; the C++ compiler checks the call.
         _ => Ok(half.then_some(HalfRepr::Bits)),
@@ -97,8 +100,8 @@ mod tests {
         assert_eq!(explicit_fits(AttrType::Float16, "unsigned short"), Ok(Some(HalfRepr::Bits)));
         assert_eq!(explicit_fits(AttrType::Float16, "__half"), Ok(Some(HalfRepr::CudaHalf)));
         assert_eq!(explicit_fits(AttrType::BFloat16, "__nv_bfloat16"), Ok(Some(HalfRepr::CudaBFloat16)));
-        assert_eq!(explicit_fits(AttrType::BFloat16, "__half"), Err(()));
-        assert_eq!(explicit_fits(AttrType::Float32, "double"), Err(()));
+        assert_eq!(explicit_fits(AttrType::BFloat16, "__half"), Err(Contradiction));
+        assert_eq!(explicit_fits(AttrType::Float32, "double"), Err(Contradiction));
         assert_eq!(explicit_fits(AttrType::Float32, "float"), Ok(None));
         assert_eq!(explicit_fits(AttrType::Int64, "size_t"), Ok(None));
     }

@@ -57,7 +57,11 @@ pub const HINT_TOKENS: &str = "tokens are `arg`, `ret`, `stream`, `attr.<name>` 
      (kernix aliases `args`, `rets`, `ctx.stream`, `attrs.<name>` are accepted)";
 
 pub fn bad_attr_type(token: &str, ty: &str) -> String {
-    format!("`{ty}` in `{token}` is not an attribute type")
+    if ty.is_empty() {
+        format!("`{token}` has no type after `:`")
+    } else {
+        format!("`{ty}` in `{token}` is not an attribute type")
+    }
 }
 
 pub fn hint_attr_types() -> String {
@@ -142,6 +146,16 @@ pub fn variadic(name: &str) -> String {
     format!("'{name}' takes a variable number of arguments (`...`), which cannot be bound")
 }
 
+pub fn in_namespace(name: &str, ns: &str) -> String {
+    format!("'{name}' is inside namespace `{ns}`: the generated wrapper calls exported functions at global scope")
+}
+
+pub fn not_at_file_scope(name: &str) -> String {
+    format!("the annotation of '{name}' is inside a class or function body: only functions at file scope can be exported")
+}
+
+pub const HINT_GLOBAL_SCOPE: &str = "move the function (or a forwarding function) out to the global namespace";
+
 pub fn not_found(name: &str) -> String {
     format!("'{name}' is listed in begen.yaml but its definition was not found in this file")
 }
@@ -170,6 +184,8 @@ pub const HINT_POINTER: &str = "take the scalar by value, or pass the data as a 
 pub fn not_inferred(func: &str, param: &str, ty: &str) -> String {
     format!("cannot infer the attribute type of '{param}' in '{func}': `{ty}` is not auto-inferred")
 }
+
+pub const HINT_STREAM_TYPE: &str = "declare the CUDA stream as `int64_t stream` (the seed's convention); begen casts it from XLA's stream";
 
 pub fn hint_explicit(param: &str, ty: &str) -> String {
     let suggestion = match ty {

@@ -46,10 +46,9 @@ pub fn render_text(d: &Diagnostic, color: bool) -> String {
     if let Some(text) = snippet {
         let bar = paint(BLUE, "|");
         out.push_str(&format!("{pad} {bar}\n"));
-        out.push_str(&format!("{} {bar} {}\n", paint(BLUE, &d.line.to_string()), expand_tabs(&text)));
-        let prefix: String = text.bytes().take(d.column.saturating_sub(1)).map(char::from).collect();
-        let indent = expand_tabs(&prefix).chars().count();
-        let marks = paint(sev_color, &"^".repeat(d.len.max(1)));
+        out.push_str(&format!("{} {bar} {}\n", paint(BLUE, &d.line.to_string()), expand_tabs(&String::from_utf8_lossy(&text))));
+        let (indent, width) = caret_geometry(&text, d.column, d.len);
+        let marks = paint(sev_color, &"^".repeat(width));
         let label = d.label.as_deref().map(|l| format!(" {}", paint(sev_color, l))).unwrap_or_default();
         out.push_str(&format!("{pad} {bar} {}{marks}{label}\n", " ".repeat(indent)));
     }
@@ -70,11 +69,19 @@ pub fn render_cargo(d: &Diagnostic) -> Vec<String> {
     render_text(d, false).lines().map(|l| format!("cargo:warning={l}")).collect()
 }
 
-fn source_line(d: &Diagnostic) -> Option<String> {
+fn source_line(d: &Diagnostic) -> Option<Vec<u8>> {
     let bytes = std::fs::read(&d.path).ok()?;
     let line = bytes.split(|b| *b == b'\n').nth(d.line - 1)?;
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
-    Some(String::from_utf8_lossy(line).into_owned())
+    Some(line.strip_suffix(b"\r").unwrap_or(line).to_vec())
+}
+
+/// Display columns before the span and its width (tabs as 4, characters
+/// counted once however many bytes they take).
+fn caret_geometry(bytes: &[u8], column: usize, len: usize) -> (usize, usize) {
+    let start = column.saturating_sub(1).min(bytes.len());
+    let end = (start + len).min(bytes.len());
+    let width = |b: &[u8]| expand_tabs(&String::from_utf8_lossy(b)).chars().count();
+    (width(&bytes[..start]), width(&bytes[start..end]).max(1))
 }
 
 fn expand_tabs(s: &str) -> String {

@@ -156,3 +156,78 @@ mod tests {
         assert_eq!(next_item(b"  \n#define X 1\n", 0), Item::End);
     }
 }
+
+/// What a `{ ... }` block at file level is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ScopeKind {
+    /// `namespace name {` (empty name: anonymous).
+    Namespace(String),
+    /// `extern "C" {`: still the global scope.
+    Linkage,
+    /// A class, function body or anything else.
+    Other,
+}
+
+/// A brace block: `start` is the `{`, `end` the matching `}` (or the end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    pub start: usize,
+    pub end: usize,
+    pub kind: ScopeKind,
+}
+
+/// Every brace block of `code` (the lexer's code view), outermost first.
+pub fn scopes(code: &[u8]) -> Vec<Scope> {
+    let mut out: Vec<Scope> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    let mut stmt_start = 0;
+    for (i, &b) in code.iter().enumerate() {
+        match b {
+            b'{' => {
+                let head = String::from_utf8_lossy(&code[stmt_start..i]);
+                let words: Vec<&str> = head.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '"' || c == ':')).filter(|w| !w.is_empty()).collect();
+                let kind = match words.iter().rposition(|w| *w == "namespace") {
+                    Some(k) => ScopeKind::Namespace(words[k + 1..].concat()),
+                    None if words.first() == Some(&"extern") && !head.contains('(') => ScopeKind::Linkage,
+                    None => ScopeKind::Other,
+                };
+                open.push(out.len());
+                out.push(Scope { start: i, end: code.len(), kind });
+                stmt_start = i + 1;
+            }
+            b'}' => {
+                if let Some(k) = open.pop() {
+                    out[k].end = i;
+                }
+                stmt_start = i + 1;
+            }
+            b';' => stmt_start = i + 1,
+            b'\n' if code.get(stmt_start..i).is_some_and(|l| l.iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'#')) => {
+                stmt_start = i + 1
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod scope_tests {
+    use super::*;
+
+    #[test]
+    fn kinds() {
+        let code = b"namespace a { namespace b { void f() {} } }\nextern \" \" { }\nstruct S { };";
+        let kinds: Vec<ScopeKind> = scopes(code).into_iter().map(|s| s.kind).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                ScopeKind::Namespace("a".into()),
+                ScopeKind::Namespace("b".into()),
+                ScopeKind::Other,
+                ScopeKind::Linkage,
+                ScopeKind::Other
+            ]
+        );
+    }
+}

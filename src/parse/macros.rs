@@ -65,11 +65,10 @@ fn joined(bytes: &[u8]) -> String {
 fn directive(text: &str, raw: &[u8], file: &str, line: usize, out: &mut Directives) {
     let text = text.trim_start();
     if let Some(rest) = text.strip_prefix("define") {
-        if rest.starts_with(|c: char| c.is_whitespace()) {
-            if let Some(m) = parse_define(rest.trim_start(), file, line) {
+        if rest.starts_with(|c: char| c.is_whitespace())
+            && let Some(m) = parse_define(rest.trim_start(), file, line) {
                 out.defines.push(m);
             }
-        }
     } else if text.starts_with("include") {
         let raw = String::from_utf8_lossy(raw);
         let mut parts = raw.splitn(3, '"');
@@ -314,14 +313,13 @@ fn substitute(
     let mut k = 0;
     while k < body.len() {
         let t = &body[k];
-        if t.text == "#" && t.kind == Kind::Punct {
-            if let Some(arg) = body.get(k + 1).and_then(|n| arg_of(&n.text)) {
+        if t.text == "#" && t.kind == Kind::Punct
+            && let Some(arg) = body.get(k + 1).and_then(|n| arg_of(&n.text)) {
                 let text = render(&arg).replace('\\', "\\\\").replace('"', "\\\"");
                 out.push(Tok { text: format!("\"{text}\""), kind: Kind::Punct, space_before: t.space_before });
                 k += 2;
                 continue;
             }
-        }
         match arg_of(&t.text).filter(|_| t.kind == Kind::Ident) {
             Some(arg) => {
                 let near_paste = body.get(k + 1).is_some_and(|n| n.kind == Kind::Paste)

@@ -126,13 +126,11 @@ pub fn find_definition(
         match item::next_item(code, from) {
             Item::End => return Err(LocateError::NotFound),
             Item::Decl { start, end, next } => {
-                if contains_word(&code[start..end], wanted.as_bytes()) {
-                    if let Ok(sig) = parse_decl(parser, &code[start..end], start) {
-                        if sig.name == wanted {
+                if contains_word(&code[start..end], wanted.as_bytes())
+                    && let Ok(sig) = parse_decl(parser, &code[start..end], start)
+                        && sig.name == wanted {
                             return Ok(with_type_macros(sig, macros));
                         }
-                    }
-                }
                 from = next.max(from + 1);
             }
             Item::Call { name, name_end, close, next, .. } => {

@@ -140,16 +140,14 @@ fn raw_param(node: Node, src: &[u8]) -> RawParam {
                 break;
             }
             "pointer_declarator" | "abstract_pointer_declarator" => indirection = Indirection::Pointer,
-            "reference_declarator" | "abstract_reference_declarator" => {
-                if indirection == Indirection::Value {
+            "reference_declarator" | "abstract_reference_declarator"
+                if indirection == Indirection::Value => {
                     indirection = Indirection::Reference;
                 }
-            }
-            "array_declarator" | "abstract_array_declarator" => {
-                if indirection == Indirection::Value {
+            "array_declarator" | "abstract_array_declarator"
+                if indirection == Indirection::Value => {
                     indirection = Indirection::Array;
                 }
-            }
             "function_declarator" | "abstract_function_declarator" => indirection = Indirection::Function,
             _ => {}
         }
@@ -163,28 +161,38 @@ fn last_named_child(node: Node) -> Option<Node> {
     if count == 0 { None } else { node.named_child(count as u32 - 1) }
 }
 
+/// Depth-first search without recursion (a crafted signature can nest
+/// thousands of parentheses).
 fn first_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
-    if node.kind() == kind {
-        return Some(node);
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.kind() == kind {
+            return Some(n);
+        }
+        let mut cursor = n.walk();
+        let children: Vec<Node<'t>> = n.children(&mut cursor).collect();
+        stack.extend(children.into_iter().rev());
     }
-    let mut cursor = node.walk();
-    let children: Vec<Node<'t>> = node.children(&mut cursor).collect();
-    children.into_iter().find_map(|c| first_of_kind(c, kind))
+    None
 }
 
 /// The first ERROR or MISSING node, ignoring default arguments (their
 /// expressions are never used, and `= {1, 2}` confuses the grammar).
 fn first_error(node: Node) -> Option<Node> {
-    if node.is_error() || node.is_missing() {
-        return Some(node);
+    let mut stack = vec![node];
+    while let Some(n) = stack.pop() {
+        if n.is_error() || n.is_missing() {
+            return Some(n);
+        }
+        if !n.has_error() {
+            continue;
+        }
+        let skip = n.child_by_field_name("default_value").map(|d| d.id());
+        let mut cursor = n.walk();
+        let children: Vec<Node> = n.children(&mut cursor).filter(|c| Some(c.id()) != skip).collect();
+        stack.extend(children.into_iter().rev());
     }
-    if !node.has_error() {
-        return None;
-    }
-    let skip = node.child_by_field_name("default_value").map(|d| d.id());
-    let mut cursor = node.walk();
-    let children: Vec<Node> = node.children(&mut cursor).collect();
-    children.into_iter().filter(|c| Some(c.id()) != skip).find_map(first_error)
+    None
 }
 
 fn text_of(node: Node, src: &[u8]) -> String {

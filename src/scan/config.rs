@@ -18,19 +18,38 @@ pub struct ConfigText {
 }
 
 impl ConfigText {
-    /// The location of the first line at or after `after_line` that
-    /// defines `key` (`key:` or `"key":`), else line 1.
-    pub fn loc(&self, key: &str, after_line: usize) -> Loc {
-        let found = self.text.lines().enumerate().skip(after_line.saturating_sub(1)).find_map(|(i, l)| {
-            let t = l.trim_start().trim_start_matches(['{', ' ', ',']);
-            let t = t.trim_start_matches(['"', '\'']);
-            let col = l.len() - t.len() + 1;
-            (t.starts_with(key) && t[key.len()..].trim_start_matches(['"', '\'']).trim_start().starts_with(':'))
-                .then_some((i + 1, col))
-        });
+    /// The location of `word` as a key (`word:`) or, failing that, as a
+    /// plain word (a list item), on the first line at or after `after_line`
+    /// that has it; line 1 when there is none.
+    pub fn loc(&self, word: &str, after_line: usize) -> Loc {
+        let lines: Vec<&str> = self.text.lines().collect();
+        let find = |want_key: bool| {
+            lines.iter().enumerate().skip(after_line.saturating_sub(1)).find_map(|(i, l)| {
+                word_at(l, word, want_key).map(|col| (i + 1, col + 1))
+            })
+        };
+        let found = find(true).or_else(|| find(false));
         let (line, column) = found.unwrap_or((1, 1));
-        Loc { file: FILE.into(), path: self.path.clone(), line, column, len: if found.is_some() { key.len() } else { 0 } }
+        let len = if found.is_some() { word.len() } else { 0 };
+        Loc { file: FILE.into(), path: self.path.clone(), line, column, len }
     }
+}
+
+/// The byte column of `word` in `line` standing alone (bounded by YAML
+/// punctuation or quotes); with `key`, only where a `:` follows.
+fn word_at(line: &str, word: &str, key: bool) -> Option<usize> {
+    if word.is_empty() {
+        return None;
+    }
+    let bound = |c: Option<char>| c.is_none_or(|c| c.is_whitespace() || "{}[],:\"'#".contains(c));
+    line.match_indices(word).map(|(i, _)| i).find(|&i| {
+        let before = line[..i].chars().next_back();
+        let rest = &line[i + word.len()..];
+        if !bound(before) || !bound(rest.chars().next()) {
+            return false;
+        }
+        !key || rest.trim_start_matches(['"', '\'']).trim_start().starts_with(':')
+    })
 }
 
 /// Reads `root/begen.yaml` if it exists. Returns the config (default on
@@ -58,7 +77,10 @@ pub fn load(root: &Path) -> (Config, Option<ConfigText>, Vec<Diagnostic>) {
         }
         Err(e) => {
             let (line, column) = e.location().map_or((1, 1), |l| (l.line(), l.column()));
-            let d = Diagnostic::error(FILE, &path, msg::yaml_error(&e.to_string())).at(line, column, 0);
+            let text = e.to_string();
+            // The location is shown apart; drop serde's " at line N column M".
+            let text = text.find(" at line ").map_or(text.as_str(), |k| &text[..k]);
+            let d = Diagnostic::error(FILE, &path, msg::yaml_error(text)).at(line, column, 0);
             (Config::default(), Some(ct), vec![d])
         }
     }
@@ -66,18 +88,16 @@ pub fn load(root: &Path) -> (Config, Option<ConfigText>, Vec<Diagnostic>) {
 
 fn check_values(config: &Config, ct: &ConfigText) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    if let Some(p) = &config.platform {
-        if !matches!(p.as_str(), "cpu" | "cuda" | "auto") {
+    if let Some(p) = &config.platform
+        && !matches!(p.as_str(), "cpu" | "cuda" | "auto") {
             diags.push(ct.loc("platform", 1).error(msg::bad_platform(p)));
         }
-    }
     for (name, f) in &config.functions {
-        if let Some(v) = &f.vmap_method {
-            if VmapMethod::parse(v).is_none() {
+        if let Some(v) = &f.vmap_method
+            && VmapMethod::parse(v).is_none() {
                 let fn_line = ct.loc(name, 1).line;
                 diags.push(ct.loc("vmap_method", fn_line).error(msg::bad_vmap_method(v)));
             }
-        }
     }
     diags
 }

@@ -19,6 +19,7 @@ use crate::model::{self, FunctionOptions, Platform};
 use crate::parse::annotation::{classify, Comment};
 use crate::parse::macros::{self, Directives, MacroTable};
 use crate::parse::signature::SignatureParser;
+use crate::parse::item::{self, ScopeKind};
 use crate::parse::{self, LocateError, Span};
 use crate::Error;
 use config::ConfigText;
@@ -79,6 +80,7 @@ pub fn scan(root: &Path) -> Result<Scan, Error> {
     let mut functions = s.finish_candidates();
     apply_options(&config, config_text.as_ref(), &s.candidates, &mut functions, &mut s.diags);
     functions.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
+    s.diags.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
     let sources = entries
         .iter()
         .filter_map(|e| match e.kind {
@@ -166,6 +168,7 @@ impl Scanner {
             return;
         }
         let table = self.macro_table(&src, &lexed.code);
+        let scopes = if annotations.is_empty() { Vec::new() } else { item::scopes(&lexed.code) };
         for (name, tokens, end) in annotations {
             let loc_of = |w: &parse::annotation::Word| {
                 Loc::of(&src.error(Span::new(w.offset, w.offset + w.text.len()), ""))
@@ -173,7 +176,17 @@ impl Scanner {
             let tokens = (!tokens.is_empty()).then(|| tokens.iter().map(|t| (t.text.clone(), loc_of(t))).collect());
             let signature = parse::locate(&mut self.parser, &lexed.code, end, &name.text, &table);
             let candidate = Candidate { name: name.text.clone(), name_loc: loc_of(&name), tokens, signature, platform };
-            self.check(candidate, &src);
+            match enclosing_scope(&scopes, name.offset) {
+                None => self.check(candidate, &src),
+                Some(kind) => {
+                    let text = match kind {
+                        ScopeKind::Namespace(ns) => msg::in_namespace(&name.text, ns),
+                        _ => msg::not_at_file_scope(&name.text),
+                    };
+                    self.diags.push(candidate.name_loc.error(text).hint(msg::HINT_GLOBAL_SCOPE));
+                    self.candidates.push((candidate, None));
+                }
+            }
         }
         if let (Some((spec, line)), Some(ct)) = (spec, ct) {
             self.config_candidates(spec, line, ct, &src, &lexed.code, &table, platform);
@@ -294,6 +307,17 @@ impl Scanner {
             .filter_map(|(c, f)| f.clone().filter(|_| !dups.contains(&c.name)))
             .collect()
     }
+}
+
+/// The innermost block around `offset` from which the generated wrapper
+/// could not call a function by its plain name. `extern "C" { ... }` is the
+/// global scope, and an anonymous namespace's members are visible there (the
+/// wrapper's translation unit includes the source).
+fn enclosing_scope(scopes: &[item::Scope], offset: usize) -> Option<&ScopeKind> {
+    let transparent = |k: &ScopeKind| matches!(k, ScopeKind::Linkage) || *k == ScopeKind::Namespace(String::new());
+    scopes
+        .iter().rfind(|s| s.start < offset && offset < s.end && !transparent(&s.kind))
+        .map(|s| &s.kind)
 }
 
 /// Maps begen.yaml's `sources:` to the files it names, reporting names that

@@ -20,6 +20,7 @@ whole tree is one library, where a repeated name is an error; `perfile/` gives
 the per-file view that matches how brainevent uses these sources.
 """
 
+import fcntl
 import hashlib
 import os
 import pathlib
@@ -47,8 +48,18 @@ class Unavailable(Exception):
 
 
 def fetch(cache: pathlib.Path = DEFAULT_CACHE) -> pathlib.Path:
-    """Return the corpus directory, downloading and unpacking the wheel once."""
+    """Return the corpus directory, downloading and unpacking the wheel once.
+
+    Safe to call from concurrent processes (cargo runs tests in parallel):
+    one holds a lock on the cache while the others wait.
+    """
     cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _fetch_locked(cache)
+
+
+def _fetch_locked(cache: pathlib.Path) -> pathlib.Path:
     wheel = cache / WHEEL
     if not wheel.exists() or _sha256(wheel) != WHEEL_SHA256:
         wheel.unlink(missing_ok=True)

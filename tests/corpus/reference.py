@@ -90,10 +90,11 @@ def classify(params: str) -> list[str]:
             tokens.append(f"error({p})")
             continue
         ty, name = m.group(1).strip(), m.group(2)
+        ty = re.sub(r"^const\s+|\s+const$", "", ty)
+        # `const int64_t stream` is still the stream (kernix makes it an attr).
         if ty == "int64_t" and name == "stream":
             tokens.append("stream")
             continue
-        ty = re.sub(r"^const\s+|\s+const$", "", ty)
         if ty in SCALARS:
             tokens.append(f"attr.{name}:{SCALARS[ty]}")
         else:

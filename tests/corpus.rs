@@ -1,0 +1,81 @@
+//! Real-world corpus: `begen scan` against kernix on brainevent 0.3.0.
+//!
+//! Runs `tests/corpus/kernix_compare.py` and `tests/corpus/hazards.py` (see
+//! tests/corpus/README.md) with this build's `begen` binary. The script downloads the brainevent wheel with pip
+//! into `.cache/` and needs the project's Python (`scripts/setup.sh`). Where
+//! that Python or the network is missing the test is skipped with a note,
+//! except under `CI=true`, where a missing piece is a failure.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true" || v == "1")
+}
+
+/// The project's Python: `$BEGEN_PYTHON`, else `.venv/bin/python`.
+fn python(root: &Path) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("BEGEN_PYTHON") {
+        return Some(PathBuf::from(p));
+    }
+    let venv = root.join(".venv/bin/python");
+    venv.exists().then_some(venv)
+}
+
+/// Skip with a note, or fail under CI.
+fn unavailable(why: &str) {
+    assert!(!ci(), "corpus check cannot run under CI=true: {why}");
+    eprintln!("skipping the brainevent corpus check: {why}");
+}
+
+/// Runs one of the tests/corpus scripts with this build's begen: exit 0 passes,
+/// 3 (corpus unavailable) skips outside CI, anything else fails with the output.
+fn run_script(script: &str, extra: &[&str]) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let Some(python) = python(root) else {
+        unavailable("no .venv/bin/python (run scripts/setup.sh) and no BEGEN_PYTHON");
+        return;
+    };
+    let out = Command::new(&python)
+        .arg(root.join("tests/corpus").join(script))
+        .arg("--begen")
+        .arg(env!("CARGO_BIN_EXE_begen"))
+        .args(extra)
+        .output();
+    let out = match out {
+        Ok(out) => out,
+        Err(e) => {
+            unavailable(&format!("cannot run {}: {e}", python.display()));
+            return;
+        }
+    };
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    match out.status.code() {
+        Some(0) => println!("{text}"),
+        Some(3) => unavailable(&text),
+        code => panic!("{script} exited {code:?}:\n{text}"),
+    }
+}
+
+#[test]
+fn brainevent_corpus_matches_kernix() {
+    // The nvcc -E reference verifies the allow-list; it needs the pip toolkit.
+    let reference = ci() || std::env::var_os("NVCC").is_some();
+    run_script(
+        "kernix_compare.py",
+        if reference { &["--reference"] } else { &[] },
+    );
+}
+
+#[test]
+fn kernix_hazards_match_the_preprocessor() {
+    if !ci() && std::env::var_os("NVCC").is_none() {
+        unavailable("NVCC is not set (source scripts/env.sh)");
+        return;
+    }
+    run_script("hazards.py", &[]);
+}

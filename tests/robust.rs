@@ -1,0 +1,144 @@
+//! begen never panics on user input: arbitrary bytes, near-C++ text,
+//! unreadable files and symlink loops all become diagnostics.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use proptest::prelude::*;
+
+/// A fresh, empty directory under the system temp dir.
+fn temp_dir(tag: &str) -> PathBuf {
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let dir = std::env::temp_dir().join(format!(
+        "begen-robust-{}-{tag}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn scan_bytes(name: &str, bytes: &[u8]) -> begen::scan::Scan {
+    let dir = temp_dir("prop");
+    std::fs::write(dir.join(name), bytes).unwrap();
+    let scan = begen::scan::scan(&dir).expect("the root is readable");
+    // Rendering reads the file back for snippets: it must not panic either.
+    for d in &scan.diagnostics {
+        let _ = begen::diag::render::render_text(d, true);
+        let _ = begen::diag::render::render_cargo(d);
+    }
+    let _ = begen::scan::report::Report::new(&scan).to_json();
+    std::fs::remove_dir_all(&dir).unwrap();
+    scan
+}
+
+/// Pieces of C++ and CUDA that stress the lexer, the item splitter, the
+/// macro expander and the signature parser when glued together at random.
+const FRAGMENTS: &[&str] = &[
+    "// @BE f", "// @BE f arg ret", "//@BE g attr.x:float16", "// @BE", "// @BEx", "\n", "\r\n", " ",
+    "void f(", "void g(", "const BE::Tensor x", "BE::Tensor y", "BE::Tensor const& z", "int64_t stream",
+    "float a", "__half h", "float* p", "T t", ",", "(", ")", "{", "}", ";", "<<<1,1>>>", "\"", "'",
+    "/*", "*/", "R\"x(", ")x\"", "\\\n", "#define M(N, T) void N##_k(const BE::Tensor x, BE::Tensor y, T v)",
+    "#define M(a) M(a) a", "#define S(x) #x", "M(f, float)", "M(", "#include \"a.cu\"", "#include \"",
+    "template <typename T>", "__global__", "...", "##", "#", "é", "\u{0}", "\u{ff}", "= {1, 2}", "1'000",
+    "attr.", "args", "ctx.stream", "extern \"C\" {", "[[nodiscard]]", "::", "<", ">",
+];
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 192, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2048)) {
+        scan_bytes("a.cu", &bytes);
+    }
+
+    #[test]
+    fn near_cpp_never_panics(parts in proptest::collection::vec(proptest::sample::select(FRAGMENTS), 0..80)) {
+        let text = parts.concat();
+        scan_bytes("a.cu", text.as_bytes());
+        scan_bytes("b.cpp", text.as_bytes());
+    }
+
+    #[test]
+    fn macro_expansion_terminates(body in "[A-Za-z_ #(),]{0,60}", call in "[A-Za-z_ #(),]{0,40}") {
+        let src = format!("#define A(x, ...) {body}\n#define B A(B, A) A\n");
+        let mut table = begen::parse::macros::MacroTable::default();
+        for m in begen::parse::macros::collect(src.as_bytes(), src.as_bytes(), "t.cu").defines {
+            table.insert(m);
+        }
+        let _ = begen::parse::macros::expand(&call, &table);
+    }
+}
+
+#[test]
+fn exponential_macros_are_bounded() {
+    let mut src = String::from("#define X0 void f(const BE::Tensor x, BE::Tensor y)\n");
+    for i in 1..40 {
+        src.push_str(&format!("#define X{i} X{} X{}\n", i - 1, i - 1));
+    }
+    src.push_str("// @BE f\nX39\n");
+    let scan = scan_bytes("a.cu", src.as_bytes());
+    assert!(scan.functions.is_empty());
+}
+
+#[test]
+fn deeply_nested_signature() {
+    let src = format!("// @BE f\nvoid f({}int x{}) {{}}\n", "(".repeat(20000), ")".repeat(20000));
+    let scan = scan_bytes("a.cu", src.as_bytes());
+    assert!(scan.has_errors());
+}
+
+#[test]
+fn empty_binary_and_non_utf8_files() {
+    let dir = temp_dir("files");
+    std::fs::write(dir.join("empty.cu"), b"").unwrap();
+    std::fs::write(dir.join("bin.cu"), b"\x00\x01// @BE f\n").unwrap();
+    std::fs::write(dir.join("latin.cpp"), b"// \xe9\n// @BE f\nvoid f(const BE::Tensor x, BE::Tensor y) {}\n").unwrap();
+    let scan = begen::scan::scan(&dir).unwrap();
+    let files: Vec<&str> = scan.diagnostics.iter().map(|d| d.file.as_str()).collect();
+    assert_eq!(files, vec!["bin.cu", "empty.cu", "latin.cpp"]);
+    assert_eq!(scan.functions.len(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_are_reported_not_followed() {
+    let dir = temp_dir("loop");
+    std::fs::create_dir(dir.join("sub")).unwrap();
+    std::os::unix::fs::symlink(&dir, dir.join("sub/back")).unwrap();
+    std::os::unix::fs::symlink(dir.join("sub/self"), dir.join("sub/self")).unwrap();
+    std::fs::write(dir.join("sub/k.cu"), b"// @BE k\nvoid k(const BE::Tensor x, BE::Tensor y) {}\n").unwrap();
+    let scan = begen::scan::scan(&dir).unwrap();
+    assert_eq!(scan.functions.len(), 1);
+    let messages: Vec<String> = scan.diagnostics.iter().map(|d| format!("{}: {}", d.file, d.message)).collect();
+    assert!(messages.iter().any(|m| m.starts_with("sub/back: ") && m.contains("loop")), "{messages:?}");
+    assert!(messages.iter().any(|m| m.starts_with("sub/self: ")), "{messages:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A source that exists but cannot be read is an error diagnostic naming it,
+/// and the scan goes on.
+#[cfg(target_os = "linux")]
+#[test]
+fn unreadable_files_are_diagnosed() {
+    let dir = temp_dir("unreadable");
+    // Readable as a regular file to `stat`, but `read` fails with EIO, even for root.
+    std::os::unix::fs::symlink("/proc/self/mem", dir.join("mem.cu")).unwrap();
+    std::fs::write(dir.join("ok.cu"), b"// @BE k\nvoid k(const BE::Tensor x, BE::Tensor y) {}\n").unwrap();
+    let scan = begen::scan::scan(&dir).unwrap();
+    assert_eq!(scan.functions.len(), 1);
+    let d = scan.diagnostics.iter().find(|d| d.file == "mem.cu").expect("a diagnostic for mem.cu");
+    assert!(d.is_error() && d.message.starts_with("cannot read this file"), "{d:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn root_that_is_a_file_is_an_error() {
+    let dir = temp_dir("rootfile");
+    let file = dir.join("x.cu");
+    std::fs::write(&file, b"").unwrap();
+    assert!(begen::scan::scan(Path::new(&file)).is_err());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
