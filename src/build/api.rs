@@ -257,3 +257,28 @@ impl Reporter for CargoReporter {
         self.files.extend(paths.iter().cloned());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_come_back_as_results() {
+        let out = std::env::temp_dir().join(format!("begen-api-{}", std::process::id()));
+        let err = Build::new()
+            .dir("/nonexistent/begen-kernels")
+            .out_dir(&out)
+            .cargo_metadata(false)
+            .try_compile("k")
+            .unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/begen-kernels"), "{err}");
+        let err = Build::new()
+            .platform("gpu")
+            .out_dir(&out)
+            .cargo_metadata(false)
+            .try_compile("k")
+            .unwrap_err();
+        assert_eq!(err.to_string(), "platform `gpu` is not one of `cpu`, `cuda`, `auto`");
+        assert!(!out.exists(), "nothing is written when the build cannot start");
+    }
+}
