@@ -352,3 +352,41 @@ fn doctor_reports_the_toolchain() {
         );
     }
 }
+
+#[test]
+fn outputs_inside_the_kernel_directory_are_not_sources() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let root = cpu_copy("inside");
+    let r = root.display().to_string();
+    let (gen_out, out) = (
+        root.join("generated").display().to_string(),
+        root.join("out").display().to_string(),
+    );
+    begen_ok(&python, &["generate", &r, "--out", &gen_out], &[]);
+    let built = begen_ok(
+        &python,
+        &["build", &r, "--out", &out, "--platform", "cpu"],
+        &[],
+    );
+    let log = stderr(&built);
+    assert!(
+        log.contains(
+            "skipping `generated/gen/basic.cpp.begen.cc`: it is a wrapper begen generated"
+        ),
+        "{log}"
+    );
+    assert!(log.contains("6 TUs compiled"), "{log}");
+    // OUT itself is inside the kernel directory too: a rebuild ignores it.
+    let again = begen_ok(
+        &python,
+        &["build", &r, "--out", &out, "--platform", "cpu"],
+        &[],
+    );
+    assert!(
+        stderr(&again).contains("0 TUs compiled, 6 up to date"),
+        "{}",
+        stderr(&again)
+    );
+}

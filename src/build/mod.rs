@@ -283,6 +283,7 @@ fn plan(opts: &Options, reporter: &mut dyn Reporter) -> Result<Plan> {
         functions: scan.functions.clone(),
         sources: scan.sources.clone(),
     };
+    diagnostics.extend(skip_generated(&mut library, &opts.out));
     if platform == PlatformChoice::Cpu {
         diagnostics.extend(skip_cuda(&mut library));
     }
@@ -336,6 +337,41 @@ const PYTHON_KEYWORDS: [&str; 35] = [
 
 fn is_target_prefix(prefix: &str) -> bool {
     prefix.split('.').all(crate::check::is_cpp_identifier)
+}
+
+/// Drops begen's own outputs from the sources: everything under OUT (when
+/// OUT is inside the kernel directory) silently, and generated wrappers
+/// (`*.begen.cc`, `*.begen.cu`) elsewhere with a warning. Compiled as user
+/// sources they would define every handler twice.
+fn skip_generated(library: &mut Library, out: &Path) -> Vec<Diagnostic> {
+    let out = std::fs::canonicalize(out).ok();
+    let inside_out = |path: &Path| match (&out, std::fs::canonicalize(path)) {
+        (Some(out), Ok(path)) => path.starts_with(out),
+        _ => false,
+    };
+    let generated = |file: &str| file.ends_with(".begen.cc") || file.ends_with(".begen.cu");
+    let mut warnings = Vec::new();
+    library.sources.retain(|s| {
+        if inside_out(&s.path) {
+            return false;
+        }
+        if generated(&s.file) {
+            warnings.push(
+                Diagnostic::warning(
+                    &s.file,
+                    &s.path,
+                    format!(
+                        "skipping `{}`: it is a wrapper begen generated, not a kernel source",
+                        s.file
+                    ),
+                )
+                .hint("generate into a directory outside the kernel directory, or delete it"),
+            );
+            return false;
+        }
+        true
+    });
+    warnings
 }
 
 /// Drops CUDA sources and their kernels, one warning per source file.
