@@ -1,4 +1,4 @@
-//! Pins the `--help` text of `begen build`, `generate` and `doctor` (the
+//! Pins the `--help` text of `begen` itself and of `begen build`, `generate` and `doctor` (the
 //! CLI contract people read). `BEGEN_BLESS=1 cargo test --test cli_help`
 //! rewrites the expectations in tests/cli/.
 
@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn check(subcommand: &str) {
-    let out = Command::new(env!("CARGO_BIN_EXE_begen")).args([subcommand, "--help"]).output().unwrap();
+    let args: &[&str] = if subcommand == "begen" { &["--help"] } else { &[subcommand, "--help"] };
+    let out = Command::new(env!("CARGO_BIN_EXE_begen")).args(args).output().unwrap();
     assert!(out.status.success());
     let got = String::from_utf8(out.stdout).unwrap();
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/cli/{subcommand}_help.txt"));
@@ -31,4 +32,9 @@ fn generate_help() {
 #[test]
 fn doctor_help() {
     check("doctor");
+}
+
+#[test]
+fn top_level_help() {
+    check("begen");
 }
