@@ -4,6 +4,11 @@
 // included whole, so its functions (static ones too) are called with ordinary
 // C++ overload resolution, compiled by the same compiler as the source.
 #include "{{ w.include_path }}"
+{%- if w.host_only %}
+
+// Host code only: nvcc's device passes (one per GPU architecture) skip it.
+#if !defined(__CUDA_ARCH__)
+{%- endif %}
 {% for inc in w.includes %}
 #include {{ inc }}
 {%- endfor %}
@@ -39,3 +44,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL({{ h.symbol }}, {{ h.impl_name }},
                                   {{ b }}
 {%- endfor %}{{ h.traits }});
 {%- endfor %}
+{%- if w.host_only %}
+
+#endif  // !defined(__CUDA_ARCH__)
+{%- endif %}

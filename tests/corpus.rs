@@ -65,7 +65,10 @@ fn run_script(script: &str, extra: &[&str]) {
 fn brainevent_corpus_matches_kernix() {
     // The nvcc -E reference verifies the allow-list; it needs the pip toolkit.
     let reference = ci() || std::env::var_os("NVCC").is_some();
-    run_script("kernix_compare.py", if reference { &["--reference"] } else { &[] });
+    run_script(
+        "kernix_compare.py",
+        if reference { &["--reference"] } else { &[] },
+    );
 }
 
 #[test]

@@ -19,13 +19,11 @@ use crate::error::{Error, Result};
 ///
 /// ```no_run
 /// // build.rs
-/// fn main() {
-///     begen::Build::new()
-///         .dir("kernels")
-///         .platform("auto")
-///         .flag("-O3")
-///         .compile("mykernels");
-/// }
+/// begen::Build::new()
+///     .dir("kernels")
+///     .platform("auto")
+///     .flag("-O3")
+///     .compile("mykernels");
 /// ```
 #[derive(Debug, Clone)]
 pub struct Build {
@@ -169,7 +167,10 @@ impl Build {
             self.name = Some(name.to_string());
         }
         let env = Env::new();
-        let mut reporter = CargoReporter { metadata: self.cargo_metadata, files: Vec::new() };
+        let mut reporter = CargoReporter {
+            metadata: self.cargo_metadata,
+            files: Vec::new(),
+        };
         let result = self.run(&env, &mut reporter);
         if self.cargo_metadata {
             println!("cargo:rerun-if-changed={}", self.dir.display());
@@ -200,7 +201,9 @@ impl Build {
         let platform = match &self.platform {
             None => None,
             Some(p) => Some(PlatformChoice::parse(p).ok_or_else(|| {
-                Error::Other(format!("platform `{p}` is not one of `cpu`, `cuda`, `auto`"))
+                Error::Other(format!(
+                    "platform `{p}` is not one of `cpu`, `cuda`, `auto`"
+                ))
             })?),
         };
         let mut opts = Options::with_cc(&self.dir, out, self.host_cc.clone(), self.cuda_cc.clone());
@@ -252,5 +255,30 @@ impl Reporter for CargoReporter {
     }
     fn files_read(&mut self, paths: &[PathBuf]) {
         self.files.extend(paths.iter().cloned());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_come_back_as_results() {
+        let out = std::env::temp_dir().join(format!("begen-api-{}", std::process::id()));
+        let err = Build::new()
+            .dir("/nonexistent/begen-kernels")
+            .out_dir(&out)
+            .cargo_metadata(false)
+            .try_compile("k")
+            .unwrap_err();
+        assert!(err.to_string().contains("/nonexistent/begen-kernels"), "{err}");
+        let err = Build::new()
+            .platform("gpu")
+            .out_dir(&out)
+            .cargo_metadata(false)
+            .try_compile("k")
+            .unwrap_err();
+        assert_eq!(err.to_string(), "platform `gpu` is not one of `cpu`, `cuda`, `auto`");
+        assert!(!out.exists(), "nothing is written when the build cannot start");
     }
 }

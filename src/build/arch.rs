@@ -36,7 +36,10 @@ impl CudaArch {
     /// Parses `sm_90`, `compute_90`, `90`, `9.0`, `sm_90a`, `90a`.
     pub fn parse(text: &str) -> Option<CudaArch> {
         let t = text.trim();
-        let t = t.strip_prefix("sm_").or_else(|| t.strip_prefix("compute_")).unwrap_or(t);
+        let t = t
+            .strip_prefix("sm_")
+            .or_else(|| t.strip_prefix("compute_"))
+            .unwrap_or(t);
         let t: String = if let Some((major, minor)) = t.split_once('.') {
             format!("{major}{minor}")
         } else {
@@ -127,7 +130,10 @@ pub fn default_archs(nvcc_supported: &[u32]) -> Vec<CudaArch> {
     DEFAULT_ARCHS
         .iter()
         .filter(|n| nvcc_supported.is_empty() || nvcc_supported.contains(n))
-        .map(|&number| CudaArch { number, suffix: None })
+        .map(|&number| CudaArch {
+            number,
+            suffix: None,
+        })
         .collect()
 }
 
@@ -149,7 +155,10 @@ pub fn gencode_flags(archs: &[CudaArch]) -> Vec<String> {
         .map(|a| format!("-gencode=arch=compute_{0},code=sm_{0}", a.code()))
         .collect();
     if let Some(newest) = archs.iter().filter(|a| a.suffix.is_none()).max() {
-        flags.push(format!("-gencode=arch=compute_{0},code=compute_{0}", newest.code()));
+        flags.push(format!(
+            "-gencode=arch=compute_{0},code=compute_{0}",
+            newest.code()
+        ));
     }
     flags
 }
@@ -160,9 +169,20 @@ mod tests {
 
     #[test]
     fn parses_forms() {
-        for (text, want) in [("sm_90", "sm_90"), ("90", "sm_90"), ("9.0", "sm_90"), ("12.0", "sm_120"),
-            ("compute_86", "sm_86"), ("sm_100f", "sm_100f"), ("90a", "sm_90a")] {
-            assert_eq!(CudaArch::parse(text).map(|a| a.to_string()).as_deref(), Some(want), "{text}");
+        for (text, want) in [
+            ("sm_90", "sm_90"),
+            ("90", "sm_90"),
+            ("9.0", "sm_90"),
+            ("12.0", "sm_120"),
+            ("compute_86", "sm_86"),
+            ("sm_100f", "sm_100f"),
+            ("90a", "sm_90a"),
+        ] {
+            assert_eq!(
+                CudaArch::parse(text).map(|a| a.to_string()).as_deref(),
+                Some(want),
+                "{text}"
+            );
         }
         for bad in ["", "sm_", "sm_9", "abc", "sm_90b", "1234", "-O3"] {
             assert_eq!(CudaArch::parse(bad), None, "{bad}");
@@ -172,7 +192,10 @@ mod tests {
     #[test]
     fn list_dedups_and_sorts() {
         let l = parse_list(&["sm_90, 8.0", "sm_90"]).unwrap();
-        assert_eq!(l.iter().map(|a| a.to_string()).collect::<Vec<_>>(), ["sm_80", "sm_90"]);
+        assert_eq!(
+            l.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
+            ["sm_80", "sm_90"]
+        );
         assert_eq!(parse_list(&["sm_90,oops"]), Err("oops".to_string()));
     }
 

@@ -49,9 +49,14 @@ impl CompilerCmd {
     /// replaces cc's choice (nvcc found by begen rather than `$NVCC`).
     pub fn from_tool(tool: &cc::Tool, program: Option<&Path>) -> CompilerCmd {
         CompilerCmd {
-            program: program.map(Path::to_path_buf).unwrap_or_else(|| tool.path().to_path_buf()),
+            program: program
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| tool.path().to_path_buf()),
             args: tool.args().to_vec(),
-            env: tool.get_envs().map(|(k, v)| (k.to_owned(), v.to_owned())).collect(),
+            env: tool
+                .get_envs()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
         }
     }
 
@@ -114,23 +119,31 @@ fn stamp_text(argv: &[OsString]) -> String {
 }
 
 /// Compiles every stale unit (in parallel, `jobs` at a time), reporting
-/// `compiling 3/12 name` lines, and returns how many ran. All failures are
+/// `compiling 3/12 name` lines (and, with `explain`, why each unit is
+/// stale), and returns how many ran. All failures are
 /// collected into one [`Error::Compile`].
 pub fn compile_units(
     work: &Path,
     units: &[Unit],
     compilers: &Compilers,
     jobs: usize,
+    explain: bool,
     reporter: &mut dyn Reporter,
 ) -> Result<CompileStats> {
     let mut stale = Vec::new();
     for unit in units {
         let argv = compilers.for_unit(unit)?.argv(unit);
-        if !is_fresh(work, unit, &argv) {
+        if let Some(why) = staleness(work, unit, &argv) {
+            if explain {
+                reporter.progress(&format!("{}: {why}", unit.name));
+            }
             stale.push((unit, argv));
         }
     }
-    let stats = CompileStats { compiled: stale.len(), up_to_date: units.len() - stale.len() };
+    let stats = CompileStats {
+        compiled: stale.len(),
+        up_to_date: units.len() - stale.len(),
+    };
     if stale.is_empty() {
         return Ok(stats);
     }
@@ -152,8 +165,13 @@ pub fn compile_units(
             scope.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
-                    let Some((unit, argv)) = stale.get(i) else { break };
-                    let env = &compilers.for_unit(unit).map(|c| c.env.clone()).unwrap_or_default();
+                    let Some((unit, argv)) = stale.get(i) else {
+                        break;
+                    };
+                    let env = &compilers
+                        .for_unit(unit)
+                        .map(|c| c.env.clone())
+                        .unwrap_or_default();
                     let _ = tx.send(Event::Started(i));
                     let result = run_one(work, unit, argv, env);
                     let _ = tx.send(Event::Finished(i, result));
@@ -212,7 +230,11 @@ fn run_one(
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let shown = argv.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
+    let shown = argv
+        .iter()
+        .map(|a| a.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(" ");
     match cmd.output() {
         Ok(out) => {
             let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
@@ -225,7 +247,10 @@ fn run_one(
                 Err(format!("command: {shown}\n{text}"))
             }
         }
-        Err(e) => Err(format!("command: {shown}\ncould not run `{}`: {e}", argv[0].to_string_lossy())),
+        Err(e) => Err(format!(
+            "command: {shown}\ncould not run `{}`: {e}",
+            argv[0].to_string_lossy()
+        )),
     }
 }
 
@@ -233,19 +258,30 @@ fn mtime(path: &Path) -> Option<SystemTime> {
     std::fs::metadata(path).and_then(|m| m.modified()).ok()
 }
 
-/// True when the object exists, was built by the same command, and nothing
-/// it depends on changed since.
-fn is_fresh(work: &Path, unit: &Unit, argv: &[OsString]) -> bool {
+/// `None` when the object exists, was built by the same command, and
+/// nothing it depends on changed since; otherwise why it must be rebuilt.
+fn staleness(work: &Path, unit: &Unit, argv: &[OsString]) -> Option<String> {
     let object = work.join(&unit.object);
-    let Some(built) = mtime(&object) else { return false };
+    let Some(built) = mtime(&object) else {
+        return Some("no object yet".into());
+    };
     match std::fs::read_to_string(work.join(stampfile(&unit.object))) {
         Ok(stamp) if stamp == stamp_text(argv) => {}
-        _ => return false,
+        Ok(_) => return Some("the command line changed".into()),
+        Err(_) => return Some("no record of the last command".into()),
     }
-    let Ok(deps) = std::fs::read_to_string(work.join(depfile(&unit.object))) else { return false };
+    let Ok(deps) = std::fs::read_to_string(work.join(depfile(&unit.object))) else {
+        return Some("no depfile".into());
+    };
     let deps = parse_depfile(&deps);
-    !deps.is_empty()
-        && deps.iter().all(|dep| matches!(mtime(&work.join(dep)), Some(t) if t <= built))
+    if deps.is_empty() {
+        return Some("empty depfile".into());
+    }
+    deps.iter().find_map(|dep| match mtime(&work.join(dep)) {
+        Some(t) if t <= built => None,
+        Some(_) => Some(format!("{} is newer than the object", dep.display())),
+        None => Some(format!("{} is gone", dep.display())),
+    })
 }
 
 /// The prerequisites of a Makefile-style depfile (`obj: a.cc b.h \` ...).
@@ -260,9 +296,9 @@ pub fn parse_depfile(text: &str) -> Vec<PathBuf> {
     for line in joined.lines() {
         // The target ends at the first ':' followed by whitespace or the end.
         let bytes = line.as_bytes();
-        let Some(colon) = (0..bytes.len())
-            .find(|&i| bytes[i] == b':' && bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace()))
-        else {
+        let Some(colon) = (0..bytes.len()).find(|&i| {
+            bytes[i] == b':' && bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace())
+        }) else {
             continue;
         };
         let mut word = String::new();

@@ -41,7 +41,9 @@ fn sibling_tmp(path: &Path) -> PathBuf {
 pub fn commit_staged(staged: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>> {
     let mut changed = Vec::new();
     for file in staged {
-        let Some(name) = file.file_name() else { continue };
+        let Some(name) = file.file_name() else {
+            continue;
+        };
         let dest = out.join(name);
         let same = match (std::fs::read(file), std::fs::read(&dest)) {
             (Ok(new), Ok(old)) => new == old,

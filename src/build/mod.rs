@@ -30,9 +30,9 @@
 //!   kernels are skipped, each with a warning (never silently). `cuda`
 //!   requires nvcc. `auto` (the default) requires nvcc only when CUDA
 //!   sources exist, and then fails clearly if it is missing.
-//! - Layout of OUT: the four outputs at the top; `OUT/.begen/` holds the
-//!   generated TUs (`gen/`), objects with their depfiles (`obj/`) and the
-//!   staging area. Final outputs are written to `.begen/stage` and renamed
+//! - Layout of OUT: the four outputs at the top; `OUT/.begen/<NAME>/` holds
+//!   the generated TUs (`gen/`), objects with their depfiles and commands
+//!   (`obj/`) and the staging area. Final outputs are written to `.begen/stage` and renamed
 //!   into OUT only when everything succeeded, and only if their bytes
 //!   changed.
 //! - Determinism: inputs are sorted, no timestamps or random names reach
@@ -283,6 +283,7 @@ fn plan(opts: &Options, reporter: &mut dyn Reporter) -> Result<Plan> {
         functions: scan.functions.clone(),
         sources: scan.sources.clone(),
     };
+    diagnostics.extend(skip_generated(&mut library, &opts.out));
     if platform == PlatformChoice::Cpu {
         diagnostics.extend(skip_cuda(&mut library));
     }
@@ -293,7 +294,12 @@ fn plan(opts: &Options, reporter: &mut dyn Reporter) -> Result<Plan> {
     if errors > 0 {
         return Err(Error::Diagnostics { errors });
     }
-    Ok(Plan { library, config: scan.config, platform, diagnostics })
+    Ok(Plan {
+        library,
+        config: scan.config,
+        platform,
+        diagnostics,
+    })
 }
 
 /// `--name`, else begen.yaml's `name`, else the directory's name; it must
@@ -305,7 +311,10 @@ fn library_name(opts: &Options, scan: &crate::scan::Scan) -> Result<String> {
         (n.clone(), "name in begen.yaml")
     } else {
         let root = std::fs::canonicalize(&opts.root).map_err(|e| Error::io(&opts.root, e))?;
-        let dir = root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let dir = root
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         (dir, "directory name")
     };
     if crate::check::is_cpp_identifier(&name) && !PYTHON_KEYWORDS.contains(&name.as_str()) {
@@ -330,10 +339,49 @@ fn is_target_prefix(prefix: &str) -> bool {
     prefix.split('.').all(crate::check::is_cpp_identifier)
 }
 
+/// Drops begen's own outputs from the sources: everything under OUT (when
+/// OUT is inside the kernel directory) silently, and generated wrappers
+/// (`*.begen.cc`, `*.begen.cu`) elsewhere with a warning. Compiled as user
+/// sources they would define every handler twice.
+fn skip_generated(library: &mut Library, out: &Path) -> Vec<Diagnostic> {
+    let out = std::fs::canonicalize(out).ok();
+    let inside_out = |path: &Path| match (&out, std::fs::canonicalize(path)) {
+        (Some(out), Ok(path)) => path.starts_with(out),
+        _ => false,
+    };
+    let generated = |file: &str| file.ends_with(".begen.cc") || file.ends_with(".begen.cu");
+    let mut warnings = Vec::new();
+    library.sources.retain(|s| {
+        if inside_out(&s.path) {
+            return false;
+        }
+        if generated(&s.file) {
+            warnings.push(
+                Diagnostic::warning(
+                    &s.file,
+                    &s.path,
+                    format!(
+                        "skipping `{}`: it is a wrapper begen generated, not a kernel source",
+                        s.file
+                    ),
+                )
+                .hint("generate into a directory outside the kernel directory, or delete it"),
+            );
+            return false;
+        }
+        true
+    });
+    warnings
+}
+
 /// Drops CUDA sources and their kernels, one warning per source file.
 fn skip_cuda(library: &mut Library) -> Vec<Diagnostic> {
     let mut warnings = Vec::new();
-    for source in library.sources.iter().filter(|s| s.platform == Platform::Cuda) {
+    for source in library
+        .sources
+        .iter()
+        .filter(|s| s.platform == Platform::Cuda)
+    {
         let kernels: Vec<String> = library
             .functions
             .iter()
@@ -349,7 +397,10 @@ fn skip_cuda(library: &mut Library) -> Vec<Diagnostic> {
             Diagnostic::warning(
                 &source.file,
                 &source.path,
-                format!("skipping CUDA source `{}` for platform `cpu`: {what}", source.file),
+                format!(
+                    "skipping CUDA source `{}` for platform `cpu`: {what}",
+                    source.file
+                ),
             )
             .hint("build with `--platform auto` or `cuda` (needs nvcc) to include it"),
         );
@@ -359,9 +410,10 @@ fn skip_cuda(library: &mut Library) -> Vec<Diagnostic> {
     warnings
 }
 
-/// The work directory inside OUT.
-pub fn work_dir(out: &Path) -> PathBuf {
-    out.join(".begen")
+/// The work directory of library `name` inside OUT: one per library, so
+/// several libraries can share an OUT (one build script, one `OUT_DIR`).
+pub fn work_dir(out: &Path, name: &str) -> PathBuf {
+    out.join(".begen").join(name)
 }
 
 /// Writes the generated sources, Python module and manifest into OUT
@@ -369,7 +421,10 @@ pub fn work_dir(out: &Path) -> PathBuf {
 pub fn generate(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<Generated> {
     let plan = plan(opts, reporter)?;
     let discovery = Discovery::new(env);
-    let api = discovery.xla_ffi_include().ok().and_then(|i| toolchain::xla_ffi_api_version(&i));
+    let api = discovery
+        .xla_ffi_include()
+        .ok()
+        .and_then(|i| toolchain::xla_ffi_api_version(&i));
     let emitted = emit::emit(&plan.library, api.as_deref())?;
     let mut files = Vec::new();
     for file in &emitted.files {
@@ -378,15 +433,29 @@ pub fn generate(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Resul
         files.push(path);
     }
     files::remove_stale(&opts.out.join("gen"), &files)?;
-    Ok(Generated { library: plan.library, files, diagnostics: plan.diagnostics })
+    Ok(Generated {
+        library: plan.library,
+        files,
+        diagnostics: plan.diagnostics,
+    })
 }
 
 /// Scans, generates, compiles and links; see the module docs for the layout
 /// of OUT. On any failure the previous outputs in OUT are left as they were.
 pub fn build(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput> {
     let plan = plan(opts, reporter)?;
-    build_library(&plan.library, &plan.config, plan.platform, opts, env, reporter)
-        .map(|out| BuildOutput { diagnostics: plan.diagnostics, ..out })
+    build_library(
+        &plan.library,
+        &plan.config,
+        plan.platform,
+        opts,
+        env,
+        reporter,
+    )
+    .map(|out| BuildOutput {
+        diagnostics: plan.diagnostics,
+        ..out
+    })
 }
 
 /// Builds an already checked [`Library`] (what [`build`] does after
@@ -413,7 +482,7 @@ pub fn build_library(
     };
 
     let emitted = emit::emit(library, xla_ffi_api.as_deref())?;
-    let work = work_dir(&opts.out);
+    let work = work_dir(&opts.out, &library.name);
     let (units, outputs) = write_generated(&work, library, &emitted)?;
 
     let root = std::fs::canonicalize(&opts.root).map_err(|e| Error::io(&opts.root, e))?;
@@ -429,17 +498,29 @@ pub fn build_library(
     let cuda_cmd = match &cuda {
         Some(cuda) => {
             let (archs, _) = discovery.cuda_archs(&opts.arch, &config.cuda.arch, cuda)?;
-            Some(cuda_compiler(opts, config, &includes, &system_includes, &work, cuda, &archs)?)
+            Some(cuda_compiler(
+                opts,
+                config,
+                &includes,
+                &system_includes,
+                &work,
+                cuda,
+                &archs,
+            )?)
         }
         None => None,
     };
-    let compilers = Compilers { host: host.clone(), cuda: cuda_cmd };
+    let compilers = Compilers {
+        host: host.clone(),
+        cuda: cuda_cmd,
+    };
     let jobs = opts.jobs.unwrap_or_else(|| {
         env.var("NUM_JOBS")
             .and_then(|n| n.parse().ok())
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
     });
-    let stats = compile::compile_units(&work, &units, &compilers, jobs, reporter)?;
+    let explain = env.var("BEGEN_EXPLAIN").is_some();
+    let stats = compile::compile_units(&work, &units, &compilers, jobs, explain, reporter)?;
 
     let stage = work.join("stage");
     if stage.exists() {
@@ -493,7 +574,11 @@ fn write_generated<'e>(
     let mut units = Vec::new();
     // An annotated source is compiled inside its wrapper TU (which includes
     // it); compiling it on its own as well would define everything twice.
-    let wrapped = |file: &str| emitted.wrappers().any(|(w, _)| w.source.as_deref() == Some(file));
+    let wrapped = |file: &str| {
+        emitted
+            .wrappers()
+            .any(|(w, _)| w.source.as_deref() == Some(file))
+    };
     for source in library.sources.iter().filter(|s| !wrapped(&s.file)) {
         let path = std::fs::canonicalize(&source.path).map_err(|e| Error::io(&source.path, e))?;
         units.push(Unit {
@@ -516,12 +601,18 @@ fn write_generated<'e>(
         });
     }
     files::remove_stale(&work.join("gen"), &written)?;
-    let outputs = emitted.files.iter().filter(|f| !matches!(f.kind, FileKind::Wrapper(_))).collect();
+    let outputs = emitted
+        .files
+        .iter()
+        .filter(|f| !matches!(f.kind, FileKind::Wrapper(_)))
+        .collect();
     Ok((units, outputs))
 }
 
 fn cc_error(what: &str, e: cc::Error) -> Error {
-    Error::Toolchain(format!("{what}: {e}. Set CXX to a working C++17 compiler (g++ or clang++)."))
+    Error::Toolchain(format!(
+        "{what}: {e}. Set CXX to a working C++17 compiler (g++ or clang++)."
+    ))
 }
 
 /// The host C++ command from cc: its compiler and flags, plus C++17, PIC,
@@ -534,14 +625,20 @@ fn host_compiler(
     work: &Path,
 ) -> Result<CompilerCmd> {
     let mut b = opts.host_cc.clone();
-    b.cpp(true).pic(true).std("c++17").out_dir(work.join("cc")).includes(includes);
+    b.cpp(true)
+        .pic(true)
+        .std("c++17")
+        .out_dir(work.join("cc"))
+        .includes(includes);
     for dir in system_includes {
         b.flag("-isystem").flag(dir.as_os_str());
     }
     for flag in config.cxx_flags.iter().chain(&opts.cxx_flags) {
         b.flag(flag);
     }
-    let tool = b.try_get_compiler().map_err(|e| cc_error("no usable host C++ compiler", e))?;
+    let tool = b
+        .try_get_compiler()
+        .map_err(|e| cc_error("no usable host C++ compiler", e))?;
     Ok(CompilerCmd::from_tool(&tool, None))
 }
 
@@ -558,7 +655,12 @@ fn cuda_compiler(
     let mut b = opts.cuda_cc.clone();
     // cc's `.std()` would reach only the host compiler (`-Xcompiler`); nvcc's
     // own front end needs the dialect too.
-    b.cpp(true).cuda(true).pic(true).out_dir(work.join("cc")).includes(includes).flag("-std=c++17");
+    b.cpp(true)
+        .cuda(true)
+        .pic(true)
+        .out_dir(work.join("cc"))
+        .includes(includes)
+        .flag("-std=c++17");
     for dir in system_includes {
         b.flag("-isystem").flag(dir.as_os_str());
     }
@@ -584,7 +686,10 @@ fn cuda_compiler(
 
 /// Counts diagnostics by severity (for summaries).
 pub fn count(diagnostics: &[Diagnostic], severity: Severity) -> usize {
-    diagnostics.iter().filter(|d| d.severity == severity).count()
+    diagnostics
+        .iter()
+        .filter(|d| d.severity == severity)
+        .count()
 }
 
 /// One line of `begen doctor`: what, and what was found (or why not).
@@ -609,37 +714,58 @@ pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
     let xla = d.xla_ffi_include();
     lines.push(line(
         "XLA FFI headers",
-        xla.as_ref().map(|dir| {
-            let api = toolchain::xla_ffi_api_version(dir).unwrap_or_else(|| "unknown".into());
-            format!("{} (API {api})", dir.display())
-        })
-        .map_err(|e| Error::Toolchain(e.to_string())),
+        xla.as_ref()
+            .map(|dir| {
+                let api = toolchain::xla_ffi_api_version(dir).unwrap_or_else(|| "unknown".into());
+                format!("{} (API {api})", dir.display())
+            })
+            .map_err(|e| Error::Toolchain(e.to_string())),
         true,
     ));
-    lines.push(line("support headers", d.support_include().map(|p| p.display().to_string()), true));
+    lines.push(line(
+        "support headers",
+        d.support_include().map(|p| p.display().to_string()),
+        true,
+    ));
     let scratch = std::env::temp_dir().join(format!("begen-doctor-{}", std::process::id()));
     let config = crate::config::Config::default();
     let host = host_compiler(opts, &config, &[], &[], &scratch);
     lines.push(line(
         "host C++ (cc, CXX)",
-        host.as_ref().map(|h| describe_cmd(h)).map_err(|e| Error::Toolchain(e.to_string())),
+        host.as_ref()
+            .map(describe_cmd)
+            .map_err(|e| Error::Toolchain(e.to_string())),
         true,
     ));
     match d.cuda() {
         Ok(cuda) => {
-            let version = cuda.version.clone().unwrap_or_else(|| "version unknown".into());
-            lines.push(line("nvcc", Ok(format!("{} ({version})", cuda.nvcc.display())), false));
+            let version = cuda
+                .version
+                .clone()
+                .unwrap_or_else(|| "version unknown".into());
+            lines.push(line(
+                "nvcc",
+                Ok(format!("{} ({version})", cuda.nvcc.display())),
+                false,
+            ));
             lines.push(line(
                 "CUDA runtime (static)",
                 cuda.cudart_dir
                     .as_ref()
                     .map(|p| p.join("libcudart_static.a").display().to_string())
-                    .ok_or_else(|| Error::Toolchain("libcudart_static.a not found beside nvcc".into())),
+                    .ok_or_else(|| {
+                        Error::Toolchain("libcudart_static.a not found beside nvcc".into())
+                    }),
                 false,
             ));
             let archs = d.cuda_archs(&opts.arch, &[], &cuda).map(|(archs, source)| {
                 let names: Vec<String> = archs.iter().map(|a| a.to_string()).collect();
-                format!("{} (from {}); {}", names.join(", "), source.describe(), arch::gencode_flags(&archs).join(" "))
+                format!(
+                    "{} (from {}); {}",
+                    names.join(", "),
+                    source.describe(),
+                    arch::gencode_flags(&archs).join(" ")
+                )
             });
             lines.push(line("CUDA architectures", archs, false));
         }

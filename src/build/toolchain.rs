@@ -57,12 +57,17 @@ pub struct Cuda {
 
 impl<'e> Discovery<'e> {
     pub fn new(env: &'e Env) -> Discovery<'e> {
-        Discovery { env, probe: OnceCell::new() }
+        Discovery {
+            env,
+            probe: OnceCell::new(),
+        }
     }
 
     /// The Python that is asked about jax and pip's CUDA packages.
     pub fn python(&self) -> String {
-        self.env.var("BEGEN_PYTHON").unwrap_or_else(|| "python3".to_string())
+        self.env
+            .var("BEGEN_PYTHON")
+            .unwrap_or_else(|| "python3".to_string())
     }
 
     fn probe(&self) -> &std::result::Result<PythonProbe, String> {
@@ -78,7 +83,10 @@ impl<'e> Discovery<'e> {
                 return Err(format!("`{python}` failed ({last})"));
             }
             let stdout = String::from_utf8_lossy(&output.stdout);
-            let mut probe = PythonProbe { purelib: None, jax_include: Err("no answer".to_string()) };
+            let mut probe = PythonProbe {
+                purelib: None,
+                jax_include: Err("no answer".to_string()),
+            };
             for line in stdout.lines() {
                 if let Some(v) = line.strip_prefix("purelib=") {
                     probe.purelib = Some(PathBuf::from(v));
@@ -110,13 +118,22 @@ impl<'e> Discovery<'e> {
         }
         let python = self.python();
         let why = match self.probe() {
-            Ok(PythonProbe { jax_include: Ok(dir), .. }) if dir.join(HEADER).is_file() => {
+            Ok(PythonProbe {
+                jax_include: Ok(dir),
+                ..
+            }) if dir.join(HEADER).is_file() => {
                 return Ok(dir.clone());
             }
-            Ok(PythonProbe { jax_include: Ok(dir), .. }) => {
+            Ok(PythonProbe {
+                jax_include: Ok(dir),
+                ..
+            }) => {
                 format!("it answered `{}`, which has no `{HEADER}`", dir.display())
             }
-            Ok(PythonProbe { jax_include: Err(e), .. }) => format!("importing jax.ffi failed: {e}"),
+            Ok(PythonProbe {
+                jax_include: Err(e),
+                ..
+            }) => format!("importing jax.ffi failed: {e}"),
             Err(e) => e.clone(),
         };
         Err(Error::Toolchain(format!(
@@ -140,10 +157,13 @@ impl<'e> Discovery<'e> {
             None => tried.push("BEGEN_SUPPORT_INCLUDE (unset)".to_string()),
         }
         candidates.push(PathBuf::from(CRATE_SUPPORT_INCLUDE));
-        if let Ok(exe) = std::env::current_exe() {
-            if let Some(prefix) = exe.parent().and_then(Path::parent) {
-                candidates.push(prefix.join("share/begen/include"));
-            }
+        if let Some(prefix) = std::env::current_exe()
+            .ok()
+            .as_deref()
+            .and_then(Path::parent)
+            .and_then(Path::parent)
+        {
+            candidates.push(prefix.join("share/begen/include"));
         }
         for dir in candidates {
             if dir.join(HEADER).is_file() {
@@ -187,7 +207,12 @@ impl<'e> Discovery<'e> {
             })
             .unwrap_or_default();
         let cudart_dir = self.find_cudart(&nvcc);
-        Ok(Cuda { nvcc, version, cudart_dir, supported })
+        Ok(Cuda {
+            nvcc,
+            version,
+            cudart_dir,
+            supported,
+        })
     }
 
     fn find_nvcc(&self, tried: &mut Vec<String>) -> Option<PathBuf> {
@@ -229,7 +254,10 @@ impl<'e> Discovery<'e> {
         tried.push(format!("`{}` (missing)", usr.display()));
         let python = self.python();
         match self.probe() {
-            Ok(PythonProbe { purelib: Some(site), .. }) => {
+            Ok(PythonProbe {
+                purelib: Some(site),
+                ..
+            }) => {
                 for rel in ["nvidia/cu13/bin/nvcc", "nvidia/cuda_nvcc/bin/nvcc"] {
                     let path = site.join(rel);
                     if path.is_file() {
@@ -259,7 +287,9 @@ impl<'e> Discovery<'e> {
         if let Some(site) = top.parent().and_then(Path::parent) {
             candidates.push(site.join("nvidia/cuda_runtime/lib"));
         }
-        candidates.into_iter().find(|dir| dir.join("libcudart_static.a").is_file())
+        candidates
+            .into_iter()
+            .find(|dir| dir.join("libcudart_static.a").is_file())
     }
 
     /// The architectures to build for and where the choice came from.
@@ -308,21 +338,31 @@ pub fn xla_ffi_api_version(include: &Path) -> Option<String> {
         text.lines().find_map(|line| {
             let rest = line.trim().strip_prefix("#define")?.trim_start();
             let value = rest.strip_prefix(name)?;
-            value.starts_with(char::is_whitespace).then(|| value.trim().parse().ok())?
+            value
+                .starts_with(char::is_whitespace)
+                .then(|| value.trim().parse().ok())?
         })
     };
-    Some(format!("{}.{}", define("XLA_FFI_API_MAJOR")?, define("XLA_FFI_API_MINOR")?))
+    Some(format!(
+        "{}.{}",
+        define("XLA_FFI_API_MAJOR")?,
+        define("XLA_FFI_API_MINOR")?
+    ))
 }
 
 /// `program` on `PATH`, like `which`.
 pub fn which(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|p| p.is_file())
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(program))
+        .find(|p| p.is_file())
 }
 
 fn run_stdout(program: &Path, args: &[&str]) -> Option<String> {
     let out = Command::new(program).args(args).output().ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 #[cfg(test)]
@@ -345,8 +385,14 @@ mod tests {
     #[test]
     fn missing_xla_dir_is_one_paragraph() {
         let env = Env::new().with("XLA_FFI_INCLUDE_DIR", "/nonexistent/begen");
-        let err = Discovery::new(&env).xla_ffi_include().unwrap_err().to_string();
-        assert!(err.contains("XLA_FFI_INCLUDE_DIR is set to `/nonexistent/begen`"), "{err}");
+        let err = Discovery::new(&env)
+            .xla_ffi_include()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("XLA_FFI_INCLUDE_DIR is set to `/nonexistent/begen`"),
+            "{err}"
+        );
         assert!(!err.contains('\n'));
     }
 
@@ -363,7 +409,10 @@ mod tests {
             Ok(cuda) => assert!(cuda.nvcc.is_file()),
             Err(e) => {
                 let text = e.to_string();
-                assert!(text.contains("NVCC=`/nonexistent/nvcc` (missing)"), "{text}");
+                assert!(
+                    text.contains("NVCC=`/nonexistent/nvcc` (missing)"),
+                    "{text}"
+                );
                 assert!(text.contains("--platform cpu"), "{text}");
             }
         }

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use begen::build::{self, Env, Options, PlatformChoice, StderrReporter};
 use begen::Error;
+use begen::build::{self, Env, Options, PlatformChoice, StderrReporter};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum PlatformArg {
@@ -35,7 +35,9 @@ pub struct CommonArgs {
     /// Library name [default: begen.yaml's `name`, else DIR's name].
     #[arg(long)]
     pub name: Option<String>,
-    /// Which kernels to build [default: begen.yaml's `platform`, else auto].
+    /// Which kernels to build: cpu skips CUDA sources (with a warning each),
+    /// cuda requires nvcc, auto requires nvcc only when there are CUDA
+    /// sources [default: begen.yaml's `platform`, else auto].
     #[arg(long, value_enum)]
     pub platform: Option<PlatformArg>,
 }
@@ -149,11 +151,19 @@ pub fn doctor(args: &DoctorArgs) -> i32 {
             Ok(found) => println!("{:<22} {found}", format!("{}:", line.what)),
             Err(why) => {
                 ok &= !line.required;
-                let tag = if line.required { "MISSING" } else { "not found" };
+                let tag = if line.required {
+                    "MISSING"
+                } else {
+                    "not found"
+                };
                 println!("{:<22} {tag}: {why}", format!("{}:", line.what));
             }
         }
     }
-    println!("{:<22} {}", "environment read:", env.names_read().join(", "));
+    println!(
+        "{:<22} {}",
+        "environment read:",
+        env.names_read().join(", ")
+    );
     if ok { 0 } else { 1 }
 }

@@ -7,11 +7,33 @@ use clap::{Parser, Subcommand};
 
 /// begen: C++/CUDA kernels annotated with `// @BE` -> XLA FFI custom calls for JAX.
 #[derive(Debug, Parser)]
-#[command(name = "begen", version, about, long_about = None)]
+#[command(name = "begen", version, about, long_about = None, after_help = GUIDE)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
 }
+
+/// The short course printed under `begen --help`.
+const GUIDE: &str = "\
+An annotated kernel (kernels/scale.cu):
+  #include <cuda_runtime.h>
+  #include \"brainevent/common.h\"
+  // @BE scale
+  void scale(const BE::Tensor x, BE::Tensor out, float alpha, int64_t stream);
+const tensors are inputs (arg), non-const tensors outputs (ret), scalars
+attributes (attr.alpha:float32), `int64_t stream` the CUDA stream.
+
+Typical session:
+  begen scan kernels                         # what begen sees, with diagnostics
+  begen scan kernels --format json           # the same, for tools
+  begen build kernels --out out --name ops   # out/libops.so, ops.py, ops.pyi, ops.yaml
+  begen doctor                               # which compilers and headers it uses
+Then, in Python:
+  import sys; sys.path.insert(0, \"out\"); import ops
+  y = ops.scale(x, alpha=2.0, out=jax.ShapeDtypeStruct(x.shape, x.dtype))
+
+From Cargo, in build.rs:  begen::Build::new().dir(\"kernels\").compile(\"ops\");
+Run `begen help <command>` for each command's options and examples.";
 
 #[derive(Debug, Subcommand)]
 enum Command {

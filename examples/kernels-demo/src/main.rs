@@ -6,11 +6,13 @@ fn main() {
     println!("demo_cpu module:  {cpu}/demo_cpu.py");
     println!("demo_cpu library: {cpu}/libdemo_cpu.so");
     #[cfg(feature = "cuda")]
-    {
-        let cuda = env!("BEGEN_DEMO_CUDA_DIR");
+    let cuda = env!("BEGEN_DEMO_CUDA_DIR");
+    #[cfg(not(feature = "cuda"))]
+    let cuda = "";
+    if !cuda.is_empty() {
         println!("demo_cuda module: {cuda}/demo_cuda.py");
     }
     println!();
-    println!("run the kernels from JAX:");
-    println!("  python run.py {cpu}");
+    println!("run the kernels from JAX (the CUDA ones only on a GPU):");
+    println!("  python run.py {cpu} {cuda}");
 }

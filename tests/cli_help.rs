@@ -1,0 +1,40 @@
+//! Pins the `--help` text of `begen` itself and of `begen build`, `generate` and `doctor` (the
+//! CLI contract people read). `BEGEN_BLESS=1 cargo test --test cli_help`
+//! rewrites the expectations in tests/cli/.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn check(subcommand: &str) {
+    let args: &[&str] = if subcommand == "begen" { &["--help"] } else { &[subcommand, "--help"] };
+    let out = Command::new(env!("CARGO_BIN_EXE_begen")).args(args).output().unwrap();
+    assert!(out.status.success());
+    let got = String::from_utf8(out.stdout).unwrap();
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/cli/{subcommand}_help.txt"));
+    if std::env::var_os("BEGEN_BLESS").is_some() {
+        std::fs::write(&path, &got).unwrap();
+        return;
+    }
+    let want = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(got == want, "`begen {subcommand} --help` changed (BEGEN_BLESS=1 to accept):\n{got}");
+}
+
+#[test]
+fn build_help() {
+    check("build");
+}
+
+#[test]
+fn generate_help() {
+    check("generate");
+}
+
+#[test]
+fn doctor_help() {
+    check("doctor");
+}
+
+#[test]
+fn top_level_help() {
+    check("begen");
+}

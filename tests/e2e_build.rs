@@ -1,0 +1,392 @@
+//! The `begen build` / `generate` / `doctor` commands on the e2e fixtures:
+//! determinism, incremental rebuilds, failures that keep earlier outputs,
+//! warning-free generated code, platform choice, and the CUDA compile path
+//! with pip's nvcc. Skipped without a Python that has jax (and nvcc for the
+//! CUDA tests), except under CI=true.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use support::{begen, begen_ok, copy_tree, repo, scratch};
+
+const OUTPUTS: [&str; 4] = ["libe2e_cpu.so", "e2e_cpu.py", "e2e_cpu.pyi", "e2e_cpu.yaml"];
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn snapshot(dir: &Path) -> Vec<(Vec<u8>, SystemTime)> {
+    OUTPUTS
+        .iter()
+        .map(|f| {
+            let p = dir.join(f);
+            let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            (bytes, std::fs::metadata(&p).unwrap().modified().unwrap())
+        })
+        .collect()
+}
+
+fn build_cpu(python: &Path, root: &Path, out: &Path) -> std::process::Output {
+    let (root, out) = (root.display().to_string(), out.display().to_string());
+    begen(
+        python,
+        &["build", &root, "--out", &out, "--platform", "cpu"],
+        &[],
+    )
+}
+
+/// A writable copy of tests/e2e/cpu.
+fn cpu_copy(name: &str) -> PathBuf {
+    let dir = scratch(name).join("cpu");
+    copy_tree(&repo().join("tests/e2e/cpu"), &dir);
+    dir
+}
+
+#[test]
+fn two_builds_are_byte_identical_and_a_rebuild_touches_nothing() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let root = repo().join("tests/e2e/cpu");
+    let (a, b) = (scratch("det-a"), scratch("det-b"));
+    assert!(build_cpu(&python, &root, &a).status.success());
+    assert!(build_cpu(&python, &root, &b).status.success());
+    for f in OUTPUTS {
+        let (x, y) = (
+            std::fs::read(a.join(f)).unwrap(),
+            std::fs::read(b.join(f)).unwrap(),
+        );
+        assert!(x == y, "{f} differs between two builds");
+    }
+    let before = snapshot(&a);
+    let again = build_cpu(&python, &root, &a);
+    assert!(again.status.success());
+    assert!(
+        stderr(&again).contains("0 TUs compiled, 6 up to date"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(snapshot(&a), before, "a no-op rebuild rewrote outputs");
+}
+
+#[test]
+fn touching_one_source_recompiles_one_tu() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let root = cpu_copy("incr");
+    let out = root.parent().unwrap().join("out");
+    assert!(build_cpu(&python, &root, &out).status.success());
+    for (file, unit) in [
+        ("basic.cpp", "gen/basic.cpp.begen.cc"),
+        ("helper.cpp", "helper.cpp"),
+    ] {
+        let path = root.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, format!("{text}\n// touched\n")).unwrap();
+        let rebuilt = build_cpu(&python, &root, &out);
+        let log = stderr(&rebuilt);
+        assert!(rebuilt.status.success(), "{log}");
+        assert!(log.contains(&format!("compiling 1/1 {unit}")), "{log}");
+        assert!(log.contains("1 TUs compiled, 5 up to date"), "{log}");
+    }
+}
+
+#[test]
+fn a_failed_build_keeps_the_previous_outputs() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let root = cpu_copy("keep");
+    let out = root.parent().unwrap().join("out");
+    assert!(build_cpu(&python, &root, &out).status.success());
+    let before = snapshot(&out);
+    let basic = root.join("basic.cpp");
+    let good = std::fs::read_to_string(&basic).unwrap();
+
+    // A compile error inside a body: the scan is fine, the compiler is not.
+    std::fs::write(
+        &basic,
+        good.replace("out[i] = alpha * in[i];", "out[i] = alpha * in[i] +;"),
+    )
+    .unwrap();
+    let failed = build_cpu(&python, &root, &out);
+    assert_eq!(failed.status.code(), Some(1), "{}", stderr(&failed));
+    assert!(
+        stderr(&failed).contains("compiling gen/basic.cpp.begen.cc failed"),
+        "{}",
+        stderr(&failed)
+    );
+    assert_eq!(snapshot(&out), before);
+
+    // An error diagnostic: nothing is compiled at all.
+    std::fs::write(
+        &basic,
+        good.replace(
+            "BE::Tensor y, float alpha",
+            "const BE::Tensor y, float alpha",
+        ),
+    )
+    .unwrap();
+    let failed = build_cpu(&python, &root, &out);
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(
+        stderr(&failed).contains("No non-const Tensor output found in 'scale'"),
+        "{}",
+        stderr(&failed)
+    );
+    assert_eq!(snapshot(&out), before);
+
+    // Fixed again: builds, and the outputs are what they were.
+    std::fs::write(&basic, &good).unwrap();
+    assert!(build_cpu(&python, &root, &out).status.success());
+    for (i, f) in OUTPUTS.iter().enumerate() {
+        assert!(
+            std::fs::read(out.join(f)).unwrap() == before[i].0,
+            "{f} changed"
+        );
+    }
+}
+
+#[test]
+fn generated_cpp_has_no_warnings_under_werror() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let out = scratch("werror");
+    let (root, out_s) = (
+        repo().join("tests/e2e/cpu").display().to_string(),
+        out.display().to_string(),
+    );
+    // cc adds -Wall -Wextra by itself and reads CXXFLAGS.
+    let built = begen(
+        &python,
+        &["build", &root, "--out", &out_s, "--platform", "cpu"],
+        &[("CXXFLAGS", "-Wall -Wextra -Werror")],
+    );
+    assert!(built.status.success(), "{}", stderr(&built));
+    assert!(!stderr(&built).contains("warning"), "{}", stderr(&built));
+}
+
+#[test]
+fn platform_cpu_skips_cuda_sources_with_a_warning() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let out = scratch("cpu-only");
+    let (root, out_s) = (
+        repo().join("tests/e2e/cuda").display().to_string(),
+        out.display().to_string(),
+    );
+    let built = begen_ok(
+        &python,
+        &["build", &root, "--out", &out_s, "--platform", "cpu"],
+        &[],
+    );
+    let log = stderr(&built);
+    assert!(
+        log.contains("skipping CUDA source `vec.cu` for platform `cpu`"),
+        "{log}"
+    );
+    assert!(log.contains("`scale_cuda`"), "{log}");
+    let exported = support::exported_symbols(&out.join("libe2e_cuda.so"));
+    assert!(exported.contains(&"begen_e2e_cuda_host_negate".to_string()));
+    assert!(!exported.iter().any(|s| s.contains("scale_cuda")));
+}
+
+#[test]
+fn cuda_library_compiles_and_exports_every_handler() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let Some(nvcc) = support::nvcc(&python) else {
+        return;
+    };
+    let out = scratch("cuda");
+    let (root, out_s) = (
+        repo().join("tests/e2e/cuda").display().to_string(),
+        out.display().to_string(),
+    );
+    let nvcc_s = nvcc.display().to_string();
+    let built = begen_ok(
+        &python,
+        &[
+            "build",
+            &root,
+            "--out",
+            &out_s,
+            "--platform",
+            "cuda",
+            "--arch",
+            "sm_90",
+        ],
+        &[("NVCC", &nvcc_s), ("CXXFLAGS", "-Werror")],
+    );
+    let log = stderr(&built);
+    assert!(!log.contains("warning"), "{log}");
+    let exported = support::exported_symbols(&out.join("libe2e_cuda.so"));
+    for f in [
+        "add_cuda",
+        "scale_cuda",
+        "half_scale",
+        "fill_f32",
+        "fill_i32",
+        "host_negate",
+    ] {
+        let symbol = format!("begen_e2e_cuda_{f}");
+        assert!(
+            exported.contains(&symbol),
+            "{symbol} missing from {exported:?}"
+        );
+    }
+    assert!(
+        !exported.iter().any(|s| s.starts_with("cuda")),
+        "cudart symbols leaked: {exported:?}"
+    );
+    let manifest = std::fs::read_to_string(out.join("e2e_cuda.yaml")).unwrap();
+    assert!(manifest.contains("cuda"), "{manifest}");
+}
+
+#[test]
+fn bench_gpu_kernels_build_for_cuda() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let Some(_) = support::nvcc(&python) else {
+        return;
+    };
+    let out = scratch("ovh");
+    let (root, out_s) = (
+        repo().join("bench/gpu/kernels").display().to_string(),
+        out.display().to_string(),
+    );
+    begen_ok(
+        &python,
+        &[
+            "build",
+            &root,
+            "--out",
+            &out_s,
+            "--platform",
+            "cuda",
+            "--arch",
+            "sm_90",
+        ],
+        &[],
+    );
+    let exported = support::exported_symbols(&out.join("libovh.so"));
+    assert!(
+        exported.contains(&"begen_ovh_add_one_graph".to_string()),
+        "{exported:?}"
+    );
+}
+
+#[test]
+fn generate_writes_sources_only() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let out = scratch("generate");
+    let (root, out_s) = (
+        repo().join("tests/e2e/cpu").display().to_string(),
+        out.display().to_string(),
+    );
+    begen_ok(&python, &["generate", &root, "--out", &out_s], &[]);
+    for f in [
+        "e2e_cpu.py",
+        "e2e_cpu.pyi",
+        "e2e_cpu.yaml",
+        "gen/basic.cpp.begen.cc",
+        "gen/macros.cpp.begen.cc",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    assert!(!out.join("libe2e_cpu.so").exists());
+}
+
+#[test]
+fn a_bad_library_name_is_an_error() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let out = scratch("badname");
+    let (root, out_s) = (
+        repo().join("tests/e2e/cpu").display().to_string(),
+        out.display().to_string(),
+    );
+    let failed = begen(
+        &python,
+        &["build", &root, "--out", &out_s, "--name", "9lives"],
+        &[],
+    );
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(
+        stderr(&failed).contains("the library name `9lives` (the given name) is not usable"),
+        "{}",
+        stderr(&failed)
+    );
+    let missing = begen(
+        &python,
+        &["build", "/nonexistent/begen", "--out", &out_s],
+        &[],
+    );
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn doctor_reports_the_toolchain() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let out = begen_ok(&python, &["doctor", "--arch", "sm_90a,sm_80"], &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("XLA FFI headers:"), "{text}");
+    assert!(text.contains("(API 0."), "{text}");
+    assert!(text.contains("environment read:"), "{text}");
+    if text.contains("nvcc:") && !text.contains("nvcc:                  not found") {
+        assert!(
+            text.contains("-gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90a,code=sm_90a -gencode=arch=compute_80,code=compute_80"),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn outputs_inside_the_kernel_directory_are_not_sources() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let root = cpu_copy("inside");
+    let r = root.display().to_string();
+    let (gen_out, out) = (
+        root.join("generated").display().to_string(),
+        root.join("out").display().to_string(),
+    );
+    begen_ok(&python, &["generate", &r, "--out", &gen_out], &[]);
+    let built = begen_ok(
+        &python,
+        &["build", &r, "--out", &out, "--platform", "cpu"],
+        &[],
+    );
+    let log = stderr(&built);
+    assert!(
+        log.contains(
+            "skipping `generated/gen/basic.cpp.begen.cc`: it is a wrapper begen generated"
+        ),
+        "{log}"
+    );
+    assert!(log.contains("6 TUs compiled"), "{log}");
+    // OUT itself is inside the kernel directory too: a rebuild ignores it.
+    let again = begen_ok(
+        &python,
+        &["build", &r, "--out", &out, "--platform", "cpu"],
+        &[],
+    );
+    assert!(
+        stderr(&again).contains("0 TUs compiled, 6 up to date"),
+        "{}",
+        stderr(&again)
+    );
+}
