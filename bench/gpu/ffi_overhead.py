@@ -10,6 +10,7 @@ usage: python ffi_overhead.py BEGEN_OUT_DIR HANDWRITTEN_SO [--rounds N]
 
 import argparse
 import ctypes
+import os
 import random
 import statistics
 import sys
@@ -39,6 +40,14 @@ def main():
         jax.ffi.register_ffi_target(
             f"hand.{sym}", jax.ffi.pycapsule(getattr(hand, sym)), platform="CUDA"
         )
+    # Optional control: the hand-written handler compiled and linked by begen
+    # into the begen library (an un-annotated source beside the kernels), to
+    # tell the handler's cost apart from how the library was built.
+    inside = ctypes.cdll.LoadLibrary(os.path.join(a.begen_out, "libovh.so"))
+    has_inside = hasattr(inside, "inside_add_one")
+    if has_inside:
+        jax.ffi.register_ffi_target(
+            "inside.add_one", jax.ffi.pycapsule(inside.inside_add_one), platform="CUDA")
 
     x0 = jnp.zeros((a.n,), jnp.float32)
     out = jax.ShapeDtypeStruct(x0.shape, x0.dtype)
@@ -58,6 +67,8 @@ def main():
         "begen+graph": chained(lambda x: ovh.add_one_graph(x, out=out)),
         "hand+graph": chained(lambda x: jax.ffi.ffi_call("hand.hand_add_one_graph", out)(x)),
     }
+    if has_inside:
+        variants["hand-in-lib"] = chained(lambda x: jax.ffi.ffi_call("inside.add_one", out)(x))
     for name, f in variants.items():
         y = np.asarray(f(x0))
         assert np.all(y == CHAIN), (name, y[:4])
