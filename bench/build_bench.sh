@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Build-time benchmark: begen's one-TU-per-source builds against compiling
-# the same kernels as ONE translation unit (what a runtime JIT such as
-# kernix does), from clean and after touching one source.
+# Build-time benchmark: begen's builds (one TU per source with its kernels'
+# trampolines, plus one glue TU with every XLA FFI handler) against
+# compiling the same kernels as ONE translation unit (what a runtime JIT
+# such as kernix does), from clean and after touching one source.
 #
 #   bench/build_bench.sh [N] [--cuda] [--heavy]
 #
@@ -10,7 +11,7 @@
 # nvcc for one architecture (sm_90). With --heavy each source instantiates
 # its kernel template 12 times (6 block sizes x float/double), closer to
 # real kernel libraries, where the kernels' own code dominates the fixed
-# per-TU cost (XLA's headers, nvcc's passes). Needs a Python with jax (BEGEN_PYTHON,
+# per-TU cost (nvcc's passes, the support headers). Needs a Python with jax (BEGEN_PYTHON,
 # default .venv/bin/python) and a built begen (BEGEN_BIN, default
 # target/release/begen, else target/debug/begen).
 #
@@ -195,13 +196,19 @@ touch_one
 b_touch=$(secs build)
 
 # The single-TU build: every generated wrapper (each includes its source)
-# in one file, compiled and linked by one compiler run, with the same flags
-# begen used.
+# and the glue (host code only, as in begen's wrappers) in one file,
+# compiled and linked by one compiler run, with the same flags begen used
+# for the sources.
 "$BEGEN" generate "$KDIR" --out "$WORK/gen" --name bench >/dev/null
 one="$WORK/one.$( [[ $CUDA == 1 ]] && echo cu || echo cc )"
 : > "$one"
-for w in "$WORK"/gen/gen/*.begen.*; do echo "#include \"$w\"" >> "$one"; done
-cmd_file=$(ls "$WORK"/out/.begen/bench/obj/gen/*.o.cmd | head -1)
+for w in "$WORK"/gen/gen/k*.begen.*; do echo "#include \"$w\"" >> "$one"; done
+{
+    echo '#if !defined(__CUDA_ARCH__)'
+    echo "#include \"$WORK/gen/gen/bench.begen.cc\""
+    echo '#endif'
+} >> "$one"
+cmd_file=$(ls "$WORK"/out/.begen/bench/obj/gen/k1."$ext".begen.*.o.cmd | head -1)
 mapfile -t argv < <(grep -v -x -e '-MMD' -e '-MF' -e '-c' -e '-o' "$cmd_file" | grep -v -e '\.o\.d$' -e '\.o$' -e '\.begen\.')
 # nvcc links its static runtime by itself.
 single() { "${argv[@]}" -shared -o "$WORK/one.so" "$one"; }
