@@ -385,6 +385,15 @@ fn cpu_wrappers_compile_and_run_from_jax() {
         cxx.arg(dir.join(&f.rel_path));
     }
     run(&mut cxx);
+    // Exported: the handlers; hidden: the trampolines and begen's helpers
+    // (a thread-local message buffer among them).
+    let exported = run(std::process::Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(dir.join("libcpukernels.so")));
+    assert!(exported.contains(" begen_cpukernels_mixed_attrs\n"), "{exported}");
+    for hidden in ["begen_call_", "5begen2tr", "5begen2rt"] {
+        assert!(!exported.contains(hidden), "{hidden} exported:\n{exported}");
+    }
     let text = run(std::process::Command::new(python()).arg(fixture.join("check.py")).arg(&dir));
     assert!(text.contains("all checks passed"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);

@@ -53,10 +53,12 @@ constexpr int32_t kC128 = 18;
 
 }  // namespace begen
 
-/// Trampolines are internal to the library: hidden, so they never clash
-/// with another library loaded into the same process.
+/// Trampolines and begen's helpers are internal to the library: hidden, so
+/// they never bind to another begen library loaded into the same process
+/// (nor export a thread-local buffer as a unique symbol).
 #if defined(__GNUC__) || defined(__clang__)
-#define BEGEN_TRAMPOLINE extern "C" __attribute__((visibility("hidden")))
+#define BEGEN_HIDDEN __attribute__((visibility("hidden")))
 #else
-#define BEGEN_TRAMPOLINE extern "C"
+#define BEGEN_HIDDEN
 #endif
+#define BEGEN_TRAMPOLINE extern "C" BEGEN_HIDDEN

@@ -38,7 +38,7 @@ static_assert(static_cast<int32_t>(xla::ffi::DataType::C128) == xla_type::kC128,
 
 /// Whether the kernel API has a BE::DType for an XLA element type (not for
 /// f8/f4 variants, sub-byte integers, tokens).
-inline bool dtype_supported(xla::ffi::DataType t) noexcept {
+BEGEN_HIDDEN inline bool dtype_supported(xla::ffi::DataType t) noexcept {
     using D = xla::ffi::DataType;
     switch (t) {
     case D::PRED:
@@ -63,19 +63,19 @@ inline bool dtype_supported(xla::ffi::DataType t) noexcept {
 }
 
 /// What a trampoline receives for one buffer (checked before).
-inline TensorArg tensor_arg(xla::ffi::AnyBuffer& b) noexcept {
+BEGEN_HIDDEN inline TensorArg tensor_arg(xla::ffi::AnyBuffer& b) noexcept {
     return TensorArg{b.untyped_data(), b.dimensions().begin(),
                      static_cast<int64_t>(b.dimensions().size()),
                      static_cast<int32_t>(b.element_type())};
 }
 
 /// Whether a buffer's rank fits in a BE::Tensor view.
-inline bool rank_fits(xla::ffi::AnyBuffer& b) noexcept {
+BEGEN_HIDDEN inline bool rank_fits(xla::ffi::AnyBuffer& b) noexcept {
     return b.dimensions().size() <= static_cast<size_t>(kMaxRank);
 }
 
 /// `<function>: parameter '<param>': unsupported element type (XLA DataType N)`.
-inline xla::ffi::Error unsupported_dtype(const char* function, const char* param,
+BEGEN_HIDDEN inline xla::ffi::Error unsupported_dtype(const char* function, const char* param,
                                          xla::ffi::DataType t) {
     return xla::ffi::Error(xla::ffi::ErrorCode::kInvalidArgument,
                            std::string(function) + ": parameter '" + param +
@@ -86,7 +86,7 @@ inline xla::ffi::Error unsupported_dtype(const char* function, const char* param
 }
 
 /// A buffer of higher rank than a BE::Tensor view holds.
-inline xla::ffi::Error rank_too_high(const char* function, const char* param, size_t rank) {
+BEGEN_HIDDEN inline xla::ffi::Error rank_too_high(const char* function, const char* param, size_t rank) {
     return xla::ffi::Error(xla::ffi::ErrorCode::kInvalidArgument,
                            std::string(function) + ": parameter '" + param + "': rank " +
                                std::to_string(rank) + " exceeds BE::kMaxDim (" +
@@ -94,7 +94,7 @@ inline xla::ffi::Error rank_too_high(const char* function, const char* param, si
 }
 
 /// A complex attribute must arrive as [real, imag].
-inline xla::ffi::Error bad_complex_attr(const char* function, const char* param, size_t n) {
+BEGEN_HIDDEN inline xla::ffi::Error bad_complex_attr(const char* function, const char* param, size_t n) {
     return xla::ffi::Error(xla::ffi::ErrorCode::kInvalidArgument,
                            std::string(function) + ": attribute '" + param +
                                "': expected a complex number as 2 values [real, imag], got " +
@@ -103,7 +103,7 @@ inline xla::ffi::Error bad_complex_attr(const char* function, const char* param,
 
 /// A C++ exception escaped the kernel: the message its trampoline
 /// returned, prefixed with the kernel's name (null: no message).
-inline xla::ffi::Error kernel_failed(const char* function, const char* what) {
+BEGEN_HIDDEN inline xla::ffi::Error kernel_failed(const char* function, const char* what) {
     return xla::ffi::Error(xla::ffi::ErrorCode::kInternal,
                            std::string(function) + ": " +
                                (what != nullptr ? what : "unknown C++ exception"));
@@ -111,7 +111,7 @@ inline xla::ffi::Error kernel_failed(const char* function, const char* what) {
 
 /// The stream handle in the form kernels take it (`int64_t stream`).
 template <typename Stream>
-inline int64_t stream_handle(Stream s) noexcept {
+BEGEN_HIDDEN inline int64_t stream_handle(Stream s) noexcept {
     return static_cast<int64_t>(reinterpret_cast<intptr_t>(s));
 }
 

@@ -20,7 +20,7 @@ namespace begen {
 namespace tr {
 
 /// The BE::DType of an XLA element type code the glue let through.
-inline BE::DType dtype(int32_t code) noexcept {
+BEGEN_HIDDEN inline BE::DType dtype(int32_t code) noexcept {
     switch (code) {
     case xla_type::kPred: return BE::DType::Bool;
     case xla_type::kS8: return BE::DType::Int8;
@@ -42,13 +42,13 @@ inline BE::DType dtype(int32_t code) noexcept {
 }
 
 /// The view of one buffer (the extents are copied into the view).
-inline BE::Tensor view(const TensorArg& t) {
+BEGEN_HIDDEN inline BE::Tensor view(const TensorArg& t) {
     return BE::Tensor(t.data, t.dims, static_cast<int>(t.ndim), dtype(t.dtype));
 }
 
 /// An attribute the glue passed by address, read as its C++ type.
 template <typename T>
-inline T attr(const void* p) noexcept {
+BEGEN_HIDDEN inline T attr(const void* p) noexcept {
     return *static_cast<const T*>(p);
 }
 
@@ -59,7 +59,7 @@ constexpr size_t kMessageBytes = 4096;
 /// Copies a kernel's exception message (null: not a std::exception) into
 /// this thread's buffer and returns it; the glue reads it before the thread
 /// calls another kernel.
-inline const char* failed(const char* what) noexcept {
+BEGEN_HIDDEN inline const char* failed(const char* what) noexcept {
     static thread_local char message[kMessageBytes];
     const char* text = what != nullptr ? what : "unknown C++ exception";
     size_t n = 0;
