@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Build-time benchmark: begen's one-TU-per-source builds against compiling
-# the same kernels as ONE translation unit (what a runtime JIT such as
-# kernix does), from clean and after touching one source.
+# Build-time benchmark: begen's builds (one TU per source with its kernels'
+# trampolines, plus one glue TU with every XLA FFI handler) against
+# compiling the same kernels as ONE translation unit (what a runtime JIT
+# such as kernix does), from clean and after touching one source.
 #
 #   bench/build_bench.sh [N] [--cuda] [--heavy]
 #
@@ -10,13 +11,14 @@
 # nvcc for one architecture (sm_90). With --heavy each source instantiates
 # its kernel template 12 times (6 block sizes x float/double), closer to
 # real kernel libraries, where the kernels' own code dominates the fixed
-# per-TU cost (XLA's headers, nvcc's passes). Needs a Python with jax (BEGEN_PYTHON,
+# per-TU cost (nvcc's passes, the support headers). Needs a Python with jax (BEGEN_PYTHON,
 # default .venv/bin/python) and a built begen (BEGEN_BIN, default
 # target/release/begen, else target/debug/begen).
 #
-# Prints one table: seconds for clean build, no-op rebuild, and rebuild
-# after touching one source, for begen (-j = number of CPUs) and for the
-# single-TU build.
+# Prints one table: wall and CPU seconds for a clean build, a no-op
+# rebuild, and a rebuild after touching one source, for begen (-j = number
+# of CPUs) and for the single-TU build (which has no no-op rebuild: it
+# always recompiles everything).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -175,12 +177,14 @@ KERNEL
     fi
 done
 
+# secs CMD...: runs CMD, prints "WALL CPU" in seconds (CPU: user + system
+# of CMD and its children, i.e. every compiler run). On a shared machine
+# CPU seconds are the steadier figure.
 secs() {
-    local t0 t1
-    t0=$(date +%s%N)
-    "$@" >"$WORK/last.log" 2>&1 || { cat "$WORK/last.log" >&2; echo "failed: $*" >&2; exit 1; }
-    t1=$(date +%s%N)
-    awk -v ns="$((t1 - t0))" 'BEGIN { printf "%.2f", ns / 1e9 }'
+    local t
+    t=$( { TIMEFORMAT='%R %U %S'; time "$@" >"$WORK/last.log" 2>&1; } 2>&1 ) ||
+        { cat "$WORK/last.log" >&2; echo "failed: $*" >&2; exit 1; }
+    awk -v t="$t" 'BEGIN { split(t, a, " "); printf "%.2f %.2f", a[1], a[2] + a[3] }'
 }
 touch_one() { printf '\n// touched %s\n' "$RANDOM" >> "$KDIR/k1.$ext"; }
 
@@ -195,13 +199,21 @@ touch_one
 b_touch=$(secs build)
 
 # The single-TU build: every generated wrapper (each includes its source)
-# in one file, compiled and linked by one compiler run, with the same flags
-# begen used.
+# and the glue (host code only, as in begen's wrappers) in one file,
+# compiled and linked by one compiler run, with the same flags begen used
+# for the sources.
 "$BEGEN" generate "$KDIR" --out "$WORK/gen" --name bench >/dev/null
 one="$WORK/one.$( [[ $CUDA == 1 ]] && echo cu || echo cc )"
 : > "$one"
-for w in "$WORK"/gen/gen/*.begen.*; do echo "#include \"$w\"" >> "$one"; done
-cmd_file=$(ls "$WORK"/out/.begen/bench/obj/gen/*.o.cmd | head -1)
+for w in "$WORK"/gen/gen/k*.begen.*; do echo "#include \"$w\"" >> "$one"; done
+if [[ -f "$WORK/gen/gen/bench.begen.cc" ]]; then
+    {
+        echo '#if !defined(__CUDA_ARCH__)'
+        echo "#include \"$WORK/gen/gen/bench.begen.cc\""
+        echo '#endif'
+    } >> "$one"
+fi
+cmd_file=$(ls "$WORK"/out/.begen/bench/obj/gen/k1."$ext".begen.*.o.cmd | head -1)
 mapfile -t argv < <(grep -v -x -e '-MMD' -e '-MF' -e '-c' -e '-o' "$cmd_file" | grep -v -e '\.o\.d$' -e '\.o$' -e '\.begen\.')
 # nvcc links its static runtime by itself.
 single() { "${argv[@]}" -shared -o "$WORK/one.so" "$one"; }
@@ -212,7 +224,9 @@ s_touch=$(secs single)
 weight=light
 [[ $HEAVY == 1 ]] && weight=heavy
 echo "kernels: $N $weight .$ext sources ($platform), $(nproc) CPUs, begen -j$(nproc)"
-printf '%-34s %10s %10s\n' "" "begen" "one TU"
-printf '%-34s %10.2f %10.2f\n' "clean build (s)" "$b_clean" "$s_clean"
-printf '%-34s %10.2f %10s\n' "no-op rebuild (s)" "$b_noop" "$s_clean"
-printf '%-34s %10.2f %10.2f\n' "rebuild after touching 1 (s)" "$b_touch" "$s_touch"
+echo "seconds: wall / CPU (user + sys of every compiler run)"
+row() { read -r bw bc <<<"$2"; read -r sw sc <<<"$3"; printf '%-30s %7s %7s   %7s %7s\n' "$1" "$bw" "$bc" "$sw" "$sc"; }
+printf '%-30s %15s   %15s\n' "" "begen" "one TU"
+row "clean build" "$b_clean" "$s_clean"
+row "no-op rebuild" "$b_noop" "- -"
+row "rebuild after touching 1" "$b_touch" "$s_touch"

@@ -1,8 +1,11 @@
 //! stage: emit
 //!
 //! Turns a checked [`Library`] into the text of every generated file, in
-//! memory: one wrapper translation unit per annotated source, the Python
-//! module (`<name>.py`, `<name>.pyi`) and the manifest (`<name>.yaml`).
+//! memory: one wrapper translation unit per annotated source (the source and
+//! its kernels' trampolines), one glue translation unit per library (every
+//! XLA FFI handler), the Python module (`<name>.py`, `<name>.pyi`) and the
+//! manifest (`<name>.yaml`). See [`cpp`] for how a handler and its trampoline
+//! split the work, and why.
 //! Writing them to disk is the `build` stage's job.
 //!
 //! Rust resolves every name, type and expression into a view model
@@ -33,15 +36,22 @@ use crate::error::Error;
 use crate::model::{Function, Library, Platform};
 
 pub use manifest::{Manifest, ManifestFunction};
-pub use names::{IncludePathError, handler_symbol, include_path_text, target_name, wrapper_rel_path};
+pub use names::{
+    IncludePathError, glue_rel_path, handler_symbol, include_path_text, target_name, trampoline_symbol,
+    wrapper_rel_path,
+};
 
 /// What a generated file is, so the build stage knows what to do with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum FileKind {
-    /// A wrapper translation unit: compile it with the compiler of its
-    /// platform (host C++ for `Cpu`, nvcc for `Cuda`) and link it into
-    /// `lib<name>.so` *instead of* the source it includes.
+    /// A wrapper translation unit (the source, then its trampolines):
+    /// compile it with the compiler of its platform (host C++ for `Cpu`,
+    /// nvcc for `Cuda`) and link it into `lib<name>.so` *instead of* the
+    /// source it includes.
     Wrapper(Platform),
+    /// The glue translation unit (every XLA FFI handler): compile it with
+    /// the host C++ compiler, with XLA's FFI headers on the include path.
+    Glue,
     /// `<name>.py`.
     PythonModule,
     /// `<name>.pyi`.
@@ -63,7 +73,8 @@ pub struct GeneratedFile {
 }
 
 /// Everything `emit` produces, in a deterministic order: wrappers (sorted
-/// by source), then `<name>.py`, `<name>.pyi`, `<name>.yaml`.
+/// by source), the glue (when the library has functions), then
+/// `<name>.py`, `<name>.pyi`, `<name>.yaml`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Emitted {
     pub files: Vec<GeneratedFile>,
@@ -77,12 +88,28 @@ impl Emitted {
             _ => None,
         })
     }
+
+    /// The glue translation unit; `None` for a library without functions.
+    pub fn glue(&self) -> Option<&GeneratedFile> {
+        self.files.iter().find(|f| f.kind == FileKind::Glue)
+    }
+
+    /// Every C++ translation unit: wrappers, then the glue.
+    pub fn translation_units(&self) -> impl Iterator<Item = &GeneratedFile> {
+        self.files.iter().filter(|f| matches!(f.kind, FileKind::Wrapper(_) | FileKind::Glue))
+    }
 }
 
 #[derive(Template)]
 #[template(path = "wrapper.cc", escape = "none")]
 struct WrapperTemplate<'a> {
     w: &'a cpp::WrapperView,
+}
+
+#[derive(Template)]
+#[template(path = "glue.cc", escape = "none")]
+struct GlueTemplate<'a> {
+    g: &'a cpp::GlueView,
 }
 
 #[derive(Template)]
@@ -102,10 +129,19 @@ struct StubTemplate<'a> {
 /// built against.
 ///
 /// Fails only when a source path cannot be written into `#include "..."`
-/// safely (a `"`, `\`, control character, or non-UTF-8 path); the error
-/// names the path.
+/// safely (a `"`, `\`, control character, or non-UTF-8 path; the error
+/// names the path), or when a trampoline's name would be some handler's.
 pub fn emit(lib: &Library, xla_api_version: Option<&str>) -> Result<Emitted, Error> {
+    check_symbols(lib)?;
     let mut files = emit_wrappers(lib)?;
+    if !lib.functions.is_empty() {
+        files.push(GeneratedFile {
+            rel_path: glue_rel_path(&lib.name),
+            kind: FileKind::Glue,
+            source: None,
+            contents: render(&GlueTemplate { g: &cpp::glue_view(lib) })?,
+        });
+    }
     let module = python::py_module_view(lib);
     files.push(GeneratedFile {
         rel_path: format!("{}.py", lib.name),
@@ -126,6 +162,22 @@ pub fn emit(lib: &Library, xla_api_version: Option<&str>) -> Result<Emitted, Err
         contents: manifest::emit_manifest(lib, xla_api_version)?,
     });
     Ok(Emitted { files })
+}
+
+/// Trampolines (`begen_call_<lib>_<f>`) and handlers (`begen_<lib>_<g>`)
+/// share a prefix: a library named `call_...` could make one equal the other.
+fn check_symbols(lib: &Library) -> Result<(), Error> {
+    let handlers: std::collections::BTreeSet<String> =
+        lib.functions.iter().map(|f| handler_symbol(&lib.name, &f.name)).collect();
+    match lib.functions.iter().find(|f| handlers.contains(&trampoline_symbol(&lib.name, &f.name))) {
+        Some(f) => Err(Error::Other(format!(
+            "library `{}`: the internal symbol of `{}` (`{}`) is the handler symbol of another              function; rename the library or that function",
+            lib.name,
+            f.name,
+            trampoline_symbol(&lib.name, &f.name)
+        ))),
+        None => Ok(()),
+    }
 }
 
 /// One wrapper per annotated source file, sorted by file.

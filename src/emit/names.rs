@@ -1,4 +1,5 @@
-//! Names and paths written into generated files: where each wrapper goes,
+//! Names and paths written into generated files: where each wrapper and
+//! the glue go, the symbols they define,
 //! which include paths are safe to write, and how user names become Python
 //! names and literals.
 
@@ -60,6 +61,28 @@ pub(crate) fn dedup_paths(paths: Vec<String>) -> Vec<String> {
 /// ```
 pub fn handler_symbol(library: &str, function: &str) -> String {
     format!("begen_{library}_{function}")
+}
+
+/// The trampoline of a function, `begen_call_<library>_<function>`: the
+/// hidden `extern "C"` function in the source's TU that the handler calls.
+///
+/// ```
+/// assert_eq!(begen::emit::trampoline_symbol("mk", "scale_by"), "begen_call_mk_scale_by");
+/// ```
+pub fn trampoline_symbol(library: &str, function: &str) -> String {
+    format!("begen_call_{library}_{function}")
+}
+
+/// The glue TU of a library, relative to the output directory:
+/// `gen/<library>.begen.cc`. It cannot clash with a wrapper: the library
+/// name is an identifier (no `.`), a wrapper's name keeps its source's
+/// extension.
+///
+/// ```
+/// assert_eq!(begen::emit::glue_rel_path("mk"), "gen/mk.begen.cc");
+/// ```
+pub fn glue_rel_path(library: &str) -> String {
+    format!("gen/{library}.begen.cc")
 }
 
 /// The FFI target name of a function: `<prefix>.<function>`.

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::cpp::{handler_view, param_cpp};
+use super::cpp::{Passed, handler_view, param_cpp, trampoline_view};
 use super::python::{py_function_name, py_function_view};
 use super::*;
 use crate::model::{
@@ -116,61 +116,105 @@ pub(crate) fn cuda_case(root: &Path) -> Library {
 
 #[test]
 fn tensor_params_bind_buffers_and_build_views() {
-    let arg = param_cpp("f", 0, &param("x", Token::Arg));
+    let arg = param_cpp("f", 0, 0, &param("x", Token::Arg));
     assert_eq!(arg.binding, ".Arg<xla::ffi::AnyBuffer>()");
     assert_eq!(arg.impl_param, "xla::ffi::AnyBuffer p0_x");
+    assert_eq!(arg.passed, Passed::Tensor("begen::rt::tensor_arg(p0_x)".into()));
+    assert_eq!(arg.prepare, ["BE::Tensor t0_x = begen::tr::view(t[0]);"]);
     assert_eq!(arg.call_arg, "t0_x");
-    assert!(arg.prepare[0].starts_with("BE::Tensor t0_x(p0_x.untyped_data()"));
-    assert!(arg.checks[1].contains("unsupported_dtype(\"f\", \"x\""));
-    assert!(arg.checks[2].contains("rank_too_high(\"f\", \"x\""));
+    assert!(arg.checks[0].contains("unsupported_dtype(\"f\", \"x\""));
+    assert!(arg.checks[1].contains("rank_too_high(\"f\", \"x\""));
 
-    let ret = param_cpp("f", 1, &param("y", Token::Ret));
+    let ret = param_cpp("f", 1, 3, &param("y", Token::Ret));
     assert_eq!(ret.impl_param, "xla::ffi::Result<xla::ffi::AnyBuffer> p1_y");
-    assert!(ret.prepare[0].starts_with("BE::Tensor t1_y(p1_y->untyped_data()"));
+    assert_eq!(ret.passed, Passed::Tensor("begen::rt::tensor_arg(*p1_y)".into()));
+    assert_eq!(ret.prepare, ["BE::Tensor t1_y = begen::tr::view(t[3]);"]);
 }
 
 #[test]
-fn attrs_bind_by_type() {
-    let f32 = param_cpp("f", 2, &attr("s", AttrType::Float32));
+fn attrs_bind_by_type_and_pass_by_address() {
+    let f32 = param_cpp("f", 2, 0, &attr("s", AttrType::Float32));
     assert_eq!(f32.binding, ".Attr<float>(\"s\")");
-    assert_eq!(f32.call_arg, "p2_s");
+    assert_eq!(f32.passed, Passed::Attr("&p2_s".into()));
+    assert_eq!(f32.call_arg, "begen::tr::attr<float>(a[0])");
 
-    let c = param_cpp("f", 0, &attr("c", AttrType::Complex128));
+    let c = param_cpp("f", 0, 1, &attr("c", AttrType::Complex128));
     assert_eq!(c.binding, ".Attr<xla::ffi::Span<const double>>(\"c\")");
-    assert_eq!(c.prepare, ["const std::complex<double> v0_c(p0_c[0], p0_c[1]);"]);
+    assert_eq!(c.passed, Passed::Attr("p0_c.begin()".into()));
+    assert_eq!(
+        c.prepare,
+        [
+            "const double* c0_c = static_cast<const double*>(a[1]);",
+            "const std::complex<double> v0_c(c0_c[0], c0_c[1]);"
+        ]
+    );
     assert!(c.checks[0].contains("bad_complex_attr(\"f\", \"c\""));
 
-    let bits = param_cpp("f", 0, &attr("h", AttrType::Float16));
+    let bits = param_cpp("f", 0, 0, &attr("h", AttrType::Float16));
     assert_eq!(bits.binding, ".Attr<uint16_t>(\"h\")");
-    assert_eq!(bits.call_arg, "p0_h");
+    assert_eq!(bits.call_arg, "begen::tr::attr<uint16_t>(a[0])");
 
     let half = Param { half_repr: Some(HalfRepr::CudaHalf), ..attr("h", AttrType::Float16) };
-    let half = param_cpp("f", 0, &half);
+    let half = param_cpp("f", 0, 2, &half);
     assert_eq!(half.call_arg, "v0_h");
+    assert_eq!(half.prepare[1], "r0_h.x = begen::tr::attr<uint16_t>(a[2]);");
     assert_eq!(half.prepare[2], "const __half v0_h(r0_h);");
 
-    let stream = param_cpp("f", 3, &param("stream", Token::Stream));
-    assert_eq!(stream.binding, ".Ctx<xla::ffi::PlatformStream<cudaStream_t>>()");
-    assert_eq!(stream.call_arg, "begen::rt::stream_handle(p3_stream)");
+    let stream = param_cpp("f", 3, 0, &param("stream", Token::Stream));
+    assert_eq!(stream.binding, ".Ctx<xla::ffi::PlatformStream<void*>>()");
+    assert_eq!(stream.passed, Passed::Stream("begen::rt::stream_handle(p3_stream)".into()));
+    assert_eq!(stream.call_arg, "stream");
 }
 
 #[test]
-fn handler_binds_in_canonical_order_and_calls_in_signature_order() {
+fn handler_binds_in_canonical_order_and_trampoline_calls_in_signature_order() {
     let lib = cuda_case(Path::new("/k"));
     let h = handler_view(&lib, &lib.functions[1]);
     assert_eq!(h.symbol, "begen_gpukernels_lambda_kernel");
+    assert_eq!(h.trampoline, "begen_call_gpukernels_lambda_kernel");
     assert_eq!(
         h.bindings,
         [
-            ".Ctx<xla::ffi::PlatformStream<cudaStream_t>>()",
+            ".Ctx<xla::ffi::PlatformStream<void*>>()",
             ".Arg<xla::ffi::AnyBuffer>()",
             ".Ret<xla::ffi::AnyBuffer>()",
             ".Attr<int32_t>(\"lambda\")",
         ]
     );
-    assert_eq!(h.call_args, ["begen::rt::stream_handle(p0_stream)", "p1_lambda", "t2_out", "t3_len"]);
+    assert_eq!(
+        h.packs,
+        [
+            "const begen::TensorArg tensors[] = {begen::rt::tensor_arg(p2_out), begen::rt::tensor_arg(*p3_len)};",
+            "const void* const attrs[] = {&p1_lambda};",
+        ]
+    );
+    assert_eq!(h.call_args, ["tensors", "attrs", "begen::rt::stream_handle(p0_stream)"]);
     assert_eq!(h.traits, "");
     assert!(handler_view(&lib, &lib.functions[0]).traits.contains("kCmdBufferCompatible"));
+
+    let t = trampoline_view(&lib, &lib.functions[1]);
+    assert_eq!(t.symbol, "begen_call_gpukernels_lambda_kernel");
+    assert_eq!(t.params, "const begen::TensorArg* t, const void* const* a, int64_t stream");
+    assert_eq!(t.call_args, ["stream", "begen::tr::attr<int32_t>(a[0])", "t2_out", "t3_len"]);
+
+    // Nothing to pass: nullptr, and the trampoline leaves the parameter unnamed.
+    let cpu = cpu_case(Path::new("/k"));
+    let minmax = handler_view(&cpu, &cpu.functions[1]);
+    assert_eq!(minmax.call_args, ["tensors", "nullptr", "0"]);
+    assert_eq!(
+        trampoline_view(&cpu, &cpu.functions[1]).params,
+        "const begen::TensorArg* t, const void* const*, int64_t"
+    );
+}
+
+#[test]
+fn trampoline_names_never_shadow_handlers() {
+    let mut lib = cpu_case(Path::new("/k"));
+    lib.name = "call".into();
+    lib.functions[0].name = "f".into();
+    lib.functions[1].name = "call_f".into();
+    let err = emit(&lib, None).unwrap_err().to_string();
+    assert!(err.contains("`begen_call_call_f`"), "{err}");
 }
 
 #[test]
@@ -210,9 +254,18 @@ fn emit_lists_wrappers_then_python_then_manifest() {
     let paths: Vec<&str> = out.files.iter().map(|f| f.rel_path.as_str()).collect();
     assert_eq!(
         paths,
-        ["gen/a.cpp.begen.cc", "gen/sub__b.cpp.begen.cc", "cpukernels.py", "cpukernels.pyi", "cpukernels.yaml"]
+        [
+            "gen/a.cpp.begen.cc",
+            "gen/sub__b.cpp.begen.cc",
+            "gen/cpukernels.begen.cc",
+            "cpukernels.py",
+            "cpukernels.pyi",
+            "cpukernels.yaml"
+        ]
     );
     assert_eq!(out.wrappers().count(), 2);
+    assert_eq!(out.glue().map(|g| g.rel_path.as_str()), Some("gen/cpukernels.begen.cc"));
+    assert_eq!(out.translation_units().count(), 3);
     assert_eq!(out, emit(&lib, Some("0.3")).unwrap(), "deterministic");
 }
 
@@ -299,7 +352,7 @@ fn run(cmd: &mut std::process::Command) -> String {
     text
 }
 
-/// Generates the CPU case for its real sources, compiles the wrappers with
+/// Generates the CPU case for its real sources, compiles the wrappers and the glue with
 /// `-Wall -Wextra -Werror` into a shared library and calls every kernel from
 /// JAX (fixtures/emit/cpu/check.py). Needs g++ and a Python with jax:
 /// `BEGEN_PYTHON=/path/to/python cargo test -- --ignored emit`.
@@ -328,17 +381,27 @@ fn cpu_wrappers_compile_and_run_from_jax() {
         .arg(xla.trim())
         .arg("-o")
         .arg(dir.join("libcpukernels.so"));
-    for (f, _) in out.wrappers() {
+    for f in out.translation_units() {
         cxx.arg(dir.join(&f.rel_path));
     }
     run(&mut cxx);
+    // Exported: the handlers; hidden: the trampolines and begen's helpers
+    // (a thread-local message buffer among them).
+    let exported = run(std::process::Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(dir.join("libcpukernels.so")));
+    assert!(exported.contains(" begen_cpukernels_mixed_attrs\n"), "{exported}");
+    for hidden in ["begen_call_", "5begen2tr", "5begen2rt"] {
+        assert!(!exported.contains(hidden), "{hidden} exported:\n{exported}");
+    }
     let text = run(std::process::Command::new(python()).arg(fixture.join("check.py")).arg(&dir));
     assert!(text.contains("all checks passed"), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Generates the CUDA case for its real sources and compiles its wrapper
-/// with nvcc (`-c` only: no GPU needed), host warnings as errors. Needs
+/// with nvcc and its glue with the host compiler (`-c` only: no GPU
+/// needed), warnings as errors. Needs
 /// `NVCC` and a Python with jax (`BEGEN_PYTHON`) for the XLA headers.
 #[test]
 #[ignore = "needs nvcc (NVCC) and a Python with jax (BEGEN_PYTHON)"]
@@ -367,6 +430,18 @@ fn cuda_wrappers_compile_with_nvcc() {
             .arg(&path);
         run(&mut nvcc);
     }
+    // The glue: host C++ only, no CUDA header on the path.
+    let glue = out.glue().unwrap();
+    let path = dir.join(&glue.rel_path);
+    std::fs::write(&path, &glue.contents).unwrap();
+    run(std::process::Command::new(std::env::var("CXX").unwrap_or_else(|_| "g++".into()))
+        .args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-fPIC", "-c", "-I"])
+        .arg(&support)
+        .arg("-isystem")
+        .arg(xla.trim())
+        .arg("-o")
+        .arg(path.with_extension("o"))
+        .arg(&path));
     // The support headers alone, in both of nvcc's passes.
     std::fs::create_dir_all(&dir).unwrap();
     run(std::process::Command::new(std::env::var("NVCC").unwrap_or_else(|_| "nvcc".into()))

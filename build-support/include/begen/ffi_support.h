@@ -1,48 +1,81 @@
-// begen support headers: helpers for the XLA FFI wrappers begen generates.
+// begen support headers: helpers for the glue TU, where begen defines the
+// XLA FFI handlers of a library (see abi.h).
 //
-// Generated code only; kernels never include this. It relies on nothing but
-// the public kernel API (BE::Tensor, BE::DType), so the wrappers also compile
-// when brainevent's own include directory comes first.
+// Generated code only; kernels never include this. It needs XLA's FFI
+// headers and abi.h, nothing from the kernel API and no CUDA header, so the
+// glue compiles with the host C++ compiler whatever the kernels include.
 //
 // The success path of a handler is branch-and-store only: the helpers that
 // build an error message (and may allocate) run only when a call fails.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
-#include "brainevent/common.h"
+#include "begen/abi.h"
 #include "xla/ffi/api/ffi.h"
 
 namespace begen {
 namespace rt {
 
-/// The BE::DType of an XLA element type; false for types the kernel API has
-/// no name for (f8/f4 variants, sub-byte integers, tokens).
-inline bool dtype_from_xla(xla::ffi::DataType t, BE::DType& out) noexcept {
+// The codes of abi.h are XLA's.
+static_assert(static_cast<int32_t>(xla::ffi::DataType::PRED) == xla_type::kPred, "PRED");
+static_assert(static_cast<int32_t>(xla::ffi::DataType::S8) == xla_type::kS8, "S8");
+static_assert(static_cast<int32_t>(xla::ffi::DataType::S16) == xla_type::kS16, "S16");
+static_assert(static_cast<int32_t>(xla::ffi::DataType::S32) == xla_type::kS32, "S32");
+static_assert(static_cast<int32_t>(xla::ffi::DataType::S64) == xla_type::kS64, "S64");
+static_assert(static_cast<int32_t>(xla::ffi::DataType::U8) == xla_type::kU8, "U8");
+static_assert(static_cast<int32_t>(xla::ffi::DataType::U16) == xla_type::kU16, "U16");
+static_assert(static_cast<int32_t>(xla::ffi::DataType::U32) == xla_type::kU32, "U32");
+static_assert(static_cast<int32_t>(xla::ffi::DataType::U64) == xla_type::kU64, "U64");
+static_assert(static_cast<int32_t>(xla::ffi::DataType::F16) == xla_type::kF16, "F16");
+static_assert(static_cast<int32_t>(xla::ffi::DataType::F32) == xla_type::kF32, "F32");
+static_assert(static_cast<int32_t>(xla::ffi::DataType::F64) == xla_type::kF64, "F64");
+static_assert(static_cast<int32_t>(xla::ffi::DataType::C64) == xla_type::kC64, "C64");
+static_assert(static_cast<int32_t>(xla::ffi::DataType::BF16) == xla_type::kBF16, "BF16");
+static_assert(static_cast<int32_t>(xla::ffi::DataType::C128) == xla_type::kC128, "C128");
+
+/// Whether the kernel API has a BE::DType for an XLA element type (not for
+/// f8/f4 variants, sub-byte integers, tokens).
+BEGEN_HIDDEN inline bool dtype_supported(xla::ffi::DataType t) noexcept {
     using D = xla::ffi::DataType;
     switch (t) {
-    case D::PRED: out = BE::DType::Bool; return true;
-    case D::S8: out = BE::DType::Int8; return true;
-    case D::S16: out = BE::DType::Int16; return true;
-    case D::S32: out = BE::DType::Int32; return true;
-    case D::S64: out = BE::DType::Int64; return true;
-    case D::U8: out = BE::DType::UInt8; return true;
-    case D::U16: out = BE::DType::UInt16; return true;
-    case D::U32: out = BE::DType::UInt32; return true;
-    case D::U64: out = BE::DType::UInt64; return true;
-    case D::F16: out = BE::DType::Float16; return true;
-    case D::BF16: out = BE::DType::BFloat16; return true;
-    case D::F32: out = BE::DType::Float32; return true;
-    case D::F64: out = BE::DType::Float64; return true;
-    case D::C64: out = BE::DType::Complex64; return true;
-    case D::C128: out = BE::DType::Complex128; return true;
-    default: return false;
+    case D::PRED:
+    case D::S8:
+    case D::S16:
+    case D::S32:
+    case D::S64:
+    case D::U8:
+    case D::U16:
+    case D::U32:
+    case D::U64:
+    case D::F16:
+    case D::BF16:
+    case D::F32:
+    case D::F64:
+    case D::C64:
+    case D::C128:
+        return true;
+    default:
+        return false;
     }
 }
 
+/// What a trampoline receives for one buffer (checked before).
+BEGEN_HIDDEN inline TensorArg tensor_arg(xla::ffi::AnyBuffer& b) noexcept {
+    return TensorArg{b.untyped_data(), b.dimensions().begin(),
+                     static_cast<int64_t>(b.dimensions().size()),
+                     static_cast<int32_t>(b.element_type())};
+}
+
+/// Whether a buffer's rank fits in a BE::Tensor view.
+BEGEN_HIDDEN inline bool rank_fits(xla::ffi::AnyBuffer& b) noexcept {
+    return b.dimensions().size() <= static_cast<size_t>(kMaxRank);
+}
+
 /// `<function>: parameter '<param>': unsupported element type (XLA DataType N)`.
-inline xla::ffi::Error unsupported_dtype(const char* function, const char* param,
+BEGEN_HIDDEN inline xla::ffi::Error unsupported_dtype(const char* function, const char* param,
                                          xla::ffi::DataType t) {
     return xla::ffi::Error(xla::ffi::ErrorCode::kInvalidArgument,
                            std::string(function) + ": parameter '" + param +
@@ -53,25 +86,24 @@ inline xla::ffi::Error unsupported_dtype(const char* function, const char* param
 }
 
 /// A buffer of higher rank than a BE::Tensor view holds.
-inline xla::ffi::Error rank_too_high(const char* function, const char* param, size_t rank) {
+BEGEN_HIDDEN inline xla::ffi::Error rank_too_high(const char* function, const char* param, size_t rank) {
     return xla::ffi::Error(xla::ffi::ErrorCode::kInvalidArgument,
                            std::string(function) + ": parameter '" + param + "': rank " +
                                std::to_string(rank) + " exceeds BE::kMaxDim (" +
-                               std::to_string(BE::kMaxDim) + ")");
+                               std::to_string(kMaxRank) + ")");
 }
 
 /// A complex attribute must arrive as [real, imag].
-inline xla::ffi::Error bad_complex_attr(const char* function, const char* param, size_t n) {
+BEGEN_HIDDEN inline xla::ffi::Error bad_complex_attr(const char* function, const char* param, size_t n) {
     return xla::ffi::Error(xla::ffi::ErrorCode::kInvalidArgument,
                            std::string(function) + ": attribute '" + param +
                                "': expected a complex number as 2 values [real, imag], got " +
                                std::to_string(n));
 }
 
-/// A C++ exception escaped the kernel: its message, prefixed with the
-/// kernel's name. `what` is null for an exception not derived from
-/// std::exception.
-inline xla::ffi::Error kernel_failed(const char* function, const char* what) {
+/// A C++ exception escaped the kernel: the message its trampoline
+/// returned, prefixed with the kernel's name (null: no message).
+BEGEN_HIDDEN inline xla::ffi::Error kernel_failed(const char* function, const char* what) {
     return xla::ffi::Error(xla::ffi::ErrorCode::kInternal,
                            std::string(function) + ": " +
                                (what != nullptr ? what : "unknown C++ exception"));
@@ -79,7 +111,7 @@ inline xla::ffi::Error kernel_failed(const char* function, const char* what) {
 
 /// The stream handle in the form kernels take it (`int64_t stream`).
 template <typename Stream>
-inline int64_t stream_handle(Stream s) noexcept {
+BEGEN_HIDDEN inline int64_t stream_handle(Stream s) noexcept {
     return static_cast<int64_t>(reinterpret_cast<intptr_t>(s));
 }
 

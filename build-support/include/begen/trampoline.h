@@ -1,0 +1,72 @@
+// begen support headers: what a kernel's trampoline needs (see abi.h).
+//
+// Generated code only; kernels never include this. It relies on nothing but
+// the public kernel API (BE::Tensor, BE::DType), so the trampolines also
+// compile when brainevent's own include directory comes first, and it pulls
+// in no XLA header: a source's TU stays as cheap as the source itself.
+//
+// The success path allocates nothing: a view is a few stores, and a failure
+// message is copied into a fixed thread-local buffer only when a kernel
+// throws.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "begen/abi.h"
+#include "brainevent/common.h"
+
+namespace begen {
+namespace tr {
+
+/// The BE::DType of an XLA element type code the glue let through.
+BEGEN_HIDDEN inline BE::DType dtype(int32_t code) noexcept {
+    switch (code) {
+    case xla_type::kPred: return BE::DType::Bool;
+    case xla_type::kS8: return BE::DType::Int8;
+    case xla_type::kS16: return BE::DType::Int16;
+    case xla_type::kS32: return BE::DType::Int32;
+    case xla_type::kS64: return BE::DType::Int64;
+    case xla_type::kU8: return BE::DType::UInt8;
+    case xla_type::kU16: return BE::DType::UInt16;
+    case xla_type::kU32: return BE::DType::UInt32;
+    case xla_type::kU64: return BE::DType::UInt64;
+    case xla_type::kF16: return BE::DType::Float16;
+    case xla_type::kBF16: return BE::DType::BFloat16;
+    case xla_type::kF32: return BE::DType::Float32;
+    case xla_type::kF64: return BE::DType::Float64;
+    case xla_type::kC64: return BE::DType::Complex64;
+    case xla_type::kC128: return BE::DType::Complex128;
+    default: return BE::DType::Invalid;
+    }
+}
+
+/// The view of one buffer (the extents are copied into the view).
+BEGEN_HIDDEN inline BE::Tensor view(const TensorArg& t) {
+    return BE::Tensor(t.data, t.dims, static_cast<int>(t.ndim), dtype(t.dtype));
+}
+
+/// An attribute the glue passed by address, read as its C++ type.
+template <typename T>
+BEGEN_HIDDEN inline T attr(const void* p) noexcept {
+    return *static_cast<const T*>(p);
+}
+
+/// Bytes of a failure message kept, terminating NUL included; longer
+/// messages are cut.
+constexpr size_t kMessageBytes = 4096;
+
+/// Copies a kernel's exception message (null: not a std::exception) into
+/// this thread's buffer and returns it; the glue reads it before the thread
+/// calls another kernel.
+BEGEN_HIDDEN inline const char* failed(const char* what) noexcept {
+    static thread_local char message[kMessageBytes];
+    const char* text = what != nullptr ? what : "unknown C++ exception";
+    size_t n = 0;
+    for (; n + 1 < kMessageBytes && text[n] != '\0'; ++n) message[n] = text[n];
+    message[n] = '\0';
+    return message;
+}
+
+}  // namespace tr
+}  // namespace begen
