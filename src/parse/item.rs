@@ -109,7 +109,7 @@ fn macro_call(code: &[u8], start: usize) -> Option<Item> {
     Some(Item::Call { name: start, name_end, open, close, next })
 }
 
-fn skip_spaces(code: &[u8], mut i: usize) -> usize {
+pub fn skip_spaces(code: &[u8], mut i: usize) -> usize {
     while i < code.len() && code[i].is_ascii_whitespace() {
         i += 1;
     }

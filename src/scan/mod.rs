@@ -17,6 +17,7 @@ use crate::config::{Config, SourceSpec};
 use crate::diag::{messages as msg, Diagnostic, Severity};
 use crate::model::{self, FunctionOptions, Platform};
 use crate::parse::annotation::{classify, Comment};
+use crate::parse::expand::Expander;
 use crate::parse::macros::{self, Directives, MacroTable};
 use crate::parse::signature::SignatureParser;
 use crate::parse::item::{self, ScopeKind};
@@ -168,13 +169,14 @@ impl Scanner {
             return;
         }
         let table = self.macro_table(&src, &lexed.code);
+        let mut x = Expander::new(&table);
         let scopes = if annotations.is_empty() { Vec::new() } else { item::scopes(&lexed.code) };
         for (name, tokens, end) in annotations {
             let loc_of = |w: &parse::annotation::Word| {
                 Loc::of(&src.error(Span::new(w.offset, w.offset + w.text.len()), ""))
             };
             let tokens = (!tokens.is_empty()).then(|| tokens.iter().map(|t| (t.text.clone(), loc_of(t))).collect());
-            let signature = parse::locate(&mut self.parser, &lexed.code, end, &name.text, &table);
+            let signature = parse::locate(&mut self.parser, &lexed.code, end, &name.text, &mut x);
             let candidate = Candidate { name: name.text.clone(), name_loc: loc_of(&name), tokens, signature, platform };
             match enclosing_scope(&scopes, name.offset) {
                 None => self.check(candidate, &src),
@@ -189,7 +191,7 @@ impl Scanner {
             }
         }
         if let (Some((spec, line)), Some(ct)) = (spec, ct) {
-            self.config_candidates(spec, line, ct, &src, &lexed.code, &table, platform);
+            self.config_candidates(spec, line, ct, &src, &lexed.code, &mut x, platform);
         }
     }
 
@@ -202,7 +204,7 @@ impl Scanner {
         ct: &ConfigText,
         src: &SourceText,
         code: &[u8],
-        table: &MacroTable,
+        x: &mut Expander,
         platform: Platform,
     ) {
         let entries: Vec<(String, Option<Vec<String>>)> = match spec {
@@ -213,7 +215,7 @@ impl Scanner {
             let name_loc = ct.loc(&name, line);
             let tokens = tokens.map(|t| t.into_iter().map(|t| (t, name_loc.clone())).collect());
             let signature = if check::is_cpp_identifier(&name) {
-                parse::find_definition(&mut self.parser, code, &name, table)
+                parse::find_definition(&mut self.parser, code, &name, x)
             } else {
                 Err(LocateError::NotFound)
             };

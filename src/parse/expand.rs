@@ -1,0 +1,480 @@
+//! The macro expander: parameters substituted, `##` pasted, `#` stringized,
+//! the result rescanned with the macro's own name hidden.
+//!
+//! Speed matters here: brainevent's macros hold whole kernels, and an
+//! annotation only needs the head of one function in the expansion. So
+//! tokens are small copyable values whose text is interned once per file
+//! ([`Expander`]), each macro body is tokenised once on first use, and an
+//! [`Expansion`] produces its text on demand, in order, so the caller stops
+//! reading as soon as it has seen the head it wants.
+//!
+//! The output is exactly that of a depth-first expansion of the whole text:
+//! the lazy form expands in the same order and spends the same token budget
+//! up to the point where it stops.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::rc::Rc;
+
+use super::macros::MacroTable;
+
+/// Tokens that stop the expander from running away on crafted input.
+const BUDGET: usize = 200_000;
+const MAX_DEPTH: usize = 64;
+
+/// An interned token text.
+type Sym = u32;
+
+/// Symbols interned by every [`Expander`] first, in this order.
+const EMPTY: Sym = 0;
+const LPAREN: Sym = 1;
+const RPAREN: Sym = 2;
+const COMMA: Sym = 3;
+const HASH: Sym = 4;
+const VA_ARGS: Sym = 5;
+const FIXED: [&str; 6] = ["", "(", ")", ",", "#", "__VA_ARGS__"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Ident,
+    Punct,
+    /// A `##` written in a macro body (not one that came from an argument).
+    Paste,
+    /// The empty result of an empty argument next to `##`.
+    Placemarker,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Tok {
+    sym: Sym,
+    kind: Kind,
+    space_before: bool,
+}
+
+impl Tok {
+    fn placemarker(space_before: bool) -> Tok {
+        Tok { sym: EMPTY, kind: Kind::Placemarker, space_before }
+    }
+}
+
+/// A macro with its body tokenised.
+#[derive(Debug)]
+struct Compiled {
+    name: Sym,
+    /// `Some` for a function-like macro.
+    params: Option<Vec<Sym>>,
+    variadic: bool,
+    body: Vec<Tok>,
+}
+
+/// What a symbol is to the macro table, resolved on first sight.
+#[derive(Debug, Clone)]
+enum Slot {
+    Unresolved,
+    Plain,
+    Macro(Rc<Compiled>),
+}
+
+/// FxHash: the interner's keys are short token texts, for which SipHash's
+/// DoS resistance costs more than the whole lookup.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+    fn write_u8(&mut self, b: u8) {
+        self.write(&[b]);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Expands macros of one table: owns the interned texts and the tokenised
+/// macros, so a file's macros are tokenised once however often they are used.
+///
+/// ```
+/// use begen::parse::expand::Expander;
+/// use begen::parse::macros::{collect, MacroTable};
+/// let src = b"#define F(S, T) void f##S(T x) { T y; }\n";
+/// let mut table = MacroTable::default();
+/// for m in collect(src, src, "a.cu").defines { table.insert(m); }
+/// let mut x = Expander::new(&table);
+/// assert_eq!(x.expand("F(_f32, float)"), "void f_f32(float x) { float y; }");
+/// // Lazily: only as much text as asked for (whole tokens, so maybe more).
+/// let mut e = x.expansion("F(_f32, float)");
+/// let mut buf = Vec::new();
+/// e.fill(&mut buf, 4);
+/// assert!(buf.starts_with(b"void") && !e.is_done());
+/// ```
+pub struct Expander<'t> {
+    table: &'t MacroTable,
+    texts: Vec<Rc<str>>,
+    ids: HashMap<Rc<str>, Sym, BuildHasherDefault<FxHasher>>,
+    slots: Vec<Slot>,
+}
+
+impl<'t> Expander<'t> {
+    pub fn new(table: &'t MacroTable) -> Self {
+        let mut x = Expander { table, texts: Vec::new(), ids: HashMap::default(), slots: Vec::new() };
+        for t in FIXED {
+            x.intern(t);
+        }
+        x
+    }
+
+    /// The table this expander reads.
+    pub fn table(&self) -> &'t MacroTable {
+        self.table
+    }
+
+    /// Expands every macro of the table in `text`.
+    pub fn expand(&mut self, text: &str) -> String {
+        let mut e = self.expansion(text);
+        let mut buf = Vec::new();
+        e.fill(&mut buf, usize::MAX);
+        // Token texts are whole UTF-8 strings, so their concatenation is one.
+        String::from_utf8(buf).unwrap_or_default()
+    }
+
+    /// The expansion of `text`, produced on demand by [`Expansion::fill`].
+    pub fn expansion(&mut self, text: &str) -> Expansion<'_, 't> {
+        let mut toks = Vec::new();
+        self.tokenize(text, &mut toks);
+        let frame = Frame { toks, i: 0, depth: 0, hides: false };
+        Expansion { x: self, stack: vec![frame], hide: Vec::new(), budget: BUDGET }
+    }
+
+    fn intern(&mut self, text: &str) -> Sym {
+        if let Some(&s) = self.ids.get(text) {
+            return s;
+        }
+        let s = self.texts.len() as Sym;
+        let rc: Rc<str> = Rc::from(text);
+        self.texts.push(rc.clone());
+        self.ids.insert(rc, s);
+        s
+    }
+
+    fn text(&self, s: Sym) -> &str {
+        &self.texts[s as usize]
+    }
+
+    /// The macro `s` names, if any.
+    fn lookup(&mut self, s: Sym) -> Option<Rc<Compiled>> {
+        let k = s as usize;
+        if self.slots.len() <= k {
+            self.slots.resize(self.texts.len().max(k + 1), Slot::Unresolved);
+        }
+        match &self.slots[k] {
+            Slot::Plain => return None,
+            Slot::Macro(m) => return Some(m.clone()),
+            Slot::Unresolved => {}
+        }
+        let table = self.table;
+        let slot = match table.get(&self.texts[k]) {
+            None => Slot::Plain,
+            Some(m) => {
+                let params = m.params.as_ref().map(|ps| ps.iter().map(|p| self.intern(p)).collect());
+                let mut body = Vec::new();
+                self.tokenize(&m.body, &mut body);
+                let name = self.intern(&m.name);
+                Slot::Macro(Rc::new(Compiled { name, params, variadic: m.variadic, body }))
+            }
+        };
+        self.slots[k] = slot.clone();
+        match slot {
+            Slot::Macro(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Splits text into preprocessing tokens, appended to `out`.
+    fn tokenize(&mut self, s: &str, out: &mut Vec<Tok>) {
+        let b = s.as_bytes();
+        let mut i = 0;
+        let mut space = false;
+        while i < b.len() {
+            let c = b[i];
+            if c.is_ascii_whitespace() {
+                space = true;
+                i += 1;
+                continue;
+            }
+            let start = i;
+            let kind = if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 {
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] >= 0x80) {
+                    i += 1;
+                }
+                Kind::Ident
+            } else if c == b'"' || c == b'\'' {
+                i += 1;
+                while i < b.len() && b[i] != c {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i = (i + 1).min(b.len());
+                Kind::Punct
+            } else if b[i..].starts_with(b"##") {
+                i += 2;
+                Kind::Paste
+            } else if b[i..].starts_with(b"::") || b[i..].starts_with(b"...") {
+                i += if c == b':' { 2 } else { 3 };
+                Kind::Punct
+            } else {
+                i += s[i..].chars().next().map_or(1, char::len_utf8);
+                Kind::Punct
+            };
+            // Never split a UTF-8 character: `i` only stops on ASCII bytes or the end.
+            while !s.is_char_boundary(i) {
+                i += 1;
+            }
+            let sym = self.intern(&s[start..i]);
+            out.push(Tok { sym, kind, space_before: space });
+            space = false;
+        }
+    }
+
+    fn render(&self, toks: &[Tok], out: &mut String) {
+        for t in toks {
+            if t.kind == Kind::Placemarker {
+                continue;
+            }
+            if t.space_before && !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(self.text(t.sym));
+        }
+    }
+
+    /// The next token of the expansion on `stack`, or `None` at its end.
+    fn next_tok(&mut self, stack: &mut Vec<Frame>, hide: &mut Vec<Sym>, budget: &mut usize) -> Option<Tok> {
+        loop {
+            let f = stack.last_mut()?;
+            let Some(&t) = f.toks.get(f.i) else {
+                if f.hides {
+                    hide.pop();
+                }
+                stack.pop();
+                continue;
+            };
+            if *budget == 0 || f.depth > MAX_DEPTH {
+                f.i += 1;
+                return Some(t);
+            }
+            let m = if t.kind == Kind::Ident && !hide.contains(&t.sym) { self.lookup(t.sym) } else { None };
+            let Some(m) = m else {
+                f.i += 1;
+                return Some(t);
+            };
+            let depth = f.depth;
+            let body = match &m.params {
+                None => {
+                    f.i += 1;
+                    m.body.clone()
+                }
+                Some(params) => match gather_args(&f.toks, f.i + 1) {
+                    Some((args, next)) => {
+                        f.i = next;
+                        self.substitute(&m, params, &args, hide, depth, budget)
+                    }
+                    None => {
+                        f.i += 1;
+                        return Some(t);
+                    }
+                },
+            };
+            let mut body = self.paste(body);
+            if let Some(first) = body.first_mut() {
+                first.space_before = t.space_before;
+            }
+            *budget = budget.saturating_sub(body.len());
+            hide.push(m.name);
+            stack.push(Frame { toks: body, i: 0, depth: depth + 1, hides: true });
+        }
+    }
+
+    /// Expands `toks` completely (a macro argument before substitution).
+    fn expand_all(&mut self, toks: Vec<Tok>, hide: &mut Vec<Sym>, depth: usize, budget: &mut usize) -> Vec<Tok> {
+        let mut out = Vec::with_capacity(toks.len());
+        let mut stack = vec![Frame { toks, i: 0, depth, hides: false }];
+        while let Some(t) = self.next_tok(&mut stack, hide, budget) {
+            out.push(t);
+        }
+        out
+    }
+
+    fn substitute(
+        &mut self,
+        m: &Compiled,
+        params: &[Sym],
+        args: &[Vec<Tok>],
+        hide: &mut Vec<Sym>,
+        depth: usize,
+        budget: &mut usize,
+    ) -> Vec<Tok> {
+        let arg_of = |s: Sym| -> Option<Vec<Tok>> {
+            if let Some(k) = params.iter().position(|p| *p == s) {
+                return Some(args.get(k).cloned().unwrap_or_default());
+            }
+            if m.variadic && s == VA_ARGS {
+                let rest = args.get(params.len()..).unwrap_or_default();
+                let mut joined = Vec::new();
+                for (k, a) in rest.iter().enumerate() {
+                    if k > 0 {
+                        joined.push(Tok { sym: COMMA, kind: Kind::Punct, space_before: false });
+                    }
+                    joined.extend_from_slice(a);
+                }
+                return Some(joined);
+            }
+            None
+        };
+        let body = &m.body;
+        let mut out = Vec::with_capacity(body.len());
+        let mut k = 0;
+        while k < body.len() {
+            let t = body[k];
+            if t.sym == HASH && t.kind == Kind::Punct
+                && let Some(arg) = body.get(k + 1).and_then(|n| arg_of(n.sym)) {
+                    let mut text = String::new();
+                    self.render(&arg, &mut text);
+                    let text = text.replace('\\', "\\\\").replace('"', "\\\"");
+                    let sym = self.intern(&format!("\"{text}\""));
+                    out.push(Tok { sym, kind: Kind::Punct, space_before: t.space_before });
+                    k += 2;
+                    continue;
+                }
+            match arg_of(t.sym).filter(|_| t.kind == Kind::Ident) {
+                Some(arg) => {
+                    let near_paste = body.get(k + 1).is_some_and(|n| n.kind == Kind::Paste)
+                        || (k > 0 && body[k - 1].kind == Kind::Paste);
+                    let mut toks = if near_paste { arg } else { self.expand_all(arg, hide, depth + 1, budget) };
+                    if toks.is_empty() && near_paste {
+                        toks.push(Tok::placemarker(false));
+                    }
+                    if let Some(first) = toks.first_mut() {
+                        first.space_before = t.space_before;
+                    }
+                    out.extend(toks);
+                }
+                None => out.push(t),
+            }
+            k += 1;
+        }
+        out
+    }
+
+    /// Applies the body's `##` operators.
+    fn paste(&mut self, toks: Vec<Tok>) -> Vec<Tok> {
+        if !toks.iter().any(|t| t.kind == Kind::Paste) {
+            return toks;
+        }
+        let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
+        let mut iter = toks.into_iter();
+        let mut text = String::new();
+        let mut pasted = Vec::new();
+        while let Some(t) = iter.next() {
+            if t.kind != Kind::Paste {
+                out.push(t);
+                continue;
+            }
+            let left = out.pop();
+            let right = iter.next();
+            text.clear();
+            for side in [left, right].into_iter().flatten() {
+                text.push_str(&self.texts[side.sym as usize]);
+            }
+            let space = left.is_some_and(|l| l.space_before);
+            pasted.clear();
+            self.tokenize(&text, &mut pasted);
+            for p in &mut pasted {
+                if p.kind == Kind::Paste {
+                    p.kind = Kind::Punct;
+                }
+                p.space_before = false;
+            }
+            match pasted.first_mut() {
+                Some(first) => first.space_before = space,
+                None => pasted.push(Tok::placemarker(space)),
+            }
+            out.append(&mut pasted);
+        }
+        out
+    }
+}
+
+/// A token list being rescanned.
+struct Frame {
+    toks: Vec<Tok>,
+    i: usize,
+    depth: usize,
+    /// Whether finishing the frame un-hides a macro name.
+    hides: bool,
+}
+
+/// The arguments of an invocation whose `(` should be at `toks[from]`,
+/// and the index after its `)`.
+fn gather_args(toks: &[Tok], from: usize) -> Option<(Vec<Vec<Tok>>, usize)> {
+    if toks.get(from).map(|t| t.sym) != Some(LPAREN) {
+        return None;
+    }
+    let mut args = vec![Vec::new()];
+    let mut depth = 0usize;
+    for (k, t) in toks.iter().enumerate().skip(from + 1) {
+        match t.sym {
+            LPAREN => depth += 1,
+            RPAREN if depth == 0 => return Some((args, k + 1)),
+            RPAREN => depth -= 1,
+            COMMA if depth == 0 => {
+                args.push(Vec::new());
+                continue;
+            }
+            _ => {}
+        }
+        if let Some(last) = args.last_mut() {
+            last.push(*t);
+        }
+    }
+    None
+}
+
+/// The text of one expansion, produced in order on demand.
+pub struct Expansion<'x, 't> {
+    x: &'x mut Expander<'t>,
+    stack: Vec<Frame>,
+    hide: Vec<Sym>,
+    budget: usize,
+}
+
+impl Expansion<'_, '_> {
+    /// Appends the expansion's next tokens to `buf` until it holds at least
+    /// `len` bytes or the expansion ends. `buf` must hold exactly what
+    /// earlier calls appended.
+    pub fn fill(&mut self, buf: &mut Vec<u8>, len: usize) {
+        while buf.len() < len {
+            let Some(t) = self.x.next_tok(&mut self.stack, &mut self.hide, &mut self.budget) else { return };
+            if t.kind == Kind::Placemarker {
+                continue;
+            }
+            if t.space_before && !buf.is_empty() {
+                buf.push(b' ');
+            }
+            buf.extend_from_slice(self.x.text(t.sym).as_bytes());
+        }
+    }
+
+    /// Whether the whole expansion has been produced.
+    pub fn is_done(&self) -> bool {
+        self.stack.is_empty()
+    }
+}
