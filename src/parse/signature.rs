@@ -102,7 +102,10 @@ impl SignatureParser {
         let ident = |k: usize, primitive: bool| {
             word(k).filter(|w| {
                 let w = std::str::from_utf8(w).unwrap_or("");
-                !self.keywords.contains(w) && PRIMITIVE_TYPES.contains(&w) == primitive
+                match PRIMITIVE_TYPES.contains(&w) {
+                    true => primitive,
+                    false => !primitive && !self.keywords.contains(w),
+                }
             })
         };
         let punct = |k: usize, p: PlainTok| toks.get(k).is_some_and(|t| t.0 == p);
@@ -468,7 +471,8 @@ mod tests {
             let ts = parser.parse_tree_sitter(text.as_bytes());
             assert!(plain.is_none() || plain.as_ref() == ts.as_ref().ok(), "{text}");
         }
-        assert!(parser.parse_plain(b"void f( const BE::Tensor x, int64_t stream )").is_some());
+        let usual = b"static void f( const BE::Tensor x, BE::Tensor y, int n, float a, int64_t stream )";
+        assert_eq!(parser.parse_plain(usual).map(|s| s.params.len()), Some(5));
         assert!(parser.parse_plain(b"void f(int x) const").is_none());
         assert!(parser.parse_plain(b"void f() int x)").is_none());
     }
