@@ -208,7 +208,7 @@ fn find_in(
             }
             _ => {}
         }
-        exp.fill(&mut text, (2 * len).max(len + 4096));
+        exp.fill(&mut text, (2 * len).max(256));
     }
 }
 
