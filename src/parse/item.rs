@@ -180,25 +180,78 @@ pub struct Scope {
 pub fn scopes(code: &[u8]) -> Vec<Scope> {
     let mut out: Vec<Scope> = Vec::new();
     let mut open: Vec<usize> = Vec::new();
+    walk_blocks(code, |event| match event {
+        Block::Open { brace, head } => {
+            open.push(out.len());
+            out.push(Scope { start: brace, end: code.len(), kind: scope_kind(&code[head..brace]) });
+        }
+        Block::Close { brace } => {
+            if let Some(k) = open.pop() {
+                out[k].end = brace;
+            }
+        }
+    });
+    out
+}
+
+/// The kinds of the blocks around each of `offsets`, outermost first: the
+/// blocks [`scopes`] lists with `start < offset < end`. Only those blocks
+/// are classified, so this costs one pass over `code` however many blocks
+/// it has.
+pub fn scopes_at(code: &[u8], offsets: &[usize]) -> Vec<Vec<ScopeKind>> {
+    if offsets.is_empty() {
+        return Vec::new();
+    }
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_by_key(|&k| offsets[k]);
+    let mut out = vec![Vec::new(); offsets.len()];
+    // Open blocks as (brace, start of head).
+    let mut open: Vec<(usize, usize)> = Vec::new();
+    let mut next = 0;
+    let mut record = |upto: usize, open: &[(usize, usize)]| {
+        while let Some(&k) = order.get(next).filter(|&&k| offsets[k] <= upto) {
+            out[k] = open.iter().map(|&(brace, head)| scope_kind(&code[head..brace])).collect();
+            next += 1;
+        }
+    };
+    walk_blocks(code, |event| match event {
+        // A block contains the offsets after its `{` up to its `}`, both excluded.
+        Block::Open { brace, head } => {
+            record(brace, &open);
+            open.push((brace, head));
+        }
+        Block::Close { brace } => {
+            if let Some(before) = brace.checked_sub(1) {
+                record(before, &open);
+            }
+            open.pop();
+        }
+    });
+    // Blocks left open end at the end of the code.
+    if let Some(last) = code.len().checked_sub(1) {
+        record(last, &open);
+    }
+    record(usize::MAX, &[]);
+    out
+}
+
+enum Block {
+    /// A `{` at `brace`; its head (the statement before it) starts at `head`.
+    Open { brace: usize, head: usize },
+    Close { brace: usize },
+}
+
+/// Calls `f` for every `{` and `}` of `code`, in order.
+fn walk_blocks(code: &[u8], mut f: impl FnMut(Block)) {
     let mut stmt_start = 0;
     for (i, &b) in code.iter().enumerate() {
         match b {
             b'{' => {
-                let head = String::from_utf8_lossy(&code[stmt_start..i]);
-                let words: Vec<&str> = head.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '"' || c == ':')).filter(|w| !w.is_empty()).collect();
-                let kind = match words.iter().rposition(|w| *w == "namespace") {
-                    Some(k) => ScopeKind::Namespace(words[k + 1..].concat()),
-                    None if words.first() == Some(&"extern") && !head.contains('(') => ScopeKind::Linkage,
-                    None => ScopeKind::Other,
-                };
-                open.push(out.len());
-                out.push(Scope { start: i, end: code.len(), kind });
+                f(Block::Open { brace: i, head: stmt_start });
                 stmt_start = i + 1;
             }
             b'}' => {
-                if let Some(k) = open.pop() {
-                    out[k].end = i;
-                }
+                f(Block::Close { brace: i });
                 stmt_start = i + 1;
             }
             b';' => stmt_start = i + 1,
@@ -208,7 +261,17 @@ pub fn scopes(code: &[u8]) -> Vec<Scope> {
             _ => {}
         }
     }
-    out
+}
+
+/// What the block opened after `head` is.
+fn scope_kind(head: &[u8]) -> ScopeKind {
+    let head = String::from_utf8_lossy(head);
+    let words: Vec<&str> = head.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '"' || c == ':')).filter(|w| !w.is_empty()).collect();
+    match words.iter().rposition(|w| *w == "namespace") {
+        Some(k) => ScopeKind::Namespace(words[k + 1..].concat()),
+        None if words.first() == Some(&"extern") && !head.contains('(') => ScopeKind::Linkage,
+        None => ScopeKind::Other,
+    }
 }
 
 #[cfg(test)]
@@ -229,5 +292,25 @@ mod scope_tests {
                 ScopeKind::Other
             ]
         );
+    }
+
+    #[test]
+    fn scopes_at_offsets_match_scopes() {
+        let codes: [&[u8]; 4] = [
+            b"namespace a { x; namespace b { void f() { } y } } }\nextern \" \" { z }\n{",
+            b"}}{ namespace {{\n#define X {\n}",
+            b"{}",
+            b"",
+        ];
+        for code in codes {
+            let all = scopes(code);
+            let offsets: Vec<usize> = (0..=code.len()).rev().collect();
+            for (k, open) in scopes_at(code, &offsets).into_iter().enumerate() {
+                let o = offsets[k];
+                let want: Vec<ScopeKind> =
+                    all.iter().filter(|s| s.start < o && o < s.end).map(|s| s.kind.clone()).collect();
+                assert_eq!(open, want, "at {o}");
+            }
+        }
     }
 }

@@ -170,15 +170,16 @@ impl Scanner {
         }
         let table = self.macro_table(&src, &lexed.code);
         let mut x = Expander::new(&table);
-        let scopes = if annotations.is_empty() { Vec::new() } else { item::scopes(&lexed.code) };
-        for (name, tokens, end) in annotations {
+        let offsets: Vec<usize> = annotations.iter().map(|(name, _, _)| name.offset).collect();
+        let scopes = item::scopes_at(&lexed.code, &offsets);
+        for ((name, tokens, end), scopes) in annotations.into_iter().zip(scopes) {
             let loc_of = |w: &parse::annotation::Word| {
                 Loc::of(&src.error(Span::new(w.offset, w.offset + w.text.len()), ""))
             };
             let tokens = (!tokens.is_empty()).then(|| tokens.iter().map(|t| (t.text.clone(), loc_of(t))).collect());
             let signature = parse::locate(&mut self.parser, &lexed.code, end, &name.text, &mut x);
             let candidate = Candidate { name: name.text.clone(), name_loc: loc_of(&name), tokens, signature, platform };
-            match enclosing_scope(&scopes, name.offset) {
+            match enclosing_scope(&scopes) {
                 None => self.check(candidate, &src),
                 Some(kind) => {
                     let text = match kind {
@@ -311,15 +312,14 @@ impl Scanner {
     }
 }
 
-/// The innermost block around `offset` from which the generated wrapper
-/// could not call a function by its plain name. `extern "C" { ... }` is the
-/// global scope, and an anonymous namespace's members are visible there (the
-/// wrapper's translation unit includes the source).
-fn enclosing_scope(scopes: &[item::Scope], offset: usize) -> Option<&ScopeKind> {
+/// The innermost of the blocks around an annotation (outermost first) from
+/// which the generated wrapper could not call a function by its plain name.
+/// `extern "C" { ... }` is the global scope, and an anonymous namespace's
+/// members are visible there (the wrapper's translation unit includes the
+/// source).
+fn enclosing_scope(scopes: &[ScopeKind]) -> Option<&ScopeKind> {
     let transparent = |k: &ScopeKind| matches!(k, ScopeKind::Linkage) || *k == ScopeKind::Namespace(String::new());
-    scopes
-        .iter().rfind(|s| s.start < offset && offset < s.end && !transparent(&s.kind))
-        .map(|s| &s.kind)
+    scopes.iter().rfind(|k| !transparent(k))
 }
 
 /// Maps begen.yaml's `sources:` to the files it names, reporting names that
