@@ -5,18 +5,20 @@
 
 pub mod config;
 pub mod lex;
+mod par;
 pub mod report;
 pub mod source;
 pub mod walk;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 use crate::check::{self, Candidate, Loc};
 use crate::config::{Config, SourceSpec};
 use crate::diag::{messages as msg, Diagnostic, Severity};
 use crate::model::{self, FunctionOptions, Platform};
-use crate::parse::annotation::{classify, Comment};
+use crate::parse::annotation::{classify, Comment, Word};
 use crate::parse::expand::Expander;
 use crate::parse::macros::{self, Directives, MacroTable};
 use crate::parse::signature::SignatureParser;
@@ -58,30 +60,43 @@ impl Scan {
 /// }
 /// ```
 pub fn scan(root: &Path) -> Result<Scan, Error> {
-    let (entries, walk_diags) = walk::walk(root)?;
+    let (entries, mut diags) = walk::walk(root)?;
     let (config, config_text, config_diags) = config::load(root);
-    let mut s = Scanner {
-        root: root.to_path_buf(),
-        parser: SignatureParser::new(),
-        directives: HashMap::new(),
-        files_read: BTreeSet::new(),
-        diags: walk_diags,
-        candidates: Vec::new(),
+    let ct = config_text.as_ref();
+    diags.extend(config_diags);
+    let mut files_read = BTreeSet::new();
+    if let Some(ct) = ct {
+        files_read.insert(ct.path.clone());
+    }
+    let by_file = config_sources(&config, ct, &entries, &mut diags);
+    // Files are independent but for the headers they share: read and lex
+    // them in parallel, resolve includes in file order (so the first to read
+    // a header reports it), then find and check the functions in parallel.
+    // Each file keeps its diagnostics in the order one pass would make them.
+    let mut files: Vec<FileScan> =
+        entries.iter().map(|e| FileScan::new(e, by_file.get(e.file.as_str()).copied())).collect();
+    par::for_each(&mut files, || (), |_, f| f.read());
+    let mut headers = Headers {
+        root,
         include_dirs: config.include_dirs.iter().map(|d| root.join(d)).collect(),
+        cache: HashMap::new(),
+        files_read: Vec::new(),
     };
-    s.diags.extend(config_diags);
-    if let Some(ct) = &config_text {
-        s.files_read.insert(ct.path.clone());
+    for f in &mut files {
+        headers.resolve(f);
     }
-    let by_file = config_sources(&config, config_text.as_ref(), &entries, &mut s.diags);
-    for entry in &entries {
-        let spec = by_file.get(entry.file.as_str()).copied();
-        s.scan_entry(entry, spec, config_text.as_ref());
+    par::for_each(&mut files, SignatureParser::new, |parser, f| f.check(parser, ct));
+    let mut candidates = Vec::new();
+    for f in files {
+        files_read.insert(f.entry.path.clone());
+        diags.extend(f.diags);
+        candidates.extend(f.candidates);
     }
-    let mut functions = s.finish_candidates();
-    apply_options(&config, config_text.as_ref(), &s.candidates, &mut functions, &mut s.diags);
+    files_read.extend(headers.files_read);
+    let mut functions = finish_candidates(&candidates, &mut diags);
+    apply_options(&config, ct, &candidates, &mut functions, &mut diags);
     functions.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
-    s.diags.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
+    diags.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
     let sources = entries
         .iter()
         .filter_map(|e| match e.kind {
@@ -94,52 +109,44 @@ pub fn scan(root: &Path) -> Result<Scan, Error> {
         config,
         functions,
         sources,
-        diagnostics: s.diags,
-        files_read: s.files_read.into_iter().collect(),
+        diagnostics: diags,
+        files_read: files_read.into_iter().collect(),
     })
 }
 
-struct Scanner {
-    root: PathBuf,
-    parser: SignatureParser,
-    /// Directives of headers read so far (None: unreadable).
-    directives: HashMap<PathBuf, Option<Directives>>,
-    files_read: BTreeSet<PathBuf>,
+/// One file on its way through the scan.
+struct FileScan<'a> {
+    entry: &'a Entry,
+    /// Its begen.yaml `sources:` entry and that entry's line.
+    spec: Option<(&'a SourceSpec, usize)>,
     diags: Vec<Diagnostic>,
-    /// Every candidate with its outcome, in scan order.
+    /// What `read` leaves for `check`: only sources with functions to find.
+    work: Option<Work>,
+    /// Every candidate with its outcome, in file order.
     candidates: Vec<(Candidate, Option<model::Function>)>,
-    include_dirs: Vec<PathBuf>,
 }
 
-impl Scanner {
-    /// Reads a file, reporting unreadable, binary, non-UTF-8 and empty ones.
-    fn read(&mut self, entry: &Entry) -> Option<SourceText> {
-        self.files_read.insert(entry.path.clone());
-        let bytes = match std::fs::read(&entry.path) {
-            Ok(b) => b,
-            Err(e) => {
-                let d = Diagnostic::error(entry.file.clone(), entry.path.clone(), msg::unreadable(&e.to_string()));
-                self.diags.push(d);
-                return None;
-            }
-        };
-        let text = SourceText::new(entry.file.clone(), entry.path.clone(), bytes);
-        if text.bytes.contains(&0) {
-            self.diags.push(text.file_diag(Severity::Error, msg::BINARY));
-            return None;
-        }
-        if let Err(e) = std::str::from_utf8(&text.bytes) {
-            let at = e.valid_up_to();
-            self.diags.push(text.warning(Span::new(at, at + 1), msg::NOT_UTF8));
-        }
-        if text.bytes.iter().all(u8::is_ascii_whitespace) && matches!(entry.kind, Kind::Source(_)) {
-            self.diags.push(text.file_diag(Severity::Warning, msg::EMPTY));
-        }
-        Some(text)
+struct Work {
+    src: SourceText,
+    /// The lexer's code view of `src`.
+    code: Vec<u8>,
+    platform: Platform,
+    /// Each annotation's name, tokens and the end of its comment.
+    annotations: Vec<(Word, Vec<Word>, usize)>,
+    /// The file's own directives, until `Headers::resolve` makes the table.
+    own: Directives,
+    table: MacroTable,
+}
+
+impl<'a> FileScan<'a> {
+    fn new(entry: &'a Entry, spec: Option<(&'a SourceSpec, usize)>) -> Self {
+        FileScan { entry, spec, diags: Vec::new(), work: None, candidates: Vec::new() }
     }
 
-    fn scan_entry(&mut self, entry: &Entry, spec: Option<(&SourceSpec, usize)>, ct: Option<&ConfigText>) {
-        let Some(src) = self.read(entry) else { return };
+    /// Reads and lexes the file and finds its annotations.
+    fn read(&mut self) {
+        let entry = self.entry;
+        let Some(src) = read_source(entry, &mut self.diags) else { return };
         let lexed = lex::lex(&src.bytes);
         let mut annotations = Vec::new();
         for c in &lexed.comments {
@@ -165,22 +172,27 @@ impl Scanner {
                 return;
             }
         };
-        if annotations.is_empty() && spec.is_none() {
+        if annotations.is_empty() && self.spec.is_none() {
             return;
         }
-        let table = self.macro_table(&src, &lexed.code);
-        let mut x = Expander::new(&table);
-        let offsets: Vec<usize> = annotations.iter().map(|(name, _, _)| name.offset).collect();
-        let scopes = item::scopes_at(&lexed.code, &offsets);
-        for ((name, tokens, end), scopes) in annotations.into_iter().zip(scopes) {
-            let loc_of = |w: &parse::annotation::Word| {
-                Loc::of(&src.error(Span::new(w.offset, w.offset + w.text.len()), ""))
-            };
+        let own = macros::collect(&src.bytes, &lexed.code, &src.file);
+        self.work = Some(Work { src, code: lexed.code, platform, annotations, own, table: MacroTable::default() });
+    }
+
+    /// Locates and checks the file's functions: annotated, then begen.yaml's.
+    fn check(&mut self, parser: &mut SignatureParser, ct: Option<&ConfigText>) {
+        let Some(w) = self.work.take() else { return };
+        let src = &w.src;
+        let mut x = Expander::new(&w.table);
+        let offsets: Vec<usize> = w.annotations.iter().map(|(name, _, _)| name.offset).collect();
+        let scopes = item::scopes_at(&w.code, &offsets);
+        for ((name, tokens, end), scopes) in w.annotations.iter().zip(scopes) {
+            let loc_of = |w: &Word| Loc::of(&src.error(Span::new(w.offset, w.offset + w.text.len()), ""));
             let tokens = (!tokens.is_empty()).then(|| tokens.iter().map(|t| (t.text.clone(), loc_of(t))).collect());
-            let signature = parse::locate(&mut self.parser, &lexed.code, end, &name.text, &mut x);
-            let candidate = Candidate { name: name.text.clone(), name_loc: loc_of(&name), tokens, signature, platform };
+            let signature = parse::locate(parser, &w.code, *end, &name.text, &mut x);
+            let candidate = Candidate { name: name.text.clone(), name_loc: loc_of(name), tokens, signature, platform: w.platform };
             match enclosing_scope(&scopes) {
-                None => self.check(candidate, &src),
+                None => self.check_candidate(candidate, src),
                 Some(kind) => {
                     let text = match kind {
                         ScopeKind::Namespace(ns) => msg::in_namespace(&name.text, ns),
@@ -191,62 +203,88 @@ impl Scanner {
                 }
             }
         }
-        if let (Some((spec, line)), Some(ct)) = (spec, ct) {
-            self.config_candidates(spec, line, ct, &src, &lexed.code, &mut x, platform);
-        }
-    }
-
-    /// Candidates for begen.yaml's explicit forms of one source file.
-    #[allow(clippy::too_many_arguments)]
-    fn config_candidates(
-        &mut self,
-        spec: &SourceSpec,
-        line: usize,
-        ct: &ConfigText,
-        src: &SourceText,
-        code: &[u8],
-        x: &mut Expander,
-        platform: Platform,
-    ) {
-        let entries: Vec<(String, Option<Vec<String>>)> = match spec {
-            SourceSpec::Dict(d) => d.iter().map(|(k, v)| (k.clone(), Some(v.clone()))).collect(),
-            SourceSpec::List(l) => l.iter().map(|k| (k.clone(), None)).collect(),
-        };
-        for (name, tokens) in entries {
-            let name_loc = ct.loc(&name, line);
-            let tokens = tokens.map(|t| t.into_iter().map(|t| (t, name_loc.clone())).collect());
-            let signature = if check::is_cpp_identifier(&name) {
-                parse::find_definition(&mut self.parser, code, &name, x)
-            } else {
-                Err(LocateError::NotFound)
+        if let (Some((spec, line)), Some(ct)) = (self.spec, ct) {
+            let entries: Vec<(String, Option<Vec<String>>)> = match spec {
+                SourceSpec::Dict(d) => d.iter().map(|(k, v)| (k.clone(), Some(v.clone()))).collect(),
+                SourceSpec::List(l) => l.iter().map(|k| (k.clone(), None)).collect(),
             };
-            self.check(Candidate { name, name_loc, tokens, signature, platform }, src);
+            for (name, tokens) in entries {
+                let name_loc = ct.loc(&name, line);
+                let tokens = tokens.map(|t| t.into_iter().map(|t| (t, name_loc.clone())).collect());
+                let signature = if check::is_cpp_identifier(&name) {
+                    parse::find_definition(parser, &w.code, &name, &mut x)
+                } else {
+                    Err(LocateError::NotFound)
+                };
+                self.check_candidate(Candidate { name, name_loc, tokens, signature, platform: w.platform }, src);
+            }
         }
     }
 
-    fn check(&mut self, candidate: Candidate, src: &SourceText) {
+    fn check_candidate(&mut self, candidate: Candidate, src: &SourceText) {
         let (func, diags) = check::check_candidate(&candidate, src);
         self.diags.extend(diags);
         self.candidates.push((candidate, func));
     }
+}
 
-    /// The macros visible in a file: those of the local headers it includes
-    /// (recursively), then its own.
-    fn macro_table(&mut self, src: &SourceText, code: &[u8]) -> MacroTable {
-        let own = macros::collect(&src.bytes, code, &src.file);
-        let mut table = MacroTable::default();
+/// Reads a file, reporting unreadable, binary, non-UTF-8 and empty ones.
+fn read_source(entry: &Entry, diags: &mut Vec<Diagnostic>) -> Option<SourceText> {
+    let bytes = match std::fs::read(&entry.path) {
+        Ok(b) => b,
+        Err(e) => {
+            diags.push(Diagnostic::error(entry.file.clone(), entry.path.clone(), msg::unreadable(&e.to_string())));
+            return None;
+        }
+    };
+    let text = SourceText::new(entry.file.clone(), entry.path.clone(), bytes);
+    if text.bytes.contains(&0) {
+        diags.push(text.file_diag(Severity::Error, msg::BINARY));
+        return None;
+    }
+    if let Err(e) = std::str::from_utf8(&text.bytes) {
+        let at = e.valid_up_to();
+        diags.push(text.warning(Span::new(at, at + 1), msg::NOT_UTF8));
+    }
+    if text.bytes.iter().all(u8::is_ascii_whitespace) && matches!(entry.kind, Kind::Source(_)) {
+        diags.push(text.file_diag(Severity::Warning, msg::EMPTY));
+    }
+    Some(text)
+}
+
+/// Local headers, each read once per scan.
+struct Headers<'r> {
+    root: &'r Path,
+    include_dirs: Vec<PathBuf>,
+    /// By canonical path; `None`: unreadable.
+    cache: HashMap<PathBuf, Option<Rc<Directives>>>,
+    files_read: Vec<PathBuf>,
+}
+
+impl Headers<'_> {
+    /// Makes a file's macro table: the macros of the local headers it
+    /// includes (recursively), then its own.
+    fn resolve(&mut self, f: &mut FileScan) {
+        let Some(w) = &mut f.work else { return };
+        let own = std::mem::take(&mut w.own);
         let mut visited = BTreeSet::new();
-        let dir = src.path.parent().map(Path::to_path_buf).unwrap_or_default();
+        let dir = w.src.path.parent().map(Path::to_path_buf).unwrap_or_default();
         for inc in &own.includes {
-            self.include(&dir, inc, &mut table, &mut visited);
+            self.include(&dir, inc, &mut w.table, &mut visited, &mut f.diags);
         }
         for m in own.defines {
-            table.insert(m);
+            w.table.insert(m);
         }
-        table
     }
 
-    fn include(&mut self, dir: &Path, inc: &str, table: &mut MacroTable, visited: &mut BTreeSet<PathBuf>) {
+    fn include(
+        &mut self,
+        dir: &Path,
+        inc: &str,
+        table: &mut MacroTable,
+        visited: &mut BTreeSet<PathBuf>,
+        diags: &mut Vec<Diagnostic>,
+    ) {
         let candidates = std::iter::once(dir.join(inc))
             .chain(std::iter::once(self.root.join(inc)))
             .chain(self.include_dirs.iter().map(|d| d.join(inc)));
@@ -255,61 +293,61 @@ impl Scanner {
         if !visited.insert(key.clone()) {
             return;
         }
-        let directives = match self.directives.get(&key) {
+        let directives = match self.cache.get(&key) {
             Some(d) => d.clone(),
             None => {
-                let d = self.read_header(&path);
-                self.directives.insert(key, d.clone());
+                let d = self.read(&path, diags).map(Rc::new);
+                self.cache.insert(key, d.clone());
                 d
             }
         };
         let Some(directives) = directives else { return };
         let hdir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         for inc in &directives.includes {
-            self.include(&hdir, inc, table, visited);
+            self.include(&hdir, inc, table, visited, diags);
         }
-        for m in directives.defines {
-            table.insert(m);
+        for m in &directives.defines {
+            table.insert(m.clone());
         }
     }
 
-    fn read_header(&mut self, path: &Path) -> Option<Directives> {
-        self.files_read.insert(path.to_path_buf());
-        let file = walk::relative(&self.root, path);
+    fn read(&mut self, path: &Path, diags: &mut Vec<Diagnostic>) -> Option<Directives> {
+        self.files_read.push(path.to_path_buf());
+        let file = walk::relative(self.root, path);
         match std::fs::read(path) {
             Ok(bytes) => {
                 let code = lex::lex(&bytes).code;
                 Some(macros::collect(&bytes, &code, &file))
             }
             Err(e) => {
-                self.diags.push(Diagnostic::warning(file, path, msg::unreadable(&e.to_string())));
+                diags.push(Diagnostic::warning(file, path, msg::unreadable(&e.to_string())));
                 None
             }
         }
     }
+}
 
-    /// Reports names exported more than once and drops them all.
-    fn finish_candidates(&mut self) -> Vec<model::Function> {
-        let mut first: HashMap<&str, &Loc> = HashMap::new();
-        let mut dups = BTreeSet::new();
-        for (c, _) in &self.candidates {
-            match first.get(c.name.as_str()) {
-                Some(loc) => {
-                    let where_ = format!("{}:{}", loc.file, loc.line);
-                    let d = c.name_loc.error(msg::duplicate_function(&c.name, &where_)).hint(msg::HINT_DUPLICATE);
-                    self.diags.push(d);
-                    dups.insert(c.name.clone());
-                }
-                None => {
-                    first.insert(&c.name, &c.name_loc);
-                }
+/// Reports names exported more than once and drops them all.
+fn finish_candidates(
+    candidates: &[(Candidate, Option<model::Function>)],
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<model::Function> {
+    let mut first: HashMap<&str, &Loc> = HashMap::new();
+    let mut dups = HashSet::new();
+    for (c, _) in candidates {
+        match first.get(c.name.as_str()) {
+            Some(loc) => {
+                let where_ = format!("{}:{}", loc.file, loc.line);
+                let d = c.name_loc.error(msg::duplicate_function(&c.name, &where_)).hint(msg::HINT_DUPLICATE);
+                diags.push(d);
+                dups.insert(c.name.as_str());
+            }
+            None => {
+                first.insert(&c.name, &c.name_loc);
             }
         }
-        self.candidates
-            .iter()
-            .filter_map(|(c, f)| f.clone().filter(|_| !dups.contains(&c.name)))
-            .collect()
     }
+    candidates.iter().filter_map(|(c, f)| f.clone().filter(|_| !dups.contains(c.name.as_str()))).collect()
 }
 
 /// The innermost of the blocks around an annotation (outermost first) from
