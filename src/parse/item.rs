@@ -38,21 +38,19 @@ pub fn skip_trivia(code: &[u8], mut i: usize) -> usize {
 
 /// The offset of the line break ending the directive that starts at `i`.
 pub fn directive_end(code: &[u8], mut i: usize) -> usize {
-    while i < code.len() {
-        if code[i] == b'\n' {
-            let mut k = i;
-            if k > 0 && code[k - 1] == b'\r' {
-                k -= 1;
-            }
-            if k > 0 && code[k - 1] == b'\\' {
-                i += 1;
-                continue;
-            }
-            return i;
+    while let Some(k) = code.get(i..).and_then(|rest| memchr::memchr(b'\n', rest)) {
+        let nl = i + k;
+        let mut e = nl;
+        if e > 0 && code[e - 1] == b'\r' {
+            e -= 1;
         }
-        i += 1;
+        if e > 0 && code[e - 1] == b'\\' {
+            i = nl + 1;
+            continue;
+        }
+        return nl;
     }
-    i
+    i.max(code.len())
 }
 
 /// The item starting at or after `from`.
@@ -180,17 +178,14 @@ pub struct Scope {
 pub fn scopes(code: &[u8]) -> Vec<Scope> {
     let mut out: Vec<Scope> = Vec::new();
     let mut open: Vec<usize> = Vec::new();
-    walk_blocks(code, |event| match event {
-        Block::Open { brace, head } => {
+    for brace in memchr::memchr2_iter(b'{', b'}', code) {
+        if code[brace] == b'{' {
             open.push(out.len());
-            out.push(Scope { start: brace, end: code.len(), kind: scope_kind(&code[head..brace]) });
+            out.push(Scope { start: brace, end: code.len(), kind: scope_kind(&code[head_start(code, brace)..brace]) });
+        } else if let Some(k) = open.pop() {
+            out[k].end = brace;
         }
-        Block::Close { brace } => {
-            if let Some(k) = open.pop() {
-                out[k].end = brace;
-            }
-        }
-    });
+    }
     out
 }
 
@@ -199,34 +194,30 @@ pub fn scopes(code: &[u8]) -> Vec<Scope> {
 /// are classified, so this costs one pass over `code` however many blocks
 /// it has.
 pub fn scopes_at(code: &[u8], offsets: &[usize]) -> Vec<Vec<ScopeKind>> {
-    if offsets.is_empty() {
-        return Vec::new();
-    }
     let mut order: Vec<usize> = (0..offsets.len()).collect();
     order.sort_by_key(|&k| offsets[k]);
     let mut out = vec![Vec::new(); offsets.len()];
-    // Open blocks as (brace, start of head).
-    let mut open: Vec<(usize, usize)> = Vec::new();
+    // The `{` of each open block.
+    let mut open: Vec<usize> = Vec::new();
     let mut next = 0;
-    let mut record = |upto: usize, open: &[(usize, usize)]| {
+    let mut record = |upto: usize, open: &[usize]| {
         while let Some(&k) = order.get(next).filter(|&&k| offsets[k] <= upto) {
-            out[k] = open.iter().map(|&(brace, head)| scope_kind(&code[head..brace])).collect();
+            out[k] = open.iter().map(|&brace| scope_kind(&code[head_start(code, brace)..brace])).collect();
             next += 1;
         }
     };
-    walk_blocks(code, |event| match event {
-        // A block contains the offsets after its `{` up to its `}`, both excluded.
-        Block::Open { brace, head } => {
+    // A block contains the offsets after its `{` up to its `}`, both excluded.
+    for brace in memchr::memchr2_iter(b'{', b'}', code) {
+        if code[brace] == b'{' {
             record(brace, &open);
-            open.push((brace, head));
-        }
-        Block::Close { brace } => {
+            open.push(brace);
+        } else {
             if let Some(before) = brace.checked_sub(1) {
                 record(before, &open);
             }
             open.pop();
         }
-    });
+    }
     // Blocks left open end at the end of the code.
     if let Some(last) = code.len().checked_sub(1) {
         record(last, &open);
@@ -235,32 +226,17 @@ pub fn scopes_at(code: &[u8], offsets: &[usize]) -> Vec<Vec<ScopeKind>> {
     out
 }
 
-enum Block {
-    /// A `{` at `brace`; its head (the statement before it) starts at `head`.
-    Open { brace: usize, head: usize },
-    Close { brace: usize },
-}
-
-/// Calls `f` for every `{` and `}` of `code`, in order.
-fn walk_blocks(code: &[u8], mut f: impl FnMut(Block)) {
-    let mut stmt_start = 0;
-    for (i, &b) in code.iter().enumerate() {
-        match b {
-            b'{' => {
-                f(Block::Open { brace: i, head: stmt_start });
-                stmt_start = i + 1;
-            }
-            b'}' => {
-                f(Block::Close { brace: i });
-                stmt_start = i + 1;
-            }
-            b';' => stmt_start = i + 1,
-            b'\n' if code.get(stmt_start..i).is_some_and(|l| l.iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'#')) => {
-                stmt_start = i + 1
-            }
-            _ => {}
+/// Where the head of the block opened at `brace` starts: after the last
+/// `{`, `}` or `;` before it and after any preprocessor lines that follow.
+fn head_start(code: &[u8], brace: usize) -> usize {
+    let base = memchr::memrchr3(b'{', b'}', b';', &code[..brace]).map_or(0, |k| k + 1);
+    let mut start = base;
+    for nl in memchr::memchr_iter(b'\n', &code[base..brace]).map(|k| base + k) {
+        if code[start..nl].iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'#') {
+            start = nl + 1;
         }
     }
+    start
 }
 
 /// What the block opened after `head` is.

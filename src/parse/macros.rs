@@ -34,33 +34,73 @@ pub fn collect(src: &[u8], code: &[u8], file: &str) -> Directives {
     let mut out = Directives::default();
     let mut i = 0;
     let mut line = 1;
-    let mut line_start = true;
+    // At the start of each turn, `i` is at the start of a line or at the
+    // line break ending a directive.
     while i < code.len() {
-        let b = code[i];
-        if b == b'\n' {
-            line += 1;
-            line_start = true;
+        while i < code.len() && code[i] != b'\n' && code[i].is_ascii_whitespace() {
             i += 1;
-        } else if b.is_ascii_whitespace() {
-            i += 1;
-        } else if b == b'#' && line_start {
-            let end = directive_end(code, i);
-            let text = joined(&code[i + 1..end]);
-            directive(&text, &src[i + 1..end], file, line, &mut out);
-            line += code[i..end].iter().filter(|b| **b == b'\n').count();
-            i = end;
-        } else {
-            line_start = false;
-            i += 1;
+        }
+        match code.get(i) {
+            None => break,
+            Some(b'\n') => {
+                line += 1;
+                i += 1;
+            }
+            Some(b'#') => {
+                let end = directive_end(code, i);
+                if may_matter(&code[i + 1..end]) {
+                    let text = joined(&code[i + 1..end]);
+                    directive(&text, &src[i + 1..end], file, line, &mut out);
+                }
+                line += memchr::memchr_iter(b'\n', &code[i..end]).count();
+                i = end;
+            }
+            Some(_) => match memchr::memchr(b'\n', &code[i..]) {
+                Some(k) => i += k,
+                None => break,
+            },
         }
     }
     out
 }
 
+/// Whether a directive (the text after `#`) can be a `define` or an
+/// `include`: false only when its first letter says it is not.
+fn may_matter(text: &[u8]) -> bool {
+    let mut i = 0;
+    loop {
+        match text.get(i) {
+            Some(b'\\') if text.get(i + 1) == Some(&b'\n') => i += 2,
+            Some(b'\\') if text.get(i + 1..i + 3) == Some(b"\r\n") => i += 3,
+            // `str::trim_start`'s ASCII whitespace (with the vertical tab).
+            Some(b) if b.is_ascii_whitespace() || *b == 0x0b => i += 1,
+            Some(b'd' | b'i') => return true,
+            Some(b) => return !b.is_ascii(),
+            None => return false,
+        }
+    }
+}
+
 /// The directive's text with line continuations removed.
 fn joined(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    text.replace("\\\r\n", " ").replace("\\\n", " ")
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while let Some(k) = memchr::memchr(b'\\', rest) {
+        out.extend_from_slice(&rest[..k]);
+        let after = &rest[k + 1..];
+        rest = if let Some(r) = after.strip_prefix(b"\r\n") {
+            out.push(b' ');
+            r
+        } else if let Some(r) = after.strip_prefix(b"\n") {
+            out.push(b' ');
+            r
+        } else {
+            out.push(b'\\');
+            after
+        };
+    }
+    out.extend_from_slice(rest);
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 fn directive(text: &str, raw: &[u8], file: &str, line: usize, out: &mut Directives) {
