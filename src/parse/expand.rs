@@ -65,6 +65,37 @@ struct Compiled {
     params: Option<Vec<Sym>>,
     variadic: bool,
     body: Vec<Tok>,
+    /// The body cut into runs `(start, end, active)`: an active run takes
+    /// substitution or `##`, the others are copied as they are. No `##`
+    /// and no `#` with its operand straddles two runs.
+    runs: Vec<(usize, usize, bool)>,
+}
+
+impl Compiled {
+    fn new(name: Sym, params: Option<Vec<Sym>>, variadic: bool, body: Vec<Tok>) -> Self {
+        let is_param = |s: Sym| {
+            params.as_ref().is_some_and(|ps| ps.contains(&s) || (variadic && s == VA_ARGS))
+        };
+        let mut active: Vec<bool> = body.iter().map(|t| is_param(t.sym) || t.kind == Kind::Paste).collect();
+        for k in 0..body.len() {
+            let paste_near = |j: Option<usize>| j.and_then(|j| body.get(j)).is_some_and(|t| t.kind == Kind::Paste);
+            let stringize = body[k].sym == HASH && body[k].kind == Kind::Punct && body.get(k + 1).is_some_and(|n| is_param(n.sym));
+            if stringize || paste_near(k.checked_sub(1)) || paste_near(Some(k + 1)) {
+                active[k] = true;
+            }
+            if stringize {
+                active[k + 1] = true;
+            }
+        }
+        let mut runs: Vec<(usize, usize, bool)> = Vec::new();
+        for (k, &a) in active.iter().enumerate() {
+            match runs.last_mut() {
+                Some(run) if run.2 == a => run.1 = k + 1,
+                _ => runs.push((k, k + 1, a)),
+            }
+        }
+        Compiled { name, params, variadic, body, runs }
+    }
 }
 
 /// What a symbol is to the macro table, resolved on first sight.
@@ -151,8 +182,7 @@ impl<'t> Expander<'t> {
     pub fn expansion(&mut self, text: &str) -> Expansion<'_, 't> {
         let mut toks = Vec::new();
         self.tokenize(text, &mut toks);
-        let frame = Frame { toks, i: 0, depth: 0, hides: false };
-        Expansion { x: self, stack: vec![frame], hide: Vec::new(), budget: BUDGET }
+        Expansion { x: self, stack: vec![Frame::new(vec![Seg::Own(toks)], 0, None)], hide: Vec::new(), budget: BUDGET }
     }
 
     fn intern(&mut self, text: &str) -> Sym {
@@ -189,7 +219,7 @@ impl<'t> Expander<'t> {
                 let mut body = Vec::new();
                 self.tokenize(&m.body, &mut body);
                 let name = self.intern(&m.name);
-                Slot::Macro(Rc::new(Compiled { name, params, variadic: m.variadic, body }))
+                Slot::Macro(Rc::new(Compiled::new(name, params, m.variadic, body)))
             }
         };
         self.slots[k] = slot.clone();
@@ -260,7 +290,7 @@ impl<'t> Expander<'t> {
     fn next_tok(&mut self, stack: &mut Vec<Frame>, hide: &mut Vec<Sym>, budget: &mut usize) -> Option<Tok> {
         loop {
             let f = stack.last_mut()?;
-            let Some(&t) = f.toks.get(f.i) else {
+            let Some(t) = f.peek() else {
                 if f.hides {
                     hide.pop();
                 }
@@ -268,56 +298,84 @@ impl<'t> Expander<'t> {
                 continue;
             };
             if *budget == 0 || f.depth > MAX_DEPTH {
-                f.i += 1;
+                f.advance();
                 return Some(t);
             }
             let m = if t.kind == Kind::Ident && !hide.contains(&t.sym) { self.lookup(t.sym) } else { None };
             let Some(m) = m else {
-                f.i += 1;
+                f.advance();
                 return Some(t);
             };
             let depth = f.depth;
-            let body = match &m.params {
+            let args = match &m.params {
                 None => {
-                    f.i += 1;
-                    m.body.clone()
+                    f.advance();
+                    None
                 }
-                Some(params) => match gather_args(&f.toks, f.i + 1) {
-                    Some((args, next)) => {
-                        f.i = next;
-                        self.substitute(&m, params, &args, hide, depth, budget)
+                Some(_) => match f.gather_args() {
+                    Some((args, after)) => {
+                        f.seek(after);
+                        Some(args)
                     }
                     None => {
-                        f.i += 1;
+                        f.advance();
                         return Some(t);
                     }
                 },
             };
-            let mut body = self.paste(body);
-            if let Some(first) = body.first_mut() {
-                first.space_before = t.space_before;
-            }
-            *budget = budget.saturating_sub(body.len());
+            let segs = self.replace(&m, args.as_deref(), hide, depth, budget);
+            let len: usize = segs.iter().map(|s| s.toks().len()).sum();
+            *budget = budget.saturating_sub(len);
             hide.push(m.name);
-            stack.push(Frame { toks: body, i: 0, depth: depth + 1, hides: true });
+            stack.push(Frame::new(segs, depth + 1, Some(t.space_before)));
         }
+    }
+
+    /// An invocation's replacement list, before rescanning: the active runs
+    /// of the body substituted and pasted now (in order, so argument
+    /// expansion spends the budget as a whole-body pass would), the others
+    /// left in the body to be read when the rescan gets there.
+    fn replace(
+        &mut self,
+        m: &Rc<Compiled>,
+        args: Option<&[Vec<Tok>]>,
+        hide: &mut Vec<Sym>,
+        depth: usize,
+        budget: &mut usize,
+    ) -> Vec<Seg> {
+        let mut segs = Vec::with_capacity(m.runs.len());
+        for &(a, b, active) in &m.runs {
+            if !active {
+                segs.push(Seg::Body(m.clone(), a, b));
+                continue;
+            }
+            let toks = match (args, &m.params) {
+                (Some(args), Some(params)) => self.substitute(m, params, args, a..b, hide, depth, budget),
+                _ => m.body[a..b].to_vec(),
+            };
+            segs.push(Seg::Own(self.paste(toks)));
+        }
+        segs
     }
 
     /// Expands `toks` completely (a macro argument before substitution).
     fn expand_all(&mut self, toks: Vec<Tok>, hide: &mut Vec<Sym>, depth: usize, budget: &mut usize) -> Vec<Tok> {
         let mut out = Vec::with_capacity(toks.len());
-        let mut stack = vec![Frame { toks, i: 0, depth, hides: false }];
+        let mut stack = vec![Frame::new(vec![Seg::Own(toks)], depth, None)];
         while let Some(t) = self.next_tok(&mut stack, hide, budget) {
             out.push(t);
         }
         out
     }
 
+    /// Substitutes the arguments into `m.body[range]`.
+    #[allow(clippy::too_many_arguments)]
     fn substitute(
         &mut self,
         m: &Compiled,
         params: &[Sym],
         args: &[Vec<Tok>],
+        range: std::ops::Range<usize>,
         hide: &mut Vec<Sym>,
         depth: usize,
         budget: &mut usize,
@@ -340,9 +398,9 @@ impl<'t> Expander<'t> {
             None
         };
         let body = &m.body;
-        let mut out = Vec::with_capacity(body.len());
-        let mut k = 0;
-        while k < body.len() {
+        let mut out = Vec::with_capacity(range.len());
+        let mut k = range.start;
+        while k < range.end {
             let t = body[k];
             if t.sym == HASH && t.kind == Kind::Punct
                 && let Some(arg) = body.get(k + 1).and_then(|n| arg_of(n.sym)) {
@@ -413,39 +471,101 @@ impl<'t> Expander<'t> {
     }
 }
 
-/// A token list being rescanned.
+/// A piece of a replacement list.
+enum Seg {
+    /// Tokens of a macro body, copied as they are.
+    Body(Rc<Compiled>, usize, usize),
+    Own(Vec<Tok>),
+}
+
+impl Seg {
+    fn toks(&self) -> &[Tok] {
+        match self {
+            Seg::Body(m, a, b) => &m.body[*a..*b],
+            Seg::Own(v) => v,
+        }
+    }
+}
+
+/// A token list being rescanned, read from its pieces in order.
 struct Frame {
-    toks: Vec<Tok>,
-    i: usize,
+    segs: Vec<Seg>,
+    /// The position of the next token: a piece and an index in it.
+    at: (usize, usize),
     depth: usize,
     /// Whether finishing the frame un-hides a macro name.
     hides: bool,
+    /// The spacing of the invocation, for the list's first token.
+    first_space: Option<bool>,
 }
 
-/// The arguments of an invocation whose `(` should be at `toks[from]`,
-/// and the index after its `)`.
-fn gather_args(toks: &[Tok], from: usize) -> Option<(Vec<Vec<Tok>>, usize)> {
-    if toks.get(from).map(|t| t.sym) != Some(LPAREN) {
-        return None;
+impl Frame {
+    fn new(segs: Vec<Seg>, depth: usize, first_space: Option<bool>) -> Self {
+        Frame { segs, at: (0, 0), depth, hides: first_space.is_some(), first_space }
     }
-    let mut args = vec![Vec::new()];
-    let mut depth = 0usize;
-    for (k, t) in toks.iter().enumerate().skip(from + 1) {
-        match t.sym {
-            LPAREN => depth += 1,
-            RPAREN if depth == 0 => return Some((args, k + 1)),
-            RPAREN => depth -= 1,
-            COMMA if depth == 0 => {
-                args.push(Vec::new());
-                continue;
+
+    /// The next token, if any.
+    fn peek(&mut self) -> Option<Tok> {
+        let (s, i) = next_pos(&self.segs, self.at)?;
+        self.at = (s, i);
+        let mut t = self.segs[s].toks()[i];
+        if let Some(space) = self.first_space {
+            t.space_before = space;
+        }
+        Some(t)
+    }
+
+    /// Moves past the token `peek` returned.
+    fn advance(&mut self) {
+        self.at.1 += 1;
+        self.first_space = None;
+    }
+
+    fn seek(&mut self, at: (usize, usize)) {
+        self.at = at;
+        self.first_space = None;
+    }
+
+    /// The arguments of the invocation whose name `peek` returned (its `(`
+    /// must come next), and the position after its `)`.
+    fn gather_args(&self) -> Option<(Vec<Vec<Tok>>, (usize, usize))> {
+        let mut at = (self.at.0, self.at.1 + 1);
+        let mut tok = || {
+            let (s, i) = next_pos(&self.segs, at)?;
+            at = (s, i + 1);
+            Some((self.segs[s].toks()[i], at))
+        };
+        if tok()?.0.sym != LPAREN {
+            return None;
+        }
+        let mut args = vec![Vec::new()];
+        let mut depth = 0usize;
+        while let Some((t, after)) = tok() {
+            match t.sym {
+                LPAREN => depth += 1,
+                RPAREN if depth == 0 => return Some((args, after)),
+                RPAREN => depth -= 1,
+                COMMA if depth == 0 => {
+                    args.push(Vec::new());
+                    continue;
+                }
+                _ => {}
             }
-            _ => {}
+            if let Some(last) = args.last_mut() {
+                last.push(t);
+            }
         }
-        if let Some(last) = args.last_mut() {
-            last.push(*t);
-        }
+        None
     }
-    None
+}
+
+/// The first token position at or after `at`, skipping exhausted pieces.
+fn next_pos(segs: &[Seg], (mut s, mut i): (usize, usize)) -> Option<(usize, usize)> {
+    while i >= segs.get(s)?.toks().len() {
+        s += 1;
+        i = 0;
+    }
+    Some((s, i))
 }
 
 /// The text of one expansion, produced in order on demand.
