@@ -218,21 +218,21 @@ const CUDA_WORDS: &[&str] = &["__global__", "__device__", "__host__", "__forcein
 
 /// Parses a declaration's text; offsets in the result are `base` + offsets in `text`.
 fn parse_decl(parser: &mut SignatureParser, text: &[u8], base: usize) -> Result<Signature, LocateError> {
-    let mut text = text.to_vec();
+    let mut text = std::borrow::Cow::Borrowed(text);
     let mut seen = Vec::new();
-    for word in CUDA_WORDS {
-        let w = word.as_bytes();
-        let mut i = 0;
-        while let Some(k) = text[i..].windows(w.len()).position(|x| x == w) {
-            let at = i + k;
-            let before = at == 0 || !(text[at - 1].is_ascii_alphanumeric() || text[at - 1] == b'_');
-            let after = text.get(at + w.len()).is_none_or(|b| !(b.is_ascii_alphanumeric() || *b == b'_'));
-            if before && after {
-                seen.push(*word);
-                text[at..at + w.len()].fill(b' ');
-            }
-            i = at + w.len();
+    // Each CUDA word standing alone; all of them start with `_`.
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(b'_', &text[i..]) {
+        let at = i + k;
+        let end = at + text[at..].iter().take_while(|b| is_word(**b)).count();
+        if (at == 0 || !is_word(text[at - 1]))
+            && let Some(word) = CUDA_WORDS.iter().find(|w| w.as_bytes() == &text[at..end])
+        {
+            seen.push(*word);
+            text.to_mut()[at..end].fill(b' ');
         }
+        i = end;
     }
     let device_only = if seen.contains(&"__global__") {
         Some("__global__")
