@@ -109,7 +109,10 @@ enum Slot {
 /// FxHash: the interner's keys are short token texts, for which SipHash's
 /// DoS resistance costs more than the whole lookup.
 #[derive(Default)]
-struct FxHasher(u64);
+pub(crate) struct FxHasher(u64);
+
+/// Builds [`FxHasher`]s, for maps keyed by short strings.
+pub(crate) type FxBuildHasher = BuildHasherDefault<FxHasher>;
 
 impl Hasher for FxHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -151,7 +154,7 @@ impl Hasher for FxHasher {
 pub struct Expander<'t> {
     table: &'t MacroTable,
     texts: Vec<Rc<str>>,
-    ids: HashMap<Rc<str>, Sym, BuildHasherDefault<FxHasher>>,
+    ids: HashMap<Rc<str>, Sym, FxBuildHasher>,
     slots: Vec<Slot>,
 }
 

@@ -7,6 +7,8 @@ use std::collections::HashSet;
 
 use tree_sitter::{Node, Parser};
 
+use super::expand::FxBuildHasher;
+
 /// How a parameter's declarator wraps its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Indirection {
@@ -59,7 +61,7 @@ pub struct SignatureParser {
     parser: Parser,
     /// Words tree-sitter-cpp reads as keywords, and C++'s keywords (some,
     /// like `auto`, are named nodes in the grammar).
-    keywords: HashSet<String>,
+    keywords: HashSet<String, FxBuildHasher>,
 }
 
 impl SignatureParser {
