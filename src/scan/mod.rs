@@ -75,7 +75,8 @@ pub fn scan(root: &Path) -> Result<Scan, Error> {
     // Each file keeps its diagnostics in the order one pass would make them.
     let mut files: Vec<FileScan> =
         entries.iter().map(|e| FileScan::new(e, by_file.get(e.file.as_str()).copied())).collect();
-    par::for_each(&mut files, || (), |_, f| f.read());
+    let threads = par::threads();
+    par::for_each(&mut files, threads, || (), |_, f| f.read());
     let mut headers = Headers {
         root,
         include_dirs: config.include_dirs.iter().map(|d| root.join(d)).collect(),
@@ -85,16 +86,16 @@ pub fn scan(root: &Path) -> Result<Scan, Error> {
     for f in &mut files {
         headers.resolve(f);
     }
-    par::for_each(&mut files, SignatureParser::new, |parser, f| f.check(parser, ct));
-    let mut candidates = Vec::new();
+    par::for_each(&mut files, threads, SignatureParser::new, |parser, f| f.check(parser, ct));
+    let mut exported = Vec::new();
     for f in files {
         files_read.insert(f.entry.path.clone());
         diags.extend(f.diags);
-        candidates.extend(f.candidates);
+        exported.extend(f.exported);
     }
     files_read.extend(headers.files_read);
-    let mut functions = finish_candidates(&candidates, &mut diags);
-    apply_options(&config, ct, &candidates, &mut functions, &mut diags);
+    let mut functions = finish_exported(&mut exported, &mut diags);
+    apply_options(&config, ct, &exported, &mut functions, &mut diags);
     functions.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
     diags.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
     let sources = entries
@@ -122,8 +123,16 @@ struct FileScan<'a> {
     diags: Vec<Diagnostic>,
     /// What `read` leaves for `check`: only sources with functions to find.
     work: Option<Work>,
-    /// Every candidate with its outcome, in file order.
-    candidates: Vec<(Candidate, Option<model::Function>)>,
+    /// Every candidate's outcome, in file order.
+    exported: Vec<Exported>,
+}
+
+/// What is left of a checked candidate: its name, where that was written,
+/// and the function when it checked out.
+struct Exported {
+    name: String,
+    name_loc: Loc,
+    func: Option<model::Function>,
 }
 
 struct Work {
@@ -140,7 +149,7 @@ struct Work {
 
 impl<'a> FileScan<'a> {
     fn new(entry: &'a Entry, spec: Option<(&'a SourceSpec, usize)>) -> Self {
-        FileScan { entry, spec, diags: Vec::new(), work: None, candidates: Vec::new() }
+        FileScan { entry, spec, diags: Vec::new(), work: None, exported: Vec::new() }
     }
 
     /// Reads and lexes the file and finds its annotations.
@@ -199,7 +208,7 @@ impl<'a> FileScan<'a> {
                         _ => msg::not_at_file_scope(&name.text),
                     };
                     self.diags.push(candidate.name_loc.error(text).hint(msg::HINT_GLOBAL_SCOPE));
-                    self.candidates.push((candidate, None));
+                    self.exported.push(Exported { name: candidate.name, name_loc: candidate.name_loc, func: None });
                 }
             }
         }
@@ -224,7 +233,7 @@ impl<'a> FileScan<'a> {
     fn check_candidate(&mut self, candidate: Candidate, src: &SourceText) {
         let (func, diags) = check::check_candidate(&candidate, src);
         self.diags.extend(diags);
-        self.candidates.push((candidate, func));
+        self.exported.push(Exported { name: candidate.name, name_loc: candidate.name_loc, func });
     }
 }
 
@@ -327,27 +336,26 @@ impl Headers<'_> {
     }
 }
 
-/// Reports names exported more than once and drops them all.
-fn finish_candidates(
-    candidates: &[(Candidate, Option<model::Function>)],
-    diags: &mut Vec<Diagnostic>,
-) -> Vec<model::Function> {
+/// Reports names exported more than once and drops them all; the
+/// functions of the others, in file order.
+fn finish_exported(exported: &mut [Exported], diags: &mut Vec<Diagnostic>) -> Vec<model::Function> {
     let mut first: HashMap<&str, &Loc> = HashMap::new();
     let mut dups = HashSet::new();
-    for (c, _) in candidates {
-        match first.get(c.name.as_str()) {
+    for e in exported.iter() {
+        match first.get(e.name.as_str()) {
             Some(loc) => {
                 let where_ = format!("{}:{}", loc.file, loc.line);
-                let d = c.name_loc.error(msg::duplicate_function(&c.name, &where_)).hint(msg::HINT_DUPLICATE);
+                let d = e.name_loc.error(msg::duplicate_function(&e.name, &where_)).hint(msg::HINT_DUPLICATE);
                 diags.push(d);
-                dups.insert(c.name.as_str());
+                dups.insert(e.name.as_str());
             }
             None => {
-                first.insert(&c.name, &c.name_loc);
+                first.insert(&e.name, &e.name_loc);
             }
         }
     }
-    candidates.iter().filter_map(|(c, f)| f.clone().filter(|_| !dups.contains(c.name.as_str()))).collect()
+    let keep: Vec<bool> = exported.iter().map(|e| !dups.contains(e.name.as_str())).collect();
+    exported.iter_mut().zip(keep).filter_map(|(e, keep)| e.func.take().filter(|_| keep)).collect()
 }
 
 /// The innermost of the blocks around an annotation (outermost first) from
@@ -387,13 +395,13 @@ fn config_sources<'c>(
 fn apply_options(
     config: &Config,
     ct: Option<&ConfigText>,
-    candidates: &[(Candidate, Option<model::Function>)],
+    exported: &[Exported],
     functions: &mut [model::Function],
     diags: &mut Vec<Diagnostic>,
 ) {
     let Some(ct) = ct else { return };
     for (name, opts) in &config.functions {
-        if !candidates.iter().any(|(c, _)| c.name == *name) {
+        if !exported.iter().any(|e| e.name == *name) {
             diags.push(ct.loc(name, 1).error(msg::unknown_config_function(name)));
             continue;
         }

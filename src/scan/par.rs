@@ -5,14 +5,21 @@
 use std::slice::IterMut;
 use std::sync::{Mutex, PoisonError};
 
-/// Runs `work` on every item, on up to `available_parallelism` threads.
-/// Each thread makes its own `state` (a parser, say) before its first item.
+/// How many threads to use: one per core the process may use (finding out
+/// reads cgroup files, so ask once).
+pub(crate) fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// Runs `work` on every item, on up to `threads` threads. Each thread makes
+/// its own `state` (a parser, say) before its first item.
 pub(crate) fn for_each<T: Send, S>(
     items: &mut [T],
+    threads: usize,
     state: impl Fn() -> S + Sync,
     work: impl Fn(&mut S, &mut T) + Sync,
 ) {
-    let threads = std::thread::available_parallelism().map_or(1, usize::from).min(items.len());
+    let threads = threads.min(items.len());
     let queue = Mutex::new(items.iter_mut());
     let run = || {
         let mut s = None;
@@ -37,8 +44,10 @@ mod tests {
     #[test]
     fn every_item_once_in_place() {
         let mut items: Vec<usize> = (0..1000).collect();
-        super::for_each(&mut items, || 1, |one, x| *x += *one);
+        super::for_each(&mut items, 3, || 1, |one, x| *x += *one);
         assert!(items.iter().enumerate().all(|(k, x)| *x == k + 1));
-        super::for_each(&mut Vec::<usize>::new(), || (), |_, _| {});
+        super::for_each(&mut items, 1, || 1, |one, x| *x -= *one);
+        assert!(items.iter().enumerate().all(|(k, x)| *x == k));
+        super::for_each(&mut Vec::<usize>::new(), 2, || (), |_, _| {});
     }
 }
