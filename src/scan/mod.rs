@@ -10,7 +10,7 @@ pub mod report;
 pub mod source;
 pub mod walk;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{hash_map, BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
@@ -19,7 +19,7 @@ use crate::config::{Config, SourceSpec};
 use crate::diag::{messages as msg, Diagnostic, Severity};
 use crate::model::{self, FunctionOptions, Platform};
 use crate::parse::annotation::{classify, Comment, Word};
-use crate::parse::expand::Expander;
+use crate::parse::expand::{Expander, FxBuildHasher};
 use crate::parse::macros::{self, Directives, MacroTable};
 use crate::parse::signature::SignatureParser;
 use crate::parse::item::{self, ScopeKind};
@@ -87,15 +87,27 @@ pub fn scan(root: &Path) -> Result<Scan, Error> {
         headers.resolve(f);
     }
     par::for_each(&mut files, threads, SignatureParser::new, |parser, f| f.check(parser, ct));
-    let mut exported = Vec::new();
+    // A name exported twice is an error at every repeat, and none of its
+    // functions is kept. Found in order here; the diagnostics are made
+    // (and what is not kept is freed) by each file's thread.
+    let repeats = repeated_names(&files);
+    for (f, (repeats, keep)) in files.iter_mut().zip(repeats) {
+        f.repeats = repeats;
+        f.keep = keep;
+    }
+    let keep_names = !config.functions.is_empty();
+    par::for_each(&mut files, threads, || (), |_, f| f.finish(keep_names));
+    let (mut functions, mut names, mut repeated) = (Vec::new(), Vec::new(), Vec::new());
     for f in files {
         files_read.insert(f.entry.path.clone());
         diags.extend(f.diags);
-        exported.extend(f.exported);
+        repeated.extend(f.repeat_diags);
+        functions.extend(f.functions);
+        names.extend(f.names);
     }
+    diags.extend(repeated);
     files_read.extend(headers.files_read);
-    let mut functions = finish_exported(&mut exported, &mut diags);
-    apply_options(&config, ct, &exported, &mut functions, &mut diags);
+    apply_options(&config, ct, &names, &mut functions, &mut diags);
     functions.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
     diags.sort_by(|a, b| (&a.file, a.line, a.column).cmp(&(&b.file, b.line, b.column)));
     let sources = entries
@@ -125,6 +137,14 @@ struct FileScan<'a> {
     work: Option<Work>,
     /// Every candidate's outcome, in file order.
     exported: Vec<Exported>,
+    /// Which of `exported` repeat a name exported before (the index, and
+    /// where the first is), and which to keep (whose name is exported once).
+    repeats: Vec<(usize, String)>,
+    keep: Vec<bool>,
+    /// Made by `finish`.
+    repeat_diags: Vec<Diagnostic>,
+    functions: Vec<model::Function>,
+    names: Vec<String>,
 }
 
 /// What is left of a checked candidate: its name, where that was written,
@@ -149,7 +169,18 @@ struct Work {
 
 impl<'a> FileScan<'a> {
     fn new(entry: &'a Entry, spec: Option<(&'a SourceSpec, usize)>) -> Self {
-        FileScan { entry, spec, diags: Vec::new(), work: None, exported: Vec::new() }
+        FileScan {
+            entry,
+            spec,
+            diags: Vec::new(),
+            work: None,
+            exported: Vec::new(),
+            repeats: Vec::new(),
+            keep: Vec::new(),
+            repeat_diags: Vec::new(),
+            functions: Vec::new(),
+            names: Vec::new(),
+        }
     }
 
     /// Reads and lexes the file and finds its annotations.
@@ -226,6 +257,24 @@ impl<'a> FileScan<'a> {
                     Err(LocateError::NotFound)
                 };
                 self.check_candidate(Candidate { name, name_loc, tokens, signature, platform: w.platform }, src);
+            }
+        }
+    }
+
+    /// Reports the repeated names and keeps the functions to export (and
+    /// every name, with `keep_names`).
+    fn finish(&mut self, keep_names: bool) {
+        for (k, first) in &self.repeats {
+            let e = &self.exported[*k];
+            let d = e.name_loc.error(msg::duplicate_function(&e.name, first)).hint(msg::HINT_DUPLICATE);
+            self.repeat_diags.push(d);
+        }
+        for (e, keep) in self.exported.drain(..).zip(&self.keep) {
+            if let Some(func) = e.func.filter(|_| *keep) {
+                self.functions.push(func);
+            }
+            if keep_names {
+                self.names.push(e.name);
             }
         }
     }
@@ -336,26 +385,30 @@ impl Headers<'_> {
     }
 }
 
-/// Reports names exported more than once and drops them all; the
-/// functions of the others, in file order.
-fn finish_exported(exported: &mut [Exported], diags: &mut Vec<Diagnostic>) -> Vec<model::Function> {
-    let mut first: HashMap<&str, &Loc> = HashMap::new();
-    let mut dups = HashSet::new();
-    for e in exported.iter() {
-        match first.get(e.name.as_str()) {
-            Some(loc) => {
-                let where_ = format!("{}:{}", loc.file, loc.line);
-                let d = e.name_loc.error(msg::duplicate_function(&e.name, &where_)).hint(msg::HINT_DUPLICATE);
-                diags.push(d);
-                dups.insert(e.name.as_str());
-            }
-            None => {
-                first.insert(&e.name, &e.name_loc);
+/// For each file, the exported names that an earlier candidate (in file
+/// order) already has, with where that one is; and which candidates have a
+/// name no other has.
+fn repeated_names(files: &[FileScan]) -> Vec<(Vec<(usize, String)>, Vec<bool>)> {
+    let mut first: HashMap<&str, &Loc, FxBuildHasher> = HashMap::default();
+    let mut repeated: HashSet<&str, FxBuildHasher> = HashSet::default();
+    let mut repeats = Vec::with_capacity(files.len());
+    for f in files {
+        let mut here = Vec::new();
+        for (k, e) in f.exported.iter().enumerate() {
+            match first.entry(&e.name) {
+                hash_map::Entry::Occupied(o) => {
+                    here.push((k, format!("{}:{}", o.get().file, o.get().line)));
+                    repeated.insert(&e.name);
+                }
+                hash_map::Entry::Vacant(v) => {
+                    v.insert(&e.name_loc);
+                }
             }
         }
+        repeats.push(here);
     }
-    let keep: Vec<bool> = exported.iter().map(|e| !dups.contains(e.name.as_str())).collect();
-    exported.iter_mut().zip(keep).filter_map(|(e, keep)| e.func.take().filter(|_| keep)).collect()
+    let keep = files.iter().map(|f| f.exported.iter().map(|e| !repeated.contains(e.name.as_str())).collect());
+    repeats.into_iter().zip(keep).collect()
 }
 
 /// The innermost of the blocks around an annotation (outermost first) from
@@ -395,13 +448,13 @@ fn config_sources<'c>(
 fn apply_options(
     config: &Config,
     ct: Option<&ConfigText>,
-    exported: &[Exported],
+    names: &[String],
     functions: &mut [model::Function],
     diags: &mut Vec<Diagnostic>,
 ) {
     let Some(ct) = ct else { return };
     for (name, opts) in &config.functions {
-        if !exported.iter().any(|e| e.name == *name) {
+        if !names.iter().any(|n| n == name) {
             diags.push(ct.loc(name, 1).error(msg::unknown_config_function(name)));
             continue;
         }
