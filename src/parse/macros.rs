@@ -49,8 +49,7 @@ pub fn collect(src: &[u8], code: &[u8], file: &str) -> Directives {
             Some(b'#') => {
                 let end = directive_end(code, i);
                 if may_matter(&code[i + 1..end]) {
-                    let text = joined(&code[i + 1..end]);
-                    directive(&text, &src[i + 1..end], file, line, &mut out);
+                    directive(joined(&code[i + 1..end]), &src[i + 1..end], file, line, &mut out);
                 }
                 line += memchr::memchr_iter(b'\n', &code[i..end]).count();
                 i = end;
@@ -103,14 +102,16 @@ fn joined(bytes: &[u8]) -> String {
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-fn directive(text: &str, raw: &[u8], file: &str, line: usize, out: &mut Directives) {
-    let text = text.trim_start();
-    if let Some(rest) = text.strip_prefix("define") {
-        if rest.starts_with(|c: char| c.is_whitespace())
-            && let Some(m) = parse_define(rest.trim_start(), file, line) {
+fn directive(text: String, raw: &[u8], file: &str, line: usize, out: &mut Directives) {
+    let trimmed = text.trim_start();
+    if let Some(rest) = trimmed.strip_prefix("define") {
+        if rest.starts_with(|c: char| c.is_whitespace()) {
+            let at = text.len() - rest.trim_start().len();
+            if let Some(m) = parse_define(text, at, file, line) {
                 out.defines.push(m);
             }
-    } else if text.starts_with("include") {
+        }
+    } else if trimmed.starts_with("include") {
         let raw = String::from_utf8_lossy(raw);
         let mut parts = raw.splitn(3, '"');
         if let (Some(_), Some(path), Some(_)) = (parts.next(), parts.next(), parts.next()) {
@@ -119,7 +120,9 @@ fn directive(text: &str, raw: &[u8], file: &str, line: usize, out: &mut Directiv
     }
 }
 
-fn parse_define(rest: &str, file: &str, line: usize) -> Option<Macro> {
+/// The `#define` whose name starts at `text[at..]`; its body reuses `text`.
+fn parse_define(mut text: String, at: usize, file: &str, line: usize) -> Option<Macro> {
+    let rest = &text[at..];
     let name_len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
     if name_len == 0 {
         return None;
@@ -127,22 +130,29 @@ fn parse_define(rest: &str, file: &str, line: usize) -> Option<Macro> {
     let name = rest[..name_len].to_string();
     let after = &rest[name_len..];
     let origin = format!("{file}:{line}");
-    if let Some(list) = after.strip_prefix('(') {
-        let close = list.find(')')?;
-        let mut params = Vec::new();
-        let mut variadic = false;
-        for p in list[..close].split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            if p == "..." {
-                variadic = true;
-            } else {
-                params.push(p.to_string());
+    let (params, variadic, body_from) = match after.strip_prefix('(') {
+        Some(list) => {
+            let close = list.find(')')?;
+            let mut params = Vec::new();
+            let mut variadic = false;
+            for p in list[..close].split(',').map(str::trim).filter(|p| !p.is_empty()) {
+                if p == "..." {
+                    variadic = true;
+                } else {
+                    params.push(p.to_string());
+                }
             }
+            (Some(params), variadic, text.len() - list[close + 1..].len())
         }
-        let body = list[close + 1..].trim().to_string();
-        Some(Macro { name, params: Some(params), variadic, body, origin })
-    } else {
-        Some(Macro { name, params: None, variadic: false, body: after.trim().to_string(), origin })
-    }
+        None => (None, false, text.len() - after.len()),
+    };
+    // The body, trimmed, moved to the front of `text`.
+    let tail = &text[body_from..];
+    let start = body_from + (tail.len() - tail.trim_start().len());
+    let end = start + tail.trim().len();
+    text.truncate(end);
+    text.drain(..start);
+    Some(Macro { name, params, variadic, body: text, origin })
 }
 
 /// Macros by name; a later definition replaces an earlier one.
