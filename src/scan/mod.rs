@@ -227,7 +227,7 @@ impl<'a> FileScan<'a> {
         let offsets: Vec<usize> = w.annotations.iter().map(|(name, _, _)| name.offset).collect();
         let scopes = item::scopes_at(&w.code, &offsets);
         for ((name, tokens, end), scopes) in w.annotations.iter().zip(scopes) {
-            let loc_of = |w: &Word| Loc::of(&src.error(Span::new(w.offset, w.offset + w.text.len()), ""));
+            let loc_of = |w: &Word| src.loc(Span::new(w.offset, w.offset + w.text.len()));
             let tokens = (!tokens.is_empty()).then(|| tokens.iter().map(|t| (t.text.clone(), loc_of(t))).collect());
             let signature = parse::locate(parser, &w.code, *end, &name.text, &mut x);
             let candidate = Candidate { name: name.text.clone(), name_loc: loc_of(name), tokens, signature, platform: w.platform };
