@@ -490,11 +490,14 @@ impl Seg {
     }
 }
 
+/// A position in a frame: a piece and an index in it.
+type Pos = (usize, usize);
+
 /// A token list being rescanned, read from its pieces in order.
 struct Frame {
     segs: Vec<Seg>,
-    /// The position of the next token: a piece and an index in it.
-    at: (usize, usize),
+    /// The position of the next token.
+    at: Pos,
     depth: usize,
     /// Whether finishing the frame un-hides a macro name.
     hides: bool,
@@ -524,14 +527,14 @@ impl Frame {
         self.first_space = None;
     }
 
-    fn seek(&mut self, at: (usize, usize)) {
+    fn seek(&mut self, at: Pos) {
         self.at = at;
         self.first_space = None;
     }
 
     /// The arguments of the invocation whose name `peek` returned (its `(`
     /// must come next), and the position after its `)`.
-    fn gather_args(&self) -> Option<(Vec<Vec<Tok>>, (usize, usize))> {
+    fn gather_args(&self) -> Option<(Vec<Vec<Tok>>, Pos)> {
         let mut at = (self.at.0, self.at.1 + 1);
         let mut tok = || {
             let (s, i) = next_pos(&self.segs, at)?;
@@ -563,7 +566,7 @@ impl Frame {
 }
 
 /// The first token position at or after `at`, skipping exhausted pieces.
-fn next_pos(segs: &[Seg], (mut s, mut i): (usize, usize)) -> Option<(usize, usize)> {
+fn next_pos(segs: &[Seg], (mut s, mut i): Pos) -> Option<Pos> {
     while i >= segs.get(s)?.toks().len() {
         s += 1;
         i = 0;

@@ -139,7 +139,7 @@ struct FileScan<'a> {
     exported: Vec<Exported>,
     /// Which of `exported` repeat a name exported before (the index, and
     /// where the first is), and which to keep (whose name is exported once).
-    repeats: Vec<(usize, String)>,
+    repeats: Repeats,
     keep: Vec<bool>,
     /// Made by `finish`.
     repeat_diags: Vec<Diagnostic>,
@@ -385,10 +385,14 @@ impl Headers<'_> {
     }
 }
 
+/// Indices of a file's candidates whose name an earlier one has, with
+/// where that one is (`file:line`).
+type Repeats = Vec<(usize, String)>;
+
 /// For each file, the exported names that an earlier candidate (in file
 /// order) already has, with where that one is; and which candidates have a
 /// name no other has.
-fn repeated_names(files: &[FileScan]) -> Vec<(Vec<(usize, String)>, Vec<bool>)> {
+fn repeated_names(files: &[FileScan]) -> Vec<(Repeats, Vec<bool>)> {
     let mut first: HashMap<&str, &Loc, FxBuildHasher> = HashMap::default();
     let mut repeated: HashSet<&str, FxBuildHasher> = HashSet::default();
     let mut repeats = Vec::with_capacity(files.len());
