@@ -2,6 +2,8 @@
 //! only the text from the start of the declaration to its body (never a whole
 //! CUDA file, which tree-sitter cannot parse cleanly), so a parse is cheap and
 //! launch syntax, `__global__` bodies and macros elsewhere never get in the way.
+//! The plainest signatures (`void f(const BE::Tensor x, int n)`) are read
+//! without tree-sitter, with the same result (see `parse_plain`).
 
 use std::collections::HashSet;
 
