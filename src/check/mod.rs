@@ -127,9 +127,8 @@ fn check_tokens(func: &str, raw: &[(String, Loc)], diags: &mut Vec<Diagnostic>) 
 
 /// Rejects signatures no wrapper can call. Returns whether it is usable.
 fn check_signature_shape(c: &Candidate, sig: &Signature, src: &SourceText, diags: &mut Vec<Diagnostic>) -> bool {
-    let at = src.error(sig.name_span, "");
     let before = diags.len();
-    let loc = Loc::of(&at);
+    let loc = src.loc(sig.name_span);
     if let Some(kw) = sig.device_only {
         diags.push(loc.error(msg::device_only(&c.name, kw)).hint(msg::HINT_DEVICE_ONLY));
     }
@@ -160,7 +159,7 @@ fn locate_error(c: &Candidate, e: &LocateError, src: &SourceText) -> Diagnostic 
 }
 
 fn param_loc(p: &SigParam, src: &SourceText) -> Loc {
-    Loc::of(&src.error(p.span, ""))
+    src.loc(p.span)
 }
 
 fn param_name(p: &SigParam, index: usize) -> String {
@@ -234,7 +233,7 @@ fn check_against_signature(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Param>> {
     if tokens.len() != sig.params.len() {
-        let loc = Loc::of(&src.error(sig.name_span, ""));
+        let loc = src.loc(sig.name_span);
         diags.push(loc.error(msg::count_mismatch(&c.name, tokens.len(), sig.params.len())));
         return None;
     }

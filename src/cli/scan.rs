@@ -1,12 +1,13 @@
 //! `begen scan DIR`: list the annotated functions and every diagnostic.
 
-use std::io::IsTerminal;
+use std::io::{BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
 use begen::diag::render::render_text;
 use begen::scan::report::{self, Report};
+use begen::scan::Scan;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -53,16 +54,33 @@ pub fn run(args: &ScanArgs) -> i32 {
             return 2;
         }
     };
-    match args.format {
-        Format::Json => print!("{}", Report::new(&scan).to_json()),
-        Format::Yaml => print!("{}", Report::new(&scan).to_yaml()),
+    if let Err(e) = write_report(&scan, args.format) {
+        eprintln!("begen error: cannot write the report: {e}");
+        return 2;
+    }
+    let status = if scan.has_errors() { 1 } else { 0 };
+    // The process ends here: freeing a large scan, allocated by several
+    // threads, only costs time.
+    std::mem::forget(scan);
+    status
+}
+
+/// Writes the report through one buffer per stream (a large tree has
+/// thousands of diagnostics).
+fn write_report(scan: &Scan, format: Format) -> std::io::Result<()> {
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    match format {
+        Format::Json => Report::new(scan).write_json(&mut out)?,
+        Format::Yaml => out.write_all(Report::new(scan).to_yaml().as_bytes())?,
         Format::Table => {
             let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            let mut err = BufWriter::new(std::io::stderr().lock());
             for d in &scan.diagnostics {
-                eprintln!("{}", render_text(d, color));
+                writeln!(err, "{}", render_text(d, color))?;
             }
-            print!("{}", report::table(&scan));
+            err.flush()?;
+            out.write_all(report::table(scan).as_bytes())?;
         }
     }
-    if scan.has_errors() { 1 } else { 0 }
+    out.flush()
 }

@@ -70,9 +70,37 @@ pub fn render_cargo(d: &Diagnostic) -> Vec<String> {
 }
 
 fn source_line(d: &Diagnostic) -> Option<Vec<u8>> {
-    let bytes = std::fs::read(&d.path).ok()?;
-    let line = bytes.split(|b| *b == b'\n').nth(d.line - 1)?;
-    Some(line.strip_suffix(b"\r").unwrap_or(line).to_vec())
+    LAST_FILE.with(|last| {
+        let mut last = last.borrow_mut();
+        let stamp = std::fs::metadata(&d.path).ok().map(|m| (m.len(), m.modified().ok()))?;
+        if !last.as_ref().is_some_and(|f| f.path == d.path && f.stamp == stamp) {
+            *last = None;
+            let bytes = std::fs::read(&d.path).ok()?;
+            let mut starts = vec![0];
+            starts.extend(memchr::memchr_iter(b'\n', &bytes).map(|k| k + 1));
+            *last = Some(SnippetFile { path: d.path.clone(), stamp, bytes, starts });
+        }
+        let f = last.as_ref()?;
+        let start = *f.starts.get(d.line - 1)?;
+        let end = f.starts.get(d.line).map_or(f.bytes.len(), |s| s - 1);
+        let line = &f.bytes[start..end];
+        Some(line.strip_suffix(b"\r").unwrap_or(line).to_vec())
+    })
+}
+
+/// The file the last snippet came from: diagnostics are sorted by file, so
+/// the next one most likely needs it too. Size and modification time tell
+/// when it must be read again.
+struct SnippetFile {
+    path: std::path::PathBuf,
+    stamp: (u64, Option<std::time::SystemTime>),
+    bytes: Vec<u8>,
+    /// Where each line starts.
+    starts: Vec<usize>,
+}
+
+thread_local! {
+    static LAST_FILE: std::cell::RefCell<Option<SnippetFile>> = const { std::cell::RefCell::new(None) };
 }
 
 /// Display columns before the span and its width (tabs as 4, characters

@@ -38,21 +38,19 @@ pub fn skip_trivia(code: &[u8], mut i: usize) -> usize {
 
 /// The offset of the line break ending the directive that starts at `i`.
 pub fn directive_end(code: &[u8], mut i: usize) -> usize {
-    while i < code.len() {
-        if code[i] == b'\n' {
-            let mut k = i;
-            if k > 0 && code[k - 1] == b'\r' {
-                k -= 1;
-            }
-            if k > 0 && code[k - 1] == b'\\' {
-                i += 1;
-                continue;
-            }
-            return i;
+    while let Some(k) = code.get(i..).and_then(|rest| memchr::memchr(b'\n', rest)) {
+        let nl = i + k;
+        let mut e = nl;
+        if e > 0 && code[e - 1] == b'\r' {
+            e -= 1;
         }
-        i += 1;
+        if e > 0 && code[e - 1] == b'\\' {
+            i = nl + 1;
+            continue;
+        }
+        return nl;
     }
-    i
+    i.max(code.len())
 }
 
 /// The item starting at or after `from`.
@@ -109,7 +107,7 @@ fn macro_call(code: &[u8], start: usize) -> Option<Item> {
     Some(Item::Call { name: start, name_end, open, close, next })
 }
 
-fn skip_spaces(code: &[u8], mut i: usize) -> usize {
+pub fn skip_spaces(code: &[u8], mut i: usize) -> usize {
     while i < code.len() && code[i].is_ascii_whitespace() {
         i += 1;
     }
@@ -180,35 +178,76 @@ pub struct Scope {
 pub fn scopes(code: &[u8]) -> Vec<Scope> {
     let mut out: Vec<Scope> = Vec::new();
     let mut open: Vec<usize> = Vec::new();
-    let mut stmt_start = 0;
-    for (i, &b) in code.iter().enumerate() {
-        match b {
-            b'{' => {
-                let head = String::from_utf8_lossy(&code[stmt_start..i]);
-                let words: Vec<&str> = head.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '"' || c == ':')).filter(|w| !w.is_empty()).collect();
-                let kind = match words.iter().rposition(|w| *w == "namespace") {
-                    Some(k) => ScopeKind::Namespace(words[k + 1..].concat()),
-                    None if words.first() == Some(&"extern") && !head.contains('(') => ScopeKind::Linkage,
-                    None => ScopeKind::Other,
-                };
-                open.push(out.len());
-                out.push(Scope { start: i, end: code.len(), kind });
-                stmt_start = i + 1;
-            }
-            b'}' => {
-                if let Some(k) = open.pop() {
-                    out[k].end = i;
-                }
-                stmt_start = i + 1;
-            }
-            b';' => stmt_start = i + 1,
-            b'\n' if code.get(stmt_start..i).is_some_and(|l| l.iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'#')) => {
-                stmt_start = i + 1
-            }
-            _ => {}
+    for brace in memchr::memchr2_iter(b'{', b'}', code) {
+        if code[brace] == b'{' {
+            open.push(out.len());
+            out.push(Scope { start: brace, end: code.len(), kind: scope_kind(&code[head_start(code, brace)..brace]) });
+        } else if let Some(k) = open.pop() {
+            out[k].end = brace;
         }
     }
     out
+}
+
+/// The kinds of the blocks around each of `offsets`, outermost first: the
+/// blocks [`scopes`] lists with `start < offset < end`. Only those blocks
+/// are classified, so this costs one pass over `code` however many blocks
+/// it has.
+pub fn scopes_at(code: &[u8], offsets: &[usize]) -> Vec<Vec<ScopeKind>> {
+    let mut order: Vec<usize> = (0..offsets.len()).collect();
+    order.sort_by_key(|&k| offsets[k]);
+    let mut out = vec![Vec::new(); offsets.len()];
+    // The `{` of each open block.
+    let mut open: Vec<usize> = Vec::new();
+    let mut next = 0;
+    let mut record = |upto: usize, open: &[usize]| {
+        while let Some(&k) = order.get(next).filter(|&&k| offsets[k] <= upto) {
+            out[k] = open.iter().map(|&brace| scope_kind(&code[head_start(code, brace)..brace])).collect();
+            next += 1;
+        }
+    };
+    // A block contains the offsets after its `{` up to its `}`, both excluded.
+    for brace in memchr::memchr2_iter(b'{', b'}', code) {
+        if code[brace] == b'{' {
+            record(brace, &open);
+            open.push(brace);
+        } else {
+            if let Some(before) = brace.checked_sub(1) {
+                record(before, &open);
+            }
+            open.pop();
+        }
+    }
+    // Blocks left open end at the end of the code.
+    if let Some(last) = code.len().checked_sub(1) {
+        record(last, &open);
+    }
+    record(usize::MAX, &[]);
+    out
+}
+
+/// Where the head of the block opened at `brace` starts: after the last
+/// `{`, `}` or `;` before it and after any preprocessor lines that follow.
+fn head_start(code: &[u8], brace: usize) -> usize {
+    let base = memchr::memrchr3(b'{', b'}', b';', &code[..brace]).map_or(0, |k| k + 1);
+    let mut start = base;
+    for nl in memchr::memchr_iter(b'\n', &code[base..brace]).map(|k| base + k) {
+        if code[start..nl].iter().find(|c| !c.is_ascii_whitespace()) == Some(&b'#') {
+            start = nl + 1;
+        }
+    }
+    start
+}
+
+/// What the block opened after `head` is.
+fn scope_kind(head: &[u8]) -> ScopeKind {
+    let head = String::from_utf8_lossy(head);
+    let words: Vec<&str> = head.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '"' || c == ':')).filter(|w| !w.is_empty()).collect();
+    match words.iter().rposition(|w| *w == "namespace") {
+        Some(k) => ScopeKind::Namespace(words[k + 1..].concat()),
+        None if words.first() == Some(&"extern") && !head.contains('(') => ScopeKind::Linkage,
+        None => ScopeKind::Other,
+    }
 }
 
 #[cfg(test)]
@@ -229,5 +268,25 @@ mod scope_tests {
                 ScopeKind::Other
             ]
         );
+    }
+
+    #[test]
+    fn scopes_at_offsets_match_scopes() {
+        let codes: [&[u8]; 4] = [
+            b"namespace a { x; namespace b { void f() { } y } } }\nextern \" \" { z }\n{",
+            b"}}{ namespace {{\n#define X {\n}",
+            b"{}",
+            b"",
+        ];
+        for code in codes {
+            let all = scopes(code);
+            let offsets: Vec<usize> = (0..=code.len()).rev().collect();
+            for (k, open) in scopes_at(code, &offsets).into_iter().enumerate() {
+                let o = offsets[k];
+                let want: Vec<ScopeKind> =
+                    all.iter().filter(|s| s.start < o && o < s.end).map(|s| s.kind.clone()).collect();
+                assert_eq!(open, want, "at {o}");
+            }
+        }
     }
 }

@@ -1,17 +1,18 @@
 //! Stage 2, parse: from an annotation to the signature it annotates.
 //!
 //! The annotated item is the next declaration or macro invocation after the
-//! annotation. A declaration's text (up to its body) goes straight to
-//! tree-sitter; a macro invocation is expanded first (`macros`) and the
-//! function of the wanted name is picked out of the expansion.
+//! annotation. A declaration's text (up to its body) goes straight to the
+//! signature parser; a macro invocation is expanded first (`expand`), only
+//! as far as the head of the function of the wanted name.
 
 pub mod annotation;
+pub mod expand;
 pub mod item;
 pub mod macros;
 pub mod signature;
 
+use expand::Expander;
 use item::Item;
-use macros::MacroTable;
 use signature::{normalize_type, ParsedSig, RawParam, SigError, SignatureParser};
 
 /// A byte range in the scanned file.
@@ -84,8 +85,9 @@ pub fn locate(
     code: &[u8],
     from: usize,
     wanted: &str,
-    macros: &MacroTable,
+    x: &mut Expander,
 ) -> Result<Signature, LocateError> {
+    let macros = x.table();
     match item::next_item(code, from) {
         Item::End => Err(LocateError::NothingFollows),
         Item::Decl { start, end, .. } => {
@@ -93,7 +95,7 @@ pub fn locate(
             if sig.name != wanted {
                 return Err(LocateError::NameMismatch { found: sig.name, at: sig.name_span });
             }
-            Ok(with_type_macros(sig, macros))
+            Ok(with_type_macros(sig, x))
         }
         Item::Call { name, name_end, open: _, close, next: _ } => {
             let macro_name = String::from_utf8_lossy(&code[name..name_end]).into_owned();
@@ -101,13 +103,14 @@ pub fn locate(
             let Some(m) = macros.get(&macro_name).filter(|m| m.params.is_some()) else {
                 return Err(LocateError::UnknownMacro { name: macro_name, at });
             };
+            let origin = m.origin.clone();
             let call = String::from_utf8_lossy(&code[name..=close]);
-            let expanded = macros::expand(&call, macros);
-            let (found, names) = find_in(parser, expanded.as_bytes(), wanted);
-            match found {
-                Some(sig) => Ok(relocate(sig, at, Origin::Macro { name: macro_name, defined_at: m.origin.clone() })),
-                None => Err(LocateError::MacroMismatch { name: macro_name, defined_at: m.origin.clone(), found: names, at }),
+            if let Some(sig) = find_in(parser, x, &call, wanted, None) {
+                return Ok(relocate(sig, at, Origin::Macro { name: macro_name, defined_at: origin }));
             }
+            let mut found = Vec::new();
+            find_in(parser, x, &call, wanted, Some(&mut found));
+            Err(LocateError::MacroMismatch { name: macro_name, defined_at: origin, found, at })
         }
     }
 }
@@ -119,8 +122,9 @@ pub fn find_definition(
     parser: &mut SignatureParser,
     code: &[u8],
     wanted: &str,
-    macros: &MacroTable,
+    x: &mut Expander,
 ) -> Result<Signature, LocateError> {
+    let macros = x.table();
     let mut from = 0;
     loop {
         match item::next_item(code, from) {
@@ -129,15 +133,15 @@ pub fn find_definition(
                 if contains_word(&code[start..end], wanted.as_bytes())
                     && let Ok(sig) = parse_decl(parser, &code[start..end], start)
                         && sig.name == wanted {
-                            return Ok(with_type_macros(sig, macros));
+                            return Ok(with_type_macros(sig, x));
                         }
                 from = next.max(from + 1);
             }
             Item::Call { name, name_end, close, next, .. } => {
                 let macro_name = String::from_utf8_lossy(&code[name..name_end]).into_owned();
                 if let Some(m) = macros.get(&macro_name).filter(|m| m.params.is_some()) {
-                    let expanded = macros::expand(&String::from_utf8_lossy(&code[name..=close]), macros);
-                    if let (Some(sig), _) = find_in(parser, expanded.as_bytes(), wanted) {
+                    let call = String::from_utf8_lossy(&code[name..=close]);
+                    if let Some(sig) = find_in(parser, x, &call, wanted, None) {
                         let origin = Origin::Macro { name: macro_name, defined_at: m.origin.clone() };
                         return Ok(relocate(sig, Span::new(name, close + 1), origin));
                     }
@@ -158,25 +162,53 @@ fn contains_word(hay: &[u8], word: &[u8]) -> bool {
         })
 }
 
-/// Searches the items of a macro expansion for the function `wanted`;
-/// also returns the names of the functions it saw.
-fn find_in(parser: &mut SignatureParser, text: &[u8], wanted: &str) -> (Option<Signature>, Vec<String>) {
-    let mut names = Vec::new();
+/// Searches the items of the expansion of `call` for the function `wanted`.
+///
+/// The expansion is produced only as far as it takes: up to the `{` or `;`
+/// ending the wanted function's head. An item is looked at once the text
+/// read so far settles it: more text could not change where it ends. Only
+/// declarations that mention `wanted` go to tree-sitter; with `names`, every
+/// declaration does, and the names of those that are not `wanted` are
+/// collected (for the error when none is).
+fn find_in(
+    parser: &mut SignatureParser,
+    x: &mut Expander,
+    call: &str,
+    wanted: &str,
+    mut names: Option<&mut Vec<String>>,
+) -> Option<Signature> {
+    let mut exp = x.expansion(call);
+    let mut text = Vec::new();
     let mut from = 0;
+    let mut tried = None;
     loop {
-        match item::next_item(text, from) {
-            Item::End => return (None, names),
-            Item::Decl { start, end, next } => {
-                if let Ok(sig) = parse_decl(parser, &text[start..end], start) {
-                    if sig.name == wanted {
-                        return (Some(sig), names);
+        let (len, done) = (text.len(), exp.is_done());
+        match item::next_item(&text, from) {
+            Item::End if done => return None,
+            Item::Decl { start, end, next } if end < len || done => {
+                if tried != Some(start) && (names.is_some() || contains_word(&text[start..end], wanted.as_bytes())) {
+                    tried = Some(start);
+                    if let Ok(sig) = parse_decl(parser, &text[start..end], start) {
+                        if sig.name == wanted {
+                            return Some(sig);
+                        }
+                        if let Some(names) = names.as_deref_mut() {
+                            names.push(sig.name);
+                        }
                     }
-                    names.push(sig.name);
                 }
-                from = next.max(from + 1);
+                if next < len || done {
+                    from = next.max(from + 1);
+                    continue;
+                }
             }
-            Item::Call { next, .. } => from = next.max(from + 1),
+            Item::Call { close, next, .. } if item::skip_spaces(&text, close + 1) < len || done => {
+                from = next.max(from + 1);
+                continue;
+            }
+            _ => {}
         }
+        exp.fill(&mut text, (2 * len).max(256));
     }
 }
 
@@ -186,21 +218,21 @@ const CUDA_WORDS: &[&str] = &["__global__", "__device__", "__host__", "__forcein
 
 /// Parses a declaration's text; offsets in the result are `base` + offsets in `text`.
 fn parse_decl(parser: &mut SignatureParser, text: &[u8], base: usize) -> Result<Signature, LocateError> {
-    let mut text = text.to_vec();
+    let mut text = std::borrow::Cow::Borrowed(text);
     let mut seen = Vec::new();
-    for word in CUDA_WORDS {
-        let w = word.as_bytes();
-        let mut i = 0;
-        while let Some(k) = text[i..].windows(w.len()).position(|x| x == w) {
-            let at = i + k;
-            let before = at == 0 || !(text[at - 1].is_ascii_alphanumeric() || text[at - 1] == b'_');
-            let after = text.get(at + w.len()).is_none_or(|b| !(b.is_ascii_alphanumeric() || *b == b'_'));
-            if before && after {
-                seen.push(*word);
-                text[at..at + w.len()].fill(b' ');
-            }
-            i = at + w.len();
+    // Each CUDA word standing alone; all of them start with `_`.
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(b'_', &text[i..]) {
+        let at = i + k;
+        let end = at + text[at..].iter().take_while(|b| is_word(**b)).count();
+        if (at == 0 || !is_word(text[at - 1]))
+            && let Some(word) = CUDA_WORDS.iter().find(|w| w.as_bytes() == &text[at..end])
+        {
+            seen.push(*word);
+            text.to_mut()[at..end].fill(b' ');
         }
+        i = end;
     }
     let device_only = if seen.contains(&"__global__") {
         Some("__global__")
@@ -242,13 +274,14 @@ fn relocate(mut sig: Signature, at: Span, origin: Origin) -> Signature {
 
 /// Replaces parameter types that are object-like macros (`#define real_t
 /// float`) by their expansion, so inference sees the real type.
-fn with_type_macros(mut sig: Signature, macros: &MacroTable) -> Signature {
+fn with_type_macros(mut sig: Signature, x: &mut Expander) -> Signature {
+    let macros = x.table();
     for p in &mut sig.params {
         let is_ident = !p.raw.ty.is_empty() && p.raw.ty.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
         if !is_ident || macros.get(&p.raw.ty).is_none_or(|m| m.params.is_some()) {
             continue;
         }
-        let mut ty = normalize_type(&macros::expand(&p.raw.ty, macros));
+        let mut ty = normalize_type(&x.expand(&p.raw.ty));
         if let Some(rest) = ty.strip_prefix("const ") {
             ty = rest.to_string();
             p.raw.is_const = true;
@@ -261,6 +294,7 @@ fn with_type_macros(mut sig: Signature, macros: &MacroTable) -> Signature {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use macros::MacroTable;
 
     fn table(src: &str) -> MacroTable {
         let mut t = MacroTable::default();
@@ -274,9 +308,11 @@ mod tests {
     fn direct_and_mismatch() {
         let mut p = SignatureParser::new();
         let code = b"\nvoid f(const BE::Tensor x, BE::Tensor y) { }";
-        let sig = locate(&mut p, code, 0, "f", &MacroTable::default()).unwrap();
+        let t = MacroTable::default();
+        let mut x = Expander::new(&t);
+        let sig = locate(&mut p, code, 0, "f", &mut x).unwrap();
         assert_eq!(sig.params.len(), 2);
-        assert!(matches!(locate(&mut p, code, 0, "g", &MacroTable::default()), Err(LocateError::NameMismatch { .. })));
+        assert!(matches!(locate(&mut p, code, 0, "g", &mut x), Err(LocateError::NameMismatch { .. })));
     }
 
     #[test]
@@ -285,10 +321,11 @@ mod tests {
         let t = table(src);
         let mut p = SignatureParser::new();
         let from = src.find('\n').unwrap();
-        let sig = locate(&mut p, src.as_bytes(), from, "entry_f", &t).unwrap();
+        let mut x = Expander::new(&t);
+        let sig = locate(&mut p, src.as_bytes(), from, "entry_f", &mut x).unwrap();
         assert_eq!(sig.params[2].raw.ty, "float");
         assert!(matches!(sig.origin, Origin::Macro { .. }));
-        let err = locate(&mut p, src.as_bytes(), from, "nope", &t).unwrap_err();
+        let err = locate(&mut p, src.as_bytes(), from, "nope", &mut x).unwrap_err();
         let LocateError::MacroMismatch { found, .. } = err else { panic!() };
         assert_eq!(found, vec!["kern_f".to_string(), "entry_f".to_string()]);
     }
@@ -297,7 +334,9 @@ mod tests {
     fn definition_anywhere() {
         let src = b"int x;\nnamespace { }\nvoid a(int) {}\nvoid b(BE::Tensor y) {}\n";
         let mut p = SignatureParser::new();
-        assert_eq!(find_definition(&mut p, src, "b", &MacroTable::default()).unwrap().name, "b");
-        assert_eq!(find_definition(&mut p, src, "c", &MacroTable::default()), Err(LocateError::NotFound));
+        let t = MacroTable::default();
+        let mut x = Expander::new(&t);
+        assert_eq!(find_definition(&mut p, src, "b", &mut x).unwrap().name, "b");
+        assert_eq!(find_definition(&mut p, src, "c", &mut x), Err(LocateError::NotFound));
     }
 }

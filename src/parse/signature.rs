@@ -2,8 +2,14 @@
 //! only the text from the start of the declaration to its body (never a whole
 //! CUDA file, which tree-sitter cannot parse cleanly), so a parse is cheap and
 //! launch syntax, `__global__` bodies and macros elsewhere never get in the way.
+//! The plainest signatures (`void f(const BE::Tensor x, int n)`) are read
+//! without tree-sitter, with the same result (see `parse_plain`).
+
+use std::collections::HashSet;
 
 use tree_sitter::{Node, Parser};
+
+use super::expand::FxBuildHasher;
 
 /// How a parameter's declarator wraps its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,20 +61,122 @@ pub enum SigError {
 /// A reusable tree-sitter parser for signatures.
 pub struct SignatureParser {
     parser: Parser,
+    /// Words tree-sitter-cpp reads as keywords, and C++'s keywords (some,
+    /// like `auto`, are named nodes in the grammar).
+    keywords: HashSet<String, FxBuildHasher>,
 }
 
 impl SignatureParser {
     pub fn new() -> Self {
         let mut parser = Parser::new();
+        let language: tree_sitter::Language = tree_sitter_cpp::LANGUAGE.into();
         // The grammar is compiled in; a version mismatch is a build bug.
-        parser
-            .set_language(&tree_sitter_cpp::LANGUAGE.into())
-            .expect("tree-sitter-cpp grammar matches the tree-sitter runtime");
-        SignatureParser { parser }
+        parser.set_language(&language).expect("tree-sitter-cpp grammar matches the tree-sitter runtime");
+        let keywords = (0..language.node_kind_count() as u16)
+            .filter(|&id| !language.node_kind_is_named(id))
+            .filter_map(|id| language.node_kind_for_id(id))
+            .filter(|k| k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
+            .chain(crate::check::ident::KEYWORDS.iter().copied())
+            .map(str::to_string)
+            .collect();
+        SignatureParser { parser, keywords }
     }
 
     /// Parses `text` (a declaration without its body or `;`).
     pub fn parse(&mut self, text: &[u8]) -> Result<ParsedSig, SigError> {
+        match self.parse_plain(text) {
+            Some(sig) => Ok(sig),
+            None => self.parse_tree_sitter(text),
+        }
+    }
+
+    /// The common case read without tree-sitter (a tree-sitter parse costs
+    /// tens of microseconds, most of a scan): `[static|inline]* void
+    /// name(params)` where each parameter is `[const] type [const] name`,
+    /// `type` one word or `A::B`. Anything else, `None`, and tree-sitter
+    /// decides; where this answers, it answers exactly as tree-sitter would
+    /// (a test compares them).
+    fn parse_plain(&self, text: &[u8]) -> Option<ParsedSig> {
+        let toks = plain_tokens(text)?;
+        let word = |k: usize| match toks.get(k) {
+            Some(&(PlainTok::Word, s, e)) => Some(&text[s..e]),
+            _ => None,
+        };
+        // A word tree-sitter reads as an identifier (or a type, with `primitive`).
+        let ident = |k: usize, primitive: bool| {
+            word(k).filter(|w| {
+                let w = std::str::from_utf8(w).unwrap_or("");
+                match PRIMITIVE_TYPES.contains(&w) {
+                    true => primitive,
+                    false => !primitive && !self.keywords.contains(w),
+                }
+            })
+        };
+        let punct = |k: usize, p: PlainTok| toks.get(k).is_some_and(|t| t.0 == p);
+        let mut k = 0;
+        while matches!(word(k), Some(b"static" | b"inline")) {
+            k += 1;
+        }
+        if word(k) != Some(b"void") || ident(k + 1, false).is_none() || !punct(k + 2, PlainTok::Open) {
+            return None;
+        }
+        let (_, name_start, name_end) = toks[k + 1];
+        k += 3;
+        let mut params = Vec::new();
+        let mut closed = punct(k, PlainTok::Close);
+        k += usize::from(closed);
+        while !closed {
+            let start = toks.get(k)?.1;
+            let const_before = word(k) == Some(b"const");
+            k += usize::from(const_before);
+            let ty_start = toks.get(k)?.1;
+            if ident(k, true).is_some_and(|w| w != b"void") {
+                k += 1;
+            } else {
+                ident(k, false)?;
+                k += 1;
+                while punct(k, PlainTok::Scope) && ident(k + 1, false).is_some() {
+                    k += 2;
+                }
+            }
+            let ty_end = toks[k - 1].2;
+            let const_after = word(k) == Some(b"const");
+            if const_before && const_after {
+                return None;
+            }
+            k += usize::from(const_after);
+            ident(k, false)?;
+            let (_, n_start, end) = toks[k];
+            k += 1;
+            closed = punct(k, PlainTok::Close);
+            if !closed && !punct(k, PlainTok::Comma) {
+                return None;
+            }
+            k += 1;
+            params.push(RawParam {
+                name: Some(String::from_utf8_lossy(&text[n_start..end]).into_owned()),
+                ty: normalize_type(&String::from_utf8_lossy(&text[ty_start..ty_end])),
+                is_const: const_before || const_after,
+                indirection: Indirection::Value,
+                start,
+                end,
+            });
+        }
+        // Nothing follows the list.
+        if k != toks.len() {
+            return None;
+        }
+        Some(ParsedSig {
+            name: String::from_utf8_lossy(&text[name_start..name_end]).into_owned(),
+            name_start,
+            name_end,
+            params,
+            is_template: false,
+            variadic: false,
+        })
+    }
+
+    fn parse_tree_sitter(&mut self, text: &[u8]) -> Result<ParsedSig, SigError> {
         let mut owned = text.to_vec();
         owned.push(b';');
         let tree = self.parser.parse(&owned, None).ok_or(SigError::NotAFunction)?;
@@ -119,6 +227,55 @@ impl Default for SignatureParser {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// tree-sitter-cpp's `primitive_type` words.
+const PRIMITIVE_TYPES: &[&str] = &[
+    "bool", "char", "int", "float", "double", "void", "size_t", "ssize_t", "ptrdiff_t", "intptr_t",
+    "uintptr_t", "charptr_t", "nullptr_t", "max_align_t", "int8_t", "int16_t", "int32_t", "int64_t",
+    "uint8_t", "uint16_t", "uint32_t", "uint64_t", "char8_t", "char16_t", "char32_t", "char64_t",
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PlainTok {
+    Word,
+    Open,
+    Close,
+    Comma,
+    Scope,
+}
+
+/// The tokens of a plain signature with their byte ranges; `None` at the
+/// first byte outside ASCII words, spaces, `(`, `)`, `,` and `::`.
+fn plain_tokens(text: &[u8]) -> Option<Vec<(PlainTok, usize, usize)>> {
+    let mut out = Vec::with_capacity(32);
+    let mut i = 0;
+    while i < text.len() {
+        let start = i;
+        let tok = match text[i] {
+            b' ' | b'\t' | b'\n' | b'\r' => {
+                i += 1;
+                continue;
+            }
+            b'(' => PlainTok::Open,
+            b')' => PlainTok::Close,
+            b',' => PlainTok::Comma,
+            b':' if text.get(i + 1) == Some(&b':') => {
+                i += 1;
+                PlainTok::Scope
+            }
+            b if b.is_ascii_alphabetic() || b == b'_' => {
+                while text.get(i + 1).is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_') {
+                    i += 1;
+                }
+                PlainTok::Word
+            }
+            _ => return None,
+        };
+        i += 1;
+        out.push((tok, start, i));
+    }
+    Some(out)
 }
 
 fn raw_param(node: Node, src: &[u8]) -> RawParam {
@@ -251,6 +408,77 @@ mod tests {
         let r = SignatureParser::new().parse(b"void f(int x y z, )");
         assert!(matches!(r, Err(SigError::Syntax { .. })));
         assert_eq!(SignatureParser::new().parse(b"int x = 3"), Err(SigError::NotAFunction));
+    }
+
+    /// Words and punctuation from which signatures, plain or nearly so, are glued.
+    const PIECES: &[&str] = &[
+        "void", "static", "inline", "extern", "f", "g_2", "const", "BE", "::", "Tensor", "int", "int64_t",
+        "float", "double", "unsigned", "long", "size_t", "x", "stream", "T", "auto", "template", "<", ">",
+        "(", ")", ",", "*", "&", "...", "=", "3", "[", "]", "__restrict__", "override", "NULL", "é", "\\\n",
+    ];
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 4096, ..Default::default() })]
+
+        /// Wherever the plain reader answers, tree-sitter gives the same
+        /// answer: on plain signatures, with a piece of something else
+        /// inserted now and then.
+        #[test]
+        fn plain_reader_agrees_with_tree_sitter(
+            head in proptest::sample::subsequence(&["static", "inline", "void", "f"][..], 2..=4),
+            params in proptest::collection::vec(
+                (
+                    proptest::sample::select(&["", "const"][..]),
+                    proptest::sample::select(&["BE::Tensor", "BE :: Tensor", "Tensor", "int", "int64_t", "float", "T", "void", "a::b::c"][..]),
+                    proptest::sample::select(&["", "const"][..]),
+                    proptest::sample::select(&["x", "stream", "n_2", "y", "alpha", "w", "int", "size_t", "auto", "final"][..]),
+                ),
+                0..5,
+            ),
+            noise in proptest::option::weighted(0.25, (0..40usize, proptest::sample::select(PIECES))),
+            spaces in proptest::collection::vec(proptest::sample::select(&[" ", " ", " ", "", "\n  ", "\t"][..]), 20),
+        ) {
+            let mut words: Vec<&str> = head.clone();
+            words.push("(");
+            for (k, (c1, ty, c2, name)) in params.iter().enumerate() {
+                if k > 0 {
+                    words.push(",");
+                }
+                words.extend([*c1, *ty, *c2, *name].into_iter().filter(|w| !w.is_empty()));
+            }
+            words.push(")");
+            if let Some((at, piece)) = noise {
+                words.insert(at.min(words.len()), piece);
+            }
+            let mut text = String::new();
+            for (k, w) in words.iter().enumerate() {
+                text.push_str(if k == 0 { "" } else { spaces[k % spaces.len()] });
+                text.push_str(w);
+            }
+            let mut parser = SignatureParser::new();
+            if let Some(plain) = parser.parse_plain(text.as_bytes()) {
+                proptest::prop_assert_eq!(Ok(plain), parser.parse_tree_sitter(text.as_bytes()), "{:?}", text);
+            }
+        }
+    }
+
+    #[test]
+    fn plain_reader_takes_the_usual_forms() {
+        let mut parser = SignatureParser::new();
+        for text in [
+            "void f()",
+            "static inline void f_f32( const BE::Tensor x,\n  BE::Tensor const y, int n, int64_t stream)",
+            "void g(T alpha, ::BE::Tensor y)",
+            "void g(std::complex<float> a, BE::Tensor y)",
+        ] {
+            let plain = parser.parse_plain(text.as_bytes());
+            let ts = parser.parse_tree_sitter(text.as_bytes());
+            assert!(plain.is_none() || plain.as_ref() == ts.as_ref().ok(), "{text}");
+        }
+        let usual = b"static void f( const BE::Tensor x, BE::Tensor y, int n, float a, int64_t stream )";
+        assert_eq!(parser.parse_plain(usual).map(|s| s.params.len()), Some(5));
+        assert!(parser.parse_plain(b"void f(int x) const").is_none());
+        assert!(parser.parse_plain(b"void f() int x)").is_none());
     }
 
     #[test]

@@ -52,26 +52,51 @@ impl Lexer<'_> {
 
     /// Blanks `code[from..to]`, keeping line breaks.
     fn blank(&mut self, from: usize, to: usize) {
-        for b in &mut self.code[from..to] {
-            if *b != b'\n' {
-                *b = b' ';
-            }
+        let span = &mut self.code[from..to];
+        let mut start = 0;
+        for nl in memchr::memchr_iter(b'\n', &self.src[from..to]) {
+            span[start..nl].fill(b' ');
+            start = nl + 1;
         }
+        span[start..].fill(b' ');
     }
 
+    /// Jumps from one `/`, `"` or `'` to the next: the bytes between them
+    /// hold only identifiers, numbers and punctuation, which leave the code
+    /// view as it is. What they do decide is read from the byte before the
+    /// jump's target; where it could matter (a raw-string prefix before `"`,
+    /// a digit separator `'`), the stretch is lexed token by token instead.
     fn run(&mut self) {
-        while self.i < self.src.len() {
-            let b = self.src[self.i];
-            match b {
-                b'/' if self.at(self.i + 1) == b'/' => self.line_comment(),
-                b'/' if self.at(self.i + 1) == b'*' => self.block_comment(),
-                b'"' => self.string(self.i),
-                b'\'' => self.char_literal(),
-                b'0'..=b'9' => self.number(),
-                b'.' if self.at(self.i + 1).is_ascii_digit() => self.number(),
-                b if is_ident_byte(b) => self.identifier(),
-                _ => self.i += 1,
+        let src = self.src;
+        while let Some(k) = memchr::memchr3(b'/', b'"', b'\'', &src[self.i..]) {
+            let p = self.i + k;
+            let prev = if k > 0 { src[p - 1] } else { b' ' };
+            let ambiguous = match src[p] {
+                b'"' => prev == b'R',
+                b'\'' => is_ident_byte(prev) || matches!(prev, b'.' | b'+' | b'-'),
+                _ => false,
+            };
+            if !ambiguous {
+                self.i = p;
             }
+            while self.i <= p {
+                self.token();
+            }
+        }
+        self.i = src.len();
+    }
+
+    /// Lexes the token at `i`.
+    fn token(&mut self) {
+        match self.src[self.i] {
+            b'/' if self.at(self.i + 1) == b'/' => self.line_comment(),
+            b'/' if self.at(self.i + 1) == b'*' => self.block_comment(),
+            b'"' => self.string(self.i),
+            b'\'' => self.char_literal(),
+            b'0'..=b'9' => self.number(),
+            b'.' if self.at(self.i + 1).is_ascii_digit() => self.number(),
+            b if is_ident_byte(b) => self.identifier(),
+            _ => self.i += 1,
         }
     }
 
@@ -80,9 +105,7 @@ impl Lexer<'_> {
         let mut j = start + 2;
         // A backslash before the line break continues the comment.
         loop {
-            while j < self.src.len() && self.src[j] != b'\n' {
-                j += 1;
-            }
+            j = memchr::memchr(b'\n', &self.src[j..]).map_or(self.src.len(), |k| j + k);
             let mut k = j;
             if k > start + 2 && self.src[k - 1] == b'\r' {
                 k -= 1;
@@ -104,10 +127,7 @@ impl Lexer<'_> {
 
     fn block_comment(&mut self) {
         let start = self.i;
-        let mut j = start + 2;
-        while j < self.src.len() && !(self.src[j] == b'*' && self.at(j + 1) == b'/') {
-            j += 1;
-        }
+        let j = memchr::memmem::find(&self.src[start + 2..], b"*/").map_or(self.src.len(), |k| start + 2 + k);
         let end = (j + 2).min(self.src.len());
         self.blank(start, end);
         self.i = end;
@@ -116,11 +136,18 @@ impl Lexer<'_> {
     /// An ordinary string literal starting at the quote `q`.
     fn string(&mut self, q: usize) {
         let mut j = q + 1;
-        while j < self.src.len() {
-            match self.src[j] {
-                b'\\' => j += 2,
-                b'"' | b'\n' => break,
-                _ => j += 1,
+        // Up to the closing quote or the line break, skipping escapes.
+        while let Some(rest) = self.src.get(j..) {
+            match memchr::memchr3(b'\\', b'"', b'\n', rest) {
+                Some(k) if rest[k] == b'\\' => j += k + 2,
+                Some(k) => {
+                    j += k;
+                    break;
+                }
+                None => {
+                    j = self.src.len();
+                    break;
+                }
             }
         }
         let j = j.min(self.src.len());
@@ -166,9 +193,9 @@ impl Lexer<'_> {
     /// An identifier; when it is a raw-string prefix (`R`, `u8R`, `LR`, ...)
     /// directly followed by `"`, the raw string is consumed too.
     fn identifier(&mut self) {
-        let start = self.i;
+        let (src, start) = (self.src, self.i);
         let mut j = start;
-        while j < self.src.len() && is_ident_byte(self.src[j]) {
+        while j < src.len() && is_ident_byte(src[j]) {
             j += 1;
         }
         self.i = j;
@@ -216,7 +243,7 @@ pub struct LineIndex {
 impl LineIndex {
     pub fn new(src: &[u8]) -> Self {
         let mut starts = vec![0];
-        starts.extend(src.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1));
+        starts.extend(memchr::memchr_iter(b'\n', src).map(|i| i + 1));
         LineIndex { starts }
     }
 

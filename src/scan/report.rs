@@ -49,6 +49,12 @@ impl Report {
         serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
     }
 
+    /// Writes [`Report::to_json`]'s text to `w`.
+    pub fn write_json(&self, mut w: impl std::io::Write) -> std::io::Result<()> {
+        serde_json::to_writer_pretty(&mut w, self)?;
+        w.write_all(b"\n")
+    }
+
     pub fn to_yaml(&self) -> String {
         serde_yaml_ng::to_string(self).unwrap_or_default()
     }

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use super::lex::LineIndex;
+use crate::check::Loc;
 use crate::diag::{Diagnostic, Severity};
 use crate::parse::Span;
 
@@ -29,14 +30,23 @@ impl SourceText {
 
     /// A diagnostic highlighting `span` (clipped to its first line).
     pub fn diag(&self, severity: Severity, span: Span, message: impl Into<String>) -> Diagnostic {
-        let (line, column) = self.index.position(span.start);
-        let line_end = self.bytes[span.start.min(self.bytes.len())..]
-            .iter()
-            .position(|b| *b == b'\n' || *b == b'\r')
-            .map_or(self.bytes.len(), |k| span.start + k);
-        let len = span.end.min(line_end).saturating_sub(span.start);
+        let (line, column, len) = self.place(span);
         let d = Diagnostic::error(self.file.clone(), self.path.clone(), message).at(line, column, len);
         Diagnostic { severity, ..d }
+    }
+
+    /// Where `span` is, as [`SourceText::diag`] would point at it.
+    pub fn loc(&self, span: Span) -> Loc {
+        let (line, column, len) = self.place(span);
+        Loc { file: self.file.clone(), path: self.path.clone(), line, column, len }
+    }
+
+    /// Line, column and length of `span` clipped to its first line.
+    fn place(&self, span: Span) -> (usize, usize, usize) {
+        let (line, column) = self.index.position(span.start);
+        let rest = &self.bytes[span.start.min(self.bytes.len())..];
+        let line_end = memchr::memchr2(b'\n', b'\r', rest).map_or(self.bytes.len(), |k| span.start + k);
+        (line, column, span.end.min(line_end).saturating_sub(span.start))
     }
 
     pub fn error(&self, span: Span, message: impl Into<String>) -> Diagnostic {

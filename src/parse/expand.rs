@@ -1,0 +1,606 @@
+//! The macro expander: parameters substituted, `##` pasted, `#` stringized,
+//! the result rescanned with the macro's own name hidden.
+//!
+//! Speed matters here: brainevent's macros hold whole kernels, and an
+//! annotation only needs the head of one function in the expansion. So
+//! tokens are small copyable values whose text is interned once per file
+//! ([`Expander`]), each macro body is tokenised once on first use, and an
+//! [`Expansion`] produces its text on demand, in order, so the caller stops
+//! reading as soon as it has seen the head it wants.
+//!
+//! The output is exactly that of a depth-first expansion of the whole text:
+//! the lazy form expands in the same order and spends the same token budget
+//! up to the point where it stops.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+use std::rc::Rc;
+
+use super::macros::MacroTable;
+
+/// Tokens that stop the expander from running away on crafted input.
+const BUDGET: usize = 200_000;
+const MAX_DEPTH: usize = 64;
+
+/// An interned token text.
+type Sym = u32;
+
+/// Symbols interned by every [`Expander`] first, in this order.
+const EMPTY: Sym = 0;
+const LPAREN: Sym = 1;
+const RPAREN: Sym = 2;
+const COMMA: Sym = 3;
+const HASH: Sym = 4;
+const VA_ARGS: Sym = 5;
+const FIXED: [&str; 6] = ["", "(", ")", ",", "#", "__VA_ARGS__"];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Ident,
+    Punct,
+    /// A `##` written in a macro body (not one that came from an argument).
+    Paste,
+    /// The empty result of an empty argument next to `##`.
+    Placemarker,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Tok {
+    sym: Sym,
+    kind: Kind,
+    space_before: bool,
+}
+
+impl Tok {
+    fn placemarker(space_before: bool) -> Tok {
+        Tok { sym: EMPTY, kind: Kind::Placemarker, space_before }
+    }
+}
+
+/// A macro with its body tokenised.
+#[derive(Debug)]
+struct Compiled {
+    name: Sym,
+    /// `Some` for a function-like macro.
+    params: Option<Vec<Sym>>,
+    variadic: bool,
+    body: Vec<Tok>,
+    /// The body cut into runs `(start, end, active)`: an active run takes
+    /// substitution or `##`, the others are copied as they are. No `##`
+    /// and no `#` with its operand straddles two runs.
+    runs: Vec<(usize, usize, bool)>,
+}
+
+impl Compiled {
+    fn new(name: Sym, params: Option<Vec<Sym>>, variadic: bool, body: Vec<Tok>) -> Self {
+        let is_param = |s: Sym| {
+            params.as_ref().is_some_and(|ps| ps.contains(&s) || (variadic && s == VA_ARGS))
+        };
+        let mut active: Vec<bool> = body.iter().map(|t| is_param(t.sym) || t.kind == Kind::Paste).collect();
+        for k in 0..body.len() {
+            let paste_near = |j: Option<usize>| j.and_then(|j| body.get(j)).is_some_and(|t| t.kind == Kind::Paste);
+            let stringize = body[k].sym == HASH && body[k].kind == Kind::Punct && body.get(k + 1).is_some_and(|n| is_param(n.sym));
+            if stringize || paste_near(k.checked_sub(1)) || paste_near(Some(k + 1)) {
+                active[k] = true;
+            }
+            if stringize {
+                active[k + 1] = true;
+            }
+        }
+        let mut runs: Vec<(usize, usize, bool)> = Vec::new();
+        for (k, &a) in active.iter().enumerate() {
+            match runs.last_mut() {
+                Some(run) if run.2 == a => run.1 = k + 1,
+                _ => runs.push((k, k + 1, a)),
+            }
+        }
+        Compiled { name, params, variadic, body, runs }
+    }
+}
+
+/// What a symbol is to the macro table, resolved on first sight.
+#[derive(Debug, Clone)]
+enum Slot {
+    Unresolved,
+    Plain,
+    Macro(Rc<Compiled>),
+}
+
+/// FxHash: the interner's keys are short token texts, for which SipHash's
+/// DoS resistance costs more than the whole lookup.
+#[derive(Default)]
+pub(crate) struct FxHasher(u64);
+
+/// Builds [`FxHasher`]s, for maps keyed by short strings.
+pub(crate) type FxBuildHasher = BuildHasherDefault<FxHasher>;
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+    fn write_u8(&mut self, b: u8) {
+        self.write(&[b]);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// Expands macros of one table: owns the interned texts and the tokenised
+/// macros, so a file's macros are tokenised once however often they are used.
+///
+/// ```
+/// use begen::parse::expand::Expander;
+/// use begen::parse::macros::{collect, MacroTable};
+/// let src = b"#define F(S, T) void f##S(T x) { T y; }\n";
+/// let mut table = MacroTable::default();
+/// for m in collect(src, src, "a.cu").defines { table.insert(m); }
+/// let mut x = Expander::new(&table);
+/// assert_eq!(x.expand("F(_f32, float)"), "void f_f32(float x) { float y; }");
+/// // Lazily: only as much text as asked for (whole tokens, so maybe more).
+/// let mut e = x.expansion("F(_f32, float)");
+/// let mut buf = Vec::new();
+/// e.fill(&mut buf, 4);
+/// assert!(buf.starts_with(b"void") && !e.is_done());
+/// ```
+pub struct Expander<'t> {
+    table: &'t MacroTable,
+    texts: Vec<Rc<str>>,
+    ids: HashMap<Rc<str>, Sym, FxBuildHasher>,
+    slots: Vec<Slot>,
+}
+
+impl<'t> Expander<'t> {
+    pub fn new(table: &'t MacroTable) -> Self {
+        let mut x = Expander { table, texts: Vec::new(), ids: HashMap::default(), slots: Vec::new() };
+        for t in FIXED {
+            x.intern(t);
+        }
+        x
+    }
+
+    /// The table this expander reads.
+    pub fn table(&self) -> &'t MacroTable {
+        self.table
+    }
+
+    /// Expands every macro of the table in `text`.
+    pub fn expand(&mut self, text: &str) -> String {
+        let mut e = self.expansion(text);
+        let mut buf = Vec::new();
+        e.fill(&mut buf, usize::MAX);
+        // Token texts are whole UTF-8 strings, so their concatenation is one.
+        String::from_utf8(buf).unwrap_or_default()
+    }
+
+    /// The expansion of `text`, produced on demand by [`Expansion::fill`].
+    pub fn expansion(&mut self, text: &str) -> Expansion<'_, 't> {
+        let mut toks = Vec::new();
+        self.tokenize(text, &mut toks);
+        Expansion { x: self, stack: vec![Frame::new(vec![Seg::Own(toks)], 0, None)], hide: Vec::new(), budget: BUDGET }
+    }
+
+    fn intern(&mut self, text: &str) -> Sym {
+        if let Some(&s) = self.ids.get(text) {
+            return s;
+        }
+        let s = self.texts.len() as Sym;
+        let rc: Rc<str> = Rc::from(text);
+        self.texts.push(rc.clone());
+        self.ids.insert(rc, s);
+        s
+    }
+
+    fn text(&self, s: Sym) -> &str {
+        &self.texts[s as usize]
+    }
+
+    /// The macro `s` names, if any.
+    fn lookup(&mut self, s: Sym) -> Option<Rc<Compiled>> {
+        let k = s as usize;
+        if self.slots.len() <= k {
+            self.slots.resize(self.texts.len().max(k + 1), Slot::Unresolved);
+        }
+        match &self.slots[k] {
+            Slot::Plain => return None,
+            Slot::Macro(m) => return Some(m.clone()),
+            Slot::Unresolved => {}
+        }
+        let table = self.table;
+        let slot = match table.get(&self.texts[k]) {
+            None => Slot::Plain,
+            Some(m) => {
+                let params = m.params.as_ref().map(|ps| ps.iter().map(|p| self.intern(p)).collect());
+                let mut body = Vec::new();
+                self.tokenize(&m.body, &mut body);
+                let name = self.intern(&m.name);
+                Slot::Macro(Rc::new(Compiled::new(name, params, m.variadic, body)))
+            }
+        };
+        self.slots[k] = slot.clone();
+        match slot {
+            Slot::Macro(m) => Some(m),
+            _ => None,
+        }
+    }
+
+    /// Splits text into preprocessing tokens, appended to `out`.
+    fn tokenize(&mut self, s: &str, out: &mut Vec<Tok>) {
+        let b = s.as_bytes();
+        let mut i = 0;
+        let mut space = false;
+        while i < b.len() {
+            let c = b[i];
+            if c.is_ascii_whitespace() {
+                space = true;
+                i += 1;
+                continue;
+            }
+            let start = i;
+            let kind = if c.is_ascii_alphanumeric() || c == b'_' || c >= 0x80 {
+                while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_' || b[i] >= 0x80) {
+                    i += 1;
+                }
+                Kind::Ident
+            } else if c == b'"' || c == b'\'' {
+                i += 1;
+                while i < b.len() && b[i] != c {
+                    i += if b[i] == b'\\' { 2 } else { 1 };
+                }
+                i = (i + 1).min(b.len());
+                Kind::Punct
+            } else if b[i..].starts_with(b"##") {
+                i += 2;
+                Kind::Paste
+            } else if b[i..].starts_with(b"::") || b[i..].starts_with(b"...") {
+                i += if c == b':' { 2 } else { 3 };
+                Kind::Punct
+            } else {
+                i += s[i..].chars().next().map_or(1, char::len_utf8);
+                Kind::Punct
+            };
+            // Never split a UTF-8 character: `i` only stops on ASCII bytes or the end.
+            while !s.is_char_boundary(i) {
+                i += 1;
+            }
+            let sym = self.intern(&s[start..i]);
+            out.push(Tok { sym, kind, space_before: space });
+            space = false;
+        }
+    }
+
+    fn render(&self, toks: &[Tok], out: &mut String) {
+        for t in toks {
+            if t.kind == Kind::Placemarker {
+                continue;
+            }
+            if t.space_before && !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(self.text(t.sym));
+        }
+    }
+
+    /// The next token of the expansion on `stack`, or `None` at its end.
+    fn next_tok(&mut self, stack: &mut Vec<Frame>, hide: &mut Vec<Sym>, budget: &mut usize) -> Option<Tok> {
+        loop {
+            let f = stack.last_mut()?;
+            let Some(t) = f.peek() else {
+                if f.hides {
+                    hide.pop();
+                }
+                stack.pop();
+                continue;
+            };
+            if *budget == 0 || f.depth > MAX_DEPTH {
+                f.advance();
+                return Some(t);
+            }
+            let m = if t.kind == Kind::Ident && !hide.contains(&t.sym) { self.lookup(t.sym) } else { None };
+            let Some(m) = m else {
+                f.advance();
+                return Some(t);
+            };
+            let depth = f.depth;
+            let args = match &m.params {
+                None => {
+                    f.advance();
+                    None
+                }
+                Some(_) => match f.gather_args() {
+                    Some((args, after)) => {
+                        f.seek(after);
+                        Some(args)
+                    }
+                    None => {
+                        f.advance();
+                        return Some(t);
+                    }
+                },
+            };
+            let segs = self.replace(&m, args.as_deref(), hide, depth, budget);
+            let len: usize = segs.iter().map(|s| s.toks().len()).sum();
+            *budget = budget.saturating_sub(len);
+            hide.push(m.name);
+            stack.push(Frame::new(segs, depth + 1, Some(t.space_before)));
+        }
+    }
+
+    /// An invocation's replacement list, before rescanning: the active runs
+    /// of the body substituted and pasted now (in order, so argument
+    /// expansion spends the budget as a whole-body pass would), the others
+    /// left in the body to be read when the rescan gets there.
+    fn replace(
+        &mut self,
+        m: &Rc<Compiled>,
+        args: Option<&[Vec<Tok>]>,
+        hide: &mut Vec<Sym>,
+        depth: usize,
+        budget: &mut usize,
+    ) -> Vec<Seg> {
+        let mut segs = Vec::with_capacity(m.runs.len());
+        for &(a, b, active) in &m.runs {
+            if !active {
+                segs.push(Seg::Body(m.clone(), a, b));
+                continue;
+            }
+            let toks = match (args, &m.params) {
+                (Some(args), Some(params)) => self.substitute(m, params, args, a..b, hide, depth, budget),
+                _ => m.body[a..b].to_vec(),
+            };
+            segs.push(Seg::Own(self.paste(toks)));
+        }
+        segs
+    }
+
+    /// Expands `toks` completely (a macro argument before substitution).
+    fn expand_all(&mut self, toks: Vec<Tok>, hide: &mut Vec<Sym>, depth: usize, budget: &mut usize) -> Vec<Tok> {
+        let mut out = Vec::with_capacity(toks.len());
+        let mut stack = vec![Frame::new(vec![Seg::Own(toks)], depth, None)];
+        while let Some(t) = self.next_tok(&mut stack, hide, budget) {
+            out.push(t);
+        }
+        out
+    }
+
+    /// Substitutes the arguments into `m.body[range]`.
+    #[allow(clippy::too_many_arguments)]
+    fn substitute(
+        &mut self,
+        m: &Compiled,
+        params: &[Sym],
+        args: &[Vec<Tok>],
+        range: std::ops::Range<usize>,
+        hide: &mut Vec<Sym>,
+        depth: usize,
+        budget: &mut usize,
+    ) -> Vec<Tok> {
+        let arg_of = |s: Sym| -> Option<Vec<Tok>> {
+            if let Some(k) = params.iter().position(|p| *p == s) {
+                return Some(args.get(k).cloned().unwrap_or_default());
+            }
+            if m.variadic && s == VA_ARGS {
+                let rest = args.get(params.len()..).unwrap_or_default();
+                let mut joined = Vec::new();
+                for (k, a) in rest.iter().enumerate() {
+                    if k > 0 {
+                        joined.push(Tok { sym: COMMA, kind: Kind::Punct, space_before: false });
+                    }
+                    joined.extend_from_slice(a);
+                }
+                return Some(joined);
+            }
+            None
+        };
+        let body = &m.body;
+        let mut out = Vec::with_capacity(range.len());
+        let mut k = range.start;
+        while k < range.end {
+            let t = body[k];
+            if t.sym == HASH && t.kind == Kind::Punct
+                && let Some(arg) = body.get(k + 1).and_then(|n| arg_of(n.sym)) {
+                    let mut text = String::new();
+                    self.render(&arg, &mut text);
+                    let text = text.replace('\\', "\\\\").replace('"', "\\\"");
+                    let sym = self.intern(&format!("\"{text}\""));
+                    out.push(Tok { sym, kind: Kind::Punct, space_before: t.space_before });
+                    k += 2;
+                    continue;
+                }
+            match arg_of(t.sym).filter(|_| t.kind == Kind::Ident) {
+                Some(arg) => {
+                    let near_paste = body.get(k + 1).is_some_and(|n| n.kind == Kind::Paste)
+                        || (k > 0 && body[k - 1].kind == Kind::Paste);
+                    let mut toks = if near_paste { arg } else { self.expand_all(arg, hide, depth + 1, budget) };
+                    if toks.is_empty() && near_paste {
+                        toks.push(Tok::placemarker(false));
+                    }
+                    if let Some(first) = toks.first_mut() {
+                        first.space_before = t.space_before;
+                    }
+                    out.extend(toks);
+                }
+                None => out.push(t),
+            }
+            k += 1;
+        }
+        out
+    }
+
+    /// Applies the body's `##` operators.
+    fn paste(&mut self, toks: Vec<Tok>) -> Vec<Tok> {
+        if !toks.iter().any(|t| t.kind == Kind::Paste) {
+            return toks;
+        }
+        let mut out: Vec<Tok> = Vec::with_capacity(toks.len());
+        let mut iter = toks.into_iter();
+        let mut text = String::new();
+        let mut pasted = Vec::new();
+        while let Some(t) = iter.next() {
+            if t.kind != Kind::Paste {
+                out.push(t);
+                continue;
+            }
+            let left = out.pop();
+            let right = iter.next();
+            text.clear();
+            for side in [left, right].into_iter().flatten() {
+                text.push_str(&self.texts[side.sym as usize]);
+            }
+            let space = left.is_some_and(|l| l.space_before);
+            pasted.clear();
+            self.tokenize(&text, &mut pasted);
+            for p in &mut pasted {
+                if p.kind == Kind::Paste {
+                    p.kind = Kind::Punct;
+                }
+                p.space_before = false;
+            }
+            match pasted.first_mut() {
+                Some(first) => first.space_before = space,
+                None => pasted.push(Tok::placemarker(space)),
+            }
+            out.append(&mut pasted);
+        }
+        out
+    }
+}
+
+/// A piece of a replacement list.
+enum Seg {
+    /// Tokens of a macro body, copied as they are.
+    Body(Rc<Compiled>, usize, usize),
+    Own(Vec<Tok>),
+}
+
+impl Seg {
+    fn toks(&self) -> &[Tok] {
+        match self {
+            Seg::Body(m, a, b) => &m.body[*a..*b],
+            Seg::Own(v) => v,
+        }
+    }
+}
+
+/// A position in a frame: a piece and an index in it.
+type Pos = (usize, usize);
+
+/// A token list being rescanned, read from its pieces in order.
+struct Frame {
+    segs: Vec<Seg>,
+    /// The position of the next token.
+    at: Pos,
+    depth: usize,
+    /// Whether finishing the frame un-hides a macro name.
+    hides: bool,
+    /// The spacing of the invocation, for the list's first token.
+    first_space: Option<bool>,
+}
+
+impl Frame {
+    fn new(segs: Vec<Seg>, depth: usize, first_space: Option<bool>) -> Self {
+        Frame { segs, at: (0, 0), depth, hides: first_space.is_some(), first_space }
+    }
+
+    /// The next token, if any.
+    fn peek(&mut self) -> Option<Tok> {
+        let (s, i) = next_pos(&self.segs, self.at)?;
+        self.at = (s, i);
+        let mut t = self.segs[s].toks()[i];
+        if let Some(space) = self.first_space {
+            t.space_before = space;
+        }
+        Some(t)
+    }
+
+    /// Moves past the token `peek` returned.
+    fn advance(&mut self) {
+        self.at.1 += 1;
+        self.first_space = None;
+    }
+
+    fn seek(&mut self, at: Pos) {
+        self.at = at;
+        self.first_space = None;
+    }
+
+    /// The arguments of the invocation whose name `peek` returned (its `(`
+    /// must come next), and the position after its `)`.
+    fn gather_args(&self) -> Option<(Vec<Vec<Tok>>, Pos)> {
+        let mut at = (self.at.0, self.at.1 + 1);
+        let mut tok = || {
+            let (s, i) = next_pos(&self.segs, at)?;
+            at = (s, i + 1);
+            Some((self.segs[s].toks()[i], at))
+        };
+        if tok()?.0.sym != LPAREN {
+            return None;
+        }
+        let mut args = vec![Vec::new()];
+        let mut depth = 0usize;
+        while let Some((t, after)) = tok() {
+            match t.sym {
+                LPAREN => depth += 1,
+                RPAREN if depth == 0 => return Some((args, after)),
+                RPAREN => depth -= 1,
+                COMMA if depth == 0 => {
+                    args.push(Vec::new());
+                    continue;
+                }
+                _ => {}
+            }
+            if let Some(last) = args.last_mut() {
+                last.push(t);
+            }
+        }
+        None
+    }
+}
+
+/// The first token position at or after `at`, skipping exhausted pieces.
+fn next_pos(segs: &[Seg], (mut s, mut i): Pos) -> Option<Pos> {
+    while i >= segs.get(s)?.toks().len() {
+        s += 1;
+        i = 0;
+    }
+    Some((s, i))
+}
+
+/// The text of one expansion, produced in order on demand.
+pub struct Expansion<'x, 't> {
+    x: &'x mut Expander<'t>,
+    stack: Vec<Frame>,
+    hide: Vec<Sym>,
+    budget: usize,
+}
+
+impl Expansion<'_, '_> {
+    /// Appends the expansion's next tokens to `buf` until it holds at least
+    /// `len` bytes or the expansion ends. `buf` must hold exactly what
+    /// earlier calls appended.
+    pub fn fill(&mut self, buf: &mut Vec<u8>, len: usize) {
+        while buf.len() < len {
+            let Some(t) = self.x.next_tok(&mut self.stack, &mut self.hide, &mut self.budget) else { return };
+            if t.kind == Kind::Placemarker {
+                continue;
+            }
+            if t.space_before && !buf.is_empty() {
+                buf.push(b' ');
+            }
+            buf.extend_from_slice(self.x.text(t.sym).as_bytes());
+        }
+    }
+
+    /// Whether the whole expansion has been produced.
+    pub fn is_done(&self) -> bool {
+        self.stack.is_empty()
+    }
+}

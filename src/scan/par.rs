@@ -1,0 +1,53 @@
+//! Per-file work spread over the machine's cores. Items are taken from a
+//! shared queue one at a time (file sizes vary a lot), and each item keeps
+//! its own results, so the outcome does not depend on which thread ran it.
+
+use std::slice::IterMut;
+use std::sync::{Mutex, PoisonError};
+
+/// How many threads to use: one per core the process may use (finding out
+/// reads cgroup files, so ask once).
+pub(crate) fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
+/// Runs `work` on every item, on up to `threads` threads. Each thread makes
+/// its own `state` (a parser, say) before its first item.
+pub(crate) fn for_each<T: Send, S>(
+    items: &mut [T],
+    threads: usize,
+    state: impl Fn() -> S + Sync,
+    work: impl Fn(&mut S, &mut T) + Sync,
+) {
+    let threads = threads.min(items.len());
+    let queue = Mutex::new(items.iter_mut());
+    let run = || {
+        let mut s = None;
+        while let Some(item) = next(&queue) {
+            work(s.get_or_insert_with(&state), item);
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads {
+            scope.spawn(run);
+        }
+        run();
+    });
+}
+
+fn next<'a, T>(queue: &Mutex<IterMut<'a, T>>) -> Option<&'a mut T> {
+    queue.lock().unwrap_or_else(PoisonError::into_inner).next()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn every_item_once_in_place() {
+        let mut items: Vec<usize> = (0..1000).collect();
+        super::for_each(&mut items, 3, || 1, |one, x| *x += *one);
+        assert!(items.iter().enumerate().all(|(k, x)| *x == k + 1));
+        super::for_each(&mut items, 1, || 1, |one, x| *x -= *one);
+        assert!(items.iter().enumerate().all(|(k, x)| *x == k));
+        super::for_each(&mut Vec::<usize>::new(), 2, || (), |_, _| {});
+    }
+}
