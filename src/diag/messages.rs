@@ -26,6 +26,8 @@ pub const HINT_NO_TENSORS: &str =
 
 // ---- annotations and tokens ----
 
+pub const ANNOTATION_IN_IF0: &str = "annotation inside `#if 0` is ignored";
+
 pub const ANNOTATION_WITHOUT_NAME: &str = "`// @BE` must be followed by the name of the function it exports";
 
 pub fn lookalike(word: &str) -> String {

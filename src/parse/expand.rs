@@ -156,11 +156,13 @@ pub struct Expander<'t> {
     texts: Vec<Rc<str>>,
     ids: HashMap<Rc<str>, Sym, FxBuildHasher>,
     slots: Vec<Slot>,
+    /// The offset whose macro definitions are expanded.
+    pos: usize,
 }
 
 impl<'t> Expander<'t> {
     pub fn new(table: &'t MacroTable) -> Self {
-        let mut x = Expander { table, texts: Vec::new(), ids: HashMap::default(), slots: Vec::new() };
+        let mut x = Expander { table, texts: Vec::new(), ids: HashMap::default(), slots: Vec::new(), pos: usize::MAX };
         for t in FIXED {
             x.intern(t);
         }
@@ -170,6 +172,28 @@ impl<'t> Expander<'t> {
     /// The table this expander reads.
     pub fn table(&self) -> &'t MacroTable {
         self.table
+    }
+
+    /// From now on, expands the macros in effect at offset `pos` of the
+    /// file (at first: the last definition of each). Forgets only what it
+    /// resolved for the names defined or undefined between the two offsets.
+    pub fn at(&mut self, pos: usize) {
+        if pos == self.pos {
+            return;
+        }
+        for name in self.table.changed_between(self.pos, pos) {
+            if let Some(&s) = self.ids.get(name)
+                && let Some(slot) = self.slots.get_mut(s as usize)
+            {
+                *slot = Slot::Unresolved;
+            }
+        }
+        self.pos = pos;
+    }
+
+    /// The offset set by [`Expander::at`].
+    pub fn pos(&self) -> usize {
+        self.pos
     }
 
     /// Expands every macro of the table in `text`.
@@ -215,7 +239,7 @@ impl<'t> Expander<'t> {
             Slot::Unresolved => {}
         }
         let table = self.table;
-        let slot = match table.get(&self.texts[k]) {
+        let slot = match table.get_at(&self.texts[k], self.pos) {
             None => Slot::Plain,
             Some(m) => {
                 let params = m.params.as_ref().map(|ps| ps.iter().map(|p| self.intern(p)).collect());

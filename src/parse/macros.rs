@@ -17,6 +17,19 @@ pub struct Macro {
     pub body: String,
     /// Where it is defined, `file:line`, for messages.
     pub origin: String,
+    /// Byte offset of its `#` in the file that defines it.
+    pub at: usize,
+}
+
+/// A directive that changes the macro table, in file order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// `defines[k]`.
+    Define(usize),
+    /// `#undef` of a name, at a byte offset.
+    Undef(String, usize),
+    /// `includes[k]`, whose `#` is at a byte offset.
+    Include(usize, usize),
 }
 
 /// The directives of one file that the scanner cares about.
@@ -25,6 +38,64 @@ pub struct Directives {
     pub defines: Vec<Macro>,
     /// `#include "path"` (quoted includes only), in order.
     pub includes: Vec<String>,
+    /// Defines, undefs and includes in file order.
+    pub steps: Vec<Step>,
+    /// Byte ranges in a group that `#if 0` (or the `#else` of `#if 1`)
+    /// turns off: no directive in them counts, and no code.
+    pub skipped: Vec<(usize, usize)>,
+}
+
+/// One open `#if` group.
+struct Group {
+    /// `#if 0`/`#if 1` (and `#elif 0`/`1` after them): which branch is on
+    /// is known. Any other condition leaves every branch on.
+    known: bool,
+    /// A branch of a known group has been on already.
+    taken: bool,
+    on: bool,
+}
+
+/// A literal `0` or `1` condition.
+fn literal(cond: &str) -> Option<bool> {
+    match cond.trim() {
+        "0" => Some(false),
+        "1" => Some(true),
+        _ => None,
+    }
+}
+
+/// Applies a conditional directive (`word` with its condition `rest`) to
+/// the open groups; false when it is not one.
+fn conditional(word: &str, rest: &str, groups: &mut Vec<Group>) -> bool {
+    match word {
+        "if" => {
+            let g = match literal(rest) {
+                Some(on) => Group { known: true, taken: on, on },
+                None => Group { known: false, taken: false, on: true },
+            };
+            groups.push(g);
+        }
+        "ifdef" | "ifndef" => groups.push(Group { known: false, taken: false, on: true }),
+        "elif" | "else" => {
+            if let Some(g) = groups.last_mut().filter(|g| g.known) {
+                let cond = if word == "else" { Some(true) } else { literal(rest) };
+                match cond {
+                    Some(c) => {
+                        g.on = c && !g.taken;
+                        g.taken |= c;
+                    }
+                    // `#if 0` ... `#elif X`: X decides from here on, unknown.
+                    None if !g.taken => *g = Group { known: false, taken: false, on: true },
+                    None => g.on = false,
+                }
+            }
+        }
+        "endif" => {
+            groups.pop();
+        }
+        _ => return false,
+    }
+    true
 }
 
 /// Reads the directives of a file. `code` is the lexer's code view (comments
@@ -34,6 +105,8 @@ pub fn collect(src: &[u8], code: &[u8], file: &str) -> Directives {
     let mut out = Directives::default();
     let mut i = 0;
     let mut line = 1;
+    let mut groups: Vec<Group> = Vec::new();
+    let mut skip_from = None;
     // At the start of each turn, `i` is at the start of a line or at the
     // line break ending a directive.
     while i < code.len() {
@@ -49,7 +122,23 @@ pub fn collect(src: &[u8], code: &[u8], file: &str) -> Directives {
             Some(b'#') => {
                 let end = directive_end(code, i);
                 if may_matter(&code[i + 1..end]) {
-                    directive(joined(&code[i + 1..end]), &src[i + 1..end], file, line, &mut out);
+                    let text = joined(&code[i + 1..end]);
+                    let trimmed = text.trim_start();
+                    let w = trimmed.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(trimmed.len());
+                    let (word, rest) = trimmed.split_at(w);
+                    if conditional(word, rest, &mut groups) {
+                        let off = groups.iter().any(|g| !g.on);
+                        match (skip_from, off) {
+                            (None, true) => skip_from = Some(end),
+                            (Some(from), false) => {
+                                out.skipped.push((from, i));
+                                skip_from = None;
+                            }
+                            _ => {}
+                        }
+                    } else if skip_from.is_none() {
+                        directive(text, &src[i + 1..end], file, line, i, &mut out);
+                    }
                 }
                 line += memchr::memchr_iter(b'\n', &code[i..end]).count();
                 i = end;
@@ -60,11 +149,14 @@ pub fn collect(src: &[u8], code: &[u8], file: &str) -> Directives {
             },
         }
     }
+    if let Some(from) = skip_from {
+        out.skipped.push((from, code.len()));
+    }
     out
 }
 
-/// Whether a directive (the text after `#`) can be a `define` or an
-/// `include`: false only when its first letter says it is not.
+/// Whether a directive (the text after `#`) can be a `define`, `undef`,
+/// `include` or conditional: false only when its first letter says it is not.
 fn may_matter(text: &[u8]) -> bool {
     let mut i = 0;
     loop {
@@ -73,7 +165,7 @@ fn may_matter(text: &[u8]) -> bool {
             Some(b'\\') if text.get(i + 1..i + 3) == Some(b"\r\n") => i += 3,
             // `str::trim_start`'s ASCII whitespace (with the vertical tab).
             Some(b) if b.is_ascii_whitespace() || *b == 0x0b => i += 1,
-            Some(b'd' | b'i') => return true,
+            Some(b'd' | b'i' | b'e' | b'u') => return true,
             Some(b) => return !b.is_ascii(),
             None => return false,
         }
@@ -102,26 +194,35 @@ fn joined(bytes: &[u8]) -> String {
     String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
-fn directive(text: String, raw: &[u8], file: &str, line: usize, out: &mut Directives) {
+/// A directive outside skipped groups; `hash` is the offset of its `#`.
+fn directive(text: String, raw: &[u8], file: &str, line: usize, hash: usize, out: &mut Directives) {
     let trimmed = text.trim_start();
     if let Some(rest) = trimmed.strip_prefix("define") {
         if rest.starts_with(|c: char| c.is_whitespace()) {
             let at = text.len() - rest.trim_start().len();
-            if let Some(m) = parse_define(text, at, file, line) {
+            if let Some(m) = parse_define(text, at, file, line, hash) {
+                out.steps.push(Step::Define(out.defines.len()));
                 out.defines.push(m);
             }
+        }
+    } else if let Some(rest) = trimmed.strip_prefix("undef") {
+        let rest = rest.trim_start();
+        let n = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        if n > 0 {
+            out.steps.push(Step::Undef(rest[..n].to_string(), hash));
         }
     } else if trimmed.starts_with("include") {
         let raw = String::from_utf8_lossy(raw);
         let mut parts = raw.splitn(3, '"');
         if let (Some(_), Some(path), Some(_)) = (parts.next(), parts.next(), parts.next()) {
+            out.steps.push(Step::Include(out.includes.len(), hash));
             out.includes.push(path.to_string());
         }
     }
 }
 
 /// The `#define` whose name starts at `text[at..]`; its body reuses `text`.
-fn parse_define(mut text: String, at: usize, file: &str, line: usize) -> Option<Macro> {
+fn parse_define(mut text: String, at: usize, file: &str, line: usize, hash: usize) -> Option<Macro> {
     let rest = &text[at..];
     let name_len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
     if name_len == 0 {
@@ -152,22 +253,64 @@ fn parse_define(mut text: String, at: usize, file: &str, line: usize) -> Option<
     let end = start + tail.trim().len();
     text.truncate(end);
     text.drain(..start);
-    Some(Macro { name, params, variadic, body: text, origin })
+    Some(Macro { name, params, variadic, body: text, origin, at: hash })
 }
 
-/// Macros by name; a later definition replaces an earlier one.
+/// Macros by name, each with its definitions (and `#undef`s) by position:
+/// the one in effect at an offset is the last one at or before it.
+/// Macros of an included header take the position of the `#include`.
 #[derive(Debug, Clone, Default)]
 pub struct MacroTable {
-    map: HashMap<String, Macro>,
+    map: HashMap<String, Vec<(usize, Option<Macro>)>>,
+    /// Every definition's and undef's position and name, by position.
+    changes: Vec<(usize, String)>,
 }
 
 impl MacroTable {
+    /// Defines `m` from the start of the file (a later one replaces it).
     pub fn insert(&mut self, m: Macro) {
-        self.map.insert(m.name.clone(), m);
+        self.define(0, m);
     }
+
+    /// Defines `m` from offset `pos` on.
+    pub fn define(&mut self, pos: usize, m: Macro) {
+        let name = m.name.clone();
+        self.record(pos, name, Some(m));
+    }
+
+    /// Removes `name` from offset `pos` on.
+    pub fn undef(&mut self, pos: usize, name: &str) {
+        self.record(pos, name.to_string(), None);
+    }
+
+    fn record(&mut self, pos: usize, name: String, m: Option<Macro>) {
+        let at = self.changes.partition_point(|(p, _)| *p <= pos);
+        self.changes.insert(at, (pos, name.clone()));
+        let defs = self.map.entry(name).or_default();
+        let at = defs.partition_point(|(p, _)| *p <= pos);
+        defs.insert(at, (pos, m));
+    }
+
+    /// The last definition of `name`.
     pub fn get(&self, name: &str) -> Option<&Macro> {
-        self.map.get(name)
+        self.map.get(name)?.last()?.1.as_ref()
     }
+
+    /// The definition of `name` in effect at offset `pos`.
+    pub fn get_at(&self, name: &str, pos: usize) -> Option<&Macro> {
+        let defs = self.map.get(name)?;
+        let k = defs.partition_point(|(p, _)| *p <= pos);
+        defs.get(k.checked_sub(1)?)?.1.as_ref()
+    }
+
+    /// The names whose definition at `a` may differ from the one at `b`.
+    pub fn changed_between(&self, a: usize, b: usize) -> impl Iterator<Item = &str> {
+        let (lo, hi) = (a.min(b), a.max(b));
+        let from = self.changes.partition_point(|(p, _)| *p <= lo);
+        let to = self.changes.partition_point(|(p, _)| *p <= hi);
+        self.changes[from..to].iter().map(|(_, n)| n.as_str())
+    }
+
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
     }

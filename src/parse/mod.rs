@@ -91,6 +91,7 @@ pub fn locate(
     match item::next_item(code, from) {
         Item::End => Err(LocateError::NothingFollows),
         Item::Decl { start, end, .. } => {
+            x.at(start);
             let sig = parse_decl(parser, &code[start..end], start)?;
             if sig.name != wanted {
                 return Err(LocateError::NameMismatch { found: sig.name, at: sig.name_span });
@@ -100,7 +101,8 @@ pub fn locate(
         Item::Call { name, name_end, open: _, close, next: _ } => {
             let macro_name = String::from_utf8_lossy(&code[name..name_end]).into_owned();
             let at = Span::new(name, close + 1);
-            let Some(m) = macros.get(&macro_name).filter(|m| m.params.is_some()) else {
+            x.at(name);
+            let Some(m) = macros.get_at(&macro_name, name).filter(|m| m.params.is_some()) else {
                 return Err(LocateError::UnknownMacro { name: macro_name, at });
             };
             let origin = m.origin.clone();
@@ -133,13 +135,15 @@ pub fn find_definition(
                 if contains_word(&code[start..end], wanted.as_bytes())
                     && let Ok(sig) = parse_decl(parser, &code[start..end], start)
                         && sig.name == wanted {
+                            x.at(start);
                             return Ok(with_type_macros(sig, x));
                         }
                 from = next.max(from + 1);
             }
             Item::Call { name, name_end, close, next, .. } => {
                 let macro_name = String::from_utf8_lossy(&code[name..name_end]).into_owned();
-                if let Some(m) = macros.get(&macro_name).filter(|m| m.params.is_some()) {
+                if let Some(m) = macros.get_at(&macro_name, name).filter(|m| m.params.is_some()) {
+                    x.at(name);
                     let call = String::from_utf8_lossy(&code[name..=close]);
                     if let Some(sig) = find_in(parser, x, &call, wanted, None) {
                         let origin = Origin::Macro { name: macro_name, defined_at: m.origin.clone() };
@@ -278,7 +282,7 @@ fn with_type_macros(mut sig: Signature, x: &mut Expander) -> Signature {
     let macros = x.table();
     for p in &mut sig.params {
         let is_ident = !p.raw.ty.is_empty() && p.raw.ty.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-        if !is_ident || macros.get(&p.raw.ty).is_none_or(|m| m.params.is_some()) {
+        if !is_ident || macros.get_at(&p.raw.ty, x.pos()).is_none_or(|m| m.params.is_some()) {
             continue;
         }
         let mut ty = normalize_type(&x.expand(&p.raw.ty));

@@ -20,7 +20,7 @@ use crate::diag::{messages as msg, Diagnostic, Severity};
 use crate::model::{self, FunctionOptions, Platform};
 use crate::parse::annotation::{classify, Comment, Word};
 use crate::parse::expand::{Expander, FxBuildHasher};
-use crate::parse::macros::{self, Directives, MacroTable};
+use crate::parse::macros::{self, Directives, MacroTable, Step};
 use crate::parse::signature::SignatureParser;
 use crate::parse::item::{self, ScopeKind};
 use crate::parse::{self, LocateError, Span};
@@ -216,7 +216,25 @@ impl<'a> FileScan<'a> {
             return;
         }
         let own = macros::collect(&src.bytes, &lexed.code, &src.file);
-        self.work = Some(Work { src, code: lexed.code, platform, annotations, own, table: MacroTable::default() });
+        let mut code = lexed.code;
+        if !own.skipped.is_empty() {
+            for &(from, to) in &own.skipped {
+                for b in &mut code[from..to] {
+                    if *b != b'\n' {
+                        *b = b' ';
+                    }
+                }
+            }
+            let off = |at: usize| own.skipped.iter().any(|&(from, to)| from <= at && at < to);
+            annotations.retain(|(name, _, _)| {
+                if off(name.offset) {
+                    let span = Span::new(name.offset, name.offset + name.text.len());
+                    self.diags.push(src.warning(span, msg::ANNOTATION_IN_IF0));
+                }
+                !off(name.offset)
+            });
+        }
+        self.work = Some(Work { src, code, platform, annotations, own, table: MacroTable::default() });
     }
 
     /// Locates and checks the file's functions: annotated, then begen.yaml's.
@@ -320,18 +338,20 @@ struct Headers<'r> {
 }
 
 impl Headers<'_> {
-    /// Makes a file's macro table: the macros of the local headers it
-    /// includes (recursively), then its own.
+    /// Makes a file's macro table: its own macros and those of the local
+    /// headers it includes (recursively), each from where it is defined (a
+    /// header's from its `#include`).
     fn resolve(&mut self, f: &mut FileScan) {
         let Some(w) = &mut f.work else { return };
         let own = std::mem::take(&mut w.own);
         let mut visited = BTreeSet::new();
         let dir = w.src.path.parent().map(Path::to_path_buf).unwrap_or_default();
-        for inc in &own.includes {
-            self.include(&dir, inc, &mut w.table, &mut visited, &mut f.diags);
-        }
-        for m in own.defines {
-            w.table.insert(m);
+        for step in &own.steps {
+            match step {
+                Step::Define(k) => w.table.define(own.defines[*k].at, own.defines[*k].clone()),
+                Step::Undef(name, at) => w.table.undef(*at, name),
+                Step::Include(k, at) => self.include(&dir, &own.includes[*k], *at, &mut w.table, &mut visited, &mut f.diags),
+            }
         }
     }
 
@@ -339,6 +359,7 @@ impl Headers<'_> {
         &mut self,
         dir: &Path,
         inc: &str,
+        pos: usize,
         table: &mut MacroTable,
         visited: &mut BTreeSet<PathBuf>,
         diags: &mut Vec<Diagnostic>,
@@ -361,11 +382,12 @@ impl Headers<'_> {
         };
         let Some(directives) = directives else { return };
         let hdir = path.parent().map(Path::to_path_buf).unwrap_or_default();
-        for inc in &directives.includes {
-            self.include(&hdir, inc, table, visited, diags);
-        }
-        for m in &directives.defines {
-            table.insert(m.clone());
+        for step in &directives.steps {
+            match step {
+                Step::Define(k) => table.define(pos, directives.defines[*k].clone()),
+                Step::Undef(name, _) => table.undef(pos, name),
+                Step::Include(k, _) => self.include(&hdir, &directives.includes[*k], pos, table, visited, diags),
+            }
         }
     }
 
