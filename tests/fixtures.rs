@@ -76,6 +76,8 @@ cases!(
     seed_examples,
     syntax_variants,
     macros,
+    pp_if0,
+    pp_redefine,
     kernix_wrong,
     lookalikes,
     config_forms,

@@ -3,6 +3,7 @@
 //! token-pasting macros generate (the expander itself is in `expand`).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::expand::Expander;
 use super::item::directive_end;
@@ -261,9 +262,9 @@ fn parse_define(mut text: String, at: usize, file: &str, line: usize, hash: usiz
 /// Macros of an included header take the position of the `#include`.
 #[derive(Debug, Clone, Default)]
 pub struct MacroTable {
-    map: HashMap<String, Vec<(usize, Option<Macro>)>>,
+    map: HashMap<Arc<str>, Vec<(usize, Option<Macro>)>>,
     /// Every definition's and undef's position and name, by position.
-    changes: Vec<(usize, String)>,
+    changes: Vec<(usize, Arc<str>)>,
 }
 
 impl MacroTable {
@@ -274,16 +275,17 @@ impl MacroTable {
 
     /// Defines `m` from offset `pos` on.
     pub fn define(&mut self, pos: usize, m: Macro) {
-        let name = m.name.clone();
+        let name = Arc::from(m.name.as_str());
         self.record(pos, name, Some(m));
     }
 
     /// Removes `name` from offset `pos` on.
     pub fn undef(&mut self, pos: usize, name: &str) {
-        self.record(pos, name.to_string(), None);
+        self.record(pos, Arc::from(name), None);
     }
 
-    fn record(&mut self, pos: usize, name: String, m: Option<Macro>) {
+    fn record(&mut self, pos: usize, name: Arc<str>, m: Option<Macro>) {
+        // Usually in order: an append.
         let at = self.changes.partition_point(|(p, _)| *p <= pos);
         self.changes.insert(at, (pos, name.clone()));
         let defs = self.map.entry(name).or_default();
@@ -308,7 +310,7 @@ impl MacroTable {
         let (lo, hi) = (a.min(b), a.max(b));
         let from = self.changes.partition_point(|(p, _)| *p <= lo);
         let to = self.changes.partition_point(|(p, _)| *p <= hi);
-        self.changes[from..to].iter().map(|(_, n)| n.as_str())
+        self.changes[from..to].iter().map(|(_, n)| &**n)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -361,6 +363,49 @@ mod tests {
         let t = table("#define F(S) void f##S()\n#define R R + 1\n");
         assert_eq!(expand("F()", &t), "void f()");
         assert_eq!(expand("R", &t), "R + 1");
+    }
+
+    #[test]
+    fn definition_in_effect_by_position() {
+        let src = "#define D 1\nD\n#undef D\nD\n#define D 2\nD\n";
+        let mut t = MacroTable::default();
+        let d = collect(src.as_bytes(), src.as_bytes(), "t.cu");
+        for step in &d.steps {
+            match step {
+                Step::Define(k) => t.define(d.defines[*k].at, d.defines[*k].clone()),
+                Step::Undef(name, at) => t.undef(*at, name),
+                Step::Include(..) => {}
+            }
+        }
+        let lines: Vec<usize> = std::iter::once(0).chain(src.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        let at = |k: usize| lines[2 * k + 1];
+        assert_eq!(t.get_at("D", at(0)).map(|m| m.body.as_str()), Some("1"));
+        assert_eq!(t.get_at("D", at(1)), None);
+        assert_eq!(t.get_at("D", at(2)).map(|m| m.body.as_str()), Some("2"));
+        assert_eq!(t.get_at("D", 0).map(|m| m.body.as_str()), Some("1"));
+        let mut x = Expander::new(&t);
+        x.at(at(0));
+        assert_eq!(x.expand("D"), "1");
+        x.at(at(1));
+        assert_eq!(x.expand("D"), "D");
+        x.at(at(2));
+        assert_eq!(x.expand("D"), "2");
+        x.at(at(0));
+        assert_eq!(x.expand("D"), "1");
+    }
+
+    #[test]
+    fn literal_conditionals_skip_groups() {
+        let src = "#if 0\n#define A 1\n#else\n#define B 1\n#endif\n#if 1 /**/\n#define C 1\n#elif 1\n#define D 1\n#endif\n#ifdef X\n#define E 1\n#else\n#define F 1\n#endif\n#if 0\n#if 1\n#define G 1\n#endif\n#elif 1\n#define H 1\n#endif\n";
+        let code = src.replace("/**/", "    ");
+        let d = collect(src.as_bytes(), code.as_bytes(), "t.cu");
+        let names: Vec<&str> = d.defines.iter().map(|m| m.name.as_str()).collect();
+        assert_eq!(names, ["B", "C", "E", "F", "H"]);
+        let (from, to) = d.skipped[0];
+        assert_eq!(&src[from..to], "\n#define A 1\n");
+        let unterminated = collect(b"#if 0\n#define A 1\n", b"#if 0\n#define A 1\n", "t.cu");
+        assert!(unterminated.defines.is_empty());
+        assert_eq!(unterminated.skipped, vec![(5, 18)]);
     }
 
     #[test]

@@ -346,9 +346,15 @@ impl Headers<'_> {
         let own = std::mem::take(&mut w.own);
         let mut visited = BTreeSet::new();
         let dir = w.src.path.parent().map(Path::to_path_buf).unwrap_or_default();
+        // `steps` names the defines in order: each is moved into the table.
+        let mut defines = own.defines.into_iter();
         for step in &own.steps {
             match step {
-                Step::Define(k) => w.table.define(own.defines[*k].at, own.defines[*k].clone()),
+                Step::Define(_) => {
+                    if let Some(m) = defines.next() {
+                        w.table.define(m.at, m);
+                    }
+                }
                 Step::Undef(name, at) => w.table.undef(*at, name),
                 Step::Include(k, at) => self.include(&dir, &own.includes[*k], *at, &mut w.table, &mut visited, &mut f.diags),
             }
