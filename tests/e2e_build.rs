@@ -37,6 +37,15 @@ fn build_cpu(python: &Path, root: &Path, out: &Path) -> std::process::Output {
     )
 }
 
+/// The kernel tree `tree` (relative to the repository) and a fresh scratch
+/// output directory, with both as strings for the command line.
+fn dirs(tree: &str, scratch_name: &str) -> (String, PathBuf, String) {
+    let out = scratch(scratch_name);
+    let out_s = out.display().to_string();
+    (repo().join(tree).display().to_string(), out, out_s)
+}
+
+
 /// A writable copy of tests/e2e/cpu.
 fn cpu_copy(name: &str) -> PathBuf {
     let dir = scratch(name).join("cpu");
@@ -155,11 +164,7 @@ fn generated_cpp_has_no_warnings_under_werror() {
     let Some(python) = support::python_with_jax() else {
         return;
     };
-    let out = scratch("werror");
-    let (root, out_s) = (
-        repo().join("tests/e2e/cpu").display().to_string(),
-        out.display().to_string(),
-    );
+    let (root, _, out_s) = dirs("tests/e2e/cpu", "werror");
     // cc adds -Wall -Wextra by itself and reads CXXFLAGS.
     let built = begen(
         &python,
@@ -175,11 +180,7 @@ fn platform_cpu_skips_cuda_sources_with_a_warning() {
     let Some(python) = support::python_with_jax() else {
         return;
     };
-    let out = scratch("cpu-only");
-    let (root, out_s) = (
-        repo().join("tests/e2e/cuda").display().to_string(),
-        out.display().to_string(),
-    );
+    let (root, out, out_s) = dirs("tests/e2e/cuda", "cpu-only");
     let built = begen_ok(
         &python,
         &["build", &root, "--out", &out_s, "--platform", "cpu"],
@@ -204,11 +205,7 @@ fn cuda_library_compiles_and_exports_every_handler() {
     let Some(nvcc) = support::nvcc(&python) else {
         return;
     };
-    let out = scratch("cuda");
-    let (root, out_s) = (
-        repo().join("tests/e2e/cuda").display().to_string(),
-        out.display().to_string(),
-    );
+    let (root, out, out_s) = dirs("tests/e2e/cuda", "cuda");
     let nvcc_s = nvcc.display().to_string();
     let built = begen_ok(
         &python,
@@ -257,11 +254,7 @@ fn bench_gpu_kernels_build_for_cuda() {
     let Some(_) = support::nvcc(&python) else {
         return;
     };
-    let out = scratch("ovh");
-    let (root, out_s) = (
-        repo().join("bench/gpu/kernels").display().to_string(),
-        out.display().to_string(),
-    );
+    let (root, out, out_s) = dirs("bench/gpu/kernels", "ovh");
     begen_ok(
         &python,
         &[
@@ -288,11 +281,7 @@ fn generate_writes_sources_only() {
     let Some(python) = support::python_with_jax() else {
         return;
     };
-    let out = scratch("generate");
-    let (root, out_s) = (
-        repo().join("tests/e2e/cpu").display().to_string(),
-        out.display().to_string(),
-    );
+    let (root, out, out_s) = dirs("tests/e2e/cpu", "generate");
     begen_ok(&python, &["generate", &root, "--out", &out_s], &[]);
     for f in [
         "e2e_cpu.py",
@@ -312,11 +301,7 @@ fn a_bad_library_name_is_an_error() {
     let Some(python) = support::python_with_jax() else {
         return;
     };
-    let out = scratch("badname");
-    let (root, out_s) = (
-        repo().join("tests/e2e/cpu").display().to_string(),
-        out.display().to_string(),
-    );
+    let (root, _, out_s) = dirs("tests/e2e/cpu", "badname");
     let failed = begen(
         &python,
         &["build", &root, "--out", &out_s, "--name", "9lives"],
