@@ -14,19 +14,28 @@
 //! sources:                   # the seed's explicit forms, per source file
 //!   ops/add.cu: {vector_add: [arg, arg, ret, stream]}   # dict form
 //!   ops/cpu.cpp: [add_one]                              # list form
+//! modules:                   # namespaces: targets are <module>.<function>
+//!   per-file: true           # every source its own module, named from its path
+//!   names: {_dense/mm.cu: dense_mm}   # a file or a directory -> a module
 //! ```
-//! Unknown keys are errors.
+//! Unknown keys are errors. This module reads the file's shape and finds
+//! where its keys are written; what the values mean is `check`'s to decide.
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::model::VmapMethod;
+use crate::diag::{messages as msg, Diagnostic};
+use crate::source::{FileId, SourceMap, Span};
+
+/// The configuration file's name, at the kernel directory's root.
+pub(crate) const FILE: &str = "begen.yaml";
 
 /// The parsed `begen.yaml` (all fields optional).
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct Config {
+pub(crate) struct Config {
     pub name: Option<String>,
     pub prefix: Option<String>,
     pub platform: Option<String>,
@@ -40,11 +49,24 @@ pub struct Config {
     pub functions: BTreeMap<String, FunctionConfig>,
     #[serde(default)]
     pub sources: BTreeMap<String, SourceSpec>,
+    pub modules: Option<ModulesConfig>,
+}
+
+/// `modules:`: how sources map to modules.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ModulesConfig {
+    /// Every source file is its own module, named from its path.
+    #[serde(rename = "per-file", default)]
+    pub per_file: bool,
+    /// A file or directory (relative to the root) -> a module name.
+    #[serde(default)]
+    pub names: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct CudaConfig {
+pub(crate) struct CudaConfig {
     #[serde(default)]
     pub arch: Vec<String>,
     #[serde(default)]
@@ -53,23 +75,98 @@ pub struct CudaConfig {
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
-pub struct FunctionConfig {
+pub(crate) struct FunctionConfig {
     pub command_buffer: Option<bool>,
     pub vmap_method: Option<String>,
-}
-
-impl FunctionConfig {
-    pub fn vmap(&self) -> Option<VmapMethod> {
-        self.vmap_method.as_deref().and_then(VmapMethod::parse)
-    }
 }
 
 /// The seed's two explicit forms for one source file.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(untagged)]
-pub enum SourceSpec {
+pub(crate) enum SourceSpec {
     /// `{vector_add: [arg, arg, ret, stream]}`: tokens given per function.
     Dict(BTreeMap<String, Vec<String>>),
     /// `[add_one]`: names whose arg_spec is auto-detected.
     List(Vec<String>),
+}
+
+/// Where begen.yaml is in the source map, to point diagnostics at its keys.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ConfigFile {
+    pub id: FileId,
+}
+
+impl ConfigFile {
+    /// The span of `word` as a key (`word:`) or, failing that, as a plain
+    /// word (a list item), on the first line at or after `after_line` that
+    /// has it; the file's start when there is none.
+    pub fn span(&self, map: &SourceMap, word: &str, after_line: usize) -> Span {
+        let bytes = &map.get(self.id).bytes;
+        let text = String::from_utf8_lossy(bytes);
+        let mut starts = vec![0];
+        starts.extend(text.match_indices('\n').map(|(k, _)| k + 1));
+        let lines: Vec<&str> = text.lines().collect();
+        let find = |want_key: bool| {
+            lines
+                .iter()
+                .enumerate()
+                .skip(after_line.saturating_sub(1))
+                .find_map(|(i, l)| word_at(l, word, want_key).map(|col| starts[i] + col))
+        };
+        match find(true).or_else(|| find(false)) {
+            Some(at) => map.span(self.id, at, at + word.len()),
+            None => map.span(self.id, 0, 0),
+        }
+    }
+}
+
+/// The byte column of `word` in `line` standing alone (bounded by YAML
+/// punctuation or quotes); with `key`, only where a `:` follows.
+fn word_at(line: &str, word: &str, key: bool) -> Option<usize> {
+    if word.is_empty() {
+        return None;
+    }
+    let bound = |c: Option<char>| c.is_none_or(|c| c.is_whitespace() || "{}[],:\"'#".contains(c));
+    line.match_indices(word).map(|(i, _)| i).find(|&i| {
+        let before = line[..i].chars().next_back();
+        let rest = &line[i + word.len()..];
+        if !bound(before) || !bound(rest.chars().next()) {
+            return false;
+        }
+        !key || rest.trim_start_matches(['"', '\'']).trim_start().starts_with(':')
+    })
+}
+
+/// Reads `root/begen.yaml` into the source map if it exists. Returns the
+/// config (default on any error), where the file is, and diagnostics.
+pub(crate) fn load(root: &Path, map: &mut SourceMap) -> (Config, Option<ConfigFile>, Vec<Diagnostic>) {
+    let path = root.join(FILE);
+    if !path.is_file() {
+        return (Config::default(), None, Vec::new());
+    }
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) => {
+            let id = map.add(FILE, &path, Vec::new());
+            let d = Diagnostic::file(crate::diag::Severity::Error, id, msg::unreadable(&e.to_string()));
+            return (Config::default(), None, vec![d]);
+        }
+    };
+    let id = map.add(FILE, &path, bytes);
+    let file = ConfigFile { id };
+    let text = String::from_utf8_lossy(&map.get(id).bytes).into_owned();
+    if text.trim().is_empty() {
+        return (Config::default(), Some(file), Vec::new());
+    }
+    match serde_yaml_ng::from_str::<Config>(&text) {
+        Ok(config) => (config, Some(file), Vec::new()),
+        Err(e) => {
+            let at = e.location().map_or(0, |l| l.index());
+            let message = e.to_string();
+            // The location is shown apart; drop serde's " at line N column M".
+            let message = message.find(" at line ").map_or(message.as_str(), |k| &message[..k]);
+            let d = Diagnostic::error(map.span(id, at, at), msg::yaml_error(message));
+            (Config::default(), Some(file), vec![d])
+        }
+    }
 }

@@ -1,22 +1,37 @@
 //! begen turns C++/CUDA kernels annotated with `// @BE` into XLA FFI custom
 //! calls that JAX can call.
 //!
-//! The pipeline, one module each:
-//! `scan` (walk the tree, find annotations) -> `parse` (tree-sitter
-//! signatures, macro expansion) -> `check` (infer the arg_spec, diagnose) ->
-//! `emit` (askama: C++ wrappers, Python module, manifest) -> `build` (cc:
-//! compile; link a shared library). [`Build`] is the build.rs front end; the
-//! `begen` binary is the CLI front end.
+//! The pipeline, one module each, owned by [`driver::run`]:
+//! `scan` (walk the tree into the [`source`] map, find annotations) ->
+//! `parse` (tree-sitter signatures, macro expansion) -> `check` (decide
+//! everything: arg_specs, modules, names; diagnose) -> [`emit`] (askama:
+//! C++ wrappers, Python module, manifest) -> [`build`] (cc: compile; link a
+//! shared library). `scan` and `parse` are the annotated-source front end:
+//! what it hands `check` (the model's `decl` items) is the seam a second
+//! front end plugs into. [`Build`] is the build.rs front end; the `begen`
+//! binary is the CLI front end.
+//!
+//! ```no_run
+//! let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+//! for d in &run.diagnostics {
+//!     eprintln!("{}", begen::diag::render::render_text(d, &run.sources, false));
+//! }
+//! # Ok::<(), begen::Error>(())
+//! ```
 
 pub mod build;
-pub mod check;
-pub mod config;
+mod check;
+mod config;
 pub mod diag;
+pub mod driver;
 pub mod emit;
 pub mod error;
 pub mod model;
-pub mod parse;
-pub mod scan;
+mod par;
+mod parse;
+pub mod report;
+mod scan;
+pub mod source;
 
 pub use build::Build;
 pub use error::{Error, Result};

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use super::{BuildOutput, Env, Options, PlatformChoice, Reporter};
 use crate::diag::Diagnostic;
 use crate::error::{Error, Result};
+use crate::source::SourceMap;
 
 /// Builds an annotated kernel directory from a Cargo build script.
 ///
@@ -237,13 +238,13 @@ impl CargoReporter {
 }
 
 impl Reporter for CargoReporter {
-    fn diagnostic(&mut self, diagnostic: &Diagnostic) {
+    fn diagnostic(&mut self, diagnostic: &Diagnostic, sources: &SourceMap) {
         if self.metadata {
-            for line in crate::diag::render::render_cargo(diagnostic) {
+            for line in crate::diag::render::render_cargo(diagnostic, sources) {
                 println!("{line}");
             }
         } else {
-            eprintln!("{}", crate::diag::render::render_text(diagnostic, false));
+            eprintln!("{}", crate::diag::render::render_text(diagnostic, sources, false));
         }
     }
     fn progress(&mut self, line: &str) {

@@ -57,51 +57,16 @@ use std::path::{Path, PathBuf};
 pub use api::Build;
 pub use arch::CudaArch;
 pub use env::Env;
+pub use crate::model::PlatformChoice;
 
 use crate::diag::{Diagnostic, Severity};
+use crate::driver::{self, Input, Run};
 use crate::emit::{self, Emitted, FileKind};
 use crate::error::{Error, Result};
 use crate::model::{Library, Platform};
+use crate::source::SourceMap;
 use compile::{CompilerCmd, Compilers, Unit};
 use toolchain::Discovery;
-
-/// Which kernels to build.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PlatformChoice {
-    /// CPU kernels always; CUDA kernels when CUDA sources exist (then nvcc
-    /// is required).
-    #[default]
-    Auto,
-    /// CPU kernels only; CUDA sources are skipped with a warning each.
-    Cpu,
-    /// Everything; nvcc is required.
-    Cuda,
-}
-
-impl PlatformChoice {
-    /// Parses `cpu`, `cuda` or `auto`.
-    ///
-    /// ```
-    /// use begen::build::PlatformChoice;
-    /// assert_eq!(PlatformChoice::parse("cpu"), Some(PlatformChoice::Cpu));
-    /// assert_eq!(PlatformChoice::parse("gpu"), None);
-    /// ```
-    pub fn parse(s: &str) -> Option<PlatformChoice> {
-        match s {
-            "auto" => Some(PlatformChoice::Auto),
-            "cpu" => Some(PlatformChoice::Cpu),
-            "cuda" => Some(PlatformChoice::Cuda),
-            _ => None,
-        }
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PlatformChoice::Auto => "auto",
-            PlatformChoice::Cpu => "cpu",
-            PlatformChoice::Cuda => "cuda",
-        }
-    }
-}
 
 /// Everything a build needs besides the environment.
 #[derive(Debug, Clone)]
@@ -184,7 +149,8 @@ fn host_triple() -> String {
 /// Where a build reports as it goes: diagnostics, progress lines and
 /// compiler warnings. The CLI prints to stderr; build.rs prints `cargo:` lines.
 pub trait Reporter {
-    fn diagnostic(&mut self, diagnostic: &Diagnostic);
+    /// A diagnostic, with the source map it points into.
+    fn diagnostic(&mut self, diagnostic: &Diagnostic, sources: &SourceMap);
     /// `compiling 3/12 sub/foo.cu`.
     fn progress(&mut self, line: &str);
     /// Output of a compiler run that succeeded (warnings).
@@ -201,10 +167,10 @@ pub struct StderrReporter {
 }
 
 impl Reporter for StderrReporter {
-    fn diagnostic(&mut self, diagnostic: &Diagnostic) {
+    fn diagnostic(&mut self, diagnostic: &Diagnostic, sources: &SourceMap) {
         use std::io::IsTerminal;
         let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-        eprintln!("{}", crate::diag::render::render_text(diagnostic, color));
+        eprintln!("{}", crate::diag::render::render_text(diagnostic, sources, color));
     }
     fn progress(&mut self, line: &str) {
         if !self.quiet {
@@ -248,171 +214,26 @@ pub struct Generated {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// A scanned, checked library ready to emit, with the platform decision made.
-struct Plan {
-    library: Library,
-    config: crate::config::Config,
-    platform: PlatformChoice,
-    diagnostics: Vec<Diagnostic>,
-}
-
-/// Scans `opts.root`, reports diagnostics, names the library and applies
-/// the platform choice. Error diagnostics stop here.
-fn plan(opts: &Options, reporter: &mut dyn Reporter) -> Result<Plan> {
-    let scan = crate::scan::scan(&opts.root)?;
-    reporter.files_read(&scan.files_read);
-    let mut diagnostics = scan.diagnostics.clone();
-
-    let platform = match (&opts.platform, &scan.config.platform) {
-        (Some(p), _) => *p,
-        (None, Some(text)) => PlatformChoice::parse(text).ok_or_else(|| {
-            Error::Other(format!(
-                "begen.yaml: platform `{text}` is not one of `cpu`, `cuda`, `auto`"
-            ))
-        })?,
-        (None, None) => PlatformChoice::Auto,
+/// Runs the driver over `opts.root` for a build, reports every diagnostic
+/// and the files read; error diagnostics stop here.
+fn plan(opts: &Options, reporter: &mut dyn Reporter) -> Result<Run> {
+    let input = Input {
+        root: opts.root.clone(),
+        name: opts.name.clone(),
+        platform: opts.platform,
+        out: Some(opts.out.clone()),
+        building: true,
     };
-    let name = library_name(opts, &scan)?;
-    let prefix = match &scan.config.prefix {
-        Some(prefix) if is_target_prefix(prefix) => prefix.clone(),
-        Some(prefix) => {
-            return Err(Error::Other(format!(
-                "begen.yaml: prefix `{prefix}` must be C++ identifiers joined by dots, e.g. `mylib.ops`"
-            )));
-        }
-        None => name.clone(),
-    };
-    let mut library = Library {
-        name,
-        prefix,
-        functions: scan.functions.clone(),
-        sources: scan.sources.clone(),
-    };
-    diagnostics.extend(skip_generated(&mut library, &opts.out));
-    if platform == PlatformChoice::Cpu {
-        diagnostics.extend(skip_cuda(&mut library));
+    let run = driver::run(&input)?;
+    reporter.files_read(&run.files_read);
+    for d in &run.diagnostics {
+        reporter.diagnostic(d, &run.sources);
     }
-    let errors = diagnostics.iter().filter(|d| d.is_error()).count();
-    for d in &diagnostics {
-        reporter.diagnostic(d);
-    }
+    let errors = count(&run.diagnostics, Severity::Error);
     if errors > 0 {
         return Err(Error::Diagnostics { errors });
     }
-    Ok(Plan {
-        library,
-        config: scan.config,
-        platform,
-        diagnostics,
-    })
-}
-
-/// `--name`, else begen.yaml's `name`, else the directory's name; it must
-/// be usable as a C++ identifier and a Python module name.
-fn library_name(opts: &Options, scan: &crate::scan::Scan) -> Result<String> {
-    let (name, from) = if let Some(n) = &opts.name {
-        (n.clone(), "given name")
-    } else if let Some(n) = &scan.config.name {
-        (n.clone(), "name in begen.yaml")
-    } else {
-        let root = std::fs::canonicalize(&opts.root).map_err(|e| Error::io(&opts.root, e))?;
-        let dir = root
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        (dir, "directory name")
-    };
-    if crate::check::is_cpp_identifier(&name) && !PYTHON_KEYWORDS.contains(&name.as_str()) {
-        return Ok(name);
-    }
-    Err(Error::Other(format!(
-        "the library name `{name}` (the {from}) is not usable: it names `lib{name}.so` and \
-         the Python module `{name}`, so it must be a C++ identifier and not a Python keyword \
-         (letters, digits and `_`, not starting with a digit). Pass --name NAME \
-         (`.name(\"...\")` in build.rs) or set `name:` in begen.yaml."
-    )))
-}
-
-const PYTHON_KEYWORDS: [&str; 35] = [
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
-    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
-    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
-    "with", "yield",
-];
-
-fn is_target_prefix(prefix: &str) -> bool {
-    prefix.split('.').all(crate::check::is_cpp_identifier)
-}
-
-/// Drops begen's own outputs from the sources: everything under OUT (when
-/// OUT is inside the kernel directory) silently, and generated wrappers
-/// (`*.begen.cc`, `*.begen.cu`) elsewhere with a warning. Compiled as user
-/// sources they would define every handler twice.
-fn skip_generated(library: &mut Library, out: &Path) -> Vec<Diagnostic> {
-    let out = std::fs::canonicalize(out).ok();
-    let inside_out = |path: &Path| match (&out, std::fs::canonicalize(path)) {
-        (Some(out), Ok(path)) => path.starts_with(out),
-        _ => false,
-    };
-    let generated = |file: &str| file.ends_with(".begen.cc") || file.ends_with(".begen.cu");
-    let mut warnings = Vec::new();
-    library.sources.retain(|s| {
-        if inside_out(&s.path) {
-            return false;
-        }
-        if generated(&s.file) {
-            warnings.push(
-                Diagnostic::warning(
-                    &s.file,
-                    &s.path,
-                    format!(
-                        "skipping `{}`: it is a wrapper begen generated, not a kernel source",
-                        s.file
-                    ),
-                )
-                .hint("generate into a directory outside the kernel directory, or delete it"),
-            );
-            return false;
-        }
-        true
-    });
-    warnings
-}
-
-/// Drops CUDA sources and their kernels, one warning per source file.
-fn skip_cuda(library: &mut Library) -> Vec<Diagnostic> {
-    let mut warnings = Vec::new();
-    for source in library
-        .sources
-        .iter()
-        .filter(|s| s.platform == Platform::Cuda)
-    {
-        let kernels: Vec<String> = library
-            .functions
-            .iter()
-            .filter(|f| f.file == source.file)
-            .map(|f| format!("`{}`", f.name))
-            .collect();
-        let what = if kernels.is_empty() {
-            "it is not compiled".to_string()
-        } else {
-            format!("its kernels {} are not built", kernels.join(", "))
-        };
-        warnings.push(
-            Diagnostic::warning(
-                &source.file,
-                &source.path,
-                format!(
-                    "skipping CUDA source `{}` for platform `cpu`: {what}",
-                    source.file
-                ),
-            )
-            .hint("build with `--platform auto` or `cuda` (needs nvcc) to include it"),
-        );
-    }
-    library.functions.retain(|f| f.platform != Platform::Cuda);
-    library.sources.retain(|s| s.platform != Platform::Cuda);
-    warnings
+    Ok(run)
 }
 
 /// The work directory of library `name` inside OUT: one per library, so
@@ -424,13 +245,13 @@ pub fn work_dir(out: &Path, name: &str) -> PathBuf {
 /// Writes the generated sources, Python module and manifest into OUT
 /// without compiling anything (`begen generate`).
 pub fn generate(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<Generated> {
-    let plan = plan(opts, reporter)?;
+    let run = plan(opts, reporter)?;
     let discovery = Discovery::new(env);
     let api = discovery
         .xla_ffi_include()
         .ok()
         .and_then(|i| toolchain::xla_ffi_api_version(&i));
-    let emitted = emit::emit(&plan.library, api.as_deref())?;
+    let emitted = emit::emit(&run.library, api.as_deref());
     let mut files = Vec::new();
     for file in &emitted.files {
         let path = opts.out.join(&file.rel_path);
@@ -439,38 +260,27 @@ pub fn generate(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Resul
     }
     files::remove_stale(&opts.out.join("gen"), &files)?;
     Ok(Generated {
-        library: plan.library,
+        library: run.library,
         files,
-        diagnostics: plan.diagnostics,
+        diagnostics: run.diagnostics,
     })
 }
 
 /// Scans, generates, compiles and links; see the module docs for the layout
 /// of OUT. On any failure the previous outputs in OUT are left as they were.
 pub fn build(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput> {
-    let plan = plan(opts, reporter)?;
-    build_library(
-        &plan.library,
-        &plan.config,
-        plan.platform,
-        opts,
-        env,
-        reporter,
-    )
-    .map(|out| BuildOutput {
-        diagnostics: plan.diagnostics,
+    let run = plan(opts, reporter)?;
+    build_library(&run.library, opts, env, reporter).map(|out| BuildOutput {
+        diagnostics: run.diagnostics,
         ..out
     })
 }
 
-/// Builds an already checked [`Library`] (what [`build`] does after
-/// scanning): `config` supplies include directories and flags, `platform`
-/// decides whether nvcc is required. `opts.root` is the directory the
-/// library's relative include directories are resolved against.
+/// Builds a checked [`Library`] (what [`build`] does after the driver):
+/// its settings supply include directories, flags and whether nvcc is
+/// required.
 pub fn build_library(
     library: &Library,
-    config: &crate::config::Config,
-    platform: PlatformChoice,
     opts: &Options,
     env: &Env,
     reporter: &mut dyn Reporter,
@@ -480,20 +290,16 @@ pub fn build_library(
     let support_include = discovery.support_include()?;
     let xla_ffi_api = toolchain::xla_ffi_api_version(&xla_include);
 
-    let has_cuda = library.sources.iter().any(|s| s.platform == Platform::Cuda);
-    let cuda = match (platform, has_cuda) {
-        (PlatformChoice::Cuda, _) | (PlatformChoice::Auto, true) => Some(discovery.cuda()?),
-        _ => None,
-    };
+    let settings = &library.settings;
+    let cuda = if settings.cuda { Some(discovery.cuda()?) } else { None };
 
-    let emitted = emit::emit(library, xla_ffi_api.as_deref())?;
+    let emitted = emit::emit(library, xla_ffi_api.as_deref());
     let work = work_dir(&opts.out, &library.name);
     let (units, outputs) = write_generated(&work, library, &emitted)?;
 
-    let root = std::fs::canonicalize(&opts.root).map_err(|e| Error::io(&opts.root, e))?;
     let mut includes: Vec<PathBuf> = opts.includes.clone();
-    includes.extend(config.include_dirs.iter().map(|d| root.join(d)));
-    includes.push(root.clone());
+    includes.extend(settings.include_dirs.iter().cloned());
+    includes.push(library.root.clone());
     includes.push(support_include);
     // Only the glue includes XLA's headers; every TU keeps them on its path
     // anyway (a kernel source may include them itself), which costs nothing
@@ -502,13 +308,13 @@ pub fn build_library(
     // build output.
     let system_includes = vec![xla_include];
 
-    let host = host_compiler(opts, config, &includes, &system_includes, &work)?;
+    let host = host_compiler(opts, &settings.cxx_flags, &includes, &system_includes, &work)?;
     let cuda_cmd = match &cuda {
         Some(cuda) => {
-            let (archs, _) = discovery.cuda_archs(&opts.arch, &config.cuda.arch, cuda)?;
+            let (archs, _) = discovery.cuda_archs(&opts.arch, &settings.cuda_arch, cuda)?;
             Some(cuda_compiler(
                 opts,
-                config,
+                &settings.cuda_flags,
                 &includes,
                 &system_includes,
                 &work,
@@ -638,7 +444,7 @@ fn cc_error(what: &str, e: cc::Error) -> Error {
 /// the include directories and the configured flags.
 fn host_compiler(
     opts: &Options,
-    config: &crate::config::Config,
+    cxx_flags: &[String],
     includes: &[PathBuf],
     system_includes: &[PathBuf],
     work: &Path,
@@ -652,7 +458,7 @@ fn host_compiler(
     for dir in system_includes {
         b.flag("-isystem").flag(dir.as_os_str());
     }
-    for flag in config.cxx_flags.iter().chain(&opts.cxx_flags) {
+    for flag in cxx_flags.iter().chain(&opts.cxx_flags) {
         b.flag(flag);
     }
     let tool = b
@@ -664,7 +470,7 @@ fn host_compiler(
 /// The nvcc command: cc's flags for nvcc with begen's nvcc as the program.
 fn cuda_compiler(
     opts: &Options,
-    config: &crate::config::Config,
+    cuda_flags: &[String],
     includes: &[PathBuf],
     system_includes: &[PathBuf],
     work: &Path,
@@ -686,7 +492,7 @@ fn cuda_compiler(
     for flag in arch::gencode_flags(archs) {
         b.flag(flag);
     }
-    for flag in config.cuda.flags.iter().chain(&opts.cuda_flags) {
+    for flag in cuda_flags.iter().chain(&opts.cuda_flags) {
         b.flag(flag);
     }
     // cc asserts (panics) when CXX carries arguments in CUDA mode; turn that
@@ -747,8 +553,7 @@ pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
         true,
     ));
     let scratch = std::env::temp_dir().join(format!("begen-doctor-{}", std::process::id()));
-    let config = crate::config::Config::default();
-    let host = host_compiler(opts, &config, &[], &[], &scratch);
+    let host = host_compiler(opts, &[], &[], &[], &scratch);
     lines.push(line(
         "host C++ (cc, CXX)",
         host.as_ref()

@@ -2,7 +2,7 @@
 //! tables.
 
 use crate::model::{AttrType, HalfRepr};
-use crate::parse::signature::{Indirection, RawParam};
+use crate::model::decl::{DeclParam, Indirection};
 
 /// The seed's "Attribute Type Inference" table, leading `const` already
 /// stripped. Exactly these spellings; anything else is not auto-inferred.
@@ -53,7 +53,7 @@ pub enum Role {
 }
 
 /// Classifies one parameter.
-pub fn role(p: &RawParam) -> Role {
+pub(crate) fn role(p: &DeclParam) -> Role {
     if is_tensor_type(&p.ty) {
         return match p.indirection {
             Indirection::Value | Indirection::Reference => Role::Tensor { is_const: p.is_const },

@@ -1,381 +1,355 @@
-//! Stage 3, check: resolve each annotated function's arg_spec (inline tokens,
-//! begen.yaml's explicit forms, or inference from the signature) into a
-//! [`model::Function`], diagnosing everything wrong on the way. One
-//! dispatcher ([`check_candidate`]), small `check_*` functions.
+//! Stage 3, check: the one place that decides. From the declared functions
+//! of the front end and begen.yaml it resolves every arg_spec (inline or
+//! begen.yaml tokens, or inference from the signature), each function's
+//! module and FFI target, the library's name, prefix and platform, every
+//! generated symbol and Python name, and which sources are built; it reports
+//! everything wrong on the way, going on past each problem. What it returns
+//! is a [`Library`] that `emit` and `build` cannot fail on.
+//!
+//! One dispatcher ([`check`]) calls small `check_*` functions, in order:
+//! the library's settings, each function, modules, duplicate names,
+//! per-function options, platform and generated-file filtering, names and
+//! symbols, include paths.
 
-pub mod ident;
-pub mod infer;
-pub mod tokens;
+mod function;
+mod infer;
+mod modules;
+mod names;
+mod tokens;
 
-use std::path::PathBuf;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
 
-pub use ident::is_cpp_identifier;
-
+use crate::config::{Config, ConfigFile};
 use crate::diag::{messages as msg, Diagnostic, Severity};
-use crate::model::{self, AttrType, HalfRepr, Param, Platform, Token};
-use crate::parse::{LocateError, SigParam, Signature};
-use crate::scan::source::SourceText;
-use infer::Role;
-use tokens::{SpecToken, TokenError};
+use crate::model::decl::{Callee, Declared};
+use crate::model::{
+    is_identifier, is_py_keyword, Function, FunctionOptions, Library, Platform, PlatformChoice, Settings, SourceFile,
+    VmapMethod,
+};
+use crate::par;
+use crate::source::{FileId, SourceMap, Span};
 
-/// A place in some file (a source, or begen.yaml), for diagnostics.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Loc {
-    pub file: String,
-    pub path: PathBuf,
-    pub line: usize,
-    pub column: usize,
-    pub len: usize,
+/// What `check` works from besides the declared functions.
+pub(crate) struct Request<'a> {
+    pub map: &'a SourceMap,
+    pub config: &'a Config,
+    pub config_file: Option<ConfigFile>,
+    /// The kernel directory, absolute.
+    pub root: &'a Path,
+    /// A pseudo-file standing for the root, for diagnostics about the
+    /// library as a whole that no file holds (a name from the directory).
+    pub root_file: FileId,
+    /// The library name given by the caller (`--name`, `Build::name`).
+    pub name: Option<&'a str>,
+    pub platform: Option<PlatformChoice>,
+    /// The output directory: sources under it are not the library's.
+    pub out: Option<&'a Path>,
+    /// Whether an unusable library name is an error (building) or a
+    /// warning (scanning, where no file is named after it).
+    pub building: bool,
+    /// Every source file found, in walk order.
+    pub sources: &'a [(FileId, Platform)],
 }
 
-impl Loc {
-    pub fn diag(&self, severity: Severity, message: impl Into<String>) -> Diagnostic {
-        let d = Diagnostic::error(self.file.clone(), self.path.clone(), message).at(self.line, self.column, self.len);
-        Diagnostic { severity, ..d }
-    }
-    pub fn error(&self, message: impl Into<String>) -> Diagnostic {
-        self.diag(Severity::Error, message)
-    }
-    pub fn of(d: &Diagnostic) -> Loc {
-        Loc { file: d.file.clone(), path: d.path.clone(), line: d.line, column: d.column, len: d.len }
-    }
-}
-
-/// One function to export, before checking.
-#[derive(Debug, Clone)]
-pub struct Candidate {
-    pub name: String,
-    /// Where the name was written (the annotation, or begen.yaml).
-    pub name_loc: Loc,
-    /// Inline or begen.yaml tokens; `None` means "infer from the signature".
-    pub tokens: Option<Vec<(String, Loc)>>,
-    pub signature: Result<Signature, LocateError>,
-    pub platform: Platform,
-}
-
-/// Checks one candidate: the function when it is sound, and every
-/// diagnostic found (warnings may come with a function).
-pub fn check_candidate(c: &Candidate, src: &SourceText) -> (Option<model::Function>, Vec<Diagnostic>) {
+/// Checks everything: the library (with the functions that checked out)
+/// and every diagnostic. Errors among the diagnostics mean the library must
+/// not be built.
+pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    if !is_cpp_identifier(&c.name) {
-        diags.push(c.name_loc.error(msg::invalid_function_name(&c.name)).hint(msg::HINT_IDENTIFIER));
-        return (None, diags);
+    let name = check_library_name(req, &mut diags);
+    let prefix = check_prefix(req, &name, &mut diags);
+    let choice = check_platform(req, &mut diags);
+    check_config_sources(req, &mut diags);
+    let checked = check_functions(req.map, declared, &mut diags);
+    let modules = modules::assign(req, &prefix, &mut diags);
+    // Every declared name, also those that failed their own checks, as
+    // `name` and `module.name`: what `functions:` keys may say.
+    let declared_names: BTreeSet<String> = checked
+        .iter()
+        .flat_map(|(d, _)| {
+            let Callee::Source { file } = d.callee;
+            [d.name.clone(), format!("{}.{}", modules.of(file), d.name)]
+        })
+        .collect();
+    let checked = check_duplicates(checked, &modules, &mut diags);
+    let mut functions = check_options(req, checked, &declared_names, &mut diags);
+    let mut sources = check_sources(req, &functions, choice, &mut diags);
+    if choice == PlatformChoice::Cpu {
+        functions.retain(|f| f.platform == Platform::Cpu);
     }
-    let tokens = c.tokens.as_ref().map(|t| check_tokens(&c.name, t, &mut diags));
-    let sig = match &c.signature {
-        Ok(sig) => check_signature_shape(c, sig, src, &mut diags).then_some(sig),
-        // The signature is generated by a macro begen cannot see: fully
-        // explicit inline tokens still describe it.
-        Err(LocateError::UnknownMacro { .. } | LocateError::NotFound) if c.tokens.is_some() => None,
-        Err(e) => {
-            diags.push(locate_error(c, e, src));
-            None
-        }
+    functions.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
+    let modules = names::name_all(req, &name, &prefix, &modules, &mut functions, &mut diags);
+    check_include_paths(req, &functions, &mut sources, &mut diags);
+    let settings = settings(req, choice, &sources);
+    let library = Library {
+        name,
+        prefix,
+        functions,
+        modules,
+        namespaced: req.config.modules.is_some(),
+        sources,
+        settings,
+        root: req.root.to_path_buf(),
+        _checked: (),
     };
-    if diags.iter().any(Diagnostic::is_error) {
-        return (None, diags);
-    }
-    let params = match (tokens, sig) {
-        (Some(tokens), Some(sig)) => check_against_signature(c, &tokens, sig, src, &mut diags),
-        (Some(tokens), None) => check_tokens_alone(c, &tokens, &mut diags),
-        (None, Some(sig)) => infer_all(c, sig, src, &mut diags),
-        (None, None) => None,
-    };
-    let Some(params) = params else { return (None, diags) };
-    check_roles(c, &params, &mut diags);
-    if diags.iter().any(Diagnostic::is_error) {
-        return (None, diags);
-    }
-    let (line, column) = match &c.signature {
-        Ok(sig) => src.index.position(sig.name_span.start),
-        Err(_) => (c.name_loc.line, c.name_loc.column),
-    };
-    let func = model::Function {
-        name: c.name.clone(),
-        file: src.file.clone(),
-        path: src.path.clone(),
-        line,
-        column,
-        platform: c.platform,
-        params,
-        options: model::FunctionOptions::default(),
-    };
-    (Some(func), diags)
+    (library, diags)
 }
 
-/// Parses every token, reporting each bad one (and a second `stream`, at
-/// the token itself).
-fn check_tokens(func: &str, raw: &[(String, Loc)], diags: &mut Vec<Diagnostic>) -> Vec<(SpecToken, Loc)> {
-    let mut out: Vec<(SpecToken, Loc)> = Vec::new();
-    for (text, loc) in raw {
-        match tokens::parse_token(text) {
-            Ok(SpecToken::Stream) if out.iter().any(|(t, _)| *t == SpecToken::Stream) => {
-                diags.push(loc.error(msg::duplicate_stream(func)));
+/// A declared function that checked out, and the file it is in.
+struct Checked {
+    function: Function,
+    file: FileId,
+}
+
+/// Where begen.yaml writes `word` (a key or a value), or its start.
+fn config_span(req: &Request, word: &str, after_line: usize) -> Option<Span> {
+    req.config_file.map(|c| c.span(req.map, word, after_line))
+}
+
+/// `--name`, else begen.yaml's `name`, else the directory's name; it names
+/// `lib<name>.so` and the Python module, so it must be an identifier and
+/// not a Python keyword.
+fn check_library_name(req: &Request, diags: &mut Vec<Diagnostic>) -> String {
+    let dir = req.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let (name, from, span) = match (req.name, &req.config.name) {
+        (Some(n), _) => (n.to_string(), "given name", None),
+        (None, Some(n)) => (n.clone(), "name in begen.yaml", config_span(req, "name", 1)),
+        (None, None) => (dir, "directory name", None),
+    };
+    if !is_identifier(&name) || is_py_keyword(&name) {
+        let severity = if req.building { Severity::Error } else { Severity::Warning };
+        let mut d = match span {
+            Some(span) => Diagnostic::error(span, msg::bad_library_name(&name, from)),
+            None => Diagnostic::file(severity, req.root_file, msg::bad_library_name(&name, from)),
+        };
+        d.severity = severity;
+        diags.push(d.hint(msg::HINT_LIBRARY_NAME));
+    }
+    name
+}
+
+/// begen.yaml's `prefix` (identifiers joined by dots), else the name.
+fn check_prefix(req: &Request, name: &str, diags: &mut Vec<Diagnostic>) -> String {
+    match &req.config.prefix {
+        Some(prefix) if prefix.split('.').all(is_identifier) => prefix.clone(),
+        Some(prefix) => {
+            if let Some(span) = config_span(req, "prefix", 1) {
+                diags.push(Diagnostic::error(span, msg::bad_prefix(prefix)));
             }
-            Ok(t) => out.push((t, loc.clone())),
-            Err(TokenError::Unknown) => diags.push(loc.error(msg::unknown_token(text)).hint(msg::HINT_TOKENS)),
-            Err(TokenError::BadAttrName(name)) => {
-                diags.push(loc.error(msg::invalid_attr_name(&name)).hint(msg::HINT_IDENTIFIER))
+            prefix.clone()
+        }
+        None => name.to_string(),
+    }
+}
+
+/// The caller's platform, else begen.yaml's, else `auto`.
+fn check_platform(req: &Request, diags: &mut Vec<Diagnostic>) -> PlatformChoice {
+    let configured = req.config.platform.as_deref().and_then(|p| {
+        let choice = PlatformChoice::parse(p);
+        if choice.is_none()
+            && let Some(span) = config_span(req, "platform", 1)
+        {
+            diags.push(Diagnostic::error(span, msg::bad_platform(p)));
+        }
+        choice
+    });
+    req.platform.or(configured).unwrap_or_default()
+}
+
+/// `sources:` keys must name source files under the root.
+fn check_config_sources(req: &Request, diags: &mut Vec<Diagnostic>) {
+    for file in req.config.sources.keys() {
+        let known = req.sources.iter().any(|(id, _)| req.map.get(*id).name == *file);
+        if !known && let Some(span) = config_span(req, file, 1) {
+            diags.push(Diagnostic::error(span, msg::config_source_missing(file)));
+        }
+    }
+}
+
+/// Checks every declared function (in parallel); keeps those that check out.
+fn check_functions(map: &SourceMap, declared: Vec<Declared>, diags: &mut Vec<Diagnostic>) -> Vec<(Declared, Option<Checked>)> {
+    struct Item {
+        declared: Declared,
+        function: Option<Function>,
+        diags: Vec<Diagnostic>,
+    }
+    let mut items: Vec<Item> =
+        declared.into_iter().map(|declared| Item { declared, function: None, diags: Vec::new() }).collect();
+    par::for_each(&mut items, par::threads(), || (), |_, item| {
+        let (function, diags) = function::check_declared(&item.declared, map);
+        item.function = function;
+        item.diags = diags;
+    });
+    items
+        .into_iter()
+        .map(|item| {
+            diags.extend(item.diags);
+            let Callee::Source { file } = item.declared.callee;
+            let checked = item.function.map(|function| Checked { function, file });
+            (item.declared, checked)
+        })
+        .collect()
+}
+
+/// A name exported twice in one module is an error at every repeat,
+/// pointing at the first too, and none of its functions is kept. Declared
+/// functions that failed their own checks still take their name.
+fn check_duplicates(
+    checked: Vec<(Declared, Option<Checked>)>,
+    modules: &modules::Modules,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Checked> {
+    let mut first: HashMap<(&str, &str), Span, par::FxBuildHasher> = HashMap::default();
+    let mut repeated: BTreeSet<(String, String)> = BTreeSet::new();
+    for (d, _) in &checked {
+        let Callee::Source { file } = d.callee;
+        let module = modules.of(file);
+        match first.get(&(module, d.name.as_str())) {
+            Some(&at) => {
+                let message = if modules.namespaced {
+                    msg::duplicate_in_module(&d.name, module)
+                } else {
+                    msg::duplicate_function(&d.name)
+                };
+                diags.push(
+                    Diagnostic::error(d.name_span, message)
+                        .label(msg::LABEL_EXPORTED_AGAIN)
+                        .with(at, msg::LABEL_FIRST_EXPORTED)
+                        .hint(if modules.namespaced { msg::HINT_DUPLICATE_MODULES } else { msg::HINT_DUPLICATE }),
+                );
+                repeated.insert((module.to_string(), d.name.clone()));
             }
-            Err(TokenError::BadAttrType(ty)) => {
-                diags.push(loc.error(msg::bad_attr_type(text, &ty)).hint(msg::hint_attr_types()))
+            None => {
+                first.insert((module, d.name.as_str()), d.name_span);
             }
+        }
+    }
+    let keep = |d: &Declared| {
+        let Callee::Source { file } = d.callee;
+        !repeated.contains(&(modules.of(file).to_string(), d.name.clone()))
+    };
+    let mut out = Vec::new();
+    for (d, c) in checked {
+        if let Some(mut c) = c.filter(|_| keep(&d)) {
+            c.function.module = modules.of(c.file).to_string();
+            out.push(c);
         }
     }
     out
 }
 
-/// Rejects signatures no wrapper can call. Returns whether it is usable.
-fn check_signature_shape(c: &Candidate, sig: &Signature, src: &SourceText, diags: &mut Vec<Diagnostic>) -> bool {
-    let before = diags.len();
-    let loc = src.loc(sig.name_span);
-    if let Some(kw) = sig.device_only {
-        diags.push(loc.error(msg::device_only(&c.name, kw)).hint(msg::HINT_DEVICE_ONLY));
-    }
-    if sig.is_template {
-        diags.push(loc.error(msg::template_function(&c.name)));
-    }
-    if sig.variadic {
-        diags.push(loc.error(msg::variadic(&c.name)));
-    }
-    diags.len() == before
-}
-
-fn locate_error(c: &Candidate, e: &LocateError, src: &SourceText) -> Diagnostic {
-    let name = c.name.as_str();
-    match e {
-        LocateError::NothingFollows => c.name_loc.error(msg::nothing_follows(name)),
-        LocateError::NotFound => c.name_loc.error(msg::not_found(name)),
-        LocateError::NotAFunction { at } => src.error(*at, msg::not_a_function(name)),
-        LocateError::Syntax { at } => src.error(*at, msg::syntax_error(name)),
-        LocateError::NameMismatch { found, at } => src.error(*at, msg::name_mismatch(name, found)),
-        LocateError::UnknownMacro { name: mac, at } => {
-            src.error(*at, msg::unknown_macro(name, mac)).hint(msg::hint_unknown_macro(name))
-        }
-        LocateError::MacroMismatch { name: mac, defined_at, found, at } => {
-            src.error(*at, msg::macro_mismatch(name, mac, defined_at, found))
-        }
-    }
-}
-
-fn param_loc(p: &SigParam, src: &SourceText) -> Loc {
-    src.loc(p.span)
-}
-
-fn param_name(p: &SigParam, index: usize) -> String {
-    p.raw.name.clone().unwrap_or_else(|| format!("param{index}"))
-}
-
-fn declared(p: &SigParam) -> String {
-    let c = if p.raw.is_const { "const " } else { "" };
-    let ind = match p.raw.indirection {
-        crate::parse::signature::Indirection::Value => "",
-        crate::parse::signature::Indirection::Pointer => "*",
-        crate::parse::signature::Indirection::Reference => "&",
-        crate::parse::signature::Indirection::Array => "[]",
-        crate::parse::signature::Indirection::Function => "(*)(...)",
-    };
-    format!("{c}{}{ind}", p.raw.ty)
-}
-
-/// Auto-detection: every parameter's role from its declaration.
-fn infer_all(c: &Candidate, sig: &Signature, src: &SourceText, diags: &mut Vec<Diagnostic>) -> Option<Vec<Param>> {
-    let mut params = Vec::new();
-    for (i, p) in sig.params.iter().enumerate() {
-        let loc = param_loc(p, src);
-        let name = param_name(p, i);
-        let token = match infer::role(&p.raw) {
-            Role::Tensor { is_const: true } => Token::Arg,
-            Role::Tensor { is_const: false } => Token::Ret,
-            Role::Stream => Token::Stream,
-            Role::TensorIndirect => {
-                diags.push(loc.error(msg::tensor_indirect(&c.name, &name)).hint(msg::HINT_TENSOR));
-                continue;
-            }
-            Role::ScalarIndirect => {
-                diags.push(loc.error(msg::pointer_attr(&c.name, &name, &declared(p))).hint(msg::HINT_POINTER));
-                continue;
-            }
-            Role::Scalar { .. } if p.raw.name.is_none() => {
-                diags.push(loc.error(msg::unnamed_param(&c.name, i + 1)));
-                continue;
-            }
-            Role::Scalar { ty: Some(ty) } => Token::Attr { name: name.clone(), ty },
-            Role::Scalar { ty: None } => {
-                let hint = if name == "stream" { msg::HINT_STREAM_TYPE.to_string() } else { msg::hint_explicit(&name, &p.raw.ty) };
-                diags.push(loc.error(msg::not_inferred(&c.name, &name, &p.raw.ty)).hint(hint));
-                continue;
-            }
-        };
-        params.push(Param { name, token, half_repr: None, line: loc.line });
-    }
-    if diags.iter().any(Diagnostic::is_error) {
-        return None;
-    }
-    let tensors = params.iter().filter(|p| matches!(p.token, Token::Arg | Token::Ret)).count();
-    if tensors == 0 {
-        diags.push(c.name_loc.error(msg::no_tensors(&c.name)).hint(msg::HINT_NO_TENSORS));
-        return None;
-    }
-    if !params.iter().any(|p| p.token == Token::Ret) {
-        diags.push(c.name_loc.error(msg::no_output(&c.name)));
-        return None;
-    }
-    Some(params)
-}
-
-/// Inline/explicit tokens, cross-checked position by position.
-fn check_against_signature(
-    c: &Candidate,
-    tokens: &[(SpecToken, Loc)],
-    sig: &Signature,
-    src: &SourceText,
+/// Applies begen.yaml's `functions:` options. A key is a function name
+/// (every function of that name, in any module) or `module.function`; one
+/// that names no declared function is an error.
+fn check_options(
+    req: &Request,
+    checked: Vec<Checked>,
+    declared_names: &BTreeSet<String>,
     diags: &mut Vec<Diagnostic>,
-) -> Option<Vec<Param>> {
-    if tokens.len() != sig.params.len() {
-        let loc = src.loc(sig.name_span);
-        diags.push(loc.error(msg::count_mismatch(&c.name, tokens.len(), sig.params.len())));
-        return None;
-    }
-    let mut params = Vec::new();
-    for (i, ((tok, tok_loc), p)) in tokens.iter().zip(&sig.params).enumerate() {
-        let loc = param_loc(p, src);
-        let name = param_name(p, i);
-        let role = infer::role(&p.raw);
-        let contradiction = |shown: &str| {
-            tok_loc.error(msg::token_contradicts(shown, &name, &declared(p))).hint(format!(
-                "parameter declared at {}:{}",
-                loc.file, loc.line
-            ))
+) -> Vec<Function> {
+    let mut functions: Vec<Function> = checked.into_iter().map(|c| c.function).collect();
+    for (key, opts) in &req.config.functions {
+        let matches = |f: &Function| f.name == *key || format!("{}.{}", f.module, f.name) == *key;
+        let key_line = config_span(req, key, 1).map_or(1, |s| req.map.position(s).0);
+        let vmap_method = match &opts.vmap_method {
+            None => VmapMethod::default(),
+            Some(v) => VmapMethod::parse(v).unwrap_or_else(|| {
+                if let Some(span) = config_span(req, "vmap_method", key_line) {
+                    diags.push(Diagnostic::error(span, msg::bad_vmap_method(v)));
+                }
+                VmapMethod::default()
+            }),
         };
-        let resolved = match (tok, &role) {
-            (SpecToken::Arg, Role::Tensor { is_const: true }) => Some((Token::Arg, None)),
-            (SpecToken::Ret, Role::Tensor { is_const: false }) => Some((Token::Ret, None)),
-            (SpecToken::Stream, _) if p.raw.ty == "int64_t" && p.raw.indirection == crate::parse::signature::Indirection::Value => {
-                Some((Token::Stream, None))
+        if !declared_names.contains(key) {
+            if let Some(span) = config_span(req, key, 1) {
+                diags.push(Diagnostic::error(span, msg::unknown_config_function(key)));
             }
-            (SpecToken::Attr { name: an, ty }, Role::Scalar { .. } | Role::Stream) => {
-                let inferred = match role {
-                    Role::Scalar { ty } => ty,
-                    _ => Some(AttrType::Int64),
-                };
-                if p.raw.name.as_deref() != Some(an.as_str()) {
-                    diags.push(contradiction(&format!("attr.{an}")));
-                    None
-                } else {
-                    match ty {
-                        None => match inferred {
-                            Some(t) => Some((Token::Attr { name: an.clone(), ty: t }, None)),
-                            None => {
-                                diags.push(
-                                    loc.error(msg::not_inferred(&c.name, &name, &p.raw.ty))
-                                        .hint(msg::hint_explicit(&name, &p.raw.ty)),
-                                );
-                                None
-                            }
-                        },
-                        Some(t) => match infer::explicit_fits(*t, &p.raw.ty) {
-                            Ok(half) => Some((Token::Attr { name: an.clone(), ty: *t }, half)),
-                            Err(infer::Contradiction) => {
-                                diags.push(contradiction(&format!("attr.{an}:{t}")));
-                                None
-                            }
-                        },
-                    }
+            continue;
+        }
+        for f in functions.iter_mut().filter(|f| matches(f)) {
+            f.options = FunctionOptions { command_buffer: opts.command_buffer.unwrap_or(false), vmap_method };
+        }
+    }
+    functions
+}
+
+/// The sources to compile: all under the root but begen's own outputs
+/// (silently when under the output directory, with a warning for a stray
+/// generated wrapper) and, for platform `cpu`, CUDA sources (a warning each).
+fn check_sources(req: &Request, functions: &[Function], choice: PlatformChoice, diags: &mut Vec<Diagnostic>) -> Vec<SourceFile> {
+    let out = req.out.and_then(|o| std::fs::canonicalize(o).ok());
+    let inside_out = |path: &Path| match (&out, std::fs::canonicalize(path)) {
+        (Some(out), Ok(path)) => path.starts_with(out),
+        _ => false,
+    };
+    let mut sources = Vec::new();
+    for &(id, platform) in req.sources {
+        let f = req.map.get(id);
+        if inside_out(&f.path) {
+            continue;
+        }
+        if f.name.ends_with(".begen.cc") || f.name.ends_with(".begen.cu") {
+            diags.push(Diagnostic::file(Severity::Warning, id, msg::skipping_generated(&f.name)).hint(msg::HINT_GENERATED));
+            continue;
+        }
+        if choice == PlatformChoice::Cpu && platform == Platform::Cuda {
+            let kernels: Vec<String> = functions.iter().filter(|k| k.file == f.name).map(|k| k.name.clone()).collect();
+            diags.push(
+                Diagnostic::file(Severity::Warning, id, msg::skipping_cuda(&f.name, &kernels)).hint(msg::HINT_SKIPPING_CUDA),
+            );
+            continue;
+        }
+        sources.push(SourceFile { file: f.name.clone(), path: f.path.clone(), platform, include: None });
+    }
+    sources.sort_by(|a, b| a.file.cmp(&b.file));
+    sources
+}
+
+/// Every annotated source is `#include`d by its wrapper: its absolute path
+/// must be UTF-8 without `"`, `\` or control characters.
+fn check_include_paths(req: &Request, functions: &[Function], sources: &mut [SourceFile], diags: &mut Vec<Diagnostic>) {
+    let annotated: BTreeSet<&str> = functions.iter().map(|f| f.file.as_str()).collect();
+    for s in sources.iter_mut().filter(|s| annotated.contains(s.file.as_str())) {
+        let absolute: PathBuf = std::path::absolute(&s.path).unwrap_or_else(|_| s.path.clone());
+        match include_path_text(&absolute) {
+            Ok(text) => s.include = Some(text),
+            Err(why) => {
+                if let Some((id, _)) = req.sources.iter().find(|(id, _)| req.map.get(*id).name == s.file) {
+                    let d = Diagnostic::file(Severity::Error, *id, msg::unincludable_path(&absolute.display().to_string(), &why));
+                    diags.push(d.hint(msg::HINT_UNINCLUDABLE));
                 }
             }
-            (SpecToken::Attr { .. }, Role::ScalarIndirect) => {
-                diags.push(loc.error(msg::pointer_attr(&c.name, &name, &declared(p))).hint(msg::HINT_POINTER));
-                None
-            }
-            (_, Role::TensorIndirect) => {
-                diags.push(loc.error(msg::tensor_indirect(&c.name, &name)).hint(msg::HINT_TENSOR));
-                None
-            }
-            _ => {
-                diags.push(contradiction(&shown(tok)));
-                None
-            }
-        };
-        if let Some((token, half_repr)) = resolved {
-            params.push(Param { name, token, half_repr, line: loc.line });
         }
     }
-    if diags.iter().any(Diagnostic::is_error) {
-        return None;
-    }
-    Some(params)
 }
 
-fn shown(t: &SpecToken) -> String {
-    match t {
-        SpecToken::Arg => "arg".into(),
-        SpecToken::Ret => "ret".into(),
-        SpecToken::Stream => "stream".into(),
-        SpecToken::Attr { name, ty: Some(ty) } => format!("attr.{name}:{ty}"),
-        SpecToken::Attr { name, ty: None } => format!("attr.{name}"),
+/// The text of a path for `#include "<text>"`: UTF-8, without `"`, `\` or
+/// control characters (any of which could end the directive or start a new
+/// line of C++).
+pub(crate) fn include_path_text(path: &Path) -> Result<String, String> {
+    let text = path.to_str().ok_or_else(|| "it is not valid UTF-8".to_string())?;
+    #[cfg(windows)]
+    let text = &text.replace('\\', "/");
+    if let Some(c) = text.chars().find(|&c| c == '"' || c == '\\' || c.is_control()) {
+        return Err(format!("it contains {c:?}"));
     }
+    Ok(text.to_string())
 }
 
-/// Tokens without a signature (a macro begen cannot see): every attr must
-/// carry its type.
-fn check_tokens_alone(c: &Candidate, tokens: &[(SpecToken, Loc)], diags: &mut Vec<Diagnostic>) -> Option<Vec<Param>> {
-    let mut params = Vec::new();
-    let (mut inputs, mut outputs) = (0, 0);
-    for (tok, loc) in tokens {
-        let (name, token, half) = match tok {
-            SpecToken::Arg => {
-                inputs += 1;
-                (format!("in{}", inputs - 1), Token::Arg, None)
-            }
-            SpecToken::Ret => {
-                outputs += 1;
-                (format!("out{}", outputs - 1), Token::Ret, None)
-            }
-            SpecToken::Stream => ("stream".to_string(), Token::Stream, None),
-            SpecToken::Attr { name, ty: Some(ty) } => {
-                let half = matches!(ty, AttrType::Float16 | AttrType::BFloat16).then_some(HalfRepr::Bits);
-                (name.clone(), Token::Attr { name: name.clone(), ty: *ty }, half)
-            }
-            SpecToken::Attr { name, ty: None } => {
-                diags.push(loc.error(msg::bare_attr_without_signature(&c.name, name)).hint(msg::hint_explicit(name, "")));
-                continue;
-            }
-        };
-        params.push(Param { name, token, half_repr: half, line: loc.line });
-    }
-    (!diags.iter().any(Diagnostic::is_error)).then_some(params)
-}
-
-/// Checks that hold whatever the spec came from: one stream at most (CUDA
-/// only), distinct attribute names, an output, the conventional order.
-fn check_roles(c: &Candidate, params: &[Param], diags: &mut Vec<Diagnostic>) {
-    let streams = params.iter().filter(|p| p.token == Token::Stream).count();
-    if streams > 1 {
-        diags.push(c.name_loc.error(msg::duplicate_stream(&c.name)));
-    }
-    if streams > 0 && c.platform == Platform::Cpu {
-        diags.push(c.name_loc.error(msg::stream_in_cpu(&c.name)).hint(msg::HINT_STREAM_CPU));
-    }
-    let mut seen: Vec<&str> = Vec::new();
-    for p in params {
-        if let Token::Attr { name, .. } = &p.token {
-            if seen.contains(&name.as_str()) {
-                diags.push(c.name_loc.error(msg::duplicate_attr(&c.name, name)));
-            }
-            seen.push(name);
-        }
-    }
-    if c.tokens.is_some() && !params.iter().any(|p| p.token == Token::Ret) {
-        diags.push(c.name_loc.error(msg::no_output_explicit(&c.name)));
-    }
-    let rank = |t: &Token| match t {
-        Token::Arg => 0,
-        Token::Ret => 1,
-        Token::Attr { .. } => 2,
-        Token::Stream => 3,
-    };
-    if params.windows(2).any(|w| rank(&w[0].token) > rank(&w[1].token)) {
-        diags.push(c.name_loc.diag(Severity::Warning, msg::out_of_order(&c.name)));
+/// Build settings from begen.yaml, resolved against the root.
+fn settings(req: &Request, choice: PlatformChoice, sources: &[SourceFile]) -> Settings {
+    let c = req.config;
+    let has_cuda = sources.iter().any(|s| s.platform == Platform::Cuda);
+    Settings {
+        include_dirs: c.include_dirs.iter().map(|d| req.root.join(d)).collect(),
+        cxx_flags: c.cxx_flags.clone(),
+        cuda_arch: c.cuda.arch.clone(),
+        cuda_flags: c.cuda.flags.clone(),
+        cuda: match choice {
+            PlatformChoice::Cuda => true,
+            PlatformChoice::Auto => has_cuda,
+            PlatformChoice::Cpu => false,
+        },
     }
 }

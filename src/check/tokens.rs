@@ -50,7 +50,7 @@ pub fn parse_token(raw: &str) -> Result<SpecToken, TokenError> {
         Some((name, ty)) => (name, Some(ty)),
         None => (attr, None),
     };
-    if !super::is_cpp_identifier(name) {
+    if !crate::model::is_identifier(name) {
         return Err(TokenError::BadAttrName(name.to_string()));
     }
     let ty = match ty {

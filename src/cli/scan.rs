@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use begen::diag::render::render_text;
-use begen::scan::report::{self, Report};
-use begen::scan::Scan;
+use begen::driver::{self, Input, Run};
+use begen::report::{self, Report};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -47,7 +47,7 @@ pub struct ScanArgs {
 }
 
 pub fn run(args: &ScanArgs) -> i32 {
-    let scan = match begen::scan::scan(&args.dir) {
+    let scan = match driver::run(&Input::new(&args.dir)) {
         Ok(s) => s,
         Err(e) => {
             eprintln!("begen error: {e}");
@@ -67,7 +67,7 @@ pub fn run(args: &ScanArgs) -> i32 {
 
 /// Writes the report through one buffer per stream (a large tree has
 /// thousands of diagnostics).
-fn write_report(scan: &Scan, format: Format) -> std::io::Result<()> {
+fn write_report(scan: &Run, format: Format) -> std::io::Result<()> {
     let mut out = BufWriter::new(std::io::stdout().lock());
     match format {
         Format::Json => Report::new(scan).write_json(&mut out)?,
@@ -76,7 +76,7 @@ fn write_report(scan: &Scan, format: Format) -> std::io::Result<()> {
             let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
             let mut err = BufWriter::new(std::io::stderr().lock());
             for d in &scan.diagnostics {
-                writeln!(err, "{}", render_text(d, color))?;
+                writeln!(err, "{}", render_text(d, &scan.sources, color))?;
             }
             err.flush()?;
             out.write_all(report::table(scan).as_bytes())?;

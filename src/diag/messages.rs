@@ -86,8 +86,8 @@ pub fn stream_in_cpu(func: &str) -> String {
 pub const HINT_STREAM_CPU: &str =
     "move the kernel into a `.cu` file, or rename the parameter if it is an integer attribute";
 
-pub fn duplicate_function(name: &str, first: &str) -> String {
-    format!("'{name}' is exported twice: here and at {first}")
+pub fn duplicate_function(name: &str) -> String {
+    format!("'{name}' is exported twice")
 }
 
 pub const HINT_DUPLICATE: &str = "function names must be unique across the library (they name the FFI targets)";
@@ -206,6 +206,8 @@ pub fn token_contradicts(token: &str, param: &str, declared: &str) -> String {
     format!("`{token}` contradicts the signature: parameter '{param}' is declared `{declared}`")
 }
 
+pub const LABEL_DECLARED_HERE: &str = "declared here";
+
 pub fn bare_attr_without_signature(func: &str, name: &str) -> String {
     format!("cannot infer the type of `attr.{name}`: the signature of '{func}' is not available")
 }
@@ -243,3 +245,80 @@ pub fn bad_platform(value: &str) -> String {
 pub fn config_source_missing(file: &str) -> String {
     format!("begen.yaml lists `{file}`, which is not a source file under the root")
 }
+
+// ---- the library: names, modules, symbols ----
+
+pub fn duplicate_in_module(name: &str, module: &str) -> String {
+    format!("'{name}' is exported twice in module `{module}`")
+}
+
+pub const LABEL_FIRST_EXPORTED: &str = "first exported here";
+pub const LABEL_EXPORTED_AGAIN: &str = "exported again here";
+
+pub const HINT_DUPLICATE_MODULES: &str = "function names must be unique within a module (they name the FFI targets \
+     `<module>.<function>`): rename one, or put the files in different modules (`modules:` in begen.yaml)";
+
+pub fn bad_module_name(module: &str) -> String {
+    format!("module name `{module}` is not usable: module names are C++ identifiers")
+}
+
+pub fn bad_derived_module_name(module: &str, file: &str) -> String {
+    format!("`per-file` names the module of `{file}` `{module}`, which is not a C++ identifier")
+}
+
+pub const HINT_MODULE_NAME: &str =
+    "give the file a module name under `modules: names:` (letters, digits and `_`, not starting with a digit)";
+
+pub fn module_collision(module: &str, file: &str, other: &str) -> String {
+    format!("`per-file` puts `{file}` in module `{module}`, which `{other}` is in already")
+}
+
+pub const HINT_MODULE_COLLISION: &str =
+    "give one of them another name under `modules: names:` (a name given there explicitly may be shared on purpose)";
+
+pub fn modules_entry_missing(path: &str) -> String {
+    format!("begen.yaml names a module for `{path}`, which is not a source file or directory under the root")
+}
+
+pub fn bad_library_name(name: &str, from: &str) -> String {
+    format!(
+        "the library name `{name}` (the {from}) is not usable: it names `lib{name}.so` and the Python module \
+         `{name}`, so it must be a C++ identifier and not a Python keyword"
+    )
+}
+
+pub const HINT_LIBRARY_NAME: &str =
+    "pass --name NAME (`.name(\"...\")` in build.rs) or set `name:` in begen.yaml";
+
+pub fn bad_prefix(prefix: &str) -> String {
+    format!("prefix `{prefix}` must be C++ identifiers joined by dots, e.g. `mylib.ops`")
+}
+
+pub fn symbol_collision(symbol: &str, name: &str, other: &str) -> String {
+    format!("the generated symbol `{symbol}` of '{name}' is also the symbol of '{other}'")
+}
+
+pub const HINT_SYMBOL_COLLISION: &str = "rename the library, a module or one of the functions";
+
+pub fn unincludable_path(path: &str, why: &str) -> String {
+    format!("`{path}` cannot be #included by the generated wrapper because {why}")
+}
+
+pub const HINT_UNINCLUDABLE: &str = "rename the file or a directory above it";
+
+pub fn skipping_generated(file: &str) -> String {
+    format!("skipping `{file}`: it is a wrapper begen generated, not a kernel source")
+}
+
+pub const HINT_GENERATED: &str = "generate into a directory outside the kernel directory, or delete it";
+
+pub fn skipping_cuda(file: &str, kernels: &[String]) -> String {
+    let what = if kernels.is_empty() {
+        "it is not compiled".to_string()
+    } else {
+        format!("its kernels {} are not built", kernels.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "))
+    };
+    format!("skipping CUDA source `{file}` for platform `cpu`: {what}")
+}
+
+pub const HINT_SKIPPING_CUDA: &str = "build with `--platform auto` or `cuda` (needs nvcc) to include it";

@@ -1,117 +1,130 @@
 //! Renders diagnostics: rustc-style text for people, `cargo:warning=` lines
 //! for build scripts. One renderer, two outputs.
+//!
+//! The layout is annotate-snippets', the library rustc and cargo render
+//! their own messages with, so begen's read like the compiler's its users
+//! already know: labelled spans over several files, notes and help in one
+//! style, colour or plain. (codespan-reporting would do too, but wants its
+//! own file database and a terminal-colour crate; annotate-snippets takes
+//! the text to show and nothing else.) Snippets come from the in-memory
+//! [`SourceMap`]: only the lines a diagnostic points at are handed over,
+//! each span clipped to its first line.
+
+use std::borrow::Cow;
+
+use annotate_snippets::{Level, Renderer, Snippet};
 
 use super::{Diagnostic, Severity};
+use crate::source::{FileId, SourceMap, Span};
 
-const RED: &str = "\x1b[1;31m";
-const YELLOW: &str = "\x1b[1;33m";
-const BLUE: &str = "\x1b[1;34m";
-const BOLD: &str = "\x1b[1m";
-const RESET: &str = "\x1b[0m";
-
-/// rustc-like text: the message, `--> file:line:col`, the source line with
-/// the span underlined, and the hint. The snippet is read from `d.path`; an
-/// unreadable file just has no snippet.
+/// rustc-like text: the message, `--> file:line:col`, the source lines with
+/// the spans underlined and labelled, notes and the hint.
 ///
 /// ```
-/// use begen::diag::{Diagnostic, render::render_text};
-/// let d = Diagnostic::error("a.cu", "/nonexistent/a.cu", "bad").at(3, 5, 2).hint("fix it");
-/// let text = render_text(&d, false);
-/// assert!(text.starts_with("error: bad\n --> a.cu:3:5\n"));
-/// assert!(text.contains("= help: fix it"));
+/// use begen::diag::{render::render_text, Diagnostic, Severity};
+/// use begen::source::SourceMap;
+/// let mut map = SourceMap::default();
+/// let a = map.add("a.cu", "a.cu", Vec::new());
+/// let d = Diagnostic::file(Severity::Warning, a, "empty file");
+/// assert_eq!(render_text(&d, &map, false), "warning: empty file\n --> a.cu\n");
 /// ```
-pub fn render_text(d: &Diagnostic, color: bool) -> String {
-    let paint = |code: &str, s: &str| if color { format!("{code}{s}{RESET}") } else { s.to_string() };
-    let (sev_color, sev) = match d.severity {
-        Severity::Error => (RED, "error"),
-        Severity::Warning => (YELLOW, "warning"),
-    };
-    let mut out = String::new();
-    let mut lines = d.message.lines();
-    let first = lines.next().unwrap_or("");
-    out.push_str(&format!("{}{}\n", paint(sev_color, sev), paint(BOLD, &format!(": {first}"))));
-    for l in lines {
-        out.push_str(l);
-        out.push('\n');
+pub fn render_text(d: &Diagnostic, map: &SourceMap, color: bool) -> String {
+    let renderer = if color { Renderer::styled() } else { Renderer::plain() };
+    // Every file the diagnostic points into, the primary one first.
+    let mut files: Vec<FileId> = vec![d.span.file];
+    for l in &d.labels {
+        if !files.contains(&l.span.file) {
+            files.push(l.span.file);
+        }
     }
-    let snippet = if d.line > 0 { source_line(d) } else { None };
-    let gutter_width = if d.line > 0 { d.line.to_string().len() } else { 1 };
-    let pad = " ".repeat(gutter_width);
-    let location = match (d.line, d.column) {
-        (0, _) => d.file.clone(),
-        (l, 0) => format!("{}:{l}", d.file),
-        (l, c) => format!("{}:{l}:{c}", d.file),
-    };
-    out.push_str(&format!("{pad}{} {location}\n", paint(BLUE, "-->")));
-    if let Some(text) = snippet {
-        let bar = paint(BLUE, "|");
-        out.push_str(&format!("{pad} {bar}\n"));
-        out.push_str(&format!("{} {bar} {}\n", paint(BLUE, &d.line.to_string()), expand_tabs(&String::from_utf8_lossy(&text))));
-        let (indent, width) = caret_geometry(&text, d.column, d.len);
-        let marks = paint(sev_color, &"^".repeat(width));
-        let label = d.label.as_deref().map(|l| format!(" {}", paint(sev_color, l))).unwrap_or_default();
-        out.push_str(&format!("{pad} {bar} {}{marks}{label}\n", " ".repeat(indent)));
+    let slices: Vec<Slice> = files.iter().filter_map(|&f| slice(d, map, f)).collect();
+    let mut message = level(d.severity).title(&d.message);
+    if d.whole_file {
+        message = message.snippet(Snippet::source("").origin(&map.get(d.span.file).name));
     }
-    if let Some(hint) = &d.hint {
-        out.push_str(&format!("{pad} {} {}: {hint}\n", paint(BLUE, "="), paint(BOLD, "help")));
+    for s in &slices {
+        let mut snippet = Snippet::source(&s.text).line_start(s.line).origin(&s.origin).fold(true);
+        for (k, (range, label)) in s.marks.iter().enumerate() {
+            // annotate-snippets draws `^` (no label prefix) for an error
+            // mark and `-` for a warning's: primary and secondary.
+            let mark = if k == 0 && s.primary { Level::Error } else { Level::Warning };
+            snippet = snippet.annotation(mark.span(range.clone()).label(label));
+        }
+        message = message.snippet(snippet);
     }
+    for n in &d.notes {
+        message = message.footer(Level::Note.title(n));
+    }
+    if let Some(h) = &d.hint {
+        message = message.footer(Level::Help.title(h));
+    }
+    let mut out = renderer.render(message).to_string();
+    out.push('\n');
     out
 }
 
 /// The diagnostic as `cargo:warning=` lines (cargo shows each one).
 ///
 /// ```
-/// use begen::diag::{Diagnostic, render::render_cargo};
-/// let lines = render_cargo(&Diagnostic::warning("a.cu", "a.cu", "w"));
+/// use begen::diag::{render::render_cargo, Diagnostic, Severity};
+/// use begen::source::SourceMap;
+/// let mut map = SourceMap::default();
+/// let a = map.add("a.cu", "a.cu", b"x".to_vec());
+/// let lines = render_cargo(&Diagnostic::file(Severity::Warning, a, "w"), &map);
 /// assert!(lines.iter().all(|l| l.starts_with("cargo:warning=")));
 /// ```
-pub fn render_cargo(d: &Diagnostic) -> Vec<String> {
-    render_text(d, false).lines().map(|l| format!("cargo:warning={l}")).collect()
+pub fn render_cargo(d: &Diagnostic, map: &SourceMap) -> Vec<String> {
+    render_text(d, map, false).lines().map(|l| format!("cargo:warning={l}")).collect()
 }
 
-fn source_line(d: &Diagnostic) -> Option<Vec<u8>> {
-    LAST_FILE.with(|last| {
-        let mut last = last.borrow_mut();
-        let stamp = std::fs::metadata(&d.path).ok().map(|m| (m.len(), m.modified().ok()))?;
-        if !last.as_ref().is_some_and(|f| f.path == d.path && f.stamp == stamp) {
-            *last = None;
-            let bytes = std::fs::read(&d.path).ok()?;
-            let mut starts = vec![0];
-            starts.extend(memchr::memchr_iter(b'\n', &bytes).map(|k| k + 1));
-            *last = Some(SnippetFile { path: d.path.clone(), stamp, bytes, starts });
+fn level(s: Severity) -> Level {
+    match s {
+        Severity::Error => Level::Error,
+        Severity::Warning => Level::Warning,
+    }
+}
+
+/// The lines of one file that a diagnostic points at, as text, with its
+/// marks relative to that text (the primary mark first).
+struct Slice {
+    origin: String,
+    text: String,
+    line: usize,
+    primary: bool,
+    marks: Vec<(std::ops::Range<usize>, String)>,
+}
+
+fn slice(d: &Diagnostic, map: &SourceMap, file: FileId) -> Option<Slice> {
+    let mut spans: Vec<(Span, &str)> = Vec::new();
+    let primary = file == d.span.file && !d.whole_file;
+    if primary {
+        spans.push((d.span, d.label.as_deref().unwrap_or("")));
+    }
+    spans.extend(d.labels.iter().filter(|l| l.span.file == file).map(|l| (l.span, l.text.as_str())));
+    if spans.is_empty() {
+        return None;
+    }
+    let f = map.get(file);
+    let lines: Vec<usize> = spans.iter().map(|(s, _)| f.position(s.start).0).collect();
+    let (first, last) = (*lines.iter().min()?, *lines.iter().max()?);
+    let from = f.line_range(first).start;
+    let to = f.line_range(last).end;
+    let bytes = &f.bytes[from..to];
+    let text = String::from_utf8_lossy(bytes);
+    // Offsets into the shown text: lossy decoding may change lengths.
+    let at = |offset: usize| -> usize {
+        match &text {
+            Cow::Borrowed(_) => offset - from,
+            Cow::Owned(_) => String::from_utf8_lossy(&bytes[..offset - from]).len(),
         }
-        let f = last.as_ref()?;
-        let start = *f.starts.get(d.line - 1)?;
-        let end = f.starts.get(d.line).map_or(f.bytes.len(), |s| s - 1);
-        let line = &f.bytes[start..end];
-        Some(line.strip_suffix(b"\r").unwrap_or(line).to_vec())
-    })
-}
-
-/// The file the last snippet came from: diagnostics are sorted by file, so
-/// the next one most likely needs it too. Size and modification time tell
-/// when it must be read again.
-struct SnippetFile {
-    path: std::path::PathBuf,
-    stamp: (u64, Option<std::time::SystemTime>),
-    bytes: Vec<u8>,
-    /// Where each line starts.
-    starts: Vec<usize>,
-}
-
-thread_local! {
-    static LAST_FILE: std::cell::RefCell<Option<SnippetFile>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Display columns before the span and its width (tabs as 4, characters
-/// counted once however many bytes they take).
-fn caret_geometry(bytes: &[u8], column: usize, len: usize) -> (usize, usize) {
-    let start = column.saturating_sub(1).min(bytes.len());
-    let end = (start + len).min(bytes.len());
-    let width = |b: &[u8]| expand_tabs(&String::from_utf8_lossy(b)).chars().count();
-    (width(&bytes[..start]), width(&bytes[start..end]).max(1))
-}
-
-fn expand_tabs(s: &str) -> String {
-    s.replace('\t', "    ")
+    };
+    let marks = spans
+        .iter()
+        .zip(&lines)
+        .map(|((s, label), &line)| {
+            let end = s.end.min(f.line_range(line).end).max(s.start);
+            (at(s.start)..at(end), label.to_string())
+        })
+        .collect();
+    Some(Slice { origin: f.name.clone(), text: text.into_owned(), line: first, primary, marks })
 }

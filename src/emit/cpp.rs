@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 
 use crate::model::{AttrType, Function, HalfRepr, Library, Param, Platform, Token};
 
-use super::names::{comment_text, handler_symbol, trampoline_symbol};
+use super::names::comment_text;
 
 /// One generated wrapper translation unit (one annotated source file): the
 /// source, then one trampoline per annotated function.
@@ -293,7 +293,7 @@ fn arg_spec_text(f: &Function) -> String {
 
 /// Resolves one handler of the glue TU. Binding order is stream, inputs,
 /// outputs, attributes (each in signature order).
-pub fn handler_view(library: &Library, f: &Function) -> HandlerView {
+pub fn handler_view(f: &Function) -> HandlerView {
     let params = params_cpp(f);
     let mut bound: Vec<&(usize, &Param, ParamCpp)> = params.iter().collect();
     bound.sort_by_key(|(i, p, _)| (binding_rank(&p.token), *i));
@@ -327,9 +327,11 @@ pub fn handler_view(library: &Library, f: &Function) -> HandlerView {
         function: f.name.clone(),
         source: comment_text(&f.file),
         arg_spec: arg_spec_text(f),
-        symbol: handler_symbol(&library.name, &f.name),
-        trampoline: trampoline_symbol(&library.name, &f.name),
-        impl_name: format!("begen_impl_{}", f.name),
+        symbol: f.handler.clone(),
+        trampoline: f.trampoline.clone(),
+        // The handler symbol is unique in the library; function names are
+        // unique only within a module.
+        impl_name: format!("{}_impl", f.handler),
         impl_params: bound.iter().map(|(_, _, c)| c.impl_param.clone()).collect(),
         bindings: bound.iter().map(|(_, _, c)| c.binding.clone()).collect(),
         checks: bound.iter().flat_map(|(_, _, c)| c.checks.clone()).collect(),
@@ -345,7 +347,7 @@ pub fn handler_view(library: &Library, f: &Function) -> HandlerView {
 
 /// Resolves the trampoline of one kernel: views and attributes built in
 /// binding order, the call in signature order.
-pub fn trampoline_view(library: &Library, f: &Function) -> TrampolineView {
+pub fn trampoline_view(f: &Function) -> TrampolineView {
     let params = params_cpp(f);
     let mut bound: Vec<&(usize, &Param, ParamCpp)> = params.iter().collect();
     bound.sort_by_key(|(i, p, _)| (binding_rank(&p.token), *i));
@@ -362,7 +364,7 @@ pub fn trampoline_view(library: &Library, f: &Function) -> TrampolineView {
     TrampolineView {
         function: f.name.clone(),
         arg_spec: arg_spec_text(f),
-        symbol: trampoline_symbol(&library.name, &f.name),
+        symbol: f.trampoline.clone(),
         params: params_text,
         prepare: bound.iter().flat_map(|(_, _, c)| c.prepare.clone()).collect(),
         call_args: params.iter().map(|(_, _, c)| c.call_arg.clone()).collect(),
@@ -371,7 +373,7 @@ pub fn trampoline_view(library: &Library, f: &Function) -> TrampolineView {
 
 /// Resolves the wrapper of one source file; `include_path` is already
 /// validated.
-pub fn wrapper_view(library: &Library, file: &str, include_path: String, functions: &[&Function]) -> WrapperView {
+pub fn wrapper_view(file: &str, include_path: String, functions: &[&Function]) -> WrapperView {
     let attr_types: BTreeSet<AttrType> =
         functions.iter().flat_map(|f| f.attrs().map(|(_, t)| t)).collect();
     let has_half = |repr: HalfRepr| {
@@ -393,7 +395,7 @@ pub fn wrapper_view(library: &Library, file: &str, include_path: String, functio
         include_path,
         includes,
         host_only: functions.iter().any(|f| f.platform == Platform::Cuda),
-        trampolines: functions.iter().map(|f| trampoline_view(library, f)).collect(),
+        trampolines: functions.iter().map(|f| trampoline_view(f)).collect(),
     }
 }
 
@@ -402,6 +404,6 @@ pub fn wrapper_view(library: &Library, file: &str, include_path: String, functio
 pub fn glue_view(library: &Library) -> GlueView {
     GlueView {
         library: library.name.clone(),
-        handlers: library.functions.iter().map(|f| handler_view(library, f)).collect(),
+        handlers: library.functions.iter().map(handler_view).collect(),
     }
 }

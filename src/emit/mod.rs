@@ -14,12 +14,12 @@
 //! The manifest is serialized with serde, not templated.
 //!
 //! ```no_run
-//! # fn demo(lib: &begen::model::Library) -> begen::Result<()> {
-//! let out = begen::emit::emit(lib, Some("0.3"))?;
+//! let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+//! let out = begen::emit::emit(&run.library, Some("0.3"));
 //! for f in &out.files {
 //!     println!("{} ({} bytes)", f.rel_path, f.contents.len());
 //! }
-//! # Ok(()) }
+//! # Ok::<(), begen::Error>(())
 //! ```
 
 pub mod cpp;
@@ -28,18 +28,13 @@ mod names;
 pub mod python;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 
 use askama::Template;
 
-use crate::error::Error;
 use crate::model::{Function, Library, Platform};
 
-pub use manifest::{Manifest, ManifestFunction};
-pub use names::{
-    IncludePathError, glue_rel_path, handler_symbol, include_path_text, target_name, trampoline_symbol,
-    wrapper_rel_path,
-};
+pub use manifest::{Manifest, ManifestFunction, ManifestModule};
+pub use names::{glue_rel_path, wrapper_rel_path};
 
 /// What a generated file is, so the build stage knows what to do with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -126,20 +121,15 @@ struct StubTemplate<'a> {
 
 /// Generates every file of `lib`. `xla_api_version` (e.g. `"0.3"`) is
 /// recorded in the manifest as the XLA FFI API version the wrappers are
-/// built against.
-///
-/// Fails only when a source path cannot be written into `#include "..."`
-/// safely (a `"`, `\`, control character, or non-UTF-8 path; the error
-/// names the path), or when a trampoline's name would be some handler's.
-pub fn emit(lib: &Library, xla_api_version: Option<&str>) -> Result<Emitted, Error> {
-    check_symbols(lib)?;
-    let mut files = emit_wrappers(lib)?;
+/// built against. It cannot fail: `check` made every name and path safe.
+pub fn emit(lib: &Library, xla_api_version: Option<&str>) -> Emitted {
+    let mut files = emit_wrappers(lib);
     if !lib.functions.is_empty() {
         files.push(GeneratedFile {
             rel_path: glue_rel_path(&lib.name),
             kind: FileKind::Glue,
             source: None,
-            contents: render(&GlueTemplate { g: &cpp::glue_view(lib) })?,
+            contents: render(&GlueTemplate { g: &cpp::glue_view(lib) }),
         });
     }
     let module = python::py_module_view(lib);
@@ -147,89 +137,60 @@ pub fn emit(lib: &Library, xla_api_version: Option<&str>) -> Result<Emitted, Err
         rel_path: format!("{}.py", lib.name),
         kind: FileKind::PythonModule,
         source: None,
-        contents: render(&ModuleTemplate { m: &module })?,
+        contents: render(&ModuleTemplate { m: &module }),
     });
     files.push(GeneratedFile {
         rel_path: format!("{}.pyi", lib.name),
         kind: FileKind::PythonStub,
         source: None,
-        contents: render(&StubTemplate { m: &module })?,
+        contents: render(&StubTemplate { m: &module }),
     });
     files.push(GeneratedFile {
         rel_path: format!("{}.yaml", lib.name),
         kind: FileKind::Manifest,
         source: None,
-        contents: manifest::emit_manifest(lib, xla_api_version)?,
+        contents: manifest::emit_manifest(lib, xla_api_version),
     });
-    Ok(Emitted { files })
-}
-
-/// Trampolines (`begen_call_<lib>_<f>`) and handlers (`begen_<lib>_<g>`)
-/// share a prefix: a library named `call_...` could make one equal the other.
-fn check_symbols(lib: &Library) -> Result<(), Error> {
-    let handlers: std::collections::BTreeSet<String> =
-        lib.functions.iter().map(|f| handler_symbol(&lib.name, &f.name)).collect();
-    match lib.functions.iter().find(|f| handlers.contains(&trampoline_symbol(&lib.name, &f.name))) {
-        Some(f) => Err(Error::Other(format!(
-            "library `{}`: the internal symbol of `{}` (`{}`) is the handler symbol of another              function; rename the library or that function",
-            lib.name,
-            f.name,
-            trampoline_symbol(&lib.name, &f.name)
-        ))),
-        None => Ok(()),
-    }
+    Emitted { files }
 }
 
 /// One wrapper per annotated source file, sorted by file.
-fn emit_wrappers(lib: &Library) -> Result<Vec<GeneratedFile>, Error> {
+fn emit_wrappers(lib: &Library) -> Vec<GeneratedFile> {
     let mut by_file: BTreeMap<&str, Vec<&Function>> = BTreeMap::new();
     for f in &lib.functions {
         by_file.entry(f.file.as_str()).or_default().push(f);
     }
-    let paths = names::dedup_paths(
-        by_file
-            .iter()
-            .map(|(file, fs)| wrapper_rel_path(file, fs[0].platform))
-            .collect(),
-    );
+    let paths =
+        names::dedup_paths(by_file.iter().map(|(file, fs)| wrapper_rel_path(file, fs[0].platform)).collect());
     let mut out = Vec::new();
     for ((file, functions), rel_path) in by_file.into_iter().zip(paths) {
         let first = functions[0];
-        let include_path = include_path_for(&first.path)?;
-        let w = cpp::wrapper_view(lib, file, include_path, &functions);
+        // `check` set the include text of every source with functions.
+        let include_path = lib
+            .sources
+            .iter()
+            .find(|s| s.file == file)
+            .and_then(|s| s.include.clone())
+            .unwrap_or_default();
+        let w = cpp::wrapper_view(file, include_path, &functions);
         out.push(GeneratedFile {
             rel_path,
             kind: FileKind::Wrapper(first.platform),
             source: Some(file.to_string()),
-            contents: render(&WrapperTemplate { w: &w })?,
+            contents: render(&WrapperTemplate { w: &w }),
         });
     }
-    Ok(out)
+    out
 }
 
-/// The absolute, validated `#include` text of a source path. A relative path
-/// is made absolute against the current directory (no file is touched).
-fn include_path_for(path: &Path) -> Result<String, Error> {
-    let absolute: PathBuf = std::path::absolute(path).map_err(|e| Error::io(path, e))?;
-    include_path_text(&absolute).map_err(|e| {
-        let why = match e {
-            IncludePathError::NotUtf8 => "it is not valid UTF-8".to_string(),
-            IncludePathError::Forbidden(c) => format!("it contains {c:?}"),
-        };
-        Error::Other(format!(
-            "{}: cannot be #included by the generated wrapper because {why}; \
-             rename the file or a directory above it",
-            absolute.display()
-        ))
-    })
-}
-
-fn render(t: &impl Template) -> Result<String, Error> {
-    let mut text = t.render().map_err(|e| Error::Other(format!("template error: {e}")))?;
+/// Renders a template. The templates print strings the view models made
+/// and write into a `String`: rendering cannot fail.
+fn render(t: &impl Template) -> String {
+    let mut text = t.render().unwrap_or_else(|e| unreachable!("rendering into a String failed: {e}"));
     if !text.ends_with('\n') {
         text.push('\n');
     }
-    Ok(text)
+    text
 }
 
 #[cfg(test)]

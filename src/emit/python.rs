@@ -5,9 +5,8 @@ use std::collections::BTreeSet;
 
 use crate::model::{AttrType, Function, Library, Platform, Token};
 
-use super::names::{
-    PY_MODULE_NAMES, comment_text, handler_symbol, is_py_keyword, py_param_name, py_str, target_name,
-};
+use super::names::{comment_text, py_str};
+use crate::model::is_py_keyword;
 
 /// The generated Python module and its stub.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,30 +81,14 @@ pub fn py_attr_type(ty: AttrType) -> &'static str {
     }
 }
 
-/// A kernel's name in the Python module: its C++ name, with `_` appended
-/// while that is a Python keyword, one of the module's own names, or taken
-/// by an earlier kernel (`register` becomes `register_`).
-pub fn py_function_name(name: &str, taken: &mut BTreeSet<String>) -> String {
-    let mut py = name.to_string();
-    while is_py_keyword(&py) || PY_MODULE_NAMES.contains(&py.as_str()) || taken.contains(&py) {
-        py.push('_');
-    }
-    taken.insert(py.clone());
-    py
-}
-
-/// Resolves one typed Python function, named `py_name`
-/// (see [`py_function_name`]).
-pub fn py_function_view(f: &Function, py_name: String) -> PyFunctionView {
-    let mut taken = BTreeSet::new();
+/// Resolves one typed Python function; `key` is its key in `TARGETS`.
+pub fn py_function_view(f: &Function, key: &str) -> PyFunctionView {
     let mut inputs = Vec::new();
     let mut attrs = Vec::new();
     for p in &f.params {
         match &p.token {
-            Token::Arg => inputs.push(py_param_name(&p.name, &mut taken)),
-            Token::Attr { name, ty } => {
-                attrs.push((name.clone(), py_param_name(&p.name, &mut taken), *ty))
-            }
+            Token::Arg => inputs.push(p.py_name.clone()),
+            Token::Attr { name, ty } => attrs.push((name.clone(), p.py_name.clone(), *ty)),
             Token::Ret | Token::Stream => {}
         }
     }
@@ -124,7 +107,7 @@ pub fn py_function_view(f: &Function, py_name: String) -> PyFunctionView {
         params.push(py.clone());
         stub.push(format!("{py}: {}", py_attr_type(*ty)));
     }
-    let key = py_str(&f.name);
+    let key = py_str(key);
     let (out_expr, stub_return, out_checks) = match outputs {
         0 => ("()".to_string(), "tuple[()]".to_string(), vec![]),
         1 => {
@@ -177,7 +160,7 @@ pub fn py_function_view(f: &Function, py_name: String) -> PyFunctionView {
         ),
     ];
     PyFunctionView {
-        py_name,
+        py_name: f.py_name.clone(),
         key,
         signature: params.join(", "),
         stub_signature: stub.join(", "),
@@ -199,45 +182,33 @@ pub fn jax_platform(p: Platform) -> &'static str {
     }
 }
 
+/// A function's key in `TARGETS`: its name in a one-module library,
+/// `module.function` in a library of several.
+fn target_key(library: &Library, f: &Function) -> String {
+    if library.namespaced { format!("{}.{}", f.module, f.name) } else { f.name.clone() }
+}
+
 /// Resolves the Python module.
 pub fn py_module_view(library: &Library) -> PyModuleView {
-    let sources: BTreeSet<String> =
-        library.functions.iter().map(|f| comment_text(&f.file)).collect();
-    let mut taken = BTreeSet::new();
-    let functions: Vec<PyFunctionView> = library
-        .functions
-        .iter()
-        .map(|f| py_function_view(f, py_function_name(&f.name, &mut taken)))
-        .collect();
+    let sources: BTreeSet<String> = library.functions.iter().map(|f| comment_text(&f.file)).collect();
+    let functions: Vec<PyFunctionView> =
+        library.functions.iter().map(|f| py_function_view(f, &target_key(library, f))).collect();
     PyModuleView {
         name: library.name.clone(),
         sources: sources.into_iter().collect(),
         library_file: py_str(&format!("lib{}.so", library.name)),
-        needs_ml_dtypes: library
-            .functions
-            .iter()
-            .any(|f| f.attrs().any(|(_, t)| t == AttrType::BFloat16)),
+        needs_ml_dtypes: library.functions.iter().any(|f| f.attrs().any(|(_, t)| t == AttrType::BFloat16)),
         all: ["register", "TARGETS", "LIBRARY"]
             .into_iter()
             .map(String::from)
             .chain(functions.iter().map(|f| f.py_name.clone()))
             .map(|n| py_str(&n))
             .collect(),
-        targets: library
-            .functions
-            .iter()
-            .map(|f| (py_str(&f.name), py_str(&target_name(&library.prefix, &f.name))))
-            .collect(),
+        targets: library.functions.iter().map(|f| (py_str(&target_key(library, f)), py_str(&f.target))).collect(),
         handlers: library
             .functions
             .iter()
-            .map(|f| {
-                (
-                    py_str(&target_name(&library.prefix, &f.name)),
-                    py_str(&handler_symbol(&library.name, &f.name)),
-                    py_str(jax_platform(f.platform)),
-                )
-            })
+            .map(|f| (py_str(&f.target), py_str(&f.handler), py_str(jax_platform(f.platform))))
             .collect(),
         functions,
     }

@@ -13,10 +13,10 @@
 //! up to the point where it stops.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 
 use super::macros::MacroTable;
+use crate::par::FxBuildHasher;
 
 /// Tokens that stop the expander from running away on crafted input.
 const BUDGET: usize = 200_000;
@@ -104,34 +104,6 @@ enum Slot {
     Unresolved,
     Plain,
     Macro(Rc<Compiled>),
-}
-
-/// FxHash: the interner's keys are short token texts, for which SipHash's
-/// DoS resistance costs more than the whole lookup.
-#[derive(Default)]
-pub(crate) struct FxHasher(u64);
-
-/// Builds [`FxHasher`]s, for maps keyed by short strings.
-pub(crate) type FxBuildHasher = BuildHasherDefault<FxHasher>;
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        const K: u64 = 0x517c_c1b7_2722_0a95;
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
-            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
-        }
-        for &b in chunks.remainder() {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
-        }
-    }
-    fn write_u8(&mut self, b: u8) {
-        self.write(&[b]);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
 }
 
 /// Expands macros of one table: owns the interned texts and the tokenised

@@ -167,6 +167,7 @@ pub enum ScopeKind {
 }
 
 /// A brace block: `start` is the `{`, `end` the matching `}` (or the end).
+#[cfg(test)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Scope {
     pub start: usize,
@@ -175,6 +176,7 @@ pub struct Scope {
 }
 
 /// Every brace block of `code` (the lexer's code view), outermost first.
+#[cfg(test)]
 pub fn scopes(code: &[u8]) -> Vec<Scope> {
     let mut out: Vec<Scope> = Vec::new();
     let mut open: Vec<usize> = Vec::new();

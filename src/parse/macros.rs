@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+#[cfg(test)]
 use super::expand::Expander;
 use super::item::directive_end;
 
@@ -268,6 +269,7 @@ pub struct MacroTable {
 }
 
 impl MacroTable {
+    #[cfg(test)]
     /// Defines `m` from the start of the file (a later one replaces it).
     pub fn insert(&mut self, m: Macro) {
         self.define(0, m);
@@ -293,6 +295,7 @@ impl MacroTable {
         defs.insert(at, (pos, m));
     }
 
+    #[cfg(test)]
     /// The last definition of `name`.
     pub fn get(&self, name: &str) -> Option<&Macro> {
         self.map.get(name)?.last()?.1.as_ref()
@@ -313,11 +316,13 @@ impl MacroTable {
         self.changes[from..to].iter().map(|(_, n)| &**n)
     }
 
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.map.is_empty()
     }
 }
 
+#[cfg(test)]
 /// Expands every macro of `table` in `text`.
 ///
 /// ```

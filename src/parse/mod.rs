@@ -1,87 +1,167 @@
-//! Stage 2, parse: from an annotation to the signature it annotates.
+//! Stage 2, parse: from each annotation to the signature it annotates. The
+//! second half of the annotated-source front end: it turns what `scan`
+//! found into [`Declared`] functions for `check`.
 //!
 //! The annotated item is the next declaration or macro invocation after the
 //! annotation. A declaration's text (up to its body) goes straight to the
 //! signature parser; a macro invocation is expanded first (`expand`), only
-//! as far as the head of the function of the wanted name.
+//! as far as the head of the function of the wanted name. Macros come from
+//! the file and the local headers it includes (`headers`).
 
-pub mod annotation;
-pub mod expand;
-pub mod item;
-pub mod macros;
-pub mod signature;
+mod expand;
+mod headers;
+mod item;
+pub(crate) mod macros;
+mod signature;
 
+use std::collections::BTreeMap;
+
+use crate::diag::{messages as msg, Diagnostic};
+use crate::model::decl::{Callee, DeclParam, Declared, Enclosing, Listed, LocateError, Origin, Scanned, Signature};
+use crate::par;
+use crate::source::{FileId, SourceMap, Span};
 use expand::Expander;
-use item::Item;
-use signature::{normalize_type, ParsedSig, RawParam, SigError, SignatureParser};
+use item::{Item, ScopeKind};
+use macros::MacroTable;
+use signature::{normalize_type, ParsedSig, SigError, SignatureParser};
 
-/// A byte range in the scanned file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Span {
-    pub start: usize,
-    pub end: usize,
+pub(crate) use headers::Headers;
+
+/// One scanned source on its way to declarations.
+struct FileParse<'a> {
+    scanned: Scanned,
+    /// The functions begen.yaml's `sources:` names in it.
+    listed: &'a [Listed],
+    table: MacroTable,
+    own: macros::Directives,
+    diags: Vec<Diagnostic>,
+    declared: Vec<Declared>,
 }
 
-impl Span {
-    pub fn new(start: usize, end: usize) -> Self {
-        Span { start, end: end.max(start) }
+/// Reads the signature of every annotated function of `scanned`, and of
+/// every function begen.yaml's `sources:` names (`listed`, by file). Macros in local headers are resolved through
+/// `headers`, which reads a header not yet in `map` into it.
+pub(crate) fn declare(
+    map: &mut SourceMap,
+    scanned: Vec<Scanned>,
+    listed: &BTreeMap<FileId, Vec<Listed>>,
+    headers: &mut Headers,
+) -> (Vec<Declared>, Vec<Diagnostic>) {
+    let mut files: Vec<FileParse> = scanned
+        .into_iter()
+        .map(|s| FileParse {
+            listed: listed.get(&s.file).map_or(&[], Vec::as_slice),
+            scanned: s,
+            table: MacroTable::default(),
+            own: macros::Directives::default(),
+            diags: Vec::new(),
+            declared: Vec::new(),
+        })
+        .collect();
+    let threads = par::threads();
+    par::for_each(&mut files, threads, || (), |_, f| f.directives(map));
+    // Includes are resolved in file order, so the first file to read a
+    // header reports a problem with it.
+    for f in &mut files {
+        let own = std::mem::take(&mut f.own);
+        headers.resolve(map, f.scanned.file, own, &mut f.table, &mut f.diags);
+    }
+    let map: &SourceMap = map;
+    par::for_each(&mut files, threads, SignatureParser::new, |parser, f| f.locate(map, parser));
+    let mut declared = Vec::new();
+    let mut diags = Vec::new();
+    for f in files {
+        diags.extend(f.diags);
+        declared.extend(f.declared);
+    }
+    (declared, diags)
+}
+
+impl FileParse<'_> {
+    /// Collects the file's directives and drops the code and annotations of
+    /// `#if 0` groups.
+    fn directives(&mut self, map: &SourceMap) {
+        let s = &mut self.scanned;
+        let file = map.get(s.file);
+        let own = macros::collect(&file.bytes, &s.code, &file.name);
+        if !own.skipped.is_empty() {
+            for &(from, to) in &own.skipped {
+                for b in &mut s.code[from..to] {
+                    if *b != b'\n' {
+                        *b = b' ';
+                    }
+                }
+            }
+            let off = |at: usize| own.skipped.iter().any(|&(from, to)| from <= at && at < to);
+            let diags = &mut self.diags;
+            s.annotations.retain(|a| {
+                if off(a.name_span.start) {
+                    diags.push(Diagnostic::warning(a.name_span, msg::ANNOTATION_IN_IF0));
+                }
+                !off(a.name_span.start)
+            });
+        }
+        self.own = own;
+    }
+
+    /// Locates every annotated function, then begen.yaml's.
+    fn locate(&mut self, map: &SourceMap, parser: &mut SignatureParser) {
+        let s = &self.scanned;
+        let id = s.file;
+        let mut x = Expander::new(&self.table);
+        let offsets: Vec<usize> = s.annotations.iter().map(|a| a.name_span.start).collect();
+        let scopes = item::scopes_at(&s.code, &offsets);
+        for (a, scopes) in s.annotations.iter().zip(scopes) {
+            let tokens = (!a.tokens.is_empty()).then(|| a.tokens.clone());
+            self.declared.push(Declared {
+                name: a.name.clone(),
+                name_span: a.name_span,
+                tokens,
+                signature: locate(parser, id, &s.code, a.end, &a.name, &mut x),
+                platform: s.platform,
+                callee: Callee::Source { file: id },
+                enclosing: enclosing_scope(&scopes),
+            });
+        }
+        let _ = map;
+        for l in self.listed {
+            let tokens = l.tokens.as_ref().map(|t| t.iter().map(|t| (t.clone(), l.span)).collect());
+            let signature = if crate::model::is_identifier(&l.name) {
+                find_definition(parser, id, &s.code, &l.name, &mut x)
+            } else {
+                Err(LocateError::NotFound)
+            };
+            self.declared.push(Declared {
+                name: l.name.clone(),
+                name_span: l.span,
+                tokens,
+                signature,
+                platform: s.platform,
+                callee: Callee::Source { file: id },
+                enclosing: None,
+            });
+        }
     }
 }
 
-/// Where a signature's text came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Origin {
-    /// Written out in the file.
-    Direct,
-    /// Generated by expanding the macro `name`, defined at `defined_at`.
-    Macro { name: String, defined_at: String },
-}
-
-/// A parameter with its place in the file (for a macro expansion: the
-/// invocation).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SigParam {
-    pub raw: RawParam,
-    pub span: Span,
-}
-
-/// The signature of an annotated function.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Signature {
-    pub name: String,
-    pub name_span: Span,
-    pub params: Vec<SigParam>,
-    pub origin: Origin,
-    pub is_template: bool,
-    pub variadic: bool,
-    /// `__global__` or `__device__` (without `__host__`): not callable from
-    /// the host wrapper.
-    pub device_only: Option<&'static str>,
-}
-
-/// Why no signature could be read.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LocateError {
-    /// The annotation is the last thing in the file.
-    NothingFollows,
-    /// What follows is not a function declaration.
-    NotAFunction { at: Span },
-    /// The parameter list does not parse.
-    Syntax { at: Span },
-    /// `NAME(...)` follows but `NAME` is not a macro this file can see.
-    UnknownMacro { name: String, at: Span },
-    /// The macro's expansion defines no function of the wanted name.
-    MacroMismatch { name: String, defined_at: String, found: Vec<String>, at: Span },
-    /// The next function has another name.
-    NameMismatch { found: String, at: Span },
-    /// (config lookup) no definition of the name in the file.
-    NotFound,
+/// The innermost of the blocks around an annotation (outermost first) from
+/// which the generated wrapper could not call a function by its plain name.
+/// `extern "C" { ... }` is the global scope, and an anonymous namespace's
+/// members are visible there (the wrapper's translation unit includes the
+/// source).
+fn enclosing_scope(scopes: &[ScopeKind]) -> Option<Enclosing> {
+    let transparent = |k: &ScopeKind| matches!(k, ScopeKind::Linkage) || *k == ScopeKind::Namespace(String::new());
+    scopes.iter().rfind(|k| !transparent(k)).map(|k| match k {
+        ScopeKind::Namespace(ns) => Enclosing::Namespace(ns.clone()),
+        ScopeKind::Linkage | ScopeKind::Other => Enclosing::Other,
+    })
 }
 
 /// The signature of `wanted`, the item after offset `from` in `code` (the
 /// lexer's code view).
-pub fn locate(
+fn locate(
     parser: &mut SignatureParser,
+    file: FileId,
     code: &[u8],
     from: usize,
     wanted: &str,
@@ -92,7 +172,7 @@ pub fn locate(
         Item::End => Err(LocateError::NothingFollows),
         Item::Decl { start, end, .. } => {
             x.at(start);
-            let sig = parse_decl(parser, &code[start..end], start)?;
+            let sig = parse_decl(parser, file, &code[start..end], start)?;
             if sig.name != wanted {
                 return Err(LocateError::NameMismatch { found: sig.name, at: sig.name_span });
             }
@@ -100,18 +180,18 @@ pub fn locate(
         }
         Item::Call { name, name_end, open: _, close, next: _ } => {
             let macro_name = String::from_utf8_lossy(&code[name..name_end]).into_owned();
-            let at = Span::new(name, close + 1);
+            let at = Span::new(file, name, close + 1);
             x.at(name);
             let Some(m) = macros.get_at(&macro_name, name).filter(|m| m.params.is_some()) else {
                 return Err(LocateError::UnknownMacro { name: macro_name, at });
             };
             let origin = m.origin.clone();
             let call = String::from_utf8_lossy(&code[name..=close]);
-            if let Some(sig) = find_in(parser, x, &call, wanted, None) {
+            if let Some(sig) = find_in(parser, file, x, &call, wanted, None) {
                 return Ok(relocate(sig, at, Origin::Macro { name: macro_name, defined_at: origin }));
             }
             let mut found = Vec::new();
-            find_in(parser, x, &call, wanted, Some(&mut found));
+            find_in(parser, file, x, &call, wanted, Some(&mut found));
             Err(LocateError::MacroMismatch { name: macro_name, defined_at: origin, found, at })
         }
     }
@@ -120,8 +200,9 @@ pub fn locate(
 /// Finds the definition of `wanted` anywhere at the top level of `code`,
 /// looking into macro invocations too (for `begen.yaml`'s explicit forms,
 /// which name functions without annotating them).
-pub fn find_definition(
+fn find_definition(
     parser: &mut SignatureParser,
+    file: FileId,
     code: &[u8],
     wanted: &str,
     x: &mut Expander,
@@ -133,7 +214,7 @@ pub fn find_definition(
             Item::End => return Err(LocateError::NotFound),
             Item::Decl { start, end, next } => {
                 if contains_word(&code[start..end], wanted.as_bytes())
-                    && let Ok(sig) = parse_decl(parser, &code[start..end], start)
+                    && let Ok(sig) = parse_decl(parser, file, &code[start..end], start)
                         && sig.name == wanted {
                             x.at(start);
                             return Ok(with_type_macros(sig, x));
@@ -145,9 +226,9 @@ pub fn find_definition(
                 if let Some(m) = macros.get_at(&macro_name, name).filter(|m| m.params.is_some()) {
                     x.at(name);
                     let call = String::from_utf8_lossy(&code[name..=close]);
-                    if let Some(sig) = find_in(parser, x, &call, wanted, None) {
+                    if let Some(sig) = find_in(parser, file, x, &call, wanted, None) {
                         let origin = Origin::Macro { name: macro_name, defined_at: m.origin.clone() };
-                        return Ok(relocate(sig, Span::new(name, close + 1), origin));
+                        return Ok(relocate(sig, Span::new(file, name, close + 1), origin));
                     }
                 }
                 from = next.max(from + 1);
@@ -176,6 +257,7 @@ fn contains_word(hay: &[u8], word: &[u8]) -> bool {
 /// collected (for the error when none is).
 fn find_in(
     parser: &mut SignatureParser,
+    file: FileId,
     x: &mut Expander,
     call: &str,
     wanted: &str,
@@ -192,7 +274,7 @@ fn find_in(
             Item::Decl { start, end, next } if end < len || done => {
                 if tried != Some(start) && (names.is_some() || contains_word(&text[start..end], wanted.as_bytes())) {
                     tried = Some(start);
-                    if let Ok(sig) = parse_decl(parser, &text[start..end], start) {
+                    if let Ok(sig) = parse_decl(parser, file, &text[start..end], start) {
                         if sig.name == wanted {
                             return Some(sig);
                         }
@@ -221,7 +303,7 @@ fn find_in(
 const CUDA_WORDS: &[&str] = &["__global__", "__device__", "__host__", "__forceinline__", "__inline__", "__noinline__"];
 
 /// Parses a declaration's text; offsets in the result are `base` + offsets in `text`.
-fn parse_decl(parser: &mut SignatureParser, text: &[u8], base: usize) -> Result<Signature, LocateError> {
+fn parse_decl(parser: &mut SignatureParser, file: FileId, text: &[u8], base: usize) -> Result<Signature, LocateError> {
     let mut text = std::borrow::Cow::Borrowed(text);
     let mut seen = Vec::new();
     // Each CUDA word standing alone; all of them start with `_`.
@@ -245,7 +327,7 @@ fn parse_decl(parser: &mut SignatureParser, text: &[u8], base: usize) -> Result<
     } else {
         None
     };
-    let shift = |s: usize, e: usize| Span::new(base + s, base + e);
+    let shift = |s: usize, e: usize| Span::new(file, base + s, base + e);
     let parsed: ParsedSig = parser.parse(&text).map_err(|e| match e {
         SigError::NotAFunction => LocateError::NotAFunction { at: shift(0, text.len().min(80)) },
         SigError::Syntax { start, end } => LocateError::Syntax { at: shift(start, end.min(text.len())) },
@@ -253,7 +335,13 @@ fn parse_decl(parser: &mut SignatureParser, text: &[u8], base: usize) -> Result<
     let params = parsed
         .params
         .into_iter()
-        .map(|raw| SigParam { span: shift(raw.start, raw.end.min(text.len())), raw })
+        .map(|raw| DeclParam {
+            span: shift(raw.start, raw.end.min(text.len())),
+            name: raw.name,
+            ty: raw.ty,
+            is_const: raw.is_const,
+            indirection: raw.indirection,
+        })
         .collect();
     Ok(Signature {
         name: parsed.name,
@@ -268,7 +356,7 @@ fn parse_decl(parser: &mut SignatureParser, text: &[u8], base: usize) -> Result<
 
 /// Points every span of a signature read from a macro expansion at the invocation.
 fn relocate(mut sig: Signature, at: Span, origin: Origin) -> Signature {
-    sig.name_span = Span::new(at.start, at.start + (at.end - at.start).min(sig.name.len().max(1)));
+    sig.name_span = Span::new(at.file, at.start, at.start + (at.end - at.start).min(sig.name.len().max(1)));
     for p in &mut sig.params {
         p.span = at;
     }
@@ -281,16 +369,16 @@ fn relocate(mut sig: Signature, at: Span, origin: Origin) -> Signature {
 fn with_type_macros(mut sig: Signature, x: &mut Expander) -> Signature {
     let macros = x.table();
     for p in &mut sig.params {
-        let is_ident = !p.raw.ty.is_empty() && p.raw.ty.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
-        if !is_ident || macros.get_at(&p.raw.ty, x.pos()).is_none_or(|m| m.params.is_some()) {
+        let is_ident = !p.ty.is_empty() && p.ty.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if !is_ident || macros.get_at(&p.ty, x.pos()).is_none_or(|m| m.params.is_some()) {
             continue;
         }
-        let mut ty = normalize_type(&x.expand(&p.raw.ty));
+        let mut ty = normalize_type(&x.expand(&p.ty));
         if let Some(rest) = ty.strip_prefix("const ") {
             ty = rest.to_string();
-            p.raw.is_const = true;
+            p.is_const = true;
         }
-        p.raw.ty = ty;
+        p.ty = ty;
     }
     sig
 }
@@ -299,6 +387,8 @@ fn with_type_macros(mut sig: Signature, x: &mut Expander) -> Signature {
 mod tests {
     use super::*;
     use macros::MacroTable;
+
+    const F: FileId = FileId::TEST;
 
     fn table(src: &str) -> MacroTable {
         let mut t = MacroTable::default();
@@ -314,9 +404,9 @@ mod tests {
         let code = b"\nvoid f(const BE::Tensor x, BE::Tensor y) { }";
         let t = MacroTable::default();
         let mut x = Expander::new(&t);
-        let sig = locate(&mut p, code, 0, "f", &mut x).unwrap();
+        let sig = locate(&mut p, F, code, 0, "f", &mut x).unwrap();
         assert_eq!(sig.params.len(), 2);
-        assert!(matches!(locate(&mut p, code, 0, "g", &mut x), Err(LocateError::NameMismatch { .. })));
+        assert!(matches!(locate(&mut p, F, code, 0, "g", &mut x), Err(LocateError::NameMismatch { .. })));
     }
 
     #[test]
@@ -326,10 +416,10 @@ mod tests {
         let mut p = SignatureParser::new();
         let from = src.find('\n').unwrap();
         let mut x = Expander::new(&t);
-        let sig = locate(&mut p, src.as_bytes(), from, "entry_f", &mut x).unwrap();
-        assert_eq!(sig.params[2].raw.ty, "float");
+        let sig = locate(&mut p, F, src.as_bytes(), from, "entry_f", &mut x).unwrap();
+        assert_eq!(sig.params[2].ty, "float");
         assert!(matches!(sig.origin, Origin::Macro { .. }));
-        let err = locate(&mut p, src.as_bytes(), from, "nope", &mut x).unwrap_err();
+        let err = locate(&mut p, F, src.as_bytes(), from, "nope", &mut x).unwrap_err();
         let LocateError::MacroMismatch { found, .. } = err else { panic!() };
         assert_eq!(found, vec!["kern_f".to_string(), "entry_f".to_string()]);
     }
@@ -340,7 +430,7 @@ mod tests {
         let mut p = SignatureParser::new();
         let t = MacroTable::default();
         let mut x = Expander::new(&t);
-        assert_eq!(find_definition(&mut p, src, "b", &mut x).unwrap().name, "b");
-        assert_eq!(find_definition(&mut p, src, "c", &mut x), Err(LocateError::NotFound));
+        assert_eq!(find_definition(&mut p, F, src, "b", &mut x).unwrap().name, "b");
+        assert_eq!(find_definition(&mut p, F, src, "c", &mut x), Err(LocateError::NotFound));
     }
 }

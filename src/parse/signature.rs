@@ -9,18 +9,8 @@ use std::collections::HashSet;
 
 use tree_sitter::{Node, Parser};
 
-use super::expand::FxBuildHasher;
-
-/// How a parameter's declarator wraps its name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Indirection {
-    Value,
-    Pointer,
-    Reference,
-    Array,
-    /// A function or function pointer.
-    Function,
-}
+use crate::par::FxBuildHasher;
+use crate::model::decl::Indirection;
 
 /// One parameter as written (no inference yet). Offsets are relative to the
 /// parsed text.
@@ -76,7 +66,7 @@ impl SignatureParser {
             .filter(|&id| !language.node_kind_is_named(id))
             .filter_map(|id| language.node_kind_for_id(id))
             .filter(|k| k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'))
-            .chain(crate::check::ident::KEYWORDS.iter().copied())
+            .chain(crate::model::KEYWORDS.iter().copied())
             .map(str::to_string)
             .collect();
         SignatureParser { parser, keywords }

@@ -5,20 +5,20 @@ use std::path::{Path, PathBuf};
 
 use walkdir::WalkDir;
 
-use crate::diag::{messages as msg, Diagnostic};
-use crate::model::Platform;
 use crate::Error;
+use crate::model::Platform;
+use crate::source::relative;
 
 /// What a file is to begen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
+pub(crate) enum Kind {
     Source(Platform),
     Header,
 }
 
 /// A file found under the root.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// Relative to the root, `/`-separated.
     pub file: String,
     pub path: PathBuf,
@@ -26,7 +26,7 @@ pub struct Entry {
 }
 
 /// Classifies a path by its extension.
-pub fn kind_of(path: &Path) -> Option<Kind> {
+pub(crate) fn kind_of(path: &Path) -> Option<Kind> {
     let ext = path.extension()?.to_str()?;
     match ext {
         "cu" => Some(Kind::Source(Platform::Cuda)),
@@ -36,18 +36,21 @@ pub fn kind_of(path: &Path) -> Option<Kind> {
     }
 }
 
-/// `path` relative to `root`, with `/` separators.
-pub fn relative(root: &Path, path: &Path) -> String {
-    let rel = path.strip_prefix(root).unwrap_or(path);
-    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+/// A path under the root the walk could not enter.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct WalkError {
+    pub entry: Entry,
+    pub text: String,
+    /// A symbolic link back to an ancestor (a warning, not an error).
+    pub is_loop: bool,
 }
 
 /// Lists the sources and headers under `root`. Fails only when `root`
-/// itself cannot be read; everything below it becomes a diagnostic.
-pub fn walk(root: &Path) -> Result<(Vec<Entry>, Vec<Diagnostic>), Error> {
+/// itself cannot be read; what goes wrong below it is returned apart.
+pub(crate) fn walk(root: &Path) -> Result<(Vec<Entry>, Vec<WalkError>), Error> {
     std::fs::read_dir(root).map_err(|e| Error::io(root, e))?;
     let mut entries = Vec::new();
-    let mut diags = Vec::new();
+    let mut errors = Vec::new();
     let walker = WalkDir::new(root)
         .follow_links(true)
         .sort_by_file_name()
@@ -69,10 +72,10 @@ pub fn walk(root: &Path) -> Result<(Vec<Entry>, Vec<Diagnostic>), Error> {
                     Some(a) => format!("symbolic link loop back to `{}`; not followed", relative(root, a)),
                     None => err.io_error().map_or_else(|| err.to_string(), ToString::to_string),
                 };
-                let d = Diagnostic::error(relative(root, &path), path, msg::walk_error(&text));
-                diags.push(if err.loop_ancestor().is_some() { Diagnostic { severity: crate::diag::Severity::Warning, ..d } } else { d });
+                let entry = Entry { file: relative(root, &path), path, kind: Kind::Header };
+                errors.push(WalkError { entry, text, is_loop: err.loop_ancestor().is_some() });
             }
         }
     }
-    Ok((entries, diags))
+    Ok((entries, errors))
 }

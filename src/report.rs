@@ -1,12 +1,21 @@
-//! The scan document of `begen scan --format json|yaml|table`. Field order
-//! is the contract in DESIGN.md ("CLI contract"); fields may be added, never
-//! changed.
+//! The scan document of `begen scan --format json|yaml|table`. Its fields
+//! are a contract (README, "Command line"): `name`, `file`, `line`,
+//! `platform`, `arg_spec` of each function and `severity`, `file`, `line`,
+//! `column`, `message` of each diagnostic may not change; fields may be
+//! added.
+//!
+//! ```no_run
+//! let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+//! print!("{}", begen::report::Report::new(&run).to_json());
+//! # Ok::<(), begen::Error>(())
+//! ```
 
 use serde::Serialize;
 
-use super::Scan;
 use crate::diag::Diagnostic;
+use crate::driver::Run;
 use crate::model::Function;
+use crate::source::SourceMap;
 
 /// The whole document.
 #[derive(Debug, Serialize)]
@@ -23,6 +32,10 @@ pub struct FunctionEntry {
     pub platform: &'static str,
     pub arg_spec: Vec<String>,
     pub column: usize,
+    /// The module the function belongs to.
+    pub module: String,
+    /// Its XLA FFI target, `<module>.<function>`.
+    pub target: String,
 }
 
 #[derive(Debug, Serialize)]
@@ -34,13 +47,28 @@ pub struct DiagnosticEntry {
     pub message: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// Further places the diagnostic points at.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub labels: Vec<LabelEntry>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// A secondary location of a diagnostic.
+#[derive(Debug, Serialize)]
+pub struct LabelEntry {
+    pub file: String,
+    pub line: usize,
+    pub column: usize,
+    pub message: String,
 }
 
 impl Report {
-    pub fn new(scan: &Scan) -> Self {
+    /// The document of a run.
+    pub fn new(run: &Run) -> Self {
         Report {
-            functions: scan.functions.iter().map(function_entry).collect(),
-            diagnostics: scan.diagnostics.iter().map(diagnostic_entry).collect(),
+            functions: run.library.functions.iter().map(function_entry).collect(),
+            diagnostics: run.diagnostics.iter().map(|d| diagnostic_entry(d, &run.sources)).collect(),
         }
     }
 
@@ -68,28 +96,42 @@ fn function_entry(f: &Function) -> FunctionEntry {
         platform: f.platform.as_str(),
         arg_spec: f.arg_spec().iter().map(ToString::to_string).collect(),
         column: f.column,
+        module: f.module.clone(),
+        target: f.target.clone(),
     }
 }
 
-fn diagnostic_entry(d: &Diagnostic) -> DiagnosticEntry {
+fn diagnostic_entry(d: &Diagnostic, map: &SourceMap) -> DiagnosticEntry {
+    let (file, line, column) = d.location(map);
     DiagnosticEntry {
         severity: d.severity.as_str(),
-        file: d.file.clone(),
-        line: d.line,
-        column: d.column,
+        file: file.to_string(),
+        line,
+        column,
         message: d.message.clone(),
         hint: d.hint.clone(),
+        labels: d
+            .labels
+            .iter()
+            .map(|l| {
+                let (line, column) = map.position(l.span);
+                LabelEntry { file: map.name(l.span).to_string(), line, column, message: l.text.clone() }
+            })
+            .collect(),
+        notes: d.notes.clone(),
     }
 }
 
 /// A table of the functions for people (diagnostics go to stderr apart).
-pub fn table(scan: &Scan) -> String {
-    let rows: Vec<[String; 4]> = scan
+pub fn table(run: &Run) -> String {
+    let rows: Vec<[String; 4]> = run
+        .library
         .functions
         .iter()
         .map(|f| {
             let spec: Vec<String> = f.arg_spec().iter().map(ToString::to_string).collect();
-            [f.name.clone(), format!("{}:{}", f.file, f.line), f.platform.as_str().to_string(), spec.join(" ")]
+            let name = if run.library.namespaced { format!("{}.{}", f.module, f.name) } else { f.name.clone() };
+            [name, format!("{}:{}", f.file, f.line), f.platform.as_str().to_string(), spec.join(" ")]
         })
         .collect();
     let header = ["FUNCTION", "LOCATION", "PLATFORM", "ARG_SPEC"].map(String::from);
@@ -103,12 +145,12 @@ pub fn table(scan: &Scan) -> String {
     for r in std::iter::once(&header).chain(&rows) {
         out.push_str(&format!("{:w0$}  {:w1$}  {:w2$}  {}\n", r[0], r[1], r[2], r[3], w0 = widths[0], w1 = widths[1], w2 = widths[2]));
     }
-    let errors = scan.diagnostics.iter().filter(|d| d.is_error()).count();
-    let warnings = scan.diagnostics.len() - errors;
+    let errors = run.diagnostics.iter().filter(|d| d.is_error()).count();
+    let warnings = run.diagnostics.len() - errors;
     out.push_str(&format!(
         "\n{} function(s) in {} source file(s); {errors} error(s), {warnings} warning(s)\n",
-        scan.functions.len(),
-        scan.sources.len()
+        run.library.functions.len(),
+        run.source_files
     ));
     out
 }

@@ -1,12 +1,20 @@
 //! The resolved model every stage after `check` works from.
 //!
-//! `scan` and `parse` produce raw signatures; `check` resolves them into
-//! [`Function`]s whose every parameter has a role ([`Token`]) with its attr
-//! type resolved. `emit` and `build` only read this model and cannot fail on
-//! it.
+//! A front end (`scan` + `parse` for annotated sources) produces
+//! [`decl::Declared`] functions; `check` resolves them into a [`Library`]
+//! whose every function has its module, FFI target, symbols and Python
+//! names decided and every parameter a role ([`Token`]) with its attr type
+//! resolved. Only `check` can make a `Library`; `emit` and `build` only read
+//! it and cannot fail on it.
+
+pub(crate) mod decl;
+mod ident;
 
 use std::fmt;
 use std::path::PathBuf;
+
+pub use ident::is_identifier;
+pub(crate) use ident::{is_py_keyword, KEYWORDS, PY_RESERVED};
 
 /// Where a function runs: decided by its source file's extension.
 ///
@@ -27,6 +35,46 @@ impl Platform {
         match self {
             Platform::Cpu => "cpu",
             Platform::Cuda => "cuda",
+        }
+    }
+}
+
+/// Which kernels a build includes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum PlatformChoice {
+    /// CPU kernels always; CUDA kernels when CUDA sources exist (then nvcc
+    /// is required).
+    #[default]
+    Auto,
+    /// CPU kernels only; CUDA sources are skipped with a warning each.
+    Cpu,
+    /// Everything; nvcc is required.
+    Cuda,
+}
+
+impl PlatformChoice {
+    /// Parses `cpu`, `cuda` or `auto`.
+    ///
+    /// ```
+    /// use begen::model::PlatformChoice;
+    /// assert_eq!(PlatformChoice::parse("cpu"), Some(PlatformChoice::Cpu));
+    /// assert_eq!(PlatformChoice::parse("gpu"), None);
+    /// ```
+    pub fn parse(s: &str) -> Option<PlatformChoice> {
+        match s {
+            "auto" => Some(PlatformChoice::Auto),
+            "cpu" => Some(PlatformChoice::Cpu),
+            "cuda" => Some(PlatformChoice::Cuda),
+            _ => None,
+        }
+    }
+
+    /// The name `parse` reads.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlatformChoice::Auto => "auto",
+            PlatformChoice::Cpu => "cpu",
+            PlatformChoice::Cuda => "cuda",
         }
     }
 }
@@ -131,7 +179,16 @@ impl AttrType {
             AttrType::Float16 | AttrType::BFloat16 => "uint16",
             AttrType::Complex64 => "float32",
             AttrType::Complex128 => "float64",
-            other => other.as_str(),
+            AttrType::Int8
+            | AttrType::UInt8
+            | AttrType::Int16
+            | AttrType::UInt16
+            | AttrType::Int32
+            | AttrType::UInt32
+            | AttrType::Int64
+            | AttrType::UInt64
+            | AttrType::Float32
+            | AttrType::Float64 => self.as_str(),
         }
     }
 }
@@ -192,6 +249,10 @@ pub struct Param {
     /// The parameter's name in the signature (a checked C++ identifier; for
     /// attrs it is also the attribute name XLA sees).
     pub name: String,
+    /// Its name in the typed Python function (inputs and attributes only):
+    /// the C++ name, with `_` appended where it would be a Python keyword,
+    /// a name the module uses itself, `out`, or taken.
+    pub py_name: String,
     /// The role and resolved type.
     pub token: Token,
     /// Set for float16/bfloat16 attrs only.
@@ -241,6 +302,18 @@ pub struct FunctionOptions {
 pub struct Function {
     /// The C++ function name (a checked identifier).
     pub name: String,
+    /// The module it belongs to (see [`Module`]).
+    pub module: String,
+    /// Its XLA FFI target name, `<module>.<function>`.
+    pub target: String,
+    /// Its name in the Python module: `name`, with `_` appended where that
+    /// would be a Python keyword or one of the module's own names.
+    pub py_name: String,
+    /// The exported XLA FFI handler symbol in `lib<library>.so`.
+    pub handler: String,
+    /// The hidden `extern "C"` trampoline in the source's translation unit
+    /// that the handler calls.
+    pub trampoline: String,
     /// Source path relative to the scanned root, `/`-separated.
     pub file: String,
     /// The source path as found on disk.
@@ -268,7 +341,7 @@ impl Function {
     pub fn attrs(&self) -> impl Iterator<Item = (&Param, AttrType)> {
         self.params.iter().filter_map(|p| match &p.token {
             Token::Attr { ty, .. } => Some((p, *ty)),
-            _ => None,
+            Token::Arg | Token::Ret | Token::Stream => None,
         })
     }
 }
@@ -279,17 +352,61 @@ pub struct SourceFile {
     pub file: String,
     pub path: PathBuf,
     pub platform: Platform,
+    /// The absolute path as written into `#include "..."` by the wrapper of
+    /// an annotated source (checked to be safe there); `None` for sources
+    /// without functions, which compile as they are.
+    pub include: Option<String>,
+}
+
+/// A namespace of functions inside a library: names are unique within a
+/// module, and a function's target is `<module>.<function>`. A library
+/// without `modules:` in begen.yaml is one module named after its prefix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Module {
+    /// The module's name as targets use it (identifiers joined by dots).
+    pub name: String,
+    /// Its attribute name in the Python module of a library of several
+    /// modules (`_` appended to a Python keyword or a module-level name).
+    pub py_name: String,
+    /// Indices into [`Library::functions`], in order.
+    pub functions: Vec<usize>,
+}
+
+/// Build settings from begen.yaml, resolved against the root.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Settings {
+    /// Include directories, absolute.
+    pub include_dirs: Vec<PathBuf>,
+    /// Flags for host C++ translation units.
+    pub cxx_flags: Vec<String>,
+    /// CUDA architectures as written (`sm_90`, `9.0`).
+    pub cuda_arch: Vec<String>,
+    /// Flags for nvcc translation units.
+    pub cuda_flags: Vec<String>,
+    /// Whether nvcc is required: CUDA sources are built.
+    pub cuda: bool,
 }
 
 /// What `emit` and `build` take: the checked functions of one library.
+/// Made only by `check` (through [`crate::driver`]); every name in it is a
+/// checked identifier, every symbol distinct, every include path safe.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Library {
     /// Library name (a checked identifier): `lib<name>.so`, `<name>.py`.
     pub name: String,
-    /// FFI target prefix: targets are `<prefix>.<function>`.
+    /// FFI target prefix of a one-module library: targets are `<prefix>.<function>`.
     pub prefix: String,
     /// Sorted by (file, line).
     pub functions: Vec<Function>,
-    /// Every source file under the root, sorted by `file`.
+    /// The modules, sorted by name; one for a library without `modules:`.
+    pub modules: Vec<Module>,
+    /// Whether begen.yaml declares `modules:` (the Python module then has
+    /// one namespace per module).
+    pub namespaced: bool,
+    /// Every source file to compile, sorted by `file`.
     pub sources: Vec<SourceFile>,
+    pub settings: Settings,
+    /// The root the sources were found under (absolute).
+    pub root: PathBuf,
+    pub(crate) _checked: (),
 }

@@ -8,7 +8,7 @@
 /// One `//` line comment: the byte range of its text (after the `//`, without
 /// the line break or a trailing `\r`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LineComment {
+pub(crate) struct LineComment {
     /// Offset of the first `/`.
     pub start: usize,
     /// Offset just after `//`.
@@ -19,7 +19,7 @@ pub struct LineComment {
 
 /// The lexed file.
 #[derive(Debug, Clone)]
-pub struct Lexed {
+pub(crate) struct Lexed {
     /// Same length as the input; comments and literal contents are spaces
     /// (line breaks kept), quotes and everything else unchanged.
     pub code: Vec<u8>,
@@ -28,7 +28,7 @@ pub struct Lexed {
 
 /// Lexes `src`. Never fails: unterminated comments and literals run to the
 /// end of the line (literals) or file (block comments).
-pub fn lex(src: &[u8]) -> Lexed {
+pub(crate) fn lex(src: &[u8]) -> Lexed {
     let mut lx = Lexer { src, code: src.to_vec(), comments: Vec::new(), i: 0 };
     lx.run();
     Lexed { code: lx.code, comments: lx.comments }
@@ -234,37 +234,6 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     hay.windows(needle.len()).position(|w| w == needle)
 }
 
-/// Maps byte offsets to 1-based lines and columns.
-#[derive(Debug, Clone)]
-pub struct LineIndex {
-    starts: Vec<usize>,
-}
-
-impl LineIndex {
-    pub fn new(src: &[u8]) -> Self {
-        let mut starts = vec![0];
-        starts.extend(memchr::memchr_iter(b'\n', src).map(|i| i + 1));
-        LineIndex { starts }
-    }
-
-    /// 1-based (line, column); the column counts bytes.
-    pub fn position(&self, offset: usize) -> (usize, usize) {
-        let line = self.starts.partition_point(|s| *s <= offset).max(1);
-        (line, offset - self.starts[line - 1] + 1)
-    }
-
-    /// Byte offset of the start of the 1-based `line`.
-    pub fn line_start(&self, line: usize) -> usize {
-        self.starts.get(line.saturating_sub(1)).copied().unwrap_or(0)
-    }
-
-    /// Offset of the start of the line after the one holding `offset`.
-    pub fn next_line_start(&self, offset: usize, len: usize) -> usize {
-        let (line, _) = self.position(offset);
-        self.starts.get(line).copied().unwrap_or(len)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -289,13 +258,5 @@ mod tests {
     fn code_view_blanks_comments_and_literals() {
         let l = lex(b"f(/* x */ \"{\", '{') // {\n{");
         assert_eq!(String::from_utf8(l.code).unwrap(), "f(        \" \", ' ')     \n{");
-    }
-
-    #[test]
-    fn positions() {
-        let idx = LineIndex::new(b"ab\ncd\n");
-        assert_eq!(idx.position(0), (1, 1));
-        assert_eq!(idx.position(4), (2, 2));
-        assert_eq!(idx.position(6), (3, 1));
     }
 }

@@ -1,17 +1,17 @@
 //! Reads `// @BE name [token ...]` out of a line comment.
 
-use crate::scan::lex::LineComment;
+use crate::source::lex::LineComment;
 
 /// One whitespace-separated word of an annotation, with its offset in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Word {
+pub(crate) struct Word {
     pub text: String,
     pub offset: usize,
 }
 
 /// What a line comment turned out to be.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Comment {
+pub(crate) enum Comment {
     /// Not an annotation.
     Plain,
     /// `// @BEfoo`: looks like an annotation but is not one.
@@ -21,16 +21,7 @@ pub enum Comment {
 }
 
 /// Classifies the comment `c` of `src`.
-///
-/// ```
-/// use begen::parse::annotation::{classify, Comment};
-/// let src = b"//@BE f arg ret";
-/// let c = begen::scan::lex::lex(src).comments.remove(0);
-/// let Comment::Annotation { name, tokens, .. } = classify(src, &c) else { panic!() };
-/// assert_eq!(name.unwrap().text, "f");
-/// assert_eq!(tokens.len(), 2);
-/// ```
-pub fn classify(src: &[u8], c: &LineComment) -> Comment {
+pub(crate) fn classify(src: &[u8], c: &LineComment) -> Comment {
     let text = &src[c.text_start..c.end];
     // `///` doc comments count too.
     let mut i = text.iter().take_while(|b| **b == b'/').count();
@@ -65,4 +56,18 @@ fn words(bytes: &[u8], base: usize) -> Vec<Word> {
         out.push(Word { text: String::from_utf8_lossy(&bytes[start..i]).into_owned(), offset: base + start });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotation_words() {
+        let src = b"//@BE f arg ret";
+        let c = crate::source::lex::lex(src).comments.remove(0);
+        let Comment::Annotation { name, tokens, .. } = classify(src, &c) else { panic!("not an annotation") };
+        assert_eq!(name.map(|w| w.text), Some("f".to_string()));
+        assert_eq!(tokens.len(), 2);
+    }
 }

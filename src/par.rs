@@ -1,7 +1,11 @@
-//! Per-file work spread over the machine's cores. Items are taken from a
+//! Shared helpers for speed: per-file work spread over the machine's cores,
+//! and a fast hasher for maps keyed by short strings.
+//!
+//! Per-file work: Items are taken from a
 //! shared queue one at a time (file sizes vary a lot), and each item keeps
 //! its own results, so the outcome does not depend on which thread ran it.
 
+use std::hash::{BuildHasherDefault, Hasher};
 use std::slice::IterMut;
 use std::sync::{Mutex, PoisonError};
 
@@ -37,6 +41,34 @@ pub(crate) fn for_each<T: Send, S>(
 
 fn next<'a, T>(queue: &Mutex<IterMut<'a, T>>) -> Option<&'a mut T> {
     queue.lock().unwrap_or_else(PoisonError::into_inner).next()
+}
+
+/// FxHash: the interner's keys are short token texts, for which SipHash's
+/// DoS resistance costs more than the whole lookup.
+#[derive(Default)]
+pub(crate) struct FxHasher(u64);
+
+/// Builds [`FxHasher`]s, for maps keyed by short strings.
+pub(crate) type FxBuildHasher = BuildHasherDefault<FxHasher>;
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x517c_c1b7_2722_0a95;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            self.0 = (self.0.rotate_left(5) ^ w).wrapping_mul(K);
+        }
+        for &b in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(K);
+        }
+    }
+    fn write_u8(&mut self, b: u8) {
+        self.write(&[b]);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,108 @@
+//! Every name the generated files use, decided once: FFI targets, handler
+//! and trampoline symbols (distinct, or an error), and the Python names of
+//! modules, functions and parameters (clear of Python keywords and of the
+//! names the generated module defines itself).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use super::modules::Modules;
+use super::Request;
+use crate::diag::{messages as msg, Diagnostic};
+use crate::model::{is_py_keyword, Function, Module, Token, PY_RESERVED};
+
+/// Fills in each function's target, symbols and Python names, and returns
+/// the modules (sorted by name) with their functions' indices.
+pub(super) fn name_all(
+    req: &Request,
+    library: &str,
+    prefix: &str,
+    modules: &Modules,
+    functions: &mut [Function],
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Module> {
+    let explicit_prefix = req.config.prefix.is_some();
+    let mut by_module: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    if !modules.namespaced {
+        by_module.insert(prefix.to_string(), Vec::new());
+    }
+    for (k, f) in functions.iter_mut().enumerate() {
+        f.target = if modules.namespaced && explicit_prefix {
+            format!("{prefix}.{}.{}", f.module, f.name)
+        } else {
+            format!("{}.{}", f.module, f.name)
+        };
+        let (handler, trampoline) = if modules.namespaced {
+            (format!("begen_{library}_{}_{}", f.module, f.name), format!("begen_call_{library}_{}_{}", f.module, f.name))
+        } else {
+            (format!("begen_{library}_{}", f.name), format!("begen_call_{library}_{}", f.name))
+        };
+        f.handler = handler;
+        f.trampoline = trampoline;
+        name_params(f);
+        by_module.entry(f.module.clone()).or_default().push(k);
+    }
+    check_symbols(req, functions, diags);
+    let mut module_names = BTreeSet::new();
+    by_module
+        .into_iter()
+        .map(|(name, indices)| {
+            let mut taken = BTreeSet::new();
+            for &k in &indices {
+                functions[k].py_name = py_name(&functions[k].name, &mut taken);
+            }
+            Module { py_name: py_name(&name, &mut module_names), name, functions: indices }
+        })
+        .collect()
+}
+
+/// A Python name for `name`: itself, with `_` appended while it is a
+/// Python keyword, one of the generated module's own names, or taken.
+pub(crate) fn py_name(name: &str, taken: &mut BTreeSet<String>) -> String {
+    let mut py = name.to_string();
+    while is_py_keyword(&py) || PY_RESERVED.contains(&py.as_str()) || taken.contains(&py) {
+        py.push('_');
+    }
+    taken.insert(py.clone());
+    py
+}
+
+/// The Python parameter names of a function's inputs and attributes: like
+/// [`py_name`], and never `out` (the output structs' keyword).
+fn name_params(f: &mut Function) {
+    let mut taken = BTreeSet::from(["out".to_string()]);
+    for p in &mut f.params {
+        p.py_name = match p.token {
+            Token::Arg | Token::Attr { .. } => py_name(&p.name, &mut taken),
+            Token::Ret | Token::Stream => String::new(),
+        };
+    }
+}
+
+/// Every handler and trampoline symbol must be distinct: a symbol that is
+/// another function's is an error at both.
+fn check_symbols(req: &Request, functions: &[Function], diags: &mut Vec<Diagnostic>) {
+    let mut owner: HashMap<&str, usize> = HashMap::new();
+    for (k, f) in functions.iter().enumerate() {
+        for symbol in [f.handler.as_str(), f.trampoline.as_str()] {
+            if let Some(&other) = owner.get(symbol) {
+                let o = &functions[other];
+                let span = |f: &Function| {
+                    let id = req.sources.iter().map(|(id, _)| *id).find(|id| req.map.get(*id).name == f.file);
+                    id.map(|id| {
+                        let start = req.map.get(id).line_range(f.line).start + f.column - 1;
+                        req.map.span(id, start, start + f.name.len())
+                    })
+                };
+                if let (Some(here), Some(there)) = (span(f), span(o)) {
+                    diags.push(
+                        Diagnostic::error(here, msg::symbol_collision(symbol, &f.target, &o.target))
+                            .with(there, format!("'{}' is here", o.target))
+                            .hint(msg::HINT_SYMBOL_COLLISION),
+                    );
+                }
+            } else {
+                owner.insert(symbol, k);
+            }
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! The pipeline's one owner. [`run`] loads the kernel directory into a
+//! source map, finds the annotations (`scan`), reads the signatures
+//! (`parse`) and checks everything (`check`), and returns the [`Library`]
+//! with every diagnostic. `begen scan`, `begen generate`, `begen build` and
+//! [`crate::Build`] all start here; nothing else scans.
+//!
+//! ```text
+//!  files ──load──> SourceMap ──scan──> Scanned ──parse──> Declared ──check──> Library ──emit──> text ──build──> lib.so
+//!                  (+ begen.yaml)      (annotations)       (front-end seam)    (model)
+//! ```
+//!
+//! Each phase records every problem it finds and goes on; a later phase
+//! works with what the earlier ones produced. Only an unreadable root stops
+//! a run ([`Error`]).
+//!
+//! ```no_run
+//! let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+//! for f in &run.library.functions {
+//!     println!("{} {:?}", f.target, f.arg_spec());
+//! }
+//! assert!(!run.has_errors());
+//! # Ok::<(), begen::Error>(())
+//! ```
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+
+use crate::check::{self, Request};
+use crate::config::{self, SourceSpec};
+use crate::diag::{self, Diagnostic};
+use crate::model::decl::Listed;
+use crate::model::{Library, Platform, PlatformChoice};
+use crate::parse::{self, Headers};
+use crate::scan::{self, Kind};
+use crate::source::{FileId, SourceMap};
+use crate::Error;
+
+/// What to read, and the caller's settings that override begen.yaml's.
+#[derive(Debug, Clone, Default)]
+pub struct Input {
+    /// The kernel directory (scanned recursively).
+    pub root: PathBuf,
+    /// The library name (`--name`); else begen.yaml's `name`, else the
+    /// directory's name.
+    pub name: Option<String>,
+    /// Else begen.yaml's `platform`, else `auto`.
+    pub platform: Option<PlatformChoice>,
+    /// Where outputs go: sources under it are begen's own, not the library's.
+    pub out: Option<PathBuf>,
+    /// The library is to be built: an unusable library name is an error
+    /// (for a scan, a warning).
+    pub building: bool,
+}
+
+impl Input {
+    /// Scanning `root` with its own settings.
+    pub fn new(root: impl Into<PathBuf>) -> Input {
+        Input { root: root.into(), ..Input::default() }
+    }
+}
+
+/// What a run produced.
+#[derive(Debug, Clone)]
+pub struct Run {
+    /// The checked library: the functions without errors.
+    pub library: Library,
+    /// Every diagnostic, sorted by file, line and column.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Every file read, for rendering the diagnostics.
+    pub sources: SourceMap,
+    /// Every file read (sources, headers, begen.yaml), for
+    /// `cargo:rerun-if-changed`.
+    pub files_read: Vec<PathBuf>,
+    /// How many source files the root holds.
+    pub source_files: usize,
+}
+
+impl Run {
+    /// Whether any diagnostic is an error (then nothing may be built).
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Runs the front end and `check` over `input.root`. Fails only when the
+/// root cannot be read; every other problem is a diagnostic.
+pub fn run(input: &Input) -> Result<Run, Error> {
+    let root = &input.root;
+    let mut map = SourceMap::default();
+    let root_file = map.add(".", root, Vec::new());
+
+    // load: every source and header, then begen.yaml, into the map.
+    let (files, mut diags) = scan::load(root, &mut map)?;
+    let (config, config_file, config_diags) = config::load(root, &mut map);
+    diags.extend(config_diags);
+    let sources: Vec<(FileId, Platform)> = files
+        .iter()
+        .filter_map(|f| match f.kind {
+            Kind::Source(p) => Some((f.id, p)),
+            Kind::Header => None,
+        })
+        .collect();
+    let listed = listed(&map, &config, config_file, &sources);
+
+    // scan: annotations; parse: signatures.
+    let wanted: BTreeSet<FileId> = listed.keys().copied().collect();
+    let (scanned, scan_diags) = scan::scan(&map, &files, &wanted);
+    diags.extend(scan_diags);
+    let include_dirs = config.include_dirs.iter().map(|d| root.join(d)).collect();
+    let mut headers = Headers::new(root, include_dirs);
+    let (declared, parse_diags) = parse::declare(&mut map, scanned, &listed, &mut headers);
+    diags.extend(parse_diags);
+
+    // check: decide everything.
+    let absolute = std::fs::canonicalize(root).map_err(|e| Error::io(root, e))?;
+    let out = input.out.as_deref();
+    let request = Request {
+        map: &map,
+        config: &config,
+        config_file,
+        root: &absolute,
+        root_file,
+        name: input.name.as_deref(),
+        platform: input.platform,
+        out,
+        building: input.building,
+        sources: &sources,
+    };
+    let (library, check_diags) = check::check(&request, declared);
+    diags.extend(check_diags);
+    diag::sort(&mut diags, &map);
+
+    let mut files_read: BTreeSet<PathBuf> = files.iter().map(|f| map.get(f.id).path.clone()).collect();
+    if let Some(c) = config_file {
+        files_read.insert(map.get(c.id).path.clone());
+    }
+    files_read.extend(headers.read);
+    Ok(Run { library, diagnostics: diags, sources: map, files_read: files_read.into_iter().collect(), source_files: sources.len() })
+}
+
+/// begen.yaml's `sources:`, by file: the functions each entry names, with
+/// where each name is written. Entries naming no source are `check`'s to
+/// report.
+fn listed(
+    map: &SourceMap,
+    config: &config::Config,
+    config_file: Option<config::ConfigFile>,
+    sources: &[(FileId, Platform)],
+) -> BTreeMap<FileId, Vec<Listed>> {
+    let mut out = BTreeMap::new();
+    let Some(cf) = config_file else { return out };
+    for (file, spec) in &config.sources {
+        let Some(&(id, _)) = sources.iter().find(|(id, _)| map.get(*id).name == *file) else { continue };
+        let line = map.position(cf.span(map, file, 1)).0;
+        let entries: Vec<(String, Option<Vec<String>>)> = match spec {
+            SourceSpec::Dict(d) => d.iter().map(|(k, v)| (k.clone(), Some(v.clone()))).collect(),
+            SourceSpec::List(l) => l.iter().map(|k| (k.clone(), None)).collect(),
+        };
+        let listed = entries
+            .into_iter()
+            .map(|(name, tokens)| Listed { span: cf.span(map, &name, line), name, tokens })
+            .collect();
+        out.insert(id, listed);
+    }
+    out
+}

@@ -1,0 +1,73 @@
+//! Names: every name begen writes into generated C++ passes through
+//! [`is_identifier`] first, and every name it writes into Python is kept
+//! clear of [`PY_KEYWORDS`]. Each list exists once, here.
+
+/// C++ keywords and alternative tokens (C++20), which are never valid names.
+pub(crate) const KEYWORDS: &[&str] = &[
+    "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor", "bool", "break",
+    "case", "catch", "char", "char8_t", "char16_t", "char32_t", "class", "compl", "concept",
+    "const", "consteval", "constexpr", "constinit", "const_cast", "continue", "co_await",
+    "co_return", "co_yield", "decltype", "default", "delete", "do", "double", "dynamic_cast",
+    "else", "enum", "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
+    "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept", "not", "not_eq",
+    "nullptr", "operator", "or", "or_eq", "private", "protected", "public", "register",
+    "reinterpret_cast", "requires", "return", "short", "signed", "sizeof", "static",
+    "static_assert", "static_cast", "struct", "switch", "template", "this", "thread_local",
+    "throw", "true", "try", "typedef", "typeid", "typename", "union", "unsigned", "using",
+    "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
+];
+
+/// True when `name` is a plain ASCII C++ identifier that is not a keyword:
+/// a letter or `_`, then letters, digits and `_`.
+///
+/// ```
+/// use begen::model::is_identifier;
+/// assert!(is_identifier("scale_by_2"));
+/// assert!(!is_identifier("2x"));
+/// assert!(!is_identifier("café"));
+/// assert!(!is_identifier("float"));
+/// assert!(!is_identifier("a);system(\"x\""));
+/// ```
+pub fn is_identifier(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    let starts_well = matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic() || b == b'_');
+    starts_well
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && !KEYWORDS.contains(&name)
+}
+
+/// Python keywords: valid C++ identifiers that Python cannot use as names.
+pub(crate) const PY_KEYWORDS: [&str; 35] = [
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
+    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
+    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+];
+
+/// Whether `name` is a Python keyword.
+pub(crate) fn is_py_keyword(name: &str) -> bool {
+    PY_KEYWORDS.contains(&name)
+}
+
+/// Names the generated Python module defines or its typed functions use
+/// (templates/module.py): a function, module or parameter of one of these
+/// names would hide it, so it gets a `_` appended.
+pub(crate) const PY_RESERVED: [&str; 19] = [
+    "register", "TARGETS", "LIBRARY", "MODULES", "_jax", "_np", "_ml_dtypes", "_begen_complex", "_begen_int",
+    "_begen_bool", "_begen_float", "_begen_kind", "_begen_text", "_begen_show", "tuple", "list", "isinstance", "len",
+    "TypeError",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn identifiers() {
+        assert!(is_identifier("_x"));
+        assert!(is_identifier("X9"));
+        assert!(!is_identifier(""));
+        assert!(!is_identifier("a-b"));
+        assert!(!is_identifier("a b"));
+        assert!(!is_identifier("int"));
+    }
+}

@@ -1,0 +1,139 @@
+//! The source map: every file a run reads, each read once, with an id, and
+//! the one place where locations are defined. A [`Span`] is a byte range in
+//! one file; lines and columns are derived from it only when a diagnostic is
+//! shown. The renderer takes its snippets from here, never from the disk.
+//!
+//! ```
+//! use begen::source::SourceMap;
+//! let mut map = SourceMap::default();
+//! let id = map.add("a.cu", "/k/a.cu", b"// @BE f\nvoid f();\n".to_vec());
+//! let span = map.span(id, 14, 15);
+//! assert_eq!(map.position(span), (2, 6));
+//! assert_eq!(map.text(span), "f");
+//! ```
+
+pub(crate) mod lex;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A file of the [`SourceMap`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FileId(u32);
+
+impl FileId {
+    /// A file id for unit tests that need no map.
+    #[cfg(test)]
+    pub(crate) const TEST: FileId = FileId(0);
+}
+
+/// A byte range `start..end` in one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Span {
+    pub file: FileId,
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Span {
+    /// `start..end` in `file` (an `end` before `start` is taken as `start`).
+    pub fn new(file: FileId, start: usize, end: usize) -> Span {
+        Span { file, start, end: end.max(start) }
+    }
+
+    /// The empty span at the start of `file`: "the whole file".
+    pub fn file(file: FileId) -> Span {
+        Span { file, start: 0, end: 0 }
+    }
+}
+
+/// One file as read.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    /// Relative to the scanned root with `/` separators (what reports show).
+    pub name: String,
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// Its bytes (empty when it could not be read).
+    pub bytes: Arc<[u8]>,
+    lines: Vec<usize>,
+}
+
+impl SourceFile {
+    /// 1-based (line, byte column) of an offset.
+    pub fn position(&self, offset: usize) -> (usize, usize) {
+        let line = self.lines.partition_point(|s| *s <= offset).max(1);
+        (line, offset - self.lines[line - 1] + 1)
+    }
+
+    /// The byte range of the 1-based `line`, without its line break.
+    pub fn line_range(&self, line: usize) -> std::ops::Range<usize> {
+        let start = self.lines.get(line.saturating_sub(1)).copied().unwrap_or(self.bytes.len());
+        let mut end = self.lines.get(line).map_or(self.bytes.len(), |s| s - 1);
+        if end > start && self.bytes[end - 1] == b'\r' {
+            end -= 1;
+        }
+        start..end.max(start)
+    }
+}
+
+/// Every file of one run, by id. Append-only: ids stay valid.
+#[derive(Debug, Clone, Default)]
+pub struct SourceMap {
+    files: Vec<SourceFile>,
+}
+
+impl SourceMap {
+    /// Adds a file and returns its id.
+    pub fn add(&mut self, name: impl Into<String>, path: impl Into<PathBuf>, bytes: Vec<u8>) -> FileId {
+        let id = FileId(u32::try_from(self.files.len()).unwrap_or(u32::MAX));
+        let mut lines = vec![0];
+        lines.extend(memchr::memchr_iter(b'\n', &bytes).map(|i| i + 1));
+        self.files.push(SourceFile { name: name.into(), path: path.into(), bytes: bytes.into(), lines });
+        id
+    }
+
+    /// The file of an id.
+    pub fn get(&self, id: FileId) -> &SourceFile {
+        &self.files[id.0 as usize]
+    }
+
+    /// The id of the file read from `path`, if it was.
+    pub fn find(&self, path: &Path) -> Option<FileId> {
+        self.files.iter().position(|f| f.path == path).map(|k| FileId(k as u32))
+    }
+
+    /// Every file with its id, in the order they were added.
+    pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+        self.files.iter().enumerate().map(|(k, f)| (FileId(k as u32), f))
+    }
+
+    /// A span, clamped to the file.
+    pub fn span(&self, file: FileId, start: usize, end: usize) -> Span {
+        let len = self.get(file).bytes.len();
+        let start = start.min(len);
+        Span { file, start, end: end.clamp(start, len) }
+    }
+
+    /// The relative name of a span's file.
+    pub fn name(&self, span: Span) -> &str {
+        &self.get(span.file).name
+    }
+
+    /// 1-based line and byte column of a span's start.
+    pub fn position(&self, span: Span) -> (usize, usize) {
+        self.get(span.file).position(span.start)
+    }
+
+    /// The text of a span (lossy for non-UTF-8 bytes).
+    pub fn text(&self, span: Span) -> std::borrow::Cow<'_, str> {
+        let bytes = &self.get(span.file).bytes;
+        String::from_utf8_lossy(&bytes[span.start.min(bytes.len())..span.end.min(bytes.len())])
+    }
+}
+
+/// `path` relative to `root`, with `/` separators: a file's name in reports.
+pub(crate) fn relative(root: &Path, path: &Path) -> String {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
