@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use begen::diag::render::render_text;
-use begen::scan::report::Report;
+use begen::report::Report;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
@@ -12,9 +12,9 @@ fn fixtures() -> PathBuf {
 
 fn run_case(name: &str) {
     let dir = fixtures().join(name);
-    let scan = begen::scan::scan(&dir.join("input")).expect("the fixture's input folder is readable");
+    let scan = begen::driver::run(&begen::driver::Input::new(dir.join("input"))).expect("the fixture's input folder is readable");
     let json = Report::new(&scan).to_json();
-    let text: String = scan.diagnostics.iter().map(|d| render_text(d, false) + "\n").collect();
+    let text: String = scan.diagnostics.iter().map(|d| render_text(d, &scan.sources, false) + "\n").collect();
     let mut failures = Vec::new();
     for (file, actual) in [("scan.json", json), ("diagnostics.txt", text)] {
         if let Some(diff) = golden(&dir.join(file), &actual) {

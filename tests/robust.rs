@@ -1,7 +1,7 @@
 //! begen never panics on user input: arbitrary bytes, near-C++ text,
 //! unreadable files and symlink loops all become diagnostics.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::prelude::*;
@@ -19,16 +19,16 @@ fn temp_dir(tag: &str) -> PathBuf {
     dir
 }
 
-fn scan_bytes(name: &str, bytes: &[u8]) -> begen::scan::Scan {
+fn scan_bytes(name: &str, bytes: &[u8]) -> begen::driver::Run {
     let dir = temp_dir("prop");
     std::fs::write(dir.join(name), bytes).unwrap();
-    let scan = begen::scan::scan(&dir).expect("the root is readable");
+    let scan = begen::driver::run(&begen::driver::Input::new(&dir)).expect("the root is readable");
     // Rendering reads the file back for snippets: it must not panic either.
     for d in &scan.diagnostics {
-        let _ = begen::diag::render::render_text(d, true);
-        let _ = begen::diag::render::render_cargo(d);
+        let _ = begen::diag::render::render_text(d, &scan.sources, true);
+        let _ = begen::diag::render::render_cargo(d, &scan.sources);
     }
-    let _ = begen::scan::report::Report::new(&scan).to_json();
+    let _ = begen::report::Report::new(&scan).to_json();
     std::fs::remove_dir_all(&dir).unwrap();
     scan
 }
@@ -62,12 +62,9 @@ proptest! {
 
     #[test]
     fn macro_expansion_terminates(body in "[A-Za-z_ #(),]{0,60}", call in "[A-Za-z_ #(),]{0,40}") {
-        let src = format!("#define A(x, ...) {body}\n#define B A(B, A) A\n");
-        let mut table = begen::parse::macros::MacroTable::default();
-        for m in begen::parse::macros::collect(src.as_bytes(), src.as_bytes(), "t.cu").defines {
-            table.insert(m);
-        }
-        let _ = begen::parse::macros::expand(&call, &table);
+        // Through the whole pipeline: the annotated item is the invocation.
+        let src = format!("#define A(x, ...) {body}\n#define B A(B, A) A\n// @BE f\n{call}\n");
+        scan_bytes("m.cu", src.as_bytes());
     }
 }
 
@@ -79,7 +76,7 @@ fn exponential_macros_are_bounded() {
     }
     src.push_str("// @BE f\nX39\n");
     let scan = scan_bytes("a.cu", src.as_bytes());
-    assert!(scan.functions.is_empty());
+    assert!(scan.library.functions.is_empty());
 }
 
 #[test]
@@ -95,10 +92,10 @@ fn empty_binary_and_non_utf8_files() {
     std::fs::write(dir.join("empty.cu"), b"").unwrap();
     std::fs::write(dir.join("bin.cu"), b"\x00\x01// @BE f\n").unwrap();
     std::fs::write(dir.join("latin.cpp"), b"// \xe9\n// @BE f\nvoid f(const BE::Tensor x, BE::Tensor y) {}\n").unwrap();
-    let scan = begen::scan::scan(&dir).unwrap();
-    let files: Vec<&str> = scan.diagnostics.iter().map(|d| d.file.as_str()).collect();
+    let scan = begen::driver::run(&begen::driver::Input::new(&dir)).unwrap();
+    let files: Vec<&str> = scan.diagnostics.iter().map(|d| d.location(&scan.sources).0).collect();
     assert_eq!(files, vec!["bin.cu", "empty.cu", "latin.cpp"]);
-    assert_eq!(scan.functions.len(), 1);
+    assert_eq!(scan.library.functions.len(), 1);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -110,9 +107,9 @@ fn symlink_loops_are_reported_not_followed() {
     std::os::unix::fs::symlink(&dir, dir.join("sub/back")).unwrap();
     std::os::unix::fs::symlink(dir.join("sub/self"), dir.join("sub/self")).unwrap();
     std::fs::write(dir.join("sub/k.cu"), b"// @BE k\nvoid k(const BE::Tensor x, BE::Tensor y) {}\n").unwrap();
-    let scan = begen::scan::scan(&dir).unwrap();
-    assert_eq!(scan.functions.len(), 1);
-    let messages: Vec<String> = scan.diagnostics.iter().map(|d| format!("{}: {}", d.file, d.message)).collect();
+    let scan = begen::driver::run(&begen::driver::Input::new(&dir)).unwrap();
+    assert_eq!(scan.library.functions.len(), 1);
+    let messages: Vec<String> = scan.diagnostics.iter().map(|d| format!("{}: {}", d.location(&scan.sources).0, d.message)).collect();
     assert!(messages.iter().any(|m| m.starts_with("sub/back: ") && m.contains("loop")), "{messages:?}");
     assert!(messages.iter().any(|m| m.starts_with("sub/self: ")), "{messages:?}");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -127,9 +124,9 @@ fn unreadable_files_are_diagnosed() {
     // Readable as a regular file to `stat`, but `read` fails with EIO, even for root.
     std::os::unix::fs::symlink("/proc/self/mem", dir.join("mem.cu")).unwrap();
     std::fs::write(dir.join("ok.cu"), b"// @BE k\nvoid k(const BE::Tensor x, BE::Tensor y) {}\n").unwrap();
-    let scan = begen::scan::scan(&dir).unwrap();
-    assert_eq!(scan.functions.len(), 1);
-    let d = scan.diagnostics.iter().find(|d| d.file == "mem.cu").expect("a diagnostic for mem.cu");
+    let scan = begen::driver::run(&begen::driver::Input::new(&dir)).unwrap();
+    assert_eq!(scan.library.functions.len(), 1);
+    let d = scan.diagnostics.iter().find(|d| d.location(&scan.sources).0 == "mem.cu").expect("a diagnostic for mem.cu");
     assert!(d.is_error() && d.message.starts_with("cannot read this file"), "{d:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -139,6 +136,6 @@ fn root_that_is_a_file_is_an_error() {
     let dir = temp_dir("rootfile");
     let file = dir.join("x.cu");
     std::fs::write(&file, b"").unwrap();
-    assert!(begen::scan::scan(Path::new(&file)).is_err());
+    assert!(begen::driver::run(&begen::driver::Input::new(&file)).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -1,4 +1,4 @@
-//! The library API the back half builds on: `begen::scan::scan` fills
+//! The library API the back half builds on: `begen::driver::run` fills
 //! functions, options, half representations, sources and files_read.
 
 use std::path::Path;
@@ -11,8 +11,8 @@ fn fixture(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn half_representations() {
-    let scan = begen::scan::scan(&fixture("explicit_types")).unwrap();
-    let halves = scan.functions.iter().find(|f| f.name == "halves").unwrap();
+    let scan = begen::driver::run(&begen::driver::Input::new(&fixture("explicit_types"))).unwrap();
+    let halves = scan.library.functions.iter().find(|f| f.name == "halves").unwrap();
     let reprs: Vec<Option<HalfRepr>> = halves.params.iter().map(|p| p.half_repr).collect();
     use HalfRepr::*;
     assert_eq!(reprs, vec![None, None, Some(Bits), Some(Bits), Some(Bits), Some(CudaHalf), Some(CudaBFloat16), None]);
@@ -21,26 +21,26 @@ fn half_representations() {
 #[test]
 fn options_sources_and_files_read() {
     let root = fixture("config_forms");
-    let scan = begen::scan::scan(&root).unwrap();
+    let scan = begen::driver::run(&begen::driver::Input::new(&root)).unwrap();
     assert!(!scan.has_errors(), "{:?}", scan.diagnostics);
-    let scale = scan.functions.iter().find(|f| f.name == "scale").unwrap();
+    let scale = scan.library.functions.iter().find(|f| f.name == "scale").unwrap();
     assert!(scale.options.command_buffer);
     assert_eq!(scale.options.vmap_method, VmapMethod::BroadcastAll);
-    let add_one = scan.functions.iter().find(|f| f.name == "add_one").unwrap();
+    let add_one = scan.library.functions.iter().find(|f| f.name == "add_one").unwrap();
     assert!(!add_one.options.command_buffer);
     assert_eq!(add_one.options.vmap_method, VmapMethod::ExpandDims);
     assert_eq!(add_one.platform, Platform::Cpu);
-    assert_eq!(scan.config.name.as_deref(), Some("mykernels"));
-    let files: Vec<&str> = scan.sources.iter().map(|s| s.file.as_str()).collect();
+    assert_eq!(scan.library.name.as_str(), "mykernels");
+    let files: Vec<&str> = scan.library.sources.iter().map(|s| s.file.as_str()).collect();
     assert_eq!(files, vec!["cpu.cpp", "ops/add.cu"]);
     for expected in ["begen.yaml", "cpu.cpp", "ops/add.cu", "inc/gen.h"] {
         assert!(scan.files_read.contains(&root.join(expected)), "{expected} not in {:?}", scan.files_read);
     }
-    let sub = scan.functions.iter().find(|f| f.name == "sub_one").unwrap();
+    let sub = scan.library.functions.iter().find(|f| f.name == "sub_one").unwrap();
     assert_eq!(sub.params[2].token, Token::Attr { name: "k".into(), ty: begen::model::AttrType::Int32 });
 }
 
 #[test]
 fn unreadable_root_is_an_error() {
-    assert!(begen::scan::scan(Path::new("/nonexistent/begen/root")).is_err());
+    assert!(begen::driver::run(&begen::driver::Input::new("/nonexistent/begen/root")).is_err());
 }

@@ -26,7 +26,7 @@ use crate::source::{FileId, SourceMap, Span};
 /// let mut map = SourceMap::default();
 /// let a = map.add("a.cu", "a.cu", Vec::new());
 /// let d = Diagnostic::file(Severity::Warning, a, "empty file");
-/// assert_eq!(render_text(&d, &map, false), "warning: empty file\n --> a.cu\n");
+/// assert_eq!(render_text(&d, &map, false), "warning: empty file\n--> a.cu\n");
 /// ```
 pub fn render_text(d: &Diagnostic, map: &SourceMap, color: bool) -> String {
     let renderer = if color { Renderer::styled() } else { Renderer::plain() };
@@ -59,7 +59,12 @@ pub fn render_text(d: &Diagnostic, map: &SourceMap, color: bool) -> String {
         message = message.footer(Level::Help.title(h));
     }
     let mut out = renderer.render(message).to_string();
-    out.push('\n');
+    if d.whole_file {
+        // No source to show: drop the empty gutter lines of the empty snippet.
+        out = out.lines().filter(|l| l.trim() != "|").map(|l| format!("{l}\n")).collect();
+    } else {
+        out.push('\n');
+    }
     out
 }
 
