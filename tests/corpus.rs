@@ -1,8 +1,9 @@
 //! Real-world corpus: `begen scan` against kernix on brainevent 0.3.0.
 //!
-//! Runs `tests/corpus/kernix_compare.py` and `tests/corpus/hazards.py` (see
-//! tests/corpus/README.md) with this build's `begen` binary. The script downloads the brainevent wheel with pip
-//! into `.cache/` and needs the project's Python (`scripts/setup.sh`). Where
+//! Runs `tests/corpus/kernix_compare.py`, `tests/corpus/modules_compare.py` and
+//! `tests/corpus/hazards.py` (see tests/corpus/README.md) with this build's
+//! `begen` binary. The scripts download the brainevent wheel with pip
+//! into `.cache/` and need the project's Python (`scripts/setup.sh`). Where
 //! that Python or the network is missing the test is skipped with a note,
 //! except under `CI=true`, where a missing piece is a failure.
 
@@ -69,6 +70,12 @@ fn brainevent_corpus_matches_kernix() {
         "kernix_compare.py",
         if reference { &["--reference"] } else { &[] },
     );
+}
+
+#[test]
+fn brainevent_tree_as_modules_matches_kernix() {
+    // The whole tree as one library: per-file modules, then kernix's own names.
+    run_script("modules_compare.py", &[]);
 }
 
 #[test]

@@ -12,6 +12,9 @@ Layout of the cache:
                                         relative to the package (`_csr/x.cu`, ...)
     perfile/                            each `.cu` file alone in its own directory
                                         (`_csr/x/x.cu`): one begen library per file
+    modules-*/                          modules_compare.py's scratch copy of corpus/,
+                                        removed after each run
+    bench-*/                            bench/scan_bench.py's replicated trees
 
 brainevent builds each `.cu` file as its own module, and 84 function names are
 annotated in more than one file (e.g. `notrans_f32` in both `_jit_uniform/
