@@ -96,6 +96,9 @@ cases!(
     err_config_yaml,
     err_config_values,
     err_scope,
+    modules,
+    err_modules,
+    err_library,
 );
 
 /// Every fixture folder with a `scan.json` has a test above.

@@ -61,19 +61,21 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
     let prefix = check_prefix(req, &name, &mut diags);
     let choice = check_platform(req, &mut diags);
     check_config_sources(req, &mut diags);
-    let checked = check_functions(req.map, declared, &mut diags);
     let modules = modules::assign(req, &prefix, &mut diags);
-    // Every declared name, also those that failed their own checks, as
-    // `name` and `module.name`: what `functions:` keys may say.
-    let declared_names: BTreeSet<String> = checked
-        .iter()
-        .flat_map(|(d, _)| {
-            let Callee::Source { file } = d.callee;
-            [d.name.clone(), format!("{}.{}", modules.of(file), d.name)]
-        })
-        .collect();
-    let checked = check_duplicates(checked, &modules, &mut diags);
-    let mut functions = check_options(req, checked, &declared_names, &mut diags);
+    // Every declared name, also of functions that fail their own checks,
+    // as `name` and `module.name`: what `functions:` keys may say.
+    let module_of = |d: &Declared| {
+        let Callee::Source { file } = d.callee;
+        modules.of(file)
+    };
+    let declared_names: BTreeSet<String> = if req.config.functions.is_empty() {
+        BTreeSet::new()
+    } else {
+        declared.iter().flat_map(|d| [d.name.clone(), format!("{}.{}", module_of(d), d.name)]).collect()
+    };
+    let repeats = find_repeats(&declared, &modules);
+    let functions = check_functions(req.map, declared, &repeats, &modules, &mut diags);
+    let mut functions = check_options(req, functions, &declared_names, &mut diags);
     let mut sources = check_sources(req, &functions, choice, &mut diags);
     if choice == PlatformChoice::Cpu {
         functions.retain(|f| f.platform == Platform::Cpu);
@@ -94,12 +96,6 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
         _checked: (),
     };
     (library, diags)
-}
-
-/// A declared function that checked out, and the file it is in.
-struct Checked {
-    function: Function,
-    file: FileId,
 }
 
 /// Where begen.yaml writes `word` (a key or a value), or its start.
@@ -167,76 +163,89 @@ fn check_config_sources(req: &Request, diags: &mut Vec<Diagnostic>) {
     }
 }
 
-/// Checks every declared function (in parallel); keeps those that check out.
-fn check_functions(map: &SourceMap, declared: Vec<Declared>, diags: &mut Vec<Diagnostic>) -> Vec<(Declared, Option<Checked>)> {
-    struct Item {
-        declared: Declared,
-        function: Option<Function>,
-        diags: Vec<Diagnostic>,
-    }
-    let mut items: Vec<Item> =
-        declared.into_iter().map(|declared| Item { declared, function: None, diags: Vec::new() }).collect();
-    par::for_each(&mut items, par::threads(), || (), |_, item| {
-        let (function, diags) = function::check_declared(&item.declared, map);
-        item.function = function;
-        item.diags = diags;
-    });
-    items
-        .into_iter()
-        .map(|item| {
-            diags.extend(item.diags);
-            let Callee::Source { file } = item.declared.callee;
-            let checked = item.function.map(|function| Checked { function, file });
-            (item.declared, checked)
-        })
-        .collect()
+/// How a declared function's name stands in its module.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Repeat {
+    /// No other function of the module has the name: kept if it checks out.
+    Unique,
+    /// The first of several: reported by the others, not kept.
+    First,
+    /// Exported again; the first is written at this span.
+    Again(Span),
 }
 
 /// A name exported twice in one module is an error at every repeat,
 /// pointing at the first too, and none of its functions is kept. Declared
-/// functions that failed their own checks still take their name.
-fn check_duplicates(
-    checked: Vec<(Declared, Option<Checked>)>,
-    modules: &modules::Modules,
-    diags: &mut Vec<Diagnostic>,
-) -> Vec<Checked> {
-    let mut first: HashMap<(&str, &str), Span, par::FxBuildHasher> = HashMap::default();
-    let mut repeated: BTreeSet<(String, String)> = BTreeSet::new();
-    for (d, _) in &checked {
+/// functions that fail their own checks still take their name.
+fn find_repeats(declared: &[Declared], modules: &modules::Modules) -> Vec<Repeat> {
+    let mut first: HashMap<(&str, &str), usize, par::FxBuildHasher> = HashMap::default();
+    let mut repeats = vec![Repeat::Unique; declared.len()];
+    for (k, d) in declared.iter().enumerate() {
         let Callee::Source { file } = d.callee;
-        let module = modules.of(file);
-        match first.get(&(module, d.name.as_str())) {
-            Some(&at) => {
-                let message = if modules.namespaced {
-                    msg::duplicate_in_module(&d.name, module)
-                } else {
-                    msg::duplicate_function(&d.name)
-                };
-                diags.push(
-                    Diagnostic::error(d.name_span, message)
-                        .label(msg::LABEL_EXPORTED_AGAIN)
-                        .with(at, msg::LABEL_FIRST_EXPORTED)
-                        .hint(if modules.namespaced { msg::HINT_DUPLICATE_MODULES } else { msg::HINT_DUPLICATE }),
-                );
-                repeated.insert((module.to_string(), d.name.clone()));
+        match first.get(&(modules.of(file), d.name.as_str())) {
+            Some(&f) => {
+                repeats[f] = Repeat::First;
+                repeats[k] = Repeat::Again(declared[f].name_span);
             }
             None => {
-                first.insert((module, d.name.as_str()), d.name_span);
+                first.insert((modules.of(file), d.name.as_str()), k);
             }
         }
     }
-    let keep = |d: &Declared| {
-        let Callee::Source { file } = d.callee;
-        !repeated.contains(&(modules.of(file).to_string(), d.name.clone()))
-    };
-    let mut out = Vec::new();
-    for (d, c) in checked {
-        if let Some(mut c) = c.filter(|_| keep(&d)) {
-            c.function.module = modules.of(c.file).to_string();
-            out.push(c);
-        }
+    repeats
+}
+
+/// Checks every declared function, in parallel: the functions that check
+/// out and have a name of their own in their module. The workers report the
+/// repeated names too, and drop what is not kept.
+fn check_functions(
+    map: &SourceMap,
+    declared: Vec<Declared>,
+    repeats: &[Repeat],
+    modules: &modules::Modules,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Function> {
+    struct Item {
+        declared: Option<Declared>,
+        repeat: Repeat,
+        function: Option<Function>,
+        diags: Vec<Diagnostic>,
     }
-    out
+    let mut items: Vec<Item> = declared
+        .into_iter()
+        .zip(repeats)
+        .map(|(d, &repeat)| Item { declared: Some(d), repeat, function: None, diags: Vec::new() })
+        .collect();
+    par::for_each(&mut items, par::threads(), || (), |_, item| {
+        let Some(d) = item.declared.take() else { return };
+        let (function, mut diags) = function::check_declared(&d, map);
+        let Callee::Source { file } = d.callee;
+        let module = modules.of(file);
+        if let Repeat::Again(first) = item.repeat {
+            let (message, hint) = if modules.namespaced {
+                (msg::duplicate_in_module(&d.name, module), msg::HINT_DUPLICATE_MODULES)
+            } else {
+                (msg::duplicate_function(&d.name), msg::HINT_DUPLICATE)
+            };
+            diags.push(
+                Diagnostic::error(d.name_span, message)
+                    .label(msg::LABEL_EXPORTED_AGAIN)
+                    .with(first, msg::LABEL_FIRST_EXPORTED)
+                    .hint(hint),
+            );
+        }
+        item.function = function.filter(|_| item.repeat == Repeat::Unique).map(|mut f| {
+            f.module = module.to_string();
+            f
+        });
+        item.diags = diags;
+    });
+    let mut functions = Vec::new();
+    for item in items {
+        diags.extend(item.diags);
+        functions.extend(item.function);
+    }
+    functions
 }
 
 /// Applies begen.yaml's `functions:` options. A key is a function name
@@ -244,11 +253,10 @@ fn check_duplicates(
 /// that names no declared function is an error.
 fn check_options(
     req: &Request,
-    checked: Vec<Checked>,
+    mut functions: Vec<Function>,
     declared_names: &BTreeSet<String>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Function> {
-    let mut functions: Vec<Function> = checked.into_iter().map(|c| c.function).collect();
     for (key, opts) in &req.config.functions {
         let matches = |f: &Function| f.name == *key || format!("{}.{}", f.module, f.name) == *key;
         let key_line = config_span(req, key, 1).map_or(1, |s| req.map.position(s).0);
@@ -279,9 +287,8 @@ fn check_options(
 /// generated wrapper) and, for platform `cpu`, CUDA sources (a warning each).
 fn check_sources(req: &Request, functions: &[Function], choice: PlatformChoice, diags: &mut Vec<Diagnostic>) -> Vec<SourceFile> {
     let out = req.out.and_then(|o| std::fs::canonicalize(o).ok());
-    let inside_out = |path: &Path| match (&out, std::fs::canonicalize(path)) {
-        (Some(out), Ok(path)) => path.starts_with(out),
-        _ => false,
+    let inside_out = |path: &Path| {
+        out.as_ref().is_some_and(|out| std::fs::canonicalize(path).is_ok_and(|p| p.starts_with(out)))
     };
     let mut sources = Vec::new();
     for &(id, platform) in req.sources {

@@ -93,10 +93,13 @@ fn check_symbols(req: &Request, functions: &[Function], diags: &mut Vec<Diagnost
                         req.map.span(id, start, start + f.name.len())
                     })
                 };
+                let shown = |f: &Function| {
+                    if req.config.modules.is_some() { format!("{}.{}", f.module, f.name) } else { f.name.clone() }
+                };
                 if let (Some(here), Some(there)) = (span(f), span(o)) {
                     diags.push(
-                        Diagnostic::error(here, msg::symbol_collision(symbol, &f.target, &o.target))
-                            .with(there, format!("'{}' is here", o.target))
+                        Diagnostic::error(here, msg::symbol_collision(symbol, &shown(f), &shown(o)))
+                            .with(there, format!("'{}' is here", shown(o)))
                             .hint(msg::HINT_SYMBOL_COLLISION),
                     );
                 }

@@ -136,5 +136,8 @@ impl Diagnostic {
 /// Sorts diagnostics by file name, line and column (stable: diagnostics at
 /// one place keep the order they were found in).
 pub(crate) fn sort(diags: &mut [Diagnostic], map: &SourceMap) {
-    diags.sort_by(|a, b| a.location(map).cmp(&b.location(map)));
+    diags.sort_by_cached_key(|d| {
+        let (file, line, column) = d.location(map);
+        (file.to_string(), line, column)
+    });
 }

@@ -104,8 +104,15 @@ impl FileParse<'_> {
         self.own = own;
     }
 
-    /// Locates every annotated function, then begen.yaml's.
+    /// Locates every annotated function, then begen.yaml's, and frees what
+    /// only this file needed (on the worker: a large tree has much to free).
     fn locate(&mut self, map: &SourceMap, parser: &mut SignatureParser) {
+        self.locate_all(map, parser);
+        self.table = MacroTable::default();
+        self.scanned = Scanned { code: Vec::new(), annotations: Vec::new(), ..self.scanned };
+    }
+
+    fn locate_all(&mut self, map: &SourceMap, parser: &mut SignatureParser) {
         let s = &self.scanned;
         let id = s.file;
         let mut x = Expander::new(&self.table);

@@ -15,7 +15,7 @@ use crate::diag::{messages as msg, Diagnostic, Severity};
 use crate::model::decl::{Annotation, Scanned};
 use crate::model::Platform;
 use crate::par;
-use crate::source::{lex, FileId, SourceMap};
+use crate::source::{lex, FileId, SourceFile, SourceMap};
 use crate::Error;
 use annotation::{classify, Comment, Word};
 pub(crate) use walk::Kind;
@@ -39,27 +39,26 @@ pub(crate) fn load(root: &Path, map: &mut SourceMap) -> Result<(Vec<Loaded>, Vec
         let severity = if e.is_loop { Severity::Warning } else { Severity::Error };
         diags.push(Diagnostic::file(severity, id, msg::walk_error(&e.text)));
     }
-    let mut read: Vec<(walk::Entry, Option<std::io::Result<Vec<u8>>>)> =
-        entries.into_iter().map(|e| (e, None)).collect();
-    par::for_each(&mut read, par::threads(), || (), |_, (e, bytes)| *bytes = Some(std::fs::read(&e.path)));
+    // Read, index and vet each file on the worker threads; enter them into
+    // the map in walk order.
+    let mut read: Vec<(walk::Entry, Option<Read>)> = entries.into_iter().map(|e| (e, None)).collect();
+    par::for_each(&mut read, par::threads(), || (), |_, (e, out)| *out = Some(read_file(e)));
     let mut loaded = Vec::with_capacity(read.len());
-    for (entry, bytes) in read {
+    for (entry, r) in read {
         let kind = entry.kind;
-        let (id, usable) = match bytes.unwrap_or_else(|| Ok(Vec::new())) {
-            Err(e) => {
+        let (id, usable) = match r {
+            Some(Read::Failed(e)) => {
                 let id = map.add(entry.file, entry.path, Vec::new());
                 diags.push(Diagnostic::file(Severity::Error, id, msg::unreadable(&e.to_string())));
                 (id, false)
             }
-            Ok(bytes) if bytes.contains(&0) => {
+            Some(Read::Binary) | None => {
                 let id = map.add(entry.file, entry.path, Vec::new());
                 diags.push(Diagnostic::file(Severity::Error, id, msg::BINARY));
                 (id, false)
             }
-            Ok(bytes) => {
-                let bad_utf8 = std::str::from_utf8(&bytes).err().map(|e| e.valid_up_to());
-                let empty = bytes.iter().all(u8::is_ascii_whitespace);
-                let id = map.add(entry.file, entry.path, bytes);
+            Some(Read::Text { file, bad_utf8, empty }) => {
+                let id = map.insert(file);
                 if let Some(at) = bad_utf8 {
                     diags.push(Diagnostic::warning(map.span(id, at, at + 1), msg::NOT_UTF8));
                 }
@@ -72,6 +71,32 @@ pub(crate) fn load(root: &Path, map: &mut SourceMap) -> Result<(Vec<Loaded>, Vec
         loaded.push(Loaded { id, kind, usable });
     }
     Ok((loaded, diags))
+}
+
+/// One file as read.
+enum Read {
+    Failed(std::io::Error),
+    /// It holds NUL bytes.
+    Binary,
+    Text {
+        file: SourceFile,
+        /// Where the first invalid UTF-8 byte is.
+        bad_utf8: Option<usize>,
+        /// Nothing but whitespace.
+        empty: bool,
+    },
+}
+
+fn read_file(e: &walk::Entry) -> Read {
+    match std::fs::read(&e.path) {
+        Err(err) => Read::Failed(err),
+        Ok(bytes) if memchr::memchr(0, &bytes).is_some() => Read::Binary,
+        Ok(bytes) => {
+            let bad_utf8 = std::str::from_utf8(&bytes).err().map(|e| e.valid_up_to());
+            let empty = bytes.iter().all(u8::is_ascii_whitespace);
+            Read::Text { file: SourceFile::new(e.file.clone(), e.path.clone(), bytes), bad_utf8, empty }
+        }
+    }
 }
 
 /// Lexes every usable source (in parallel) and finds its annotations.

@@ -15,7 +15,6 @@
 pub(crate) mod lex;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 /// A file of the [`SourceMap`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -55,21 +54,29 @@ pub struct SourceFile {
     /// Where it was read from.
     pub path: PathBuf,
     /// Its bytes (empty when it could not be read).
-    pub bytes: Arc<[u8]>,
-    lines: Vec<usize>,
+    pub bytes: Vec<u8>,
+    /// Where each line starts (u32: a source over 4 GiB is not a kernel).
+    lines: Vec<u32>,
 }
 
 impl SourceFile {
+    /// A file as read, with its line index.
+    pub fn new(name: impl Into<String>, path: impl Into<PathBuf>, bytes: Vec<u8>) -> SourceFile {
+        let mut lines = vec![0];
+        lines.extend(memchr::memchr_iter(b'\n', &bytes).map(|i| u32::try_from(i + 1).unwrap_or(u32::MAX)));
+        SourceFile { name: name.into(), path: path.into(), bytes, lines }
+    }
+
     /// 1-based (line, byte column) of an offset.
     pub fn position(&self, offset: usize) -> (usize, usize) {
-        let line = self.lines.partition_point(|s| *s <= offset).max(1);
-        (line, offset - self.lines[line - 1] + 1)
+        let line = self.lines.partition_point(|&s| s as usize <= offset).max(1);
+        (line, offset - self.lines[line - 1] as usize + 1)
     }
 
     /// The byte range of the 1-based `line`, without its line break.
     pub fn line_range(&self, line: usize) -> std::ops::Range<usize> {
-        let start = self.lines.get(line.saturating_sub(1)).copied().unwrap_or(self.bytes.len());
-        let mut end = self.lines.get(line).map_or(self.bytes.len(), |s| s - 1);
+        let start = self.lines.get(line.saturating_sub(1)).map_or(self.bytes.len(), |&s| s as usize);
+        let mut end = self.lines.get(line).map_or(self.bytes.len(), |&s| s as usize - 1);
         if end > start && self.bytes[end - 1] == b'\r' {
             end -= 1;
         }
@@ -86,10 +93,14 @@ pub struct SourceMap {
 impl SourceMap {
     /// Adds a file and returns its id.
     pub fn add(&mut self, name: impl Into<String>, path: impl Into<PathBuf>, bytes: Vec<u8>) -> FileId {
+        self.insert(SourceFile::new(name, path, bytes))
+    }
+
+    /// Adds a file made with [`SourceFile::new`] (which may run on another
+    /// thread) and returns its id.
+    pub fn insert(&mut self, file: SourceFile) -> FileId {
         let id = FileId(u32::try_from(self.files.len()).unwrap_or(u32::MAX));
-        let mut lines = vec![0];
-        lines.extend(memchr::memchr_iter(b'\n', &bytes).map(|i| i + 1));
-        self.files.push(SourceFile { name: name.into(), path: path.into(), bytes: bytes.into(), lines });
+        self.files.push(file);
         id
     }
 
