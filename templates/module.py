@@ -6,13 +6,23 @@ Generated from:
 {%- endfor %}
 
 Do not edit: begen rewrites this file. The shared library lib{{ m.name }}.so
-must sit beside it. Typed functions register their targets on first use;
+must sit beside it.
+{%- if m.namespaced %} Its kernels live in modules, one namespace each:
+{{ m.name }}.<module>.<function> (also `from {{ m.name }} import <module>` and
+`import {{ m.name }}.<module>`).
+{%- endif %} Typed functions register their targets on first use;
 call register() to register them ahead of time.
 """
 
 import ctypes as _ctypes
 import os as _os
+{%- if m.namespaced %}
+import sys as _sys
+{%- endif %}
 import threading as _threading
+{%- if m.namespaced %}
+import types as _types
+{%- endif %}
 
 import jax as _jax
 import numpy as _np
@@ -25,14 +35,14 @@ __all__ = [{{ m.all|join(", ") }}]
 #: Path of the shared library holding the handlers.
 LIBRARY = _os.path.join(_os.path.dirname(_os.path.abspath(__file__)), {{ m.library_file }})
 
-#: FFI target name of each kernel.
+#: FFI target name of each kernel{% if m.namespaced %}, by "<module>.<function>"{% endif %}.
 TARGETS = {
 {%- for (key, target) in m.targets %}
     {{ key }}: {{ target }},
 {%- endfor %}
 }
 
-# (target, exported handler symbol, jax platform) per kernel.
+# (target, exported handler symbol, jax platform) per kernel{% if m.namespaced %}, all modules{% endif %}.
 _HANDLERS = (
 {%- for (target, symbol, platform) in m.handlers %}
     ({{ target }}, {{ symbol }}, {{ platform }}),
@@ -145,20 +155,62 @@ def _begen_complex(value, dtype):
     # XLA attributes have no complex scalars: send [real, imag].
     value = complex(value)
     return _np.array([value.real, value.imag], dtype=dtype)
-{%- for f in m.functions %}
+{%- macro function(f, ind) %}
 
 
-def {{ f.py_name }}({{ f.signature }}):
-    """{{ f.doc_first }}
+{{ ind }}def {{ f.py_name }}({{ f.signature }}):
+{{ ind }}    """{{ f.doc_first }}
 {%- for line in f.doc_rest %}
-{{ line }}
+{% if !line.is_empty() %}{{ ind }}{{ line }}{% endif %}
 {%- endfor %}
-    """
-    register()
+{{ ind }}    """
+{{ ind }}    register()
 {%- for s in f.out_checks %}
-    {{ s }}
+{{ ind }}    {{ s }}
 {%- endfor %}
-    return _jax.ffi.ffi_call(TARGETS[{{ f.key }}], {{ f.out_expr }}, vmap_method={{ f.vmap_method }})(
-        {{ f.call_args|join(", ") }}
-    )
+{{ ind }}    return _jax.ffi.ffi_call(TARGETS[{{ f.key }}], {{ f.out_expr }}, vmap_method={{ f.vmap_method }})(
+{{ ind }}        {{ f.call_args|join(", ") }}
+{{ ind }}    )
+{%- endmacro %}
+{%- for f in m.functions %}
+{%- call function(f, "") %}{% endcall %}
 {%- endfor %}
+{%- if m.namespaced %}
+
+
+def _begen_module(build):
+    # Runs a module's builder (below) once and binds the builder's name to a
+    # real module object, `{{ m.name }}.<module>`, entered in sys.modules so that
+    # `import {{ m.name }}.<module>` works too.
+    name = f"{__name__}.{build.__name__}"
+    module = _types.ModuleType(name, build.__doc__)
+    namespace = build()
+    for value in namespace.values():
+        if isinstance(value, _types.FunctionType):
+            value.__module__ = name
+            value.__qualname__ = value.__name__
+    module.__dict__.update(namespace, register=register, LIBRARY=LIBRARY)
+    _sys.modules[name] = module
+    return module
+{%- for n in m.modules %}
+
+
+@_begen_module
+def {{ n.py_name }}():
+    """{{ n.doc }}"""
+
+    __all__ = [{{ n.all|join(", ") }}]
+
+    #: FFI target name of each kernel of this module.
+    TARGETS = {
+{%- for (key, target) in n.targets %}
+        {{ key }}: {{ target }},
+{%- endfor %}
+    }
+{%- for f in n.functions %}
+{%- call function(f, "    ") %}{% endcall %}
+{%- endfor %}
+
+    return locals()
+{%- endfor %}
+{%- endif %}

@@ -84,3 +84,82 @@ pub fn link(job: &LinkJob<'_>) -> Result<()> {
         ),
     })
 }
+
+/// Makes the modules of a namespaced library link as one: a function name
+/// may repeat across modules, so two translation units may define the same
+/// C++ symbol (`void fill(BE::Tensor, float, int64_t)` in two sources). Each
+/// strong global symbol defined in more than one object is made local to
+/// each object that defines it (`objcopy --localize-symbol`), so every
+/// source's trampolines call the function of their own source, as separate
+/// libraries would. Returns the objects to link (a localized copy,
+/// `<object>.local.o`, where one was needed). Weak and unique symbols
+/// (inline functions, templates) are left to the linker, which merges them.
+pub fn localize_clashes(work: &Path, objects: &[PathBuf], nm: &Path, objcopy: &Path) -> Result<Vec<PathBuf>> {
+    let mut defined: Vec<Vec<String>> = Vec::with_capacity(objects.len());
+    for object in objects {
+        defined.push(strong_globals(work, object, nm)?);
+    }
+    let mut count: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for names in &defined {
+        for n in names {
+            *count.entry(n.as_str()).or_default() += 1;
+        }
+    }
+    let mut out = Vec::with_capacity(objects.len());
+    for (object, names) in objects.iter().zip(&defined) {
+        let clashing: Vec<&String> = names.iter().filter(|n| count[n.as_str()] > 1).collect();
+        if clashing.is_empty() {
+            out.push(object.clone());
+            continue;
+        }
+        let local = PathBuf::from(format!("{}.local.o", object.display()));
+        let mut args: Vec<String> = clashing.iter().map(|n| format!("--localize-symbol={n}")).collect();
+        args.push(object.display().to_string());
+        args.push(local.display().to_string());
+        run_tool(work, objcopy, &args, &format!("localizing clashing symbols of {}", object.display()))?;
+        out.push(local);
+    }
+    Ok(out)
+}
+
+/// The strong global symbols an object defines (`nm -P`: text, data, bss,
+/// read-only data), sorted.
+fn strong_globals(work: &Path, object: &Path, nm: &Path) -> Result<Vec<String>> {
+    let args = ["-P".to_string(), "-g".to_string(), "--defined-only".to_string(), object.display().to_string()];
+    let text = run_tool(work, nm, &args, &format!("listing the symbols of {}", object.display()))?;
+    let mut names: Vec<String> = text
+        .lines()
+        .filter_map(|l| {
+            let mut parts = l.split_whitespace();
+            let (name, kind) = (parts.next()?, parts.next()?);
+            matches!(kind, "T" | "D" | "B" | "R" | "G" | "S").then(|| name.to_string())
+        })
+        .collect();
+    names.sort();
+    names.dedup();
+    Ok(names)
+}
+
+/// Runs a binutils tool in `work`; its stdout, or an error with its output.
+fn run_tool(work: &Path, tool: &Path, args: &[String], what: &str) -> Result<String> {
+    let output = Command::new(tool).args(args).current_dir(work).output().map_err(|e| {
+        Error::Toolchain(format!(
+            "{what}: could not run `{}`: {e}. A library with modules needs binutils' nm and objcopy \
+             (set NM and OBJCOPY to use others)",
+            tool.display()
+        ))
+    })?;
+    if output.status.success() {
+        return Ok(String::from_utf8_lossy(&output.stdout).into_owned());
+    }
+    Err(Error::Compile {
+        what: what.to_string(),
+        output: format!(
+            "command: {} {}\n{}{}",
+            tool.display(),
+            args.join(" "),
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ),
+    })
+}

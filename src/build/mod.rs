@@ -342,7 +342,11 @@ pub fn build_library(
     }
     std::fs::create_dir_all(&stage).map_err(|e| Error::io(&stage, e))?;
     let lib_file = format!("lib{}.so", library.name);
-    let objects: Vec<PathBuf> = units.iter().map(|u| u.object.clone()).collect();
+    let mut objects: Vec<PathBuf> = units.iter().map(|u| u.object.clone()).collect();
+    if library.namespaced {
+        let tool = |var: &str, default: &str| PathBuf::from(env.var(var).unwrap_or_else(|| default.to_string()));
+        objects = link::localize_clashes(&work, &objects, &tool("NM", "nm"), &tool("OBJCOPY", "objcopy"))?;
+    }
     link::link(&link::LinkJob {
         work: &work,
         linker: &host.program,

@@ -56,9 +56,19 @@ pub(super) fn name_all(
 }
 
 /// A Python name for `name`: itself, with `_` appended while it is a
-/// Python keyword, one of the generated module's own names, or taken.
+/// Python keyword, one of the generated module's own names, or taken. A
+/// dunder name (`__all__`, which Python would treat as special) and a name
+/// in the generated module's own `_begen` space lose their leading
+/// underscores first.
 pub(crate) fn py_name(name: &str, taken: &mut BTreeSet<String>) -> String {
-    let mut py = name.to_string();
+    let dunder = name.len() > 4 && name.starts_with("__") && name.ends_with("__");
+    let mut py = if dunder {
+        format!("{}_", name.trim_matches('_'))
+    } else if name.starts_with("_begen") {
+        name.trim_start_matches('_').to_string()
+    } else {
+        name.to_string()
+    };
     while is_py_keyword(&py) || PY_RESERVED.contains(&py.as_str()) || taken.contains(&py) {
         py.push('_');
     }
@@ -107,5 +117,24 @@ fn check_symbols(req: &Request, functions: &[Function], diags: &mut Vec<Diagnost
                 owner.insert(symbol, k);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::py_name;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn python_names_avoid_keywords_reserved_and_taken_names() {
+        let mut taken = BTreeSet::new();
+        assert_eq!(py_name("register", &mut taken), "register_");
+        assert_eq!(py_name("register_", &mut taken), "register__");
+        assert_eq!(py_name("def", &mut taken), "def_");
+        assert_eq!(py_name("_lock", &mut taken), "_lock_");
+        assert_eq!(py_name("int", &mut taken), "int_");
+        assert_eq!(py_name("__all__", &mut taken), "all_");
+        assert_eq!(py_name("_begen_x", &mut taken), "begen_x");
+        assert_eq!(py_name("scale", &mut taken), "scale");
     }
 }

@@ -17,12 +17,30 @@ pub struct PyModuleView {
     /// `lib<name>.so`, as a Python literal.
     pub library_file: String,
     pub needs_ml_dtypes: bool,
+    /// The library has several modules: its functions live in `modules`,
+    /// one namespace each; else in `functions`, at the top level.
+    pub namespaced: bool,
+    pub modules: Vec<PyNamespaceView>,
     /// `"name", ...` for `__all__`.
     pub all: Vec<String>,
     /// (function literal, target literal) for `TARGETS`.
     pub targets: Vec<(String, String)>,
     /// (target literal, symbol literal, platform literal) for `register()`.
     pub handlers: Vec<(String, String, String)>,
+    pub functions: Vec<PyFunctionView>,
+}
+
+/// One module of a library of several: a namespace built by a function of
+/// its name, holding its own `TARGETS` and typed functions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PyNamespaceView {
+    pub py_name: String,
+    /// Its docstring (safe text).
+    pub doc: String,
+    /// `__all__` of the namespace, as literals.
+    pub all: Vec<String>,
+    /// (function literal, target literal) for its `TARGETS`.
+    pub targets: Vec<(String, String)>,
     pub functions: Vec<PyFunctionView>,
 }
 
@@ -81,8 +99,11 @@ pub fn py_attr_type(ty: AttrType) -> &'static str {
     }
 }
 
-/// Resolves one typed Python function; `key` is its key in `TARGETS`.
-pub fn py_function_view(f: &Function, key: &str) -> PyFunctionView {
+/// Resolves one typed Python function; `shown` names it in its error
+/// messages (`module.function` in a library of several modules). Its key
+/// in the `TARGETS` it reads (the module's, or the library's of a
+/// one-module library) is its name.
+pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
     let mut inputs = Vec::new();
     let mut attrs = Vec::new();
     for p in &f.params {
@@ -107,7 +128,7 @@ pub fn py_function_view(f: &Function, key: &str) -> PyFunctionView {
         params.push(py.clone());
         stub.push(format!("{py}: {}", py_attr_type(*ty)));
     }
-    let key = py_str(key);
+    let key = py_str(&f.name);
     let (out_expr, stub_return, out_checks) = match outputs {
         0 => ("()".to_string(), "tuple[()]".to_string(), vec![]),
         1 => {
@@ -121,10 +142,7 @@ pub fn py_function_view(f: &Function, key: &str) -> PyFunctionView {
                 "out: tuple[{}]",
                 vec!["jax.ShapeDtypeStruct"; n].join(", ")
             ));
-            let msg = py_str(&format!(
-                "{}: out= takes a tuple of {n} jax.ShapeDtypeStruct, one per output",
-                f.name
-            ));
+            let msg = py_str(&format!("{shown}: out= takes a tuple of {n} jax.ShapeDtypeStruct, one per output"));
             (
                 "tuple(out)".to_string(),
                 format!("tuple[{}]", vec!["jax.Array"; n].join(", ")),
@@ -137,7 +155,7 @@ pub fn py_function_view(f: &Function, key: &str) -> PyFunctionView {
     };
     let mut call_args = inputs.clone();
     for (xla_name, py, ty) in &attrs {
-        let r#where = py_str(&format!("{}: attribute '{py}' ({ty})", f.name));
+        let r#where = py_str(&format!("{shown}: attribute '{py}' ({ty})"));
         let value = py_attr_conversion(*ty, py, &r#where);
         if is_py_keyword(xla_name) {
             call_args.push(format!("**{{{}: {value}}}", py_str(xla_name)));
@@ -182,34 +200,60 @@ pub fn jax_platform(p: Platform) -> &'static str {
     }
 }
 
-/// A function's key in `TARGETS`: its name in a one-module library,
-/// `module.function` in a library of several.
-fn target_key(library: &Library, f: &Function) -> String {
-    if library.namespaced { format!("{}.{}", f.module, f.name) } else { f.name.clone() }
-}
-
 /// Resolves the Python module.
 pub fn py_module_view(library: &Library) -> PyModuleView {
     let sources: BTreeSet<String> = library.functions.iter().map(|f| comment_text(&f.file)).collect();
-    let functions: Vec<PyFunctionView> =
-        library.functions.iter().map(|f| py_function_view(f, &target_key(library, f))).collect();
+    let fs = &library.functions;
+    let (functions, modules) = if library.namespaced {
+        let modules: Vec<PyNamespaceView> = library
+            .modules
+            .iter()
+            .map(|m| {
+                let functions: Vec<PyFunctionView> = m
+                    .functions
+                    .iter()
+                    .map(|&k| py_function_view(&fs[k], &format!("{}.{}", m.name, fs[k].name)))
+                    .collect();
+                PyNamespaceView {
+                    py_name: m.py_name.clone(),
+                    doc: comment_text(&format!(
+                        "Module `{}` of {}: {} kernel(s).",
+                        m.name,
+                        library.name,
+                        functions.len()
+                    )),
+                    all: all(functions.iter().map(|f| f.py_name.as_str())),
+                    targets: m.functions.iter().map(|&k| (py_str(&fs[k].name), py_str(&fs[k].target))).collect(),
+                    functions,
+                }
+            })
+            .collect();
+        (Vec::new(), modules)
+    } else {
+        (fs.iter().map(|f| py_function_view(f, &f.name)).collect(), Vec::new())
+    };
+    let names = functions.iter().map(|f: &PyFunctionView| f.py_name.as_str()).chain(modules.iter().map(|m| m.py_name.as_str()));
     PyModuleView {
         name: library.name.clone(),
         sources: sources.into_iter().collect(),
         library_file: py_str(&format!("lib{}.so", library.name)),
-        needs_ml_dtypes: library.functions.iter().any(|f| f.attrs().any(|(_, t)| t == AttrType::BFloat16)),
-        all: ["register", "TARGETS", "LIBRARY"]
-            .into_iter()
-            .map(String::from)
-            .chain(functions.iter().map(|f| f.py_name.clone()))
-            .map(|n| py_str(&n))
-            .collect(),
-        targets: library.functions.iter().map(|f| (py_str(&target_key(library, f)), py_str(&f.target))).collect(),
-        handlers: library
-            .functions
+        needs_ml_dtypes: fs.iter().any(|f| f.attrs().any(|(_, t)| t == AttrType::BFloat16)),
+        namespaced: library.namespaced,
+        all: all(names),
+        targets: fs
             .iter()
-            .map(|f| (py_str(&f.target), py_str(&f.handler), py_str(jax_platform(f.platform))))
+            .map(|f| {
+                let key = if library.namespaced { format!("{}.{}", f.module, f.name) } else { f.name.clone() };
+                (py_str(&key), py_str(&f.target))
+            })
             .collect(),
+        handlers: fs.iter().map(|f| (py_str(&f.target), py_str(&f.handler), py_str(jax_platform(f.platform)))).collect(),
         functions,
+        modules,
     }
+}
+
+/// `__all__`: the module's own names, then `names`, as literals.
+fn all<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    ["register", "TARGETS", "LIBRARY"].into_iter().chain(names).map(py_str).collect()
 }

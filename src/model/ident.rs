@@ -48,13 +48,20 @@ pub(crate) fn is_py_keyword(name: &str) -> bool {
     PY_KEYWORDS.contains(&name)
 }
 
-/// Names the generated Python module defines or its typed functions use
-/// (templates/module.py): a function, module or parameter of one of these
-/// names would hide it, so it gets a `_` appended.
-pub(crate) const PY_RESERVED: [&str; 19] = [
-    "register", "TARGETS", "LIBRARY", "MODULES", "_jax", "_np", "_ml_dtypes", "_begen_complex", "_begen_int",
-    "_begen_bool", "_begen_float", "_begen_kind", "_begen_text", "_begen_show", "tuple", "list", "isinstance", "len",
-    "TypeError",
+/// Names the generated Python module and its stub define or use at their
+/// top level (templates/module.py, templates/module.pyi), and the builtins
+/// its helpers call: a function, module or parameter of one of these names
+/// would hide one, so it gets a `_` appended. Every name starting with
+/// `_begen` is reserved too.
+pub(crate) const PY_RESERVED: [&str; 44] = [
+    // The module's own names.
+    "register", "TARGETS", "LIBRARY", "MODULES", "_jax", "_np", "_ml_dtypes", "_ctypes", "_os", "_sys", "_threading",
+    "_types", "_lock", "_lib", "_registered", "_HANDLERS",
+    // Builtins the helpers and typed functions call.
+    "tuple", "list", "isinstance", "len", "TypeError", "ValueError", "OverflowError", "Exception", "int", "float",
+    "bool", "complex", "type", "repr", "getattr", "hasattr", "locals", "super",
+    // The stub's names.
+    "jax", "ArrayLike", "Final", "type_check_only", "dict", "str", "staticmethod", "object", "None", "print",
 ];
 
 #[cfg(test)]
