@@ -26,7 +26,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::diag::{messages as msg, Diagnostic};
+use crate::diag::{Diagnostic, messages as msg};
 use crate::source::{FileId, SourceMap, Span};
 
 /// The configuration file's name, at the kernel directory's root.

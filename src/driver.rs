@@ -25,6 +25,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use crate::Error;
 use crate::check::{self, Request};
 use crate::config::{self, SourceSpec};
 use crate::diag::{self, Diagnostic};
@@ -33,7 +34,6 @@ use crate::model::{Library, Platform, PlatformChoice};
 use crate::parse::{self, Headers};
 use crate::scan::{self, Kind};
 use crate::source::{FileId, SourceMap};
-use crate::Error;
 
 /// What to read, and the caller's settings that override begen.yaml's.
 #[derive(Debug, Clone, Default)]
@@ -135,7 +135,13 @@ pub fn run(input: &Input) -> Result<Run, Error> {
         files_read.insert(map.get(c.id).path.clone());
     }
     files_read.extend(headers.read);
-    Ok(Run { library, diagnostics: diags, sources: map, files_read: files_read.into_iter().collect(), source_files: sources.len() })
+    Ok(Run {
+        library,
+        diagnostics: diags,
+        sources: map,
+        files_read: files_read.into_iter().collect(),
+        source_files: sources.len(),
+    })
 }
 
 /// begen.yaml's `sources:`, by file: the functions each entry names, with

@@ -19,12 +19,14 @@
 //! # Ok::<(), begen::Error>(())
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod build;
 mod check;
 mod config;
 pub mod diag;
 pub mod driver;
-pub mod emit;
+mod emit;
 pub mod error;
 pub mod model;
 mod par;

@@ -143,7 +143,16 @@ pub fn table(run: &Run) -> String {
     }
     let mut out = String::new();
     for r in std::iter::once(&header).chain(&rows) {
-        out.push_str(&format!("{:w0$}  {:w1$}  {:w2$}  {}\n", r[0], r[1], r[2], r[3], w0 = widths[0], w1 = widths[1], w2 = widths[2]));
+        out.push_str(&format!(
+            "{:w0$}  {:w1$}  {:w2$}  {}\n",
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2]
+        ));
     }
     let errors = run.diagnostics.iter().filter(|d| d.is_error()).count();
     let warnings = run.diagnostics.len() - errors;

@@ -50,11 +50,7 @@ fn run_script(script: &str, extra: &[&str]) {
             return;
         }
     };
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     match out.status.code() {
         Some(0) => println!("{text}"),
         Some(3) => unavailable(&text),
@@ -66,10 +62,7 @@ fn run_script(script: &str, extra: &[&str]) {
 fn brainevent_corpus_matches_kernix() {
     // The nvcc -E reference verifies the allow-list; it needs the pip toolkit.
     let reference = ci() || std::env::var_os("NVCC").is_some();
-    run_script(
-        "kernix_compare.py",
-        if reference { &["--reference"] } else { &[] },
-    );
+    run_script("kernix_compare.py", if reference { &["--reference"] } else { &[] });
 }
 
 #[test]

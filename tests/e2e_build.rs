@@ -30,11 +30,7 @@ fn snapshot(dir: &Path) -> Vec<(Vec<u8>, SystemTime)> {
 
 fn build_cpu(python: &Path, root: &Path, out: &Path) -> std::process::Output {
     let (root, out) = (root.display().to_string(), out.display().to_string());
-    begen(
-        python,
-        &["build", &root, "--out", &out, "--platform", "cpu"],
-        &[],
-    )
+    begen(python, &["build", &root, "--out", &out, "--platform", "cpu"], &[])
 }
 
 /// The kernel tree `tree` (relative to the repository) and a fresh scratch
@@ -44,7 +40,6 @@ fn dirs(tree: &str, scratch_name: &str) -> (String, PathBuf, String) {
     let out_s = out.display().to_string();
     (repo().join(tree).display().to_string(), out, out_s)
 }
-
 
 /// A writable copy of tests/e2e/cpu.
 fn cpu_copy(name: &str) -> PathBuf {
@@ -63,20 +58,13 @@ fn two_builds_are_byte_identical_and_a_rebuild_touches_nothing() {
     assert!(build_cpu(&python, &root, &a).status.success());
     assert!(build_cpu(&python, &root, &b).status.success());
     for f in OUTPUTS {
-        let (x, y) = (
-            std::fs::read(a.join(f)).unwrap(),
-            std::fs::read(b.join(f)).unwrap(),
-        );
+        let (x, y) = (std::fs::read(a.join(f)).unwrap(), std::fs::read(b.join(f)).unwrap());
         assert!(x == y, "{f} differs between two builds");
     }
     let before = snapshot(&a);
     let again = build_cpu(&python, &root, &a);
     assert!(again.status.success());
-    assert!(
-        stderr(&again).contains("0 TUs compiled, 7 up to date"),
-        "{}",
-        stderr(&again)
-    );
+    assert!(stderr(&again).contains("0 TUs compiled, 7 up to date"), "{}", stderr(&again));
     assert_eq!(snapshot(&a), before, "a no-op rebuild rewrote outputs");
 }
 
@@ -88,10 +76,7 @@ fn touching_one_source_recompiles_one_tu() {
     let root = cpu_copy("incr");
     let out = root.parent().unwrap().join("out");
     assert!(build_cpu(&python, &root, &out).status.success());
-    for (file, unit) in [
-        ("basic.cpp", "gen/basic.cpp.begen.cc"),
-        ("helper.cpp", "helper.cpp"),
-    ] {
+    for (file, unit) in [("basic.cpp", "gen/basic.cpp.begen.cc"), ("helper.cpp", "helper.cpp")] {
         let path = root.join(file);
         let text = std::fs::read_to_string(&path).unwrap();
         std::fs::write(&path, format!("{text}\n// touched\n")).unwrap();
@@ -116,46 +101,24 @@ fn a_failed_build_keeps_the_previous_outputs() {
     let good = std::fs::read_to_string(&basic).unwrap();
 
     // A compile error inside a body: the scan is fine, the compiler is not.
-    std::fs::write(
-        &basic,
-        good.replace("out[i] = alpha * in[i];", "out[i] = alpha * in[i] +;"),
-    )
-    .unwrap();
+    std::fs::write(&basic, good.replace("out[i] = alpha * in[i];", "out[i] = alpha * in[i] +;")).unwrap();
     let failed = build_cpu(&python, &root, &out);
     assert_eq!(failed.status.code(), Some(1), "{}", stderr(&failed));
-    assert!(
-        stderr(&failed).contains("compiling gen/basic.cpp.begen.cc failed"),
-        "{}",
-        stderr(&failed)
-    );
+    assert!(stderr(&failed).contains("compiling gen/basic.cpp.begen.cc failed"), "{}", stderr(&failed));
     assert_eq!(snapshot(&out), before);
 
     // An error diagnostic: nothing is compiled at all.
-    std::fs::write(
-        &basic,
-        good.replace(
-            "BE::Tensor y, float alpha",
-            "const BE::Tensor y, float alpha",
-        ),
-    )
-    .unwrap();
+    std::fs::write(&basic, good.replace("BE::Tensor y, float alpha", "const BE::Tensor y, float alpha")).unwrap();
     let failed = build_cpu(&python, &root, &out);
     assert_eq!(failed.status.code(), Some(1));
-    assert!(
-        stderr(&failed).contains("No non-const Tensor output found in 'scale'"),
-        "{}",
-        stderr(&failed)
-    );
+    assert!(stderr(&failed).contains("No non-const Tensor output found in 'scale'"), "{}", stderr(&failed));
     assert_eq!(snapshot(&out), before);
 
     // Fixed again: builds, and the outputs are what they were.
     std::fs::write(&basic, &good).unwrap();
     assert!(build_cpu(&python, &root, &out).status.success());
     for (i, f) in OUTPUTS.iter().enumerate() {
-        assert!(
-            std::fs::read(out.join(f)).unwrap() == before[i].0,
-            "{f} changed"
-        );
+        assert!(std::fs::read(out.join(f)).unwrap() == before[i].0, "{f} changed");
     }
 }
 
@@ -181,16 +144,9 @@ fn platform_cpu_skips_cuda_sources_with_a_warning() {
         return;
     };
     let (root, out, out_s) = dirs("tests/e2e/cuda", "cpu-only");
-    let built = begen_ok(
-        &python,
-        &["build", &root, "--out", &out_s, "--platform", "cpu"],
-        &[],
-    );
+    let built = begen_ok(&python, &["build", &root, "--out", &out_s, "--platform", "cpu"], &[]);
     let log = stderr(&built);
-    assert!(
-        log.contains("skipping CUDA source `vec.cu` for platform `cpu`"),
-        "{log}"
-    );
+    assert!(log.contains("skipping CUDA source `vec.cu` for platform `cpu`"), "{log}");
     assert!(log.contains("`scale_cuda`"), "{log}");
     let exported = support::exported_symbols(&out.join("libe2e_cuda.so"));
     assert!(exported.contains(&"begen_e2e_cuda_host_negate".to_string()));
@@ -209,39 +165,17 @@ fn cuda_library_compiles_and_exports_every_handler() {
     let nvcc_s = nvcc.display().to_string();
     let built = begen_ok(
         &python,
-        &[
-            "build",
-            &root,
-            "--out",
-            &out_s,
-            "--platform",
-            "cuda",
-            "--arch",
-            "sm_90",
-        ],
+        &["build", &root, "--out", &out_s, "--platform", "cuda", "--arch", "sm_90"],
         &[("NVCC", &nvcc_s), ("CXXFLAGS", "-Werror")],
     );
     let log = stderr(&built);
     assert!(!log.contains("warning"), "{log}");
     let exported = support::exported_symbols(&out.join("libe2e_cuda.so"));
-    for f in [
-        "add_cuda",
-        "scale_cuda",
-        "half_scale",
-        "fill_f32",
-        "fill_i32",
-        "host_negate",
-    ] {
+    for f in ["add_cuda", "scale_cuda", "half_scale", "fill_f32", "fill_i32", "host_negate"] {
         let symbol = format!("begen_e2e_cuda_{f}");
-        assert!(
-            exported.contains(&symbol),
-            "{symbol} missing from {exported:?}"
-        );
+        assert!(exported.contains(&symbol), "{symbol} missing from {exported:?}");
     }
-    assert!(
-        !exported.iter().any(|s| s.starts_with("cuda")),
-        "cudart symbols leaked: {exported:?}"
-    );
+    assert!(!exported.iter().any(|s| s.starts_with("cuda")), "cudart symbols leaked: {exported:?}");
     let manifest = std::fs::read_to_string(out.join("e2e_cuda.yaml")).unwrap();
     assert!(manifest.contains("cuda"), "{manifest}");
 }
@@ -255,25 +189,9 @@ fn bench_gpu_kernels_build_for_cuda() {
         return;
     };
     let (root, out, out_s) = dirs("bench/gpu/kernels", "ovh");
-    begen_ok(
-        &python,
-        &[
-            "build",
-            &root,
-            "--out",
-            &out_s,
-            "--platform",
-            "cuda",
-            "--arch",
-            "sm_90",
-        ],
-        &[],
-    );
+    begen_ok(&python, &["build", &root, "--out", &out_s, "--platform", "cuda", "--arch", "sm_90"], &[]);
     let exported = support::exported_symbols(&out.join("libovh.so"));
-    assert!(
-        exported.contains(&"begen_ovh_add_one_graph".to_string()),
-        "{exported:?}"
-    );
+    assert!(exported.contains(&"begen_ovh_add_one_graph".to_string()), "{exported:?}");
 }
 
 #[test]
@@ -302,22 +220,14 @@ fn a_bad_library_name_is_an_error() {
         return;
     };
     let (root, _, out_s) = dirs("tests/e2e/cpu", "badname");
-    let failed = begen(
-        &python,
-        &["build", &root, "--out", &out_s, "--name", "9lives"],
-        &[],
-    );
+    let failed = begen(&python, &["build", &root, "--out", &out_s, "--name", "9lives"], &[]);
     assert_eq!(failed.status.code(), Some(1));
     assert!(
         stderr(&failed).contains("the library name `9lives` (the given name) is not usable"),
         "{}",
         stderr(&failed)
     );
-    let missing = begen(
-        &python,
-        &["build", "/nonexistent/begen", "--out", &out_s],
-        &[],
-    );
+    let missing = begen(&python, &["build", "/nonexistent/begen", "--out", &out_s], &[]);
     assert_eq!(missing.status.code(), Some(2));
 }
 
@@ -346,33 +256,13 @@ fn outputs_inside_the_kernel_directory_are_not_sources() {
     };
     let root = cpu_copy("inside");
     let r = root.display().to_string();
-    let (gen_out, out) = (
-        root.join("generated").display().to_string(),
-        root.join("out").display().to_string(),
-    );
+    let (gen_out, out) = (root.join("generated").display().to_string(), root.join("out").display().to_string());
     begen_ok(&python, &["generate", &r, "--out", &gen_out], &[]);
-    let built = begen_ok(
-        &python,
-        &["build", &r, "--out", &out, "--platform", "cpu"],
-        &[],
-    );
+    let built = begen_ok(&python, &["build", &r, "--out", &out, "--platform", "cpu"], &[]);
     let log = stderr(&built);
-    assert!(
-        log.contains(
-            "skipping `generated/gen/basic.cpp.begen.cc`: it is a wrapper begen generated"
-        ),
-        "{log}"
-    );
+    assert!(log.contains("skipping `generated/gen/basic.cpp.begen.cc`: it is a wrapper begen generated"), "{log}");
     assert!(log.contains("7 TUs compiled"), "{log}");
     // OUT itself is inside the kernel directory too: a rebuild ignores it.
-    let again = begen_ok(
-        &python,
-        &["build", &r, "--out", &out, "--platform", "cpu"],
-        &[],
-    );
-    assert!(
-        stderr(&again).contains("0 TUs compiled, 7 up to date"),
-        "{}",
-        stderr(&again)
-    );
+    let again = begen_ok(&python, &["build", &r, "--out", &out, "--platform", "cpu"], &[]);
+    assert!(stderr(&again).contains("0 TUs compiled, 7 up to date"), "{}", stderr(&again));
 }

@@ -12,7 +12,8 @@ fn fixtures() -> PathBuf {
 
 fn run_case(name: &str) {
     let dir = fixtures().join(name);
-    let scan = begen::driver::run(&begen::driver::Input::new(dir.join("input"))).expect("the fixture's input folder is readable");
+    let scan = begen::driver::run(&begen::driver::Input::new(dir.join("input")))
+        .expect("the fixture's input folder is readable");
     let json = Report::new(&scan).to_json();
     let text: String = scan.diagnostics.iter().map(|d| render_text(d, &scan.sources, false) + "\n").collect();
     let mut failures = Vec::new();

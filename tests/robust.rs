@@ -36,13 +36,63 @@ fn scan_bytes(name: &str, bytes: &[u8]) -> begen::driver::Run {
 /// Pieces of C++ and CUDA that stress the lexer, the item splitter, the
 /// macro expander and the signature parser when glued together at random.
 const FRAGMENTS: &[&str] = &[
-    "// @BE f", "// @BE f arg ret", "//@BE g attr.x:float16", "// @BE", "// @BEx", "\n", "\r\n", " ",
-    "void f(", "void g(", "const BE::Tensor x", "BE::Tensor y", "BE::Tensor const& z", "int64_t stream",
-    "float a", "__half h", "float* p", "T t", ",", "(", ")", "{", "}", ";", "<<<1,1>>>", "\"", "'",
-    "/*", "*/", "R\"x(", ")x\"", "\\\n", "#define M(N, T) void N##_k(const BE::Tensor x, BE::Tensor y, T v)",
-    "#define M(a) M(a) a", "#define S(x) #x", "M(f, float)", "M(", "#include \"a.cu\"", "#include \"",
-    "template <typename T>", "__global__", "...", "##", "#", "é", "\u{0}", "\u{ff}", "= {1, 2}", "1'000",
-    "attr.", "args", "ctx.stream", "extern \"C\" {", "[[nodiscard]]", "::", "<", ">",
+    "// @BE f",
+    "// @BE f arg ret",
+    "//@BE g attr.x:float16",
+    "// @BE",
+    "// @BEx",
+    "\n",
+    "\r\n",
+    " ",
+    "void f(",
+    "void g(",
+    "const BE::Tensor x",
+    "BE::Tensor y",
+    "BE::Tensor const& z",
+    "int64_t stream",
+    "float a",
+    "__half h",
+    "float* p",
+    "T t",
+    ",",
+    "(",
+    ")",
+    "{",
+    "}",
+    ";",
+    "<<<1,1>>>",
+    "\"",
+    "'",
+    "/*",
+    "*/",
+    "R\"x(",
+    ")x\"",
+    "\\\n",
+    "#define M(N, T) void N##_k(const BE::Tensor x, BE::Tensor y, T v)",
+    "#define M(a) M(a) a",
+    "#define S(x) #x",
+    "M(f, float)",
+    "M(",
+    "#include \"a.cu\"",
+    "#include \"",
+    "template <typename T>",
+    "__global__",
+    "...",
+    "##",
+    "#",
+    "é",
+    "\u{0}",
+    "\u{ff}",
+    "= {1, 2}",
+    "1'000",
+    "attr.",
+    "args",
+    "ctx.stream",
+    "extern \"C\" {",
+    "[[nodiscard]]",
+    "::",
+    "<",
+    ">",
 ];
 
 proptest! {
@@ -109,7 +159,8 @@ fn symlink_loops_are_reported_not_followed() {
     std::fs::write(dir.join("sub/k.cu"), b"// @BE k\nvoid k(const BE::Tensor x, BE::Tensor y) {}\n").unwrap();
     let scan = begen::driver::run(&begen::driver::Input::new(&dir)).unwrap();
     assert_eq!(scan.library.functions.len(), 1);
-    let messages: Vec<String> = scan.diagnostics.iter().map(|d| format!("{}: {}", d.location(&scan.sources).0, d.message)).collect();
+    let messages: Vec<String> =
+        scan.diagnostics.iter().map(|d| format!("{}: {}", d.location(&scan.sources).0, d.message)).collect();
     assert!(messages.iter().any(|m| m.starts_with("sub/back: ") && m.contains("loop")), "{messages:?}");
     assert!(messages.iter().any(|m| m.starts_with("sub/self: ")), "{messages:?}");
     std::fs::remove_dir_all(&dir).unwrap();

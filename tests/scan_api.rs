@@ -11,7 +11,7 @@ fn fixture(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn half_representations() {
-    let scan = begen::driver::run(&begen::driver::Input::new(&fixture("explicit_types"))).unwrap();
+    let scan = begen::driver::run(&begen::driver::Input::new(fixture("explicit_types"))).unwrap();
     let halves = scan.library.functions.iter().find(|f| f.name == "halves").unwrap();
     let reprs: Vec<Option<HalfRepr>> = halves.params.iter().map(|p| p.half_repr).collect();
     use HalfRepr::*;

@@ -7,9 +7,6 @@ fn main() {
     begen::Build::new().dir("kernels/cpu").compile("demo_cpu");
 
     if std::env::var_os("CARGO_FEATURE_CUDA").is_some() {
-        begen::Build::new()
-            .dir("kernels/cuda")
-            .platform("cuda")
-            .compile("demo_cuda");
+        begen::Build::new().dir("kernels/cuda").platform("cuda").compile("demo_cuda");
     }
 }

@@ -168,10 +168,7 @@ impl Build {
             self.name = Some(name.to_string());
         }
         let env = Env::new();
-        let mut reporter = CargoReporter {
-            metadata: self.cargo_metadata,
-            files: Vec::new(),
-        };
+        let mut reporter = CargoReporter { metadata: self.cargo_metadata, files: Vec::new() };
         let result = self.run(&env, &mut reporter);
         if self.cargo_metadata {
             println!("cargo:rerun-if-changed={}", self.dir.display());
@@ -194,18 +191,15 @@ impl Build {
         let out = match &self.out_dir {
             Some(dir) => dir.clone(),
             None => PathBuf::from(env.var("OUT_DIR").ok_or_else(|| {
-                Error::Other(
-                    "OUT_DIR is not set: outside a build script, call `.out_dir(...)`".to_string(),
-                )
+                Error::Other("OUT_DIR is not set: outside a build script, call `.out_dir(...)`".to_string())
             })?),
         };
         let platform = match &self.platform {
             None => None,
-            Some(p) => Some(PlatformChoice::parse(p).ok_or_else(|| {
-                Error::Other(format!(
-                    "platform `{p}` is not one of `cpu`, `cuda`, `auto`"
-                ))
-            })?),
+            Some(p) => Some(
+                PlatformChoice::parse(p)
+                    .ok_or_else(|| Error::Other(format!("platform `{p}` is not one of `cpu`, `cuda`, `auto`")))?,
+            ),
         };
         let mut opts = Options::with_cc(&self.dir, out, self.host_cc.clone(), self.cuda_cc.clone());
         opts.name = self.name.clone();
@@ -273,12 +267,7 @@ mod tests {
             .try_compile("k")
             .unwrap_err();
         assert!(err.to_string().contains("/nonexistent/begen-kernels"), "{err}");
-        let err = Build::new()
-            .platform("gpu")
-            .out_dir(&out)
-            .cargo_metadata(false)
-            .try_compile("k")
-            .unwrap_err();
+        let err = Build::new().platform("gpu").out_dir(&out).cargo_metadata(false).try_compile("k").unwrap_err();
         assert_eq!(err.to_string(), "platform `gpu` is not one of `cpu`, `cuda`, `auto`");
         assert!(!out.exists(), "nothing is written when the build cannot start");
     }

@@ -20,9 +20,7 @@ pub const DEFAULT_ARCHS: [u32; 7] = [75, 80, 86, 89, 90, 100, 120];
 ///
 /// ```
 /// use begen::build::CudaArch;
-/// let a = CudaArch::parse("9.0").unwrap();
-/// assert_eq!(a.to_string(), "sm_90");
-/// assert_eq!(CudaArch::parse("sm_90a").unwrap().to_string(), "sm_90a");
+/// assert_eq!(CudaArch::parse("9.0").unwrap().to_string(), "sm_90");
 /// assert!(CudaArch::parse("sm_x").is_none());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -36,15 +34,9 @@ impl CudaArch {
     /// Parses `sm_90`, `compute_90`, `90`, `9.0`, `sm_90a`, `90a`.
     pub fn parse(text: &str) -> Option<CudaArch> {
         let t = text.trim();
-        let t = t
-            .strip_prefix("sm_")
-            .or_else(|| t.strip_prefix("compute_"))
-            .unwrap_or(t);
-        let t: String = if let Some((major, minor)) = t.split_once('.') {
-            format!("{major}{minor}")
-        } else {
-            t.to_string()
-        };
+        let t = t.strip_prefix("sm_").or_else(|| t.strip_prefix("compute_")).unwrap_or(t);
+        let t: String =
+            if let Some((major, minor)) = t.split_once('.') { format!("{major}{minor}") } else { t.to_string() };
         let (digits, suffix) = match t.chars().last() {
             Some(c @ ('a' | 'f')) => (&t[..t.len() - 1], Some(c)),
             _ => (t.as_str(), None),
@@ -113,9 +105,7 @@ pub fn parse_list<S: AsRef<str>>(items: &[S]) -> Result<Vec<CudaArch>, String> {
 
 /// The compute capabilities of this machine's GPUs, if `nvidia-smi` answers.
 pub fn local_gpus() -> Vec<CudaArch> {
-    let output = Command::new("nvidia-smi")
-        .args(["--query-gpu=compute_cap", "--format=csv,noheader"])
-        .output();
+    let output = Command::new("nvidia-smi").args(["--query-gpu=compute_cap", "--format=csv,noheader"]).output();
     match output {
         Ok(o) if o.status.success() => {
             parse_list(&[String::from_utf8_lossy(&o.stdout).into_owned()]).unwrap_or_default()
@@ -130,35 +120,17 @@ pub fn default_archs(nvcc_supported: &[u32]) -> Vec<CudaArch> {
     DEFAULT_ARCHS
         .iter()
         .filter(|n| nvcc_supported.is_empty() || nvcc_supported.contains(n))
-        .map(|&number| CudaArch {
-            number,
-            suffix: None,
-        })
+        .map(|&number| CudaArch { number, suffix: None })
         .collect()
 }
 
 /// `-gencode` flags: SASS for each architecture, PTX for the newest one
 /// without a suffix.
-///
-/// ```
-/// use begen::build::{arch::gencode_flags, CudaArch};
-/// let archs = [CudaArch::parse("sm_80").unwrap(), CudaArch::parse("sm_90a").unwrap()];
-/// assert_eq!(gencode_flags(&archs), [
-///     "-gencode=arch=compute_80,code=sm_80",
-///     "-gencode=arch=compute_90a,code=sm_90a",
-///     "-gencode=arch=compute_80,code=compute_80",
-/// ]);
-/// ```
 pub fn gencode_flags(archs: &[CudaArch]) -> Vec<String> {
-    let mut flags: Vec<String> = archs
-        .iter()
-        .map(|a| format!("-gencode=arch=compute_{0},code=sm_{0}", a.code()))
-        .collect();
+    let mut flags: Vec<String> =
+        archs.iter().map(|a| format!("-gencode=arch=compute_{0},code=sm_{0}", a.code())).collect();
     if let Some(newest) = archs.iter().filter(|a| a.suffix.is_none()).max() {
-        flags.push(format!(
-            "-gencode=arch=compute_{0},code=compute_{0}",
-            newest.code()
-        ));
+        flags.push(format!("-gencode=arch=compute_{0},code=compute_{0}", newest.code()));
     }
     flags
 }
@@ -178,11 +150,7 @@ mod tests {
             ("sm_100f", "sm_100f"),
             ("90a", "sm_90a"),
         ] {
-            assert_eq!(
-                CudaArch::parse(text).map(|a| a.to_string()).as_deref(),
-                Some(want),
-                "{text}"
-            );
+            assert_eq!(CudaArch::parse(text).map(|a| a.to_string()).as_deref(), Some(want), "{text}");
         }
         for bad in ["", "sm_", "sm_9", "abc", "sm_90b", "1234", "-O3"] {
             assert_eq!(CudaArch::parse(bad), None, "{bad}");
@@ -192,10 +160,7 @@ mod tests {
     #[test]
     fn list_dedups_and_sorts() {
         let l = parse_list(&["sm_90, 8.0", "sm_90"]).unwrap();
-        assert_eq!(
-            l.iter().map(|a| a.to_string()).collect::<Vec<_>>(),
-            ["sm_80", "sm_90"]
-        );
+        assert_eq!(l.iter().map(|a| a.to_string()).collect::<Vec<_>>(), ["sm_80", "sm_90"]);
         assert_eq!(parse_list(&["sm_90,oops"]), Err("oops".to_string()));
     }
 
@@ -203,5 +168,31 @@ mod tests {
     fn suffixed_only_gets_no_ptx() {
         let flags = gencode_flags(&[CudaArch::parse("sm_90a").unwrap()]);
         assert_eq!(flags, ["-gencode=arch=compute_90a,code=sm_90a"]);
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn cuda_arch() {
+        use crate::build::CudaArch;
+        let a = CudaArch::parse("9.0").unwrap();
+        assert_eq!(a.to_string(), "sm_90");
+        assert_eq!(CudaArch::parse("sm_90a").unwrap().to_string(), "sm_90a");
+        assert!(CudaArch::parse("sm_x").is_none());
+    }
+
+    #[test]
+    fn gencode_flags() {
+        use crate::build::{CudaArch, arch::gencode_flags};
+        let archs = [CudaArch::parse("sm_80").unwrap(), CudaArch::parse("sm_90a").unwrap()];
+        assert_eq!(
+            gencode_flags(&archs),
+            [
+                "-gencode=arch=compute_80,code=sm_80",
+                "-gencode=arch=compute_90a,code=sm_90a",
+                "-gencode=arch=compute_80,code=compute_80",
+            ]
+        );
     }
 }

@@ -49,14 +49,9 @@ impl CompilerCmd {
     /// replaces cc's choice (nvcc found by begen rather than `$NVCC`).
     pub fn from_tool(tool: &cc::Tool, program: Option<&Path>) -> CompilerCmd {
         CompilerCmd {
-            program: program
-                .map(Path::to_path_buf)
-                .unwrap_or_else(|| tool.path().to_path_buf()),
+            program: program.map(Path::to_path_buf).unwrap_or_else(|| tool.path().to_path_buf()),
             args: tool.args().to_vec(),
-            env: tool
-                .get_envs()
-                .map(|(k, v)| (k.to_owned(), v.to_owned()))
-                .collect(),
+            env: tool.get_envs().map(|(k, v)| (k.to_owned(), v.to_owned())).collect(),
         }
     }
 
@@ -86,9 +81,10 @@ impl Compilers {
     fn for_unit(&self, unit: &Unit) -> Result<&CompilerCmd> {
         match unit.platform {
             Platform::Cpu => Ok(&self.host),
-            Platform::Cuda => self.cuda.as_ref().ok_or_else(|| {
-                Error::Other(format!("internal: no CUDA compiler for `{}`", unit.name))
-            }),
+            Platform::Cuda => self
+                .cuda
+                .as_ref()
+                .ok_or_else(|| Error::Other(format!("internal: no CUDA compiler for `{}`", unit.name))),
         }
     }
 }
@@ -140,10 +136,7 @@ pub fn compile_units(
             stale.push((unit, argv));
         }
     }
-    let stats = CompileStats {
-        compiled: stale.len(),
-        up_to_date: units.len() - stale.len(),
-    };
+    let stats = CompileStats { compiled: stale.len(), up_to_date: units.len() - stale.len() };
     if stale.is_empty() {
         return Ok(stats);
     }
@@ -168,10 +161,7 @@ pub fn compile_units(
                     let Some((unit, argv)) = stale.get(i) else {
                         break;
                     };
-                    let env = &compilers
-                        .for_unit(unit)
-                        .map(|c| c.env.clone())
-                        .unwrap_or_default();
+                    let env = &compilers.for_unit(unit).map(|c| c.env.clone()).unwrap_or_default();
                     let _ = tx.send(Event::Started(i));
                     let result = run_one(work, unit, argv, env);
                     let _ = tx.send(Event::Finished(i, result));
@@ -203,11 +193,8 @@ pub fn compile_units(
         [(name, _)] => format!("compiling {name}"),
         many => format!("compiling {} translation units", many.len()),
     };
-    let output = failures
-        .iter()
-        .map(|(name, out)| format!("--- {name}\n{}", out.trim_end()))
-        .collect::<Vec<_>>()
-        .join("\n");
+    let output =
+        failures.iter().map(|(name, out)| format!("--- {name}\n{}", out.trim_end())).collect::<Vec<_>>().join("\n");
     Err(Error::Compile { what, output })
 }
 
@@ -230,27 +217,19 @@ fn run_one(
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let shown = argv
-        .iter()
-        .map(|a| a.to_string_lossy())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let shown = argv.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
     match cmd.output() {
         Ok(out) => {
             let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
             text.push_str(&String::from_utf8_lossy(&out.stderr));
             if out.status.success() {
-                std::fs::write(&stamp, stamp_text(argv))
-                    .map_err(|e| format!("writing {}: {e}", stamp.display()))?;
+                std::fs::write(&stamp, stamp_text(argv)).map_err(|e| format!("writing {}: {e}", stamp.display()))?;
                 Ok(text)
             } else {
                 Err(format!("command: {shown}\n{text}"))
             }
         }
-        Err(e) => Err(format!(
-            "command: {shown}\ncould not run `{}`: {e}",
-            argv[0].to_string_lossy()
-        )),
+        Err(e) => Err(format!("command: {shown}\ncould not run `{}`: {e}", argv[0].to_string_lossy())),
     }
 }
 
@@ -285,20 +264,15 @@ fn staleness(work: &Path, unit: &Unit, argv: &[OsString]) -> Option<String> {
 }
 
 /// The prerequisites of a Makefile-style depfile (`obj: a.cc b.h \` ...).
-///
-/// ```
-/// let deps = begen::build::compile::parse_depfile("x.o : a.cc b\\ c.h \\\n  /inc/d.h\n");
-/// assert_eq!(deps, ["a.cc", "b c.h", "/inc/d.h"].map(std::path::PathBuf::from));
-/// ```
 pub fn parse_depfile(text: &str) -> Vec<PathBuf> {
     let joined = text.replace("\\\r\n", " ").replace("\\\n", " ");
     let mut deps = Vec::new();
     for line in joined.lines() {
         // The target ends at the first ':' followed by whitespace or the end.
         let bytes = line.as_bytes();
-        let Some(colon) = (0..bytes.len()).find(|&i| {
-            bytes[i] == b':' && bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace())
-        }) else {
+        let Some(colon) =
+            (0..bytes.len()).find(|&i| bytes[i] == b':' && bytes.get(i + 1).is_none_or(|b| b.is_ascii_whitespace()))
+        else {
             continue;
         };
         let mut word = String::new();
@@ -338,5 +312,14 @@ mod tests {
         let nvcc = "k.o : k.cu \\\n    /x/../include/cuda_runtime.h \\\n    /x/y.h\n";
         assert_eq!(parse_depfile(nvcc).len(), 3);
         assert!(parse_depfile("").is_empty());
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn parse_depfile() {
+        let deps = crate::build::compile::parse_depfile("x.o : a.cc b\\ c.h \\\n  /inc/d.h\n");
+        assert_eq!(deps, ["a.cc", "b c.h", "/inc/d.h"].map(std::path::PathBuf::from));
     }
 }

@@ -28,8 +28,7 @@ impl Env {
 
     /// Overrides `name` with `value` (tests, and settings given in code).
     pub fn with(mut self, name: &str, value: &str) -> Env {
-        self.overrides
-            .insert(name.to_string(), Some(value.to_string()));
+        self.overrides.insert(name.to_string(), Some(value.to_string()));
         self
     }
 

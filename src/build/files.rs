@@ -9,13 +9,6 @@ use crate::error::{Error, Result};
 /// Writes `bytes` to `path` unless it already holds exactly them; creates
 /// parent directories. Returns whether it wrote. The write goes to a
 /// sibling temporary file renamed over `path`, so readers never see half a file.
-///
-/// ```
-/// let p = std::env::temp_dir().join(format!("begen-doc-{}", std::process::id()));
-/// assert!(begen::build::files::write_if_changed(&p, b"x").unwrap());
-/// assert!(!begen::build::files::write_if_changed(&p, b"x").unwrap());
-/// # std::fs::remove_file(p).unwrap();
-/// ```
 pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
     if std::fs::read(path).is_ok_and(|old| old == bytes) {
         return Ok(false);
@@ -76,4 +69,15 @@ pub fn remove_stale(dir: &Path, keep: &[PathBuf]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn write_if_changed() {
+        let p = std::env::temp_dir().join(format!("begen-doc-{}", std::process::id()));
+        assert!(crate::build::files::write_if_changed(&p, b"x").unwrap());
+        assert!(!crate::build::files::write_if_changed(&p, b"x").unwrap());
+        std::fs::remove_file(p).unwrap();
+    }
 }

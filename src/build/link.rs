@@ -18,17 +18,9 @@ pub struct LinkJob<'a> {
 
 /// The linker's argv (without the program).
 pub fn link_args(job: &LinkJob<'_>) -> Result<Vec<String>> {
-    let mut args = vec![
-        "-shared".to_string(),
-        "-o".to_string(),
-        job.output.display().to_string(),
-    ];
+    let mut args = vec!["-shared".to_string(), "-o".to_string(), job.output.display().to_string()];
     args.extend(job.objects.iter().map(|o| o.display().to_string()));
-    let soname = job
-        .output
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let soname = job.output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     args.push(format!("-Wl,-soname,{soname}"));
     args.push("-Wl,--no-undefined".to_string());
     args.push("-Wl,--exclude-libs,ALL".to_string());
@@ -64,12 +56,7 @@ pub fn link(job: &LinkJob<'_>) -> Result<()> {
         .args(&args)
         .current_dir(job.work)
         .output()
-        .map_err(|e| {
-            Error::Toolchain(format!(
-                "could not run the linker `{}`: {e}",
-                job.linker.display()
-            ))
-        })?;
+        .map_err(|e| Error::Toolchain(format!("could not run the linker `{}`: {e}", job.linker.display())))?;
     if output.status.success() {
         return Ok(());
     }

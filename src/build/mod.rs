@@ -44,20 +44,20 @@
 //!   outputs, commands run in the work directory with relative paths for
 //!   generated files, and no debug info is generated unless asked for.
 
-pub mod api;
-pub mod arch;
-pub mod compile;
-pub mod env;
-pub mod files;
-pub mod link;
-pub mod toolchain;
+mod api;
+mod arch;
+mod compile;
+mod env;
+mod files;
+mod link;
+mod toolchain;
 
 use std::path::{Path, PathBuf};
 
+pub use crate::model::PlatformChoice;
 pub use api::Build;
 pub use arch::CudaArch;
 pub use env::Env;
-pub use crate::model::PlatformChoice;
 
 use crate::diag::{Diagnostic, Severity};
 use crate::driver::{self, Input, Run};
@@ -247,10 +247,7 @@ pub fn work_dir(out: &Path, name: &str) -> PathBuf {
 pub fn generate(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<Generated> {
     let run = plan(opts, reporter)?;
     let discovery = Discovery::new(env);
-    let api = discovery
-        .xla_ffi_include()
-        .ok()
-        .and_then(|i| toolchain::xla_ffi_api_version(&i));
+    let api = discovery.xla_ffi_include().ok().and_then(|i| toolchain::xla_ffi_api_version(&i));
     let emitted = emit::emit(&run.library, api.as_deref());
     let mut files = Vec::new();
     for file in &emitted.files {
@@ -259,32 +256,20 @@ pub fn generate(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Resul
         files.push(path);
     }
     files::remove_stale(&opts.out.join("gen"), &files)?;
-    Ok(Generated {
-        library: run.library,
-        files,
-        diagnostics: run.diagnostics,
-    })
+    Ok(Generated { library: run.library, files, diagnostics: run.diagnostics })
 }
 
 /// Scans, generates, compiles and links; see the module docs for the layout
 /// of OUT. On any failure the previous outputs in OUT are left as they were.
 pub fn build(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput> {
     let run = plan(opts, reporter)?;
-    build_library(&run.library, opts, env, reporter).map(|out| BuildOutput {
-        diagnostics: run.diagnostics,
-        ..out
-    })
+    build_library(&run.library, opts, env, reporter).map(|out| BuildOutput { diagnostics: run.diagnostics, ..out })
 }
 
 /// Builds a checked [`Library`] (what [`build`] does after the driver):
 /// its settings supply include directories, flags and whether nvcc is
 /// required.
-pub fn build_library(
-    library: &Library,
-    opts: &Options,
-    env: &Env,
-    reporter: &mut dyn Reporter,
-) -> Result<BuildOutput> {
+pub fn build_library(library: &Library, opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput> {
     let discovery = Discovery::new(env);
     let xla_include = discovery.xla_ffi_include()?;
     let support_include = discovery.support_include()?;
@@ -312,22 +297,11 @@ pub fn build_library(
     let cuda_cmd = match &cuda {
         Some(cuda) => {
             let (archs, _) = discovery.cuda_archs(&opts.arch, &settings.cuda_arch, cuda)?;
-            Some(cuda_compiler(
-                opts,
-                &settings.cuda_flags,
-                &includes,
-                &system_includes,
-                &work,
-                cuda,
-                &archs,
-            )?)
+            Some(cuda_compiler(opts, &settings.cuda_flags, &includes, &system_includes, &work, cuda, &archs)?)
         }
         None => None,
     };
-    let compilers = Compilers {
-        host: host.clone(),
-        cuda: cuda_cmd,
-    };
+    let compilers = Compilers { host: host.clone(), cuda: cuda_cmd };
     let jobs = opts.jobs.unwrap_or_else(|| {
         env.var("NUM_JOBS")
             .and_then(|n| n.parse().ok())
@@ -403,11 +377,7 @@ fn write_generated<'e>(
     }
     // An annotated source is compiled inside its wrapper TU (which includes
     // it); compiling it on its own as well would define everything twice.
-    let wrapped = |file: &str| {
-        emitted
-            .wrappers()
-            .any(|(w, _)| w.source.as_deref() == Some(file))
-    };
+    let wrapped = |file: &str| emitted.wrappers().any(|(w, _)| w.source.as_deref() == Some(file));
     for source in library.sources.iter().filter(|s| !wrapped(&s.file)) {
         let path = std::fs::canonicalize(&source.path).map_err(|e| Error::io(&source.path, e))?;
         units.push(Unit {
@@ -430,18 +400,12 @@ fn write_generated<'e>(
         written.push(path);
     }
     files::remove_stale(&work.join("gen"), &written)?;
-    let outputs = emitted
-        .files
-        .iter()
-        .filter(|f| !matches!(f.kind, FileKind::Wrapper(_) | FileKind::Glue))
-        .collect();
+    let outputs = emitted.files.iter().filter(|f| !matches!(f.kind, FileKind::Wrapper(_) | FileKind::Glue)).collect();
     Ok((units, outputs))
 }
 
 fn cc_error(what: &str, e: cc::Error) -> Error {
-    Error::Toolchain(format!(
-        "{what}: {e}. Set CXX to a working C++17 compiler (g++ or clang++)."
-    ))
+    Error::Toolchain(format!("{what}: {e}. Set CXX to a working C++17 compiler (g++ or clang++)."))
 }
 
 /// The host C++ command from cc: its compiler and flags, plus C++17, PIC,
@@ -454,20 +418,14 @@ fn host_compiler(
     work: &Path,
 ) -> Result<CompilerCmd> {
     let mut b = opts.host_cc.clone();
-    b.cpp(true)
-        .pic(true)
-        .std("c++17")
-        .out_dir(work.join("cc"))
-        .includes(includes);
+    b.cpp(true).pic(true).std("c++17").out_dir(work.join("cc")).includes(includes);
     for dir in system_includes {
         b.flag("-isystem").flag(dir.as_os_str());
     }
     for flag in cxx_flags.iter().chain(&opts.cxx_flags) {
         b.flag(flag);
     }
-    let tool = b
-        .try_get_compiler()
-        .map_err(|e| cc_error("no usable host C++ compiler", e))?;
+    let tool = b.try_get_compiler().map_err(|e| cc_error("no usable host C++ compiler", e))?;
     Ok(CompilerCmd::from_tool(&tool, None))
 }
 
@@ -484,12 +442,7 @@ fn cuda_compiler(
     let mut b = opts.cuda_cc.clone();
     // cc's `.std()` would reach only the host compiler (`-Xcompiler`); nvcc's
     // own front end needs the dialect too.
-    b.cpp(true)
-        .cuda(true)
-        .pic(true)
-        .out_dir(work.join("cc"))
-        .includes(includes)
-        .flag("-std=c++17");
+    b.cpp(true).cuda(true).pic(true).out_dir(work.join("cc")).includes(includes).flag("-std=c++17");
     for dir in system_includes {
         b.flag("-isystem").flag(dir.as_os_str());
     }
@@ -513,12 +466,22 @@ fn cuda_compiler(
     Ok(CompilerCmd::from_tool(&tool, Some(&cuda.nvcc)))
 }
 
+/// The nvcc a build would use, found as `begen doctor` says (`NVCC`,
+/// `CUDA_PATH`, `CUDA_HOME`, `PATH`, `/usr/local/cuda`, then pip's CUDA in
+/// `BEGEN_PYTHON`'s environment).
+///
+/// ```no_run
+/// let nvcc = begen::build::nvcc(&begen::build::Env::new())?;
+/// println!("{}", nvcc.display());
+/// # Ok::<(), begen::Error>(())
+/// ```
+pub fn nvcc(env: &Env) -> Result<PathBuf> {
+    Discovery::new(env).cuda().map(|c| c.nvcc)
+}
+
 /// Counts diagnostics by severity (for summaries).
 pub fn count(diagnostics: &[Diagnostic], severity: Severity) -> usize {
-    diagnostics
-        .iter()
-        .filter(|d| d.severity == severity)
-        .count()
+    diagnostics.iter().filter(|d| d.severity == severity).count()
 }
 
 /// One line of `begen doctor`: what, and what was found (or why not).
@@ -535,11 +498,8 @@ pub struct DoctorLine {
 pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
     let d = Discovery::new(env);
     let mut lines = Vec::new();
-    let line = |what, found: Result<String>, required| DoctorLine {
-        what,
-        found: found.map_err(|e| e.to_string()),
-        required,
-    };
+    let line =
+        |what, found: Result<String>, required| DoctorLine { what, found: found.map_err(|e| e.to_string()), required };
     let xla = d.xla_ffi_include();
     lines.push(line(
         "XLA FFI headers",
@@ -551,49 +511,29 @@ pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
             .map_err(|e| Error::Toolchain(e.to_string())),
         true,
     ));
-    lines.push(line(
-        "support headers",
-        d.support_include().map(|p| p.display().to_string()),
-        true,
-    ));
+    lines.push(line("support headers", d.support_include().map(|p| p.display().to_string()), true));
     let scratch = std::env::temp_dir().join(format!("begen-doctor-{}", std::process::id()));
     let host = host_compiler(opts, &[], &[], &[], &scratch);
     lines.push(line(
         "host C++ (cc, CXX)",
-        host.as_ref()
-            .map(describe_cmd)
-            .map_err(|e| Error::Toolchain(e.to_string())),
+        host.as_ref().map(describe_cmd).map_err(|e| Error::Toolchain(e.to_string())),
         true,
     ));
     match d.cuda() {
         Ok(cuda) => {
-            let version = cuda
-                .version
-                .clone()
-                .unwrap_or_else(|| "version unknown".into());
-            lines.push(line(
-                "nvcc",
-                Ok(format!("{} ({version})", cuda.nvcc.display())),
-                false,
-            ));
+            let version = cuda.version.clone().unwrap_or_else(|| "version unknown".into());
+            lines.push(line("nvcc", Ok(format!("{} ({version})", cuda.nvcc.display())), false));
             lines.push(line(
                 "CUDA runtime (static)",
                 cuda.cudart_dir
                     .as_ref()
                     .map(|p| p.join("libcudart_static.a").display().to_string())
-                    .ok_or_else(|| {
-                        Error::Toolchain("libcudart_static.a not found beside nvcc".into())
-                    }),
+                    .ok_or_else(|| Error::Toolchain("libcudart_static.a not found beside nvcc".into())),
                 false,
             ));
             let archs = d.cuda_archs(&opts.arch, &[], &cuda).map(|(archs, source)| {
                 let names: Vec<String> = archs.iter().map(|a| a.to_string()).collect();
-                format!(
-                    "{} (from {}); {}",
-                    names.join(", "),
-                    source.describe(),
-                    arch::gencode_flags(&archs).join(" ")
-                )
+                format!("{} (from {}); {}", names.join(", "), source.describe(), arch::gencode_flags(&archs).join(" "))
             });
             lines.push(line("CUDA architectures", archs, false));
         }

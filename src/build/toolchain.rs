@@ -57,17 +57,12 @@ pub struct Cuda {
 
 impl<'e> Discovery<'e> {
     pub fn new(env: &'e Env) -> Discovery<'e> {
-        Discovery {
-            env,
-            probe: OnceCell::new(),
-        }
+        Discovery { env, probe: OnceCell::new() }
     }
 
     /// The Python that is asked about jax and pip's CUDA packages.
     pub fn python(&self) -> String {
-        self.env
-            .var("BEGEN_PYTHON")
-            .unwrap_or_else(|| "python3".to_string())
+        self.env.var("BEGEN_PYTHON").unwrap_or_else(|| "python3".to_string())
     }
 
     fn probe(&self) -> &std::result::Result<PythonProbe, String> {
@@ -83,10 +78,7 @@ impl<'e> Discovery<'e> {
                 return Err(format!("`{python}` failed ({last})"));
             }
             let stdout = String::from_utf8_lossy(&output.stdout);
-            let mut probe = PythonProbe {
-                purelib: None,
-                jax_include: Err("no answer".to_string()),
-            };
+            let mut probe = PythonProbe { purelib: None, jax_include: Err("no answer".to_string()) };
             for line in stdout.lines() {
                 if let Some(v) = line.strip_prefix("purelib=") {
                     probe.purelib = Some(PathBuf::from(v));
@@ -118,22 +110,13 @@ impl<'e> Discovery<'e> {
         }
         let python = self.python();
         let why = match self.probe() {
-            Ok(PythonProbe {
-                jax_include: Ok(dir),
-                ..
-            }) if dir.join(HEADER).is_file() => {
+            Ok(PythonProbe { jax_include: Ok(dir), .. }) if dir.join(HEADER).is_file() => {
                 return Ok(dir.clone());
             }
-            Ok(PythonProbe {
-                jax_include: Ok(dir),
-                ..
-            }) => {
+            Ok(PythonProbe { jax_include: Ok(dir), .. }) => {
                 format!("it answered `{}`, which has no `{HEADER}`", dir.display())
             }
-            Ok(PythonProbe {
-                jax_include: Err(e),
-                ..
-            }) => format!("importing jax.ffi failed: {e}"),
+            Ok(PythonProbe { jax_include: Err(e), .. }) => format!("importing jax.ffi failed: {e}"),
             Err(e) => e.clone(),
         };
         Err(Error::Toolchain(format!(
@@ -157,12 +140,7 @@ impl<'e> Discovery<'e> {
             None => tried.push("BEGEN_SUPPORT_INCLUDE (unset)".to_string()),
         }
         candidates.push(PathBuf::from(CRATE_SUPPORT_INCLUDE));
-        if let Some(prefix) = std::env::current_exe()
-            .ok()
-            .as_deref()
-            .and_then(Path::parent)
-            .and_then(Path::parent)
-        {
+        if let Some(prefix) = std::env::current_exe().ok().as_deref().and_then(Path::parent).and_then(Path::parent) {
             candidates.push(prefix.join("share/begen/include"));
         }
         for dir in candidates {
@@ -195,24 +173,13 @@ impl<'e> Discovery<'e> {
                 tried.join("; ")
             ))
         })?;
-        let version = run_stdout(&nvcc, &["--version"]).and_then(|out| {
-            out.lines()
-                .find_map(|l| l.split_once("release ").map(|(_, v)| v.trim().to_string()))
-        });
+        let version = run_stdout(&nvcc, &["--version"])
+            .and_then(|out| out.lines().find_map(|l| l.split_once("release ").map(|(_, v)| v.trim().to_string())));
         let supported = run_stdout(&nvcc, &["--list-gpu-arch"])
-            .map(|out| {
-                out.split_whitespace()
-                    .filter_map(|w| w.strip_prefix("compute_")?.parse().ok())
-                    .collect()
-            })
+            .map(|out| out.split_whitespace().filter_map(|w| w.strip_prefix("compute_")?.parse().ok()).collect())
             .unwrap_or_default();
         let cudart_dir = self.find_cudart(&nvcc);
-        Ok(Cuda {
-            nvcc,
-            version,
-            cudart_dir,
-            supported,
-        })
+        Ok(Cuda { nvcc, version, cudart_dir, supported })
     }
 
     fn find_nvcc(&self, tried: &mut Vec<String>) -> Option<PathBuf> {
@@ -254,10 +221,7 @@ impl<'e> Discovery<'e> {
         tried.push(format!("`{}` (missing)", usr.display()));
         let python = self.python();
         match self.probe() {
-            Ok(PythonProbe {
-                purelib: Some(site),
-                ..
-            }) => {
+            Ok(PythonProbe { purelib: Some(site), .. }) => {
                 for rel in ["nvidia/cu13/bin/nvcc", "nvidia/cuda_nvcc/bin/nvcc"] {
                     let path = site.join(rel);
                     if path.is_file() {
@@ -279,26 +243,16 @@ impl<'e> Discovery<'e> {
     /// `lib`, `targets/<arch>-linux/lib`) or pip's `nvidia/cuda_runtime/lib`.
     fn find_cudart(&self, nvcc: &Path) -> Option<PathBuf> {
         let top = nvcc.parent()?.parent()?;
-        let mut candidates = vec![
-            top.join("lib64"),
-            top.join("lib"),
-            top.join(format!("targets/{}-linux/lib", std::env::consts::ARCH)),
-        ];
+        let mut candidates =
+            vec![top.join("lib64"), top.join("lib"), top.join(format!("targets/{}-linux/lib", std::env::consts::ARCH))];
         if let Some(site) = top.parent().and_then(Path::parent) {
             candidates.push(site.join("nvidia/cuda_runtime/lib"));
         }
-        candidates
-            .into_iter()
-            .find(|dir| dir.join("libcudart_static.a").is_file())
+        candidates.into_iter().find(|dir| dir.join("libcudart_static.a").is_file())
     }
 
     /// The architectures to build for and where the choice came from.
-    pub fn cuda_archs(
-        &self,
-        option: &[String],
-        config: &[String],
-        cuda: &Cuda,
-    ) -> Result<(Vec<CudaArch>, ArchSource)> {
+    pub fn cuda_archs(&self, option: &[String], config: &[String], cuda: &Cuda) -> Result<(Vec<CudaArch>, ArchSource)> {
         let parse = |items: &[String], source: ArchSource| {
             arch::parse_list(items).map(|l| (l, source)).map_err(|bad| {
                 Error::Toolchain(format!(
@@ -327,42 +281,27 @@ impl<'e> Discovery<'e> {
 
 /// The `XLA_FFI_API_MAJOR.MINOR` that the headers in `include` declare.
 ///
-/// ```no_run
-/// # use std::path::Path;
-/// let v = begen::build::toolchain::xla_ffi_api_version(Path::new("/opt/jaxlib/include"));
-/// assert_eq!(v.as_deref(), Some("0.3"));
-/// ```
 pub fn xla_ffi_api_version(include: &Path) -> Option<String> {
     let text = std::fs::read_to_string(include.join("xla/ffi/api/c_api.h")).ok()?;
     let define = |name: &str| -> Option<u32> {
         text.lines().find_map(|line| {
             let rest = line.trim().strip_prefix("#define")?.trim_start();
             let value = rest.strip_prefix(name)?;
-            value
-                .starts_with(char::is_whitespace)
-                .then(|| value.trim().parse().ok())?
+            value.starts_with(char::is_whitespace).then(|| value.trim().parse().ok())?
         })
     };
-    Some(format!(
-        "{}.{}",
-        define("XLA_FFI_API_MAJOR")?,
-        define("XLA_FFI_API_MINOR")?
-    ))
+    Some(format!("{}.{}", define("XLA_FFI_API_MAJOR")?, define("XLA_FFI_API_MINOR")?))
 }
 
 /// `program` on `PATH`, like `which`.
 pub fn which(program: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(program))
-        .find(|p| p.is_file())
+    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|p| p.is_file())
 }
 
 fn run_stdout(program: &Path, args: &[&str]) -> Option<String> {
     let out = Command::new(program).args(args).output().ok()?;
-    out.status
-        .success()
-        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 #[cfg(test)]
@@ -385,14 +324,8 @@ mod tests {
     #[test]
     fn missing_xla_dir_is_one_paragraph() {
         let env = Env::new().with("XLA_FFI_INCLUDE_DIR", "/nonexistent/begen");
-        let err = Discovery::new(&env)
-            .xla_ffi_include()
-            .unwrap_err()
-            .to_string();
-        assert!(
-            err.contains("XLA_FFI_INCLUDE_DIR is set to `/nonexistent/begen`"),
-            "{err}"
-        );
+        let err = Discovery::new(&env).xla_ffi_include().unwrap_err().to_string();
+        assert!(err.contains("XLA_FFI_INCLUDE_DIR is set to `/nonexistent/begen`"), "{err}");
         assert!(!err.contains('\n'));
     }
 
@@ -409,10 +342,7 @@ mod tests {
             Ok(cuda) => assert!(cuda.nvcc.is_file()),
             Err(e) => {
                 let text = e.to_string();
-                assert!(
-                    text.contains("NVCC=`/nonexistent/nvcc` (missing)"),
-                    "{text}"
-                );
+                assert!(text.contains("NVCC=`/nonexistent/nvcc` (missing)"), "{text}");
                 assert!(text.contains("--platform cpu"), "{text}");
             }
         }

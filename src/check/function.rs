@@ -3,9 +3,9 @@
 
 use super::infer::{self, Role};
 use super::tokens::{self, SpecToken, TokenError};
-use crate::diag::{messages as msg, Diagnostic};
+use crate::diag::{Diagnostic, messages as msg};
 use crate::model::decl::{Callee, DeclParam, Declared, Enclosing, Indirection, LocateError, Signature};
-use crate::model::{self, is_identifier, AttrType, HalfRepr, Param, Platform, Token};
+use crate::model::{self, AttrType, HalfRepr, Param, Platform, Token, is_identifier};
 use crate::source::{SourceMap, Span};
 
 /// Checks one declared function: the function when it is sound, and every
@@ -84,7 +84,9 @@ fn check_tokens(func: &str, raw: &[(String, Span)], diags: &mut Vec<Diagnostic>)
                 diags.push(Diagnostic::error(loc, msg::duplicate_stream(func)));
             }
             Ok(t) => out.push((t, loc)),
-            Err(TokenError::Unknown) => diags.push(Diagnostic::error(loc, msg::unknown_token(text)).hint(msg::HINT_TOKENS)),
+            Err(TokenError::Unknown) => {
+                diags.push(Diagnostic::error(loc, msg::unknown_token(text)).hint(msg::HINT_TOKENS))
+            }
             Err(TokenError::BadAttrName(name)) => {
                 diags.push(Diagnostic::error(loc, msg::invalid_attr_name(&name)).hint(msg::HINT_IDENTIFIER))
             }
@@ -165,7 +167,9 @@ fn infer_all(c: &Declared, sig: &Signature, map: &SourceMap, diags: &mut Vec<Dia
                 continue;
             }
             Role::ScalarIndirect => {
-                diags.push(Diagnostic::error(loc, msg::pointer_attr(&c.name, &name, &declared(p))).hint(msg::HINT_POINTER));
+                diags.push(
+                    Diagnostic::error(loc, msg::pointer_attr(&c.name, &name, &declared(p))).hint(msg::HINT_POINTER),
+                );
                 continue;
             }
             Role::Scalar { .. } if p.name.is_none() => {
@@ -174,7 +178,8 @@ fn infer_all(c: &Declared, sig: &Signature, map: &SourceMap, diags: &mut Vec<Dia
             }
             Role::Scalar { ty: Some(ty) } => Token::Attr { name: name.clone(), ty },
             Role::Scalar { ty: None } => {
-                let hint = if name == "stream" { msg::HINT_STREAM_TYPE.to_string() } else { msg::hint_explicit(&name, &p.ty) };
+                let hint =
+                    if name == "stream" { msg::HINT_STREAM_TYPE.to_string() } else { msg::hint_explicit(&name, &p.ty) };
                 diags.push(Diagnostic::error(loc, msg::not_inferred(&c.name, &name, &p.ty)).hint(hint));
                 continue;
             }
@@ -258,7 +263,9 @@ fn check_against_signature(
                 }
             }
             (SpecToken::Attr { .. }, Role::ScalarIndirect) => {
-                diags.push(Diagnostic::error(loc, msg::pointer_attr(&c.name, &name, &declared(p))).hint(msg::HINT_POINTER));
+                diags.push(
+                    Diagnostic::error(loc, msg::pointer_attr(&c.name, &name, &declared(p))).hint(msg::HINT_POINTER),
+                );
                 None
             }
             (_, Role::TensorIndirect) => {
@@ -316,7 +323,10 @@ fn check_tokens_alone(
                 (name.clone(), Token::Attr { name: name.clone(), ty: *ty }, half)
             }
             SpecToken::Attr { name, ty: None } => {
-                diags.push(Diagnostic::error(*loc, msg::bare_attr_without_signature(&c.name, name)).hint(msg::hint_explicit(name, "")));
+                diags.push(
+                    Diagnostic::error(*loc, msg::bare_attr_without_signature(&c.name, name))
+                        .hint(msg::hint_explicit(name, "")),
+                );
                 continue;
             }
         };

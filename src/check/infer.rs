@@ -1,18 +1,11 @@
 //! Inference of one parameter's role from its C++ declaration, by the seed's
 //! tables.
 
-use crate::model::{AttrType, HalfRepr};
 use crate::model::decl::{DeclParam, Indirection};
+use crate::model::{AttrType, HalfRepr};
 
 /// The seed's "Attribute Type Inference" table, leading `const` already
 /// stripped. Exactly these spellings; anything else is not auto-inferred.
-///
-/// ```
-/// use begen::check::infer::scalar_type;
-/// use begen::model::AttrType;
-/// assert_eq!(scalar_type("unsigned long long"), Some(AttrType::UInt64));
-/// assert_eq!(scalar_type("__half"), None);
-/// ```
 pub fn scalar_type(cpp: &str) -> Option<AttrType> {
     Some(match cpp {
         "bool" => AttrType::Bool,
@@ -104,5 +97,16 @@ mod tests {
         assert_eq!(explicit_fits(AttrType::Float32, "double"), Err(Contradiction));
         assert_eq!(explicit_fits(AttrType::Float32, "float"), Ok(None));
         assert_eq!(explicit_fits(AttrType::Int64, "size_t"), Ok(None));
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn scalar_type() {
+        use crate::check::infer::scalar_type;
+        use crate::model::AttrType;
+        assert_eq!(scalar_type("unsigned long long"), Some(AttrType::UInt64));
+        assert_eq!(scalar_type("__half"), None);
     }
 }

@@ -21,11 +21,11 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::config::{Config, ConfigFile};
-use crate::diag::{messages as msg, Diagnostic, Severity};
+use crate::diag::{Diagnostic, Severity, messages as msg};
 use crate::model::decl::{Callee, Declared};
 use crate::model::{
-    is_identifier, is_py_keyword, Function, FunctionOptions, Library, Platform, PlatformChoice, Settings, SourceFile,
-    VmapMethod,
+    Function, FunctionOptions, Library, Platform, PlatformChoice, Settings, SourceFile, VmapMethod, is_identifier,
+    is_py_keyword,
 };
 use crate::par;
 use crate::source::{FileId, SourceMap, Span};
@@ -93,7 +93,6 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
         sources,
         settings,
         root: req.root.to_path_buf(),
-        _checked: (),
     };
     (library, diags)
 }
@@ -216,30 +215,35 @@ fn check_functions(
         .zip(repeats)
         .map(|(d, &repeat)| Item { declared: Some(d), repeat, function: None, diags: Vec::new() })
         .collect();
-    par::for_each(&mut items, par::threads(), || (), |_, item| {
-        let Some(d) = item.declared.take() else { return };
-        let (function, mut diags) = function::check_declared(&d, map);
-        let Callee::Source { file } = d.callee;
-        let module = modules.of(file);
-        if let Repeat::Again(first) = item.repeat {
-            let (message, hint) = if modules.namespaced {
-                (msg::duplicate_in_module(&d.name, module), msg::HINT_DUPLICATE_MODULES)
-            } else {
-                (msg::duplicate_function(&d.name), msg::HINT_DUPLICATE)
-            };
-            diags.push(
-                Diagnostic::error(d.name_span, message)
-                    .label(msg::LABEL_EXPORTED_AGAIN)
-                    .with(first, msg::LABEL_FIRST_EXPORTED)
-                    .hint(hint),
-            );
-        }
-        item.function = function.filter(|_| item.repeat == Repeat::Unique).map(|mut f| {
-            f.module = module.to_string();
-            f
-        });
-        item.diags = diags;
-    });
+    par::for_each(
+        &mut items,
+        par::threads(),
+        || (),
+        |_, item| {
+            let Some(d) = item.declared.take() else { return };
+            let (function, mut diags) = function::check_declared(&d, map);
+            let Callee::Source { file } = d.callee;
+            let module = modules.of(file);
+            if let Repeat::Again(first) = item.repeat {
+                let (message, hint) = if modules.namespaced {
+                    (msg::duplicate_in_module(&d.name, module), msg::HINT_DUPLICATE_MODULES)
+                } else {
+                    (msg::duplicate_function(&d.name), msg::HINT_DUPLICATE)
+                };
+                diags.push(
+                    Diagnostic::error(d.name_span, message)
+                        .label(msg::LABEL_EXPORTED_AGAIN)
+                        .with(first, msg::LABEL_FIRST_EXPORTED)
+                        .hint(hint),
+                );
+            }
+            item.function = function.filter(|_| item.repeat == Repeat::Unique).map(|mut f| {
+                f.module = module.to_string();
+                f
+            });
+            item.diags = diags;
+        },
+    );
     let mut functions = Vec::new();
     for item in items {
         diags.extend(item.diags);
@@ -285,11 +289,15 @@ fn check_options(
 /// The sources to compile: all under the root but begen's own outputs
 /// (silently when under the output directory, with a warning for a stray
 /// generated wrapper) and, for platform `cpu`, CUDA sources (a warning each).
-fn check_sources(req: &Request, functions: &[Function], choice: PlatformChoice, diags: &mut Vec<Diagnostic>) -> Vec<SourceFile> {
+fn check_sources(
+    req: &Request,
+    functions: &[Function],
+    choice: PlatformChoice,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<SourceFile> {
     let out = req.out.and_then(|o| std::fs::canonicalize(o).ok());
-    let inside_out = |path: &Path| {
-        out.as_ref().is_some_and(|out| std::fs::canonicalize(path).is_ok_and(|p| p.starts_with(out)))
-    };
+    let inside_out =
+        |path: &Path| out.as_ref().is_some_and(|out| std::fs::canonicalize(path).is_ok_and(|p| p.starts_with(out)));
     let mut sources = Vec::new();
     for &(id, platform) in req.sources {
         let f = req.map.get(id);
@@ -297,13 +305,16 @@ fn check_sources(req: &Request, functions: &[Function], choice: PlatformChoice, 
             continue;
         }
         if f.name.ends_with(".begen.cc") || f.name.ends_with(".begen.cu") {
-            diags.push(Diagnostic::file(Severity::Warning, id, msg::skipping_generated(&f.name)).hint(msg::HINT_GENERATED));
+            diags.push(
+                Diagnostic::file(Severity::Warning, id, msg::skipping_generated(&f.name)).hint(msg::HINT_GENERATED),
+            );
             continue;
         }
         if choice == PlatformChoice::Cpu && platform == Platform::Cuda {
             let kernels: Vec<String> = functions.iter().filter(|k| k.file == f.name).map(|k| k.name.clone()).collect();
             diags.push(
-                Diagnostic::file(Severity::Warning, id, msg::skipping_cuda(&f.name, &kernels)).hint(msg::HINT_SKIPPING_CUDA),
+                Diagnostic::file(Severity::Warning, id, msg::skipping_cuda(&f.name, &kernels))
+                    .hint(msg::HINT_SKIPPING_CUDA),
             );
             continue;
         }
@@ -323,7 +334,11 @@ fn check_include_paths(req: &Request, functions: &[Function], sources: &mut [Sou
             Ok(text) => s.include = Some(text),
             Err(why) => {
                 if let Some((id, _)) = req.sources.iter().find(|(id, _)| req.map.get(*id).name == s.file) {
-                    let d = Diagnostic::file(Severity::Error, *id, msg::unincludable_path(&absolute.display().to_string(), &why));
+                    let d = Diagnostic::file(
+                        Severity::Error,
+                        *id,
+                        msg::unincludable_path(&absolute.display().to_string(), &why),
+                    );
                     diags.push(d.hint(msg::HINT_UNINCLUDABLE));
                 }
             }

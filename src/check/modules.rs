@@ -10,8 +10,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use super::{config_span, Request};
-use crate::diag::{messages as msg, Diagnostic};
+use super::{Request, config_span};
+use crate::diag::{Diagnostic, messages as msg};
 use crate::model::is_identifier;
 use crate::source::FileId;
 
@@ -77,7 +77,8 @@ pub(super) fn assign(req: &Request, prefix: &str, diags: &mut Vec<Diagnostic>) -
                 if !is_identifier(&module) {
                     if let Some(span) = per_file_span() {
                         diags.push(
-                            Diagnostic::error(span, msg::bad_derived_module_name(&module, file)).hint(msg::HINT_MODULE_NAME),
+                            Diagnostic::error(span, msg::bad_derived_module_name(&module, file))
+                                .hint(msg::HINT_MODULE_NAME),
                         );
                     }
                 } else if let Some(other) = derived

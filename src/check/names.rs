@@ -5,10 +5,10 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::modules::Modules;
 use super::Request;
-use crate::diag::{messages as msg, Diagnostic};
-use crate::model::{is_py_keyword, Function, Module, Token, PY_RESERVED};
+use super::modules::Modules;
+use crate::diag::{Diagnostic, messages as msg};
+use crate::model::{Function, Module, PY_RESERVED, Token, is_py_keyword};
 
 /// Fills in each function's target, symbols and Python names, and returns
 /// the modules (sorted by name) with their functions' indices.
@@ -32,7 +32,10 @@ pub(super) fn name_all(
             format!("{}.{}", f.module, f.name)
         };
         let (handler, trampoline) = if modules.namespaced {
-            (format!("begen_{library}_{}_{}", f.module, f.name), format!("begen_call_{library}_{}_{}", f.module, f.name))
+            (
+                format!("begen_{library}_{}_{}", f.module, f.name),
+                format!("begen_call_{library}_{}_{}", f.module, f.name),
+            )
         } else {
             (format!("begen_{library}_{}", f.name), format!("begen_call_{library}_{}", f.name))
         };

@@ -11,7 +11,10 @@ pub enum SpecToken {
     Ret,
     Stream,
     /// `ty` is `None` for the bare form, whose type comes from the signature.
-    Attr { name: String, ty: Option<AttrType> },
+    Attr {
+        name: String,
+        ty: Option<AttrType>,
+    },
 }
 
 /// Why a token is not one.
@@ -25,17 +28,6 @@ pub enum TokenError {
 }
 
 /// Parses and normalises one token.
-///
-/// ```
-/// use begen::check::tokens::{parse_token, SpecToken};
-/// use begen::model::AttrType;
-/// assert_eq!(parse_token("ctx.stream"), Ok(SpecToken::Stream));
-/// assert_eq!(parse_token("attrs.alpha"), Ok(SpecToken::Attr { name: "alpha".into(), ty: None }));
-/// assert_eq!(
-///     parse_token("attr.alpha:float16"),
-///     Ok(SpecToken::Attr { name: "alpha".into(), ty: Some(AttrType::Float16) })
-/// );
-/// ```
 pub fn parse_token(raw: &str) -> Result<SpecToken, TokenError> {
     match raw {
         "arg" | "args" => return Ok(SpecToken::Arg),
@@ -76,5 +68,20 @@ mod tests {
             let tok = format!("attr.v:{t}");
             assert_eq!(parse_token(&tok), Ok(SpecToken::Attr { name: "v".into(), ty: Some(t) }));
         }
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn parse_token() {
+        use crate::check::tokens::{SpecToken, parse_token};
+        use crate::model::AttrType;
+        assert_eq!(parse_token("ctx.stream"), Ok(SpecToken::Stream));
+        assert_eq!(parse_token("attrs.alpha"), Ok(SpecToken::Attr { name: "alpha".into(), ty: None }));
+        assert_eq!(
+            parse_token("attr.alpha:float16"),
+            Ok(SpecToken::Attr { name: "alpha".into(), ty: Some(AttrType::Float16) })
+        );
     }
 }

@@ -151,19 +151,11 @@ pub fn doctor(args: &DoctorArgs) -> i32 {
             Ok(found) => println!("{:<22} {found}", format!("{}:", line.what)),
             Err(why) => {
                 ok &= !line.required;
-                let tag = if line.required {
-                    "MISSING"
-                } else {
-                    "not found"
-                };
+                let tag = if line.required { "MISSING" } else { "not found" };
                 println!("{:<22} {tag}: {why}", format!("{}:", line.what));
             }
         }
     }
-    println!(
-        "{:<22} {}",
-        "environment read:",
-        env.names_read().join(", ")
-    );
+    println!("{:<22} {}", "environment read:", env.names_read().join(", "));
     if ok { 0 } else { 1 }
 }

@@ -147,11 +147,8 @@ pub fn param_cpp(function: &str, i: usize, slot: usize, p: &Param) -> ParamCpp {
             let is_ret = p.token == Token::Ret;
             let buf = format!("p{i}_{name}");
             // A result is reached through `->`, an argument directly.
-            let (access, buffer) = if is_ret {
-                (format!("{buf}->"), format!("*{buf}"))
-            } else {
-                (format!("{buf}."), buf.clone())
-            };
+            let (access, buffer) =
+                if is_ret { (format!("{buf}->"), format!("*{buf}")) } else { (format!("{buf}."), buf.clone()) };
             let view = format!("t{i}_{name}");
             ParamCpp {
                 binding: if is_ret {
@@ -374,11 +371,8 @@ pub fn trampoline_view(f: &Function) -> TrampolineView {
 /// Resolves the wrapper of one source file; `include_path` is already
 /// validated.
 pub fn wrapper_view(file: &str, include_path: String, functions: &[&Function]) -> WrapperView {
-    let attr_types: BTreeSet<AttrType> =
-        functions.iter().flat_map(|f| f.attrs().map(|(_, t)| t)).collect();
-    let has_half = |repr: HalfRepr| {
-        functions.iter().any(|f| f.params.iter().any(|p| p.half_repr == Some(repr)))
-    };
+    let attr_types: BTreeSet<AttrType> = functions.iter().flat_map(|f| f.attrs().map(|(_, t)| t)).collect();
+    let has_half = |repr: HalfRepr| functions.iter().any(|f| f.params.iter().any(|p| p.half_repr == Some(repr)));
     let mut includes = Vec::new();
     if attr_types.contains(&AttrType::Complex64) || attr_types.contains(&AttrType::Complex128) {
         includes.push("<complex>".to_string());
@@ -402,8 +396,5 @@ pub fn wrapper_view(file: &str, include_path: String, functions: &[&Function]) -
 /// Resolves the glue TU of a library: one handler per function, in the
 /// library's order.
 pub fn glue_view(library: &Library) -> GlueView {
-    GlueView {
-        library: library.name.clone(),
-        handlers: library.functions.iter().map(handler_view).collect(),
-    }
+    GlueView { library: library.name.clone(), handlers: library.functions.iter().map(handler_view).collect() }
 }

@@ -13,14 +13,6 @@
 //! templates in `templates/` only loop and print.
 //! The manifest is serialized with serde, not templated.
 //!
-//! ```no_run
-//! let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
-//! let out = begen::emit::emit(&run.library, Some("0.3"));
-//! for f in &out.files {
-//!     println!("{} ({} bytes)", f.rel_path, f.contents.len());
-//! }
-//! # Ok::<(), begen::Error>(())
-//! ```
 
 pub mod cpp;
 mod manifest;
@@ -33,7 +25,6 @@ use askama::Template;
 
 use crate::model::{Function, Library, Platform};
 
-pub use manifest::{Manifest, ManifestFunction, ManifestModule};
 pub use names::{glue_rel_path, wrapper_rel_path};
 
 /// What a generated file is, so the build stage knows what to do with it.
@@ -160,18 +151,13 @@ fn emit_wrappers(lib: &Library) -> Vec<GeneratedFile> {
     for f in &lib.functions {
         by_file.entry(f.file.as_str()).or_default().push(f);
     }
-    let paths =
-        names::dedup_paths(by_file.iter().map(|(file, fs)| wrapper_rel_path(file, fs[0].platform)).collect());
+    let paths = names::dedup_paths(by_file.iter().map(|(file, fs)| wrapper_rel_path(file, fs[0].platform)).collect());
     let mut out = Vec::new();
     for ((file, functions), rel_path) in by_file.into_iter().zip(paths) {
         let first = functions[0];
         // `check` set the include text of every source with functions.
-        let include_path = lib
-            .sources
-            .iter()
-            .find(|s| s.file == file)
-            .and_then(|s| s.include.clone())
-            .unwrap_or_default();
+        let include_path =
+            lib.sources.iter().find(|s| s.file == file).and_then(|s| s.include.clone()).unwrap_or_default();
         let w = cpp::wrapper_view(file, include_path, &functions);
         out.push(GeneratedFile {
             rel_path,

@@ -8,12 +8,6 @@ use crate::model::Platform;
 
 /// The wrapper file of one source, relative to the output directory:
 /// `gen/<file with '/' as "__">.begen.cc` (`.begen.cu` for CUDA).
-///
-/// ```
-/// use begen::emit::wrapper_rel_path;
-/// use begen::model::Platform;
-/// assert_eq!(wrapper_rel_path("sub/a.cu", Platform::Cuda), "gen/sub__a.cu.begen.cu");
-/// ```
 pub fn wrapper_rel_path(file: &str, platform: Platform) -> String {
     let ext = match platform {
         Platform::Cpu => "cc",
@@ -56,10 +50,6 @@ pub(crate) fn dedup_paths(paths: Vec<String>) -> Vec<String> {
 /// `gen/<library>.begen.cc`. It cannot clash with a wrapper: the library
 /// name is an identifier (no `.`), a wrapper's name keeps its source's
 /// extension.
-///
-/// ```
-/// assert_eq!(begen::emit::glue_rel_path("mk"), "gen/mk.begen.cc");
-/// ```
 pub fn glue_rel_path(library: &str) -> String {
     format!("gen/{library}.begen.cc")
 }
@@ -89,15 +79,28 @@ mod tests {
     #[test]
     fn wrapper_paths_are_flat_and_distinct() {
         assert_eq!(wrapper_rel_path("a.cpp", Platform::Cpu), "gen/a.cpp.begen.cc");
-        let paths = dedup_paths(vec![
-            wrapper_rel_path("a/b.cu", Platform::Cuda),
-            wrapper_rel_path("a__b.cu", Platform::Cuda),
-        ]);
+        let paths =
+            dedup_paths(vec![wrapper_rel_path("a/b.cu", Platform::Cuda), wrapper_rel_path("a__b.cu", Platform::Cuda)]);
         assert_eq!(paths, ["gen/a__b.cu.begen.cu", "gen/a__b.cu.2.begen.cu"]);
     }
 
     #[test]
     fn python_literals() {
         assert_eq!(py_str("a\"b\\"), "\"a\\\"b\\\\\"");
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn wrapper_rel_path() {
+        use crate::emit::wrapper_rel_path;
+        use crate::model::Platform;
+        assert_eq!(wrapper_rel_path("sub/a.cu", Platform::Cuda), "gen/sub__a.cu.begen.cu");
+    }
+
+    #[test]
+    fn glue_rel_path() {
+        assert_eq!(crate::emit::glue_rel_path("mk"), "gen/mk.begen.cc");
     }
 }

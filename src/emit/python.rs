@@ -138,10 +138,7 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
         }
         n => {
             params.push("out".into());
-            stub.push(format!(
-                "out: tuple[{}]",
-                vec!["jax.ShapeDtypeStruct"; n].join(", ")
-            ));
+            stub.push(format!("out: tuple[{}]", vec!["jax.ShapeDtypeStruct"; n].join(", ")));
             let msg = py_str(&format!("{shown}: out= takes a tuple of {n} jax.ShapeDtypeStruct, one per output"));
             (
                 "tuple(out)".to_string(),
@@ -172,10 +169,7 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
     );
     let doc_rest = vec![
         String::new(),
-        format!(
-            "    arg_spec: {}",
-            f.arg_spec().iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
-        ),
+        format!("    arg_spec: {}", f.arg_spec().iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")),
     ];
     PyFunctionView {
         py_name: f.py_name.clone(),
@@ -232,7 +226,8 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
     } else {
         (fs.iter().map(|f| py_function_view(f, &f.name)).collect(), Vec::new())
     };
-    let names = functions.iter().map(|f: &PyFunctionView| f.py_name.as_str()).chain(modules.iter().map(|m| m.py_name.as_str()));
+    let names =
+        functions.iter().map(|f: &PyFunctionView| f.py_name.as_str()).chain(modules.iter().map(|m| m.py_name.as_str()));
     PyModuleView {
         name: library.name.clone(),
         sources: sources.into_iter().collect(),
@@ -247,7 +242,10 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
                 (py_str(&key), py_str(&f.target))
             })
             .collect(),
-        handlers: fs.iter().map(|f| (py_str(&f.target), py_str(&f.handler), py_str(jax_platform(f.platform)))).collect(),
+        handlers: fs
+            .iter()
+            .map(|f| (py_str(&f.target), py_str(&f.handler), py_str(jax_platform(f.platform))))
+            .collect(),
         functions,
         modules,
     }

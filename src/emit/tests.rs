@@ -71,7 +71,6 @@ fn library(name: &str, mut functions: Vec<Function>) -> Library {
         sources,
         settings: Settings::default(),
         root: PathBuf::from("/"),
-        _checked: (),
     }
 }
 
@@ -235,10 +234,7 @@ fn handler_binds_in_canonical_order_and_trampoline_calls_in_signature_order() {
     let cpu = cpu_case(Path::new("/k"));
     let minmax = handler_view(&cpu.functions[1]);
     assert_eq!(minmax.call_args, ["tensors", "nullptr", "0"]);
-    assert_eq!(
-        trampoline_view(&cpu.functions[1]).params,
-        "const begen::TensorArg* t, const void* const*, int64_t"
-    );
+    assert_eq!(trampoline_view(&cpu.functions[1]).params, "const begen::TensorArg* t, const void* const*, int64_t");
 }
 
 #[test]
@@ -250,7 +246,9 @@ fn python_function_signature_and_conversions() {
     assert!(f.call_args.contains(&"c=_begen_complex(c, _np.float32)".to_string()));
     assert!(f.call_args.contains(&"k=_begen_int(k, _np.uint8, \"mixed_attrs: attribute 'k' (uint8)\")".to_string()));
     assert!(f.call_args.contains(&"flag=_begen_bool(flag, \"mixed_attrs: attribute 'flag' (bool)\")".to_string()));
-    assert!(f.call_args.contains(&"d=_begen_float(d, _np.float64, \"mixed_attrs: attribute 'd' (float64)\")".to_string()));
+    assert!(
+        f.call_args.contains(&"d=_begen_float(d, _np.float64, \"mixed_attrs: attribute 'd' (float64)\")".to_string())
+    );
 
     let two = py_function_view(&lib.functions[1], "minmax");
     assert_eq!(two.out_expr, "tuple(out)");
@@ -380,8 +378,7 @@ fn cpu_wrappers_compile_and_run_from_jax() {
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, &f.contents).unwrap();
     }
-    let xla = run(std::process::Command::new(python())
-        .args(["-c", "import jax.ffi; print(jax.ffi.include_dir())"]));
+    let xla = run(std::process::Command::new(python()).args(["-c", "import jax.ffi; print(jax.ffi.include_dir())"]));
     let support = Path::new(env!("CARGO_MANIFEST_DIR")).join("build-support/include");
     let mut cxx = std::process::Command::new(std::env::var("CXX").unwrap_or_else(|_| "g++".into()));
     cxx.args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-fPIC", "-shared"])
@@ -398,9 +395,8 @@ fn cpu_wrappers_compile_and_run_from_jax() {
     run(&mut cxx);
     // Exported: the handlers; hidden: the trampolines and begen's helpers
     // (a thread-local message buffer among them).
-    let exported = run(std::process::Command::new("nm")
-        .args(["-D", "--defined-only"])
-        .arg(dir.join("libcpukernels.so")));
+    let exported =
+        run(std::process::Command::new("nm").args(["-D", "--defined-only"]).arg(dir.join("libcpukernels.so")));
     assert!(exported.contains(" begen_cpukernels_mixed_attrs\n"), "{exported}");
     for hidden in ["begen_call_", "5begen2tr", "5begen2rt"] {
         assert!(!exported.contains(hidden), "{hidden} exported:\n{exported}");
@@ -422,8 +418,7 @@ fn cuda_wrappers_compile_with_nvcc() {
     let out = emit(&lib, None);
     let dir = std::env::temp_dir().join(format!("begen-emit-cuda-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let xla = run(std::process::Command::new(python())
-        .args(["-c", "import jax.ffi; print(jax.ffi.include_dir())"]));
+    let xla = run(std::process::Command::new(python()).args(["-c", "import jax.ffi; print(jax.ffi.include_dir())"]));
     let support = Path::new(env!("CARGO_MANIFEST_DIR")).join("build-support/include");
     for (f, platform) in out.wrappers() {
         assert_eq!(platform, Platform::Cuda);

@@ -14,7 +14,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use ident::is_identifier;
-pub(crate) use ident::{is_py_keyword, KEYWORDS, PY_RESERVED};
+pub(crate) use ident::{KEYWORDS, PY_RESERVED, is_py_keyword};
 
 /// Where a function runs: decided by its source file's extension.
 ///
@@ -282,9 +282,7 @@ impl VmapMethod {
         }
     }
     pub fn parse(s: &str) -> Option<VmapMethod> {
-        [VmapMethod::Sequential, VmapMethod::ExpandDims, VmapMethod::BroadcastAll]
-            .into_iter()
-            .find(|m| m.as_str() == s)
+        [VmapMethod::Sequential, VmapMethod::ExpandDims, VmapMethod::BroadcastAll].into_iter().find(|m| m.as_str() == s)
     }
 }
 
@@ -388,9 +386,11 @@ pub struct Settings {
 }
 
 /// What `emit` and `build` take: the checked functions of one library.
-/// Made only by `check` (through [`crate::driver`]); every name in it is a
-/// checked identifier, every symbol distinct, every include path safe.
+/// Made only by `check` (through [`crate::driver`]; it is non-exhaustive,
+/// so no other crate can make one): every name in it is a checked
+/// identifier, every symbol distinct, every include path safe.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Library {
     /// Library name (a checked identifier): `lib<name>.so`, `<name>.py`.
     pub name: String,
@@ -408,5 +408,4 @@ pub struct Library {
     pub settings: Settings,
     /// The root the sources were found under (absolute).
     pub root: PathBuf,
-    pub(crate) _checked: (),
 }

@@ -73,13 +73,12 @@ struct Compiled {
 
 impl Compiled {
     fn new(name: Sym, params: Option<Vec<Sym>>, variadic: bool, body: Vec<Tok>) -> Self {
-        let is_param = |s: Sym| {
-            params.as_ref().is_some_and(|ps| ps.contains(&s) || (variadic && s == VA_ARGS))
-        };
+        let is_param = |s: Sym| params.as_ref().is_some_and(|ps| ps.contains(&s) || (variadic && s == VA_ARGS));
         let mut active: Vec<bool> = body.iter().map(|t| is_param(t.sym) || t.kind == Kind::Paste).collect();
         for k in 0..body.len() {
             let paste_near = |j: Option<usize>| j.and_then(|j| body.get(j)).is_some_and(|t| t.kind == Kind::Paste);
-            let stringize = body[k].sym == HASH && body[k].kind == Kind::Punct && body.get(k + 1).is_some_and(|n| is_param(n.sym));
+            let stringize =
+                body[k].sym == HASH && body[k].kind == Kind::Punct && body.get(k + 1).is_some_and(|n| is_param(n.sym));
             if stringize || paste_near(k.checked_sub(1)) || paste_near(Some(k + 1)) {
                 active[k] = true;
             }
@@ -108,21 +107,6 @@ enum Slot {
 
 /// Expands macros of one table: owns the interned texts and the tokenised
 /// macros, so a file's macros are tokenised once however often they are used.
-///
-/// ```
-/// use begen::parse::expand::Expander;
-/// use begen::parse::macros::{collect, MacroTable};
-/// let src = b"#define F(S, T) void f##S(T x) { T y; }\n";
-/// let mut table = MacroTable::default();
-/// for m in collect(src, src, "a.cu").defines { table.insert(m); }
-/// let mut x = Expander::new(&table);
-/// assert_eq!(x.expand("F(_f32, float)"), "void f_f32(float x) { float y; }");
-/// // Lazily: only as much text as asked for (whole tokens, so maybe more).
-/// let mut e = x.expansion("F(_f32, float)");
-/// let mut buf = Vec::new();
-/// e.fill(&mut buf, 4);
-/// assert!(buf.starts_with(b"void") && !e.is_done());
-/// ```
 pub struct Expander<'t> {
     table: &'t MacroTable,
     texts: Vec<Rc<str>>,
@@ -401,16 +385,18 @@ impl<'t> Expander<'t> {
         let mut k = range.start;
         while k < range.end {
             let t = body[k];
-            if t.sym == HASH && t.kind == Kind::Punct
-                && let Some(arg) = body.get(k + 1).and_then(|n| arg_of(n.sym)) {
-                    let mut text = String::new();
-                    self.render(&arg, &mut text);
-                    let text = text.replace('\\', "\\\\").replace('"', "\\\"");
-                    let sym = self.intern(&format!("\"{text}\""));
-                    out.push(Tok { sym, kind: Kind::Punct, space_before: t.space_before });
-                    k += 2;
-                    continue;
-                }
+            if t.sym == HASH
+                && t.kind == Kind::Punct
+                && let Some(arg) = body.get(k + 1).and_then(|n| arg_of(n.sym))
+            {
+                let mut text = String::new();
+                self.render(&arg, &mut text);
+                let text = text.replace('\\', "\\\\").replace('"', "\\\"");
+                let sym = self.intern(&format!("\"{text}\""));
+                out.push(Tok { sym, kind: Kind::Punct, space_before: t.space_before });
+                k += 2;
+                continue;
+            }
             match arg_of(t.sym).filter(|_| t.kind == Kind::Ident) {
                 Some(arg) => {
                     let near_paste = body.get(k + 1).is_some_and(|n| n.kind == Kind::Paste)
@@ -598,5 +584,26 @@ impl Expansion<'_, '_> {
     /// Whether the whole expansion has been produced.
     pub fn is_done(&self) -> bool {
         self.stack.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod examples {
+    #[test]
+    fn expander() {
+        use crate::parse::expand::Expander;
+        use crate::parse::macros::{MacroTable, collect};
+        let src = b"#define F(S, T) void f##S(T x) { T y; }\n";
+        let mut table = MacroTable::default();
+        for m in collect(src, src, "a.cu").defines {
+            table.insert(m);
+        }
+        let mut x = Expander::new(&table);
+        assert_eq!(x.expand("F(_f32, float)"), "void f_f32(float x) { float y; }");
+        // Lazily: only as much text as asked for (whole tokens, so maybe more).
+        let mut e = x.expansion("F(_f32, float)");
+        let mut buf = Vec::new();
+        e.fill(&mut buf, 4);
+        assert!(buf.starts_with(b"void") && !e.is_done());
     }
 }

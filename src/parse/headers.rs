@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use super::macros::{self, Directives, MacroTable, Step};
-use crate::diag::{messages as msg, Diagnostic, Severity};
-use crate::source::{lex, FileId, SourceMap};
+use crate::diag::{Diagnostic, Severity, messages as msg};
+use crate::source::{FileId, SourceMap, lex};
 
 /// Local headers, each read once per run.
 pub(crate) struct Headers {

@@ -244,7 +244,10 @@ fn head_start(code: &[u8], brace: usize) -> usize {
 /// What the block opened after `head` is.
 fn scope_kind(head: &[u8]) -> ScopeKind {
     let head = String::from_utf8_lossy(head);
-    let words: Vec<&str> = head.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '"' || c == ':')).filter(|w| !w.is_empty()).collect();
+    let words: Vec<&str> = head
+        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '"' || c == ':'))
+        .filter(|w| !w.is_empty())
+        .collect();
     match words.iter().rposition(|w| *w == "namespace") {
         Some(k) => ScopeKind::Namespace(words[k + 1..].concat()),
         None if words.first() == Some(&"extern") && !head.contains('(') => ScopeKind::Linkage,

@@ -295,12 +295,6 @@ impl MacroTable {
         defs.insert(at, (pos, m));
     }
 
-    #[cfg(test)]
-    /// The last definition of `name`.
-    pub fn get(&self, name: &str) -> Option<&Macro> {
-        self.map.get(name)?.last()?.1.as_ref()
-    }
-
     /// The definition of `name` in effect at offset `pos`.
     pub fn get_at(&self, name: &str, pos: usize) -> Option<&Macro> {
         let defs = self.map.get(name)?;
@@ -314,11 +308,6 @@ impl MacroTable {
         let from = self.changes.partition_point(|(p, _)| *p <= lo);
         let to = self.changes.partition_point(|(p, _)| *p <= hi);
         self.changes[from..to].iter().map(|(_, n)| &**n)
-    }
-
-    #[cfg(test)]
-    pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
     }
 }
 
@@ -350,7 +339,9 @@ mod tests {
 
     #[test]
     fn pastes_and_substitutes_types() {
-        let t = table("#define FFI(NAME, SFX, T)   \\\nvoid NAME##SFX(const BE::Tensor x, \\\n  BE::Tensor y, T alpha) { body; }\n");
+        let t = table(
+            "#define FFI(NAME, SFX, T)   \\\nvoid NAME##SFX(const BE::Tensor x, \\\n  BE::Tensor y, T alpha) { body; }\n",
+        );
         assert_eq!(
             expand("FFI(scale, _f32, float)", &t),
             "void scale_f32(const BE::Tensor x, BE::Tensor y, float alpha) { body; }"

@@ -16,14 +16,14 @@ mod signature;
 
 use std::collections::BTreeMap;
 
-use crate::diag::{messages as msg, Diagnostic};
+use crate::diag::{Diagnostic, messages as msg};
 use crate::model::decl::{Callee, DeclParam, Declared, Enclosing, Listed, LocateError, Origin, Scanned, Signature};
 use crate::par;
 use crate::source::{FileId, SourceMap, Span};
 use expand::Expander;
 use item::{Item, ScopeKind};
 use macros::MacroTable;
-use signature::{normalize_type, ParsedSig, SigError, SignatureParser};
+use signature::{ParsedSig, SigError, SignatureParser, normalize_type};
 
 pub(crate) use headers::Headers;
 
@@ -222,10 +222,11 @@ fn find_definition(
             Item::Decl { start, end, next } => {
                 if contains_word(&code[start..end], wanted.as_bytes())
                     && let Ok(sig) = parse_decl(parser, file, &code[start..end], start)
-                        && sig.name == wanted {
-                            x.at(start);
-                            return Ok(with_type_macros(sig, x));
-                        }
+                    && sig.name == wanted
+                {
+                    x.at(start);
+                    return Ok(with_type_macros(sig, x));
+                }
                 from = next.max(from + 1);
             }
             Item::Call { name, name_end, close, next, .. } => {
@@ -248,9 +249,7 @@ fn contains_word(hay: &[u8], word: &[u8]) -> bool {
     let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     !word.is_empty()
         && hay.windows(word.len()).enumerate().any(|(i, w)| {
-            w == word
-                && (i == 0 || !is_ident(hay[i - 1]))
-                && hay.get(i + word.len()).is_none_or(|b| !is_ident(*b))
+            w == word && (i == 0 || !is_ident(hay[i - 1])) && hay.get(i + word.len()).is_none_or(|b| !is_ident(*b))
         })
 }
 

@@ -9,8 +9,8 @@ use std::collections::HashSet;
 
 use tree_sitter::{Node, Parser};
 
-use crate::par::FxBuildHasher;
 use crate::model::decl::Indirection;
+use crate::par::FxBuildHasher;
 
 /// One parameter as written (no inference yet). Offsets are relative to the
 /// parsed text.
@@ -221,9 +221,32 @@ impl Default for SignatureParser {
 
 /// tree-sitter-cpp's `primitive_type` words.
 const PRIMITIVE_TYPES: &[&str] = &[
-    "bool", "char", "int", "float", "double", "void", "size_t", "ssize_t", "ptrdiff_t", "intptr_t",
-    "uintptr_t", "charptr_t", "nullptr_t", "max_align_t", "int8_t", "int16_t", "int32_t", "int64_t",
-    "uint8_t", "uint16_t", "uint32_t", "uint64_t", "char8_t", "char16_t", "char32_t", "char64_t",
+    "bool",
+    "char",
+    "int",
+    "float",
+    "double",
+    "void",
+    "size_t",
+    "ssize_t",
+    "ptrdiff_t",
+    "intptr_t",
+    "uintptr_t",
+    "charptr_t",
+    "nullptr_t",
+    "max_align_t",
+    "int8_t",
+    "int16_t",
+    "int32_t",
+    "int64_t",
+    "uint8_t",
+    "uint16_t",
+    "uint32_t",
+    "uint64_t",
+    "char8_t",
+    "char16_t",
+    "char32_t",
+    "char64_t",
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -287,14 +310,12 @@ fn raw_param(node: Node, src: &[u8]) -> RawParam {
                 break;
             }
             "pointer_declarator" | "abstract_pointer_declarator" => indirection = Indirection::Pointer,
-            "reference_declarator" | "abstract_reference_declarator"
-                if indirection == Indirection::Value => {
-                    indirection = Indirection::Reference;
-                }
-            "array_declarator" | "abstract_array_declarator"
-                if indirection == Indirection::Value => {
-                    indirection = Indirection::Array;
-                }
+            "reference_declarator" | "abstract_reference_declarator" if indirection == Indirection::Value => {
+                indirection = Indirection::Reference;
+            }
+            "array_declarator" | "abstract_array_declarator" if indirection == Indirection::Value => {
+                indirection = Indirection::Array;
+            }
             "function_declarator" | "abstract_function_declarator" => indirection = Indirection::Function,
             _ => {}
         }
@@ -377,7 +398,8 @@ mod tests {
 
     #[test]
     fn tensors_and_scalars() {
-        let sig = parse("void f(const BE::Tensor x, BE::Tensor const & y, unsigned  long long n = 3, float* p, int a[])");
+        let sig =
+            parse("void f(const BE::Tensor x, BE::Tensor const & y, unsigned  long long n = 3, float* p, int a[])");
         assert_eq!(sig.name, "f");
         let p = &sig.params;
         assert_eq!((p[0].ty.as_str(), p[0].is_const, p[0].indirection), ("BE::Tensor", true, Indirection::Value));
@@ -402,9 +424,45 @@ mod tests {
 
     /// Words and punctuation from which signatures, plain or nearly so, are glued.
     const PIECES: &[&str] = &[
-        "void", "static", "inline", "extern", "f", "g_2", "const", "BE", "::", "Tensor", "int", "int64_t",
-        "float", "double", "unsigned", "long", "size_t", "x", "stream", "T", "auto", "template", "<", ">",
-        "(", ")", ",", "*", "&", "...", "=", "3", "[", "]", "__restrict__", "override", "NULL", "é", "\\\n",
+        "void",
+        "static",
+        "inline",
+        "extern",
+        "f",
+        "g_2",
+        "const",
+        "BE",
+        "::",
+        "Tensor",
+        "int",
+        "int64_t",
+        "float",
+        "double",
+        "unsigned",
+        "long",
+        "size_t",
+        "x",
+        "stream",
+        "T",
+        "auto",
+        "template",
+        "<",
+        ">",
+        "(",
+        ")",
+        ",",
+        "*",
+        "&",
+        "...",
+        "=",
+        "3",
+        "[",
+        "]",
+        "__restrict__",
+        "override",
+        "NULL",
+        "é",
+        "\\\n",
     ];
 
     proptest::proptest! {

@@ -11,13 +11,13 @@ pub(crate) mod walk;
 use std::collections::BTreeSet;
 use std::path::Path;
 
-use crate::diag::{messages as msg, Diagnostic, Severity};
-use crate::model::decl::{Annotation, Scanned};
-use crate::model::Platform;
-use crate::par;
-use crate::source::{lex, FileId, SourceFile, SourceMap};
 use crate::Error;
-use annotation::{classify, Comment, Word};
+use crate::diag::{Diagnostic, Severity, messages as msg};
+use crate::model::Platform;
+use crate::model::decl::{Annotation, Scanned};
+use crate::par;
+use crate::source::{FileId, SourceFile, SourceMap, lex};
+use annotation::{Comment, Word, classify};
 pub(crate) use walk::Kind;
 
 /// A file the walk found and read.
@@ -111,9 +111,14 @@ pub(crate) fn scan(map: &SourceMap, files: &[Loaded], wanted: &BTreeSet<FileId>)
     }
     let mut work: Vec<Work> =
         files.iter().filter(|f| f.usable).map(|&file| Work { file, diags: Vec::new(), found: None }).collect();
-    par::for_each(&mut work, par::threads(), || (), |_, w| {
-        w.found = scan_file(map, w.file, wanted.contains(&w.file.id), &mut w.diags);
-    });
+    par::for_each(
+        &mut work,
+        par::threads(),
+        || (),
+        |_, w| {
+            w.found = scan_file(map, w.file, wanted.contains(&w.file.id), &mut w.diags);
+        },
+    );
     let mut scanned = Vec::new();
     let mut diags = Vec::new();
     for w in work {
@@ -132,7 +137,9 @@ fn scan_file(map: &SourceMap, file: Loaded, wanted: bool, diags: &mut Vec<Diagno
     for c in &lexed.comments {
         match classify(bytes, c) {
             Comment::Plain => {}
-            Comment::LookAlike { word } => diags.push(Diagnostic::warning(word_span(&word), msg::lookalike(&word.text))),
+            Comment::LookAlike { word } => {
+                diags.push(Diagnostic::warning(word_span(&word), msg::lookalike(&word.text)))
+            }
             Comment::Annotation { at, name: None, .. } => {
                 diags.push(Diagnostic::error(map.span(id, at, at + 3), msg::ANNOTATION_WITHOUT_NAME));
             }

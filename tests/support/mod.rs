@@ -36,10 +36,8 @@ pub fn python_with_jax() -> Option<PathBuf> {
     }
     candidates.push(PathBuf::from("/tmp/probe-venv/bin/python"));
     for python in candidates {
-        let ok = Command::new(&python)
-            .args(["-c", "import jax, jax.ffi, numpy"])
-            .output()
-            .is_ok_and(|o| o.status.success());
+        let ok =
+            Command::new(&python).args(["-c", "import jax, jax.ffi, numpy"]).output().is_ok_and(|o| o.status.success());
         if ok {
             return Some(python);
         }
@@ -50,8 +48,8 @@ pub fn python_with_jax() -> Option<PathBuf> {
 /// The pip (or system) nvcc the build would use, through `begen doctor`'s rules.
 pub fn nvcc(python: &Path) -> Option<PathBuf> {
     let env = begen::build::Env::new().with("BEGEN_PYTHON", &python.display().to_string());
-    match begen::build::toolchain::Discovery::new(&env).cuda() {
-        Ok(cuda) => Some(cuda.nvcc),
+    match begen::build::nvcc(&env) {
+        Ok(nvcc) => Some(nvcc),
         Err(e) => missing(&format!("no nvcc: {e}")),
     }
 }
@@ -80,9 +78,7 @@ pub fn copy_tree(from: &Path, to: &Path) {
 /// Runs the `begen` binary with `BEGEN_PYTHON` set.
 pub fn begen(python: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_begen"));
-    cmd.args(args)
-        .env("BEGEN_PYTHON", python)
-        .env("BEGEN_EXPLAIN", "1");
+    cmd.args(args).env("BEGEN_PYTHON", python).env("BEGEN_EXPLAIN", "1");
     for (k, v) in envs {
         cmd.env(k, v);
     }
@@ -110,27 +106,15 @@ pub fn run_python(python: &Path, dir: &Path, code: &str) -> String {
         .env("JAX_PLATFORMS", "cpu")
         .output()
         .expect("running python");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "python failed:\n{text}");
     text
 }
 
 /// The dynamic symbols a shared library defines (`nm -D --defined-only`).
 pub fn exported_symbols(lib: &Path) -> Vec<String> {
-    let out = Command::new("nm")
-        .args(["-D", "--defined-only"])
-        .arg(lib)
-        .output()
-        .expect("running nm");
-    assert!(
-        out.status.success(),
-        "nm failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = Command::new("nm").args(["-D", "--defined-only"]).arg(lib).output().expect("running nm");
+    assert!(out.status.success(), "nm failed: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| l.split_whitespace().nth(2).map(str::to_string))

@@ -9,12 +9,7 @@ const OUT: &str = env!("BEGEN_DEMO_CPU_DIR");
 
 #[test]
 fn outputs_are_beside_each_other() {
-    for f in [
-        "libdemo_cpu.so",
-        "demo_cpu.py",
-        "demo_cpu.pyi",
-        "demo_cpu.yaml",
-    ] {
+    for f in ["libdemo_cpu.so", "demo_cpu.py", "demo_cpu.pyi", "demo_cpu.yaml"] {
         assert!(Path::new(OUT).join(f).is_file(), "{f} missing from {OUT}");
     }
 }
@@ -22,15 +17,9 @@ fn outputs_are_beside_each_other() {
 #[test]
 fn run_py_calls_every_kernel() {
     let python = std::env::var("BEGEN_PYTHON").unwrap_or_else(|_| "python3".into());
-    let has_jax = Command::new(&python)
-        .args(["-c", "import jax"])
-        .output()
-        .is_ok_and(|o| o.status.success());
+    let has_jax = Command::new(&python).args(["-c", "import jax"]).output().is_ok_and(|o| o.status.success());
     if !has_jax {
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "CI=true and `{python}` has no jax"
-        );
+        assert!(std::env::var("CI").as_deref() != Ok("true"), "CI=true and `{python}` has no jax");
         eprintln!("SKIPPED: `{python}` has no jax");
         return;
     }
@@ -40,11 +29,7 @@ fn run_py_calls_every_kernel() {
         .env("JAX_PLATFORMS", "cpu")
         .output()
         .expect("running run.py");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(out.status.success(), "run.py failed:\n{text}");
     for expected in [
         "scale(x, factor=2.5)               [ 2.5  5.   7.5 10.  12.5]",
