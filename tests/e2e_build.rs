@@ -181,6 +181,32 @@ fn cuda_library_compiles_and_exports_every_handler() {
 }
 
 #[test]
+fn cuda_modules_with_one_function_name_in_three_sources_link() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let Some(nvcc) = support::nvcc(&python) else {
+        return;
+    };
+    // `fill(BE::Tensor, float, int64_t)` is defined in three .cu files, each
+    // its own module: without localizing, the link fails on a duplicate symbol.
+    let (root, out, out_s) = dirs("fixtures/modules/input", "cuda_modules");
+    let nvcc_s = nvcc.display().to_string();
+    begen_ok(
+        &python,
+        &["build", &root, "--out", &out_s, "--name", "mods", "--arch", "sm_90", "--quiet"],
+        &[("NVCC", &nvcc_s)],
+    );
+    let exported = support::exported_symbols(&out.join("libmods.so"));
+    for m in ["jit_csr", "jit_coo", "dense_mm"] {
+        let symbol = format!("begen_mods_{m}_fill");
+        assert!(exported.contains(&symbol), "{symbol} missing from {exported:?}");
+    }
+    let module = std::fs::read_to_string(out.join("mods.py")).unwrap();
+    assert!(module.contains("def jit_coo():") && module.contains("\"jit_coo.fill\": \"jit_coo.fill\""), "{module}");
+}
+
+#[test]
 fn bench_gpu_kernels_build_for_cuda() {
     let Some(python) = support::python_with_jax() else {
         return;
