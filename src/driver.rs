@@ -36,6 +36,13 @@ use crate::scan::{self, Kind};
 use crate::source::{FileId, SourceMap};
 
 /// What to read, and the caller's settings that override begen.yaml's.
+///
+/// ```
+/// use begen::driver::Input;
+/// use begen::model::PlatformChoice;
+/// let input = Input { name: Some("mykernels".into()), platform: Some(PlatformChoice::Cpu), ..Input::new("kernels") };
+/// assert!(!input.building);
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct Input {
     /// The kernel directory (scanned recursively).
@@ -54,12 +61,27 @@ pub struct Input {
 
 impl Input {
     /// Scanning `root` with its own settings.
+    ///
+    /// ```
+    /// let input = begen::driver::Input::new("kernels");
+    /// assert_eq!(input.root, std::path::Path::new("kernels"));
+    /// assert!(input.name.is_none() && input.out.is_none());
+    /// ```
     pub fn new(root: impl Into<PathBuf>) -> Input {
         Input { root: root.into(), ..Input::default() }
     }
 }
 
 /// What a run produced.
+///
+/// ```no_run
+/// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+/// println!("{} function(s) in {} source file(s)", run.library.functions.len(), run.source_files);
+/// for path in &run.files_read {
+///     println!("cargo:rerun-if-changed={}", path.display());
+/// }
+/// # Ok::<(), begen::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Run {
     /// The checked library: the functions without errors.
@@ -77,6 +99,14 @@ pub struct Run {
 
 impl Run {
     /// Whether any diagnostic is an error (then nothing may be built).
+    ///
+    /// ```no_run
+    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// if run.has_errors() {
+    ///     eprintln!("not building: the kernels have errors");
+    /// }
+    /// # Ok::<(), begen::Error>(())
+    /// ```
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
@@ -84,6 +114,15 @@ impl Run {
 
 /// Runs the front end and `check` over `input.root`. Fails only when the
 /// root cannot be read; every other problem is a diagnostic.
+///
+/// ```no_run
+/// use begen::driver::{run, Input};
+/// let run = run(&Input::new("kernels"))?;
+/// for d in &run.diagnostics {
+///     eprintln!("{}", begen::diag::render::render_text(d, &run.sources, false));
+/// }
+/// # Ok::<(), begen::Error>(())
+/// ```
 pub fn run(input: &Input) -> Result<Run, Error> {
     let root = &input.root;
     let mut map = SourceMap::default();

@@ -52,6 +52,12 @@ impl Build {
     /// A builder for the directory `kernels` (relative to the crate, where
     /// build scripts run), no debug info (cc would add nvcc's `-G`, which
     /// makes kernels very slow), Cargo's target and opt level.
+    ///
+    /// ```no_run
+    /// // build.rs
+    /// let out = begen::Build::new().compile("mykernels");
+    /// println!("cargo:warning=built {}", out.library_path.display());
+    /// ```
     pub fn new() -> Build {
         let mut host_cc = cc::Build::new();
         host_cc.debug(false).cargo_warnings(false);
@@ -72,60 +78,107 @@ impl Build {
     }
 
     /// The kernel directory to scan.
+    ///
+    /// ```no_run
+    /// begen::Build::new().dir("src/kernels").compile("mykernels");
+    /// ```
     pub fn dir(&mut self, dir: impl AsRef<Path>) -> &mut Build {
         self.dir = dir.as_ref().to_path_buf();
         self
     }
 
     /// The library name (also settable in [`Build::compile`]).
+    ///
+    /// ```no_run
+    /// // The name given here is used when `compile` gets an empty one.
+    /// begen::Build::new().name("mykernels").compile("");
+    /// ```
     pub fn name(&mut self, name: &str) -> &mut Build {
         self.name = Some(name.to_string());
         self
     }
 
     /// `cpu`, `cuda` or `auto` (checked when building).
+    ///
+    /// ```no_run
+    /// begen::Build::new().platform("cpu").compile("mykernels");
+    /// ```
     pub fn platform(&mut self, platform: &str) -> &mut Build {
         self.platform = Some(platform.to_string());
         self
     }
 
     /// Adds CUDA architectures (`sm_90`, `9.0`, `sm_90a`; comma-separated lists too).
+    ///
+    /// ```no_run
+    /// begen::Build::new().arch("sm_80,sm_90").arch("sm_90a").compile("mykernels");
+    /// ```
     pub fn arch(&mut self, arch: &str) -> &mut Build {
         self.arch.push(arch.to_string());
         self
     }
 
     /// Adds an include directory, searched before begen's own.
+    ///
+    /// ```no_run
+    /// begen::Build::new().include("third_party/include").compile("mykernels");
+    /// ```
     pub fn include(&mut self, dir: impl AsRef<Path>) -> &mut Build {
         self.includes.push(dir.as_ref().to_path_buf());
         self
     }
 
     /// Adds a flag for host C++ translation units.
+    ///
+    /// ```no_run
+    /// begen::Build::new().flag("-O3").flag("-march=native").compile("mykernels");
+    /// ```
     pub fn flag(&mut self, flag: &str) -> &mut Build {
         self.flags.push(flag.to_string());
         self
     }
 
     /// Adds a flag for nvcc translation units.
+    ///
+    /// ```no_run
+    /// begen::Build::new().cuda_flag("-lineinfo").compile("mykernels");
+    /// ```
     pub fn cuda_flag(&mut self, flag: &str) -> &mut Build {
         self.cuda_flags.push(flag.to_string());
         self
     }
 
     /// Where outputs go (default: `OUT_DIR`).
+    ///
+    /// ```no_run
+    /// // Outside a build script, where there is no OUT_DIR.
+    /// let out = begen::Build::new().out_dir("target/kernels").cargo_metadata(false).try_compile("mykernels")?;
+    /// assert!(out.library_path.starts_with("target/kernels"));
+    /// # Ok::<(), begen::Error>(())
+    /// ```
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Build {
         self.out_dir = Some(dir.as_ref().to_path_buf());
         self
     }
 
     /// Parallel compiler runs (default: Cargo's `NUM_JOBS`).
+    ///
+    /// ```no_run
+    /// begen::Build::new().jobs(4).compile("mykernels");
+    /// ```
     pub fn jobs(&mut self, jobs: usize) -> &mut Build {
         self.jobs = Some(jobs.max(1));
         self
     }
 
     /// Whether to print `cargo:` lines (default true; turn off outside build.rs).
+    ///
+    /// ```no_run
+    /// let built = begen::Build::new().out_dir("out").cargo_metadata(false).try_compile("mykernels");
+    /// if let Err(e) = built {
+    ///     eprintln!("{e}");
+    /// }
+    /// ```
     pub fn cargo_metadata(&mut self, on: bool) -> &mut Build {
         self.cargo_metadata = on;
         self.host_cc.cargo_metadata(on);
@@ -146,12 +199,24 @@ impl Build {
     }
 
     /// The cc configuration nvcc TUs start from.
+    ///
+    /// ```no_run
+    /// let mut b = begen::Build::new();
+    /// b.cc_cuda().define("BLOCK_SIZE", Some("256"));
+    /// b.compile("mykernels");
+    /// ```
     pub fn cc_cuda(&mut self) -> &mut cc::Build {
         &mut self.cuda_cc
     }
 
     /// Builds, or fails the build script with one `begen error: ...`
     /// message (exit status 1, no panic backtrace).
+    ///
+    /// ```no_run
+    /// // build.rs, in `fn main`
+    /// let out = begen::Build::new().dir("kernels").compile("mykernels");
+    /// assert_eq!(out.library.name, "mykernels");
+    /// ```
     pub fn compile(&mut self, name: &str) -> BuildOutput {
         match self.try_compile(name) {
             Ok(out) => out,
@@ -163,6 +228,13 @@ impl Build {
     }
 
     /// Builds and returns the outputs, or the error.
+    ///
+    /// ```no_run
+    /// match begen::Build::new().dir("kernels").try_compile("mykernels") {
+    ///     Ok(out) => println!("cargo:warning={} function(s)", out.library.functions.len()),
+    ///     Err(e) => panic!("{e}"),
+    /// }
+    /// ```
     pub fn try_compile(&mut self, name: &str) -> Result<BuildOutput> {
         if !name.is_empty() {
             self.name = Some(name.to_string());

@@ -25,6 +25,7 @@ pub const DEFAULT_ARCHS: [u32; 7] = [75, 80, 86, 89, 90, 100, 120];
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct CudaArch {
+    /// The compute capability without the dot: 90 for `sm_90` / `9.0`.
     pub number: u32,
     /// `a` (architecture-specific) or `f` (family-specific), when given.
     pub suffix: Option<char>,
@@ -32,6 +33,13 @@ pub struct CudaArch {
 
 impl CudaArch {
     /// Parses `sm_90`, `compute_90`, `90`, `9.0`, `sm_90a`, `90a`.
+    ///
+    /// ```
+    /// use begen::build::CudaArch;
+    /// let a = CudaArch::parse("sm_90a").unwrap();
+    /// assert_eq!((a.number, a.suffix), (90, Some('a')));
+    /// assert_eq!(CudaArch::parse("compute_86"), CudaArch::parse("8.6"));
+    /// ```
     pub fn parse(text: &str) -> Option<CudaArch> {
         let t = text.trim();
         let t = t.strip_prefix("sm_").or_else(|| t.strip_prefix("compute_")).unwrap_or(t);

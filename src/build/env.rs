@@ -22,23 +22,43 @@ pub struct Env {
 
 impl Env {
     /// The process environment, nothing read yet.
+    ///
+    /// ```
+    /// let env = begen::build::Env::new();
+    /// assert!(env.names_read().is_empty());
+    /// ```
     pub fn new() -> Env {
         Env::default()
     }
 
     /// Overrides `name` with `value` (tests, and settings given in code).
+    ///
+    /// ```
+    /// let env = begen::build::Env::new().with("CXX", "clang++");
+    /// assert_eq!(env.var("CXX").as_deref(), Some("clang++"));
+    /// ```
     pub fn with(mut self, name: &str, value: &str) -> Env {
         self.overrides.insert(name.to_string(), Some(value.to_string()));
         self
     }
 
     /// Treats `name` as unset whatever the process environment says.
+    ///
+    /// ```
+    /// let env = begen::build::Env::new().without("PATH");
+    /// assert_eq!(env.var("PATH"), None);
+    /// ```
     pub fn without(mut self, name: &str) -> Env {
         self.overrides.insert(name.to_string(), None);
         self
     }
 
     /// The value of `name`, `None` when unset, empty or not UTF-8.
+    ///
+    /// ```
+    /// let env = begen::build::Env::new().with("CXX", " ");
+    /// assert_eq!(env.var("CXX"), None, "blank counts as unset");
+    /// ```
     pub fn var(&self, name: &str) -> Option<String> {
         self.read.borrow_mut().insert(name.to_string());
         let value = match self.overrides.get(name) {
@@ -49,6 +69,13 @@ impl Env {
     }
 
     /// Every name asked for so far, sorted.
+    ///
+    /// ```
+    /// let env = begen::build::Env::new();
+    /// env.var("NVCC");
+    /// env.var("CXX");
+    /// assert_eq!(env.names_read(), ["CXX", "NVCC"]);
+    /// ```
     pub fn names_read(&self) -> Vec<String> {
         self.read.borrow().iter().cloned().collect()
     }

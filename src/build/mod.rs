@@ -69,6 +69,14 @@ use compile::{CompilerCmd, Compilers, Unit};
 use toolchain::Discovery;
 
 /// Everything a build needs besides the environment.
+///
+/// ```
+/// use begen::build::Options;
+/// let mut opts = Options::new("kernels", "out");
+/// opts.name = Some("mykernels".into());
+/// opts.arch = vec!["sm_90".into()];
+/// assert_eq!(opts.root, std::path::Path::new("kernels"));
+/// ```
 #[derive(Debug, Clone)]
 pub struct Options {
     /// The kernel directory (scanned recursively).
@@ -98,6 +106,11 @@ pub struct Options {
 impl Options {
     /// Options for a build outside Cargo: the host triple, `-O2`, no debug
     /// info, no `cargo:` lines from cc.
+    ///
+    /// ```
+    /// let opts = begen::build::Options::new("kernels", "out");
+    /// assert!(opts.name.is_none() && opts.platform.is_none());
+    /// ```
     pub fn new(root: impl Into<PathBuf>, out: impl Into<PathBuf>) -> Options {
         let triple = host_triple();
         let mut host_cc = cc::Build::new();
@@ -114,6 +127,14 @@ impl Options {
     }
 
     /// Options with the given cc configurations as starting points.
+    ///
+    /// ```
+    /// let mut host = cc::Build::new();
+    /// host.compiler("clang++").opt_level(3);
+    /// let cuda = host.clone();
+    /// let opts = begen::build::Options::with_cc("kernels", "out", host, cuda);
+    /// assert_eq!(opts.out, std::path::Path::new("out"));
+    /// ```
     pub fn with_cc(
         root: impl Into<PathBuf>,
         out: impl Into<PathBuf>,
@@ -148,6 +169,28 @@ fn host_triple() -> String {
 
 /// Where a build reports as it goes: diagnostics, progress lines and
 /// compiler warnings. The CLI prints to stderr; build.rs prints `cargo:` lines.
+///
+/// ```no_run
+/// use begen::build::{self, Env, Options, Reporter};
+/// use begen::diag::Diagnostic;
+/// use begen::source::SourceMap;
+///
+/// /// Collects diagnostics, ignores the rest.
+/// #[derive(Default)]
+/// struct Quiet(Vec<Diagnostic>);
+///
+/// impl Reporter for Quiet {
+///     fn diagnostic(&mut self, d: &Diagnostic, _: &SourceMap) {
+///         self.0.push(d.clone());
+///     }
+///     fn progress(&mut self, _: &str) {}
+///     fn compiler_output(&mut self, _: &str, _: &str) {}
+/// }
+///
+/// let mut quiet = Quiet::default();
+/// build::build(&Options::new("kernels", "out"), &Env::new(), &mut quiet)?;
+/// # Ok::<(), begen::Error>(())
+/// ```
 pub trait Reporter {
     /// A diagnostic, with the source map it points into.
     fn diagnostic(&mut self, diagnostic: &Diagnostic, sources: &SourceMap);
@@ -160,6 +203,13 @@ pub trait Reporter {
 }
 
 /// Prints everything on stderr (the CLI's reporter).
+///
+/// ```no_run
+/// use begen::build::{self, Env, Options, StderrReporter};
+/// let mut reporter = StderrReporter { quiet: true };
+/// build::build(&Options::new("kernels", "out"), &Env::new(), &mut reporter)?;
+/// # Ok::<(), begen::Error>(())
+/// ```
 #[derive(Debug, Default)]
 pub struct StderrReporter {
     /// Suppresses progress lines.
@@ -183,8 +233,16 @@ impl Reporter for StderrReporter {
 }
 
 /// What [`build`] produced.
+///
+/// ```no_run
+/// use begen::build::{self, Env, Options, StderrReporter};
+/// let out = build::build(&Options::new("kernels", "out"), &Env::new(), &mut StderrReporter::default())?;
+/// println!("{} ({} compiled, {} up to date)", out.library_path.display(), out.compiled, out.up_to_date);
+/// # Ok::<(), begen::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct BuildOutput {
+    /// The checked library that was built.
     pub library: Library,
     /// `OUT/lib<NAME>.so`.
     pub library_path: PathBuf,
@@ -196,8 +254,9 @@ pub struct BuildOutput {
     pub manifest_path: PathBuf,
     /// Outputs whose bytes changed in this build.
     pub changed: Vec<PathBuf>,
-    /// Translation units compiled / reused from an earlier build.
+    /// Translation units compiled in this build.
     pub compiled: usize,
+    /// Translation units whose objects were reused from an earlier build.
     pub up_to_date: usize,
     /// Warnings reported (errors stop the build).
     pub diagnostics: Vec<Diagnostic>,
@@ -206,11 +265,22 @@ pub struct BuildOutput {
 }
 
 /// What [`generate`] wrote.
+///
+/// ```no_run
+/// use begen::build::{self, Env, Options, StderrReporter};
+/// let generated = build::generate(&Options::new("kernels", "gen"), &Env::new(), &mut StderrReporter::default())?;
+/// for path in &generated.files {
+///     println!("{}", path.display());
+/// }
+/// # Ok::<(), begen::Error>(())
+/// ```
 #[derive(Debug, Clone)]
 pub struct Generated {
+    /// The checked library the files were generated from.
     pub library: Library,
     /// Every generated file, under OUT.
     pub files: Vec<PathBuf>,
+    /// Warnings reported (errors stop before anything is written).
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -238,12 +308,24 @@ fn plan(opts: &Options, reporter: &mut dyn Reporter) -> Result<Run> {
 
 /// The work directory of library `name` inside OUT: one per library, so
 /// several libraries can share an OUT (one build script, one `OUT_DIR`).
+///
+/// ```
+/// use std::path::Path;
+/// assert_eq!(begen::build::work_dir(Path::new("out"), "mykernels"), Path::new("out/.begen/mykernels"));
+/// ```
 pub fn work_dir(out: &Path, name: &str) -> PathBuf {
     out.join(".begen").join(name)
 }
 
 /// Writes the generated sources, Python module and manifest into OUT
 /// without compiling anything (`begen generate`).
+///
+/// ```no_run
+/// use begen::build::{self, Env, Options, StderrReporter};
+/// let generated = build::generate(&Options::new("kernels", "gen"), &Env::new(), &mut StderrReporter::default())?;
+/// println!("{} file(s) for {}", generated.files.len(), generated.library.name);
+/// # Ok::<(), begen::Error>(())
+/// ```
 pub fn generate(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<Generated> {
     let run = plan(opts, reporter)?;
     let discovery = Discovery::new(env);
@@ -261,6 +343,15 @@ pub fn generate(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Resul
 
 /// Scans, generates, compiles and links; see the module docs for the layout
 /// of OUT. On any failure the previous outputs in OUT are left as they were.
+///
+/// ```no_run
+/// use begen::build::{self, Env, Options, StderrReporter};
+/// let mut opts = Options::new("kernels", "out");
+/// opts.platform = Some(begen::build::PlatformChoice::Cpu);
+/// let built = build::build(&opts, &Env::new(), &mut StderrReporter::default())?;
+/// println!("{}", built.module_path.display());
+/// # Ok::<(), begen::Error>(())
+/// ```
 pub fn build(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput> {
     let run = plan(opts, reporter)?;
     build_library(&run.library, opts, env, reporter).map(|out| BuildOutput { diagnostics: run.diagnostics, ..out })
@@ -269,6 +360,17 @@ pub fn build(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<B
 /// Builds a checked [`Library`] (what [`build`] does after the driver):
 /// its settings supply include directories, flags and whether nvcc is
 /// required.
+///
+/// ```no_run
+/// use begen::build::{self, Env, Options, StderrReporter};
+/// use begen::driver::{self, Input};
+/// let run = driver::run(&Input::new("kernels"))?;
+/// assert!(!run.has_errors());
+/// let opts = Options::new("kernels", "out");
+/// let built = build::build_library(&run.library, &opts, &Env::new(), &mut StderrReporter::default())?;
+/// println!("{}", built.library_path.display());
+/// # Ok::<(), begen::Error>(())
+/// ```
 pub fn build_library(library: &Library, opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput> {
     let discovery = Discovery::new(env);
     let xla_include = discovery.xla_ffi_include()?;
@@ -480,14 +582,35 @@ pub fn nvcc(env: &Env) -> Result<PathBuf> {
 }
 
 /// Counts diagnostics by severity (for summaries).
+///
+/// ```
+/// use begen::diag::{Diagnostic, Severity};
+/// use begen::source::SourceMap;
+/// let mut map = SourceMap::default();
+/// let a = map.add("a.cu", "a.cu", b"void f();".to_vec());
+/// let diags = [Diagnostic::error(map.span(a, 5, 6), "bad"), Diagnostic::warning(map.span(a, 0, 4), "odd")];
+/// assert_eq!(begen::build::count(&diags, Severity::Error), 1);
+/// ```
 pub fn count(diagnostics: &[Diagnostic], severity: Severity) -> usize {
     diagnostics.iter().filter(|d| d.severity == severity).count()
 }
 
 /// One line of `begen doctor`: what, and what was found (or why not).
+///
+/// ```no_run
+/// use begen::build::{self, Env, Options};
+/// for line in build::doctor(&Options::new("kernels", "out"), &Env::new()) {
+///     match &line.found {
+///         Ok(found) => println!("{:24} {found}", line.what),
+///         Err(why) => println!("{:24} MISSING{}: {why}", line.what, if line.required { "" } else { " (optional)" }),
+///     }
+/// }
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DoctorLine {
+    /// The piece looked for, e.g. `nvcc` or `XLA FFI headers`.
     pub what: &'static str,
+    /// What was found (path, version...), or why nothing usable was.
     pub found: std::result::Result<String, String>,
     /// A missing piece that every build needs (nvcc is only needed for CUDA).
     pub required: bool,
@@ -495,6 +618,13 @@ pub struct DoctorLine {
 
 /// Resolves every toolchain piece the way [`build`] would and says what
 /// it found; `opts.root` supplies begen.yaml's CUDA settings when present.
+///
+/// ```no_run
+/// use begen::build::{self, Env, Options};
+/// let lines = build::doctor(&Options::new("kernels", "out"), &Env::new());
+/// let missing = lines.iter().filter(|l| l.required && l.found.is_err()).count();
+/// println!("{missing} required piece(s) missing");
+/// ```
 pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
     let d = Discovery::new(env);
     let mut lines = Vec::new();

@@ -31,6 +31,10 @@ pub enum Platform {
 
 impl Platform {
     /// The lower-case name used in JSON, YAML and the CLI.
+    ///
+    /// ```
+    /// assert_eq!(begen::model::Platform::Cpu.as_str(), "cpu");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             Platform::Cpu => "cpu",
@@ -40,6 +44,11 @@ impl Platform {
 }
 
 /// Which kernels a build includes.
+///
+/// ```
+/// use begen::model::PlatformChoice;
+/// assert_eq!(PlatformChoice::default(), PlatformChoice::Auto);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PlatformChoice {
     /// CPU kernels always; CUDA kernels when CUDA sources exist (then nvcc
@@ -70,6 +79,11 @@ impl PlatformChoice {
     }
 
     /// The name `parse` reads.
+    ///
+    /// ```
+    /// use begen::model::PlatformChoice;
+    /// assert_eq!(PlatformChoice::parse(PlatformChoice::Cuda.as_str()), Some(PlatformChoice::Cuda));
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             PlatformChoice::Auto => "auto",
@@ -88,25 +102,46 @@ impl PlatformChoice {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum AttrType {
+    /// `bool`.
     Bool,
+    /// `int8`: `int8_t`.
     Int8,
+    /// `uint8`: `uint8_t`.
     UInt8,
+    /// `int16`: `int16_t`.
     Int16,
+    /// `uint16`: `uint16_t`.
     UInt16,
+    /// `int32`: `int32_t`.
     Int32,
+    /// `uint32`: `uint32_t`.
     UInt32,
+    /// `int64`: `int64_t`.
     Int64,
+    /// `uint64`: `uint64_t`.
     UInt64,
+    /// `float32`: `float`.
     Float32,
+    /// `float64`: `double`.
     Float64,
+    /// `complex64`: `std::complex<float>`.
     Complex64,
+    /// `complex128`: `std::complex<double>`.
     Complex128,
+    /// `float16`: IEEE half, passed as its `uint16_t` bits.
     Float16,
+    /// `bfloat16`: brain float, passed as its `uint16_t` bits.
     BFloat16,
 }
 
 impl AttrType {
     /// Every type, in the seed's table order.
+    ///
+    /// ```
+    /// use begen::model::AttrType;
+    /// assert_eq!(AttrType::ALL.len(), 15);
+    /// assert_eq!(AttrType::ALL[0], AttrType::Bool);
+    /// ```
     pub const ALL: [AttrType; 15] = [
         AttrType::Bool,
         AttrType::Int8,
@@ -126,6 +161,10 @@ impl AttrType {
     ];
 
     /// The type string of `attr.<name>:<type>`.
+    ///
+    /// ```
+    /// assert_eq!(begen::model::AttrType::BFloat16.as_str(), "bfloat16");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             AttrType::Bool => "bool",
@@ -147,11 +186,23 @@ impl AttrType {
     }
 
     /// Parses a type string; `None` for anything outside the 15.
+    ///
+    /// ```
+    /// use begen::model::AttrType;
+    /// assert_eq!(AttrType::parse("complex64"), Some(AttrType::Complex64));
+    /// assert_eq!(AttrType::parse("float"), None);
+    /// ```
     pub fn parse(s: &str) -> Option<AttrType> {
         AttrType::ALL.into_iter().find(|t| t.as_str() == s)
     }
 
     /// The C++ type the kernel's parameter receives (seed's "impl param").
+    ///
+    /// ```
+    /// use begen::model::AttrType;
+    /// assert_eq!(AttrType::Float64.cpp_type(), "double");
+    /// assert_eq!(AttrType::BFloat16.cpp_type(), "uint16_t");
+    /// ```
     pub fn cpp_type(self) -> &'static str {
         match self {
             AttrType::Bool => "bool",
@@ -173,6 +224,13 @@ impl AttrType {
     /// The numpy dtype name the Python wrapper converts a value to before it
     /// reaches XLA (float16/bfloat16 travel as their uint16 bits, complex as
     /// a 2-element array of the component type).
+    ///
+    /// ```
+    /// use begen::model::AttrType;
+    /// assert_eq!(AttrType::Int8.numpy_dtype(), "int8");
+    /// assert_eq!(AttrType::Float16.numpy_dtype(), "uint16");
+    /// assert_eq!(AttrType::Complex128.numpy_dtype(), "float64");
+    /// ```
     pub fn numpy_dtype(self) -> &'static str {
         match self {
             AttrType::Bool => "bool",
@@ -216,7 +274,12 @@ pub enum Token {
     /// The CUDA stream, `int64_t`.
     Stream,
     /// A scalar attribute passed by name.
-    Attr { name: String, ty: AttrType },
+    Attr {
+        /// The attribute name XLA sees, which is also the C++ parameter's name.
+        name: String,
+        /// Its resolved scalar type.
+        ty: AttrType,
+    },
 }
 
 impl fmt::Display for Token {
@@ -233,6 +296,18 @@ impl fmt::Display for Token {
 /// How the C++ parameter that receives a float16/bfloat16 attr is declared;
 /// the wrapper passes the raw bits, reinterpreted when the kernel takes the
 /// CUDA type itself.
+///
+/// ```
+/// use begen::model::{AttrType, HalfRepr, Param, Token};
+/// let alpha = Param {
+///     name: "alpha".into(),
+///     py_name: "alpha".into(),
+///     token: Token::Attr { name: "alpha".into(), ty: AttrType::Float16 },
+///     half_repr: Some(HalfRepr::CudaHalf),
+///     line: 3,
+/// };
+/// assert_eq!(alpha.half_repr, Some(HalfRepr::CudaHalf));
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HalfRepr {
     /// `uint16_t` / `unsigned short`: raw bits, as the seed prescribes.
@@ -244,6 +319,12 @@ pub enum HalfRepr {
 }
 
 /// One parameter of the kernel, in C++ signature order.
+///
+/// ```
+/// use begen::model::{Param, Token};
+/// let x = Param { name: "x".into(), py_name: "x".into(), token: Token::Arg, half_repr: None, line: 2 };
+/// assert_eq!(x.token.to_string(), "arg");
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Param {
     /// The parameter's name in the signature (a checked C++ identifier; for
@@ -262,6 +343,11 @@ pub struct Param {
 }
 
 /// How `jax.vmap` treats calls (jax.ffi's `vmap_method`).
+///
+/// ```
+/// use begen::model::VmapMethod;
+/// assert_eq!(VmapMethod::default(), VmapMethod::Sequential);
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum VmapMethod {
     /// Loop over the batch, one call per element (safe default).
@@ -274,6 +360,11 @@ pub enum VmapMethod {
 }
 
 impl VmapMethod {
+    /// The name jax.ffi and `begen.yaml` use.
+    ///
+    /// ```
+    /// assert_eq!(begen::model::VmapMethod::BroadcastAll.as_str(), "broadcast_all");
+    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             VmapMethod::Sequential => "sequential",
@@ -281,21 +372,45 @@ impl VmapMethod {
             VmapMethod::BroadcastAll => "broadcast_all",
         }
     }
+
+    /// Parses `sequential`, `expand_dims` or `broadcast_all`.
+    ///
+    /// ```
+    /// use begen::model::VmapMethod;
+    /// assert_eq!(VmapMethod::parse("expand_dims"), Some(VmapMethod::ExpandDims));
+    /// assert_eq!(VmapMethod::parse("legacy_vectorized"), None);
+    /// ```
     pub fn parse(s: &str) -> Option<VmapMethod> {
         [VmapMethod::Sequential, VmapMethod::ExpandDims, VmapMethod::BroadcastAll].into_iter().find(|m| m.as_str() == s)
     }
 }
 
 /// Per-function options from `begen.yaml`'s `functions:` section.
+///
+/// ```
+/// use begen::model::{FunctionOptions, VmapMethod};
+/// let opts = FunctionOptions::default();
+/// assert!(!opts.command_buffer);
+/// assert_eq!(opts.vmap_method, VmapMethod::Sequential);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FunctionOptions {
     /// Mark the handler `kCmdBufferCompatible` (CUDA graphs). Off by default:
     /// a kernel that synchronises or allocates during capture breaks.
     pub command_buffer: bool,
+    /// How `jax.vmap` batches calls of the Python function.
     pub vmap_method: VmapMethod,
 }
 
 /// A checked, fully resolved annotated function.
+///
+/// ```no_run
+/// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+/// for f in &run.library.functions {
+///     println!("{} ({}:{}) -> {}", f.name, f.file, f.line, f.target);
+/// }
+/// # Ok::<(), begen::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Function {
     /// The C++ function name (a checked identifier).
@@ -316,26 +431,64 @@ pub struct Function {
     pub file: String,
     /// The source path as found on disk.
     pub path: PathBuf,
-    /// 1-based line and column of the function's name.
+    /// 1-based line of the function's name.
     pub line: usize,
+    /// 1-based byte column of the function's name.
     pub column: usize,
+    /// From the source file's extension: which compiler and XLA platform.
     pub platform: Platform,
     /// Parameters in C++ signature order; `params[i].token` is `arg_spec()[i]`.
     pub params: Vec<Param>,
+    /// Its entry under `functions:` in begen.yaml (defaults otherwise).
     pub options: FunctionOptions,
 }
 
 impl Function {
     /// The canonical arg_spec, one token per C++ parameter.
+    ///
+    /// ```no_run
+    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let f = &run.library.functions[0];
+    /// let spec: Vec<String> = f.arg_spec().iter().map(ToString::to_string).collect();
+    /// println!("{}", spec.join(" "));
+    /// # Ok::<(), begen::Error>(())
+    /// ```
     pub fn arg_spec(&self) -> Vec<Token> {
         self.params.iter().map(|p| p.token.clone()).collect()
     }
+    /// How many input tensors (`arg`) it takes.
+    ///
+    /// ```no_run
+    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let f = &run.library.functions[0];
+    /// println!("{}: {} in, {} out", f.name, f.inputs(), f.outputs());
+    /// # Ok::<(), begen::Error>(())
+    /// ```
     pub fn inputs(&self) -> usize {
         self.params.iter().filter(|p| p.token == Token::Arg).count()
     }
+
+    /// How many output tensors (`ret`) it writes.
+    ///
+    /// ```no_run
+    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let f = &run.library.functions[0];
+    /// assert_eq!(f.outputs(), f.arg_spec().iter().filter(|t| **t == begen::model::Token::Ret).count());
+    /// # Ok::<(), begen::Error>(())
+    /// ```
     pub fn outputs(&self) -> usize {
         self.params.iter().filter(|p| p.token == Token::Ret).count()
     }
+
+    /// Its attribute parameters with their types, in signature order.
+    ///
+    /// ```no_run
+    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// for (param, ty) in run.library.functions[0].attrs() {
+    ///     println!("{}: {ty}", param.name);
+    /// }
+    /// # Ok::<(), begen::Error>(())
+    /// ```
     pub fn attrs(&self) -> impl Iterator<Item = (&Param, AttrType)> {
         self.params.iter().filter_map(|p| match &p.token {
             Token::Attr { ty, .. } => Some((p, *ty)),
@@ -345,10 +498,21 @@ impl Function {
 }
 
 /// One source file of the library (annotated or not), relative to the root.
+///
+/// ```no_run
+/// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+/// for src in &run.library.sources {
+///     println!("{} ({}), wrapped: {}", src.file, src.platform.as_str(), src.include.is_some());
+/// }
+/// # Ok::<(), begen::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SourceFile {
+    /// Path relative to the scanned root, `/`-separated.
     pub file: String,
+    /// Where it was read from.
     pub path: PathBuf,
+    /// From its extension: compiled by nvcc (`cuda`) or the host compiler.
     pub platform: Platform,
     /// The absolute path as written into `#include "..."` by the wrapper of
     /// an annotated source (checked to be safe there); `None` for sources
@@ -359,6 +523,15 @@ pub struct SourceFile {
 /// A namespace of functions inside a library: names are unique within a
 /// module, and a function's target is `<module>.<function>`. A library
 /// without `modules:` in begen.yaml is one module named after its prefix.
+///
+/// ```no_run
+/// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+/// for m in &run.library.modules {
+///     let names: Vec<&str> = m.functions.iter().map(|&i| run.library.functions[i].name.as_str()).collect();
+///     println!("{}: {}", m.name, names.join(", "));
+/// }
+/// # Ok::<(), begen::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Module {
     /// The module's name as targets use it (identifiers joined by dots).
@@ -371,6 +544,11 @@ pub struct Module {
 }
 
 /// Build settings from begen.yaml, resolved against the root.
+///
+/// ```
+/// let settings = begen::model::Settings::default();
+/// assert!(settings.include_dirs.is_empty() && !settings.cuda);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Settings {
     /// Include directories, absolute.
@@ -389,6 +567,13 @@ pub struct Settings {
 /// Made only by `check` (through [`crate::driver`]; it is non-exhaustive,
 /// so no other crate can make one): every name in it is a checked
 /// identifier, every symbol distinct, every include path safe.
+///
+/// ```no_run
+/// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+/// let lib = &run.library;
+/// println!("lib{}.so: {} function(s) from {} source(s)", lib.name, lib.functions.len(), lib.sources.len());
+/// # Ok::<(), begen::Error>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Library {
@@ -405,6 +590,7 @@ pub struct Library {
     pub namespaced: bool,
     /// Every source file to compile, sorted by `file`.
     pub sources: Vec<SourceFile>,
+    /// Include directories, flags, CUDA architectures and whether nvcc is needed.
     pub settings: Settings,
     /// The root the sources were found under (absolute).
     pub root: PathBuf,

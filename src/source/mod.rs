@@ -17,6 +17,15 @@ pub(crate) mod lex;
 use std::path::{Path, PathBuf};
 
 /// A file of the [`SourceMap`].
+///
+/// ```
+/// use begen::source::SourceMap;
+/// let mut map = SourceMap::default();
+/// let a = map.add("a.cu", "/k/a.cu", Vec::new());
+/// let b = map.add("b.cu", "/k/b.cu", Vec::new());
+/// assert_ne!(a, b);
+/// assert_eq!(map.get(b).name, "b.cu");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct FileId(u32);
 
@@ -27,26 +36,60 @@ impl FileId {
 }
 
 /// A byte range `start..end` in one file.
+///
+/// ```
+/// use begen::source::{SourceMap, Span};
+/// let mut map = SourceMap::default();
+/// let id = map.add("a.cu", "/k/a.cu", b"void f();".to_vec());
+/// let span = Span::new(id, 5, 6);
+/// assert_eq!((span.start, span.end), (5, 6));
+/// assert_eq!(map.text(span), "f");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Span {
+    /// The file the range is in.
     pub file: FileId,
+    /// Byte offset of the first byte.
     pub start: usize,
+    /// Byte offset just past the last byte (`start` for an empty span).
     pub end: usize,
 }
 
 impl Span {
     /// `start..end` in `file` (an `end` before `start` is taken as `start`).
+    ///
+    /// ```
+    /// use begen::source::{SourceMap, Span};
+    /// let mut map = SourceMap::default();
+    /// let id = map.add("a.cu", "/k/a.cu", Vec::new());
+    /// assert_eq!(Span::new(id, 4, 2).end, 4);
+    /// ```
     pub fn new(file: FileId, start: usize, end: usize) -> Span {
         Span { file, start, end: end.max(start) }
     }
 
     /// The empty span at the start of `file`: "the whole file".
+    ///
+    /// ```
+    /// use begen::source::{SourceMap, Span};
+    /// let mut map = SourceMap::default();
+    /// let id = map.add("a.cu", "/k/a.cu", b"x".to_vec());
+    /// let whole = Span::file(id);
+    /// assert_eq!((whole.start, whole.end), (0, 0));
+    /// ```
     pub fn file(file: FileId) -> Span {
         Span { file, start: 0, end: 0 }
     }
 }
 
 /// One file as read.
+///
+/// ```
+/// use begen::source::SourceFile;
+/// let f = SourceFile::new("sub/a.cu", "/k/sub/a.cu", b"x\n".to_vec());
+/// assert_eq!(f.name, "sub/a.cu");
+/// assert_eq!(f.bytes.len(), 2);
+/// ```
 #[derive(Debug, Clone)]
 pub struct SourceFile {
     /// Relative to the scanned root with `/` separators (what reports show).
@@ -61,6 +104,12 @@ pub struct SourceFile {
 
 impl SourceFile {
     /// A file as read, with its line index.
+    ///
+    /// ```
+    /// use begen::source::SourceFile;
+    /// let f = SourceFile::new("a.cu", "/k/a.cu", b"a\nb\n".to_vec());
+    /// assert_eq!(f.position(2), (2, 1));
+    /// ```
     pub fn new(name: impl Into<String>, path: impl Into<PathBuf>, bytes: Vec<u8>) -> SourceFile {
         let mut lines = vec![0];
         lines.extend(memchr::memchr_iter(b'\n', &bytes).map(|i| u32::try_from(i + 1).unwrap_or(u32::MAX)));
@@ -68,12 +117,26 @@ impl SourceFile {
     }
 
     /// 1-based (line, byte column) of an offset.
+    ///
+    /// ```
+    /// use begen::source::SourceFile;
+    /// let f = SourceFile::new("a.cu", "/k/a.cu", b"int x;\nvoid f();\n".to_vec());
+    /// assert_eq!(f.position(0), (1, 1));
+    /// assert_eq!(f.position(12), (2, 6));
+    /// ```
     pub fn position(&self, offset: usize) -> (usize, usize) {
         let line = self.lines.partition_point(|&s| s as usize <= offset).max(1);
         (line, offset - self.lines[line - 1] as usize + 1)
     }
 
     /// The byte range of the 1-based `line`, without its line break.
+    ///
+    /// ```
+    /// use begen::source::SourceFile;
+    /// let f = SourceFile::new("a.cu", "/k/a.cu", b"int x;\r\nvoid f();\n".to_vec());
+    /// assert_eq!(f.line_range(1), 0..6);
+    /// assert_eq!(f.line_range(2), 8..17);
+    /// ```
     pub fn line_range(&self, line: usize) -> std::ops::Range<usize> {
         let start = self.lines.get(line.saturating_sub(1)).map_or(self.bytes.len(), |&s| s as usize);
         let mut end = self.lines.get(line).map_or(self.bytes.len(), |&s| s as usize - 1);
@@ -85,6 +148,14 @@ impl SourceFile {
 }
 
 /// Every file of one run, by id. Append-only: ids stay valid.
+///
+/// ```
+/// use begen::source::SourceMap;
+/// let mut map = SourceMap::default();
+/// let id = map.add("a.cu", "/k/a.cu", b"void f();".to_vec());
+/// assert_eq!(map.files().count(), 1);
+/// assert_eq!(map.get(id).name, "a.cu");
+/// ```
 #[derive(Debug, Clone, Default)]
 pub struct SourceMap {
     files: Vec<SourceFile>,
@@ -92,12 +163,27 @@ pub struct SourceMap {
 
 impl SourceMap {
     /// Adds a file and returns its id.
+    ///
+    /// ```
+    /// use begen::source::SourceMap;
+    /// let mut map = SourceMap::default();
+    /// let id = map.add("a.cu", "/k/a.cu", b"void f();".to_vec());
+    /// assert_eq!(map.get(id).bytes, b"void f();");
+    /// ```
     pub fn add(&mut self, name: impl Into<String>, path: impl Into<PathBuf>, bytes: Vec<u8>) -> FileId {
         self.insert(SourceFile::new(name, path, bytes))
     }
 
     /// Adds a file made with [`SourceFile::new`] (which may run on another
     /// thread) and returns its id.
+    ///
+    /// ```
+    /// use begen::source::{SourceFile, SourceMap};
+    /// let file = std::thread::spawn(|| SourceFile::new("a.cu", "/k/a.cu", b"x".to_vec())).join().unwrap();
+    /// let mut map = SourceMap::default();
+    /// let id = map.insert(file);
+    /// assert_eq!(map.get(id).name, "a.cu");
+    /// ```
     pub fn insert(&mut self, file: SourceFile) -> FileId {
         let id = FileId(u32::try_from(self.files.len()).unwrap_or(u32::MAX));
         self.files.push(file);
@@ -105,21 +191,54 @@ impl SourceMap {
     }
 
     /// The file of an id.
+    ///
+    /// ```
+    /// use begen::source::SourceMap;
+    /// let mut map = SourceMap::default();
+    /// let id = map.add("a.cu", "/k/a.cu", Vec::new());
+    /// assert_eq!(map.get(id).path, std::path::Path::new("/k/a.cu"));
+    /// ```
     pub fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
     }
 
     /// The id of the file read from `path`, if it was.
+    ///
+    /// ```
+    /// use begen::source::SourceMap;
+    /// use std::path::Path;
+    /// let mut map = SourceMap::default();
+    /// let id = map.add("a.cu", "/k/a.cu", Vec::new());
+    /// assert_eq!(map.find(Path::new("/k/a.cu")), Some(id));
+    /// assert_eq!(map.find(Path::new("/k/b.cu")), None);
+    /// ```
     pub fn find(&self, path: &Path) -> Option<FileId> {
         self.files.iter().position(|f| f.path == path).map(|k| FileId(k as u32))
     }
 
     /// Every file with its id, in the order they were added.
+    ///
+    /// ```
+    /// use begen::source::SourceMap;
+    /// let mut map = SourceMap::default();
+    /// map.add("a.cu", "/k/a.cu", Vec::new());
+    /// map.add("b.cpp", "/k/b.cpp", Vec::new());
+    /// let names: Vec<&str> = map.files().map(|(_, f)| f.name.as_str()).collect();
+    /// assert_eq!(names, ["a.cu", "b.cpp"]);
+    /// ```
     pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
         self.files.iter().enumerate().map(|(k, f)| (FileId(k as u32), f))
     }
 
     /// A span, clamped to the file.
+    ///
+    /// ```
+    /// use begen::source::SourceMap;
+    /// let mut map = SourceMap::default();
+    /// let id = map.add("a.cu", "/k/a.cu", b"abc".to_vec());
+    /// let span = map.span(id, 1, 99);
+    /// assert_eq!((span.start, span.end), (1, 3));
+    /// ```
     pub fn span(&self, file: FileId, start: usize, end: usize) -> Span {
         let len = self.get(file).bytes.len();
         let start = start.min(len);
@@ -127,16 +246,37 @@ impl SourceMap {
     }
 
     /// The relative name of a span's file.
+    ///
+    /// ```
+    /// use begen::source::SourceMap;
+    /// let mut map = SourceMap::default();
+    /// let id = map.add("sub/a.cu", "/k/sub/a.cu", b"abc".to_vec());
+    /// assert_eq!(map.name(map.span(id, 0, 1)), "sub/a.cu");
+    /// ```
     pub fn name(&self, span: Span) -> &str {
         &self.get(span.file).name
     }
 
     /// 1-based line and byte column of a span's start.
+    ///
+    /// ```
+    /// use begen::source::SourceMap;
+    /// let mut map = SourceMap::default();
+    /// let id = map.add("a.cu", "/k/a.cu", b"// @BE f\nvoid f();\n".to_vec());
+    /// assert_eq!(map.position(map.span(id, 14, 15)), (2, 6));
+    /// ```
     pub fn position(&self, span: Span) -> (usize, usize) {
         self.get(span.file).position(span.start)
     }
 
     /// The text of a span (lossy for non-UTF-8 bytes).
+    ///
+    /// ```
+    /// use begen::source::SourceMap;
+    /// let mut map = SourceMap::default();
+    /// let id = map.add("a.cu", "/k/a.cu", b"void f();".to_vec());
+    /// assert_eq!(map.text(map.span(id, 0, 4)), "void");
+    /// ```
     pub fn text(&self, span: Span) -> std::borrow::Cow<'_, str> {
         let bytes = &self.get(span.file).bytes;
         String::from_utf8_lossy(&bytes[span.start.min(bytes.len())..span.end.min(bytes.len())])
