@@ -1,7 +1,8 @@
 //! The pipeline's one owner. [`run`] loads the kernel directory into a
 //! source map, finds the annotations (`scan`), reads the signatures
 //! (`parse`) and checks everything (`check`), and returns the [`Library`]
-//! with every diagnostic. `begen scan`, `begen generate`, `begen build` and
+//! with every diagnostic; [`generate`] and [`build`] go on to `emit` and
+//! the `build` stage. `begen scan`, `begen generate`, `begen build` and
 //! [`crate::Build`] all start here; nothing else scans.
 //!
 //! ```text
@@ -26,9 +27,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use crate::Error;
+use crate::build::{self as compile, BuildOutput, Env, Generated, Options, Reporter, Toolchain};
 use crate::check::{self, Request};
 use crate::config::{self, SourceSpec};
+use crate::diag::Severity;
 use crate::diag::{self, Diagnostic};
+use crate::emit;
 use crate::model::decl::Listed;
 use crate::model::{Library, Platform, PlatformChoice};
 use crate::parse::{self, Headers};
@@ -54,8 +58,8 @@ pub struct Input {
     pub platform: Option<PlatformChoice>,
     /// Where outputs go: sources under it are begen's own, not the library's.
     pub out: Option<PathBuf>,
-    /// The library is to be built: an unusable library name is an error
-    /// (for a scan, a warning).
+    /// The library is to be built: a library name taken from the directory
+    /// must then be usable (a scan does not need one).
     pub building: bool,
 }
 
@@ -208,4 +212,62 @@ fn listed(
         out.insert(id, listed);
     }
     out
+}
+
+/// Runs the pipeline for a build or generation into `opts.out`: reports
+/// every diagnostic and the files read; error diagnostics stop here.
+fn checked(opts: &Options, reporter: &mut dyn Reporter) -> Result<Run, Error> {
+    let input = Input {
+        root: opts.root.clone(),
+        name: opts.name.clone(),
+        platform: opts.platform,
+        out: Some(opts.out.clone()),
+        building: true,
+    };
+    let run = run(&input)?;
+    reporter.files_read(&run.files_read);
+    for d in &run.diagnostics {
+        reporter.diagnostic(d, &run.sources);
+    }
+    let errors = compile::count(&run.diagnostics, Severity::Error);
+    if errors > 0 {
+        return Err(Error::Diagnostics { errors });
+    }
+    Ok(run)
+}
+
+/// Writes the generated sources, Python module and manifest into OUT
+/// without compiling anything (`begen generate`).
+///
+/// ```no_run
+/// use begen::build::{Env, Options, StderrReporter};
+/// let generated = begen::driver::generate(&Options::new("kernels", "gen"), &Env::new(), &mut StderrReporter::default())?;
+/// for file in &generated.files {
+///     println!("{}", file.display());
+/// }
+/// # Ok::<(), begen::Error>(())
+/// ```
+pub fn generate(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<Generated, Error> {
+    let run = checked(opts, reporter)?;
+    let emitted = emit::emit(&run.library, compile::xla_ffi_api(env).as_deref());
+    let files = compile::write_sources(&opts.out, &emitted)?;
+    Ok(Generated { library: run.library, files, diagnostics: run.diagnostics })
+}
+
+/// Runs the whole pipeline: checks, generates, compiles and links into
+/// OUT (see [`crate::build`] for the layout). On any failure the previous
+/// outputs in OUT are left as they were.
+///
+/// ```no_run
+/// use begen::build::{Env, Options, StderrReporter};
+/// let built = begen::driver::build(&Options::new("kernels", "out"), &Env::new(), &mut StderrReporter::default())?;
+/// println!("{}", built.library_path.display());
+/// # Ok::<(), begen::Error>(())
+/// ```
+pub fn build(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput, Error> {
+    let run = checked(opts, reporter)?;
+    let tools = Toolchain::resolve(&run.library, env)?;
+    let emitted = emit::emit(&run.library, tools.xla_ffi_api.as_deref());
+    compile::build_library(&run.library, &emitted, tools, opts, env, reporter)
+        .map(|out| BuildOutput { diagnostics: run.diagnostics, ..out })
 }

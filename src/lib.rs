@@ -22,6 +22,7 @@
 #![warn(missing_docs)]
 
 pub mod build;
+mod buildrs;
 mod check;
 mod config;
 pub mod diag;
@@ -35,5 +36,5 @@ pub mod report;
 mod scan;
 pub mod source;
 
-pub use build::Build;
+pub use buildrs::Build;
 pub use error::{Error, Result};

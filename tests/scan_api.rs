@@ -44,3 +44,15 @@ fn options_sources_and_files_read() {
 fn unreadable_root_is_an_error() {
     assert!(begen::driver::run(&begen::driver::Input::new("/nonexistent/begen/root")).is_err());
 }
+
+#[test]
+fn a_library_name_python_cannot_import_is_an_error_when_building() {
+    let mut input = begen::driver::Input::new(fixture("tensors"));
+    input.name = Some("lambda".into());
+    let scan = begen::driver::run(&input).unwrap();
+    assert!(!scan.has_errors(), "a scan does not need a usable name");
+    input.building = true;
+    let build = begen::driver::run(&input).unwrap();
+    let d = build.diagnostics.iter().find(|d| d.is_error()).expect("an error");
+    assert!(d.message.contains("the library name `lambda` (the given name) is not usable"), "{}", d.message);
+}

@@ -1,11 +1,13 @@
-//! Stage: build. Scans a kernel directory, generates the wrappers, compiles
-//! every translation unit and links `lib<NAME>.so` beside the generated
-//! Python module and manifest.
+//! Stage 5, build: from the checked library and its generated files,
+//! compile every translation unit and link `lib<NAME>.so` beside the
+//! generated Python module and manifest. `begen::driver::build` runs the
+//! whole pipeline into it; this module holds its settings ([`Options`],
+//! [`Env`], [`Reporter`]) and its results.
 //!
 //! ```no_run
-//! use begen::build::{self, Env, Options, StderrReporter};
+//! use begen::build::{Env, Options, StderrReporter};
 //! let opts = Options::new("kernels", "out");
-//! let built = build::build(&opts, &Env::new(), &mut StderrReporter::default())?;
+//! let built = begen::driver::build(&opts, &Env::new(), &mut StderrReporter::default())?;
 //! println!("{}", built.library_path.display());
 //! # Ok::<(), begen::Error>(())
 //! ```
@@ -44,7 +46,6 @@
 //!   outputs, commands run in the work directory with relative paths for
 //!   generated files, and no debug info is generated unless asked for.
 
-mod api;
 mod arch;
 mod compile;
 mod env;
@@ -55,14 +56,12 @@ mod toolchain;
 use std::path::{Path, PathBuf};
 
 pub use crate::model::PlatformChoice;
-pub use api::Build;
 pub use arch::CudaArch;
 pub use env::Env;
 
 use crate::diag::{Diagnostic, Severity};
-use crate::driver::{self, Input, Run};
-use crate::emit::{self, Emitted, FileKind};
 use crate::error::{Error, Result};
+use crate::model::generated::{Emitted, FileKind, GeneratedFile};
 use crate::model::{Library, Platform};
 use crate::source::SourceMap;
 use compile::{CompilerCmd, Compilers, Unit};
@@ -188,7 +187,7 @@ fn host_triple() -> String {
 /// }
 ///
 /// let mut quiet = Quiet::default();
-/// build::build(&Options::new("kernels", "out"), &Env::new(), &mut quiet)?;
+/// begen::driver::build(&Options::new("kernels", "out"), &Env::new(), &mut quiet)?;
 /// # Ok::<(), begen::Error>(())
 /// ```
 pub trait Reporter {
@@ -207,7 +206,7 @@ pub trait Reporter {
 /// ```no_run
 /// use begen::build::{self, Env, Options, StderrReporter};
 /// let mut reporter = StderrReporter { quiet: true };
-/// build::build(&Options::new("kernels", "out"), &Env::new(), &mut reporter)?;
+/// begen::driver::build(&Options::new("kernels", "out"), &Env::new(), &mut reporter)?;
 /// # Ok::<(), begen::Error>(())
 /// ```
 #[derive(Debug, Default)]
@@ -236,7 +235,7 @@ impl Reporter for StderrReporter {
 ///
 /// ```no_run
 /// use begen::build::{self, Env, Options, StderrReporter};
-/// let out = build::build(&Options::new("kernels", "out"), &Env::new(), &mut StderrReporter::default())?;
+/// let out = begen::driver::build(&Options::new("kernels", "out"), &Env::new(), &mut StderrReporter::default())?;
 /// println!("{} ({} compiled, {} up to date)", out.library_path.display(), out.compiled, out.up_to_date);
 /// # Ok::<(), begen::Error>(())
 /// ```
@@ -268,7 +267,7 @@ pub struct BuildOutput {
 ///
 /// ```no_run
 /// use begen::build::{self, Env, Options, StderrReporter};
-/// let generated = build::generate(&Options::new("kernels", "gen"), &Env::new(), &mut StderrReporter::default())?;
+/// let generated = begen::driver::generate(&Options::new("kernels", "gen"), &Env::new(), &mut StderrReporter::default())?;
 /// for path in &generated.files {
 ///     println!("{}", path.display());
 /// }
@@ -284,28 +283,6 @@ pub struct Generated {
     pub diagnostics: Vec<Diagnostic>,
 }
 
-/// Runs the driver over `opts.root` for a build, reports every diagnostic
-/// and the files read; error diagnostics stop here.
-fn plan(opts: &Options, reporter: &mut dyn Reporter) -> Result<Run> {
-    let input = Input {
-        root: opts.root.clone(),
-        name: opts.name.clone(),
-        platform: opts.platform,
-        out: Some(opts.out.clone()),
-        building: true,
-    };
-    let run = driver::run(&input)?;
-    reporter.files_read(&run.files_read);
-    for d in &run.diagnostics {
-        reporter.diagnostic(d, &run.sources);
-    }
-    let errors = count(&run.diagnostics, Severity::Error);
-    if errors > 0 {
-        return Err(Error::Diagnostics { errors });
-    }
-    Ok(run)
-}
-
 /// The work directory of library `name` inside OUT: one per library, so
 /// several libraries can share an OUT (one build script, one `OUT_DIR`).
 ///
@@ -317,72 +294,65 @@ pub fn work_dir(out: &Path, name: &str) -> PathBuf {
     out.join(".begen").join(name)
 }
 
-/// Writes the generated sources, Python module and manifest into OUT
-/// without compiling anything (`begen generate`).
-///
-/// ```no_run
-/// use begen::build::{self, Env, Options, StderrReporter};
-/// let generated = build::generate(&Options::new("kernels", "gen"), &Env::new(), &mut StderrReporter::default())?;
-/// println!("{} file(s) for {}", generated.files.len(), generated.library.name);
-/// # Ok::<(), begen::Error>(())
-/// ```
-pub fn generate(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<Generated> {
-    let run = plan(opts, reporter)?;
-    let discovery = Discovery::new(env);
-    let api = discovery.xla_ffi_include().ok().and_then(|i| toolchain::xla_ffi_api_version(&i));
-    let emitted = emit::emit(&run.library, api.as_deref());
+/// The toolchain pieces a build of one library needs, resolved before
+/// anything is generated (the XLA FFI API version is written into the
+/// manifest).
+pub(crate) struct Toolchain {
+    xla_include: PathBuf,
+    support_include: PathBuf,
+    /// The XLA FFI API version of the headers built against.
+    pub xla_ffi_api: Option<String>,
+    cuda: Option<toolchain::Cuda>,
+}
+
+impl Toolchain {
+    /// Finds XLA's FFI headers, begen's support headers and, when the
+    /// library builds CUDA sources, nvcc.
+    pub(crate) fn resolve(library: &Library, env: &Env) -> Result<Toolchain> {
+        let discovery = Discovery::new(env);
+        let xla_include = discovery.xla_ffi_include()?;
+        let support_include = discovery.support_include()?;
+        let xla_ffi_api = toolchain::xla_ffi_api_version(&xla_include);
+        let cuda = if library.settings.cuda { Some(discovery.cuda()?) } else { None };
+        Ok(Toolchain { xla_include, support_include, xla_ffi_api, cuda })
+    }
+}
+
+/// The XLA FFI API version of the headers a build would use, if they are
+/// found (for `begen generate`, which needs no compiler).
+pub(crate) fn xla_ffi_api(env: &Env) -> Option<String> {
+    Discovery::new(env).xla_ffi_include().ok().and_then(|i| toolchain::xla_ffi_api_version(&i))
+}
+
+/// Writes the generated files of `emitted` under OUT (only those whose
+/// bytes changed; stale generated sources removed) and returns their paths.
+pub(crate) fn write_sources(out: &Path, emitted: &Emitted) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for file in &emitted.files {
-        let path = opts.out.join(&file.rel_path);
+        let path = out.join(&file.rel_path);
         files::write_if_changed(&path, file.contents.as_bytes())?;
         files.push(path);
     }
-    files::remove_stale(&opts.out.join("gen"), &files)?;
-    Ok(Generated { library: run.library, files, diagnostics: run.diagnostics })
+    files::remove_stale(&out.join("gen"), &files)?;
+    Ok(files)
 }
 
-/// Scans, generates, compiles and links; see the module docs for the layout
-/// of OUT. On any failure the previous outputs in OUT are left as they were.
-///
-/// ```no_run
-/// use begen::build::{self, Env, Options, StderrReporter};
-/// let mut opts = Options::new("kernels", "out");
-/// opts.platform = Some(begen::build::PlatformChoice::Cpu);
-/// let built = build::build(&opts, &Env::new(), &mut StderrReporter::default())?;
-/// println!("{}", built.module_path.display());
-/// # Ok::<(), begen::Error>(())
-/// ```
-pub fn build(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput> {
-    let run = plan(opts, reporter)?;
-    build_library(&run.library, opts, env, reporter).map(|out| BuildOutput { diagnostics: run.diagnostics, ..out })
-}
-
-/// Builds a checked [`Library`] (what [`build`] does after the driver):
-/// its settings supply include directories, flags and whether nvcc is
-/// required.
-///
-/// ```no_run
-/// use begen::build::{self, Env, Options, StderrReporter};
-/// use begen::driver::{self, Input};
-/// let run = driver::run(&Input::new("kernels"))?;
-/// assert!(!run.has_errors());
-/// let opts = Options::new("kernels", "out");
-/// let built = build::build_library(&run.library, &opts, &Env::new(), &mut StderrReporter::default())?;
-/// println!("{}", built.library_path.display());
-/// # Ok::<(), begen::Error>(())
-/// ```
-pub fn build_library(library: &Library, opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput> {
+/// Compiles and links a checked [`Library`] from its generated files: its
+/// settings supply include directories, flags and whether nvcc is needed.
+/// On any failure the previous outputs in OUT are left as they were.
+pub(crate) fn build_library(
+    library: &Library,
+    emitted: &Emitted,
+    tools: Toolchain,
+    opts: &Options,
+    env: &Env,
+    reporter: &mut dyn Reporter,
+) -> Result<BuildOutput> {
+    let Toolchain { xla_include, support_include, xla_ffi_api, cuda } = tools;
     let discovery = Discovery::new(env);
-    let xla_include = discovery.xla_ffi_include()?;
-    let support_include = discovery.support_include()?;
-    let xla_ffi_api = toolchain::xla_ffi_api_version(&xla_include);
-
     let settings = &library.settings;
-    let cuda = if settings.cuda { Some(discovery.cuda()?) } else { None };
-
-    let emitted = emit::emit(library, xla_ffi_api.as_deref());
     let work = work_dir(&opts.out, &library.name);
-    let (units, outputs) = write_generated(&work, library, &emitted)?;
+    let (units, outputs) = write_generated(&work, library, emitted)?;
 
     let mut includes: Vec<PathBuf> = opts.includes.clone();
     includes.extend(settings.include_dirs.iter().cloned());
@@ -465,9 +435,9 @@ fn write_generated<'e>(
     work: &Path,
     library: &Library,
     emitted: &'e Emitted,
-) -> Result<(Vec<Unit>, Vec<&'e emit::GeneratedFile>)> {
+) -> Result<(Vec<Unit>, Vec<&'e GeneratedFile>)> {
     let mut units = Vec::new();
-    let generated_unit = |file: &emit::GeneratedFile, platform: Platform| Unit {
+    let generated_unit = |file: &GeneratedFile, platform: Platform| Unit {
         source: PathBuf::from(&file.rel_path),
         name: file.rel_path.clone(),
         platform,

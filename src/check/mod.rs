@@ -45,8 +45,8 @@ pub(crate) struct Request<'a> {
     pub platform: Option<PlatformChoice>,
     /// The output directory: sources under it are not the library's.
     pub out: Option<&'a Path>,
-    /// Whether an unusable library name is an error (building) or a
-    /// warning (scanning, where no file is named after it).
+    /// The library is to be built: a library name taken from the
+    /// directory must be usable (a scan does not need one).
     pub building: bool,
     /// Every source file found, in walk order.
     pub sources: &'a [(FileId, Platform)],
@@ -104,7 +104,8 @@ fn config_span(req: &Request, word: &str, after_line: usize) -> Option<Span> {
 
 /// `--name`, else begen.yaml's `name`, else the directory's name; it names
 /// `lib<name>.so` and the Python module, so it must be an identifier and
-/// not a Python keyword.
+/// not a Python keyword. A scan reports only a bad name begen.yaml gives:
+/// another matters only once something is built.
 fn check_library_name(req: &Request, diags: &mut Vec<Diagnostic>) -> String {
     let dir = req.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let (name, from, span) = match (req.name, &req.config.name) {
@@ -112,13 +113,12 @@ fn check_library_name(req: &Request, diags: &mut Vec<Diagnostic>) -> String {
         (None, Some(n)) => (n.clone(), "name in begen.yaml", config_span(req, "name", 1)),
         (None, None) => (dir, "directory name", None),
     };
-    if !is_identifier(&name) || is_py_keyword(&name) {
-        let severity = if req.building { Severity::Error } else { Severity::Warning };
-        let mut d = match span {
+    let usable = is_identifier(&name) && !is_py_keyword(&name);
+    if !usable && (req.building || span.is_some()) {
+        let d = match span {
             Some(span) => Diagnostic::error(span, msg::bad_library_name(&name, from)),
-            None => Diagnostic::file(severity, req.root_file, msg::bad_library_name(&name, from)),
+            None => Diagnostic::file(Severity::Error, req.root_file, msg::bad_library_name(&name, from)),
         };
-        d.severity = severity;
         diags.push(d.hint(msg::HINT_LIBRARY_NAME));
     }
     name

@@ -102,7 +102,7 @@ pub fn generate(args: &GenerateArgs) -> i32 {
         Ok(o) => o,
         Err(code) => return code,
     };
-    match build::generate(&opts, &Env::new(), &mut StderrReporter::default()) {
+    match begen::driver::generate(&opts, &Env::new(), &mut StderrReporter::default()) {
         Ok(generated) => {
             for file in &generated.files {
                 println!("{}", file.display());
@@ -122,7 +122,7 @@ pub fn build(args: &BuildArgs) -> i32 {
     opts.includes = args.include.clone();
     opts.jobs = args.jobs;
     let mut reporter = StderrReporter { quiet: args.quiet };
-    match build::build(&opts, &Env::new(), &mut reporter) {
+    match begen::driver::build(&opts, &Env::new(), &mut reporter) {
         Ok(out) => {
             if !args.quiet {
                 eprintln!(

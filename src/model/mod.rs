@@ -8,6 +8,7 @@
 //! it and cannot fail on it.
 
 pub(crate) mod decl;
+pub(crate) mod generated;
 mod ident;
 
 use std::fmt;
@@ -564,7 +565,7 @@ pub struct Settings {
 }
 
 /// What `emit` and `build` take: the checked functions of one library.
-/// Made only by `check` (through [`crate::driver`]; it is non-exhaustive,
+/// Made only by `check` (through `driver::run`; it is non-exhaustive,
 /// so no other crate can make one): every name in it is a checked
 /// identifier, every symbol distinct, every include path safe.
 ///

@@ -1,8 +1,8 @@
-//! The build.rs front end: a cc-style builder over [`super::build`].
+//! The build.rs front end: a cc-style builder over [`crate::driver::build`].
 
 use std::path::{Path, PathBuf};
 
-use super::{BuildOutput, Env, Options, PlatformChoice, Reporter};
+use crate::build::{BuildOutput, Env, Options, PlatformChoice, Reporter};
 use crate::diag::Diagnostic;
 use crate::error::{Error, Result};
 use crate::source::SourceMap;
@@ -281,7 +281,7 @@ impl Build {
         opts.cxx_flags = self.flags.clone();
         opts.cuda_flags = self.cuda_flags.clone();
         opts.jobs = self.jobs;
-        super::build(&opts, env, reporter)
+        crate::driver::build(&opts, env, reporter)
     }
 }
 

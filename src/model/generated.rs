@@ -1,0 +1,63 @@
+//! What `emit` hands `build`: the text of every generated file and what
+//! each one is.
+
+use crate::model::Platform;
+
+/// What a generated file is, so the build stage knows what to do with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum FileKind {
+    /// A wrapper translation unit (the source, then its trampolines):
+    /// compile it with the compiler of its platform (host C++ for `Cpu`,
+    /// nvcc for `Cuda`) and link it into `lib<name>.so` *instead of* the
+    /// source it includes.
+    Wrapper(Platform),
+    /// The glue translation unit (every XLA FFI handler): compile it with
+    /// the host C++ compiler, with XLA's FFI headers on the include path.
+    Glue,
+    /// `<name>.py`.
+    PythonModule,
+    /// `<name>.pyi`.
+    PythonStub,
+    /// `<name>.yaml`.
+    Manifest,
+}
+
+/// One generated file: where it goes (relative to the output directory,
+/// `/`-separated), what it is, and its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct GeneratedFile {
+    pub rel_path: String,
+    pub kind: FileKind,
+    /// For a wrapper: the source it includes (relative to the root, as in
+    /// `Function::file`).
+    pub source: Option<String>,
+    pub contents: String,
+}
+
+/// Everything `emit` produces, in a deterministic order: wrappers (sorted
+/// by source), the glue (when the library has functions), then
+/// `<name>.py`, `<name>.pyi`, `<name>.yaml`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Emitted {
+    pub files: Vec<GeneratedFile>,
+}
+
+impl Emitted {
+    /// The wrapper translation units, with their platforms.
+    pub fn wrappers(&self) -> impl Iterator<Item = (&GeneratedFile, Platform)> {
+        self.files.iter().filter_map(|f| match f.kind {
+            FileKind::Wrapper(p) => Some((f, p)),
+            _ => None,
+        })
+    }
+
+    /// The glue translation unit; `None` for a library without functions.
+    pub fn glue(&self) -> Option<&GeneratedFile> {
+        self.files.iter().find(|f| f.kind == FileKind::Glue)
+    }
+
+    /// Every C++ translation unit: wrappers, then the glue.
+    pub fn translation_units(&self) -> impl Iterator<Item = &GeneratedFile> {
+        self.files.iter().filter(|f| matches!(f.kind, FileKind::Wrapper(_) | FileKind::Glue))
+    }
+}
