@@ -255,8 +255,15 @@ impl Diagnostic {
 /// Sorts diagnostics by file name, line and column (stable: diagnostics at
 /// one place keep the order they were found in).
 pub(crate) fn sort(diags: &mut [Diagnostic], map: &SourceMap) {
+    // Files ranked by name once, so the keys are plain numbers.
+    let mut ids: Vec<(FileId, &str)> = map.files().map(|(id, f)| (id, f.name.as_str())).collect();
+    ids.sort_by(|a, b| a.1.cmp(b.1));
+    let mut rank = vec![0usize; ids.len()];
+    for (r, (id, _)) in ids.iter().enumerate() {
+        rank[id.index()] = r;
+    }
     diags.sort_by_cached_key(|d| {
-        let (file, line, column) = d.location(map);
-        (file.to_string(), line, column)
+        let (_, line, column) = d.location(map);
+        (rank[d.span.file.index()], line, column)
     });
 }

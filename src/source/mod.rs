@@ -30,6 +30,11 @@ use std::path::{Path, PathBuf};
 pub struct FileId(u32);
 
 impl FileId {
+    /// The position of the file in its map (0 for the first file added).
+    pub(crate) fn index(self) -> usize {
+        self.0 as usize
+    }
+
     /// A file id for unit tests that need no map.
     #[cfg(test)]
     pub(crate) const TEST: FileId = FileId(0);
