@@ -37,6 +37,9 @@ pub struct Build {
     cuda_flags: Vec<String>,
     out_dir: Option<PathBuf>,
     jobs: Option<usize>,
+    link_libs: Vec<String>,
+    link_dirs: Vec<PathBuf>,
+    link_args: Vec<String>,
     cargo_metadata: bool,
     host_cc: cc::Build,
     cuda_cc: cc::Build,
@@ -71,6 +74,9 @@ impl Build {
             cuda_flags: Vec::new(),
             out_dir: None,
             jobs: None,
+            link_libs: Vec::new(),
+            link_dirs: Vec::new(),
+            link_args: Vec::new(),
             cargo_metadata: true,
             cuda_cc: host_cc.clone(),
             host_cc,
@@ -168,6 +174,37 @@ impl Build {
     /// ```
     pub fn jobs(&mut self, jobs: usize) -> &mut Build {
         self.jobs = Some(jobs.max(1));
+        self
+    }
+
+    /// Links a library, by `-l` name (`cublas`), as begen.yaml's `link: libs:`
+    /// does: CUDA toolkit libraries are found where nvcc's toolkit is.
+    ///
+    /// ```no_run
+    /// begen::Build::new().dir("kernels").link_lib("cublas").compile("mykernels");
+    /// ```
+    pub fn link_lib(&mut self, name: &str) -> &mut Build {
+        self.link_libs.push(name.to_string());
+        self
+    }
+
+    /// Adds a directory searched for the libraries to link.
+    ///
+    /// ```no_run
+    /// begen::Build::new().link_dir("third_party/lib").link_lib("mylib").compile("mykernels");
+    /// ```
+    pub fn link_dir(&mut self, dir: impl AsRef<Path>) -> &mut Build {
+        self.link_dirs.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Adds an argument passed to the linker as it is.
+    ///
+    /// ```no_run
+    /// begen::Build::new().link_arg("-Wl,--as-needed").compile("mykernels");
+    /// ```
+    pub fn link_arg(&mut self, arg: &str) -> &mut Build {
+        self.link_args.push(arg.to_string());
         self
     }
 
@@ -281,6 +318,9 @@ impl Build {
         opts.cxx_flags = self.flags.clone();
         opts.cuda_flags = self.cuda_flags.clone();
         opts.jobs = self.jobs;
+        opts.link_libs = self.link_libs.clone();
+        opts.link_dirs = self.link_dirs.clone();
+        opts.link_args = self.link_args.clone();
         crate::driver::build(&opts, env, reporter)
     }
 }

@@ -17,6 +17,10 @@
 //! modules:                   # namespaces: targets are <module>.<function>
 //!   per-file: true           # every source its own module, named from its path
 //!   names: {_dense/mm.cu: dense_mm}   # a file or a directory -> a module
+//! link:
+//!   libs: [cublas]           # CUDA toolkit libraries are found where nvcc's toolkit is
+//!   dirs: [third_party/lib]  # relative to the root
+//!   args: []                 # passed to the linker as they are
 //! ```
 //! Unknown keys are errors. This module reads the file's shape and finds
 //! where its keys are written; what the values mean is `check`'s to decide.
@@ -50,6 +54,23 @@ pub(crate) struct Config {
     #[serde(default)]
     pub sources: BTreeMap<String, SourceSpec>,
     pub modules: Option<ModulesConfig>,
+    #[serde(default)]
+    pub link: LinkConfig,
+}
+
+/// `link:`: libraries the shared library links.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct LinkConfig {
+    /// `-l` names (`cublas`, `m`).
+    #[serde(default)]
+    pub libs: Vec<String>,
+    /// Search directories, relative to the root.
+    #[serde(default)]
+    pub dirs: Vec<String>,
+    /// Passed to the linker as they are.
+    #[serde(default)]
+    pub args: Vec<String>,
 }
 
 /// `modules:`: how sources map to modules.

@@ -266,7 +266,7 @@ pub fn generate(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Resul
 /// ```
 pub fn build(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput, Error> {
     let run = checked(opts, reporter)?;
-    let tools = Toolchain::resolve(&run.library, env)?;
+    let tools = Toolchain::resolve(&run.library, opts, env)?;
     let emitted = emit::emit(&run.library, tools.xla_ffi_api.as_deref());
     compile::build_library(&run.library, &emitted, tools, opts, env, reporter)
         .map(|out| BuildOutput { diagnostics: run.diagnostics, ..out })

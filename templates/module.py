@@ -49,6 +49,29 @@ _HANDLERS = (
 {%- endfor %}
 )
 
+{%- if !m.linked.is_empty() %}
+# Libraries lib{{ m.name }}.so links (begen.yaml's `link: libs:`). A CUDA
+# library from pip (`nvidia/*/lib`) is not on the loader's path: it is
+# loaded from there first, so the loader finds it by its soname.
+_LINKED = ({% for l in m.linked %}{{ l }}, {% endfor %})
+
+
+def _begen_preload(name):
+    try:
+        import nvidia
+    except ImportError:
+        return
+    for root in getattr(nvidia, "__path__", []):
+        for lib in sorted(_os.listdir(root)):
+            folder = _os.path.join(root, lib, "lib")
+            if not _os.path.isdir(folder):
+                continue
+            for file in sorted(_os.listdir(folder), key=len):
+                if file == f"lib{name}.so" or file.startswith(f"lib{name}.so."):
+                    _ctypes.CDLL(_os.path.join(folder, file), mode=_ctypes.RTLD_GLOBAL)
+                    return
+
+{% endif %}
 _lock = _threading.Lock()
 _lib = None
 _registered = False
@@ -63,6 +86,10 @@ def register():
         if _registered:
             return
         if _lib is None:
+{%- if !m.linked.is_empty() %}
+            for name in _LINKED:
+                _begen_preload(name)
+{%- endif %}
             _lib = _ctypes.cdll.LoadLibrary(LIBRARY)
         for target, symbol, platform in _HANDLERS:
             _jax.ffi.register_ffi_target(

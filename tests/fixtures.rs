@@ -100,6 +100,7 @@ cases!(
     modules,
     err_modules,
     err_library,
+    err_link,
 );
 
 /// Every fixture folder with a `scan.json` has a test above.

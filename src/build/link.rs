@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::toolchain::FoundLib;
 use crate::error::{Error, Result};
 
 /// One link: objects and output are relative to `work`, where it runs.
@@ -14,6 +15,10 @@ pub struct LinkJob<'a> {
     /// `None`: a CPU-only library. `Some(dir)`: link the static CUDA runtime
     /// from `dir` (`Some(None)`: CUDA, but no `libcudart_static.a` was found).
     pub cudart_dir: Option<Option<&'a Path>>,
+    /// Libraries from begen.yaml's `link: libs:`, as found.
+    pub libs: &'a [FoundLib],
+    /// begen.yaml's `link: args:`, passed as they are.
+    pub extra: &'a [String],
 }
 
 /// The linker's argv (without the program).
@@ -24,6 +29,20 @@ pub fn link_args(job: &LinkJob<'_>) -> Result<Vec<String>> {
     args.push(format!("-Wl,-soname,{soname}"));
     args.push("-Wl,--no-undefined".to_string());
     args.push("-Wl,--exclude-libs,ALL".to_string());
+    // Linked libraries: by the file found (pip ships only versioned ones).
+    // The run path holds the folder of the library itself (libraries
+    // shipped beside it) and the folders begen found them in.
+    if !job.libs.is_empty() {
+        args.push("-Wl,-rpath,$ORIGIN".to_string());
+    }
+    for lib in job.libs {
+        args.push(format!("-L{}", lib.dir.display()));
+        args.push(format!("-l:{}", lib.file));
+        if lib.rpath {
+            args.push(format!("-Wl,-rpath,{}", lib.dir.display()));
+        }
+    }
+    args.extend(job.extra.iter().cloned());
     match job.cudart_dir {
         None => {}
         Some(Some(dir)) => {

@@ -96,6 +96,12 @@ pub struct Options {
     pub cuda_flags: Vec<String>,
     /// Parallel compiler runs; else `NUM_JOBS`, else the number of CPUs.
     pub jobs: Option<usize>,
+    /// Libraries to link (after begen.yaml's `link: libs:`), by `-l` name.
+    pub link_libs: Vec<String>,
+    /// Directories searched for them (before begen.yaml's `link: dirs:`).
+    pub link_dirs: Vec<PathBuf>,
+    /// Linker arguments (after begen.yaml's `link: args:`).
+    pub link_args: Vec<String>,
     /// The cc configuration host TUs start from (compiler, target, opt level...).
     pub host_cc: cc::Build,
     /// The cc configuration CUDA TUs start from.
@@ -150,6 +156,9 @@ impl Options {
             cxx_flags: Vec::new(),
             cuda_flags: Vec::new(),
             jobs: None,
+            link_libs: Vec::new(),
+            link_dirs: Vec::new(),
+            link_args: Vec::new(),
             host_cc,
             cuda_cc,
         }
@@ -303,18 +312,27 @@ pub(crate) struct Toolchain {
     /// The XLA FFI API version of the headers built against.
     pub xla_ffi_api: Option<String>,
     cuda: Option<toolchain::Cuda>,
+    libs: Vec<toolchain::FoundLib>,
 }
 
 impl Toolchain {
     /// Finds XLA's FFI headers, begen's support headers and, when the
     /// library builds CUDA sources, nvcc.
-    pub(crate) fn resolve(library: &Library, env: &Env) -> Result<Toolchain> {
+    pub(crate) fn resolve(library: &Library, opts: &Options, env: &Env) -> Result<Toolchain> {
         let discovery = Discovery::new(env);
         let xla_include = discovery.xla_ffi_include()?;
         let support_include = discovery.support_include()?;
         let xla_ffi_api = toolchain::xla_ffi_api_version(&xla_include);
         let cuda = if library.settings.cuda { Some(discovery.cuda()?) } else { None };
-        Ok(Toolchain { xla_include, support_include, xla_ffi_api, cuda })
+        let settings = &library.settings;
+        let dirs: Vec<PathBuf> = opts.link_dirs.iter().chain(&settings.link_dirs).cloned().collect();
+        let libs = settings
+            .link_libs
+            .iter()
+            .chain(&opts.link_libs)
+            .map(|l| discovery.find_library(l, &dirs, cuda.as_ref()))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Toolchain { xla_include, support_include, xla_ffi_api, cuda, libs })
     }
 }
 
@@ -348,7 +366,7 @@ pub(crate) fn build_library(
     env: &Env,
     reporter: &mut dyn Reporter,
 ) -> Result<BuildOutput> {
-    let Toolchain { xla_include, support_include, xla_ffi_api, cuda } = tools;
+    let Toolchain { xla_include, support_include, xla_ffi_api, cuda, libs } = tools;
     let discovery = Discovery::new(env);
     let settings = &library.settings;
     let work = work_dir(&opts.out, &library.name);
@@ -399,6 +417,8 @@ pub(crate) fn build_library(
         objects: &objects,
         output: &Path::new("stage").join(&lib_file),
         cudart_dir: cuda.as_ref().map(|c| c.cudart_dir.as_deref()),
+        libs: &libs,
+        extra: &settings.link_args.iter().chain(&opts.link_args).cloned().collect::<Vec<_>>(),
     })?;
     let mut staged = vec![stage.join(&lib_file)];
     for file in outputs {

@@ -251,6 +251,58 @@ impl<'e> Discovery<'e> {
         candidates.into_iter().find(|dir| dir.join("libcudart_static.a").is_file())
     }
 
+    /// Finds a library to link, by `-l` name: in `dirs` (begen.yaml's
+    /// `link: dirs:`), then, when CUDA is in use, beside nvcc's toolkit and
+    /// in pip's `nvidia/*/lib` folders, then in `LIBRARY_PATH` and the
+    /// system's folders. A missing one is one paragraph saying where begen
+    /// looked and how to fix it.
+    pub fn find_library(&self, name: &str, dirs: &[PathBuf], cuda: Option<&Cuda>) -> Result<FoundLib> {
+        let mut candidates: Vec<(PathBuf, bool)> = dirs.iter().map(|d| (d.clone(), true)).collect();
+        if let Some(top) = cuda.and_then(|c| c.nvcc.parent()?.parent().map(Path::to_path_buf)) {
+            for d in
+                [top.join("lib64"), top.join("lib"), top.join(format!("targets/{}-linux/lib", std::env::consts::ARCH))]
+            {
+                candidates.push((d, true));
+            }
+            if let Some(nvidia) = top.parent() {
+                candidates.push((nvidia.join(name).join("lib"), true));
+                if let Ok(entries) = std::fs::read_dir(nvidia) {
+                    let mut more: Vec<PathBuf> = entries.flatten().map(|e| e.path().join("lib")).collect();
+                    more.sort();
+                    candidates.extend(more.into_iter().map(|d| (d, true)));
+                }
+            }
+        }
+        if let Some(paths) = self.env.var("LIBRARY_PATH") {
+            candidates.extend(std::env::split_paths(&paths).map(|d| (d, false)));
+        }
+        let triple = format!("{}-linux-gnu", std::env::consts::ARCH);
+        for d in [
+            "/usr/local/lib".to_string(),
+            format!("/usr/lib/{triple}"),
+            "/usr/lib64".into(),
+            "/usr/lib".into(),
+            format!("/lib/{triple}"),
+            "/lib64".into(),
+            "/lib".into(),
+        ] {
+            candidates.push((PathBuf::from(d), false));
+        }
+        for (dir, own) in &candidates {
+            if let Some(file) = library_file(dir, name) {
+                return Ok(FoundLib { name: name.to_string(), dir: dir.clone(), file, rpath: *own });
+            }
+        }
+        let looked: Vec<String> = candidates.iter().map(|(d, _)| d.display().to_string()).collect();
+        Err(Error::Toolchain(format!(
+            "the library `{name}` (begen.yaml's `link: libs:`) was not found: no `lib{name}.so`, \
+             `lib{name}.so.<version>` or `lib{name}.a` in {}. Fix: install it (a CUDA toolkit library \
+             comes with the toolkit, or from pip, e.g. `pip install nvidia-{name}` into BEGEN_PYTHON's \
+             environment), or add its directory under `link: dirs:`.",
+            looked.join(", ")
+        )))
+    }
+
     /// The architectures to build for and where the choice came from.
     pub fn cuda_archs(&self, option: &[String], config: &[String], cuda: &Cuda) -> Result<(Vec<CudaArch>, ArchSource)> {
         let parse = |items: &[String], source: ArchSource| {
@@ -279,8 +331,47 @@ impl<'e> Discovery<'e> {
     }
 }
 
+/// A library to link, as found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FoundLib {
+    /// The `-l` name asked for.
+    pub name: String,
+    /// The directory holding it.
+    pub dir: PathBuf,
+    /// Its file name there (`libcublas.so.13`).
+    pub file: String,
+    /// Whether `dir` goes into the library's run path (begen.yaml's and
+    /// the CUDA toolkit's folders; not the system's).
+    pub rpath: bool,
+}
+
+/// The file of library `name` in `dir`: `lib<name>.so`, else a versioned
+/// `lib<name>.so.<N>` (pip's wheels ship no unversioned link), else
+/// `lib<name>.a`.
+fn library_file(dir: &Path, name: &str) -> Option<String> {
+    let plain = format!("lib{name}.so");
+    if dir.join(&plain).exists() {
+        return Some(plain);
+    }
+    let versioned = format!("lib{name}.so.");
+    let is_version =
+        |v: &str| !v.is_empty() && v.split('.').all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()));
+    let mut found: Vec<String> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|f| f.strip_prefix(&versioned).is_some_and(is_version))
+        .collect();
+    // The shortest version: the soname link (`libcublas.so.13`) over `.13.0.2`.
+    found.sort_by_key(|f| (f.len(), f.clone()));
+    if let Some(f) = found.into_iter().next() {
+        return Some(f);
+    }
+    let archive = format!("lib{name}.a");
+    dir.join(&archive).is_file().then_some(archive)
+}
+
 /// The `XLA_FFI_API_MAJOR.MINOR` that the headers in `include` declare.
-///
 pub fn xla_ffi_api_version(include: &Path) -> Option<String> {
     let text = std::fs::read_to_string(include.join("xla/ffi/api/c_api.h")).ok()?;
     let define = |name: &str| -> Option<u32> {

@@ -61,6 +61,7 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
     let prefix = check_prefix(req, &name, &mut diags);
     let choice = check_platform(req, &mut diags);
     check_config_sources(req, &mut diags);
+    check_link(req, &mut diags);
     let modules = modules::assign(req, &prefix, &mut diags);
     // Every declared name, also of functions that fail their own checks,
     // as `name` and `module.name`: what `functions:` keys may say.
@@ -373,5 +374,27 @@ fn settings(req: &Request, choice: PlatformChoice, sources: &[SourceFile]) -> Se
             PlatformChoice::Auto => has_cuda,
             PlatformChoice::Cpu => false,
         },
+        link_libs: c.link.libs.clone(),
+        link_dirs: c.link.dirs.iter().map(|d| req.root.join(d)).collect(),
+        link_args: c.link.args.clone(),
+    }
+}
+
+/// `link:` values: a library is a plain `-l` name (no path, no `lib`
+/// prefix or extension needed), a directory must exist under the root.
+fn check_link(req: &Request, diags: &mut Vec<Diagnostic>) {
+    let link = &req.config.link;
+    for lib in &link.libs {
+        let plain = !lib.is_empty() && lib.chars().all(|c| c.is_ascii_alphanumeric() || "_-+.".contains(c));
+        if !plain && let Some(span) = config_span(req, lib, 1) {
+            diags.push(Diagnostic::error(span, msg::bad_link_lib(lib)).hint(msg::HINT_LINK_LIB));
+        }
+    }
+    for dir in &link.dirs {
+        if !req.root.join(dir).is_dir()
+            && let Some(span) = config_span(req, dir, 1)
+        {
+            diags.push(Diagnostic::error(span, msg::link_dir_missing(dir)));
+        }
     }
 }

@@ -327,3 +327,15 @@ pub fn skipping_cuda(file: &str, kernels: &[String]) -> String {
 }
 
 pub const HINT_SKIPPING_CUDA: &str = "build with `--platform auto` or `cuda` (needs nvcc) to include it";
+
+// ---- linking ----
+
+pub fn bad_link_lib(lib: &str) -> String {
+    format!("`{lib}` is not a library name: `link: libs:` takes `-l` names such as `cublas` or `m`")
+}
+
+pub const HINT_LINK_LIB: &str = "put the library's directory under `link: dirs:` and its name under `libs:`";
+
+pub fn link_dir_missing(dir: &str) -> String {
+    format!("`link: dirs:` lists `{dir}`, which is not a directory under the root")
+}

@@ -17,6 +17,9 @@ pub struct PyModuleView {
     /// `lib<name>.so`, as a Python literal.
     pub library_file: String,
     pub needs_ml_dtypes: bool,
+    /// Libraries it links, as Python literals (preloaded from pip's
+    /// `nvidia` packages when they are there).
+    pub linked: Vec<String>,
     /// The library has several modules: its functions live in `modules`,
     /// one namespace each; else in `functions`, at the top level.
     pub namespaced: bool,
@@ -234,6 +237,7 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
         library_file: py_str(&format!("lib{}.so", library.name)),
         needs_ml_dtypes: fs.iter().any(|f| f.attrs().any(|(_, t)| t == AttrType::BFloat16)),
         namespaced: library.namespaced,
+        linked: library.settings.link_libs.iter().map(|l| py_str(l)).collect(),
         all: all(names),
         targets: fs
             .iter()

@@ -562,6 +562,12 @@ pub struct Settings {
     pub cuda_flags: Vec<String>,
     /// Whether nvcc is required: CUDA sources are built.
     pub cuda: bool,
+    /// Libraries to link, by `-l` name (`cublas`).
+    pub link_libs: Vec<String>,
+    /// Directories to search for them first, absolute.
+    pub link_dirs: Vec<PathBuf>,
+    /// Arguments passed to the linker as they are.
+    pub link_args: Vec<String>,
 }
 
 /// What `emit` and `build` take: the checked functions of one library.
