@@ -58,6 +58,8 @@ pub struct Input {
     pub platform: Option<PlatformChoice>,
     /// Where outputs go: sources under it are begen's own, not the library's.
     pub out: Option<PathBuf>,
+    /// Include directories searched before the root (`-I`).
+    pub includes: Vec<PathBuf>,
     /// The library is to be built: a library name taken from the directory
     /// must then be usable (a scan does not need one).
     pub building: bool,
@@ -166,6 +168,7 @@ pub fn run(input: &Input) -> Result<Run, Error> {
         name: input.name.as_deref(),
         platform: input.platform,
         out,
+        includes: &input.includes,
         building: input.building,
         sources: &sources,
     };
@@ -222,6 +225,7 @@ fn checked(opts: &Options, reporter: &mut dyn Reporter) -> Result<Run, Error> {
         name: opts.name.clone(),
         platform: opts.platform,
         out: Some(opts.out.clone()),
+        includes: opts.includes.clone(),
         building: true,
     };
     let run = run(&input)?;

@@ -47,9 +47,8 @@ _HANDLERS = (
 {%- for (target, symbol, platform) in m.handlers %}
     ({{ target }}, {{ symbol }}, {{ platform }}),
 {%- endfor %}
-)
+){%- if !m.linked.is_empty() %}
 
-{%- if !m.linked.is_empty() %}
 # Libraries lib{{ m.name }}.so links (begen.yaml's `link: libs:`). A CUDA
 # library from pip (`nvidia/*/lib`) is not on the loader's path: it is
 # loaded from there first, so the loader finds it by its soname.
@@ -70,8 +69,8 @@ def _begen_preload(name):
                 if file == f"lib{name}.so" or file.startswith(f"lib{name}.so."):
                     _ctypes.CDLL(_os.path.join(folder, file), mode=_ctypes.RTLD_GLOBAL)
                     return
+{%- endif %}
 
-{% endif %}
 _lock = _threading.Lock()
 _lib = None
 _registered = False

@@ -238,6 +238,10 @@ fn generate_writes_sources_only() {
         assert!(out.join(f).is_file(), "{f} missing");
     }
     assert!(!out.join("libe2e_cpu.so").exists());
+    // Relocatable: the wrappers include their sources relative to the root.
+    let wrapper = std::fs::read_to_string(out.join("gen/basic.cpp.begen.cc")).unwrap();
+    assert!(wrapper.contains("#include \"basic.cpp\""), "{wrapper}");
+    assert!(!wrapper.contains(&root), "{wrapper}");
 }
 
 #[test]

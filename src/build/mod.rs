@@ -51,6 +51,7 @@ mod compile;
 mod env;
 mod files;
 mod link;
+mod support;
 mod toolchain;
 
 use std::path::{Path, PathBuf};
@@ -321,7 +322,10 @@ impl Toolchain {
     pub(crate) fn resolve(library: &Library, opts: &Options, env: &Env) -> Result<Toolchain> {
         let discovery = Discovery::new(env);
         let xla_include = discovery.xla_ffi_include()?;
-        let support_include = discovery.support_include()?;
+        let support_include = match env.var("BEGEN_SUPPORT_INCLUDE") {
+            Some(dir) => PathBuf::from(dir),
+            None => support::write_headers(&work_dir(&opts.out, &library.name).join("include"))?,
+        };
         let xla_ffi_api = toolchain::xla_ffi_api_version(&xla_include);
         let cuda = if library.settings.cuda { Some(discovery.cuda()?) } else { None };
         let settings = &library.settings;
@@ -631,7 +635,11 @@ pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
             .map_err(|e| Error::Toolchain(e.to_string())),
         true,
     ));
-    lines.push(line("support headers", d.support_include().map(|p| p.display().to_string()), true));
+    let support = match env.var("BEGEN_SUPPORT_INCLUDE") {
+        Some(dir) => format!("{dir} (BEGEN_SUPPORT_INCLUDE)"),
+        None => format!("embedded ({} headers, written into each build's work directory)", support::HEADERS.len()),
+    };
+    lines.push(line("support headers", Ok(support), true));
     let scratch = std::env::temp_dir().join(format!("begen-doctor-{}", std::process::id()));
     let host = host_compiler(opts, &[], &[], &[], &scratch);
     lines.push(line(

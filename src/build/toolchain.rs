@@ -14,10 +14,6 @@ use super::arch::{self, ArchSource, CudaArch};
 use super::env::Env;
 use crate::error::{Error, Result};
 
-/// The support headers of this crate's source tree, where they are when
-/// begen is used as a path, git or registry dependency (and in development).
-const CRATE_SUPPORT_INCLUDE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/build-support/include");
-
 /// What a probe of `$BEGEN_PYTHON` learned (one run, on first need).
 #[derive(Debug, Clone)]
 struct PythonProbe {
@@ -125,35 +121,6 @@ impl<'e> Discovery<'e> {
              `jax.ffi.include_dir()` ({why}). Fix: install jax into that Python \
              (`{python} -m pip install jax`), set BEGEN_PYTHON to a Python that has jax, \
              or set XLA_FFI_INCLUDE_DIR to a directory that contains `{HEADER}`."
-        )))
-    }
-
-    /// begen's C++ support headers (`brainevent/common.h`): `BEGEN_SUPPORT_INCLUDE`,
-    /// else this crate's `build-support/include`, else an installed layout
-    /// next to the executable (`<prefix>/share/begen/include`).
-    pub fn support_include(&self) -> Result<PathBuf> {
-        const HEADER: &str = "brainevent/common.h";
-        let mut tried = Vec::new();
-        let mut candidates = Vec::new();
-        match self.env.var("BEGEN_SUPPORT_INCLUDE") {
-            Some(dir) => candidates.push(PathBuf::from(dir)),
-            None => tried.push("BEGEN_SUPPORT_INCLUDE (unset)".to_string()),
-        }
-        candidates.push(PathBuf::from(CRATE_SUPPORT_INCLUDE));
-        if let Some(prefix) = std::env::current_exe().ok().as_deref().and_then(Path::parent).and_then(Path::parent) {
-            candidates.push(prefix.join("share/begen/include"));
-        }
-        for dir in candidates {
-            if dir.join(HEADER).is_file() {
-                return Ok(dir);
-            }
-            tried.push(format!("`{}` (no {HEADER})", dir.display()));
-        }
-        Err(Error::Toolchain(format!(
-            "begen's C++ support headers (`{HEADER}`) were not found. Tried: {}. Fix: set \
-             BEGEN_SUPPORT_INCLUDE to the `build-support/include` directory of begen's \
-             source, or reinstall begen so that it is present.",
-            tried.join(", ")
         )))
     }
 
@@ -401,7 +368,7 @@ mod tests {
 
     #[test]
     fn reads_api_version() {
-        let dir = std::env::temp_dir().join(format!("begen-api-{}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("begen-toolchain-{}", std::process::id()));
         std::fs::create_dir_all(dir.join("xla/ffi/api")).unwrap();
         std::fs::write(
             dir.join("xla/ffi/api/c_api.h"),

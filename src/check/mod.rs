@@ -45,6 +45,8 @@ pub(crate) struct Request<'a> {
     pub platform: Option<PlatformChoice>,
     /// The output directory: sources under it are not the library's.
     pub out: Option<&'a Path>,
+    /// The caller's include directories (searched before the root).
+    pub includes: &'a [PathBuf],
     /// The library is to be built: a library name taken from the
     /// directory must be usable (a scan does not need one).
     pub building: bool,
@@ -325,20 +327,31 @@ fn check_sources(
     sources
 }
 
-/// Every annotated source is `#include`d by its wrapper: its absolute path
-/// must be UTF-8 without `"`, `\` or control characters.
+/// Every annotated source is `#include`d by its wrapper as its path
+/// relative to the root (on every TU's include path), so generated sources
+/// and their objects do not depend on where the tree is: the text must be
+/// UTF-8 without `"`, `\` or control characters. Where a directory searched
+/// before the root (the caller's or begen.yaml's include directories) holds
+/// a file of the same relative path, the absolute path is written instead.
 fn check_include_paths(req: &Request, functions: &[Function], sources: &mut [SourceFile], diags: &mut Vec<Diagnostic>) {
     let annotated: BTreeSet<&str> = functions.iter().map(|f| f.file.as_str()).collect();
+    let before_root: Vec<PathBuf> =
+        req.includes.iter().cloned().chain(req.config.include_dirs.iter().map(|d| req.root.join(d))).collect();
     for s in sources.iter_mut().filter(|s| annotated.contains(s.file.as_str())) {
-        let absolute: PathBuf = std::path::absolute(&s.path).unwrap_or_else(|_| s.path.clone());
-        match include_path_text(&absolute) {
+        let shadowed = before_root.iter().any(|d| d.join(&s.file).is_file());
+        let path: PathBuf = if shadowed {
+            std::path::absolute(&s.path).unwrap_or_else(|_| s.path.clone())
+        } else {
+            PathBuf::from(&s.file)
+        };
+        match include_path_text(&path) {
             Ok(text) => s.include = Some(text),
             Err(why) => {
                 if let Some((id, _)) = req.sources.iter().find(|(id, _)| req.map.get(*id).name == s.file) {
                     let d = Diagnostic::file(
                         Severity::Error,
                         *id,
-                        msg::unincludable_path(&absolute.display().to_string(), &why),
+                        msg::unincludable_path(&path.display().to_string(), &why),
                     );
                     diags.push(d.hint(msg::HINT_UNINCLUDABLE));
                 }

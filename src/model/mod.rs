@@ -515,9 +515,11 @@ pub struct SourceFile {
     pub path: PathBuf,
     /// From its extension: compiled by nvcc (`cuda`) or the host compiler.
     pub platform: Platform,
-    /// The absolute path as written into `#include "..."` by the wrapper of
-    /// an annotated source (checked to be safe there); `None` for sources
-    /// without functions, which compile as they are.
+    /// The path written into `#include "..."` by the wrapper of an
+    /// annotated source: relative to the root (which every TU has on its
+    /// include path), or absolute where an include directory searched
+    /// first holds a file of that name; checked to be safe there. `None`
+    /// for sources without functions, which compile as they are.
     pub include: Option<String>,
 }
 
