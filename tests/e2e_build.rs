@@ -296,3 +296,23 @@ fn outputs_inside_the_kernel_directory_are_not_sources() {
     let again = begen_ok(&python, &["build", &r, "--out", &out, "--platform", "cpu"], &[]);
     assert!(stderr(&again).contains("0 TUs compiled, 7 up to date"), "{}", stderr(&again));
 }
+
+#[test]
+fn a_relative_output_directory_builds() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    // Compilers run in the work directory: every path begen hands them
+    // (the support headers' folder included) must hold from there.
+    let (root, out, _) = dirs("tests/e2e/cpu", "relative_out");
+    let parent = out.parent().unwrap();
+    let name = out.file_name().unwrap().to_str().unwrap();
+    let built = std::process::Command::new(env!("CARGO_BIN_EXE_begen"))
+        .args(["build", &root, "--out", name, "--platform", "cpu", "--quiet"])
+        .env("BEGEN_PYTHON", &python)
+        .current_dir(parent)
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "{}", stderr(&built));
+    assert!(out.join("libe2e_cpu.so").is_file());
+}

@@ -170,11 +170,13 @@ pub fn compile_units(
         }
         drop(tx);
         let mut started = 0;
+        let clock = std::time::Instant::now();
         for event in rx {
             match event {
                 Event::Started(i) => {
                     started += 1;
-                    reporter.progress(&format!("compiling {started}/{total} {}", stale[i].0.name));
+                    let elapsed = clock.elapsed().as_secs_f64();
+                    reporter.progress(&format!("[{elapsed:6.1}s] compiling {started}/{total} {}", stale[i].0.name));
                 }
                 Event::Finished(i, Ok(output)) => {
                     if !output.trim().is_empty() {

@@ -324,7 +324,12 @@ impl Toolchain {
         let xla_include = discovery.xla_ffi_include()?;
         let support_include = match env.var("BEGEN_SUPPORT_INCLUDE") {
             Some(dir) => PathBuf::from(dir),
-            None => support::write_headers(&work_dir(&opts.out, &library.name).join("include"))?,
+            // Absolute: compilers run in the work directory.
+            None => {
+                let dir = work_dir(&opts.out, &library.name).join("include");
+                let dir = std::path::absolute(&dir).map_err(|e| Error::io(&dir, e))?;
+                support::write_headers(&dir)?
+            }
         };
         let xla_ffi_api = toolchain::xla_ffi_api_version(&xla_include);
         let cuda = if library.settings.cuda { Some(discovery.cuda()?) } else { None };
