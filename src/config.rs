@@ -17,6 +17,8 @@
 //! modules:                   # namespaces: targets are <module>.<function>
 //!   per-file: true           # every source its own module, named from its path
 //!   names: {_dense/mm.cu: dense_mm}   # a file or a directory -> a module
+//! variants:                 # a source compiled again with defines, into its own module
+//!   _csr/mv.cu: [{module: csr_mv_b256, defines: {BLOCK: 256}}]
 //! link:
 //!   libs: [cublas]           # CUDA toolkit libraries are found where nvcc's toolkit is
 //!   dirs: [third_party/lib]  # relative to the root
@@ -56,6 +58,19 @@ pub(crate) struct Config {
     pub modules: Option<ModulesConfig>,
     #[serde(default)]
     pub link: LinkConfig,
+    /// Sources compiled again with other defines, each into its own module.
+    #[serde(default)]
+    pub variants: BTreeMap<String, Vec<VariantConfig>>,
+}
+
+/// One variant of a source: `{module: csr_mv_b256, defines: {BLOCK: 256}}`.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct VariantConfig {
+    pub module: String,
+    /// Macro name -> value (a number, `true`/`false`, or an identifier).
+    #[serde(default)]
+    pub defines: BTreeMap<String, serde_yaml_ng::Value>,
 }
 
 /// `link:`: libraries the shared library links.

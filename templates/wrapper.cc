@@ -6,6 +6,9 @@
 // functions (static ones too) are called with ordinary C++ overload
 // resolution, compiled by the same compiler as the source. The XLA FFI
 // handlers that call the trampolines are in the library's glue TU.
+{%- for (name, value) in w.defines %}
+#define {{ name }} {{ value }}
+{%- endfor %}
 #include "{{ w.include_path }}"
 {%- if w.host_only %}
 

@@ -101,6 +101,7 @@ cases!(
     err_modules,
     err_library,
     err_link,
+    err_variants,
 );
 
 /// Every fixture folder with a `scan.json` has a test above.

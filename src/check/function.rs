@@ -63,6 +63,7 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<model::Fu
         handler: String::new(),
         trampoline: String::new(),
         file: source.name.clone(),
+        variant: None,
         path: source.path.clone(),
         line,
         column,

@@ -17,15 +17,15 @@ mod modules;
 mod names;
 mod tokens;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::config::{Config, ConfigFile};
 use crate::diag::{Diagnostic, Severity, messages as msg};
 use crate::model::decl::{Callee, Declared};
 use crate::model::{
-    Function, FunctionOptions, Library, Platform, PlatformChoice, Settings, SourceFile, VmapMethod, is_identifier,
-    is_py_keyword,
+    Function, FunctionOptions, Library, Platform, PlatformChoice, Settings, SourceFile, Variant, VmapMethod,
+    is_identifier, is_py_keyword,
 };
 use crate::par;
 use crate::source::{FileId, SourceMap, Span};
@@ -64,39 +64,31 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
     let choice = check_platform(req, &mut diags);
     check_config_sources(req, &mut diags);
     check_link(req, &mut diags);
-    let modules = modules::assign(req, &prefix, &mut diags);
+    let mut modules = modules::assign(req, &prefix, &mut diags);
+    let variants = check_variants(req, &mut diags);
+    modules.namespaced |= !variants.is_empty();
+    let instances = instances(declared, &modules, &variants);
     // Every declared name, also of functions that fail their own checks,
     // as `name` and `module.name`: what `functions:` keys may say.
-    let module_of = |d: &Declared| {
-        let Callee::Source { file } = d.callee;
-        modules.of(file)
-    };
     let declared_names: BTreeSet<String> = if req.config.functions.is_empty() {
         BTreeSet::new()
     } else {
-        declared.iter().flat_map(|d| [d.name.clone(), format!("{}.{}", module_of(d), d.name)]).collect()
+        instances.iter().flat_map(|i| [i.declared.name.clone(), format!("{}.{}", i.module, i.declared.name)]).collect()
     };
-    let repeats = find_repeats(&declared, &modules);
-    let functions = check_functions(req.map, declared, &repeats, &modules, &mut diags);
+    let repeats = find_repeats(&instances);
+    let functions = check_functions(req.map, instances, &repeats, &modules, &mut diags);
     let mut functions = check_options(req, functions, &declared_names, &mut diags);
-    let mut sources = check_sources(req, &functions, choice, &mut diags);
+    let mut sources = check_sources(req, &functions, choice, &variants, &mut diags);
     if choice == PlatformChoice::Cpu {
         functions.retain(|f| f.platform == Platform::Cpu);
     }
     functions.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
+    let namespaced = modules.namespaced;
     let modules = names::name_all(req, &name, &prefix, &modules, &mut functions, &mut diags);
     check_include_paths(req, &functions, &mut sources, &mut diags);
     let settings = settings(req, choice, &sources);
-    let library = Library {
-        name,
-        prefix,
-        functions,
-        modules,
-        namespaced: req.config.modules.is_some(),
-        sources,
-        settings,
-        root: req.root.to_path_buf(),
-    };
+    let library =
+        Library { name, prefix, functions, modules, namespaced, sources, settings, root: req.root.to_path_buf() };
     (library, diags)
 }
 
@@ -179,18 +171,17 @@ enum Repeat {
 /// A name exported twice in one module is an error at every repeat,
 /// pointing at the first too, and none of its functions is kept. Declared
 /// functions that fail their own checks still take their name.
-fn find_repeats(declared: &[Declared], modules: &modules::Modules) -> Vec<Repeat> {
+fn find_repeats(instances: &[Instance]) -> Vec<Repeat> {
     let mut first: HashMap<(&str, &str), usize, par::FxBuildHasher> = HashMap::default();
-    let mut repeats = vec![Repeat::Unique; declared.len()];
-    for (k, d) in declared.iter().enumerate() {
-        let Callee::Source { file } = d.callee;
-        match first.get(&(modules.of(file), d.name.as_str())) {
+    let mut repeats = vec![Repeat::Unique; instances.len()];
+    for (k, i) in instances.iter().enumerate() {
+        match first.get(&(i.module.as_str(), i.declared.name.as_str())) {
             Some(&f) => {
                 repeats[f] = Repeat::First;
-                repeats[k] = Repeat::Again(declared[f].name_span);
+                repeats[k] = Repeat::Again(instances[f].declared.name_span);
             }
             None => {
-                first.insert((modules.of(file), d.name.as_str()), k);
+                first.insert((i.module.as_str(), i.declared.name.as_str()), k);
             }
         }
     }
@@ -202,34 +193,37 @@ fn find_repeats(declared: &[Declared], modules: &modules::Modules) -> Vec<Repeat
 /// repeated names too, and drop what is not kept.
 fn check_functions(
     map: &SourceMap,
-    declared: Vec<Declared>,
+    instances: Vec<Instance>,
     repeats: &[Repeat],
     modules: &modules::Modules,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Function> {
     struct Item {
-        declared: Option<Declared>,
+        instance: Option<Instance>,
         repeat: Repeat,
         function: Option<Function>,
         diags: Vec<Diagnostic>,
     }
-    let mut items: Vec<Item> = declared
+    let mut items: Vec<Item> = instances
         .into_iter()
         .zip(repeats)
-        .map(|(d, &repeat)| Item { declared: Some(d), repeat, function: None, diags: Vec::new() })
+        .map(|(i, &repeat)| Item { instance: Some(i), repeat, function: None, diags: Vec::new() })
         .collect();
     par::for_each(
         &mut items,
         par::threads(),
         || (),
         |_, item| {
-            let Some(d) = item.declared.take() else { return };
+            let Some(Instance { declared: d, module, variant }) = item.instance.take() else { return };
             let (function, mut diags) = function::check_declared(&d, map);
-            let Callee::Source { file } = d.callee;
-            let module = modules.of(file);
+            // A variant repeats its source's functions: their own problems are
+            // reported once, with the source's.
+            if variant.is_some() {
+                diags.clear();
+            }
             if let Repeat::Again(first) = item.repeat {
                 let (message, hint) = if modules.namespaced {
-                    (msg::duplicate_in_module(&d.name, module), msg::HINT_DUPLICATE_MODULES)
+                    (msg::duplicate_in_module(&d.name, &module), msg::HINT_DUPLICATE_MODULES)
                 } else {
                     (msg::duplicate_function(&d.name), msg::HINT_DUPLICATE)
                 };
@@ -241,7 +235,8 @@ fn check_functions(
                 );
             }
             item.function = function.filter(|_| item.repeat == Repeat::Unique).map(|mut f| {
-                f.module = module.to_string();
+                f.module = module;
+                f.variant = variant;
                 f
             });
             item.diags = diags;
@@ -253,6 +248,88 @@ fn check_functions(
         functions.extend(item.function);
     }
     functions
+}
+
+/// A declared function in one module: its file's, or one of its file's
+/// variants'.
+struct Instance {
+    declared: Declared,
+    module: String,
+    variant: Option<String>,
+}
+
+/// Every declared function in its file's module, and once more in each
+/// variant of its file.
+fn instances(
+    declared: Vec<Declared>,
+    modules: &modules::Modules,
+    variants: &BTreeMap<FileId, Vec<Variant>>,
+) -> Vec<Instance> {
+    let mut out = Vec::with_capacity(declared.len());
+    for d in declared {
+        let Callee::Source { file } = d.callee;
+        for v in variants.get(&file).into_iter().flatten() {
+            out.push(Instance { declared: d.clone(), module: v.module.clone(), variant: Some(v.module.clone()) });
+        }
+        out.push(Instance { module: modules.of(file).to_string(), declared: d, variant: None });
+    }
+    out
+}
+
+/// begen.yaml's `variants:`: each names a source, a module that is an
+/// identifier, and defines of identifiers to numbers, booleans or
+/// identifiers (they are written into generated C++).
+fn check_variants(req: &Request, diags: &mut Vec<Diagnostic>) -> BTreeMap<FileId, Vec<Variant>> {
+    let mut out = BTreeMap::new();
+    for (file, list) in &req.config.variants {
+        let Some(&(id, _)) = req.sources.iter().find(|(id, _)| req.map.get(*id).name == *file) else {
+            if let Some(span) = config_span(req, file, 1) {
+                diags.push(Diagnostic::error(span, msg::config_source_missing(file)));
+            }
+            continue;
+        };
+        let line = config_span(req, file, 1).map_or(1, |s| req.map.position(s).0);
+        let mut variants = Vec::new();
+        for v in list {
+            let mut ok = true;
+            if !is_identifier(&v.module) {
+                ok = false;
+                if let Some(span) = config_span(req, &v.module, line) {
+                    diags.push(Diagnostic::error(span, msg::bad_module_name(&v.module)).hint(msg::HINT_MODULE_NAME));
+                }
+            }
+            let mut defines = Vec::new();
+            for (name, value) in &v.defines {
+                let text = define_value(value);
+                match (is_identifier(name), &text) {
+                    (true, Some(text)) => defines.push((name.clone(), text.clone())),
+                    _ => {
+                        ok = false;
+                        if let Some(span) = config_span(req, name, line) {
+                            diags.push(Diagnostic::error(span, msg::bad_define(name)).hint(msg::HINT_DEFINE));
+                        }
+                    }
+                }
+            }
+            if ok {
+                variants.push(Variant { module: v.module.clone(), defines });
+            }
+        }
+        out.insert(id, variants);
+    }
+    out
+}
+
+/// The C++ text of a define's value: a number, `1`/`0` for a boolean, or
+/// an identifier; `None` for anything else.
+fn define_value(value: &serde_yaml_ng::Value) -> Option<String> {
+    use serde_yaml_ng::Value;
+    match value {
+        Value::Bool(b) => Some(if *b { "1" } else { "0" }.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        Value::String(s) if is_identifier(s) => Some(s.clone()),
+        Value::String(_) | Value::Null | Value::Sequence(_) | Value::Mapping(_) | Value::Tagged(_) => None,
+    }
 }
 
 /// Applies begen.yaml's `functions:` options. A key is a function name
@@ -296,6 +373,7 @@ fn check_sources(
     req: &Request,
     functions: &[Function],
     choice: PlatformChoice,
+    variants: &BTreeMap<FileId, Vec<Variant>>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<SourceFile> {
     let out = req.out.and_then(|o| std::fs::canonicalize(o).ok());
@@ -321,7 +399,8 @@ fn check_sources(
             );
             continue;
         }
-        sources.push(SourceFile { file: f.name.clone(), path: f.path.clone(), platform, include: None });
+        let variants = variants.get(&id).cloned().unwrap_or_default();
+        sources.push(SourceFile { file: f.name.clone(), path: f.path.clone(), platform, include: None, variants });
     }
     sources.sort_by(|a, b| a.file.cmp(&b.file));
     sources

@@ -339,3 +339,11 @@ pub const HINT_LINK_LIB: &str = "put the library's directory under `link: dirs:`
 pub fn link_dir_missing(dir: &str) -> String {
     format!("`link: dirs:` lists `{dir}`, which is not a directory under the root")
 }
+
+// ---- variants ----
+
+pub fn bad_define(name: &str) -> String {
+    format!("define `{name}` is not usable: names are C++ identifiers, values numbers, booleans or identifiers")
+}
+
+pub const HINT_DEFINE: &str = "write defines as `{BLOCK: 256, USE_FAST: true, MODE: kFast}`";

@@ -31,8 +31,10 @@ use super::names::comment_text;
 pub struct WrapperView {
     /// The source, relative to the root (already safe for a comment).
     pub source: String,
-    /// The validated absolute path written into `#include "..."`.
+    /// The validated path written into `#include "..."`.
     pub include_path: String,
+    /// `#define NAME VALUE` before the source (a variant's defines).
+    pub defines: Vec<(String, String)>,
     /// Extra standard/CUDA headers the trampolines need, e.g. `<complex>`.
     pub includes: Vec<String>,
     /// CUDA sources: the trampolines are host code, so they sit inside
@@ -370,7 +372,12 @@ pub fn trampoline_view(f: &Function) -> TrampolineView {
 
 /// Resolves the wrapper of one source file; `include_path` is already
 /// validated.
-pub fn wrapper_view(file: &str, include_path: String, functions: &[&Function]) -> WrapperView {
+pub fn wrapper_view(
+    file: &str,
+    include_path: String,
+    defines: Vec<(String, String)>,
+    functions: &[&Function],
+) -> WrapperView {
     let attr_types: BTreeSet<AttrType> = functions.iter().flat_map(|f| f.attrs().map(|(_, t)| t)).collect();
     let has_half = |repr: HalfRepr| functions.iter().any(|f| f.params.iter().any(|p| p.half_repr == Some(repr)));
     let mut includes = Vec::new();
@@ -387,6 +394,7 @@ pub fn wrapper_view(file: &str, include_path: String, functions: &[&Function]) -
     WrapperView {
         source: comment_text(file),
         include_path,
+        defines,
         includes,
         host_only: functions.iter().any(|f| f.platform == Platform::Cuda),
         trampolines: functions.iter().map(|f| trampoline_view(f)).collect(),

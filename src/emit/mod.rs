@@ -89,18 +89,25 @@ pub fn emit(lib: &Library, xla_api_version: Option<&str>) -> Emitted {
 
 /// One wrapper per annotated source file, sorted by file.
 fn emit_wrappers(lib: &Library) -> Vec<GeneratedFile> {
-    let mut by_file: BTreeMap<&str, Vec<&Function>> = BTreeMap::new();
+    // One wrapper per source and variant of it.
+    let mut by_file: BTreeMap<(&str, Option<&str>), Vec<&Function>> = BTreeMap::new();
     for f in &lib.functions {
-        by_file.entry(f.file.as_str()).or_default().push(f);
+        by_file.entry((f.file.as_str(), f.variant.as_deref())).or_default().push(f);
     }
-    let paths = names::dedup_paths(by_file.iter().map(|(file, fs)| wrapper_rel_path(file, fs[0].platform)).collect());
+    let paths = names::dedup_paths(
+        by_file.iter().map(|((file, variant), fs)| wrapper_rel_path(file, *variant, fs[0].platform)).collect(),
+    );
     let mut out = Vec::new();
-    for ((file, functions), rel_path) in by_file.into_iter().zip(paths) {
+    for (((file, variant), functions), rel_path) in by_file.into_iter().zip(paths) {
         let first = functions[0];
+        let source = lib.sources.iter().find(|s| s.file == file);
         // `check` set the include text of every source with functions.
-        let include_path =
-            lib.sources.iter().find(|s| s.file == file).and_then(|s| s.include.clone()).unwrap_or_default();
-        let w = cpp::wrapper_view(file, include_path, &functions);
+        let include_path = source.and_then(|s| s.include.clone()).unwrap_or_default();
+        let defines = source
+            .and_then(|s| s.variants.iter().find(|v| Some(v.module.as_str()) == variant))
+            .map(|v| v.defines.clone())
+            .unwrap_or_default();
+        let w = cpp::wrapper_view(file, include_path, defines, &functions);
         out.push(GeneratedFile {
             rel_path,
             kind: FileKind::Wrapper(first.platform),

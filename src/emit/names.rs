@@ -7,8 +7,9 @@ use std::collections::BTreeSet;
 use crate::model::Platform;
 
 /// The wrapper file of one source, relative to the output directory:
-/// `gen/<file with '/' as "__">.begen.cc` (`.begen.cu` for CUDA).
-pub fn wrapper_rel_path(file: &str, platform: Platform) -> String {
+/// `gen/<file with '/' as "__">.begen.cc` (`.begen.cu` for CUDA);
+/// a variant's `gen/<file>.<variant>.begen.cc`.
+pub fn wrapper_rel_path(file: &str, variant: Option<&str>, platform: Platform) -> String {
     let ext = match platform {
         Platform::Cpu => "cc",
         Platform::Cuda => "cu",
@@ -21,7 +22,10 @@ pub fn wrapper_rel_path(file: &str, platform: Platform) -> String {
         .chars()
         .map(|c| if c.is_control() || c == '\\' || c == ':' { '_' } else { c })
         .collect();
-    format!("gen/{flat}.begen.{ext}")
+    match variant {
+        None => format!("gen/{flat}.begen.{ext}"),
+        Some(v) => format!("gen/{flat}.{v}.begen.{ext}"),
+    }
 }
 
 /// Gives every wrapper path a distinct name: a flattened path that clashes
@@ -78,9 +82,11 @@ mod tests {
 
     #[test]
     fn wrapper_paths_are_flat_and_distinct() {
-        assert_eq!(wrapper_rel_path("a.cpp", Platform::Cpu), "gen/a.cpp.begen.cc");
-        let paths =
-            dedup_paths(vec![wrapper_rel_path("a/b.cu", Platform::Cuda), wrapper_rel_path("a__b.cu", Platform::Cuda)]);
+        assert_eq!(wrapper_rel_path("a.cpp", None, Platform::Cpu), "gen/a.cpp.begen.cc");
+        let paths = dedup_paths(vec![
+            wrapper_rel_path("a/b.cu", None, Platform::Cuda),
+            wrapper_rel_path("a__b.cu", None, Platform::Cuda),
+        ]);
         assert_eq!(paths, ["gen/a__b.cu.begen.cu", "gen/a__b.cu.2.begen.cu"]);
     }
 
@@ -96,7 +102,7 @@ mod examples {
     fn wrapper_rel_path() {
         use crate::emit::wrapper_rel_path;
         use crate::model::Platform;
-        assert_eq!(wrapper_rel_path("sub/a.cu", Platform::Cuda), "gen/sub__a.cu.begen.cu");
+        assert_eq!(wrapper_rel_path("sub/a.cu", None, Platform::Cuda), "gen/sub__a.cu.begen.cu");
     }
 
     #[test]

@@ -28,6 +28,7 @@ fn function(name: &str, file: &str, root: &Path, platform: Platform, params: Vec
         handler: String::new(),
         trampoline: String::new(),
         file: file.into(),
+        variant: None,
         path: root.join(file),
         line: 3,
         column: 6,
@@ -58,6 +59,7 @@ fn library(name: &str, mut functions: Vec<Function>) -> Library {
             path: f.path.clone(),
             platform: f.platform,
             include: Some(f.path.display().to_string()),
+            variants: Vec::new(),
         })
         .collect();
     sources.dedup();

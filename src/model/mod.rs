@@ -430,6 +430,9 @@ pub struct Function {
     pub trampoline: String,
     /// Source path relative to the scanned root, `/`-separated.
     pub file: String,
+    /// The variant of the source it is compiled in (its module's name), if
+    /// it is in one (begen.yaml's `variants:`).
+    pub variant: Option<String>,
     /// The source path as found on disk.
     pub path: PathBuf,
     /// 1-based line of the function's name.
@@ -521,6 +524,24 @@ pub struct SourceFile {
     /// first holds a file of that name; checked to be safe there. `None`
     /// for sources without functions, which compile as they are.
     pub include: Option<String>,
+    /// The source's variants: each compiles it again, with its defines,
+    /// into its own module.
+    pub variants: Vec<Variant>,
+}
+
+/// One variant of a source (begen.yaml's `variants:`).
+///
+/// ```
+/// let v = begen::model::Variant { module: "mv_b256".into(), defines: vec![("BLOCK".into(), "256".into())] };
+/// assert_eq!(v.defines[0].1, "256");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Variant {
+    /// Its module's name (a checked identifier).
+    pub module: String,
+    /// `#define NAME VALUE` lines before the source (checked identifiers
+    /// and numeric or identifier values).
+    pub defines: Vec<(String, String)>,
 }
 
 /// A namespace of functions inside a library: names are unique within a

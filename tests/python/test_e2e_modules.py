@@ -32,12 +32,14 @@ def test_targets_are_module_dot_function(lib):
         "jit_coo.scale": "jit_coo.scale",
         "jit_csr.fill": "jit_csr.fill",
         "jit_csr.scale": "jit_csr.scale",
+        "jit_csr_b5.fill": "jit_csr_b5.fill",
+        "jit_csr_b5.scale": "jit_csr_b5.scale",
         "ops.add": "ops.add",
         "ops.len": "ops.len",
         "ops.neg": "ops.neg",
     }
     assert lib.jit_csr.TARGETS == {"scale": "jit_csr.scale", "fill": "jit_csr.fill"}
-    assert sorted(lib.__all__) == sorted(["register", "TARGETS", "LIBRARY", "jit_coo", "jit_csr", "ops"])
+    assert sorted(lib.__all__) == sorted(["register", "TARGETS", "LIBRARY", "jit_coo", "jit_csr", "jit_csr_b5", "ops"])
 
 
 def test_same_name_in_two_modules_calls_each_own_kernel(jax_cpu, lib):
@@ -48,6 +50,8 @@ def test_same_name_in_two_modules_calls_each_own_kernel(jax_cpu, lib):
     np.testing.assert_allclose(lib.jit_coo.scale(x, alpha=2.0, out=out), 2 * np.arange(4) + 1)
     np.testing.assert_allclose(lib.jit_csr.fill(value=3.0, out=out), np.full(4, 3.0))
     np.testing.assert_allclose(lib.jit_coo.fill(value=3.0, out=out), np.full(4, -3.0))
+    # The variant: the same source compiled again with BIAS=5.
+    np.testing.assert_allclose(lib.jit_csr_b5.scale(x, alpha=2.0, out=out), 2 * np.arange(4) + 5)
     jitted = jax.jit(lambda v: lib.jit_coo.scale(v, alpha=3.0, out=out))
     np.testing.assert_allclose(jitted(x), 3 * np.arange(4) + 1)
 
@@ -92,7 +96,7 @@ def test_vmap_method_per_module_function(lib, built):
 def test_stub_declares_every_module_function(built):
     stub = ast.parse((built / "e2e_modules.pyi").read_text())
     classes = {n.name: n for n in stub.body if isinstance(n, ast.ClassDef)}
-    assert set(classes) == {"_begen_jit_coo", "_begen_jit_csr", "_begen_ops"}
+    assert set(classes) == {"_begen_jit_coo", "_begen_jit_csr", "_begen_jit_csr_b5", "_begen_ops"}
     methods = {f.name for f in classes["_begen_ops"].body if isinstance(f, ast.FunctionDef)}
     assert methods == {"register", "add", "neg", "len_"}
     annotated = {t.target.id for t in stub.body if isinstance(t, ast.AnnAssign)}
@@ -105,6 +109,7 @@ def test_manifest_lists_modules(built):
     assert [line.split(": ")[1] for line in modules.splitlines() if line.startswith("- name: ")] == [
         "jit_coo",
         "jit_csr",
+        "jit_csr_b5",
         "ops",
     ]
     assert "target: jit_coo.scale" in text and "target: jit_csr.scale" in text
