@@ -11,7 +11,7 @@
 //! include_dirs: [third_party/include]   # relative to the root
 //! functions:                 # per-function options
 //!   scale: {command_buffer: true, vmap_method: broadcast_all}
-//! sources:                   # the seed's explicit forms, per source file
+//! sources:                   # the explicit forms, per source file
 //!   ops/add.cu: {vector_add: [arg, arg, ret, stream]}   # dict form
 //!   ops/cpu.cpp: [add_one]                              # list form
 //! modules:                   # namespaces: targets are <module>.<function>
@@ -116,7 +116,7 @@ pub(crate) struct FunctionConfig {
     pub vmap_method: Option<String>,
 }
 
-/// The seed's two explicit forms for one source file.
+/// The arg_spec system's two explicit forms for one source file.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(untagged)]
 pub(crate) enum SourceSpec {

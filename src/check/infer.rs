@@ -1,10 +1,10 @@
-//! Inference of one parameter's role from its C++ declaration, by the seed's
+//! Inference of one parameter's role from its C++ declaration, by the arg_spec system's
 //! tables.
 
 use crate::model::decl::{DeclParam, Indirection};
 use crate::model::{AttrType, HalfRepr};
 
-/// The seed's "Attribute Type Inference" table, leading `const` already
+/// The arg_spec system's attribute type table, leading `const` already
 /// stripped. Exactly these spellings; anything else is not auto-inferred.
 pub fn scalar_type(cpp: &str) -> Option<AttrType> {
     Some(match cpp {
@@ -39,7 +39,7 @@ pub enum Role {
     TensorIndirect,
     /// `int64_t stream`.
     Stream,
-    /// A scalar parameter; `ty` is its seed-table type if it has one.
+    /// A scalar parameter; `ty` is its table type if it has one.
     Scalar { ty: Option<AttrType> },
     /// A scalar by pointer, reference, array or function pointer.
     ScalarIndirect,

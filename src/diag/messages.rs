@@ -1,9 +1,9 @@
-//! The catalogue of diagnostic texts, reviewed in one place. The seed's own
+//! The catalogue of diagnostic texts, reviewed in one place. The arg_spec system's own
 //! texts are quoted verbatim.
 
 use crate::model::AttrType;
 
-/// Seed 000: every `BE::Tensor` parameter is const.
+/// The arg_spec system's text: every `BE::Tensor` parameter is const.
 pub fn no_output(func: &str) -> String {
     format!(
         "No non-const Tensor output found in '{func}'.\n\
@@ -193,7 +193,7 @@ pub fn not_inferred(func: &str, param: &str, ty: &str) -> String {
 }
 
 pub const HINT_STREAM_TYPE: &str =
-    "declare the CUDA stream as `int64_t stream` (the seed's convention); begen casts it from XLA's stream";
+    "declare the CUDA stream as `int64_t stream` (the arg_spec convention); begen casts it from XLA's stream";
 
 pub fn hint_explicit(param: &str, ty: &str) -> String {
     let suggestion = match ty {

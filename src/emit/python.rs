@@ -74,7 +74,7 @@ pub struct PyFunctionView {
 }
 
 /// The Python expression converting attribute value `v` to what the C++
-/// side decodes (seed's table; float16/bfloat16 travel as uint16 bits,
+/// side decodes (the arg_spec system's table; float16/bfloat16 travel as uint16 bits,
 /// complex as [real, imag]). `where` is the Python literal the checked
 /// conversions (bool, integers, float32/64) quote in their errors, e.g.
 /// `"f: attribute 'n' (int8)"`.

@@ -132,7 +132,7 @@ pub(crate) struct Annotation {
     pub end: usize,
 }
 
-/// A function begen.yaml's `sources:` names in a file (the seed's explicit
+/// A function begen.yaml's `sources:` names in a file (the arg_spec system's explicit
 /// dict and list forms), for the front end to find.
 #[derive(Debug, Clone)]
 pub(crate) struct Listed {

@@ -94,7 +94,7 @@ impl PlatformChoice {
     }
 }
 
-/// The 15 scalar attribute types of the arg_spec system (seed 000).
+/// The 15 scalar attribute types of the arg_spec system.
 ///
 /// ```
 /// use begen::model::AttrType;
@@ -136,7 +136,7 @@ pub enum AttrType {
 }
 
 impl AttrType {
-    /// Every type, in the seed's table order.
+    /// Every type, in the order of the arg_spec system's table.
     ///
     /// ```
     /// use begen::model::AttrType;
@@ -197,7 +197,7 @@ impl AttrType {
         AttrType::ALL.into_iter().find(|t| t.as_str() == s)
     }
 
-    /// The C++ type the kernel's parameter receives (seed's "impl param").
+    /// The C++ type the kernel's parameter receives.
     ///
     /// ```
     /// use begen::model::AttrType;
@@ -311,7 +311,7 @@ impl fmt::Display for Token {
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HalfRepr {
-    /// `uint16_t` / `unsigned short`: raw bits, as the seed prescribes.
+    /// `uint16_t` / `unsigned short`: raw bits, as the arg_spec system prescribes.
     Bits,
     /// `__half` / `half`.
     CudaHalf,
