@@ -24,6 +24,30 @@ nm -D "$WORK/demo/libdemo_cuda.so" | grep ' T begen_' || { echo "no handler symb
 echo "== run them from JAX"
 "$PY" tests/gpu/check_cuda.py "$WORK/demo"
 
+echo "== a library of several modules: one function and kernel name in three TUs"
+"$BEGEN" build tests/gpu/modules --out "$WORK/modules" --platform cuda --quiet
+"$PY" tests/gpu/check_modules.py "$WORK/modules"
+
+# brainevent's whole kernel tree as one library, when its sources travelled
+# along (.cache/ is filled by tests/corpus/brainevent_corpus.py elsewhere).
+CORPUS="$ROOT/.cache/brainevent-0.3.0/corpus"
+if [[ -d "$CORPUS" && -f "$ROOT/.cache/brainevent-0.3.0/wheel/brainevent/include/cuda_common.h" ]]; then
+    echo "== brainevent's tree, one library, $(nproc) cores"
+    tree="$WORK/brainevent/kernels"; inc="$WORK/brainevent/inc"
+    mkdir -p "$tree" "$inc"
+    cp -r "$CORPUS/." "$tree/"
+    cp "$ROOT/.cache/brainevent-0.3.0/wheel/brainevent/include/cuda_common.h" "$inc/"
+    # Not buildable against the pinned headers: cuBLAS's headers, a header the wheel lacks.
+    rm -f "$tree/_dense/binary_dense_cublas.cu" "$tree/_tcsr/tile_mm/binary_csrmm_tile.cu"
+    printf 'name: brainevent_aot\nmodules:\n  per-file: true\n' > "$tree/begen.yaml"
+    start=$SECONDS
+    if "$BEGEN" build "$tree" --out "$WORK/brainevent/out" --platform cuda -I "$inc" --quiet; then
+        echo "brainevent tree: built in $((SECONDS - start)) s; $(nm -D "$WORK/brainevent/out/libbrainevent_aot.so" | grep -c ' T begen_') handlers"
+    else
+        echo "brainevent tree: FAILED after $((SECONDS - start)) s" >&2
+    fi
+fi
+
 if [[ "${SKIP_BENCH:-0}" != 1 ]]; then
     echo "== per-call overhead benchmark"
     "$BEGEN" build bench/gpu/kernels --out "$WORK/ovh" --name ovh --platform cuda
