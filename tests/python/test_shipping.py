@@ -1,0 +1,78 @@
+"""The loader pattern of docs/shipping.md, run against a built library:
+prebuilt modules are registered under their target names, and what the
+prebuilt library lacks falls back to the old path."""
+
+import importlib
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+from conftest import REPO, run_begen
+
+LOADER = textwrap.dedent(
+    '''
+    import importlib
+
+    FALLBACK = []
+
+    def _jit_load_cuda_file(path, name, **kwargs):
+        FALLBACK.append(name)
+        return None
+
+    def _prebuilt():
+        try:
+            return importlib.import_module("mypkg._aot.e2e_modules")
+        except (ImportError, OSError):
+            return None
+
+    _AOT = _prebuilt()
+
+    def load_cuda_file(path, name, **kwargs):
+        if _AOT is not None and any(t.startswith(name + ".") for t in _AOT.TARGETS):
+            _AOT.register()
+            return getattr(_AOT, name, None)
+        return _jit_load_cuda_file(path, name=name, **kwargs)
+    '''
+)
+
+
+@pytest.fixture()
+def package(jax_cpu, tmp_path):
+    """A package `mypkg` with the prebuilt kernels in `mypkg/_aot`."""
+    pkg = tmp_path / "mypkg"
+    (pkg / "_aot").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "_aot" / "__init__.py").write_text("")
+    (pkg / "loader.py").write_text(LOADER)
+    run_begen("build", REPO / "tests/e2e/modules", "--out", pkg / "_aot", "--quiet")
+    sys.path.insert(0, str(tmp_path))
+    for name in [m for m in sys.modules if m == "mypkg" or m.startswith("mypkg.")]:
+        del sys.modules[name]
+    yield pkg
+    sys.path.remove(str(tmp_path))
+
+
+def test_prebuilt_module_is_registered_under_its_targets(package, jax_cpu):
+    loader = importlib.import_module("mypkg.loader")
+    assert loader.load_cuda_file("_jit/csr.cu", name="jit_csr") is not None
+    assert loader.FALLBACK == []
+    # The library's own code calls targets by name, as it did with the JIT.
+    x = jax_cpu.numpy.arange(3, dtype=jax_cpu.numpy.float32)
+    call = jax_cpu.ffi.ffi_call("jit_csr.scale", jax_cpu.ShapeDtypeStruct(x.shape, x.dtype))
+    np.testing.assert_allclose(call(x, alpha=np.float32(2.0)), 2 * np.arange(3))
+
+
+def test_missing_module_or_library_falls_back(package):
+    loader = importlib.import_module("mypkg.loader")
+    assert loader.load_cuda_file("_new/kernel.cu", name="not_prebuilt") is None
+    assert loader.FALLBACK == ["not_prebuilt"]
+    # Without the prebuilt library at all, everything takes the old path.
+    for f in (package / "_aot").glob("e2e_modules.py*"):
+        f.unlink()
+    for name in [m for m in sys.modules if m.startswith("mypkg")]:
+        del sys.modules[name]
+    loader = importlib.import_module("mypkg.loader")
+    loader.load_cuda_file("_jit/csr.cu", name="jit_csr")
+    assert loader.FALLBACK == ["jit_csr"]
