@@ -237,7 +237,31 @@ fn checked(opts: &Options, reporter: &mut dyn Reporter) -> Result<Run, Error> {
     if errors > 0 {
         return Err(Error::Diagnostics { errors });
     }
+    refuse_overwriting_inputs(&opts.out, &run)?;
     Ok(run)
+}
+
+/// An output that is an input (`--out` the kernel directory and a library
+/// named `begen`, whose manifest would be `begen.yaml`) is refused before
+/// anything is written.
+fn refuse_overwriting_inputs(out: &std::path::Path, run: &Run) -> Result<(), Error> {
+    let name = &run.library.name;
+    let outputs = [format!("lib{name}.so"), format!("{name}.py"), format!("{name}.pyi"), format!("{name}.yaml")];
+    let same = |a: &std::path::Path, b: &std::path::Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    };
+    for output in outputs.iter().map(|o| out.join(o)) {
+        if let Some(input) = run.files_read.iter().find(|input| same(&output, input)) {
+            return Err(Error::Other(format!(
+                "`{}` would be written over `{}`, which begen reads as input: choose another --out, or \
+                 another library name",
+                output.display(),
+                input.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Writes the generated sources, Python module and manifest into OUT

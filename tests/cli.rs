@@ -80,3 +80,75 @@ fn scan_help_is_pinned() {
     }
     assert_eq!(help, std::fs::read_to_string(&path).unwrap_or_default());
 }
+
+/// A fresh scratch directory under the target dir.
+fn scratch(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn a_closed_stderr_is_not_a_panic() {
+    // `begen scan DIR 2>&1 >/dev/null | head -1`: stderr closed early.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_begen"))
+        .args(["scan", &fixture("err_tokens")])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stderr.take());
+    let status = child.wait().unwrap();
+    assert_ne!(status.code(), Some(101), "begen panicked");
+    assert_eq!(status.code(), Some(1));
+}
+
+#[test]
+fn generate_leaves_other_files_in_its_output_alone() {
+    let out = scratch("generate_keeps");
+    std::fs::create_dir_all(out.join("gen/sub")).unwrap();
+    std::fs::write(out.join("gen/important.txt"), "x").unwrap();
+    std::fs::write(out.join("gen/sub/kernel.cu"), "y").unwrap();
+    std::fs::write(out.join("gen/stale.cpp.begen.cc"), "old").unwrap();
+    let done = begen(&["generate", &fixture("seed_examples"), "--out", out.to_str().unwrap(), "--name", "k"]);
+    assert_eq!(done.status.code(), Some(0), "{}", String::from_utf8_lossy(&done.stderr));
+    assert!(out.join("gen/important.txt").is_file() && out.join("gen/sub/kernel.cu").is_file());
+    assert!(!out.join("gen/stale.cpp.begen.cc").exists(), "begen's own stale file is removed");
+}
+
+#[test]
+fn an_output_that_is_an_input_is_refused() {
+    let dir = scratch("output_is_input");
+    std::fs::write(dir.join("begen.yaml"), "prefix: mine\n").unwrap();
+    std::fs::write(
+        dir.join("k.cpp"),
+        "#include \"brainevent/common.h\"\n// @BE f\nvoid f(const BE::Tensor x, BE::Tensor y) {}\n",
+    )
+    .unwrap();
+    let d = dir.to_str().unwrap();
+    let done = begen(&["generate", d, "--out", d, "--name", "begen"]);
+    assert_eq!(done.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(err.contains("which begen reads as input"), "{err}");
+    assert_eq!(std::fs::read_to_string(dir.join("begen.yaml")).unwrap(), "prefix: mine\n");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_link_out_of_the_root_is_not_followed() {
+    let dir = scratch("link_out");
+    std::fs::write(
+        dir.join("k.cpp"),
+        "#include \"brainevent/common.h\"\n// @BE f\nvoid f(const BE::Tensor x, BE::Tensor y) {}\n",
+    )
+    .unwrap();
+    std::os::unix::fs::symlink("/", dir.join("everything")).unwrap();
+    let out = begen(&["scan", dir.to_str().unwrap(), "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["functions"].as_array().unwrap().len(), 1);
+    let d = &doc["diagnostics"][0];
+    assert_eq!(d["severity"], "warning");
+    assert_eq!(d["file"], "everything");
+    assert!(d["message"].as_str().unwrap().contains("outside the kernel directory"), "{d}");
+}

@@ -102,6 +102,7 @@ cases!(
     err_library,
     err_link,
     err_variants,
+    err_hardening,
 );
 
 /// Every fixture folder with a `scan.json` has a test above.

@@ -53,18 +53,22 @@ pub fn commit_staged(staged: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>> {
     Ok(changed)
 }
 
-/// Removes files under `dir` that are not in `keep` (generated sources of
-/// deleted kernels), leaving `dir` itself. Missing `dir` is fine.
+/// Removes begen's own generated translation units directly in `dir`
+/// (`*.begen.cc`, `*.begen.cu`: what emit names them) that are not in
+/// `keep` (those of deleted sources), leaving every other file alone: OUT
+/// may be a folder the user keeps other things in. Missing `dir` is fine.
 pub fn remove_stale(dir: &Path, keep: &[PathBuf]) -> Result<()> {
     if !dir.is_dir() {
         return Ok(());
     }
-    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+    let ours = |name: &str| name.ends_with(".begen.cc") || name.ends_with(".begen.cu");
+    for entry in walkdir::WalkDir::new(dir).max_depth(1).sort_by_file_name() {
         let entry = entry.map_err(|e| {
             let path = e.path().unwrap_or(dir).to_path_buf();
             Error::io(path, e.into())
         })?;
-        if entry.file_type().is_file() && !keep.iter().any(|k| k == entry.path()) {
+        let name = entry.file_name().to_string_lossy();
+        if entry.file_type().is_file() && ours(&name) && !keep.iter().any(|k| k == entry.path()) {
             std::fs::remove_file(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
         }
     }

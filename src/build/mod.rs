@@ -229,19 +229,25 @@ impl Reporter for StderrReporter {
     fn diagnostic(&mut self, diagnostic: &Diagnostic, sources: &SourceMap) {
         use std::io::IsTerminal;
         let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-        eprintln!("{}", crate::diag::render::render_text(diagnostic, sources, color));
+        say(&crate::diag::render::render_text(diagnostic, sources, color));
     }
     fn progress(&mut self, line: &str) {
         if !self.quiet {
-            eprintln!("{line}");
+            say(line);
         }
     }
     fn compiler_output(&mut self, unit: &str, output: &str) {
-        eprintln!("{unit}:\n{}", output.trim_end());
+        say(&format!("{unit}:\n{}", output.trim_end()));
     }
 }
 
-/// What [`build`] produced.
+/// Writes a line to stderr; a closed stderr is not a panic.
+fn say(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{text}");
+}
+
+/// What [`crate::driver::build`] produced.
 ///
 /// ```no_run
 /// use begen::build::{self, Env, Options, StderrReporter};
@@ -273,7 +279,7 @@ pub struct BuildOutput {
     pub xla_ffi_api: Option<String>,
 }
 
-/// What [`generate`] wrote.
+/// What [`crate::driver::generate`] wrote.
 ///
 /// ```no_run
 /// use begen::build::{self, Env, Options, StderrReporter};

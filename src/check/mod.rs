@@ -64,6 +64,7 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
     let choice = check_platform(req, &mut diags);
     check_config_sources(req, &mut diags);
     check_link(req, &mut diags);
+    check_include_dirs(req, &mut diags);
     let mut modules = modules::assign(req, &prefix, &mut diags);
     let variants = check_variants(req, &mut diags);
     modules.namespaced |= !variants.is_empty();
@@ -108,7 +109,10 @@ fn check_library_name(req: &Request, diags: &mut Vec<Diagnostic>) -> String {
         (None, Some(n)) => (n.clone(), "name in begen.yaml", config_span(req, "name", 1)),
         (None, None) => (dir, "directory name", None),
     };
-    let usable = is_identifier(&name) && !is_py_keyword(&name);
+    // The generated module imports these: a library of one of their names
+    // would import itself instead.
+    const IMPORTED: [&str; 9] = ["jax", "numpy", "ml_dtypes", "ctypes", "os", "sys", "threading", "types", "nvidia"];
+    let usable = is_identifier(&name) && !is_py_keyword(&name) && !IMPORTED.contains(&name.as_str());
     if !usable && (req.building || span.is_some()) {
         let d = match span {
             Some(span) => Diagnostic::error(span, msg::bad_library_name(&name, from)),
@@ -469,6 +473,18 @@ fn settings(req: &Request, choice: PlatformChoice, sources: &[SourceFile]) -> Se
         link_libs: c.link.libs.clone(),
         link_dirs: c.link.dirs.iter().map(|d| req.root.join(d)).collect(),
         link_args: c.link.args.clone(),
+    }
+}
+
+/// `include_dirs:` entries must be directories under the root (a missing
+/// one would be passed to the compiler silently).
+fn check_include_dirs(req: &Request, diags: &mut Vec<Diagnostic>) {
+    for dir in &req.config.include_dirs {
+        if !req.root.join(dir).is_dir()
+            && let Some(span) = config_span(req, dir, 1)
+        {
+            diags.push(Diagnostic::error(span, msg::include_dir_missing(dir)));
+        }
     }
 }
 

@@ -79,7 +79,7 @@ pub struct DoctorArgs {
 
 fn options(common: &CommonArgs) -> Result<Options, i32> {
     if !common.dir.is_dir() {
-        eprintln!("error: {}: not a directory", common.dir.display());
+        super::say!("error: {}: not a directory", common.dir.display());
         return Err(2);
     }
     let mut opts = Options::new(&common.dir, &common.out);
@@ -91,8 +91,8 @@ fn options(common: &CommonArgs) -> Result<Options, i32> {
 fn fail(e: &Error) -> i32 {
     match e {
         // The diagnostics themselves were already printed.
-        Error::Diagnostics { .. } => eprintln!("error: {e}"),
-        _ => eprintln!("error: {e}"),
+        Error::Diagnostics { .. } => super::say!("error: {e}"),
+        _ => super::say!("error: {e}"),
     }
     1
 }
@@ -105,7 +105,7 @@ pub fn generate(args: &GenerateArgs) -> i32 {
     match begen::driver::generate(&opts, &Env::new(), &mut StderrReporter::default()) {
         Ok(generated) => {
             for file in &generated.files {
-                println!("{}", file.display());
+                super::out!("{}", file.display());
             }
             0
         }
@@ -125,7 +125,7 @@ pub fn build(args: &BuildArgs) -> i32 {
     match begen::driver::build(&opts, &Env::new(), &mut reporter) {
         Ok(out) => {
             if !args.quiet {
-                eprintln!(
+                super::say!(
                     "built {} ({} kernels; {} TUs compiled, {} up to date)",
                     out.library_path.display(),
                     out.library.functions.len(),
@@ -145,17 +145,17 @@ pub fn doctor(args: &DoctorArgs) -> i32 {
     opts.arch = args.arch.clone();
     let lines = build::doctor(&opts, &env);
     let mut ok = true;
-    println!("begen {}", env!("CARGO_PKG_VERSION"));
+    super::out!("begen {}", env!("CARGO_PKG_VERSION"));
     for line in &lines {
         match &line.found {
-            Ok(found) => println!("{:<22} {found}", format!("{}:", line.what)),
+            Ok(found) => super::out!("{:<22} {found}", format!("{}:", line.what)),
             Err(why) => {
                 ok &= !line.required;
                 let tag = if line.required { "MISSING" } else { "not found" };
-                println!("{:<22} {tag}: {why}", format!("{}:", line.what));
+                super::out!("{:<22} {tag}: {why}", format!("{}:", line.what));
             }
         }
     }
-    println!("{:<22} {}", "environment read:", env.names_read().join(", "));
+    super::out!("{:<22} {}", "environment read:", env.names_read().join(", "));
     if ok { 0 } else { 1 }
 }

@@ -3,6 +3,25 @@
 mod build;
 mod scan;
 
+/// Like `eprintln!`, but a closed stderr (`begen scan DIR 2>&1 >/dev/null |
+/// head -1`) is not a panic: what cannot be shown is dropped.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+pub(crate) use say;
+
+/// Like `println!`, with a closed stdout dropped the same way.
+macro_rules! out {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stdout(), $($arg)*);
+    }};
+}
+pub(crate) use out;
+
 use clap::{Parser, Subcommand};
 
 /// begen: C++/CUDA kernels annotated with `// @BE` -> XLA FFI custom calls for JAX.

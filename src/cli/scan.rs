@@ -50,12 +50,12 @@ pub fn run(args: &ScanArgs) -> i32 {
     let scan = match driver::run(&Input::new(&args.dir)) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("begen error: {e}");
+            super::say!("begen error: {e}");
             return 2;
         }
     };
     if let Err(e) = write_report(&scan, args.format) {
-        eprintln!("begen error: cannot write the report: {e}");
+        super::say!("begen error: cannot write the report: {e}");
         return 2;
     }
     let status = if scan.has_errors() { 1 } else { 0 };
@@ -74,11 +74,12 @@ fn write_report(scan: &Run, format: Format) -> std::io::Result<()> {
         Format::Yaml => out.write_all(Report::new(scan).to_yaml().as_bytes())?,
         Format::Table => {
             let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+            // Diagnostics for people: a closed stderr drops them (the exit
+            // status still says whether there were errors); the table goes on.
             let mut err = BufWriter::new(std::io::stderr().lock());
-            for d in &scan.diagnostics {
-                writeln!(err, "{}", render_text(d, &scan.sources, color))?;
-            }
-            err.flush()?;
+            let shown: std::io::Result<()> =
+                scan.diagnostics.iter().try_for_each(|d| writeln!(err, "{}", render_text(d, &scan.sources, color)));
+            let _ = shown.and_then(|()| err.flush());
             out.write_all(report::table(scan).as_bytes())?;
         }
     }

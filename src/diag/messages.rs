@@ -43,6 +43,10 @@ pub fn invalid_function_name(name: &str) -> String {
     format!("'{name}' is not a valid C++ identifier, so it cannot be exported")
 }
 
+pub fn invalid_param_name(func: &str, name: &str) -> String {
+    format!("parameter '{name}' of '{func}' is not an ASCII C++ identifier, so it cannot be bound")
+}
+
 pub fn invalid_attr_name(name: &str) -> String {
     format!("attribute name '{name}' is not a valid C++ identifier")
 }
@@ -289,8 +293,13 @@ pub fn modules_entry_missing(path: &str) -> String {
 pub fn bad_library_name(name: &str, from: &str) -> String {
     format!(
         "the library name `{name}` (the {from}) is not usable: it names `lib{name}.so` and the Python module \
-         `{name}`, so it must be a C++ identifier and not a Python keyword"
+         `{name}`, so it must be a C++ identifier, not a Python keyword and not a module the generated code \
+         imports (jax, numpy, ml_dtypes, ctypes, os, sys, threading, types, nvidia)"
     )
+}
+
+pub fn include_dir_missing(dir: &str) -> String {
+    format!("`include_dirs:` lists `{dir}`, which is not a directory under the root")
 }
 
 pub const HINT_LIBRARY_NAME: &str = "pass --name NAME (`.name(\"...\")` in build.rs) or set `name:` in begen.yaml";

@@ -41,7 +41,8 @@ pub(crate) fn kind_of(path: &Path) -> Option<Kind> {
 pub(crate) struct WalkError {
     pub entry: Entry,
     pub text: String,
-    /// A symbolic link back to an ancestor (a warning, not an error).
+    /// A symbolic link back to an ancestor or out of the root: a warning,
+    /// not an error.
     pub is_loop: bool,
 }
 
@@ -51,11 +52,23 @@ pub(crate) fn walk(root: &Path) -> Result<(Vec<Entry>, Vec<WalkError>), Error> {
     std::fs::read_dir(root).map_err(|e| Error::io(root, e))?;
     let mut entries = Vec::new();
     let mut errors = Vec::new();
-    let walker = WalkDir::new(root)
-        .follow_links(true)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_string_lossy().starts_with('.'));
+    // Links are followed inside the root only: a link to `/` would walk the
+    // whole file system.
+    let inside = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let outside = std::cell::RefCell::new(Vec::new());
+    let walker = WalkDir::new(root).follow_links(true).sort_by_file_name().into_iter().filter_entry(|e| {
+        if e.depth() > 0 && e.file_name().to_string_lossy().starts_with('.') {
+            return false;
+        }
+        if e.path_is_symlink()
+            && e.file_type().is_dir()
+            && !std::fs::canonicalize(e.path()).is_ok_and(|target| target.starts_with(&inside))
+        {
+            outside.borrow_mut().push(e.path().to_path_buf());
+            return false;
+        }
+        true
+    });
     for item in walker {
         match item {
             Ok(e) => {
@@ -76,6 +89,11 @@ pub(crate) fn walk(root: &Path) -> Result<(Vec<Entry>, Vec<WalkError>), Error> {
                 errors.push(WalkError { entry, text, is_loop: err.loop_ancestor().is_some() });
             }
         }
+    }
+    for path in outside.into_inner() {
+        let text = "symbolic link to a directory outside the kernel directory; not followed".to_string();
+        let entry = Entry { file: relative(root, &path), path, kind: Kind::Header };
+        errors.push(WalkError { entry, text, is_loop: true });
     }
     Ok((entries, errors))
 }
