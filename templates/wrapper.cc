@@ -5,11 +5,9 @@
 // C++ exception into a message. The source is included whole, so its
 // functions (static ones too) are called with ordinary C++ overload
 // resolution, compiled by the same compiler as the source. The XLA FFI
-// handlers that call the trampolines are in the library's glue TU.
-{%- for (name, value) in w.defines %}
-#define {{ name }} {{ value }}
-{%- endfor %}
-#include "{{ w.include_path }}"
+// handlers that call the trampolines are in the library's glue TU. begen's
+// headers come first, so no macro of the source can reach them, and the
+// trampolines name their own variables `begen_*`.
 {%- if w.host_only %}
 
 // Host code only: nvcc's device passes (one per GPU architecture) skip it.
@@ -18,8 +16,18 @@
 {% for inc in w.includes %}
 #include {{ inc }}
 {%- endfor %}
-
 #include "begen/trampoline.h"
+{%- if w.host_only %}
+#endif  // !defined(__CUDA_ARCH__)
+{%- endif %}
+{% for (name, value) in w.defines %}
+#define {{ name }} {{ value }}
+{%- endfor %}
+#include "{{ w.include_path }}"
+{%- if w.host_only %}
+
+#if !defined(__CUDA_ARCH__)
+{%- endif %}
 {%- for t in w.trampolines %}
 
 // {{ t.function }}: {{ t.arg_spec }}
@@ -29,8 +37,8 @@ BEGEN_TRAMPOLINE const char* {{ t.symbol }}({{ t.params }}) noexcept {
     {{ s }}
 {%- endfor %}
     {{ t.function }}({{ t.call_args|join(", ") }});
-  } catch (const std::exception& e) {
-    return begen::tr::failed(e.what());
+  } catch (const std::exception& begen_e) {
+    return begen::tr::failed(begen_e.what());
   } catch (...) {
     return begen::tr::failed(nullptr);
   }

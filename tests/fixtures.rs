@@ -103,6 +103,7 @@ cases!(
     err_link,
     err_variants,
     err_hardening,
+    cr_only,
 );
 
 /// Every fixture folder with a `scan.json` has a test above.

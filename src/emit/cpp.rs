@@ -142,7 +142,7 @@ pub fn param_cpp(function: &str, i: usize, slot: usize, p: &Param) -> ParamCpp {
             binding: ".Ctx<xla::ffi::PlatformStream<void*>>()".into(),
             impl_param: format!("void* p{i}_{name}"),
             passed: Passed::Stream(format!("begen::rt::stream_handle(p{i}_{name})")),
-            call_arg: "stream".into(),
+            call_arg: "begen_stream".into(),
             ..Default::default()
         },
         Token::Arg | Token::Ret => {
@@ -180,7 +180,7 @@ pub fn param_cpp(function: &str, i: usize, slot: usize, p: &Param) -> ParamCpp {
                 passed: Passed::Tensor(format!("begen::rt::tensor_arg({buffer})")),
                 // Not const even for inputs: a kernel bound by an explicit
                 // arg_spec may take `BE::Tensor&` for an input.
-                prepare: vec![format!("BE::Tensor {view} = begen::tr::view(t[{slot}]);")],
+                prepare: vec![format!("BE::Tensor {view} = begen::tr::view(begen_t[{slot}]);")],
                 call_arg: view,
             }
         }
@@ -205,7 +205,7 @@ fn attr_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> P
                 )],
                 passed: Passed::Attr(format!("{raw}.begin()")),
                 prepare: vec![
-                    format!("const {part}* {parts} = static_cast<const {part}*>(a[{slot}]);"),
+                    format!("const {part}* {parts} = static_cast<const {part}*>(begen_a[{slot}]);"),
                     format!("const std::complex<{part}> {value}({parts}[0], {parts}[1]);"),
                 ],
                 call_arg: value,
@@ -214,7 +214,7 @@ fn attr_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> P
         AttrType::Float16 | AttrType::BFloat16 => {
             let binding = format!(".Attr<uint16_t>(\"{name}\")");
             let impl_param = format!("uint16_t {raw}");
-            let bits = format!("begen::tr::attr<uint16_t>(a[{slot}])");
+            let bits = format!("begen::tr::attr<uint16_t>(begen_a[{slot}])");
             // The kernel may take the CUDA type itself: rebuild it from the
             // bits through CUDA's raw struct (no arithmetic, no aliasing).
             let cuda = match p.half_repr.unwrap_or(HalfRepr::Bits) {
@@ -247,7 +247,7 @@ fn attr_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> P
             binding: format!(".Attr<{}>(\"{name}\")", ty.cpp_type()),
             impl_param: format!("{} {raw}", ty.cpp_type()),
             passed: Passed::Attr(format!("&{raw}")),
-            call_arg: format!("begen::tr::attr<{}>(a[{slot}])", ty.cpp_type()),
+            call_arg: format!("begen::tr::attr<{}>(begen_a[{slot}])", ty.cpp_type()),
             ..Default::default()
         },
     }
@@ -355,9 +355,9 @@ pub fn trampoline_view(f: &Function) -> TrampolineView {
         if used { format!("{decl} {name}") } else { decl.to_string() }
     };
     let params_text = [
-        named(uses(|t| matches!(t, Token::Arg | Token::Ret)), "const begen::TensorArg*", "t"),
-        named(uses(|t| matches!(t, Token::Attr { .. })), "const void* const*", "a"),
-        named(uses(|t| matches!(t, Token::Stream)), "int64_t", "stream"),
+        named(uses(|t| matches!(t, Token::Arg | Token::Ret)), "const begen::TensorArg*", "begen_t"),
+        named(uses(|t| matches!(t, Token::Attr { .. })), "const void* const*", "begen_a"),
+        named(uses(|t| matches!(t, Token::Stream)), "int64_t", "begen_stream"),
     ]
     .join(", ");
     TrampolineView {

@@ -155,7 +155,7 @@ fn tensor_params_bind_buffers_and_build_views() {
     assert_eq!(arg.binding, ".Arg<xla::ffi::AnyBuffer>()");
     assert_eq!(arg.impl_param, "xla::ffi::AnyBuffer p0_x");
     assert_eq!(arg.passed, Passed::Tensor("begen::rt::tensor_arg(p0_x)".into()));
-    assert_eq!(arg.prepare, ["BE::Tensor t0_x = begen::tr::view(t[0]);"]);
+    assert_eq!(arg.prepare, ["BE::Tensor t0_x = begen::tr::view(begen_t[0]);"]);
     assert_eq!(arg.call_arg, "t0_x");
     assert!(arg.checks[0].contains("unsupported_dtype(\"f\", \"x\""));
     assert!(arg.checks[1].contains("rank_too_high(\"f\", \"x\""));
@@ -163,7 +163,7 @@ fn tensor_params_bind_buffers_and_build_views() {
     let ret = param_cpp("f", 1, 3, &param("y", Token::Ret));
     assert_eq!(ret.impl_param, "xla::ffi::Result<xla::ffi::AnyBuffer> p1_y");
     assert_eq!(ret.passed, Passed::Tensor("begen::rt::tensor_arg(*p1_y)".into()));
-    assert_eq!(ret.prepare, ["BE::Tensor t1_y = begen::tr::view(t[3]);"]);
+    assert_eq!(ret.prepare, ["BE::Tensor t1_y = begen::tr::view(begen_t[3]);"]);
 }
 
 #[test]
@@ -171,7 +171,7 @@ fn attrs_bind_by_type_and_pass_by_address() {
     let f32 = param_cpp("f", 2, 0, &attr("s", AttrType::Float32));
     assert_eq!(f32.binding, ".Attr<float>(\"s\")");
     assert_eq!(f32.passed, Passed::Attr("&p2_s".into()));
-    assert_eq!(f32.call_arg, "begen::tr::attr<float>(a[0])");
+    assert_eq!(f32.call_arg, "begen::tr::attr<float>(begen_a[0])");
 
     let c = param_cpp("f", 0, 1, &attr("c", AttrType::Complex128));
     assert_eq!(c.binding, ".Attr<xla::ffi::Span<const double>>(\"c\")");
@@ -179,7 +179,7 @@ fn attrs_bind_by_type_and_pass_by_address() {
     assert_eq!(
         c.prepare,
         [
-            "const double* c0_c = static_cast<const double*>(a[1]);",
+            "const double* c0_c = static_cast<const double*>(begen_a[1]);",
             "const std::complex<double> v0_c(c0_c[0], c0_c[1]);"
         ]
     );
@@ -187,18 +187,18 @@ fn attrs_bind_by_type_and_pass_by_address() {
 
     let bits = param_cpp("f", 0, 0, &attr("h", AttrType::Float16));
     assert_eq!(bits.binding, ".Attr<uint16_t>(\"h\")");
-    assert_eq!(bits.call_arg, "begen::tr::attr<uint16_t>(a[0])");
+    assert_eq!(bits.call_arg, "begen::tr::attr<uint16_t>(begen_a[0])");
 
     let half = Param { half_repr: Some(HalfRepr::CudaHalf), ..attr("h", AttrType::Float16) };
     let half = param_cpp("f", 0, 2, &half);
     assert_eq!(half.call_arg, "v0_h");
-    assert_eq!(half.prepare[1], "r0_h.x = begen::tr::attr<uint16_t>(a[2]);");
+    assert_eq!(half.prepare[1], "r0_h.x = begen::tr::attr<uint16_t>(begen_a[2]);");
     assert_eq!(half.prepare[2], "const __half v0_h(r0_h);");
 
     let stream = param_cpp("f", 3, 0, &param("stream", Token::Stream));
     assert_eq!(stream.binding, ".Ctx<xla::ffi::PlatformStream<void*>>()");
     assert_eq!(stream.passed, Passed::Stream("begen::rt::stream_handle(p3_stream)".into()));
-    assert_eq!(stream.call_arg, "stream");
+    assert_eq!(stream.call_arg, "begen_stream");
 }
 
 #[test]
@@ -229,14 +229,17 @@ fn handler_binds_in_canonical_order_and_trampoline_calls_in_signature_order() {
 
     let t = trampoline_view(&lib.functions[1]);
     assert_eq!(t.symbol, "begen_call_gpukernels_lambda_kernel");
-    assert_eq!(t.params, "const begen::TensorArg* t, const void* const* a, int64_t stream");
-    assert_eq!(t.call_args, ["stream", "begen::tr::attr<int32_t>(a[0])", "t2_out", "t3_len"]);
+    assert_eq!(t.params, "const begen::TensorArg* begen_t, const void* const* begen_a, int64_t begen_stream");
+    assert_eq!(t.call_args, ["begen_stream", "begen::tr::attr<int32_t>(begen_a[0])", "t2_out", "t3_len"]);
 
     // Nothing to pass: nullptr, and the trampoline leaves the parameter unnamed.
     let cpu = cpu_case(Path::new("/k"));
     let minmax = handler_view(&cpu.functions[1]);
     assert_eq!(minmax.call_args, ["tensors", "nullptr", "0"]);
-    assert_eq!(trampoline_view(&cpu.functions[1]).params, "const begen::TensorArg* t, const void* const*, int64_t");
+    assert_eq!(
+        trampoline_view(&cpu.functions[1]).params,
+        "const begen::TensorArg* begen_t, const void* const*, int64_t"
+    );
 }
 
 #[test]

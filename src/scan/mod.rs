@@ -91,7 +91,14 @@ fn read_file(e: &walk::Entry) -> Read {
     match std::fs::read(&e.path) {
         Err(err) => Read::Failed(err),
         Ok(bytes) if memchr::memchr(0, &bytes).is_some() => Read::Binary,
-        Ok(bytes) => {
+        Ok(mut bytes) => {
+            // Old Mac line ends (a lone `\r`, which compilers accept) read as
+            // line breaks: byte for byte, so every offset holds.
+            let lone: Vec<usize> =
+                memchr::memchr_iter(b'\r', &bytes).filter(|&k| bytes.get(k + 1) != Some(&b'\n')).collect();
+            for k in lone {
+                bytes[k] = b'\n';
+            }
             let bad_utf8 = std::str::from_utf8(&bytes).err().map(|e| e.valid_up_to());
             let empty = bytes.iter().all(u8::is_ascii_whitespace);
             Read::Text { file: SourceFile::new(e.file.clone(), e.path.clone(), bytes), bad_utf8, empty }

@@ -16,7 +16,7 @@ def test_targets_and_register_is_idempotent(e2e_cpu):
     names = {
         "scale", "add", "minmax", "transpose", "checked_sqrt", "double_it",
         "add_i64", "scale_f64", "all_attrs", "axpy_f32", "axpy_f64",
-        "neg_float", "neg_int32_t", "fill_answer",
+        "neg_float", "neg_int32_t", "fill_answer", "add_three",
     }
     assert set(e2e_cpu.TARGETS) == names
     assert all(e2e_cpu.TARGETS[n] == f"e2e_cpu.{n}" for n in names)
@@ -139,3 +139,10 @@ def test_vmap(jax_cpu, e2e_cpu):
     np.testing.assert_allclose(scaled, 2 * np.arange(6).reshape(2, 3))
     summed = jax_cpu.vmap(lambda a, b: e2e_cpu.add(a, b, out=like(jax_cpu, a)))(rows, rows)
     np.testing.assert_allclose(summed, 2 * np.arange(6).reshape(2, 3))
+
+
+def test_user_macros_do_not_reach_generated_code(jax_cpu, e2e_cpu):
+    # macro_names.cpp defines T, p, a and e: the library built, and its kernel runs.
+    x = jax_cpu.numpy.arange(3, dtype=jax_cpu.numpy.float32)
+    y = e2e_cpu.add_three(x, k=1.0, out=jax_cpu.ShapeDtypeStruct(x.shape, x.dtype))
+    np.testing.assert_allclose(y, np.arange(3) + 3)

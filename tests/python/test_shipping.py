@@ -1,12 +1,15 @@
 """The loader pattern of docs/shipping.md, run against a built library:
 prebuilt modules are registered under their target names, and what the
-prebuilt library lacks falls back to the old path."""
+prebuilt library lacks falls back to the old path.
 
-import importlib
+Each scenario runs in a fresh Python: XLA refuses a second registration of
+a target name from another library, and test_e2e_modules.py registers the
+same names in this process."""
+
+import subprocess
 import sys
 import textwrap
 
-import numpy as np
 import pytest
 
 from conftest import REPO, run_begen
@@ -47,32 +50,50 @@ def package(jax_cpu, tmp_path):
     (pkg / "_aot" / "__init__.py").write_text("")
     (pkg / "loader.py").write_text(LOADER)
     run_begen("build", REPO / "tests/e2e/modules", "--out", pkg / "_aot", "--quiet")
-    sys.path.insert(0, str(tmp_path))
-    for name in [m for m in sys.modules if m == "mypkg" or m.startswith("mypkg.")]:
-        del sys.modules[name]
-    yield pkg
-    sys.path.remove(str(tmp_path))
+    return pkg
 
 
-def test_prebuilt_module_is_registered_under_its_targets(package, jax_cpu):
-    loader = importlib.import_module("mypkg.loader")
-    assert loader.load_cuda_file("_jit/csr.cu", name="jit_csr") is not None
-    assert loader.FALLBACK == []
-    # The library's own code calls targets by name, as it did with the JIT.
-    x = jax_cpu.numpy.arange(3, dtype=jax_cpu.numpy.float32)
-    call = jax_cpu.ffi.ffi_call("jit_csr.scale", jax_cpu.ShapeDtypeStruct(x.shape, x.dtype))
-    np.testing.assert_allclose(call(x, alpha=np.float32(2.0)), 2 * np.arange(3))
+def run_python(package, code):
+    """Runs `code` in a fresh Python that finds `mypkg`; fails with its output."""
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], cwd=package.parent, capture_output=True, text=True
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_prebuilt_module_is_registered_under_its_targets(package):
+    run_python(
+        package,
+        """
+        import jax, numpy as np
+        from mypkg import loader
+        assert loader.load_cuda_file("_jit/csr.cu", name="jit_csr") is not None
+        assert loader.FALLBACK == []
+        # The library's own code calls targets by name, as it did with the JIT.
+        x = jax.numpy.arange(3, dtype=jax.numpy.float32)
+        call = jax.ffi.ffi_call("jit_csr.scale", jax.ShapeDtypeStruct(x.shape, x.dtype))
+        np.testing.assert_allclose(call(x, alpha=np.float32(2.0)), 2 * np.arange(3))
+        """,
+    )
 
 
 def test_missing_module_or_library_falls_back(package):
-    loader = importlib.import_module("mypkg.loader")
-    assert loader.load_cuda_file("_new/kernel.cu", name="not_prebuilt") is None
-    assert loader.FALLBACK == ["not_prebuilt"]
+    run_python(
+        package,
+        """
+        from mypkg import loader
+        assert loader.load_cuda_file("_new/kernel.cu", name="not_prebuilt") is None
+        assert loader.FALLBACK == ["not_prebuilt"]
+        """,
+    )
     # Without the prebuilt library at all, everything takes the old path.
     for f in (package / "_aot").glob("e2e_modules.py*"):
         f.unlink()
-    for name in [m for m in sys.modules if m.startswith("mypkg")]:
-        del sys.modules[name]
-    loader = importlib.import_module("mypkg.loader")
-    loader.load_cuda_file("_jit/csr.cu", name="jit_csr")
-    assert loader.FALLBACK == ["jit_csr"]
+    run_python(
+        package,
+        """
+        from mypkg import loader
+        loader.load_cuda_file("_jit/csr.cu", name="jit_csr")
+        assert loader.FALLBACK == ["jit_csr"]
+        """,
+    )
