@@ -316,3 +316,31 @@ fn a_relative_output_directory_builds() {
     assert!(built.status.success(), "{}", stderr(&built));
     assert!(out.join("libe2e_cpu.so").is_file());
 }
+
+#[test]
+fn parallel_builds_into_one_output_wait_for_each_other() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let root = repo().join("tests/e2e/cpu");
+    let (shared, alone) = (scratch("parallel-shared"), scratch("parallel-alone"));
+    let spawn = |out: &std::path::Path| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_begen"))
+            .args(["build", root.to_str().unwrap(), "--out", out.to_str().unwrap(), "--platform", "cpu"])
+            .env("BEGEN_PYTHON", &python)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let children: Vec<_> = (0..3).map(|_| spawn(&shared)).collect();
+    let logs: Vec<_> = children.into_iter().map(|c| c.wait_with_output().unwrap()).collect();
+    for log in &logs {
+        assert!(log.status.success(), "{}", stderr(log));
+    }
+    assert!(logs.iter().any(|l| stderr(l).contains("Blocking waiting for file lock")), "no build waited");
+    assert!(build_cpu(&python, &root, &alone).status.success());
+    for f in OUTPUTS {
+        let (x, y) = (std::fs::read(shared.join(f)).unwrap(), std::fs::read(alone.join(f)).unwrap());
+        assert!(x == y, "{f}: the parallel builds left another result than one build");
+    }
+}

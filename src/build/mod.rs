@@ -241,6 +241,28 @@ impl Reporter for StderrReporter {
     }
 }
 
+/// Takes the work directory's lock file (released when the file closes),
+/// saying so when another build holds it.
+fn lock_work_dir(work: &Path, reporter: &mut dyn Reporter) -> Result<std::fs::File> {
+    std::fs::create_dir_all(work).map_err(|e| Error::io(work, e))?;
+    let path = work.join("lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    match file.try_lock() {
+        Ok(()) => {}
+        Err(std::fs::TryLockError::WouldBlock) => {
+            reporter.progress(&format!("Blocking waiting for file lock on {}", path.display()));
+            file.lock().map_err(|e| Error::io(&path, e))?;
+        }
+        Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&path, e)),
+    }
+    Ok(file)
+}
+
 /// Writes a line to stderr; a closed stderr is not a panic.
 fn say(text: &str) {
     use std::io::Write;
@@ -385,6 +407,9 @@ pub(crate) fn build_library(
     let discovery = Discovery::new(env);
     let settings = &library.settings;
     let work = work_dir(&opts.out, &library.name);
+    // One build of a library into one OUT at a time: another waits here,
+    // then finds the objects up to date.
+    let _lock = lock_work_dir(&work, reporter)?;
     let (units, outputs) = write_generated(&work, library, emitted)?;
 
     let mut includes: Vec<PathBuf> = opts.includes.clone();

@@ -150,6 +150,7 @@ fn declared(p: &DeclParam) -> String {
         Indirection::Value => "",
         Indirection::Pointer => "*",
         Indirection::Reference => "&",
+        Indirection::RvalueReference => "&&",
         Indirection::Array => "[]",
         Indirection::Function => "(*)(...)",
     };

@@ -35,7 +35,7 @@ pub fn is_tensor_type(ty: &str) -> bool {
 pub enum Role {
     /// `BE::Tensor` by value or reference.
     Tensor { is_const: bool },
-    /// A tensor by pointer or array: never bindable.
+    /// A tensor by pointer, array or rvalue reference: never bindable.
     TensorIndirect,
     /// `int64_t stream`.
     Stream,
@@ -50,7 +50,9 @@ pub(crate) fn role(p: &DeclParam) -> Role {
     if is_tensor_type(&p.ty) {
         return match p.indirection {
             Indirection::Value | Indirection::Reference => Role::Tensor { is_const: p.is_const },
-            _ => Role::TensorIndirect,
+            Indirection::Pointer | Indirection::RvalueReference | Indirection::Array | Indirection::Function => {
+                Role::TensorIndirect
+            }
         };
     }
     if p.indirection != Indirection::Value {
@@ -70,16 +72,19 @@ pub struct Contradiction;
 /// type `cpp`, and how a 16-bit float travels if it does.
 pub fn explicit_fits(ty: AttrType, cpp: &str) -> Result<Option<HalfRepr>, Contradiction> {
     let inferred = scalar_type(cpp);
-    let half = matches!(ty, AttrType::Float16 | AttrType::BFloat16);
     match (ty, cpp) {
         (AttrType::Float16, "__half" | "half") => Ok(Some(HalfRepr::CudaHalf)),
-        (AttrType::BFloat16, "__nv_bfloat16") => Ok(Some(HalfRepr::CudaBFloat16)),
-        (_, "__half" | "half" | "__nv_bfloat16") => Err(Contradiction),
-        _ if half && inferred == Some(AttrType::UInt16) => Ok(Some(HalfRepr::Bits)),
+        (AttrType::BFloat16, "__nv_bfloat16" | "nv_bfloat16") => Ok(Some(HalfRepr::CudaBFloat16)),
+        // The bits go to a 16-bit unsigned integer or to CUDA's own types;
+        // any other type (`_Float16`, a typedef of `__half`, a float) would
+        // receive the bit pattern's integer value: wrong numbers, silently.
+        (AttrType::Float16 | AttrType::BFloat16, _) if inferred == Some(AttrType::UInt16) => Ok(Some(HalfRepr::Bits)),
+        (AttrType::Float16 | AttrType::BFloat16, _) => Err(Contradiction),
+        (_, "__half" | "half" | "__nv_bfloat16" | "nv_bfloat16") => Err(Contradiction),
         _ if inferred.is_some() && inferred != Some(ty) => Err(Contradiction),
         // An unknown typedef (`real_t`, `size_t`): the explicit type is
         // the author's word; the C++ compiler checks the call.
-        _ => Ok(half.then_some(HalfRepr::Bits)),
+        _ => Ok(None),
     }
 }
 
@@ -97,6 +102,10 @@ mod tests {
         assert_eq!(explicit_fits(AttrType::Float32, "double"), Err(Contradiction));
         assert_eq!(explicit_fits(AttrType::Float32, "float"), Ok(None));
         assert_eq!(explicit_fits(AttrType::Int64, "size_t"), Ok(None));
+        assert_eq!(explicit_fits(AttrType::BFloat16, "nv_bfloat16"), Ok(Some(HalfRepr::CudaBFloat16)));
+        for alias in ["_Float16", "fp16", "float", "int16_t"] {
+            assert_eq!(explicit_fits(AttrType::Float16, alias), Err(Contradiction), "{alias}");
+        }
     }
 }
 

@@ -450,7 +450,7 @@ pub(crate) fn include_path_text(path: &Path) -> Result<String, String> {
     let text = path.to_str().ok_or_else(|| "it is not valid UTF-8".to_string())?;
     #[cfg(windows)]
     let text = &text.replace('\\', "/");
-    if let Some(c) = text.chars().find(|&c| c == '"' || c == '\\' || c.is_control()) {
+    if let Some(c) = text.chars().find(|&c| c == '"' || c == '\\' || c.is_control() || crate::model::is_invisible(c)) {
         return Err(format!("it contains {c:?}"));
     }
     Ok(text.to_string())
@@ -504,5 +504,19 @@ fn check_link(req: &Request, diags: &mut Vec<Diagnostic>) {
         {
             diags.push(Diagnostic::error(span, msg::link_dir_missing(dir)));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::include_path_text;
+    use std::path::Path;
+
+    #[test]
+    fn include_paths_reject_what_could_escape_or_mislead() {
+        for bad in ["a\"b.cu", "a\nb.cu", "a\\b.cu", "a\u{1}.cu", "evil\u{202E}uc.cu", "zero\u{200B}width.cu"] {
+            assert!(include_path_text(Path::new(bad)).is_err(), "{bad:?}");
+        }
+        assert_eq!(include_path_text(Path::new("dir with space/é.cu")).unwrap(), "dir with space/é.cu");
     }
 }

@@ -178,7 +178,7 @@ pub fn unnamed_param(func: &str, index: usize) -> String {
 }
 
 pub fn tensor_indirect(func: &str, param: &str) -> String {
-    format!("tensor parameter '{param}' of '{func}' is a pointer or array")
+    format!("tensor parameter '{param}' of '{func}' is a pointer, an array or an rvalue reference (`&&`)")
 }
 
 pub const HINT_TENSOR: &str = "take tensors as `const BE::Tensor` (inputs) or `BE::Tensor` (outputs)";

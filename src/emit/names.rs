@@ -65,7 +65,7 @@ pub(crate) fn comment_text(s: &str) -> String {
     s.chars()
         .map(|c| match c {
             '"' => '\'',
-            c if c.is_control() || c == '\\' => '?',
+            c if c.is_control() || c == '\\' || crate::model::is_invisible(c) => '?',
             c => c,
         })
         .collect()

@@ -50,6 +50,8 @@ pub(crate) enum Indirection {
     Value,
     Pointer,
     Reference,
+    /// `&&`: the wrapper passes lvalues, so it cannot bind one.
+    RvalueReference,
     Array,
     /// A function or function pointer.
     Function,

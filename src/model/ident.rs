@@ -182,6 +182,14 @@ pub(crate) const PY_RESERVED: [&str; 44] = [
     "print",
 ];
 
+/// Characters that change how text around them is shown (bidirectional
+/// overrides and isolates, zero-width characters, the BOM): never written
+/// into generated C++ or Python, where they could make code read other than
+/// it compiles.
+pub(crate) fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

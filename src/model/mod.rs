@@ -15,7 +15,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 pub use ident::is_identifier;
-pub(crate) use ident::{KEYWORDS, PY_RESERVED, is_py_keyword};
+pub(crate) use ident::{KEYWORDS, PY_RESERVED, is_invisible, is_py_keyword};
 
 /// Where a function runs: decided by its source file's extension.
 ///

@@ -311,7 +311,11 @@ fn raw_param(node: Node, src: &[u8]) -> RawParam {
             }
             "pointer_declarator" | "abstract_pointer_declarator" => indirection = Indirection::Pointer,
             "reference_declarator" | "abstract_reference_declarator" if indirection == Indirection::Value => {
-                indirection = Indirection::Reference;
+                indirection = if text_of(d, src).starts_with("&&") {
+                    Indirection::RvalueReference
+                } else {
+                    Indirection::Reference
+                };
             }
             "array_declarator" | "abstract_array_declarator" if indirection == Indirection::Value => {
                 indirection = Indirection::Array;
