@@ -344,3 +344,23 @@ fn parallel_builds_into_one_output_wait_for_each_other() {
         assert!(x == y, "{f}: the parallel builds left another result than one build");
     }
 }
+
+#[test]
+fn a_source_put_back_with_an_older_date_is_rebuilt() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    // `cp -p` / `tar x` / `rsync -a`: new contents, an old modification time.
+    let root = cpu_copy("older_date");
+    let out = root.parent().unwrap().join("out");
+    assert!(build_cpu(&python, &root, &out).status.success());
+    let path = root.join("basic.cpp");
+    let old_time = std::fs::metadata(&path).unwrap().modified().unwrap() - std::time::Duration::from_secs(3600);
+    let text = std::fs::read_to_string(&path).unwrap().replace("alpha * in[i]", "alpha * in[i] + 1.0f");
+    std::fs::write(&path, text).unwrap();
+    std::fs::File::options().write(true).open(&path).unwrap().set_modified(old_time).unwrap();
+    let rebuilt = build_cpu(&python, &root, &out);
+    let log = stderr(&rebuilt);
+    assert!(rebuilt.status.success(), "{log}");
+    assert!(log.contains("compiling 1/1 gen/basic.cpp.begen.cc"), "{log}");
+}

@@ -34,6 +34,10 @@ pub struct Unit {
     pub platform: Platform,
     /// The object, relative to the work directory.
     pub object: PathBuf,
+    /// What else the object depends on that no depfile lists (the XLA FFI
+    /// headers, which come in through `-isystem`), as a fingerprint: a
+    /// change rebuilds the unit.
+    pub fingerprint: String,
 }
 
 /// A compiler program and the flags every TU of one kind gets.
@@ -110,8 +114,46 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
-fn stamp_text(argv: &[OsString]) -> String {
-    argv.iter().map(|a| a.to_string_lossy() + "\n").collect()
+fn stamp_text(argv: &[OsString], fingerprint: &str) -> String {
+    let mut text: String = argv.iter().map(|a| a.to_string_lossy() + "\n").collect();
+    if !fingerprint.is_empty() {
+        text.push_str(&format!("# {fingerprint}\n"));
+    }
+    text
+}
+
+/// The record of what an object was built from: one line per file it
+/// depends on, `<mtime ns> <size> <content hash> <path>`.
+fn depsfile(object: &Path) -> PathBuf {
+    with_suffix(object, ".deps")
+}
+
+/// A file's modification time in nanoseconds and size, cheap to compare.
+fn stat(path: &Path) -> Option<(u128, u64)> {
+    let m = std::fs::metadata(path).ok()?;
+    let t = m.modified().ok()?.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+    Some((t, m.len()))
+}
+
+/// A hash of a file's bytes (to tell a changed file from one whose time
+/// only moved, or an older copy put back with its old time).
+pub(crate) fn content_hash(path: &Path) -> Option<u64> {
+    use std::hash::{Hash, Hasher};
+    let bytes = std::fs::read(path).ok()?;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    bytes.hash(&mut h);
+    Some(h.finish())
+}
+
+/// Writes the record of `deps` (paths relative to `work` or absolute).
+fn record_deps(work: &Path, object: &Path, deps: &[PathBuf]) -> std::io::Result<()> {
+    let mut text = String::new();
+    for dep in deps {
+        let path = work.join(dep);
+        let ((t, size), hash) = (stat(&path).unwrap_or_default(), content_hash(&path).unwrap_or_default());
+        text.push_str(&format!("{t} {size} {hash:016x} {}\n", dep.display()));
+    }
+    std::fs::write(work.join(depsfile(object)), text)
 }
 
 /// Compiles every stale unit (in parallel, `jobs` at a time), reporting
@@ -225,7 +267,11 @@ fn run_one(
             let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
             text.push_str(&String::from_utf8_lossy(&out.stderr));
             if out.status.success() {
-                std::fs::write(&stamp, stamp_text(argv)).map_err(|e| format!("writing {}: {e}", stamp.display()))?;
+                let deps = std::fs::read_to_string(work.join(depfile(&unit.object))).unwrap_or_default();
+                record_deps(work, &unit.object, &parse_depfile(&deps))
+                    .map_err(|e| format!("writing the dependencies of {}: {e}", unit.object.display()))?;
+                std::fs::write(&stamp, stamp_text(argv, &unit.fingerprint))
+                    .map_err(|e| format!("writing {}: {e}", stamp.display()))?;
                 Ok(text)
             } else {
                 Err(format!("command: {shown}\n{text}"))
@@ -235,33 +281,36 @@ fn run_one(
     }
 }
 
-fn mtime(path: &Path) -> Option<SystemTime> {
-    std::fs::metadata(path).and_then(|m| m.modified()).ok()
-}
-
-/// `None` when the object exists, was built by the same command, and
-/// nothing it depends on changed since; otherwise why it must be rebuilt.
+/// `None` when the object exists, was built by the same command, and no
+/// file it depends on changed since: same time and size as recorded, or
+/// else the same bytes. Contents decide, not times: a source put back with
+/// an older date (`cp -p`, `tar x`, `rsync -a`) is seen.
 fn staleness(work: &Path, unit: &Unit, argv: &[OsString]) -> Option<String> {
-    let object = work.join(&unit.object);
-    let Some(built) = mtime(&object) else {
+    if !work.join(&unit.object).is_file() {
         return Some("no object yet".into());
-    };
+    }
     match std::fs::read_to_string(work.join(stampfile(&unit.object))) {
-        Ok(stamp) if stamp == stamp_text(argv) => {}
-        Ok(_) => return Some("the command line changed".into()),
+        Ok(stamp) if stamp == stamp_text(argv, &unit.fingerprint) => {}
+        Ok(_) => return Some("the command line or the XLA FFI headers changed".into()),
         Err(_) => return Some("no record of the last command".into()),
     }
-    let Ok(deps) = std::fs::read_to_string(work.join(depfile(&unit.object))) else {
-        return Some("no depfile".into());
+    let Ok(record) = std::fs::read_to_string(work.join(depsfile(&unit.object))) else {
+        return Some("no record of its dependencies".into());
     };
-    let deps = parse_depfile(&deps);
-    if deps.is_empty() {
-        return Some("empty depfile".into());
+    if record.trim().is_empty() {
+        return Some("no dependencies recorded".into());
     }
-    deps.iter().find_map(|dep| match mtime(&work.join(dep)) {
-        Some(t) if t <= built => None,
-        Some(_) => Some(format!("{} is newer than the object", dep.display())),
-        None => Some(format!("{} is gone", dep.display())),
+    record.lines().find_map(|line| {
+        let mut parts = line.splitn(4, ' ');
+        let (t, size, hash, dep) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
+        let path = work.join(dep);
+        let recorded = (t.parse::<u128>().ok()?, size.parse::<u64>().ok()?);
+        match stat(&path) {
+            None => Some(format!("{dep} is gone")),
+            Some(now) if now == recorded => None,
+            Some(_) if content_hash(&path).map(|h| format!("{h:016x}")).as_deref() == Some(hash) => None,
+            Some(_) => Some(format!("{dep} changed")),
+        }
     })
 }
 

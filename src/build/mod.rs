@@ -410,7 +410,7 @@ pub(crate) fn build_library(
     // One build of a library into one OUT at a time: another waits here,
     // then finds the objects up to date.
     let _lock = lock_work_dir(&work, reporter)?;
-    let (units, outputs) = write_generated(&work, library, emitted)?;
+    let (units, outputs) = write_generated(&work, library, emitted, &xla_include)?;
 
     let mut includes: Vec<PathBuf> = opts.includes.clone();
     includes.extend(settings.include_dirs.iter().cloned());
@@ -486,6 +486,16 @@ pub(crate) fn build_library(
     })
 }
 
+/// The XLA FFI headers' contents, as one fingerprint.
+fn xla_fingerprint(include: &Path) -> String {
+    let mut parts = Vec::new();
+    for header in ["xla/ffi/api/ffi.h", "xla/ffi/api/api.h", "xla/ffi/api/c_api.h"] {
+        let hash = compile::content_hash(&include.join(header)).unwrap_or_default();
+        parts.push(format!("{header}={hash:016x}"));
+    }
+    format!("xla-ffi {}", parts.join(" "))
+}
+
 /// Writes the generated TUs under `work/gen` (only when changed; stale ones
 /// removed) and lists every unit to compile: the glue first (with few
 /// kernels it is the longest compile, so it starts first), the library's
@@ -495,6 +505,7 @@ fn write_generated<'e>(
     work: &Path,
     library: &Library,
     emitted: &'e Emitted,
+    xla_include: &Path,
 ) -> Result<(Vec<Unit>, Vec<&'e GeneratedFile>)> {
     let mut units = Vec::new();
     let generated_unit = |file: &GeneratedFile, platform: Platform| Unit {
@@ -502,10 +513,15 @@ fn write_generated<'e>(
         name: file.rel_path.clone(),
         platform,
         object: Path::new("obj").join(format!("{}.o", file.rel_path)),
+        fingerprint: String::new(),
     };
     if let Some(glue) = emitted.glue() {
-        // Host C++ always: the handlers need no CUDA, only XLA's headers.
-        units.push(generated_unit(glue, Platform::Cpu));
+        // Host C++ always: the handlers need no CUDA, only XLA's headers,
+        // which `-isystem` keeps out of the depfile: their fingerprint is
+        // part of the glue's record, so a jaxlib upgrade rebuilds it.
+        let mut unit = generated_unit(glue, Platform::Cpu);
+        unit.fingerprint = xla_fingerprint(xla_include);
+        units.push(unit);
     }
     // An annotated source is compiled inside its wrapper TU (which includes
     // it); compiling it on its own as well would define everything twice.
@@ -517,6 +533,7 @@ fn write_generated<'e>(
             name: source.file.clone(),
             platform: source.platform,
             object: Path::new("obj/src").join(format!("{}.o", source.file)),
+            fingerprint: String::new(),
         });
     }
     for (file, platform) in emitted.wrappers() {
