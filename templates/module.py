@@ -177,10 +177,30 @@ def _begen_float(value, dtype, where):
     return out
 
 
-def _begen_complex(value, dtype):
-    # XLA attributes have no complex scalars: send [real, imag].
-    value = complex(value)
-    return _np.array([value.real, value.imag], dtype=dtype)
+def _begen_half(value, dtype, where):
+    # A 16-bit float travels as its bits: checked like float32 (a real
+    # number, no overflow to infinity), then viewed as uint16.
+    kind, v = _begen_kind(value, where)
+    if kind not in "biuf":
+        raise TypeError(f"{where} takes a real number, got {_begen_show(value)}")
+    v = float(v)
+    with _np.errstate(over="ignore"):
+        out = _np.asarray(v, dtype=dtype)
+    if _np.isinf(out.astype(_np.float32)) and not _np.isinf(v):
+        raise ValueError(f"{where}: {v!r} is out of range for a 16-bit float")
+    return out.view(_np.uint16)[()]
+
+
+def _begen_complex(value, dtype, where):
+    # XLA attributes have no complex scalars: send [real, imag], each
+    # checked like a float.
+    kind, v = _begen_kind(value, where)
+    if kind not in "biufc":
+        raise TypeError(f"{where} takes a number, got {_begen_show(value)}")
+    v = complex(v)
+    parts = _np.array([_begen_float(v.real, dtype, where), _begen_float(v.imag, dtype, where)], dtype=dtype)
+    return parts
+
 {%- macro function(f, ind) %}
 
 

@@ -84,10 +84,10 @@ pub fn py_attr_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
         AttrType::Float32 | AttrType::Float64 => {
             format!("_begen_float({v}, _np.{}, {where})", ty.numpy_dtype())
         }
-        AttrType::Float16 => format!("_np.float16({v}).view(_np.uint16)"),
-        AttrType::BFloat16 => format!("_np.asarray({v}, dtype=_ml_dtypes.bfloat16).view(_np.uint16)[()]"),
-        AttrType::Complex64 => format!("_begen_complex({v}, _np.float32)"),
-        AttrType::Complex128 => format!("_begen_complex({v}, _np.float64)"),
+        AttrType::Float16 => format!("_begen_half({v}, _np.float16, {where})"),
+        AttrType::BFloat16 => format!("_begen_half({v}, _ml_dtypes.bfloat16, {where})"),
+        AttrType::Complex64 => format!("_begen_complex({v}, _np.float32, {where})"),
+        AttrType::Complex128 => format!("_begen_complex({v}, _np.float64, {where})"),
         other => format!("_begen_int({v}, _np.{}, {where})", other.numpy_dtype()),
     }
 }

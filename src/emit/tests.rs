@@ -247,8 +247,13 @@ fn python_function_signature_and_conversions() {
     let lib = cpu_case(Path::new("/k"));
     let f = py_function_view(&lib.functions[2], "mixed_attrs");
     assert_eq!(f.signature, "x, /, *, flag, n, k, h, b, c, z, d, out");
-    assert!(f.call_args.contains(&"h=_np.float16(h).view(_np.uint16)".to_string()));
-    assert!(f.call_args.contains(&"c=_begen_complex(c, _np.float32)".to_string()));
+    assert!(
+        f.call_args.contains(&"h=_begen_half(h, _np.float16, \"mixed_attrs: attribute 'h' (float16)\")".to_string())
+    );
+    assert!(
+        f.call_args
+            .contains(&"c=_begen_complex(c, _np.float32, \"mixed_attrs: attribute 'c' (complex64)\")".to_string())
+    );
     assert!(f.call_args.contains(&"k=_begen_int(k, _np.uint8, \"mixed_attrs: attribute 'k' (uint8)\")".to_string()));
     assert!(f.call_args.contains(&"flag=_begen_bool(flag, \"mixed_attrs: attribute 'flag' (bool)\")".to_string()));
     assert!(

@@ -152,7 +152,7 @@ def _wrong_headers(out, order, wheel_include, names) -> str | None:
     for d in out.rglob("*.d"):
         text = d.read_text(errors="replace").replace("\\\n", " ")
         deps.update(tok for tok in text.split() if not tok.endswith(":"))
-    ours = [pathlib.Path(t) for t in deps if "/brainevent/" in t and t.endswith(".h")]
+    ours = [p for p in map(pathlib.Path, deps) if p.parent.name == "brainevent" and p.suffix == ".h"]
     for name in ["common.h"] + names:
         if not any(p.name == name for p in ours):
             return f"no dependency file lists brainevent/{name}"

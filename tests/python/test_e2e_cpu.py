@@ -146,3 +146,29 @@ def test_user_macros_do_not_reach_generated_code(jax_cpu, e2e_cpu):
     x = jax_cpu.numpy.arange(3, dtype=jax_cpu.numpy.float32)
     y = e2e_cpu.add_three(x, k=1.0, out=jax_cpu.ShapeDtypeStruct(x.shape, x.dtype))
     np.testing.assert_allclose(y, np.arange(3) + 3)
+
+
+@pytest.mark.parametrize(
+    "name, value, error, detail",
+    [
+        ("h", None, TypeError, "takes a number, got None"),
+        ("h", "1.5", TypeError, "takes a number, got '1.5' (str)"),
+        ("h", 1e6, ValueError, "out of range for a 16-bit float"),
+        ("h", 1 + 2j, TypeError, "takes a real number"),
+        ("bf", "x", TypeError, "takes a number"),
+        ("bf", 1e39, ValueError, "out of range for a 16-bit float"),
+        ("c64", "1+2j", TypeError, "takes a number, got '1+2j' (str)"),
+        ("c64", None, TypeError, "takes a number"),
+        ("c64", complex(1e39, 0), ValueError, "is out of range"),
+        ("c128", [1, 2], TypeError, "takes a number"),
+    ],
+)
+def test_16_bit_and_complex_attrs_are_checked(jax_cpu, e2e_cpu, name, value, error, detail):
+    values = dict(
+        b=True, i8=0, u8=0, i16=0, u16=0, i32=0, u32=0, i64=0, u64=0, f32=0.0, f64=0.0, c64=0j, c128=0j, h=0.0, bf=0.0
+    )
+    values[name] = value
+    with pytest.raises(error) as info:
+        e2e_cpu.all_attrs(**values, out=jax_cpu.ShapeDtypeStruct((17,), jax_cpu.numpy.float64))
+    assert str(info.value).startswith(f"all_attrs: attribute '{name}'"), str(info.value)
+    assert detail in str(info.value), str(info.value)
