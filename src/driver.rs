@@ -142,7 +142,7 @@ pub fn run(input: &Input) -> Result<Run, Error> {
         .iter()
         .filter_map(|f| match f.kind {
             Kind::Source(p) => Some((f.id, p)),
-            Kind::Header => None,
+            Kind::Header | Kind::Ignored => None,
         })
         .collect();
     let listed = listed(&map, &config, config_file, &sources);

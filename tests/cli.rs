@@ -152,3 +152,33 @@ fn a_link_out_of_the_root_is_not_followed() {
     assert_eq!(d["file"], "everything");
     assert!(d["message"].as_str().unwrap().contains("outside the kernel directory"), "{d}");
 }
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_named_like_a_source_is_said_and_not_read() {
+    let dir = scratch("fifo");
+    std::fs::write(
+        dir.join("k.cpp"),
+        "#include \"brainevent/common.h\"\n// @BE f\nvoid f(const BE::Tensor x, BE::Tensor y) {}\n",
+    )
+    .unwrap();
+    let made = Command::new("mkfifo").arg(dir.join("pipe.cu")).status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("no mkfifo here; skipped");
+        return;
+    }
+    let out = begen(&["scan", dir.to_str().unwrap(), "--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["functions"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["diagnostics"][0]["file"], "pipe.cu");
+    assert!(doc["diagnostics"][0]["message"].as_str().unwrap().contains("not a regular file"), "{doc}");
+}
+
+#[test]
+fn building_an_empty_directory_warns() {
+    let dir = scratch("empty_build");
+    let out = scratch("empty_build_out");
+    let done = begen(&["generate", dir.to_str().unwrap(), "--out", out.to_str().unwrap(), "--name", "k"]);
+    assert_eq!(done.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&done.stderr).contains("no annotated function was found"));
+}

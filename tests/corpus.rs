@@ -1,8 +1,8 @@
 //! Real-world corpus: `begen scan` against kernix on brainevent 0.3.0.
 //!
-//! Runs `tests/corpus/kernix_compare.py`, `tests/corpus/modules_compare.py` and
-//! `tests/corpus/hazards.py` (see tests/corpus/README.md) with this build's
-//! `begen` binary. The scripts download the brainevent wheel with pip
+//! Runs `tests/corpus/kernix_compare.py`, `tests/corpus/modules_compare.py`,
+//! `tests/corpus/hazards.py` and `tests/corpus/tree_build.py` (see
+//! tests/corpus/README.md) with this build's `begen` binary. The scripts download the brainevent wheel with pip
 //! into `.cache/` and need the project's Python (`scripts/setup.sh`). Where
 //! that Python or the network is missing the test is skipped with a note,
 //! except under `CI=true`, where a missing piece is a failure.
@@ -78,4 +78,14 @@ fn kernix_hazards_match_the_preprocessor() {
         return;
     }
     run_script("hazards.py", &[]);
+}
+
+#[test]
+fn brainevent_tree_builds_as_one_library() {
+    // Compiles the whole tree (minutes: about 3 to 5 on 2 cores) with the pip toolkit's nvcc.
+    if !ci() && std::env::var_os("NVCC").is_none() {
+        unavailable("NVCC is not set (source scripts/env.sh)");
+        return;
+    }
+    run_script("tree_build.py", &[]);
 }

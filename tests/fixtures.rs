@@ -104,6 +104,7 @@ cases!(
     err_variants,
     err_hardening,
     cr_only,
+    ignored_files,
 );
 
 /// Every fixture folder with a `scan.json` has a test above.

@@ -84,6 +84,9 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
         functions.retain(|f| f.platform == Platform::Cpu);
     }
     functions.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
+    if req.building && functions.is_empty() {
+        diags.push(Diagnostic::file(Severity::Warning, req.root_file, msg::NO_FUNCTIONS).hint(msg::HINT_NO_FUNCTIONS));
+    }
     let namespaced = modules.namespaced;
     let modules = names::name_all(req, &name, &prefix, &modules, &mut functions, &mut diags);
     check_include_paths(req, &functions, &mut sources, &mut diags);

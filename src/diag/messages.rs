@@ -37,6 +37,12 @@ pub fn annotation_in_header(name: &str) -> String {
     format!("annotation of '{name}' in a header is ignored: only sources (.cu, .cpp, .cc, .cxx) are exported")
 }
 
+pub fn annotation_in_ignored(name: &str, file: &str) -> String {
+    format!("annotation of '{name}' in `{file}` is ignored: begen reads `.cu`, `.cpp`, `.cc` and `.cxx` sources only")
+}
+
+pub const HINT_EXTENSIONS: &str = "extensions are case-sensitive, and C (`.c`) is not compiled: rename the file";
+
 pub const HINT_HEADER: &str = "move the annotation next to the function's definition in a source file";
 
 pub fn invalid_function_name(name: &str) -> String {
@@ -356,3 +362,7 @@ pub fn bad_define(name: &str) -> String {
 }
 
 pub const HINT_DEFINE: &str = "write defines as `{BLOCK: 256, USE_FAST: true, MODE: kFast}`";
+
+pub const NO_FUNCTIONS: &str = "no annotated function was found: the library has no kernels";
+
+pub const HINT_NO_FUNCTIONS: &str = "annotate each function to export with `// @BE <name>` on the line before it";

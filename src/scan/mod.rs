@@ -166,6 +166,16 @@ fn scan_file(map: &SourceMap, file: Loaded, wanted: bool, diags: &mut Vec<Diagno
             }
             return None;
         }
+        Kind::Ignored => {
+            let name = &map.get(id).name;
+            for a in &annotations {
+                diags.push(
+                    Diagnostic::warning(a.name_span, msg::annotation_in_ignored(&a.name, name))
+                        .hint(msg::HINT_EXTENSIONS),
+                );
+            }
+            return None;
+        }
     };
     if annotations.is_empty() && !wanted {
         return None;

@@ -12,6 +12,9 @@ use crate::source::relative;
 /// What a file is to begen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Kind {
+    /// Looks like a source but is not read as one (`.CU`, `.Cpp`, `.c`):
+    /// an annotation in it gets a warning.
+    Ignored,
     Source(Platform),
     Header,
 }
@@ -23,6 +26,14 @@ pub(crate) struct Entry {
     pub file: String,
     pub path: PathBuf,
     pub kind: Kind,
+}
+
+/// A file begen does not read as a source that a user may think it does:
+/// a source extension in other case (`.CU`), or C (`.c`).
+fn near_source(path: &Path) -> bool {
+    let Some(ext) = path.extension().and_then(|e| e.to_str()) else { return false };
+    let lower = ext.to_ascii_lowercase();
+    (lower != ext && matches!(lower.as_str(), "cu" | "cpp" | "cc" | "cxx")) || ext == "c"
 }
 
 /// Classifies a path by its extension.
@@ -72,11 +83,22 @@ pub(crate) fn walk(root: &Path) -> Result<(Vec<Entry>, Vec<WalkError>), Error> {
     for item in walker {
         match item {
             Ok(e) => {
+                let looks_like = kind_of(e.path()).is_some() || near_source(e.path());
                 if !e.file_type().is_file() {
+                    // A FIFO or device named like a source: said, never read.
+                    if looks_like && !e.file_type().is_dir() {
+                        let entry =
+                            Entry { file: relative(root, e.path()), path: e.path().to_path_buf(), kind: Kind::Header };
+                        errors.push(WalkError { entry, text: "not a regular file; not read".into(), is_loop: true });
+                    }
                     continue;
                 }
                 if let Some(kind) = kind_of(e.path()) {
                     entries.push(Entry { file: relative(root, e.path()), path: e.path().to_path_buf(), kind });
+                } else if near_source(e.path()) {
+                    let entry =
+                        Entry { file: relative(root, e.path()), path: e.path().to_path_buf(), kind: Kind::Ignored };
+                    entries.push(entry);
                 }
             }
             Err(err) => {

@@ -14,6 +14,8 @@ Layout of the cache:
                                         (`_csr/x/x.cu`): one begen library per file
     modules-*/                          modules_compare.py's scratch copy of corpus/,
                                         removed after each run
+    tree-*/                             tree_build.py's tree, include dir and build
+                                        output, removed after each run
     bench-*/                            bench/scan_bench.py's replicated trees
 
 brainevent builds each `.cu` file as its own module, and 84 function names are
