@@ -1,7 +1,8 @@
 //! Real-world corpus: `begen scan` against kernix on brainevent 0.3.0.
 //!
 //! Runs `tests/corpus/kernix_compare.py`, `tests/corpus/modules_compare.py`,
-//! `tests/corpus/hazards.py` and `tests/corpus/tree_build.py` (see
+//! `tests/corpus/hazards.py`, `tests/corpus/tree_build.py` and
+//! `tests/corpus/hybrid_build.py` (see
 //! tests/corpus/README.md) with this build's `begen` binary. The scripts download the brainevent wheel with pip
 //! into `.cache/` and need the project's Python (`scripts/setup.sh`). Where
 //! that Python or the network is missing the test is skipped with a note,
@@ -88,4 +89,15 @@ fn brainevent_tree_builds_as_one_library() {
         return;
     }
     run_script("tree_build.py", &[]);
+}
+
+#[test]
+fn brainevent_sources_with_ffi_headers_build_against_both_header_sets() {
+    // The sources that include brainevent/dtypes.h or ffi_compat.h, each built
+    // with begen's headers and with brainevent's first (one arch, about 1.5 minutes on 2 cores).
+    if !ci() && std::env::var_os("NVCC").is_none() {
+        unavailable("NVCC is not set (source scripts/env.sh)");
+        return;
+    }
+    run_script("hybrid_build.py", &[]);
 }

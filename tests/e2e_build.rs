@@ -364,3 +364,29 @@ fn a_source_put_back_with_an_older_date_is_rebuilt() {
     assert!(rebuilt.status.success(), "{log}");
     assert!(log.contains("compiling 1/1 gen/basic.cpp.begen.cc"), "{log}");
 }
+
+#[test]
+fn a_compile_that_hangs_is_stopped() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let (_, out, out_s) = dirs("tests/e2e/cpu", "hang");
+    let root = out.parent().unwrap().join("hang_kernels");
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(&root).unwrap();
+    // The preprocessor reads /dev/zero forever.
+    std::fs::write(
+        root.join("k.cpp"),
+        "#include \"brainevent/common.h\"\n#include \"/dev/zero\"\n// @BE f\nvoid f(const BE::Tensor x, BE::Tensor y) {}\n",
+    )
+    .unwrap();
+    let start = std::time::Instant::now();
+    let failed = begen(
+        &python,
+        &["build", root.to_str().unwrap(), "--out", &out_s, "--quiet"],
+        &[("BEGEN_COMPILE_TIMEOUT", "3")],
+    );
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(stderr(&failed).contains("did not finish within 3 s and was stopped"), "{}", stderr(&failed));
+    assert!(start.elapsed() < std::time::Duration::from_secs(60));
+}

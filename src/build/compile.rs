@@ -13,8 +13,10 @@
 //! generated files, so objects do not depend on where OUT is.
 
 use std::ffi::OsString;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::SystemTime;
@@ -166,6 +168,7 @@ pub fn compile_units(
     compilers: &Compilers,
     jobs: usize,
     explain: bool,
+    timeout: std::time::Duration,
     reporter: &mut dyn Reporter,
 ) -> Result<CompileStats> {
     let mut stale = Vec::new();
@@ -205,7 +208,7 @@ pub fn compile_units(
                     };
                     let env = &compilers.for_unit(unit).map(|c| c.env.clone()).unwrap_or_default();
                     let _ = tx.send(Event::Started(i));
-                    let result = run_one(work, unit, argv, env);
+                    let result = run_one(work, unit, argv, env, timeout);
                     let _ = tx.send(Event::Finished(i, result));
                 }
             });
@@ -247,37 +250,83 @@ enum Event {
     Finished(usize, std::result::Result<String, String>),
 }
 
-/// Runs one compile; `Ok(warnings)` or `Err(command + output)`.
+/// Stops a compile and everything it started (its process group, where
+/// there are process groups).
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        let group = format!("-{}", child.id());
+        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Runs one compile; `Ok(warnings)` or `Err(command + output)`. A compile
+/// that runs past `timeout` (a source that includes `/dev/zero`, a runaway
+/// template) is stopped.
 fn run_one(
     work: &Path,
     unit: &Unit,
     argv: &[OsString],
     env: &[(OsString, OsString)],
+    timeout: std::time::Duration,
 ) -> std::result::Result<String, String> {
     let stamp = work.join(stampfile(&unit.object));
     let _ = std::fs::remove_file(&stamp);
     let mut cmd = Command::new(&argv[0]);
-    cmd.args(&argv[1..]).current_dir(work);
+    cmd.args(&argv[1..]).current_dir(work).stdout(Stdio::piped()).stderr(Stdio::piped()).stdin(Stdio::null());
     for (k, v) in env {
         cmd.env(k, v);
     }
+    // Its own process group, so a timeout stops the compiler driver and
+    // every process it started (cc1plus, cicc, ptxas) together.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let shown = argv.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
-    match cmd.output() {
-        Ok(out) => {
-            let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-            text.push_str(&String::from_utf8_lossy(&out.stderr));
-            if out.status.success() {
-                let deps = std::fs::read_to_string(work.join(depfile(&unit.object))).unwrap_or_default();
-                record_deps(work, &unit.object, &parse_depfile(&deps))
-                    .map_err(|e| format!("writing the dependencies of {}: {e}", unit.object.display()))?;
-                std::fs::write(&stamp, stamp_text(argv, &unit.fingerprint))
-                    .map_err(|e| format!("writing {}: {e}", stamp.display()))?;
-                Ok(text)
-            } else {
-                Err(format!("command: {shown}\n{text}"))
+    let mut child =
+        cmd.spawn().map_err(|e| format!("command: {shown}\ncould not run `{}`: {e}", argv[0].to_string_lossy()))?;
+    // Drain both pipes while waiting, so a chatty compiler never blocks.
+    let drain = |pipe: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut text);
             }
+            text
+        })
+    };
+    let out = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let err = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
+    let start = std::time::Instant::now();
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if start.elapsed() >= timeout => {
+                kill_group(&mut child);
+                break None;
+            }
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
+            Err(e) => return Err(format!("command: {shown}\nwaiting for it failed: {e}")),
         }
-        Err(e) => Err(format!("command: {shown}\ncould not run `{}`: {e}", argv[0].to_string_lossy())),
+    };
+    let mut text = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
+    text.push_str(&String::from_utf8_lossy(&err.join().unwrap_or_default()));
+    match status {
+        None => Err(format!(
+            "command: {shown}\n{text}it did not finish within {} s and was stopped (BEGEN_COMPILE_TIMEOUT sets the \
+             limit, in seconds)",
+            timeout.as_secs()
+        )),
+        Some(status) if status.success() => {
+            let deps = std::fs::read_to_string(work.join(depfile(&unit.object))).unwrap_or_default();
+            record_deps(work, &unit.object, &parse_depfile(&deps))
+                .map_err(|e| format!("writing the dependencies of {}: {e}", unit.object.display()))?;
+            std::fs::write(&stamp, stamp_text(argv, &unit.fingerprint))
+                .map_err(|e| format!("writing {}: {e}", stamp.display()))?;
+            Ok(text)
+        }
+        Some(_) => Err(format!("command: {shown}\n{text}")),
     }
 }
 

@@ -438,7 +438,10 @@ pub(crate) fn build_library(
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
     });
     let explain = env.var("BEGEN_EXPLAIN").is_some();
-    let stats = compile::compile_units(&work, &units, &compilers, jobs, explain, reporter)?;
+    // A compile that hangs is stopped: 30 minutes by default.
+    let seconds = env.var("BEGEN_COMPILE_TIMEOUT").and_then(|s| s.parse::<u64>().ok()).unwrap_or(1800);
+    let timeout = std::time::Duration::from_secs(seconds.max(1));
+    let stats = compile::compile_units(&work, &units, &compilers, jobs, explain, timeout, reporter)?;
 
     let stage = work.join("stage");
     if stage.exists() {

@@ -169,7 +169,10 @@ def _wrong_headers(out, order, wheel_include, names) -> str | None:
 def run_probe(nvcc, ffi, arch, wheel_include, work) -> int:
     """Compile and run ffi_compat_probe.cu against each side's headers."""
     work.mkdir(parents=True)
-    includes = {"begen": bc.ROOT / "build-support" / "include", "brainevent": wheel_include}
+    # begen's side: the copy begen builds read (BEGEN_SUPPORT_INCLUDE, else the
+    # source tree's, which begen embeds).
+    ours = os.environ.get("BEGEN_SUPPORT_INCLUDE") or bc.ROOT / "build-support" / "include"
+    includes = {"begen": ours, "brainevent": wheel_include}
     failed = 0
     line = f"  tests/corpus/{PROBE.name}:"
     for order in ORDERS:
