@@ -16,7 +16,7 @@ def test_targets_and_register_is_idempotent(e2e_cpu):
     names = {
         "scale", "add", "minmax", "transpose", "checked_sqrt", "double_it",
         "add_i64", "scale_f64", "all_attrs", "axpy_f32", "axpy_f64",
-        "neg_float", "neg_int32_t", "fill_answer", "add_three",
+        "neg_float", "neg_int32_t", "fill_answer", "add_three", "failing_text",
     }
     assert set(e2e_cpu.TARGETS) == names
     assert all(e2e_cpu.TARGETS[n] == f"e2e_cpu.{n}" for n in names)
@@ -172,3 +172,14 @@ def test_16_bit_and_complex_attrs_are_checked(jax_cpu, e2e_cpu, name, value, err
         e2e_cpu.all_attrs(**values, out=jax_cpu.ShapeDtypeStruct((17,), jax_cpu.numpy.float64))
     assert str(info.value).startswith(f"all_attrs: attribute '{name}'"), str(info.value)
     assert detail in str(info.value), str(info.value)
+
+
+def test_kernel_messages_reach_python_as_text(jax_cpu, e2e_cpu):
+    out = jax_cpu.ShapeDtypeStruct((1,), "float32")
+    with pytest.raises(Exception) as cut:
+        e2e_cpu.failing_text(mode=0, out=out).block_until_ready()
+    text = str(cut.value)
+    assert "a" * 100 in text and "\ufffd" not in text, text[-80:]
+    assert not text.rstrip().endswith("end"), "the message was cut at 4 KiB"
+    with pytest.raises(Exception, match=r"bad \?\? bytes"):
+        e2e_cpu.failing_text(mode=1, out=out).block_until_ready()

@@ -59,12 +59,29 @@ constexpr size_t kMessageBytes = 4096;
 /// Copies a kernel's exception message (null: not a std::exception) into
 /// this thread's buffer and returns it; the glue reads it before the thread
 /// calls another kernel.
+/// The message reaches Python as text: it is made valid UTF-8 here (a
+/// byte that starts no valid sequence becomes `?`) and cut only between
+/// characters.
 BEGEN_HIDDEN inline const char* failed(const char* what) noexcept {
     static thread_local char message[kMessageBytes];
-    const char* text = what != nullptr ? what : "unknown C++ exception";
-    size_t n = 0;
-    for (; n + 1 < kMessageBytes && text[n] != '\0'; ++n) message[n] = text[n];
-    message[n] = '\0';
+    const auto* text = reinterpret_cast<const unsigned char*>(what != nullptr ? what : "unknown C++ exception");
+    size_t in = 0, out = 0;
+    while (text[in] != '\0') {
+        const unsigned char b = text[in];
+        size_t len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+        for (size_t k = 1; k < len; ++k) {
+            if ((text[in + k] & 0xC0) != 0x80) len = 0;  // also stops at the NUL
+        }
+        const size_t take = len == 0 ? 1 : len;
+        if (out + take + 1 > kMessageBytes) break;  // whole characters only
+        if (len == 0) {
+            message[out++] = '?';
+        } else {
+            for (size_t k = 0; k < len; ++k) message[out++] = static_cast<char>(text[in + k]);
+        }
+        in += take;
+    }
+    message[out] = '\0';
     return message;
 }
 

@@ -2,6 +2,8 @@
 // 2-d tensors, and a BE_CHECK failure.
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
 #include "brainevent/common.h"
 
@@ -63,4 +65,12 @@ static void double_it(const BE::Tensor x, BE::Tensor y) {
     const float* in = x.data_ptr<const float>();
     float* out = y.data_ptr<float>();
     for (int64_t i = 0; i < x.numel(); ++i) out[i] = twice(in[i]);
+}
+
+// @BE failing_text
+void failing_text(BE::Tensor out, int32_t mode) {
+    // A message that must still reach Python as text: cut inside a UTF-8
+    // character at the 4 KiB limit (mode 0), or holding invalid UTF-8 (1).
+    std::string text = mode == 0 ? std::string(4094, 'a') + "\xc3\xa9\xc3\xa9 end" : std::string("bad \xff\xfe bytes");
+    throw std::runtime_error(text);
 }
