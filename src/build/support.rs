@@ -25,6 +25,8 @@ headers!(
     "brainevent/common.h",
     "brainevent/config.h",
     "brainevent/dispatch.h",
+    "brainevent/dtypes.h",
+    "brainevent/ffi_compat.h",
     "brainevent/tensor.h",
 );
 

@@ -118,13 +118,15 @@ impl FileParse<'_> {
         let mut x = Expander::new(&self.table);
         let offsets: Vec<usize> = s.annotations.iter().map(|a| a.name_span.start).collect();
         let scopes = item::scopes_at(&s.code, &offsets);
-        for (a, scopes) in s.annotations.iter().zip(scopes) {
+        let limits =
+            item_limits(&s.code, &s.annotations.iter().map(|a| (a.name_span.start, a.end)).collect::<Vec<_>>());
+        for ((a, scopes), (start, limit)) in s.annotations.iter().zip(scopes).zip(limits) {
             let tokens = (!a.tokens.is_empty()).then(|| a.tokens.clone());
             self.declared.push(Declared {
                 name: a.name.clone(),
                 name_span: a.name_span,
                 tokens,
-                signature: locate(parser, id, &s.code, a.end, &a.name, &mut x),
+                signature: locate(parser, id, &s.code[..limit], start, &a.name, &mut x),
                 platform: s.platform,
                 callee: Callee::Source { file: id },
                 enclosing: enclosing_scope(&scopes),
@@ -149,6 +151,32 @@ impl FileParse<'_> {
             });
         }
     }
+}
+
+/// Where each annotation's item starts, and how far it may reach: up to the
+/// next annotation that stands after the item's start (stacked annotations
+/// over one macro invocation share the item). Without these, a file of
+/// annotations over unclosed declarations (or of bare annotations) makes
+/// every search run to the end of the file: quadratic time. `annotations`
+/// holds each annotation's start and the end of its comment, in file order.
+fn item_limits(code: &[u8], annotations: &[(usize, usize)]) -> Vec<(usize, usize)> {
+    let n = annotations.len();
+    // Where each annotation's item starts: the first code after its
+    // comment, found between it and the next annotation, else the next
+    // annotation's item start (computed from the last one back).
+    let mut starts = vec![code.len(); n];
+    for k in (0..n).rev() {
+        let next_at = annotations.get(k + 1).map_or(code.len(), |a| a.0);
+        let here = item::skip_trivia(&code[..next_at.max(annotations[k].1)], annotations[k].1);
+        starts[k] = if here < next_at || k + 1 == n { here } else { starts[k + 1] };
+    }
+    starts
+        .iter()
+        .map(|&start| {
+            let later = annotations.partition_point(|a| a.0 <= start);
+            (start, annotations.get(later).map_or(code.len(), |a| a.0))
+        })
+        .collect()
 }
 
 /// The innermost of the blocks around an annotation (outermost first) from
