@@ -126,10 +126,43 @@ pub(crate) enum SourceSpec {
     List(Vec<String>),
 }
 
-/// Where begen.yaml is in the source map, to point diagnostics at its keys.
-#[derive(Debug, Clone, Copy)]
+/// Where begen.yaml is in the source map, to point diagnostics at its keys,
+/// with an index of its words (a begen.yaml may list thousands of entries,
+/// and each needs locating at most once per diagnostic).
+#[derive(Debug, Clone)]
 pub(crate) struct ConfigFile {
     pub id: FileId,
+    /// Each delimited word: (1-based line, byte offset, followed by `:`).
+    words: std::sync::Arc<std::collections::HashMap<String, Vec<(usize, usize, bool)>>>,
+}
+
+/// Characters that bound a word of begen.yaml.
+const DELIMITERS: &str = "{}[],:\"'#";
+
+impl ConfigFile {
+    fn new(id: FileId, text: &str) -> ConfigFile {
+        let mut words: std::collections::HashMap<String, Vec<(usize, usize, bool)>> = Default::default();
+        let mut start = 0;
+        for (i, line) in text.split('\n').enumerate() {
+            let is_delim = |c: char| c.is_whitespace() || DELIMITERS.contains(c);
+            let mut k = 0;
+            while k < line.len() {
+                let rest = &line[k..];
+                let c = rest.chars().next().unwrap_or(' ');
+                if is_delim(c) {
+                    k += c.len_utf8();
+                    continue;
+                }
+                let len = rest.find(is_delim).unwrap_or(rest.len());
+                let after = &rest[len..];
+                let key = after.trim_start_matches(['"', '\'']).trim_start().starts_with(':');
+                words.entry(rest[..len].to_string()).or_default().push((i + 1, start + k, key));
+                k += len;
+            }
+            start += line.len() + 1;
+        }
+        ConfigFile { id, words: std::sync::Arc::new(words) }
+    }
 }
 
 impl ConfigFile {
@@ -137,6 +170,16 @@ impl ConfigFile {
     /// word (a list item), on the first line at or after `after_line` that
     /// has it; the file's start when there is none.
     pub fn span(&self, map: &SourceMap, word: &str, after_line: usize) -> Span {
+        if !word.is_empty() && !word.contains(|c: char| c.is_whitespace() || DELIMITERS.contains(c)) {
+            let found = self.words.get(word).and_then(|places| {
+                let later = || places.iter().filter(|(line, _, _)| *line >= after_line);
+                later().find(|(_, _, key)| *key).or_else(|| later().next()).map(|&(_, at, _)| at)
+            });
+            return match found {
+                Some(at) => map.span(self.id, at, at + word.len()),
+                None => map.span(self.id, 0, 0),
+            };
+        }
         let bytes = &map.get(self.id).bytes;
         let text = String::from_utf8_lossy(bytes);
         let mut starts = vec![0];
@@ -189,8 +232,8 @@ pub(crate) fn load(root: &Path, map: &mut SourceMap) -> (Config, Option<ConfigFi
         }
     };
     let id = map.add(FILE, &path, bytes);
-    let file = ConfigFile { id };
     let text = String::from_utf8_lossy(&map.get(id).bytes).into_owned();
+    let file = ConfigFile::new(id, &text);
     if text.trim().is_empty() {
         return (Config::default(), Some(file), Vec::new());
     }

@@ -145,7 +145,7 @@ pub fn run(input: &Input) -> Result<Run, Error> {
             Kind::Header | Kind::Ignored => None,
         })
         .collect();
-    let listed = listed(&map, &config, config_file, &sources);
+    let listed = listed(&map, &config, config_file.clone(), &sources);
 
     // scan: annotations; parse: signatures.
     let wanted: BTreeSet<FileId> = listed.keys().copied().collect();
@@ -162,7 +162,7 @@ pub fn run(input: &Input) -> Result<Run, Error> {
     let request = Request {
         map: &map,
         config: &config,
-        config_file,
+        config_file: config_file.clone(),
         root: &absolute,
         root_file,
         name: input.name.as_deref(),

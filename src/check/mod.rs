@@ -98,7 +98,7 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
 
 /// Where begen.yaml writes `word` (a key or a value), or its start.
 fn config_span(req: &Request, word: &str, after_line: usize) -> Option<Span> {
-    req.config_file.map(|c| c.span(req.map, word, after_line))
+    req.config_file.as_ref().map(|c| c.span(req.map, word, after_line))
 }
 
 /// `--name`, else begen.yaml's `name`, else the directory's name; it names
@@ -348,12 +348,18 @@ fn check_options(
     declared_names: &BTreeSet<String>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Function> {
+    // Each function under its name and its `module.name`, looked up once
+    // per key (begen.yaml may list thousands).
+    let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
+    for (k, f) in functions.iter().enumerate() {
+        by_key.entry(f.name.clone()).or_default().push(k);
+        by_key.entry(format!("{}.{}", f.module, f.name)).or_default().push(k);
+    }
     for (key, opts) in &req.config.functions {
-        let matches = |f: &Function| f.name == *key || format!("{}.{}", f.module, f.name) == *key;
-        let key_line = config_span(req, key, 1).map_or(1, |s| req.map.position(s).0);
         let vmap_method = match &opts.vmap_method {
             None => VmapMethod::default(),
             Some(v) => VmapMethod::parse(v).unwrap_or_else(|| {
+                let key_line = config_span(req, key, 1).map_or(1, |s| req.map.position(s).0);
                 if let Some(span) = config_span(req, "vmap_method", key_line) {
                     diags.push(Diagnostic::error(span, msg::bad_vmap_method(v)));
                 }
@@ -366,8 +372,9 @@ fn check_options(
             }
             continue;
         }
-        for f in functions.iter_mut().filter(|f| matches(f)) {
-            f.options = FunctionOptions { command_buffer: opts.command_buffer.unwrap_or(false), vmap_method };
+        for &k in by_key.get(key).into_iter().flatten() {
+            functions[k].options =
+                FunctionOptions { command_buffer: opts.command_buffer.unwrap_or(false), vmap_method };
         }
     }
     functions

@@ -1,0 +1,70 @@
+"""Is `begen scan` linear on crafted input? Time per MB at 1x, 10x and 100x.
+
+Inputs that once made the scan quadratic (issue reports from a hostile-input
+review): annotations over unclosed declarations, bare annotations, a
+begen.yaml with many `functions:` entries, a long run of `[`. For each, the
+time per MB should stay flat as the input grows (start-up aside at 1x).
+
+usage: python bench/crafted_bench.py [--begen target/release/begen] [--reps 3]
+"""
+
+import argparse
+import pathlib
+import statistics
+import subprocess
+import tempfile
+import time
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def unclosed(n):
+    return {"k.cu": "".join(f"// @BE f{i}\nvoid f{i}(const BE::Tensor x,\n" for i in range(n))}
+
+
+def bare(n):
+    return {"k.cu": "// @BE f\n" * (50 * n)}
+
+
+def many_options(n):
+    src = "".join(f"// @BE f{i}\nvoid f{i}(const BE::Tensor x, BE::Tensor y) {{}}\n" for i in range(n))
+    yaml = "functions:\n" + "".join(f"  f{i}: {{command_buffer: true}}\n" for i in range(10 * n))
+    return {"k.cu": src, "begen.yaml": yaml}
+
+
+def brackets(n):
+    return {"k.cu": "// @BE f\nvoid f(" + "[" * (50 * n) + ")\n"}
+
+
+CASES = {"unclosed declarations": unclosed, "bare annotations": bare, "many options": many_options, "[ x N": brackets}
+
+
+def time_scan(begen, files, reps):
+    with tempfile.TemporaryDirectory() as d:
+        size = 0
+        for name, text in files.items():
+            (pathlib.Path(d) / name).write_text(text)
+            size += len(text.encode())
+        runs = []
+        for _ in range(reps):
+            t = time.perf_counter()
+            subprocess.run([begen, "scan", d, "--format", "json"], stdout=subprocess.DEVNULL, check=False)
+            runs.append(time.perf_counter() - t)
+        return statistics.median(runs), size
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--begen", default=str(ROOT / "target/release/begen"))
+    ap.add_argument("--reps", type=int, default=3)
+    args = ap.parse_args()
+    print(f"{'input':24} {'scale':>6} {'MB':>8} {'time':>9} {'ms/MB':>9}")
+    for label, make in CASES.items():
+        for scale in (20, 200, 2000):
+            seconds, size = time_scan(args.begen, make(scale), args.reps)
+            mb = size / 1e6
+            print(f"{label:24} {scale:>6} {mb:8.3f} {seconds * 1000:8.1f}ms {seconds * 1000 / mb:9.1f}")
+
+
+if __name__ == "__main__":
+    main()
