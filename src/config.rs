@@ -132,16 +132,19 @@ pub(crate) enum SourceSpec {
 #[derive(Debug, Clone)]
 pub(crate) struct ConfigFile {
     pub id: FileId,
-    /// Each delimited word: (1-based line, byte offset, followed by `:`).
-    words: std::sync::Arc<std::collections::HashMap<String, Vec<(usize, usize, bool)>>>,
+    words: std::sync::Arc<WordIndex>,
 }
+
+/// Each delimited word of a file, with every place it stands: (1-based
+/// line, byte offset, followed by `:`).
+type WordIndex = std::collections::HashMap<String, Vec<(usize, usize, bool)>>;
 
 /// Characters that bound a word of begen.yaml.
 const DELIMITERS: &str = "{}[],:\"'#";
 
 impl ConfigFile {
     fn new(id: FileId, text: &str) -> ConfigFile {
-        let mut words: std::collections::HashMap<String, Vec<(usize, usize, bool)>> = Default::default();
+        let mut words = WordIndex::default();
         let mut start = 0;
         for (i, line) in text.split('\n').enumerate() {
             let is_delim = |c: char| c.is_whitespace() || DELIMITERS.contains(c);
