@@ -182,3 +182,16 @@ fn building_an_empty_directory_warns() {
     assert_eq!(done.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&done.stderr).contains("no annotated function was found"));
 }
+
+#[test]
+fn doctor_fails_on_a_compiler_that_does_not_run_or_a_bad_arch() {
+    let run = |env: (&str, &str), args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_begen")).arg("doctor").args(args).env(env.0, env.1).output().unwrap()
+    };
+    let no_cxx = run(("CXX", "/nonexistent/c++"), &[]);
+    assert_eq!(no_cxx.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&no_cxx.stdout).contains("`/nonexistent/c++` does not run"));
+    let bad_arch = run(("NO_COLOR", "1"), &["--arch", "sm_x"]);
+    assert_eq!(bad_arch.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad_arch.stdout).contains("`sm_x` is not a CUDA architecture"));
+}

@@ -697,12 +697,35 @@ pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
     };
     lines.push(line("support headers", Ok(support), true));
     let scratch = std::env::temp_dir().join(format!("begen-doctor-{}", std::process::id()));
-    let host = host_compiler(opts, &[], &[], &[], &scratch);
-    lines.push(line(
-        "host C++ (cc, CXX)",
-        host.as_ref().map(describe_cmd).map_err(|e| Error::Toolchain(e.to_string())),
-        true,
-    ));
+    // The compiler must run, not only be named.
+    let host = host_compiler(opts, &[], &[], &[], &scratch).and_then(|cmd| {
+        let runs = std::process::Command::new(&cmd.program).arg("--version").output();
+        match runs {
+            Ok(out) if out.status.success() => Ok(describe_cmd(&cmd)),
+            Ok(out) => Err(Error::Toolchain(format!(
+                "`{}` does not run: {}",
+                cmd.program.display(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ))),
+            Err(e) => Err(Error::Toolchain(format!(
+                "`{}` does not run ({e}): install a C++17 compiler or set CXX",
+                cmd.program.display()
+            ))),
+        }
+    });
+    lines.push(line("host C++ (cc, CXX)", host, true));
+    // Architectures asked for are checked even without nvcc.
+    if !opts.arch.is_empty() {
+        let asked =
+            arch::parse_list(&opts.arch).map(|l| l.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", "));
+        lines.push(line(
+            "--arch",
+            asked.map_err(|bad| {
+                Error::Toolchain(format!("`{bad}` is not a CUDA architecture (write sm_90, 90 or 9.0)"))
+            }),
+            true,
+        ));
+    }
     match d.cuda() {
         Ok(cuda) => {
             let version = cuda.version.clone().unwrap_or_else(|| "version unknown".into());
@@ -724,8 +747,30 @@ pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
         Err(e) => lines.push(line("nvcc", Err(e), false)),
     }
     lines.push(line("Python asked", Ok(d.python()), false));
+    lines.push(line("JAX in that Python", jax_report(&d.python()), false));
     let _ = std::fs::remove_dir_all(&scratch);
     lines
+}
+
+/// jax and jaxlib versions and the backends JAX finds (a GPU needs its
+/// CUDA plugin), as `BEGEN_PYTHON` sees them.
+fn jax_report(python: &str) -> Result<String> {
+    let probe = "import jax, jaxlib; print(jax.__version__, jaxlib.__version__, \
+                 sorted({d.platform for d in jax.devices()}), jax.default_backend())";
+    let out = std::process::Command::new(python)
+        .args(["-c", probe])
+        .output()
+        .map_err(|e| Error::Toolchain(format!("could not run `{python}`: {e}")))?;
+    if !out.status.success() {
+        let why = String::from_utf8_lossy(&out.stderr);
+        let last = why.trim().lines().last().unwrap_or("no output");
+        return Err(Error::Toolchain(format!("`{python}` cannot import jax: {last}")));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut parts = text.split_whitespace();
+    let (jax, jaxlib) = (parts.next().unwrap_or("?"), parts.next().unwrap_or("?"));
+    let rest: Vec<&str> = parts.collect();
+    Ok(format!("jax {jax}, jaxlib {jaxlib}; devices {}", rest.join(" ")))
 }
 
 fn describe_cmd(cmd: &CompilerCmd) -> String {

@@ -56,7 +56,8 @@ import modules_compare as mc  # noqa: E402
 
 LIBRARY = "brainevent_aot"
 ARCH = "sm_90"
-SHOWN = mc.SHOWN
+SHOWN = mc.SHOWN  # failures printed per check; the rest are counted
+SHOWN_LINES = 60  # lines of a failed build's report printed
 
 # Sources that cannot build against the pinned toolchain and the wheel, whatever begen does.
 CANNOT_BUILD = {
@@ -233,12 +234,15 @@ def run_checks(exe, nm, tree, include, out, expected, named) -> list[str]:
           f"({minutes(wall)}, {os.cpu_count()} CPUs, -j default); "
           f"{warnings} compiler warning lines")
     if r.returncode != 0:
-        print(f"    FAILED `begen build` exited {r.returncode}; the errors:")
-        errors = [line for line in lines if "error" in line.lower()] or lines[-40:]
-        for line in errors[:40]:
+        # begen's report starts at its first `error:` line (compiler warnings of
+        # the TUs that compiled come before it); else show the end.
+        first = next((i for i, line in enumerate(lines) if line.startswith("error")), None)
+        report = lines[first:] if first is not None else lines[-SHOWN_LINES:]
+        print(f"    FAILED `begen build` exited {r.returncode}:")
+        for line in report[:SHOWN_LINES]:
             print(f"      {line}")
-        if len(errors) > 40:
-            print(f"      ... and {len(errors) - 40} more lines")
+        if len(report) > SHOWN_LINES:
+            print(f"      ... and {len(report) - SHOWN_LINES} more lines")
         hint = stale_support_hint(out, tree)
         if hint:
             print(f"    {hint}")
