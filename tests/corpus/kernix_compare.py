@@ -150,6 +150,35 @@ def main() -> int:
     return 0 if ok else 1
 
 
+def script_arguments(doc: str, keep_help: str):
+    """The options the corpus scripts share: --begen, --cache, --keep."""
+    p = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    p.add_argument("--begen", help="begen binary (default $BEGEN_BIN, else target/debug/begen)")
+    p.add_argument("--cache", type=pathlib.Path, default=bc.DEFAULT_CACHE,
+                   help=f"download cache (default {bc.DEFAULT_CACHE.relative_to(bc.ROOT)})")
+    p.add_argument("--keep", action="store_true", help=keep_help)
+    return p.parse_args()
+
+
+def corpus_and_kernix(prog: str, cache: pathlib.Path):
+    """The corpus, kernix's functions and the corpus's files; or the exit
+    status to stop with (3: no corpus, 2: not the corpus expected)."""
+    try:
+        corpus = bc.fetch(cache)
+    except bc.Unavailable as e:
+        print(f"{prog}: corpus unavailable: {e}", file=sys.stderr)
+        return 3
+    kx, kx_errors = run_kernix(corpus)
+    files = [p.relative_to(corpus).as_posix() for p in bc.sources(corpus)]
+    print(f"{prog}: brainevent {bc.VERSION}: {len(files)} .cu files, "
+          f"{len(kx)} functions by kernix's parse_annotations")
+    if kx_errors or (len(files), len(kx)) != (bc.EXPECTED_FILES, bc.EXPECTED_FUNCTIONS):
+        print(f"{prog}: expected {bc.EXPECTED_FILES} files and {bc.EXPECTED_FUNCTIONS} "
+              f"functions, all accepted by kernix: is {corpus} the right corpus?", file=sys.stderr)
+        return 2
+    return corpus, kx, files
+
+
 def run_kernix(corpus: pathlib.Path):
     """{(file, function): {"spec", "line"}} and {file: error} from kernix."""
     kc = bc.load_kernix(corpus)

@@ -22,7 +22,6 @@ exit status: 0 agree, 1 disagreement (including a begen that rejects `modules:`)
              2 usage/setup error, 3 corpus unavailable (no network/pip).
 """
 
-import argparse
 import json
 import pathlib
 import shutil
@@ -43,27 +42,11 @@ class SetupError(Exception):
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--begen", help="begen binary (default $BEGEN_BIN, else target/debug/begen)")
-    p.add_argument("--cache", type=pathlib.Path, default=bc.DEFAULT_CACHE,
-                   help=f"download cache (default {bc.DEFAULT_CACHE.relative_to(bc.ROOT)})")
-    p.add_argument("--keep", action="store_true", help="keep the scratch tree and print its path")
-    a = p.parse_args()
-
-    try:
-        corpus = bc.fetch(a.cache)
-    except bc.Unavailable as e:
-        print(f"modules_compare: corpus unavailable: {e}", file=sys.stderr)
-        return 3
-
-    kx, kx_errors = kernix_compare.run_kernix(corpus)
-    files = [p.relative_to(corpus).as_posix() for p in bc.sources(corpus)]
-    print(f"modules_compare: brainevent {bc.VERSION}: {len(files)} .cu files, "
-          f"{len(kx)} functions by kernix's parse_annotations")
-    if kx_errors or (len(files), len(kx)) != (bc.EXPECTED_FILES, bc.EXPECTED_FUNCTIONS):
-        print(f"modules_compare: expected {bc.EXPECTED_FILES} files and {bc.EXPECTED_FUNCTIONS} "
-              f"functions, all accepted by kernix: is {corpus} the right corpus?", file=sys.stderr)
-        return 2
+    a = kernix_compare.script_arguments(__doc__, "keep the scratch tree and print its path")
+    loaded = kernix_compare.corpus_and_kernix("modules_compare", a.cache)
+    if isinstance(loaded, int):
+        return loaded
+    corpus, kx, files = loaded
 
     per_file = {f: kernix_modules.per_file_module(f) for f in files}
     if len(set(per_file.values())) != len(files):

@@ -38,7 +38,6 @@ exit status: 0 built and checked, 1 failure (the build, or a check after it),
              2 usage/setup error (no begen, nvcc or nm), 3 corpus unavailable.
 """
 
-import argparse
 import os
 import pathlib
 import re
@@ -74,28 +73,11 @@ class SetupError(Exception):
 
 
 def main() -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--begen", help="begen binary (default $BEGEN_BIN, else target/debug/begen)")
-    p.add_argument("--cache", type=pathlib.Path, default=bc.DEFAULT_CACHE,
-                   help=f"download cache (default {bc.DEFAULT_CACHE.relative_to(bc.ROOT)})")
-    p.add_argument("--keep", action="store_true",
-                   help="keep the scratch tree and the build's output and print their path")
-    a = p.parse_args()
-
-    try:
-        corpus = bc.fetch(a.cache)
-    except bc.Unavailable as e:
-        print(f"tree_build: corpus unavailable: {e}", file=sys.stderr)
-        return 3
-
-    kx, kx_errors = kernix_compare.run_kernix(corpus)
-    files = [p.relative_to(corpus).as_posix() for p in bc.sources(corpus)]
-    print(f"tree_build: brainevent {bc.VERSION}: {len(files)} .cu files, "
-          f"{len(kx)} functions by kernix's parse_annotations")
-    if kx_errors or (len(files), len(kx)) != (bc.EXPECTED_FILES, bc.EXPECTED_FUNCTIONS):
-        print(f"tree_build: expected {bc.EXPECTED_FILES} files and {bc.EXPECTED_FUNCTIONS} "
-              f"functions, all accepted by kernix: is {corpus} the right corpus?", file=sys.stderr)
-        return 2
+    a = kernix_compare.script_arguments(__doc__, "keep the scratch tree and the build's output and print their path")
+    loaded = kernix_compare.corpus_and_kernix("tree_build", a.cache)
+    if isinstance(loaded, int):
+        return loaded
+    corpus, kx, files = loaded
     cuda_common = bc.package_dir(corpus) / "include" / "cuda_common.h"
     if not cuda_common.is_file():
         print(f"tree_build: {cuda_common} is missing: is {corpus} the right corpus?",
