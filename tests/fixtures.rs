@@ -105,6 +105,7 @@ cases!(
     err_hardening,
     cr_only,
     ignored_files,
+    macro_names,
 );
 
 /// Every fixture folder with a `scan.json` has a test above.

@@ -32,7 +32,26 @@ const RPAREN: Sym = 2;
 const COMMA: Sym = 3;
 const HASH: Sym = 4;
 const VA_ARGS: Sym = 5;
-const FIXED: [&str; 6] = ["", "(", ")", ",", "#", "__VA_ARGS__"];
+const VA_OPT: Sym = 6;
+const FIXED: [&str; 7] = ["", "(", ")", ",", "#", "__VA_ARGS__", "__VA_OPT__"];
+
+/// The index of the `)` closing the `(` at `open` in `body`, before `end`.
+fn closing(body: &[Tok], open: usize, end: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, t) in body.iter().enumerate().take(end).skip(open) {
+        match (t.sym, t.kind) {
+            (LPAREN, Kind::Punct) => depth += 1,
+            (RPAREN, Kind::Punct) => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(k);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -84,6 +103,17 @@ impl Compiled {
             }
             if stringize {
                 active[k + 1] = true;
+            }
+        }
+        // `__VA_OPT__( ... )` is substituted as a whole.
+        if variadic {
+            for k in 0..body.len() {
+                if body[k].sym == VA_OPT
+                    && body.get(k + 1).is_some_and(|t| t.sym == LPAREN)
+                    && let Some(j) = closing(&body, k + 1, body.len())
+                {
+                    active[k..=j].iter_mut().for_each(|a| *a = true);
+                }
             }
         }
         let mut runs: Vec<(usize, usize, bool)> = Vec::new();
@@ -385,6 +415,20 @@ impl<'t> Expander<'t> {
         let mut k = range.start;
         while k < range.end {
             let t = body[k];
+            // C++20's `__VA_OPT__(x)`: `x` when the variadic arguments hold
+            // any token, else nothing.
+            if m.variadic
+                && t.sym == VA_OPT
+                && body.get(k + 1).is_some_and(|n| n.sym == LPAREN)
+                && let Some(j) = closing(body, k + 1, range.end)
+            {
+                let any = args.get(params.len()..).unwrap_or_default().iter().any(|a| !a.is_empty());
+                if any {
+                    out.extend(self.substitute(m, params, args, k + 2..j, hide, depth, budget));
+                }
+                k = j + 1;
+                continue;
+            }
             if t.sym == HASH
                 && t.kind == Kind::Punct
                 && let Some(arg) = body.get(k + 1).and_then(|n| arg_of(n.sym))
@@ -584,6 +628,12 @@ impl Expansion<'_, '_> {
     /// Whether the whole expansion has been produced.
     pub fn is_done(&self) -> bool {
         self.stack.is_empty()
+    }
+
+    /// Whether the token budget ran out: the rest was copied unexpanded, so
+    /// the text is not what the preprocessor would make.
+    pub fn exhausted(&self) -> bool {
+        self.budget == 0
     }
 }
 

@@ -207,11 +207,29 @@ fn locate(
         Item::End => Err(LocateError::NothingFollows),
         Item::Decl { start, end, .. } => {
             x.at(start);
-            let sig = parse_decl(parser, file, &code[start..end], start)?;
-            if sig.name != wanted {
-                return Err(LocateError::NameMismatch { found: sig.name, at: sig.name_span });
+            let direct = parse_decl(parser, file, &code[start..end], start);
+            if let Ok(sig) = &direct
+                && sig.name == wanted
+            {
+                return Ok(with_type_macros(sig.clone(), x));
             }
-            Ok(with_type_macros(sig, x))
+            // The head may name the function through a macro (`#define
+            // KNAME scale2` then `void KNAME(...)`, or `void NAMED(scale)(...)`):
+            // read it as the preprocessor would.
+            let text = String::from_utf8_lossy(&code[start..end]);
+            let mut expansion = x.expansion(&text);
+            let mut expanded = Vec::new();
+            expansion.fill(&mut expanded, usize::MAX);
+            let whole = !expansion.exhausted();
+            if whole
+                && expanded != text.as_bytes()
+                && let Ok(sig) = parse_decl(parser, file, &expanded, 0)
+                && sig.name == wanted
+            {
+                return Ok(relocate(sig, Span::new(file, start, end), Origin::Direct));
+            }
+            let sig = direct?;
+            Err(LocateError::NameMismatch { found: sig.name, at: sig.name_span })
         }
         Item::Call { name, name_end, open: _, close, next: _ } => {
             let macro_name = String::from_utf8_lossy(&code[name..name_end]).into_owned();
