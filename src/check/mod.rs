@@ -350,8 +350,9 @@ fn check_options(
 ) -> Vec<Function> {
     // Each function under its name and its `module.name`, looked up once
     // per key (begen.yaml may list thousands).
-    let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
-    for (k, f) in functions.iter().enumerate() {
+    let mut by_key: HashMap<String, Vec<usize>, par::FxBuildHasher> = HashMap::default();
+    let listed = if req.config.functions.is_empty() { &[][..] } else { &functions[..] };
+    for (k, f) in listed.iter().enumerate() {
         by_key.entry(f.name.clone()).or_default().push(k);
         by_key.entry(format!("{}.{}", f.module, f.name)).or_default().push(k);
     }

@@ -94,7 +94,7 @@ fn name_params(f: &mut Function) {
 /// Every handler and trampoline symbol must be distinct: a symbol that is
 /// another function's is an error at both.
 fn check_symbols(req: &Request, functions: &[Function], diags: &mut Vec<Diagnostic>) {
-    let mut owner: HashMap<&str, usize> = HashMap::new();
+    let mut owner: HashMap<&str, usize, crate::par::FxBuildHasher> = HashMap::default();
     for (k, f) in functions.iter().enumerate() {
         for symbol in [f.handler.as_str(), f.trampoline.as_str()] {
             if let Some(&other) = owner.get(symbol) {

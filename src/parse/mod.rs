@@ -207,12 +207,10 @@ fn locate(
         Item::End => Err(LocateError::NothingFollows),
         Item::Decl { start, end, .. } => {
             x.at(start);
-            let direct = parse_decl(parser, file, &code[start..end], start);
-            if let Ok(sig) = &direct
-                && sig.name == wanted
-            {
-                return Ok(with_type_macros(sig.clone(), x));
-            }
+            let direct = match parse_decl(parser, file, &code[start..end], start) {
+                Ok(sig) if sig.name == wanted => return Ok(with_type_macros(sig, x)),
+                other => other,
+            };
             // The head may name the function through a macro (`#define
             // KNAME scale2` then `void KNAME(...)`, or `void NAMED(scale)(...)`):
             // read it as the preprocessor would.
