@@ -251,8 +251,10 @@ fn refuse_overwriting_inputs(out: &std::path::Path, run: &Run) -> Result<(), Err
         (Ok(a), Ok(b)) => a == b,
         _ => false,
     };
-    for output in outputs.iter().map(|o| out.join(o)) {
-        if let Some(input) = run.files_read.iter().find(|input| same(&output, input)) {
+    for (name, output) in outputs.iter().map(|o| (o, out.join(o))) {
+        // Only an input of the same file name can be the same file.
+        let mut candidates = run.files_read.iter().filter(|input| input.file_name() == Some(name.as_ref()));
+        if let Some(input) = candidates.find(|input| same(&output, input)) {
             return Err(Error::Other(format!(
                 "`{}` would be written over `{}`, which begen reads as input: choose another --out, or \
                  another library name",

@@ -96,6 +96,11 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
     (library, diags)
 }
 
+/// The source file of that relative name, if the root holds one.
+pub(super) fn source_id(req: &Request, file: &str) -> Option<FileId> {
+    req.sources.iter().map(|(id, _)| *id).find(|id| req.map.get(*id).name == file)
+}
+
 /// Where begen.yaml writes `word` (a key or a value), or its start.
 fn config_span(req: &Request, word: &str, after_line: usize) -> Option<Span> {
     req.config_file.as_ref().map(|c| c.span(req.map, word, after_line))
@@ -157,7 +162,7 @@ fn check_platform(req: &Request, diags: &mut Vec<Diagnostic>) -> PlatformChoice 
 /// `sources:` keys must name source files under the root.
 fn check_config_sources(req: &Request, diags: &mut Vec<Diagnostic>) {
     for file in req.config.sources.keys() {
-        let known = req.sources.iter().any(|(id, _)| req.map.get(*id).name == *file);
+        let known = source_id(req, file).is_some();
         if !known && let Some(span) = config_span(req, file, 1) {
             diags.push(Diagnostic::error(span, msg::config_source_missing(file)));
         }
@@ -289,7 +294,7 @@ fn instances(
 fn check_variants(req: &Request, diags: &mut Vec<Diagnostic>) -> BTreeMap<FileId, Vec<Variant>> {
     let mut out = BTreeMap::new();
     for (file, list) in &req.config.variants {
-        let Some(&(id, _)) = req.sources.iter().find(|(id, _)| req.map.get(*id).name == *file) else {
+        let Some(id) = source_id(req, file) else {
             if let Some(span) = config_span(req, file, 1) {
                 diags.push(Diagnostic::error(span, msg::config_source_missing(file)));
             }
@@ -490,11 +495,17 @@ fn settings(req: &Request, choice: PlatformChoice, sources: &[SourceFile]) -> Se
 /// `include_dirs:` entries must be directories under the root (a missing
 /// one would be passed to the compiler silently).
 fn check_include_dirs(req: &Request, diags: &mut Vec<Diagnostic>) {
-    for dir in &req.config.include_dirs {
+    check_dirs(req, &req.config.include_dirs, msg::include_dir_missing, diags);
+}
+
+/// Each of `dirs` must be a directory under the root; a missing one is an
+/// error where begen.yaml lists it.
+fn check_dirs(req: &Request, dirs: &[String], missing: fn(&str) -> String, diags: &mut Vec<Diagnostic>) {
+    for dir in dirs {
         if !req.root.join(dir).is_dir()
             && let Some(span) = config_span(req, dir, 1)
         {
-            diags.push(Diagnostic::error(span, msg::include_dir_missing(dir)));
+            diags.push(Diagnostic::error(span, missing(dir)));
         }
     }
 }
@@ -509,13 +520,7 @@ fn check_link(req: &Request, diags: &mut Vec<Diagnostic>) {
             diags.push(Diagnostic::error(span, msg::bad_link_lib(lib)).hint(msg::HINT_LINK_LIB));
         }
     }
-    for dir in &link.dirs {
-        if !req.root.join(dir).is_dir()
-            && let Some(span) = config_span(req, dir, 1)
-        {
-            diags.push(Diagnostic::error(span, msg::link_dir_missing(dir)));
-        }
-    }
+    check_dirs(req, &link.dirs, msg::link_dir_missing, diags);
 }
 
 #[cfg(test)]

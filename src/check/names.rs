@@ -100,8 +100,7 @@ fn check_symbols(req: &Request, functions: &[Function], diags: &mut Vec<Diagnost
             if let Some(&other) = owner.get(symbol) {
                 let o = &functions[other];
                 let span = |f: &Function| {
-                    let id = req.sources.iter().map(|(id, _)| *id).find(|id| req.map.get(*id).name == f.file);
-                    id.map(|id| {
+                    super::source_id(req, &f.file).map(|id| {
                         let start = req.map.get(id).line_range(f.line).start + f.column - 1;
                         req.map.span(id, start, start + f.name.len())
                     })

@@ -66,8 +66,7 @@ pub(crate) fn declare(
         let own = std::mem::take(&mut f.own);
         headers.resolve(map, f.scanned.file, own, &mut f.table, &mut f.diags);
     }
-    let map: &SourceMap = map;
-    par::for_each(&mut files, threads, SignatureParser::new, |parser, f| f.locate(map, parser));
+    par::for_each(&mut files, threads, SignatureParser::new, |parser, f| f.locate(parser));
     let mut declared = Vec::new();
     let mut diags = Vec::new();
     for f in files {
@@ -106,13 +105,13 @@ impl FileParse<'_> {
 
     /// Locates every annotated function, then begen.yaml's, and frees what
     /// only this file needed (on the worker: a large tree has much to free).
-    fn locate(&mut self, map: &SourceMap, parser: &mut SignatureParser) {
-        self.locate_all(map, parser);
+    fn locate(&mut self, parser: &mut SignatureParser) {
+        self.locate_all(parser);
         self.table = MacroTable::default();
         self.scanned = Scanned { code: Vec::new(), annotations: Vec::new(), ..self.scanned };
     }
 
-    fn locate_all(&mut self, map: &SourceMap, parser: &mut SignatureParser) {
+    fn locate_all(&mut self, parser: &mut SignatureParser) {
         let s = &self.scanned;
         let id = s.file;
         let mut x = Expander::new(&self.table);
@@ -132,7 +131,6 @@ impl FileParse<'_> {
                 enclosing: enclosing_scope(&scopes),
             });
         }
-        let _ = map;
         for l in self.listed {
             let tokens = l.tokens.as_ref().map(|t| t.iter().map(|t| (t.clone(), l.span)).collect());
             let signature = if crate::model::is_identifier(&l.name) {
