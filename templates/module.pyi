@@ -9,8 +9,14 @@ LIBRARY: Final[str]
 TARGETS: Final[dict[str, str]]
 
 def register() -> None: ...
+def export_safety_checks() -> list[jax.export.DisabledSafetyCheck]: ...
 {%- for f in m.functions %}
-def {{ f.py_name }}({{ f.stub_signature }}) -> {{ f.stub_return }}: ...
+def {{ f.py_name }}({{ f.stub_signature }}) -> {{ f.stub_return }}:
+    """{{ f.doc_first }}
+{%- for line in f.doc_rest %}
+{% if !line.is_empty() %}{{ line }}{% endif %}
+{%- endfor %}
+    """
 {%- endfor %}
 {%- for n in m.modules %}
 
@@ -21,9 +27,16 @@ class _begen_{{ n.py_name }}:
     TARGETS: Final[dict[str, str]]
     @staticmethod
     def register() -> None: ...
+    @staticmethod
+    def export_safety_checks() -> list[jax.export.DisabledSafetyCheck]: ...
 {%- for f in n.functions %}
     @staticmethod
-    def {{ f.py_name }}({{ f.stub_signature }}) -> {{ f.stub_return }}: ...
+    def {{ f.py_name }}({{ f.stub_signature }}) -> {{ f.stub_return }}:
+        """{{ f.doc_first }}
+{%- for line in f.doc_rest %}
+{% if !line.is_empty() %}    {{ line }}{% endif %}
+{%- endfor %}
+        """
 {%- endfor %}
 
 {{ n.py_name }}: Final[_begen_{{ n.py_name }}]

@@ -11,6 +11,7 @@
 //! per-function options, platform and generated-file filtering, names and
 //! symbols, include paths.
 
+mod contract;
 mod function;
 mod infer;
 mod modules;

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::Request;
 use super::modules::Modules;
 use crate::diag::{Diagnostic, messages as msg};
-use crate::model::{Function, Module, PY_RESERVED, Token, is_py_keyword};
+use crate::model::{Function, Instance, Module, PY_RESERVED, Token, is_py_keyword};
 
 /// Fills in each function's target, symbols and Python names, and returns
 /// the modules (sorted by name) with their functions' indices.
@@ -41,6 +41,7 @@ pub(super) fn name_all(
         };
         f.handler = handler;
         f.trampoline = trampoline;
+        f.instances = instances(f);
         name_params(f);
         by_module.entry(f.module.clone()).or_default().push(k);
     }
@@ -79,15 +80,56 @@ pub(crate) fn py_name(name: &str, taken: &mut BTreeSet<String>) -> String {
     py
 }
 
-/// The Python parameter names of a function's inputs and attributes: like
-/// [`py_name`], and never `out` (the output structs' keyword).
+/// The instantiations of a template kernel: one per combination of its
+/// consts' values, each with its own target (`<target>[T=float32,N=4]`) and
+/// symbols (`<symbol>__float32_4`).
+fn instances(f: &Function) -> Vec<Instance> {
+    if f.consts.is_empty() {
+        return Vec::new();
+    }
+    let mut combos: Vec<Vec<String>> = vec![Vec::new()];
+    for k in &f.consts {
+        combos = combos
+            .into_iter()
+            .flat_map(|prefix| {
+                k.values.iter().map(move |v| {
+                    let mut c = prefix.clone();
+                    c.push(v.clone());
+                    c
+                })
+            })
+            .collect();
+    }
+    combos
+        .into_iter()
+        .map(|values| {
+            let shown: Vec<String> = f.consts.iter().zip(&values).map(|(k, v)| format!("{}={v}", k.name)).collect();
+            // Symbol-safe: `-3` becomes `m3`.
+            let suffix: Vec<String> = values.iter().map(|v| v.replace('-', "m")).collect();
+            let suffix = suffix.join("_");
+            Instance {
+                key: format!("{}[{}]", f.name, shown.join(",")),
+                target: format!("{}[{}]", f.target, shown.join(",")),
+                handler: format!("{}__{suffix}", f.handler),
+                trampoline: format!("{}__{suffix}", f.trampoline),
+                values,
+            }
+        })
+        .collect()
+}
+
+/// The Python parameter names of a function's inputs, attributes and
+/// constants: like [`py_name`], and never `out` (the output structs' keyword).
 fn name_params(f: &mut Function) {
     let mut taken = BTreeSet::from(["out".to_string()]);
     for p in &mut f.params {
         p.py_name = match p.token {
-            Token::Arg | Token::Attr { .. } => py_name(&p.name, &mut taken),
-            Token::Ret | Token::Stream => String::new(),
+            Token::Arg(_) | Token::InOut(_) | Token::Attr { .. } => py_name(&p.name, &mut taken),
+            Token::Ret(_) | Token::Stream | Token::Dim { .. } => String::new(),
         };
+    }
+    for k in &mut f.consts {
+        k.py_name = py_name(&k.name, &mut taken);
     }
 }
 
@@ -96,7 +138,10 @@ fn name_params(f: &mut Function) {
 fn check_symbols(req: &Request, functions: &[Function], diags: &mut Vec<Diagnostic>) {
     let mut owner: HashMap<&str, usize, crate::par::FxBuildHasher> = HashMap::default();
     for (k, f) in functions.iter().enumerate() {
-        for symbol in [f.handler.as_str(), f.trampoline.as_str()] {
+        let symbols = [f.handler.as_str(), f.trampoline.as_str()]
+            .into_iter()
+            .chain(f.instances.iter().flat_map(|i| [i.handler.as_str(), i.trampoline.as_str()]));
+        for symbol in symbols {
             if let Some(&other) = owner.get(symbol) {
                 let o = &functions[other];
                 let span = |f: &Function| {

@@ -1,20 +1,44 @@
 //! The token language of an arg_spec: `arg`, `ret`, `stream`,
 //! `attr.<name>[:<type>]`, and the kernix aliases (`args`, `rets`,
-//! `ctx.stream`, `attrs.<name>`), normalised on the way in.
+//! `ctx.stream`, `attrs.<name>`), normalised on the way in; and the typed
+//! forms of seed 002: `arg:<dtype>[<dims>]`, `ret:...`, `inout[:...]`,
+//! `dim.<name>[:<type>]` and `const.<NAME>=<v1>,<v2>,...`.
 
-use crate::model::AttrType;
+use crate::model::{AttrType, ElementType, Extent, TensorType, is_identifier};
 
 /// One token as written, normalised but not yet checked against a signature.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SpecToken {
-    Arg,
-    Ret,
+    /// `arg`, or `arg:<contract>`.
+    Arg(Option<TensorType>),
+    /// `ret`, or `ret:<contract>`.
+    Ret(Option<TensorType>),
+    /// `inout`, or `inout:<contract>`.
+    InOut(Option<TensorType>),
     Stream,
     /// `ty` is `None` for the bare form, whose type comes from the signature.
     Attr {
         name: String,
         ty: Option<AttrType>,
     },
+    /// `dim.<name>`; `ty` as for attrs.
+    Dim {
+        name: String,
+        ty: Option<AttrType>,
+    },
+    /// `const.<NAME>=<values>`: describes a template parameter, not a
+    /// function parameter.
+    Const {
+        name: String,
+        values: Vec<String>,
+    },
+}
+
+impl SpecToken {
+    /// Whether it stands for one parameter of the signature (`const.` does not).
+    pub fn is_param(&self) -> bool {
+        !matches!(self, SpecToken::Const { .. })
+    }
 }
 
 /// Why a token is not one.
@@ -25,24 +49,62 @@ pub enum TokenError {
     BadAttrName(String),
     /// `attr.x:t` with `t` outside the 15 types.
     BadAttrType(String),
+    /// `arg:<x>` where `<x>` is neither a dtype nor a template parameter name.
+    BadDtype(String),
+    /// A shape that does not read as `[<dim>, ...]`: the text, and why.
+    BadShape(String, &'static str),
+    /// `dim.` followed by something that is not an identifier.
+    BadDimName(String),
+    /// `dim.n:<t>` with `<t>` not an integer type.
+    BadDimType(String),
+    /// `const.` without `<NAME>=` and at least one value.
+    BadConst(&'static str),
+    /// A `const.` value that is not a literal (integer, `true`, `false` or a dtype).
+    BadConstValue(String),
 }
 
 /// Parses and normalises one token.
 pub fn parse_token(raw: &str) -> Result<SpecToken, TokenError> {
     match raw {
-        "arg" | "args" => return Ok(SpecToken::Arg),
-        "ret" | "rets" => return Ok(SpecToken::Ret),
+        "arg" | "args" => return Ok(SpecToken::Arg(None)),
+        "ret" | "rets" => return Ok(SpecToken::Ret(None)),
+        "inout" => return Ok(SpecToken::InOut(None)),
         "stream" | "ctx.stream" => return Ok(SpecToken::Stream),
         _ => {}
+    }
+    if let Some((word, contract)) = raw.split_once(':') {
+        let tensor = match word {
+            "arg" | "args" => Some(SpecToken::Arg as fn(_) -> _),
+            "ret" | "rets" => Some(SpecToken::Ret as fn(_) -> _),
+            "inout" => Some(SpecToken::InOut as fn(_) -> _),
+            _ => None,
+        };
+        if let Some(make) = tensor {
+            return Ok(make(Some(parse_contract(contract)?)));
+        }
+    }
+    if let Some(rest) = raw.strip_prefix("dim.") {
+        let (name, ty) = split_type(rest);
+        if !is_identifier(name) {
+            return Err(TokenError::BadDimName(name.to_string()));
+        }
+        let ty = match ty {
+            None => None,
+            Some(t) => match AttrType::parse(t) {
+                Some(ty) if ty.is_integer() => Some(ty),
+                _ => return Err(TokenError::BadDimType(t.to_string())),
+            },
+        };
+        return Ok(SpecToken::Dim { name: name.to_string(), ty });
+    }
+    if let Some(rest) = raw.strip_prefix("const.") {
+        return parse_const(rest);
     }
     let Some(attr) = raw.strip_prefix("attr.").or_else(|| raw.strip_prefix("attrs.")) else {
         return Err(TokenError::Unknown);
     };
-    let (name, ty) = match attr.split_once(':') {
-        Some((name, ty)) => (name, Some(ty)),
-        None => (attr, None),
-    };
-    if !crate::model::is_identifier(name) {
+    let (name, ty) = split_type(attr);
+    if !is_identifier(name) {
         return Err(TokenError::BadAttrName(name.to_string()));
     }
     let ty = match ty {
@@ -52,14 +114,103 @@ pub fn parse_token(raw: &str) -> Result<SpecToken, TokenError> {
     Ok(SpecToken::Attr { name: name.to_string(), ty })
 }
 
+fn split_type(s: &str) -> (&str, Option<&str>) {
+    match s.split_once(':') {
+        Some((name, ty)) => (name, Some(ty)),
+        None => (s, None),
+    }
+}
+
+/// `<dtype>` or `<dtype>[<dims>]`.
+fn parse_contract(text: &str) -> Result<TensorType, TokenError> {
+    let (word, shape) = match text.find('[') {
+        Some(k) => (&text[..k], Some(&text[k..])),
+        None => (text, None),
+    };
+    let dtype = match AttrType::parse(word) {
+        Some(t) => ElementType::Dtype(t),
+        None if is_identifier(word) => ElementType::Param(word.to_string()),
+        None => return Err(TokenError::BadDtype(word.to_string())),
+    };
+    let dims = match shape {
+        None => None,
+        Some(shape) => Some(parse_shape(shape)?),
+    };
+    Ok(TensorType { dtype, dims })
+}
+
+/// `[n, k, 3]`, `[]`.
+fn parse_shape(shape: &str) -> Result<Vec<Extent>, TokenError> {
+    let bad = |why| TokenError::BadShape(shape.to_string(), why);
+    let inner = shape.strip_prefix('[').and_then(|s| s.strip_suffix(']')).ok_or_else(|| bad("it must end in `]`"))?;
+    if inner.contains(['[', ']']) {
+        return Err(bad("brackets do not nest"));
+    }
+    if inner.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut dims = Vec::new();
+    for d in inner.split(',') {
+        let d = d.trim();
+        if d.is_empty() {
+            return Err(bad("a dimension is empty"));
+        }
+        if d.bytes().all(|b| b.is_ascii_digit()) {
+            dims.push(Extent::Fixed(d.parse().map_err(|_| bad("a dimension is too large"))?));
+        } else if is_identifier(d) {
+            dims.push(Extent::Named(d.to_string()));
+        } else {
+            return Err(bad("each dimension is a name or a non-negative integer"));
+        }
+    }
+    Ok(dims)
+}
+
+/// `NAME=v1,v2,...` after `const.`.
+fn parse_const(rest: &str) -> Result<SpecToken, TokenError> {
+    let Some((name, values)) = rest.split_once('=') else {
+        return Err(TokenError::BadConst("it needs `=` and its values: `const.N=64,128`"));
+    };
+    if !is_identifier(name) {
+        return Err(TokenError::BadConst("its name must be a C++ identifier"));
+    }
+    let mut out = Vec::new();
+    for v in values.split(',') {
+        let v = v.trim();
+        if v.is_empty() {
+            return Err(TokenError::BadConst("every value must be written out: `const.N=64,128`"));
+        }
+        let literal = v == "true"
+            || v == "false"
+            || AttrType::parse(v).is_some()
+            || v.strip_prefix('-').unwrap_or(v).bytes().all(|b| b.is_ascii_digit()) && v != "-";
+        if !literal {
+            return Err(TokenError::BadConstValue(v.to_string()));
+        }
+        out.push(v.to_string());
+    }
+    Ok(SpecToken::Const { name: name.to_string(), values: out })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn typed(dtype: AttrType, dims: &[&str]) -> Option<TensorType> {
+        let dims = dims
+            .iter()
+            .map(|d| match d.parse() {
+                Ok(n) => Extent::Fixed(n),
+                Err(_) => Extent::Named(d.to_string()),
+            })
+            .collect();
+        Some(TensorType { dtype: ElementType::Dtype(dtype), dims: Some(dims) })
+    }
+
     #[test]
     fn aliases_and_errors() {
-        assert_eq!(parse_token("args"), Ok(SpecToken::Arg));
-        assert_eq!(parse_token("rets"), Ok(SpecToken::Ret));
+        assert_eq!(parse_token("args"), Ok(SpecToken::Arg(None)));
+        assert_eq!(parse_token("rets"), Ok(SpecToken::Ret(None)));
         assert_eq!(parse_token("input"), Err(TokenError::Unknown));
         assert_eq!(parse_token("attr.1x"), Err(TokenError::BadAttrName("1x".into())));
         assert_eq!(parse_token("attr.x:float8"), Err(TokenError::BadAttrType("float8".into())));
@@ -68,6 +219,51 @@ mod tests {
             let tok = format!("attr.v:{t}");
             assert_eq!(parse_token(&tok), Ok(SpecToken::Attr { name: "v".into(), ty: Some(t) }));
         }
+    }
+
+    #[test]
+    fn typed_tensors() {
+        assert_eq!(parse_token("arg:float32[n, k]"), Ok(SpecToken::Arg(typed(AttrType::Float32, &["n", "k"]))));
+        assert_eq!(parse_token("ret:int8[3,n]"), Ok(SpecToken::Ret(typed(AttrType::Int8, &["3", "n"]))));
+        assert_eq!(parse_token("inout:float64[]"), Ok(SpecToken::InOut(typed(AttrType::Float64, &[]))));
+        assert_eq!(parse_token("inout"), Ok(SpecToken::InOut(None)));
+        assert_eq!(
+            parse_token("arg:T[n]"),
+            Ok(SpecToken::Arg(Some(TensorType {
+                dtype: ElementType::Param("T".into()),
+                dims: Some(vec![Extent::Named("n".into())])
+            })))
+        );
+        assert_eq!(
+            parse_token("arg:float16"),
+            Ok(SpecToken::Arg(Some(TensorType { dtype: ElementType::Dtype(AttrType::Float16), dims: None })))
+        );
+        assert!(matches!(parse_token("arg:float32[n"), Err(TokenError::BadShape(..))));
+        assert!(matches!(parse_token("arg:float32[n,]"), Err(TokenError::BadShape(..))));
+        assert!(matches!(parse_token("arg:float32[-1]"), Err(TokenError::BadShape(..))));
+        assert!(matches!(parse_token("arg:float32[[n]]"), Err(TokenError::BadShape(..))));
+        assert!(matches!(parse_token("arg:float32[99999999999999999999999]"), Err(TokenError::BadShape(..))));
+        assert_eq!(parse_token("arg:1x[n]"), Err(TokenError::BadDtype("1x".into())));
+    }
+
+    #[test]
+    fn dims_and_consts() {
+        assert_eq!(parse_token("dim.n"), Ok(SpecToken::Dim { name: "n".into(), ty: None }));
+        assert_eq!(parse_token("dim.n:uint64"), Ok(SpecToken::Dim { name: "n".into(), ty: Some(AttrType::UInt64) }));
+        assert_eq!(parse_token("dim.n:float32"), Err(TokenError::BadDimType("float32".into())));
+        assert_eq!(parse_token("dim.2"), Err(TokenError::BadDimName("2".into())));
+        assert_eq!(
+            parse_token("const.N=64,-1,true"),
+            Ok(SpecToken::Const { name: "N".into(), values: vec!["64".into(), "-1".into(), "true".into()] })
+        );
+        assert_eq!(
+            parse_token("const.T=float32,float64"),
+            Ok(SpecToken::Const { name: "T".into(), values: vec!["float32".into(), "float64".into()] })
+        );
+        assert_eq!(parse_token("const.N=BLOCK"), Err(TokenError::BadConstValue("BLOCK".into())));
+        assert_eq!(parse_token("const.N=1.5"), Err(TokenError::BadConstValue("1.5".into())));
+        assert!(matches!(parse_token("const.N"), Err(TokenError::BadConst(_))));
+        assert!(matches!(parse_token("const.N=1,,2"), Err(TokenError::BadConst(_))));
     }
 }
 

@@ -64,7 +64,8 @@ pub fn unknown_token(token: &str) -> String {
     format!("unknown arg_spec token `{token}`")
 }
 
-pub const HINT_TOKENS: &str = "tokens are `arg`, `ret`, `stream`, `attr.<name>` and `attr.<name>:<type>` \
+pub const HINT_TOKENS: &str = "tokens are `arg`, `ret`, `stream`, `attr.<name>[:<type>]`, typed tensors \
+     `arg:<dtype>[<dims>]`, `ret:...`, `inout[:...]`, `dim.<name>` and `const.<NAME>=<values>` \
      (kernix aliases `args`, `rets`, `ctx.stream`, `attrs.<name>` are accepted)";
 
 pub fn bad_attr_type(token: &str, ty: &str) -> String {
@@ -154,7 +155,16 @@ pub fn device_only(name: &str, keyword: &str) -> String {
 pub const HINT_DEVICE_ONLY: &str = "annotate the host function that launches the kernel";
 
 pub fn template_function(name: &str) -> String {
-    format!("'{name}' is a template: export a concrete (non-template) function that calls it")
+    format!("'{name}' is a template, and the arg_spec lists no `const.` values to instantiate it with")
+}
+
+pub fn hint_template(params: &[String]) -> String {
+    let example: Vec<String> = params.iter().map(|p| format!("`const.{p}=<v1>,<v2>`")).collect();
+    format!(
+        "add {} to the annotation (a type parameter takes dtypes: `const.T=float32,float64`), \
+         or export a concrete function that calls it",
+        example.join(" ")
+    )
 }
 
 pub fn variadic(name: &str) -> String {
@@ -226,6 +236,145 @@ pub const LABEL_DECLARED_HERE: &str = "declared here";
 
 pub fn bare_attr_without_signature(func: &str, name: &str) -> String {
     format!("cannot infer the type of `attr.{name}`: the signature of '{func}' is not available")
+}
+
+// ---- typed tensors, dimensions, constants ----
+
+pub fn bad_dtype(token: &str, word: &str) -> String {
+    format!("`{word}` in `{token}` is neither an element type nor a template parameter name")
+}
+
+pub fn hint_dtypes() -> String {
+    let names: Vec<&str> = AttrType::ALL.iter().map(|t| t.as_str()).collect();
+    format!("element types are: {}; or a type listed as `const.T=float32,float64`", names.join(", "))
+}
+
+pub fn bad_shape(token: &str, why: &str) -> String {
+    format!("the shape in `{token}` does not read: {why}")
+}
+
+pub const HINT_SHAPE: &str =
+    "write a shape as `[n, k]` (names or non-negative integers, `[]` for a 0-d tensor): `arg:float32[n, k]`";
+
+pub fn bad_dim_name(token: &str) -> String {
+    format!("`{token}`: a dimension's name must be a C++ identifier")
+}
+
+pub fn bad_dim_type(token: &str, ty: &str) -> String {
+    format!("`{token}`: `{ty}` is not an integer type, so no dimension fits it")
+}
+
+pub fn bad_const(token: &str, why: &str) -> String {
+    format!("`{token}` is not a constant: {why}")
+}
+
+pub fn bad_const_value(token: &str, value: &str) -> String {
+    format!("`{value}` in `{token}` is not a literal: values are integers, `true`, `false` or element types")
+}
+
+pub fn rank_too_high(func: &str, param: &str) -> String {
+    format!("the shape of '{param}' in '{func}' has more than 8 dimensions, the most a tensor view holds")
+}
+
+pub fn unknown_dim(func: &str, dim: &str) -> String {
+    format!("`dim.{dim}` of '{func}' names a dimension that no tensor of '{func}' has")
+}
+
+pub const HINT_UNKNOWN_DIM: &str = "name the dimension in a typed tensor's shape, e.g. `arg:float32[n]` for `dim.n`";
+
+pub fn dim_param_type(func: &str, param: &str, ty: &str) -> String {
+    format!("parameter '{param}' of '{func}' receives a dimension, but `{ty}` is not an integer type")
+}
+
+pub fn untyped_pointer(func: &str, param: &str, declared: &str) -> String {
+    format!(
+        "tensor parameter '{param}' of '{func}' is a pointer (`{declared}`), \
+         and its token gives no element type for it"
+    )
+}
+
+pub fn hint_pointer_scalar(dtype: &str) -> String {
+    format!(
+        "take the scalar by value, or bind the data as a typed tensor: `arg:{dtype}[n]` (`ret:`/`inout:` for outputs)"
+    )
+}
+
+pub fn hint_pointer_tensor(param: &str, dtype: &str) -> String {
+    format!("give the element type and shape, e.g. `arg:{dtype}[n]` (or `ret:`/`inout:`) for '{param}'")
+}
+
+pub fn pointer_dtype(func: &str, param: &str, declared: &str, dtype: &str) -> String {
+    format!("parameter '{param}' of '{func}' is `{declared}`, which does not point to {dtype} elements")
+}
+
+pub fn inout_on_const(func: &str, param: &str) -> String {
+    format!("`inout` parameter '{param}' of '{func}' is declared const, so the kernel cannot update it in place")
+}
+
+pub const HINT_INOUT: &str = "drop the `const`, or make the parameter an input (`arg`)";
+
+pub fn unknown_dtype_param(func: &str, param: &str, name: &str) -> String {
+    format!("the element type `{name}` of '{param}' in '{func}' is no `const.{name}=...` type parameter")
+}
+
+pub fn const_not_template(func: &str, name: &str) -> String {
+    format!("`const.{name}` is given, but '{func}' is not a template")
+}
+
+pub fn const_unknown(func: &str, name: &str, params: &[String]) -> String {
+    format!("`const.{name}`: '{func}' has no template parameter '{name}' (it has {})", params.join(", "))
+}
+
+pub fn const_missing(func: &str, name: &str) -> String {
+    format!("template parameter '{name}' of '{func}' has no `const.{name}=...` values")
+}
+
+pub fn const_unsupported(func: &str, name: &str) -> String {
+    format!(
+        "template parameter '{name}' of '{func}' is a pack or a template template parameter: begen cannot instantiate it"
+    )
+}
+
+pub fn const_value_type(func: &str, name: &str, value: &str, ty: &str) -> String {
+    format!("`{value}` is not a value of template parameter '{name}' of '{func}' (declared `{ty}`)")
+}
+
+pub fn const_param_type(func: &str, name: &str, ty: &str) -> String {
+    format!("template parameter '{name}' of '{func}' has type `{ty}`, which is not an integer or bool type")
+}
+
+pub fn const_type_value(func: &str, name: &str, value: &str) -> String {
+    format!("`{value}` is not an element type, but '{name}' of '{func}' is a type parameter")
+}
+
+pub fn const_half_on_cpu(func: &str, name: &str, value: &str) -> String {
+    format!(
+        "`const.{name}={value}` of '{func}': {value} has no C++ type in a CPU source (CUDA sources use `__half`/`__nv_bfloat16`)"
+    )
+}
+
+pub fn const_duplicate(func: &str, name: &str, value: &str) -> String {
+    format!("`const.{name}` of '{func}' lists `{value}` twice")
+}
+
+pub fn const_twice(func: &str, name: &str) -> String {
+    format!("'{func}' has two `const.{name}` tokens")
+}
+
+pub fn const_name_is_dtype(name: &str) -> String {
+    format!("`const.{name}`: a template parameter named like an element type cannot be told apart from it")
+}
+
+pub fn too_many_instances(func: &str, n: usize) -> String {
+    format!("the `const.` values of '{func}' make {n} instantiations; begen builds at most 256 per function")
+}
+
+pub fn const_without_signature(func: &str) -> String {
+    format!("'{func}' has `const.` tokens, but its signature is not available to instantiate")
+}
+
+pub fn dim_without_signature(func: &str, name: &str) -> String {
+    format!("cannot infer the type of `dim.{name}`: the signature of '{func}' is not available")
 }
 
 // ---- files and configuration ----

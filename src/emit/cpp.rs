@@ -21,7 +21,10 @@
 
 use std::collections::BTreeSet;
 
-use crate::model::{AttrType, Function, HalfRepr, Library, Param, Platform, Token};
+use crate::model::{
+    AttrType, ConstKind, ElementType, Extent, Function, HalfRepr, Instance, Library, Param, Platform, Pointer,
+    TensorType, Token,
+};
 
 use super::names::comment_text;
 
@@ -113,16 +116,37 @@ pub enum Passed {
     Nothing,
 }
 
-/// The C++ pieces of one parameter at position `i`.
+/// Where a binding goes in XLA's order: the stream, inputs, outputs, attributes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Slot {
+    #[default]
+    Ctx,
+    Input,
+    Output,
+    Attr,
+}
+
+/// One `.Ctx/.Arg/.Ret/.Attr` binding of a handler and the parameter of the
+/// handler's function that receives it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ParamCpp {
+pub struct Binding {
+    pub slot: Slot,
     /// Binding line, e.g. `.Arg<xla::ffi::AnyBuffer>()`.
     pub binding: String,
     /// The handler parameter that receives it, e.g. `xla::ffi::AnyBuffer p0_x`.
     pub impl_param: String,
     /// Handler statements that return an error.
     pub checks: Vec<String>,
-    /// What the handler passes on.
+}
+
+/// The C++ pieces of one parameter at position `i`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ParamCpp {
+    /// Its bindings: none for a `dim.`, two for an `inout` (its input and
+    /// its aliased output), one otherwise.
+    pub bindings: Vec<Binding>,
+    /// What the handler passes on: a tensor (the output buffer of an
+    /// `inout`), an attribute's address, the stream.
     pub passed: Passed,
     /// Trampoline statements before the call.
     pub prepare: Vec<String>,
@@ -130,62 +154,223 @@ pub struct ParamCpp {
     pub call_arg: String,
 }
 
-/// Resolves one parameter (position `i` in the signature of `function`);
-/// `slot` is its index in the trampoline's `t` (tensors) or `a`
-/// (attributes) array.
-pub fn param_cpp(function: &str, i: usize, slot: usize, p: &Param) -> ParamCpp {
+/// A kernel to render: a plain function, or one instantiation of a
+/// template kernel.
+#[derive(Debug, Clone, Copy)]
+pub struct Unit<'a> {
+    pub f: &'a Function,
+    pub instance: Option<&'a Instance>,
+}
+
+impl<'a> Unit<'a> {
+    /// Every unit of a function: itself, or each of its instances.
+    pub fn all(f: &'a Function) -> Vec<Unit<'a>> {
+        if f.instances.is_empty() {
+            vec![Unit { f, instance: None }]
+        } else {
+            f.instances.iter().map(|i| Unit { f, instance: Some(i) }).collect()
+        }
+    }
+
+    fn handler(&self) -> &'a str {
+        self.instance.map_or(&self.f.handler, |i| &i.handler)
+    }
+
+    fn trampoline(&self) -> &'a str {
+        self.instance.map_or(&self.f.trampoline, |i| &i.trampoline)
+    }
+
+    /// The value of const `name` in this instance.
+    fn value(&self, name: &str) -> Option<&'a str> {
+        let k = self.f.consts.iter().position(|k| k.name == name)?;
+        self.instance.map(|i| i.values[k].as_str())
+    }
+
+    /// A tensor's element type in this instance.
+    pub fn dtype(&self, e: &ElementType) -> Option<AttrType> {
+        match e {
+            ElementType::Dtype(t) => Some(*t),
+            ElementType::Param(name) => self.value(name).and_then(AttrType::parse),
+        }
+    }
+
+    /// `<float, 4>` for an instance, empty for a plain function.
+    fn template_args(&self) -> String {
+        let Some(instance) = self.instance else { return String::new() };
+        let args: Vec<String> = self
+            .f
+            .consts
+            .iter()
+            .zip(&instance.values)
+            .map(|(k, v)| match k.kind {
+                ConstKind::Type => {
+                    AttrType::parse(v).and_then(|t| t.element_cpp(self.f.platform)).unwrap_or("void").to_string()
+                }
+                ConstKind::Value(ty) => cpp_literal(v, ty),
+            })
+            .collect();
+        format!("<{}>", args.join(", "))
+    }
+}
+
+/// A checked integer (or bool) literal as C++ source of type `ty`.
+fn cpp_literal(v: &str, ty: AttrType) -> String {
+    match ty {
+        AttrType::Bool => v.to_string(),
+        AttrType::Int64 if v == i64::MIN.to_string() => "(-9223372036854775807LL - 1)".to_string(),
+        AttrType::Int64 => format!("{v}LL"),
+        AttrType::UInt64 => format!("{v}ULL"),
+        AttrType::UInt32 => format!("{v}U"),
+        AttrType::Int32 if v == i32::MIN.to_string() => "(-2147483647 - 1)".to_string(),
+        _ => v.to_string(),
+    }
+}
+
+/// The XLA buffer type of a tensor: typed (`Buffer<F32, 2>`) when its
+/// contract fixes the element type, `AnyBuffer` otherwise.
+fn buffer_type(unit: &Unit, contract: Option<&TensorType>) -> String {
+    match contract.and_then(|c| Some((unit.dtype(&c.dtype)?, &c.dims))) {
+        // An alias without a comma: the binding is a macro argument.
+        Some((t, Some(dims))) => format!("begen::rt::Rank{}<xla::ffi::DataType::{}>", dims.len(), t.xla_type()),
+        Some((t, None)) => format!("xla::ffi::Buffer<xla::ffi::DataType::{}>", t.xla_type()),
+        None => "xla::ffi::AnyBuffer".to_string(),
+    }
+}
+
+/// One tensor binding (input or output) of parameter `name` at `i`.
+fn tensor_binding(function: &str, slot: Slot, var: &str, name: &str, buffer: &str) -> Binding {
+    let is_out = slot == Slot::Output;
+    // A result is reached through `->`, an argument directly.
+    let (access, value) =
+        if is_out { (format!("{var}->"), format!("*{var}")) } else { (format!("{var}."), var.to_string()) };
+    let mut checks = Vec::new();
+    if buffer == "xla::ffi::AnyBuffer" {
+        checks.push(format!(
+            "if (!begen::rt::dtype_supported({access}element_type())) \
+             return begen::rt::unsupported_dtype(\"{function}\", \"{name}\", {access}element_type());"
+        ));
+    }
+    // A view holds at most BE::kMaxDim extents; the constructor would
+    // throw too, but this names the parameter.
+    checks.push(format!(
+        "if (!begen::rt::rank_fits({value})) \
+         return begen::rt::rank_too_high(\"{function}\", \"{name}\", {access}dimensions().size());"
+    ));
+    Binding {
+        slot,
+        binding: if is_out { format!(".Ret<{buffer}>()") } else { format!(".Arg<{buffer}>()") },
+        impl_param: if is_out { format!("xla::ffi::Result<{buffer}> {var}") } else { format!("{buffer} {var}") },
+        checks,
+    }
+}
+
+/// Resolves one parameter (position `i` in the signature) of `unit`; `slot`
+/// is its index in the trampoline's `t` (tensors) or `a` (attributes) array.
+pub fn param_cpp(unit: &Unit, i: usize, slot: usize, p: &Param) -> ParamCpp {
+    let function = unit.f.name.as_str();
     let name = &p.name;
     match &p.token {
         Token::Stream => ParamCpp {
             // The glue is host C++ without CUDA headers: the stream is an
             // opaque pointer there, an `int64_t` for the kernel.
-            binding: ".Ctx<xla::ffi::PlatformStream<void*>>()".into(),
-            impl_param: format!("void* p{i}_{name}"),
+            bindings: vec![Binding {
+                slot: Slot::Ctx,
+                binding: ".Ctx<xla::ffi::PlatformStream<void*>>()".into(),
+                impl_param: format!("void* p{i}_{name}"),
+                checks: vec![],
+            }],
             passed: Passed::Stream(format!("begen::rt::stream_handle(p{i}_{name})")),
             call_arg: "begen_stream".into(),
             ..Default::default()
         },
-        Token::Arg | Token::Ret => {
-            let is_ret = p.token == Token::Ret;
-            let buf = format!("p{i}_{name}");
-            // A result is reached through `->`, an argument directly.
-            let (access, buffer) =
-                if is_ret { (format!("{buf}->"), format!("*{buf}")) } else { (format!("{buf}."), buf.clone()) };
-            let view = format!("t{i}_{name}");
-            ParamCpp {
-                binding: if is_ret {
-                    ".Ret<xla::ffi::AnyBuffer>()".into()
-                } else {
-                    ".Arg<xla::ffi::AnyBuffer>()".into()
-                },
-                impl_param: if is_ret {
-                    format!("xla::ffi::Result<xla::ffi::AnyBuffer> {buf}")
-                } else {
-                    format!("xla::ffi::AnyBuffer {buf}")
-                },
-                checks: vec![
-                    format!(
-                        "if (!begen::rt::dtype_supported({access}element_type())) \
-                         return begen::rt::unsupported_dtype(\"{function}\", \"{name}\", \
-                         {access}element_type());"
-                    ),
-                    // A view holds at most BE::kMaxDim extents; the
-                    // constructor would throw too, but this names the parameter.
-                    format!(
-                        "if (!begen::rt::rank_fits({buffer})) \
-                         return begen::rt::rank_too_high(\"{function}\", \"{name}\", \
-                         {access}dimensions().size());"
-                    ),
-                ],
-                passed: Passed::Tensor(format!("begen::rt::tensor_arg({buffer})")),
-                // Not const even for inputs: a kernel bound by an explicit
-                // arg_spec may take `BE::Tensor&` for an input.
-                prepare: vec![format!("BE::Tensor {view} = begen::tr::view(begen_t[{slot}]);")],
-                call_arg: view,
-            }
+        Token::Arg(contract) | Token::Ret(contract) | Token::InOut(contract) => {
+            let buffer = buffer_type(unit, contract.as_ref());
+            let var = format!("p{i}_{name}");
+            let mut bindings = Vec::new();
+            let output = match &p.token {
+                Token::Arg(_) => {
+                    bindings.push(tensor_binding(function, Slot::Input, &var, name, &buffer));
+                    false
+                }
+                Token::Ret(_) => {
+                    bindings.push(tensor_binding(function, Slot::Output, &var, name, &buffer));
+                    true
+                }
+                _ => {
+                    // In place: XLA hands the input and its aliased output;
+                    // the kernel gets the output, which must be the input's
+                    // memory.
+                    let input = format!("q{i}_{name}");
+                    let mut b = tensor_binding(function, Slot::Input, &input, name, &buffer);
+                    b.checks = vec![];
+                    bindings.push(b);
+                    let mut out = tensor_binding(function, Slot::Output, &var, name, &buffer);
+                    out.checks.push(format!(
+                        "if ({input}.untyped_data() != {var}->untyped_data()) \
+                         return begen::rt::not_aliased(\"{function}\", \"{name}\");"
+                    ));
+                    bindings.push(out);
+                    true
+                }
+            };
+            let value = if output { format!("*{var}") } else { var.clone() };
+            let (prepare, call_arg) = match &p.pointer {
+                None => {
+                    let view = format!("t{i}_{name}");
+                    // Not const even for inputs: a kernel bound by an explicit
+                    // arg_spec may take `BE::Tensor&` for an input.
+                    (vec![format!("BE::Tensor {view} = begen::tr::view(begen_t[{slot}]);")], view)
+                }
+                Some(ptr) => pointer_arg(unit, i, slot, p, ptr, contract.as_ref()),
+            };
+            ParamCpp { bindings, passed: Passed::Tensor(format!("begen::rt::tensor_arg({value})")), prepare, call_arg }
         }
+        Token::Dim { ty, .. } => ParamCpp {
+            // The value is resolved in the handler (see `dim_statements`).
+            passed: Passed::Attr(format!("&a{i}_{name}")),
+            call_arg: format!("begen::tr::attr<{}>(begen_a[{slot}])", ty.cpp_type()),
+            ..Default::default()
+        },
         Token::Attr { ty, .. } => attr_cpp(function, i, slot, p, *ty),
     }
+}
+
+/// The kernel's pointer argument for a typed tensor: the data cast to the
+/// declared element type (the template argument's type for `T*`), whose
+/// size is asserted at compile time.
+fn pointer_arg(
+    unit: &Unit,
+    i: usize,
+    slot: usize,
+    p: &Param,
+    ptr: &Pointer,
+    contract: Option<&TensorType>,
+) -> (Vec<String>, String) {
+    let pointee = match unit.value(&ptr.pointee).and_then(AttrType::parse) {
+        Some(t) => t.element_cpp(unit.f.platform).unwrap_or("void").to_string(),
+        None => ptr.pointee.clone(),
+    };
+    let constness = if ptr.is_const { "const " } else { "" };
+    let var = format!("d{i}_{}", p.name);
+    let mut prepare = Vec::new();
+    if let Some(t) = contract.and_then(|c| unit.dtype(&c.dtype))
+        && pointee != "void"
+    {
+        prepare.push(format!(
+            "static_assert(sizeof({pointee}) == {}, \"{}: parameter '{}' points to {} elements of {} bytes\");",
+            t.byte_width(),
+            unit.f.name,
+            p.name,
+            t,
+            t.byte_width()
+        ));
+    }
+    prepare.push(format!("{constness}{pointee}* {var} = static_cast<{constness}{pointee}*>(begen_t[{slot}].data);"));
+    (prepare, var)
+}
+
+fn attr_binding(binding: String, impl_param: String, checks: Vec<String>) -> Vec<Binding> {
+    vec![Binding { slot: Slot::Attr, binding, impl_param, checks }]
 }
 
 fn attr_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> ParamCpp {
@@ -197,12 +382,14 @@ fn attr_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> P
             let parts = format!("c{i}_{name}");
             let value = format!("v{i}_{name}");
             ParamCpp {
-                binding: format!(".Attr<xla::ffi::Span<const {part}>>(\"{name}\")"),
-                impl_param: format!("xla::ffi::Span<const {part}> {raw}"),
-                checks: vec![format!(
-                    "if ({raw}.size() != 2) \
-                     return begen::rt::bad_complex_attr(\"{function}\", \"{name}\", {raw}.size());"
-                )],
+                bindings: attr_binding(
+                    format!(".Attr<xla::ffi::Span<const {part}>>(\"{name}\")"),
+                    format!("xla::ffi::Span<const {part}> {raw}"),
+                    vec![format!(
+                        "if ({raw}.size() != 2) \
+                         return begen::rt::bad_complex_attr(\"{function}\", \"{name}\", {raw}.size());"
+                    )],
+                ),
                 passed: Passed::Attr(format!("{raw}.begin()")),
                 prepare: vec![
                     format!("const {part}* {parts} = static_cast<const {part}*>(begen_a[{slot}]);"),
@@ -212,8 +399,7 @@ fn attr_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> P
             }
         }
         AttrType::Float16 | AttrType::BFloat16 => {
-            let binding = format!(".Attr<uint16_t>(\"{name}\")");
-            let impl_param = format!("uint16_t {raw}");
+            let bindings = attr_binding(format!(".Attr<uint16_t>(\"{name}\")"), format!("uint16_t {raw}"), vec![]);
             let bits = format!("begen::tr::attr<uint16_t>(begen_a[{slot}])");
             // The kernel may take the CUDA type itself: rebuild it from the
             // bits through CUDA's raw struct (no arithmetic, no aliasing).
@@ -224,14 +410,12 @@ fn attr_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> P
             };
             let passed = Passed::Attr(format!("&{raw}"));
             match cuda {
-                None => ParamCpp { binding, impl_param, passed, call_arg: bits, ..Default::default() },
+                None => ParamCpp { bindings, passed, call_arg: bits, ..Default::default() },
                 Some((raw_ty, cuda_ty)) => {
                     let r = format!("r{i}_{name}");
                     let value = format!("v{i}_{name}");
                     ParamCpp {
-                        binding,
-                        impl_param,
-                        checks: vec![],
+                        bindings,
                         passed,
                         prepare: vec![
                             format!("{raw_ty} {r};"),
@@ -244,8 +428,11 @@ fn attr_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> P
             }
         }
         _ => ParamCpp {
-            binding: format!(".Attr<{}>(\"{name}\")", ty.cpp_type()),
-            impl_param: format!("{} {raw}", ty.cpp_type()),
+            bindings: attr_binding(
+                format!(".Attr<{}>(\"{name}\")", ty.cpp_type()),
+                format!("{} {raw}", ty.cpp_type()),
+                vec![],
+            ),
             passed: Passed::Attr(format!("&{raw}")),
             call_arg: format!("begen::tr::attr<{}>(begen_a[{slot}])", ty.cpp_type()),
             ..Default::default()
@@ -253,53 +440,119 @@ fn attr_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> P
     }
 }
 
-/// Binding order: stream, inputs, outputs, attributes.
-fn binding_rank(t: &Token) -> u8 {
-    match t {
-        Token::Stream => 0,
-        Token::Arg => 1,
-        Token::Ret => 2,
-        Token::Attr { .. } => 3,
-    }
-}
-
-/// Every parameter of `f` resolved, in signature order, with its position.
-/// Tensor and attribute slots follow binding order.
-fn params_cpp(f: &Function) -> Vec<(usize, &Param, ParamCpp)> {
+/// Every parameter of `unit` resolved, in signature order, with its
+/// position. Tensor slots follow binding order (inputs, then outputs; an
+/// `inout` is passed as its output), attribute slots signature order
+/// (attributes and dimensions).
+fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
+    let f = unit.f;
     let mut order: Vec<(usize, &Param)> = f.params.iter().enumerate().collect();
-    order.sort_by_key(|(i, p)| (binding_rank(&p.token), *i));
+    let rank = |t: &Token| match t {
+        Token::Stream => 0,
+        Token::Arg(_) => 1,
+        Token::Ret(_) | Token::InOut(_) => 2,
+        Token::Attr { .. } | Token::Dim { .. } => 3,
+    };
+    order.sort_by_key(|(i, p)| (rank(&p.token), *i));
     let mut slots = vec![0; f.params.len()];
     let (mut tensors, mut attrs) = (0, 0);
     for (i, p) in &order {
         match p.token {
-            Token::Arg | Token::Ret => {
+            Token::Arg(_) | Token::Ret(_) | Token::InOut(_) => {
                 slots[*i] = tensors;
                 tensors += 1;
             }
-            Token::Attr { .. } => {
+            Token::Attr { .. } | Token::Dim { .. } => {
                 slots[*i] = attrs;
                 attrs += 1;
             }
             Token::Stream => {}
         }
     }
-    f.params.iter().enumerate().map(|(i, p)| (i, p, param_cpp(&f.name, i, slots[i], p))).collect()
+    let mut out: Vec<(usize, &Param, ParamCpp)> =
+        f.params.iter().enumerate().map(|(i, p)| (i, p, param_cpp(unit, i, slots[i], p))).collect();
+    // Passed in slot order.
+    out.sort_by_key(|(i, p, _)| (rank(&p.token), *i));
+    out
 }
 
 fn arg_spec_text(f: &Function) -> String {
-    f.arg_spec().iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")
+    let mut tokens: Vec<String> = f.arg_spec().iter().map(|t| t.to_string()).collect();
+    tokens.extend(f.consts.iter().map(|k| format!("const.{}={}", k.name, k.values.join(","))));
+    tokens.join(", ")
+}
+
+/// The handler statements that check the typed tensors' extents against
+/// their contracts (literal extents, one value per named dimension) and
+/// compute the `dim.` parameters' values, range-checked for their types.
+fn dim_statements(unit: &Unit) -> Vec<String> {
+    let f = unit.f;
+    let function = &f.name;
+    let mut out = Vec::new();
+    // (dimension, its variable, the parameter and axis it was read from).
+    let mut known: Vec<(String, String, String, usize)> = Vec::new();
+    let mut tensors: Vec<(u8, usize, &Param, String)> = Vec::new();
+    for (i, p) in f.params.iter().enumerate() {
+        let var = format!("p{i}_{}", p.name);
+        match &p.token {
+            Token::Arg(_) => tensors.push((0, i, p, format!("{var}."))),
+            Token::InOut(_) => tensors.push((0, i, p, format!("q{i}_{}.", p.name))),
+            Token::Ret(_) => tensors.push((1, i, p, format!("{var}->"))),
+            _ => {}
+        }
+    }
+    tensors.sort_by_key(|(rank, i, _, _)| (*rank, *i));
+    for (_, _, p, access) in &tensors {
+        let Some(dims) = p.token.contract().and_then(|c| c.dims.as_ref()) else { continue };
+        for (axis, d) in dims.iter().enumerate() {
+            let got = format!("{access}dimensions()[{axis}]");
+            match d {
+                Extent::Fixed(n) => out.push(format!(
+                    "if ({got} != {n}) return begen::rt::bad_extent(\"{function}\", \"{}\", {axis}, {n}, {got});",
+                    p.name
+                )),
+                Extent::Named(n) => match known.iter().find(|(d, ..)| d == n) {
+                    None => {
+                        let var = format!("dim_{n}");
+                        out.push(format!("[[maybe_unused]] const int64_t {var} = {got};"));
+                        known.push((n.clone(), var, p.name.clone(), axis));
+                    }
+                    Some((_, var, from, from_axis)) => out.push(format!(
+                        "if ({got} != {var}) return begen::rt::dim_mismatch(\"{function}\", \"{n}\", \
+                         \"{from}\", {from_axis}, {var}, \"{}\", {axis}, {got});",
+                        p.name
+                    )),
+                },
+            }
+        }
+    }
+    for (i, p) in f.params.iter().enumerate() {
+        if let Token::Dim { name, ty } = &p.token {
+            let cpp = ty.cpp_type();
+            let var = known.iter().find(|(d, ..)| d == name).map_or_else(|| "0".to_string(), |k| k.1.clone());
+            out.push(format!(
+                "if (!begen::rt::fits<{cpp}>({var})) \
+                 return begen::rt::dim_overflow(\"{function}\", \"{name}\", \"{}\", \"{cpp}\", {var});",
+                p.name
+            ));
+            out.push(format!("const {cpp} a{i}_{} = static_cast<{cpp}>({var});", p.name));
+        }
+    }
+    out
 }
 
 /// Resolves one handler of the glue TU. Binding order is stream, inputs,
 /// outputs, attributes (each in signature order).
-pub fn handler_view(f: &Function) -> HandlerView {
-    let params = params_cpp(f);
-    let mut bound: Vec<&(usize, &Param, ParamCpp)> = params.iter().collect();
-    bound.sort_by_key(|(i, p, _)| (binding_rank(&p.token), *i));
+pub fn handler_view(unit: &Unit) -> HandlerView {
+    let f = unit.f;
+    let params = params_cpp(unit);
+    let mut bound: Vec<(Slot, usize, &Binding)> =
+        params.iter().flat_map(|(i, _, c)| c.bindings.iter().map(move |b| (b.slot, *i, b))).collect();
+    bound.sort_by_key(|(slot, i, _)| (*slot, *i));
     let mut tensors = Vec::new();
     let mut attrs = Vec::new();
     let mut stream = "0".to_string();
-    for (_, _, c) in &bound {
+    for (_, _, c) in &params {
         match &c.passed {
             Passed::Tensor(e) => tensors.push(e.clone()),
             Passed::Attr(e) => attrs.push(e.clone()),
@@ -322,18 +575,21 @@ pub fn handler_view(f: &Function) -> HandlerView {
         call_args.push("attrs".to_string());
     }
     call_args.push(stream);
+    let mut checks: Vec<String> = bound.iter().flat_map(|(_, _, b)| b.checks.clone()).collect();
+    checks.extend(dim_statements(unit));
+    let symbol = unit.handler().to_string();
     HandlerView {
         function: f.name.clone(),
         source: comment_text(&f.file),
         arg_spec: arg_spec_text(f),
-        symbol: f.handler.clone(),
-        trampoline: f.trampoline.clone(),
         // The handler symbol is unique in the library; function names are
         // unique only within a module.
-        impl_name: format!("{}_impl", f.handler),
-        impl_params: bound.iter().map(|(_, _, c)| c.impl_param.clone()).collect(),
-        bindings: bound.iter().map(|(_, _, c)| c.binding.clone()).collect(),
-        checks: bound.iter().flat_map(|(_, _, c)| c.checks.clone()).collect(),
+        impl_name: format!("{symbol}_impl"),
+        symbol,
+        trampoline: unit.trampoline().to_string(),
+        impl_params: bound.iter().map(|(_, _, b)| b.impl_param.clone()).collect(),
+        bindings: bound.iter().map(|(_, _, b)| b.binding.clone()).collect(),
+        checks,
         packs,
         call_args,
         traits: if f.options.command_buffer {
@@ -346,26 +602,27 @@ pub fn handler_view(f: &Function) -> HandlerView {
 
 /// Resolves the trampoline of one kernel: views and attributes built in
 /// binding order, the call in signature order.
-pub fn trampoline_view(f: &Function) -> TrampolineView {
-    let params = params_cpp(f);
-    let mut bound: Vec<&(usize, &Param, ParamCpp)> = params.iter().collect();
-    bound.sort_by_key(|(i, p, _)| (binding_rank(&p.token), *i));
+pub fn trampoline_view(unit: &Unit) -> TrampolineView {
+    let f = unit.f;
+    let mut params = params_cpp(unit);
+    let prepare = params.iter().flat_map(|(_, _, c)| c.prepare.clone()).collect();
+    params.sort_by_key(|(i, _, _)| *i);
     let uses = |want: fn(&Token) -> bool| f.params.iter().any(|p| want(&p.token));
     let named = |used: bool, decl: &str, name: &str| {
         if used { format!("{decl} {name}") } else { decl.to_string() }
     };
     let params_text = [
-        named(uses(|t| matches!(t, Token::Arg | Token::Ret)), "const begen::TensorArg*", "begen_t"),
-        named(uses(|t| matches!(t, Token::Attr { .. })), "const void* const*", "begen_a"),
+        named(uses(|t| t.is_input() || t.is_output()), "const begen::TensorArg*", "begen_t"),
+        named(uses(|t| matches!(t, Token::Attr { .. } | Token::Dim { .. })), "const void* const*", "begen_a"),
         named(uses(|t| matches!(t, Token::Stream)), "int64_t", "begen_stream"),
     ]
     .join(", ");
     TrampolineView {
-        function: f.name.clone(),
+        function: format!("{}{}", f.name, unit.template_args()),
         arg_spec: arg_spec_text(f),
-        symbol: f.trampoline.clone(),
+        symbol: unit.trampoline().to_string(),
         params: params_text,
-        prepare: bound.iter().flat_map(|(_, _, c)| c.prepare.clone()).collect(),
+        prepare,
         call_args: params.iter().map(|(_, _, c)| c.call_arg.clone()).collect(),
     }
 }
@@ -379,7 +636,20 @@ pub fn wrapper_view(
     functions: &[&Function],
 ) -> WrapperView {
     let attr_types: BTreeSet<AttrType> = functions.iter().flat_map(|f| f.attrs().map(|(_, t)| t)).collect();
-    let has_half = |repr: HalfRepr| functions.iter().any(|f| f.params.iter().any(|p| p.half_repr == Some(repr)));
+    // A template instantiated over a 16-bit float names CUDA's type.
+    let instantiated = |t: AttrType| {
+        functions
+            .iter()
+            .any(|f| f.consts.iter().any(|k| k.kind == ConstKind::Type && k.values.iter().any(|v| v == t.as_str())))
+    };
+    let has_half = |repr: HalfRepr| {
+        functions.iter().any(|f| f.params.iter().any(|p| p.half_repr == Some(repr)))
+            || match repr {
+                HalfRepr::CudaHalf => instantiated(AttrType::Float16),
+                HalfRepr::CudaBFloat16 => instantiated(AttrType::BFloat16),
+                HalfRepr::Bits => false,
+            }
+    };
     let mut includes = Vec::new();
     if attr_types.contains(&AttrType::Complex64) || attr_types.contains(&AttrType::Complex128) {
         includes.push("<complex>".to_string());
@@ -397,12 +667,15 @@ pub fn wrapper_view(
         defines,
         includes,
         host_only: functions.iter().any(|f| f.platform == Platform::Cuda),
-        trampolines: functions.iter().map(|f| trampoline_view(f)).collect(),
+        trampolines: functions.iter().flat_map(|f| Unit::all(f)).map(|u| trampoline_view(&u)).collect(),
     }
 }
 
 /// Resolves the glue TU of a library: one handler per function, in the
 /// library's order.
 pub fn glue_view(library: &Library) -> GlueView {
-    GlueView { library: library.name.clone(), handlers: library.functions.iter().map(handler_view).collect() }
+    GlueView {
+        library: library.name.clone(),
+        handlers: library.functions.iter().flat_map(Unit::all).map(|u| handler_view(&u)).collect(),
+    }
 }

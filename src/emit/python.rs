@@ -3,7 +3,9 @@
 
 use std::collections::BTreeSet;
 
-use crate::model::{AttrType, Function, Library, Platform, Token};
+use crate::model::{
+    AttrType, Const, ConstKind, ElementType, Extent, Function, Library, Param, Platform, TensorType, Token,
+};
 
 use super::names::{comment_text, py_str};
 use crate::model::is_py_keyword;
@@ -52,8 +54,6 @@ pub struct PyNamespaceView {
 pub struct PyFunctionView {
     /// The function's name in Python (`_` appended to a Python keyword).
     pub py_name: String,
-    /// The function's key in `TARGETS`, as a literal.
-    pub key: String,
     /// The parameter list, e.g. `x, /, *, alpha, out`.
     pub signature: String,
     /// The same, annotated, for the stub.
@@ -64,13 +64,9 @@ pub struct PyFunctionView {
     pub doc_first: String,
     /// Its further lines, indented (empty lines stay empty).
     pub doc_rest: Vec<String>,
-    /// Statements that check `out` before the call (several outputs).
-    pub out_checks: Vec<String>,
-    /// The `result_shape_dtypes` expression.
-    pub out_expr: String,
-    pub vmap_method: String,
-    /// Arguments of the call: inputs, then converted attributes.
-    pub call_args: Vec<String>,
+    /// The body's statements after `register()`, one line each (nested
+    /// lines carry their own indentation).
+    pub body: Vec<String>,
 }
 
 /// The Python expression converting attribute value `v` to what the C++
@@ -102,58 +98,140 @@ pub fn py_attr_type(ty: AttrType) -> &'static str {
     }
 }
 
+/// A contract as the Python helpers read it: `(name, dtype, dims)`, dtype
+/// `None`, a dtype name or a 1-tuple naming a type const, dims `None` or a
+/// tuple of names and integers.
+fn py_spec(name: &str, contract: Option<&TensorType>) -> String {
+    let Some(c) = contract else { return format!("({}, None, None)", py_str(name)) };
+    let dtype = match &c.dtype {
+        ElementType::Dtype(t) => py_str(t.as_str()),
+        ElementType::Param(k) => format!("({},)", py_str(k)),
+    };
+    let dims = match &c.dims {
+        None => "None".to_string(),
+        Some(dims) => py_tuple(dims.iter().map(|d| match d {
+            Extent::Named(n) => py_str(n),
+            Extent::Fixed(n) => n.to_string(),
+        })),
+    };
+    format!("({}, {dtype}, {dims})", py_str(name))
+}
+
+/// `(a,)`, `(a, b)`, `()`.
+fn py_tuple(items: impl Iterator<Item = String>) -> String {
+    let items: Vec<String> = items.collect();
+    match items.len() {
+        1 => format!("({},)", items[0]),
+        _ => format!("({})", items.join(", ")),
+    }
+}
+
+/// Whether a function needs the typed path (contracts, constants, in-place
+/// tensors or dimensions); an untyped one keeps the arg_spec system's call.
+fn is_typed(f: &Function) -> bool {
+    !f.consts.is_empty()
+        || f.params
+            .iter()
+            .any(|p| p.token.contract().is_some() || matches!(p.token, Token::InOut(_) | Token::Dim { .. }))
+}
+
+/// A one-line description of a parameter's contract for docstrings.
+fn contract_text(c: Option<&TensorType>) -> String {
+    c.map_or_else(|| "any dtype and shape".to_string(), |c| c.to_string())
+}
+
 /// Resolves one typed Python function; `shown` names it in its error
 /// messages (`module.function` in a library of several modules). Its key
 /// in the `TARGETS` it reads (the module's, or the library's of a
-/// one-module library) is its name.
+/// one-module library) is its name (`name[T=float32,N=4]` per instance).
 pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
-    let mut inputs = Vec::new();
-    let mut attrs = Vec::new();
-    for p in &f.params {
-        match &p.token {
-            Token::Arg => inputs.push(p.py_name.clone()),
-            Token::Attr { name, ty } => attrs.push((name.clone(), p.py_name.clone(), *ty)),
-            Token::Ret | Token::Stream => {}
-        }
-    }
-    let outputs = f.outputs();
-    let mut params: Vec<String> = inputs.clone();
-    let mut stub: Vec<String> = inputs.iter().map(|n| format!("{n}: ArrayLike")).collect();
+    let inputs: Vec<&Param> = f.params.iter().filter(|p| p.token.is_input()).collect();
+    let outputs: Vec<&Param> = f.params.iter().filter(|p| p.token.is_output()).collect();
+    let rets: Vec<&Param> = outputs.iter().copied().filter(|p| matches!(p.token, Token::Ret(_))).collect();
+    let attrs: Vec<(&str, &str, AttrType)> = f
+        .params
+        .iter()
+        .filter_map(|p| match &p.token {
+            Token::Attr { name, ty } => Some((name.as_str(), p.py_name.as_str(), *ty)),
+            _ => None,
+        })
+        .collect();
+    let typed = is_typed(f);
+    // Outputs XLA cannot be told without `out=`: an untyped `ret`, or a
+    // dimension no input has.
+    let input_dims: BTreeSet<&str> = inputs
+        .iter()
+        .filter_map(|p| p.token.contract()?.dims.as_ref())
+        .flatten()
+        .filter_map(|d| match d {
+            Extent::Named(n) => Some(n.as_str()),
+            Extent::Fixed(_) => None,
+        })
+        .collect();
+    let inferable = |p: &Param| {
+        p.token.contract().is_some_and(|c| {
+            c.dims.as_ref().is_some_and(|dims| {
+                dims.iter().all(|d| match d {
+                    Extent::Named(n) => input_dims.contains(n.as_str()),
+                    Extent::Fixed(_) => true,
+                })
+            })
+        })
+    };
+    let out_optional = typed && rets.iter().all(|p| inferable(p));
+    // Type consts fixed by an input's dtype are not keywords.
+    let from_inputs = |k: &str| {
+        inputs.iter().any(|p| p.token.contract().is_some_and(|c| c.dtype == ElementType::Param(k.to_string())))
+    };
+    let keyword_consts: Vec<&Const> = f.consts.iter().filter(|k| !from_inputs(&k.name)).collect();
+
+    let mut params: Vec<String> = inputs.iter().map(|p| p.py_name.clone()).collect();
+    let mut stub: Vec<String> = inputs.iter().map(|p| format!("{}: ArrayLike", p.py_name)).collect();
     if !inputs.is_empty() {
         params.push("/".into());
         stub.push("/".into());
     }
-    if !attrs.is_empty() || outputs > 0 {
+    if !attrs.is_empty() || !rets.is_empty() || !keyword_consts.is_empty() {
         params.push("*".into());
         stub.push("*".into());
     }
     for (_, py, ty) in &attrs {
-        params.push(py.clone());
+        params.push(py.to_string());
         stub.push(format!("{py}: {}", py_attr_type(*ty)));
     }
-    let key = py_str(&f.name);
-    let (out_expr, stub_return, out_checks) = match outputs {
-        0 => ("()".to_string(), "tuple[()]".to_string(), vec![]),
-        1 => {
-            params.push("out".into());
-            stub.push("out: jax.ShapeDtypeStruct".into());
-            ("out".to_string(), "jax.Array".to_string(), vec![])
-        }
-        n => {
-            params.push("out".into());
-            stub.push(format!("out: tuple[{}]", vec!["jax.ShapeDtypeStruct"; n].join(", ")));
-            let msg = py_str(&format!("{shown}: out= takes a tuple of {n} jax.ShapeDtypeStruct, one per output"));
-            (
-                "tuple(out)".to_string(),
-                format!("tuple[{}]", vec!["jax.Array"; n].join(", ")),
-                vec![
-                    format!("if not isinstance(out, (tuple, list)) or len(out) != {n}:"),
-                    format!("    raise TypeError({msg})"),
-                ],
-            )
-        }
+    for k in &keyword_consts {
+        let default = match k.values.as_slice() {
+            [only] => format!("={}", py_const_value(k, only)),
+            _ => String::new(),
+        };
+        params.push(format!("{}{default}", k.py_name));
+        let ty = match k.kind {
+            ConstKind::Type => "str",
+            ConstKind::Value(AttrType::Bool) => "bool",
+            ConstKind::Value(_) => "int",
+        };
+        stub.push(format!("{}: {ty}{default}", k.py_name));
+    }
+    let struct_ty = match rets.len() {
+        1 => "jax.ShapeDtypeStruct".to_string(),
+        n => format!("tuple[{}]", vec!["jax.ShapeDtypeStruct"; n].join(", ")),
     };
-    let mut call_args = inputs.clone();
+    if !rets.is_empty() {
+        if out_optional {
+            params.push("out=None".into());
+            stub.push(format!("out: {struct_ty} | None = None"));
+        } else {
+            params.push("out".into());
+            stub.push(format!("out: {struct_ty}"));
+        }
+    }
+    let stub_return = match outputs.len() {
+        1 => "jax.Array".to_string(),
+        n => format!("tuple[{}]", vec!["jax.Array"; n].join(", ")),
+    };
+    let shown_lit = py_str(shown);
+    let mut body = Vec::new();
+    let mut call_args: Vec<String> = inputs.iter().map(|p| p.py_name.clone()).collect();
     for (xla_name, py, ty) in &attrs {
         let r#where = py_str(&format!("{shown}: attribute '{py}' ({ty})"));
         let value = py_attr_conversion(*ty, py, &r#where);
@@ -163,6 +241,78 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
             call_args.push(format!("{xla_name}={value}"));
         }
     }
+    let vmap = py_str(f.options.vmap_method.as_str());
+    let arrays = py_tuple(inputs.iter().map(|p| p.py_name.clone()));
+    if !typed {
+        body.push(format!(
+            "_begen_honest({shown_lit}, {arrays}, {})",
+            py_tuple(inputs.iter().map(|p| py_str(&p.py_name)))
+        ));
+        let out_expr = match rets.len() {
+            1 => "out".to_string(),
+            n => {
+                let msg = py_str(&format!("{shown}: out= takes a tuple of {n} jax.ShapeDtypeStruct, one per output"));
+                body.push(format!("if not isinstance(out, (tuple, list)) or len(out) != {n}:"));
+                body.push(format!("    raise TypeError({msg})"));
+                "tuple(out)".to_string()
+            }
+        };
+        body.push(format!(
+            "return _jax.ffi.ffi_call(TARGETS[{}], {out_expr}, vmap_method={vmap})({})",
+            py_str(&f.name),
+            call_args.join(", ")
+        ));
+    } else {
+        let in_specs = py_tuple(inputs.iter().map(|p| py_spec(&p.py_name, p.token.contract())));
+        let const_specs = py_tuple(f.consts.iter().map(|k| {
+            let kind = match k.kind {
+                ConstKind::Type => "type",
+                ConstKind::Value(AttrType::Bool) => "bool",
+                ConstKind::Value(_) => "int",
+            };
+            let given = if keyword_consts.iter().any(|g| g.name == k.name) { k.py_name.clone() } else { "None".into() };
+            format!(
+                "({}, {}, {}, {given}, {})",
+                py_str(&k.name),
+                py_str(&k.py_name),
+                py_str(kind),
+                py_tuple(k.values.iter().map(|v| py_str(v)))
+            )
+        }));
+        body.push(format!("_begen_d, _begen_c = _begen_inputs({shown_lit}, {arrays}, {in_specs}, {const_specs})"));
+        if !rets.is_empty() {
+            let out_specs = py_tuple(rets.iter().map(|p| py_spec(&p.name, p.token.contract())));
+            body.push(format!("_begen_o = _begen_outputs({shown_lit}, out, {out_specs}, _begen_d, _begen_c)"));
+        }
+        let mut results = Vec::new();
+        let mut aliases = Vec::new();
+        let mut ret_k = 0;
+        for (out_index, p) in outputs.iter().enumerate() {
+            match p.token {
+                Token::InOut(_) => {
+                    let in_index = inputs.iter().position(|q| q.name == p.name).unwrap_or(0);
+                    aliases.push(format!("{in_index}: {out_index}"));
+                    results.push(format!("_begen_like({})", p.py_name));
+                }
+                _ => {
+                    results.push(format!("_begen_o[{ret_k}]"));
+                    ret_k += 1;
+                }
+            }
+        }
+        let result_expr = if outputs.len() == 1 { results[0].clone() } else { py_tuple(results.into_iter()) };
+        let key =
+            if f.consts.is_empty() { py_str(&f.name) } else { format!("_begen_key({}, _begen_c)", py_str(&f.name)) };
+        let aliases = if aliases.is_empty() {
+            String::new()
+        } else {
+            format!(", input_output_aliases={{{}}}", aliases.join(", "))
+        };
+        body.push(format!(
+            "return _jax.ffi.ffi_call(TARGETS[{key}], {result_expr}{aliases}, vmap_method={vmap})({})",
+            call_args.join(", ")
+        ));
+    }
     let doc_first = format!(
         "Calls the {} kernel `{}` ({}:{}) through XLA FFI.",
         f.platform.as_str().to_uppercase(),
@@ -170,23 +320,48 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
         comment_text(&f.file),
         f.line
     );
-    let doc_rest = vec![
-        String::new(),
-        format!("    arg_spec: {}", f.arg_spec().iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", ")),
-    ];
+    let mut doc_rest = vec![String::new(), format!("    arg_spec: {}", comment_text(&arg_spec_line(f)))];
+    if typed {
+        doc_rest.push(String::new());
+        for p in &inputs {
+            let role = if matches!(p.token, Token::InOut(_)) { "updated in place and returned" } else { "input" };
+            doc_rest.push(format!("    {}: {} ({role})", p.py_name, comment_text(&contract_text(p.token.contract()))));
+        }
+        for p in &rets {
+            let how = if out_optional { "out= optional" } else { "give out=" };
+            doc_rest.push(format!("    -> {}: {} ({how})", p.name, comment_text(&contract_text(p.token.contract()))));
+        }
+        for k in &f.consts {
+            let how = if from_inputs(&k.name) { "from the inputs' dtype" } else { "keyword" };
+            doc_rest.push(format!("    {}: one of {} ({how})", k.py_name, comment_text(&k.values.join(", "))));
+        }
+    }
     PyFunctionView {
         py_name: f.py_name.clone(),
-        key,
         signature: params.join(", "),
         stub_signature: stub.join(", "),
         stub_return,
         doc_first,
         doc_rest,
-        out_checks,
-        out_expr,
-        vmap_method: py_str(f.options.vmap_method.as_str()),
-        call_args,
+        body,
     }
+}
+
+/// A const value as a Python default: a number, `True`/`False`, a dtype name.
+fn py_const_value(k: &Const, v: &str) -> String {
+    match (k.kind, v) {
+        (ConstKind::Type, _) => py_str(v),
+        (_, "true") => "True".into(),
+        (_, "false") => "False".into(),
+        _ => v.to_string(),
+    }
+}
+
+/// The arg_spec with its consts, as the docstring shows it.
+fn arg_spec_line(f: &Function) -> String {
+    let mut tokens: Vec<String> = f.arg_spec().iter().map(|t| t.to_string()).collect();
+    tokens.extend(f.consts.iter().map(|k| format!("const.{}={}", k.name, k.values.join(","))));
+    tokens.join(", ")
 }
 
 /// The platform name `jax.ffi.register_ffi_target` expects.
@@ -220,7 +395,12 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
                         functions.len()
                     )),
                     all: all(functions.iter().map(|f| f.py_name.as_str())),
-                    targets: m.functions.iter().map(|&k| (py_str(&fs[k].name), py_str(&fs[k].target))).collect(),
+                    targets: m
+                        .functions
+                        .iter()
+                        .flat_map(|&k| targets(&fs[k]))
+                        .map(|(key, target)| (py_str(&key), py_str(&target)))
+                        .collect(),
                     functions,
                 }
             })
@@ -241,21 +421,46 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
         all: all(names),
         targets: fs
             .iter()
-            .map(|f| {
-                let key = if library.namespaced { format!("{}.{}", f.module, f.name) } else { f.name.clone() };
-                (py_str(&key), py_str(&f.target))
+            .flat_map(|f| {
+                targets(f).into_iter().map(move |(key, target)| {
+                    let key = if library.namespaced { format!("{}.{key}", f.module) } else { key };
+                    (key, target)
+                })
             })
+            .map(|(key, target)| (py_str(&key), py_str(&target)))
             .collect(),
         handlers: fs
             .iter()
-            .map(|f| (py_str(&f.target), py_str(&f.handler), py_str(jax_platform(f.platform))))
+            .flat_map(|f| {
+                handlers(f)
+                    .into_iter()
+                    .map(move |(target, handler)| (py_str(&target), py_str(&handler), py_str(jax_platform(f.platform))))
+            })
             .collect(),
         functions,
         modules,
     }
 }
 
+/// A function's `TARGETS` entries: its name, or one key per instance.
+fn targets(f: &Function) -> Vec<(String, String)> {
+    if f.instances.is_empty() {
+        vec![(f.name.clone(), f.target.clone())]
+    } else {
+        f.instances.iter().map(|i| (i.key.clone(), i.target.clone())).collect()
+    }
+}
+
+/// A function's (target, handler symbol) pairs.
+fn handlers(f: &Function) -> Vec<(String, String)> {
+    if f.instances.is_empty() {
+        vec![(f.target.clone(), f.handler.clone())]
+    } else {
+        f.instances.iter().map(|i| (i.target.clone(), i.handler.clone())).collect()
+    }
+}
+
 /// `__all__`: the module's own names, then `names`, as literals.
 fn all<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
-    ["register", "TARGETS", "LIBRARY"].into_iter().chain(names).map(py_str).collect()
+    ["register", "TARGETS", "LIBRARY", "export_safety_checks"].into_iter().chain(names).map(py_str).collect()
 }

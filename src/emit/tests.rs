@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::cpp::{Passed, handler_view, param_cpp, trampoline_view};
+use super::cpp::{Passed, Unit, handler_view, param_cpp, trampoline_view};
 use super::python::py_function_view;
 use super::*;
 use crate::model::{
@@ -12,7 +12,7 @@ use crate::model::{
 };
 
 fn param(name: &str, token: Token) -> Param {
-    Param { name: name.into(), py_name: name.into(), token, half_repr: None, line: 1 }
+    Param { name: name.into(), py_name: name.into(), token, half_repr: None, pointer: None, line: 1 }
 }
 
 fn attr(name: &str, ty: AttrType) -> Param {
@@ -35,6 +35,8 @@ fn function(name: &str, file: &str, root: &Path, platform: Platform, params: Vec
         platform,
         params,
         options: FunctionOptions::default(),
+        consts: Vec::new(),
+        instances: Vec::new(),
     }
 }
 
@@ -86,14 +88,18 @@ pub(crate) fn cpu_case(root: &Path) -> Library {
                 "a.cpp",
                 root,
                 Platform::Cpu,
-                vec![param("x", Token::Arg), param("y", Token::Ret), attr("scale_factor", AttrType::Float32)],
+                vec![
+                    param("x", Token::Arg(None)),
+                    param("y", Token::Ret(None)),
+                    attr("scale_factor", AttrType::Float32),
+                ],
             ),
             function(
                 "minmax",
                 "a.cpp",
                 root,
                 Platform::Cpu,
-                vec![param("x", Token::Arg), param("lo", Token::Ret), param("hi", Token::Ret)],
+                vec![param("x", Token::Arg(None)), param("lo", Token::Ret(None)), param("hi", Token::Ret(None))],
             ),
             function(
                 "mixed_attrs",
@@ -101,8 +107,8 @@ pub(crate) fn cpu_case(root: &Path) -> Library {
                 root,
                 Platform::Cpu,
                 vec![
-                    param("x", Token::Arg),
-                    param("y", Token::Ret),
+                    param("x", Token::Arg(None)),
+                    param("y", Token::Ret(None)),
                     attr("flag", AttrType::Bool),
                     attr("n", AttrType::Int64),
                     attr("k", AttrType::UInt8),
@@ -125,8 +131,8 @@ pub(crate) fn cuda_case(root: &Path) -> Library {
         root,
         Platform::Cuda,
         vec![
-            param("x", Token::Arg),
-            param("out", Token::Ret),
+            param("x", Token::Arg(None)),
+            param("out", Token::Ret(None)),
             Param { half_repr: Some(HalfRepr::CudaHalf), ..attr("alpha", AttrType::Float16) },
             Param { half_repr: Some(HalfRepr::CudaBFloat16), ..attr("beta", AttrType::BFloat16) },
             param("stream", Token::Stream),
@@ -142,39 +148,45 @@ pub(crate) fn cuda_case(root: &Path) -> Library {
         vec![
             param("stream", Token::Stream),
             attr("lambda", AttrType::Int32),
-            param("out", Token::Arg),
-            param("len", Token::Ret),
+            param("out", Token::Arg(None)),
+            param("len", Token::Ret(None)),
         ],
     );
     library("gpukernels", vec![scale, odd])
 }
 
+/// `param_cpp` of a parameter of a plain function named `f`.
+fn cpp_of(i: usize, slot: usize, p: &Param) -> super::cpp::ParamCpp {
+    let f = function("f", "a.cpp", Path::new("/k"), Platform::Cpu, vec![]);
+    param_cpp(&Unit { f: &f, instance: None }, i, slot, p)
+}
+
 #[test]
 fn tensor_params_bind_buffers_and_build_views() {
-    let arg = param_cpp("f", 0, 0, &param("x", Token::Arg));
-    assert_eq!(arg.binding, ".Arg<xla::ffi::AnyBuffer>()");
-    assert_eq!(arg.impl_param, "xla::ffi::AnyBuffer p0_x");
+    let arg = cpp_of(0, 0, &param("x", Token::Arg(None)));
+    assert_eq!(arg.bindings[0].binding, ".Arg<xla::ffi::AnyBuffer>()");
+    assert_eq!(arg.bindings[0].impl_param, "xla::ffi::AnyBuffer p0_x");
     assert_eq!(arg.passed, Passed::Tensor("begen::rt::tensor_arg(p0_x)".into()));
     assert_eq!(arg.prepare, ["BE::Tensor t0_x = begen::tr::view(begen_t[0]);"]);
     assert_eq!(arg.call_arg, "t0_x");
-    assert!(arg.checks[0].contains("unsupported_dtype(\"f\", \"x\""));
-    assert!(arg.checks[1].contains("rank_too_high(\"f\", \"x\""));
+    assert!(arg.bindings[0].checks[0].contains("unsupported_dtype(\"f\", \"x\""));
+    assert!(arg.bindings[0].checks[1].contains("rank_too_high(\"f\", \"x\""));
 
-    let ret = param_cpp("f", 1, 3, &param("y", Token::Ret));
-    assert_eq!(ret.impl_param, "xla::ffi::Result<xla::ffi::AnyBuffer> p1_y");
+    let ret = cpp_of(1, 3, &param("y", Token::Ret(None)));
+    assert_eq!(ret.bindings[0].impl_param, "xla::ffi::Result<xla::ffi::AnyBuffer> p1_y");
     assert_eq!(ret.passed, Passed::Tensor("begen::rt::tensor_arg(*p1_y)".into()));
     assert_eq!(ret.prepare, ["BE::Tensor t1_y = begen::tr::view(begen_t[3]);"]);
 }
 
 #[test]
 fn attrs_bind_by_type_and_pass_by_address() {
-    let f32 = param_cpp("f", 2, 0, &attr("s", AttrType::Float32));
-    assert_eq!(f32.binding, ".Attr<float>(\"s\")");
+    let f32 = cpp_of(2, 0, &attr("s", AttrType::Float32));
+    assert_eq!(f32.bindings[0].binding, ".Attr<float>(\"s\")");
     assert_eq!(f32.passed, Passed::Attr("&p2_s".into()));
     assert_eq!(f32.call_arg, "begen::tr::attr<float>(begen_a[0])");
 
-    let c = param_cpp("f", 0, 1, &attr("c", AttrType::Complex128));
-    assert_eq!(c.binding, ".Attr<xla::ffi::Span<const double>>(\"c\")");
+    let c = cpp_of(0, 1, &attr("c", AttrType::Complex128));
+    assert_eq!(c.bindings[0].binding, ".Attr<xla::ffi::Span<const double>>(\"c\")");
     assert_eq!(c.passed, Passed::Attr("p0_c.begin()".into()));
     assert_eq!(
         c.prepare,
@@ -183,20 +195,20 @@ fn attrs_bind_by_type_and_pass_by_address() {
             "const std::complex<double> v0_c(c0_c[0], c0_c[1]);"
         ]
     );
-    assert!(c.checks[0].contains("bad_complex_attr(\"f\", \"c\""));
+    assert!(c.bindings[0].checks[0].contains("bad_complex_attr(\"f\", \"c\""));
 
-    let bits = param_cpp("f", 0, 0, &attr("h", AttrType::Float16));
-    assert_eq!(bits.binding, ".Attr<uint16_t>(\"h\")");
+    let bits = cpp_of(0, 0, &attr("h", AttrType::Float16));
+    assert_eq!(bits.bindings[0].binding, ".Attr<uint16_t>(\"h\")");
     assert_eq!(bits.call_arg, "begen::tr::attr<uint16_t>(begen_a[0])");
 
     let half = Param { half_repr: Some(HalfRepr::CudaHalf), ..attr("h", AttrType::Float16) };
-    let half = param_cpp("f", 0, 2, &half);
+    let half = cpp_of(0, 2, &half);
     assert_eq!(half.call_arg, "v0_h");
     assert_eq!(half.prepare[1], "r0_h.x = begen::tr::attr<uint16_t>(begen_a[2]);");
     assert_eq!(half.prepare[2], "const __half v0_h(r0_h);");
 
-    let stream = param_cpp("f", 3, 0, &param("stream", Token::Stream));
-    assert_eq!(stream.binding, ".Ctx<xla::ffi::PlatformStream<void*>>()");
+    let stream = cpp_of(3, 0, &param("stream", Token::Stream));
+    assert_eq!(stream.bindings[0].binding, ".Ctx<xla::ffi::PlatformStream<void*>>()");
     assert_eq!(stream.passed, Passed::Stream("begen::rt::stream_handle(p3_stream)".into()));
     assert_eq!(stream.call_arg, "begen_stream");
 }
@@ -204,7 +216,8 @@ fn attrs_bind_by_type_and_pass_by_address() {
 #[test]
 fn handler_binds_in_canonical_order_and_trampoline_calls_in_signature_order() {
     let lib = cuda_case(Path::new("/k"));
-    let h = handler_view(&lib.functions[1]);
+    let unit = |f| Unit { f, instance: None };
+    let h = handler_view(&unit(&lib.functions[1]));
     assert_eq!(h.symbol, "begen_gpukernels_lambda_kernel");
     assert_eq!(h.trampoline, "begen_call_gpukernels_lambda_kernel");
     assert_eq!(
@@ -225,19 +238,19 @@ fn handler_binds_in_canonical_order_and_trampoline_calls_in_signature_order() {
     );
     assert_eq!(h.call_args, ["tensors", "attrs", "begen::rt::stream_handle(p0_stream)"]);
     assert_eq!(h.traits, "");
-    assert!(handler_view(&lib.functions[0]).traits.contains("kCmdBufferCompatible"));
+    assert!(handler_view(&unit(&lib.functions[0])).traits.contains("kCmdBufferCompatible"));
 
-    let t = trampoline_view(&lib.functions[1]);
+    let t = trampoline_view(&unit(&lib.functions[1]));
     assert_eq!(t.symbol, "begen_call_gpukernels_lambda_kernel");
     assert_eq!(t.params, "const begen::TensorArg* begen_t, const void* const* begen_a, int64_t begen_stream");
     assert_eq!(t.call_args, ["begen_stream", "begen::tr::attr<int32_t>(begen_a[0])", "t2_out", "t3_len"]);
 
     // Nothing to pass: nullptr, and the trampoline leaves the parameter unnamed.
     let cpu = cpu_case(Path::new("/k"));
-    let minmax = handler_view(&cpu.functions[1]);
+    let minmax = handler_view(&unit(&cpu.functions[1]));
     assert_eq!(minmax.call_args, ["tensors", "nullptr", "0"]);
     assert_eq!(
-        trampoline_view(&cpu.functions[1]).params,
+        trampoline_view(&unit(&cpu.functions[1])).params,
         "const begen::TensorArg* begen_t, const void* const*, int64_t"
     );
 }
@@ -247,31 +260,34 @@ fn python_function_signature_and_conversions() {
     let lib = cpu_case(Path::new("/k"));
     let f = py_function_view(&lib.functions[2], "mixed_attrs");
     assert_eq!(f.signature, "x, /, *, flag, n, k, h, b, c, z, d, out");
-    assert!(
-        f.call_args.contains(&"h=_begen_half(h, _np.float16, \"mixed_attrs: attribute 'h' (float16)\")".to_string())
-    );
-    assert!(
-        f.call_args
-            .contains(&"c=_begen_complex(c, _np.float32, \"mixed_attrs: attribute 'c' (complex64)\")".to_string())
-    );
-    assert!(f.call_args.contains(&"k=_begen_int(k, _np.uint8, \"mixed_attrs: attribute 'k' (uint8)\")".to_string()));
-    assert!(f.call_args.contains(&"flag=_begen_bool(flag, \"mixed_attrs: attribute 'flag' (bool)\")".to_string()));
-    assert!(
-        f.call_args.contains(&"d=_begen_float(d, _np.float64, \"mixed_attrs: attribute 'd' (float64)\")".to_string())
-    );
+    let call = f.body.last().unwrap();
+    for conversion in [
+        "h=_begen_half(h, _np.float16, \"mixed_attrs: attribute 'h' (float16)\")",
+        "c=_begen_complex(c, _np.float32, \"mixed_attrs: attribute 'c' (complex64)\")",
+        "k=_begen_int(k, _np.uint8, \"mixed_attrs: attribute 'k' (uint8)\")",
+        "flag=_begen_bool(flag, \"mixed_attrs: attribute 'flag' (bool)\")",
+        "d=_begen_float(d, _np.float64, \"mixed_attrs: attribute 'd' (float64)\")",
+    ] {
+        assert!(call.contains(conversion), "{conversion} not in {call}");
+    }
 
     let two = py_function_view(&lib.functions[1], "minmax");
-    assert_eq!(two.out_expr, "tuple(out)");
+    assert!(two.body.last().unwrap().contains("tuple(out)"));
     assert_eq!(two.stub_return, "tuple[jax.Array, jax.Array]");
 
     let gpu = cuda_case(Path::new("/k"));
     let odd = py_function_view(&gpu.functions[1], "lambda_kernel");
     assert_eq!(odd.signature, "out_, /, *, lambda_, out");
-    assert_eq!(
-        odd.call_args,
-        ["out_", "**{\"lambda\": _begen_int(lambda_, _np.int32, \"lambda_kernel: attribute 'lambda_' (int32)\")}"]
+    assert!(odd.body.last().unwrap().ends_with(
+        "(out_, **{\"lambda\": _begen_int(lambda_, _np.int32, \"lambda_kernel: attribute 'lambda_' (int32)\")})"
+    ));
+    assert!(
+        py_function_view(&gpu.functions[0], "vector_scale")
+            .body
+            .last()
+            .unwrap()
+            .contains("vmap_method=\"broadcast_all\"")
     );
-    assert_eq!(py_function_view(&gpu.functions[0], "vector_scale").vmap_method, "\"broadcast_all\"");
 }
 
 #[test]

@@ -86,11 +86,31 @@ pub(crate) struct Signature {
     pub name_span: Span,
     pub params: Vec<DeclParam>,
     pub origin: Origin,
-    pub is_template: bool,
+    /// The parameters of the `template <...>` around the declaration;
+    /// `None` for a plain function.
+    pub template: Option<Vec<TemplateParam>>,
     pub variadic: bool,
     /// `__global__` or `__device__` (without `__host__`): not callable from
     /// the host wrapper.
     pub device_only: Option<&'static str>,
+}
+
+/// One parameter of a template declaration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TemplateParam {
+    pub name: Option<String>,
+    pub kind: TemplateKind,
+}
+
+/// What a template parameter takes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum TemplateKind {
+    /// `typename T` / `class T`.
+    Type,
+    /// A value of this (normalised) type: `int N`.
+    Value(String),
+    /// A pack, a template template parameter: nothing begen can instantiate.
+    Other,
 }
 
 /// Why no signature could be read.

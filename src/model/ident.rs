@@ -132,7 +132,7 @@ pub(crate) fn is_py_keyword(name: &str) -> bool {
 /// its helpers call: a function, module or parameter of one of these names
 /// would hide one, so it gets a `_` appended. Every name starting with
 /// `_begen` is reserved too.
-pub(crate) const PY_RESERVED: [&str; 44] = [
+pub(crate) const PY_RESERVED: [&str; 47] = [
     // The module's own names.
     "register",
     "TARGETS",
@@ -150,6 +150,7 @@ pub(crate) const PY_RESERVED: [&str; 44] = [
     "_lib",
     "_registered",
     "_HANDLERS",
+    "export_safety_checks",
     // Builtins the helpers and typed functions call.
     "tuple",
     "list",
@@ -169,6 +170,8 @@ pub(crate) const PY_RESERVED: [&str; 44] = [
     "hasattr",
     "locals",
     "super",
+    "zip",
+    "enumerate",
     // The stub's names.
     "jax",
     "ArrayLike",

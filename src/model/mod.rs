@@ -186,6 +186,104 @@ impl AttrType {
         }
     }
 
+    /// Whether it is one of the eight integer types (not `bool`).
+    ///
+    /// ```
+    /// use begen::model::AttrType;
+    /// assert!(AttrType::UInt8.is_integer() && !AttrType::Bool.is_integer());
+    /// ```
+    pub fn is_integer(self) -> bool {
+        matches!(
+            self,
+            AttrType::Int8
+                | AttrType::UInt8
+                | AttrType::Int16
+                | AttrType::UInt16
+                | AttrType::Int32
+                | AttrType::UInt32
+                | AttrType::Int64
+                | AttrType::UInt64
+        )
+    }
+
+    /// The range of an integer type (`bool`: 0..=1); `None` for the others.
+    ///
+    /// ```
+    /// use begen::model::AttrType;
+    /// assert_eq!(AttrType::Int8.int_range(), Some((-128, 127)));
+    /// ```
+    pub fn int_range(self) -> Option<(i128, i128)> {
+        Some(match self {
+            AttrType::Bool => (0, 1),
+            AttrType::Int8 => (i8::MIN.into(), i8::MAX.into()),
+            AttrType::UInt8 => (0, u8::MAX.into()),
+            AttrType::Int16 => (i16::MIN.into(), i16::MAX.into()),
+            AttrType::UInt16 => (0, u16::MAX.into()),
+            AttrType::Int32 => (i32::MIN.into(), i32::MAX.into()),
+            AttrType::UInt32 => (0, u32::MAX.into()),
+            AttrType::Int64 => (i64::MIN.into(), i64::MAX.into()),
+            AttrType::UInt64 => (0, u64::MAX.into()),
+            _ => return None,
+        })
+    }
+
+    /// Bytes per element of a tensor of this type.
+    ///
+    /// ```
+    /// assert_eq!(begen::model::AttrType::Complex64.byte_width(), 8);
+    /// ```
+    pub fn byte_width(self) -> usize {
+        match self {
+            AttrType::Bool | AttrType::Int8 | AttrType::UInt8 => 1,
+            AttrType::Int16 | AttrType::UInt16 | AttrType::Float16 | AttrType::BFloat16 => 2,
+            AttrType::Int32 | AttrType::UInt32 | AttrType::Float32 => 4,
+            AttrType::Int64 | AttrType::UInt64 | AttrType::Float64 | AttrType::Complex64 => 8,
+            AttrType::Complex128 => 16,
+        }
+    }
+
+    /// The C++ element type of a tensor of this type, as a template
+    /// argument: `float`, `__half` (CUDA only; `None` in a CPU source).
+    ///
+    /// ```
+    /// use begen::model::{AttrType, Platform};
+    /// assert_eq!(AttrType::Float16.element_cpp(Platform::Cuda), Some("__half"));
+    /// assert_eq!(AttrType::Float16.element_cpp(Platform::Cpu), None);
+    /// ```
+    pub fn element_cpp(self, platform: Platform) -> Option<&'static str> {
+        match (self, platform) {
+            (AttrType::Float16, Platform::Cuda) => Some("__half"),
+            (AttrType::BFloat16, Platform::Cuda) => Some("__nv_bfloat16"),
+            (AttrType::Float16 | AttrType::BFloat16, Platform::Cpu) => None,
+            _ => Some(self.cpp_type()),
+        }
+    }
+
+    /// The XLA FFI `DataType` enumerator of a buffer of this type.
+    ///
+    /// ```
+    /// assert_eq!(begen::model::AttrType::BFloat16.xla_type(), "BF16");
+    /// ```
+    pub fn xla_type(self) -> &'static str {
+        match self {
+            AttrType::Bool => "PRED",
+            AttrType::Int8 => "S8",
+            AttrType::UInt8 => "U8",
+            AttrType::Int16 => "S16",
+            AttrType::UInt16 => "U16",
+            AttrType::Int32 => "S32",
+            AttrType::UInt32 => "U32",
+            AttrType::Int64 => "S64",
+            AttrType::UInt64 => "U64",
+            AttrType::Float32 => "F32",
+            AttrType::Float64 => "F64",
+            AttrType::Complex64 => "C64",
+            AttrType::Complex128 => "C128",
+            AttrType::Float16 => "F16",
+            AttrType::BFloat16 => "BF16",
+        }
+    }
+
     /// Parses a type string; `None` for anything outside the 15.
     ///
     /// ```
@@ -268,10 +366,13 @@ impl fmt::Display for AttrType {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Token {
-    /// An input tensor, `const BE::Tensor`.
-    Arg,
-    /// An output tensor, `BE::Tensor`.
-    Ret,
+    /// An input tensor, `const BE::Tensor` (or, typed, `const T*`); the
+    /// contract is `None` for the untyped `arg`.
+    Arg(Option<TensorType>),
+    /// An output tensor, `BE::Tensor` (or, typed, `T*`).
+    Ret(Option<TensorType>),
+    /// A tensor updated in place: an input aliased to an output.
+    InOut(Option<TensorType>),
     /// The CUDA stream, `int64_t`.
     Stream,
     /// A scalar attribute passed by name.
@@ -281,17 +382,219 @@ pub enum Token {
         /// Its resolved scalar type.
         ty: AttrType,
     },
+    /// An integer parameter that receives the value of a dimension, resolved
+    /// from the tensors.
+    Dim {
+        /// The dimension's name, as the tensors' contracts write it.
+        name: String,
+        /// The parameter's integer type.
+        ty: AttrType,
+    },
+}
+
+impl Token {
+    /// Whether it is a tensor read by the kernel (`arg` or `inout`).
+    ///
+    /// ```
+    /// use begen::model::Token;
+    /// assert!(Token::InOut(None).is_input() && !Token::Ret(None).is_input());
+    /// ```
+    pub fn is_input(&self) -> bool {
+        matches!(self, Token::Arg(_) | Token::InOut(_))
+    }
+
+    /// Whether it is a tensor XLA returns (`ret` or `inout`).
+    ///
+    /// ```
+    /// use begen::model::Token;
+    /// assert!(Token::InOut(None).is_output() && !Token::Arg(None).is_output());
+    /// ```
+    pub fn is_output(&self) -> bool {
+        matches!(self, Token::Ret(_) | Token::InOut(_))
+    }
+
+    /// The typed contract of a tensor token, if it has one.
+    ///
+    /// ```
+    /// use begen::model::Token;
+    /// assert!(Token::Arg(None).contract().is_none());
+    /// ```
+    pub fn contract(&self) -> Option<&TensorType> {
+        match self {
+            Token::Arg(c) | Token::Ret(c) | Token::InOut(c) => c.as_ref(),
+            Token::Stream | Token::Attr { .. } | Token::Dim { .. } => None,
+        }
+    }
 }
 
 impl fmt::Display for Token {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let tensor = |f: &mut fmt::Formatter<'_>, word: &str, c: &Option<TensorType>| match c {
+            Some(c) => write!(f, "{word}:{c}"),
+            None => f.write_str(word),
+        };
         match self {
-            Token::Arg => f.write_str("arg"),
-            Token::Ret => f.write_str("ret"),
+            Token::Arg(c) => tensor(f, "arg", c),
+            Token::Ret(c) => tensor(f, "ret", c),
+            Token::InOut(c) => tensor(f, "inout", c),
             Token::Stream => f.write_str("stream"),
             Token::Attr { name, ty } => write!(f, "attr.{name}:{ty}"),
+            Token::Dim { name, ty } => write!(f, "dim.{name}:{ty}"),
         }
     }
+}
+
+/// A typed tensor's contract: its element type and, where given, its shape.
+///
+/// ```
+/// use begen::model::{AttrType, ElementType, Extent, TensorType};
+/// let t = TensorType {
+///     dtype: ElementType::Dtype(AttrType::Float32),
+///     dims: Some(vec![Extent::Named("n".into()), Extent::Fixed(3)]),
+/// };
+/// assert_eq!(t.to_string(), "float32[n,3]");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct TensorType {
+    /// The element type.
+    pub dtype: ElementType,
+    /// The extents; `None` when only the element type is given (any shape).
+    pub dims: Option<Vec<Extent>>,
+}
+
+impl fmt::Display for TensorType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.dtype)?;
+        if let Some(dims) = &self.dims {
+            let dims: Vec<String> = dims.iter().map(ToString::to_string).collect();
+            write!(f, "[{}]", dims.join(","))?;
+        }
+        Ok(())
+    }
+}
+
+/// The element type of a typed tensor.
+///
+/// ```
+/// use begen::model::ElementType;
+/// assert_eq!(ElementType::Param("T".into()).to_string(), "T");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ElementType {
+    /// One of the 15 types.
+    Dtype(AttrType),
+    /// A template type parameter (`const.T=float32,float64`): each instance
+    /// fixes it.
+    Param(String),
+}
+
+impl fmt::Display for ElementType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ElementType::Dtype(t) => write!(f, "{t}"),
+            ElementType::Param(name) => f.write_str(name),
+        }
+    }
+}
+
+/// One extent of a typed tensor's shape.
+///
+/// ```
+/// use begen::model::Extent;
+/// assert_eq!(Extent::Fixed(4).to_string(), "4");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Extent {
+    /// A named dimension: every tensor that names it has the same extent.
+    Named(String),
+    /// A literal extent.
+    Fixed(u64),
+}
+
+impl fmt::Display for Extent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Extent::Named(name) => f.write_str(name),
+            Extent::Fixed(n) => write!(f, "{n}"),
+        }
+    }
+}
+
+/// A compile-time constant of a template kernel (`const.<NAME>=v1,v2`):
+/// begen instantiates the template once per value (per combination when
+/// there are several).
+///
+/// ```
+/// use begen::model::{AttrType, Const, ConstKind};
+/// let block = Const {
+///     name: "BLOCK".into(),
+///     py_name: "BLOCK".into(),
+///     kind: ConstKind::Value(AttrType::Int32),
+///     values: vec!["128".into(), "256".into()],
+/// };
+/// assert_eq!(block.values.len(), 2);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Const {
+    /// The template parameter's name.
+    pub name: String,
+    /// Its keyword in the Python function (`_` appended where needed).
+    pub py_name: String,
+    /// A type or a value parameter.
+    pub kind: ConstKind,
+    /// Canonical values: dtype names for a type, literals for a value.
+    pub values: Vec<String>,
+}
+
+/// What kind of template parameter a [`Const`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ConstKind {
+    /// `typename T` / `class T`: its values are dtypes.
+    Type,
+    /// A non-type parameter of this type (`int N`, `bool B`).
+    Value(AttrType),
+}
+
+/// One instantiation of a template kernel: its own FFI target, handler and
+/// trampoline.
+///
+/// ```
+/// let i = begen::model::Instance {
+///     values: vec!["float32".into()],
+///     key: "axpy[T=float32]".into(),
+///     target: "k.axpy[T=float32]".into(),
+///     handler: "begen_k_axpy__float32".into(),
+///     trampoline: "begen_call_k_axpy__float32".into(),
+/// };
+/// assert_eq!(i.values[0], "float32");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Instance {
+    /// One value per const of the function, in its order.
+    pub values: Vec<String>,
+    /// Its key in the Python module's `TARGETS`: `name[A=v,B=w]`.
+    pub key: String,
+    /// Its XLA FFI target name.
+    pub target: String,
+    /// Its exported handler symbol.
+    pub handler: String,
+    /// Its hidden trampoline symbol.
+    pub trampoline: String,
+}
+
+/// A tensor parameter the kernel takes as a pointer to its elements
+/// (`const float* x`) instead of a `BE::Tensor` view.
+///
+/// ```
+/// let p = begen::model::Pointer { pointee: "float".into(), is_const: true };
+/// assert!(p.is_const);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Pointer {
+    /// The element type as declared (`float`, `T`, `__half`).
+    pub pointee: String,
+    /// `const T*`.
+    pub is_const: bool,
 }
 
 /// How the C++ parameter that receives a float16/bfloat16 attr is declared;
@@ -305,6 +608,7 @@ impl fmt::Display for Token {
 ///     py_name: "alpha".into(),
 ///     token: Token::Attr { name: "alpha".into(), ty: AttrType::Float16 },
 ///     half_repr: Some(HalfRepr::CudaHalf),
+///     pointer: None,
 ///     line: 3,
 /// };
 /// assert_eq!(alpha.half_repr, Some(HalfRepr::CudaHalf));
@@ -323,7 +627,7 @@ pub enum HalfRepr {
 ///
 /// ```
 /// use begen::model::{Param, Token};
-/// let x = Param { name: "x".into(), py_name: "x".into(), token: Token::Arg, half_repr: None, line: 2 };
+/// let x = Param { name: "x".into(), py_name: "x".into(), token: Token::Arg(None), half_repr: None, pointer: None, line: 2 };
 /// assert_eq!(x.token.to_string(), "arg");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -339,6 +643,8 @@ pub struct Param {
     pub token: Token,
     /// Set for float16/bfloat16 attrs only.
     pub half_repr: Option<HalfRepr>,
+    /// Set for a typed tensor taken as a pointer to its elements.
+    pub pointer: Option<Pointer>,
     /// 1-based line of the parameter in its file (for diagnostics).
     pub line: usize,
 }
@@ -445,6 +751,14 @@ pub struct Function {
     pub params: Vec<Param>,
     /// Its entry under `functions:` in begen.yaml (defaults otherwise).
     pub options: FunctionOptions,
+    /// The template parameters a template kernel is instantiated over
+    /// (`const.` tokens), in the template's order; empty for a plain function.
+    pub consts: Vec<Const>,
+    /// A template kernel's instantiations, one per combination of its
+    /// consts' values (in lexicographic order of the consts' value lists);
+    /// empty for a plain function, whose target, handler and trampoline are
+    /// the function's own.
+    pub instances: Vec<Instance>,
 }
 
 impl Function {
@@ -460,7 +774,7 @@ impl Function {
     pub fn arg_spec(&self) -> Vec<Token> {
         self.params.iter().map(|p| p.token.clone()).collect()
     }
-    /// How many input tensors (`arg`) it takes.
+    /// How many input tensors (`arg` and `inout`) it takes.
     ///
     /// ```no_run
     /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
@@ -469,19 +783,19 @@ impl Function {
     /// # Ok::<(), begen::Error>(())
     /// ```
     pub fn inputs(&self) -> usize {
-        self.params.iter().filter(|p| p.token == Token::Arg).count()
+        self.params.iter().filter(|p| p.token.is_input()).count()
     }
 
-    /// How many output tensors (`ret`) it writes.
+    /// How many output tensors (`ret` and `inout`) XLA returns.
     ///
     /// ```no_run
     /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
     /// let f = &run.library.functions[0];
-    /// assert_eq!(f.outputs(), f.arg_spec().iter().filter(|t| **t == begen::model::Token::Ret).count());
+    /// assert_eq!(f.outputs(), f.arg_spec().iter().filter(|t| t.is_output()).count());
     /// # Ok::<(), begen::Error>(())
     /// ```
     pub fn outputs(&self) -> usize {
-        self.params.iter().filter(|p| p.token == Token::Ret).count()
+        self.params.iter().filter(|p| p.token.is_output()).count()
     }
 
     /// Its attribute parameters with their types, in signature order.
@@ -496,7 +810,7 @@ impl Function {
     pub fn attrs(&self) -> impl Iterator<Item = (&Param, AttrType)> {
         self.params.iter().filter_map(|p| match &p.token {
             Token::Attr { ty, .. } => Some((p, *ty)),
-            Token::Arg | Token::Ret | Token::Stream => None,
+            Token::Arg(_) | Token::Ret(_) | Token::InOut(_) | Token::Stream | Token::Dim { .. } => None,
         })
     }
 }

@@ -396,7 +396,7 @@ fn parse_decl(parser: &mut SignatureParser, file: FileId, text: &[u8], base: usi
         name_span: shift(parsed.name_start, parsed.name_end),
         params,
         origin: Origin::Direct,
-        is_template: parsed.is_template,
+        template: parsed.template,
         variadic: parsed.variadic,
         device_only,
     })

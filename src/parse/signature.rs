@@ -9,7 +9,7 @@ use std::collections::HashSet;
 
 use tree_sitter::{Node, Parser};
 
-use crate::model::decl::Indirection;
+use crate::model::decl::{Indirection, TemplateKind, TemplateParam};
 use crate::par::FxBuildHasher;
 
 /// One parameter as written (no inference yet). Offsets are relative to the
@@ -33,8 +33,8 @@ pub struct ParsedSig {
     pub name_start: usize,
     pub name_end: usize,
     pub params: Vec<RawParam>,
-    /// The declaration sits inside `template <...>`.
-    pub is_template: bool,
+    /// The parameters of the `template <...>` the declaration sits in.
+    pub template: Option<Vec<TemplateParam>>,
     /// The parameter list ends in `...`.
     pub variadic: bool,
 }
@@ -161,7 +161,7 @@ impl SignatureParser {
             name_start,
             name_end,
             params,
-            is_template: false,
+            template: None,
             variadic: false,
         })
     }
@@ -196,10 +196,12 @@ impl SignatureParser {
         if params.len() == 1 && params[0].ty == "void" && params[0].name.is_none() {
             params.clear();
         }
-        let mut is_template = false;
+        let mut template = None;
         let mut up = func.parent();
         while let Some(n) = up {
-            is_template |= n.kind() == "template_declaration";
+            if n.kind() == "template_declaration" && template.is_none() {
+                template = Some(template_params(n, &owned));
+            }
             up = n.parent();
         }
         Ok(ParsedSig {
@@ -207,7 +209,7 @@ impl SignatureParser {
             name_start: name_node.start_byte(),
             name_end: name_node.end_byte(),
             params,
-            is_template,
+            template,
             variadic,
         })
     }
@@ -289,6 +291,37 @@ fn plain_tokens(text: &[u8]) -> Option<Vec<(PlainTok, usize, usize)>> {
         out.push((tok, start, i));
     }
     Some(out)
+}
+
+/// The parameters of a `template_declaration`, in order.
+fn template_params(decl: Node, src: &[u8]) -> Vec<TemplateParam> {
+    let Some(list) = decl.child_by_field_name("parameters") else { return Vec::new() };
+    let mut out = Vec::new();
+    let mut cursor = list.walk();
+    for child in list.named_children(&mut cursor) {
+        let (name, kind) = match child.kind() {
+            "type_parameter_declaration" | "optional_type_parameter_declaration" => {
+                let name = child
+                    .child_by_field_name("name")
+                    .or_else(|| last_named_child(child).filter(|n| n.kind() == "type_identifier"))
+                    .map(|n| text_of(n, src));
+                (name, TemplateKind::Type)
+            }
+            "parameter_declaration" | "optional_parameter_declaration" => {
+                let raw = raw_param(child, src);
+                let kind = if raw.indirection == Indirection::Value {
+                    TemplateKind::Value(raw.ty)
+                } else {
+                    TemplateKind::Other
+                };
+                (raw.name, kind)
+            }
+            "comment" => continue,
+            _ => (None, TemplateKind::Other),
+        };
+        out.push(TemplateParam { name, kind });
+    }
+    out
 }
 
 fn raw_param(node: Node, src: &[u8]) -> RawParam {

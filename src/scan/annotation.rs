@@ -50,8 +50,19 @@ fn words(bytes: &[u8], base: usize) -> Vec<Word> {
             continue;
         }
         let start = i;
-        while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+        // Whitespace inside `[...]` does not end a word: `arg:float32[n, k]`.
+        let mut depth = 0usize;
+        while i < bytes.len() && (depth > 0 || !bytes[i].is_ascii_whitespace()) {
+            match bytes[i] {
+                b'[' => depth += 1,
+                b']' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
             i += 1;
+        }
+        // An unclosed bracket keeps the rest: trailing whitespace is not part of it.
+        while i > start && bytes[i - 1].is_ascii_whitespace() {
+            i -= 1;
         }
         out.push(Word { text: String::from_utf8_lossy(&bytes[start..i]).into_owned(), offset: base + start });
     }

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "begen/abi.h"
@@ -69,9 +70,76 @@ BEGEN_HIDDEN inline TensorArg tensor_arg(xla::ffi::AnyBuffer& b) noexcept {
                      static_cast<int32_t>(b.element_type())};
 }
 
+/// The same for a typed buffer (a shape contract: XLA checked the element
+/// type, and the rank when the contract gives one).
+template <xla::ffi::DataType T, size_t R>
+BEGEN_HIDDEN inline TensorArg tensor_arg(xla::ffi::Buffer<T, R>& b) noexcept {
+    return TensorArg{b.untyped_data(), b.dimensions().begin(),
+                     static_cast<int64_t>(b.dimensions().size()), static_cast<int32_t>(T)};
+}
+
+/// Typed buffers of a fixed rank, named without a comma so that they can
+/// stand in XLA_FFI_DEFINE_HANDLER_SYMBOL's arguments.
+template <xla::ffi::DataType T> using Rank0 = xla::ffi::Buffer<T, 0>;
+template <xla::ffi::DataType T> using Rank1 = xla::ffi::Buffer<T, 1>;
+template <xla::ffi::DataType T> using Rank2 = xla::ffi::Buffer<T, 2>;
+template <xla::ffi::DataType T> using Rank3 = xla::ffi::Buffer<T, 3>;
+template <xla::ffi::DataType T> using Rank4 = xla::ffi::Buffer<T, 4>;
+template <xla::ffi::DataType T> using Rank5 = xla::ffi::Buffer<T, 5>;
+template <xla::ffi::DataType T> using Rank6 = xla::ffi::Buffer<T, 6>;
+template <xla::ffi::DataType T> using Rank7 = xla::ffi::Buffer<T, 7>;
+template <xla::ffi::DataType T> using Rank8 = xla::ffi::Buffer<T, 8>;
+
 /// Whether a buffer's rank fits in a BE::Tensor view.
 BEGEN_HIDDEN inline bool rank_fits(xla::ffi::AnyBuffer& b) noexcept {
     return b.dimensions().size() <= static_cast<size_t>(kMaxRank);
+}
+
+template <xla::ffi::DataType T, size_t R>
+BEGEN_HIDDEN inline bool rank_fits(xla::ffi::Buffer<T, R>& b) noexcept {
+    return b.dimensions().size() <= static_cast<size_t>(kMaxRank);
+}
+
+/// Whether a dimension's value is representable in the integer type `I`.
+template <typename I>
+BEGEN_HIDDEN inline bool fits(int64_t v) noexcept {
+    if (v < 0) return false;
+    return static_cast<uint64_t>(v) <= static_cast<uint64_t>(std::numeric_limits<I>::max());
+}
+
+/// An extent that differs from its contract's literal.
+BEGEN_HIDDEN inline xla::ffi::Error bad_extent(const char* function, const char* param, size_t axis,
+                                               int64_t expected, int64_t got) {
+    return xla::ffi::Error(xla::ffi::ErrorCode::kInvalidArgument,
+                           std::string(function) + ": parameter '" + param + "': dimension " +
+                               std::to_string(axis) + " must be " + std::to_string(expected) +
+                               ", got " + std::to_string(got));
+}
+
+/// Two extents that one named dimension gives different values.
+BEGEN_HIDDEN inline xla::ffi::Error dim_mismatch(const char* function, const char* dim, const char* first,
+                                                 size_t first_axis, int64_t expected, const char* param,
+                                                 size_t axis, int64_t got) {
+    return xla::ffi::Error(xla::ffi::ErrorCode::kInvalidArgument,
+                           std::string(function) + ": dimension '" + dim + "' is " +
+                               std::to_string(expected) + " (parameter '" + first + "', axis " +
+                               std::to_string(first_axis) + ") but parameter '" + param + "' has " +
+                               std::to_string(got) + " at axis " + std::to_string(axis));
+}
+
+/// A dimension too large for the integer parameter that receives it.
+BEGEN_HIDDEN inline xla::ffi::Error dim_overflow(const char* function, const char* dim, const char* param,
+                                                 const char* type, int64_t value) {
+    return xla::ffi::Error(xla::ffi::ErrorCode::kOutOfRange,
+                           std::string(function) + ": dimension '" + dim + "' = " + std::to_string(value) +
+                               " does not fit parameter '" + param + "' (" + type + ")");
+}
+
+/// An in-place tensor whose output is not its input's memory.
+BEGEN_HIDDEN inline xla::ffi::Error not_aliased(const char* function, const char* param) {
+    return xla::ffi::Error(xla::ffi::ErrorCode::kInternal,
+                           std::string(function) + ": in-place parameter '" + param +
+                               "': XLA did not alias its input and output buffers");
 }
 
 /// `<function>: parameter '<param>': unsupported element type (XLA DataType N)`.
