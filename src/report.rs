@@ -10,6 +10,8 @@
 //! # Ok::<(), begen::Error>(())
 //! ```
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 
 use crate::diag::Diagnostic;
@@ -59,6 +61,21 @@ pub struct FunctionEntry {
     /// The module the function belongs to.
     pub module: String,
     /// Its XLA FFI target, `<module>.<function>`.
+    pub target: String,
+    /// A template kernel's constants: name -> its values (absent otherwise).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub consts: BTreeMap<String, Vec<String>>,
+    /// A template kernel's instantiations, one FFI target each (absent otherwise).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub instances: Vec<InstanceEntry>,
+}
+
+/// One instantiation of a template kernel in the document.
+#[derive(Debug, Serialize)]
+pub struct InstanceEntry {
+    /// Its key in the Python module's `TARGETS`: `name[T=float32,N=4]`.
+    pub key: String,
+    /// Its XLA FFI target.
     pub target: String,
 }
 
@@ -181,6 +198,8 @@ fn function_entry(f: &Function) -> FunctionEntry {
         column: f.column,
         module: f.module.clone(),
         target: f.target.clone(),
+        consts: f.consts.iter().map(|k| (k.name.clone(), k.values.clone())).collect(),
+        instances: f.instances.iter().map(|i| InstanceEntry { key: i.key.clone(), target: i.target.clone() }).collect(),
     }
 }
 
@@ -218,7 +237,8 @@ pub fn table(run: &Run) -> String {
         .functions
         .iter()
         .map(|f| {
-            let spec: Vec<String> = f.arg_spec().iter().map(ToString::to_string).collect();
+            let mut spec: Vec<String> = f.arg_spec().iter().map(ToString::to_string).collect();
+            spec.extend(f.consts.iter().map(|k| format!("const.{}={}", k.name, k.values.join(","))));
             let name = if run.library.namespaced { format!("{}.{}", f.module, f.name) } else { f.name.clone() };
             [name, format!("{}:{}", f.file, f.line), f.platform.as_str().to_string(), spec.join(" ")]
         })

@@ -106,6 +106,8 @@ cases!(
     cr_only,
     ignored_files,
     macro_names,
+    typed,
+    err_typed,
 );
 
 /// Every fixture folder with a `scan.json` has a test above.

@@ -95,7 +95,7 @@ pub(super) fn resolve_consts(
                 ConstKind::Type
             }
             TemplateKind::Value(cpp) => {
-                let Some(ty) = scalar_type(cpp).filter(|t| t.int_range().is_some()) else {
+                let Some(ty) = integer_type(cpp) else {
                     diags.push(Diagnostic::error(at, msg::const_param_type(func, name, cpp)));
                     continue;
                 };
@@ -114,6 +114,18 @@ pub(super) fn resolve_consts(
         diags.push(Diagnostic::error(consts[0].2, msg::too_many_instances(func, combinations)));
     }
     (diags.len() == before).then_some(out)
+}
+
+/// The integer (or bool) type a template value parameter is declared with.
+fn integer_type(cpp: &str) -> Option<AttrType> {
+    let ty = match cpp {
+        "signed char" => AttrType::Int8,
+        "unsigned" => AttrType::UInt32,
+        "long" | "long int" | "int64_t" | "ptrdiff_t" | "ssize_t" => AttrType::Int64,
+        "unsigned long" | "unsigned long int" | "size_t" => AttrType::UInt64,
+        _ => scalar_type(cpp)?,
+    };
+    ty.int_range().is_some().then_some(ty)
 }
 
 /// Whether the literal `v` is a value of the integer (or bool) type `ty`.

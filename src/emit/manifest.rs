@@ -64,6 +64,18 @@ pub struct ManifestFunction {
     pub arg_spec: Vec<String>,
     pub command_buffer: bool,
     pub vmap_method: String,
+    /// A template kernel's instantiations (absent for a plain function).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub instances: Vec<ManifestInstance>,
+}
+
+/// One instantiation of a template kernel: its own target and handler.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ManifestInstance {
+    /// `name[T=float32,N=4]`.
+    pub key: String,
+    pub target: String,
+    pub handler_symbol: String,
 }
 
 /// Builds the manifest of `lib`.
@@ -99,6 +111,15 @@ pub fn manifest(lib: &Library, xla_api_version: Option<&str>) -> Manifest {
                 arg_spec: f.arg_spec().iter().map(|t| t.to_string()).collect(),
                 command_buffer: f.options.command_buffer,
                 vmap_method: f.options.vmap_method.as_str().to_string(),
+                instances: f
+                    .instances
+                    .iter()
+                    .map(|i| ManifestInstance {
+                        key: i.key.clone(),
+                        target: i.target.clone(),
+                        handler_symbol: i.handler.clone(),
+                    })
+                    .collect(),
             })
             .collect(),
     }

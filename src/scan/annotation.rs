@@ -51,8 +51,15 @@ fn words(bytes: &[u8], base: usize) -> Vec<Word> {
         }
         let start = i;
         // Whitespace inside `[...]` does not end a word: `arg:float32[n, k]`.
+        // Only dimensions continue it: a word with `:`, `.` or `=` after the
+        // whitespace is the next token (`arg:float32[n ret:...` is unclosed).
         let mut depth = 0usize;
-        while i < bytes.len() && (depth > 0 || !bytes[i].is_ascii_whitespace()) {
+        let next_is_token = |from: usize| {
+            let rest = &bytes[from..];
+            let start = rest.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(rest.len());
+            rest[start..].iter().take_while(|b| !b.is_ascii_whitespace()).any(|b| matches!(b, b':' | b'.' | b'='))
+        };
+        while i < bytes.len() && (!bytes[i].is_ascii_whitespace() || depth > 0 && !next_is_token(i)) {
             match bytes[i] {
                 b'[' => depth += 1,
                 b']' => depth = depth.saturating_sub(1),
