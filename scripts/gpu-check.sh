@@ -28,6 +28,10 @@ echo "== a library of several modules: one function and kernel name in three TUs
 "$BEGEN" build tests/gpu/modules --out "$WORK/modules" --platform cuda --quiet
 "$PY" tests/gpu/check_modules.py "$WORK/modules"
 
+echo "== shape contracts: typed tensors, dims, dtype instances, in place"
+"$BEGEN" build tests/gpu/typed --out "$WORK/typed" --platform cuda --quiet
+"$PY" tests/gpu/check_typed.py "$WORK/typed"
+
 # brainevent's whole kernel tree as one library, when its sources travelled
 # along (.cache/ is filled by tests/corpus/brainevent_corpus.py elsewhere).
 CORPUS="$ROOT/.cache/brainevent-0.3.0/corpus"

@@ -24,6 +24,14 @@
 #define {{ name }} {{ value }}
 {%- endfor %}
 #include "{{ w.include_path }}"
+{%- if !w.instantiations.is_empty() %}
+
+// The template kernels' instances, named where nvcc's device passes see
+// them too, so the GPU kernels they launch are compiled for the device.
+{%- for (k, i) in w.instantiations.iter().enumerate() %}
+[[maybe_unused]] static const auto begen_instance_{{ k }} = &{{ i }};
+{%- endfor %}
+{%- endif %}
 {%- if w.host_only %}
 
 #if !defined(__CUDA_ARCH__)

@@ -3,7 +3,9 @@
 Both launch the same tiny CUDA kernel (y = x + 1 on 1024 floats). Each variant
 is 500 calls chained in one `jax.jit`; variants run interleaved, in a shuffled
 order each round, so drift and position hit them alike. Reports the median microseconds per call and
-the ratio begen / hand-written, without and with the command-buffer trait.
+the ratio begen / hand-written, without and with the command-buffer trait,
+and for the typed binding (`arg:float32[n] ret:float32[n] dim.n`: typed XLA
+buffers, pointers, the length as a dimension, the output inferred).
 
 usage: python ffi_overhead.py BEGEN_OUT_DIR HANDWRITTEN_SO [--rounds N]
 """
@@ -63,6 +65,7 @@ def main():
 
     variants = {
         "begen": chained(lambda x: ovh.add_one(x, out=out)),
+        "begen-typed": chained(lambda x: ovh.add_one_typed(x)),
         "hand": chained(lambda x: jax.ffi.ffi_call("hand.hand_add_one", out)(x)),
         "begen+graph": chained(lambda x: ovh.add_one_graph(x, out=out)),
         "hand+graph": chained(lambda x: jax.ffi.ffi_call("hand.hand_add_one_graph", out)(x)),
@@ -97,6 +100,12 @@ def main():
         print(f"{k:<14}{med[k]:>18.3f}{q[0]:>9.3f}{q[2]:>9.3f}{min(times[k]):>9.3f}")
     # Paired: the ratio within each round (the two ran moments apart), then
     # the median over rounds; less exposed to drift than a ratio of medians.
+    typed = med["begen-typed"] / med["hand"]
+    paired = statistics.median(x / y for x, y in zip(times["begen-typed"], times["hand"]))
+    print(f"ratio begen typed / hand: {typed:.3f} ({(typed - 1) * 100:+.1f}%) of medians, "
+          f"{paired:.3f} ({(paired - 1) * 100:+.1f}%) paired per round")
+    untyped = statistics.median(x / y for x, y in zip(times["begen-typed"], times["begen"]))
+    print(f"ratio begen typed / begen untyped: {untyped:.3f} paired per round")
     for mode in ("", "+graph"):
         b, h = times["begen" + mode], times["hand" + mode]
         r = med["begen" + mode] / med["hand" + mode]

@@ -44,6 +44,9 @@ pub struct WrapperView {
     /// `#if !defined(__CUDA_ARCH__)` and nvcc's per-architecture device
     /// passes skip them.
     pub host_only: bool,
+    /// CUDA sources: `f<float>` for each template instance, named outside
+    /// the host-only part so that the device passes instantiate it too.
+    pub instantiations: Vec<String>,
     pub trampolines: Vec<TrampolineView>,
 }
 
@@ -667,6 +670,13 @@ pub fn wrapper_view(
         defines,
         includes,
         host_only: functions.iter().any(|f| f.platform == Platform::Cuda),
+        instantiations: functions
+            .iter()
+            .filter(|f| f.platform == Platform::Cuda)
+            .flat_map(|f| Unit::all(f))
+            .filter(|u| u.instance.is_some())
+            .map(|u| format!("{}{}", u.f.name, u.template_args()))
+            .collect(),
         trampolines: functions.iter().flat_map(|f| Unit::all(f)).map(|u| trampoline_view(&u)).collect(),
     }
 }

@@ -22,3 +22,12 @@ void add_one(const BE::Tensor x, BE::Tensor y, int64_t stream) { launch_add_one(
 // Same kernel, bound with the command-buffer trait (see begen.yaml).
 // @BE add_one_graph
 void add_one_graph(const BE::Tensor x, BE::Tensor y, int64_t stream) { launch_add_one(x, y, stream); }
+
+// The same kernel with a shape contract: typed buffers decoded by XLA, the
+// data as pointers, the length as a dimension.
+// @BE add_one_typed arg:float32[n] ret:float32[n] dim.n stream
+void add_one_typed(const float* x, float* y, int64_t n, int64_t stream) {
+    int threads = 256;
+    int blocks = static_cast<int>((n + threads - 1) / threads);
+    add_one_kernel<<<blocks, threads, 0, reinterpret_cast<cudaStream_t>(stream)>>>(x, y, n);
+}
