@@ -693,7 +693,11 @@ pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
     ));
     let support = match env.var("BEGEN_SUPPORT_INCLUDE") {
         Some(dir) => format!("{dir} (BEGEN_SUPPORT_INCLUDE)"),
-        None => format!("embedded ({} headers, written into each build's work directory)", support::HEADERS.len()),
+        None => format!(
+            "embedded, version {} ({} headers, written into each build's work directory)",
+            support::version(),
+            support::HEADERS.len()
+        ),
     };
     lines.push(line("support headers", Ok(support), true));
     let scratch = std::env::temp_dir().join(format!("begen-doctor-{}", std::process::id()));
