@@ -9,10 +9,11 @@
 # compile tests of the generated code) and `cargo test --doc` for the crate;
 # `cargo test --all-targets` for the example crate examples/kernels-demo
 # (`--features cuda` when nvcc is there) and scripts/demo.sh, when it exists;
-# pytest over tests/python, when it exists. CI=true (the default here) means a
-# missing JAX, nvcc or network is a test failure, not a skip. Every step runs
-# even after a failure; the summary at the end lists each step, and the exit
-# status is non-zero when any failed.
+# pytest over tests/python, when it exists; scripts/wheel-check.sh (begen's
+# wheel and a kernel project's wheel, each installed into a fresh venv).
+# CI=true (the default here) means a missing JAX, nvcc or network is a test
+# failure, not a skip. Every step runs even after a failure; the summary at
+# the end lists each step, and the exit status is non-zero when any failed.
 set -uo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -95,6 +96,9 @@ if [[ -d tests/python ]]; then
     export BEGEN_BIN="${BEGEN_BIN:-$ROOT/target/debug/begen}"
     step "pytest tests/python" run_pytest tests/python
 fi
+
+# The pip route: begen's wheel, the example project's wheel, fresh venvs.
+step "scripts/wheel-check.sh" bash scripts/wheel-check.sh
 
 echo
 echo "==== summary ($(( SECONDS - start ))s, CI=$CI)"

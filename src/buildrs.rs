@@ -16,7 +16,8 @@ use crate::source::SourceMap;
 /// `cargo:rerun-if-env-changed` for every variable read. Diagnostics become
 /// `cargo:warning=` lines. Unchanged outputs keep their mtime. It also sets
 /// `BEGEN_<NAME>_DIR` (upper case) for the crate being built, so code can
-/// find the outputs with `env!`.
+/// find the outputs with `env!`. [`Build::python_out`] also places the
+/// Python module and the library inside a Python package.
 ///
 /// ```no_run
 /// // build.rs
@@ -36,6 +37,7 @@ pub struct Build {
     flags: Vec<String>,
     cuda_flags: Vec<String>,
     out_dir: Option<PathBuf>,
+    python_out: Option<PathBuf>,
     jobs: Option<usize>,
     link_libs: Vec<String>,
     link_dirs: Vec<PathBuf>,
@@ -73,6 +75,7 @@ impl Build {
             flags: Vec::new(),
             cuda_flags: Vec::new(),
             out_dir: None,
+            python_out: None,
             jobs: None,
             link_libs: Vec::new(),
             link_dirs: Vec::new(),
@@ -164,6 +167,24 @@ impl Build {
     /// ```
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Build {
         self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Also places the Python-facing outputs — `lib<NAME>.so`, `<NAME>.py`,
+    /// `<NAME>.pyi` and `<NAME>.yaml` — in `dir`, e.g. the folder of a Python
+    /// package that a wheel (maturin, hatchling) picks up: the module finds
+    /// the library beside it. Relative to the crate (where build scripts
+    /// run); created if missing; a file is rewritten only when its bytes
+    /// changed. The build itself still happens in the out directory
+    /// (`OUT_DIR`), where its objects make the next build incremental.
+    ///
+    /// ```no_run
+    /// // build.rs of a crate whose Python package is python/mypkg
+    /// begen::Build::new().dir("kernels").python_out("python/mypkg").compile("_kernels");
+    /// // python/mypkg/_kernels.py: `from mypkg import _kernels`
+    /// ```
+    pub fn python_out(&mut self, dir: impl AsRef<Path>) -> &mut Build {
+        self.python_out = Some(dir.as_ref().to_path_buf());
         self
     }
 
@@ -321,7 +342,11 @@ impl Build {
         opts.link_libs = self.link_libs.clone();
         opts.link_dirs = self.link_dirs.clone();
         opts.link_args = self.link_args.clone();
-        crate::driver::build(&opts, env, reporter)
+        let built = crate::driver::build(&opts, env, reporter)?;
+        if let Some(dir) = &self.python_out {
+            built.copy_python_outputs(dir)?;
+        }
+        Ok(built)
     }
 }
 

@@ -271,6 +271,11 @@ fn doctor_reports_the_toolchain() {
     assert!(text.contains("XLA FFI headers:"), "{text}");
     assert!(text.contains("(API 0."), "{text}");
     assert!(text.contains("environment read:"), "{text}");
+    // Where this binary came from, and the embedded headers' version.
+    let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_begen")).unwrap();
+    assert!(text.contains(&format!("installed at:          {}\n", exe.display())), "{text}");
+    assert!(text.contains("installed by:          a cargo build ("), "{text}");
+    assert!(text.contains("support headers:       embedded, version 1."), "{text}");
     if text.contains("nvcc:") && !text.contains("nvcc:                  not found") {
         assert!(
             text.contains("-gencode=arch=compute_80,code=sm_80 -gencode=arch=compute_90a,code=sm_90a -gencode=arch=compute_80,code=compute_80"),

@@ -321,6 +321,34 @@ pub struct Generated {
     pub diagnostics: Vec<Diagnostic>,
 }
 
+impl BuildOutput {
+    /// Copies the files Python needs — `lib<NAME>.so`, `<NAME>.py`,
+    /// `<NAME>.pyi` and the manifest `<NAME>.yaml` — into `dir` (a folder of a
+    /// Python package), under the same names, so the module finds the
+    /// library beside it there too. A file is written only when its bytes
+    /// changed (its mtime otherwise kept), through a temporary file renamed
+    /// over it, so a process that has the old library loaded keeps working.
+    /// Returns the paths in `dir` that were written.
+    ///
+    /// ```no_run
+    /// use begen::build::{Env, Options, StderrReporter};
+    /// let built = begen::driver::build(&Options::new("kernels", "out"), &Env::new(), &mut StderrReporter::default())?;
+    /// built.copy_python_outputs("python/mypkg".as_ref())?;
+    /// # Ok::<(), begen::Error>(())
+    /// ```
+    pub fn copy_python_outputs(&self, dir: &Path) -> Result<Vec<PathBuf>> {
+        let mut written = Vec::new();
+        for from in [&self.library_path, &self.module_path, &self.stub_path, &self.manifest_path] {
+            let bytes = std::fs::read(from).map_err(|e| Error::io(from, e))?;
+            let to = dir.join(from.file_name().unwrap_or_default());
+            if files::write_if_changed(&to, &bytes)? {
+                written.push(to);
+            }
+        }
+        Ok(written)
+    }
+}
+
 /// The work directory of library `name` inside OUT: one per library, so
 /// several libraries can share an OUT (one build script, one `OUT_DIR`).
 ///
@@ -693,7 +721,11 @@ pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
     ));
     let support = match env.var("BEGEN_SUPPORT_INCLUDE") {
         Some(dir) => format!("{dir} (BEGEN_SUPPORT_INCLUDE)"),
-        None => format!("embedded ({} headers, written into each build's work directory)", support::HEADERS.len()),
+        None => format!(
+            "embedded, version {} ({} headers, written into each build's work directory)",
+            support::version(),
+            support::HEADERS.len()
+        ),
     };
     lines.push(line("support headers", Ok(support), true));
     let scratch = std::env::temp_dir().join(format!("begen-doctor-{}", std::process::id()));

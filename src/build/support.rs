@@ -21,6 +21,7 @@ headers!(
     "begen/abi.h",
     "begen/ffi_support.h",
     "begen/trampoline.h",
+    "begen/version.h",
     "brainevent/check.h",
     "brainevent/common.h",
     "brainevent/config.h",
@@ -29,6 +30,23 @@ headers!(
     "brainevent/ffi_compat.h",
     "brainevent/tensor.h",
 );
+
+/// The embedded headers' version, `MAJOR.MINOR`, read from the
+/// `BEGEN_SUPPORT_VERSION_*` defines of `begen/version.h` (the one place it
+/// is written), e.g. `1.0`; `unknown` if the defines cannot be read.
+pub(crate) fn version() -> String {
+    let text = HEADERS.iter().find(|(p, _)| *p == "begen/version.h").map_or("", |(_, t)| t);
+    let define = |name: &str| -> Option<u32> {
+        text.lines().find_map(|line| {
+            let value = line.trim().strip_prefix("#define")?.trim_start().strip_prefix(name)?;
+            value.starts_with(char::is_whitespace).then(|| value.trim().parse().ok())?
+        })
+    };
+    match (define("BEGEN_SUPPORT_VERSION_MAJOR"), define("BEGEN_SUPPORT_VERSION_MINOR")) {
+        (Some(major), Some(minor)) => format!("{major}.{minor}"),
+        _ => "unknown".to_string(),
+    }
+}
 
 /// Writes the embedded headers under `dir` (only those whose bytes
 /// changed, so compiled objects stay up to date) and returns `dir`.
@@ -41,7 +59,21 @@ pub(crate) fn write_headers(dir: &Path) -> Result<PathBuf> {
 
 #[cfg(test)]
 mod tests {
-    use super::HEADERS;
+    use super::{HEADERS, version};
+
+    /// The version doctor prints is the one begen/version.h defines.
+    #[test]
+    fn version_is_read_from_the_header() {
+        let v = version();
+        let (major, minor) = v.split_once('.').expect("MAJOR.MINOR");
+        assert!(major.parse::<u32>().is_ok() && minor.parse::<u32>().is_ok(), "{v}");
+        let text = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("build-support/include/begen/version.h"),
+        )
+        .unwrap();
+        assert!(text.contains(&format!("#define BEGEN_SUPPORT_VERSION_MAJOR {major}\n")), "{v}");
+        assert!(text.contains(&format!("#define BEGEN_SUPPORT_VERSION_MINOR {minor}\n")), "{v}");
+    }
 
     /// A header added to build-support/include must be embedded too.
     #[test]

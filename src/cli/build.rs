@@ -146,6 +146,13 @@ pub fn doctor(args: &DoctorArgs) -> i32 {
     let lines = build::doctor(&opts, &env);
     let mut ok = true;
     super::out!("begen {}", env!("CARGO_PKG_VERSION"));
+    match std::env::current_exe() {
+        Ok(exe) => {
+            super::out!("{:<22} {}", "installed at:", exe.display());
+            super::out!("{:<22} {}", "installed by:", super::install::origin(&exe));
+        }
+        Err(e) => super::out!("{:<22} unknown: {e}", "installed at:"),
+    }
     for line in &lines {
         match &line.found {
             Ok(found) => super::out!("{:<22} {found}", format!("{}:", line.what)),

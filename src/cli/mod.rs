@@ -1,6 +1,7 @@
 //! Argument parsing and dispatch; each subcommand lives in its own file.
 
 mod build;
+mod install;
 mod scan;
 
 /// Like `eprintln!`, but a closed stderr (`begen scan DIR 2>&1 >/dev/null |

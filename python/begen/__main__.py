@@ -1,0 +1,22 @@
+"""``python -m begen ARGS``: runs the ``begen`` program with ARGS."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+from begen import find_begen_bin
+
+
+def main() -> int:
+    exe = find_begen_bin()
+    if sys.platform == "win32":
+        return subprocess.call([exe, *sys.argv[1:]])
+    # Replace this process: signals and the exit status are the program's own.
+    os.execv(exe, [exe, *sys.argv[1:]])
+    return 1  # not reached
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,229 @@
+"""A hatchling build hook: a project's ``// @BE`` kernels, built by begen, in
+its wheel.
+
+In the project's ``pyproject.toml``::
+
+    [build-system]
+    requires = ["hatchling", "begen", "jax"]   # jax: its jaxlib has the XLA FFI headers
+    build-backend = "hatchling.build"
+
+    [tool.hatch.build.targets.wheel.hooks.begen]
+    kernels = "kernels"        # the kernel directory, relative to the project
+    destination = "mypkg"      # where the outputs go in the wheel (a package folder)
+    name = "_kernels"          # the library: lib_kernels.so, _kernels.py (import mypkg._kernels)
+    platform = "cpu"           # cpu | cuda | auto (default: begen.yaml's, else auto)
+    arch = ["sm_80", "sm_90"]  # CUDA architectures (default: begen's rules)
+    include-dirs = []          # extra -I directories, relative to the project
+    build-dir = "build/begen"  # begen's output and objects (kept: rebuilds are incremental)
+
+When hatchling builds the wheel, the hook runs the installed ``begen build``
+and puts ``lib<name>.so``, ``<name>.py``, ``<name>.pyi`` and the manifest
+``<name>.yaml`` into ``destination``. The wheel is then a platform wheel:
+
+- tagged ``py3-none-<platform>`` (``linux_x86_64``): the library is native
+  code for this platform, and the module loads it with ctypes, so it depends
+  on no Python ABI;
+- it requires ``jaxlib>=V`` and ``jax>=V``, V being the jaxlib whose XLA FFI
+  headers compiled it (XLA accepts handlers built against its own FFI API
+  version and older ones, not newer ones);
+- its ``.dist-info/extra_metadata/begen.json`` records what it was built
+  with: begen, the XLA FFI API version, jaxlib, the platform, and for CUDA
+  nvcc and the architectures asked for.
+
+``BEGEN_BIN`` picks another ``begen`` program; ``XLA_FFI_INCLUDE_DIR``,
+``BEGEN_PYTHON``, ``NVCC``, ``CUDA_PATH`` and ``BEGEN_CUDA_ARCH`` are read
+by begen as on the command line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+from typing import Any
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+from hatchling.plugin import hookimpl
+
+_KEYS = {"kernels", "destination", "name", "platform", "arch", "include-dirs", "build-dir"}
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+
+class BegenBuildHook(BuildHookInterface):
+    """Builds the kernels with ``begen build`` and adds the outputs to the wheel."""
+
+    PLUGIN_NAME = "begen"
+
+    def initialize(self, version: str, build_data: dict[str, Any]) -> None:
+        if self.target_name != "wheel":
+            return
+        settings = self._settings()
+        root = Path(self.root)
+        kernels = root / settings["kernels"]
+        if not kernels.is_dir():
+            raise ValueError(f"begen hook: `kernels` is {settings['kernels']!r}, and {kernels} is not a directory")
+        name = settings["name"] or _library_name(kernels)
+        out = root / settings["build-dir"]
+
+        env = dict(os.environ)
+        include, jaxlib = _xla_ffi_headers(env)
+        env["XLA_FFI_INCLUDE_DIR"] = include
+        cmd = [_begen_program(), "build", str(kernels), "--out", str(out), "--name", name]
+        if settings["platform"]:
+            cmd += ["--platform", settings["platform"]]
+        if settings["arch"]:
+            cmd += ["--arch", ",".join(settings["arch"])]
+        for folder in settings["include-dirs"]:
+            cmd += ["-I", str(root / folder)]
+        self.app.display_info(f"begen hook: {' '.join(cmd)}")
+        if subprocess.run(cmd, env=env, cwd=root).returncode != 0:
+            raise RuntimeError(f"begen hook: `begen build` failed for {kernels} (its messages are above)")
+
+        manifest = _read_manifest(out / f"{name}.yaml")
+        dest = settings["destination"].strip("/")
+        for file in (f"lib{name}.so", f"{name}.py", f"{name}.pyi", f"{name}.yaml"):
+            build_data["force_include"][str(out / file)] = f"{dest}/{file}" if dest else file
+        build_data["pure_python"] = False
+        build_data["tag"] = f"py3-none-{_platform_tag()}"
+        if jaxlib:
+            build_data["dependencies"] += [f"jax>={jaxlib}", f"jaxlib>={jaxlib}"]
+        else:
+            self.app.display_warning(
+                "begen hook: the jaxlib of the XLA FFI headers is unknown (XLA_FFI_INCLUDE_DIR is not inside an "
+                "installed jaxlib); the wheel requires only `jax`: declare the floor in `project.dependencies`"
+            )
+            build_data["dependencies"] += ["jax"]
+
+        record = {
+            "begen": _begen_version(cmd[0]),
+            "library": f"lib{name}.so",
+            "module": f"{dest.replace('/', '.')}.{name}" if dest else name,
+            "platform": manifest.get("platform", "unknown"),
+            "xla_ffi_api_version": manifest.get("xla_ffi_api_version"),
+            "jaxlib": jaxlib,
+        }
+        if record["platform"] == "cuda":
+            record["cuda"] = _cuda_record(cmd[0], settings["arch"], env)
+        info = out / "begen.json"
+        info.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+        build_data["extra_metadata"][str(info)] = "begen.json"
+
+    def clean(self, versions: list[str]) -> None:
+        shutil.rmtree(Path(self.root) / self._settings()["build-dir"], ignore_errors=True)
+
+    def _settings(self) -> dict[str, Any]:
+        config = dict(self.config)
+        config.pop("dependencies", None)
+        config.pop("require-runtime-dependencies", None)
+        config.pop("require-runtime-features", None)
+        config.pop("enable-by-default", None)
+        unknown = sorted(set(config) - _KEYS)
+        if unknown:
+            raise ValueError(f"begen hook: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(_KEYS))}")
+        settings: dict[str, Any] = {
+            "kernels": str(config.get("kernels", "kernels")),
+            "destination": str(config.get("destination", "")),
+            "name": config.get("name"),
+            "platform": config.get("platform"),
+            "arch": config.get("arch", []),
+            "include-dirs": config.get("include-dirs", []),
+            "build-dir": str(config.get("build-dir", "build/begen")),
+        }
+        if isinstance(settings["arch"], str):
+            settings["arch"] = [a for a in settings["arch"].split(",") if a]
+        if settings["name"] is not None and not _IDENTIFIER.match(str(settings["name"])):
+            raise ValueError(f"begen hook: `name` {settings['name']!r} is not a Python identifier")
+        if settings["platform"] not in (None, "cpu", "cuda", "auto"):
+            raise ValueError(f"begen hook: `platform` {settings['platform']!r} is not one of cpu, cuda, auto")
+        return settings
+
+
+@hookimpl
+def hatch_register_build_hook():
+    return BegenBuildHook
+
+
+def _begen_program() -> str:
+    if os.environ.get("BEGEN_BIN"):
+        return os.environ["BEGEN_BIN"]
+    from begen import find_begen_bin
+
+    return find_begen_bin()
+
+
+def _library_name(kernels: Path) -> str:
+    """begen.yaml's top-level ``name:``, else the directory's name: what
+    ``begen build`` would pick, made explicit so the hook knows the files."""
+    config = kernels / "begen.yaml"
+    if config.is_file():
+        for line in config.read_text().splitlines():
+            m = re.match(r"name:\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)['\"]?\s*(#.*)?$", line)
+            if m:
+                return m.group(1)
+    return kernels.resolve().name
+
+
+def _xla_ffi_headers(env: dict[str, str]) -> tuple[str, str | None]:
+    """The XLA FFI include directory begen will build against, and the
+    version of the jaxlib it belongs to (None when unknown)."""
+    include = env.get("XLA_FFI_INCLUDE_DIR")
+    if include:
+        return include, _jaxlib_beside(Path(include))
+    python = env.get("BEGEN_PYTHON") or sys.executable
+    probe = "import importlib.metadata as m, jax.ffi; print(jax.ffi.include_dir()); print(m.version('jaxlib'))"
+    got = subprocess.run([python, "-c", probe], capture_output=True, text=True, env=env)
+    if got.returncode != 0:
+        raise RuntimeError(
+            f"begen hook: {python} cannot import jax.ffi, whose jaxlib has the XLA FFI headers begen compiles "
+            "against. Add `jax` to [build-system] requires (or install it, with --no-build-isolation), or set "
+            f"XLA_FFI_INCLUDE_DIR.\n{got.stderr.strip()}"
+        )
+    include, version = got.stdout.split()[-2:]
+    return include, version
+
+
+def _jaxlib_beside(include: Path) -> str | None:
+    # .../site-packages/jaxlib/include -> .../site-packages/jaxlib-V.dist-info
+    site = include.resolve().parent.parent
+    for info in sorted(site.glob("jaxlib-*.dist-info")):
+        for line in (info / "METADATA").read_text(errors="replace").splitlines():
+            if line.startswith("Version:"):
+                return line.split(":", 1)[1].strip()
+    return None
+
+
+def _read_manifest(path: Path) -> dict[str, str]:
+    """The top-level scalar fields of begen's manifest (plain ``key: value``
+    lines; the lists below them are not needed here)."""
+    fields: dict[str, str] = {}
+    for line in path.read_text().splitlines():
+        m = re.match(r"([a-z_]+):\s+(.+)$", line)
+        if m:
+            fields[m.group(1)] = m.group(2).strip().strip("'\"")
+    return fields
+
+
+def _platform_tag() -> str:
+    # The platform the library was compiled for, as pip and installers name
+    # it (linux_x86_64). Not manylinux: that promise needs auditwheel's check
+    # of the library's symbol versions (see docs/shipping.md).
+    return sysconfig.get_platform().replace("-", "_").replace(".", "_")
+
+
+def _begen_version(program: str) -> str:
+    got = subprocess.run([program, "--version"], capture_output=True, text=True)
+    return got.stdout.strip().removeprefix("begen ").strip() or "unknown"
+
+
+def _cuda_record(program: str, arch: list[str], env: dict[str, str]) -> dict[str, Any]:
+    """The nvcc that compiled the CUDA sources (begen resolves it the same
+    way for `doctor` and `build`) and the architectures the hook asked for
+    (empty: begen's own rules, BEGEN_CUDA_ARCH then begen.yaml's `cuda.arch`)."""
+    got = subprocess.run([program, "doctor"], capture_output=True, text=True, env=env)
+    nvcc = next((line.split(":", 1)[1].strip() for line in got.stdout.splitlines() if line.startswith("nvcc:")), None)
+    return {"nvcc": nvcc, "architectures_requested": list(arch)}
