@@ -108,6 +108,7 @@ cases!(
     macro_names,
     typed,
     err_typed,
+    err_macro_limits,
 );
 
 /// Every fixture folder with a `scan.json` has a test above.

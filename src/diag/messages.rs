@@ -148,6 +148,23 @@ pub fn macro_mismatch(name: &str, mac: &str, defined_at: &str, found: &[String])
     format!("`{mac}` (defined at {defined_at}) expands to {found}, not '{name}'")
 }
 
+pub fn macro_limit(name: &str, mac: &str, limit: crate::parse::Limit) -> String {
+    match limit {
+        crate::parse::Limit::Depth(n) => format!(
+            "`{mac}` nests macros more than {n} levels deep, where begen stops expanding: \
+             the signature of '{name}' cannot be read"
+        ),
+        crate::parse::Limit::Tokens(n) => format!(
+            "the expansion of `{mac}` grows past {n} tokens, where begen stops expanding: \
+             the signature of '{name}' cannot be read"
+        ),
+    }
+}
+
+pub fn hint_explicit_tokens(name: &str) -> String {
+    format!("give the arg_spec inline (`// @BE {name} arg ret ...`), or write the function out without the macro")
+}
+
 pub fn device_only(name: &str, keyword: &str) -> String {
     format!("'{name}' is a `{keyword}` function: the host-side FFI wrapper cannot call it")
 }

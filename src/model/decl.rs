@@ -126,6 +126,9 @@ pub(crate) enum LocateError {
     UnknownMacro { name: String, at: Span },
     /// The macro's expansion defines no function of the wanted name.
     MacroMismatch { name: String, defined_at: String, found: Vec<String>, at: Span },
+    /// The macro's expansion hit one of the expander's limits before it
+    /// produced the function: begen cannot read it as the preprocessor would.
+    MacroLimit { name: String, limit: crate::parse::Limit, at: Span },
     /// The next function has another name.
     NameMismatch { found: String, at: Span },
     /// (begen.yaml lookup) no definition of the name in the file.

@@ -144,11 +144,13 @@ pub struct Expander<'t> {
     slots: Vec<Slot>,
     /// The offset whose macro definitions are expanded.
     pos: usize,
+    /// The current expansion left a macro unexpanded at the depth limit.
+    too_deep: bool,
 }
 
 impl<'t> Expander<'t> {
     pub fn new(table: &'t MacroTable) -> Self {
-        let mut x = Expander { table, texts: Vec::new(), ids: HashMap::default(), slots: Vec::new(), pos: usize::MAX };
+        let mut x = Expander { table, texts: Vec::new(), ids: HashMap::default(), slots: Vec::new(), pos: usize::MAX, too_deep: false };
         for t in FIXED {
             x.intern(t);
         }
@@ -195,6 +197,7 @@ impl<'t> Expander<'t> {
     pub fn expansion(&mut self, text: &str) -> Expansion<'_, 't> {
         let mut toks = Vec::new();
         self.tokenize(text, &mut toks);
+        self.too_deep = false;
         Expansion { x: self, stack: vec![Frame::new(vec![Seg::Own(toks)], 0, None)], hide: Vec::new(), budget: BUDGET }
     }
 
@@ -311,6 +314,10 @@ impl<'t> Expander<'t> {
                 continue;
             };
             if *budget == 0 || f.depth > MAX_DEPTH {
+                if *budget > 0 && t.kind == Kind::Ident && !hide.contains(&t.sym) && self.lookup(t.sym).is_some() {
+                    self.too_deep = true;
+                }
+                let f = stack.last_mut()?;
                 f.advance();
                 return Some(t);
             }
@@ -634,6 +641,34 @@ impl Expansion<'_, '_> {
     /// the text is not what the preprocessor would make.
     pub fn exhausted(&self) -> bool {
         self.budget == 0
+    }
+
+    /// Whether a macro was left unexpanded because the nesting reached
+    /// the depth limit.
+    pub fn too_deep(&self) -> bool {
+        self.x.too_deep
+    }
+}
+
+/// Why an expansion is not what the preprocessor would make.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Limit {
+    /// Macros nested deeper than this many levels.
+    Depth(usize),
+    /// More tokens than this.
+    Tokens(usize),
+}
+
+impl Expansion<'_, '_> {
+    /// The limit this expansion hit, if any.
+    pub(crate) fn limit(&self) -> Option<Limit> {
+        if self.exhausted() {
+            Some(Limit::Tokens(BUDGET))
+        } else if self.too_deep() {
+            Some(Limit::Depth(MAX_DEPTH))
+        } else {
+            None
+        }
     }
 }
 

@@ -14,6 +14,8 @@ mod item;
 pub(crate) mod macros;
 mod signature;
 
+pub(crate) use expand::Limit;
+
 use std::collections::BTreeMap;
 
 use crate::diag::{Diagnostic, messages as msg};
@@ -236,11 +238,15 @@ fn locate(
             };
             let origin = m.origin.clone();
             let call = String::from_utf8_lossy(&code[name..=close]);
-            if let Some(sig) = find_in(parser, file, x, &call, wanted, None) {
-                return Ok(relocate(sig, at, Origin::Macro { name: macro_name, defined_at: origin }));
+            let limit = match find_in(parser, file, x, &call, wanted, None) {
+                Ok(sig) => return Ok(relocate(sig, at, Origin::Macro { name: macro_name, defined_at: origin })),
+                Err(limit) => limit,
+            };
+            if let Some(limit) = limit {
+                return Err(LocateError::MacroLimit { name: macro_name, limit, at });
             }
             let mut found = Vec::new();
-            find_in(parser, file, x, &call, wanted, Some(&mut found));
+            let _ = find_in(parser, file, x, &call, wanted, Some(&mut found));
             Err(LocateError::MacroMismatch { name: macro_name, defined_at: origin, found, at })
         }
     }
@@ -276,7 +282,7 @@ fn find_definition(
                 if let Some(m) = macros.get_at(&macro_name, name).filter(|m| m.params.is_some()) {
                     x.at(name);
                     let call = String::from_utf8_lossy(&code[name..=close]);
-                    if let Some(sig) = find_in(parser, file, x, &call, wanted, None) {
+                    if let Ok(sig) = find_in(parser, file, x, &call, wanted, None) {
                         let origin = Origin::Macro { name: macro_name, defined_at: m.origin.clone() };
                         return Ok(relocate(sig, Span::new(file, name, close + 1), origin));
                     }
@@ -310,7 +316,7 @@ fn find_in(
     call: &str,
     wanted: &str,
     mut names: Option<&mut Vec<String>>,
-) -> Option<Signature> {
+) -> Result<Signature, Option<Limit>> {
     let mut exp = x.expansion(call);
     let mut text = Vec::new();
     let mut from = 0;
@@ -318,13 +324,13 @@ fn find_in(
     loop {
         let (len, done) = (text.len(), exp.is_done());
         match item::next_item(&text, from) {
-            Item::End if done => return None,
+            Item::End if done => return Err(exp.limit()),
             Item::Decl { start, end, next } if end < len || done => {
                 if tried != Some(start) && (names.is_some() || contains_word(&text[start..end], wanted.as_bytes())) {
                     tried = Some(start);
                     if let Ok(sig) = parse_decl(parser, file, &text[start..end], start) {
                         if sig.name == wanted {
-                            return Some(sig);
+                            return Ok(sig);
                         }
                         if let Some(names) = names.as_deref_mut() {
                             names.push(sig.name);
