@@ -421,7 +421,7 @@ pub enum DemangleErrorKind {
     /// A list whose element is not an array.
     ListElement,
     /// An integer outside what begen represents (i64 for predicates, i128
-    /// for constants, 64 for a rank).
+    /// for constants, 4096 for a rank).
     OutOfRange,
     /// A parameter kind the convention does not allow.
     NotInConvention {
@@ -757,10 +757,10 @@ impl<'a> Parser<'a> {
         let start = self.pos;
         let ndim_start = self.pos;
         let ndim: usize = self.digits()?.parse().map_err(|_| self.err_at(ndim_start, DemangleErrorKind::OutOfRange))?;
-        if ndim > 64 {
+        let dtype = self.dtype()?;
+        if ndim > MAX_RANK {
             return Err(self.err_at(ndim_start, DemangleErrorKind::OutOfRange));
         }
-        let dtype = self.dtype()?;
         let mut axes = vec![Axis::default(); ndim];
         // Axis groups: `_<hex mask>` then its predicates, in the order s i t v l.
         while self.peek() == Some(b'_') && self.peek_at(1).is_some_and(is_lower_hex) {
@@ -771,13 +771,18 @@ impl<'a> Parser<'a> {
             if significant.is_empty() {
                 return Err(self.err_at(mask_start, DemangleErrorKind::ZeroAxisMask));
             }
-            let too_wide = || DemangleErrorKind::AxisMaskTooWide { mask: hex.to_string(), ndim };
-            if significant.len() > 16 {
-                return Err(self.err_at(mask_start, too_wide()));
-            }
-            let mask = u64::from_str_radix(significant, 16).map_err(|_| self.err_at(mask_start, too_wide()))?;
-            if (64 - mask.leading_zeros()) as usize > ndim {
-                return Err(self.err_at(mask_start, too_wide()));
+            // The mask's bits, lowest axis first (a rank may exceed 64).
+            let bits: Vec<bool> = significant
+                .bytes()
+                .rev()
+                .flat_map(|c| {
+                    let v = (c as char).to_digit(16).unwrap_or(0);
+                    (0..4).map(move |b| v & (1 << b) != 0)
+                })
+                .collect();
+            let width = bits.iter().rposition(|&b| b).map_or(0, |i| i + 1);
+            if width > ndim {
+                return Err(self.err_at(mask_start, DemangleErrorKind::AxisMaskTooWide { mask: hex.to_string(), ndim }));
             }
             let shape_constant = if self.eat(b's') { Some(self.signed64()?) } else { None };
             let shape_div = if self.eat(b'i') { Some(self.divisibility()?) } else { None };
@@ -786,7 +791,7 @@ impl<'a> Parser<'a> {
             let lower = if self.eat(b'l') { Some(self.signed64()?) } else { None };
             // cuTile applies a mask from its highest axis down; the first
             // repeated predicate it meets is the one reported.
-            for axis in (0..ndim).rev().filter(|&a| mask & (1 << a) != 0) {
+            for axis in (0..width).rev().filter(|&a| bits[a]) {
                 let a = &mut axes[axis];
                 let repeated = |what| self.err_at(mask_start, DemangleErrorKind::Repeated { what, axis });
                 if let Some(v) = shape_constant {
@@ -869,6 +874,10 @@ impl<'a> Parser<'a> {
         Ok(array)
     }
 }
+
+/// The largest rank begen reads (cuTile sets none; this bounds what a
+/// symbol can make begen allocate).
+const MAX_RANK: usize = 4096;
 
 fn is_lower_hex(c: u8) -> bool {
     c.is_ascii_digit() || (b'a'..=b'f').contains(&c)

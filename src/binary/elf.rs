@@ -42,7 +42,7 @@ pub struct Kernel {
 /// What begen reads of a cubin.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Cubin {
-    /// The `sm_XY` the image is for (`e_flags`' low byte), as XY.
+    /// The `sm_XY` the image is for, as XY.
     pub sm: u32,
     /// Its kernels, in symbol-table order.
     pub kernels: Vec<Kernel>,
@@ -119,7 +119,10 @@ impl Cubin {
         if b.u16(0x12)? != EM_CUDA {
             return Err(ElfError(format!("machine {} is not CUDA ({EM_CUDA})", b.u16(0x12)?)));
         }
-        let sm = b.u32(0x30)? & 0xff;
+        // The architecture is in e_flags: bits 8-15 from ELF ABI version 8
+        // (CUDA 12.8 on), bits 0-7 before.
+        let flags = b.u32(0x30)?;
+        let sm = if image[8] >= 8 { (flags >> 8) & 0xff } else { flags & 0xff };
         let (shoff, shentsize, shnum, shstrndx) = (b.u64(0x28)?, b.u16(0x3a)?, b.u16(0x3c)?, b.u16(0x3e)?);
         let mut raw = Vec::with_capacity(shnum as usize);
         for i in 0..shnum as u64 {

@@ -1,0 +1,173 @@
+//! The binary stage against the tools that make the binaries: begen's
+//! cuTile demangler against cuTile's own `demangle_kernel_name` over
+//! thousands of symbols; the arguments begen derives from a cuTile symbol
+//! against the parameter table of cubins cuTile exports (sm_90, no GPU
+//! needed); PTX and cubins from pip's nvcc for the `c` convention and
+//! struct layouts; the run-time support header compiled and run on this
+//! (GPU-less) machine.
+//!
+//! The cuTile tests need pip `cuda-tile` and `nvidia-cuda-tileiras`
+//! (scripts/requirements.txt), the nvcc ones pip's nvcc: skipped when
+//! missing, failures under CI=true.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use begen::binary::cutile::{self, Array, Constant, Param};
+use begen::binary::elf::Cubin;
+use begen::binary::layout::{CType, ParamLayout, Structs};
+use serde_json::{Value, json};
+use support::{missing, repo, scratch};
+
+/// The Python that imports cuda.tile, and the PATH that puts pip's
+/// `tileiras` first (cuTile uses the one on PATH when the pip versions of
+/// tileiras and nvcc differ).
+fn cutile_python() -> Option<(PathBuf, String)> {
+    let mut candidates = vec![repo().join(".venv/bin/python")];
+    if let Some(p) = std::env::var_os("BEGEN_PYTHON") {
+        candidates.push(PathBuf::from(p));
+    }
+    for python in candidates {
+        let out = Command::new(&python)
+            .args(["-c", "import cuda.tile, sysconfig; print(sysconfig.get_paths()['purelib'])"])
+            .output();
+        if let Ok(out) = out
+            && out.status.success()
+        {
+            let purelib = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            let path = format!("{purelib}/nvidia/cu13/bin:{}", std::env::var("PATH").unwrap_or_default());
+            return Some((python, path));
+        }
+    }
+    missing("no Python with cuda.tile (pip cuda-tile, from scripts/setup.sh)")
+}
+
+fn run_script(python: &Path, path: &str, args: &[&str]) -> String {
+    let script = repo().join("tests/binary/cutile_signatures.py");
+    let out = Command::new(python).arg(&script).args(args).env("PATH", path).output().expect("running python");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{} {args:?} failed:\n{text}", script.display());
+    text
+}
+
+fn opt<T: Into<Value>>(v: Option<T>) -> Value {
+    v.map_or(Value::Null, Into::into)
+}
+
+/// begen's reading of a parameter, in the JSON shape the script writes cuTile's in.
+fn param_json(p: &Param) -> Value {
+    let groups = |g: &[u32]| g.iter().map(|g| format!("group{g}")).collect::<Vec<_>>();
+    let array = |a: &Array| {
+        json!({
+            "kind": "array", "dtype": a.dtype.code(), "ndim": a.ndim(), "index": a.index.name(),
+            "shape_divisible_by": a.axes.iter().map(|x| x.shape_divisible_by).collect::<Vec<_>>(),
+            "shape_constant": a.axes.iter().map(|x| opt(x.shape_constant)).collect::<Vec<_>>(),
+            "stride_divisible_by": a.axes.iter().map(|x| x.stride_divisible_by).collect::<Vec<_>>(),
+            "stride_constant": a.axes.iter().map(|x| opt(x.stride_constant)).collect::<Vec<_>>(),
+            "stride_lower_bound": a.axes.iter().map(|x| opt(x.stride_lower_bound)).collect::<Vec<_>>(),
+            "base_addr_divisible_by": a.base_addr_divisible_by,
+            "alias_groups": groups(&a.alias_groups),
+            "may_alias_internally": a.may_alias_internally,
+        })
+    };
+    match p {
+        Param::Array(a) => array(a),
+        Param::List(l) => json!({
+            "kind": "list", "element": array(&l.element), "alias_groups": groups(&l.alias_groups),
+            "elements_may_alias": l.elements_may_alias,
+        }),
+        Param::Scalar(d) => json!({"kind": "scalar", "dtype": d.code()}),
+        Param::Tuple(items) => json!({"kind": "tuple", "items": items.iter().map(param_json).collect::<Vec<_>>()}),
+        Param::Constant(Constant::Bool(b)) => json!({"kind": "constant", "bool": b}),
+        Param::Constant(Constant::Int(i)) => json!({"kind": "constant", "int": i.to_string()}),
+        Param::Constant(Constant::Float(f)) => {
+            json!({"kind": "constant", "float_bits": format!("{:016x}", f.to_bits())})
+        }
+    }
+}
+
+/// cuTile's error text names the offset it stopped at (`At offset #N`) for
+/// errors found while reading; the whole-signature checks name none.
+fn cutile_offset(error: &str) -> Option<usize> {
+    let rest = &error[error.find("At offset #")? + "At offset #".len()..];
+    rest[..rest.find(|c: char| !c.is_ascii_digit())?].parse().ok()
+}
+
+#[test]
+fn demangler_agrees_with_cutile() {
+    let Some((python, path)) = cutile_python() else { return };
+    let dir = scratch("binary-cutile-signatures");
+    let json_path = dir.join("signatures.json");
+    let (count, seed) = (
+        std::env::var("BEGEN_CUTILE_COUNT").unwrap_or("2000".into()),
+        std::env::var("BEGEN_CUTILE_SEED").unwrap_or("10".into()),
+    );
+    run_script(&python, &path, &["signatures", json_path.to_str().unwrap(), "--count", &count, "--seed", &seed]);
+    let records: Vec<Value> = serde_json::from_slice(&std::fs::read(&json_path).unwrap()).unwrap();
+    let (mut valid, mut refused, mut same_offset, mut offsets) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    for r in &records {
+        let symbol = r["symbol"].as_str().unwrap();
+        let ours = cutile::demangle(symbol);
+        match (r["ok"].as_bool().unwrap(), &ours) {
+            (true, Ok(sig)) => {
+                let got = json!({
+                    "name": sig.name, "convention": sig.convention.name(),
+                    "params": sig.params.iter().map(|p| param_json(&p.param)).collect::<Vec<_>>(),
+                });
+                let want = json!({"name": r["name"], "convention": r["convention"], "params": r["params"]});
+                if got == want {
+                    valid += 1;
+                } else {
+                    failures.push(format!("{symbol}: differs\n  cuTile: {want}\n  begen:  {got}"));
+                }
+            }
+            (false, Err(e)) => {
+                refused += 1;
+                if let Some(at) = cutile_offset(r["error"].as_str().unwrap()) {
+                    offsets += 1;
+                    if at == e.offset {
+                        same_offset += 1;
+                    } else {
+                        failures.push(format!("{symbol}: cuTile stops at offset {at}, begen at {}: {e}", e.offset));
+                    }
+                }
+            }
+            (true, Err(e)) => failures.push(format!("{symbol}: cuTile accepts it, begen refuses: {e}")),
+            (false, Ok(_)) => failures.push(format!("{symbol}: cuTile refuses it ({}), begen accepts it", r["error"])),
+        }
+    }
+    eprintln!(
+        "{} symbols: {valid} read alike, {refused} refused by both ({same_offset} of {offsets} at the offset cuTile names)",
+        records.len()
+    );
+    assert!(failures.is_empty(), "{} of {} disagree:\n{}", failures.len(), records.len(), failures.join("\n"));
+    assert!(valid > 2000 && refused > 1000, "too few cases: {valid} valid, {refused} refused");
+}
+
+#[test]
+fn exported_cubins_take_the_derived_arguments() {
+    let Some((python, path)) = cutile_python() else { return };
+    let dir = scratch("binary-cutile-export");
+    run_script(&python, &path, &["export", dir.to_str().unwrap()]);
+    let exports: Vec<Value> = serde_json::from_slice(&std::fs::read(dir.join("exports.json")).unwrap()).unwrap();
+    assert_eq!(exports.len(), 5);
+    for e in &exports {
+        let (file, symbol) = (e["file"].as_str().unwrap(), e["symbol"].as_str().unwrap());
+        let cubin = Cubin::parse(&std::fs::read(dir.join(file)).unwrap()).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(cubin.sm, 90, "{file}");
+        let names: Vec<_> = cubin.kernels.iter().map(|k| k.name.as_str()).collect();
+        assert_eq!(names, [symbol], "{file}: the symbol begen derives is the kernel's");
+        let kernel = cubin.kernel(symbol).unwrap();
+        let args = cutile::demangle(symbol).unwrap().kernel_args().unwrap();
+        let types: Vec<CType> = args.iter().map(|a| a.ty).collect();
+        let layout = ParamLayout::of(&types, &Structs::new());
+        let derived: Vec<(u16, u16)> =
+            layout.offsets.iter().zip(&layout.sizes).map(|(&o, &s)| (o as u16, s as u16)).collect();
+        let actual: Vec<(u16, u16)> = kernel.params.iter().map(|p| (p.offset, p.size)).collect();
+        assert_eq!(derived, actual, "{file}: (offset, size) of each argument");
+        assert_eq!(kernel.param_size, Some(layout.size as u16), "{file}: parameter buffer size");
+    }
+}
