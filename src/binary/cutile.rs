@@ -42,7 +42,7 @@
 use std::fmt;
 use std::ops::Range;
 
-use super::layout::CType;
+use super::layout::{CType, PackError, Structs, Value, pack};
 use crate::model::AttrType;
 
 /// A cuTile element type, by its mangled code.
@@ -549,6 +549,289 @@ impl Signature {
     }
 }
 
+/// An array argument at launch: its data address, extents and strides
+/// (elements).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArrayValue<'a> {
+    /// Device address of element 0.
+    pub address: u64,
+    /// Extent per axis.
+    pub shape: &'a [i64],
+    /// Stride per axis, in elements.
+    pub strides: &'a [i64],
+}
+
+/// Which of an array's numbers a [`Violation`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dim {
+    /// An extent.
+    Shape,
+    /// A stride.
+    Stride,
+}
+
+impl Dim {
+    fn noun(self) -> &'static str {
+        match self {
+            Dim::Shape => "extent",
+            Dim::Stride => "stride",
+        }
+    }
+}
+
+/// An array that breaks an assumption its kernel was compiled with:
+/// launching would be undefined behaviour, so the handler refuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Violation {
+    /// Another rank than the kernel's.
+    Rank {
+        /// The kernel's.
+        expected: usize,
+        /// The array's.
+        got: usize,
+    },
+    /// An extent or stride outside the kernel's index type.
+    IndexOverflow {
+        /// Extent or stride.
+        dim: Dim,
+        /// The axis.
+        axis: usize,
+        /// The value.
+        value: i64,
+        /// The kernel's index type.
+        index: IndexType,
+    },
+    /// An extent or stride not a multiple of what the kernel assumes.
+    NotDivisible {
+        /// Extent or stride.
+        dim: Dim,
+        /// The axis.
+        axis: usize,
+        /// The value.
+        value: i64,
+        /// The divisor assumed.
+        by: i64,
+    },
+    /// An extent or stride other than the constant the kernel assumes.
+    NotConstant {
+        /// Extent or stride.
+        dim: Dim,
+        /// The axis.
+        axis: usize,
+        /// The value.
+        value: i64,
+        /// The constant assumed.
+        expected: i64,
+    },
+    /// A stride below the kernel's lower bound.
+    StrideBelow {
+        /// The axis.
+        axis: usize,
+        /// The stride.
+        value: i64,
+        /// The bound (inclusive).
+        bound: i64,
+    },
+    /// A base address not aligned as the kernel assumes.
+    BaseNotAligned {
+        /// The address.
+        address: u64,
+        /// The alignment assumed (bytes).
+        by: i64,
+    },
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Violation::Rank { expected, got } => write!(f, "has rank {got}; the kernel takes rank {expected}"),
+            Violation::IndexOverflow { dim, axis, value, index } => write!(
+                f,
+                "{} {value} of axis {axis} does not fit the kernel's {} index type (export it with index_dtype=ct.int64)",
+                dim.noun(),
+                index.name()
+            ),
+            Violation::NotDivisible { dim, axis, value, by } => {
+                write!(f, "{} {value} of axis {axis} is not a multiple of {by}, as the kernel assumes", dim.noun())
+            }
+            Violation::NotConstant { dim, axis, value, expected } => {
+                write!(f, "{} {value} of axis {axis} is not {expected}, as the kernel assumes", dim.noun())
+            }
+            Violation::StrideBelow { axis, value, bound } => {
+                write!(f, "stride {value} of axis {axis} is below {bound}, the kernel's lower bound")
+            }
+            Violation::BaseNotAligned { address, by } => {
+                write!(f, "data address {address:#x} is not a multiple of {by} bytes, as the kernel assumes")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Violation {}
+
+impl Array {
+    /// Checks an array against every assumption of the signature, index
+    /// overflow first: what the generated handler checks before a launch.
+    ///
+    /// ```
+    /// use begen::binary::cutile::{demangle, ArrayValue, Param, Violation, Dim};
+    /// let Param::Array(a) = demangle("k_Kt1_A1f32_1i16t1_p16").unwrap().params.remove(0).param else { panic!() };
+    /// let ok = ArrayValue { address: 0x1000, shape: &[64], strides: &[1] };
+    /// assert_eq!(a.check(&ok), Ok(()));
+    /// let short = ArrayValue { shape: &[60], ..ok };
+    /// assert_eq!(a.check(&short), Err(Violation::NotDivisible { dim: Dim::Shape, axis: 0, value: 60, by: 16 }));
+    /// ```
+    pub fn check(&self, v: &ArrayValue) -> Result<(), Violation> {
+        let n = self.ndim();
+        if v.shape.len() != n || v.strides.len() != n {
+            return Err(Violation::Rank { expected: n, got: v.shape.len() });
+        }
+        let (lo, hi) = self.index.range();
+        for (dim, values) in [(Dim::Shape, v.shape), (Dim::Stride, v.strides)] {
+            if let Some((axis, &value)) = values.iter().enumerate().find(|(_, x)| !(lo..=hi).contains(*x)) {
+                return Err(Violation::IndexOverflow { dim, axis, value, index: self.index });
+            }
+        }
+        for (axis, (a, (&shape, &stride))) in self.axes.iter().zip(v.shape.iter().zip(v.strides)).enumerate() {
+            if let Some(expected) = a.shape_constant.filter(|&c| c != shape) {
+                return Err(Violation::NotConstant { dim: Dim::Shape, axis, value: shape, expected });
+            }
+            if shape % a.shape_divisible_by != 0 {
+                return Err(Violation::NotDivisible { dim: Dim::Shape, axis, value: shape, by: a.shape_divisible_by });
+            }
+            if let Some(expected) = a.stride_constant.filter(|&c| c != stride) {
+                return Err(Violation::NotConstant { dim: Dim::Stride, axis, value: stride, expected });
+            }
+            if stride % a.stride_divisible_by != 0 {
+                return Err(Violation::NotDivisible {
+                    dim: Dim::Stride,
+                    axis,
+                    value: stride,
+                    by: a.stride_divisible_by,
+                });
+            }
+            if let Some(bound) = a.stride_lower_bound.filter(|&b| stride < b) {
+                return Err(Violation::StrideBelow { axis, value: stride, bound });
+            }
+        }
+        if v.address % self.base_addr_divisible_by as u64 != 0 {
+            return Err(Violation::BaseNotAligned { address: v.address, by: self.base_addr_divisible_by });
+        }
+        Ok(())
+    }
+}
+
+/// The device buffer a list argument points at: per element `1 + 2n`
+/// 64-bit words (address, extents, strides), each element checked against
+/// the list's element assumptions. Returns the words, or the first bad
+/// element's index and why.
+///
+/// ```
+/// use begen::binary::cutile::{demangle, list_words, ArrayValue, Param};
+/// let Param::List(l) = demangle("k_Kt1_LA1f32").unwrap().params.remove(0).param else { panic!() };
+/// let a = ArrayValue { address: 0x100, shape: &[3], strides: &[1] };
+/// let b = ArrayValue { address: 0x200, shape: &[5], strides: &[2] };
+/// assert_eq!(list_words(&l.element, &[a, b]).unwrap(), [0x100, 3, 1, 0x200, 5, 2]);
+/// ```
+pub fn list_words(element: &Array, items: &[ArrayValue]) -> Result<Vec<u64>, (usize, Violation)> {
+    let mut words = Vec::with_capacity(items.len() * (1 + 2 * element.ndim()));
+    for (i, v) in items.iter().enumerate() {
+        element.check(v).map_err(|e| (i, e))?;
+        words.push(v.address);
+        words.extend(v.shape.iter().chain(v.strides).map(|&x| x as u64));
+    }
+    Ok(words)
+}
+
+/// One Python-level argument at launch (constants take none).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArgValue<'a> {
+    /// For an array parameter.
+    Array(ArrayValue<'a>),
+    /// For a list parameter: the word buffer's address and the list's length.
+    List {
+        /// Device address of the [`list_words`] buffer.
+        address: u64,
+        /// Number of elements.
+        len: i64,
+    },
+    /// For a scalar parameter.
+    Scalar(Value),
+}
+
+/// Why arguments cannot be packed for a signature.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PackArgsError {
+    /// The signature has no flat argument list.
+    Args(ArgsError),
+    /// Not one value per non-constant parameter.
+    Count {
+        /// Values expected.
+        expected: usize,
+        /// Values given.
+        got: usize,
+    },
+    /// A value of the wrong kind for its parameter.
+    Kind {
+        /// Index into [`Signature::params`].
+        param: usize,
+    },
+    /// An array breaking its parameter's assumptions.
+    Violation {
+        /// Index into [`Signature::params`].
+        param: usize,
+        /// How.
+        violation: Violation,
+    },
+    /// A scalar or length out of its type's range.
+    Pack(PackError),
+}
+
+impl fmt::Display for PackArgsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PackArgsError::Args(e) => e.fmt(f),
+            PackArgsError::Count { expected, got } => write!(f, "{got} arguments for {expected} parameters"),
+            PackArgsError::Kind { param } => write!(f, "parameter {param}: a value of the wrong kind"),
+            PackArgsError::Violation { param, violation } => write!(f, "parameter {param}: the array {violation}"),
+            PackArgsError::Pack(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for PackArgsError {}
+
+impl Signature {
+    /// Checks and packs launch arguments (one per non-constant parameter)
+    /// into the kernel's parameter buffer: the reference for what the
+    /// generated handler writes.
+    pub fn pack(&self, values: &[ArgValue]) -> Result<Vec<u8>, PackArgsError> {
+        let args = self.kernel_args().map_err(PackArgsError::Args)?;
+        let runtime = self.runtime_params();
+        if runtime.len() != values.len() {
+            return Err(PackArgsError::Count { expected: runtime.len(), got: values.len() });
+        }
+        let mut flat = Vec::with_capacity(args.len());
+        for (&param, v) in runtime.iter().zip(values) {
+            match (&self.params[param].param, v) {
+                (Param::Array(a), ArgValue::Array(v)) => {
+                    a.check(v).map_err(|violation| PackArgsError::Violation { param, violation })?;
+                    flat.push(Value::Pointer(v.address));
+                    flat.extend(v.shape.iter().chain(v.strides).map(|&x| Value::Int(x.into())));
+                }
+                (Param::List(_), ArgValue::List { address, len }) => {
+                    flat.push(Value::Pointer(*address));
+                    flat.push(Value::Int((*len).into()));
+                }
+                (Param::Scalar(_), ArgValue::Scalar(v)) => flat.push(v.clone()),
+                _ => return Err(PackArgsError::Kind { param }),
+            }
+        }
+        let types: Vec<CType> = args.iter().map(|a| a.ty).collect();
+        pack(&types, &flat, &Structs::new()).map_err(PackArgsError::Pack)
+    }
+}
+
 /// Demangles a `cutile_python_v1` (or `v2`) kernel symbol.
 ///
 /// ```
@@ -1048,6 +1331,90 @@ mod tests {
         assert_eq!(sig.kernel_args(), Err(ArgsError::Convention(Convention::PythonV2)));
         let sig = demangle("k_Kt1_Stf32").unwrap();
         assert_eq!(sig.kernel_args(), Err(ArgsError::ScalarDtype { param: 0, dtype: Dtype::TFloat32 }));
+    }
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.chunks(4).map(|w| w.iter().map(|b| format!("{b:02x}")).collect::<String>()).collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn packs_golden_bytes() {
+        let sig = demangle("scale_Kt1_A1f32_1i16t1_p16_A1f32_1t1_Sf32_I16").unwrap();
+        let x = ArrayValue { address: 0x7f00_0000_1000, shape: &[64], strides: &[1] };
+        let y = ArrayValue { address: 0x7f00_0000_2000, ..x };
+        let bytes = sig.pack(&[ArgValue::Array(x), ArgValue::Array(y), ArgValue::Scalar(Value::Float(2.5))]).unwrap();
+        // x: pointer, int32 shape, int32 stride; y likewise; float s. 36 bytes.
+        assert_eq!(hex(&bytes), "00100000 007f0000 40000000 01000000 00200000 007f0000 40000000 01000000 00002040");
+
+        let sig = demangle("k_Kt1_A2f16_3l0_w_Si8_I3_Sf64").unwrap();
+        let x = ArrayValue { address: 0x10, shape: &[2, 3], strides: &[3, 1] };
+        let bytes = sig
+            .pack(&[ArgValue::Array(x), ArgValue::Scalar(Value::Int(-2)), ArgValue::Scalar(Value::Float(1.0))])
+            .unwrap();
+        // int64 shapes and strides; the int8 at 40, padding, the double at 48.
+        assert_eq!(
+            hex(&bytes),
+            "10000000 00000000 02000000 00000000 03000000 00000000 03000000 00000000 \
+             01000000 00000000 fe000000 00000000 00000000 0000f03f"
+        );
+
+        let sig = demangle("k_Kt1_LA1f32_Su16").unwrap();
+        let bytes = sig.pack(&[ArgValue::List { address: 0xabc0, len: 2 }, ArgValue::Scalar(Value::Int(7))]).unwrap();
+        assert_eq!(hex(&bytes), "c0ab0000 00000000 02000000 0700");
+    }
+
+    #[test]
+    fn refuses_what_the_kernel_does_not_assume() {
+        let arr = |sym: &str| array(sym);
+        let v = |address, shape: &'static [i64], strides: &'static [i64]| ArrayValue { address, shape, strides };
+        let cases: Vec<(Array, ArrayValue, Violation)> = vec![
+            (arr("k_Kt1_A2f32"), v(0, &[4], &[1]), Violation::Rank { expected: 2, got: 1 }),
+            (
+                arr("k_Kt1_A1f32"),
+                v(0, &[3_000_000_000], &[1]),
+                Violation::IndexOverflow { dim: Dim::Shape, axis: 0, value: 3_000_000_000, index: IndexType::Int32 },
+            ),
+            (
+                arr("k_Kt1_A2f32"),
+                v(0, &[2, 65536], &[2_147_483_648, 1]),
+                Violation::IndexOverflow { dim: Dim::Stride, axis: 0, value: 2_147_483_648, index: IndexType::Int32 },
+            ),
+            (
+                arr("k_Kt1_A1f32_u"),
+                v(0, &[4], &[-1]),
+                Violation::IndexOverflow { dim: Dim::Stride, axis: 0, value: -1, index: IndexType::UInt32 },
+            ),
+            (
+                arr("k_Kt1_A2f32_2t1"),
+                v(0, &[4, 4], &[4, 2]),
+                Violation::NotConstant { dim: Dim::Stride, axis: 1, value: 2, expected: 1 },
+            ),
+            (
+                arr("k_Kt1_A2f32_1v4"),
+                v(0, &[4, 4], &[6, 1]),
+                Violation::NotDivisible { dim: Dim::Stride, axis: 0, value: 6, by: 4 },
+            ),
+            (arr("k_Kt1_A1f32_1l0"), v(0, &[4], &[-1]), Violation::StrideBelow { axis: 0, value: -1, bound: 0 }),
+            (arr("k_Kt1_A1f32_p16"), v(0x1004, &[4], &[1]), Violation::BaseNotAligned { address: 0x1004, by: 16 }),
+        ];
+        for (a, v, want) in cases {
+            assert_eq!(a.check(&v), Err(want), "{a:?} {v:?}");
+        }
+        assert_eq!(arr("k_Kt1_A1f32_w").check(&v(0, &[3_000_000_000], &[1])), Ok(()));
+        assert_eq!(
+            Violation::IndexOverflow { dim: Dim::Shape, axis: 0, value: 3_000_000_000, index: IndexType::Int32 }
+                .to_string(),
+            "extent 3000000000 of axis 0 does not fit the kernel's int32 index type (export it with index_dtype=ct.int64)"
+        );
+        let sig = demangle("k_Kt1_Sf32_A1f32_p16").unwrap();
+        let bad = ArrayValue { address: 8, shape: &[1], strides: &[1] };
+        assert_eq!(
+            sig.pack(&[ArgValue::Scalar(Value::Float(1.0)), ArgValue::Array(bad)]),
+            Err(PackArgsError::Violation { param: 1, violation: Violation::BaseNotAligned { address: 8, by: 16 } })
+        );
+        assert_eq!(sig.pack(&[]), Err(PackArgsError::Count { expected: 2, got: 0 }));
+        let e = list_words(&arr("k_Kt1_A1f32_1i4"), &[v(0, &[4], &[1]), v(0, &[5], &[1])]).unwrap_err();
+        assert_eq!(e.0, 1);
     }
 
     #[test]
