@@ -171,3 +171,158 @@ fn exported_cubins_take_the_derived_arguments() {
         assert_eq!(kernel.param_size, Some(layout.size as u16), "{file}: parameter buffer size");
     }
 }
+
+/// The structs of tests/binary/ckernels.cu, declared with begen.
+fn c_structs() -> (Structs, [CType; 5]) {
+    use begen::binary::layout::{Member, StructDef};
+    use begen::model::AttrType::*;
+    let mut s = Structs::new();
+    let affine = s
+        .add(StructDef::new(
+            "Affine",
+            [Member::new("tag", UInt16), Member::new("scale", Float64), Member::new("shift", Float32)],
+        ))
+        .unwrap();
+    // `unsigned __int128 c` / Rust's u128: two 64-bit halves in a 16-aligned struct.
+    let foo = s
+        .add(
+            StructDef::new(
+                "Foo",
+                [
+                    Member::new("a", UInt16),
+                    Member::new("b", UInt64),
+                    Member::new("c", UInt64),
+                    Member::new("c_hi", UInt64),
+                ],
+            )
+            .aligned(16),
+        )
+        .unwrap();
+    let vec3 = s
+        .add(
+            StructDef::new("Vec3", [Member::new("x", Float32), Member::new("y", Float32), Member::new("z", Float32)])
+                .aligned(16),
+        )
+        .unwrap();
+    let inner = s.add(StructDef::new("Inner", [Member::new("flag", Bool), Member::new("x", Float64)])).unwrap();
+    let outer = s
+        .add(StructDef::new(
+            "Outer",
+            [
+                Member::new("tag", Int8),
+                begen::binary::layout::Member::of("inner", CType::Struct(inner)),
+                Member::new("h", Float16),
+            ],
+        ))
+        .unwrap();
+    let ids = [affine, foo, vec3, inner, outer].map(CType::Struct);
+    (s, ids)
+}
+
+/// Each kernel of ckernels.cu with the C parameters begen expects for it.
+fn c_kernels() -> (Structs, Vec<(&'static str, Vec<CType>)>) {
+    use begen::model::AttrType::*;
+    let (s, [affine, foo, vec3, _, outer]) = c_structs();
+    let p = |t| CType::Prim(t);
+    let kernels = vec![
+        ("axpy", vec![CType::Pointer, CType::Pointer, CType::Pointer, p(Float32), p(UInt64)]),
+        ("affine", vec![affine, CType::Pointer, p(UInt64), CType::Pointer]),
+        ("foo_sum", vec![foo, CType::Pointer, p(UInt64), CType::Pointer]),
+        (
+            "mixed",
+            vec![p(Int8), p(Int16), p(Bool), p(Float64), outer, p(Int32), p(Float16), vec3, p(UInt64), CType::Pointer],
+        ),
+    ];
+    (s, kernels)
+}
+
+fn nvcc_or_skip() -> Option<PathBuf> {
+    let python = support::python_with_jax()?;
+    support::nvcc(&python)
+}
+
+fn run_nvcc(nvcc: &Path, args: &[&str]) {
+    let out = Command::new(nvcc).args(args).output().expect("running nvcc");
+    assert!(
+        out.status.success(),
+        "nvcc {args:?} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+#[ignore = "needs nvcc (pip nvidia-cuda-nvcc); CI runs it"]
+fn c_kernels_take_the_params_begen_lays_out() {
+    let Some(nvcc) = nvcc_or_skip() else { return };
+    let dir = scratch("binary-c-kernels");
+    let src = repo().join("tests/binary/ckernels.cu");
+    let (ptx, cubin) = (dir.join("ckernels.ptx"), dir.join("ckernels.cubin"));
+    run_nvcc(&nvcc, &["-ptx", "-arch=sm_90", src.to_str().unwrap(), "-o", ptx.to_str().unwrap()]);
+    run_nvcc(&nvcc, &["-cubin", "-arch=sm_90", src.to_str().unwrap(), "-o", cubin.to_str().unwrap()]);
+    let (structs, kernels) = c_kernels();
+
+    let entries = begen::binary::ptx::entries(&std::fs::read_to_string(&ptx).unwrap()).unwrap();
+    let mut names: Vec<_> = entries.iter().map(|e| e.name.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["affine", "axpy", "foo_sum", "mixed"]);
+    let cubin = Cubin::parse(&std::fs::read(&cubin).unwrap()).unwrap();
+    assert_eq!(cubin.sm, 90);
+    for (name, params) in &kernels {
+        let entry = entries.iter().find(|e| e.name == *name).unwrap();
+        assert_eq!(entry.check_params(params, &structs), Ok(()), "{name}: PTX parameters");
+        let layout = ParamLayout::of(params, &structs);
+        let kernel = cubin.kernel(name).unwrap_or_else(|| panic!("{name} not in the cubin"));
+        let derived: Vec<(u16, u16)> =
+            layout.offsets.iter().zip(&layout.sizes).map(|(&o, &s)| (o as u16, s as u16)).collect();
+        let actual: Vec<(u16, u16)> = kernel.params.iter().map(|p| (p.offset, p.size)).collect();
+        assert_eq!(derived, actual, "{name}: (offset, size) of each parameter in the cubin");
+        assert_eq!(kernel.param_size, Some(layout.size as u16), "{name}: parameter buffer size");
+    }
+    // The seed-003 shape: the 16-aligned 32-byte struct by value.
+    let foo = &entries.iter().find(|e| e.name == "foo_sum").unwrap().params[0];
+    assert_eq!((foo.size(), foo.align(), foo.count), (32, 16, Some(32)));
+    // A wrong manifest is caught: `mixed` with an int32 where the kernel has an int16.
+    let mut wrong = kernels[3].1.clone();
+    wrong[1] = CType::Prim(begen::model::AttrType::Int32);
+    let mixed = entries.iter().find(|e| e.name == "mixed").unwrap();
+    assert!(mixed.check_params(&wrong, &structs).is_err());
+}
+
+#[test]
+#[ignore = "needs nvcc (pip nvidia-cuda-nvcc); CI runs it"]
+fn struct_layouts_match_nvcc() {
+    let Some(nvcc) = nvcc_or_skip() else { return };
+    let dir = scratch("binary-struct-layouts");
+    let (structs, ids) = c_structs();
+    let mut text = format!("#include \"{}\"\n#include <cstddef>\n", repo().join("tests/binary/ckernels.cu").display());
+    let mut asserts = 0;
+    for ty in ids {
+        let CType::Struct(id) = ty else { unreachable!() };
+        let (def, l) = (structs.def(id), structs.layout(id));
+        let n = &def.name;
+        text += &format!("static_assert(sizeof({n}) == {}, \"sizeof {n}\");\n", l.size);
+        text += &format!("static_assert(alignof({n}) == {}, \"alignof {n}\");\n", l.align);
+        asserts += 2;
+        for (m, off) in def.members.iter().zip(&l.offsets) {
+            if m.name.ends_with("_hi") {
+                continue; // the upper half of a 128-bit member C names as one
+            }
+            text += &format!("static_assert(offsetof({n}, {}) == {off}, \"offsetof {n}.{}\");\n", m.name, m.name);
+            asserts += 1;
+        }
+    }
+    let check = dir.join("layout_check.cu");
+    std::fs::write(&check, &text).unwrap();
+    // Both passes: the host compiler's layout and the device compiler's.
+    run_nvcc(
+        &nvcc,
+        &["-c", "-arch=sm_90", check.to_str().unwrap(), "-o", dir.join("layout_check.o").to_str().unwrap()],
+    );
+    assert_eq!(asserts, 24);
+    // And a layout begen got wrong would fail to compile.
+    std::fs::write(&check, text.replace("sizeof(Affine) == 24", "sizeof(Affine) == 20")).unwrap();
+    let out =
+        Command::new(&nvcc).args(["-c", "-arch=sm_90", check.to_str().unwrap(), "-o", "/dev/null"]).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("sizeof Affine"));
+}
