@@ -326,3 +326,64 @@ fn struct_layouts_match_nvcc() {
         Command::new(&nvcc).args(["-c", "-arch=sm_90", check.to_str().unwrap(), "-o", "/dev/null"]).output().unwrap();
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("sizeof Affine"));
 }
+
+fn run(cmd: &mut Command) -> std::process::Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The run-time header without a driver: a library built with it loads,
+/// and a launch is an error naming the kernel.
+#[test]
+#[ignore = "needs a C++ compiler and nvcc (pip); CI runs it"]
+fn cuda_driver_header_without_a_driver() {
+    let Some(nvcc) = nvcc_or_skip() else { return };
+    let dir = scratch("binary-cuda-driver");
+    let include = repo().join("build-support/include");
+    let probe = repo().join("tests/binary/driver_probe.cc");
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".to_string());
+    let (lib, main) = (dir.join("libprobe.so"), dir.join("probe"));
+    let flags = ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1"];
+    run(Command::new(&cxx)
+        .args(flags)
+        .args(["-shared", "-fPIC", "-fvisibility=hidden", "-I"])
+        .arg(&include)
+        .arg(&probe)
+        .arg("-o")
+        .arg(&lib)
+        .arg("-ldl"));
+    run(Command::new(&cxx).args(flags).arg("-DBEGEN_PROBE_MAIN").arg(&probe).arg("-o").arg(&main).arg("-ldl"));
+    // The header also compiles in an nvcc translation unit.
+    run(Command::new(&nvcc)
+        .args(["-std=c++17", "-c", "-x", "cu", "-I"])
+        .arg(&include)
+        .arg(&probe)
+        .arg("-o")
+        .arg(dir.join("probe_nvcc.o")));
+
+    // Nothing links the driver.
+    let needed = run(Command::new("readelf").arg("-d").arg(&lib));
+    assert!(!String::from_utf8_lossy(&needed.stdout).contains("libcuda"), "libprobe.so must not need libcuda");
+
+    // A driver that is not there (forced, so the test means the same on a GPU machine).
+    let out = run(Command::new(&main).arg(&lib).env("BEGEN_LIBCUDA", "libcuda-not-here.so.1"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let expected =
+        "kernel `probe_scale` (symbol `scale_Kt1_A1f32_Sf32`): no CUDA driver (could not load libcuda-not-here.so.1: ";
+    assert_eq!(text.lines().filter(|l| l.contains(expected)).count(), 2, "{text}");
+
+    // This machine's own state: no driver in CI, so the same message.
+    let out = run(Command::new(&main).arg(&lib).env_remove("BEGEN_LIBCUDA"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("prepare: kernel `probe_scale` (symbol `scale_Kt1_A1f32_Sf32`): "), "{text}");
+    if support::in_ci() {
+        assert!(text.contains("no CUDA driver (could not load libcuda.so.1, libcuda.so: "), "{text}");
+    }
+}
