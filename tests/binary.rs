@@ -184,7 +184,7 @@ fn c_structs() -> (Structs, [CType; 5]) {
         ))
         .unwrap();
     // `unsigned __int128 c` / Rust's u128: two 64-bit halves in a 16-aligned struct.
-    let foo = s
+    let seed_foo = s
         .add(
             StructDef::new(
                 "Foo",
@@ -215,19 +215,19 @@ fn c_structs() -> (Structs, [CType; 5]) {
             ],
         ))
         .unwrap();
-    let ids = [affine, foo, vec3, inner, outer].map(CType::Struct);
+    let ids = [affine, seed_foo, vec3, inner, outer].map(CType::Struct);
     (s, ids)
 }
 
 /// Each kernel of ckernels.cu with the C parameters begen expects for it.
 fn c_kernels() -> (Structs, Vec<(&'static str, Vec<CType>)>) {
     use begen::model::AttrType::*;
-    let (s, [affine, foo, vec3, _, outer]) = c_structs();
+    let (s, [affine, seed_foo, vec3, _, outer]) = c_structs();
     let p = |t| CType::Prim(t);
     let kernels = vec![
         ("axpy", vec![CType::Pointer, CType::Pointer, CType::Pointer, p(Float32), p(UInt64)]),
         ("affine", vec![affine, CType::Pointer, p(UInt64), CType::Pointer]),
-        ("foo_sum", vec![foo, CType::Pointer, p(UInt64), CType::Pointer]),
+        ("foo_sum", vec![seed_foo, CType::Pointer, p(UInt64), CType::Pointer]),
         (
             "mixed",
             vec![p(Int8), p(Int16), p(Bool), p(Float64), outer, p(Int32), p(Float16), vec3, p(UInt64), CType::Pointer],

@@ -714,7 +714,7 @@ impl Array {
                 return Err(Violation::StrideBelow { axis, value: stride, bound });
             }
         }
-        if v.address % self.base_addr_divisible_by as u64 != 0 {
+        if !v.address.is_multiple_of(self.base_addr_divisible_by as u64) {
             return Err(Violation::BaseNotAligned { address: v.address, by: self.base_addr_divisible_by });
         }
         Ok(())
@@ -1171,29 +1171,32 @@ fn is_lower_hex(c: u8) -> bool {
 /// convention's allowed parameter kinds.
 fn validate(sig: &Signature, symbol: &str) -> Result<(), DemangleError> {
     let err = |offset, kind| Err(DemangleError { symbol: symbol.to_string(), offset, kind });
+    // Every alias-group list with whether it is a list's storage and where
+    // its parameter starts.
+    fn walk<'p>(p: &'p Param, at: usize, out: &mut Vec<(&'p [u32], bool, usize)>) {
+        match p {
+            Param::Array(a) => out.push((&a.alias_groups, false, at)),
+            Param::List(l) => {
+                out.push((&l.alias_groups, true, at));
+                out.push((&l.element.alias_groups, false, at));
+            }
+            Param::Tuple(items) => items.iter().for_each(|i| walk(i, at, out)),
+            Param::Scalar(_) | Param::Constant(_) => {}
+        }
+    }
+    let mut lists = Vec::new();
+    for p in &sig.params {
+        walk(&p.param, p.span.start, &mut lists);
+    }
     // (group, uses, is_list, where first seen)
     let mut groups: Vec<(u32, u32, bool, usize)> = Vec::new();
-    let mut note = |ids: &[u32], is_list: bool, at: usize| -> Option<u32> {
+    for (ids, is_list, at) in lists {
         for &g in ids {
             match groups.iter_mut().find(|e| e.0 == g) {
-                Some(e) if e.2 != is_list => return Some(g),
+                Some(e) if e.2 != is_list => return err(at, DemangleErrorKind::AliasGroupMixed(g)),
                 Some(e) => e.1 += 1,
                 None => groups.push((g, 1, is_list, at)),
             }
-        }
-        None
-    };
-    fn walk(p: &Param, at: usize, note: &mut dyn FnMut(&[u32], bool, usize) -> Option<u32>) -> Option<u32> {
-        match p {
-            Param::Array(a) => note(&a.alias_groups, false, at),
-            Param::List(l) => note(&l.alias_groups, true, at).or_else(|| note(&l.element.alias_groups, false, at)),
-            Param::Tuple(items) => items.iter().find_map(|i| walk(i, at, note)),
-            Param::Scalar(_) | Param::Constant(_) => None,
-        }
-    }
-    for p in &sig.params {
-        if let Some(g) = walk(&p.param, p.span.start, &mut note) {
-            return err(p.span.start, DemangleErrorKind::AliasGroupMixed(g));
         }
     }
     if let Some(&(g, _, _, at)) = groups.iter().find(|e| e.1 == 1) {
