@@ -169,6 +169,8 @@ fn exported_cubins_take_the_derived_arguments() {
         let actual: Vec<(u16, u16)> = kernel.params.iter().map(|p| (p.offset, p.size)).collect();
         assert_eq!(derived, actual, "{file}: (offset, size) of each argument");
         assert_eq!(kernel.param_size, Some(layout.size as u16), "{file}: parameter buffer size");
+        // cuTile fixes the block: the handler must launch with it.
+        assert_eq!(kernel.required_block, Some([128, 1, 1]), "{file}: required block");
     }
 }
 
@@ -278,6 +280,7 @@ fn c_kernels_take_the_params_begen_lays_out() {
         let actual: Vec<(u16, u16)> = kernel.params.iter().map(|p| (p.offset, p.size)).collect();
         assert_eq!(derived, actual, "{name}: (offset, size) of each parameter in the cubin");
         assert_eq!(kernel.param_size, Some(layout.size as u16), "{name}: parameter buffer size");
+        assert_eq!(kernel.required_block, None, "{name}: no __launch_bounds__, no required block");
     }
     // The seed-003 shape: the 16-aligned 32-byte struct by value.
     let foo = &entries.iter().find(|e| e.name == "foo_sum").unwrap().params[0];

@@ -37,6 +37,10 @@ pub struct Kernel {
     pub params: Vec<KernelParam>,
     /// The parameter buffer's size (`CBANK_PARAM_SIZE`), when recorded.
     pub param_size: Option<u16>,
+    /// The block shape the kernel must be launched with (`REQNTID`: PTX
+    /// `.reqntid`, `__launch_bounds__` with exact dims; cuTile sets it), when
+    /// recorded: a launch with another block fails.
+    pub required_block: Option<[u32; 3]>,
 }
 
 /// What begen reads of a cubin.
@@ -67,6 +71,7 @@ const STT_FUNC: u8 = 2;
 const STO_CUDA_ENTRY: u8 = 0x10;
 const EIATTR_KPARAM_INFO: u8 = 0x17;
 const EIATTR_CBANK_PARAM_SIZE: u8 = 0x19;
+const EIATTR_REQNTID: u8 = 0x10;
 
 struct Bytes<'a>(&'a [u8]);
 
@@ -149,6 +154,7 @@ impl Cubin {
                         name: cstr(strings, s.u32(0)?).to_string(),
                         params: vec![],
                         param_size: None,
+                        required_block: None,
                     });
                 }
             }
@@ -187,6 +193,9 @@ fn read_info(data: &[u8], k: &mut Kernel) -> Result<(), ElfError> {
             // EIFMT_SVAL: a u16 length, then that many bytes.
             4 => {
                 let len = b.u16(at + 2)? as usize;
+                if attr == EIATTR_REQNTID && len == 12 {
+                    k.required_block = Some([b.u32(at + 4)?, b.u32(at + 8)?, b.u32(at + 12)?]);
+                }
                 if attr == EIATTR_KPARAM_INFO {
                     let flags = b.u32(at + 12)?;
                     k.params.push(KernelParam {
@@ -224,10 +233,12 @@ mod tests {
         let mut data = vec![0x04, 0x17, 12, 0, 0, 0, 0, 0, 1, 0, 8, 0];
         data.extend_from_slice(&(4u32 << 18 | 0xf000).to_le_bytes());
         data.extend_from_slice(&[0x03, 0x19, 12, 0, 0x01, 0x50]);
-        let mut k = Kernel { name: "k".into(), params: vec![], param_size: None };
+        data.extend_from_slice(&[0x04, 0x10, 12, 0, 128, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0]);
+        let mut k = Kernel { name: "k".into(), params: vec![], param_size: None, required_block: None };
         read_info(&data, &mut k).unwrap();
         assert_eq!(k.params, [KernelParam { ordinal: 1, offset: 8, size: 4 }]);
         assert_eq!(k.param_size, Some(12));
+        assert_eq!(k.required_block, Some([128, 1, 2]));
         assert!(read_info(&[0x09, 0x00], &mut k).is_err());
     }
 }
