@@ -21,6 +21,7 @@
 
 #![warn(missing_docs)]
 
+pub mod binary;
 pub mod build;
 mod buildrs;
 mod check;

@@ -1,0 +1,287 @@
+// begen support headers: launching a precompiled GPU kernel (a cubin, fatbin
+// or PTX image embedded in the library) through the CUDA driver API.
+//
+// Generated code only. The driver is opened with dlopen on first use, never
+// linked: a library built with this header loads (and its CPU kernels run)
+// on a machine without a GPU or a driver, and a binary kernel called there
+// fails with a message that says so. The API types are declared here, so the
+// glue TU needs no CUDA header.
+//
+// One begen::cuda::Kernel per bound kernel, a static of the library:
+//
+//     static begen::cuda::Kernel k("tile_scale", kImage, sizeof(kImage), "scale_Kt1_...");
+//     // instantiate stage (once per device context):
+//     if (std::string e = k.prepare(stream); !e.empty()) return Error(e);
+//     // execute stage:
+//     if (std::string e = k.launch(stream, grid, block, smem, params); !e.empty()) return Error(e);
+//
+// Success costs no allocation: an empty std::string. Modules are never
+// unloaded (the driver may be gone when a library's statics are destroyed at
+// process exit).
+#pragma once
+
+#include <dlfcn.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "begen/abi.h"
+
+namespace begen {
+namespace cuda {
+
+// Driver API types and the few constants used, as cuda.h declares them (ABI
+// stable since CUDA 4).
+using CUresult = int;
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
+struct CUstream_st;
+using CUcontext = CUctx_st*;
+using CUmodule = CUmod_st*;
+using CUfunction = CUfunc_st*;
+using CUstream = CUstream_st*;
+constexpr CUresult kSuccess = 0;
+/// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
+constexpr int kMaxDynamicSharedSizeBytes = 8;
+/// Dynamic shared memory a kernel may use without opting in.
+constexpr unsigned kDefaultSharedLimit = 48 * 1024;
+
+/// The driver entry points begen uses, loaded once per process. `error` is
+/// empty when they all loaded and cuInit succeeded.
+struct Driver {
+    std::string error;
+    CUresult (*cuInit)(unsigned) = nullptr;
+    CUresult (*cuGetErrorName)(CUresult, const char**) = nullptr;
+    CUresult (*cuGetErrorString)(CUresult, const char**) = nullptr;
+    CUresult (*cuCtxGetCurrent)(CUcontext*) = nullptr;
+    CUresult (*cuCtxPushCurrent)(CUcontext) = nullptr;
+    CUresult (*cuCtxPopCurrent)(CUcontext*) = nullptr;
+    CUresult (*cuStreamGetCtx)(CUstream, CUcontext*) = nullptr;
+    CUresult (*cuModuleLoadData)(CUmodule*, const void*) = nullptr;
+    CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
+    CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
+    CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                               CUstream, void**, void**) = nullptr;
+
+    /// `CUDA_ERROR_INVALID_VALUE (invalid argument)`, or the bare code.
+    std::string describe(CUresult r) const {
+        const char* name = nullptr;
+        const char* text = nullptr;
+        if (cuGetErrorName == nullptr || cuGetErrorName(r, &name) != kSuccess || name == nullptr) {
+            return "CUDA driver error " + std::to_string(r);
+        }
+        std::string out = name;
+        if (cuGetErrorString != nullptr && cuGetErrorString(r, &text) == kSuccess && text != nullptr) {
+            out += " (";
+            out += text;
+            out += ")";
+        }
+        return out;
+    }
+};
+
+namespace detail {
+
+/// The library names tried, in order (the versioned name is what a driver
+/// installation always provides; the bare one is a development symlink).
+inline const char* const kLibraryNames[] = {"libcuda.so.1", "libcuda.so"};
+
+template <typename F>
+inline bool resolve(void* lib, const char* name, F*& out, std::string& error) {
+    out = reinterpret_cast<F*>(dlsym(lib, name));
+    if (out == nullptr && error.empty()) {
+        error = std::string("the CUDA driver has no `") + name + "`";
+    }
+    return out != nullptr;
+}
+
+inline Driver load_driver() {
+    Driver d;
+    // A test may point begen at another library (or at none) by name.
+    const char* forced = std::getenv("BEGEN_LIBCUDA");
+    void* lib = nullptr;
+    std::string tried;
+    if (forced != nullptr) {
+        lib = dlopen(forced, RTLD_NOW | RTLD_LOCAL);
+        tried = forced;
+    } else {
+        for (const char* name : kLibraryNames) {
+            lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+            if (lib != nullptr) break;
+            if (!tried.empty()) tried += ", ";
+            tried += name;
+        }
+    }
+    if (lib == nullptr) {
+        const char* why = dlerror();
+        d.error = "no CUDA driver (could not load " + tried + (why != nullptr ? std::string(": ") + why : "") + ")";
+        return d;
+    }
+    std::string& e = d.error;
+    // The symbols cuda.h (CUDA 12 and 13) binds these names to: the bare
+    // name unless it defines a _v2.
+    resolve(lib, "cuInit", d.cuInit, e);
+    resolve(lib, "cuGetErrorName", d.cuGetErrorName, e);
+    resolve(lib, "cuGetErrorString", d.cuGetErrorString, e);
+    resolve(lib, "cuCtxGetCurrent", d.cuCtxGetCurrent, e);
+    resolve(lib, "cuCtxPushCurrent_v2", d.cuCtxPushCurrent, e);
+    resolve(lib, "cuCtxPopCurrent_v2", d.cuCtxPopCurrent, e);
+    resolve(lib, "cuStreamGetCtx", d.cuStreamGetCtx, e);
+    resolve(lib, "cuModuleLoadData", d.cuModuleLoadData, e);
+    resolve(lib, "cuModuleGetFunction", d.cuModuleGetFunction, e);
+    resolve(lib, "cuFuncSetAttribute", d.cuFuncSetAttribute, e);
+    resolve(lib, "cuLaunchKernel", d.cuLaunchKernel, e);
+    if (!e.empty()) return d;
+    CUresult r = d.cuInit(0);
+    if (r != kSuccess) e = "the CUDA driver did not initialise: " + d.describe(r);
+    return d;
+}
+
+}  // namespace detail
+
+/// The process's driver (loaded on first call; thread-safe).
+BEGEN_HIDDEN inline const Driver& driver() {
+    static const Driver d = detail::load_driver();
+    return d;
+}
+
+/// A launch's grid or block extent.
+struct Dim3 {
+    unsigned x = 1, y = 1, z = 1;
+};
+
+/// One precompiled kernel of an embedded image: loaded into each device
+/// context that launches it, once, its CUfunction cached.
+class Kernel {
+public:
+    /// `name` is the kernel's Python name (for messages), `symbol` its
+    /// entry in the image. A PTX image must end with its NUL.
+    Kernel(const char* name, const void* image, size_t image_size, const char* symbol) noexcept
+        : name_(name), image_(image), image_size_(image_size), symbol_(symbol) {}
+
+    Kernel(const Kernel&) = delete;
+    Kernel& operator=(const Kernel&) = delete;
+
+    /// Loads the image into the context of `stream` (the current context
+    /// when `stream` is null): the instantiate stage's work, so the first
+    /// launch does not pay for it. Empty on success, else the message.
+    std::string prepare(CUstream stream) noexcept {
+        CUfunction f = nullptr;
+        return function(stream, &f);
+    }
+
+    /// The kernel's function in the context of `stream` (or the current
+    /// one), loading the image there on first use.
+    std::string function(CUstream stream, CUfunction* out) noexcept {
+        const Driver& d = driver();
+        if (!d.error.empty()) return fail(d.error);
+        CUcontext ctx = nullptr;
+        CUresult r = stream != nullptr ? d.cuStreamGetCtx(stream, &ctx) : d.cuCtxGetCurrent(&ctx);
+        if (r != kSuccess) return fail(stream != nullptr ? "cuStreamGetCtx" : "cuCtxGetCurrent", r);
+        if (ctx == nullptr) return fail("no CUDA context is current");
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (const Loaded& l : loaded_) {
+            if (l.ctx == ctx) {
+                *out = l.function;
+                return {};
+            }
+        }
+        if (std::string e = check_image(); !e.empty()) return fail(e);
+        // The driver loads into the current context: make the stream's
+        // current for the load (XLA normally has it current already).
+        CUcontext previous = nullptr;
+        d.cuCtxGetCurrent(&previous);
+        bool pushed = previous != ctx;
+        if (pushed && (r = d.cuCtxPushCurrent(ctx)) != kSuccess) return fail("cuCtxPushCurrent", r);
+        CUmodule module = nullptr;
+        CUfunction f = nullptr;
+        r = d.cuModuleLoadData(&module, image_);
+        const char* failed = r != kSuccess ? "cuModuleLoadData" : nullptr;
+        if (failed == nullptr) {
+            r = d.cuModuleGetFunction(&f, module, symbol_);
+            if (r != kSuccess) failed = "cuModuleGetFunction";
+        }
+        if (pushed) {
+            CUcontext popped = nullptr;
+            d.cuCtxPopCurrent(&popped);
+        }
+        if (failed != nullptr) return fail(failed, r);
+        loaded_.push_back(Loaded{ctx, f, kDefaultSharedLimit});
+        *out = f;
+        return {};
+    }
+
+    /// Launches on `stream` with `params` (one pointer per kernel parameter,
+    /// as cuLaunchKernel takes them). Empty on success, else the message.
+    std::string launch(CUstream stream, Dim3 grid, Dim3 block, unsigned shared_bytes, void** params) noexcept {
+        CUfunction f = nullptr;
+        if (std::string e = function(stream, &f); !e.empty()) return e;
+        const Driver& d = driver();
+        if (shared_bytes > kDefaultSharedLimit) {
+            if (std::string e = allow_shared(f, shared_bytes); !e.empty()) return e;
+        }
+        CUresult r = d.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes, stream,
+                                      params, nullptr);
+        if (r != kSuccess) return fail("cuLaunchKernel", r);
+        return {};
+    }
+
+    const char* name() const noexcept { return name_; }
+    const char* symbol() const noexcept { return symbol_; }
+
+private:
+    struct Loaded {
+        CUcontext ctx;
+        CUfunction function;
+        unsigned shared_allowed;
+    };
+
+    /// Opts the function in to more than 48 KiB of dynamic shared memory
+    /// (once per size increase).
+    std::string allow_shared(CUfunction f, unsigned bytes) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        for (Loaded& l : loaded_) {
+            if (l.function != f) continue;
+            if (l.shared_allowed >= bytes) return {};
+            CUresult r = driver().cuFuncSetAttribute(f, kMaxDynamicSharedSizeBytes, static_cast<int>(bytes));
+            if (r != kSuccess) return fail("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", r);
+            l.shared_allowed = bytes;
+        }
+        return {};
+    }
+
+    /// A cubin (ELF), a fatbin, or NUL-terminated PTX text.
+    std::string check_image() const {
+        const auto* b = static_cast<const unsigned char*>(image_);
+        if (image_size_ >= 4 && std::memcmp(b, "\x7f" "ELF", 4) == 0) return {};
+        if (image_size_ >= 4 && b[0] == 0x50 && b[1] == 0xed && b[2] == 0x55 && b[3] == 0xba) return {};
+        if (image_size_ == 0 || b[image_size_ - 1] != 0) {
+            return "the embedded image is neither a cubin, a fatbin, nor NUL-terminated PTX";
+        }
+        return {};
+    }
+
+    std::string fail(const std::string& what) const {
+        return std::string("kernel `") + name_ + "` (symbol `" + symbol_ + "`): " + what;
+    }
+
+    std::string fail(const char* call, CUresult r) const {
+        return fail(std::string(call) + " failed: " + driver().describe(r));
+    }
+
+    const char* name_;
+    const void* image_;
+    size_t image_size_;
+    const char* symbol_;
+    std::mutex mutex_;
+    std::vector<Loaded> loaded_;
+};
+
+}  // namespace cuda
+}  // namespace begen

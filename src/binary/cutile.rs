@@ -1,0 +1,1429 @@
+//! cuTile's `cutile_python_v1` kernel symbols: the demangler and the flat
+//! C parameter list a mangled signature stands for.
+//!
+//! An exported cuTile kernel's symbol is its Python name, `_K`, the
+//! calling-convention code (`t1` for `cutile_python_v1`) and one `_`-prefixed
+//! code per Python parameter:
+//!
+//! | code | parameter | kernel arguments |
+//! |---|---|---|
+//! | `A<ndim><dtype>[_<mask><preds>]*[_<extras>]` | array | pointer, `ndim` shapes, `ndim` strides at the index width |
+//! | `L[g<id>]*[i]A...` | list of arrays | pointer to a `(1 + 2n) * L` word buffer, `int32_t` length |
+//! | `S<dtype>` | scalar | one value of the dtype |
+//! | `B0`/`B1`, `I<int>`, `F<16 hex>` | `ct.Constant` | none |
+//!
+//! An axis group `_<hex mask>` applies its predicates to every axis whose bit
+//! is set: `i<n>` shape divisible by n, `t<n>` constant stride, `v<n>` stride
+//! divisible by n, `l<n>` stride lower bound (inclusive), `s<n>` constant
+//! shape (`cutile_python_v2` only). Extras: `p<n>` base address divisible by
+//! n bytes, `g<hex>` alias groups, `i` may alias internally, `u`/`w` index
+//! type `uint32`/`int64` (default `int32`). Negative integers are written
+//! `_<digits>`.
+//!
+//! [`demangle`] accepts exactly what cuTile's own `demangle_kernel_name`
+//! (cuda-tile 1.7) accepts for these conventions, and [`Signature::kernel_args`]
+//! gives the arguments the kernel takes in order; `tests/binary.rs` checks both
+//! against cuTile and against the parameter table of exported cubins.
+//!
+//! ```
+//! use begen::binary::cutile::{demangle, ArgRole, Param};
+//! let sig = demangle("scale_Kt1_A1f32_1i16t1_p16_A1f32_1i16t1_p16_Sf32_I16").unwrap();
+//! assert_eq!(sig.name, "scale");
+//! assert_eq!(sig.params.len(), 4);
+//! let Param::Array(x) = &sig.params[0].param else { panic!() };
+//! assert_eq!((x.ndim(), x.axes[0].shape_divisible_by, x.axes[0].stride_constant), (1, 16, Some(1)));
+//! assert_eq!(x.base_addr_divisible_by, 16);
+//! let args = sig.kernel_args().unwrap();
+//! // x: pointer, shape, stride; y likewise; s; the constant 16 takes no argument
+//! assert_eq!(args.len(), 7);
+//! assert_eq!(args[1].role, ArgRole::Shape(0));
+//! ```
+
+use std::fmt;
+use std::ops::Range;
+
+use super::layout::{CType, PackError, Structs, Value, pack};
+use crate::model::AttrType;
+
+/// A cuTile element type, by its mangled code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dtype {
+    /// `b8`: `ct.bool_`.
+    Bool,
+    /// `u8`.
+    UInt8,
+    /// `u16`.
+    UInt16,
+    /// `u32`.
+    UInt32,
+    /// `u64`.
+    UInt64,
+    /// `i8`.
+    Int8,
+    /// `i16`.
+    Int16,
+    /// `i32`.
+    Int32,
+    /// `i64`.
+    Int64,
+    /// `f16`.
+    Float16,
+    /// `f32`.
+    Float32,
+    /// `f64`.
+    Float64,
+    /// `bf16`.
+    BFloat16,
+    /// `tf32`: stored as a 32-bit float.
+    TFloat32,
+    /// `f8m3fn`: `float8_e4m3fn`.
+    Float8E4M3Fn,
+    /// `f8m2`: `float8_e5m2`.
+    Float8E5M2,
+    /// `f8m0fnu`: `float8_e8m0fnu`.
+    Float8E8M0Fnu,
+}
+
+impl Dtype {
+    /// Every dtype with its mangled code.
+    pub const ALL: [(Dtype, &'static str); 17] = [
+        (Dtype::Bool, "b8"),
+        (Dtype::UInt8, "u8"),
+        (Dtype::UInt16, "u16"),
+        (Dtype::UInt32, "u32"),
+        (Dtype::UInt64, "u64"),
+        (Dtype::Int8, "i8"),
+        (Dtype::Int16, "i16"),
+        (Dtype::Int32, "i32"),
+        (Dtype::Int64, "i64"),
+        (Dtype::Float16, "f16"),
+        (Dtype::Float32, "f32"),
+        (Dtype::Float64, "f64"),
+        (Dtype::BFloat16, "bf16"),
+        (Dtype::TFloat32, "tf32"),
+        (Dtype::Float8E4M3Fn, "f8m3fn"),
+        (Dtype::Float8E5M2, "f8m2"),
+        (Dtype::Float8E8M0Fnu, "f8m0fnu"),
+    ];
+
+    /// The code in a mangled name.
+    ///
+    /// ```
+    /// assert_eq!(begen::binary::cutile::Dtype::BFloat16.code(), "bf16");
+    /// ```
+    pub fn code(self) -> &'static str {
+        Dtype::ALL.iter().find(|(d, _)| *d == self).map(|(_, c)| *c).unwrap_or("?")
+    }
+
+    /// The dtype of a mangled code.
+    pub fn from_code(code: &str) -> Option<Dtype> {
+        Dtype::ALL.iter().find(|(_, c)| *c == code).map(|(d, _)| *d)
+    }
+
+    /// Bytes per element (and of a scalar argument).
+    pub fn size(self) -> u32 {
+        match self {
+            Dtype::Bool | Dtype::UInt8 | Dtype::Int8 => 1,
+            Dtype::Float8E4M3Fn | Dtype::Float8E5M2 | Dtype::Float8E8M0Fnu => 1,
+            Dtype::UInt16 | Dtype::Int16 | Dtype::Float16 | Dtype::BFloat16 => 2,
+            Dtype::UInt32 | Dtype::Int32 | Dtype::Float32 | Dtype::TFloat32 => 4,
+            Dtype::UInt64 | Dtype::Int64 | Dtype::Float64 => 8,
+        }
+    }
+
+    /// begen's type of the same name, where there is one (`tf32` and the
+    /// 8-bit floats have none).
+    ///
+    /// ```
+    /// use begen::binary::cutile::Dtype;
+    /// use begen::model::AttrType;
+    /// assert_eq!(Dtype::Float32.attr_type(), Some(AttrType::Float32));
+    /// assert_eq!(Dtype::Float8E5M2.attr_type(), None);
+    /// ```
+    pub fn attr_type(self) -> Option<AttrType> {
+        Some(match self {
+            Dtype::Bool => AttrType::Bool,
+            Dtype::UInt8 => AttrType::UInt8,
+            Dtype::UInt16 => AttrType::UInt16,
+            Dtype::UInt32 => AttrType::UInt32,
+            Dtype::UInt64 => AttrType::UInt64,
+            Dtype::Int8 => AttrType::Int8,
+            Dtype::Int16 => AttrType::Int16,
+            Dtype::Int32 => AttrType::Int32,
+            Dtype::Int64 => AttrType::Int64,
+            Dtype::Float16 => AttrType::Float16,
+            Dtype::Float32 => AttrType::Float32,
+            Dtype::Float64 => AttrType::Float64,
+            Dtype::BFloat16 => AttrType::BFloat16,
+            Dtype::TFloat32 | Dtype::Float8E4M3Fn | Dtype::Float8E5M2 | Dtype::Float8E8M0Fnu => return None,
+        })
+    }
+}
+
+/// The type of an array's shape and stride arguments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IndexType {
+    /// `int32_t` (the default).
+    Int32,
+    /// `uint32_t` (extra `u`).
+    UInt32,
+    /// `int64_t` (extra `w`).
+    Int64,
+}
+
+impl IndexType {
+    /// The begen type of one shape or stride argument.
+    pub fn attr_type(self) -> AttrType {
+        match self {
+            IndexType::Int32 => AttrType::Int32,
+            IndexType::UInt32 => AttrType::UInt32,
+            IndexType::Int64 => AttrType::Int64,
+        }
+    }
+
+    /// The values a shape or stride may take.
+    ///
+    /// ```
+    /// use begen::binary::cutile::IndexType;
+    /// assert_eq!(IndexType::Int32.range(), (i32::MIN as i64, i32::MAX as i64));
+    /// ```
+    pub fn range(self) -> (i64, i64) {
+        match self {
+            IndexType::Int32 => (i32::MIN.into(), i32::MAX.into()),
+            IndexType::UInt32 => (0, u32::MAX.into()),
+            IndexType::Int64 => (i64::MIN, i64::MAX),
+        }
+    }
+
+    /// cuTile's name (`ct.int32` ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            IndexType::Int32 => "int32",
+            IndexType::UInt32 => "uint32",
+            IndexType::Int64 => "int64",
+        }
+    }
+}
+
+/// What a signature assumes about one axis of an array.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Axis {
+    /// The extent is a multiple of this (elements; 1: no assumption).
+    pub shape_divisible_by: i64,
+    /// The extent is exactly this (`cutile_python_v2` only).
+    pub shape_constant: Option<i64>,
+    /// The stride is a multiple of this (elements; 1: no assumption).
+    pub stride_divisible_by: i64,
+    /// The stride is exactly this (elements).
+    pub stride_constant: Option<i64>,
+    /// The stride is at least this (elements, inclusive).
+    pub stride_lower_bound: Option<i64>,
+}
+
+impl Default for Axis {
+    fn default() -> Axis {
+        Axis {
+            shape_divisible_by: 1,
+            shape_constant: None,
+            stride_divisible_by: 1,
+            stride_constant: None,
+            stride_lower_bound: None,
+        }
+    }
+}
+
+/// An `ArrayConstraint`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Array {
+    /// Element type.
+    pub dtype: Dtype,
+    /// One entry per dimension.
+    pub axes: Vec<Axis>,
+    /// Type of the shape and stride arguments.
+    pub index: IndexType,
+    /// The data pointer is a multiple of this (bytes; 1: no assumption).
+    pub base_addr_divisible_by: i64,
+    /// Alias group ids, strictly increasing (cuTile names them `group<id>`).
+    pub alias_groups: Vec<u32>,
+    /// Two in-bounds indices may address the same element.
+    pub may_alias_internally: bool,
+}
+
+impl Array {
+    /// The rank.
+    pub fn ndim(&self) -> usize {
+        self.axes.len()
+    }
+}
+
+/// A `ListConstraint`: a list of arrays.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct List {
+    /// What every element is.
+    pub element: Array,
+    /// Alias groups of the list's storage.
+    pub alias_groups: Vec<u32>,
+    /// Two elements may alias each other.
+    pub elements_may_alias: bool,
+}
+
+/// The value of a `ct.Constant` parameter.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Constant {
+    /// `B0` / `B1`.
+    Bool(bool),
+    /// `I<int>`.
+    Int(i128),
+    /// `F<16 hex digits>`: the bits of an IEEE double.
+    Float(f64),
+}
+
+/// One Python parameter of the kernel.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Param {
+    /// An array.
+    Array(Array),
+    /// A list of arrays.
+    List(List),
+    /// A scalar passed by value.
+    Scalar(Dtype),
+    /// A compile-time constant: no kernel argument.
+    Constant(Constant),
+    /// A tuple (`cutile_python_v2` only; [`Signature::kernel_args`] refuses it).
+    Tuple(Vec<Param>),
+}
+
+/// A parameter and where its code is in the symbol.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SymbolParam {
+    /// The parameter.
+    pub param: Param,
+    /// Byte range of its code in the symbol (after the `_`).
+    pub span: Range<usize>,
+}
+
+/// A calling convention of cuTile's exported kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Convention {
+    /// `t1`: `cutile_python_v1`.
+    PythonV1,
+    /// `t2`: `cutile_python_v2` (static shapes, tuples); demangled, not bound.
+    PythonV2,
+}
+
+impl Convention {
+    /// The name in cuTile and in begen.yaml.
+    pub fn name(self) -> &'static str {
+        match self {
+            Convention::PythonV1 => "cutile_python_v1",
+            Convention::PythonV2 => "cutile_python_v2",
+        }
+    }
+}
+
+/// A demangled kernel symbol.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Signature {
+    /// The Python function name (the symbol before its last `_K`).
+    pub name: String,
+    /// The calling convention.
+    pub convention: Convention,
+    /// One per Python parameter, constants included.
+    pub params: Vec<SymbolParam>,
+}
+
+/// What one kernel argument carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ArgRole {
+    /// The array's data pointer, or the list's word-buffer pointer.
+    Base,
+    /// The array's extent along an axis.
+    Shape(u8),
+    /// The array's stride along an axis (elements).
+    Stride(u8),
+    /// A scalar's value.
+    Value,
+    /// The list's length (`int32_t`).
+    Length,
+}
+
+/// One argument of the compiled kernel, in launch order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KernelArg {
+    /// Index into [`Signature::params`].
+    pub param: usize,
+    /// What it carries.
+    pub role: ArgRole,
+    /// Its C type.
+    pub ty: CType,
+}
+
+/// Why a symbol is not a valid cuTile kernel name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DemangleError {
+    /// The symbol.
+    pub symbol: String,
+    /// Byte offset in the symbol where the problem is.
+    pub offset: usize,
+    /// What is wrong.
+    pub kind: DemangleErrorKind,
+}
+
+/// The kinds of [`DemangleError`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DemangleErrorKind {
+    /// No `_K` separates the name from the signature.
+    NotMangled,
+    /// Something else was expected here.
+    Expected(&'static str),
+    /// A calling-convention code cuTile does not define.
+    UnknownConvention(String),
+    /// A dtype code cuTile does not define.
+    UnknownDtype(String),
+    /// A parameter code cuTile does not define (or only in a development convention).
+    UnknownParam(String),
+    /// An axis mask of zero.
+    ZeroAxisMask,
+    /// An axis mask naming axes the array does not have.
+    AxisMaskTooWide {
+        /// The mask.
+        mask: String,
+        /// The array's rank.
+        ndim: usize,
+    },
+    /// A per-axis predicate given twice for one axis.
+    Repeated {
+        /// Which predicate.
+        what: &'static str,
+        /// The axis.
+        axis: usize,
+    },
+    /// A stride divisibility or lower bound together with a constant stride.
+    WithStaticStride {
+        /// Which predicate.
+        what: &'static str,
+        /// The axis.
+        axis: usize,
+    },
+    /// A constant shape not divisible by the axis's shape divisibility.
+    ShapeNotDivisible {
+        /// The axis.
+        axis: usize,
+    },
+    /// A divisibility of 0 or 1, or negative.
+    Divisibility,
+    /// A malformed alias group list.
+    AliasGroup(&'static str),
+    /// An alias group mentioned by one parameter only.
+    AliasGroupOnce(u32),
+    /// An alias group shared by an array and a list.
+    AliasGroupMixed(u32),
+    /// A list whose element is not an array.
+    ListElement,
+    /// An integer outside what begen represents (i64 for predicates, i128
+    /// for constants, 4096 for a rank).
+    OutOfRange,
+    /// A parameter kind the convention does not allow.
+    NotInConvention {
+        /// What it is.
+        what: &'static str,
+        /// The convention.
+        convention: Convention,
+    },
+}
+
+impl fmt::Display for DemangleErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DemangleErrorKind::NotMangled => write!(f, "no `_K` separates the function name from the signature"),
+            DemangleErrorKind::Expected(what) => write!(f, "expected {what}"),
+            DemangleErrorKind::UnknownConvention(c) => write!(f, "unknown calling convention code `{c}`"),
+            DemangleErrorKind::UnknownDtype(d) => write!(f, "unknown dtype code `{d}`"),
+            DemangleErrorKind::UnknownParam(p) => write!(f, "unknown parameter code `{p}`"),
+            DemangleErrorKind::ZeroAxisMask => write!(f, "an axis mask of zero"),
+            DemangleErrorKind::AxisMaskTooWide { mask, ndim } => {
+                write!(f, "axis mask `{mask}` names an axis beyond the array's {ndim}")
+            }
+            DemangleErrorKind::Repeated { what, axis } => write!(f, "{what} given twice for axis {axis}"),
+            DemangleErrorKind::WithStaticStride { what, axis } => {
+                write!(f, "{what} given together with a constant stride for axis {axis}")
+            }
+            DemangleErrorKind::ShapeNotDivisible { axis } => {
+                write!(f, "the constant shape of axis {axis} is not divisible by its shape divisibility")
+            }
+            DemangleErrorKind::Divisibility => write!(f, "a divisibility must be greater than 1"),
+            DemangleErrorKind::AliasGroup(why) => write!(f, "alias groups: {why}"),
+            DemangleErrorKind::AliasGroupOnce(g) => {
+                write!(f, "alias group {g} is mentioned by one parameter only")
+            }
+            DemangleErrorKind::AliasGroupMixed(g) => write!(f, "alias group {g} is shared by an array and a list"),
+            DemangleErrorKind::ListElement => write!(f, "a list's element must be an array (`A...`)"),
+            DemangleErrorKind::OutOfRange => write!(f, "a number too large for begen"),
+            DemangleErrorKind::NotInConvention { what, convention } => {
+                write!(f, "{what} are not allowed in {}", convention.name())
+            }
+        }
+    }
+}
+
+impl fmt::Display for DemangleError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let near: String = self.symbol.get(self.offset..).unwrap_or("").chars().take(20).collect();
+        write!(f, "`{}` is not a valid cuTile kernel symbol: at offset {}", self.symbol, self.offset)?;
+        if !near.is_empty() {
+            write!(f, " (near `{near}`)")?;
+        }
+        write!(f, ": {}", self.kind)
+    }
+}
+
+impl std::error::Error for DemangleError {}
+
+/// Why a signature has no flat argument list in begen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArgsError {
+    /// The convention is not `cutile_python_v1`.
+    Convention(Convention),
+    /// A scalar of a dtype begen has no type for (`tf32`, 8-bit floats).
+    ScalarDtype {
+        /// Index into [`Signature::params`].
+        param: usize,
+        /// The dtype.
+        dtype: Dtype,
+    },
+}
+
+impl fmt::Display for ArgsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ArgsError::Convention(c) => write!(f, "begen binds cutile_python_v1 kernels, not {}", c.name()),
+            ArgsError::ScalarDtype { param, dtype } => {
+                write!(f, "parameter {param} is a `{}` scalar, which begen cannot pass", dtype.code())
+            }
+        }
+    }
+}
+
+impl std::error::Error for ArgsError {}
+
+impl Signature {
+    /// The arguments the compiled kernel takes, in order: per array its
+    /// pointer, shapes and strides at the index width; per list a pointer
+    /// and an `int32_t` length; per scalar its value; nothing for a constant.
+    pub fn kernel_args(&self) -> Result<Vec<KernelArg>, ArgsError> {
+        if self.convention != Convention::PythonV1 {
+            return Err(ArgsError::Convention(self.convention));
+        }
+        let mut args = Vec::new();
+        for (i, p) in self.params.iter().enumerate() {
+            match &p.param {
+                Param::Array(a) => {
+                    args.push(KernelArg { param: i, role: ArgRole::Base, ty: CType::Pointer });
+                    let index = CType::Prim(a.index.attr_type());
+                    for axis in 0..a.ndim() {
+                        args.push(KernelArg { param: i, role: ArgRole::Shape(axis as u8), ty: index });
+                    }
+                    for axis in 0..a.ndim() {
+                        args.push(KernelArg { param: i, role: ArgRole::Stride(axis as u8), ty: index });
+                    }
+                }
+                Param::List(_) => {
+                    args.push(KernelArg { param: i, role: ArgRole::Base, ty: CType::Pointer });
+                    args.push(KernelArg { param: i, role: ArgRole::Length, ty: CType::Prim(AttrType::Int32) });
+                }
+                Param::Scalar(d) => {
+                    let ty = d.attr_type().ok_or(ArgsError::ScalarDtype { param: i, dtype: *d })?;
+                    args.push(KernelArg { param: i, role: ArgRole::Value, ty: CType::Prim(ty) });
+                }
+                Param::Constant(_) => {}
+                Param::Tuple(_) => return Err(ArgsError::Convention(Convention::PythonV2)),
+            }
+        }
+        Ok(args)
+    }
+
+    /// The parameters that take kernel arguments (constants left out), as
+    /// indices into [`Signature::params`]: what a manifest's tokens name.
+    pub fn runtime_params(&self) -> Vec<usize> {
+        (0..self.params.len()).filter(|&i| !matches!(self.params[i].param, Param::Constant(_))).collect()
+    }
+}
+
+/// An array argument at launch: its data address, extents and strides
+/// (elements).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArrayValue<'a> {
+    /// Device address of element 0.
+    pub address: u64,
+    /// Extent per axis.
+    pub shape: &'a [i64],
+    /// Stride per axis, in elements.
+    pub strides: &'a [i64],
+}
+
+/// Which of an array's numbers a [`Violation`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Dim {
+    /// An extent.
+    Shape,
+    /// A stride.
+    Stride,
+}
+
+impl Dim {
+    fn noun(self) -> &'static str {
+        match self {
+            Dim::Shape => "extent",
+            Dim::Stride => "stride",
+        }
+    }
+}
+
+/// An array that breaks an assumption its kernel was compiled with:
+/// launching would be undefined behaviour, so the handler refuses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Violation {
+    /// Another rank than the kernel's.
+    Rank {
+        /// The kernel's.
+        expected: usize,
+        /// The array's.
+        got: usize,
+    },
+    /// An extent or stride outside the kernel's index type.
+    IndexOverflow {
+        /// Extent or stride.
+        dim: Dim,
+        /// The axis.
+        axis: usize,
+        /// The value.
+        value: i64,
+        /// The kernel's index type.
+        index: IndexType,
+    },
+    /// An extent or stride not a multiple of what the kernel assumes.
+    NotDivisible {
+        /// Extent or stride.
+        dim: Dim,
+        /// The axis.
+        axis: usize,
+        /// The value.
+        value: i64,
+        /// The divisor assumed.
+        by: i64,
+    },
+    /// An extent or stride other than the constant the kernel assumes.
+    NotConstant {
+        /// Extent or stride.
+        dim: Dim,
+        /// The axis.
+        axis: usize,
+        /// The value.
+        value: i64,
+        /// The constant assumed.
+        expected: i64,
+    },
+    /// A stride below the kernel's lower bound.
+    StrideBelow {
+        /// The axis.
+        axis: usize,
+        /// The stride.
+        value: i64,
+        /// The bound (inclusive).
+        bound: i64,
+    },
+    /// A base address not aligned as the kernel assumes.
+    BaseNotAligned {
+        /// The address.
+        address: u64,
+        /// The alignment assumed (bytes).
+        by: i64,
+    },
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Violation::Rank { expected, got } => write!(f, "has rank {got}; the kernel takes rank {expected}"),
+            Violation::IndexOverflow { dim, axis, value, index } => write!(
+                f,
+                "{} {value} of axis {axis} does not fit the kernel's {} index type (export it with index_dtype=ct.int64)",
+                dim.noun(),
+                index.name()
+            ),
+            Violation::NotDivisible { dim, axis, value, by } => {
+                write!(f, "{} {value} of axis {axis} is not a multiple of {by}, as the kernel assumes", dim.noun())
+            }
+            Violation::NotConstant { dim, axis, value, expected } => {
+                write!(f, "{} {value} of axis {axis} is not {expected}, as the kernel assumes", dim.noun())
+            }
+            Violation::StrideBelow { axis, value, bound } => {
+                write!(f, "stride {value} of axis {axis} is below {bound}, the kernel's lower bound")
+            }
+            Violation::BaseNotAligned { address, by } => {
+                write!(f, "data address {address:#x} is not a multiple of {by} bytes, as the kernel assumes")
+            }
+        }
+    }
+}
+
+impl std::error::Error for Violation {}
+
+impl Array {
+    /// Checks an array against every assumption of the signature, index
+    /// overflow first: what the generated handler checks before a launch.
+    ///
+    /// ```
+    /// use begen::binary::cutile::{demangle, ArrayValue, Param, Violation, Dim};
+    /// let Param::Array(a) = demangle("k_Kt1_A1f32_1i16t1_p16").unwrap().params.remove(0).param else { panic!() };
+    /// let ok = ArrayValue { address: 0x1000, shape: &[64], strides: &[1] };
+    /// assert_eq!(a.check(&ok), Ok(()));
+    /// let short = ArrayValue { shape: &[60], ..ok };
+    /// assert_eq!(a.check(&short), Err(Violation::NotDivisible { dim: Dim::Shape, axis: 0, value: 60, by: 16 }));
+    /// ```
+    pub fn check(&self, v: &ArrayValue) -> Result<(), Violation> {
+        let n = self.ndim();
+        if v.shape.len() != n || v.strides.len() != n {
+            return Err(Violation::Rank { expected: n, got: v.shape.len() });
+        }
+        let (lo, hi) = self.index.range();
+        for (dim, values) in [(Dim::Shape, v.shape), (Dim::Stride, v.strides)] {
+            if let Some((axis, &value)) = values.iter().enumerate().find(|(_, x)| !(lo..=hi).contains(*x)) {
+                return Err(Violation::IndexOverflow { dim, axis, value, index: self.index });
+            }
+        }
+        for (axis, (a, (&shape, &stride))) in self.axes.iter().zip(v.shape.iter().zip(v.strides)).enumerate() {
+            if let Some(expected) = a.shape_constant.filter(|&c| c != shape) {
+                return Err(Violation::NotConstant { dim: Dim::Shape, axis, value: shape, expected });
+            }
+            if shape % a.shape_divisible_by != 0 {
+                return Err(Violation::NotDivisible { dim: Dim::Shape, axis, value: shape, by: a.shape_divisible_by });
+            }
+            if let Some(expected) = a.stride_constant.filter(|&c| c != stride) {
+                return Err(Violation::NotConstant { dim: Dim::Stride, axis, value: stride, expected });
+            }
+            if stride % a.stride_divisible_by != 0 {
+                return Err(Violation::NotDivisible {
+                    dim: Dim::Stride,
+                    axis,
+                    value: stride,
+                    by: a.stride_divisible_by,
+                });
+            }
+            if let Some(bound) = a.stride_lower_bound.filter(|&b| stride < b) {
+                return Err(Violation::StrideBelow { axis, value: stride, bound });
+            }
+        }
+        if !v.address.is_multiple_of(self.base_addr_divisible_by as u64) {
+            return Err(Violation::BaseNotAligned { address: v.address, by: self.base_addr_divisible_by });
+        }
+        Ok(())
+    }
+}
+
+/// The device buffer a list argument points at: per element `1 + 2n`
+/// 64-bit words (address, extents, strides), each element checked against
+/// the list's element assumptions. Returns the words, or the first bad
+/// element's index and why.
+///
+/// ```
+/// use begen::binary::cutile::{demangle, list_words, ArrayValue, Param};
+/// let Param::List(l) = demangle("k_Kt1_LA1f32").unwrap().params.remove(0).param else { panic!() };
+/// let a = ArrayValue { address: 0x100, shape: &[3], strides: &[1] };
+/// let b = ArrayValue { address: 0x200, shape: &[5], strides: &[2] };
+/// assert_eq!(list_words(&l.element, &[a, b]).unwrap(), [0x100, 3, 1, 0x200, 5, 2]);
+/// ```
+pub fn list_words(element: &Array, items: &[ArrayValue]) -> Result<Vec<u64>, (usize, Violation)> {
+    let mut words = Vec::with_capacity(items.len() * (1 + 2 * element.ndim()));
+    for (i, v) in items.iter().enumerate() {
+        element.check(v).map_err(|e| (i, e))?;
+        words.push(v.address);
+        words.extend(v.shape.iter().chain(v.strides).map(|&x| x as u64));
+    }
+    Ok(words)
+}
+
+/// One Python-level argument at launch (constants take none).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ArgValue<'a> {
+    /// For an array parameter.
+    Array(ArrayValue<'a>),
+    /// For a list parameter: the word buffer's address and the list's length.
+    List {
+        /// Device address of the [`list_words`] buffer.
+        address: u64,
+        /// Number of elements.
+        len: i64,
+    },
+    /// For a scalar parameter.
+    Scalar(Value),
+}
+
+/// Why arguments cannot be packed for a signature.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PackArgsError {
+    /// The signature has no flat argument list.
+    Args(ArgsError),
+    /// Not one value per non-constant parameter.
+    Count {
+        /// Values expected.
+        expected: usize,
+        /// Values given.
+        got: usize,
+    },
+    /// A value of the wrong kind for its parameter.
+    Kind {
+        /// Index into [`Signature::params`].
+        param: usize,
+    },
+    /// An array breaking its parameter's assumptions.
+    Violation {
+        /// Index into [`Signature::params`].
+        param: usize,
+        /// How.
+        violation: Violation,
+    },
+    /// A scalar or length out of its type's range.
+    Pack(PackError),
+}
+
+impl fmt::Display for PackArgsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PackArgsError::Args(e) => e.fmt(f),
+            PackArgsError::Count { expected, got } => write!(f, "{got} arguments for {expected} parameters"),
+            PackArgsError::Kind { param } => write!(f, "parameter {param}: a value of the wrong kind"),
+            PackArgsError::Violation { param, violation } => write!(f, "parameter {param}: the array {violation}"),
+            PackArgsError::Pack(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for PackArgsError {}
+
+impl Signature {
+    /// Checks and packs launch arguments (one per non-constant parameter)
+    /// into the kernel's parameter buffer: the reference for what the
+    /// generated handler writes.
+    pub fn pack(&self, values: &[ArgValue]) -> Result<Vec<u8>, PackArgsError> {
+        let args = self.kernel_args().map_err(PackArgsError::Args)?;
+        let runtime = self.runtime_params();
+        if runtime.len() != values.len() {
+            return Err(PackArgsError::Count { expected: runtime.len(), got: values.len() });
+        }
+        let mut flat = Vec::with_capacity(args.len());
+        for (&param, v) in runtime.iter().zip(values) {
+            match (&self.params[param].param, v) {
+                (Param::Array(a), ArgValue::Array(v)) => {
+                    a.check(v).map_err(|violation| PackArgsError::Violation { param, violation })?;
+                    flat.push(Value::Pointer(v.address));
+                    flat.extend(v.shape.iter().chain(v.strides).map(|&x| Value::Int(x.into())));
+                }
+                (Param::List(_), ArgValue::List { address, len }) => {
+                    flat.push(Value::Pointer(*address));
+                    flat.push(Value::Int((*len).into()));
+                }
+                (Param::Scalar(_), ArgValue::Scalar(v)) => flat.push(v.clone()),
+                _ => return Err(PackArgsError::Kind { param }),
+            }
+        }
+        let types: Vec<CType> = args.iter().map(|a| a.ty).collect();
+        pack(&types, &flat, &Structs::new()).map_err(PackArgsError::Pack)
+    }
+}
+
+/// Demangles a `cutile_python_v1` (or `v2`) kernel symbol.
+///
+/// ```
+/// use begen::binary::cutile::{demangle, DemangleErrorKind};
+/// let e = demangle("k_Kt1_A1f99").unwrap_err();
+/// assert_eq!(e.offset, 8);
+/// assert_eq!(e.kind, DemangleErrorKind::UnknownDtype("f99".into()));
+/// ```
+pub fn demangle(symbol: &str) -> Result<Signature, DemangleError> {
+    let mut p = Parser { s: symbol, pos: 0, last_group: -1 };
+    let k = symbol.rfind("_K").ok_or_else(|| p.err_at(0, DemangleErrorKind::NotMangled))?;
+    let name = symbol[..k].to_string();
+    p.pos = k + 2;
+    let conv_start = p.pos;
+    let code = p.take_while(|c| c != b'_');
+    let convention = match code {
+        "t1" => Convention::PythonV1,
+        "t2" => Convention::PythonV2,
+        "" => return Err(p.err_at(conv_start, DemangleErrorKind::Expected("a calling convention code after `_K`"))),
+        other => return Err(p.err_at(conv_start, DemangleErrorKind::UnknownConvention(other.to_string()))),
+    };
+    let mut params = Vec::new();
+    while p.pos < symbol.len() {
+        p.expect(b'_', "an underscore")?;
+        let start = p.pos;
+        let param = p.param()?;
+        params.push(SymbolParam { param, span: start..p.pos });
+    }
+    let sig = Signature { name, convention, params };
+    validate(&sig, symbol)?;
+    Ok(sig)
+}
+
+struct Parser<'a> {
+    s: &'a str,
+    pos: usize,
+    /// The alias group id read last (cuTile's rule: a new id is at most one more).
+    last_group: i64,
+}
+
+impl<'a> Parser<'a> {
+    fn err_at(&self, offset: usize, kind: DemangleErrorKind) -> DemangleError {
+        DemangleError { symbol: self.s.to_string(), offset, kind }
+    }
+
+    fn err(&self, kind: DemangleErrorKind) -> DemangleError {
+        self.err_at(self.pos, kind)
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.s.as_bytes().get(self.pos).copied()
+    }
+
+    fn peek_at(&self, ahead: usize) -> Option<u8> {
+        self.s.as_bytes().get(self.pos + ahead).copied()
+    }
+
+    fn eat(&mut self, c: u8) -> bool {
+        if self.peek() == Some(c) {
+            self.pos += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn expect(&mut self, c: u8, what: &'static str) -> Result<(), DemangleError> {
+        if self.eat(c) { Ok(()) } else { Err(self.err(DemangleErrorKind::Expected(what))) }
+    }
+
+    fn take_while(&mut self, f: impl Fn(u8) -> bool) -> &'a str {
+        let start = self.pos;
+        while self.peek().is_some_and(&f) {
+            self.pos += 1;
+        }
+        &self.s[start..self.pos]
+    }
+
+    fn digits(&mut self) -> Result<&'a str, DemangleError> {
+        let d = self.take_while(|c| c.is_ascii_digit());
+        if d.is_empty() { Err(self.err(DemangleErrorKind::Expected("a decimal integer"))) } else { Ok(d) }
+    }
+
+    /// `[_]<digits>`: a signed integer, `_` meaning minus.
+    fn signed(&mut self) -> Result<i128, DemangleError> {
+        let start = self.pos;
+        let negative = self.eat(b'_');
+        let d = self.digits()?;
+        let v: i128 = d.parse().map_err(|_| self.err_at(start, DemangleErrorKind::OutOfRange))?;
+        Ok(if negative { -v } else { v })
+    }
+
+    fn signed64(&mut self) -> Result<i64, DemangleError> {
+        let start = self.pos;
+        let v = self.signed()?;
+        i64::try_from(v).map_err(|_| self.err_at(start, DemangleErrorKind::OutOfRange))
+    }
+
+    fn divisibility(&mut self) -> Result<i64, DemangleError> {
+        let start = self.pos;
+        let v = self.signed()?;
+        if v <= 1 {
+            return Err(self.err_at(start, DemangleErrorKind::Divisibility));
+        }
+        i64::try_from(v).map_err(|_| self.err_at(start, DemangleErrorKind::OutOfRange))
+    }
+
+    fn dtype(&mut self) -> Result<Dtype, DemangleError> {
+        let start = self.pos;
+        let code = self.take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+        if code.is_empty() {
+            return Err(self.err(DemangleErrorKind::Expected("a dtype code")));
+        }
+        Dtype::from_code(code).ok_or_else(|| self.err_at(start, DemangleErrorKind::UnknownDtype(code.to_string())))
+    }
+
+    fn param(&mut self) -> Result<Param, DemangleError> {
+        let start = self.pos;
+        let code = match self.peek() {
+            Some(b'C') => {
+                // `C<lowercase/digits>_`: constants of later conventions.
+                self.pos += 1;
+                let rest = self.take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+                if rest.is_empty() || !self.eat(b'_') {
+                    return Err(self.err_at(start, DemangleErrorKind::Expected("a parameter code")));
+                }
+                return Err(self.err_at(start, DemangleErrorKind::UnknownParam(self.s[start..self.pos].to_string())));
+            }
+            Some(c) if c.is_ascii_uppercase() => {
+                self.pos += 1;
+                c
+            }
+            _ => return Err(self.err(DemangleErrorKind::Expected("a parameter code (a capital letter)"))),
+        };
+        match code {
+            b'A' => Ok(Param::Array(self.array()?)),
+            b'L' => {
+                let alias_groups = self.alias_groups()?;
+                let elements_may_alias = self.eat(b'i');
+                let element_start = self.pos;
+                match self.param()? {
+                    Param::Array(element) => Ok(Param::List(List { element, alias_groups, elements_may_alias })),
+                    _ => Err(self.err_at(element_start, DemangleErrorKind::ListElement)),
+                }
+            }
+            b'T' => {
+                let count: usize =
+                    self.digits()?.parse().map_err(|_| self.err_at(start + 1, DemangleErrorKind::OutOfRange))?;
+                let mut items = Vec::new();
+                for _ in 0..count {
+                    items.push(self.param()?);
+                }
+                Ok(Param::Tuple(items))
+            }
+            b'S' => Ok(Param::Scalar(self.dtype()?)),
+            b'B' => match self.peek() {
+                Some(c @ (b'0' | b'1')) => {
+                    self.pos += 1;
+                    Ok(Param::Constant(Constant::Bool(c == b'1')))
+                }
+                _ => Err(self.err(DemangleErrorKind::Expected("0 or 1"))),
+            },
+            b'I' => Ok(Param::Constant(Constant::Int(self.signed()?))),
+            b'F' => {
+                let hex = self
+                    .s
+                    .get(self.pos..self.pos + 16)
+                    .filter(|h| h.bytes().all(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c)));
+                let Some(hex) = hex else {
+                    return Err(self.err(DemangleErrorKind::Expected("16 hex digits")));
+                };
+                let bits =
+                    u64::from_str_radix(hex, 16).map_err(|_| self.err(DemangleErrorKind::Expected("16 hex digits")))?;
+                self.pos += 16;
+                Ok(Param::Constant(Constant::Float(f64::from_bits(bits))))
+            }
+            _ => Err(self.err_at(start, DemangleErrorKind::UnknownParam((code as char).to_string()))),
+        }
+    }
+
+    fn alias_groups(&mut self) -> Result<Vec<u32>, DemangleError> {
+        let mut ids = Vec::new();
+        while self.eat(b'g') {
+            let start = self.pos;
+            let hex = self.take_while(|c| c.is_ascii_digit() || (b'a'..=b'f').contains(&c));
+            if hex.is_empty() {
+                return Err(self.err(DemangleErrorKind::Expected("a hex alias group id")));
+            }
+            if hex.len() > 1 && hex.starts_with('0') {
+                return Err(self.err_at(start, DemangleErrorKind::AliasGroup("leading zero in an id")));
+            }
+            let id = u32::from_str_radix(hex, 16).map_err(|_| self.err_at(start, DemangleErrorKind::OutOfRange))?;
+            if i64::from(id) > self.last_group + 1 {
+                return Err(self.err_at(start, DemangleErrorKind::AliasGroup("an id more than one past the last one")));
+            }
+            if ids.last().is_some_and(|&prev| id <= prev) {
+                return Err(self.err_at(start, DemangleErrorKind::AliasGroup("ids not strictly increasing")));
+            }
+            self.last_group = id.into();
+            ids.push(id);
+        }
+        Ok(ids)
+    }
+
+    fn array(&mut self) -> Result<Array, DemangleError> {
+        let start = self.pos;
+        let ndim_start = self.pos;
+        let ndim: usize = self.digits()?.parse().map_err(|_| self.err_at(ndim_start, DemangleErrorKind::OutOfRange))?;
+        let dtype = self.dtype()?;
+        if ndim > MAX_RANK {
+            return Err(self.err_at(ndim_start, DemangleErrorKind::OutOfRange));
+        }
+        let mut axes = vec![Axis::default(); ndim];
+        // Axis groups: `_<hex mask>` then its predicates, in the order s i t v l.
+        while self.peek() == Some(b'_') && self.peek_at(1).is_some_and(is_lower_hex) {
+            let mask_start = self.pos;
+            self.pos += 1;
+            let hex = self.take_while(is_lower_hex);
+            let significant = hex.trim_start_matches('0');
+            if significant.is_empty() {
+                return Err(self.err_at(mask_start, DemangleErrorKind::ZeroAxisMask));
+            }
+            // The mask's bits, lowest axis first (a rank may exceed 64).
+            let bits: Vec<bool> = significant
+                .bytes()
+                .rev()
+                .flat_map(|c| {
+                    let v = (c as char).to_digit(16).unwrap_or(0);
+                    (0..4).map(move |b| v & (1 << b) != 0)
+                })
+                .collect();
+            let width = bits.iter().rposition(|&b| b).map_or(0, |i| i + 1);
+            if width > ndim {
+                return Err(self.err_at(mask_start, DemangleErrorKind::AxisMaskTooWide { mask: hex.to_string(), ndim }));
+            }
+            let shape_constant = if self.eat(b's') { Some(self.signed64()?) } else { None };
+            let shape_div = if self.eat(b'i') { Some(self.divisibility()?) } else { None };
+            let stride_constant = if self.eat(b't') { Some(self.signed64()?) } else { None };
+            let stride_div = if self.eat(b'v') { Some(self.divisibility()?) } else { None };
+            let lower = if self.eat(b'l') { Some(self.signed64()?) } else { None };
+            // cuTile applies a mask from its highest axis down; the first
+            // repeated predicate it meets is the one reported.
+            for axis in (0..width).rev().filter(|&a| bits[a]) {
+                let a = &mut axes[axis];
+                let repeated = |what| self.err_at(mask_start, DemangleErrorKind::Repeated { what, axis });
+                if let Some(v) = shape_constant {
+                    if a.shape_constant.is_some() {
+                        return Err(repeated("a constant shape"));
+                    }
+                    a.shape_constant = Some(v);
+                }
+                if let Some(v) = shape_div {
+                    if a.shape_divisible_by != 1 {
+                        return Err(repeated("a shape divisibility"));
+                    }
+                    a.shape_divisible_by = v;
+                }
+                if let Some(v) = stride_constant {
+                    if a.stride_constant.is_some() {
+                        return Err(repeated("a constant stride"));
+                    }
+                    a.stride_constant = Some(v);
+                }
+                if let Some(v) = stride_div {
+                    if a.stride_divisible_by != 1 {
+                        return Err(repeated("a stride divisibility"));
+                    }
+                    a.stride_divisible_by = v;
+                }
+                if let Some(v) = lower {
+                    if a.stride_lower_bound.is_some() {
+                        return Err(repeated("a stride lower bound"));
+                    }
+                    a.stride_lower_bound = Some(v);
+                }
+            }
+        }
+        for (axis, a) in axes.iter_mut().enumerate() {
+            if a.stride_constant.is_some() {
+                if a.stride_divisible_by != 1 {
+                    return Err(
+                        self.err_at(start, DemangleErrorKind::WithStaticStride { what: "a stride divisibility", axis })
+                    );
+                }
+                if a.stride_lower_bound.is_some() {
+                    return Err(
+                        self.err_at(start, DemangleErrorKind::WithStaticStride { what: "a stride lower bound", axis })
+                    );
+                }
+            }
+            if let Some(shape) = a.shape_constant {
+                // cuTile's ArrayConstraint folds a divisibility into a constant shape.
+                if shape < 0 {
+                    return Err(self.err_at(start, DemangleErrorKind::Expected("a non-negative constant shape")));
+                }
+                if shape % a.shape_divisible_by != 0 {
+                    return Err(self.err_at(start, DemangleErrorKind::ShapeNotDivisible { axis }));
+                }
+                a.shape_divisible_by = 1;
+            }
+        }
+        let mut array = Array {
+            dtype,
+            axes,
+            index: IndexType::Int32,
+            base_addr_divisible_by: 1,
+            alias_groups: Vec::new(),
+            may_alias_internally: false,
+        };
+        if self.peek() == Some(b'_') && self.peek_at(1).is_some_and(|c| c.is_ascii_lowercase()) {
+            self.pos += 1;
+            if self.eat(b'p') {
+                array.base_addr_divisible_by = self.divisibility()?;
+            }
+            array.alias_groups = self.alias_groups()?;
+            array.may_alias_internally = self.eat(b'i');
+            if self.eat(b'u') {
+                array.index = IndexType::UInt32;
+            } else if self.eat(b'w') {
+                array.index = IndexType::Int64;
+            }
+        }
+        Ok(array)
+    }
+}
+
+/// The largest rank begen reads (cuTile sets none; this bounds what a
+/// symbol can make begen allocate).
+const MAX_RANK: usize = 4096;
+
+fn is_lower_hex(c: u8) -> bool {
+    c.is_ascii_digit() || (b'a'..=b'f').contains(&c)
+}
+
+/// The whole-signature rules cuTile's `KernelSignature` enforces: alias
+/// groups shared by at least two parameters of one kind, and the
+/// convention's allowed parameter kinds.
+fn validate(sig: &Signature, symbol: &str) -> Result<(), DemangleError> {
+    let err = |offset, kind| Err(DemangleError { symbol: symbol.to_string(), offset, kind });
+    // Every alias-group list with whether it is a list's storage and where
+    // its parameter starts.
+    fn walk<'p>(p: &'p Param, at: usize, out: &mut Vec<(&'p [u32], bool, usize)>) {
+        match p {
+            Param::Array(a) => out.push((&a.alias_groups, false, at)),
+            Param::List(l) => {
+                out.push((&l.alias_groups, true, at));
+                out.push((&l.element.alias_groups, false, at));
+            }
+            Param::Tuple(items) => items.iter().for_each(|i| walk(i, at, out)),
+            Param::Scalar(_) | Param::Constant(_) => {}
+        }
+    }
+    let mut lists = Vec::new();
+    for p in &sig.params {
+        walk(&p.param, p.span.start, &mut lists);
+    }
+    // (group, uses, is_list, where first seen)
+    let mut groups: Vec<(u32, u32, bool, usize)> = Vec::new();
+    for (ids, is_list, at) in lists {
+        for &g in ids {
+            match groups.iter_mut().find(|e| e.0 == g) {
+                Some(e) if e.2 != is_list => return err(at, DemangleErrorKind::AliasGroupMixed(g)),
+                Some(e) => e.1 += 1,
+                None => groups.push((g, 1, is_list, at)),
+            }
+        }
+    }
+    if let Some(&(g, _, _, at)) = groups.iter().find(|e| e.1 == 1) {
+        return err(at, DemangleErrorKind::AliasGroupOnce(g));
+    }
+    if sig.convention == Convention::PythonV1 {
+        fn v2_only(p: &Param) -> Option<&'static str> {
+            match p {
+                Param::Tuple(_) => Some("tuple parameters"),
+                Param::Array(a) if a.axes.iter().any(|x| x.shape_constant.is_some()) => Some("constant shapes"),
+                Param::List(l) if l.element.axes.iter().any(|x| x.shape_constant.is_some()) => Some("constant shapes"),
+                _ => None,
+            }
+        }
+        for p in &sig.params {
+            if let Some(what) = v2_only(&p.param) {
+                return err(p.span.start, DemangleErrorKind::NotInConvention { what, convention: sig.convention });
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn array(sym: &str) -> Array {
+        match demangle(sym).unwrap().params.remove(0).param {
+            Param::Array(a) => a,
+            p => panic!("{p:?}"),
+        }
+    }
+
+    #[test]
+    fn seed_example() {
+        let sig = demangle("scale_Kt1_A1f32_1l0_A1f32_1l0_Sf32_I16").unwrap();
+        assert_eq!(sig.name, "scale");
+        assert_eq!(sig.convention, Convention::PythonV1);
+        let a = array("scale_Kt1_A1f32_1l0_A1f32_1l0_Sf32_I16");
+        assert_eq!(a.axes[0].stride_lower_bound, Some(0));
+        assert_eq!(sig.params[2].param, Param::Scalar(Dtype::Float32));
+        assert_eq!(sig.params[3].param, Param::Constant(Constant::Int(16)));
+        assert_eq!(sig.params[3].span, 35..38);
+        assert_eq!(sig.runtime_params(), vec![0, 1, 2]);
+        let roles: Vec<_> = sig.kernel_args().unwrap().iter().map(|a| (a.param, a.role)).collect();
+        assert_eq!(
+            roles,
+            vec![
+                (0, ArgRole::Base),
+                (0, ArgRole::Shape(0)),
+                (0, ArgRole::Stride(0)),
+                (1, ArgRole::Base),
+                (1, ArgRole::Shape(0)),
+                (1, ArgRole::Stride(0)),
+                (2, ArgRole::Value)
+            ]
+        );
+    }
+
+    #[test]
+    fn masks_extras_and_index_types() {
+        let a = array("k_Kt1_A3f16_1t1_6v8_3i4_2l_2_p16g0iw_A1f16_g0");
+        assert_eq!(a.ndim(), 3);
+        assert_eq!(a.axes[0], Axis { shape_divisible_by: 4, stride_constant: Some(1), ..Axis::default() });
+        assert_eq!(
+            a.axes[1],
+            Axis { shape_divisible_by: 4, stride_divisible_by: 8, stride_lower_bound: Some(-2), ..Axis::default() }
+        );
+        assert_eq!(a.axes[2], Axis { stride_divisible_by: 8, ..Axis::default() });
+        assert_eq!((a.base_addr_divisible_by, a.alias_groups.clone(), a.may_alias_internally), (16, vec![0], true));
+        assert_eq!(a.index, IndexType::Int64);
+        assert_eq!(array("k_Kt1_A2i8_u").index, IndexType::UInt32);
+        let sig = demangle("k_Kt1_A2i64_w").unwrap();
+        let args = sig.kernel_args().unwrap();
+        assert!(args[1..].iter().all(|a| a.ty == CType::Prim(AttrType::Int64)));
+    }
+
+    #[test]
+    fn lists_and_constants() {
+        let sig = demangle("k_Kt1_Lg0iA2f32_3v2_Lg0A1f32_B1_I_7_F3ff8000000000000").unwrap();
+        let Param::List(l) = &sig.params[0].param else { panic!() };
+        assert_eq!((l.alias_groups.clone(), l.elements_may_alias, l.element.ndim()), (vec![0], true, 2));
+        assert_eq!(sig.params[2].param, Param::Constant(Constant::Bool(true)));
+        assert_eq!(sig.params[3].param, Param::Constant(Constant::Int(-7)));
+        assert_eq!(sig.params[4].param, Param::Constant(Constant::Float(1.5)));
+        let args = sig.kernel_args().unwrap();
+        assert_eq!(args.len(), 4);
+        assert_eq!(args[1], KernelArg { param: 0, role: ArgRole::Length, ty: CType::Prim(AttrType::Int32) });
+    }
+
+    #[test]
+    fn errors_name_their_offset() {
+        let cases: &[(&str, usize, DemangleErrorKind)] = &[
+            ("nothing", 0, DemangleErrorKind::NotMangled),
+            ("k_Kt9_Sf32", 3, DemangleErrorKind::UnknownConvention("t9".into())),
+            ("k_Kt1_A1f32_0", 11, DemangleErrorKind::ZeroAxisMask),
+            ("k_Kt1_A1f32_2i4", 11, DemangleErrorKind::AxisMaskTooWide { mask: "2".into(), ndim: 1 }),
+            ("k_Kt1_A1f32_1i1", 14, DemangleErrorKind::Divisibility),
+            ("k_Kt1_A2f32_3i4_1i8", 15, DemangleErrorKind::Repeated { what: "a shape divisibility", axis: 0 }),
+            ("k_Kt1_A1f32_1t1v2", 7, DemangleErrorKind::WithStaticStride { what: "a stride divisibility", axis: 0 }),
+            ("k_Kt1_A1f32_g0", 6, DemangleErrorKind::AliasGroupOnce(0)),
+            ("k_Kt1_A1f32_g1_A1f32_g1", 13, DemangleErrorKind::AliasGroup("an id more than one past the last one")),
+            ("k_Kt1_Sf32X", 10, DemangleErrorKind::Expected("an underscore")),
+            ("k_Kt1_LSf32", 7, DemangleErrorKind::ListElement),
+            ("k_Kt1_Q", 6, DemangleErrorKind::UnknownParam("Q".into())),
+            ("k_Kt1_Cs_abc_z", 6, DemangleErrorKind::UnknownParam("Cs_".into())),
+            (
+                "k_Kt1_T1Sf32",
+                6,
+                DemangleErrorKind::NotInConvention { what: "tuple parameters", convention: Convention::PythonV1 },
+            ),
+            (
+                "k_Kt1_A1f32_1s4",
+                6,
+                DemangleErrorKind::NotInConvention { what: "constant shapes", convention: Convention::PythonV1 },
+            ),
+            ("k_Kt1_I99999999999999999999999999999999999999999", 7, DemangleErrorKind::OutOfRange),
+        ];
+        for (sym, offset, kind) in cases {
+            let e = demangle(sym).expect_err(sym);
+            assert_eq!((e.offset, &e.kind), (*offset, kind), "{sym}: {e}");
+        }
+        let e = demangle("k_Kt1_A1f32_0").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "`k_Kt1_A1f32_0` is not a valid cuTile kernel symbol: at offset 11 (near `_0`): an axis mask of zero"
+        );
+    }
+
+    #[test]
+    fn v2_demangles_but_is_not_bound() {
+        let sig = demangle("k_Kt2_T2A1f32Sf32_A1f32_1s8").unwrap();
+        assert_eq!(sig.convention, Convention::PythonV2);
+        assert_eq!(sig.kernel_args(), Err(ArgsError::Convention(Convention::PythonV2)));
+        let sig = demangle("k_Kt1_Stf32").unwrap();
+        assert_eq!(sig.kernel_args(), Err(ArgsError::ScalarDtype { param: 0, dtype: Dtype::TFloat32 }));
+    }
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.chunks(4).map(|w| w.iter().map(|b| format!("{b:02x}")).collect::<String>()).collect::<Vec<_>>().join(" ")
+    }
+
+    #[test]
+    fn packs_golden_bytes() {
+        let sig = demangle("scale_Kt1_A1f32_1i16t1_p16_A1f32_1t1_Sf32_I16").unwrap();
+        let x = ArrayValue { address: 0x7f00_0000_1000, shape: &[64], strides: &[1] };
+        let y = ArrayValue { address: 0x7f00_0000_2000, ..x };
+        let bytes = sig.pack(&[ArgValue::Array(x), ArgValue::Array(y), ArgValue::Scalar(Value::Float(2.5))]).unwrap();
+        // x: pointer, int32 shape, int32 stride; y likewise; float s. 36 bytes.
+        assert_eq!(hex(&bytes), "00100000 007f0000 40000000 01000000 00200000 007f0000 40000000 01000000 00002040");
+
+        let sig = demangle("k_Kt1_A2f16_3l0_w_Si8_I3_Sf64").unwrap();
+        let x = ArrayValue { address: 0x10, shape: &[2, 3], strides: &[3, 1] };
+        let bytes = sig
+            .pack(&[ArgValue::Array(x), ArgValue::Scalar(Value::Int(-2)), ArgValue::Scalar(Value::Float(1.0))])
+            .unwrap();
+        // int64 shapes and strides; the int8 at 40, padding, the double at 48.
+        assert_eq!(
+            hex(&bytes),
+            "10000000 00000000 02000000 00000000 03000000 00000000 03000000 00000000 \
+             01000000 00000000 fe000000 00000000 00000000 0000f03f"
+        );
+
+        let sig = demangle("k_Kt1_LA1f32_Su16").unwrap();
+        let bytes = sig.pack(&[ArgValue::List { address: 0xabc0, len: 2 }, ArgValue::Scalar(Value::Int(7))]).unwrap();
+        assert_eq!(hex(&bytes), "c0ab0000 00000000 02000000 0700");
+    }
+
+    #[test]
+    fn refuses_what_the_kernel_does_not_assume() {
+        let arr = |sym: &str| array(sym);
+        let v = |address, shape: &'static [i64], strides: &'static [i64]| ArrayValue { address, shape, strides };
+        let cases: Vec<(Array, ArrayValue, Violation)> = vec![
+            (arr("k_Kt1_A2f32"), v(0, &[4], &[1]), Violation::Rank { expected: 2, got: 1 }),
+            (
+                arr("k_Kt1_A1f32"),
+                v(0, &[3_000_000_000], &[1]),
+                Violation::IndexOverflow { dim: Dim::Shape, axis: 0, value: 3_000_000_000, index: IndexType::Int32 },
+            ),
+            (
+                arr("k_Kt1_A2f32"),
+                v(0, &[2, 65536], &[2_147_483_648, 1]),
+                Violation::IndexOverflow { dim: Dim::Stride, axis: 0, value: 2_147_483_648, index: IndexType::Int32 },
+            ),
+            (
+                arr("k_Kt1_A1f32_u"),
+                v(0, &[4], &[-1]),
+                Violation::IndexOverflow { dim: Dim::Stride, axis: 0, value: -1, index: IndexType::UInt32 },
+            ),
+            (
+                arr("k_Kt1_A2f32_2t1"),
+                v(0, &[4, 4], &[4, 2]),
+                Violation::NotConstant { dim: Dim::Stride, axis: 1, value: 2, expected: 1 },
+            ),
+            (
+                arr("k_Kt1_A2f32_1v4"),
+                v(0, &[4, 4], &[6, 1]),
+                Violation::NotDivisible { dim: Dim::Stride, axis: 0, value: 6, by: 4 },
+            ),
+            (arr("k_Kt1_A1f32_1l0"), v(0, &[4], &[-1]), Violation::StrideBelow { axis: 0, value: -1, bound: 0 }),
+            (arr("k_Kt1_A1f32_p16"), v(0x1004, &[4], &[1]), Violation::BaseNotAligned { address: 0x1004, by: 16 }),
+        ];
+        for (a, v, want) in cases {
+            assert_eq!(a.check(&v), Err(want), "{a:?} {v:?}");
+        }
+        assert_eq!(arr("k_Kt1_A1f32_w").check(&v(0, &[3_000_000_000], &[1])), Ok(()));
+        assert_eq!(
+            Violation::IndexOverflow { dim: Dim::Shape, axis: 0, value: 3_000_000_000, index: IndexType::Int32 }
+                .to_string(),
+            "extent 3000000000 of axis 0 does not fit the kernel's int32 index type (export it with index_dtype=ct.int64)"
+        );
+        let sig = demangle("k_Kt1_Sf32_A1f32_p16").unwrap();
+        let bad = ArrayValue { address: 8, shape: &[1], strides: &[1] };
+        assert_eq!(
+            sig.pack(&[ArgValue::Scalar(Value::Float(1.0)), ArgValue::Array(bad)]),
+            Err(PackArgsError::Violation { param: 1, violation: Violation::BaseNotAligned { address: 8, by: 16 } })
+        );
+        assert_eq!(sig.pack(&[]), Err(PackArgsError::Count { expected: 2, got: 0 }));
+        let e = list_words(&arr("k_Kt1_A1f32_1i4"), &[v(0, &[4], &[1]), v(0, &[5], &[1])]).unwrap_err();
+        assert_eq!(e.0, 1);
+    }
+
+    #[test]
+    fn the_last_k_splits() {
+        let sig = demangle("my_Kernel_Kt1_Sf32").unwrap();
+        assert_eq!(sig.name, "my_Kernel");
+        assert_eq!(demangle("_Kt1").unwrap().name, "");
+    }
+}

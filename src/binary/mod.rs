@@ -1,0 +1,34 @@
+//! Precompiled GPU kernels (seeds 001 and 003): what begen needs to bind a
+//! kernel it did not compile, by its calling convention.
+//!
+//! - [`cutile`]: cuTile's `cutile_python_v1` symbols, demangled into the
+//!   Python parameters (arrays with their assumptions, lists, scalars,
+//!   constants) and expanded into the C arguments the kernel takes; the
+//!   host-side checks of an array against its assumptions.
+//! - [`layout`]: C layout of structs and of a kernel's parameter buffer, and
+//!   packing values into it (the `c` convention: primitives, pointers,
+//!   slices as pointer + length, structs by value).
+//! - [`ptx`]: the `.entry` kernels of PTX text and their `.param` lists.
+//! - [`elf`]: the kernels of a cubin and the parameter table the driver
+//!   launches them with.
+//!
+//! The run-time side is the support header `begen/cuda_driver.h`
+//! (`build-support/include`): the driver loaded with `dlopen`, the image
+//! loaded once per context, launches on XLA's stream.
+//!
+//! This stage decides nothing about begen.yaml: `check` calls it with what
+//! the manifest says and turns its typed errors into diagnostics.
+//!
+//! ```
+//! use begen::binary::{cutile, layout::{ParamLayout, Structs}};
+//! let sig = cutile::demangle("scale_Kt1_A1f32_1l0_A1f32_1l0_Sf32_I16").unwrap();
+//! let types: Vec<_> = sig.kernel_args().unwrap().iter().map(|a| a.ty).collect();
+//! let l = ParamLayout::of(&types, &Structs::new());
+//! assert_eq!(l.offsets, [0, 8, 12, 16, 24, 28, 32]);
+//! assert_eq!(l.size, 36);
+//! ```
+
+pub mod cutile;
+pub mod elf;
+pub mod layout;
+pub mod ptx;

@@ -1,0 +1,394 @@
+//! The binary stage against the tools that make the binaries: begen's
+//! cuTile demangler against cuTile's own `demangle_kernel_name` over
+//! thousands of symbols; the arguments begen derives from a cuTile symbol
+//! against the parameter table of cubins cuTile exports (sm_90, no GPU
+//! needed); PTX and cubins from pip's nvcc for the `c` convention and
+//! struct layouts; the run-time support header compiled and run on this
+//! (GPU-less) machine.
+//!
+//! The cuTile tests need pip `cuda-tile` and `nvidia-cuda-tileiras`
+//! (scripts/requirements.txt), the nvcc ones pip's nvcc: skipped when
+//! missing, failures under CI=true. `BEGEN_CUTILE_COUNT` and
+//! `BEGEN_CUTILE_SEED` widen the demangler comparison (default 2000
+//! signatures, seed 10; 10000 with seeds 1, 2 and 3 agreed too).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use begen::binary::cutile::{self, Array, Constant, Param};
+use begen::binary::elf::Cubin;
+use begen::binary::layout::{CType, ParamLayout, Structs};
+use serde_json::{Value, json};
+use support::{missing, repo, scratch};
+
+/// The Python that imports cuda.tile, and the PATH that puts pip's
+/// `tileiras` first (cuTile uses the one on PATH when the pip versions of
+/// tileiras and nvcc differ).
+fn cutile_python() -> Option<(PathBuf, String)> {
+    let mut candidates = vec![repo().join(".venv/bin/python")];
+    if let Some(p) = std::env::var_os("BEGEN_PYTHON") {
+        candidates.push(PathBuf::from(p));
+    }
+    for python in candidates {
+        let out = Command::new(&python)
+            .args(["-c", "import cuda.tile, sysconfig; print(sysconfig.get_paths()['purelib'])"])
+            .output();
+        if let Ok(out) = out
+            && out.status.success()
+        {
+            let purelib = String::from_utf8_lossy(&out.stdout).trim().to_string();
+            let path = format!("{purelib}/nvidia/cu13/bin:{}", std::env::var("PATH").unwrap_or_default());
+            return Some((python, path));
+        }
+    }
+    missing("no Python with cuda.tile (pip cuda-tile, from scripts/setup.sh)")
+}
+
+fn run_script(python: &Path, path: &str, args: &[&str]) -> String {
+    let script = repo().join("tests/binary/cutile_signatures.py");
+    let out = Command::new(python).arg(&script).args(args).env("PATH", path).output().expect("running python");
+    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{} {args:?} failed:\n{text}", script.display());
+    text
+}
+
+fn opt<T: Into<Value>>(v: Option<T>) -> Value {
+    v.map_or(Value::Null, Into::into)
+}
+
+/// begen's reading of a parameter, in the JSON shape the script writes cuTile's in.
+fn param_json(p: &Param) -> Value {
+    let groups = |g: &[u32]| g.iter().map(|g| format!("group{g}")).collect::<Vec<_>>();
+    let array = |a: &Array| {
+        json!({
+            "kind": "array", "dtype": a.dtype.code(), "ndim": a.ndim(), "index": a.index.name(),
+            "shape_divisible_by": a.axes.iter().map(|x| x.shape_divisible_by).collect::<Vec<_>>(),
+            "shape_constant": a.axes.iter().map(|x| opt(x.shape_constant)).collect::<Vec<_>>(),
+            "stride_divisible_by": a.axes.iter().map(|x| x.stride_divisible_by).collect::<Vec<_>>(),
+            "stride_constant": a.axes.iter().map(|x| opt(x.stride_constant)).collect::<Vec<_>>(),
+            "stride_lower_bound": a.axes.iter().map(|x| opt(x.stride_lower_bound)).collect::<Vec<_>>(),
+            "base_addr_divisible_by": a.base_addr_divisible_by,
+            "alias_groups": groups(&a.alias_groups),
+            "may_alias_internally": a.may_alias_internally,
+        })
+    };
+    match p {
+        Param::Array(a) => array(a),
+        Param::List(l) => json!({
+            "kind": "list", "element": array(&l.element), "alias_groups": groups(&l.alias_groups),
+            "elements_may_alias": l.elements_may_alias,
+        }),
+        Param::Scalar(d) => json!({"kind": "scalar", "dtype": d.code()}),
+        Param::Tuple(items) => json!({"kind": "tuple", "items": items.iter().map(param_json).collect::<Vec<_>>()}),
+        Param::Constant(Constant::Bool(b)) => json!({"kind": "constant", "bool": b}),
+        Param::Constant(Constant::Int(i)) => json!({"kind": "constant", "int": i.to_string()}),
+        Param::Constant(Constant::Float(f)) => {
+            json!({"kind": "constant", "float_bits": format!("{:016x}", f.to_bits())})
+        }
+    }
+}
+
+/// cuTile's error text names the offset it stopped at (`At offset #N`) for
+/// errors found while reading; the whole-signature checks name none.
+fn cutile_offset(error: &str) -> Option<usize> {
+    let rest = &error[error.find("At offset #")? + "At offset #".len()..];
+    rest[..rest.find(|c: char| !c.is_ascii_digit())?].parse().ok()
+}
+
+#[test]
+fn demangler_agrees_with_cutile() {
+    let Some((python, path)) = cutile_python() else { return };
+    let dir = scratch("binary-cutile-signatures");
+    let json_path = dir.join("signatures.json");
+    let (count, seed) = (
+        std::env::var("BEGEN_CUTILE_COUNT").unwrap_or("2000".into()),
+        std::env::var("BEGEN_CUTILE_SEED").unwrap_or("10".into()),
+    );
+    run_script(&python, &path, &["signatures", json_path.to_str().unwrap(), "--count", &count, "--seed", &seed]);
+    let records: Vec<Value> = serde_json::from_slice(&std::fs::read(&json_path).unwrap()).unwrap();
+    let (mut valid, mut refused, mut same_offset, mut offsets) = (0, 0, 0, 0);
+    let mut failures = Vec::new();
+    for r in &records {
+        let symbol = r["symbol"].as_str().unwrap();
+        let ours = cutile::demangle(symbol);
+        match (r["ok"].as_bool().unwrap(), &ours) {
+            (true, Ok(sig)) => {
+                let got = json!({
+                    "name": sig.name, "convention": sig.convention.name(),
+                    "params": sig.params.iter().map(|p| param_json(&p.param)).collect::<Vec<_>>(),
+                });
+                let want = json!({"name": r["name"], "convention": r["convention"], "params": r["params"]});
+                if got == want {
+                    valid += 1;
+                } else {
+                    failures.push(format!("{symbol}: differs\n  cuTile: {want}\n  begen:  {got}"));
+                }
+            }
+            (false, Err(e)) => {
+                refused += 1;
+                if let Some(at) = cutile_offset(r["error"].as_str().unwrap()) {
+                    offsets += 1;
+                    if at == e.offset {
+                        same_offset += 1;
+                    } else {
+                        failures.push(format!("{symbol}: cuTile stops at offset {at}, begen at {}: {e}", e.offset));
+                    }
+                }
+            }
+            (true, Err(e)) => failures.push(format!("{symbol}: cuTile accepts it, begen refuses: {e}")),
+            (false, Ok(_)) => failures.push(format!("{symbol}: cuTile refuses it ({}), begen accepts it", r["error"])),
+        }
+    }
+    eprintln!(
+        "{} symbols: {valid} read alike, {refused} refused by both ({same_offset} of {offsets} at the offset cuTile names)",
+        records.len()
+    );
+    assert!(failures.is_empty(), "{} of {} disagree:\n{}", failures.len(), records.len(), failures.join("\n"));
+    assert!(valid > 2000 && refused > 1000, "too few cases: {valid} valid, {refused} refused");
+}
+
+#[test]
+fn exported_cubins_take_the_derived_arguments() {
+    let Some((python, path)) = cutile_python() else { return };
+    let dir = scratch("binary-cutile-export");
+    run_script(&python, &path, &["export", dir.to_str().unwrap()]);
+    let exports: Vec<Value> = serde_json::from_slice(&std::fs::read(dir.join("exports.json")).unwrap()).unwrap();
+    assert_eq!(exports.len(), 5);
+    for e in &exports {
+        let (file, symbol) = (e["file"].as_str().unwrap(), e["symbol"].as_str().unwrap());
+        let cubin = Cubin::parse(&std::fs::read(dir.join(file)).unwrap()).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!(cubin.sm, 90, "{file}");
+        let names: Vec<_> = cubin.kernels.iter().map(|k| k.name.as_str()).collect();
+        assert_eq!(names, [symbol], "{file}: the symbol begen derives is the kernel's");
+        let kernel = cubin.kernel(symbol).unwrap();
+        let args = cutile::demangle(symbol).unwrap().kernel_args().unwrap();
+        let types: Vec<CType> = args.iter().map(|a| a.ty).collect();
+        let layout = ParamLayout::of(&types, &Structs::new());
+        let derived: Vec<(u16, u16)> =
+            layout.offsets.iter().zip(&layout.sizes).map(|(&o, &s)| (o as u16, s as u16)).collect();
+        let actual: Vec<(u16, u16)> = kernel.params.iter().map(|p| (p.offset, p.size)).collect();
+        assert_eq!(derived, actual, "{file}: (offset, size) of each argument");
+        assert_eq!(kernel.param_size, Some(layout.size as u16), "{file}: parameter buffer size");
+        // cuTile fixes the block: the handler must launch with it.
+        assert_eq!(kernel.required_block, Some([128, 1, 1]), "{file}: required block");
+    }
+}
+
+/// The structs of tests/binary/ckernels.cu, declared with begen.
+fn c_structs() -> (Structs, [CType; 5]) {
+    use begen::binary::layout::{Member, StructDef};
+    use begen::model::AttrType::*;
+    let mut s = Structs::new();
+    let affine = s
+        .add(StructDef::new(
+            "Affine",
+            [Member::new("tag", UInt16), Member::new("scale", Float64), Member::new("shift", Float32)],
+        ))
+        .unwrap();
+    // `unsigned __int128 c` / Rust's u128: two 64-bit halves in a 16-aligned struct.
+    let seed_foo = s
+        .add(
+            StructDef::new(
+                "Foo",
+                [
+                    Member::new("a", UInt16),
+                    Member::new("b", UInt64),
+                    Member::new("c", UInt64),
+                    Member::new("c_hi", UInt64),
+                ],
+            )
+            .aligned(16),
+        )
+        .unwrap();
+    let vec3 = s
+        .add(
+            StructDef::new("Vec3", [Member::new("x", Float32), Member::new("y", Float32), Member::new("z", Float32)])
+                .aligned(16),
+        )
+        .unwrap();
+    let inner = s.add(StructDef::new("Inner", [Member::new("flag", Bool), Member::new("x", Float64)])).unwrap();
+    let outer = s
+        .add(StructDef::new(
+            "Outer",
+            [
+                Member::new("tag", Int8),
+                begen::binary::layout::Member::of("inner", CType::Struct(inner)),
+                Member::new("h", Float16),
+            ],
+        ))
+        .unwrap();
+    let ids = [affine, seed_foo, vec3, inner, outer].map(CType::Struct);
+    (s, ids)
+}
+
+/// Each kernel of ckernels.cu with the C parameters begen expects for it.
+fn c_kernels() -> (Structs, Vec<(&'static str, Vec<CType>)>) {
+    use begen::model::AttrType::*;
+    let (s, [affine, seed_foo, vec3, _, outer]) = c_structs();
+    let p = |t| CType::Prim(t);
+    let kernels = vec![
+        ("axpy", vec![CType::Pointer, CType::Pointer, CType::Pointer, p(Float32), p(UInt64)]),
+        ("affine", vec![affine, CType::Pointer, p(UInt64), CType::Pointer]),
+        ("foo_sum", vec![seed_foo, CType::Pointer, p(UInt64), CType::Pointer]),
+        (
+            "mixed",
+            vec![p(Int8), p(Int16), p(Bool), p(Float64), outer, p(Int32), p(Float16), vec3, p(UInt64), CType::Pointer],
+        ),
+    ];
+    (s, kernels)
+}
+
+fn nvcc_or_skip() -> Option<PathBuf> {
+    let python = support::python_with_jax()?;
+    support::nvcc(&python)
+}
+
+fn run_nvcc(nvcc: &Path, args: &[&str]) {
+    let out = Command::new(nvcc).args(args).output().expect("running nvcc");
+    assert!(
+        out.status.success(),
+        "nvcc {args:?} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+#[ignore = "needs nvcc (pip nvidia-cuda-nvcc); CI runs it"]
+fn c_kernels_take_the_params_begen_lays_out() {
+    let Some(nvcc) = nvcc_or_skip() else { return };
+    let dir = scratch("binary-c-kernels");
+    let src = repo().join("tests/binary/ckernels.cu");
+    let (ptx, cubin) = (dir.join("ckernels.ptx"), dir.join("ckernels.cubin"));
+    run_nvcc(&nvcc, &["-ptx", "-arch=sm_90", src.to_str().unwrap(), "-o", ptx.to_str().unwrap()]);
+    run_nvcc(&nvcc, &["-cubin", "-arch=sm_90", src.to_str().unwrap(), "-o", cubin.to_str().unwrap()]);
+    let (structs, kernels) = c_kernels();
+
+    let entries = begen::binary::ptx::entries(&std::fs::read_to_string(&ptx).unwrap()).unwrap();
+    let mut names: Vec<_> = entries.iter().map(|e| e.name.as_str()).collect();
+    names.sort();
+    assert_eq!(names, ["affine", "axpy", "foo_sum", "mixed"]);
+    let cubin = Cubin::parse(&std::fs::read(&cubin).unwrap()).unwrap();
+    assert_eq!(cubin.sm, 90);
+    for (name, params) in &kernels {
+        let entry = entries.iter().find(|e| e.name == *name).unwrap();
+        assert_eq!(entry.check_params(params, &structs), Ok(()), "{name}: PTX parameters");
+        let layout = ParamLayout::of(params, &structs);
+        let kernel = cubin.kernel(name).unwrap_or_else(|| panic!("{name} not in the cubin"));
+        let derived: Vec<(u16, u16)> =
+            layout.offsets.iter().zip(&layout.sizes).map(|(&o, &s)| (o as u16, s as u16)).collect();
+        let actual: Vec<(u16, u16)> = kernel.params.iter().map(|p| (p.offset, p.size)).collect();
+        assert_eq!(derived, actual, "{name}: (offset, size) of each parameter in the cubin");
+        assert_eq!(kernel.param_size, Some(layout.size as u16), "{name}: parameter buffer size");
+        assert_eq!(kernel.required_block, None, "{name}: no __launch_bounds__, no required block");
+    }
+    // The seed-003 shape: the 16-aligned 32-byte struct by value.
+    let foo = &entries.iter().find(|e| e.name == "foo_sum").unwrap().params[0];
+    assert_eq!((foo.size(), foo.align(), foo.count), (32, 16, Some(32)));
+    // A wrong manifest is caught: `mixed` with an int32 where the kernel has an int16.
+    let mut wrong = kernels[3].1.clone();
+    wrong[1] = CType::Prim(begen::model::AttrType::Int32);
+    let mixed = entries.iter().find(|e| e.name == "mixed").unwrap();
+    assert!(mixed.check_params(&wrong, &structs).is_err());
+}
+
+#[test]
+#[ignore = "needs nvcc (pip nvidia-cuda-nvcc); CI runs it"]
+fn struct_layouts_match_nvcc() {
+    let Some(nvcc) = nvcc_or_skip() else { return };
+    let dir = scratch("binary-struct-layouts");
+    let (structs, ids) = c_structs();
+    let mut text = format!("#include \"{}\"\n#include <cstddef>\n", repo().join("tests/binary/ckernels.cu").display());
+    let mut asserts = 0;
+    for ty in ids {
+        let CType::Struct(id) = ty else { unreachable!() };
+        let (def, l) = (structs.def(id), structs.layout(id));
+        let n = &def.name;
+        text += &format!("static_assert(sizeof({n}) == {}, \"sizeof {n}\");\n", l.size);
+        text += &format!("static_assert(alignof({n}) == {}, \"alignof {n}\");\n", l.align);
+        asserts += 2;
+        for (m, off) in def.members.iter().zip(&l.offsets) {
+            if m.name.ends_with("_hi") {
+                continue; // the upper half of a 128-bit member C names as one
+            }
+            text += &format!("static_assert(offsetof({n}, {}) == {off}, \"offsetof {n}.{}\");\n", m.name, m.name);
+            asserts += 1;
+        }
+    }
+    let check = dir.join("layout_check.cu");
+    std::fs::write(&check, &text).unwrap();
+    // Both passes: the host compiler's layout and the device compiler's.
+    run_nvcc(
+        &nvcc,
+        &["-c", "-arch=sm_90", check.to_str().unwrap(), "-o", dir.join("layout_check.o").to_str().unwrap()],
+    );
+    assert_eq!(asserts, 24);
+    // And a layout begen got wrong would fail to compile.
+    std::fs::write(&check, text.replace("sizeof(Affine) == 24", "sizeof(Affine) == 20")).unwrap();
+    let out =
+        Command::new(&nvcc).args(["-c", "-arch=sm_90", check.to_str().unwrap(), "-o", "/dev/null"]).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("sizeof Affine"));
+}
+
+fn run(cmd: &mut Command) -> std::process::Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed ({}):\n{}{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The run-time header without a driver: a library built with it loads,
+/// and a launch is an error naming the kernel.
+#[test]
+#[ignore = "needs a C++ compiler and nvcc (pip); CI runs it"]
+fn cuda_driver_header_without_a_driver() {
+    let Some(nvcc) = nvcc_or_skip() else { return };
+    let dir = scratch("binary-cuda-driver");
+    let include = repo().join("build-support/include");
+    let probe = repo().join("tests/binary/driver_probe.cc");
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".to_string());
+    let (lib, main) = (dir.join("libprobe.so"), dir.join("probe"));
+    let flags = ["-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1"];
+    run(Command::new(&cxx)
+        .args(flags)
+        .args(["-shared", "-fPIC", "-fvisibility=hidden", "-I"])
+        .arg(&include)
+        .arg(&probe)
+        .arg("-o")
+        .arg(&lib)
+        .arg("-ldl"));
+    run(Command::new(&cxx).args(flags).arg("-DBEGEN_PROBE_MAIN").arg(&probe).arg("-o").arg(&main).arg("-ldl"));
+    // The header also compiles in an nvcc translation unit.
+    run(Command::new(&nvcc)
+        .args(["-std=c++17", "-c", "-x", "cu", "-I"])
+        .arg(&include)
+        .arg(&probe)
+        .arg("-o")
+        .arg(dir.join("probe_nvcc.o")));
+
+    // Nothing links the driver.
+    let needed = run(Command::new("readelf").arg("-d").arg(&lib));
+    assert!(!String::from_utf8_lossy(&needed.stdout).contains("libcuda"), "libprobe.so must not need libcuda");
+
+    // A driver that is not there (forced, so the test means the same on a GPU machine).
+    let out = run(Command::new(&main).arg(&lib).env("BEGEN_LIBCUDA", "libcuda-not-here.so.1"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let expected =
+        "kernel `probe_scale` (symbol `scale_Kt1_A1f32_Sf32`): no CUDA driver (could not load libcuda-not-here.so.1: ";
+    assert_eq!(text.lines().filter(|l| l.contains(expected)).count(), 2, "{text}");
+
+    // This machine's own state: no driver in CI, so the same message.
+    let out = run(Command::new(&main).arg(&lib).env_remove("BEGEN_LIBCUDA"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("prepare: kernel `probe_scale` (symbol `scale_Kt1_A1f32_Sf32`): "), "{text}");
+    if support::in_ci() {
+        assert!(text.contains("no CUDA driver (could not load libcuda.so.1, libcuda.so: "), "{text}");
+    }
+}
