@@ -28,22 +28,102 @@ impl Rng {
 
 /// Pieces of the languages begen reads, spliced into inputs.
 const DICT: &[&str] = &[
-    "// @BE ", "// @BE f", "//@BE g ", "@BE", " arg", " ret", " stream", " attr.x", " attr.a:float16", " attr.c:complex64",
-    " arg:float32[n]", " ret:T[n, k]", " inout:int8[]", " dim.n", " dim.k:uint8", " const.T=float32,float64",
-    " const.N=1,2,-3", " const.B=true", "[", "]", "[n,", "template <typename T>", "template <int N, bool B>",
-    "void ", "f(", ")", "{", "}", ";", ",", "const BE::Tensor x", "BE::Tensor y", "BE::Tensor&& z", "const float* p",
-    "float* q", "int64_t n", "int64_t stream", "__half h", "std::complex<float> c", "#define ", "#define F(a, b) ",
-    "a ## b", "#a", "__VA_ARGS__", "__VA_OPT__(,)", "#if 0\n", "#endif\n", "#include \"h.cuh\"\n", "/*", "*/",
-    "\"", "'", "\\\n", "\r", "\n", "\t", "namespace ns {", "struct S {", "__global__ ", "__device__ ", "...",
-    "\u{202e}", "\u{00e9}", "\0",
+    "// @BE ",
+    "// @BE f",
+    "//@BE g ",
+    "@BE",
+    " arg",
+    " ret",
+    " stream",
+    " attr.x",
+    " attr.a:float16",
+    " attr.c:complex64",
+    " arg:float32[n]",
+    " ret:T[n, k]",
+    " inout:int8[]",
+    " dim.n",
+    " dim.k:uint8",
+    " const.T=float32,float64",
+    " const.N=1,2,-3",
+    " const.B=true",
+    "[",
+    "]",
+    "[n,",
+    "template <typename T>",
+    "template <int N, bool B>",
+    "void ",
+    "f(",
+    ")",
+    "{",
+    "}",
+    ";",
+    ",",
+    "const BE::Tensor x",
+    "BE::Tensor y",
+    "BE::Tensor&& z",
+    "const float* p",
+    "float* q",
+    "int64_t n",
+    "int64_t stream",
+    "__half h",
+    "std::complex<float> c",
+    "#define ",
+    "#define F(a, b) ",
+    "a ## b",
+    "#a",
+    "__VA_ARGS__",
+    "__VA_OPT__(,)",
+    "#if 0\n",
+    "#endif\n",
+    "#include \"h.cuh\"\n",
+    "/*",
+    "*/",
+    "\"",
+    "'",
+    "\\\n",
+    "\r",
+    "\n",
+    "\t",
+    "namespace ns {",
+    "struct S {",
+    "__global__ ",
+    "__device__ ",
+    "...",
+    "\u{202e}",
+    "\u{00e9}",
+    "\0",
 ];
 
 const YAML_DICT: &[&str] = &[
-    "name: ", "prefix: ", "platform: ", "cuda: {arch: [sm_90]}", "functions:\n  f: {command_buffer: true}\n",
-    "sources:\n  k.cu: {f: [arg, ret]}\n", "sources:\n  k.cu: [f]\n", "modules: {per-file: true}\n",
-    "modules:\n  names: {k.cu: m}\n", "variants:\n  k.cu:\n    - {module: v, defines: {A: 1}}\n",
-    "link: {libs: [m], dirs: [x]}\n", "include_dirs: [inc]\n", "- ", ": ", "{", "}", "[", "]", "\"", "'", "&a ", "*a",
-    "!!binary ", "\n", "  ", "123", "a..b", "~", "null",
+    "name: ",
+    "prefix: ",
+    "platform: ",
+    "cuda: {arch: [sm_90]}",
+    "functions:\n  f: {command_buffer: true}\n",
+    "sources:\n  k.cu: {f: [arg, ret]}\n",
+    "sources:\n  k.cu: [f]\n",
+    "modules: {per-file: true}\n",
+    "modules:\n  names: {k.cu: m}\n",
+    "variants:\n  k.cu:\n    - {module: v, defines: {A: 1}}\n",
+    "link: {libs: [m], dirs: [x]}\n",
+    "include_dirs: [inc]\n",
+    "- ",
+    ": ",
+    "{",
+    "}",
+    "[",
+    "]",
+    "\"",
+    "'",
+    "&a ",
+    "*a",
+    "!!binary ",
+    "\n",
+    "  ",
+    "123",
+    "a..b",
+    "~",
+    "null",
 ];
 
 /// The seeds: every fixture's sources, headers and begen.yaml, and the
@@ -70,11 +150,16 @@ fn seeds() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     }
     sources.sort();
     yamls.sort();
-    sources.push((0..40).map(|i| format!("// @BE f{i}\nvoid f{i}(const BE::Tensor x,\n")).collect::<String>().into_bytes());
+    sources.push(
+        (0..40).map(|i| format!("// @BE f{i}\nvoid f{i}(const BE::Tensor x,\n")).collect::<String>().into_bytes(),
+    );
     sources.push("// @BE f\n".repeat(200).into_bytes());
     sources.push(format!("// @BE f\nvoid f({})\n", "[".repeat(300)).into_bytes());
     yamls.push(
-        (0..100).map(|i| format!("  f{i}: {{command_buffer: true}}\n")).fold("functions:\n".to_string(), |a, b| a + &b).into_bytes(),
+        (0..100)
+            .map(|i| format!("  f{i}: {{command_buffer: true}}\n"))
+            .fold("functions:\n".to_string(), |a, b| a + &b)
+            .into_bytes(),
     );
     (sources, yamls)
 }
@@ -186,7 +271,11 @@ fn fuzz_front_end_and_config() {
         panics.len()
     );
     for (src, yaml) in &panics {
-        println!("--- panicking source:\n{}\n--- begen.yaml:\n{}", String::from_utf8_lossy(src), String::from_utf8_lossy(yaml));
+        println!(
+            "--- panicking source:\n{}\n--- begen.yaml:\n{}",
+            String::from_utf8_lossy(src),
+            String::from_utf8_lossy(yaml)
+        );
     }
     assert_eq!(ran, count);
     assert!(panics.is_empty(), "{} input(s) panicked (shown above)", panics.len());

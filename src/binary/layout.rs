@@ -349,7 +349,7 @@ fn write_value(
     match (ty, v) {
         (CType::Pointer, Value::Pointer(p)) => put(&p.to_le_bytes()),
         (CType::Prim(AttrType::Bool), Value::Bool(b)) => put(&[*b as u8]),
-        (CType::Prim(t), Value::Int(n)) if is_int(t) => {
+        (CType::Prim(t), Value::Int(n)) if t.is_integer() => {
             let (size, _) = prim_size_align(t);
             let bits = size * 8;
             let signed = matches!(t, AttrType::Int8 | AttrType::Int16 | AttrType::Int32 | AttrType::Int64);
@@ -389,20 +389,6 @@ fn write_value(
         (ty, v) => return fail(path, format!("{v:?} is not a value of {ty:?}")),
     }
     Ok(())
-}
-
-fn is_int(t: AttrType) -> bool {
-    matches!(
-        t,
-        AttrType::Int8
-            | AttrType::UInt8
-            | AttrType::Int16
-            | AttrType::UInt16
-            | AttrType::Int32
-            | AttrType::UInt32
-            | AttrType::Int64
-            | AttrType::UInt64
-    )
 }
 
 /// IEEE binary16 bits of a float, rounded to nearest even.

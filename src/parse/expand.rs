@@ -150,7 +150,14 @@ pub struct Expander<'t> {
 
 impl<'t> Expander<'t> {
     pub fn new(table: &'t MacroTable) -> Self {
-        let mut x = Expander { table, texts: Vec::new(), ids: HashMap::default(), slots: Vec::new(), pos: usize::MAX, too_deep: false };
+        let mut x = Expander {
+            table,
+            texts: Vec::new(),
+            ids: HashMap::default(),
+            slots: Vec::new(),
+            pos: usize::MAX,
+            too_deep: false,
+        };
         for t in FIXED {
             x.intern(t);
         }
