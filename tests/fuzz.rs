@@ -8,6 +8,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
@@ -200,8 +201,25 @@ fn mutate(rng: &mut Rng, input: &mut Vec<u8>, dict: &[&str], pool: &[Vec<u8>]) {
     input.truncate(32_768);
 }
 
-/// Runs `count` inputs on one worker in `dir`; returns the panics' inputs.
-fn worker(dir: &Path, seed: u64, count: usize, done: &AtomicUsize) -> Vec<(Vec<u8>, Vec<u8>)> {
+/// The last panic's message and location (the hook records it; the worker
+/// that caught the panic reads it).
+static LAST_PANIC: Mutex<String> = Mutex::new(String::new());
+
+/// Where a panicking input is written, byte for byte, to be replayed with
+/// `begen scan DIR`: `target/fuzz-panics/<seed>-<worker>-<index>/`.
+fn keep(dir: &Path, ext: &str, src: &[u8], yaml: &[u8], message: &str) -> PathBuf {
+    let base =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("target/fuzz-panics").join(dir.file_name().unwrap_or_default());
+    let _ = std::fs::create_dir_all(&base);
+    let _ = std::fs::write(base.join(format!("k.{ext}")), src);
+    let _ = std::fs::write(base.join("begen.yaml"), yaml);
+    let _ = std::fs::write(base.join("panic.txt"), message);
+    base
+}
+
+/// Runs `count` inputs on one worker in `dir`; returns the panics: where
+/// each input was kept, and its message.
+fn worker(dir: &Path, seed: u64, count: usize, done: &AtomicUsize) -> Vec<(PathBuf, String)> {
     let (sources, yamls) = seeds();
     let mut rng = Rng(seed | 1);
     let mut panics = Vec::new();
@@ -230,8 +248,10 @@ fn worker(dir: &Path, seed: u64, count: usize, done: &AtomicUsize) -> Vec<(Vec<u
                 }
             }
         }));
-        if result.is_err() && panics.len() < 5 {
-            panics.push((src, yaml));
+        if result.is_err() {
+            let message = LAST_PANIC.lock().map(|m| m.clone()).unwrap_or_default();
+            let kept = keep(&dir.with_file_name(format!("{seed:x}-{i}")), ext, &src, &yaml, &message);
+            panics.push((kept, message));
         }
         done.fetch_add(1, Ordering::Relaxed);
     }
@@ -242,13 +262,18 @@ fn worker(dir: &Path, seed: u64, count: usize, done: &AtomicUsize) -> Vec<(Vec<u
 fn fuzz_front_end_and_config() {
     let count: usize = std::env::var("BEGEN_FUZZ_INPUTS").ok().and_then(|v| v.parse().ok()).unwrap_or(20_000);
     let seed: u64 = std::env::var("BEGEN_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed_b39e);
-    // Panics are caught and counted; keep the default hook's output quiet.
-    std::panic::set_hook(Box::new(|_| {}));
+    // Panics are caught and counted; the hook keeps the message and the
+    // place instead of printing them.
+    std::panic::set_hook(Box::new(|info| {
+        if let Ok(mut last) = LAST_PANIC.lock() {
+            *last = info.to_string();
+        }
+    }));
     let base = if Path::new("/dev/shm").is_dir() { PathBuf::from("/dev/shm") } else { std::env::temp_dir() };
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(4);
     let done = AtomicUsize::new(0);
     let start = Instant::now();
-    let panics: Vec<(Vec<u8>, Vec<u8>)> = std::thread::scope(|s| {
+    let panics: Vec<(PathBuf, String)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..workers)
             .map(|w| {
                 let dir = base.join(format!("begen-fuzz-{}-{w}", std::process::id()));
@@ -270,12 +295,8 @@ fn fuzz_front_end_and_config() {
         start.elapsed().as_secs_f64(),
         panics.len()
     );
-    for (src, yaml) in &panics {
-        println!(
-            "--- panicking source:\n{}\n--- begen.yaml:\n{}",
-            String::from_utf8_lossy(src),
-            String::from_utf8_lossy(yaml)
-        );
+    for (kept, message) in &panics {
+        println!("--- {message}\n    input kept in {} (replay: begen scan DIR)", kept.display());
     }
     assert_eq!(ran, count);
     assert!(panics.is_empty(), "{} input(s) panicked (shown above)", panics.len());

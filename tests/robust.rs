@@ -190,3 +190,15 @@ fn root_that_is_a_file_is_an_error() {
     assert!(begen::driver::run(&begen::driver::Input::new(&file)).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Found by tests/fuzz.rs: a diagnostic whose span is cut at a fixed width
+/// (80 bytes of a declaration that is not one) ended inside a multi-byte
+/// character, and the renderer panicked. Every cut position is tried.
+#[test]
+fn spans_ending_inside_a_character_render() {
+    for pad in 0..4 {
+        let text = format!("// @BE add\nvoid add]({}int64\u{202e}_t é ｘ stream) {{}}\n", "a".repeat(60 + pad));
+        let scan = scan_bytes("k.cpp", text.as_bytes());
+        assert!(scan.has_errors(), "{text}");
+    }
+}

@@ -123,12 +123,27 @@ fn slice(d: &Diagnostic, map: &SourceMap, file: FileId) -> Option<Slice> {
             Cow::Owned(_) => String::from_utf8_lossy(&bytes[..offset - from]).len(),
         }
     };
+    // A span may start or end inside a character (a fixed-width cut of a
+    // line, a fuzzed file): its mark covers the whole characters it touches.
+    let floor = |mut k: usize| {
+        while !text.is_char_boundary(k) {
+            k -= 1;
+        }
+        k
+    };
+    let ceil = |mut k: usize| {
+        while !text.is_char_boundary(k) {
+            k += 1;
+        }
+        k
+    };
     let marks = spans
         .iter()
         .zip(&lines)
         .map(|((s, label), &line)| {
             let end = s.end.min(f.line_range(line).end).max(s.start);
-            (at(s.start)..at(end), label.to_string())
+            let start = floor(at(s.start).min(text.len()));
+            (start..ceil(at(end).min(text.len())).max(start), label.to_string())
         })
         .collect();
     Some(Slice { origin: f.name.clone(), text: text.into_owned(), line: first, primary, marks })
