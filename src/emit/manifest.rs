@@ -14,6 +14,7 @@ use crate::model::{Library, Platform};
 /// target_prefix: mykernels
 /// platform: cpu
 /// xla_ffi_api_version: '0.3'
+/// xla_ffi_api_symbol: begen_ffi_api__mykernels
 /// begen_version: 0.1.0
 /// modules:
 /// - name: mykernels
@@ -39,6 +40,9 @@ pub struct Manifest {
     /// `cuda` when any function is CUDA, else `cpu`.
     pub platform: String,
     pub xla_ffi_api_version: Option<String>,
+    /// The library's exported `const char* (void)` returning the version
+    /// its handlers were compiled against (what the Python module checks).
+    pub xla_ffi_api_symbol: String,
     pub begen_version: String,
     pub modules: Vec<ManifestModule>,
     pub functions: Vec<ManifestFunction>,
@@ -114,6 +118,7 @@ pub fn manifest(lib: &Library, xla_api_version: Option<&str>) -> Manifest {
         target_prefix: lib.prefix.clone(),
         platform: if any_cuda { Platform::Cuda } else { Platform::Cpu }.as_str().to_string(),
         xla_ffi_api_version: xla_api_version.map(String::from),
+        xla_ffi_api_symbol: super::cpp::ffi_api_symbol(&lib.name),
         begen_version: env!("CARGO_PKG_VERSION").to_string(),
         modules: lib
             .modules

@@ -54,6 +54,12 @@ def test_dispatch_picks_the_best_cpu_implementation_beside_a_cuda_one(algo, jax_
     np.testing.assert_allclose(jax.jit(lambda a, b: algo.add(a, b, alpha=2.0))(x, y), x + 2 * y)
     # Lowered for the CPU: the priority-10 CPU kernel only, no CUDA target.
     assert targets_in(jax, lambda a, b: algo.add(a, b, alpha=2.0), x, y) == ["e2e_algo.add_fast"]
+    # Lowered for CUDA (as the GPU machine or an export would): the CUDA
+    # kernel only; for both platforms, both, behind jax's platform switch.
+    lower = lambda platforms: jax.jit(lambda a, b: algo.add(a, b, alpha=2.0)).trace(x, y).lower(  # noqa: E731
+        lowering_platforms=platforms).as_text()
+    assert re.findall(r"custom_call @([\w.]+)", lower(("cuda",))) == ["e2e_algo.add_cuda"]
+    assert sorted(re.findall(r"custom_call @([\w.]+)", lower(("cpu", "cuda")))) == ["e2e_algo.add_cuda", "e2e_algo.add_fast"]
     # add_fast refuses alpha=0.0: the algorithm falls back to add_cpu.
     assert targets_in(jax, lambda a, b: algo.add(a, b, alpha=0.0), x, y) == ["e2e_algo.add_cpu"]
     np.testing.assert_allclose(algo.add(x, y, alpha=-1.0), x - y)
@@ -112,6 +118,9 @@ def test_gradients_through_declared_vjps(algo, jax_cpu):
     # The backward kernel runs (not jax's autodiff, which has no rule for an FFI call).
     assert targets_in(jax, jax.value_and_grad(loss), x) == ["e2e_algo.square", "e2e_algo.square_bwd"]
     assert targets_in(jax, jax.grad(loss), x) == ["e2e_algo.square_bwd"]  # the forward's value is not needed
+    # Untyped kernels: out= given to the forward, made for the backward.
+    out = jax.ShapeDtypeStruct(x.shape, x.dtype)
+    np.testing.assert_allclose(jax.grad(lambda a: (algo.twice(a, out=out) ** 2).sum())(x), 8 * x)
     # An integer input gets no cotangent; the float one gets the kernel's.
     idx = np.array([0, 2, 2, 5], np.int32)
     np.testing.assert_allclose(jax.grad(lambda a: algo.gather(a, idx).sum())(x), [1, 0, 2, 0, 0, 1])
@@ -228,3 +237,17 @@ def test_a_cpu_build_leaves_the_cuda_implementations_out(jax_cpu, tmp_path):
     assert [i.function for i in m.registry.implementations("sq")] == ["square"]
     x = np.linspace(0.1, 1.0, 3)
     np.testing.assert_allclose(jax_cpu.grad(lambda a: m.sq(a, scale=1.0).sum())(x), 2 * x)
+
+
+def test_the_stub_declares_algorithms_registry_and_deserialize(built):
+    import ast
+
+    stub = ast.parse((built / "e2e_algo.pyi").read_text())
+    functions = {n.name: n for n in stub.body if isinstance(n, ast.FunctionDef)}
+    assert {"add", "sq", "strict", "cuda_only", "deserialize", "register", "square"} <= set(functions)
+    assert ast.unparse(functions["add"].args) == "x: ArrayLike, y: ArrayLike, /, *, alpha: float, out: jax.ShapeDtypeStruct | None=None"
+    annotated = {t.target.id for t in stub.body if isinstance(t, ast.AnnAssign)}
+    assert "registry" in annotated
+    manifest = (built / "e2e_algo.yaml").read_text()
+    assert "algorithms:" in manifest and "vjp: square_bwd" in manifest and "has_side_effect: true" in manifest
+    assert "xla_ffi_api_symbol: begen_ffi_api__e2e_algo" in manifest

@@ -75,6 +75,19 @@ void gather_bwd(const double* x, const int32_t* idx, const double* dy, double* d
     }
 }
 
+// Untyped: out= is required, and the backward kernel gets its out= from
+// the forward's inputs.
+// @BE twice
+void twice(const BE::Tensor x, BE::Tensor y) {
+    for (int64_t i = 0; i < x.numel(); ++i) y.data_ptr<double>()[i] = 2.0 * x.data_ptr<double>()[i];
+}
+
+// @BE twice_bwd
+void twice_bwd(const BE::Tensor x, const BE::Tensor dy, BE::Tensor dx) {
+    (void)x;
+    for (int64_t i = 0; i < dy.numel(); ++i) dx.data_ptr<double>()[i] = 2.0 * dy.data_ptr<double>()[i];
+}
+
 // A side effect: every call counts; `peek` reads the count.
 static std::atomic<int64_t> calls{0};
 
