@@ -517,3 +517,38 @@ fn compare_vjp(fwd: &Function, bwd: &Function) -> Result<Vec<String>, String> {
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{DimMap, py_literal};
+    use crate::model::AttrType;
+
+    fn yaml(text: &str) -> serde_yaml_ng::Value {
+        serde_yaml_ng::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn unsupported_values_become_python_literals_of_their_type() {
+        assert_eq!(py_literal(&yaml("true"), AttrType::Bool).as_deref(), Some("True"));
+        assert_eq!(py_literal(&yaml("1"), AttrType::Bool), None);
+        assert_eq!(py_literal(&yaml("-128"), AttrType::Int8).as_deref(), Some("-128"));
+        assert_eq!(py_literal(&yaml("128"), AttrType::Int8), None);
+        assert_eq!(py_literal(&yaml("1.5"), AttrType::Int32), None);
+        assert_eq!(
+            py_literal(&yaml("18446744073709551615"), AttrType::UInt64).as_deref(),
+            Some("18446744073709551615")
+        );
+        assert_eq!(py_literal(&yaml("2"), AttrType::Float32).as_deref(), Some("2.0"));
+        assert_eq!(py_literal(&yaml("1.0e-5"), AttrType::Float64).as_deref(), Some("1e-5"));
+        assert_eq!(py_literal(&yaml(".inf"), AttrType::Float16).as_deref(), Some("float('inf')"));
+        assert_eq!(py_literal(&yaml("x"), AttrType::Float32), None);
+    }
+
+    #[test]
+    fn dimension_names_map_one_to_one() {
+        let mut dims = DimMap::default();
+        assert!(dims.pair("n", "m") && dims.pair("k", "j") && dims.pair("n", "m"));
+        assert!(!dims.pair("n", "j"), "j is k's already");
+        assert!(!dims.pair("q", "m"), "m is n's already");
+    }
+}
