@@ -32,6 +32,10 @@ echo "== shape contracts: typed tensors, dims, dtype instances, in place"
 "$BEGEN" build tests/gpu/typed --out "$WORK/typed" --platform cuda --quiet
 "$PY" tests/gpu/check_typed.py "$WORK/typed"
 
+echo "== algorithms and gradients: CUDA implementations beside CPU ones, vjps, export"
+"$BEGEN" build tests/e2e/algo --out "$WORK/algo" --platform cuda --quiet
+"$PY" tests/gpu/check_algorithms.py "$WORK/algo"
+
 # brainevent's whole kernel tree as one library, when its sources travelled
 # along (.cache/ is filled by tests/corpus/brainevent_corpus.py elsewhere).
 CORPUS="$ROOT/.cache/brainevent-0.3.0/corpus"
@@ -46,7 +50,7 @@ if [[ -d "$CORPUS" && -f "$ROOT/.cache/brainevent-0.3.0/wheel/brainevent/include
     printf 'name: brainevent_aot\nmodules:\n  per-file: true\n' > "$tree/begen.yaml"
     start=$SECONDS
     if "$BEGEN" build "$tree" --out "$WORK/brainevent/out" --platform cuda -I "$inc" --quiet; then
-        echo "brainevent tree: built in $((SECONDS - start)) s; $(nm -D "$WORK/brainevent/out/libbrainevent_aot.so" | grep -c ' T begen_') handlers"
+        echo "brainevent tree: built in $((SECONDS - start)) s; $(nm -D "$WORK/brainevent/out/libbrainevent_aot.so" | grep ' T begen_' | grep -vc ' T begen_ffi_api__') handlers"
     else
         echo "brainevent tree: FAILED after $((SECONDS - start)) s" >&2
     fi

@@ -10,7 +10,12 @@
 //! cxx_flags: [-O3]
 //! include_dirs: [third_party/include]   # relative to the root
 //! functions:                 # per-function options
-//!   scale: {command_buffer: true, vmap_method: broadcast_all}
+//!   scale: {command_buffer: true, vmap_method: broadcast_all, has_side_effect: false}
+//!   square: {vjp: square_bwd}                 # the backward kernel: a jax.custom_vjp
+//!   add_fast: {unsupported: {alpha: [0.0]}}   # attribute values it refuses
+//! algorithms:                # one Python function, several implementations
+//!   add: [{function: add_fast, priority: 10}, add_cpu, add_cuda]
+//!   mul: {fallback: false, implementations: [mul_cpu, mul_cuda]}
 //! sources:                   # the explicit forms, per source file
 //!   ops/add.cu: {vector_add: [arg, arg, ret, stream]}   # dict form
 //!   ops/cpu.cpp: [add_one]                              # list form
@@ -61,6 +66,82 @@ pub(crate) struct Config {
     /// Sources compiled again with other defines, each into its own module.
     #[serde(default)]
     pub variants: BTreeMap<String, Vec<VariantConfig>>,
+    /// Algorithms: a Python function dispatching to the best implementation
+    /// for the platform it is lowered for.
+    #[serde(default)]
+    pub algorithms: BTreeMap<String, AlgorithmConfig>,
+}
+
+/// One algorithm: its implementations, or them with options.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum AlgorithmConfig {
+    /// `[add_cpu, {function: add_cuda, priority: 5}]`.
+    List(Vec<ImplementationConfig>),
+    /// `{fallback: false, implementations: [...]}`.
+    Full(AlgorithmOptions),
+}
+
+/// An algorithm with its options.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AlgorithmOptions {
+    /// Whether a call an implementation refuses (an unsupported attribute
+    /// value) goes to the next one for the platform (default: true).
+    pub fallback: Option<bool>,
+    pub implementations: Vec<ImplementationConfig>,
+}
+
+impl AlgorithmConfig {
+    /// Its implementations, as listed.
+    pub fn implementations(&self) -> &[ImplementationConfig] {
+        match self {
+            AlgorithmConfig::List(list) => list,
+            AlgorithmConfig::Full(full) => &full.implementations,
+        }
+    }
+
+    /// Whether it falls back past an implementation that refuses a call.
+    pub fn fallback(&self) -> bool {
+        match self {
+            AlgorithmConfig::List(_) => true,
+            AlgorithmConfig::Full(full) => full.fallback.unwrap_or(true),
+        }
+    }
+}
+
+/// One implementation of an algorithm: a function name (`name` or
+/// `module.name`), with a priority (default 0; higher wins).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ImplementationConfig {
+    Name(String),
+    Full(ImplementationEntry),
+}
+
+/// `{function: add_cuda, priority: 5}`.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ImplementationEntry {
+    pub function: String,
+    #[serde(default)]
+    pub priority: i64,
+}
+
+impl ImplementationConfig {
+    /// The function it names.
+    pub fn function(&self) -> &str {
+        match self {
+            ImplementationConfig::Name(name) => name,
+            ImplementationConfig::Full(entry) => &entry.function,
+        }
+    }
+
+    /// Its priority (higher wins; 0 when not given).
+    pub fn priority(&self) -> i64 {
+        match self {
+            ImplementationConfig::Name(_) => 0,
+            ImplementationConfig::Full(entry) => entry.priority,
+        }
+    }
 }
 
 /// One variant of a source: `{module: csr_mv_b256, defines: {BLOCK: 256}}`.
@@ -114,6 +195,55 @@ pub(crate) struct CudaConfig {
 pub(crate) struct FunctionConfig {
     pub command_buffer: Option<bool>,
     pub vmap_method: Option<String>,
+    /// XLA must not drop or reorder the call (jax.ffi's `has_side_effect`).
+    pub has_side_effect: Option<bool>,
+    /// The backward kernel (`name` or `module.name`, in the same module).
+    pub vjp: Option<String>,
+    /// Attribute name -> values the kernel does not support.
+    #[serde(default)]
+    pub unsupported: BTreeMap<String, Vec<serde_yaml_ng::Value>>,
+}
+
+// A list or a mapping, a name or a mapping: deserialized by hand so that a
+// mistake inside the mapping (an unknown key) is reported as itself, not as
+// "data did not match any variant".
+impl<'de> Deserialize<'de> for AlgorithmConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = AlgorithmConfig;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of implementations, or {fallback: ..., implementations: [...]}")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                Deserialize::deserialize(serde::de::value::SeqAccessDeserializer::new(seq)).map(AlgorithmConfig::List)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(AlgorithmConfig::Full)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for ImplementationConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = ImplementationConfig;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a function name, or {function: ..., priority: ...}")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(ImplementationConfig::Name(v.to_string()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(ImplementationConfig::Full)
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// The arg_spec system's two explicit forms for one source file.
@@ -173,10 +303,21 @@ impl ConfigFile {
     /// word (a list item), on the first line at or after `after_line` that
     /// has it; the file's start when there is none.
     pub fn span(&self, map: &SourceMap, word: &str, after_line: usize) -> Span {
+        self.find(map, word, after_line, true)
+    }
+
+    /// The span of `word` as a value (a list item, or after `key:`) or,
+    /// failing that, as a key, on the first line at or after `after_line`
+    /// that has it; the file's start when there is none.
+    pub fn value_span(&self, map: &SourceMap, word: &str, after_line: usize) -> Span {
+        self.find(map, word, after_line, false)
+    }
+
+    fn find(&self, map: &SourceMap, word: &str, after_line: usize, want_key: bool) -> Span {
         if !word.is_empty() && !word.contains(|c: char| c.is_whitespace() || DELIMITERS.contains(c)) {
             let found = self.words.get(word).and_then(|places| {
                 let later = || places.iter().filter(|(line, _, _)| *line >= after_line);
-                later().find(|(_, _, key)| *key).or_else(|| later().next()).map(|&(_, at, _)| at)
+                later().find(|(_, _, key)| *key == want_key).or_else(|| later().next()).map(|&(_, at, _)| at)
             });
             return match found {
                 Some(at) => map.span(self.id, at, at + word.len()),

@@ -9,6 +9,15 @@
 
 #include "begen/abi.h"
 #include "begen/ffi_support.h"
+
+#define BEGEN_STRINGIFY2(x) #x
+#define BEGEN_STRINGIFY(x) BEGEN_STRINGIFY2(x)
+
+// The XLA FFI API version these handlers were compiled against: the Python
+// module compares it with the running jaxlib's before registering them.
+extern "C" __attribute__((visibility("default"))) const char* {{ g.api_symbol }}(void) {
+  return BEGEN_STRINGIFY(XLA_FFI_API_MAJOR) "." BEGEN_STRINGIFY(XLA_FFI_API_MINOR);
+}
 {%- for h in g.handlers %}
 
 // {{ h.function }} ({{ h.source }}): {{ h.arg_spec }}

@@ -23,6 +23,7 @@ import threading as _threading
 {%- if m.namespaced %}
 import types as _types
 {%- endif %}
+from typing import NamedTuple as _NamedTuple
 
 import jax as _jax
 import numpy as _np
@@ -90,11 +91,92 @@ def register():
                 _begen_preload(name)
 {%- endif %}
             _lib = _ctypes.cdll.LoadLibrary(LIBRARY)
+        _begen_check_ffi_api()
         for target, symbol, platform in _HANDLERS:
             _jax.ffi.register_ffi_target(
                 target, _jax.ffi.pycapsule(getattr(_lib, symbol)), platform=platform
             )
         _registered = True
+
+
+# The XLA FFI version gate. XLA registers a handler only if the FFI API
+# version it was compiled against is one it supports; otherwise the call
+# fails later with "No FFI handler registered". register() compares first.
+
+
+def _begen_parse_api(text):
+    # "0.3" -> (0, 3); None for anything else.
+    try:
+        major, minor = str(text).split(".")
+        return int(major), int(minor)
+    except (ValueError, AttributeError):
+        return None
+
+
+def _begen_built_ffi_api():
+    # The version lib{{ m.name }}.so was compiled against: it records it itself.
+    try:
+        fn = getattr(_lib, {{ m.api_symbol }})
+    except AttributeError:
+        return None
+    fn.restype = _ctypes.c_char_p
+    return fn().decode()
+
+
+def _begen_running_ffi_api():
+    # The running jaxlib's, from the XLA FFI headers it ships (jaxlib has no
+    # Python constant for it); None when they are not there.
+    try:
+        path = _os.path.join(_jax.ffi.include_dir(), "xla", "ffi", "api", "c_api.h")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except Exception:
+        return None
+    found = {}
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) == 3 and words[0] == "#define" and words[1] in ("XLA_FFI_API_MAJOR", "XLA_FFI_API_MINOR"):
+            found[words[1]] = words[2]
+    if len(found) != 2:
+        return None
+    return f"{found['XLA_FFI_API_MAJOR']}.{found['XLA_FFI_API_MINOR']}"
+
+
+def _begen_check_ffi_api():
+    # Same major version, and a minor version the running XLA knows (it
+    # supports older ones; a newer one may use what it does not have).
+    built, running = _begen_built_ffi_api(), _begen_running_ffi_api()
+    b, r = _begen_parse_api(built), _begen_parse_api(running)
+    if b is None or r is None or (b[0] == r[0] and b[1] <= r[1]):
+        return
+    import sys
+
+    try:
+        import jaxlib
+
+        jaxlib_version = jaxlib.__version__
+    except Exception:
+        jaxlib_version = "?"
+    raise RuntimeError(
+        f"{__name__}: lib{{ m.name }}.so was built against XLA FFI API {built}, but the running jaxlib "
+        f"{jaxlib_version} has XLA FFI API {running}, so XLA would not register its handlers (calls would fail "
+        f"with 'No FFI handler registered'). Rebuild it against this jaxlib: run `begen build` with "
+        f"BEGEN_PYTHON={sys.executable} (or XLA_FFI_INCLUDE_DIR={_jax.ffi.include_dir()}), or install a jaxlib "
+        f"whose XLA FFI API is {built}."
+    )
+
+
+def deserialize(serialized):
+    """Registers this library's targets, then returns `jax.export.deserialize(serialized)`.
+
+    An exported function that calls these kernels runs in a fresh process
+    once the targets are registered: `import {{ m.name }}` and call this (or
+    `{{ m.name }}.register()`) before calling the deserialized function.
+    """
+    register()
+    from jax import export as _export
+
+    return _export.deserialize(serialized)
 
 
 # Attribute conversion. Values must fit the declared type exactly: a
@@ -335,6 +417,164 @@ def _begen_key(name, c):
     return f"{name}[{','.join(f'{k}={v}' for k, v in c.items())}]"
 
 
+# Unsupported attribute values, gradients and algorithms. Run at trace time.
+
+
+def _begen_same_value(value, unsupported):
+    try:
+        return bool(_np.asarray(value) == unsupported)
+    except Exception:
+        return False
+
+
+def _begen_refusal(fn, table):
+    # Why `fn` refuses a call, or None: `table` is {attribute: (value, values it does not support)}.
+    for attr, (value, values) in table.items():
+        if any(_begen_same_value(value, u) for u in values):
+            return f"{fn} does not support {attr}={_begen_text(value)} (begen.yaml: unsupported)"
+    return None
+
+
+def _begen_refuse(fn, table):
+    why = _begen_refusal(fn, table)
+    if why is not None:
+        raise ValueError(why)
+
+
+def _begen_struct(x):
+    # The shape/dtype struct of an array or a Python number.
+    return _jax.ShapeDtypeStruct(_jax.numpy.shape(x), _jax.numpy.result_type(x))
+
+
+def _begen_inexact(x):
+    return _jax.numpy.issubdtype(_jax.numpy.result_type(x), _jax.numpy.inexact)
+
+
+def _begen_vjp(primal, backward, args, n_out):
+    # A jax.custom_vjp of `primal` whose backward pass calls the backward
+    # kernel with the inputs and one cotangent per output. An integer input
+    # gets no cotangent (None: zero); an integer output's float0 cotangent
+    # reaches the kernel as zeros of its dtype.
+    f = _jax.custom_vjp(primal)
+
+    def fwd(*a):
+        out = primal(*a)
+        outs = out if n_out > 1 else (out,)
+        return out, (a, tuple(None if _begen_inexact(o) else _jax.numpy.zeros_like(o) for o in outs))
+
+    def bwd(res, ct):
+        a, zeros = res
+        cts = tuple(ct) if n_out > 1 else (ct,)
+        cts = tuple(z if z is not None else c for c, z in zip(cts, zeros))
+        grads = backward(*a, *cts)
+        grads = tuple(grads) if len(a) > 1 else (grads,)
+        return tuple(g if _begen_inexact(x) else None for x, g in zip(a, grads))
+
+    f.defvjp(fwd, bwd)
+    return f(*args)
+
+
+class _BegenImplementation(_NamedTuple):
+    """One implementation of an algorithm (begen.yaml's `algorithms:`)."""
+
+    algorithm: str
+    #: The function's name (`module.function` in a library of modules).
+    function: str
+    #: "cpu" or "cuda".
+    platform: str
+    #: Higher wins among the implementations for one platform.
+    priority: int
+    #: Attribute values it does not support: {attribute: (values, ...)}.
+    unsupported: dict
+    #: Its Python function.
+    call: object
+    #: The algorithm's keyword names it spells differently.
+    renames: dict
+
+
+def _begen_platform():
+    # The platform name lax.platform_dependent uses for the default backend.
+    backend = _jax.default_backend()
+    return "cuda" if backend == "gpu" else backend
+
+
+def _begen_dispatch(name, args, kwargs):
+    # Picks, per platform, the best implementation that supports the call's
+    # attribute values, and stages them out with lax.platform_dependent:
+    # lowering keeps only the branch of the platform it lowers for (no
+    # run-time cost; the HLO holds that target only).
+    fallback, implementations = _ALGORITHMS[name]
+    chosen, refused = {}, {}
+    for impl in implementations:
+        if impl.platform in chosen or (impl.platform in refused and not fallback):
+            continue
+        kw = {impl.renames.get(k, k): v for k, v in kwargs.items()}
+        table = {a: (kw.get(a), values) for a, values in impl.unsupported.items()}
+        why = _begen_refusal(f"'{impl.function}' ({impl.platform}, priority {impl.priority})", table)
+        if why is None:
+            chosen[impl.platform] = impl
+        else:
+            refused.setdefault(impl.platform, []).append(why)
+    here = _begen_platform()
+    if not chosen or (here in refused and here not in chosen):
+        reasons = refused.get(here) or [r for rs in refused.values() for r in rs]
+        tail = "" if fallback else " (the algorithm does not fall back: fallback: false)"
+        raise ValueError(f"{__name__}.{name}: no implementation supports this call: {'; '.join(reasons)}{tail}")
+
+    def branch(impl):
+        kw = {impl.renames.get(k, k): v for k, v in kwargs.items()}
+        return lambda *a: impl.call(*a, **kw)
+
+    # Even with one branch: lowering for a platform without one is then
+    # jax's error naming the platform, not a missing FFI handler.
+    return _jax.lax.platform_dependent(*args, **{p: branch(impl) for p, impl in chosen.items()})
+
+
+class _BegenRegistry:
+    """The library's algorithms and their implementations (begen.yaml's `algorithms:`).
+
+    `algorithms()` lists the names; `implementations(name)` the
+    implementations, best first; `get(name)` the dispatching function,
+    `get(name, platform="cpu")` the best implementation's function for a
+    platform, `get(name, function="add_cuda")` a specific one's.
+    """
+
+    def algorithms(self):
+        return list(_ALGORITHMS)
+
+    def implementations(self, algorithm):
+        if algorithm not in _ALGORITHMS:
+            raise KeyError(f"{__name__}: no algorithm {algorithm!r}; the algorithms are {', '.join(_ALGORITHMS) or 'none'}")
+        return list(_ALGORITHMS[algorithm][1])
+
+    def get(self, algorithm, *, platform=None, function=None):
+        implementations = self.implementations(algorithm)
+        if function is not None:
+            for impl in implementations:
+                if function in (impl.function, impl.call.__name__):
+                    return impl.call
+            names = ", ".join(i.function for i in implementations)
+            raise KeyError(f"{__name__}: algorithm {algorithm!r} has no implementation {function!r}; it has {names}")
+        if platform is not None:
+            platform = "cuda" if platform == "gpu" else platform
+            for impl in implementations:
+                if impl.platform == platform:
+                    return impl.call
+            raise KeyError(f"{__name__}: algorithm {algorithm!r} has no implementation for platform {platform!r}")
+        return globals()[algorithm]
+
+    def __repr__(self):
+        rows = [
+            f"  {a}: " + ", ".join(f"{i.function} ({i.platform}, {i.priority})" for i in self.implementations(a))
+            for a in _ALGORITHMS
+        ]
+        return "\n".join([f"<{__name__} registry: {len(_ALGORITHMS)} algorithm(s)>", *rows])
+
+
+#: The library's algorithms and their implementations.
+registry = _BegenRegistry()
+
+
 def export_safety_checks():
     """The jax.export.DisabledSafetyCheck list that exporting this module's kernels needs.
 
@@ -354,7 +594,9 @@ def export_safety_checks():
 {% if !line.is_empty() %}{{ ind }}{{ line }}{% endif %}
 {%- endfor %}
 {{ ind }}    """
+{%- if f.registers %}
 {{ ind }}    register()
+{%- endif %}
 {%- for s in f.body %}
 {{ ind }}    {{ s }}
 {%- endfor %}
@@ -401,3 +643,21 @@ def {{ n.py_name }}():
     return locals()
 {%- endfor %}
 {%- endif %}
+{%- for a in m.algorithms %}
+{%- call function(a.function, "") %}{% endcall %}
+{%- endfor %}
+
+
+# Algorithms: name -> (fallback, implementations, best first).
+_ALGORITHMS = {
+{%- for a in m.algorithms %}
+    {{ a.name }}: (
+        {{ a.fallback }},
+        (
+{%- for i in a.implementations %}
+            {{ i }},
+{%- endfor %}
+        ),
+    ),
+{%- endfor %}
+}

@@ -72,6 +72,9 @@ macro_rules! cases {
 
 cases!(
     infer_table,
+    err_algorithms,
+    err_vjp,
+    err_algorithms_yaml,
     tensors,
     explicit_types,
     seed_examples,

@@ -11,6 +11,7 @@
 //! per-function options, platform and generated-file filtering, names and
 //! symbols, include paths.
 
+mod algorithms;
 mod contract;
 mod function;
 mod infer;
@@ -80,6 +81,8 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
     let repeats = find_repeats(&instances);
     let functions = check_functions(req.map, instances, &repeats, &modules, &mut diags);
     let mut functions = check_options(req, functions, &declared_names, &mut diags);
+    algorithms::check_vjps(req, &mut functions, &mut diags);
+    let listed = algorithms::check_algorithms(req, &functions, &mut diags);
     let mut sources = check_sources(req, &functions, choice, &variants, &mut diags);
     if choice == PlatformChoice::Cpu {
         functions.retain(|f| f.platform == Platform::Cpu);
@@ -90,10 +93,20 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
     }
     let namespaced = modules.namespaced;
     let modules = names::name_all(req, &name, &prefix, &modules, &mut functions, &mut diags);
+    let algorithms = algorithms::resolve(listed, &functions, &modules, namespaced, &mut diags);
     check_include_paths(req, &functions, &mut sources, &mut diags);
     let settings = settings(req, choice, &sources);
-    let library =
-        Library { name, prefix, functions, modules, namespaced, sources, settings, root: req.root.to_path_buf() };
+    let library = Library {
+        name,
+        prefix,
+        functions,
+        modules,
+        namespaced,
+        sources,
+        algorithms,
+        settings,
+        root: req.root.to_path_buf(),
+    };
     (library, diags)
 }
 
@@ -103,7 +116,7 @@ pub(super) fn source_id(req: &Request, file: &str) -> Option<FileId> {
 }
 
 /// Where begen.yaml writes `word` (a key or a value), or its start.
-fn config_span(req: &Request, word: &str, after_line: usize) -> Option<Span> {
+pub(super) fn config_span(req: &Request, word: &str, after_line: usize) -> Option<Span> {
     req.config_file.as_ref().map(|c| c.span(req.map, word, after_line))
 }
 
@@ -379,9 +392,19 @@ fn check_options(
             }
             continue;
         }
+        let mut seen = BTreeSet::new();
         for &k in by_key.get(key).into_iter().flatten() {
-            functions[k].options =
-                FunctionOptions { command_buffer: opts.command_buffer.unwrap_or(false), vmap_method };
+            // Problems with `unsupported:` are reported once per key.
+            let mut found = Vec::new();
+            let unsupported = algorithms::check_unsupported(req, key, opts, &functions[k], &mut found);
+            diags.extend(found.into_iter().filter(|d| seen.insert(d.message.clone())));
+            functions[k].options = FunctionOptions {
+                command_buffer: opts.command_buffer.unwrap_or(false),
+                vmap_method,
+                has_side_effect: opts.has_side_effect.unwrap_or(false),
+                vjp: opts.vjp.clone(),
+                unsupported,
+            };
         }
     }
     functions

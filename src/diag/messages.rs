@@ -417,7 +417,10 @@ pub fn unknown_config_function(name: &str) -> String {
 }
 
 pub fn bad_vmap_method(value: &str) -> String {
-    format!("unknown vmap_method `{value}`: expected sequential, expand_dims or broadcast_all")
+    format!(
+        "unknown vmap_method `{value}`: expected sequential, sequential_unrolled, expand_dims, broadcast_all or \
+         legacy_vectorized"
+    )
 }
 
 pub fn bad_platform(value: &str) -> String {
@@ -532,3 +535,76 @@ pub const HINT_DEFINE: &str = "write defines as `{BLOCK: 256, USE_FAST: true, MO
 pub const NO_FUNCTIONS: &str = "no annotated function was found: the library has no kernels";
 
 pub const HINT_NO_FUNCTIONS: &str = "annotate each function to export with `// @BE <name>` on the line before it";
+
+// ---- algorithms and gradients ----
+
+pub fn bad_algorithm_name(name: &str) -> String {
+    format!("algorithm name `{name}` is not usable: it must be an ASCII identifier and not a Python keyword")
+}
+
+pub fn algorithm_name_taken(name: &str, what: &str) -> String {
+    format!("algorithm `{name}` would hide {what} in the Python module")
+}
+
+pub const HINT_ALGORITHM_NAME: &str =
+    "an algorithm is a function at the top of the Python module: give it a name no module or function has there";
+
+pub fn empty_algorithm(name: &str) -> String {
+    format!("algorithm `{name}` has no implementations")
+}
+
+pub fn unknown_implementation(algorithm: &str, function: &str) -> String {
+    format!("implementation `{function}` of algorithm `{algorithm}` is not an exported function")
+}
+
+pub fn ambiguous_implementation(algorithm: &str, function: &str, modules: &[String]) -> String {
+    format!(
+        "implementation `{function}` of algorithm `{algorithm}` is in several modules ({}): say which, as `module.{function}`",
+        modules.join(", ")
+    )
+}
+
+pub fn implementation_twice(algorithm: &str, function: &str) -> String {
+    format!("algorithm `{algorithm}` lists `{function}` twice")
+}
+
+pub fn implementations_disagree(algorithm: &str, first: &str, other: &str, difference: &str) -> String {
+    format!("implementations `{first}` and `{other}` of algorithm `{algorithm}` disagree: {difference}")
+}
+
+pub const LABEL_REFERENCE_IMPLEMENTATION: &str = "compared with this implementation";
+
+pub const HINT_IMPLEMENTATIONS: &str = "the implementations of an algorithm must have the same inputs, outputs, \
+     attributes (names and types), typed contracts, constants and gradient, so that one Python function calls any of them";
+
+pub fn algorithm_not_built(name: &str) -> String {
+    format!("algorithm `{name}` has no implementation in this build (its kernels are not built for this platform)")
+}
+
+pub fn unknown_vjp(function: &str, vjp: &str, module: &str) -> String {
+    format!("the backward kernel `{vjp}` of '{function}' is not an exported function of module `{module}`")
+}
+
+pub const HINT_VJP: &str = "the backward kernel takes the forward's inputs, then one cotangent per forward output, \
+     and returns one cotangent per forward input (same shapes and dtypes); the forward's attributes are passed to it \
+     by name";
+
+pub fn vjp_counts(function: &str, vjp: &str, got: (usize, usize), want: (usize, usize)) -> String {
+    format!(
+        "the backward kernel `{vjp}` of '{function}' takes {} input(s) and returns {} output(s); it must take {} \
+         (the inputs of '{function}', then one cotangent per output) and return {} (one cotangent per input)",
+        got.0, got.1, want.0, want.1
+    )
+}
+
+pub fn vjp_mismatch(function: &str, vjp: &str, difference: &str) -> String {
+    format!("the backward kernel `{vjp}` does not fit '{function}': {difference}")
+}
+
+pub fn unsupported_not_an_attribute(function: &str, attr: &str) -> String {
+    format!("`unsupported:` of '{function}' names `{attr}`, which is not one of its attributes")
+}
+
+pub fn bad_unsupported_value(function: &str, attr: &str, ty: AttrType, value: &str) -> String {
+    format!("`unsupported:` value {value} of attribute '{attr}' of '{function}' does not fit its type, {ty}")
+}

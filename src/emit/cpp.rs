@@ -72,7 +72,20 @@ pub struct TrampolineView {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GlueView {
     pub library: String,
+    /// The exported function that returns the XLA FFI API version the
+    /// glue was compiled against (`"0.3"`), read by the Python module's
+    /// version gate: [`ffi_api_symbol`].
+    pub api_symbol: String,
     pub handlers: Vec<HandlerView>,
+}
+
+/// The symbol of the library's `const char* (void)` that returns the XLA
+/// FFI API version its handlers were compiled against. Handler symbols are
+/// `begen_<library>_...` (identifiers joined by single underscores after
+/// the library's name), so a name starting `begen_ffi_api__` cannot be one
+/// unless a library is called `ffi`; the library's name comes last.
+pub fn ffi_api_symbol(library: &str) -> String {
+    format!("begen_ffi_api__{library}")
 }
 
 /// One XLA FFI handler (in the glue TU).
@@ -686,6 +699,7 @@ pub fn wrapper_view(
 pub fn glue_view(library: &Library) -> GlueView {
     GlueView {
         library: library.name.clone(),
+        api_symbol: ffi_api_symbol(&library.name),
         handlers: library.functions.iter().flat_map(Unit::all).map(|u| handler_view(&u)).collect(),
     }
 }

@@ -14,6 +14,7 @@ use crate::model::{Library, Platform};
 /// target_prefix: mykernels
 /// platform: cpu
 /// xla_ffi_api_version: '0.3'
+/// xla_ffi_api_symbol: begen_ffi_api__mykernels
 /// begen_version: 0.1.0
 /// modules:
 /// - name: mykernels
@@ -39,9 +40,32 @@ pub struct Manifest {
     /// `cuda` when any function is CUDA, else `cpu`.
     pub platform: String,
     pub xla_ffi_api_version: Option<String>,
+    /// The library's exported `const char* (void)` returning the version
+    /// its handlers were compiled against (what the Python module checks).
+    pub xla_ffi_api_symbol: String,
     pub begen_version: String,
     pub modules: Vec<ManifestModule>,
     pub functions: Vec<ManifestFunction>,
+    /// begen.yaml's algorithms (absent when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub algorithms: Vec<ManifestAlgorithm>,
+}
+
+/// One algorithm: its implementations, best first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ManifestAlgorithm {
+    pub name: String,
+    pub fallback: bool,
+    pub implementations: Vec<ManifestImplementation>,
+}
+
+/// One implementation of an algorithm.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ManifestImplementation {
+    pub function: String,
+    pub module: String,
+    pub platform: String,
+    pub priority: i64,
 }
 
 /// One module of the manifest: its name and its functions' names.
@@ -64,6 +88,12 @@ pub struct ManifestFunction {
     pub arg_spec: Vec<String>,
     pub command_buffer: bool,
     pub vmap_method: String,
+    /// Set when XLA must keep every call.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub has_side_effect: bool,
+    /// The backward kernel of the function's `jax.custom_vjp`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vjp: Option<String>,
     /// A template kernel's instantiations (absent for a plain function).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub instances: Vec<ManifestInstance>,
@@ -88,6 +118,7 @@ pub fn manifest(lib: &Library, xla_api_version: Option<&str>) -> Manifest {
         target_prefix: lib.prefix.clone(),
         platform: if any_cuda { Platform::Cuda } else { Platform::Cpu }.as_str().to_string(),
         xla_ffi_api_version: xla_api_version.map(String::from),
+        xla_ffi_api_symbol: super::cpp::ffi_api_symbol(&lib.name),
         begen_version: env!("CARGO_PKG_VERSION").to_string(),
         modules: lib
             .modules
@@ -111,6 +142,8 @@ pub fn manifest(lib: &Library, xla_api_version: Option<&str>) -> Manifest {
                 arg_spec: f.arg_spec().iter().map(|t| t.to_string()).collect(),
                 command_buffer: f.options.command_buffer,
                 vmap_method: f.options.vmap_method.as_str().to_string(),
+                has_side_effect: f.options.has_side_effect,
+                vjp: f.options.vjp.clone(),
                 instances: f
                     .instances
                     .iter()
@@ -118,6 +151,27 @@ pub fn manifest(lib: &Library, xla_api_version: Option<&str>) -> Manifest {
                         key: i.key.clone(),
                         target: i.target.clone(),
                         handler_symbol: i.handler.clone(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+        algorithms: lib
+            .algorithms
+            .iter()
+            .map(|a| ManifestAlgorithm {
+                name: a.name.clone(),
+                fallback: a.fallback,
+                implementations: a
+                    .implementations
+                    .iter()
+                    .map(|i| {
+                        let f = &lib.functions[i.function];
+                        ManifestImplementation {
+                            function: f.name.clone(),
+                            module: f.module.clone(),
+                            platform: f.platform.as_str().to_string(),
+                            priority: i.priority,
+                        }
                     })
                     .collect(),
             })

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use crate::model::{
-    AttrType, Const, ConstKind, ElementType, Extent, Function, Library, Param, Platform, TensorType, Token,
+    Algorithm, AttrType, Const, ConstKind, ElementType, Extent, Function, Library, Param, Platform, TensorType, Token,
 };
 
 use super::names::{comment_text, py_str};
@@ -33,6 +33,10 @@ pub struct PyModuleView {
     /// (target literal, symbol literal, platform literal) for `register()`.
     pub handlers: Vec<(String, String, String)>,
     pub functions: Vec<PyFunctionView>,
+    pub algorithms: Vec<PyAlgorithmView>,
+    /// The exported symbol returning the XLA FFI API version the library
+    /// was compiled against, as a literal.
+    pub api_symbol: String,
 }
 
 /// One module of a library of several: a namespace built by a function of
@@ -67,6 +71,28 @@ pub struct PyFunctionView {
     /// The body's statements after `register()`, one line each (nested
     /// lines carry their own indentation).
     pub body: Vec<String>,
+    /// Its positional parameters (the inputs), in order.
+    pub inputs: Vec<String>,
+    /// Its keyword parameters: (what it is, its Python name), what being an
+    /// attribute's name, `const:<NAME>` or `out`.
+    pub keywords: Vec<(String, String)>,
+    /// Whether the body calls `register()` first (an algorithm's does not:
+    /// its implementations do).
+    pub registers: bool,
+}
+
+/// An algorithm of the library: its Python function (top level) and its
+/// row of the registry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PyAlgorithmView {
+    pub function: PyFunctionView,
+    /// Its name, as a literal.
+    pub name: String,
+    /// `True` / `False`.
+    pub fallback: String,
+    /// Best first: one tuple expression per implementation
+    /// (`_BegenImplementation(...)`).
+    pub implementations: Vec<String>,
 }
 
 /// The Python expression converting attribute value `v` to what the C++
@@ -242,6 +268,10 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
         }
     }
     let vmap = py_str(f.options.vmap_method.as_str());
+    let vmap = if f.options.has_side_effect { format!("{vmap}, has_side_effect=True") } else { vmap };
+    if !f.options.unsupported.is_empty() {
+        body.push(format!("_begen_refuse({shown_lit}, {})", unsupported_table(f)));
+    }
     let arrays = py_tuple(inputs.iter().map(|p| p.py_name.clone()));
     if !typed {
         body.push(format!(
@@ -336,6 +366,19 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
             doc_rest.push(format!("    {}: one of {} ({how})", k.py_name, comment_text(&k.values.join(", "))));
         }
     }
+    let mut keywords: Vec<(String, String)> =
+        attrs.iter().map(|(name, py, _)| (name.to_string(), py.to_string())).collect();
+    keywords.extend(keyword_consts.iter().map(|k| (format!("const:{}", k.name), k.py_name.clone())));
+    if !rets.is_empty() {
+        keywords.push(("out".into(), "out".into()));
+    }
+    if f.options.has_side_effect {
+        doc_rest.push(String::new());
+        doc_rest.push("    Has side effects: XLA keeps every call.".into());
+    }
+    for (attr, values) in &f.options.unsupported {
+        doc_rest.push(format!("    Does not support {attr} = {}.", comment_text(&values.join(", "))));
+    }
     PyFunctionView {
         py_name: f.py_name.clone(),
         signature: params.join(", "),
@@ -344,7 +387,167 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
         doc_first,
         doc_rest,
         body,
+        inputs: inputs.iter().map(|p| p.py_name.clone()).collect(),
+        keywords,
+        registers: true,
     }
+}
+
+/// `{"alpha": (alpha, (0.0,)), ...}`: each attribute's value with the
+/// values the kernel does not support, for `_begen_refuse`.
+fn unsupported_table(f: &Function) -> String {
+    let items: Vec<String> = f
+        .options
+        .unsupported
+        .iter()
+        .map(|(attr, values)| {
+            let py = f.params.iter().find(|p| p.name == *attr).map_or(attr.as_str(), |p| p.py_name.as_str());
+            format!("{}: ({py}, {})", py_str(attr), py_tuple(values.iter().cloned()))
+        })
+        .collect();
+    format!("{{{}}}", items.join(", "))
+}
+
+/// The values a kernel does not support, without the arguments, for the
+/// registry: `{"alpha": (0.0,)}`, by the attributes' Python names.
+fn unsupported_values(f: &Function) -> String {
+    let items: Vec<String> = f
+        .options
+        .unsupported
+        .iter()
+        .map(|(attr, values)| {
+            let py = f.params.iter().find(|p| p.name == *attr).map_or(attr.as_str(), |p| p.py_name.as_str());
+            format!("{}: {}", py_str(py), py_tuple(values.iter().cloned()))
+        })
+        .collect();
+    format!("{{{}}}", items.join(", "))
+}
+
+/// Makes `view` (of `f`) a `jax.custom_vjp` whose backward pass calls
+/// `bwd`'s Python function: the body becomes the primal, a nested
+/// function; the backward gets the primal inputs, one cotangent per output,
+/// the attributes `bwd` declares (by name) and `out=` the inputs' structs.
+pub fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, bwd_view: &PyFunctionView) {
+    let inputs = view.inputs.clone();
+    let n_out = f.outputs();
+    let mut body = vec![format!("def _begen_primal({}):", inputs.join(", "))];
+    body.extend(view.body.iter().map(|line| format!("    {line}")));
+    let cts: Vec<String> = (0..n_out).map(|k| format!("_begen_ct{k}")).collect();
+    let mut args: Vec<String> = inputs.clone();
+    args.extend(cts.iter().cloned());
+    let mut call: Vec<String> = args.clone();
+    for (what, py) in &bwd_view.keywords {
+        if what == "out" {
+            continue;
+        }
+        if let Some((_, fwd_py)) = view.keywords.iter().find(|(w, _)| w == what) {
+            call.push(format!("{py}={fwd_py}"));
+        }
+    }
+    // The backward's outputs are the cotangents of the forward's inputs,
+    // in order; `out=` describes its `ret`s.
+    let mut structs = Vec::new();
+    for (k, p) in bwd.params.iter().filter(|p| p.token.is_output()).enumerate() {
+        if matches!(p.token, Token::Ret(_))
+            && let Some(x) = inputs.get(k)
+        {
+            structs.push(format!("_begen_struct({x})"));
+        }
+    }
+    if bwd_view.keywords.iter().any(|(w, _)| w == "out") {
+        let out = if structs.len() == 1 { structs[0].clone() } else { py_tuple(structs.into_iter()) };
+        call.push(format!("out={out}"));
+    }
+    body.push(format!("def _begen_backward({}):", args.join(", ")));
+    body.push(format!("    return {}({})", bwd_view.py_name, call.join(", ")));
+    body.push(format!(
+        "return _begen_vjp(_begen_primal, _begen_backward, {}, {n_out})",
+        py_tuple(inputs.iter().cloned())
+    ));
+    view.body = body;
+    view.doc_rest.push(String::new());
+    view.doc_rest.push(format!("    Differentiable: a jax.custom_vjp whose backward kernel is `{}`.", bwd.name));
+}
+
+/// The Python function and registry row of an algorithm. Its signature is
+/// its first implementation's; each implementation is called with its own
+/// keyword names (they differ only where a name had to be changed).
+fn py_algorithm_view(library: &Library, a: &Algorithm, views: &[(usize, PyFunctionView, String)]) -> PyAlgorithmView {
+    let view_of = |k: usize| views.iter().find(|(i, _, _)| *i == k).expect("every function has a view");
+    let (_, first, _) = view_of(a.implementations[0].function);
+    let mut implementations = Vec::new();
+    let mut doc_rest = vec![String::new()];
+    for platform in [Platform::Cpu, Platform::Cuda] {
+        let listed: Vec<String> = a
+            .implementations
+            .iter()
+            .filter(|i| library.functions[i.function].platform == platform)
+            .map(|i| format!("{} (priority {})", library.functions[i.function].name, i.priority))
+            .collect();
+        if !listed.is_empty() {
+            doc_rest.push(format!("    {}: {}", platform.as_str(), comment_text(&listed.join(", "))));
+        }
+    }
+    if !a.fallback {
+        doc_rest.push("    A call the best implementation refuses is an error (no fallback).".into());
+    }
+    for i in &a.implementations {
+        let f = &library.functions[i.function];
+        let (_, view, path) = view_of(i.function);
+        let renames: Vec<String> = first
+            .keywords
+            .iter()
+            .filter_map(|(what, alg_py)| {
+                let (_, own) = view.keywords.iter().find(|(w, _)| w == what)?;
+                (own != alg_py).then(|| format!("{}: {}", py_str(alg_py), py_str(own)))
+            })
+            .collect();
+        implementations.push(format!(
+            "_BegenImplementation({}, {}, {}, {}, {}, {}, {{{}}})",
+            py_str(&a.name),
+            py_str(&shown_name(library, f)),
+            py_str(f.platform.as_str()),
+            i.priority,
+            unsupported_values(f),
+            path,
+            renames.join(", ")
+        ));
+    }
+    let mut kwargs: Vec<String> =
+        first.keywords.iter().map(|(_, py)| format!("{}: {py}", py_str(py))).collect::<Vec<_>>();
+    kwargs.dedup();
+    let function = PyFunctionView {
+        py_name: a.name.clone(),
+        signature: first.signature.clone(),
+        stub_signature: first.stub_signature.clone(),
+        stub_return: first.stub_return.clone(),
+        doc_first: format!(
+            "Algorithm `{}`: calls its best implementation for the platform the call is lowered for.",
+            a.name
+        ),
+        doc_rest,
+        body: vec![format!(
+            "return _begen_dispatch({}, {}, {{{}}})",
+            py_str(&a.name),
+            py_tuple(first.inputs.iter().cloned()),
+            kwargs.join(", ")
+        )],
+        inputs: first.inputs.clone(),
+        keywords: first.keywords.clone(),
+        registers: false,
+    };
+    PyAlgorithmView {
+        function,
+        name: py_str(&a.name),
+        fallback: if a.fallback { "True" } else { "False" }.into(),
+        implementations,
+    }
+}
+
+/// A function as the registry names it: `module.name` in a library of
+/// modules, else its name.
+fn shown_name(library: &Library, f: &Function) -> String {
+    if library.namespaced { format!("{}.{}", f.module, f.name) } else { f.name.clone() }
 }
 
 /// A const value as a Python default: a number, `True`/`False`, a dtype name.
@@ -376,16 +579,37 @@ pub fn jax_platform(p: Platform) -> &'static str {
 pub fn py_module_view(library: &Library) -> PyModuleView {
     let sources: BTreeSet<String> = library.functions.iter().map(|f| comment_text(&f.file)).collect();
     let fs = &library.functions;
+    // Every function's view, with the Python expression that reaches it
+    // from the module's top level (for the algorithms' registry).
+    let py_module = |f: &Function| library.modules.iter().find(|m| m.name == f.module).map(|m| m.py_name.clone());
+    let mut views: Vec<(usize, PyFunctionView, String)> = fs
+        .iter()
+        .enumerate()
+        .map(|(k, f)| {
+            if library.namespaced {
+                let m = py_module(f).unwrap_or_default();
+                (k, py_function_view(f, &format!("{}.{}", f.module, f.name)), format!("{m}.{}", f.py_name))
+            } else {
+                (k, py_function_view(f, &f.name), f.py_name.clone())
+            }
+        })
+        .collect();
+    let plain: Vec<PyFunctionView> = views.iter().map(|(_, v, _)| v.clone()).collect();
+    for (k, view, _) in views.iter_mut() {
+        let f = &fs[*k];
+        let Some(bwd_name) = &f.options.vjp else { continue };
+        if let Some(b) = fs.iter().position(|g| g.module == f.module && g.name == *bwd_name) {
+            with_vjp(view, f, &fs[b], &plain[b]);
+        }
+    }
+    let algorithms: Vec<PyAlgorithmView> =
+        library.algorithms.iter().map(|a| py_algorithm_view(library, a, &views)).collect();
     let (functions, modules) = if library.namespaced {
         let modules: Vec<PyNamespaceView> = library
             .modules
             .iter()
             .map(|m| {
-                let functions: Vec<PyFunctionView> = m
-                    .functions
-                    .iter()
-                    .map(|&k| py_function_view(&fs[k], &format!("{}.{}", m.name, fs[k].name)))
-                    .collect();
+                let functions: Vec<PyFunctionView> = m.functions.iter().map(|&k| views[k].1.clone()).collect();
                 PyNamespaceView {
                     py_name: m.py_name.clone(),
                     doc: comment_text(&format!(
@@ -407,10 +631,13 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
             .collect();
         (Vec::new(), modules)
     } else {
-        (fs.iter().map(|f| py_function_view(f, &f.name)).collect(), Vec::new())
+        (views.into_iter().map(|(_, v, _)| v).collect(), Vec::new())
     };
-    let names =
-        functions.iter().map(|f: &PyFunctionView| f.py_name.as_str()).chain(modules.iter().map(|m| m.py_name.as_str()));
+    let names = functions
+        .iter()
+        .map(|f: &PyFunctionView| f.py_name.as_str())
+        .chain(modules.iter().map(|m| m.py_name.as_str()))
+        .chain(algorithms.iter().map(|a| a.function.py_name.as_str()));
     PyModuleView {
         name: library.name.clone(),
         sources: sources.into_iter().collect(),
@@ -418,7 +645,7 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
         needs_ml_dtypes: fs.iter().any(|f| f.attrs().any(|(_, t)| t == AttrType::BFloat16)),
         namespaced: library.namespaced,
         linked: library.settings.link_libs.iter().map(|l| py_str(l)).collect(),
-        all: all(names),
+        all: all_top(names),
         targets: fs
             .iter()
             .flat_map(|f| {
@@ -439,6 +666,8 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
             .collect(),
         functions,
         modules,
+        algorithms,
+        api_symbol: py_str(&super::cpp::ffi_api_symbol(&library.name)),
     }
 }
 
@@ -460,7 +689,13 @@ fn handlers(f: &Function) -> Vec<(String, String)> {
     }
 }
 
-/// `__all__`: the module's own names, then `names`, as literals.
+/// `__all__` of a module namespace: its own names, then `names`, as literals.
 fn all<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
     ["register", "TARGETS", "LIBRARY", "export_safety_checks"].into_iter().chain(names).map(py_str).collect()
+}
+
+/// `__all__` of the library's module: `all`, with the registry and
+/// `deserialize`.
+fn all_top<'a>(names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    all(["registry", "deserialize"].into_iter().chain(names))
 }

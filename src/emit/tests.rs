@@ -73,6 +73,7 @@ fn library(name: &str, mut functions: Vec<Function>) -> Library {
         modules: vec![module],
         namespaced: false,
         sources,
+        algorithms: Vec::new(),
         settings: Settings::default(),
         root: PathBuf::from("/"),
     }
@@ -138,7 +139,8 @@ pub(crate) fn cuda_case(root: &Path) -> Library {
             param("stream", Token::Stream),
         ],
     );
-    scale.options = FunctionOptions { command_buffer: true, vmap_method: VmapMethod::BroadcastAll };
+    scale.options =
+        FunctionOptions { command_buffer: true, vmap_method: VmapMethod::BroadcastAll, ..FunctionOptions::default() };
     // Out of the conventional order, with names Python cannot use as is.
     let odd = function(
         "lambda_kernel",

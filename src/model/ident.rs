@@ -132,9 +132,11 @@ pub(crate) fn is_py_keyword(name: &str) -> bool {
 /// its helpers call: a function, module or parameter of one of these names
 /// would hide one, so it gets a `_` appended. Every name starting with
 /// `_begen` is reserved too.
-pub(crate) const PY_RESERVED: [&str; 47] = [
+pub(crate) const PY_RESERVED: [&str; 51] = [
     // The module's own names.
     "register",
+    "registry",
+    "deserialize",
     "TARGETS",
     "LIBRARY",
     "MODULES",
@@ -177,6 +179,8 @@ pub(crate) const PY_RESERVED: [&str; 47] = [
     "ArrayLike",
     "Final",
     "type_check_only",
+    "Any",
+    "Callable",
     "dict",
     "str",
     "staticmethod",

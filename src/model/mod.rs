@@ -660,13 +660,30 @@ pub enum VmapMethod {
     /// Loop over the batch, one call per element (safe default).
     #[default]
     Sequential,
+    /// Like `Sequential`, unrolled: one call per element, without a loop.
+    SequentialUnrolled,
     /// The kernel accepts inputs with a leading batch dimension of the same size.
     ExpandDims,
     /// The kernel broadcasts any leading batch dimensions itself.
     BroadcastAll,
+    /// jax's deprecated `vectorized=True` behaviour (jax warns when it is used).
+    LegacyVectorized,
 }
 
 impl VmapMethod {
+    /// Every method jax.ffi offers, in its order.
+    ///
+    /// ```
+    /// assert_eq!(begen::model::VmapMethod::ALL.len(), 5);
+    /// ```
+    pub const ALL: [VmapMethod; 5] = [
+        VmapMethod::Sequential,
+        VmapMethod::SequentialUnrolled,
+        VmapMethod::ExpandDims,
+        VmapMethod::BroadcastAll,
+        VmapMethod::LegacyVectorized,
+    ];
+
     /// The name jax.ffi and `begen.yaml` use.
     ///
     /// ```
@@ -675,20 +692,22 @@ impl VmapMethod {
     pub fn as_str(self) -> &'static str {
         match self {
             VmapMethod::Sequential => "sequential",
+            VmapMethod::SequentialUnrolled => "sequential_unrolled",
             VmapMethod::ExpandDims => "expand_dims",
             VmapMethod::BroadcastAll => "broadcast_all",
+            VmapMethod::LegacyVectorized => "legacy_vectorized",
         }
     }
 
-    /// Parses `sequential`, `expand_dims` or `broadcast_all`.
+    /// Parses one of jax.ffi's method names.
     ///
     /// ```
     /// use begen::model::VmapMethod;
     /// assert_eq!(VmapMethod::parse("expand_dims"), Some(VmapMethod::ExpandDims));
-    /// assert_eq!(VmapMethod::parse("legacy_vectorized"), None);
+    /// assert_eq!(VmapMethod::parse("sideways"), None);
     /// ```
     pub fn parse(s: &str) -> Option<VmapMethod> {
-        [VmapMethod::Sequential, VmapMethod::ExpandDims, VmapMethod::BroadcastAll].into_iter().find(|m| m.as_str() == s)
+        VmapMethod::ALL.into_iter().find(|m| m.as_str() == s)
     }
 }
 
@@ -697,7 +716,7 @@ impl VmapMethod {
 /// ```
 /// use begen::model::{FunctionOptions, VmapMethod};
 /// let opts = FunctionOptions::default();
-/// assert!(!opts.command_buffer);
+/// assert!(!opts.command_buffer && !opts.has_side_effect && opts.vjp.is_none());
 /// assert_eq!(opts.vmap_method, VmapMethod::Sequential);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -707,6 +726,52 @@ pub struct FunctionOptions {
     pub command_buffer: bool,
     /// How `jax.vmap` batches calls of the Python function.
     pub vmap_method: VmapMethod,
+    /// XLA must keep the call even when its results are unused.
+    pub has_side_effect: bool,
+    /// The backward kernel, a function of the same module (checked: it
+    /// takes the inputs and one cotangent per output and returns one
+    /// cotangent per input); the Python function is then a `jax.custom_vjp`.
+    pub vjp: Option<String>,
+    /// Attribute values the kernel does not support, per attribute name,
+    /// as Python literals (`0.0`, `True`, `3`).
+    pub unsupported: Vec<(String, Vec<String>)>,
+}
+
+/// An algorithm: one Python function over several implementations, each
+/// a function of the library for one platform (begen.yaml's `algorithms:`).
+/// Implementations agree on inputs, outputs, attributes and contracts
+/// (checked).
+///
+/// ```
+/// let a = begen::model::Algorithm {
+///     name: "add".into(),
+///     fallback: true,
+///     implementations: vec![begen::model::Implementation { function: 0, priority: 10 }],
+/// };
+/// assert_eq!(a.implementations[0].priority, 10);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Algorithm {
+    /// Its Python name, at the module's top level (a checked identifier).
+    pub name: String,
+    /// A call an implementation refuses goes to the next one for the platform.
+    pub fallback: bool,
+    /// Highest priority first; equal priorities in begen.yaml's order.
+    pub implementations: Vec<Implementation>,
+}
+
+/// One implementation of an [`Algorithm`].
+///
+/// ```
+/// let i = begen::model::Implementation { function: 3, priority: 0 };
+/// assert_eq!(i.function, 3);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Implementation {
+    /// Index into [`Library::functions`].
+    pub function: usize,
+    /// Higher wins among the implementations for one platform.
+    pub priority: i64,
 }
 
 /// A checked, fully resolved annotated function.
@@ -934,6 +999,8 @@ pub struct Library {
     pub namespaced: bool,
     /// Every source file to compile, sorted by `file`.
     pub sources: Vec<SourceFile>,
+    /// begen.yaml's algorithms, sorted by name.
+    pub algorithms: Vec<Algorithm>,
     /// Include directories, flags, CUDA architectures and whether nvcc is needed.
     pub settings: Settings,
     /// The root the sources were found under (absolute).

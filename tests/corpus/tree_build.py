@@ -23,8 +23,8 @@ must succeed (its wall time is printed), and then:
   - the manifest `brainevent_aot.yaml` lists exactly those functions, with the
     same module, target and arg_spec;
   - `nm -D --defined-only libbrainevent_aot.so` exports each function's
-    `handler_symbol` as code, and no other `begen_` symbol: one handler per
-    function.
+    `handler_symbol` as code, and no other `begen_` symbol but the manifest's
+    `xla_ffi_api_symbol`: one handler per function.
 
 Sources that cannot build here are left out, each with its reason printed:
 `_dense/binary_dense_cublas.cu` (cuBLAS's headers are not in the pinned pip
@@ -256,7 +256,12 @@ def run_checks(exe, nm, tree, include, out, expected, named) -> list[str]:
                            f"(nm: {exported.get(sym, 'absent')})")
         if len(handlers) != len(listed):
             bad.append(f"{len(listed)} functions but {len(handlers)} distinct handler symbols")
-        extra = sorted(s for s in exported if s.startswith("begen_") and s not in handlers)
+        # The manifest names the version symbol the Python module's gate reads.
+        api = next((line.split(":", 1)[1].strip() for line in manifest.read_text(encoding="utf-8").splitlines()
+                    if line.startswith("xla_ffi_api_symbol:")), None)
+        if api is not None and exported.get(api) not in ("T", "t", "W"):
+            bad.append(f"the XLA FFI API version symbol {api} is not exported")
+        extra = sorted(s for s in exported if s.startswith("begen_") and s not in handlers and s != api)
         bad += [f"exported {s}, which no function of the manifest names" for s in extra]
         size = lib.stat().st_size
         show("(d) nm -D --defined-only", f"{len(exported)} defined dynamic symbols, "

@@ -39,7 +39,7 @@ def test_targets_are_module_dot_function(lib):
         "ops.neg": "ops.neg",
     }
     assert lib.jit_csr.TARGETS == {"scale": "jit_csr.scale", "fill": "jit_csr.fill"}
-    assert sorted(lib.__all__) == sorted(["register", "TARGETS", "LIBRARY", "export_safety_checks", "jit_coo", "jit_csr", "jit_csr_b5", "ops"])
+    assert sorted(lib.__all__) == sorted(["register", "TARGETS", "LIBRARY", "export_safety_checks", "registry", "deserialize", "jit_coo", "jit_csr", "jit_csr_b5", "ops"])
 
 
 def test_same_name_in_two_modules_calls_each_own_kernel(jax_cpu, lib):
@@ -96,7 +96,8 @@ def test_vmap_method_per_module_function(lib, built):
 def test_stub_declares_every_module_function(built):
     stub = ast.parse((built / "e2e_modules.pyi").read_text())
     classes = {n.name: n for n in stub.body if isinstance(n, ast.ClassDef)}
-    assert set(classes) == {"_begen_jit_coo", "_begen_jit_csr", "_begen_jit_csr_b5", "_begen_ops"}
+    assert set(classes) == {"_begen_jit_coo", "_begen_jit_csr", "_begen_jit_csr_b5", "_begen_ops", "_BegenImplementation",
+                            "_BegenRegistry"}
     methods = {f.name for f in classes["_begen_ops"].body if isinstance(f, ast.FunctionDef)}
     assert methods == {"register", "export_safety_checks", "add", "neg", "len_"}
     annotated = {t.target.id for t in stub.body if isinstance(t, ast.AnnAssign)}

@@ -1,0 +1,554 @@
+//! begen.yaml's `algorithms:` and the gradient options of `functions:`
+//! (`vjp`, `unsupported`), checked at build time so that the generated
+//! Python module can dispatch and differentiate at trace time without
+//! second-guessing: the implementations of an algorithm agree on inputs,
+//! outputs, attributes, contracts and constants; a backward kernel takes the
+//! forward's inputs and one cotangent per output and returns one cotangent
+//! per input; unsupported attribute values fit the attribute's type.
+
+use std::collections::{BTreeSet, HashMap};
+
+use super::{Request, config_span};
+use crate::config::FunctionConfig;
+use crate::diag::{Diagnostic, messages as msg};
+use crate::model::{
+    Algorithm, AttrType, Extent, Function, Implementation, Module, PY_RESERVED, Param, TensorType, Token,
+    is_identifier, is_py_keyword,
+};
+use crate::source::Span;
+
+/// An algorithm whose implementations were found, before the functions'
+/// final order is known: each implementation by (module, name).
+pub(super) struct Listed {
+    name: String,
+    fallback: bool,
+    span: Option<Span>,
+    implementations: Vec<(String, String, i64)>,
+}
+
+/// Where begen.yaml writes `word` as a value at or after `after`.
+fn value_span(req: &Request, word: &str, after: usize) -> Option<Span> {
+    req.config_file.as_ref().map(|c| c.value_span(req.map, word, after))
+}
+
+/// The 1-based line where begen.yaml writes `key` as a key at or after
+/// `after`, or `after` when it does not.
+fn key_line(req: &Request, key: &str, after: usize) -> usize {
+    config_span(req, key, after).map_or(after, |s| req.map.position(s).0)
+}
+
+/// Checks `algorithms:`: names, implementations that exist (once each, in
+/// one module) and agree with each other. Returns the algorithms whose
+/// implementations all resolved.
+pub(super) fn check_algorithms(req: &Request, functions: &[Function], diags: &mut Vec<Diagnostic>) -> Vec<Listed> {
+    if req.config.algorithms.is_empty() {
+        return Vec::new();
+    }
+    let mut by_key: HashMap<String, Vec<usize>> = HashMap::new();
+    for (k, f) in functions.iter().enumerate() {
+        by_key.entry(f.name.clone()).or_default().push(k);
+        by_key.entry(format!("{}.{}", f.module, f.name)).or_default().push(k);
+    }
+    let section = key_line(req, "algorithms", 1);
+    let mut out = Vec::new();
+    for (name, config) in &req.config.algorithms {
+        let line = key_line(req, name, section);
+        let span = config_span(req, name, section);
+        let error = |diags: &mut Vec<Diagnostic>, message: String, hint: Option<&str>| {
+            if let Some(span) = span {
+                let d = Diagnostic::error(span, message);
+                diags.push(match hint {
+                    Some(h) => d.hint(h),
+                    None => d,
+                });
+            }
+        };
+        let mut ok = true;
+        if !is_identifier(name) || is_py_keyword(name) || PY_RESERVED.contains(&name.as_str()) {
+            error(diags, msg::bad_algorithm_name(name), Some(msg::HINT_ALGORITHM_NAME));
+            ok = false;
+        }
+        let listed = config.implementations();
+        if listed.is_empty() {
+            error(diags, msg::empty_algorithm(name), None);
+            continue;
+        }
+        // (function index, priority, where begen.yaml names it)
+        let mut found: Vec<(usize, i64, Option<Span>)> = Vec::new();
+        let mut seen = BTreeSet::new();
+        for entry in listed {
+            let key = entry.function();
+            let at = value_span(req, key, line);
+            let push = |diags: &mut Vec<Diagnostic>, message: String| {
+                if let Some(at) = at {
+                    diags.push(Diagnostic::error(at, message));
+                }
+            };
+            match by_key.get(key).map(Vec::as_slice) {
+                None | Some([]) => {
+                    // A declared function that failed its own checks is
+                    // reported there; it is still not an implementation.
+                    push(diags, msg::unknown_implementation(name, key));
+                    ok = false;
+                }
+                Some([k]) => {
+                    if !seen.insert(*k) {
+                        push(diags, msg::implementation_twice(name, key));
+                        ok = false;
+                    } else {
+                        found.push((*k, entry.priority(), at));
+                    }
+                }
+                Some(many) => {
+                    let modules: Vec<String> = many.iter().map(|&k| format!("`{}`", functions[k].module)).collect();
+                    push(diags, msg::ambiguous_implementation(name, key, &modules));
+                    ok = false;
+                }
+            }
+        }
+        if let Some(&(first, _, first_at)) = found.first() {
+            for &(k, _, at) in &found[1..] {
+                let differences = compare_implementations(&functions[first], &functions[k]);
+                if let (Some(at), Some((head, rest))) = (at, differences.split_first()) {
+                    let (a, b) = (&functions[first].name, &functions[k].name);
+                    let mut d = Diagnostic::error(at, msg::implementations_disagree(name, a, b, head));
+                    if let Some(first_at) = first_at {
+                        d = d.with(first_at, msg::LABEL_REFERENCE_IMPLEMENTATION);
+                    }
+                    for more in rest {
+                        d = d.note(more.clone());
+                    }
+                    diags.push(d.hint(msg::HINT_IMPLEMENTATIONS));
+                    ok = false;
+                }
+            }
+        }
+        if ok {
+            let implementations = found
+                .iter()
+                .map(|&(k, priority, _)| (functions[k].module.clone(), functions[k].name.clone(), priority))
+                .collect();
+            out.push(Listed { name: name.clone(), fallback: config.fallback(), span, implementations });
+        }
+    }
+    out
+}
+
+/// The algorithms of the built library: implementations as indices into
+/// the final function list, highest priority first. An algorithm all of
+/// whose implementations are not built (CUDA ones under `--platform cpu`)
+/// is left out with a warning; one whose name would hide a module or
+/// function at the Python module's top level is an error.
+pub(super) fn resolve(
+    listed: Vec<Listed>,
+    functions: &[Function],
+    modules: &[Module],
+    namespaced: bool,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Algorithm> {
+    let index: HashMap<(&str, &str), usize> =
+        functions.iter().enumerate().map(|(k, f)| ((f.module.as_str(), f.name.as_str()), k)).collect();
+    let mut top: HashMap<&str, String> = HashMap::new();
+    if namespaced {
+        for m in modules {
+            top.insert(m.py_name.as_str(), format!("module `{}`", m.name));
+        }
+    } else {
+        for f in functions {
+            top.insert(f.py_name.as_str(), format!("function '{}'", f.name));
+        }
+    }
+    let mut out = Vec::new();
+    for a in listed {
+        if let Some(what) = top.get(a.name.as_str()) {
+            if let Some(span) = a.span {
+                diags.push(
+                    Diagnostic::error(span, msg::algorithm_name_taken(&a.name, what)).hint(msg::HINT_ALGORITHM_NAME),
+                );
+            }
+            continue;
+        }
+        let mut implementations: Vec<Implementation> = a
+            .implementations
+            .iter()
+            .filter_map(|(module, name, priority)| {
+                index
+                    .get(&(module.as_str(), name.as_str()))
+                    .map(|&function| Implementation { function, priority: *priority })
+            })
+            .collect();
+        if implementations.is_empty() {
+            if let Some(span) = a.span {
+                diags.push(Diagnostic::warning(span, msg::algorithm_not_built(&a.name)));
+            }
+            continue;
+        }
+        implementations.sort_by_key(|i| std::cmp::Reverse(i.priority));
+        out.push(Algorithm { name: a.name, fallback: a.fallback, implementations });
+    }
+    out
+}
+
+/// The values of `unsupported:` for `f` as Python literals, checked: each
+/// names an attribute of `f`, and each value fits its type. Problems are
+/// reported at `key`'s entry in begen.yaml.
+pub(super) fn check_unsupported(
+    req: &Request,
+    key: &str,
+    opts: &FunctionConfig,
+    f: &Function,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(String, Vec<String>)> {
+    let line = key_line(req, key, key_line(req, "functions", 1));
+    let mut out = Vec::new();
+    for (attr, values) in &opts.unsupported {
+        let Some((_, ty)) = f.attrs().find(|(p, _)| p.name == *attr) else {
+            if let Some(span) = config_span(req, attr, line) {
+                diags.push(Diagnostic::error(span, msg::unsupported_not_an_attribute(&f.name, attr)));
+            }
+            continue;
+        };
+        let mut literals = Vec::new();
+        for v in values {
+            match py_literal(v, ty) {
+                Some(text) => literals.push(text),
+                None => {
+                    let shown = serde_yaml_ng::to_string(v).unwrap_or_default().trim().to_string();
+                    if let Some(span) = config_span(req, attr, line) {
+                        diags.push(Diagnostic::error(span, msg::bad_unsupported_value(&f.name, attr, ty, &shown)));
+                    }
+                }
+            }
+        }
+        out.push((attr.clone(), literals));
+    }
+    out
+}
+
+/// A YAML value as the Python literal of an attribute value of type `ty`;
+/// `None` when it is not one.
+fn py_literal(v: &serde_yaml_ng::Value, ty: AttrType) -> Option<String> {
+    use serde_yaml_ng::Value;
+    match (ty, v) {
+        (AttrType::Bool, Value::Bool(b)) => Some(if *b { "True" } else { "False" }.into()),
+        (AttrType::Bool, _) => None,
+        (t, Value::Number(n)) if t.is_integer() => {
+            let v = n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from))?;
+            let (lo, hi) = t.int_range()?;
+            (lo..=hi).contains(&v).then(|| v.to_string())
+        }
+        (t, _) if t.is_integer() => None,
+        (_, Value::Number(n)) => {
+            let x = n.as_f64()?;
+            Some(if x.is_finite() { format!("{x:?}") } else { format!("float('{x}')") })
+        }
+        _ => None,
+    }
+}
+
+/// Resolves and checks each `vjp:`: the backward kernel is a function of
+/// the forward's module that fits it. A backward that does not is an error
+/// and the option is dropped.
+pub(super) fn check_vjps(req: &Request, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
+    let functions_line = key_line(req, "functions", 1);
+    let mut reported = BTreeSet::new();
+    for k in 0..functions.len() {
+        let Some(raw) = functions[k].options.vjp.clone() else { continue };
+        let f = &functions[k];
+        let key = [format!("{}.{}", f.module, f.name), f.name.clone()]
+            .into_iter()
+            .find(|key| req.config.functions.get(key).is_some_and(|o| o.vjp.as_deref() == Some(raw.as_str())))
+            .unwrap_or_else(|| f.name.clone());
+        let at = value_span(req, &raw, key_line(req, &key, functions_line));
+        let mut report = |d: Diagnostic| {
+            if reported.insert(d.message.clone()) {
+                diags.push(d);
+            }
+        };
+        let bwd = functions
+            .iter()
+            .position(|g| g.module == f.module && (g.name == raw || format!("{}.{}", g.module, g.name) == raw));
+        let Some(b) = bwd else {
+            if let Some(at) = at {
+                report(Diagnostic::error(at, msg::unknown_vjp(&f.name, &raw, &f.module)).hint(msg::HINT_VJP));
+            }
+            functions[k].options.vjp = None;
+            continue;
+        };
+        let bwd = &functions[b];
+        let (head, rest) = match compare_vjp(f, bwd) {
+            Err(counts) => (counts, Vec::new()),
+            Ok(problems) if problems.is_empty() => {
+                functions[k].options.vjp = Some(bwd.name.clone());
+                continue;
+            }
+            Ok(problems) => (msg::vjp_mismatch(&f.name, &bwd.name, &problems[0]), problems[1..].to_vec()),
+        };
+        if let Some(at) = at {
+            let mut d = Diagnostic::error(at, head);
+            for more in rest {
+                d = d.note(more);
+            }
+            report(d.hint(msg::HINT_VJP));
+        }
+        functions[k].options.vjp = None;
+    }
+}
+
+/// Dimension names are a function's own: two contracts agree when one
+/// renaming maps the first function's names onto the second's.
+#[derive(Default)]
+struct DimMap {
+    there: HashMap<String, String>,
+    back: HashMap<String, String>,
+}
+
+impl DimMap {
+    fn pair(&mut self, a: &str, b: &str) -> bool {
+        let there = self.there.entry(a.to_string()).or_insert_with(|| b.to_string()).clone();
+        let back = self.back.entry(b.to_string()).or_insert_with(|| a.to_string()).clone();
+        there == b && back == a
+    }
+}
+
+/// Whether two contracts agree. `strict`: an untyped side agrees only with
+/// an untyped side, and a fixed extent only with the same fixed extent (an
+/// algorithm's implementations); otherwise what only one side says is not
+/// compared (a backward kernel may be less specific).
+fn contracts_agree(a: Option<&TensorType>, b: Option<&TensorType>, dims: &mut DimMap, strict: bool) -> bool {
+    let (a, b) = match (a, b) {
+        (Some(a), Some(b)) => (a, b),
+        (None, None) => return true,
+        _ => return !strict,
+    };
+    if a.dtype != b.dtype {
+        return false;
+    }
+    match (&a.dims, &b.dims) {
+        (Some(x), Some(y)) => {
+            x.len() == y.len()
+                && x.iter().zip(y).all(|(p, q)| match (p, q) {
+                    (Extent::Fixed(m), Extent::Fixed(n)) => m == n,
+                    (Extent::Named(m), Extent::Named(n)) => dims.pair(m, n),
+                    _ => !strict,
+                })
+        }
+        (None, None) => true,
+        _ => !strict,
+    }
+}
+
+fn contract_text(c: Option<&TensorType>) -> String {
+    c.map_or_else(|| "untyped".to_string(), |c| format!("`{c}`"))
+}
+
+fn inputs(f: &Function) -> Vec<&Param> {
+    f.params.iter().filter(|p| p.token.is_input()).collect()
+}
+
+fn outputs(f: &Function) -> Vec<&Param> {
+    f.params.iter().filter(|p| p.token.is_output()).collect()
+}
+
+fn role(t: &Token) -> &'static str {
+    match t {
+        Token::InOut(_) => "updated in place",
+        Token::Arg(_) => "an input",
+        Token::Ret(_) => "an output",
+        Token::Stream | Token::Attr { .. } | Token::Dim { .. } => "not a tensor",
+    }
+}
+
+/// Every way `b` differs from `a` as an implementation of one algorithm.
+fn compare_implementations(a: &Function, b: &Function) -> Vec<String> {
+    let mut out = Vec::new();
+    let (ai, bi, ao, bo) = (inputs(a), inputs(b), outputs(a), outputs(b));
+    if ai.len() != bi.len() {
+        out.push(format!("`{}` takes {} input(s), `{}` {}", a.name, ai.len(), b.name, bi.len()));
+    }
+    if ao.len() != bo.len() {
+        out.push(format!("`{}` returns {} output(s), `{}` {}", a.name, ao.len(), b.name, bo.len()));
+    }
+    let mut dims = DimMap::default();
+    for (k, (p, q)) in ai.iter().zip(&bi).enumerate() {
+        if role(&p.token) != role(&q.token) {
+            out.push(format!(
+                "input {k} is {} in `{}` ('{}') but {} in `{}` ('{}')",
+                role(&p.token),
+                a.name,
+                p.name,
+                role(&q.token),
+                b.name,
+                q.name
+            ));
+        } else if !contracts_agree(p.token.contract(), q.token.contract(), &mut dims, true) {
+            out.push(format!(
+                "input {k} is {} in `{}` ('{}') but {} in `{}` ('{}')",
+                contract_text(p.token.contract()),
+                a.name,
+                p.name,
+                contract_text(q.token.contract()),
+                b.name,
+                q.name
+            ));
+        }
+    }
+    for (k, (p, q)) in ao.iter().zip(&bo).enumerate() {
+        if matches!(p.token, Token::InOut(_)) || matches!(q.token, Token::InOut(_)) {
+            continue; // compared as inputs
+        }
+        if !contracts_agree(p.token.contract(), q.token.contract(), &mut dims, true) {
+            out.push(format!(
+                "output {k} is {} in `{}` ('{}') but {} in `{}` ('{}')",
+                contract_text(p.token.contract()),
+                a.name,
+                p.name,
+                contract_text(q.token.contract()),
+                b.name,
+                q.name
+            ));
+        }
+    }
+    for (p, ty) in a.attrs() {
+        match b.attrs().find(|(q, _)| q.name == p.name) {
+            None => out.push(format!("attribute '{}' of `{}` is missing from `{}`", p.name, a.name, b.name)),
+            Some((_, other)) if other != ty => {
+                out.push(format!("attribute '{}' is {ty} in `{}` but {other} in `{}`", p.name, a.name, b.name))
+            }
+            Some(_) => {}
+        }
+    }
+    for (q, _) in b.attrs() {
+        if !a.attrs().any(|(p, _)| p.name == q.name) {
+            out.push(format!("attribute '{}' of `{}` is missing from `{}`", q.name, b.name, a.name));
+        }
+    }
+    if a.consts != b.consts {
+        out.push(format!(
+            "their constants differ (`{}`: {}; `{}`: {})",
+            a.name,
+            consts_text(a),
+            b.name,
+            consts_text(b)
+        ));
+    }
+    match (&a.options.vjp, &b.options.vjp) {
+        (Some(v), None) => out.push(format!("`{}` has a gradient (`{v}`), `{}` has none", a.name, b.name)),
+        (None, Some(v)) => out.push(format!("`{}` has a gradient (`{v}`), `{}` has none", b.name, a.name)),
+        _ => {}
+    }
+    out
+}
+
+fn consts_text(f: &Function) -> String {
+    if f.consts.is_empty() {
+        return "none".into();
+    }
+    f.consts.iter().map(|k| format!("{}={}", k.name, k.values.join(","))).collect::<Vec<_>>().join(" ")
+}
+
+/// Every way `bwd` fails to be the backward kernel of `fwd`; `Err` with
+/// the whole message when it does not even take and return the right
+/// number of tensors.
+fn compare_vjp(fwd: &Function, bwd: &Function) -> Result<Vec<String>, String> {
+    let mut out = Vec::new();
+    let mismatch = |what: String| what;
+    let (fi, fo, bi, bo) = (inputs(fwd), outputs(fwd), inputs(bwd), outputs(bwd));
+    if fwd.platform != bwd.platform {
+        out.push(mismatch(format!(
+            "'{}' is a {} kernel and `{}` a {} one; a gradient runs where its forward does",
+            fwd.name,
+            fwd.platform.as_str(),
+            bwd.name,
+            bwd.platform.as_str()
+        )));
+    }
+    if let Some(p) = bwd.params.iter().find(|p| matches!(p.token, Token::InOut(_))) {
+        out.push(mismatch(format!("it updates '{}' in place; a backward kernel returns its cotangents", p.name)));
+    }
+    if bi.len() != fi.len() + fo.len() || bo.len() != fi.len() {
+        if out.is_empty() {
+            return Err(msg::vjp_counts(&fwd.name, &bwd.name, (bi.len(), bo.len()), (fi.len() + fo.len(), fi.len())));
+        }
+        return Ok(out);
+    }
+    let mut dims = DimMap::default();
+    let mut agree = |what: String, a: &Param, b: &Param, out: &mut Vec<String>| {
+        if !contracts_agree(a.token.contract(), b.token.contract(), &mut dims, false) {
+            out.push(mismatch(format!(
+                "{what} is {} ('{}' of '{}') but {} ('{}' of `{}`)",
+                contract_text(a.token.contract()),
+                a.name,
+                fwd.name,
+                contract_text(b.token.contract()),
+                b.name,
+                bwd.name
+            )));
+        }
+    };
+    for (k, p) in fi.iter().enumerate() {
+        agree(format!("input {k}"), p, bi[k], &mut out);
+    }
+    for (k, p) in fo.iter().enumerate() {
+        agree(format!("the cotangent of output {k}"), p, bi[fi.len() + k], &mut out);
+    }
+    for (k, p) in fi.iter().enumerate() {
+        agree(format!("the cotangent of input {k}"), p, bo[k], &mut out);
+    }
+    for (q, ty) in bwd.attrs() {
+        match fwd.attrs().find(|(p, _)| p.name == q.name) {
+            None => out.push(mismatch(format!(
+                "its attribute '{}' is not an attribute of '{}' (attributes are passed by name)",
+                q.name, fwd.name
+            ))),
+            Some((_, t)) if t != ty => out
+                .push(mismatch(format!("attribute '{}' is {t} in '{}' but {ty} in `{}`", q.name, fwd.name, bwd.name))),
+            Some(_) => {}
+        }
+    }
+    if fwd.consts != bwd.consts {
+        out.push(mismatch(format!(
+            "their constants differ ('{}': {}; `{}`: {})",
+            fwd.name,
+            consts_text(fwd),
+            bwd.name,
+            consts_text(bwd)
+        )));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{DimMap, py_literal};
+    use crate::model::AttrType;
+
+    fn yaml(text: &str) -> serde_yaml_ng::Value {
+        serde_yaml_ng::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn unsupported_values_become_python_literals_of_their_type() {
+        assert_eq!(py_literal(&yaml("true"), AttrType::Bool).as_deref(), Some("True"));
+        assert_eq!(py_literal(&yaml("1"), AttrType::Bool), None);
+        assert_eq!(py_literal(&yaml("-128"), AttrType::Int8).as_deref(), Some("-128"));
+        assert_eq!(py_literal(&yaml("128"), AttrType::Int8), None);
+        assert_eq!(py_literal(&yaml("1.5"), AttrType::Int32), None);
+        assert_eq!(
+            py_literal(&yaml("18446744073709551615"), AttrType::UInt64).as_deref(),
+            Some("18446744073709551615")
+        );
+        assert_eq!(py_literal(&yaml("2"), AttrType::Float32).as_deref(), Some("2.0"));
+        assert_eq!(py_literal(&yaml("1.0e-5"), AttrType::Float64).as_deref(), Some("1e-5"));
+        assert_eq!(py_literal(&yaml(".inf"), AttrType::Float16).as_deref(), Some("float('inf')"));
+        assert_eq!(py_literal(&yaml("x"), AttrType::Float32), None);
+    }
+
+    #[test]
+    fn dimension_names_map_one_to_one() {
+        let mut dims = DimMap::default();
+        assert!(dims.pair("n", "m") && dims.pair("k", "j") && dims.pair("n", "m"));
+        assert!(!dims.pair("n", "j"), "j is k's already");
+        assert!(!dims.pair("q", "m"), "m is n's already");
+    }
+}
