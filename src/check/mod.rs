@@ -11,6 +11,7 @@
 //! per-function options, platform and generated-file filtering, names and
 //! symbols, include paths.
 
+mod binaries;
 mod contract;
 mod function;
 mod infer;
@@ -58,8 +59,10 @@ pub(crate) struct Request<'a> {
 /// Checks everything: the library (with the functions that checked out)
 /// and every diagnostic. Errors among the diagnostics mean the library must
 /// not be built.
-pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Diagnostic>) {
+pub(crate) fn check(req: &Request, mut declared: Vec<Declared>) -> (Library, Vec<Diagnostic>) {
     let mut diags = Vec::new();
+    let (binary_kernels, binaries) = binaries::declare(req, &mut diags);
+    declared.extend(binary_kernels);
     let name = check_library_name(req, &mut diags);
     let prefix = check_prefix(req, &name, &mut diags);
     let choice = check_platform(req, &mut diags);
@@ -78,7 +81,7 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
         instances.iter().flat_map(|i| [i.declared.name.clone(), format!("{}.{}", i.module, i.declared.name)]).collect()
     };
     let repeats = find_repeats(&instances);
-    let functions = check_functions(req.map, instances, &repeats, &modules, &mut diags);
+    let functions = check_functions(req, instances, &repeats, &modules, &binaries, &mut diags);
     let mut functions = check_options(req, functions, &declared_names, &mut diags);
     let mut sources = check_sources(req, &functions, choice, &variants, &mut diags);
     if choice == PlatformChoice::Cpu {
@@ -92,8 +95,17 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
     let modules = names::name_all(req, &name, &prefix, &modules, &mut functions, &mut diags);
     check_include_paths(req, &functions, &mut sources, &mut diags);
     let settings = settings(req, choice, &sources);
-    let library =
-        Library { name, prefix, functions, modules, namespaced, sources, settings, root: req.root.to_path_buf() };
+    let library = Library {
+        name,
+        prefix,
+        functions,
+        modules,
+        namespaced,
+        sources,
+        settings,
+        root: req.root.to_path_buf(),
+        binaries: binaries.images,
+    };
     (library, diags)
 }
 
@@ -205,12 +217,17 @@ fn find_repeats(instances: &[Instance]) -> Vec<Repeat> {
 /// out and have a name of their own in their module. The workers report the
 /// repeated names too, and drop what is not kept.
 fn check_functions(
-    map: &SourceMap,
+    req: &Request,
     instances: Vec<Instance>,
     repeats: &[Repeat],
     modules: &modules::Modules,
+    binaries: &binaries::Binaries,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Function> {
+    let map = req.map;
+    let config_file = req.config_file.clone();
+    let locate = move |word: &str, line: usize| config_file.as_ref().map(|c| c.span(map, word, line));
+    let config_path = req.root.join(crate::config::FILE);
     struct Item {
         instance: Option<Instance>,
         repeat: Repeat,
@@ -228,7 +245,17 @@ fn check_functions(
         || (),
         |_, item| {
             let Some(Instance { declared: d, module, variant }) = item.instance.take() else { return };
-            let (function, mut diags) = function::check_declared(&d, map);
+            let (function, mut diags) = match d.callee {
+                Callee::Source { .. } => function::check_declared(&d, map),
+                Callee::Binary { kernel } => binaries::check_kernel(
+                    &d,
+                    &binaries.kernels[kernel],
+                    binaries,
+                    map,
+                    (crate::config::FILE, &config_path),
+                    &locate,
+                ),
+            };
             // A variant repeats its source's functions: their own problems are
             // reported once, with the source's.
             if variant.is_some() {
@@ -280,7 +307,14 @@ fn instances(
 ) -> Vec<Instance> {
     let mut out = Vec::with_capacity(declared.len());
     for d in declared {
-        let Callee::Source { file } = d.callee;
+        let file = match d.callee {
+            Callee::Source { file } => file,
+            // Binary kernels are in the library's default module.
+            Callee::Binary { .. } => {
+                out.push(Instance { module: modules.default_module().to_string(), declared: d, variant: None });
+                continue;
+            }
+        };
         for v in variants.get(&file).into_iter().flatten() {
             out.push(Instance { declared: d.clone(), module: v.module.clone(), variant: Some(v.module.clone()) });
         }
