@@ -392,3 +392,21 @@ fn cuda_driver_header_without_a_driver() {
         assert!(text.contains("no CUDA driver (could not load libcuda.so.1, libcuda.so: "), "{text}");
     }
 }
+
+/// The handler-side helpers of binary kernels (`begen/binary_launch.h`):
+/// launch arithmetic and cuTile's array checks, compiled and run here.
+#[test]
+#[ignore = "needs a C++ compiler; CI runs it"]
+fn binary_launch_header() {
+    let dir = scratch("binary-launch");
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".to_string());
+    let main = dir.join("launch_check");
+    run(Command::new(&cxx)
+        .args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1", "-I"])
+        .arg(repo().join("build-support/include"))
+        .arg(repo().join("tests/binary/launch_check.cc"))
+        .arg("-o")
+        .arg(&main));
+    let out = run(&mut Command::new(&main));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "all ok");
+}
