@@ -43,6 +43,9 @@ enum Contents {
     Ptx(Vec<PtxEntry>),
     /// A fatbin container: loadable as it is, its kernels not listed.
     Fatbin,
+    /// The file could not be read or has no known convention (reported
+    /// where it is listed): its kernels are not checked.
+    Unusable,
 }
 
 /// One kernel of begen.yaml's `binaries:`, ready for [`check_kernel`].
@@ -96,21 +99,29 @@ pub(super) fn declare(req: &Request, diags: &mut Vec<Diagnostic>) -> (Vec<Declar
                 None
             }
         };
-        let Some(bytes) = read_binary(req, &entry.file, file_span, diags) else { continue };
-        let contents = match read_contents(&entry.file, &bytes) {
-            Ok(c) => c,
-            Err(why) => {
-                push(diags, file_span, |s| Diagnostic::error(s, bm::unreadable_binary(&entry.file, &why)));
-                continue;
+        // A binary that cannot be read still declares its kernels' names
+        // (so `functions:` options for them are not reported too), with
+        // nothing to check.
+        let read = read_binary(req, &entry.file, file_span, diags).and_then(|bytes| {
+            match read_contents(&entry.file, &bytes) {
+                Ok(c) => Some((bytes, c)),
+                Err(why) => {
+                    push(diags, file_span, |s| Diagnostic::error(s, bm::unreadable_binary(&entry.file, &why)));
+                    None
+                }
             }
+        });
+        let (contents, convention) = match (read, convention) {
+            (Some((mut bytes, contents)), Some(convention)) => {
+                if entry.file.ends_with(".ptx") {
+                    bytes.push(0);
+                }
+                out.images.push(BinaryImage { file: entry.file.clone(), bytes });
+                (contents, convention)
+            }
+            _ => (Contents::Unusable, Convention::C),
         };
-        let Some(convention) = convention else { continue };
-        let image = out.images.len();
-        let mut bytes = bytes;
-        if entry.file.ends_with(".ptx") {
-            bytes.push(0);
-        }
-        out.images.push(BinaryImage { file: entry.file.clone(), bytes });
+        let image = out.images.len().saturating_sub(1);
         let contents = std::sync::Arc::new(contents);
         for (name, config) in &entry.kernels {
             let name_span = span(req, name, line).unwrap_or_else(|| req.map.span(req.root_file, 0, 0));
@@ -313,6 +324,9 @@ pub(super) fn check_kernel(
         return (None, diags);
     }
     let line = kernel.line;
+    if matches!(*kernel.contents, Contents::Unusable) {
+        return (None, diags);
+    }
     // Tokens: a struct attribute first, then the common grammar.
     let raw = d.tokens.clone().unwrap_or_default();
     let mut slots = Vec::new();
@@ -355,14 +369,14 @@ pub(super) fn check_kernel(
     let found = match &*kernel.contents {
         Contents::Cubin(c) => Some(c.kernels.iter().any(|k| k.name == symbol)),
         Contents::Ptx(entries) => Some(entries.iter().any(|e| e.name == symbol)),
-        Contents::Fatbin => None,
+        Contents::Fatbin | Contents::Unusable => None,
     };
     match found {
         Some(false) => {
             let known: Vec<String> = match &*kernel.contents {
                 Contents::Cubin(c) => c.kernels.iter().map(|k| k.name.clone()).collect(),
                 Contents::Ptx(e) => e.iter().map(|e| e.name.clone()).collect(),
-                Contents::Fatbin => vec![],
+                Contents::Fatbin | Contents::Unusable => vec![],
             };
             diags.push(
                 Diagnostic::error(symbol_span, bm::symbol_missing(&symbol, &kernel.file))
@@ -479,7 +493,7 @@ pub(super) fn check_kernel(
                         }
                     }
                 }
-                Contents::Fatbin => {}
+                Contents::Fatbin | Contents::Unusable => {}
             }
         }
     }

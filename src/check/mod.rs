@@ -85,6 +85,12 @@ pub(crate) fn check(req: &Request, mut declared: Vec<Declared>) -> (Library, Vec
     let mut functions = check_options(req, functions, &declared_names, &mut diags);
     let mut sources = check_sources(req, &functions, choice, &variants, &mut diags);
     if choice == PlatformChoice::Cpu {
+        let dropped: Vec<String> = functions.iter().filter(|f| f.binary.is_some()).map(|f| f.name.clone()).collect();
+        if !dropped.is_empty()
+            && let Some(span) = config_span(req, "binaries", 1)
+        {
+            diags.push(Diagnostic::warning(span, crate::diag::binary_messages::skipping_binaries(&dropped)));
+        }
         functions.retain(|f| f.platform == Platform::Cpu);
     }
     functions.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));

@@ -177,3 +177,7 @@ pub fn c_block_missing() -> String {
 pub fn bad_symbol(symbol: &str) -> String {
     format!("symbol `{symbol}` is not a kernel symbol (letters, digits, `_`, `$`, `.`)")
 }
+
+pub fn skipping_binaries(kernels: &[String]) -> String {
+    format!("platform `cpu`: the precompiled GPU kernels are left out ({})", kernels.join(", "))
+}
