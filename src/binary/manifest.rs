@@ -28,6 +28,8 @@ use std::fmt;
 
 use serde::Deserialize;
 
+pub use crate::model::binary::{Expr, Op};
+
 /// One `binaries:` entry: a file, its calling convention and its kernels.
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -75,74 +77,6 @@ impl ExprConfig {
         match self {
             ExprConfig::Int(n) => n.to_string(),
             ExprConfig::Text(t) => t.clone(),
-        }
-    }
-}
-
-/// A binary operator of a launch expression.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Op {
-    /// `+`.
-    Add,
-    /// `-`.
-    Sub,
-    /// `*`.
-    Mul,
-    /// `/` (truncating, as C).
-    Div,
-    /// `%`.
-    Rem,
-    /// `cdiv(a, b)`: `(a + b - 1) / b`.
-    Cdiv,
-}
-
-impl Op {
-    /// The operator's text.
-    pub fn text(self) -> &'static str {
-        match self {
-            Op::Add => "+",
-            Op::Sub => "-",
-            Op::Mul => "*",
-            Op::Div => "/",
-            Op::Rem => "%",
-            Op::Cdiv => "cdiv",
-        }
-    }
-}
-
-/// A launch expression over integers and names (dims and attributes).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Expr {
-    /// A literal.
-    Int(i64),
-    /// A dimension or attribute.
-    Name(String),
-    /// `a <op> b`.
-    Bin(Op, Box<Expr>, Box<Expr>),
-}
-
-impl Expr {
-    /// Every name it reads, in order of appearance.
-    pub fn names(&self) -> Vec<&str> {
-        match self {
-            Expr::Int(_) => vec![],
-            Expr::Name(n) => vec![n.as_str()],
-            Expr::Bin(_, a, b) => {
-                let mut v = a.names();
-                v.extend(b.names());
-                v
-            }
-        }
-    }
-}
-
-impl fmt::Display for Expr {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Expr::Int(n) => write!(f, "{n}"),
-            Expr::Name(n) => f.write_str(n),
-            Expr::Bin(Op::Cdiv, a, b) => write!(f, "cdiv({a}, {b})"),
-            Expr::Bin(op, a, b) => write!(f, "({a} {} {b})", op.text()),
         }
     }
 }

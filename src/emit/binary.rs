@@ -10,8 +10,8 @@
 //! (`cpp::param_cpp`, `cpp::dim_statements`), so a tensor, attribute or
 //! dimension is decoded and checked the same way whatever the kernel is.
 
-use crate::binary::manifest::{Expr, Op};
 use crate::model::binary::{ArgValue, BinaryCall};
+use crate::model::binary::{Expr, Op};
 use crate::model::{AttrType, Function, Library, Param, Token};
 
 use super::cpp::{self, Binding, Slot, Unit};
