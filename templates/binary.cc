@@ -65,6 +65,6 @@ static xla::ffi::Error {{ h.impl_name }}_initialize(void* begen_stream) {
   return xla::ffi::Error::Success();
 }
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL({{ h.handler }}_initialize, {{ h.impl_name }}_initialize,
+XLA_FFI_DEFINE_HANDLER_SYMBOL({{ h.initialize }}, {{ h.impl_name }}_initialize,
                               xla::ffi::Ffi::BindInitialize().Ctx<xla::ffi::PlatformStream<void*>>());
 {%- endfor %}

@@ -450,7 +450,7 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
         initialize: fs
             .iter()
             .filter(|f| f.binary.is_some())
-            .map(|f| (py_str(&f.target), py_str(&format!("{}_initialize", f.handler))))
+            .map(|f| (py_str(&f.target), py_str(&f.trampoline)))
             .collect(),
         needs_struct: fs.iter().any(|f| f.params.iter().any(|p| matches!(p.token, Token::Struct { .. }))),
         needs_ml_dtypes: fs.iter().any(|f| {

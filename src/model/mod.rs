@@ -742,7 +742,8 @@ pub struct Function {
     /// The exported XLA FFI handler symbol in `lib<library>.so`.
     pub handler: String,
     /// The hidden `extern "C"` trampoline in the source's translation unit
-    /// that the handler calls.
+    /// that the handler calls; for a binary kernel (which has none), the
+    /// symbol of its initialize-stage handler.
     pub trampoline: String,
     /// Source path relative to the scanned root, `/`-separated.
     pub file: String,
