@@ -1,6 +1,6 @@
 """Precompiled GPU kernels (begen.yaml `binaries:`) on a machine without a
 GPU: cuTile cubins exported at test time and nvcc's PTX/cubin of a plain
-CUDA file, bound beside a CPU source into one library, which must build,
+CUDA file, bound beside a CPU and a CUDA source into one library, which must build,
 load, run its CPU kernel, and lower each binary kernel's call to its custom
 call with the right attributes. tests/gpu/check_binaries.py runs them.
 """
@@ -44,7 +44,8 @@ def test_library_loads_and_runs_its_cpu_kernel(bink, jax_cpu):
     out, m = bink
     symbols = subprocess.run(["nm", "-D", "--defined-only", str(out / "libbink.so")],
                              capture_output=True, text=True, check=True).stdout
-    for name in ("tile_scale", "tile_scale_i64", "tile_add2d", "tile_scalars", "affine", "axpy", "add_one"):
+    names = ("tile_scale", "tile_scale_i64", "tile_add2d", "tile_scalars", "affine", "axpy", "add_one", "cu_twice")
+    for name in names:
         assert f"begen_bink_{name}" in symbols
     # Each binary kernel also has an initialize-stage handler (its image loaded before the first launch).
     assert set(m._INITIALIZE) == {m.TARGETS[k] for k in ("tile_scale", "tile_scale_i64", "tile_add2d",
@@ -66,12 +67,12 @@ def test_calls_lower_to_their_custom_calls(bink, jax_cpu):
     def f(x, h):
         return (m.tile_scale(x, s=2.0), m.tile_scale_i64(x, s=0.5), m.tile_add2d(h, h),
                 m.tile_scalars(a=1, b=2.5, c=-3, d=True, e=2**40, out=jax.ShapeDtypeStruct((64,), "float32")),
-                m.affine(x, p={"tag": 3, "scale": 0.5, "shift": 0.25}), m.axpy(x, x, a=2.0))
+                m.affine(x, p={"tag": 3, "scale": 0.5, "shift": 0.25}), m.axpy(x, x, a=2.0), m.cu_twice(x))
 
     text = lowered(jax, f, x, h)
     calls = re.findall(r"custom_call @([\w.]+)", text)
     assert calls == ["bink.tile_scale", "bink.tile_scale_i64", "bink.tile_add2d", "bink.tile_scalars",
-                     "bink.affine", "bink.axpy"], calls
+                     "bink.affine", "bink.axpy", "bink.cu_twice"], calls
     # The struct's bytes, C layout: tag @0, scale @8, shift @16, 24 bytes.
     raw = np.zeros(24, np.uint8)
     raw[0:2] = np.frombuffer(np.uint16(3).tobytes(), np.uint8)
