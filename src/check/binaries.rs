@@ -355,7 +355,7 @@ pub(super) fn check_kernel(
             _ => {}
         }
     }
-    if !diags.is_empty() {
+    if diags.iter().any(|d| d.severity == Severity::Error) {
         return (None, diags);
     }
     let symbol = kernel.config.symbol.clone().unwrap_or_else(|| name.clone());
@@ -429,7 +429,7 @@ pub(super) fn check_kernel(
                     Err(m) => diags.push(Diagnostic::error(s.span, m)),
                 }
             }
-            if !diags.is_empty() {
+            if diags.iter().any(|d| d.severity == Severity::Error) {
                 return (None, diags);
             }
             // Argument k of the kernel: its manifest parameter.
@@ -469,7 +469,7 @@ pub(super) fn check_kernel(
                     Err(m) => diags.push(Diagnostic::error(s.span, m)),
                 }
             }
-            if !diags.is_empty() {
+            if diags.iter().any(|d| d.severity == Severity::Error) {
                 return (None, diags);
             }
             let layout = ParamLayout::of(&types, &bins.structs);

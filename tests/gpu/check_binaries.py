@@ -74,6 +74,8 @@ p = {"tag": 3, "scale": 0.5, "shift": 0.25}
 both("affine", lambda v: m.affine(v, p=p), xs, want=np.asarray(xs, np.float64) * 0.5 + 0.25 + 3, rtol=1e-6)
 ys = jnp.cos(xs)
 both("axpy", lambda u, v: m.axpy(u, v, a=2.0), xs, ys, want=2 * np.asarray(xs) + np.asarray(ys), rtol=1e-6)
+both("axpy_fat (fatbin)", lambda u, v: m.axpy_fat(u, v, a=-1.0), xs, ys, want=np.asarray(ys) - np.asarray(xs),
+     rtol=1e-6, atol=1e-7)
 # The CUDA source of the same library (nvcc, a trampoline, the glue).
 both("cu_twice", m.cu_twice, xs, want=2 * np.asarray(xs))
 # An empty input: nothing is launched.

@@ -32,7 +32,8 @@ def bink(jax_cpu, tmp_path_factory):
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = root.parent / "out"
-    run_begen("build", root, "--out", out, "--quiet")
+    proc = run_begen("build", root, "--out", out)
+    assert "begen cannot list the kernels of fatbin `bin/ckernels.fatbin` yet" in proc.stderr, proc.stderr
     return out, import_module(out, "bink")
 
 
@@ -44,12 +45,13 @@ def test_library_loads_and_runs_its_cpu_kernel(bink, jax_cpu):
     out, m = bink
     symbols = subprocess.run(["nm", "-D", "--defined-only", str(out / "libbink.so")],
                              capture_output=True, text=True, check=True).stdout
-    names = ("tile_scale", "tile_scale_i64", "tile_add2d", "tile_scalars", "affine", "axpy", "add_one", "cu_twice")
+    names = ("tile_scale", "tile_scale_i64", "tile_add2d", "tile_scalars", "affine", "axpy", "axpy_fat", "add_one",
+             "cu_twice")
     for name in names:
         assert f"begen_bink_{name}" in symbols
     # Each binary kernel also has an initialize-stage handler (its image loaded before the first launch).
     assert set(m._INITIALIZE) == {m.TARGETS[k] for k in ("tile_scale", "tile_scale_i64", "tile_add2d",
-                                                          "tile_scalars", "affine", "axpy")}
+                                                          "tile_scalars", "affine", "axpy", "axpy_fat")}
     assert all(f" T {symbol}" in symbols for symbol in m._INITIALIZE.values())
     # The driver is opened at run time: no libcuda in the library's needs.
     needed = subprocess.run(["readelf", "-d", str(out / "libbink.so")], capture_output=True, text=True).stdout
@@ -67,12 +69,12 @@ def test_calls_lower_to_their_custom_calls(bink, jax_cpu):
     def f(x, h):
         return (m.tile_scale(x, s=2.0), m.tile_scale_i64(x, s=0.5), m.tile_add2d(h, h),
                 m.tile_scalars(a=1, b=2.5, c=-3, d=True, e=2**40, out=jax.ShapeDtypeStruct((64,), "float32")),
-                m.affine(x, p={"tag": 3, "scale": 0.5, "shift": 0.25}), m.axpy(x, x, a=2.0), m.cu_twice(x))
+                m.affine(x, p={"tag": 3, "scale": 0.5, "shift": 0.25}), m.axpy(x, x, a=2.0), m.axpy_fat(x, x, a=1.0), m.cu_twice(x))
 
     text = lowered(jax, f, x, h)
     calls = re.findall(r"custom_call @([\w.]+)", text)
     assert calls == ["bink.tile_scale", "bink.tile_scale_i64", "bink.tile_add2d", "bink.tile_scalars",
-                     "bink.affine", "bink.axpy", "bink.cu_twice"], calls
+                     "bink.affine", "bink.axpy", "bink.axpy_fat", "bink.cu_twice"], calls
     # The struct's bytes, C layout: tag @0, scale @8, shift @16, 24 bytes.
     raw = np.zeros(24, np.uint8)
     raw[0:2] = np.frombuffer(np.uint16(3).tobytes(), np.uint8)

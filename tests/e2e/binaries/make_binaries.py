@@ -1,7 +1,7 @@
 """Makes the binaries tests/e2e/binaries/begen.yaml binds, into OUT_DIR:
 cuTile's kernels exported ahead of time (pip `cuda-tile` and its tileiras;
 no GPU needed) and tests/binary/ckernels.cu compiled by nvcc to PTX and a
-cubin.
+cubin and a fatbin.
 
 usage: python make_binaries.py OUT_DIR [--arch sm_90] [--skip-cutile]
 
@@ -38,7 +38,7 @@ def main():
             sys.exit(f"{out / (name + '.cubin')} is missing: export it with cuda-tile (drop --skip-cutile)")
     nvcc = os.environ.get("NVCC") or shutil.which("nvcc") or "nvcc"
     src = REPO / "tests/binary/ckernels.cu"
-    for kind in ("ptx", "cubin"):
+    for kind in ("ptx", "cubin", "fatbin"):
         subprocess.run([nvcc, f"-arch={arch}", f"-{kind}", str(src), "-o", str(out / f"ckernels.{kind}")], check=True)
     print(f"binaries written to {out}")
 
