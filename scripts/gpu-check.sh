@@ -36,6 +36,22 @@ echo "== algorithms and gradients: CUDA implementations beside CPU ones, vjps, e
 "$BEGEN" build tests/e2e/algo --out "$WORK/algo" --platform cuda --quiet
 "$PY" tests/gpu/check_algorithms.py "$WORK/algo"
 
+echo "== precompiled kernels: cuTile cubins, nvcc PTX/cubin, a CPU source, one library"
+# cuTile's cubins (sm_90) are exported on a machine with pip cuda-tile
+# (make_binaries.py, no GPU needed) and carried in tests/e2e/binaries/bin;
+# here nvcc compiles the plain CUDA kernels for this GPU.
+bins="$ROOT/tests/e2e/binaries/bin"
+cutile_flag=--skip-cutile
+"$PY" -c 'import cuda.tile' 2>/dev/null && cutile_flag=
+if [[ -n "$cutile_flag" && ! -f "$bins/scale.cubin" ]]; then
+    echo "binaries: SKIPPED: no cuda.tile here and no carried tests/e2e/binaries/bin/*.cubin" >&2
+else
+    cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)"
+    NVCC="${NVCC:-nvcc}" "$PY" tests/e2e/binaries/make_binaries.py "$bins" --arch "sm_$cap" $cutile_flag
+    "$BEGEN" build tests/e2e/binaries --out "$WORK/binaries" --quiet
+    "$PY" tests/gpu/check_binaries.py "$WORK/binaries"
+fi
+
 # brainevent's whole kernel tree as one library, when its sources travelled
 # along (.cache/ is filled by tests/corpus/brainevent_corpus.py elsewhere).
 CORPUS="$ROOT/.cache/brainevent-0.3.0/corpus"
@@ -64,4 +80,13 @@ if [[ "${SKIP_BENCH:-0}" != 1 ]]; then
     "${NVCC:-nvcc}" -std=c++17 -O3 -arch="sm_$cap" -Xcompiler -fPIC -shared \
         -isystem "$xla_inc" bench/gpu/handwritten.cu -o "$WORK/hand.so"
     "$PY" bench/gpu/ffi_overhead.py "$WORK/ovh" "$WORK/hand.so" --rounds "${ROUNDS:-300}"
+
+    echo "== per-call overhead of a bound cubin (begen.yaml binaries:) against hand-written cuLaunchKernel"
+    mkdir -p bench/gpu/binaries/bin
+    "${NVCC:-nvcc}" -arch="sm_$cap" -cubin bench/gpu/binaries/add_one.cu -o bench/gpu/binaries/bin/add_one.cubin
+    "$BEGEN" build bench/gpu/binaries --out "$WORK/ovhbin" --quiet
+    g++ -std=c++17 -O3 -fPIC -shared -isystem "$xla_inc" bench/gpu/handwritten_binary.cc -ldl -o "$WORK/hand_binary.so"
+    BEGEN_BENCH_CUBIN=bench/gpu/binaries/bin/add_one.cubin \
+        XLA_FLAGS="${XLA_FLAGS:-} --xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL" \
+        "$PY" bench/gpu/binary_overhead.py "$WORK/ovhbin" "$WORK/hand_binary.so" --rounds "${ROUNDS:-300}"
 fi

@@ -24,6 +24,9 @@
 //!   names: {_dense/mm.cu: dense_mm}   # a file or a directory -> a module
 //! variants:                 # a source compiled again with defines, into its own module
 //!   _csr/mv.cu: [{module: csr_mv_b256, defines: {BLOCK: 256}}]
+//! structs: {Affine: [tag:uint16, scale:float64]}   # passed by value to binary kernels
+//! binaries:                  # precompiled kernels (see `binary::manifest`)
+//!   - {file: k.cubin, convention: c, kernels: {k: {params: [...], grid: [1], block: [128]}}}
 //! link:
 //!   libs: [cublas]           # CUDA toolkit libraries are found where nvcc's toolkit is
 //!   dirs: [third_party/lib]  # relative to the root
@@ -70,6 +73,13 @@ pub(crate) struct Config {
     /// for the platform it is lowered for.
     #[serde(default)]
     pub algorithms: BTreeMap<String, AlgorithmConfig>,
+    /// Structs passed by value to binary kernels: name -> members
+    /// (`[tag:uint16, scale:float64]`), in C layout.
+    #[serde(default)]
+    pub structs: BTreeMap<String, Vec<String>>,
+    /// Precompiled GPU kernels (see `binary::manifest`).
+    #[serde(default)]
+    pub binaries: Vec<crate::binary::manifest::BinaryConfig>,
 }
 
 /// One algorithm: its implementations, or them with options.

@@ -72,7 +72,15 @@ def _begen_preload(name):
                     return
 {%- endif %}
 
-_lock = _threading.Lock()
+{% if m.staged %}
+# Targets with an initialize-stage handler too (binary kernels).
+_INITIALIZE = {
+{%- for (target, symbol) in m.initialize %}
+    {{ target }}: {{ symbol }},
+{%- endfor %}
+}
+
+{% endif %}_lock = _threading.Lock()
 _lib = None
 _registered = False
 
@@ -93,9 +101,17 @@ def register():
             _lib = _ctypes.cdll.LoadLibrary(LIBRARY)
         _begen_check_ffi_api()
         for target, symbol, platform in _HANDLERS:
+{%- if m.staged %}
+            handler = _jax.ffi.pycapsule(getattr(_lib, symbol))
+            if target in _INITIALIZE:
+                # Binary kernels load their image at XLA's initialize stage.
+                handler = {"initialize": _jax.ffi.pycapsule(getattr(_lib, _INITIALIZE[target])), "execute": handler}
+            _jax.ffi.register_ffi_target(target, handler, platform=platform)
+{%- else %}
             _jax.ffi.register_ffi_target(
                 target, _jax.ffi.pycapsule(getattr(_lib, symbol)), platform=platform
             )
+{%- endif %}
         _registered = True
 
 
@@ -282,6 +298,39 @@ def _begen_complex(value, dtype, where):
     v = complex(v)
     parts = _np.array([_begen_float(v.real, dtype, where), _begen_float(v.imag, dtype, where)], dtype=dtype)
     return parts
+{%- if m.needs_struct %}
+
+
+def _begen_struct(value, leaves, size, where):
+    # A struct attribute of a binary kernel: a dict of its members (a nested
+    # struct as a dict), each converted like an attribute of its type and
+    # written at its offset; XLA gets the struct's bytes.
+    if not isinstance(value, dict):
+        raise TypeError(f"{where} takes a dict of the struct's members, got {_begen_show(value)}")
+    known = {path[:k] for path, _, _ in leaves for k in range(1, len(path) + 1)}
+
+    def walk(d, prefix):
+        for key, v in d.items():
+            path = prefix + (key,)
+            if path not in known:
+                raise TypeError(f"{where} has no member '{'.'.join(map(str, path))}'")
+            if isinstance(v, dict):
+                walk(v, path)
+
+    walk(value, ())
+    out = bytearray(size)
+    for path, offset, convert in leaves:
+        v = value
+        for k, name in enumerate(path):
+            if not isinstance(v, dict):
+                raise TypeError(f"{where}: member '{'.'.join(path[:k])}' takes a dict, got {_begen_show(v)}")
+            if name not in v:
+                raise TypeError(f"{where}: member '{'.'.join(path[: k + 1])}' is missing")
+            v = v[name]
+        raw = _np.asarray(convert(v, f"{where}, member '{'.'.join(path)}'")).tobytes()
+        out[offset : offset + len(raw)] = raw
+    return _np.frombuffer(bytes(out), dtype=_np.uint8)
+{%- endif %}
 
 
 # Tensor contracts (typed tokens). Run at trace time only: under jit they
@@ -441,7 +490,7 @@ def _begen_refuse(fn, table):
         raise ValueError(why)
 
 
-def _begen_struct(x):
+def _begen_aval(x):
     # The shape/dtype struct of an array or a Python number.
     return _jax.ShapeDtypeStruct(_jax.numpy.shape(x), _jax.numpy.result_type(x))
 

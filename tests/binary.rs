@@ -392,3 +392,60 @@ fn cuda_driver_header_without_a_driver() {
         assert!(text.contains("no CUDA driver (could not load libcuda.so.1, libcuda.so: "), "{text}");
     }
 }
+
+/// The handler-side helpers of binary kernels (`begen/binary_launch.h`):
+/// launch arithmetic and cuTile's array checks, compiled and run here.
+#[test]
+#[ignore = "needs a C++ compiler; CI runs it"]
+fn binary_launch_header() {
+    let dir = scratch("binary-launch");
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".to_string());
+    let main = dir.join("launch_check");
+    run(Command::new(&cxx)
+        .args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-O1", "-I"])
+        .arg(repo().join("build-support/include"))
+        .arg(repo().join("tests/binary/launch_check.cc"))
+        .arg("-o")
+        .arg(&main));
+    let out = run(&mut Command::new(&main));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "all ok");
+}
+
+/// The generated handlers of fixtures/binaries called directly with a fake
+/// CUDA driver (tests/binary/fake_cuda.cc through `BEGEN_LIBCUDA`): the
+/// bytes each launch packs at each offset, grid, block and shared memory,
+/// the image loaded once (at the initialize stage), cuTile's assumptions and
+/// int32 overflow refused before a launch, launch-expression and driver
+/// errors naming the kernel (tests/binary/handler_probe.cc).
+#[test]
+#[ignore = "needs a C++ compiler and jax (XLA's FFI headers); CI runs it"]
+fn binary_handlers_with_a_fake_driver() {
+    let Some(python) = support::python_with_jax() else { return };
+    let dir = scratch("binary-handlers");
+    let input = repo().join("fixtures/binaries/input");
+    let gen_dir = dir.join("gen");
+    support::begen_ok(&python, &["generate", input.to_str().unwrap(), "--out", gen_dir.to_str().unwrap()], &[]);
+    let xla = run(Command::new(&python).args(["-c", "import jax.ffi; print(jax.ffi.include_dir())"]));
+    let xla = String::from_utf8_lossy(&xla.stdout).trim().to_string();
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".to_string());
+    let fake = dir.join("libfakecuda.so");
+    run(Command::new(&cxx)
+        .args(["-std=c++17", "-O1", "-fPIC", "-shared"])
+        .arg(repo().join("tests/binary/fake_cuda.cc"))
+        .arg("-o")
+        .arg(&fake));
+    let probe = dir.join("handler_probe");
+    let generated = gen_dir.join("gen/mixed.binaries.begen.cc");
+    run(Command::new(&cxx)
+        .args(["-std=c++17", "-O1", "-Wall", "-Wextra", "-Werror", "-I"])
+        .arg(repo().join("build-support/include"))
+        .arg("-isystem")
+        .arg(&xla)
+        .arg(format!("-DBEGEN_GENERATED=\"{}\"", generated.display()))
+        .arg(repo().join("tests/binary/handler_probe.cc"))
+        .arg("-ldl")
+        .arg("-o")
+        .arg(&probe));
+    let out = run(Command::new(&probe).arg(&fake).env("BEGEN_LIBCUDA", &fake));
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "all ok");
+}

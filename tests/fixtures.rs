@@ -71,6 +71,8 @@ macro_rules! cases {
 }
 
 cases!(
+    binaries,
+    err_binaries,
     infer_table,
     err_algorithms,
     err_vjp,

@@ -31,4 +31,5 @@
 pub mod cutile;
 pub mod elf;
 pub mod layout;
+pub mod manifest;
 pub mod ptx;

@@ -489,7 +489,14 @@ pub(crate) fn build_library(
         output: &Path::new("stage").join(&lib_file),
         cudart_dir: cuda.as_ref().map(|c| c.cudart_dir.as_deref()),
         libs: &libs,
-        extra: &settings.link_args.iter().chain(&opts.link_args).cloned().collect::<Vec<_>>(),
+        // Binary kernels open the CUDA driver with dlopen (in libc from glibc 2.34, in libdl before).
+        extra: &settings
+            .link_args
+            .iter()
+            .chain(&opts.link_args)
+            .cloned()
+            .chain(library.binaries.iter().take(1).map(|_| "-ldl".to_string()))
+            .collect::<Vec<_>>(),
     })?;
     let mut staged = vec![stage.join(&lib_file)];
     for file in outputs {
@@ -554,6 +561,12 @@ fn write_generated<'e>(
         unit.fingerprint = xla_fingerprint(xla_include);
         units.push(unit);
     }
+    // The binaries TU: host C++ too (the driver is opened at run time).
+    for file in emitted.files.iter().filter(|f| f.kind == FileKind::Binaries) {
+        let mut unit = generated_unit(file, Platform::Cpu);
+        unit.fingerprint = xla_fingerprint(xla_include);
+        units.push(unit);
+    }
     // An annotated source is compiled inside its wrapper TU (which includes
     // it); compiling it on its own as well would define everything twice.
     let wrapped = |file: &str| emitted.wrappers().any(|(w, _)| w.source.as_deref() == Some(file));
@@ -580,7 +593,11 @@ fn write_generated<'e>(
         written.push(path);
     }
     files::remove_stale(&work.join("gen"), &written)?;
-    let outputs = emitted.files.iter().filter(|f| !matches!(f.kind, FileKind::Wrapper(_) | FileKind::Glue)).collect();
+    let outputs = emitted
+        .files
+        .iter()
+        .filter(|f| !matches!(f.kind, FileKind::Wrapper(_) | FileKind::Glue | FileKind::Binaries))
+        .collect();
     Ok((units, outputs))
 }
 

@@ -355,7 +355,7 @@ fn role(t: &Token) -> &'static str {
         Token::InOut(_) => "updated in place",
         Token::Arg(_) => "an input",
         Token::Ret(_) => "an output",
-        Token::Stream | Token::Attr { .. } | Token::Dim { .. } => "not a tensor",
+        Token::Stream | Token::Attr { .. } | Token::Struct { .. } | Token::Dim { .. } => "not a tensor",
     }
 }
 

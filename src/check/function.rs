@@ -77,7 +77,11 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<model::Fu
         Ok(sig) => map.position(sig.name_span),
         Err(_) => map.position(c.name_span),
     };
-    let Callee::Source { file } = c.callee;
+    let file = match c.callee {
+        Callee::Source { file } => file,
+        // Checked by `binaries::check_kernel`.
+        Callee::Binary { .. } => return (None, diags),
+    };
     let source = map.get(file);
     let func = model::Function {
         name: c.name.clone(),
@@ -96,13 +100,14 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<model::Fu
         options: model::FunctionOptions::default(),
         consts,
         instances: Vec::new(),
+        binary: None,
     };
     (Some(func), diags)
 }
 
 /// Parses every token, reporting each bad one (and a second `stream`, at
 /// the token itself).
-fn check_tokens(func: &str, raw: &[(String, Span)], diags: &mut Vec<Diagnostic>) -> Vec<(SpecToken, Span)> {
+pub(super) fn check_tokens(func: &str, raw: &[(String, Span)], diags: &mut Vec<Diagnostic>) -> Vec<(SpecToken, Span)> {
     let mut out: Vec<(SpecToken, Span)> = Vec::new();
     for (text, span) in raw {
         let loc = *span;
@@ -533,7 +538,7 @@ fn check_roles(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
     let rank = |t: &Token| match t {
         Token::Arg(_) | Token::InOut(_) => 0,
         Token::Ret(_) => 1,
-        Token::Attr { .. } | Token::Dim { .. } => 2,
+        Token::Attr { .. } | Token::Dim { .. } | Token::Struct { .. } => 2,
         Token::Stream => 3,
     };
     if params.windows(2).any(|w| rank(&w[0].token) > rank(&w[1].token)) {

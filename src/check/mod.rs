@@ -12,6 +12,7 @@
 //! symbols, include paths.
 
 mod algorithms;
+mod binaries;
 mod contract;
 mod function;
 mod infer;
@@ -59,8 +60,10 @@ pub(crate) struct Request<'a> {
 /// Checks everything: the library (with the functions that checked out)
 /// and every diagnostic. Errors among the diagnostics mean the library must
 /// not be built.
-pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Diagnostic>) {
+pub(crate) fn check(req: &Request, mut declared: Vec<Declared>) -> (Library, Vec<Diagnostic>) {
     let mut diags = Vec::new();
+    let (binary_kernels, binaries) = binaries::declare(req, &mut diags);
+    declared.extend(binary_kernels);
     let name = check_library_name(req, &mut diags);
     let prefix = check_prefix(req, &name, &mut diags);
     let choice = check_platform(req, &mut diags);
@@ -79,12 +82,18 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
         instances.iter().flat_map(|i| [i.declared.name.clone(), format!("{}.{}", i.module, i.declared.name)]).collect()
     };
     let repeats = find_repeats(&instances);
-    let functions = check_functions(req.map, instances, &repeats, &modules, &mut diags);
+    let functions = check_functions(req, instances, &repeats, &modules, &binaries, &mut diags);
     let mut functions = check_options(req, functions, &declared_names, &mut diags);
     algorithms::check_vjps(req, &mut functions, &mut diags);
     let listed = algorithms::check_algorithms(req, &functions, &mut diags);
     let mut sources = check_sources(req, &functions, choice, &variants, &mut diags);
     if choice == PlatformChoice::Cpu {
+        let dropped: Vec<String> = functions.iter().filter(|f| f.binary.is_some()).map(|f| f.name.clone()).collect();
+        if !dropped.is_empty()
+            && let Some(span) = config_span(req, "binaries", 1)
+        {
+            diags.push(Diagnostic::warning(span, crate::diag::binary_messages::skipping_binaries(&dropped)));
+        }
         functions.retain(|f| f.platform == Platform::Cpu);
     }
     functions.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
@@ -106,6 +115,7 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
         algorithms,
         settings,
         root: req.root.to_path_buf(),
+        binaries: binaries.images,
     };
     (library, diags)
 }
@@ -218,12 +228,17 @@ fn find_repeats(instances: &[Instance]) -> Vec<Repeat> {
 /// out and have a name of their own in their module. The workers report the
 /// repeated names too, and drop what is not kept.
 fn check_functions(
-    map: &SourceMap,
+    req: &Request,
     instances: Vec<Instance>,
     repeats: &[Repeat],
     modules: &modules::Modules,
+    binaries: &binaries::Binaries,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Function> {
+    let map = req.map;
+    let config_file = req.config_file.clone();
+    let locate = move |word: &str, line: usize| config_file.as_ref().map(|c| c.span(map, word, line));
+    let config_path = req.root.join(crate::config::FILE);
     struct Item {
         instance: Option<Instance>,
         repeat: Repeat,
@@ -241,7 +256,17 @@ fn check_functions(
         || (),
         |_, item| {
             let Some(Instance { declared: d, module, variant }) = item.instance.take() else { return };
-            let (function, mut diags) = function::check_declared(&d, map);
+            let (function, mut diags) = match d.callee {
+                Callee::Source { .. } => function::check_declared(&d, map),
+                Callee::Binary { kernel } => binaries::check_kernel(
+                    &d,
+                    &binaries.kernels[kernel],
+                    binaries,
+                    map,
+                    (crate::config::FILE, &config_path),
+                    &locate,
+                ),
+            };
             // A variant repeats its source's functions: their own problems are
             // reported once, with the source's.
             if variant.is_some() {
@@ -293,7 +318,14 @@ fn instances(
 ) -> Vec<Instance> {
     let mut out = Vec::with_capacity(declared.len());
     for d in declared {
-        let Callee::Source { file } = d.callee;
+        let file = match d.callee {
+            Callee::Source { file } => file,
+            // Binary kernels are in the library's default module.
+            Callee::Binary { .. } => {
+                out.push(Instance { module: modules.default_module().to_string(), declared: d, variant: None });
+                continue;
+            }
+        };
         for v in variants.get(&file).into_iter().flatten() {
             out.push(Instance { declared: d.clone(), module: v.module.clone(), variant: Some(v.module.clone()) });
         }

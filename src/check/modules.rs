@@ -28,6 +28,11 @@ impl Modules {
     pub fn of(&self, file: FileId) -> &str {
         self.of.get(&file).map_or(self.default.as_str(), String::as_str)
     }
+
+    /// The module of functions no file's module holds (binary kernels).
+    pub fn default_module(&self) -> &str {
+        &self.default
+    }
 }
 
 /// The module `per-file` gives a file: `_jit_uniform/csr.cu` ->

@@ -124,7 +124,7 @@ fn name_params(f: &mut Function) {
     let mut taken = BTreeSet::from(["out".to_string()]);
     for p in &mut f.params {
         p.py_name = match p.token {
-            Token::Arg(_) | Token::InOut(_) | Token::Attr { .. } => py_name(&p.name, &mut taken),
+            Token::Arg(_) | Token::InOut(_) | Token::Attr { .. } | Token::Struct { .. } => py_name(&p.name, &mut taken),
             Token::Ret(_) | Token::Stream | Token::Dim { .. } => String::new(),
         };
     }
@@ -145,7 +145,9 @@ fn check_symbols(req: &Request, functions: &[Function], diags: &mut Vec<Diagnost
             if let Some(&other) = owner.get(symbol) {
                 let o = &functions[other];
                 let span = |f: &Function| {
-                    super::source_id(req, &f.file).map(|id| {
+                    // A binary kernel is declared in begen.yaml.
+                    let config = req.config_file.as_ref().filter(|_| f.binary.is_some()).map(|c| c.id);
+                    config.or_else(|| super::source_id(req, &f.file)).map(|id| {
                         let start = req.map.get(id).line_range(f.line).start + f.column - 1;
                         req.map.span(id, start, start + f.name.len())
                     })

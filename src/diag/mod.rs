@@ -17,6 +17,7 @@
 //! assert!(text.contains("= help: fix it"));
 //! ```
 
+pub(crate) mod binary_messages;
 pub(crate) mod messages;
 pub mod render;
 

@@ -348,6 +348,8 @@ pub fn param_cpp(unit: &Unit, i: usize, slot: usize, p: &Param) -> ParamCpp {
             ..Default::default()
         },
         Token::Attr { ty, .. } => attr_cpp(function, i, slot, p, *ty),
+        // Only binary kernels take structs; their handlers are `emit::binary`'s.
+        Token::Struct { .. } => ParamCpp::default(),
     }
 }
 
@@ -467,7 +469,7 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
         Token::Stream => 0,
         Token::Arg(_) => 1,
         Token::Ret(_) | Token::InOut(_) => 2,
-        Token::Attr { .. } | Token::Dim { .. } => 3,
+        Token::Attr { .. } | Token::Dim { .. } | Token::Struct { .. } => 3,
     };
     order.sort_by_key(|(i, p)| (rank(&p.token), *i));
     let mut slots = vec![0; f.params.len()];
@@ -478,7 +480,7 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
                 slots[*i] = tensors;
                 tensors += 1;
             }
-            Token::Attr { .. } | Token::Dim { .. } => {
+            Token::Attr { .. } | Token::Dim { .. } | Token::Struct { .. } => {
                 slots[*i] = attrs;
                 attrs += 1;
             }
@@ -492,7 +494,7 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
     out
 }
 
-fn arg_spec_text(f: &Function) -> String {
+pub(super) fn arg_spec_text(f: &Function) -> String {
     let mut tokens: Vec<String> = f.arg_spec().iter().map(|t| t.to_string()).collect();
     tokens.extend(f.consts.iter().map(|k| format!("const.{}={}", k.name, k.values.join(","))));
     tokens.join(", ")
@@ -501,7 +503,7 @@ fn arg_spec_text(f: &Function) -> String {
 /// The handler statements that check the typed tensors' extents against
 /// their contracts (literal extents, one value per named dimension) and
 /// compute the `dim.` parameters' values, range-checked for their types.
-fn dim_statements(unit: &Unit) -> Vec<String> {
+pub(super) fn dim_statements(unit: &Unit) -> Vec<String> {
     let f = unit.f;
     let function = &f.name;
     let mut out = Vec::new();
@@ -700,6 +702,12 @@ pub fn glue_view(library: &Library) -> GlueView {
     GlueView {
         library: library.name.clone(),
         api_symbol: ffi_api_symbol(&library.name),
-        handlers: library.functions.iter().flat_map(Unit::all).map(|u| handler_view(&u)).collect(),
+        handlers: library
+            .functions
+            .iter()
+            .filter(|f| f.binary.is_none())
+            .flat_map(Unit::all)
+            .map(|u| handler_view(&u))
+            .collect(),
     }
 }

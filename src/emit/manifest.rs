@@ -97,6 +97,18 @@ pub struct ManifestFunction {
     /// A template kernel's instantiations (absent for a plain function).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub instances: Vec<ManifestInstance>,
+    /// A precompiled kernel's binary (absent for an annotated function).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub binary: Option<ManifestBinary>,
+}
+
+/// The binary a precompiled kernel launches.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ManifestBinary {
+    /// Relative to the root.
+    pub file: String,
+    pub symbol: String,
+    pub convention: String,
 }
 
 /// One instantiation of a template kernel: its own target and handler.
@@ -153,6 +165,11 @@ pub fn manifest(lib: &Library, xla_api_version: Option<&str>) -> Manifest {
                         handler_symbol: i.handler.clone(),
                     })
                     .collect(),
+                binary: f.binary.as_ref().map(|b| ManifestBinary {
+                    file: lib.binaries.get(b.image).map_or_else(String::new, |i| i.file.clone()),
+                    symbol: b.symbol.clone(),
+                    convention: b.convention.clone(),
+                }),
             })
             .collect(),
         algorithms: lib

@@ -14,6 +14,7 @@
 //! The manifest is serialized with serde, not templated.
 //!
 
+mod binary;
 pub mod cpp;
 mod manifest;
 mod names;
@@ -41,6 +42,12 @@ struct GlueTemplate<'a> {
 }
 
 #[derive(Template)]
+#[template(path = "binary.cc", escape = "none")]
+struct BinaryTemplate<'a> {
+    b: &'a binary::BinariesView,
+}
+
+#[derive(Template)]
 #[template(path = "module.py", escape = "none")]
 struct ModuleTemplate<'a> {
     m: &'a python::PyModuleView,
@@ -57,12 +64,20 @@ struct StubTemplate<'a> {
 /// built against. It cannot fail: `check` made every name and path safe.
 pub fn emit(lib: &Library, xla_api_version: Option<&str>) -> Emitted {
     let mut files = emit_wrappers(lib);
-    if !lib.functions.is_empty() {
+    if lib.functions.iter().any(|f| f.binary.is_none()) {
         files.push(GeneratedFile {
             rel_path: glue_rel_path(&lib.name),
             kind: FileKind::Glue,
             source: None,
             contents: render(&GlueTemplate { g: &cpp::glue_view(lib) }),
+        });
+    }
+    if binary::has_binaries(lib) {
+        files.push(GeneratedFile {
+            rel_path: format!("gen/{}.binaries.begen.cc", lib.name),
+            kind: FileKind::Binaries,
+            source: None,
+            contents: render(&BinaryTemplate { b: &binary::binaries_view(lib) }),
         });
     }
     let module = python::py_module_view(lib);
@@ -91,7 +106,7 @@ pub fn emit(lib: &Library, xla_api_version: Option<&str>) -> Emitted {
 fn emit_wrappers(lib: &Library) -> Vec<GeneratedFile> {
     // One wrapper per source and variant of it.
     let mut by_file: BTreeMap<(&str, Option<&str>), Vec<&Function>> = BTreeMap::new();
-    for f in &lib.functions {
+    for f in lib.functions.iter().filter(|f| f.binary.is_none()) {
         by_file.entry((f.file.as_str(), f.variant.as_deref())).or_default().push(f);
     }
     let paths = names::dedup_paths(

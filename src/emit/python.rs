@@ -19,6 +19,12 @@ pub struct PyModuleView {
     /// `lib<name>.so`, as a Python literal.
     pub library_file: String,
     pub needs_ml_dtypes: bool,
+    /// A binary kernel takes a struct attribute (`_begen_struct`).
+    pub needs_struct: bool,
+    /// Some targets have an initialize-stage handler (binary kernels).
+    pub staged: bool,
+    /// (target literal, initialize symbol literal).
+    pub initialize: Vec<(String, String)>,
     /// Libraries it links, as Python literals (preloaded from pip's
     /// `nvidia` packages when they are there).
     pub linked: Vec<String>,
@@ -114,6 +120,17 @@ pub fn py_attr_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
     }
 }
 
+/// The Python expression packing a struct attribute given as a dict of its
+/// members into the struct's bytes (a uint8 array): each leaf converted
+/// as an attribute of its type, at its offset.
+pub fn py_struct_conversion(ty: &crate::model::binary::StructType, v: &str, r#where: &str) -> String {
+    let leaves = py_tuple(ty.leaves.iter().map(|l| {
+        let path = py_tuple(l.path.iter().map(|n| py_str(n)));
+        format!("({path}, {}, lambda x, w: {})", l.offset, py_attr_conversion(l.ty, "x", "w"))
+    }));
+    format!("_begen_struct({v}, {leaves}, {}, {where})", ty.size, r#where = r#where)
+}
+
 /// The Python type users pass for an attribute, for the stub.
 pub fn py_attr_type(ty: AttrType) -> &'static str {
     match ty {
@@ -174,11 +191,21 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
     let inputs: Vec<&Param> = f.params.iter().filter(|p| p.token.is_input()).collect();
     let outputs: Vec<&Param> = f.params.iter().filter(|p| p.token.is_output()).collect();
     let rets: Vec<&Param> = outputs.iter().copied().filter(|p| matches!(p.token, Token::Ret(_))).collect();
-    let attrs: Vec<(&str, &str, AttrType)> = f
+    // (XLA name, Python name, stub type, conversion of a value `v` quoted by `where`).
+    type Convert<'a> = Box<dyn Fn(&str, &str) -> String + 'a>;
+    let attrs: Vec<(&str, &str, &str, Convert)> = f
         .params
         .iter()
         .filter_map(|p| match &p.token {
-            Token::Attr { name, ty } => Some((name.as_str(), p.py_name.as_str(), *ty)),
+            Token::Attr { name, ty } => {
+                let ty = *ty;
+                let convert: Convert = Box::new(move |v, w| py_attr_conversion(ty, v, w));
+                Some((name.as_str(), p.py_name.as_str(), py_attr_type(ty), convert))
+            }
+            Token::Struct { name, ty } => {
+                let convert: Convert = Box::new(move |v, w| py_struct_conversion(ty, v, w));
+                Some((name.as_str(), p.py_name.as_str(), "dict", convert))
+            }
             _ => None,
         })
         .collect();
@@ -221,9 +248,9 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
         params.push("*".into());
         stub.push("*".into());
     }
-    for (_, py, ty) in &attrs {
+    for (_, py, stub_ty, _) in &attrs {
         params.push(py.to_string());
-        stub.push(format!("{py}: {}", py_attr_type(*ty)));
+        stub.push(format!("{py}: {stub_ty}"));
     }
     for k in &keyword_consts {
         let default = match k.values.as_slice() {
@@ -258,9 +285,13 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
     let shown_lit = py_str(shown);
     let mut body = Vec::new();
     let mut call_args: Vec<String> = inputs.iter().map(|p| p.py_name.clone()).collect();
-    for (xla_name, py, ty) in &attrs {
+    for (xla_name, py, _, convert) in &attrs {
+        let ty = f.params.iter().find(|p| p.py_name == *py).map_or(String::new(), |p| match &p.token {
+            Token::Struct { ty, .. } => ty.name.clone(),
+            other => other.to_string().rsplit(':').next().unwrap_or("").to_string(),
+        });
         let r#where = py_str(&format!("{shown}: attribute '{py}' ({ty})"));
-        let value = py_attr_conversion(*ty, py, &r#where);
+        let value = convert(py, &r#where);
         if is_py_keyword(xla_name) {
             call_args.push(format!("**{{{}: {value}}}", py_str(xla_name)));
         } else {
@@ -367,7 +398,7 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
         }
     }
     let mut keywords: Vec<(String, String)> =
-        attrs.iter().map(|(name, py, _)| (name.to_string(), py.to_string())).collect();
+        attrs.iter().map(|(name, py, _, _)| (name.to_string(), py.to_string())).collect();
     keywords.extend(keyword_consts.iter().map(|k| (format!("const:{}", k.name), k.py_name.clone())));
     if !rets.is_empty() {
         keywords.push(("out".into(), "out".into()));
@@ -451,7 +482,7 @@ pub fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, bwd_vie
         if matches!(p.token, Token::Ret(_))
             && let Some(x) = inputs.get(k)
         {
-            structs.push(format!("_begen_struct({x})"));
+            structs.push(format!("_begen_aval({x})"));
         }
     }
     if bwd_view.keywords.iter().any(|(w, _)| w == "out") {
@@ -642,7 +673,19 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
         name: library.name.clone(),
         sources: sources.into_iter().collect(),
         library_file: py_str(&format!("lib{}.so", library.name)),
-        needs_ml_dtypes: fs.iter().any(|f| f.attrs().any(|(_, t)| t == AttrType::BFloat16)),
+        staged: fs.iter().any(|f| f.binary.is_some()),
+        initialize: fs
+            .iter()
+            .filter(|f| f.binary.is_some())
+            .map(|f| (py_str(&f.target), py_str(&f.trampoline)))
+            .collect(),
+        needs_struct: fs.iter().any(|f| f.params.iter().any(|p| matches!(p.token, Token::Struct { .. }))),
+        needs_ml_dtypes: fs.iter().any(|f| {
+            f.attrs().any(|(_, t)| t == AttrType::BFloat16)
+                || f.params.iter().any(|p| {
+                    matches!(&p.token, Token::Struct { ty, .. } if ty.leaves.iter().any(|l| l.ty == AttrType::BFloat16))
+                })
+        }),
         namespaced: library.namespaced,
         linked: library.settings.link_libs.iter().map(|l| py_str(l)).collect(),
         all: all_top(names),

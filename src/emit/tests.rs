@@ -37,6 +37,7 @@ fn function(name: &str, file: &str, root: &Path, platform: Platform, params: Vec
         options: FunctionOptions::default(),
         consts: Vec::new(),
         instances: Vec::new(),
+        binary: None,
     }
 }
 
@@ -76,6 +77,7 @@ fn library(name: &str, mut functions: Vec<Function>) -> Library {
         algorithms: Vec::new(),
         settings: Settings::default(),
         root: PathBuf::from("/"),
+        binaries: Vec::new(),
     }
 }
 

@@ -17,6 +17,9 @@ pub(crate) enum Callee {
     /// A C++ function defined in an annotated source, called by its name
     /// from a translation unit that includes the source.
     Source { file: FileId },
+    /// A kernel of a precompiled binary (begen.yaml's `binaries:`): the
+    /// index of its entry in `check`'s list of binary kernels.
+    Binary { kernel: usize },
 }
 
 /// One function a front end declares, before checking.

@@ -14,6 +14,9 @@ pub(crate) enum FileKind {
     /// The glue translation unit (every XLA FFI handler): compile it with
     /// the host C++ compiler, with XLA's FFI headers on the include path.
     Glue,
+    /// The binaries translation unit (begen.yaml's `binaries:`: the
+    /// embedded images and their handlers): compiled like the glue.
+    Binaries,
     /// `<name>.py`.
     PythonModule,
     /// `<name>.pyi`.
@@ -58,6 +61,6 @@ impl Emitted {
 
     /// Every C++ translation unit: wrappers, then the glue.
     pub fn translation_units(&self) -> impl Iterator<Item = &GeneratedFile> {
-        self.files.iter().filter(|f| matches!(f.kind, FileKind::Wrapper(_) | FileKind::Glue))
+        self.files.iter().filter(|f| matches!(f.kind, FileKind::Wrapper(_) | FileKind::Glue | FileKind::Binaries))
     }
 }

@@ -7,6 +7,7 @@
 //! resolved. Only `check` can make a `Library`; `emit` and `build` only read
 //! it and cannot fail on it.
 
+pub mod binary;
 pub(crate) mod decl;
 pub(crate) mod generated;
 mod ident;
@@ -390,6 +391,14 @@ pub enum Token {
         /// The parameter's integer type.
         ty: AttrType,
     },
+    /// A struct passed by value (binary kernels): from Python a dict of
+    /// its members, to XLA the struct's bytes.
+    Struct {
+        /// The attribute name XLA sees.
+        name: String,
+        /// Its layout.
+        ty: binary::StructType,
+    },
 }
 
 impl Token {
@@ -422,7 +431,7 @@ impl Token {
     pub fn contract(&self) -> Option<&TensorType> {
         match self {
             Token::Arg(c) | Token::Ret(c) | Token::InOut(c) => c.as_ref(),
-            Token::Stream | Token::Attr { .. } | Token::Dim { .. } => None,
+            Token::Stream | Token::Attr { .. } | Token::Dim { .. } | Token::Struct { .. } => None,
         }
     }
 }
@@ -440,6 +449,7 @@ impl fmt::Display for Token {
             Token::Stream => f.write_str("stream"),
             Token::Attr { name, ty } => write!(f, "attr.{name}:{ty}"),
             Token::Dim { name, ty } => write!(f, "dim.{name}:{ty}"),
+            Token::Struct { name, ty } => write!(f, "attr.{name}:{}", ty.name),
         }
     }
 }
@@ -797,7 +807,8 @@ pub struct Function {
     /// The exported XLA FFI handler symbol in `lib<library>.so`.
     pub handler: String,
     /// The hidden `extern "C"` trampoline in the source's translation unit
-    /// that the handler calls.
+    /// that the handler calls; for a binary kernel (which has none), the
+    /// symbol of its initialize-stage handler.
     pub trampoline: String,
     /// Source path relative to the scanned root, `/`-separated.
     pub file: String,
@@ -824,6 +835,9 @@ pub struct Function {
     /// empty for a plain function, whose target, handler and trampoline are
     /// the function's own.
     pub instances: Vec<Instance>,
+    /// A precompiled kernel (begen.yaml's `binaries:`): what its handler
+    /// launches. `None` for an annotated source's function.
+    pub binary: Option<Box<binary::BinaryCall>>,
 }
 
 impl Function {
@@ -875,7 +889,12 @@ impl Function {
     pub fn attrs(&self) -> impl Iterator<Item = (&Param, AttrType)> {
         self.params.iter().filter_map(|p| match &p.token {
             Token::Attr { ty, .. } => Some((p, *ty)),
-            Token::Arg(_) | Token::Ret(_) | Token::InOut(_) | Token::Stream | Token::Dim { .. } => None,
+            Token::Arg(_)
+            | Token::Ret(_)
+            | Token::InOut(_)
+            | Token::Stream
+            | Token::Dim { .. }
+            | Token::Struct { .. } => None,
         })
     }
 }
@@ -1005,4 +1024,6 @@ pub struct Library {
     pub settings: Settings,
     /// The root the sources were found under (absolute).
     pub root: PathBuf,
+    /// The images of begen.yaml's `binaries:` that kernels use.
+    pub binaries: Vec<binary::BinaryImage>,
 }

@@ -1,0 +1,170 @@
+// begen support headers: the handler side of precompiled kernels (begen.yaml
+// `binaries:`): launch-dimension arithmetic that reports overflow and
+// division by zero instead of wrapping, the host-side checks of a cuTile
+// array against the assumptions its kernel was compiled with, and packing
+// values into a kernel's parameter buffer.
+//
+// Generated code only (the binaries TU, with XLA's FFI headers and
+// begen/cuda_driver.h). Every failure is a message, never undefined
+// behaviour: a launch with an array that breaks an assumption would be.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+
+#include "begen/abi.h"
+
+namespace begen {
+namespace bin {
+
+/// int64 arithmetic for grid, block and shared-memory expressions: the
+/// first overflow or division by zero is kept in `error`, and the result is
+/// then meaningless (the handler returns the error).
+struct Calc {
+    const char* error = nullptr;
+
+    int64_t fail(const char* why) {
+        if (error == nullptr) error = why;
+        return 0;
+    }
+    int64_t add(int64_t a, int64_t b) {
+        int64_t r;
+        return __builtin_add_overflow(a, b, &r) ? fail("overflows int64") : r;
+    }
+    int64_t sub(int64_t a, int64_t b) {
+        int64_t r;
+        return __builtin_sub_overflow(a, b, &r) ? fail("overflows int64") : r;
+    }
+    int64_t mul(int64_t a, int64_t b) {
+        int64_t r;
+        return __builtin_mul_overflow(a, b, &r) ? fail("overflows int64") : r;
+    }
+    int64_t div(int64_t a, int64_t b) {
+        if (b == 0) return fail("divides by zero");
+        if (a == std::numeric_limits<int64_t>::min() && b == -1) return fail("overflows int64");
+        return a / b;
+    }
+    int64_t rem(int64_t a, int64_t b) {
+        if (b == 0) return fail("divides by zero");
+        if (b == -1) return 0;
+        return a % b;
+    }
+    /// Rounded towards +infinity.
+    int64_t cdiv(int64_t a, int64_t b) {
+        int64_t q = div(a, b);
+        if (error != nullptr) return 0;
+        return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;
+    }
+    /// A value of any integer type (or bool) as int64.
+    template <typename T>
+    int64_t of(T v) {
+        if (static_cast<uint64_t>(v) > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) && v > 0) {
+            return fail("reads a value above 2**63 - 1");
+        }
+        return static_cast<int64_t>(v);
+    }
+};
+
+/// The assumptions about one axis of a cuTile array (1 / has_* false: none).
+struct AxisRules {
+    int64_t shape_divisible_by;
+    int64_t stride_divisible_by;
+    bool has_stride_constant;
+    int64_t stride_constant;
+    bool has_stride_lower_bound;
+    int64_t stride_lower_bound;
+};
+
+/// The assumptions about one cuTile array parameter.
+struct ArrayRules {
+    int64_t index_min, index_max;
+    const char* index_name;
+    int64_t base_align;
+    const AxisRules* axes;
+    size_t rank;
+};
+
+/// Checks a dense row-major array (XLA's buffers) against its kernel's
+/// assumptions, index overflow first, and fills its extents and strides
+/// (elements). Empty on success, else why, naming the parameter.
+BEGEN_HIDDEN inline std::string check_array(const char* param, const void* data, const int64_t* dims,
+                                            size_t rank, const ArrayRules& r, int64_t* shape,
+                                            int64_t* strides) {
+    auto where = [&](const char* noun, size_t axis, int64_t value) {
+        return std::string("parameter '") + param + "': " + noun + " " + std::to_string(value) + " of axis " +
+               std::to_string(axis);
+    };
+    if (rank != r.rank) {
+        return std::string("parameter '") + param + "' has rank " + std::to_string(rank) + "; the kernel takes rank " +
+               std::to_string(r.rank);
+    }
+    int64_t step = 1;
+    bool step_overflow = false;
+    for (size_t k = rank; k-- > 0;) {
+        shape[k] = dims[k];
+        strides[k] = step_overflow ? std::numeric_limits<int64_t>::max() : step;
+        if (__builtin_mul_overflow(step, dims[k] > 0 ? dims[k] : 1, &step)) step_overflow = true;
+    }
+    for (int pass = 0; pass < 2; ++pass) {
+        const int64_t* values = pass == 0 ? shape : strides;
+        for (size_t k = 0; k < rank; ++k) {
+            if (values[k] < r.index_min || values[k] > r.index_max) {
+                return where(pass == 0 ? "extent" : "stride", k, values[k]) + " does not fit the kernel's " +
+                       r.index_name + " index type (export it with index_dtype=ct.int64)";
+            }
+        }
+    }
+    for (size_t k = 0; k < rank; ++k) {
+        const AxisRules& a = r.axes[k];
+        if (shape[k] % a.shape_divisible_by != 0) {
+            return where("extent", k, shape[k]) + " is not a multiple of " + std::to_string(a.shape_divisible_by) +
+                   ", as the kernel assumes";
+        }
+        if (a.has_stride_constant && strides[k] != a.stride_constant) {
+            return where("stride", k, strides[k]) + " is not " + std::to_string(a.stride_constant) +
+                   ", as the kernel assumes";
+        }
+        if (strides[k] % a.stride_divisible_by != 0) {
+            return where("stride", k, strides[k]) + " is not a multiple of " + std::to_string(a.stride_divisible_by) +
+                   ", as the kernel assumes";
+        }
+        if (a.has_stride_lower_bound && strides[k] < a.stride_lower_bound) {
+            return where("stride", k, strides[k]) + " is below " + std::to_string(a.stride_lower_bound) +
+                   ", the kernel's lower bound";
+        }
+    }
+    const auto address = reinterpret_cast<uintptr_t>(data);
+    if (address % static_cast<uintptr_t>(r.base_align) != 0) {
+        return std::string("parameter '") + param + "': data address " + std::to_string(address) +
+               " is not a multiple of " + std::to_string(r.base_align) + " bytes, as the kernel assumes";
+    }
+    return {};
+}
+
+/// Writes `value` as a `T` at `offset` of the parameter buffer.
+template <typename T>
+BEGEN_HIDDEN inline void put(unsigned char* buffer, size_t offset, T value) noexcept {
+    std::memcpy(buffer + offset, &value, sizeof(T));
+}
+
+/// Whether an int64 fits `T` (the index type of a cuTile shape or stride,
+/// checked before).
+template <typename T>
+BEGEN_HIDDEN inline T narrow(int64_t v) noexcept {
+    return static_cast<T>(v);
+}
+
+/// A launch extent: `what` names it in the message.
+BEGEN_HIDDEN inline std::string extent(int64_t v, int64_t max, const char* what, unsigned* out) {
+    if (v < 0 || v > max) {
+        return std::string(what) + " is " + std::to_string(v) + ", outside [0, " + std::to_string(max) + "]";
+    }
+    *out = static_cast<unsigned>(v);
+    return {};
+}
+
+}  // namespace bin
+}  // namespace begen

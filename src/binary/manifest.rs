@@ -1,0 +1,231 @@
+//! begen.yaml's `binaries:` entries as written, and the launch-dimension
+//! expressions they hold: the shape only. What they mean (files, symbols,
+//! parameters against the binary) is `check`'s to decide
+//! (`check/binaries.rs`).
+//!
+//! ```yaml
+//! structs:
+//!   Affine: [tag:uint16, scale:float64, shift:float32]
+//! binaries:
+//!   - file: tile/scale_sm90.cubin
+//!     convention: cutile_python_v1
+//!     kernels:
+//!       tile_scale:
+//!         symbol: scale_Kt1_A1f32_1l0_A1f32_1l0_Sf32_I16
+//!         params: ["arg:float32[n]", "ret:float32[n]", attr.s:float32]
+//!         grid: ["cdiv(n, 16)"]
+//! ```
+//!
+//! ```
+//! use begen::binary::manifest::{parse_expr, Expr};
+//! let e = parse_expr("cdiv(n, 16) * 2").unwrap();
+//! assert_eq!(e.to_string(), "(cdiv(n, 16) * 2)");
+//! assert!(parse_expr("n +").is_err());
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use serde::Deserialize;
+
+pub use crate::model::binary::{Expr, Op};
+
+/// One `binaries:` entry: a file, its calling convention and its kernels.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BinaryConfig {
+    /// `.cubin`, `.fatbin` or `.ptx`, relative to the root.
+    pub file: String,
+    /// `cutile_python_v1` or `c`.
+    pub convention: String,
+    /// Python function (and target) name -> the kernel.
+    #[serde(default)]
+    pub kernels: BTreeMap<String, KernelConfig>,
+}
+
+/// One kernel of a binary.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KernelConfig {
+    /// The entry's symbol (default: the kernel's name).
+    pub symbol: Option<String>,
+    /// Typed tokens, one per parameter.
+    #[serde(default)]
+    pub params: Vec<String>,
+    /// 1 to 3 entries: integers or expressions.
+    #[serde(default)]
+    pub grid: Vec<ExprConfig>,
+    /// As `grid`; `cutile_python_v1` takes it from the cubin.
+    pub block: Option<Vec<ExprConfig>>,
+    /// Dynamic shared memory in bytes.
+    pub shared: Option<ExprConfig>,
+}
+
+/// A launch dimension as written: a number or an expression's text.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub enum ExprConfig {
+    /// `128`.
+    Int(i64),
+    /// `"cdiv(n, 128)"`.
+    Text(String),
+}
+
+impl ExprConfig {
+    /// The text as written (for locating it in begen.yaml).
+    pub fn text(&self) -> String {
+        match self {
+            ExprConfig::Int(n) => n.to_string(),
+            ExprConfig::Text(t) => t.clone(),
+        }
+    }
+}
+
+/// Why an expression does not parse: the byte offset and what was expected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExprError {
+    /// Byte offset in the text.
+    pub offset: usize,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ExprError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "at offset {}: {}", self.offset, self.message)
+    }
+}
+
+/// Parses `+ - * / %`, parentheses, `cdiv(a, b)`, non-negative integer
+/// literals and identifiers, with C precedence (left to right).
+pub fn parse_expr(text: &str) -> Result<Expr, ExprError> {
+    let mut p = ExprParser { s: text.as_bytes(), pos: 0, depth: 0 };
+    let e = p.sum()?;
+    p.skip_ws();
+    if p.pos != p.s.len() {
+        return Err(p.err("an operator or the end"));
+    }
+    Ok(e)
+}
+
+struct ExprParser<'a> {
+    s: &'a [u8],
+    pos: usize,
+    depth: usize,
+}
+
+impl ExprParser<'_> {
+    fn err(&self, what: &str) -> ExprError {
+        ExprError { offset: self.pos, message: format!("expected {what}") }
+    }
+
+    fn skip_ws(&mut self) {
+        while self.pos < self.s.len() && self.s[self.pos].is_ascii_whitespace() {
+            self.pos += 1;
+        }
+    }
+
+    fn peek(&mut self) -> Option<u8> {
+        self.skip_ws();
+        self.s.get(self.pos).copied()
+    }
+
+    fn sum(&mut self) -> Result<Expr, ExprError> {
+        let mut e = self.product()?;
+        while let Some(c @ (b'+' | b'-')) = self.peek() {
+            self.pos += 1;
+            let rhs = self.product()?;
+            e = Expr::Bin(if c == b'+' { Op::Add } else { Op::Sub }, Box::new(e), Box::new(rhs));
+        }
+        Ok(e)
+    }
+
+    fn product(&mut self) -> Result<Expr, ExprError> {
+        let mut e = self.atom()?;
+        while let Some(c @ (b'*' | b'/' | b'%')) = self.peek() {
+            self.pos += 1;
+            let op = match c {
+                b'*' => Op::Mul,
+                b'/' => Op::Div,
+                _ => Op::Rem,
+            };
+            let rhs = self.atom()?;
+            e = Expr::Bin(op, Box::new(e), Box::new(rhs));
+        }
+        Ok(e)
+    }
+
+    fn atom(&mut self) -> Result<Expr, ExprError> {
+        // Bounds what a hostile begen.yaml can make the parser recurse.
+        if self.depth > 64 {
+            return Err(self.err("an expression nested less deeply"));
+        }
+        match self.peek() {
+            Some(b'(') => {
+                self.pos += 1;
+                self.depth += 1;
+                let e = self.sum()?;
+                self.depth -= 1;
+                if self.peek() != Some(b')') {
+                    return Err(self.err("`)`"));
+                }
+                self.pos += 1;
+                Ok(e)
+            }
+            Some(c) if c.is_ascii_digit() => {
+                let start = self.pos;
+                while self.pos < self.s.len() && self.s[self.pos].is_ascii_digit() {
+                    self.pos += 1;
+                }
+                let text = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("");
+                text.parse()
+                    .map(Expr::Int)
+                    .map_err(|_| ExprError { offset: start, message: "an integer below 2**63".to_string() })
+            }
+            Some(c) if c.is_ascii_alphabetic() || c == b'_' => {
+                let start = self.pos;
+                while self.pos < self.s.len() && (self.s[self.pos].is_ascii_alphanumeric() || self.s[self.pos] == b'_')
+                {
+                    self.pos += 1;
+                }
+                let name = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("").to_string();
+                if name == "cdiv" && self.peek() == Some(b'(') {
+                    self.pos += 1;
+                    self.depth += 1;
+                    let a = self.sum()?;
+                    if self.peek() != Some(b',') {
+                        return Err(self.err("`,` between cdiv's two operands"));
+                    }
+                    self.pos += 1;
+                    let b = self.sum()?;
+                    self.depth -= 1;
+                    if self.peek() != Some(b')') {
+                        return Err(self.err("`)`"));
+                    }
+                    self.pos += 1;
+                    return Ok(Expr::Bin(Op::Cdiv, Box::new(a), Box::new(b)));
+                }
+                Ok(Expr::Name(name))
+            }
+            _ => Err(self.err("a number, a name, `(` or `cdiv(`")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn precedence_and_errors() {
+        assert_eq!(parse_expr("(n + 15) / 16").unwrap().to_string(), "((n + 15) / 16)");
+        assert_eq!(parse_expr("a + b * c % 4").unwrap().to_string(), "(a + ((b * c) % 4))");
+        assert_eq!(parse_expr(" cdiv( m*2 , 128 ) ").unwrap().names(), ["m"]);
+        assert_eq!(parse_expr("7").unwrap(), Expr::Int(7));
+        for (bad, at) in [("", 0), ("n +", 3), ("(n", 2), ("cdiv(n)", 6), ("n $", 2), ("99999999999999999999", 0)] {
+            assert_eq!(parse_expr(bad).unwrap_err().offset, at, "{bad}");
+        }
+        let deep = format!("{}1{}", "(".repeat(100), ")".repeat(100));
+        assert!(parse_expr(&deep).is_err());
+    }
+}

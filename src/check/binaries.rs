@@ -1,0 +1,788 @@
+//! begen.yaml's `structs:` and `binaries:`: precompiled GPU kernels (seeds
+//! 001 and 003), checked into functions like the annotated ones.
+//!
+//! [`declare`] reads every binary (a `.cubin`, `.fatbin` or `.ptx` under the
+//! root), lays out the structs and hands each kernel to the common pipeline
+//! as a [`Declared`] function with a [`Callee::Binary`]; [`check_kernel`]
+//! then resolves it: its tokens against the calling convention (for
+//! `cutile_python_v1` the demangled symbol; for `c` the PTX `.param` list or
+//! the cubin's parameter table), the C arguments at their [`ParamLayout`]
+//! offsets, cuTile's array assumptions, and the launch dimensions. Every
+//! problem is a diagnostic at the place in begen.yaml that causes it.
+
+use std::collections::BTreeMap;
+
+use crate::binary::cutile::{self, ArgRole, KernelArg};
+use crate::binary::elf::Cubin;
+use crate::binary::layout::{CType, Member, ParamLayout, StructDef, StructId, Structs};
+use crate::binary::manifest::{Expr, ExprConfig, KernelConfig, parse_expr};
+use crate::binary::ptx::{self, PtxEntry};
+use crate::diag::{Diagnostic, Severity, binary_messages as bm};
+use crate::model::binary::{
+    ArgValue, ArrayRules, AxisRules, BinaryArg, BinaryCall, BinaryImage, StructLeaf, StructType,
+};
+use crate::model::decl::{Callee, Declared, LocateError};
+use crate::model::{self, AttrType, ElementType, Extent, Param, Platform, TensorType, Token, is_identifier};
+use crate::source::{SourceMap, Span};
+
+use super::Request;
+use super::function::check_tokens;
+use super::tokens::SpecToken;
+
+/// The two calling conventions begen binds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Convention {
+    CutileV1,
+    C,
+}
+
+/// What a binary file holds, as far as begen can read it.
+#[derive(Debug, Clone)]
+enum Contents {
+    Cubin(Cubin),
+    Ptx(Vec<PtxEntry>),
+    /// A fatbin container: loadable as it is, its kernels not listed.
+    Fatbin,
+    /// The file could not be read or has no known convention (reported
+    /// where it is listed): its kernels are not checked.
+    Unusable,
+}
+
+/// One kernel of begen.yaml's `binaries:`, ready for [`check_kernel`].
+#[derive(Debug, Clone)]
+pub(super) struct BinaryKernel {
+    image: usize,
+    file: String,
+    convention: Convention,
+    contents: std::sync::Arc<Contents>,
+    config: KernelConfig,
+    /// The kernel's line in begen.yaml: its keys are searched from there.
+    line: usize,
+}
+
+/// Everything [`declare`] found: the images, the kernels (indexed by
+/// [`Callee::Binary`]) and the structs.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Binaries {
+    pub images: Vec<BinaryImage>,
+    pub kernels: Vec<BinaryKernel>,
+    structs: Structs,
+}
+
+fn span(req: &Request, word: &str, after_line: usize) -> Option<Span> {
+    super::config_span(req, word, after_line)
+}
+
+fn push(diags: &mut Vec<Diagnostic>, at: Option<Span>, d: impl FnOnce(Span) -> Diagnostic) {
+    if let Some(at) = at {
+        diags.push(d(at));
+    }
+}
+
+/// Reads `structs:` and `binaries:`: the structs' layouts, each binary's
+/// bytes and contents, and one declared function per kernel.
+pub(super) fn declare(req: &Request, diags: &mut Vec<Diagnostic>) -> (Vec<Declared>, Binaries) {
+    let mut out = Binaries { structs: check_structs(req, diags), ..Binaries::default() };
+    let mut declared = Vec::new();
+    let mut after = 1;
+    for entry in &req.config.binaries {
+        let file_span = span(req, &entry.file, after);
+        let line = file_span.map_or(after, |s| req.map.position(s).0);
+        after = line + 1;
+        let convention = match entry.convention.as_str() {
+            "cutile_python_v1" => Some(Convention::CutileV1),
+            "c" => Some(Convention::C),
+            other => {
+                push(diags, span(req, other, line.saturating_sub(2)), |s| {
+                    Diagnostic::error(s, bm::bad_convention(other)).hint(bm::HINT_CONVENTION)
+                });
+                None
+            }
+        };
+        // A binary that cannot be read still declares its kernels' names
+        // (so `functions:` options for them are not reported too), with
+        // nothing to check.
+        let read = read_binary(req, &entry.file, file_span, diags).and_then(|bytes| {
+            match read_contents(&entry.file, &bytes) {
+                Ok(c) => Some((bytes, c)),
+                Err(why) => {
+                    push(diags, file_span, |s| Diagnostic::error(s, bm::unreadable_binary(&entry.file, &why)));
+                    None
+                }
+            }
+        });
+        let (contents, convention) = match (read, convention) {
+            (Some((mut bytes, contents)), Some(convention)) => {
+                if entry.file.ends_with(".ptx") {
+                    bytes.push(0);
+                }
+                out.images.push(BinaryImage { file: entry.file.clone(), bytes });
+                (contents, convention)
+            }
+            _ => (Contents::Unusable, Convention::C),
+        };
+        let image = out.images.len().saturating_sub(1);
+        let contents = std::sync::Arc::new(contents);
+        for (name, config) in &entry.kernels {
+            let name_span = span(req, name, line).unwrap_or_else(|| req.map.span(req.root_file, 0, 0));
+            let kline = req.map.position(name_span).0;
+            let tokens =
+                config.params.iter().map(|t| (t.clone(), value_span(req, t, kline).unwrap_or(name_span))).collect();
+            declared.push(Declared {
+                name: name.clone(),
+                name_span,
+                tokens: Some(tokens),
+                signature: Err(LocateError::NotFound),
+                platform: Platform::Cuda,
+                callee: Callee::Binary { kernel: out.kernels.len() },
+                enclosing: None,
+            });
+            out.kernels.push(BinaryKernel {
+                image,
+                file: entry.file.clone(),
+                convention,
+                contents: contents.clone(),
+                config: config.clone(),
+                line: kline,
+            });
+        }
+    }
+    (declared, out)
+}
+
+/// Where begen.yaml writes `word` as a value (a list item, not a key), on
+/// the first line at or after `after_line` that has it: a token such as
+/// `dim.n` must not be found in a later kernel's `dim.n:uint64`.
+fn value_span(req: &Request, word: &str, after_line: usize) -> Option<Span> {
+    let id = req.config_file.as_ref()?.id;
+    let text = String::from_utf8_lossy(&req.map.get(id).bytes).into_owned();
+    let bound = |c: Option<char>| c.is_none_or(|c| c.is_whitespace() || "[],\"'#{}".contains(c));
+    let mut start = 0;
+    for (k, line) in text.split('\n').enumerate() {
+        if k + 1 >= after_line {
+            let found = line
+                .match_indices(word)
+                .map(|(i, _)| i)
+                .find(|&i| bound(line[..i].chars().next_back()) && bound(line[i + word.len()..].chars().next()));
+            if let Some(i) = found {
+                return Some(req.map.span(id, start + i, start + i + word.len()));
+            }
+        }
+        start += line.len() + 1;
+    }
+    None
+}
+
+/// The bytes of a binary: a file under the root with one of the three
+/// extensions.
+fn read_binary(req: &Request, file: &str, at: Option<Span>, diags: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
+    let path = std::path::Path::new(file);
+    let inside = path.is_relative() && !path.components().any(|c| matches!(c, std::path::Component::ParentDir));
+    let known = [".cubin", ".fatbin", ".ptx"].iter().any(|e| file.ends_with(e));
+    if !inside || !known {
+        push(diags, at, |s| Diagnostic::error(s, bm::bad_binary_path(file)).hint(bm::HINT_BINARY_PATH));
+        return None;
+    }
+    match std::fs::read(req.root.join(path)) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            push(diags, at, |s| Diagnostic::error(s, bm::unreadable_binary(file, &e.to_string())));
+            None
+        }
+    }
+}
+
+fn read_contents(file: &str, bytes: &[u8]) -> Result<Contents, String> {
+    if file.ends_with(".cubin") {
+        Cubin::parse(bytes).map(Contents::Cubin).map_err(|e| e.0)
+    } else if file.ends_with(".ptx") {
+        let text = std::str::from_utf8(bytes).map_err(|_| "PTX must be UTF-8 text".to_string())?;
+        if text.contains('\0') {
+            return Err("PTX text must not contain NUL bytes".into());
+        }
+        ptx::entries(text).map(Contents::Ptx).map_err(|e| e.to_string())
+    } else if bytes.len() >= 4 && bytes[..4] == [0x50, 0xed, 0x55, 0xba] {
+        Ok(Contents::Fatbin)
+    } else {
+        Err("not a fatbin container (magic 0xba55ed50)".into())
+    }
+}
+
+/// Lays out `structs:` (a member may name another struct; each is added
+/// after the structs it contains, so nesting cannot be cyclic).
+fn check_structs(req: &Request, diags: &mut Vec<Diagnostic>) -> Structs {
+    let mut structs = Structs::new();
+    let mut pending: Vec<(&String, &Vec<String>)> = req.config.structs.iter().collect();
+    for (name, _) in &pending {
+        if !is_identifier(name) {
+            push(diags, span(req, name, 1), |s| Diagnostic::error(s, bm::bad_struct_name(name)));
+        }
+    }
+    pending.retain(|(name, _)| is_identifier(name));
+    loop {
+        let before = pending.len();
+        let mut waiting = Vec::new();
+        for (name, members) in pending {
+            let line = span(req, name, 1).map_or(1, |s| req.map.position(s).0);
+            let mut parsed = Vec::new();
+            let mut ok = true;
+            let mut blocked = false;
+            for m in members {
+                let Some((member, ty)) = m.split_once(':').filter(|(n, _)| is_identifier(n)) else {
+                    ok = false;
+                    push(diags, span(req, m, line), |s| Diagnostic::error(s, bm::bad_member(name, m)));
+                    continue;
+                };
+                let ty = ty.trim();
+                if let Some(t) = AttrType::parse(ty) {
+                    parsed.push(Member::new(member, t));
+                } else if let Some(id) = structs.find(ty) {
+                    parsed.push(Member::of(member, CType::Struct(id)));
+                } else if req.config.structs.contains_key(ty) && ty != name.as_str() {
+                    blocked = true;
+                } else {
+                    ok = false;
+                    push(diags, span(req, m, line), |s| {
+                        Diagnostic::error(s, bm::bad_member_type(name, member, ty)).hint(msg_types())
+                    });
+                }
+            }
+            if !ok {
+                continue;
+            }
+            if blocked {
+                waiting.push((name, members));
+                continue;
+            }
+            if let Err(e) = structs.add(StructDef::new(name, parsed)) {
+                push(diags, span(req, name, 1), |s| Diagnostic::error(s, bm::bad_struct(&e.to_string())));
+            }
+        }
+        if waiting.is_empty() {
+            break;
+        }
+        if waiting.len() == before {
+            for (name, _) in waiting {
+                push(diags, span(req, name, 1), |s| Diagnostic::error(s, bm::struct_cycle(name)));
+            }
+            break;
+        }
+        pending = waiting;
+    }
+    structs
+}
+
+fn msg_types() -> String {
+    format!(
+        "a member's type is one of {} or a struct declared under `structs:`",
+        AttrType::ALL.map(|t| t.as_str()).join(", ")
+    )
+}
+
+/// A struct's layout flattened to its scalar leaves.
+fn struct_type(structs: &Structs, id: StructId) -> StructType {
+    fn leaves(structs: &Structs, id: StructId, base: u32, path: &[String], out: &mut Vec<StructLeaf>) {
+        let def = structs.def(id);
+        let layout = structs.layout(id);
+        for (m, &offset) in def.members.iter().zip(&layout.offsets) {
+            let mut p = path.to_vec();
+            p.push(m.name.clone());
+            match m.ty {
+                CType::Prim(ty) => out.push(StructLeaf { path: p, ty, offset: base + offset }),
+                CType::Struct(inner) => leaves(structs, inner, base + offset, &p, out),
+                CType::Pointer => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    leaves(structs, id, 0, &[], &mut out);
+    StructType { name: structs.def(id).name.clone(), size: structs.layout(id).size, leaves: out }
+}
+
+/// One manifest parameter after its token is read.
+struct Slot {
+    token: Option<SpecToken>,
+    strukt: Option<StructId>,
+    span: Span,
+    text: String,
+}
+
+/// Checks one binary kernel into a function (module, target and names are
+/// decided later, with the annotated functions').
+pub(super) fn check_kernel(
+    d: &Declared,
+    kernel: &BinaryKernel,
+    bins: &Binaries,
+    req_map: &SourceMap,
+    config_name: (&str, &std::path::Path),
+    locate: &(dyn Fn(&str, usize) -> Option<Span> + Sync),
+) -> (Option<model::Function>, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let name = &d.name;
+    if !is_identifier(name) {
+        diags.push(Diagnostic::error(d.name_span, bm::bad_kernel_name(name)));
+        return (None, diags);
+    }
+    let line = kernel.line;
+    if matches!(*kernel.contents, Contents::Unusable) {
+        return (None, diags);
+    }
+    // Tokens: a struct attribute first, then the common grammar.
+    let raw = d.tokens.clone().unwrap_or_default();
+    let mut slots = Vec::new();
+    for (text, at) in &raw {
+        let strukt = text
+            .strip_prefix("attr.")
+            .and_then(|r| r.split_once(':'))
+            .filter(|(n, _)| is_identifier(n))
+            .and_then(|(n, ty)| bins.structs.find(ty).map(|id| (n, id)));
+        if let Some((n, id)) = strukt {
+            let token = SpecToken::Attr { name: n.to_string(), ty: None };
+            slots.push(Slot { token: Some(token), strukt: Some(id), span: *at, text: text.clone() });
+            continue;
+        }
+        let parsed = check_tokens(name, std::slice::from_ref(&(text.clone(), *at)), &mut diags);
+        let token = parsed.into_iter().next().map(|(t, _)| t);
+        if token.is_none() {
+            return (None, diags);
+        }
+        slots.push(Slot { token, strukt: None, span: *at, text: text.clone() });
+    }
+    for s in &slots {
+        match &s.token {
+            Some(SpecToken::Stream) => diags.push(Diagnostic::error(s.span, bm::STREAM_IN_BINARY)),
+            Some(SpecToken::Const { .. }) => diags.push(Diagnostic::error(s.span, bm::CONST_IN_BINARY)),
+            _ => {}
+        }
+    }
+    if diags.iter().any(|d| d.severity == Severity::Error) {
+        return (None, diags);
+    }
+    let symbol = kernel.config.symbol.clone().unwrap_or_else(|| name.clone());
+    let symbol_span = kernel.config.symbol.as_ref().and_then(|s| locate(s, line)).unwrap_or(d.name_span);
+    // Written into a C string literal.
+    if symbol.is_empty() || !symbol.chars().all(|c| c.is_ascii_alphanumeric() || "_$.".contains(c)) {
+        diags.push(Diagnostic::error(symbol_span, bm::bad_symbol(&symbol)));
+        return (None, diags);
+    }
+    // The symbol must be in the binary (a fatbin's kernels are not listed).
+    let found = match &*kernel.contents {
+        Contents::Cubin(c) => Some(c.kernels.iter().any(|k| k.name == symbol)),
+        Contents::Ptx(entries) => Some(entries.iter().any(|e| e.name == symbol)),
+        Contents::Fatbin | Contents::Unusable => None,
+    };
+    match found {
+        Some(false) => {
+            let known: Vec<String> = match &*kernel.contents {
+                Contents::Cubin(c) => c.kernels.iter().map(|k| k.name.clone()).collect(),
+                Contents::Ptx(e) => e.iter().map(|e| e.name.clone()).collect(),
+                Contents::Fatbin | Contents::Unusable => vec![],
+            };
+            diags.push(
+                Diagnostic::error(symbol_span, bm::symbol_missing(&symbol, &kernel.file))
+                    .note(bm::known_symbols(&known)),
+            );
+            return (None, diags);
+        }
+        None => diags.push(Diagnostic::warning(symbol_span, bm::fatbin_unchecked(&symbol, &kernel.file))),
+        Some(true) => {}
+    }
+
+    let mut params = Vec::new();
+    let mut types: Vec<CType> = Vec::new();
+    let mut values: Vec<(usize, ArgValue)> = Vec::new();
+    let mut arrays = Vec::new();
+    let mut required_block = None;
+    match kernel.convention {
+        Convention::CutileV1 => {
+            let sig = match cutile::demangle(&symbol) {
+                Ok(s) => s,
+                Err(e) => {
+                    diags.push(Diagnostic::error(symbol_span, e.to_string()));
+                    return (None, diags);
+                }
+            };
+            let args = match sig.kernel_args() {
+                Ok(a) => a,
+                Err(e) => {
+                    diags.push(Diagnostic::error(symbol_span, bm::cutile_unbound(&e.to_string())));
+                    return (None, diags);
+                }
+            };
+            let runtime = sig.runtime_params();
+            if runtime.len() != slots.len() {
+                diags.push(
+                    Diagnostic::error(d.name_span, bm::cutile_count(name, runtime.len(), slots.len()))
+                        .note(bm::cutile_expected(&describe_cutile(&sig, &runtime))),
+                );
+                return (None, diags);
+            }
+            for (k, (s, &pi)) in slots.iter().zip(&runtime).enumerate() {
+                let p = &sig.params[pi].param;
+                match resolve_cutile(k, s, p) {
+                    Ok((param, rules)) => {
+                        if let Some(r) = rules {
+                            arrays.push(r);
+                        }
+                        params.push(param);
+                    }
+                    Err(m) => diags.push(Diagnostic::error(s.span, m)),
+                }
+            }
+            if diags.iter().any(|d| d.severity == Severity::Error) {
+                return (None, diags);
+            }
+            // Argument k of the kernel: its manifest parameter.
+            for KernelArg { param, role, ty } in &args {
+                let k = runtime.iter().position(|r| r == param).unwrap_or(0);
+                let v = match (role, ty) {
+                    (ArgRole::Base, _) => ArgValue::Pointer,
+                    (ArgRole::Shape(a), CType::Prim(t)) => ArgValue::Shape(*a as usize, *t),
+                    (ArgRole::Stride(a), CType::Prim(t)) => ArgValue::Stride(*a as usize, *t),
+                    (ArgRole::Value | ArgRole::Length, CType::Prim(t)) => ArgValue::Scalar(*t),
+                    _ => ArgValue::Pointer,
+                };
+                types.push(*ty);
+                values.push((k, v));
+            }
+            if let Contents::Cubin(c) = &*kernel.contents
+                && let Some(k) = c.kernel(&symbol)
+            {
+                required_block = k.required_block;
+                let layout = ParamLayout::of(&types, &bins.structs);
+                let table: Vec<(u32, u32)> = k.params.iter().map(|p| (p.offset as u32, p.size as u32)).collect();
+                let ours: Vec<(u32, u32)> = layout.offsets.iter().copied().zip(layout.sizes.iter().copied()).collect();
+                if !table.is_empty() && table != ours {
+                    diags.push(Diagnostic::error(symbol_span, bm::table_mismatch(&symbol, &table, &ours)));
+                    return (None, diags);
+                }
+            }
+        }
+        Convention::C => {
+            for (k, s) in slots.iter().enumerate() {
+                match resolve_c(k, s, &bins.structs) {
+                    Ok((param, ty, v)) => {
+                        params.push(param);
+                        types.push(ty);
+                        values.push((k, v));
+                    }
+                    Err(m) => diags.push(Diagnostic::error(s.span, m)),
+                }
+            }
+            if diags.iter().any(|d| d.severity == Severity::Error) {
+                return (None, diags);
+            }
+            let layout = ParamLayout::of(&types, &bins.structs);
+            match &*kernel.contents {
+                Contents::Ptx(entries) => {
+                    if let Some(e) = entries.iter().find(|e| e.name == symbol)
+                        && let Err(m) = e.check_params(&types, &bins.structs)
+                    {
+                        diags.push(Diagnostic::error(d.name_span, bm::c_mismatch(&symbol, &m.to_string())));
+                    }
+                }
+                Contents::Cubin(c) => {
+                    if let Some(k) = c.kernel(&symbol) {
+                        required_block = k.required_block;
+                        let table: Vec<(u32, u32)> =
+                            k.params.iter().map(|p| (p.offset as u32, p.size as u32)).collect();
+                        let ours: Vec<(u32, u32)> =
+                            layout.offsets.iter().copied().zip(layout.sizes.iter().copied()).collect();
+                        if table != ours {
+                            diags.push(Diagnostic::error(d.name_span, bm::table_mismatch(&symbol, &table, &ours)));
+                        }
+                    }
+                }
+                Contents::Fatbin | Contents::Unusable => {}
+            }
+        }
+    }
+    // Struct attributes get their layout.
+    for (p, s) in params.iter_mut().zip(&slots) {
+        if let (Some(id), Token::Attr { name, .. }) = (s.strukt, &p.token) {
+            p.token = Token::Struct { name: name.clone(), ty: struct_type(&bins.structs, id) };
+        }
+    }
+    check_names(&params, &slots, &mut diags);
+    check_dims(&params, &slots, &mut diags);
+    if !params.iter().any(|p| p.token.is_output()) {
+        diags.push(Diagnostic::error(d.name_span, bm::no_output(name)));
+    }
+    let (grid, block, shared) = launch(kernel, &params, required_block, d.name_span, locate, &mut diags);
+    if diags.iter().any(|d| d.severity == Severity::Error) {
+        return (None, diags);
+    }
+    let layout = ParamLayout::of(&types, &bins.structs);
+    let args = values
+        .into_iter()
+        .zip(layout.offsets.iter().zip(&layout.sizes))
+        .map(|((param, value), (&offset, &size))| BinaryArg { param, value, offset, size })
+        .collect();
+    let (file, path) = config_name;
+    let (fline, column) = req_map.position(d.name_span);
+    let function = model::Function {
+        name: name.clone(),
+        module: String::new(),
+        target: String::new(),
+        py_name: String::new(),
+        handler: String::new(),
+        trampoline: String::new(),
+        file: file.to_string(),
+        variant: None,
+        path: path.to_path_buf(),
+        line: fline,
+        column,
+        platform: Platform::Cuda,
+        params,
+        options: model::FunctionOptions::default(),
+        consts: Vec::new(),
+        instances: Vec::new(),
+        binary: Some(Box::new(BinaryCall {
+            image: kernel.image,
+            symbol,
+            convention: match kernel.convention {
+                Convention::CutileV1 => "cutile_python_v1".into(),
+                Convention::C => "c".into(),
+            },
+            args,
+            param_size: layout.size,
+            arrays,
+            grid,
+            block,
+            shared,
+        })),
+    };
+    (Some(function), diags)
+}
+
+/// A tensor parameter's name in messages and Python: its role and position.
+fn tensor_name(token: &SpecToken, k: usize) -> String {
+    match token {
+        SpecToken::Ret(_) => format!("ret{k}"),
+        SpecToken::InOut(_) => format!("inout{k}"),
+        _ => format!("arg{k}"),
+    }
+}
+
+fn param(name: String, token: Token) -> Param {
+    Param { py_name: String::new(), name, token, half_repr: None, pointer: None, line: 0 }
+}
+
+fn tensor_token(t: &SpecToken, contract: Option<TensorType>) -> Token {
+    match t {
+        SpecToken::Ret(_) => Token::Ret(contract),
+        SpecToken::InOut(_) => Token::InOut(contract),
+        _ => Token::Arg(contract),
+    }
+}
+
+/// One `cutile_python_v1` parameter: the token against the demangled one.
+fn resolve_cutile(k: usize, s: &Slot, p: &cutile::Param) -> Result<(Param, Option<ArrayRules>), String> {
+    let token = s.token.as_ref().unwrap_or(&SpecToken::Stream);
+    match (token, p) {
+        (SpecToken::Arg(c) | SpecToken::Ret(c) | SpecToken::InOut(c), cutile::Param::Array(a)) => {
+            let want = a.dtype.attr_type().ok_or_else(|| bm::cutile_dtype(&s.text, a.dtype.code()))?;
+            let Some(c) = c else { return Err(bm::cutile_untyped(&s.text, want.as_str(), a.ndim())) };
+            if c.dtype != ElementType::Dtype(want) {
+                return Err(bm::cutile_array_dtype(&s.text, want.as_str(), &c.dtype.to_string()));
+            }
+            let Some(dims) = &c.dims else { return Err(bm::cutile_untyped(&s.text, want.as_str(), a.ndim())) };
+            if dims.len() != a.ndim() {
+                return Err(bm::cutile_rank(&s.text, a.ndim(), dims.len()));
+            }
+            let rules = ArrayRules {
+                param: k,
+                index: a.index.attr_type(),
+                axes: a
+                    .axes
+                    .iter()
+                    .map(|x| AxisRules {
+                        shape_divisible_by: x.shape_divisible_by,
+                        stride_divisible_by: x.stride_divisible_by,
+                        stride_constant: x.stride_constant,
+                        stride_lower_bound: x.stride_lower_bound,
+                    })
+                    .collect(),
+                base_align: a.base_addr_divisible_by,
+            };
+            Ok((param(tensor_name(token, k), tensor_token(token, Some(c.clone()))), Some(rules)))
+        }
+        (SpecToken::Attr { name, ty } | SpecToken::Dim { name, ty }, cutile::Param::Scalar(d)) => {
+            let want = d.attr_type().ok_or_else(|| bm::cutile_dtype(&s.text, d.code()))?;
+            if s.strukt.is_some() || ty.is_some_and(|t| t != want) {
+                return Err(bm::cutile_scalar_type(&s.text, want.as_str()));
+            }
+            let is_dim = matches!(token, SpecToken::Dim { .. });
+            if is_dim && !want.is_integer() {
+                return Err(bm::cutile_scalar_type(&s.text, want.as_str()));
+            }
+            let token = if is_dim {
+                Token::Dim { name: name.clone(), ty: want }
+            } else {
+                Token::Attr { name: name.clone(), ty: want }
+            };
+            Ok((param(name.clone(), token), None))
+        }
+        (_, cutile::Param::List(_)) => Err(bm::CUTILE_LIST.to_string()),
+        (_, cutile::Param::Array(a)) => Err(bm::cutile_kind(&s.text, &format!("an array (rank {})", a.ndim()))),
+        (_, cutile::Param::Scalar(d)) => Err(bm::cutile_kind(&s.text, &format!("a `{}` scalar", d.code()))),
+        (_, cutile::Param::Constant(_) | cutile::Param::Tuple(_)) => Err(bm::cutile_kind(&s.text, "not bindable")),
+    }
+}
+
+/// One `c` parameter: its C type and what is written there.
+fn resolve_c(k: usize, s: &Slot, structs: &Structs) -> Result<(Param, CType, ArgValue), String> {
+    let token = s.token.as_ref().unwrap_or(&SpecToken::Stream);
+    match token {
+        SpecToken::Arg(c) | SpecToken::Ret(c) | SpecToken::InOut(c) => {
+            if let Some(TensorType { dtype: ElementType::Param(p), .. }) = c {
+                return Err(bm::c_dtype_param(&s.text, p));
+            }
+            Ok((param(tensor_name(token, k), tensor_token(token, c.clone())), CType::Pointer, ArgValue::Pointer))
+        }
+        SpecToken::Attr { name, ty } => {
+            if let Some(id) = s.strukt {
+                let _ = structs.def(id);
+                return Ok((
+                    param(name.clone(), Token::Attr { name: name.clone(), ty: AttrType::UInt8 }),
+                    CType::Struct(id),
+                    ArgValue::Struct,
+                ));
+            }
+            let ty = ty.ok_or_else(|| bm::c_needs_type(&s.text))?;
+            Ok((param(name.clone(), Token::Attr { name: name.clone(), ty }), CType::Prim(ty), ArgValue::Scalar(ty)))
+        }
+        SpecToken::Dim { name, ty } => {
+            let ty = ty.ok_or_else(|| bm::c_needs_type(&s.text))?;
+            Ok((param(name.clone(), Token::Dim { name: name.clone(), ty }), CType::Prim(ty), ArgValue::Scalar(ty)))
+        }
+        SpecToken::Stream | SpecToken::Const { .. } => Err(bm::STREAM_IN_BINARY.to_string()),
+    }
+}
+
+/// Attribute and dimension names are unique (they are keywords and XLA
+/// attribute names).
+fn check_names(params: &[Param], slots: &[Slot], diags: &mut Vec<Diagnostic>) {
+    let mut seen: BTreeMap<&str, ()> = BTreeMap::new();
+    for (p, s) in params.iter().zip(slots) {
+        if seen.insert(p.name.as_str(), ()).is_some() {
+            diags.push(Diagnostic::error(s.span, bm::duplicate_param(&p.name)));
+        }
+    }
+}
+
+/// A `dim.` parameter's value comes from the tensors: some tensor must
+/// name it.
+fn check_dims(params: &[Param], slots: &[Slot], diags: &mut Vec<Diagnostic>) {
+    for (p, s) in params.iter().zip(slots) {
+        if let Token::Dim { name, .. } = &p.token
+            && !named_dims(params).contains(&name.as_str())
+        {
+            diags.push(Diagnostic::error(s.span, bm::dim_unknown(name)));
+        }
+    }
+}
+
+fn named_dims(params: &[Param]) -> Vec<&str> {
+    params
+        .iter()
+        .filter_map(|p| p.token.contract()?.dims.as_ref())
+        .flatten()
+        .filter_map(|e| match e {
+            Extent::Named(n) => Some(n.as_str()),
+            Extent::Fixed(_) => None,
+        })
+        .collect()
+}
+
+/// The grid, block and shared-memory expressions: parsed, their names
+/// known (a dimension some tensor names, or an integer attribute), the
+/// block taken from the cubin where it fixes one.
+fn launch(
+    kernel: &BinaryKernel,
+    params: &[Param],
+    required: Option<[u32; 3]>,
+    at: Span,
+    locate: &(dyn Fn(&str, usize) -> Option<Span> + Sync),
+    diags: &mut Vec<Diagnostic>,
+) -> ([Expr; 3], [Expr; 3], Expr) {
+    let c = &kernel.config;
+    let line = kernel.line;
+    let dims = named_dims(params);
+    let known = |n: &str| {
+        dims.contains(&n)
+            || params.iter().any(|p| matches!(&p.token, Token::Attr { name, ty } if name == n && (ty.is_integer() || *ty == AttrType::Bool)))
+    };
+    let one = |e: &ExprConfig, what: &str, diags: &mut Vec<Diagnostic>| -> Expr {
+        let text = e.text();
+        let where_ = locate(&text, line).or_else(|| locate(what, line)).unwrap_or(at);
+        let parsed = match e {
+            ExprConfig::Int(n) if *n >= 0 => Ok(Expr::Int(*n)),
+            ExprConfig::Int(_) => Err(bm::negative_launch(what)),
+            ExprConfig::Text(t) => parse_expr(t).map_err(|e| bm::bad_expr(what, t, &e.to_string())),
+        };
+        match parsed {
+            Ok(x) => {
+                for n in x.names() {
+                    if !known(n) {
+                        diags.push(Diagnostic::error(where_, bm::unknown_name(what, n)).hint(bm::HINT_EXPR_NAMES));
+                    }
+                }
+                x
+            }
+            Err(m) => {
+                diags.push(Diagnostic::error(where_, m));
+                Expr::Int(1)
+            }
+        }
+    };
+    let three = |list: &[ExprConfig], what: &str, diags: &mut Vec<Diagnostic>| -> [Expr; 3] {
+        if list.is_empty() || list.len() > 3 {
+            diags.push(Diagnostic::error(locate(what, line).unwrap_or(at), bm::launch_len(what, list.len())));
+        }
+        let mut out = [Expr::Int(1), Expr::Int(1), Expr::Int(1)];
+        for (k, e) in list.iter().take(3).enumerate() {
+            out[k] = one(e, what, diags);
+        }
+        out
+    };
+    let grid = three(&c.grid, "grid", diags);
+    let block = match (kernel.convention, &c.block, required) {
+        (_, Some(b), Some(r)) => {
+            let given = three(b, "block", diags);
+            let fixed = r.map(|v| Expr::Int(v.into()));
+            if given != fixed {
+                diags.push(Diagnostic::error(locate("block", line).unwrap_or(at), bm::block_fixed(&kernel.file, r)));
+            }
+            fixed
+        }
+        (_, None, Some(r)) => r.map(|v| Expr::Int(v.into())),
+        (_, Some(b), None) => three(b, "block", diags),
+        (Convention::CutileV1, None, None) => {
+            diags.push(Diagnostic::error(at, bm::cutile_block_unknown(&kernel.file)));
+            [Expr::Int(1), Expr::Int(1), Expr::Int(1)]
+        }
+        (Convention::C, None, None) => {
+            diags.push(Diagnostic::error(at, bm::c_block_missing()));
+            [Expr::Int(1), Expr::Int(1), Expr::Int(1)]
+        }
+    };
+    let shared = c.shared.as_ref().map_or(Expr::Int(0), |e| one(e, "shared", diags));
+    (grid, block, shared)
+}
+
+fn describe_cutile(sig: &cutile::Signature, runtime: &[usize]) -> String {
+    runtime
+        .iter()
+        .map(|&i| match &sig.params[i].param {
+            cutile::Param::Array(a) => {
+                let dims: Vec<String> = (0..a.ndim()).map(|k| format!("d{k}")).collect();
+                format!("arg:{}[{}]", a.dtype.attr_type().map_or(a.dtype.code(), |t| t.as_str()), dims.join(","))
+            }
+            cutile::Param::Scalar(d) => format!("attr.p{i}:{}", d.attr_type().map_or(d.code(), |t| t.as_str())),
+            cutile::Param::List(_) => "a list of arrays".into(),
+            cutile::Param::Constant(_) | cutile::Param::Tuple(_) => "?".into(),
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,321 @@
+//! The view model of the binaries translation unit
+//! (`gen/<library>.binaries.begen.cc`, `templates/binary.cc`): the images
+//! of begen.yaml's `binaries:` embedded as byte arrays, one
+//! `begen::cuda::Kernel` per kernel, and one XLA FFI handler each that
+//! checks its buffers and attributes, computes the launch dimensions, packs
+//! the C arguments at their `ParamLayout` offsets and launches on XLA's
+//! stream (`begen/cuda_driver.h`, `begen/binary_launch.h`).
+//!
+//! The bindings and the shape/dimension checks are the annotated kernels'
+//! (`cpp::param_cpp`, `cpp::dim_statements`), so a tensor, attribute or
+//! dimension is decoded and checked the same way whatever the kernel is.
+
+use crate::model::binary::{ArgValue, BinaryCall};
+use crate::model::binary::{Expr, Op};
+use crate::model::{AttrType, Function, Library, Param, Token};
+
+use super::cpp::{self, Binding, Slot, Unit};
+use super::names::comment_text;
+
+/// The binaries TU of a library.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BinariesView {
+    pub library: String,
+    pub images: Vec<ImageView>,
+    pub handlers: Vec<BinaryHandlerView>,
+}
+
+/// One embedded image.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImageView {
+    /// `begen_image_<k>`.
+    pub var: String,
+    /// Its file (safe for a comment).
+    pub file: String,
+    pub size: usize,
+    /// Lines of `0x..,` bytes.
+    pub lines: Vec<String>,
+}
+
+/// One binary kernel's handler.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BinaryHandlerView {
+    pub function: String,
+    pub arg_spec: String,
+    pub convention: String,
+    /// The symbol as a C string literal's contents (checked: printable ASCII).
+    pub symbol: String,
+    pub image_var: String,
+    pub kernel_var: String,
+    pub handler: String,
+    /// The initialize-stage handler's symbol (the function's trampoline
+    /// symbol: a binary kernel has no trampoline, and `check` made it
+    /// distinct from every other symbol).
+    pub initialize: String,
+    pub impl_name: String,
+    pub impl_params: Vec<String>,
+    pub bindings: Vec<String>,
+    /// Statements that return an error or compute values, in order.
+    pub body: Vec<String>,
+    pub traits: String,
+}
+
+/// Whether the library has binary kernels (a binaries TU).
+pub fn has_binaries(lib: &Library) -> bool {
+    lib.functions.iter().any(|f| f.binary.is_some())
+}
+
+/// Resolves the binaries TU.
+pub fn binaries_view(lib: &Library) -> BinariesView {
+    let used: std::collections::BTreeSet<usize> =
+        lib.functions.iter().filter_map(|f| f.binary.as_ref()).map(|b| b.image).collect();
+    let images = used
+        .iter()
+        .map(|&k| {
+            let bytes = &lib.binaries[k].bytes;
+            ImageView {
+                var: format!("begen_image_{k}"),
+                file: comment_text(&lib.binaries[k].file),
+                size: bytes.len(),
+                lines: bytes
+                    .chunks(24)
+                    .map(|c| c.iter().map(|b| format!("0x{b:02x},")).collect::<Vec<_>>().join(""))
+                    .collect(),
+            }
+        })
+        .collect();
+    let handlers = lib
+        .functions
+        .iter()
+        .filter_map(|f| f.binary.as_ref().map(|b| handler_view(f, b, &lib.binaries[b.image].file)))
+        .collect();
+    BinariesView { library: lib.name.clone(), images, handlers }
+}
+
+/// The C++ variable holding a parameter's value in the handler.
+fn value_of(i: usize, p: &Param) -> String {
+    match &p.token {
+        Token::Dim { .. } => format!("a{i}_{}", p.name),
+        _ => format!("p{i}_{}", p.name),
+    }
+}
+
+/// A tensor's data pointer.
+fn data_of(i: usize, p: &Param) -> String {
+    match &p.token {
+        Token::Arg(_) => format!("p{i}_{}.untyped_data()", p.name),
+        _ => format!("p{i}_{}->untyped_data()", p.name),
+    }
+}
+
+fn expr_cpp(e: &Expr, f: &Function) -> String {
+    match e {
+        Expr::Int(n) => format!("INT64_C({n})"),
+        Expr::Name(n) => {
+            let attr =
+                f.params.iter().enumerate().find(|(_, p)| matches!(&p.token, Token::Attr { name, .. } if name == n));
+            match attr {
+                Some((i, p)) => format!("calc.of({})", value_of(i, p)),
+                None => format!("dim_{n}"),
+            }
+        }
+        Expr::Bin(op, a, b) => {
+            let name = match op {
+                Op::Add => "add",
+                Op::Sub => "sub",
+                Op::Mul => "mul",
+                Op::Div => "div",
+                Op::Rem => "rem",
+                Op::Cdiv => "cdiv",
+            };
+            format!("calc.{name}({}, {})", expr_cpp(a, f), expr_cpp(b, f))
+        }
+    }
+}
+
+fn lit(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
+    let unit = Unit { f, instance: None };
+    let fname = lit(&f.name);
+    // Bindings: the stream, then the parameters' in XLA's order.
+    let mut bound: Vec<(Slot, usize, Binding)> = vec![(
+        Slot::Ctx,
+        0,
+        Binding {
+            slot: Slot::Ctx,
+            binding: ".Ctx<xla::ffi::PlatformStream<void*>>()".into(),
+            impl_param: "void* begen_stream".into(),
+            checks: vec![],
+        },
+    )];
+    for (i, p) in f.params.iter().enumerate() {
+        match &p.token {
+            Token::Struct { name, ty } => {
+                let var = format!("p{i}_{name}");
+                bound.push((
+                    Slot::Attr,
+                    i,
+                    Binding {
+                        slot: Slot::Attr,
+                        binding: format!(".Attr<xla::ffi::Span<const uint8_t>>(\"{name}\")"),
+                        impl_param: format!("xla::ffi::Span<const uint8_t> {var}"),
+                        checks: vec![format!(
+                            "if ({var}.size() != {size}) return begen::bin::error(\"{fname}\", \"attribute '{name}' \
+                             holds \" + std::to_string({var}.size()) + \" bytes; struct {sname} has {size}\");",
+                            size = ty.size,
+                            sname = ty.name,
+                        )],
+                    },
+                ));
+            }
+            _ => {
+                for binding in cpp::param_cpp(&unit, i, 0, p).bindings {
+                    bound.push((binding.slot, i, binding));
+                }
+            }
+        }
+    }
+    bound.sort_by_key(|(slot, i, _)| (*slot, *i));
+    let mut body: Vec<String> = bound.iter().flat_map(|(_, _, b)| b.checks.clone()).collect();
+    body.extend(cpp::dim_statements(&unit));
+    // cuTile arrays: extents and strides, checked against the kernel's assumptions.
+    for a in &b.arrays {
+        let p = &f.params[a.param];
+        let i = a.param;
+        let rank = a.axes.len();
+        let dims = match &p.token {
+            Token::Arg(_) => format!("p{i}_{}.dimensions()", p.name),
+            _ => format!("p{i}_{}->dimensions()", p.name),
+        };
+        let (lo, hi, index) = match a.index {
+            AttrType::UInt32 => ("INT64_C(0)".to_string(), "INT64_C(4294967295)".to_string(), "uint32"),
+            AttrType::Int64 => ("INT64_MIN".to_string(), "INT64_MAX".to_string(), "int64"),
+            _ => ("INT64_C(-2147483648)".to_string(), "INT64_C(2147483647)".to_string(), "int32"),
+        };
+        let axes: Vec<String> = a
+            .axes
+            .iter()
+            .map(|x| {
+                format!(
+                    "{{{}, {}, {}, {}, {}, {}}}",
+                    x.shape_divisible_by,
+                    x.stride_divisible_by,
+                    x.stride_constant.is_some(),
+                    x.stride_constant.unwrap_or(0),
+                    x.stride_lower_bound.is_some(),
+                    x.stride_lower_bound.unwrap_or(0)
+                )
+            })
+            .collect();
+        let n = rank.max(1);
+        body.push(format!("static const begen::bin::AxisRules ax{i}[{n}] = {{{}}};", axes.join(", ")));
+        body.push(format!(
+            "static const begen::bin::ArrayRules ar{i} = {{{lo}, {hi}, \"{index}\", {}, ax{i}, {rank}}};",
+            a.base_align
+        ));
+        body.push(format!("int64_t s{i}[{n}] = {{}};"));
+        body.push(format!("int64_t st{i}[{n}] = {{}};"));
+        body.push(format!(
+            "if (std::string e = begen::bin::check_array(\"{}\", {}, {dims}.begin(), {dims}.size(), ar{i}, s{i}, st{i}); \
+             !e.empty()) return begen::bin::error(\"{fname}\", e);",
+            p.name,
+            data_of(i, p),
+        ));
+    }
+    // Launch dimensions.
+    body.push("begen::bin::Calc calc;".into());
+    for (k, e) in b.grid.iter().enumerate() {
+        body.push(format!("const int64_t grid{k} = {};", expr_cpp(e, f)));
+    }
+    for (k, e) in b.block.iter().enumerate() {
+        body.push(format!("const int64_t block{k} = {};", expr_cpp(e, f)));
+    }
+    body.push(format!("const int64_t shared = {};", expr_cpp(&b.shared, f)));
+    body.push(format!(
+        "if (calc.error != nullptr) return begen::bin::error(\"{fname}\", std::string(\"a launch expression \") + calc.error);"
+    ));
+    body.push("begen::cuda::Dim3 grid, block;".into());
+    body.push("unsigned shared_bytes = 0;".into());
+    let extents = [
+        ("grid0", "INT64_C(2147483647)", "grid.x", "grid x"),
+        ("grid1", "INT64_C(65535)", "grid.y", "grid y"),
+        ("grid2", "INT64_C(65535)", "grid.z", "grid z"),
+        ("block0", "INT64_C(1024)", "block.x", "block x"),
+        ("block1", "INT64_C(1024)", "block.y", "block y"),
+        ("block2", "INT64_C(64)", "block.z", "block z"),
+        ("shared", "INT64_C(4294967295)", "shared_bytes", "shared memory"),
+    ];
+    for (var, max, out, what) in extents {
+        body.push(format!(
+            "if (std::string e = begen::bin::extent({var}, {max}, \"{what}\", &{out}); !e.empty()) \
+             return begen::bin::error(\"{fname}\", e);"
+        ));
+    }
+    body.push(
+        "if (block.x == 0 || block.y == 0 || block.z == 0) return begen::bin::error(\"".to_string()
+            + &fname
+            + "\", \"the block has no threads\");",
+    );
+    // Nothing to launch: an empty grid (a zero-sized input).
+    body.push("if (grid.x == 0 || grid.y == 0 || grid.z == 0) return xla::ffi::Error::Success();".into());
+    // The parameter buffer, each argument at its offset.
+    let size = b.param_size.max(1);
+    body.push(format!("alignas(16) unsigned char args[{size}] = {{}};"));
+    for arg in &b.args {
+        let i = arg.param;
+        let p = &f.params[i];
+        let off = arg.offset;
+        let stmt = match &arg.value {
+            ArgValue::Pointer => {
+                format!("begen::bin::put<uint64_t>(args, {off}, reinterpret_cast<uintptr_t>({}));", data_of(i, p))
+            }
+            ArgValue::Shape(axis, t) => {
+                format!("begen::bin::put<{0}>(args, {off}, static_cast<{0}>(s{i}[{axis}]));", t.cpp_type())
+            }
+            ArgValue::Stride(axis, t) => {
+                format!("begen::bin::put<{0}>(args, {off}, static_cast<{0}>(st{i}[{axis}]));", t.cpp_type())
+            }
+            ArgValue::Scalar(AttrType::Complex64 | AttrType::Complex128) => {
+                format!("std::memcpy(args + {off}, {}.begin(), {});", value_of(i, p), arg.size)
+            }
+            ArgValue::Scalar(t) => {
+                let cpp = match t {
+                    AttrType::Float16 | AttrType::BFloat16 => "uint16_t",
+                    other => other.cpp_type(),
+                };
+                format!("begen::bin::put<{cpp}>(args, {off}, {});", value_of(i, p))
+            }
+            ArgValue::Struct => format!("std::memcpy(args + {off}, {}.begin(), {});", value_of(i, p), arg.size),
+        };
+        body.push(stmt);
+    }
+    let pointers: Vec<String> = b.args.iter().map(|a| format!("args + {}", a.offset)).collect();
+    body.push(format!("void* params[{}] = {{{}}};", pointers.len().max(1), pointers.join(", ")));
+    let kernel_var = format!("{}_kernel", f.handler);
+    body.push(format!(
+        "if (std::string e = {kernel_var}.launch(static_cast<begen::cuda::CUstream>(begen_stream), grid, block, \
+         shared_bytes, params); !e.empty()) return begen::bin::launch_failed(e);"
+    ));
+    BinaryHandlerView {
+        function: f.name.clone(),
+        arg_spec: comment_text(&format!("{} ({})", cpp::arg_spec_text(f), comment_text(file))),
+        convention: b.convention.clone(),
+        symbol: lit(&b.symbol),
+        image_var: format!("begen_image_{}", b.image),
+        kernel_var,
+        handler: f.handler.clone(),
+        initialize: f.trampoline.clone(),
+        impl_name: format!("{}_impl", f.handler),
+        impl_params: bound.iter().map(|(_, _, b)| b.impl_param.clone()).collect(),
+        bindings: bound.iter().map(|(_, _, b)| b.binding.clone()).collect(),
+        body,
+        traits: if f.options.command_buffer {
+            ", {xla::ffi::Traits::kCmdBufferCompatible}".into()
+        } else {
+            String::new()
+        },
+    }
+}

@@ -1,0 +1,199 @@
+//! Precompiled kernels in the resolved model: what a checked binary
+//! kernel's handler does (which image, which symbol, the C arguments at
+//! their offsets, the host-side array checks, the launch dimensions).
+//! Made by `check` (`check/binaries.rs`); `emit/binary.rs` prints it.
+
+use std::fmt;
+
+use crate::model::AttrType;
+
+/// One embedded image (a `binaries:` file).
+///
+/// ```
+/// let i = begen::model::binary::BinaryImage { file: "k.ptx".into(), bytes: b".version 8.0\0".to_vec() };
+/// assert!(i.bytes.ends_with(&[0]));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BinaryImage {
+    /// Path relative to the root, `/`-separated.
+    pub file: String,
+    /// Its bytes as embedded (PTX text with its terminating NUL).
+    pub bytes: Vec<u8>,
+}
+
+/// What a binary kernel's generated handler does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BinaryCall {
+    /// Index into `Library::binaries`.
+    pub image: usize,
+    /// The entry's symbol in the image.
+    pub symbol: String,
+    /// `cutile_python_v1` or `c`.
+    pub convention: String,
+    /// The kernel's C arguments, in order.
+    pub args: Vec<BinaryArg>,
+    /// The parameter buffer's size.
+    pub param_size: u32,
+    /// Host-side checks of cuTile array parameters.
+    pub arrays: Vec<ArrayRules>,
+    /// x, y, z.
+    pub grid: [Expr; 3],
+    /// x, y, z.
+    pub block: [Expr; 3],
+    /// Dynamic shared memory in bytes.
+    pub shared: Expr,
+}
+
+/// One C argument of a binary kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BinaryArg {
+    /// Index into `Function::params`.
+    pub param: usize,
+    /// What is written.
+    pub value: ArgValue,
+    /// Offset in the parameter buffer.
+    pub offset: u32,
+    /// Size in bytes.
+    pub size: u32,
+}
+
+/// What a binary argument carries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ArgValue {
+    /// A tensor's device address.
+    Pointer,
+    /// A cuTile array's extent along an axis, at the index type.
+    Shape(usize, AttrType),
+    /// A cuTile array's stride (elements) along an axis, at the index type.
+    Stride(usize, AttrType),
+    /// An attribute's or dimension's value, as this C type.
+    Scalar(AttrType),
+    /// A struct attribute's bytes.
+    Struct,
+}
+
+/// The assumptions a cuTile array parameter was compiled with, checked on
+/// the host before each launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArrayRules {
+    /// Index into `Function::params`.
+    pub param: usize,
+    /// `int32`, `uint32` or `int64`.
+    pub index: AttrType,
+    /// Per axis.
+    pub axes: Vec<AxisRules>,
+    /// The data address is a multiple of this many bytes (1: none).
+    pub base_align: i64,
+}
+
+/// The assumptions about one axis (1 / `None`: no assumption).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AxisRules {
+    /// The extent is a multiple of this.
+    pub shape_divisible_by: i64,
+    /// The stride (elements) is a multiple of this.
+    pub stride_divisible_by: i64,
+    /// The stride is exactly this.
+    pub stride_constant: Option<i64>,
+    /// The stride is at least this.
+    pub stride_lower_bound: Option<i64>,
+}
+
+/// A struct passed by value: its layout, flattened to its scalar leaves.
+///
+/// ```
+/// use begen::model::{AttrType, binary::{StructLeaf, StructType}};
+/// let s = StructType { name: "P".into(), size: 16, leaves: vec![
+///     StructLeaf { path: vec!["a".into()], ty: AttrType::Float64, offset: 0 },
+/// ] };
+/// assert_eq!(s.leaves[0].offset, 0);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StructType {
+    /// Its name in begen.yaml's `structs:`.
+    pub name: String,
+    /// `sizeof`.
+    pub size: u32,
+    /// Every scalar member, nested ones by their path, in layout order.
+    pub leaves: Vec<StructLeaf>,
+}
+
+/// One scalar member of a struct.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct StructLeaf {
+    /// Member names from the outer struct down.
+    pub path: Vec<String>,
+    /// Its type.
+    pub ty: AttrType,
+    /// Its offset from the struct's start.
+    pub offset: u32,
+}
+
+/// A binary operator of a launch expression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Op {
+    /// `+`.
+    Add,
+    /// `-`.
+    Sub,
+    /// `*`.
+    Mul,
+    /// `/` (truncating, as C).
+    Div,
+    /// `%`.
+    Rem,
+    /// `cdiv(a, b)`: `(a + b - 1) / b`.
+    Cdiv,
+}
+
+impl Op {
+    /// The operator's text.
+    pub fn text(self) -> &'static str {
+        match self {
+            Op::Add => "+",
+            Op::Sub => "-",
+            Op::Mul => "*",
+            Op::Div => "/",
+            Op::Rem => "%",
+            Op::Cdiv => "cdiv",
+        }
+    }
+}
+
+/// A launch expression over integers and names (dims and attributes),
+/// as `binary::manifest::parse_expr` reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Expr {
+    /// A literal.
+    Int(i64),
+    /// A dimension or attribute.
+    Name(String),
+    /// `a <op> b`.
+    Bin(Op, Box<Expr>, Box<Expr>),
+}
+
+impl Expr {
+    /// Every name it reads, in order of appearance.
+    pub fn names(&self) -> Vec<&str> {
+        match self {
+            Expr::Int(_) => vec![],
+            Expr::Name(n) => vec![n.as_str()],
+            Expr::Bin(_, a, b) => {
+                let mut v = a.names();
+                v.extend(b.names());
+                v
+            }
+        }
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Expr::Int(n) => write!(f, "{n}"),
+            Expr::Name(n) => f.write_str(n),
+            Expr::Bin(Op::Cdiv, a, b) => write!(f, "cdiv({a}, {b})"),
+            Expr::Bin(op, a, b) => write!(f, "({a} {} {b})", op.text()),
+        }
+    }
+}
