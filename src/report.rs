@@ -237,8 +237,7 @@ pub fn table(run: &Run) -> String {
         .functions
         .iter()
         .map(|f| {
-            let mut spec: Vec<String> = f.arg_spec().iter().map(ToString::to_string).collect();
-            spec.extend(f.consts.iter().map(|k| format!("const.{}={}", k.name, k.values.join(","))));
+            let spec = f.spec_tokens();
             let name = if run.library.namespaced { format!("{}.{}", f.module, f.name) } else { f.name.clone() };
             [name, format!("{}:{}", f.file, f.line), f.platform.as_str().to_string(), spec.join(" ")]
         })

@@ -343,11 +343,11 @@ fn contract_text(c: Option<&TensorType>) -> String {
 }
 
 fn inputs(f: &Function) -> Vec<&Param> {
-    f.params.iter().filter(|p| p.token.is_input()).collect()
+    f.input_params().collect()
 }
 
 fn outputs(f: &Function) -> Vec<&Param> {
-    f.params.iter().filter(|p| p.token.is_output()).collect()
+    f.output_params().collect()
 }
 
 fn role(t: &Token) -> &'static str {
@@ -369,28 +369,17 @@ fn compare_implementations(a: &Function, b: &Function) -> Vec<String> {
     if ao.len() != bo.len() {
         out.push(format!("`{}` returns {} output(s), `{}` {}", a.name, ao.len(), b.name, bo.len()));
     }
+    // `input 0 is <this> in `a` ('x') but <that> in `b` ('y')`.
+    let differs = |what: &str, k: usize, p: &Param, this: String, q: &Param, that: String| {
+        format!("{what} {k} is {this} in `{}` ('{}') but {that} in `{}` ('{}')", a.name, p.name, b.name, q.name)
+    };
+    let contracts = |p: &Param| contract_text(p.token.contract());
     let mut dims = DimMap::default();
     for (k, (p, q)) in ai.iter().zip(&bi).enumerate() {
         if role(&p.token) != role(&q.token) {
-            out.push(format!(
-                "input {k} is {} in `{}` ('{}') but {} in `{}` ('{}')",
-                role(&p.token),
-                a.name,
-                p.name,
-                role(&q.token),
-                b.name,
-                q.name
-            ));
+            out.push(differs("input", k, p, role(&p.token).to_string(), q, role(&q.token).to_string()));
         } else if !contracts_agree(p.token.contract(), q.token.contract(), &mut dims, true) {
-            out.push(format!(
-                "input {k} is {} in `{}` ('{}') but {} in `{}` ('{}')",
-                contract_text(p.token.contract()),
-                a.name,
-                p.name,
-                contract_text(q.token.contract()),
-                b.name,
-                q.name
-            ));
+            out.push(differs("input", k, p, contracts(p), q, contracts(q)));
         }
     }
     for (k, (p, q)) in ao.iter().zip(&bo).enumerate() {
@@ -398,15 +387,7 @@ fn compare_implementations(a: &Function, b: &Function) -> Vec<String> {
             continue; // compared as inputs
         }
         if !contracts_agree(p.token.contract(), q.token.contract(), &mut dims, true) {
-            out.push(format!(
-                "output {k} is {} in `{}` ('{}') but {} in `{}` ('{}')",
-                contract_text(p.token.contract()),
-                a.name,
-                p.name,
-                contract_text(q.token.contract()),
-                b.name,
-                q.name
-            ));
+            out.push(differs("output", k, p, contracts(p), q, contracts(q)));
         }
     }
     for (p, ty) in a.attrs() {

@@ -119,13 +119,23 @@ pub(super) fn resolve_consts(
 /// The integer (or bool) type a template value parameter is declared with.
 fn integer_type(cpp: &str) -> Option<AttrType> {
     let ty = match cpp {
-        "signed char" => AttrType::Int8,
         "unsigned" => AttrType::UInt32,
-        "long" | "long int" | "int64_t" | "ptrdiff_t" | "ssize_t" => AttrType::Int64,
-        "unsigned long" | "unsigned long int" | "size_t" => AttrType::UInt64,
-        _ => scalar_type(cpp)?,
+        "ptrdiff_t" | "ssize_t" => AttrType::Int64,
+        "size_t" => AttrType::UInt64,
+        _ => scalar_type(cpp).or_else(|| lp64_alias(cpp))?,
     };
     ty.int_range().is_some().then_some(ty)
+}
+
+/// Spellings of the table's integer types outside the arg_spec system's
+/// table, on an LP64 host (Linux x86-64, as CUDA's).
+fn lp64_alias(cpp: &str) -> Option<AttrType> {
+    Some(match cpp {
+        "signed char" => AttrType::Int8,
+        "long" | "long int" => AttrType::Int64,
+        "unsigned long" | "unsigned long int" => AttrType::UInt64,
+        _ => return None,
+    })
 }
 
 /// Whether the literal `v` is a value of the integer (or bool) type `ty`.
@@ -200,16 +210,13 @@ pub(super) fn pointee_fits(dtype: &ElementType, pointee: &str, platform: Platfor
     if pointee == "void" || scalar_type(pointee) == Some(dtype) {
         return true;
     }
-    let alias = match pointee {
-        "signed char" => Some(AttrType::Int8),
-        "long" | "long int" => Some(AttrType::Int64),
-        "unsigned long" | "unsigned long int" => Some(AttrType::UInt64),
+    let alias = lp64_alias(pointee).or(match pointee {
         "__half" | "half" if platform == Platform::Cuda => Some(AttrType::Float16),
         "__nv_bfloat16" | "nv_bfloat16" if platform == Platform::Cuda => Some(AttrType::BFloat16),
         "cuFloatComplex" | "cuComplex" => Some(AttrType::Complex64),
         "cuDoubleComplex" => Some(AttrType::Complex128),
         _ => None,
-    };
+    });
     if let Some(t) = alias {
         return t == dtype;
     }

@@ -6,7 +6,7 @@ use super::infer::{self, Role};
 use super::tokens::{self, SpecToken, TokenError};
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::decl::{Callee, DeclParam, Declared, Enclosing, Indirection, LocateError, Signature};
-use crate::model::{self, AttrType, Const, HalfRepr, Param, Platform, Pointer, Token, is_identifier};
+use crate::model::{self, AttrType, HalfRepr, Param, Platform, Pointer, Token, is_identifier};
 use crate::source::{SourceMap, Span};
 
 /// Checks one declared function: the function when it is sound, and every
@@ -63,7 +63,7 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<model::Fu
         }
     }
     let params = match (tokens, sig) {
-        (Some(tokens), Some(sig)) => check_against_signature(c, &tokens, sig, &consts, map, &mut diags),
+        (Some(tokens), Some(sig)) => check_against_signature(c, &tokens, sig, map, &mut diags),
         (Some(tokens), None) => check_tokens_alone(c, &tokens, map, &mut diags),
         (None, Some(sig)) => infer_all(c, sig, map, &mut diags),
         (None, None) => None,
@@ -276,7 +276,6 @@ fn check_against_signature(
     c: &Declared,
     tokens: &[(SpecToken, Span)],
     sig: &Signature,
-    consts: &[Const],
     map: &SourceMap,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Param>> {
@@ -288,7 +287,7 @@ fn check_against_signature(
     let mut params = Vec::new();
     for (i, ((tok, tok_loc), p)) in tokens.iter().zip(&sig.params).enumerate() {
         let name = param_name(p, i);
-        if let Some((token, half_repr, pointer)) = resolve_param(c, tok, *tok_loc, p, &name, consts, diags) {
+        if let Some((token, half_repr, pointer)) = resolve_param(c, tok, *tok_loc, p, &name, diags) {
             let mut param = param(name, token, half_repr, p.span, map);
             param.pointer = pointer;
             params.push(param);
@@ -307,7 +306,6 @@ fn resolve_param(
     tok_loc: Span,
     p: &DeclParam,
     name: &str,
-    consts: &[Const],
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Resolved> {
     let loc = p.span;
@@ -437,7 +435,6 @@ fn resolve_param(
             None
         }
         _ => {
-            let _ = consts;
             diags.push(contradiction(&shown(tok)));
             None
         }

@@ -188,7 +188,19 @@ impl<'a> Unit<'a> {
         }
     }
 
-    fn handler(&self) -> &'a str {
+    /// Its key in the Python module's `TARGETS`: the function's name, or
+    /// the instance's `name[T=float32]`.
+    pub(super) fn key(&self) -> &'a str {
+        self.instance.map_or(&self.f.name, |i| &i.key)
+    }
+
+    /// Its XLA FFI target.
+    pub(super) fn target(&self) -> &'a str {
+        self.instance.map_or(&self.f.target, |i| &i.target)
+    }
+
+    /// Its exported handler symbol.
+    pub(super) fn handler(&self) -> &'a str {
         self.instance.map_or(&self.f.handler, |i| &i.handler)
     }
 
@@ -495,9 +507,7 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
 }
 
 pub(super) fn arg_spec_text(f: &Function) -> String {
-    let mut tokens: Vec<String> = f.arg_spec().iter().map(|t| t.to_string()).collect();
-    tokens.extend(f.consts.iter().map(|k| format!("const.{}={}", k.name, k.values.join(","))));
-    tokens.join(", ")
+    f.spec_tokens().join(", ")
 }
 
 /// The handler statements that check the typed tensors' extents against

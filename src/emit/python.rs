@@ -7,6 +7,7 @@ use crate::model::{
     Algorithm, AttrType, Const, ConstKind, ElementType, Extent, Function, Library, Param, Platform, TensorType, Token,
 };
 
+use super::cpp::Unit;
 use super::names::{comment_text, py_str};
 use crate::model::is_py_keyword;
 
@@ -188,8 +189,8 @@ fn contract_text(c: Option<&TensorType>) -> String {
 /// in the `TARGETS` it reads (the module's, or the library's of a
 /// one-module library) is its name (`name[T=float32,N=4]` per instance).
 pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
-    let inputs: Vec<&Param> = f.params.iter().filter(|p| p.token.is_input()).collect();
-    let outputs: Vec<&Param> = f.params.iter().filter(|p| p.token.is_output()).collect();
+    let inputs: Vec<&Param> = f.input_params().collect();
+    let outputs: Vec<&Param> = f.output_params().collect();
     let rets: Vec<&Param> = outputs.iter().copied().filter(|p| matches!(p.token, Token::Ret(_))).collect();
     // (XLA name, Python name, stub type, conversion of a value `v` quoted by `where`).
     type Convert<'a> = Box<dyn Fn(&str, &str) -> String + 'a>;
@@ -381,7 +382,7 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
         comment_text(&f.file),
         f.line
     );
-    let mut doc_rest = vec![String::new(), format!("    arg_spec: {}", comment_text(&arg_spec_line(f)))];
+    let mut doc_rest = vec![String::new(), format!("    arg_spec: {}", comment_text(&f.spec_tokens().join(", ")))];
     if typed {
         doc_rest.push(String::new());
         for p in &inputs {
@@ -424,17 +425,20 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
     }
 }
 
+/// Each attribute with values the kernel does not support: (its XLA name,
+/// its Python name, the values as Python literals).
+fn unsupported(f: &Function) -> impl Iterator<Item = (&str, &str, &Vec<String>)> {
+    f.options.unsupported.iter().map(|(attr, values)| {
+        let py = f.params.iter().find(|p| p.name == *attr).map_or(attr.as_str(), |p| p.py_name.as_str());
+        (attr.as_str(), py, values)
+    })
+}
+
 /// `{"alpha": (alpha, (0.0,)), ...}`: each attribute's value with the
 /// values the kernel does not support, for `_begen_refuse`.
 fn unsupported_table(f: &Function) -> String {
-    let items: Vec<String> = f
-        .options
-        .unsupported
-        .iter()
-        .map(|(attr, values)| {
-            let py = f.params.iter().find(|p| p.name == *attr).map_or(attr.as_str(), |p| p.py_name.as_str());
-            format!("{}: ({py}, {})", py_str(attr), py_tuple(values.iter().cloned()))
-        })
+    let items: Vec<String> = unsupported(f)
+        .map(|(attr, py, values)| format!("{}: ({py}, {})", py_str(attr), py_tuple(values.iter().cloned())))
         .collect();
     format!("{{{}}}", items.join(", "))
 }
@@ -442,15 +446,8 @@ fn unsupported_table(f: &Function) -> String {
 /// The values a kernel does not support, without the arguments, for the
 /// registry: `{"alpha": (0.0,)}`, by the attributes' Python names.
 fn unsupported_values(f: &Function) -> String {
-    let items: Vec<String> = f
-        .options
-        .unsupported
-        .iter()
-        .map(|(attr, values)| {
-            let py = f.params.iter().find(|p| p.name == *attr).map_or(attr.as_str(), |p| p.py_name.as_str());
-            format!("{}: {}", py_str(py), py_tuple(values.iter().cloned()))
-        })
-        .collect();
+    let items: Vec<String> =
+        unsupported(f).map(|(_, py, values)| format!("{}: {}", py_str(py), py_tuple(values.iter().cloned()))).collect();
     format!("{{{}}}", items.join(", "))
 }
 
@@ -591,13 +588,6 @@ fn py_const_value(k: &Const, v: &str) -> String {
     }
 }
 
-/// The arg_spec with its consts, as the docstring shows it.
-fn arg_spec_line(f: &Function) -> String {
-    let mut tokens: Vec<String> = f.arg_spec().iter().map(|t| t.to_string()).collect();
-    tokens.extend(f.consts.iter().map(|k| format!("const.{}={}", k.name, k.values.join(","))));
-    tokens.join(", ")
-}
-
 /// The platform name `jax.ffi.register_ffi_target` expects.
 pub fn jax_platform(p: Platform) -> &'static str {
     match p {
@@ -716,20 +706,12 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
 
 /// A function's `TARGETS` entries: its name, or one key per instance.
 fn targets(f: &Function) -> Vec<(String, String)> {
-    if f.instances.is_empty() {
-        vec![(f.name.clone(), f.target.clone())]
-    } else {
-        f.instances.iter().map(|i| (i.key.clone(), i.target.clone())).collect()
-    }
+    Unit::all(f).iter().map(|u| (u.key().to_string(), u.target().to_string())).collect()
 }
 
 /// A function's (target, handler symbol) pairs.
 fn handlers(f: &Function) -> Vec<(String, String)> {
-    if f.instances.is_empty() {
-        vec![(f.target.clone(), f.handler.clone())]
-    } else {
-        f.instances.iter().map(|i| (i.target.clone(), i.handler.clone())).collect()
-    }
+    Unit::all(f).iter().map(|u| (u.target().to_string(), u.handler().to_string())).collect()
 }
 
 /// `__all__` of a module namespace: its own names, then `names`, as literals.

@@ -853,6 +853,43 @@ impl Function {
     pub fn arg_spec(&self) -> Vec<Token> {
         self.params.iter().map(|p| p.token.clone()).collect()
     }
+
+    /// The arg_spec as text, then a template kernel's `const.` tokens:
+    /// what comments, docstrings and the scan table show.
+    ///
+    /// ```no_run
+    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// println!("{}", run.library.functions[0].spec_tokens().join(" "));
+    /// # Ok::<(), begen::Error>(())
+    /// ```
+    pub fn spec_tokens(&self) -> Vec<String> {
+        let tokens = self.params.iter().map(|p| p.token.to_string());
+        tokens.chain(self.consts.iter().map(|k| format!("const.{}={}", k.name, k.values.join(",")))).collect()
+    }
+
+    /// Its tensor inputs (`arg` and `inout`), in signature order.
+    ///
+    /// ```no_run
+    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let f = &run.library.functions[0];
+    /// assert_eq!(f.input_params().count(), f.inputs());
+    /// # Ok::<(), begen::Error>(())
+    /// ```
+    pub fn input_params(&self) -> impl Iterator<Item = &Param> {
+        self.params.iter().filter(|p| p.token.is_input())
+    }
+
+    /// The tensors XLA returns (`ret` and `inout`), in signature order.
+    ///
+    /// ```no_run
+    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let f = &run.library.functions[0];
+    /// assert_eq!(f.output_params().count(), f.outputs());
+    /// # Ok::<(), begen::Error>(())
+    /// ```
+    pub fn output_params(&self) -> impl Iterator<Item = &Param> {
+        self.params.iter().filter(|p| p.token.is_output())
+    }
     /// How many input tensors (`arg` and `inout`) it takes.
     ///
     /// ```no_run
@@ -862,7 +899,7 @@ impl Function {
     /// # Ok::<(), begen::Error>(())
     /// ```
     pub fn inputs(&self) -> usize {
-        self.params.iter().filter(|p| p.token.is_input()).count()
+        self.input_params().count()
     }
 
     /// How many output tensors (`ret` and `inout`) XLA returns.
@@ -874,7 +911,7 @@ impl Function {
     /// # Ok::<(), begen::Error>(())
     /// ```
     pub fn outputs(&self) -> usize {
-        self.params.iter().filter(|p| p.token.is_output()).count()
+        self.output_params().count()
     }
 
     /// Its attribute parameters with their types, in signature order.
