@@ -2,7 +2,8 @@
 
 Inputs that once made the scan quadratic (issue reports from a hostile-input
 review): annotations over unclosed declarations, bare annotations, a
-begen.yaml with many `functions:` entries, a long run of `[`. For each, the
+begen.yaml with many `functions:` entries, a long run of `[`, a long run of
+spaces inside a typed token's brackets. For each, the
 time per MB should stay flat as the input grows (start-up aside at 1x).
 
 usage: python bench/crafted_bench.py [--begen target/release/begen] [--reps 3]
@@ -36,7 +37,19 @@ def brackets(n):
     return {"k.cu": "// @BE f\nvoid f(" + "[" * (50 * n) + ")\n"}
 
 
-CASES = {"unclosed declarations": unclosed, "bare annotations": bare, "many options": many_options, "[ x N": brackets}
+def spaced_dims(n):
+    # Whitespace inside a typed token's brackets: each space once asked
+    # whether a token followed, which made the annotation's split quadratic.
+    return {"k.cu": "// @BE f arg:float32[" + " " * (2000 * n) + "n]\nvoid f(const float* x);\n"}
+
+
+CASES = {
+    "unclosed declarations": unclosed,
+    "bare annotations": bare,
+    "many options": many_options,
+    "[ x N": brackets,
+    "spaces in [ ]": spaced_dims,
+}
 
 
 def time_scan(begen, files, reps):

@@ -156,6 +156,7 @@ fn seeds() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     );
     sources.push("// @BE f\n".repeat(200).into_bytes());
     sources.push(format!("// @BE f\nvoid f({})\n", "[".repeat(300)).into_bytes());
+    sources.push(format!("// @BE f arg:float32[{}n]\nvoid f(const float* x);\n", " ".repeat(2000)).into_bytes());
     yamls.push(
         (0..100)
             .map(|i| format!("  f{i}: {{command_buffer: true}}\n"))

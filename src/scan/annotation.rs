@@ -59,8 +59,17 @@ fn words(bytes: &[u8], base: usize) -> Vec<Word> {
             let start = rest.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(rest.len());
             rest[start..].iter().take_while(|b| !b.is_ascii_whitespace()).any(|b| matches!(b, b':' | b'.' | b'='))
         };
-        while i < bytes.len() && (!bytes[i].is_ascii_whitespace() || depth > 0 && !next_is_token(i)) {
+        while i < bytes.len() {
             match bytes[i] {
+                b if b.is_ascii_whitespace() => {
+                    if depth == 0 || next_is_token(i) {
+                        break;
+                    }
+                    // The whole run at once: each byte of a long run asking
+                    // again would make the split quadratic.
+                    i += bytes[i..].iter().take_while(|b| b.is_ascii_whitespace()).count();
+                    continue;
+                }
                 b'[' => depth += 1,
                 b']' => depth = depth.saturating_sub(1),
                 _ => {}
