@@ -63,19 +63,14 @@ BEGEN_HIDDEN inline bool dtype_supported(xla::ffi::DataType t) noexcept {
     }
 }
 
-/// What a trampoline receives for one buffer (checked before).
-BEGEN_HIDDEN inline TensorArg tensor_arg(xla::ffi::AnyBuffer& b) noexcept {
+/// What a trampoline receives for one buffer (checked before): an
+/// `AnyBuffer`, or a typed `Buffer<T, R>` of a shape contract (XLA checked
+/// its element type, and its rank when the contract gives one).
+template <typename Buffer>
+BEGEN_HIDDEN inline TensorArg tensor_arg(Buffer& b) noexcept {
     return TensorArg{b.untyped_data(), b.dimensions().begin(),
                      static_cast<int64_t>(b.dimensions().size()),
                      static_cast<int32_t>(b.element_type())};
-}
-
-/// The same for a typed buffer (a shape contract: XLA checked the element
-/// type, and the rank when the contract gives one).
-template <xla::ffi::DataType T, size_t R>
-BEGEN_HIDDEN inline TensorArg tensor_arg(xla::ffi::Buffer<T, R>& b) noexcept {
-    return TensorArg{b.untyped_data(), b.dimensions().begin(),
-                     static_cast<int64_t>(b.dimensions().size()), static_cast<int32_t>(T)};
 }
 
 /// Typed buffers of a fixed rank, named without a comma so that they can
@@ -90,13 +85,9 @@ template <xla::ffi::DataType T> using Rank6 = xla::ffi::Buffer<T, 6>;
 template <xla::ffi::DataType T> using Rank7 = xla::ffi::Buffer<T, 7>;
 template <xla::ffi::DataType T> using Rank8 = xla::ffi::Buffer<T, 8>;
 
-/// Whether a buffer's rank fits in a BE::Tensor view.
-BEGEN_HIDDEN inline bool rank_fits(xla::ffi::AnyBuffer& b) noexcept {
-    return b.dimensions().size() <= static_cast<size_t>(kMaxRank);
-}
-
-template <xla::ffi::DataType T, size_t R>
-BEGEN_HIDDEN inline bool rank_fits(xla::ffi::Buffer<T, R>& b) noexcept {
+/// Whether a buffer's rank (any or typed) fits in a BE::Tensor view.
+template <typename Buffer>
+BEGEN_HIDDEN inline bool rank_fits(Buffer& b) noexcept {
     return b.dimensions().size() <= static_cast<size_t>(kMaxRank);
 }
 
