@@ -5,37 +5,51 @@
 #
 # usage: scripts/gpu-check.sh [BEGEN_BIN]     (default target/release/begen)
 #   BEGEN_PYTHON (default python3) must import jax with a GPU backend.
-#   SKIP_BENCH=1 skips the benchmark.
+#   SKIP_BENCH=1 skips the benchmarks.
+#   STEPS="demo modules typed algorithms binaries brainevent bench bench-binary"
+#   (the default: all of them) runs only the steps named.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 BEGEN="${1:-$ROOT/target/release/begen}"
 PY="${BEGEN_PYTHON:-python3}"
 WORK="${GPU_CHECK_DIR:-$(mktemp -d)}"
+STEPS=" ${STEPS:-demo modules typed algorithms binaries brainevent bench bench-binary} "
+[[ "${SKIP_BENCH:-0}" == 1 ]] && STEPS="${STEPS/ bench-binary / }" && STEPS="${STEPS/ bench / }"
+step() { [[ "$STEPS" == *" $1 "* ]]; }
 
 echo "== toolchain"
 "$BEGEN" doctor || true
 nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader
 
+if step demo; then
 echo "== build examples/kernels-demo/kernels/cuda"
 "$BEGEN" build examples/kernels-demo/kernels/cuda --out "$WORK/demo" --name demo_cuda --platform cuda
 nm -D "$WORK/demo/libdemo_cuda.so" | grep ' T begen_' || { echo "no handler symbols" >&2; exit 1; }
 
 echo "== run them from JAX"
 "$PY" tests/gpu/check_cuda.py "$WORK/demo"
+fi
 
+if step modules; then
 echo "== a library of several modules: one function and kernel name in three TUs"
 "$BEGEN" build tests/gpu/modules --out "$WORK/modules" --platform cuda --quiet
 "$PY" tests/gpu/check_modules.py "$WORK/modules"
+fi
 
+if step typed; then
 echo "== shape contracts: typed tensors, dims, dtype instances, in place"
 "$BEGEN" build tests/gpu/typed --out "$WORK/typed" --platform cuda --quiet
 "$PY" tests/gpu/check_typed.py "$WORK/typed"
+fi
 
+if step algorithms; then
 echo "== algorithms and gradients: CUDA implementations beside CPU ones, vjps, export"
 "$BEGEN" build tests/e2e/algo --out "$WORK/algo" --platform cuda --quiet
 "$PY" tests/gpu/check_algorithms.py "$WORK/algo"
+fi
 
+if step binaries; then
 echo "== precompiled kernels: cuTile cubins, nvcc PTX/cubin, a CPU source, one library"
 # cuTile's cubins (sm_90) are exported on a machine with pip cuda-tile
 # (make_binaries.py, no GPU needed) and carried in tests/e2e/binaries/bin;
@@ -51,11 +65,12 @@ else
     "$BEGEN" build tests/e2e/binaries --out "$WORK/binaries" --quiet
     "$PY" tests/gpu/check_binaries.py "$WORK/binaries"
 fi
+fi
 
 # brainevent's whole kernel tree as one library, when its sources travelled
 # along (.cache/ is filled by tests/corpus/brainevent_corpus.py elsewhere).
 CORPUS="$ROOT/.cache/brainevent-0.3.0/corpus"
-if [[ -d "$CORPUS" && -f "$ROOT/.cache/brainevent-0.3.0/wheel/brainevent/include/cuda_common.h" ]]; then
+if step brainevent && [[ -d "$CORPUS" && -f "$ROOT/.cache/brainevent-0.3.0/wheel/brainevent/include/cuda_common.h" ]]; then
     echo "== brainevent's tree, one library, $(nproc) cores"
     tree="$WORK/brainevent/kernels"; inc="$WORK/brainevent/inc"
     mkdir -p "$tree" "$inc"
@@ -72,15 +87,16 @@ if [[ -d "$CORPUS" && -f "$ROOT/.cache/brainevent-0.3.0/wheel/brainevent/include
     fi
 fi
 
-if [[ "${SKIP_BENCH:-0}" != 1 ]]; then
+xla_inc="$("$PY" -c 'import jax.ffi; print(jax.ffi.include_dir())')"
+cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)"
+if step bench; then
     echo "== per-call overhead benchmark"
     "$BEGEN" build bench/gpu/kernels --out "$WORK/ovh" --name ovh --platform cuda
-    xla_inc="$("$PY" -c 'import jax.ffi; print(jax.ffi.include_dir())')"
-    cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)"
     "${NVCC:-nvcc}" -std=c++17 -O3 -arch="sm_$cap" -Xcompiler -fPIC -shared \
         -isystem "$xla_inc" bench/gpu/handwritten.cu -o "$WORK/hand.so"
     "$PY" bench/gpu/ffi_overhead.py "$WORK/ovh" "$WORK/hand.so" --rounds "${ROUNDS:-300}"
-
+fi
+if step bench-binary; then
     echo "== per-call overhead of a bound cubin (begen.yaml binaries:) against hand-written cuLaunchKernel"
     mkdir -p bench/gpu/binaries/bin
     "${NVCC:-nvcc}" -arch="sm_$cap" -cubin bench/gpu/binaries/add_one.cu -o bench/gpu/binaries/bin/add_one.cubin

@@ -55,16 +55,4 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL({{ h.handler }}, {{ h.impl_name }},
 {%- for b in h.bindings %}
                                   {{ b }}
 {%- endfor %}{{ h.traits }});
-
-// The initialize stage (before the first execution, and before a command
-// buffer is recorded): loads the image into the stream's context, so no
-// module is loaded during graph capture. Best effort: a failure here is
-// reported by the launch, which loads lazily otherwise.
-static xla::ffi::Error {{ h.impl_name }}_initialize(void* begen_stream) {
-  (void){{ h.kernel_var }}.prepare(static_cast<begen::cuda::CUstream>(begen_stream));
-  return xla::ffi::Error::Success();
-}
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL({{ h.initialize }}, {{ h.impl_name }}_initialize,
-                              xla::ffi::Ffi::BindInitialize().Ctx<xla::ffi::PlatformStream<void*>>());
 {%- endfor %}

@@ -72,15 +72,7 @@ def _begen_preload(name):
                     return
 {%- endif %}
 
-{% if m.staged %}
-# Targets with an initialize-stage handler too (binary kernels).
-_INITIALIZE = {
-{%- for (target, symbol) in m.initialize %}
-    {{ target }}: {{ symbol }},
-{%- endfor %}
-}
-
-{% endif %}_lock = _threading.Lock()
+_lock = _threading.Lock()
 _lib = None
 _registered = False
 
@@ -101,17 +93,9 @@ def register():
             _lib = _ctypes.cdll.LoadLibrary(LIBRARY)
         _begen_check_ffi_api()
         for target, symbol, platform in _HANDLERS:
-{%- if m.staged %}
-            handler = _jax.ffi.pycapsule(getattr(_lib, symbol))
-            if target in _INITIALIZE:
-                # Binary kernels load their image at XLA's initialize stage.
-                handler = {"initialize": _jax.ffi.pycapsule(getattr(_lib, _INITIALIZE[target])), "execute": handler}
-            _jax.ffi.register_ffi_target(target, handler, platform=platform)
-{%- else %}
             _jax.ffi.register_ffi_target(
                 target, _jax.ffi.pycapsule(getattr(_lib, symbol)), platform=platform
             )
-{%- endif %}
         _registered = True
 
 

@@ -414,7 +414,7 @@ fn binary_launch_header() {
 /// The generated handlers of fixtures/binaries called directly with a fake
 /// CUDA driver (tests/binary/fake_cuda.cc through `BEGEN_LIBCUDA`): the
 /// bytes each launch packs at each offset, grid, block and shared memory,
-/// the image loaded once (at the initialize stage), cuTile's assumptions and
+/// the image loaded once (at the first launch), cuTile's assumptions and
 /// int32 overflow refused before a launch, launch-expression and driver
 /// errors naming the kernel (tests/binary/handler_probe.cc).
 #[test]

@@ -41,6 +41,13 @@ def main():
     hand = ctypes.cdll.LoadLibrary(a.hand_so)
     for sym in ("hand_bin_add_one", "hand_bin_add_one_graph"):
         jax.ffi.register_ffi_target(f"hand.{sym}", jax.ffi.pycapsule(getattr(hand, sym)), platform="CUDA")
+    # Diagnostics: the hand-written handler with an initialize stage (as
+    # begen registers binary kernels), doing nothing or asking the context.
+    for init in ("init_noop", "init_ctx"):
+        for sym in ("hand_bin_add_one", "hand_bin_add_one_graph"):
+            stages = {"initialize": jax.ffi.pycapsule(getattr(hand, f"hand_{init}")),
+                      "execute": jax.ffi.pycapsule(getattr(hand, sym))}
+            jax.ffi.register_ffi_target(f"hand.{init}.{sym}", stages, platform="CUDA")
 
     x0 = jnp.zeros((a.n,), jnp.float32)
     out = jax.ShapeDtypeStruct(x0.shape, x0.dtype)
@@ -60,6 +67,10 @@ def main():
         "begen+graph": chained(ovhbin.bin_add_one_graph),
         "hand+graph": chained(lambda x: jax.ffi.ffi_call("hand.hand_bin_add_one_graph", out)(x)),
     }
+    for init in ("init_noop", "init_ctx"):
+        for mode, sym in (("", "hand_bin_add_one"), ("+graph", "hand_bin_add_one_graph")):
+            target = f"hand.{init}.{sym}"
+            variants[f"hand+{init}{mode}"] = chained(lambda x, t=target: jax.ffi.ffi_call(t, out)(x))
     for name, f in variants.items():
         y = np.asarray(f(x0))
         assert np.all(y == CHAIN), (name, y[:4])

@@ -82,3 +82,27 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL(hand_bin_add_one_graph, hand_impl,
                                   .Arg<ffi::Buffer<ffi::F32>>()
                                   .Ret<ffi::Buffer<ffi::F32>>(),
                               {ffi::Traits::kCmdBufferCompatible});
+
+// Diagnostics for begen's initialize stage (which loads the image before a
+// graph is recorded): the same handler registered with an initialize
+// handler too, once doing nothing (XLA's own cost of calling a stage) and
+// once asking the stream's context under a mutex (begen's check that the
+// image is loaded there).
+namespace {
+ffi::Error init_noop(void*) { return ffi::Error::Success(); }
+
+ffi::Error init_ctx(void* stream) {
+    using GetCtx = CUresult (*)(CUstream, void**);
+    static GetCtx get = reinterpret_cast<GetCtx>(dlsym(dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL), "cuStreamGetCtx"));
+    static std::mutex m;
+    void* ctx = nullptr;
+    if (get == nullptr || get(stream, &ctx) != 0) return ffi::Error::Internal("cuStreamGetCtx failed");
+    std::lock_guard<std::mutex> lock(m);
+    return ffi::Error::Success();
+}
+}  // namespace
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL(hand_init_noop, init_noop,
+                              ffi::Ffi::BindInitialize().Ctx<ffi::PlatformStream<void*>>());
+XLA_FFI_DEFINE_HANDLER_SYMBOL(hand_init_ctx, init_ctx,
+                              ffi::Ffi::BindInitialize().Ctx<ffi::PlatformStream<void*>>());

@@ -48,10 +48,6 @@ pub struct BinaryHandlerView {
     pub image_var: String,
     pub kernel_var: String,
     pub handler: String,
-    /// The initialize-stage handler's symbol (the function's trampoline
-    /// symbol: a binary kernel has no trampoline, and `check` made it
-    /// distinct from every other symbol).
-    pub initialize: String,
     pub impl_name: String,
     pub impl_params: Vec<String>,
     pub bindings: Vec<String>,
@@ -307,7 +303,6 @@ fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
         image_var: format!("begen_image_{}", b.image),
         kernel_var,
         handler: f.handler.clone(),
-        initialize: f.trampoline.clone(),
         impl_name: format!("{}_impl", f.handler),
         impl_params: bound.iter().map(|(_, _, b)| b.impl_param.clone()).collect(),
         bindings: bound.iter().map(|(_, _, b)| b.binding.clone()).collect(),

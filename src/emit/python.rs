@@ -22,10 +22,6 @@ pub struct PyModuleView {
     pub needs_ml_dtypes: bool,
     /// A binary kernel takes a struct attribute (`_begen_struct`).
     pub needs_struct: bool,
-    /// Some targets have an initialize-stage handler (binary kernels).
-    pub staged: bool,
-    /// (target literal, initialize symbol literal).
-    pub initialize: Vec<(String, String)>,
     /// Libraries it links, as Python literals (preloaded from pip's
     /// `nvidia` packages when they are there).
     pub linked: Vec<String>,
@@ -663,12 +659,6 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
         name: library.name.clone(),
         sources: sources.into_iter().collect(),
         library_file: py_str(&format!("lib{}.so", library.name)),
-        staged: fs.iter().any(|f| f.binary.is_some()),
-        initialize: fs
-            .iter()
-            .filter(|f| f.binary.is_some())
-            .map(|f| (py_str(&f.target), py_str(&f.trampoline)))
-            .collect(),
         needs_struct: fs.iter().any(|f| f.params.iter().any(|p| matches!(p.token, Token::Struct { .. }))),
         needs_ml_dtypes: fs.iter().any(|f| {
             f.attrs().any(|(_, t)| t == AttrType::BFloat16)

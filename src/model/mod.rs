@@ -807,8 +807,8 @@ pub struct Function {
     /// The exported XLA FFI handler symbol in `lib<library>.so`.
     pub handler: String,
     /// The hidden `extern "C"` trampoline in the source's translation unit
-    /// that the handler calls; for a binary kernel (which has none), the
-    /// symbol of its initialize-stage handler.
+    /// that the handler calls; a binary kernel has none (the name stays
+    /// reserved).
     pub trampoline: String,
     /// Source path relative to the scanned root, `/`-separated.
     pub file: String,

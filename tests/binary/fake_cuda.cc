@@ -37,6 +37,7 @@ int cuModuleGetFunction(void** f, void*, const char* name) {
     return *f = &context, 0;
 }
 int cuFuncSetAttribute(void*, int, int) { return 0; }
+int cuThreadExchangeStreamCaptureMode(int* mode) { return *mode = 1, 0; }
 int cuLaunchKernel(void*, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                    unsigned shared, void*, void** params, void**) {
     if (std::getenv("FAKE_CUDA_FAIL_LAUNCH") != nullptr) return 1;

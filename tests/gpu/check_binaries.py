@@ -104,21 +104,27 @@ else:
 # The process goes on: a good call after the errors.
 both("tile_scale after the errors", lambda v: m.tile_scale(v, s=3.0), x, want=3 * np.asarray(x))
 
-# Graph capture: tile_scale and affine are `command_buffer: true`.
+# Graph capture: tile_scale_graph, affine and capture_probe are
+# `command_buffer: true`. capture_probe (device.cu) returns 1 when it ran
+# under stream capture: XLA recorded the jit's custom calls into a CUDA
+# graph. tile_scale_graph is called here first: its image is loaded by a
+# launch that XLA may be recording.
 def chain(v):
     for k in range(4):
-        v = m.tile_scale(v, s=1.5)
+        v = m.tile_scale_graph(v, s=1.5)
         v = m.affine(v, p={"tag": 0, "scale": 1.0, "shift": float(k)})
-    return v
+    return v, m.capture_probe()
 
 
 compiled = jax.jit(chain).lower(x).compile()
-hlo = compiled.as_text()
-assert "command_buffer" in hlo, "XLA did not put the custom calls in a command buffer"
 want = np.asarray(x, np.float64)
 for k in range(4):
     want = want * 1.5 + k
-for _ in range(3):  # the first run records the graph, the next ones replay it
-    close(compiled(x), want, rtol=1e-5)
-print("ok   command buffer: 8 binary launches in one CUDA graph, 3 runs")
+seen = []
+for run in range(4):  # XLA may run the first execution directly, then records the graph and replays it
+    got, captured = compiled(x)
+    close(got, want, rtol=1e-5)
+    seen.append(int(captured))
+assert seen[-1] == 1, f"the custom calls were not recorded into a CUDA graph (probe per run: {seen})"
+print(f"ok   command buffer: 8 binary launches recorded into one CUDA graph (probe per run: {seen})")
 print(f"check_binaries: {checks} checks passed")

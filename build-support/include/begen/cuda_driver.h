@@ -10,10 +10,15 @@
 // One begen::cuda::Kernel per bound kernel, a static of the library:
 //
 //     static begen::cuda::Kernel k("tile_scale", kImage, sizeof(kImage), "scale_Kt1_...");
-//     // instantiate stage (once per device context):
-//     if (std::string e = k.prepare(stream); !e.empty()) return Error(e);
 //     // execute stage:
 //     if (std::string e = k.launch(stream, grid, block, smem, params); !e.empty()) return Error(e);
+//
+// The image is loaded into a device context by the first launch there (also
+// when that launch is being recorded into a CUDA graph: the load runs with
+// the thread's capture mode relaxed). Later launches find the function
+// without a lock. No initialize-stage handler: XLA calls that stage before
+// every execution of every call site, which cost about 1 us per launch per
+// run (bench/gpu/binary_overhead.py's `hand+init_noop` rows).
 //
 // Success costs no allocation: an empty std::string. Modules are never
 // unloaded (the driver may be gone when a library's statics are destroyed at
@@ -22,13 +27,13 @@
 
 #include <dlfcn.h>
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
-#include <vector>
 
 #include "begen/abi.h"
 
@@ -49,6 +54,8 @@ using CUstream = CUstream_st*;
 constexpr CUresult kSuccess = 0;
 /// CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
 constexpr int kMaxDynamicSharedSizeBytes = 8;
+/// CU_STREAM_CAPTURE_MODE_RELAXED.
+constexpr int kCaptureModeRelaxed = 2;
 /// Dynamic shared memory a kernel may use without opting in.
 constexpr unsigned kDefaultSharedLimit = 48 * 1024;
 
@@ -66,6 +73,7 @@ struct Driver {
     CUresult (*cuModuleLoadData)(CUmodule*, const void*) = nullptr;
     CUresult (*cuModuleGetFunction)(CUfunction*, CUmodule, const char*) = nullptr;
     CUresult (*cuFuncSetAttribute)(CUfunction, int, int) = nullptr;
+    CUresult (*cuThreadExchangeStreamCaptureMode)(int*) = nullptr;
     CUresult (*cuLaunchKernel)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                CUstream, void**, void**) = nullptr;
 
@@ -136,6 +144,7 @@ inline Driver load_driver() {
     resolve(lib, "cuModuleLoadData", d.cuModuleLoadData, e);
     resolve(lib, "cuModuleGetFunction", d.cuModuleGetFunction, e);
     resolve(lib, "cuFuncSetAttribute", d.cuFuncSetAttribute, e);
+    resolve(lib, "cuThreadExchangeStreamCaptureMode", d.cuThreadExchangeStreamCaptureMode, e);
     resolve(lib, "cuLaunchKernel", d.cuLaunchKernel, e);
     if (!e.empty()) return d;
     CUresult r = d.cuInit(0);
@@ -160,6 +169,9 @@ struct Dim3 {
 /// context that launches it, once, its CUfunction cached.
 class Kernel {
 public:
+    /// Device contexts one kernel can be loaded into (one per GPU).
+    static constexpr int kMaxContexts = 64;
+
     /// `name` is the kernel's Python name (for messages), `symbol` its
     /// entry in the image. A PTX image must end with its NUL.
     Kernel(const char* name, const void* image, size_t image_size, const char* symbol) noexcept
@@ -169,8 +181,8 @@ public:
     Kernel& operator=(const Kernel&) = delete;
 
     /// Loads the image into the context of `stream` (the current context
-    /// when `stream` is null): the instantiate stage's work, so the first
-    /// launch does not pay for it. Empty on success, else the message.
+    /// when `stream` is null) unless it is there already. Empty on success,
+    /// else the message.
     std::string prepare(CUstream stream) noexcept {
         CUfunction f = nullptr;
         return function(stream, &f);
@@ -185,36 +197,12 @@ public:
         CUresult r = stream != nullptr ? d.cuStreamGetCtx(stream, &ctx) : d.cuCtxGetCurrent(&ctx);
         if (r != kSuccess) return fail(stream != nullptr ? "cuStreamGetCtx" : "cuCtxGetCurrent", r);
         if (ctx == nullptr) return fail("no CUDA context is current");
-        std::lock_guard<std::mutex> lock(mutex_);
-        for (const Loaded& l : loaded_) {
-            if (l.ctx == ctx) {
-                *out = l.function;
-                return {};
-            }
+        // Lock-free: a slot is written before `count_` publishes it.
+        if (Loaded* l = find(ctx, count_.load(std::memory_order_acquire))) {
+            *out = l->function;
+            return {};
         }
-        if (std::string e = check_image(); !e.empty()) return fail(e);
-        // The driver loads into the current context: make the stream's
-        // current for the load (XLA normally has it current already).
-        CUcontext previous = nullptr;
-        d.cuCtxGetCurrent(&previous);
-        bool pushed = previous != ctx;
-        if (pushed && (r = d.cuCtxPushCurrent(ctx)) != kSuccess) return fail("cuCtxPushCurrent", r);
-        CUmodule module = nullptr;
-        CUfunction f = nullptr;
-        r = d.cuModuleLoadData(&module, image_);
-        const char* failed = r != kSuccess ? "cuModuleLoadData" : nullptr;
-        if (failed == nullptr) {
-            r = d.cuModuleGetFunction(&f, module, symbol_);
-            if (r != kSuccess) failed = "cuModuleGetFunction";
-        }
-        if (pushed) {
-            CUcontext popped = nullptr;
-            d.cuCtxPopCurrent(&popped);
-        }
-        if (failed != nullptr) return fail(failed, r);
-        loaded_.push_back(Loaded{ctx, f, kDefaultSharedLimit});
-        *out = f;
-        return {};
+        return load(ctx, out);
     }
 
     /// Launches on `stream` with `params` (one pointer per kernel parameter,
@@ -237,21 +225,74 @@ public:
 
 private:
     struct Loaded {
-        CUcontext ctx;
-        CUfunction function;
-        unsigned shared_allowed;
+        CUcontext ctx = nullptr;
+        CUfunction function = nullptr;
+        std::atomic<unsigned> shared_allowed{kDefaultSharedLimit};
     };
+
+    Loaded* find(CUcontext ctx, int count) noexcept {
+        for (int i = 0; i < count; ++i) {
+            if (loaded_[i].ctx == ctx) return &loaded_[i];
+        }
+        return nullptr;
+    }
+
+    /// The slow path: loads the image into `ctx` (once, under the mutex).
+    std::string load(CUcontext ctx, CUfunction* out) noexcept {
+        const Driver& d = driver();
+        std::lock_guard<std::mutex> lock(mutex_);
+        int count = count_.load(std::memory_order_relaxed);
+        if (Loaded* l = find(ctx, count)) {
+            *out = l->function;
+            return {};
+        }
+        if (count == kMaxContexts) return fail("loaded into " + std::to_string(kMaxContexts) + " contexts already");
+        if (std::string e = check_image(); !e.empty()) return fail(e);
+        // The driver loads into the current context: make the stream's
+        // current for the load (XLA normally has it current already). The
+        // first launch may be recorded into a CUDA graph: loading a module
+        // is not a stream operation, and a relaxed capture mode lets this
+        // thread do it while its stream captures.
+        CUcontext previous = nullptr;
+        d.cuCtxGetCurrent(&previous);
+        bool pushed = previous != ctx;
+        CUresult r = kSuccess;
+        if (pushed && (r = d.cuCtxPushCurrent(ctx)) != kSuccess) return fail("cuCtxPushCurrent", r);
+        int mode = kCaptureModeRelaxed;
+        bool exchanged = d.cuThreadExchangeStreamCaptureMode(&mode) == kSuccess;
+        CUmodule module = nullptr;
+        CUfunction f = nullptr;
+        r = d.cuModuleLoadData(&module, image_);
+        const char* failed = r != kSuccess ? "cuModuleLoadData" : nullptr;
+        if (failed == nullptr) {
+            r = d.cuModuleGetFunction(&f, module, symbol_);
+            if (r != kSuccess) failed = "cuModuleGetFunction";
+        }
+        if (exchanged) d.cuThreadExchangeStreamCaptureMode(&mode);
+        if (pushed) {
+            CUcontext popped = nullptr;
+            d.cuCtxPopCurrent(&popped);
+        }
+        if (failed != nullptr) return fail(failed, r);
+        loaded_[count].ctx = ctx;
+        loaded_[count].function = f;
+        count_.store(count + 1, std::memory_order_release);
+        *out = f;
+        return {};
+    }
 
     /// Opts the function in to more than 48 KiB of dynamic shared memory
     /// (once per size increase).
     std::string allow_shared(CUfunction f, unsigned bytes) {
-        std::lock_guard<std::mutex> lock(mutex_);
-        for (Loaded& l : loaded_) {
-            if (l.function != f) continue;
-            if (l.shared_allowed >= bytes) return {};
+        int count = count_.load(std::memory_order_acquire);
+        for (int i = 0; i < count; ++i) {
+            Loaded& l = loaded_[i];
+            if (l.function != f || l.shared_allowed.load(std::memory_order_acquire) >= bytes) continue;
+            std::lock_guard<std::mutex> lock(mutex_);
+            if (l.shared_allowed.load(std::memory_order_relaxed) >= bytes) return {};
             CUresult r = driver().cuFuncSetAttribute(f, kMaxDynamicSharedSizeBytes, static_cast<int>(bytes));
             if (r != kSuccess) return fail("cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)", r);
-            l.shared_allowed = bytes;
+            l.shared_allowed.store(bytes, std::memory_order_release);
         }
         return {};
     }
@@ -280,7 +321,8 @@ private:
     size_t image_size_;
     const char* symbol_;
     std::mutex mutex_;
-    std::vector<Loaded> loaded_;
+    std::atomic<int> count_{0};
+    Loaded loaded_[kMaxContexts];
 };
 
 }  // namespace cuda
