@@ -4,7 +4,8 @@
 # with its modules served from that library and with kernix compiling them at
 # run time (cold cache), and the pass/fail sets compared.
 #
-# usage: scripts/gpu-brainevent.sh [BEGEN_BIN] [build|tests-begen|tests-kernix|compare|all]
+# usage: scripts/gpu-brainevent.sh [BEGEN_BIN] [build|tests-begen|tests-kernix|compare|all|
+#                                              bench-first|bench-kernix|bench-per-file]
 #   Needs .cache/gpu-brainevent/ carried along: wheels/ (brainevent and its
 #   test-only dependencies: `pip download` them elsewhere) and layout/ (made
 #   by tests/gpu/brainevent_layout.py). WORK (default /tmp/begen-brainevent)
@@ -13,6 +14,11 @@
 #   keeps state between the steps, so each step fits one device call; with
 #   $OUT set (the device tool's), the test results are copied there, and
 #   `scripts/gpu-brainevent.sh BIN compare DIR` compares them anywhere.
+#   The bench-* steps (bench/gpu/brainevent_build.py) each fit one device
+#   call on a fresh machine: bench-first builds the tree (a clean build,
+#   timed) and times import -> first result for begen's library and kernix
+#   (cold and warm cache); bench-kernix has kernix compile every module of
+#   the library; bench-per-file builds every source with its own `begen build`.
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BEGEN="$(realpath "${1:-$ROOT/target/release/begen}")"
@@ -39,9 +45,8 @@ install() {
     touch "$W/site/.installed"
 }
 
-build() {
-    echo "== the tree, one library, $JOBS cores"
-    rm -rf "$W/tree" "$W/out" && cp -r "$C/layout" "$W/tree"
+# The sources that need the toolkit's cuBLAS headers, where it has them.
+optional() {
     local cuda_inc
     cuda_inc="$(dirname "$(dirname "$(command -v nvcc)")")/include"
     if [[ -f "$cuda_inc/cublas_v2.h" ]]; then
@@ -53,6 +58,12 @@ build() {
         done < "$W/tree/optional.txt"
         printf 'link:\n  libs: [cublas]\n' >> "$W/tree/brainevent/begen.yaml"
     fi
+}
+
+build() {
+    echo "== the tree, one library, $JOBS cores"
+    rm -rf "$W/tree" "$W/out" && cp -r "$C/layout" "$W/tree"
+    optional
     local start=$SECONDS
     "$BEGEN" build "$W/tree/brainevent" --out "$W/out" --platform cuda -I "$W/tree/include" --quiet || return 1
     echo "begen build: $((SECONDS - start)) s wall for $(ls "$W"/tree/brainevent/**/*.cu "$W"/tree/brainevent/*/*/*.cu 2>/dev/null | sort -u | wc -l) sources;" \
@@ -109,6 +120,11 @@ case "$STEP" in
     tests-begen) install && rm -f "$W/served.log" && run_tests begen BEGEN_AOT_DIR="$W/out" BEGEN_AOT_LOG="$W/served.log" BRAINEVENT_CACHE_DIR="$W/cache-begen" ;;
     tests-kernix) install && rm -rf "$W/cache-kernix" && run_tests kernix BRAINEVENT_CACHE_DIR="$W/cache-kernix" ;;
     compare) compare "${3:-$W}" ;;
+    bench-first) install && build && "$PY" "$ROOT/bench/gpu/brainevent_build.py" "$W" first-result --rounds "${ROUNDS:-3}" ;;
+    bench-kernix) install && rm -rf "$W/tree" && cp -r "$C/layout" "$W/tree" && optional \
+        && "$PY" "$ROOT/bench/gpu/brainevent_build.py" "$W" kernix-compile --jobs "$JOBS" ;;
+    bench-per-file) install && rm -rf "$W/tree" && cp -r "$C/layout" "$W/tree" && optional \
+        && "$PY" "$ROOT/bench/gpu/brainevent_build.py" "$W" begen-per-file --begen "$BEGEN" --jobs "$JOBS" ;;
     all) install && build && "$0" "$BEGEN" tests-begen && "$0" "$BEGEN" tests-kernix && compare ;;
     *) echo "unknown step $STEP" >&2; exit 2 ;;
 esac
