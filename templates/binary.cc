@@ -14,6 +14,7 @@
 #include "begen/binary_launch.h"
 #include "begen/cuda_driver.h"
 #include "begen/ffi_support.h"
+#include "begen/list_words.h"
 
 namespace begen {
 namespace bin {
@@ -62,9 +63,12 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL({{ h.handler }}, {{ h.impl_name }},
 // reported by the launch, which loads lazily otherwise.
 static xla::ffi::Error {{ h.impl_name }}_initialize(void* begen_stream) {
   (void){{ h.kernel_var }}.prepare(static_cast<begen::cuda::CUstream>(begen_stream));
+{%- for s in h.initialize %}
+  {{ s }}
+{%- endfor %}
   return xla::ffi::Error::Success();
 }
 
-XLA_FFI_DEFINE_HANDLER_SYMBOL({{ h.initialize }}, {{ h.impl_name }}_initialize,
+XLA_FFI_DEFINE_HANDLER_SYMBOL({{ h.initialize_symbol }}, {{ h.impl_name }}_initialize,
                               xla::ffi::Ffi::BindInitialize().Ctx<xla::ffi::PlatformStream<void*>>());
 {%- endfor %}

@@ -461,7 +461,9 @@ fn list_words_ptx_assembles() {
 /// bytes each launch packs at each offset, grid, block and shared memory,
 /// the image loaded once (at the initialize stage), cuTile's assumptions and
 /// int32 overflow refused before a launch, launch-expression and driver
-/// errors naming the kernel (tests/binary/handler_probe.cc).
+/// errors naming the kernel; for cuTile lists, every word of the buffer the
+/// fake runs `begen_write_words` to write (500 a launch), and each element
+/// refused by its index (tests/binary/handler_probe.cc).
 #[test]
 #[ignore = "needs a C++ compiler and jax (XLA's FFI headers); CI runs it"]
 fn binary_handlers_with_a_fake_driver() {
