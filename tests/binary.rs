@@ -155,7 +155,7 @@ fn exported_cubins_take_the_derived_arguments() {
     let dir = scratch("binary-cutile-export");
     run_script(&python, &path, &["export", dir.to_str().unwrap()]);
     let exports: Vec<Value> = serde_json::from_slice(&std::fs::read(dir.join("exports.json")).unwrap()).unwrap();
-    assert_eq!(exports.len(), 5);
+    assert_eq!(exports.len(), 7);
     for e in &exports {
         let (file, symbol) = (e["file"].as_str().unwrap(), e["symbol"].as_str().unwrap());
         let cubin = Cubin::parse(&std::fs::read(dir.join(file)).unwrap()).unwrap_or_else(|e| panic!("{file}: {e}"));
