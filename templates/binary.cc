@@ -14,6 +14,7 @@
 #include "begen/binary_launch.h"
 #include "begen/cuda_driver.h"
 #include "begen/ffi_support.h"
+#include "begen/list_words.h"
 
 namespace begen {
 namespace bin {

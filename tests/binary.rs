@@ -155,7 +155,7 @@ fn exported_cubins_take_the_derived_arguments() {
     let dir = scratch("binary-cutile-export");
     run_script(&python, &path, &["export", dir.to_str().unwrap()]);
     let exports: Vec<Value> = serde_json::from_slice(&std::fs::read(dir.join("exports.json")).unwrap()).unwrap();
-    assert_eq!(exports.len(), 5);
+    assert_eq!(exports.len(), 7);
     for e in &exports {
         let (file, symbol) = (e["file"].as_str().unwrap(), e["symbol"].as_str().unwrap());
         let cubin = Cubin::parse(&std::fs::read(dir.join(file)).unwrap()).unwrap_or_else(|e| panic!("{file}: {e}"));
@@ -411,12 +411,59 @@ fn binary_launch_header() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "all ok");
 }
 
+/// The PTX of `begen_write_words` (begen/list_words.h: the kernel that
+/// writes a cuTile list's words on the launch stream) assembles for the
+/// architectures pip's ptxas knows from Turing to Blackwell, with its
+/// parameters inside the 4 KiB every driver takes.
+#[test]
+#[ignore = "needs a C++ compiler and ptxas (pip nvcc); CI runs it"]
+fn list_words_ptx_assembles() {
+    let Some(nvcc) = nvcc_or_skip() else { return };
+    let dir = scratch("binary-list-words");
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".to_string());
+    let src = dir.join("print_ptx.cc");
+    std::fs::write(
+        &src,
+        "#include <cstdio>\n#include \"begen/list_words.h\"\n\
+         int main() { std::fputs(begen::cuda::kWordsPtx, stdout); return 0; }\n",
+    )
+    .unwrap();
+    let main = dir.join("print_ptx");
+    run(Command::new(&cxx)
+        .args(["-std=c++17", "-Wall", "-Wextra", "-Werror", "-I"])
+        .arg(repo().join("build-support/include"))
+        .arg(&src)
+        .arg("-o")
+        .arg(&main)
+        .arg("-ldl"));
+    let ptx = run(&mut Command::new(&main)).stdout;
+    let ptx_file = dir.join("words.ptx");
+    std::fs::write(&ptx_file, &ptx).unwrap();
+    let ptxas = nvcc.with_file_name("ptxas");
+    for arch in ["sm_75", "sm_80", "sm_90", "sm_100"] {
+        let out = run(Command::new(&ptxas)
+            .args(["-v", &format!("-arch={arch}"), "-o"])
+            .arg(dir.join(format!("words_{arch}.cubin")))
+            .arg(&ptx_file));
+        let report = String::from_utf8_lossy(&out.stderr);
+        assert!(report.contains("Compiling entry function 'begen_write_words'"), "{arch}: {report}");
+    }
+    // The entry's parameter table as the driver reads it: dst @0, count @8, the words @16 (4000 bytes).
+    let cubin = Cubin::parse(&std::fs::read(dir.join("words_sm_90.cubin")).unwrap()).unwrap();
+    let k = cubin.kernel("begen_write_words").expect("the entry");
+    let table: Vec<(u16, u16)> = k.params.iter().map(|p| (p.offset, p.size)).collect();
+    assert_eq!(table, [(0, 8), (8, 4), (16, 4000)]);
+    assert_eq!(k.param_size, Some(4016));
+}
+
 /// The generated handlers of fixtures/binaries called directly with a fake
 /// CUDA driver (tests/binary/fake_cuda.cc through `BEGEN_LIBCUDA`): the
 /// bytes each launch packs at each offset, grid, block and shared memory,
 /// the image loaded once (at the first launch), cuTile's assumptions and
 /// int32 overflow refused before a launch, launch-expression and driver
-/// errors naming the kernel (tests/binary/handler_probe.cc).
+/// errors naming the kernel; for cuTile lists, every word of the buffer the
+/// fake runs `begen_write_words` to write (500 a launch), and each element
+/// refused by its index (tests/binary/handler_probe.cc).
 #[test]
 #[ignore = "needs a C++ compiler and jax (XLA's FFI headers); CI runs it"]
 fn binary_handlers_with_a_fake_driver() {

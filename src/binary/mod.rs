@@ -14,7 +14,9 @@
 //!
 //! The run-time side is the support header `begen/cuda_driver.h`
 //! (`build-support/include`): the driver loaded with `dlopen`, the image
-//! loaded once per context, launches on XLA's stream.
+//! loaded once per context, launches on XLA's stream; `begen/list_words.h`
+//! writes a cuTile list's words on that stream (a kernel whose parameters
+//! carry them, safe under CUDA-graph capture).
 //!
 //! This stage decides nothing about begen.yaml: `check` calls it with what
 //! the manifest says and turns its typed errors into diagnostics.

@@ -22,6 +22,7 @@ headers!(
     "begen/binary_launch.h",
     "begen/cuda_driver.h",
     "begen/ffi_support.h",
+    "begen/list_words.h",
     "begen/trampoline.h",
     "begen/version.h",
     "brainevent/check.h",

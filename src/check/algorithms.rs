@@ -354,6 +354,7 @@ fn role(t: &Token) -> &'static str {
     match t {
         Token::InOut(_) => "updated in place",
         Token::Arg(_) => "an input",
+        Token::List(_) => "a list of inputs",
         Token::Ret(_) => "an output",
         Token::Stream | Token::Attr { .. } | Token::Struct { .. } | Token::Dim { .. } => "not a tensor",
     }
@@ -446,6 +447,16 @@ fn compare_vjp(fwd: &Function, bwd: &Function) -> Result<Vec<String>, String> {
     }
     if let Some(p) = bwd.params.iter().find(|p| matches!(p.token, Token::InOut(_))) {
         out.push(mismatch(format!("it updates '{}' in place; a backward kernel returns its cotangents", p.name)));
+    }
+    // A list's cotangent would be a list: not bound yet.
+    for g in [fwd, bwd] {
+        if let Some(p) = g.params.iter().find(|p| p.token.is_list()) {
+            out.push(mismatch(format!(
+                "'{}' takes a list of arrays ('{}'); gradients through lists are not supported yet",
+                g.name, p.name
+            )));
+            return Ok(out);
+        }
     }
     if bi.len() != fi.len() + fo.len() || bo.len() != fi.len() {
         if out.is_empty() {

@@ -303,6 +303,8 @@ fn struct_type(structs: &Structs, id: StructId) -> StructType {
 struct Slot {
     token: Option<SpecToken>,
     strukt: Option<StructId>,
+    /// Written with a trailing `...`: a list of arrays.
+    list: bool,
     span: Span,
     text: String,
 }
@@ -338,21 +340,34 @@ pub(super) fn check_kernel(
             .and_then(|(n, ty)| bins.structs.find(ty).map(|id| (n, id)));
         if let Some((n, id)) = strukt {
             let token = SpecToken::Attr { name: n.to_string(), ty: None };
-            slots.push(Slot { token: Some(token), strukt: Some(id), span: *at, text: text.clone() });
+            slots.push(Slot { token: Some(token), strukt: Some(id), list: false, span: *at, text: text.clone() });
             continue;
         }
-        let parsed = check_tokens(name, std::slice::from_ref(&(text.clone(), *at)), &mut diags);
+        // A list of arrays: a tensor token with `...` after it.
+        let (core, list) = match text.strip_suffix("...") {
+            Some(core) => (core.to_string(), true),
+            None => (text.clone(), false),
+        };
+        let parsed = check_tokens(name, std::slice::from_ref(&(core, *at)), &mut diags);
         let token = parsed.into_iter().next().map(|(t, _)| t);
         if token.is_none() {
             return (None, diags);
         }
-        slots.push(Slot { token, strukt: None, span: *at, text: text.clone() });
+        slots.push(Slot { token, strukt: None, list, span: *at, text: text.clone() });
     }
     for s in &slots {
         match &s.token {
             Some(SpecToken::Stream) => diags.push(Diagnostic::error(s.span, bm::STREAM_IN_BINARY)),
             Some(SpecToken::Const { .. }) => diags.push(Diagnostic::error(s.span, bm::CONST_IN_BINARY)),
+            Some(SpecToken::Arg(_)) => {}
+            Some(t) if s.list => {
+                let output = matches!(t, SpecToken::Ret(_) | SpecToken::InOut(_));
+                diags.push(Diagnostic::error(s.span, bm::list_role(&s.text, output)));
+            }
             _ => {}
+        }
+        if s.list && kernel.convention == Convention::C {
+            diags.push(Diagnostic::error(s.span, bm::c_list(&s.text)));
         }
     }
     if diags.iter().any(|d| d.severity == Severity::Error) {
@@ -392,6 +407,7 @@ pub(super) fn check_kernel(
     let mut types: Vec<CType> = Vec::new();
     let mut values: Vec<(usize, ArgValue)> = Vec::new();
     let mut arrays = Vec::new();
+    let mut lists = Vec::new();
     let mut required_block = None;
     match kernel.convention {
         Convention::CutileV1 => {
@@ -421,8 +437,10 @@ pub(super) fn check_kernel(
                 let p = &sig.params[pi].param;
                 match resolve_cutile(k, s, p) {
                     Ok((param, rules)) => {
-                        if let Some(r) = rules {
-                            arrays.push(r);
+                        match rules {
+                            Some(r) if param.token.is_list() => lists.push(r),
+                            Some(r) => arrays.push(r),
+                            None => {}
                         }
                         params.push(param);
                     }
@@ -436,10 +454,12 @@ pub(super) fn check_kernel(
             for KernelArg { param, role, ty } in &args {
                 let k = runtime.iter().position(|r| r == param).unwrap_or(0);
                 let v = match (role, ty) {
+                    (ArgRole::Base, _) if params.get(k).is_some_and(|p| p.token.is_list()) => ArgValue::ListWords,
+                    (ArgRole::Length, _) => ArgValue::ListLength,
                     (ArgRole::Base, _) => ArgValue::Pointer,
                     (ArgRole::Shape(a), CType::Prim(t)) => ArgValue::Shape(*a as usize, *t),
                     (ArgRole::Stride(a), CType::Prim(t)) => ArgValue::Stride(*a as usize, *t),
-                    (ArgRole::Value | ArgRole::Length, CType::Prim(t)) => ArgValue::Scalar(*t),
+                    (ArgRole::Value, CType::Prim(t)) => ArgValue::Scalar(*t),
                     _ => ArgValue::Pointer,
                 };
                 types.push(*ty);
@@ -547,6 +567,7 @@ pub(super) fn check_kernel(
             args,
             param_size: layout.size,
             arrays,
+            lists,
             grid,
             block,
             shared,
@@ -576,36 +597,69 @@ fn tensor_token(t: &SpecToken, contract: Option<TensorType>) -> Token {
     }
 }
 
+/// A typed tensor token's contract against a cuTile array (a parameter,
+/// or a list's element): dtype and rank agree; the rules to check on the
+/// host.
+fn cutile_contract(
+    k: usize,
+    s: &Slot,
+    c: &Option<TensorType>,
+    a: &cutile::Array,
+) -> Result<(TensorType, ArrayRules), String> {
+    let want = a.dtype.attr_type().ok_or_else(|| bm::cutile_dtype(&s.text, a.dtype.code()))?;
+    let untyped = || bm::cutile_untyped(&s.text, want.as_str(), a.ndim(), s.list);
+    let Some(c) = c else { return Err(untyped()) };
+    if c.dtype != ElementType::Dtype(want) {
+        return Err(bm::cutile_array_dtype(&s.text, want.as_str(), &c.dtype.to_string(), s.list));
+    }
+    let Some(dims) = &c.dims else { return Err(untyped()) };
+    if dims.len() != a.ndim() {
+        return Err(bm::cutile_rank(&s.text, a.ndim(), dims.len(), s.list));
+    }
+    let rules = ArrayRules {
+        param: k,
+        index: a.index.attr_type(),
+        axes: a
+            .axes
+            .iter()
+            .map(|x| AxisRules {
+                shape_divisible_by: x.shape_divisible_by,
+                stride_divisible_by: x.stride_divisible_by,
+                stride_constant: x.stride_constant,
+                stride_lower_bound: x.stride_lower_bound,
+            })
+            .collect(),
+        base_align: a.base_addr_divisible_by,
+    };
+    Ok((c.clone(), rules))
+}
+
+/// What a demangled cuTile parameter is, for messages.
+fn cutile_what(p: &cutile::Param) -> String {
+    match p {
+        cutile::Param::Array(a) => format!("an array (rank {})", a.ndim()),
+        cutile::Param::List(l) => format!("a list of arrays (rank {})", l.element.ndim()),
+        cutile::Param::Scalar(d) => format!("a `{}` scalar", d.code()),
+        cutile::Param::Constant(_) | cutile::Param::Tuple(_) => "not bindable".into(),
+    }
+}
+
 /// One `cutile_python_v1` parameter: the token against the demangled one.
 fn resolve_cutile(k: usize, s: &Slot, p: &cutile::Param) -> Result<(Param, Option<ArrayRules>), String> {
     let token = s.token.as_ref().unwrap_or(&SpecToken::Stream);
     match (token, p) {
+        (SpecToken::Arg(c), cutile::Param::List(l)) if s.list => {
+            let (c, rules) = cutile_contract(k, s, c, &l.element)?;
+            Ok((param(tensor_name(token, k), Token::List(c)), Some(rules)))
+        }
+        (_, p) if s.list => Err(bm::cutile_not_list(&s.text, &cutile_what(p))),
+        (_, cutile::Param::List(l)) => {
+            let dtype = l.element.dtype.attr_type().map_or(l.element.dtype.code(), |t| t.as_str());
+            Err(bm::cutile_list_expected(&s.text, dtype, l.element.ndim()))
+        }
         (SpecToken::Arg(c) | SpecToken::Ret(c) | SpecToken::InOut(c), cutile::Param::Array(a)) => {
-            let want = a.dtype.attr_type().ok_or_else(|| bm::cutile_dtype(&s.text, a.dtype.code()))?;
-            let Some(c) = c else { return Err(bm::cutile_untyped(&s.text, want.as_str(), a.ndim())) };
-            if c.dtype != ElementType::Dtype(want) {
-                return Err(bm::cutile_array_dtype(&s.text, want.as_str(), &c.dtype.to_string()));
-            }
-            let Some(dims) = &c.dims else { return Err(bm::cutile_untyped(&s.text, want.as_str(), a.ndim())) };
-            if dims.len() != a.ndim() {
-                return Err(bm::cutile_rank(&s.text, a.ndim(), dims.len()));
-            }
-            let rules = ArrayRules {
-                param: k,
-                index: a.index.attr_type(),
-                axes: a
-                    .axes
-                    .iter()
-                    .map(|x| AxisRules {
-                        shape_divisible_by: x.shape_divisible_by,
-                        stride_divisible_by: x.stride_divisible_by,
-                        stride_constant: x.stride_constant,
-                        stride_lower_bound: x.stride_lower_bound,
-                    })
-                    .collect(),
-                base_align: a.base_addr_divisible_by,
-            };
-            Ok((param(tensor_name(token, k), tensor_token(token, Some(c.clone()))), Some(rules)))
+            let (c, rules) = cutile_contract(k, s, c, a)?;
+            Ok((param(tensor_name(token, k), tensor_token(token, Some(c))), Some(rules)))
         }
         (SpecToken::Attr { name, ty } | SpecToken::Dim { name, ty }, cutile::Param::Scalar(d)) => {
             let want = d.attr_type().ok_or_else(|| bm::cutile_dtype(&s.text, d.code()))?;
@@ -623,10 +677,7 @@ fn resolve_cutile(k: usize, s: &Slot, p: &cutile::Param) -> Result<(Param, Optio
             };
             Ok((param(name.clone(), token), None))
         }
-        (_, cutile::Param::List(_)) => Err(bm::CUTILE_LIST.to_string()),
-        (_, cutile::Param::Array(a)) => Err(bm::cutile_kind(&s.text, &format!("an array (rank {})", a.ndim()))),
-        (_, cutile::Param::Scalar(d)) => Err(bm::cutile_kind(&s.text, &format!("a `{}` scalar", d.code()))),
-        (_, cutile::Param::Constant(_) | cutile::Param::Tuple(_)) => Err(bm::cutile_kind(&s.text, "not bindable")),
+        (_, p) => Err(bm::cutile_kind(&s.text, &cutile_what(p))),
     }
 }
 
@@ -780,7 +831,11 @@ fn describe_cutile(sig: &cutile::Signature, runtime: &[usize]) -> String {
                 format!("arg:{}[{}]", a.dtype.attr_type().map_or(a.dtype.code(), |t| t.as_str()), dims.join(","))
             }
             cutile::Param::Scalar(d) => format!("attr.p{i}:{}", d.attr_type().map_or(d.code(), |t| t.as_str())),
-            cutile::Param::List(_) => "a list of arrays".into(),
+            cutile::Param::List(l) => {
+                let a = &l.element;
+                let dims: Vec<String> = (0..a.ndim()).map(|k| format!("d{k}")).collect();
+                format!("arg:{}[{}]...", a.dtype.attr_type().map_or(a.dtype.code(), |t| t.as_str()), dims.join(","))
+            }
             cutile::Param::Constant(_) | cutile::Param::Tuple(_) => "?".into(),
         })
         .collect::<Vec<_>>()

@@ -533,7 +533,7 @@ fn check_roles(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
         diags.push(Diagnostic::error(c.name_span, msg::no_output_explicit(&c.name)));
     }
     let rank = |t: &Token| match t {
-        Token::Arg(_) | Token::InOut(_) => 0,
+        Token::Arg(_) | Token::InOut(_) | Token::List(_) => 0,
         Token::Ret(_) => 1,
         Token::Attr { .. } | Token::Dim { .. } | Token::Struct { .. } => 2,
         Token::Stream => 3,

@@ -124,7 +124,9 @@ fn name_params(f: &mut Function) {
     let mut taken = BTreeSet::from(["out".to_string()]);
     for p in &mut f.params {
         p.py_name = match p.token {
-            Token::Arg(_) | Token::InOut(_) | Token::Attr { .. } | Token::Struct { .. } => py_name(&p.name, &mut taken),
+            Token::Arg(_) | Token::InOut(_) | Token::List(_) | Token::Attr { .. } | Token::Struct { .. } => {
+                py_name(&p.name, &mut taken)
+            }
             Token::Ret(_) | Token::Stream | Token::Dim { .. } => String::new(),
         };
     }

@@ -81,28 +81,66 @@ pub fn cutile_dtype(token: &str, code: &str) -> String {
     format!("`{token}`: the kernel's parameter has cuTile dtype `{code}`, which begen cannot pass")
 }
 
-pub fn cutile_untyped(token: &str, dtype: &str, ndim: usize) -> String {
+pub fn cutile_untyped(token: &str, dtype: &str, ndim: usize, list: bool) -> String {
     let dims: Vec<String> = (0..ndim).map(|k| format!("d{k}")).collect();
+    let word = token.trim_end_matches("...");
     format!(
-        "`{token}`: a cuTile array needs its dtype and shape, e.g. `{}:{dtype}[{}]`",
-        token.split(':').next().unwrap_or(token),
-        dims.join(",")
+        "`{token}`: a cuTile array needs its dtype and shape, e.g. `{}:{dtype}[{}]{}`",
+        word.split(':').next().unwrap_or(word),
+        dims.join(","),
+        if list { "..." } else { "" }
     )
 }
 
-pub fn cutile_array_dtype(token: &str, want: &str, got: &str) -> String {
-    format!("`{token}`: the kernel's array is {want}, the manifest says {got}")
+/// `the kernel's array`, or for a list `each array of the kernel's list`.
+fn array_noun(list: bool) -> &'static str {
+    if list { "each array of the kernel's list" } else { "the kernel's array" }
 }
 
-pub fn cutile_rank(token: &str, want: usize, got: usize) -> String {
-    format!("`{token}`: the kernel's array has rank {want}, the manifest gives {got} dimension(s)")
+pub fn cutile_array_dtype(token: &str, want: &str, got: &str, list: bool) -> String {
+    format!("`{token}`: {} is {want}, the manifest says {got}", array_noun(list))
+}
+
+pub fn cutile_rank(token: &str, want: usize, got: usize, list: bool) -> String {
+    format!("`{token}`: {} has rank {want}, the manifest gives {got} dimension(s)", array_noun(list))
 }
 
 pub fn cutile_scalar_type(token: &str, want: &str) -> String {
     format!("`{token}`: the kernel's scalar is {want}")
 }
 
-pub const CUTILE_LIST: &str = "lists of arrays (cuTile `ListConstraint`) are not bound by begen yet";
+pub fn cutile_list_expected(token: &str, dtype: &str, ndim: usize) -> String {
+    let dims: Vec<String> = (0..ndim).map(|k| format!("d{k}")).collect();
+    format!(
+        "`{token}` does not match the kernel's parameter: a list of {dtype} arrays of rank {ndim} \
+         (cuTile `ListConstraint`), written `arg:{dtype}[{}]...`",
+        dims.join(",")
+    )
+}
+
+pub fn cutile_not_list(token: &str, what: &str) -> String {
+    format!("`{token}` is a list of arrays (`...`), but the kernel's parameter is {what}")
+}
+
+pub fn list_role(token: &str, output: bool) -> String {
+    if output {
+        format!(
+            "`{token}`: only lists of input arrays are bound (`arg:<dtype>[<dims>]...`); lists of outputs are not \
+             supported yet"
+        )
+    } else {
+        format!(
+            "`{token}`: `...` makes a list of input arrays (`arg:<dtype>[<dims>]...`), not of attributes or dimensions"
+        )
+    }
+}
+
+pub fn c_list(token: &str) -> String {
+    format!(
+        "`{token}`: a list of arrays (`...`) is a cuTile `ListConstraint` parameter; a `c` kernel takes its tensors \
+         one pointer each"
+    )
+}
 
 pub fn cutile_kind(token: &str, what: &str) -> String {
     format!("`{token}` does not match the kernel's parameter: {what}")

@@ -4,15 +4,17 @@
 //! `begen::cuda::Kernel` per kernel, and one XLA FFI handler each that
 //! checks its buffers and attributes, computes the launch dimensions, packs
 //! the C arguments at their `ParamLayout` offsets and launches on XLA's
-//! stream (`begen/cuda_driver.h`, `begen/binary_launch.h`).
+//! stream (`begen/cuda_driver.h`, `begen/binary_launch.h`). A cuTile list's
+//! elements are the handler's remaining arguments and its words a hidden
+//! result, written on the stream before the launch (`begen/list_words.h`).
 //!
 //! The bindings and the shape/dimension checks are the annotated kernels'
 //! (`cpp::param_cpp`, `cpp::dim_statements`), so a tensor, attribute or
 //! dimension is decoded and checked the same way whatever the kernel is.
 
-use crate::model::binary::{ArgValue, BinaryCall};
+use crate::model::binary::{ArgValue, ArrayRules, BinaryCall};
 use crate::model::binary::{Expr, Op};
-use crate::model::{AttrType, Function, Library, Param, Token};
+use crate::model::{AttrType, ElementType, Extent, Function, Library, Param, Token};
 
 use super::cpp::{self, Binding, Slot, Unit};
 use super::names::comment_text;
@@ -167,6 +169,8 @@ fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
                     },
                 ));
             }
+            // Bound below: XLA's remaining arguments and a hidden result.
+            Token::List(_) => {}
             _ => {
                 for binding in cpp::param_cpp(&unit, i, 0, p).bindings {
                     bound.push((binding.slot, i, binding));
@@ -174,9 +178,44 @@ fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
             }
         }
     }
+    // Lists: their elements are XLA's remaining arguments (after the other
+    // inputs, list by list), and each has a hidden uint8 result for its
+    // words (after the other results), whose size gives the list's length.
+    let n = f.params.len();
+    if !b.lists.is_empty() {
+        bound.push((
+            Slot::Input,
+            n,
+            Binding {
+                slot: Slot::Input,
+                binding: ".RemainingArgs()".into(),
+                impl_param: "xla::ffi::RemainingArgs begen_rest".into(),
+                checks: vec![],
+            },
+        ));
+    }
+    for (k, l) in b.lists.iter().enumerate() {
+        let words = format!("begen::rt::Rank1<xla::ffi::DataType::{}>", AttrType::UInt8.xla_type());
+        bound.push((
+            Slot::Output,
+            n + 1 + k,
+            Binding {
+                slot: Slot::Output,
+                binding: format!(".Ret<{words}>()"),
+                impl_param: format!("xla::ffi::Result<{words}> w{}", l.param),
+                checks: vec![],
+            },
+        ));
+    }
     bound.sort_by_key(|(slot, i, _)| (*slot, *i));
     let mut body: Vec<String> = bound.iter().flat_map(|(_, _, b)| b.checks.clone()).collect();
-    body.extend(cpp::dim_statements(&unit));
+    body.extend(list_spans(f, b));
+    let (dims, sources) = cpp::resolve_dims(&unit);
+    body.extend(dims);
+    // Inputs first: every list element, then the arrays.
+    for l in &b.lists {
+        body.extend(list_checks(f, l, &sources));
+    }
     // cuTile arrays: extents and strides, checked against the kernel's assumptions.
     for a in &b.arrays {
         let p = &f.params[a.param];
@@ -186,32 +225,8 @@ fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
             Token::Arg(_) => format!("p{i}_{}.dimensions()", p.name),
             _ => format!("p{i}_{}->dimensions()", p.name),
         };
-        let (lo, hi, index) = match a.index {
-            AttrType::UInt32 => ("INT64_C(0)".to_string(), "INT64_C(4294967295)".to_string(), "uint32"),
-            AttrType::Int64 => ("INT64_MIN".to_string(), "INT64_MAX".to_string(), "int64"),
-            _ => ("INT64_C(-2147483648)".to_string(), "INT64_C(2147483647)".to_string(), "int32"),
-        };
-        let axes: Vec<String> = a
-            .axes
-            .iter()
-            .map(|x| {
-                format!(
-                    "{{{}, {}, {}, {}, {}, {}}}",
-                    x.shape_divisible_by,
-                    x.stride_divisible_by,
-                    x.stride_constant.is_some(),
-                    x.stride_constant.unwrap_or(0),
-                    x.stride_lower_bound.is_some(),
-                    x.stride_lower_bound.unwrap_or(0)
-                )
-            })
-            .collect();
         let n = rank.max(1);
-        body.push(format!("static const begen::bin::AxisRules ax{i}[{n}] = {{{}}};", axes.join(", ")));
-        body.push(format!(
-            "static const begen::bin::ArrayRules ar{i} = {{{lo}, {hi}, \"{index}\", {}, ax{i}, {rank}}};",
-            a.base_align
-        ));
+        body.extend(rules_cpp(a, &format!("ar{i}"), &format!("ax{i}")));
         body.push(format!("int64_t s{i}[{n}] = {{}};"));
         body.push(format!("int64_t st{i}[{n}] = {{}};"));
         body.push(format!(
@@ -285,8 +300,15 @@ fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
                 format!("begen::bin::put<{cpp}>(args, {off}, {});", value_of(i, p))
             }
             ArgValue::Struct => format!("std::memcpy(args + {off}, {}.begin(), {});", value_of(i, p), arg.size),
+            ArgValue::ListWords => {
+                format!("begen::bin::put<uint64_t>(args, {off}, reinterpret_cast<uintptr_t>(w{i}->untyped_data()));")
+            }
+            ArgValue::ListLength => format!("begen::bin::put<int32_t>(args, {off}, static_cast<int32_t>(l{i}_len));"),
         };
         body.push(stmt);
+    }
+    for l in &b.lists {
+        body.extend(list_words(f, l));
     }
     let pointers: Vec<String> = b.args.iter().map(|a| format!("args + {}", a.offset)).collect();
     body.push(format!("void* params[{}] = {{{}}};", pointers.len().max(1), pointers.join(", ")));
@@ -313,4 +335,171 @@ fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
             String::new()
         },
     }
+}
+
+/// A list's index-type bounds, as `check_array` takes them.
+fn index_bounds(index: AttrType) -> (&'static str, &'static str, &'static str) {
+    match index {
+        AttrType::UInt32 => ("INT64_C(0)", "INT64_C(4294967295)", "uint32"),
+        AttrType::Int64 => ("INT64_MIN", "INT64_MAX", "int64"),
+        _ => ("INT64_C(-2147483648)", "INT64_C(2147483647)", "int32"),
+    }
+}
+
+/// The `static const` rules of a cuTile array (or list element) named
+/// `var`, with its axes in `var_axes`.
+fn rules_cpp(a: &ArrayRules, var: &str, var_axes: &str) -> Vec<String> {
+    let (lo, hi, index) = index_bounds(a.index);
+    let axes: Vec<String> = a
+        .axes
+        .iter()
+        .map(|x| {
+            format!(
+                "{{{}, {}, {}, {}, {}, {}}}",
+                x.shape_divisible_by,
+                x.stride_divisible_by,
+                x.stride_constant.is_some(),
+                x.stride_constant.unwrap_or(0),
+                x.stride_lower_bound.is_some(),
+                x.stride_lower_bound.unwrap_or(0)
+            )
+        })
+        .collect();
+    let rank = a.axes.len();
+    vec![
+        format!("static const begen::bin::AxisRules {var_axes}[{}] = {{{}}};", rank.max(1), axes.join(", ")),
+        format!(
+            "static const begen::bin::ArrayRules {var} = {{{lo}, {hi}, \"{index}\", {}, {var_axes}, {rank}}};",
+            a.base_align
+        ),
+    ]
+}
+
+/// A list's element type as the handler compares it, an `int32_t`.
+fn list_dtype(p: &Param) -> String {
+    let t = match p.token.contract().map(|c| &c.dtype) {
+        Some(ElementType::Dtype(t)) => *t,
+        // `check` gives a cuTile list a dtype.
+        _ => AttrType::UInt8,
+    };
+    format!("static_cast<int32_t>(xla::ffi::DataType::{})", t.xla_type())
+}
+
+/// Each list's elements among XLA's remaining arguments (`l<i>_at`,
+/// `l<i>_len`), and its first element `l<i>_0` (type and rank checked), the
+/// dimensions it names read from it: before the dimension statements.
+fn list_spans(f: &Function, b: &BinaryCall) -> Vec<String> {
+    let fname = lit(&f.name);
+    let mut out = Vec::new();
+    let mut at = "0".to_string();
+    for l in &b.lists {
+        let i = l.param;
+        let p = &f.params[i];
+        let name = &p.name;
+        let rank = l.axes.len();
+        let words = 1 + 2 * rank;
+        out.push(format!("const size_t l{i}_at = {at};"));
+        out.push(format!("size_t l{i}_len = 0;"));
+        out.push(format!(
+            "if (std::string e = begen::bin::list_span(\"{name}\", w{i}->dimensions()[0], {words}, l{i}_at, \
+             begen_rest.size(), &l{i}_len); !e.empty()) return begen::bin::error(\"{fname}\", e);"
+        ));
+        out.push(format!("const auto l{i}_e0 = begen_rest.get<xla::ffi::AnyBuffer>(l{i}_at);"));
+        out.push(format!(
+            "if (!l{i}_e0.has_value()) return begen::bin::error(\"{fname}\", \"parameter '\" + \
+             begen::bin::element_name(\"{name}\", 0) + \"': \" + l{i}_e0.error().message());"
+        ));
+        out.push(format!("const xla::ffi::AnyBuffer l{i}_0 = l{i}_e0.value();"));
+        out.push(format!(
+            "if (std::string e = begen::bin::check_element_type(\"{name}\", 0, static_cast<int32_t>(l{i}_0.element_type()), \
+             {}, l{i}_0.dimensions().size(), {rank}); !e.empty()) return begen::bin::error(\"{fname}\", e);",
+            list_dtype(p)
+        ));
+        at = format!("l{i}_at + l{i}_len");
+    }
+    if !b.lists.is_empty() {
+        out.push(format!(
+            "if (begen_rest.size() != {at}) return begen::bin::error(\"{fname}\", \"XLA passed \" + \
+             std::to_string(begen_rest.size()) + \" list elements; the lists hold \" + std::to_string({at}));"
+        ));
+    }
+    out
+}
+
+/// Every element of list `l` checked: its type and rank, its extents
+/// against the token's (literal extents, named dimensions), cuTile's
+/// element assumptions (index overflow first).
+fn list_checks(f: &Function, l: &ArrayRules, sources: &[cpp::DimSource]) -> Vec<String> {
+    let fname = lit(&f.name);
+    let i = l.param;
+    let p = &f.params[i];
+    let name = &p.name;
+    let rank = l.axes.len();
+    let n = rank.max(1);
+    let mut out = rules_cpp(l, &format!("lr{i}"), &format!("lx{i}"));
+    out.push(format!("for (size_t k = 0; k < l{i}_len; ++k) {{"));
+    out.push(format!("  const auto e = begen_rest.get<xla::ffi::AnyBuffer>(l{i}_at + k);"));
+    out.push(format!(
+        "  if (!e.has_value()) return begen::bin::error(\"{fname}\", \"parameter '\" + \
+         begen::bin::element_name(\"{name}\", k) + \"': \" + e.error().message());"
+    ));
+    out.push("  const xla::ffi::AnyBuffer b = e.value();".into());
+    out.push(format!(
+        "  if (std::string m = begen::bin::check_element_type(\"{name}\", k, static_cast<int32_t>(b.element_type()), {}, \
+         b.dimensions().size(), {rank}); !m.empty()) return begen::bin::error(\"{fname}\", m);",
+        list_dtype(p)
+    ));
+    out.push(format!("  int64_t s[{n}] = {{}};"));
+    out.push(format!("  int64_t st[{n}] = {{}};"));
+    out.push(format!(
+        "  if (std::string m = begen::bin::check_element(\"{name}\", k, b.untyped_data(), b.dimensions().begin(), \
+         b.dimensions().size(), lr{i}, s, st); !m.empty()) return begen::bin::error(\"{fname}\", m);"
+    ));
+    let dims = p.token.contract().and_then(|c| c.dims.clone()).unwrap_or_default();
+    for (axis, d) in dims.iter().enumerate() {
+        match d {
+            Extent::Fixed(v) => out.push(format!(
+                "  if (s[{axis}] != {v}) return begen::rt::bad_extent(\"{fname}\", \
+                 begen::bin::element_name(\"{name}\", k).c_str(), {axis}, {v}, s[{axis}]);"
+            )),
+            Extent::Named(d) => {
+                let Some(src) = sources.iter().find(|s| s.dim == *d) else { continue };
+                out.push(format!(
+                    "  if (s[{axis}] != {var}) return begen::rt::dim_mismatch(\"{fname}\", \"{d}\", \"{from}\", \
+                     {from_axis}, {var}, begen::bin::element_name(\"{name}\", k).c_str(), {axis}, s[{axis}]);",
+                    var = src.var,
+                    from = src.param,
+                    from_axis = src.axis,
+                ));
+            }
+        }
+    }
+    out.push("}".into());
+    out
+}
+
+/// List `l`'s words written into its hidden result on the launch stream,
+/// right before the kernel (`begen/list_words.h`).
+fn list_words(f: &Function, l: &ArrayRules) -> Vec<String> {
+    let fname = lit(&f.name);
+    let i = l.param;
+    let name = &f.params[i].name;
+    vec![
+        "{".into(),
+        format!(
+            "  begen::cuda::WordWriter writer(begen::cuda::words_kernel(), \
+             static_cast<begen::cuda::CUstream>(begen_stream), w{i}->untyped_data());"
+        ),
+        format!("  for (size_t k = 0; k < l{i}_len; ++k) {{"),
+        format!("    const auto e = begen_rest.get<xla::ffi::AnyBuffer>(l{i}_at + k);"),
+        "    if (!e.has_value()) break;".into(),
+        "    const xla::ffi::AnyBuffer b = e.value();".into(),
+        "    writer.put_array(b.untyped_data(), b.dimensions().begin(), b.dimensions().size());".into(),
+        "  }".into(),
+        format!(
+            "  if (std::string e = writer.finish(); !e.empty()) return begen::bin::launch_failed(\
+             std::string(\"{fname}: writing the words of list parameter '{name}': \") + e);"
+        ),
+        "}".into(),
+    ]
 }

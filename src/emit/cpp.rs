@@ -360,8 +360,8 @@ pub fn param_cpp(unit: &Unit, i: usize, slot: usize, p: &Param) -> ParamCpp {
             ..Default::default()
         },
         Token::Attr { ty, .. } => attr_cpp(function, i, slot, p, *ty),
-        // Only binary kernels take structs; their handlers are `emit::binary`'s.
-        Token::Struct { .. } => ParamCpp::default(),
+        // Only binary kernels take structs and lists; their handlers are `emit::binary`'s.
+        Token::Struct { .. } | Token::List(_) => ParamCpp::default(),
     }
 }
 
@@ -479,7 +479,7 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
     let mut order: Vec<(usize, &Param)> = f.params.iter().enumerate().collect();
     let rank = |t: &Token| match t {
         Token::Stream => 0,
-        Token::Arg(_) => 1,
+        Token::Arg(_) | Token::List(_) => 1,
         Token::Ret(_) | Token::InOut(_) => 2,
         Token::Attr { .. } | Token::Dim { .. } | Token::Struct { .. } => 3,
     };
@@ -496,7 +496,7 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
                 slots[*i] = attrs;
                 attrs += 1;
             }
-            Token::Stream => {}
+            Token::Stream | Token::List(_) => {}
         }
     }
     let mut out: Vec<(usize, &Param, ParamCpp)> =
@@ -514,41 +514,61 @@ pub(super) fn arg_spec_text(f: &Function) -> String {
 /// their contracts (literal extents, one value per named dimension) and
 /// compute the `dim.` parameters' values, range-checked for their types.
 pub(super) fn dim_statements(unit: &Unit) -> Vec<String> {
+    resolve_dims(unit).0
+}
+
+/// Where a named dimension's value is read: its variable in the handler,
+/// the parameter (as messages name it) and the axis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct DimSource {
+    pub dim: String,
+    pub var: String,
+    pub param: String,
+    pub axis: usize,
+}
+
+/// [`dim_statements`] and where each named dimension is read: from the
+/// first input naming it (a list's first element, `l<i>_0`, which a binary
+/// handler binds before these statements), else the first output.
+pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
     let f = unit.f;
     let function = &f.name;
     let mut out = Vec::new();
-    // (dimension, its variable, the parameter and axis it was read from).
-    let mut known: Vec<(String, String, String, usize)> = Vec::new();
-    let mut tensors: Vec<(u8, usize, &Param, String)> = Vec::new();
+    let mut known: Vec<DimSource> = Vec::new();
+    // (inputs first, position, parameter, access prefix, name in messages).
+    let mut tensors: Vec<(u8, usize, &Param, String, String)> = Vec::new();
     for (i, p) in f.params.iter().enumerate() {
         let var = format!("p{i}_{}", p.name);
+        let name = p.name.clone();
         match &p.token {
-            Token::Arg(_) => tensors.push((0, i, p, format!("{var}."))),
-            Token::InOut(_) => tensors.push((0, i, p, format!("q{i}_{}.", p.name))),
-            Token::Ret(_) => tensors.push((1, i, p, format!("{var}->"))),
-            _ => {}
+            Token::Arg(_) => tensors.push((0, i, p, format!("{var}."), name)),
+            Token::InOut(_) => tensors.push((0, i, p, format!("q{i}_{}.", p.name), name)),
+            Token::List(_) => tensors.push((0, i, p, format!("l{i}_0."), format!("{name}[0]"))),
+            Token::Ret(_) => tensors.push((1, i, p, format!("{var}->"), name)),
+            Token::Stream | Token::Attr { .. } | Token::Dim { .. } | Token::Struct { .. } => {}
         }
     }
-    tensors.sort_by_key(|(rank, i, _, _)| (*rank, *i));
-    for (_, _, p, access) in &tensors {
+    tensors.sort_by_key(|(rank, i, ..)| (*rank, *i));
+    for (_, _, p, access, shown) in &tensors {
         let Some(dims) = p.token.contract().and_then(|c| c.dims.as_ref()) else { continue };
         for (axis, d) in dims.iter().enumerate() {
             let got = format!("{access}dimensions()[{axis}]");
             match d {
                 Extent::Fixed(n) => out.push(format!(
-                    "if ({got} != {n}) return begen::rt::bad_extent(\"{function}\", \"{}\", {axis}, {n}, {got});",
-                    p.name
+                    "if ({got} != {n}) return begen::rt::bad_extent(\"{function}\", \"{shown}\", {axis}, {n}, {got});"
                 )),
-                Extent::Named(n) => match known.iter().find(|(d, ..)| d == n) {
+                Extent::Named(n) => match known.iter().find(|k| k.dim == *n) {
                     None => {
                         let var = format!("dim_{n}");
                         out.push(format!("[[maybe_unused]] const int64_t {var} = {got};"));
-                        known.push((n.clone(), var, p.name.clone(), axis));
+                        known.push(DimSource { dim: n.clone(), var, param: shown.clone(), axis });
                     }
-                    Some((_, var, from, from_axis)) => out.push(format!(
+                    Some(k) => out.push(format!(
                         "if ({got} != {var}) return begen::rt::dim_mismatch(\"{function}\", \"{n}\", \
-                         \"{from}\", {from_axis}, {var}, \"{}\", {axis}, {got});",
-                        p.name
+                         \"{from}\", {from_axis}, {var}, \"{shown}\", {axis}, {got});",
+                        var = k.var,
+                        from = k.param,
+                        from_axis = k.axis,
                     )),
                 },
             }
@@ -557,7 +577,7 @@ pub(super) fn dim_statements(unit: &Unit) -> Vec<String> {
     for (i, p) in f.params.iter().enumerate() {
         if let Token::Dim { name, ty } = &p.token {
             let cpp = ty.cpp_type();
-            let var = known.iter().find(|(d, ..)| d == name).map_or_else(|| "0".to_string(), |k| k.1.clone());
+            let var = known.iter().find(|k| k.dim == *name).map_or_else(|| "0".to_string(), |k| k.var.clone());
             out.push(format!(
                 "if (!begen::rt::fits<{cpp}>({var})) \
                  return begen::rt::dim_overflow(\"{function}\", \"{name}\", \"{}\", \"{cpp}\", {var});",
@@ -566,7 +586,7 @@ pub(super) fn dim_statements(unit: &Unit) -> Vec<String> {
             out.push(format!("const {cpp} a{i}_{} = static_cast<{cpp}>({var});", p.name));
         }
     }
-    out
+    (out, known)
 }
 
 /// Resolves one handler of the glue TU. Binding order is stream, inputs,

@@ -22,6 +22,9 @@ pub struct PyModuleView {
     pub needs_ml_dtypes: bool,
     /// A binary kernel takes a struct attribute (`_begen_struct`).
     pub needs_struct: bool,
+    /// A binary kernel takes a list of arrays (`_begen_list_inputs`,
+    /// `_begen_words`, the stub's `Sequence`).
+    pub needs_lists: bool,
     /// Libraries it links, as Python literals (preloaded from pip's
     /// `nvidia` packages when they are there).
     pub linked: Vec<String>,
@@ -236,7 +239,13 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
     let keyword_consts: Vec<&Const> = f.consts.iter().filter(|k| !from_inputs(&k.name)).collect();
 
     let mut params: Vec<String> = inputs.iter().map(|p| p.py_name.clone()).collect();
-    let mut stub: Vec<String> = inputs.iter().map(|p| format!("{}: ArrayLike", p.py_name)).collect();
+    let mut stub: Vec<String> = inputs
+        .iter()
+        .map(|p| {
+            let ty = if p.token.is_list() { "Sequence[ArrayLike]" } else { "ArrayLike" };
+            format!("{}: {ty}", p.py_name)
+        })
+        .collect();
     if !inputs.is_empty() {
         params.push("/".into());
         stub.push("/".into());
@@ -281,7 +290,12 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
     };
     let shown_lit = py_str(shown);
     let mut body = Vec::new();
-    let mut call_args: Vec<String> = inputs.iter().map(|p| p.py_name.clone()).collect();
+    // XLA's operands: the arrays, then every list's elements (the handler
+    // reads them as its remaining arguments), list by list.
+    let lists: Vec<&Param> = inputs.iter().copied().filter(|p| p.token.is_list()).collect();
+    let fixed: Vec<&Param> = inputs.iter().copied().filter(|p| !p.token.is_list()).collect();
+    let mut call_args: Vec<String> = fixed.iter().map(|p| p.py_name.clone()).collect();
+    call_args.extend(lists.iter().map(|p| format!("*{}", p.py_name)));
     for (xla_name, py, _, convert) in &attrs {
         let ty = f.params.iter().find(|p| p.py_name == *py).map_or(String::new(), |p| match &p.token {
             Token::Struct { ty, .. } => ty.name.clone(),
@@ -321,7 +335,14 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
             call_args.join(", ")
         ));
     } else {
-        let in_specs = py_tuple(inputs.iter().map(|p| py_spec(&p.py_name, p.token.contract())));
+        let in_specs = py_tuple(inputs.iter().map(|p| {
+            let spec = py_spec(&p.py_name, p.token.contract());
+            // A list's spec is its elements', marked.
+            match spec.strip_suffix(')') {
+                Some(open) if p.token.is_list() => format!("{open}, True)"),
+                _ => spec,
+            }
+        }));
         let const_specs = py_tuple(f.consts.iter().map(|k| {
             let kind = match k.kind {
                 ConstKind::Type => "type",
@@ -337,7 +358,8 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
                 py_tuple(k.values.iter().map(|v| py_str(v)))
             )
         }));
-        body.push(format!("_begen_d, _begen_c = _begen_inputs({shown_lit}, {arrays}, {in_specs}, {const_specs})"));
+        let check = if lists.is_empty() { "_begen_inputs" } else { "_begen_list_inputs" };
+        body.push(format!("_begen_d, _begen_c = {check}({shown_lit}, {arrays}, {in_specs}, {const_specs})"));
         if !rets.is_empty() {
             let out_specs = py_tuple(rets.iter().map(|p| py_spec(&p.name, p.token.contract())));
             body.push(format!("_begen_o = _begen_outputs({shown_lit}, out, {out_specs}, _begen_d, _begen_c)"));
@@ -348,7 +370,7 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
         for (out_index, p) in outputs.iter().enumerate() {
             match p.token {
                 Token::InOut(_) => {
-                    let in_index = inputs.iter().position(|q| q.name == p.name).unwrap_or(0);
+                    let in_index = fixed.iter().position(|q| q.name == p.name).unwrap_or(0);
                     aliases.push(format!("{in_index}: {out_index}"));
                     results.push(format!("_begen_like({})", p.py_name));
                 }
@@ -358,7 +380,13 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
                 }
             }
         }
-        let result_expr = if outputs.len() == 1 { results[0].clone() } else { py_tuple(results.into_iter()) };
+        // Each list's words: a hidden result the handler fills, dropped here.
+        let real = results.len();
+        for p in &lists {
+            let rank = p.token.contract().and_then(|c| c.dims.as_ref()).map_or(0, Vec::len);
+            results.push(format!("_begen_words({}, {})", p.py_name, 1 + 2 * rank));
+        }
+        let result_expr = if results.len() == 1 { results[0].clone() } else { py_tuple(results.into_iter()) };
         let key =
             if f.consts.is_empty() { py_str(&f.name) } else { format!("_begen_key({}, _begen_c)", py_str(&f.name)) };
         let aliases = if aliases.is_empty() {
@@ -366,10 +394,15 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
         } else {
             format!(", input_output_aliases={{{}}}", aliases.join(", "))
         };
-        body.push(format!(
-            "return _jax.ffi.ffi_call(TARGETS[{key}], {result_expr}{aliases}, vmap_method={vmap})({})",
+        let call = format!(
+            "_jax.ffi.ffi_call(TARGETS[{key}], {result_expr}{aliases}, vmap_method={vmap})({})",
             call_args.join(", ")
-        ));
+        );
+        body.push(match (lists.is_empty(), real) {
+            (true, _) => format!("return {call}"),
+            (false, 1) => format!("return {call}[0]"),
+            (false, n) => format!("return tuple({call}[:{n}])"),
+        });
     }
     let doc_first = format!(
         "Calls the {} kernel `{}` ({}:{}) through XLA FFI.",
@@ -382,8 +415,13 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
     if typed {
         doc_rest.push(String::new());
         for p in &inputs {
-            let role = if matches!(p.token, Token::InOut(_)) { "updated in place and returned" } else { "input" };
-            doc_rest.push(format!("    {}: {} ({role})", p.py_name, comment_text(&contract_text(p.token.contract()))));
+            let contract = comment_text(&contract_text(p.token.contract()));
+            let line = match p.token {
+                Token::InOut(_) => format!("{contract} (updated in place and returned)"),
+                Token::List(_) => format!("a list or tuple of {contract} (inputs, at least one)"),
+                _ => format!("{contract} (input)"),
+            };
+            doc_rest.push(format!("    {}: {line}", p.py_name));
         }
         for p in &rets {
             let how = if out_optional { "out= optional" } else { "give out=" };
@@ -660,6 +698,7 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
         sources: sources.into_iter().collect(),
         library_file: py_str(&format!("lib{}.so", library.name)),
         needs_struct: fs.iter().any(|f| f.params.iter().any(|p| matches!(p.token, Token::Struct { .. }))),
+        needs_lists: fs.iter().any(|f| f.params.iter().any(|p| p.token.is_list())),
         needs_ml_dtypes: fs.iter().any(|f| {
             f.attrs().any(|(_, t)| t == AttrType::BFloat16)
                 || f.params.iter().any(|p| {

@@ -36,6 +36,9 @@ pub struct BinaryCall {
     pub param_size: u32,
     /// Host-side checks of cuTile array parameters.
     pub arrays: Vec<ArrayRules>,
+    /// Host-side checks of each element of cuTile list parameters (one per
+    /// list, in parameter order; `param` is the list's).
+    pub lists: Vec<ArrayRules>,
     /// x, y, z.
     pub grid: [Expr; 3],
     /// x, y, z.
@@ -70,6 +73,12 @@ pub enum ArgValue {
     Scalar(AttrType),
     /// A struct attribute's bytes.
     Struct,
+    /// The device address of a list's word buffer: `(1 + 2n)` 64-bit words
+    /// per element (address, extents, strides), which the handler writes
+    /// into a hidden output before the launch.
+    ListWords,
+    /// A list's length, `int32_t`.
+    ListLength,
 }
 
 /// The assumptions a cuTile array parameter was compiled with, checked on

@@ -391,6 +391,11 @@ pub enum Token {
         /// The parameter's integer type.
         ty: AttrType,
     },
+    /// A list of input arrays (binary kernels: cuTile's `ListConstraint`),
+    /// written `arg:<dtype>[<dims>]...`: from Python a list or tuple of at
+    /// least one array, each of the contract (the named dimensions are
+    /// shared by every element); to XLA one input buffer per element.
+    List(TensorType),
     /// A struct passed by value (binary kernels): from Python a dict of
     /// its members, to XLA the struct's bytes.
     Struct {
@@ -402,14 +407,15 @@ pub enum Token {
 }
 
 impl Token {
-    /// Whether it is a tensor read by the kernel (`arg` or `inout`).
+    /// Whether it is read by the kernel: a tensor (`arg` or `inout`) or a
+    /// list of arrays.
     ///
     /// ```
     /// use begen::model::Token;
     /// assert!(Token::InOut(None).is_input() && !Token::Ret(None).is_input());
     /// ```
     pub fn is_input(&self) -> bool {
-        matches!(self, Token::Arg(_) | Token::InOut(_))
+        matches!(self, Token::Arg(_) | Token::InOut(_) | Token::List(_))
     }
 
     /// Whether it is a tensor XLA returns (`ret` or `inout`).
@@ -422,7 +428,8 @@ impl Token {
         matches!(self, Token::Ret(_) | Token::InOut(_))
     }
 
-    /// The typed contract of a tensor token, if it has one.
+    /// The typed contract of a tensor token, if it has one (a list's is
+    /// every element's).
     ///
     /// ```
     /// use begen::model::Token;
@@ -431,8 +438,20 @@ impl Token {
     pub fn contract(&self) -> Option<&TensorType> {
         match self {
             Token::Arg(c) | Token::Ret(c) | Token::InOut(c) => c.as_ref(),
+            Token::List(c) => Some(c),
             Token::Stream | Token::Attr { .. } | Token::Dim { .. } | Token::Struct { .. } => None,
         }
+    }
+
+    /// Whether it is a list of arrays.
+    ///
+    /// ```
+    /// use begen::model::{AttrType, ElementType, Token, TensorType};
+    /// let c = TensorType { dtype: ElementType::Dtype(AttrType::Float32), dims: Some(vec![]) };
+    /// assert!(Token::List(c.clone()).is_list() && !Token::Arg(Some(c)).is_list());
+    /// ```
+    pub fn is_list(&self) -> bool {
+        matches!(self, Token::List(_))
     }
 }
 
@@ -446,6 +465,7 @@ impl fmt::Display for Token {
             Token::Arg(c) => tensor(f, "arg", c),
             Token::Ret(c) => tensor(f, "ret", c),
             Token::InOut(c) => tensor(f, "inout", c),
+            Token::List(c) => write!(f, "arg:{c}..."),
             Token::Stream => f.write_str("stream"),
             Token::Attr { name, ty } => write!(f, "attr.{name}:{ty}"),
             Token::Dim { name, ty } => write!(f, "dim.{name}:{ty}"),
@@ -929,6 +949,7 @@ impl Function {
             Token::Arg(_)
             | Token::Ret(_)
             | Token::InOut(_)
+            | Token::List(_)
             | Token::Stream
             | Token::Dim { .. }
             | Token::Struct { .. } => None,

@@ -199,6 +199,12 @@ HANDPICKED = [
     "k_Kt1_A1f32_g0_A1f32_g1_A1f32_g0_A1f32_g2",
     "k_Kt1_A1f32_g0_A1f32_g1_A1f32_g1_A1f32_g2_A1f32_g0_A1f32_g2",
     "k_Kt1_Lg0ig1A2f32_3v2_Lg0g1A1f32",
+    # Lists: every array extra on the element, a list of rank 0, lists around
+    # scalars and constants, and malformed ones.
+    "k_Kt1_LA3bf16_7i8t1_p128w_Si32_LiA0u8", "k_Kt1_LA1f32_u_I4_LA2f64_1l_3", "k_Kt1_LiA1f16_1v2l0_p8i",
+    "k_Kt1_L", "k_Kt1_LA", "k_Kt1_LLA1f32", "k_Kt1_LiiA1f32", "k_Kt1_LI3", "k_Kt1_Lg0A1f32",
+    "k_Kt1_LA1f32_g0_A1f32_g0", "k_Kt1_LA1f32_g0_LA1f32_g0", "k_Kt1_Lg0A1f32_Lg0A1f32",
+    "k_Kt2_T2LA1f32Sf32", "k_Kt2_LA1f32_1s16", "k_Kt1_LA1f32_1s16",
 ]
 
 
@@ -265,6 +271,24 @@ def first_of(xs, y, TILE: ct.Constant[int]):
     ct.store(y, index=(bid,), tile=t)
 
 
+@ct.kernel
+def sum_list(xs, y, s, TILE: ct.Constant[int]):
+    bid = ct.bid(0)
+    acc = ct.full((TILE,), 0.0, dtype=ct.float32)
+    for k in range(len(xs)):
+        acc = acc + ct.load(xs[k], index=(bid,), shape=(TILE,))
+    ct.store(y, index=(bid,), tile=acc * s)
+
+
+@ct.kernel
+def add_list2d(a, xs, out, TM: ct.Constant[int], TN: ct.Constant[int]):
+    i, j = ct.bid(0), ct.bid(1)
+    acc = ct.load(a, index=(i, j), shape=(TM, TN))
+    for k in range(len(xs)):
+        acc = acc + ct.load(xs[k], index=(i, j), shape=(TM, TN))
+    ct.store(out, index=(i, j), tile=acc)
+
+
 def array(dtype, ndim, index=ct.int32, **kw):
     kw.setdefault("stride_lower_bound_incl", 0)
     return ArrayConstraint(dtype, ndim, index_dtype=index, alias_groups=(), may_alias_internally=False, **kw)
@@ -290,6 +314,16 @@ def export(out_dir):
                               ScalarConstraint(ct.int64), 64]),
         ("first_of", first_of, [ListConstraint(array(ct.float32, 1), alias_groups=(), elements_may_alias=False),
                                 array(ct.float32, 1), 32]),
+        # Lists: a rank-1 list with the scale kernel's element assumptions, then a
+        # rank-2 list of int64-index elements after an array.
+        ("sum_list", sum_list, [ListConstraint(array(ct.float32, 1, stride_constant=(1,), shape_divisible_by=16,
+                                                     base_addr_divisible_by=16),
+                                               alias_groups=(), elements_may_alias=False),
+                                array(ct.float32, 1), f32, 16]),
+        ("add_list2d", add_list2d, [array(ct.float32, 2),
+                                    ListConstraint(array(ct.float32, 2, index=ct.int64, stride_constant=(None, 1)),
+                                                   alias_groups=(), elements_may_alias=True),
+                                    array(ct.float32, 2, shape_divisible_by=(16, 32)), 16, 32]),
     ]
     exports = []
     for file, kernel, params in jobs:

@@ -1,7 +1,8 @@
 // begen/binary_launch.h on the host (tests/binary.rs): the launch-expression
 // arithmetic refuses overflow and division by zero, and check_array refuses
 // every broken cuTile assumption with a message naming the parameter, index
-// overflow first. Prints one line per failed expectation; exit status 1 then.
+// overflow first (check_element likewise for a list's element, named
+// `xs[k]`); a list's length from its word buffer. Prints one line per failed expectation; exit status 1 then.
 #include <cstdio>
 #include <string>
 
@@ -77,6 +78,29 @@ int main() {
     const ArrayRules r4 = {0, INT64_C(4294967295), "uint32", 1, ax4, 1};
     n = INT64_C(3000000000);
     expect(check_array("b", data, &n, 1, r4, shape, strides).empty(), "uint32 index takes 3e9");
+
+    // A list's elements: the same checks, the message naming `param[k]`.
+    n = 60;
+    expect_error(begen::bin::check_element("xs", 3, data, &n, 1, r, shape, strides),
+                 "parameter 'xs[3]': extent 60 of axis 0 is not a multiple of 16, as the kernel assumes");
+    n = 64;
+    expect(begen::bin::check_element("xs", 0, data, &n, 1, r, shape, strides).empty(), "a good element");
+    expect_error(begen::bin::check_element("xs", 12, data + 2, &n, 1, r, shape, strides),
+                 "parameter 'xs[12]': data address");
+    expect_error(begen::bin::check_element_type("xs", 2, begen::xla_type::kF16, begen::xla_type::kF32, 1, 1),
+                 "parameter 'xs[2]' is float16; the kernel takes float32");
+    expect_error(begen::bin::check_element_type("xs", 1, begen::xla_type::kF32, begen::xla_type::kF32, 3, 1),
+                 "parameter 'xs[1]' has rank 3; the kernel takes rank 1");
+    expect(begen::bin::xla_type_name(99) == "XLA DataType 99", "an unknown type by number");
+    // Where a list's elements are: its length from its word buffer (1 + 2n words each).
+    size_t len = 0;
+    expect(begen::bin::list_span("xs", 3 * 24, 3, 1, 4, &len).empty() && len == 3, "3 elements after 1");
+    expect_error(begen::bin::list_span("xs", 0, 3, 0, 0, &len), "parameter 'xs' is an empty list");
+    expect_error(begen::bin::list_span("xs", 3 * 24, 3, 2, 4, &len),
+                 "parameter 'xs' lists 3 arrays, but XLA passed 2 after the earlier ones");
+    expect_error(begen::bin::list_span("xs", 25, 3, 0, 4, &len), "holds 25 bytes, not a multiple of 24");
+    expect_error(begen::bin::list_span("xs", (INT64_C(1) << 31) * 40, 5, 0, 4, &len),
+                 "lists 2147483648 arrays; the kernel's length is an int32");
     std::printf("%s\n", failures == 0 ? "all ok" : "failures");
     return failures == 0 ? 0 : 1;
 }

@@ -45,8 +45,8 @@ def test_library_loads_and_runs_its_cpu_kernel(bink, jax_cpu):
     out, m = bink
     symbols = subprocess.run(["nm", "-D", "--defined-only", str(out / "libbink.so")],
                              capture_output=True, text=True, check=True).stdout
-    names = ("tile_scale", "tile_scale_i64", "tile_add2d", "tile_scalars", "affine", "axpy", "axpy_fat", "add_one",
-             "cu_twice", "capture_probe")
+    names = ("tile_scale", "tile_scale_i64", "tile_add2d", "tile_scalars", "tile_sum", "tile_add_list2d", "affine",
+             "axpy", "axpy_fat", "add_one", "cu_twice", "capture_probe", "tile_scale_graph")
     for name in names:
         assert f"begen_bink_{name}" in symbols
     # The driver is opened at run time: no libcuda in the library's needs.
@@ -101,9 +101,59 @@ def test_contracts_and_struct_errors_raise_in_python(bink, jax_cpu):
         lowered(jax, lambda v: m.affine(v, p=3), x)
 
 
+def test_lists_lower_to_one_operand_per_element(bink, jax_cpu):
+    # A list parameter is a list or tuple of arrays: each element one operand (after the other inputs),
+    # and a hidden uint8 result for its (1 + 2n) 64-bit words per element, which the function drops.
+    jax = jax_cpu
+    _, m = bink
+    x = jax.numpy.ones(64, "float32")
+    a = jax.numpy.ones((32, 64), "float32")
+
+    def f(x, a):
+        return m.tile_sum([x, 2 * x, x], s=0.5), m.tile_add_list2d(a, (a, a))
+
+    out = jax.eval_shape(f, x, a)
+    assert (out[0].shape, out[0].dtype, out[1].shape) == ((64,), "float32", (32, 64))
+    text = lowered(jax, f, x, a)
+    calls = [line for line in text.splitlines() if "stablehlo.custom_call" in line]
+    assert len(calls) == 2, text
+    # tile_sum: three operands, (its output, 3 elements x 3 words x 8 bytes).
+    assert re.search(r"@bink\.tile_sum\(%\w+, %\w+, %\w+\)", calls[0]), calls[0]
+    assert "-> (tensor<64xf32>, tensor<72xui8>)" in calls[0], calls[0]
+    # tile_add_list2d: the array, then the list's two elements; 2 x 5 words.
+    assert re.search(r"@bink\.tile_add_list2d\(%\w+, %\w+, %\w+\)", calls[1]), calls[1]
+    assert "-> (tensor<32x64xf32>, tensor<80xui8>)" in calls[1], calls[1]
+    # One element, under jit and vmap (one call per batch element).
+    assert lowered(jax, lambda v: m.tile_sum((v,), s=1.0), x).count("custom_call @bink.tile_sum") == 1
+    batched = jax.eval_shape(jax.vmap(lambda v: m.tile_sum([v, v], s=1.0)), jax.numpy.ones((3, 64), "float32"))
+    assert batched.shape == (3, 64)
+
+
+def test_list_errors_raise_in_python(bink, jax_cpu):
+    jax = jax_cpu
+    _, m = bink
+    x = jax.numpy.ones(64, "float32")
+    with pytest.raises(TypeError, match=r"tile_sum: parameter 'arg0' takes a list or tuple of arrays, got ArrayImpl"):
+        m.tile_sum(x, s=1.0)
+    with pytest.raises(ValueError, match=r"tile_sum: parameter 'arg0' is an empty list; the kernel takes at least one"):
+        m.tile_sum([], s=1.0)
+    with pytest.raises(TypeError, match=r"tile_sum: parameter 'arg0\[1\]' must be float32, got float16"):
+        lowered(jax, lambda v: m.tile_sum([v, v.astype("float16")], s=1.0), x)
+    with pytest.raises(ValueError, match=r"tile_sum: dimension 'n' is 64 \(from 'arg0\[0\]' axis 0\) but parameter "
+                                         r"'arg0\[2\]' has 32 at axis 0"):
+        lowered(jax, lambda v: m.tile_sum([v, v, v[:32]], s=1.0), x)
+    a = jax.numpy.ones((32, 64), "float32")
+    with pytest.raises(ValueError, match=r"parameter 'arg1\[0\]' must have rank 2"):
+        lowered(jax, lambda a: m.tile_add_list2d(a, [a[0]]), a)
+    with pytest.raises(ValueError, match=r"dimension 'm' is 32 \(from 'arg0' axis 0\) but parameter 'arg1\[1\]' has 16"):
+        lowered(jax, lambda a: m.tile_add_list2d(a, [a, a[:16]]), a)
+
+
 def test_stub_and_manifest_name_the_binaries(bink):
     out, _ = bink
     stub = (out / "bink.pyi").read_text()
     assert "def affine(arg1: ArrayLike, /, *, p: dict" in stub
+    assert "def tile_sum(arg0: Sequence[ArrayLike], /, *, s: float, out: jax.ShapeDtypeStruct | None = None)" in stub
+    assert "def tile_add_list2d(arg0: ArrayLike, arg1: Sequence[ArrayLike], /, *," in stub
     manifest = (out / "bink.yaml").read_text()
     assert "tile_scale" in manifest

@@ -1,8 +1,9 @@
 // begen support headers: the handler side of precompiled kernels (begen.yaml
 // `binaries:`): launch-dimension arithmetic that reports overflow and
 // division by zero instead of wrapping, the host-side checks of a cuTile
-// array against the assumptions its kernel was compiled with, and packing
-// values into a kernel's parameter buffer.
+// array (or of each element of a cuTile list) against the assumptions its
+// kernel was compiled with, and packing values into a kernel's parameter
+// buffer.
 //
 // Generated code only (the binaries TU, with XLA's FFI headers and
 // begen/cuda_driver.h). Every failure is a message, never undefined
@@ -87,20 +88,11 @@ struct ArrayRules {
     size_t rank;
 };
 
-/// Checks a dense row-major array (XLA's buffers) against its kernel's
-/// assumptions, index overflow first, and fills its extents and strides
-/// (elements). Empty on success, else why, naming the parameter.
-BEGEN_HIDDEN inline std::string check_array(const char* param, const void* data, const int64_t* dims,
-                                            size_t rank, const ArrayRules& r, int64_t* shape,
-                                            int64_t* strides) {
-    auto where = [&](const char* noun, size_t axis, int64_t value) {
-        return std::string("parameter '") + param + "': " + noun + " " + std::to_string(value) + " of axis " +
-               std::to_string(axis);
-    };
-    if (rank != r.rank) {
-        return std::string("parameter '") + param + "' has rank " + std::to_string(rank) + "; the kernel takes rank " +
-               std::to_string(r.rank);
-    }
+/// The extents and row-major strides (elements) of a dense array, XLA's
+/// layout: an empty axis counts as 1 in the strides of the axes before it,
+/// and a product beyond int64 saturates (then refused by any index type but
+/// int64, whose kernels cannot address such an array either).
+BEGEN_HIDDEN inline void dense_layout(const int64_t* dims, size_t rank, int64_t* shape, int64_t* strides) noexcept {
     int64_t step = 1;
     bool step_overflow = false;
     for (size_t k = rank; k-- > 0;) {
@@ -108,6 +100,31 @@ BEGEN_HIDDEN inline std::string check_array(const char* param, const void* data,
         strides[k] = step_overflow ? std::numeric_limits<int64_t>::max() : step;
         if (__builtin_mul_overflow(step, dims[k] > 0 ? dims[k] : 1, &step)) step_overflow = true;
     }
+}
+
+/// `arg0[2]`: element `k` of list parameter `param`, as messages name it
+/// (the Python expression that reaches it).
+BEGEN_HIDDEN inline std::string element_name(const char* param, size_t k) {
+    return std::string(param) + "[" + std::to_string(k) + "]";
+}
+
+namespace detail {
+
+/// check_array's work for a parameter (`element` < 0) or element
+/// `element` of a list parameter; the name is built only for a message.
+inline std::string check_array(const char* param, long long element, const void* data, const int64_t* dims,
+                               size_t rank, const ArrayRules& r, int64_t* shape, int64_t* strides) {
+    auto who = [&]() {
+        return std::string("parameter '") +
+               (element < 0 ? std::string(param) : element_name(param, static_cast<size_t>(element))) + "'";
+    };
+    auto where = [&](const char* noun, size_t axis, int64_t value) {
+        return who() + ": " + noun + " " + std::to_string(value) + " of axis " + std::to_string(axis);
+    };
+    if (rank != r.rank) {
+        return who() + " has rank " + std::to_string(rank) + "; the kernel takes rank " + std::to_string(r.rank);
+    }
+    dense_layout(dims, rank, shape, strides);
     for (int pass = 0; pass < 2; ++pass) {
         const int64_t* values = pass == 0 ? shape : strides;
         for (size_t k = 0; k < rank; ++k) {
@@ -138,9 +155,92 @@ BEGEN_HIDDEN inline std::string check_array(const char* param, const void* data,
     }
     const auto address = reinterpret_cast<uintptr_t>(data);
     if (address % static_cast<uintptr_t>(r.base_align) != 0) {
-        return std::string("parameter '") + param + "': data address " + std::to_string(address) +
-               " is not a multiple of " + std::to_string(r.base_align) + " bytes, as the kernel assumes";
+        return who() + ": data address " + std::to_string(address) + " is not a multiple of " +
+               std::to_string(r.base_align) + " bytes, as the kernel assumes";
     }
+    return {};
+}
+
+}  // namespace detail
+
+/// Checks a dense row-major array (XLA's buffers) against its kernel's
+/// assumptions, index overflow first, and fills its extents and strides
+/// (elements). Empty on success, else why, naming the parameter.
+BEGEN_HIDDEN inline std::string check_array(const char* param, const void* data, const int64_t* dims, size_t rank,
+                                            const ArrayRules& r, int64_t* shape, int64_t* strides) {
+    return detail::check_array(param, -1, data, dims, rank, r, shape, strides);
+}
+
+/// check_array for element `k` of a list parameter (cuTile's
+/// `ListConstraint`: every element has the element's assumptions); the
+/// message names `param[k]`.
+BEGEN_HIDDEN inline std::string check_element(const char* param, size_t k, const void* data, const int64_t* dims,
+                                              size_t rank, const ArrayRules& r, int64_t* shape, int64_t* strides) {
+    return detail::check_array(param, static_cast<long long>(k), data, dims, rank, r, shape, strides);
+}
+
+/// The name of an XLA element type (abi.h's codes), as begen.yaml writes it.
+BEGEN_HIDDEN inline std::string xla_type_name(int32_t code) {
+    switch (code) {
+    case xla_type::kPred: return "bool";
+    case xla_type::kS8: return "int8";
+    case xla_type::kS16: return "int16";
+    case xla_type::kS32: return "int32";
+    case xla_type::kS64: return "int64";
+    case xla_type::kU8: return "uint8";
+    case xla_type::kU16: return "uint16";
+    case xla_type::kU32: return "uint32";
+    case xla_type::kU64: return "uint64";
+    case xla_type::kF16: return "float16";
+    case xla_type::kF32: return "float32";
+    case xla_type::kF64: return "float64";
+    case xla_type::kC64: return "complex64";
+    case xla_type::kBF16: return "bfloat16";
+    case xla_type::kC128: return "complex128";
+    default: return "XLA DataType " + std::to_string(code);
+    }
+}
+
+/// Element `k` of a list parameter against the list's element type and
+/// rank (before its extents are read). Empty on success.
+BEGEN_HIDDEN inline std::string check_element_type(const char* param, size_t k, int32_t type, int32_t want,
+                                                   size_t rank, size_t want_rank) {
+    if (type != want) {
+        return "parameter '" + element_name(param, k) + "' is " + xla_type_name(type) + "; the kernel takes " +
+               xla_type_name(want);
+    }
+    if (rank != want_rank) {
+        return "parameter '" + element_name(param, k) + "' has rank " + std::to_string(rank) +
+               "; the kernel takes rank " + std::to_string(want_rank);
+    }
+    return {};
+}
+
+/// Where a list parameter's elements are among XLA's remaining arguments:
+/// its length is its word buffer's (`bytes` long, `element_words` 64-bit
+/// words per element), its first element at `at` of `available`. At least
+/// one element, and at most INT32_MAX (cuTile passes the length as an
+/// `int32_t`). Empty on success, the length in `len`.
+BEGEN_HIDDEN inline std::string list_span(const char* param, int64_t bytes, size_t element_words, size_t at,
+                                          size_t available, size_t* len) {
+    const int64_t per = static_cast<int64_t>(element_words) * 8;
+    if (bytes < 0 || bytes % per != 0) {
+        return "list parameter '" + std::string(param) + "': its word buffer holds " + std::to_string(bytes) +
+               " bytes, not a multiple of " + std::to_string(per) + " (the generated Python function sizes it)";
+    }
+    const int64_t n = bytes / per;
+    if (n == 0) {
+        return "parameter '" + std::string(param) + "' is an empty list; the kernel takes at least one array";
+    }
+    if (n > std::numeric_limits<int32_t>::max()) {
+        return "parameter '" + std::string(param) + "' lists " + std::to_string(n) +
+               " arrays; the kernel's length is an int32";
+    }
+    if (at > available || static_cast<uint64_t>(n) > available - at) {
+        return "parameter '" + std::string(param) + "' lists " + std::to_string(n) + " arrays, but XLA passed " +
+               std::to_string(available > at ? available - at : 0) + " after the earlier ones";
+    }
+    *len = static_cast<size_t>(n);
     return {};
 }
 

@@ -33,7 +33,7 @@ def main():
         env["PATH"] = f"{sysconfig.get_paths()['purelib']}/nvidia/cu13/bin:{env.get('PATH', '')}"
         subprocess.run([sys.executable, str(REPO / "tests/binary/cutile_signatures.py"), "export", str(out)],
                        check=True, env=env)
-    for name in ("scale", "scale_i64", "add2d", "scalars"):
+    for name in ("scale", "scale_i64", "add2d", "scalars", "sum_list", "add_list2d"):
         if not (out / f"{name}.cubin").is_file():
             sys.exit(f"{out / (name + '.cubin')} is missing: export it with cuda-tile (drop --skip-cutile)")
     nvcc = os.environ.get("NVCC") or shutil.which("nvcc") or "nvcc"
