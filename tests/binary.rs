@@ -294,6 +294,51 @@ fn c_kernels_take_the_params_begen_lays_out() {
     assert!(mixed.check_params(&wrong, &structs).is_err());
 }
 
+/// nvcc's fatbins, read by begen: a cubin per real architecture (listed with
+/// the same kernels and parameter tables as `-cubin` gives), PTX compressed
+/// or not as this nvcc writes it (read when it is not).
+#[test]
+#[ignore = "needs nvcc (pip nvidia-cuda-nvcc); CI runs it"]
+fn fatbins_list_their_kernels() {
+    use begen::binary::fatbin::{Fatbin, Image};
+    let Some(nvcc) = nvcc_or_skip() else { return };
+    let dir = scratch("binary-fatbin");
+    let src = repo().join("tests/binary/ckernels.cu");
+    let (fat, cubin) = (dir.join("two.fatbin"), dir.join("sm80.cubin"));
+    let two = ["-gencode=arch=compute_80,code=sm_80", "-gencode=arch=compute_90,code=[sm_90,compute_90]"];
+    run_nvcc(&nvcc, &[&["-fatbin", src.to_str().unwrap(), "-o", fat.to_str().unwrap()][..], &two[..]].concat());
+    run_nvcc(&nvcc, &["-cubin", "-arch=sm_80", src.to_str().unwrap(), "-o", cubin.to_str().unwrap()]);
+    let f = Fatbin::parse(&std::fs::read(&fat).unwrap()).unwrap();
+    let sms: Vec<u32> = f.cubins().map(|c| c.sm).collect();
+    assert_eq!(sms, [80, 90], "one cubin per real architecture, in order; unread: {:?}", f.unread());
+    assert_eq!(f.images.len(), 3, "two cubins and the compute_90 PTX: {:?}", f.unread());
+    let alone = Cubin::parse(&std::fs::read(&cubin).unwrap()).unwrap();
+    let inside = f.cubins().next().unwrap();
+    let table = |c: &Cubin| -> Vec<(String, Vec<(u16, u16)>)> {
+        c.kernels.iter().map(|k| (k.name.clone(), k.params.iter().map(|p| (p.offset, p.size)).collect())).collect()
+    };
+    assert_eq!(table(inside), table(&alone), "the fatbin's sm_80 cubin is nvcc's -cubin");
+    // The PTX image: listed when nvcc stored it plain, else reported unread.
+    match &f.images[2] {
+        Image::Ptx(entries) => {
+            let mut names: Vec<_> = entries.iter().map(|e| e.name.as_str()).collect();
+            names.sort();
+            assert_eq!(names, ["affine", "axpy", "foo_sum", "mixed"]);
+        }
+        Image::Unread { sm, why } => assert_eq!((*sm, why.as_str()), (90, "its payload is compressed")),
+        Image::Cubin(_) => panic!("the third image is the PTX"),
+    }
+    // Uncompressed (`--no-compress`): the PTX is read and listed too.
+    let plain = dir.join("plain.fatbin");
+    run_nvcc(&nvcc, &["-fatbin", "--no-compress", "-arch=sm_90", src.to_str().unwrap(), "-o", plain.to_str().unwrap()]);
+    let f = Fatbin::parse(&std::fs::read(&plain).unwrap()).unwrap();
+    assert!(f.unread().is_empty(), "{:?}", f.unread());
+    let mut names: Vec<String> = f.ptx().flatten().map(|e| e.name.clone()).collect();
+    names.sort();
+    assert_eq!(names, ["affine", "axpy", "foo_sum", "mixed"]);
+    assert_eq!(f.cubins().map(|c| c.kernels.len()).collect::<Vec<_>>(), [4]);
+}
+
 #[test]
 #[ignore = "needs nvcc (pip nvidia-cuda-nvcc); CI runs it"]
 fn struct_layouts_match_nvcc() {

@@ -181,8 +181,9 @@ fn read_info(data: &[u8], k: &mut Kernel) -> Result<(), ElfError> {
     while at < data.len() {
         let (format, attr) = (data[at], *data.get(at + 1).ok_or_else(|| ElfError("truncated .nv.info".into()))?);
         match format {
-            // EIFMT_NVAL: no value.
-            1 => at += 2,
+            // EIFMT_NVAL: no value, but the record still has its two
+            // (zero) value bytes (sm_80 cubins carry such records).
+            1 => at += 4,
             // EIFMT_BVAL, EIFMT_HVAL: a value in the record's next two bytes.
             2 | 3 => {
                 if attr == EIATTR_CBANK_PARAM_SIZE {
@@ -229,10 +230,11 @@ mod tests {
 
     #[test]
     fn info_records() {
-        // KPARAM_INFO for ordinal 1 at offset 8, 4 bytes; then CBANK_PARAM_SIZE 12; a NVAL.
+        // KPARAM_INFO for ordinal 1 at offset 8, 4 bytes; then CBANK_PARAM_SIZE 12; a NVAL (four
+        // bytes, as nvcc's sm_80 cubins have them: tests/binary.rs fatbins_list_their_kernels).
         let mut data = vec![0x04, 0x17, 12, 0, 0, 0, 0, 0, 1, 0, 8, 0];
         data.extend_from_slice(&(4u32 << 18 | 0xf000).to_le_bytes());
-        data.extend_from_slice(&[0x03, 0x19, 12, 0, 0x01, 0x50]);
+        data.extend_from_slice(&[0x03, 0x19, 12, 0, 0x01, 0x50, 0, 0]);
         data.extend_from_slice(&[0x04, 0x10, 12, 0, 128, 0, 0, 0, 1, 0, 0, 0, 2, 0, 0, 0]);
         let mut k = Kernel { name: "k".into(), params: vec![], param_size: None, required_block: None };
         read_info(&data, &mut k).unwrap();

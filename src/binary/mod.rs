@@ -11,6 +11,8 @@
 //! - [`ptx`]: the `.entry` kernels of PTX text and their `.param` lists.
 //! - [`elf`]: the kernels of a cubin and the parameter table the driver
 //!   launches them with.
+//! - [`fatbin`]: the cubins and PTX texts of a fatbin container (those it
+//!   holds uncompressed).
 //!
 //! The run-time side is the support header `begen/cuda_driver.h`
 //! (`build-support/include`): the driver loaded with `dlopen`, the image
@@ -32,6 +34,7 @@
 
 pub mod cutile;
 pub mod elf;
+pub mod fatbin;
 pub mod layout;
 pub mod manifest;
 pub mod ptx;

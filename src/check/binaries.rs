@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use crate::binary::cutile::{self, ArgRole, KernelArg};
 use crate::binary::elf::Cubin;
+use crate::binary::fatbin::Fatbin;
 use crate::binary::layout::{CType, Member, ParamLayout, StructDef, StructId, Structs};
 use crate::binary::manifest::{Expr, ExprConfig, KernelConfig, parse_expr};
 use crate::binary::ptx::{self, PtxEntry};
@@ -41,8 +42,8 @@ enum Convention {
 enum Contents {
     Cubin(Cubin),
     Ptx(Vec<PtxEntry>),
-    /// A fatbin container: loadable as it is, its kernels not listed.
-    Fatbin,
+    /// A fatbin container: its uncompressed cubins and PTX texts read.
+    Fatbin(Fatbin),
     /// The file could not be read or has no known convention (reported
     /// where it is listed): its kernels are not checked.
     Unusable,
@@ -201,10 +202,36 @@ fn read_contents(file: &str, bytes: &[u8]) -> Result<Contents, String> {
             return Err("PTX text must not contain NUL bytes".into());
         }
         ptx::entries(text).map(Contents::Ptx).map_err(|e| e.to_string())
-    } else if bytes.len() >= 4 && bytes[..4] == [0x50, 0xed, 0x55, 0xba] {
-        Ok(Contents::Fatbin)
     } else {
-        Err("not a fatbin container (magic 0xba55ed50)".into())
+        Fatbin::parse(bytes).map(Contents::Fatbin).map_err(|e| e.to_string())
+    }
+}
+
+impl Contents {
+    /// Its cubins: the file's, or each a fatbin holds.
+    fn cubins(&self) -> Vec<&Cubin> {
+        match self {
+            Contents::Cubin(c) => vec![c],
+            Contents::Fatbin(f) => f.cubins().collect(),
+            Contents::Ptx(_) | Contents::Unusable => vec![],
+        }
+    }
+
+    /// Its PTX texts' kernels: the file's, or each text a fatbin holds.
+    fn ptx(&self) -> Vec<&[PtxEntry]> {
+        match self {
+            Contents::Ptx(p) => vec![p.as_slice()],
+            Contents::Fatbin(f) => f.ptx().collect(),
+            Contents::Cubin(_) | Contents::Unusable => vec![],
+        }
+    }
+
+    /// The names of the kernels begen could read, sorted, once each.
+    fn kernel_names(&self) -> Vec<String> {
+        let cubin = self.cubins().into_iter().flat_map(|c| c.kernels.iter().map(|k| k.name.clone()));
+        let ptx = self.ptx().into_iter().flat_map(|p| p.iter().map(|e| e.name.clone()));
+        let names: std::collections::BTreeSet<String> = cubin.chain(ptx).collect();
+        names.into_iter().collect()
     }
 }
 
@@ -380,27 +407,27 @@ pub(super) fn check_kernel(
         diags.push(Diagnostic::error(symbol_span, bm::bad_symbol(&symbol)));
         return (None, diags);
     }
-    // The symbol must be in the binary (a fatbin's kernels are not listed).
-    let found = match &*kernel.contents {
-        Contents::Cubin(c) => Some(c.kernels.iter().any(|k| k.name == symbol)),
-        Contents::Ptx(entries) => Some(entries.iter().any(|e| e.name == symbol)),
-        Contents::Fatbin | Contents::Unusable => None,
-    };
-    match found {
-        Some(false) => {
-            let known: Vec<String> = match &*kernel.contents {
-                Contents::Cubin(c) => c.kernels.iter().map(|k| k.name.clone()).collect(),
-                Contents::Ptx(e) => e.iter().map(|e| e.name.clone()).collect(),
-                Contents::Fatbin | Contents::Unusable => vec![],
-            };
+    // The symbol must be in the binary (in a fatbin, in one of the images
+    // begen could read; if it is in none and some are compressed, it may
+    // be in those: a warning).
+    let known = kernel.contents.kernel_names();
+    if !known.contains(&symbol) {
+        let unread = match &*kernel.contents {
+            Contents::Fatbin(f) => f.unread(),
+            _ => vec![],
+        };
+        if unread.is_empty() {
             diags.push(
                 Diagnostic::error(symbol_span, bm::symbol_missing(&symbol, &kernel.file))
                     .note(bm::known_symbols(&known)),
             );
             return (None, diags);
         }
-        None => diags.push(Diagnostic::warning(symbol_span, bm::fatbin_unchecked(&symbol, &kernel.file))),
-        Some(true) => {}
+        diags.push(
+            Diagnostic::warning(symbol_span, bm::fatbin_unchecked(&symbol, &kernel.file))
+                .note(bm::fatbin_unread(&unread))
+                .note(bm::known_symbols(&known)),
+        );
     }
 
     let mut params = Vec::new();
@@ -465,10 +492,8 @@ pub(super) fn check_kernel(
                 types.push(*ty);
                 values.push((k, v));
             }
-            if let Contents::Cubin(c) = &*kernel.contents
-                && let Some(k) = c.kernel(&symbol)
-            {
-                required_block = k.required_block;
+            for k in kernel.contents.cubins().into_iter().filter_map(|c| c.kernel(&symbol)) {
+                required_block = required_block.or(k.required_block);
                 let layout = ParamLayout::of(&types, &bins.structs);
                 let table: Vec<(u32, u32)> = k.params.iter().map(|p| (p.offset as u32, p.size as u32)).collect();
                 let ours: Vec<(u32, u32)> = layout.offsets.iter().copied().zip(layout.sizes.iter().copied()).collect();
@@ -493,27 +518,26 @@ pub(super) fn check_kernel(
                 return (None, diags);
             }
             let layout = ParamLayout::of(&types, &bins.structs);
-            match &*kernel.contents {
-                Contents::Ptx(entries) => {
-                    if let Some(e) = entries.iter().find(|e| e.name == symbol)
-                        && let Err(m) = e.check_params(&types, &bins.structs)
-                    {
-                        diags.push(Diagnostic::error(d.name_span, bm::c_mismatch(&symbol, &m.to_string())));
-                    }
+            // Every image that has the kernel must agree (a fatbin holds
+            // one per architecture); one complaint per kind is enough.
+            if let Some(Err(m)) = kernel
+                .contents
+                .ptx()
+                .into_iter()
+                .filter_map(|entries| entries.iter().find(|e| e.name == symbol))
+                .map(|e| e.check_params(&types, &bins.structs))
+                .find(Result::is_err)
+            {
+                diags.push(Diagnostic::error(d.name_span, bm::c_mismatch(&symbol, &m.to_string())));
+            }
+            let ours: Vec<(u32, u32)> = layout.offsets.iter().copied().zip(layout.sizes.iter().copied()).collect();
+            for k in kernel.contents.cubins().into_iter().filter_map(|c| c.kernel(&symbol)) {
+                required_block = required_block.or(k.required_block);
+                let table: Vec<(u32, u32)> = k.params.iter().map(|p| (p.offset as u32, p.size as u32)).collect();
+                if table != ours {
+                    diags.push(Diagnostic::error(d.name_span, bm::table_mismatch(&symbol, &table, &ours)));
+                    break;
                 }
-                Contents::Cubin(c) => {
-                    if let Some(k) = c.kernel(&symbol) {
-                        required_block = k.required_block;
-                        let table: Vec<(u32, u32)> =
-                            k.params.iter().map(|p| (p.offset as u32, p.size as u32)).collect();
-                        let ours: Vec<(u32, u32)> =
-                            layout.offsets.iter().copied().zip(layout.sizes.iter().copied()).collect();
-                        if table != ours {
-                            diags.push(Diagnostic::error(d.name_span, bm::table_mismatch(&symbol, &table, &ours)));
-                        }
-                    }
-                }
-                Contents::Fatbin | Contents::Unusable => {}
             }
         }
     }

@@ -58,9 +58,13 @@ pub fn known_symbols(known: &[String]) -> String {
 
 pub fn fatbin_unchecked(symbol: &str, file: &str) -> String {
     format!(
-        "begen cannot list the kernels of fatbin `{file}` yet: `{symbol}` and its parameters are not checked \
-         (the driver reports a missing symbol at the first call)"
+        "`{symbol}` is in none of the images begen could read in fatbin `{file}`: it and its parameters are \
+         not checked (the driver reports a missing symbol at the first call)"
     )
+}
+
+pub fn fatbin_unread(unread: &[String]) -> String {
+    format!("images not read: {}", unread.join("; "))
 }
 
 pub fn cutile_unbound(why: &str) -> String {
