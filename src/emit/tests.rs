@@ -12,7 +12,7 @@ use crate::model::{
 };
 
 fn param(name: &str, token: Token) -> Param {
-    Param { name: name.into(), py_name: name.into(), token, half_repr: None, pointer: None, line: 1 }
+    Param { name: name.into(), py_name: name.into(), token, half_repr: None, pointer: None, array: None, line: 1 }
 }
 
 fn attr(name: &str, ty: AttrType) -> Param {
