@@ -32,6 +32,10 @@ echo "== shape contracts: typed tensors, dims, dtype instances, in place"
 "$BEGEN" build tests/gpu/typed --out "$WORK/typed" --platform cuda --quiet
 "$PY" tests/gpu/check_typed.py "$WORK/typed"
 
+echo "== struct and array attributes: structs by value into CUDA kernels, half members, spans and vectors"
+"$BEGEN" build tests/gpu/structs --out "$WORK/structs" --platform cuda --quiet
+"$PY" tests/gpu/check_structs.py "$WORK/structs"
+
 echo "== algorithms and gradients: CUDA implementations beside CPU ones, vjps, export"
 "$BEGEN" build tests/e2e/algo --out "$WORK/algo" --platform cuda --quiet
 "$PY" tests/gpu/check_algorithms.py "$WORK/algo"
