@@ -146,8 +146,13 @@ fn definition(code: &[u8], at: usize, file: FileId) -> Option<Found> {
 /// Reads a found definition under `name` (one of its names): its data
 /// members and whatever makes it unbindable.
 pub(crate) fn read(found: &Found, name: &str, parser: &mut SignatureParser) -> DeclStruct {
-    let span =
-        |s: usize, e: usize| Span::new(found.file, found.start + s, found.start + e.max(s + 1).min(found.text.len()));
+    // Offsets into the parsed text (one `;` longer than the definition),
+    // kept inside the definition and never empty.
+    let len = found.text.len();
+    let span = |s: usize, e: usize| {
+        let s = s.min(len.saturating_sub(1));
+        Span::new(found.file, found.start + s, found.start + e.min(len).max(s + 1))
+    };
     let name_at = found.names.iter().find(|(n, _)| n == name).map_or(found.start, |(_, at)| *at);
     let mut out = DeclStruct {
         name: name.to_string(),
