@@ -204,3 +204,43 @@ def test_the_stub_and_the_scan_show_the_structs(structs):
     assert "weights: ArrayLike" in stub, stub
     scan = run_begen("scan", REPO / "tests/e2e/structs", "--format", "json").stdout
     assert '"members": [\n            "scale:float32",' in scan, scan
+
+
+def test_two_structs_of_one_name_in_two_modules(jax_cpu, tmp_path):
+    # Each module's `Params` is its own: begen's copies in the one glue TU
+    # get distinct names, and XLA decodes each call's dict into the right one.
+    src = tmp_path / "kernels"
+    (src / "a").mkdir(parents=True)
+    (src / "b").mkdir()
+    (src / "begen.yaml").write_text("name: two_params\nmodules: {per-file: true}\n")
+    (src / "a" / "k.cpp").write_text(textwrap.dedent(
+        """
+        #include "brainevent/common.h"
+        struct Params { float scale; };
+        // @BE run
+        void run(const BE::Tensor x, BE::Tensor y, Params p) {
+            for (int64_t i = 0; i < x.numel(); ++i) y.data_ptr<float>()[i] = p.scale * x.data_ptr<float>()[i];
+        }
+        """
+    ))
+    (src / "b" / "k.cpp").write_text(textwrap.dedent(
+        """
+        #include "brainevent/common.h"
+        struct Params { int32_t offset; double scale; };
+        // @BE run
+        void run(const BE::Tensor x, BE::Tensor y, const Params& p) {
+            for (int64_t i = 0; i < x.numel(); ++i)
+                y.data_ptr<float>()[i] = static_cast<float>(p.scale * x.data_ptr<float>()[i] + p.offset);
+        }
+        """
+    ))
+    out = tmp_path / "out"
+    run_begen("build", src, "--out", out, "--quiet")
+    glue = next((out / ".begen" / "two_params" / "gen").glob("two_params.begen.cc")).read_text()
+    assert "struct begen_struct_Params {" in glue and "struct begen_struct_Params_2 {" in glue, glue
+    m = import_module(out, "two_params")
+    x = x6()
+    np.testing.assert_allclose(m.a_k.run(x, p={"scale": 3.0}, out=like(x)), 3 * x)
+    np.testing.assert_allclose(m.b_k.run(x, p={"offset": 1, "scale": 0.5}, out=like(x)), 0.5 * x + 1)
+    with pytest.raises(TypeError, match=r"b_k.run: attribute 'p' \(Params\): member 'offset' is missing"):
+        m.b_k.run(x, p={"scale": 3.0}, out=like(x))
