@@ -174,16 +174,21 @@ impl FileParse<'_> {
             return;
         }
         let own = structs::scan(&self.scanned.code, self.scanned.file);
+        // By name, the file's own definitions first, then its headers' in
+        // include order; the first of a name is the one.
+        let mut by_name: HashMap<&str, &structs::Found> = HashMap::new();
+        for f in own.iter().chain(self.header_structs.iter().flat_map(|h| h.iter())) {
+            for (n, _) in &f.names {
+                by_name.entry(n.as_str()).or_insert(f);
+            }
+        }
         let mut read: HashMap<String, Option<DeclStruct>> = HashMap::new();
         for (d, names) in self.declared.iter_mut().zip(wanted) {
             for name in names {
                 let s = read.entry(name.clone()).or_insert_with(|| {
-                    let all = || own.iter().chain(self.header_structs.iter().flat_map(|h| h.iter()));
-                    let defines = |name: &str| all().any(|f| f.names.iter().any(|(n, _)| n == name));
-                    let found = all().find(|f| f.names.iter().any(|(n, _)| *n == name))?;
-                    let mut s = structs::read(found, &name, parser);
+                    let mut s = structs::read(by_name.get(name.as_str())?, &name, parser);
                     for m in &mut s.members {
-                        m.nested |= defines(&m.ty);
+                        m.nested |= by_name.contains_key(m.ty.as_str());
                     }
                     Some(s)
                 });
@@ -199,13 +204,14 @@ impl FileParse<'_> {
 /// types and the types of `attr.<name>:<type>` tokens, each once.
 fn struct_names(d: &Declared) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     let params = d.signature.iter().flat_map(|s| s.params.iter().map(|p| p.ty.as_str()));
     let tokens = d.tokens.iter().flatten().filter_map(|(t, _)| {
         let attr = t.strip_prefix("attr.").or_else(|| t.strip_prefix("attrs."))?;
         attr.split_once(':').map(|(_, ty)| ty)
     });
     for ty in params.chain(tokens) {
-        if crate::model::is_identifier(ty) && !out.iter().any(|n| n == ty) {
+        if crate::model::is_identifier(ty) && seen.insert(ty) {
             out.push(ty.to_string());
         }
     }

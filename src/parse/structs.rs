@@ -6,11 +6,12 @@
 //! own text, so a CUDA file is never handed to tree-sitter whole.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use tree_sitter::Node;
 
 use super::blank_cuda_words;
-use super::item::{self, ScopeKind};
+use super::item;
 use super::signature::{SignatureParser, first_of_kind, last_named_child, normalize_type, text_of};
 use crate::model::decl::{DeclMember, DeclStruct, Indirection, StructProblem};
 use crate::source::{FileId, Span};
@@ -31,6 +32,9 @@ pub(crate) struct Found {
     /// What the scan already saw (a template head, a base clause), as
     /// offsets in the file.
     problems: Vec<(usize, usize, StructProblem)>,
+    /// Where its `{` is, and the offset after its `}`.
+    head_end: usize,
+    end: usize,
 }
 
 fn is_ident(b: u8) -> bool {
@@ -47,45 +51,104 @@ fn word_at(code: &[u8], i: usize) -> Option<(usize, usize)> {
     Some((i, end))
 }
 
+/// How far from its `struct` keyword a definition's head (attributes,
+/// name, base clause) and the `typedef`/`template` before it may reach:
+/// bounds every search per keyword, so a crafted file of keywords costs
+/// linear time.
+const HEAD_LIMIT: usize = 4096;
+
 /// Every struct defined at file scope (outside any block but `extern "C"`
 /// and anonymous namespaces) in `code`, the lexer's code view of `file`.
 pub(crate) fn scan(code: &[u8], file: FileId) -> Vec<Found> {
-    let mut found: Vec<Found> = memchr::memmem::find_iter(code, b"struct")
+    let hits: Vec<usize> = memchr::memmem::find_iter(code, b"struct")
         .filter(|&at| (at == 0 || !is_ident(code[at - 1])) && code.get(at + 6).is_none_or(|b| !is_ident(*b)))
-        .filter_map(|at| definition(code, at, file))
         .collect();
+    if hits.is_empty() {
+        return Vec::new();
+    }
+    // A `#define` whose body defines a struct defines none by itself.
+    let directives = directive_ranges(code);
+    let mut d = 0;
+    let outside = |at: &usize| {
+        while directives.get(d).is_some_and(|&(_, end)| end <= *at) {
+            d += 1;
+        }
+        directives.get(d).is_none_or(|&(start, _)| *at < start)
+    };
+    let hits: Vec<usize> = hits.into_iter().filter(outside).collect();
+    let closes = brace_pairs(code);
+    let mut found: Vec<Found> = hits.into_iter().filter_map(|at| definition(code, at, file, &closes)).collect();
     if found.is_empty() {
         return found;
     }
     let offsets: Vec<usize> = found.iter().map(|f| f.start).collect();
-    let scopes = item::scopes_at(code, &offsets);
-    let at_file_scope = |kinds: &Vec<ScopeKind>| {
-        kinds.iter().all(|k| matches!(k, ScopeKind::Linkage) || *k == ScopeKind::Namespace(String::new()))
-    };
+    let keep = item::at_file_scope(code, &offsets);
     let mut k = 0;
     found.retain(|_| {
         k += 1;
-        at_file_scope(&scopes[k - 1])
+        keep[k - 1]
     });
+    for f in &mut found {
+        f.text = code[f.start..f.end].to_vec();
+        for b in &mut f.text[6..f.head_end - f.start] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+    }
     found
+}
+
+/// The preprocessor directives of `code` (with their continuation lines),
+/// in order: `(start, end)`.
+fn directive_ranges(code: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut line = 0;
+    while line < code.len() {
+        let first = line + code[line..].iter().take_while(|b| **b == b' ' || **b == b'\t').count();
+        let end = if code.get(first) == Some(&b'#') {
+            let end = item::directive_end(code, first);
+            out.push((first, end));
+            end
+        } else {
+            memchr::memchr(b'\n', &code[line..]).map_or(code.len(), |k| line + k)
+        };
+        line = end + 1;
+    }
+    out
+}
+
+/// The offset of the `}` closing each `{` that is closed, by the `{`'s offset.
+fn brace_pairs(code: &[u8]) -> HashMap<usize, usize> {
+    let mut open = Vec::new();
+    let mut out = HashMap::new();
+    for k in memchr::memchr2_iter(b'{', b'}', code) {
+        if code[k] == b'{' {
+            open.push(k);
+        } else if let Some(o) = open.pop() {
+            out.insert(o, k);
+        }
+    }
+    out
 }
 
 /// The struct defined by the `struct` keyword at `at`, if it starts a
 /// definition with a name.
-fn definition(code: &[u8], at: usize, file: FileId) -> Option<Found> {
+fn definition(code: &[u8], at: usize, file: FileId, closes: &HashMap<usize, usize>) -> Option<Found> {
+    let head = &code[..code.len().min(at + HEAD_LIMIT)];
     let mut i = at + 6;
     let mut tag = None;
     // Attributes (`alignas(16)`, `__align__(16)`, `[[...]]`), the tag, `final`.
     loop {
-        i = item::skip_spaces(code, i);
-        if code[i..].starts_with(b"[[") {
-            i = i + memchr::memmem::find(&code[i..], b"]]")? + 2;
+        i = item::skip_spaces(head, i);
+        if head[i..].starts_with(b"[[") {
+            i = i + memchr::memmem::find(&head[i..], b"]]")? + 2;
             continue;
         }
-        let Some((ws, we)) = word_at(code, i) else { break };
-        let next = item::skip_spaces(code, we);
-        if code.get(next) == Some(&b'(') {
-            i = item::matching(code, next, b'(', b')')? + 1;
+        let Some((ws, we)) = word_at(head, i) else { break };
+        let next = item::skip_spaces(head, we);
+        if head.get(next) == Some(&b'(') {
+            i = item::matching(head, next, b'(', b')')? + 1;
             continue;
         }
         if &code[ws..we] != b"final" {
@@ -98,11 +161,11 @@ fn definition(code: &[u8], at: usize, file: FileId) -> Option<Found> {
         i = next;
     }
     let mut problems = Vec::new();
-    let brace = match code.get(i) {
+    let brace = match head.get(i) {
         Some(b'{') => i,
-        Some(b':') if code.get(i + 1) != Some(&b':') => {
-            let k = memchr::memchr2(b'{', b';', &code[i..])? + i;
-            if code[k] != b'{' {
+        Some(b':') if head.get(i + 1) != Some(&b':') => {
+            let k = memchr::memchr2(b'{', b';', &head[i..])? + i;
+            if head[k] != b'{' {
                 return None;
             }
             problems.push((i, k, StructProblem::BaseClass));
@@ -110,9 +173,10 @@ fn definition(code: &[u8], at: usize, file: FileId) -> Option<Found> {
         }
         _ => return None,
     };
-    let close = item::matching(code, brace, b'{', b'}')?;
+    let close = *closes.get(&brace)?;
     // The statement's words before `struct`: `typedef`, `template <...>`.
-    let stmt = memchr::memrchr3(b'{', b'}', b';', &code[..at]).map_or(0, |k| k + 1);
+    let window = at.saturating_sub(HEAD_LIMIT);
+    let stmt = memchr::memrchr3(b'{', b'}', b';', &code[window..at]).map_or(window, |k| window + k + 1);
     let stmt = item::skip_trivia(&code[..at], stmt);
     let before = &code[stmt..at];
     let has_word = |w: &[u8]| {
@@ -134,13 +198,9 @@ fn definition(code: &[u8], at: usize, file: FileId) -> Option<Found> {
     if names.is_empty() {
         return None;
     }
-    let mut text = code[at..=close].to_vec();
-    for b in &mut text[6..brace - at] {
-        if *b != b'\n' {
-            *b = b' ';
-        }
-    }
-    Some(Found { names, file, start: at, text, problems })
+    // The text is copied once the definition is known to be at file scope
+    // (file-scope definitions do not nest: the copies are disjoint).
+    Some(Found { names, file, start: at, text: Vec::new(), problems, head_end: brace, end: close + 1 })
 }
 
 /// Reads a found definition under `name` (one of its names): its data
@@ -315,8 +375,27 @@ mod tests {
         assert_eq!(names(code), ["A", "Anon", "C", "T", "Tag", "Alias", "Al", "Cu", "D"]);
         let d = found(code).into_iter().find(|f| f.names[0].0 == "D").unwrap();
         assert_eq!(d.problems.len(), 1);
+        assert!(
+            names("#define DEF(N) struct N { int a; };\n#define LONG \\\n  struct M { int b; };\nDEF(Q)").is_empty()
+        );
         let t = found("template <typename T>\nstruct Box { T v; };");
         assert_eq!(t[0].problems[0].2, StructProblem::Template);
+    }
+
+    /// A crafted file of keywords, unclosed heads and nested bodies is
+    /// scanned in linear time.
+    #[test]
+    fn scan_is_linear() {
+        for piece in ["struct a { ", "struct alignas( ", "struct ", "typedef struct { } ", "#define X struct a {\n"] {
+            let code = piece.repeat(200_000 / piece.len());
+            let t = std::time::Instant::now();
+            let _ = scan(code.as_bytes(), F);
+            assert!(t.elapsed().as_secs_f64() < 2.0, "{piece:?}: {:?}", t.elapsed());
+        }
+        let nested = format!("{}{}", "struct a { ".repeat(10_000), "} ".repeat(10_000));
+        let t = std::time::Instant::now();
+        assert_eq!(scan(nested.as_bytes(), F).len(), 1);
+        assert!(t.elapsed().as_secs_f64() < 2.0, "{:?}", t.elapsed());
     }
 
     #[test]
