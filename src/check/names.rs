@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::Request;
 use super::modules::Modules;
 use crate::diag::{Diagnostic, messages as msg};
-use crate::model::{Function, Instance, Module, PY_RESERVED, RecordType, Token, is_py_keyword};
+use crate::model::{Function, Instance, Module, PY_RESERVED, RecordMember, Token, is_py_keyword};
 
 /// Fills in each function's target, symbols and Python names, and returns
 /// the modules (sorted by name) with their functions' indices.
@@ -123,23 +123,27 @@ fn instances(f: &Function) -> Vec<Instance> {
 /// `begen_struct_<name>`, numbered from `_2` where structs of one name
 /// but different members meet in one library (in function order).
 fn name_structs(functions: &mut [Function]) {
-    let mut named: Vec<(RecordType, String)> = Vec::new();
+    // By (name, members): the same struct everywhere gets one copy.
+    let mut named: HashMap<(String, Vec<RecordMember>), String> = HashMap::new();
+    let mut taken: BTreeSet<String> = BTreeSet::new();
     for f in functions.iter_mut().filter(|f| f.binary.is_none()) {
         for p in &mut f.params {
             let Token::Record { ty, .. } = &mut p.token else { continue };
-            if let Some((_, mirror)) = named.iter().find(|(t, _)| t.same_as(ty)) {
+            let key = (ty.name.clone(), ty.members.clone());
+            if let Some(mirror) = named.get(&key) {
                 ty.mirror = mirror.clone();
                 continue;
             }
             let base = format!("begen_struct_{}", ty.name);
             let mut mirror = base.clone();
             let mut k = 1;
-            while named.iter().any(|(_, m)| *m == mirror) {
+            while taken.contains(&mirror) {
                 k += 1;
                 mirror = format!("{base}_{k}");
             }
-            ty.mirror = mirror;
-            named.push((ty.clone(), ty.mirror.clone()));
+            taken.insert(mirror.clone());
+            ty.mirror = mirror.clone();
+            named.insert(key, mirror);
         }
     }
 }

@@ -890,10 +890,11 @@ pub fn wrapper_view(
 /// library's order.
 pub fn glue_view(library: &Library) -> GlueView {
     let mut structs: Vec<StructView> = Vec::new();
+    let mut seen = BTreeSet::new();
     for f in library.functions.iter().filter(|f| f.binary.is_none()) {
         for p in &f.params {
             if let Token::Record { ty, .. } = &p.token
-                && !structs.iter().any(|s| s.mirror == ty.mirror)
+                && seen.insert(ty.mirror.as_str())
             {
                 structs.push(struct_view(ty));
             }
