@@ -3,7 +3,9 @@
 Inputs that once made the scan quadratic (issue reports from a hostile-input
 review): annotations over unclosed declarations, bare annotations, a
 begen.yaml with many `functions:` entries, a long run of `[`, a long run of
-spaces inside a typed token's brackets. For each, the
+spaces inside a typed token's brackets; and for struct attributes, many
+functions whose parameters name many structs, nested and unclosed struct
+heads. For each, the
 time per MB should stay flat as the input grows (start-up aside at 1x).
 
 usage: python bench/crafted_bench.py [--begen target/release/begen] [--reps 3]
@@ -43,12 +45,29 @@ def spaced_dims(n):
     return {"k.cu": "// @BE f arg:float32[" + " " * (2000 * n) + "n]\nvoid f(const float* x);\n"}
 
 
+def struct_params(n):
+    # Every function names a struct of its own, each defined in the file:
+    # each name looked up once, each definition read once.
+    defs = "".join(f"struct S{i} {{ float a; int b; }};\n" for i in range(20 * n))
+    fns = "".join(f"// @BE f{i}\nvoid f{i}(const BE::Tensor x, BE::Tensor y, S{i} p) {{}}\n" for i in range(20 * n))
+    return {"k.cpp": defs + fns}
+
+
+def struct_heads(n):
+    # Nested and unclosed struct heads: scopes and closing braces found in
+    # one pass, not once per `struct`.
+    nested = "struct a { " * (500 * n) + "} " * (500 * n)
+    return {"k.cpp": nested + "struct alignas( " * (500 * n) + "\n// @BE f\nvoid f(const BE::Tensor x, BE::Tensor y, a p) {}\n"}
+
+
 CASES = {
     "unclosed declarations": unclosed,
     "bare annotations": bare,
     "many options": many_options,
     "[ x N": brackets,
     "spaces in [ ]": spaced_dims,
+    "struct params": struct_params,
+    "struct heads": struct_heads,
 }
 
 

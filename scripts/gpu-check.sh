@@ -6,7 +6,7 @@
 # usage: scripts/gpu-check.sh [BEGEN_BIN]     (default target/release/begen)
 #   BEGEN_PYTHON (default python3) must import jax with a GPU backend.
 #   SKIP_BENCH=1 skips the benchmarks.
-#   STEPS="demo modules typed algorithms binaries brainevent bench bench-binary"
+#   STEPS="demo modules typed structs algorithms binaries brainevent bench bench-binary"
 #   (the default: all of them) runs only the steps named.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -14,7 +14,7 @@ cd "$ROOT"
 BEGEN="${1:-$ROOT/target/release/begen}"
 PY="${BEGEN_PYTHON:-python3}"
 WORK="${GPU_CHECK_DIR:-$(mktemp -d)}"
-STEPS=" ${STEPS:-demo modules typed algorithms binaries brainevent bench bench-binary} "
+STEPS=" ${STEPS:-demo modules typed structs algorithms binaries brainevent bench bench-binary} "
 [[ "${SKIP_BENCH:-0}" == 1 ]] && STEPS="${STEPS/ bench-binary / }" && STEPS="${STEPS/ bench / }"
 step() { [[ "$STEPS" == *" $1 "* ]]; }
 
@@ -41,6 +41,12 @@ if step typed; then
 echo "== shape contracts: typed tensors, dims, dtype instances, in place"
 "$BEGEN" build tests/gpu/typed --out "$WORK/typed" --platform cuda --quiet
 "$PY" tests/gpu/check_typed.py "$WORK/typed"
+fi
+
+if step structs; then
+echo "== struct and array attributes: structs by value into CUDA kernels, half members, spans and vectors"
+"$BEGEN" build tests/gpu/structs --out "$WORK/structs" --platform cuda --quiet
+"$PY" tests/gpu/check_structs.py "$WORK/structs"
 fi
 
 if step algorithms; then

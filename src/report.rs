@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::diag::Diagnostic;
 use crate::driver::Run;
-use crate::model::Function;
+use crate::model::{Function, Token};
 use crate::source::SourceMap;
 
 /// The whole document.
@@ -68,6 +68,20 @@ pub struct FunctionEntry {
     /// A template kernel's instantiations, one FFI target each (absent otherwise).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub instances: Vec<InstanceEntry>,
+    /// The structs of its struct attributes, by name (absent when none).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub structs: BTreeMap<String, StructEntry>,
+}
+
+/// A struct of a struct attribute in the document.
+#[derive(Debug, Serialize)]
+pub struct StructEntry {
+    /// Where it is defined, relative to the scanned root.
+    pub file: String,
+    /// 1-based line of its name there.
+    pub line: usize,
+    /// Its data members in order, as `name:type` (`scale:float32`).
+    pub members: Vec<String>,
 }
 
 /// One instantiation of a template kernel in the document.
@@ -200,6 +214,21 @@ fn function_entry(f: &Function) -> FunctionEntry {
         target: f.target.clone(),
         consts: f.consts.iter().map(|k| (k.name.clone(), k.values.clone())).collect(),
         instances: f.instances.iter().map(|i| InstanceEntry { key: i.key.clone(), target: i.target.clone() }).collect(),
+        structs: f
+            .params
+            .iter()
+            .filter_map(|p| match &p.token {
+                Token::Record { ty, .. } => Some((
+                    ty.name.clone(),
+                    StructEntry {
+                        file: ty.file.clone(),
+                        line: ty.line,
+                        members: ty.members.iter().map(|m| format!("{}:{}", m.name, m.ty)).collect(),
+                    },
+                )),
+                _ => None,
+            })
+            .collect(),
     }
 }
 

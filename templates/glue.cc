@@ -18,6 +18,31 @@
 extern "C" __attribute__((visibility("default"))) const char* {{ g.api_symbol }}(void) {
   return BEGEN_STRINGIFY(XLA_FFI_API_MAJOR) "." BEGEN_STRINGIFY(XLA_FFI_API_MINOR);
 }
+{%- if !g.structs.is_empty() %}
+
+// The structs of struct attributes, as XLA decodes their dictionaries:
+// begen's copies, member by member; each trampoline builds the kernel's own
+// struct from the members.
+namespace {
+{%- for s in g.structs %}
+
+// {{ s.comment }}
+struct {{ s.mirror }} {
+{%- for m in s.members %}
+  {{ m }}
+{%- endfor %}
+};
+{%- endfor %}
+
+}  // namespace
+{%- for s in g.structs %}
+
+XLA_FFI_REGISTER_STRUCT_ATTR_DECODING({{ s.mirror }}
+{%- for d in s.decoded %},
+                                      {{ d }}
+{%- endfor %});
+{%- endfor %}
+{%- endif %}
 {%- for h in g.handlers %}
 
 // {{ h.function }} ({{ h.source }}): {{ h.arg_spec }}

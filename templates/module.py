@@ -315,6 +315,52 @@ def _begen_struct(value, leaves, size, where):
         out[offset : offset + len(raw)] = raw
     return _np.frombuffer(bytes(out), dtype=_np.uint8)
 {%- endif %}
+{%- if m.needs_record %}
+
+
+def _begen_record(value, members, where):
+    # A struct attribute of an annotated kernel: a dict with every member of
+    # the struct and nothing else, each converted like an attribute of its
+    # type; XLA decodes the dict into the struct.
+    if not isinstance(value, dict):
+        raise TypeError(f"{where} takes a dict of the struct's members, got {_begen_show(value)}")
+    names = [name for name, _, _ in members]
+    for key in value:
+        if key not in names:
+            raise TypeError(f"{where} has no member {_begen_text(key)}; its members are {', '.join(names)}")
+    out = {}
+    for name, ty, convert in members:
+        if name not in value:
+            raise TypeError(f"{where}: member '{name}' is missing (every member of the struct is required)")
+        out[name] = convert(value[name], f"{where}, member '{name}' ({ty})")
+    return out
+{%- endif %}
+{%- if m.needs_array %}
+
+
+def _begen_array(value, dtype, wire, convert, where):
+    # An array attribute: a list or tuple of numbers, each converted like an
+    # attribute of the element type, or a 1-D array of exactly that dtype.
+    # XLA gets a 1-D numpy array of `wire` (bools as bytes, 16-bit floats as
+    # their bits, complex numbers as [real, imag] pairs).
+    if isinstance(value, (list, tuple)):
+        parts = [convert(v, f"{where}, element {k}") for k, v in enumerate(value)]
+        return _np.array(parts, dtype=wire).reshape(-1)
+    if not (hasattr(value, "shape") and hasattr(value, "dtype")):
+        raise TypeError(f"{where} takes a list, a tuple or a 1-D array, got {_begen_show(value)}")
+    try:
+        array = _np.asarray(value)
+    except Exception as e:  # a tracer: attributes are static
+        raise TypeError(f"{where} takes an array known at trace time, got {_begen_show(value)}") from e
+    if array.ndim != 1:
+        raise ValueError(f"{where} takes a 1-D array, got shape {array.shape}")
+    if _begen_dtype(array) != dtype:
+        raise TypeError(f"{where} must be an array of {dtype}, got an array of {_begen_dtype(array)}")
+    array = _np.ascontiguousarray(array)
+    if dtype == "bool":
+        return array.astype(_np.uint8)
+    return array.view(wire).reshape(-1)
+{%- endif %}
 
 
 # Tensor contracts (typed tokens). Run at trace time only: under jit they

@@ -127,15 +127,19 @@ fn generated_cpp_has_no_warnings_under_werror() {
     let Some(python) = support::python_with_jax() else {
         return;
     };
-    let (root, _, out_s) = dirs("tests/e2e/cpu", "werror");
-    // cc adds -Wall -Wextra by itself and reads CXXFLAGS.
-    let built = begen(
-        &python,
-        &["build", &root, "--out", &out_s, "--platform", "cpu"],
-        &[("CXXFLAGS", "-Wall -Wextra -Werror")],
-    );
-    assert!(built.status.success(), "{}", stderr(&built));
-    assert!(!stderr(&built).contains("warning"), "{}", stderr(&built));
+    // The plain kernels, and the struct and array attributes (XLA's struct
+    // decoding in the glue, aggregate initialisation in the trampolines).
+    for (tree, scratch_name) in [("tests/e2e/cpu", "werror"), ("tests/e2e/structs", "werror_structs")] {
+        let (root, _, out_s) = dirs(tree, scratch_name);
+        // cc adds -Wall -Wextra by itself and reads CXXFLAGS.
+        let built = begen(
+            &python,
+            &["build", &root, "--out", &out_s, "--platform", "cpu"],
+            &[("CXXFLAGS", "-Wall -Wextra -Werror")],
+        );
+        assert!(built.status.success(), "{tree}: {}", stderr(&built));
+        assert!(!stderr(&built).contains("warning"), "{tree}: {}", stderr(&built));
+    }
 }
 
 #[test]
@@ -178,6 +182,45 @@ fn cuda_library_compiles_and_exports_every_handler() {
     assert!(!exported.iter().any(|s| s.starts_with("cuda")), "cudart symbols leaked: {exported:?}");
     let manifest = std::fs::read_to_string(out.join("e2e_cuda.yaml")).unwrap();
     assert!(manifest.contains("cuda"), "{manifest}");
+}
+
+/// The struct and array attributes of tests/gpu/structs (structs by value
+/// into CUDA kernels, `__half` members, `BE::Span`, `std::vector` and
+/// `xla::ffi::Span<const __half>`, a template per dtype): the wrappers
+/// compile with nvcc and the glue with g++, warnings as errors, and every
+/// handler is exported. tests/gpu/check_structs.py runs them on a GPU.
+#[test]
+fn cuda_struct_and_array_attributes_compile_without_warnings() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let Some(nvcc) = support::nvcc(&python) else {
+        return;
+    };
+    let (root, out, out_s) = dirs("tests/gpu/structs", "cuda_structs");
+    let nvcc_s = nvcc.display().to_string();
+    let built = begen_ok(
+        &python,
+        &["build", &root, "--out", &out_s, "--platform", "cuda", "--arch", "sm_90"],
+        &[("NVCC", &nvcc_s), ("CXXFLAGS", "-Wall -Wextra -Werror")],
+    );
+    let log = stderr(&built);
+    assert!(!log.contains("warning"), "{log}");
+    let exported = support::exported_symbols(&out.join("libgpu_structs.so"));
+    for f in [
+        "gpu_affine",
+        "gpu_halves",
+        "gpu_poly",
+        "gpu_poly_vec",
+        "gpu_half_poly",
+        "gpu_scale__float32",
+        "gpu_scale__float16",
+    ] {
+        let symbol = format!("begen_gpu_structs_{f}");
+        assert!(exported.contains(&symbol), "{symbol} missing from {exported:?}");
+    }
+    let module = std::fs::read_to_string(out.join("gpu_structs.py")).unwrap();
+    assert!(module.contains("def _begen_record(") && module.contains("def _begen_array("), "{module}");
 }
 
 #[test]

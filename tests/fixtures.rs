@@ -114,6 +114,8 @@ cases!(
     typed,
     err_typed,
     err_macro_limits,
+    attrs,
+    err_attrs,
 );
 
 /// Every fixture folder with a `scan.json` has a test above.

@@ -31,6 +31,7 @@ headers!(
     "brainevent/dispatch.h",
     "brainevent/dtypes.h",
     "brainevent/ffi_compat.h",
+    "brainevent/span.h",
     "brainevent/tensor.h",
 );
 

@@ -203,8 +203,13 @@ pub(super) fn check_unsupported(
     let mut out = Vec::new();
     for (attr, values) in &opts.unsupported {
         let Some((_, ty)) = f.attrs().find(|(p, _)| p.name == *attr) else {
+            let other = f.attributes().find(|(p, _)| p.name == *attr);
             if let Some(span) = config_span(req, attr, line) {
-                diags.push(Diagnostic::error(span, msg::unsupported_not_an_attribute(&f.name, attr)));
+                let text = match other {
+                    Some((_, ty)) => msg::unsupported_not_scalar(&f.name, attr, &ty),
+                    None => msg::unsupported_not_an_attribute(&f.name, attr),
+                };
+                diags.push(Diagnostic::error(span, text));
             }
             continue;
         };
@@ -356,7 +361,12 @@ fn role(t: &Token) -> &'static str {
         Token::Arg(_) => "an input",
         Token::List(_) => "a list of inputs",
         Token::Ret(_) => "an output",
-        Token::Stream | Token::Attr { .. } | Token::Struct { .. } | Token::Dim { .. } => "not a tensor",
+        Token::Stream
+        | Token::Attr { .. }
+        | Token::Struct { .. }
+        | Token::Record { .. }
+        | Token::Array { .. }
+        | Token::Dim { .. } => "not a tensor",
     }
 }
 
@@ -391,8 +401,8 @@ fn compare_implementations(a: &Function, b: &Function) -> Vec<String> {
             out.push(differs("output", k, p, contracts(p), q, contracts(q)));
         }
     }
-    for (p, ty) in a.attrs() {
-        match b.attrs().find(|(q, _)| q.name == p.name) {
+    for (p, ty) in a.attributes() {
+        match b.attributes().find(|(q, _)| q.name == p.name) {
             None => out.push(format!("attribute '{}' of `{}` is missing from `{}`", p.name, a.name, b.name)),
             Some((_, other)) if other != ty => {
                 out.push(format!("attribute '{}' is {ty} in `{}` but {other} in `{}`", p.name, a.name, b.name))
@@ -400,8 +410,8 @@ fn compare_implementations(a: &Function, b: &Function) -> Vec<String> {
             Some(_) => {}
         }
     }
-    for (q, _) in b.attrs() {
-        if !a.attrs().any(|(p, _)| p.name == q.name) {
+    for (q, _) in b.attributes() {
+        if !a.attributes().any(|(p, _)| p.name == q.name) {
             out.push(format!("attribute '{}' of `{}` is missing from `{}`", q.name, b.name, a.name));
         }
     }
@@ -487,8 +497,8 @@ fn compare_vjp(fwd: &Function, bwd: &Function) -> Result<Vec<String>, String> {
     for (k, p) in fi.iter().enumerate() {
         agree(format!("the cotangent of input {k}"), p, bo[k], &mut out);
     }
-    for (q, ty) in bwd.attrs() {
-        match fwd.attrs().find(|(p, _)| p.name == q.name) {
+    for (q, ty) in bwd.attributes() {
+        match fwd.attributes().find(|(p, _)| p.name == q.name) {
             None => out.push(mismatch(format!(
                 "its attribute '{}' is not an attribute of '{}' (attributes are passed by name)",
                 q.name, fwd.name

@@ -18,7 +18,7 @@ use crate::binary::fatbin::Fatbin;
 use crate::binary::layout::{CType, Member, ParamLayout, StructDef, StructId, Structs};
 use crate::binary::manifest::{Expr, ExprConfig, KernelConfig, parse_expr};
 use crate::binary::ptx::{self, PtxEntry};
-use crate::diag::{Diagnostic, Severity, binary_messages as bm};
+use crate::diag::{Diagnostic, Severity, binary_messages as bm, messages as msg};
 use crate::model::binary::{
     ArgValue, ArrayRules, AxisRules, BinaryArg, BinaryCall, BinaryImage, StructLeaf, StructType,
 };
@@ -137,6 +137,7 @@ pub(super) fn declare(req: &Request, diags: &mut Vec<Diagnostic>) -> (Vec<Declar
                 platform: Platform::Cuda,
                 callee: Callee::Binary { kernel: out.kernels.len() },
                 enclosing: None,
+                structs: Vec::new(),
             });
             out.kernels.push(BinaryKernel {
                 image,
@@ -391,6 +392,11 @@ pub(super) fn check_kernel(
                 let output = matches!(t, SpecToken::Ret(_) | SpecToken::InOut(_));
                 diags.push(Diagnostic::error(s.span, bm::list_role(&s.text, output)));
             }
+            // Not a struct of `structs:`.
+            Some(SpecToken::Struct { ty, .. }) => {
+                diags.push(Diagnostic::error(s.span, msg::bad_attr_type(&s.text, ty)).hint(msg::hint_attr_types()))
+            }
+            Some(SpecToken::Array { .. }) => diags.push(Diagnostic::error(s.span, bm::ARRAY_IN_BINARY)),
             _ => {}
         }
         if s.list && kernel.convention == Convention::C {
@@ -610,7 +616,7 @@ fn tensor_name(token: &SpecToken, k: usize) -> String {
 }
 
 fn param(name: String, token: Token) -> Param {
-    Param { py_name: String::new(), name, token, half_repr: None, pointer: None, line: 0 }
+    Param { py_name: String::new(), name, token, half_repr: None, pointer: None, array: None, line: 0 }
 }
 
 fn tensor_token(t: &SpecToken, contract: Option<TensorType>) -> Token {
@@ -732,6 +738,8 @@ fn resolve_c(k: usize, s: &Slot, structs: &Structs) -> Result<(Param, CType, Arg
             Ok((param(name.clone(), Token::Dim { name: name.clone(), ty }), CType::Prim(ty), ArgValue::Scalar(ty)))
         }
         SpecToken::Stream | SpecToken::Const { .. } => Err(bm::STREAM_IN_BINARY.to_string()),
+        // Refused in `check_kernel`.
+        SpecToken::Struct { .. } | SpecToken::Array { .. } => Err(bm::ARRAY_IN_BINARY.to_string()),
     }
 }
 

@@ -1,6 +1,7 @@
 //! One declared function: its arg_spec from inline or begen.yaml tokens,
 //! cross-checked against the signature, or inferred from it.
 
+use super::attrs::{self, Explicit};
 use super::contract;
 use super::infer::{self, Role};
 use super::tokens::{self, SpecToken, TokenError};
@@ -26,6 +27,11 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<model::Fu
         return (None, diags);
     }
     let all_tokens = c.tokens.as_ref().map(|t| check_tokens(&c.name, t, &mut diags));
+    for (t, span) in all_tokens.iter().flatten() {
+        if let SpecToken::Struct { name, ty } = t {
+            attrs::check_struct_known(c, name, ty, *span, map, &mut diags);
+        }
+    }
     // `const.` tokens describe the template, the others its parameters.
     let mut consts_raw = Vec::new();
     let tokens = all_tokens.map(|all| {
@@ -125,6 +131,9 @@ pub(super) fn check_tokens(func: &str, raw: &[(String, Span)], diags: &mut Vec<D
             Err(TokenError::BadAttrType(ty)) => {
                 diags.push(Diagnostic::error(loc, msg::bad_attr_type(text, &ty)).hint(msg::hint_attr_types()))
             }
+            Err(TokenError::BadArrayType(ty)) => {
+                diags.push(Diagnostic::error(loc, msg::bad_array_type(text, &ty)).hint(msg::hint_attr_types()))
+            }
             Err(TokenError::BadDtype(word)) => {
                 diags.push(Diagnostic::error(loc, msg::bad_dtype(text, &word)).hint(msg::hint_dtypes()))
             }
@@ -207,7 +216,7 @@ fn declared(p: &DeclParam) -> String {
 }
 
 fn param(name: String, token: Token, half_repr: Option<HalfRepr>, span: Span, map: &SourceMap) -> Param {
-    Param { name, py_name: String::new(), token, half_repr, pointer: None, line: map.position(span).0 }
+    Param { name, py_name: String::new(), token, half_repr, pointer: None, array: None, line: map.position(span).0 }
 }
 
 /// Auto-detection: every parameter's role from its declaration.
@@ -216,6 +225,18 @@ fn infer_all(c: &Declared, sig: &Signature, map: &SourceMap, diags: &mut Vec<Dia
     for (i, p) in sig.params.iter().enumerate() {
         let loc = p.span;
         let name = param_name(p, i);
+        match attrs::infer_param(c, p, &name, map, diags) {
+            Ok(None) => {}
+            Ok(Some(_)) if p.name.is_none() => {
+                diags.push(Diagnostic::error(loc, msg::unnamed_param(&c.name, i + 1)));
+                continue;
+            }
+            Ok(Some(param)) => {
+                params.push(param);
+                continue;
+            }
+            Err(()) => continue,
+        }
         let token = match infer::role(p) {
             Role::Tensor { is_const: true } => Token::Arg(None),
             Role::Tensor { is_const: false } => Token::Ret(None),
@@ -287,6 +308,13 @@ fn check_against_signature(
     let mut params = Vec::new();
     for (i, ((tok, tok_loc), p)) in tokens.iter().zip(&sig.params).enumerate() {
         let name = param_name(p, i);
+        match attrs::resolve_explicit(c, tok, *tok_loc, p, &name, map, diags) {
+            Explicit::Done(param) => {
+                params.extend(param.map(|p| *p));
+                continue;
+            }
+            Explicit::NotMine => {}
+        }
         if let Some((token, half_repr, pointer)) = resolve_param(c, tok, *tok_loc, p, &name, diags) {
             let mut param = param(name, token, half_repr, p.span, map);
             param.pointer = pointer;
@@ -453,6 +481,8 @@ fn shown(t: &SpecToken) -> String {
         SpecToken::Stream => "stream".into(),
         SpecToken::Attr { name, ty: Some(ty) } => format!("attr.{name}:{ty}"),
         SpecToken::Attr { name, ty: None } => format!("attr.{name}"),
+        SpecToken::Struct { name, ty } => format!("attr.{name}:{ty}"),
+        SpecToken::Array { name, ty } => format!("attr.{name}:{ty}[]"),
         SpecToken::Dim { name, ty: Some(ty) } => format!("dim.{name}:{ty}"),
         SpecToken::Dim { name, ty: None } => format!("dim.{name}"),
         SpecToken::Const { name, values } => format!("const.{name}={}", values.join(",")),
@@ -504,6 +534,14 @@ fn check_tokens_alone(
                 );
                 continue;
             }
+            SpecToken::Struct { name, ty } => {
+                params.extend(attrs::struct_alone(c, name, ty, *loc, map, diags));
+                continue;
+            }
+            SpecToken::Array { name, ty } => {
+                diags.push(Diagnostic::error(*loc, msg::array_without_signature(&c.name, name, ty.as_str())));
+                continue;
+            }
         };
         params.push(param(name, token, half, *loc, map));
     }
@@ -522,7 +560,7 @@ fn check_roles(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
     }
     let mut seen: Vec<&str> = Vec::new();
     for p in params {
-        if let Token::Attr { name, .. } = &p.token {
+        if let Token::Attr { name, .. } | Token::Record { name, .. } | Token::Array { name, .. } = &p.token {
             if seen.contains(&name.as_str()) {
                 diags.push(Diagnostic::error(c.name_span, msg::duplicate_attr(&c.name, name)));
             }
@@ -535,7 +573,7 @@ fn check_roles(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
     let rank = |t: &Token| match t {
         Token::Arg(_) | Token::InOut(_) | Token::List(_) => 0,
         Token::Ret(_) => 1,
-        Token::Attr { .. } | Token::Dim { .. } | Token::Struct { .. } => 2,
+        Token::Attr { .. } | Token::Dim { .. } | Token::Struct { .. } | Token::Record { .. } | Token::Array { .. } => 2,
         Token::Stream => 3,
     };
     if params.windows(2).any(|w| rank(&w[0].token) > rank(&w[1].token)) {

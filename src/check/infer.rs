@@ -4,25 +4,57 @@
 use crate::model::decl::{DeclParam, Indirection};
 use crate::model::{AttrType, HalfRepr};
 
+/// The arg_spec system's attribute type table: every C++ spelling that
+/// infers a type. Exactly these spellings; anything else is not
+/// auto-inferred.
+const SCALAR_TYPES: &[(&str, AttrType)] = &[
+    ("bool", AttrType::Bool),
+    ("int8_t", AttrType::Int8),
+    ("char", AttrType::Int8),
+    ("uint8_t", AttrType::UInt8),
+    ("unsigned char", AttrType::UInt8),
+    ("int16_t", AttrType::Int16),
+    ("short", AttrType::Int16),
+    ("uint16_t", AttrType::UInt16),
+    ("unsigned short", AttrType::UInt16),
+    ("int32_t", AttrType::Int32),
+    ("int", AttrType::Int32),
+    ("uint32_t", AttrType::UInt32),
+    ("unsigned int", AttrType::UInt32),
+    ("int64_t", AttrType::Int64),
+    ("long long", AttrType::Int64),
+    ("uint64_t", AttrType::UInt64),
+    ("unsigned long long", AttrType::UInt64),
+    ("float", AttrType::Float32),
+    ("double", AttrType::Float64),
+    ("std::complex<float>", AttrType::Complex64),
+    ("std::complex<double>", AttrType::Complex128),
+];
+
+/// CUDA's 16-bit float types, which hold float16/bfloat16 values (never
+/// inferred for a scalar parameter, whose arg_spec type is the bits).
+const HALF_TYPES: &[(&str, AttrType, HalfRepr)] = &[
+    ("__half", AttrType::Float16, HalfRepr::CudaHalf),
+    ("half", AttrType::Float16, HalfRepr::CudaHalf),
+    ("__nv_bfloat16", AttrType::BFloat16, HalfRepr::CudaBFloat16),
+    ("nv_bfloat16", AttrType::BFloat16, HalfRepr::CudaBFloat16),
+];
+
 /// The arg_spec system's attribute type table, leading `const` already
 /// stripped. Exactly these spellings; anything else is not auto-inferred.
 pub fn scalar_type(cpp: &str) -> Option<AttrType> {
-    Some(match cpp {
-        "bool" => AttrType::Bool,
-        "int8_t" | "char" => AttrType::Int8,
-        "uint8_t" | "unsigned char" => AttrType::UInt8,
-        "int16_t" | "short" => AttrType::Int16,
-        "uint16_t" | "unsigned short" => AttrType::UInt16,
-        "int32_t" | "int" => AttrType::Int32,
-        "uint32_t" | "unsigned int" => AttrType::UInt32,
-        "int64_t" | "long long" => AttrType::Int64,
-        "uint64_t" | "unsigned long long" => AttrType::UInt64,
-        "float" => AttrType::Float32,
-        "double" => AttrType::Float64,
-        "std::complex<float>" => AttrType::Complex64,
-        "std::complex<double>" => AttrType::Complex128,
-        _ => return None,
-    })
+    SCALAR_TYPES.iter().find(|(s, _)| *s == cpp).map(|(_, t)| *t)
+}
+
+/// A member or element type: one of the table's spellings or CUDA's
+/// 16-bit floats, as a `'static` spelling (safe to write into generated
+/// C++), with its type and, for a CUDA type, its representation.
+pub fn element_type(cpp: &str) -> Option<(&'static str, AttrType, Option<HalfRepr>)> {
+    SCALAR_TYPES
+        .iter()
+        .find(|(s, _)| *s == cpp)
+        .map(|(s, t)| (*s, *t, None))
+        .or_else(|| HALF_TYPES.iter().find(|(s, _, _)| *s == cpp).map(|(s, t, r)| (*s, *t, Some(*r))))
 }
 
 /// Whether `ty` names brainevent's tensor view.

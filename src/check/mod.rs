@@ -12,6 +12,7 @@
 //! symbols, include paths.
 
 mod algorithms;
+mod attrs;
 mod binaries;
 mod contract;
 mod function;

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::Request;
 use super::modules::Modules;
 use crate::diag::{Diagnostic, messages as msg};
-use crate::model::{Function, Instance, Module, PY_RESERVED, Token, is_py_keyword};
+use crate::model::{Function, Instance, Module, PY_RESERVED, RecordMember, Token, is_py_keyword};
 
 /// Fills in each function's target, symbols and Python names, and returns
 /// the modules (sorted by name) with their functions' indices.
@@ -46,6 +46,7 @@ pub(super) fn name_all(
         by_module.entry(f.module.clone()).or_default().push(k);
     }
     check_symbols(req, functions, diags);
+    name_structs(functions);
     let mut module_names = BTreeSet::new();
     by_module
         .into_iter()
@@ -118,15 +119,48 @@ fn instances(f: &Function) -> Vec<Instance> {
         .collect()
 }
 
+/// Names begen's copy of each struct of a struct attribute in the glue:
+/// `begen_struct_<name>`, numbered from `_2` where structs of one name
+/// but different members meet in one library (in function order).
+fn name_structs(functions: &mut [Function]) {
+    // By (name, members): the same struct everywhere gets one copy.
+    let mut named: HashMap<(String, Vec<RecordMember>), String> = HashMap::new();
+    let mut taken: BTreeSet<String> = BTreeSet::new();
+    for f in functions.iter_mut().filter(|f| f.binary.is_none()) {
+        for p in &mut f.params {
+            let Token::Record { ty, .. } = &mut p.token else { continue };
+            let key = (ty.name.clone(), ty.members.clone());
+            if let Some(mirror) = named.get(&key) {
+                ty.mirror = mirror.clone();
+                continue;
+            }
+            let base = format!("begen_struct_{}", ty.name);
+            let mut mirror = base.clone();
+            let mut k = 1;
+            while taken.contains(&mirror) {
+                k += 1;
+                mirror = format!("{base}_{k}");
+            }
+            taken.insert(mirror.clone());
+            ty.mirror = mirror.clone();
+            named.insert(key, mirror);
+        }
+    }
+}
+
 /// The Python parameter names of a function's inputs, attributes and
 /// constants: like [`py_name`], and never `out` (the output structs' keyword).
 fn name_params(f: &mut Function) {
     let mut taken = BTreeSet::from(["out".to_string()]);
     for p in &mut f.params {
         p.py_name = match p.token {
-            Token::Arg(_) | Token::InOut(_) | Token::List(_) | Token::Attr { .. } | Token::Struct { .. } => {
-                py_name(&p.name, &mut taken)
-            }
+            Token::Arg(_)
+            | Token::InOut(_)
+            | Token::List(_)
+            | Token::Attr { .. }
+            | Token::Struct { .. }
+            | Token::Record { .. }
+            | Token::Array { .. } => py_name(&p.name, &mut taken),
             Token::Ret(_) | Token::Stream | Token::Dim { .. } => String::new(),
         };
     }

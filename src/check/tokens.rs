@@ -2,7 +2,9 @@
 //! `attr.<name>[:<type>]`, and the kernix aliases (`args`, `rets`,
 //! `ctx.stream`, `attrs.<name>`), normalised on the way in; and the typed
 //! forms of seed 002: `arg:<dtype>[<dims>]`, `ret:...`, `inout[:...]`,
-//! `dim.<name>[:<type>]` and `const.<NAME>=<v1>,<v2>,...`.
+//! `dim.<name>[:<type>]` and `const.<NAME>=<v1>,<v2>,...`; and the
+//! attributes of issue 10: `attr.<name>:<Struct>` (a struct defined in the
+//! sources) and `attr.<name>:<dtype>[]` (a 1-D array).
 
 use crate::model::{AttrType, ElementType, Extent, TensorType, is_identifier};
 
@@ -20,6 +22,17 @@ pub enum SpecToken {
     Attr {
         name: String,
         ty: Option<AttrType>,
+    },
+    /// `attr.<name>:<Struct>`: a type that is an identifier but none of the
+    /// 15 names a struct (found, or not, in the sources by `check`).
+    Struct {
+        name: String,
+        ty: String,
+    },
+    /// `attr.<name>:<dtype>[]`: a 1-D array attribute.
+    Array {
+        name: String,
+        ty: AttrType,
     },
     /// `dim.<name>`; `ty` as for attrs.
     Dim {
@@ -47,8 +60,11 @@ pub enum TokenError {
     Unknown,
     /// `attr.` followed by something that is not a C++ identifier.
     BadAttrName(String),
-    /// `attr.x:t` with `t` outside the 15 types.
+    /// `attr.x:t` with `t` neither one of the 15 types, `<type>[]` nor an
+    /// identifier (a struct's name).
     BadAttrType(String),
+    /// `attr.x:t[...]` that is not `<type>[]`.
+    BadArrayType(String),
     /// `arg:<x>` where `<x>` is neither a dtype nor a template parameter name.
     BadDtype(String),
     /// A shape that does not read as `[<dim>, ...]`: the text, and why.
@@ -107,11 +123,21 @@ pub fn parse_token(raw: &str) -> Result<SpecToken, TokenError> {
     if !is_identifier(name) {
         return Err(TokenError::BadAttrName(name.to_string()));
     }
-    let ty = match ty {
-        None => None,
-        Some(t) => Some(AttrType::parse(t).ok_or_else(|| TokenError::BadAttrType(t.to_string()))?),
-    };
-    Ok(SpecToken::Attr { name: name.to_string(), ty })
+    let name = name.to_string();
+    let Some(t) = ty else { return Ok(SpecToken::Attr { name, ty: None }) };
+    if let Some(ty) = AttrType::parse(t) {
+        return Ok(SpecToken::Attr { name, ty: Some(ty) });
+    }
+    if let Some(k) = t.find('[') {
+        return match (AttrType::parse(&t[..k]), &t[k..]) {
+            (Some(ty), "[]") => Ok(SpecToken::Array { name, ty }),
+            _ => Err(TokenError::BadArrayType(t.to_string())),
+        };
+    }
+    if is_identifier(t) {
+        return Ok(SpecToken::Struct { name, ty: t.to_string() });
+    }
+    Err(TokenError::BadAttrType(t.to_string()))
 }
 
 fn split_type(s: &str) -> (&str, Option<&str>) {
@@ -213,8 +239,12 @@ mod tests {
         assert_eq!(parse_token("rets"), Ok(SpecToken::Ret(None)));
         assert_eq!(parse_token("input"), Err(TokenError::Unknown));
         assert_eq!(parse_token("attr.1x"), Err(TokenError::BadAttrName("1x".into())));
-        assert_eq!(parse_token("attr.x:float8"), Err(TokenError::BadAttrType("float8".into())));
+        assert_eq!(parse_token("attr.x:float8"), Ok(SpecToken::Struct { name: "x".into(), ty: "float8".into() }));
         assert_eq!(parse_token("attr.x:"), Err(TokenError::BadAttrType(String::new())));
+        assert_eq!(parse_token("attr.x:f-8"), Err(TokenError::BadAttrType("f-8".into())));
+        assert_eq!(parse_token("attr.w:float32[]"), Ok(SpecToken::Array { name: "w".into(), ty: AttrType::Float32 }));
+        assert_eq!(parse_token("attr.w:float32[n]"), Err(TokenError::BadArrayType("float32[n]".into())));
+        assert_eq!(parse_token("attr.w:Affine[]"), Err(TokenError::BadArrayType("Affine[]".into())));
         for t in AttrType::ALL {
             let tok = format!("attr.v:{t}");
             assert_eq!(parse_token(&tok), Ok(SpecToken::Attr { name: "v".into(), ty: Some(t) }));

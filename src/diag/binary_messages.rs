@@ -48,6 +48,9 @@ pub const STREAM_IN_BINARY: &str = "a binary kernel takes no `stream` token: beg
 pub const CONST_IN_BINARY: &str =
     "`const.` tokens instantiate C++ templates; a binary kernel is compiled already (export one per value)";
 
+pub const ARRAY_IN_BINARY: &str = "array attributes (`attr.<name>:<type>[]`) are bound for annotated C++ kernels only: \
+     a binary kernel takes scalars, structs of `structs:` and tensors";
+
 pub fn symbol_missing(symbol: &str, file: &str) -> String {
     format!("`{file}` has no kernel `{symbol}`")
 }

@@ -64,7 +64,8 @@ pub fn unknown_token(token: &str) -> String {
     format!("unknown arg_spec token `{token}`")
 }
 
-pub const HINT_TOKENS: &str = "tokens are `arg`, `ret`, `stream`, `attr.<name>[:<type>]`, typed tensors \
+pub const HINT_TOKENS: &str = "tokens are `arg`, `ret`, `stream`, `attr.<name>[:<type>]` (a type, a struct's name or \
+     `<type>[]`), typed tensors \
      `arg:<dtype>[<dims>]`, `ret:...`, `inout[:...]`, `dim.<name>` and `const.<NAME>=<values>` \
      (kernix aliases `args`, `rets`, `ctx.stream`, `attrs.<name>` are accepted)";
 
@@ -253,6 +254,148 @@ pub const LABEL_DECLARED_HERE: &str = "declared here";
 
 pub fn bare_attr_without_signature(func: &str, name: &str) -> String {
     format!("cannot infer the type of `attr.{name}`: the signature of '{func}' is not available")
+}
+
+// ---- struct and array attributes ----
+
+pub fn bad_array_type(token: &str, ty: &str) -> String {
+    format!("`{ty}` in `{token}` is not an array attribute type: an array attribute is 1-D, written `<type>[]`")
+}
+
+pub fn unknown_struct(func: &str, attr: &str, ty: &str, file: &str) -> String {
+    format!(
+        "`{ty}`, the type of attribute '{attr}' of '{func}', is neither an attribute type nor a struct defined at \
+         file scope in `{file}` or a local header it includes"
+    )
+}
+
+pub fn hint_unknown_struct() -> String {
+    format!(
+        "{}; a struct attribute names a struct of scalar members defined in the source or a local header \
+         (`struct Affine {{ float scale; float shift; }};`)",
+        hint_attr_types()
+    )
+}
+
+pub fn label_struct_used(func: &str, attr: &str) -> String {
+    format!("attribute '{attr}' of '{func}' has this type")
+}
+
+pub fn struct_problem(name: &str, problem: crate::model::decl::StructProblem) -> String {
+    use crate::model::decl::StructProblem as P;
+    match problem {
+        P::Template => format!("struct '{name}' is a class template: a struct attribute takes a plain struct"),
+        P::BaseClass => {
+            format!("struct '{name}' has a base class: a struct attribute's members must all be its own")
+        }
+        P::Syntax => format!("begen cannot read the definition of struct '{name}' here"),
+        P::Conditional => {
+            format!("members of struct '{name}' are inside `#if`/`#ifdef`: begen cannot tell which are compiled")
+        }
+        P::Anonymous => format!(
+            "struct '{name}' has an anonymous struct or union member: a struct attribute's members are named scalars"
+        ),
+    }
+}
+
+pub fn struct_empty(name: &str) -> String {
+    format!("struct '{name}' has no data members: a struct attribute needs at least one")
+}
+
+pub fn member_type(name: &str, member: &str, ty: &str) -> String {
+    format!("member '{member}' of struct '{name}' has type `{ty}`, which is not a scalar attribute type")
+}
+
+pub const HINT_MEMBER_TYPES: &str = "the members of a struct attribute are scalars: `bool`, `int8_t` ... `int64_t`, \
+     `uint8_t` ... `uint64_t`, `float`, `double` (or the C spellings `int`, `unsigned char`, ...), `__half` or \
+     `__nv_bfloat16`";
+
+pub fn member_nested(name: &str, member: &str, ty: &str) -> String {
+    format!("member '{member}' of struct '{name}' is a struct (`{ty}`): nested structs are not bound as attributes")
+}
+
+pub fn hint_member_nested(name: &str) -> String {
+    format!("put the nested struct's members into '{name}' itself, or pass it as an attribute of its own")
+}
+
+pub fn member_indirect(name: &str, member: &str, declared: &str) -> String {
+    format!(
+        "member '{member}' of struct '{name}' is a pointer, reference or array (`{declared}`): the members of a \
+         struct attribute are scalars"
+    )
+}
+
+pub const HINT_MEMBER_ARRAY: &str = "pass an array as an attribute of its own (`attr.w:float32[]`, taken as \
+     `BE::Span<const float>`), and data as a tensor";
+
+pub fn member_bitfield(name: &str, member: &str) -> String {
+    format!("member '{member}' of struct '{name}' is a bit-field: XLA decodes whole scalars only")
+}
+
+pub fn member_complex(name: &str, member: &str, ty: &str) -> String {
+    format!("member '{member}' of struct '{name}' is complex (`{ty}`): XLA has no complex scalar attributes")
+}
+
+pub const HINT_MEMBER_COMPLEX: &str =
+    "split it into a real and an imaginary member, or pass it as an attribute of its own (`attr.c:complex64`)";
+
+pub fn member_access(name: &str, member: &str, access: &str) -> String {
+    format!(
+        "member '{member}' of struct '{name}' is {access}: begen builds the struct from its members (aggregate \
+         initialisation), so every member must be public"
+    )
+}
+
+pub fn member_name(name: &str, member: &str) -> String {
+    format!("member '{member}' of struct '{name}' is not an ASCII identifier, so it cannot be a dictionary key")
+}
+
+pub fn struct_by_mutable_reference(func: &str, param: &str, declared: &str) -> String {
+    format!("parameter '{param}' of '{func}' takes `{declared}` by non-const reference: an attribute is read-only")
+}
+
+pub fn hint_struct_by_value(ty: &str) -> String {
+    format!("take it by value (`{ty}`) or by const reference (`const {ty}&`)")
+}
+
+pub fn array_mutable(func: &str, param: &str, declared: &str) -> String {
+    format!("parameter '{param}' of '{func}' is `{declared}`: an array attribute is read-only")
+}
+
+pub fn hint_array_const(span: &str, element: &str) -> String {
+    format!("take `{span}<const {element}>`")
+}
+
+pub fn array_element(func: &str, param: &str, declared: &str, element: &str) -> String {
+    format!("parameter '{param}' of '{func}' is `{declared}`: `{element}` is not an attribute element type")
+}
+
+pub const HINT_ARRAY_ELEMENTS: &str = "an array attribute's elements are `bool`, `int8_t` ... `int64_t`, `uint8_t` \
+     ... `uint64_t`, `float`, `double`, `std::complex<float>`, `std::complex<double>`, `__half` or \
+     `__nv_bfloat16` (or the C spellings `int`, `unsigned char`, ...)";
+
+pub fn array_indirect(func: &str, param: &str, declared: &str) -> String {
+    format!(
+        "parameter '{param}' of '{func}' takes an array attribute by pointer or non-const reference (`{declared}`): \
+         an attribute is read-only"
+    )
+}
+
+pub const HINT_ARRAY_BY_VALUE: &str = "take a span by value (`BE::Span<const float> w`) or a vector by const \
+     reference (`const std::vector<float>& w`)";
+
+pub fn array_unqualified(func: &str, param: &str, declared: &str) -> String {
+    format!("parameter '{param}' of '{func}' is `{declared}`: begen cannot tell which `Span` that is")
+}
+
+pub const HINT_ARRAY_SPANS: &str = "write the namespace: `BE::Span<const T>` (begen's `brainevent/common.h`) or \
+     `xla::ffi::Span<const T>` (XLA's `xla/ffi/api/ffi.h`)";
+
+pub fn array_without_signature(func: &str, name: &str, ty: &str) -> String {
+    format!(
+        "`attr.{name}:{ty}[]` needs the signature of '{func}': the kernel may take the array as a span or a \
+         vector, and begen cannot see which"
+    )
 }
 
 // ---- typed tensors, dimensions, constants ----
@@ -603,6 +746,10 @@ pub fn vjp_mismatch(function: &str, vjp: &str, difference: &str) -> String {
 
 pub fn unsupported_not_an_attribute(function: &str, attr: &str) -> String {
     format!("`unsupported:` of '{function}' names `{attr}`, which is not one of its attributes")
+}
+
+pub fn unsupported_not_scalar(function: &str, attr: &str, ty: &str) -> String {
+    format!("`unsupported:` of '{function}' names `{attr}`, a `{ty}` attribute: only scalar attributes list values")
 }
 
 pub fn bad_unsupported_value(function: &str, attr: &str, ty: AttrType, value: &str) -> String {

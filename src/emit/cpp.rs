@@ -22,8 +22,8 @@
 use std::collections::BTreeSet;
 
 use crate::model::{
-    AttrType, ConstKind, ElementType, Extent, Function, HalfRepr, Instance, Library, Param, Platform, Pointer,
-    TensorType, Token,
+    ArrayBinding, AttrType, ConstKind, Container, ElementType, Extent, Function, HalfRepr, Instance, Library, Param,
+    Platform, Pointer, RecordType, TensorType, Token,
 };
 
 use super::names::comment_text;
@@ -76,7 +76,39 @@ pub struct GlueView {
     /// glue was compiled against (`"0.3"`), read by the Python module's
     /// version gate: [`ffi_api_symbol`].
     pub api_symbol: String,
+    /// begen's copies of the structs of struct attributes, each once.
+    pub structs: Vec<StructView>,
     pub handlers: Vec<HandlerView>,
+}
+
+/// The glue's copy of a kernel's struct: what XLA decodes a struct
+/// attribute's dictionary into, member by member. It lives in an anonymous
+/// namespace, so the decoding XLA's macro registers for it is the glue's
+/// own, never another library's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructView {
+    /// Its name in the glue, e.g. `begen_struct_Affine`.
+    pub mirror: String,
+    /// The kernel's struct and where it is defined (safe for a comment).
+    pub comment: String,
+    /// `int32_t tag;`, ...
+    pub members: Vec<String>,
+    /// The arguments of `XLA_FFI_REGISTER_STRUCT_ATTR_DECODING` after the
+    /// type: `xla::ffi::StructMember<int32_t>("tag")`, ...
+    pub decoded: Vec<String>,
+}
+
+/// The glue's copy of `ty`.
+pub fn struct_view(ty: &RecordType) -> StructView {
+    let members = ty.members.iter().map(|m| format!("{} {};", m.ty.cpp_type(), m.name)).collect();
+    let decoded =
+        ty.members.iter().map(|m| format!("xla::ffi::StructMember<{}>(\"{}\")", m.ty.cpp_type(), m.name)).collect();
+    StructView {
+        mirror: ty.mirror.clone(),
+        comment: comment_text(&format!("struct {} ({}:{})", ty.name, ty.file, ty.line)),
+        members,
+        decoded,
+    }
 }
 
 /// The symbol of the library's `const char* (void)` that returns the XLA
@@ -164,6 +196,9 @@ pub struct ParamCpp {
     /// What the handler passes on: a tensor (the output buffer of an
     /// `inout`), an attribute's address, the stream.
     pub passed: Passed,
+    /// Handler statements after the checks, before the trampoline's arrays
+    /// are packed (what a struct or array attribute is passed as).
+    pub locals: Vec<String>,
     /// Trampoline statements before the call.
     pub prepare: Vec<String>,
     /// What the kernel receives, e.g. `t0_x`.
@@ -351,7 +386,13 @@ pub fn param_cpp(unit: &Unit, i: usize, slot: usize, p: &Param) -> ParamCpp {
                 }
                 Some(ptr) => pointer_arg(unit, i, slot, p, ptr, contract.as_ref()),
             };
-            ParamCpp { bindings, passed: Passed::Tensor(format!("begen::rt::tensor_arg({value})")), prepare, call_arg }
+            ParamCpp {
+                bindings,
+                passed: Passed::Tensor(format!("begen::rt::tensor_arg({value})")),
+                prepare,
+                call_arg,
+                ..Default::default()
+            }
         }
         Token::Dim { ty, .. } => ParamCpp {
             // The value is resolved in the handler (see `dim_statements`).
@@ -360,8 +401,119 @@ pub fn param_cpp(unit: &Unit, i: usize, slot: usize, p: &Param) -> ParamCpp {
             ..Default::default()
         },
         Token::Attr { ty, .. } => attr_cpp(function, i, slot, p, *ty),
-        // Only binary kernels take structs and lists; their handlers are `emit::binary`'s.
+        Token::Record { ty, .. } => record_cpp(i, slot, p, ty),
+        Token::Array { ty, .. } => array_cpp(function, i, slot, p, *ty),
+        // Only binary kernels take structs as bytes and lists; their handlers are `emit::binary`'s.
         Token::Struct { .. } | Token::List(_) => ParamCpp::default(),
+    }
+}
+
+/// A struct attribute: XLA decodes the dictionary into begen's copy of the
+/// struct (the glue's [`StructView`]); the handler passes the members'
+/// addresses, and the trampoline builds the kernel's struct from them by
+/// aggregate initialisation, each member cast to its declared type.
+fn record_cpp(i: usize, slot: usize, p: &Param, ty: &RecordType) -> ParamCpp {
+    let name = &p.name;
+    let raw = format!("p{i}_{name}");
+    let members = format!("m{i}_{name}");
+    let addresses: Vec<String> = ty.members.iter().map(|m| format!("&{raw}.{}", m.name)).collect();
+    let read = format!("s{i}_{name}");
+    let mut prepare = vec![format!("const void* const* {read} = static_cast<const void* const*>(begen_a[{slot}]);")];
+    let mut values = Vec::new();
+    for (k, m) in ty.members.iter().enumerate() {
+        let bits = format!("begen::tr::attr<{}>({read}[{k}])", m.ty.cpp_type());
+        let value = match m.half_repr {
+            Some(HalfRepr::CudaHalf) | Some(HalfRepr::CudaBFloat16) => {
+                let (raw_ty, cuda_ty) = if m.half_repr == Some(HalfRepr::CudaHalf) {
+                    ("__half_raw", "__half")
+                } else {
+                    ("__nv_bfloat16_raw", "__nv_bfloat16")
+                };
+                let r = format!("r{i}_{name}_{k}");
+                prepare.push(format!("{raw_ty} {r};"));
+                prepare.push(format!("{r}.x = {bits};"));
+                format!("{cuda_ty}({r})")
+            }
+            Some(HalfRepr::Bits) | None => bits,
+        };
+        values.push(format!("static_cast<decltype({}::{})>({value})", ty.name, m.name));
+    }
+    prepare.push(format!(
+        "static_assert(std::is_aggregate<{0}>::value, \"struct {0} must be an aggregate (no constructors, base \
+         classes or private members): begen builds it from its members\");",
+        ty.name
+    ));
+    let value = format!("v{i}_{name}");
+    prepare.push(format!("const {} {value}{{{}}};", ty.name, values.join(", ")));
+    ParamCpp {
+        bindings: attr_binding(format!(".Attr<{}>(\"{name}\")", ty.mirror), format!("{} {raw}", ty.mirror), vec![]),
+        passed: Passed::Attr(members.clone()),
+        locals: vec![format!("const void* const {members}[] = {{{}}};", addresses.join(", "))],
+        prepare,
+        call_arg: value,
+    }
+}
+
+/// The element type XLA decodes an array attribute of `ty` as (a bool as a
+/// byte, a 16-bit float as its bits, a complex number as two reals), and
+/// how many of them make one element.
+pub fn array_wire(ty: AttrType) -> (&'static str, usize) {
+    match ty {
+        AttrType::Bool => ("uint8_t", 1),
+        AttrType::Complex64 => ("float", 2),
+        AttrType::Complex128 => ("double", 2),
+        _ => (ty.cpp_type(), 1),
+    }
+}
+
+/// An array attribute: XLA decodes it as a `Span`; the handler passes its
+/// data and length (`begen::ArrayArg`), and the trampoline builds the
+/// kernel's container over (a span) or from (a vector) the elements, read
+/// as the element type the kernel declares (asserted to have the size).
+fn array_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> ParamCpp {
+    let name = &p.name;
+    let raw = format!("p{i}_{name}");
+    let (wire, per) = array_wire(ty);
+    let span = format!("xla::ffi::Span<const {wire}>");
+    let mut checks = Vec::new();
+    if per > 1 {
+        checks.push(format!(
+            "if ({raw}.size() % {per} != 0) return begen::rt::bad_complex_array(\"{function}\", \"{name}\", {raw}.size());"
+        ));
+    }
+    if ty == AttrType::Bool {
+        checks.push(format!(
+            "if (!begen::rt::all_bools({raw})) return begen::rt::bad_bool_array(\"{function}\", \"{name}\");"
+        ));
+    }
+    let arg = format!("a{i}_{name}");
+    // `check` gives every array attribute its binding.
+    let binding =
+        p.array.clone().unwrap_or(ArrayBinding { container: Container::Vector, element: ty.cpp_type().into() });
+    let element = &binding.element;
+    let read = format!("x{i}_{name}");
+    let data = format!("e{i}_{name}");
+    let value = format!("v{i}_{name}");
+    let size = format!("static_cast<size_t>({read}.size)");
+    let build = match binding.container {
+        Container::XlaSpan | Container::BeSpan => format!("const {} {value}({data}, {size});", binding.cpp_type()),
+        Container::Vector => format!("const {} {value}({data}, {data} + {size});", binding.cpp_type()),
+    };
+    ParamCpp {
+        bindings: attr_binding(format!(".Attr<{span}>(\"{name}\")"), format!("{span} {raw}"), checks),
+        passed: Passed::Attr(format!("&{arg}")),
+        locals: vec![format!("const begen::ArrayArg {arg} = begen::rt::array_arg({raw}, {per});")],
+        prepare: vec![
+            format!(
+                "static_assert(sizeof({element}) == {}, \"{function}: attribute '{name}' holds {ty} elements of {} bytes\");",
+                ty.byte_width(),
+                ty.byte_width()
+            ),
+            format!("const begen::ArrayArg& {read} = *static_cast<const begen::ArrayArg*>(begen_a[{slot}]);"),
+            format!("const {element}* {data} = static_cast<const {element}*>({read}.data);"),
+            build,
+        ],
+        call_arg: value,
     }
 }
 
@@ -421,6 +573,7 @@ fn attr_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> P
                     )],
                 ),
                 passed: Passed::Attr(format!("{raw}.begin()")),
+                locals: vec![],
                 prepare: vec![
                     format!("const {part}* {parts} = static_cast<const {part}*>(begen_a[{slot}]);"),
                     format!("const std::complex<{part}> {value}({parts}[0], {parts}[1]);"),
@@ -447,6 +600,7 @@ fn attr_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> P
                     ParamCpp {
                         bindings,
                         passed,
+                        locals: vec![],
                         prepare: vec![
                             format!("{raw_ty} {r};"),
                             format!("{r}.x = {bits};"),
@@ -481,7 +635,7 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
         Token::Stream => 0,
         Token::Arg(_) | Token::List(_) => 1,
         Token::Ret(_) | Token::InOut(_) => 2,
-        Token::Attr { .. } | Token::Dim { .. } | Token::Struct { .. } => 3,
+        Token::Attr { .. } | Token::Dim { .. } | Token::Struct { .. } | Token::Record { .. } | Token::Array { .. } => 3,
     };
     order.sort_by_key(|(i, p)| (rank(&p.token), *i));
     let mut slots = vec![0; f.params.len()];
@@ -492,7 +646,11 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
                 slots[*i] = tensors;
                 tensors += 1;
             }
-            Token::Attr { .. } | Token::Dim { .. } | Token::Struct { .. } => {
+            Token::Attr { .. }
+            | Token::Dim { .. }
+            | Token::Struct { .. }
+            | Token::Record { .. }
+            | Token::Array { .. } => {
                 slots[*i] = attrs;
                 attrs += 1;
             }
@@ -545,7 +703,12 @@ pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
             Token::InOut(_) => tensors.push((0, i, p, format!("q{i}_{}.", p.name), name)),
             Token::List(_) => tensors.push((0, i, p, format!("l{i}_0."), format!("{name}[0]"))),
             Token::Ret(_) => tensors.push((1, i, p, format!("{var}->"), name)),
-            Token::Stream | Token::Attr { .. } | Token::Dim { .. } | Token::Struct { .. } => {}
+            Token::Stream
+            | Token::Attr { .. }
+            | Token::Dim { .. }
+            | Token::Struct { .. }
+            | Token::Record { .. }
+            | Token::Array { .. } => {}
         }
     }
     tensors.sort_by_key(|(rank, i, ..)| (*rank, *i));
@@ -625,6 +788,7 @@ pub fn handler_view(unit: &Unit) -> HandlerView {
     call_args.push(stream);
     let mut checks: Vec<String> = bound.iter().flat_map(|(_, _, b)| b.checks.clone()).collect();
     checks.extend(dim_statements(unit));
+    checks.extend(params.iter().flat_map(|(_, _, c)| c.locals.clone()));
     let symbol = unit.handler().to_string();
     HandlerView {
         function: f.name.clone(),
@@ -661,7 +825,11 @@ pub fn trampoline_view(unit: &Unit) -> TrampolineView {
     };
     let params_text = [
         named(uses(|t| t.is_input() || t.is_output()), "const begen::TensorArg*", "begen_t"),
-        named(uses(|t| matches!(t, Token::Attr { .. } | Token::Dim { .. })), "const void* const*", "begen_a"),
+        named(
+            uses(|t| matches!(t, Token::Attr { .. } | Token::Dim { .. } | Token::Record { .. } | Token::Array { .. })),
+            "const void* const*",
+            "begen_a",
+        ),
         named(uses(|t| matches!(t, Token::Stream)), "int64_t", "begen_stream"),
     ]
     .join(", ");
@@ -683,7 +851,17 @@ pub fn wrapper_view(
     defines: Vec<(String, String)>,
     functions: &[&Function],
 ) -> WrapperView {
-    let attr_types: BTreeSet<AttrType> = functions.iter().flat_map(|f| f.attrs().map(|(_, t)| t)).collect();
+    let mut attr_types: BTreeSet<AttrType> = functions.iter().flat_map(|f| f.attrs().map(|(_, t)| t)).collect();
+    let params = || functions.iter().flat_map(|f| f.params.iter());
+    attr_types.extend(params().filter_map(|p| match p.token {
+        Token::Array { ty, .. } => Some(ty),
+        _ => None,
+    }));
+    let member_half = |repr: HalfRepr| {
+        params().any(
+            |p| matches!(&p.token, Token::Record { ty, .. } if ty.members.iter().any(|m| m.half_repr == Some(repr))),
+        )
+    };
     // A template instantiated over a 16-bit float names CUDA's type.
     let instantiated = |t: AttrType| {
         functions
@@ -692,6 +870,7 @@ pub fn wrapper_view(
     };
     let has_half = |repr: HalfRepr| {
         functions.iter().any(|f| f.params.iter().any(|p| p.half_repr == Some(repr)))
+            || member_half(repr)
             || match repr {
                 HalfRepr::CudaHalf => instantiated(AttrType::Float16),
                 HalfRepr::CudaBFloat16 => instantiated(AttrType::BFloat16),
@@ -703,6 +882,12 @@ pub fn wrapper_view(
         includes.push("<complex>".to_string());
     }
     includes.push("<exception>".into());
+    if params().any(|p| matches!(p.token, Token::Record { .. })) {
+        includes.push("<type_traits>".into());
+    }
+    if params().any(|p| p.array.as_ref().is_some_and(|a| a.container == Container::Vector)) {
+        includes.push("<vector>".into());
+    }
     if has_half(HalfRepr::CudaHalf) {
         includes.push("<cuda_fp16.h>".into());
     }
@@ -729,9 +914,21 @@ pub fn wrapper_view(
 /// Resolves the glue TU of a library: one handler per function, in the
 /// library's order.
 pub fn glue_view(library: &Library) -> GlueView {
+    let mut structs: Vec<StructView> = Vec::new();
+    let mut seen = BTreeSet::new();
+    for f in library.functions.iter().filter(|f| f.binary.is_none()) {
+        for p in &f.params {
+            if let Token::Record { ty, .. } = &p.token
+                && seen.insert(ty.mirror.as_str())
+            {
+                structs.push(struct_view(ty));
+            }
+        }
+    }
     GlueView {
         library: library.name.clone(),
         api_symbol: ffi_api_symbol(&library.name),
+        structs,
         handlers: library
             .functions
             .iter()

@@ -4,7 +4,8 @@
 use std::collections::BTreeSet;
 
 use crate::model::{
-    Algorithm, AttrType, Const, ConstKind, ElementType, Extent, Function, Library, Param, Platform, TensorType, Token,
+    Algorithm, AttrType, Const, ConstKind, ElementType, Extent, Function, Library, Param, Platform, RecordType,
+    TensorType, Token,
 };
 
 use super::cpp::Unit;
@@ -25,6 +26,10 @@ pub struct PyModuleView {
     /// A binary kernel takes a list of arrays (`_begen_list_inputs`,
     /// `_begen_words`, the stub's `Sequence`).
     pub needs_lists: bool,
+    /// An annotated kernel takes a struct attribute (`_begen_record`).
+    pub needs_record: bool,
+    /// A kernel takes an array attribute (`_begen_array`).
+    pub needs_array: bool,
     /// Libraries it links, as Python literals (preloaded from pip's
     /// `nvidia` packages when they are there).
     pub linked: Vec<String>,
@@ -131,6 +136,32 @@ pub fn py_struct_conversion(ty: &crate::model::binary::StructType, v: &str, r#wh
     format!("_begen_struct({v}, {leaves}, {}, {where})", ty.size, r#where = r#where)
 }
 
+/// The Python expression converting a struct attribute of an annotated
+/// kernel, given as a dict of its members, into the dict XLA decodes: each
+/// member converted as an attribute of its type.
+pub fn py_record_conversion(ty: &RecordType, v: &str, r#where: &str) -> String {
+    let members = py_tuple(ty.members.iter().map(|m| {
+        format!("({}, {}, lambda x, w: {})", py_str(&m.name), py_str(m.ty.as_str()), py_attr_conversion(m.ty, "x", "w"))
+    }));
+    format!("_begen_record({v}, {members}, {where})", r#where = r#where)
+}
+
+/// The Python expression converting an array attribute, given as a
+/// sequence or a 1-D array, into the 1-D numpy array XLA gets (of the
+/// element type [`super::cpp::array_wire`] names).
+pub fn py_array_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
+    let wire = match ty {
+        AttrType::Bool => "uint8",
+        _ => ty.numpy_dtype(),
+    };
+    format!(
+        "_begen_array({v}, {}, _np.{wire}, lambda x, w: {}, {where})",
+        py_str(ty.as_str()),
+        py_attr_conversion(ty, "x", "w"),
+        r#where = r#where
+    )
+}
+
 /// The Python type users pass for an attribute, for the stub.
 pub fn py_attr_type(ty: AttrType) -> &'static str {
     match ty {
@@ -205,6 +236,15 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
             Token::Struct { name, ty } => {
                 let convert: Convert = Box::new(move |v, w| py_struct_conversion(ty, v, w));
                 Some((name.as_str(), p.py_name.as_str(), "dict", convert))
+            }
+            Token::Record { name, ty } => {
+                let convert: Convert = Box::new(move |v, w| py_record_conversion(ty, v, w));
+                Some((name.as_str(), p.py_name.as_str(), "dict[str, Any]", convert))
+            }
+            Token::Array { name, ty } => {
+                let ty = *ty;
+                let convert: Convert = Box::new(move |v, w| py_array_conversion(ty, v, w));
+                Some((name.as_str(), p.py_name.as_str(), "ArrayLike", convert))
             }
             _ => None,
         })
@@ -699,11 +739,20 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
         library_file: py_str(&format!("lib{}.so", library.name)),
         needs_struct: fs.iter().any(|f| f.params.iter().any(|p| matches!(p.token, Token::Struct { .. }))),
         needs_lists: fs.iter().any(|f| f.params.iter().any(|p| p.token.is_list())),
+        needs_record: fs.iter().any(|f| f.params.iter().any(|p| matches!(p.token, Token::Record { .. }))),
+        needs_array: fs.iter().any(|f| f.params.iter().any(|p| matches!(p.token, Token::Array { .. }))),
         needs_ml_dtypes: fs.iter().any(|f| {
-            f.attrs().any(|(_, t)| t == AttrType::BFloat16)
-                || f.params.iter().any(|p| {
-                    matches!(&p.token, Token::Struct { ty, .. } if ty.leaves.iter().any(|l| l.ty == AttrType::BFloat16))
-                })
+            f.params.iter().any(|p| match &p.token {
+                Token::Attr { ty, .. } | Token::Array { ty, .. } => *ty == AttrType::BFloat16,
+                Token::Struct { ty, .. } => ty.leaves.iter().any(|l| l.ty == AttrType::BFloat16),
+                Token::Record { ty, .. } => ty.members.iter().any(|m| m.ty == AttrType::BFloat16),
+                Token::Arg(_)
+                | Token::Ret(_)
+                | Token::InOut(_)
+                | Token::List(_)
+                | Token::Stream
+                | Token::Dim { .. } => false,
+            })
         }),
         namespaced: library.namespaced,
         linked: library.settings.link_libs.iter().map(|l| py_str(l)).collect(),

@@ -7,12 +7,12 @@ use super::cpp::{Passed, Unit, handler_view, param_cpp, trampoline_view};
 use super::python::py_function_view;
 use super::*;
 use crate::model::{
-    AttrType, Function, FunctionOptions, HalfRepr, Library, Module, Param, Platform, Settings, SourceFile, Token,
-    VmapMethod,
+    ArrayBinding, AttrType, Container, Function, FunctionOptions, HalfRepr, Library, Module, Param, Platform,
+    RecordMember, RecordType, Settings, SourceFile, Token, VmapMethod,
 };
 
 fn param(name: &str, token: Token) -> Param {
-    Param { name: name.into(), py_name: name.into(), token, half_repr: None, pointer: None, line: 1 }
+    Param { name: name.into(), py_name: name.into(), token, half_repr: None, pointer: None, array: None, line: 1 }
 }
 
 fn attr(name: &str, ty: AttrType) -> Param {
@@ -180,6 +180,73 @@ fn tensor_params_bind_buffers_and_build_views() {
     assert_eq!(ret.bindings[0].impl_param, "xla::ffi::Result<xla::ffi::AnyBuffer> p1_y");
     assert_eq!(ret.passed, Passed::Tensor("begen::rt::tensor_arg(*p1_y)".into()));
     assert_eq!(ret.prepare, ["BE::Tensor t1_y = begen::tr::view(begen_t[3]);"]);
+}
+
+#[test]
+fn struct_attrs_decode_into_the_glue_copy_and_build_the_kernels_struct() {
+    let ty = RecordType {
+        name: "Affine".into(),
+        members: vec![
+            RecordMember { name: "scale".into(), ty: AttrType::Float32, half_repr: None },
+            RecordMember { name: "h".into(), ty: AttrType::Float16, half_repr: Some(HalfRepr::CudaHalf) },
+        ],
+        file: "p.h".into(),
+        line: 2,
+        mirror: "begen_struct_Affine".into(),
+    };
+    let p = cpp_of(2, 1, &param("p", Token::Record { name: "p".into(), ty: ty.clone() }));
+    assert_eq!(p.bindings[0].binding, ".Attr<begen_struct_Affine>(\"p\")");
+    assert_eq!(p.bindings[0].impl_param, "begen_struct_Affine p2_p");
+    assert_eq!(p.locals, ["const void* const m2_p[] = {&p2_p.scale, &p2_p.h};"]);
+    assert_eq!(p.passed, Passed::Attr("m2_p".into()));
+    assert_eq!(p.prepare[0], "const void* const* s2_p = static_cast<const void* const*>(begen_a[1]);");
+    assert_eq!(p.prepare[2], "r2_p_1.x = begen::tr::attr<uint16_t>(s2_p[1]);");
+    assert!(p.prepare[3].starts_with("static_assert(std::is_aggregate<Affine>::value"), "{}", p.prepare[3]);
+    assert_eq!(
+        p.prepare[4],
+        "const Affine v2_p{static_cast<decltype(Affine::scale)>(begen::tr::attr<float>(s2_p[0])), \
+         static_cast<decltype(Affine::h)>(__half(r2_p_1))};"
+    );
+    assert_eq!(p.call_arg, "v2_p");
+    let glue = super::cpp::struct_view(&ty);
+    assert_eq!(glue.members, ["float scale;", "uint16_t h;"]);
+    assert_eq!(glue.decoded, ["xla::ffi::StructMember<float>(\"scale\")", "xla::ffi::StructMember<uint16_t>(\"h\")"]);
+    let py = super::python::py_record_conversion(&ty, "p", "\"f: attribute 'p' (Affine)\"");
+    assert!(
+        py.starts_with("_begen_record(p, ((\"scale\", \"float32\", lambda x, w: _begen_float(x, _np.float32, w)),"),
+        "{py}"
+    );
+}
+
+#[test]
+fn array_attrs_decode_a_span_and_build_the_kernels_container() {
+    let array = |ty: AttrType, container: Container, element: &str| Param {
+        array: Some(ArrayBinding { container, element: element.into() }),
+        ..param("w", Token::Array { name: "w".into(), ty })
+    };
+    let w = cpp_of(3, 0, &array(AttrType::Float32, Container::BeSpan, "float"));
+    assert_eq!(w.bindings[0].binding, ".Attr<xla::ffi::Span<const float>>(\"w\")");
+    assert_eq!(w.locals, ["const begen::ArrayArg a3_w = begen::rt::array_arg(p3_w, 1);"]);
+    assert_eq!(w.passed, Passed::Attr("&a3_w".into()));
+    assert_eq!(w.prepare[3], "const BE::Span<const float> v3_w(e3_w, static_cast<size_t>(x3_w.size));");
+    let c = cpp_of(0, 2, &array(AttrType::Complex64, Container::Vector, "std::complex<float>"));
+    assert_eq!(c.bindings[0].binding, ".Attr<xla::ffi::Span<const float>>(\"w\")");
+    assert!(c.bindings[0].checks[0].contains("% 2 != 0) return begen::rt::bad_complex_array(\"f\", \"w\""));
+    assert_eq!(c.locals, ["const begen::ArrayArg a0_w = begen::rt::array_arg(p0_w, 2);"]);
+    assert_eq!(c.prepare[2], "const std::complex<float>* e0_w = static_cast<const std::complex<float>*>(x0_w.data);");
+    assert_eq!(
+        c.prepare[3],
+        "const std::vector<std::complex<float>> v0_w(e0_w, e0_w + static_cast<size_t>(x0_w.size));"
+    );
+    let b = cpp_of(0, 0, &array(AttrType::Bool, Container::XlaSpan, "bool"));
+    assert_eq!(b.bindings[0].binding, ".Attr<xla::ffi::Span<const uint8_t>>(\"w\")");
+    assert!(b.bindings[0].checks[0].contains("begen::rt::all_bools(p0_w)"));
+    assert_eq!(b.prepare[3], "const xla::ffi::Span<const bool> v0_w(e0_w, static_cast<size_t>(x0_w.size));");
+    let py = super::python::py_array_conversion(AttrType::Float16, "w", "\"f: attribute 'w' (float16[])\"");
+    assert_eq!(
+        py,
+        "_begen_array(w, \"float16\", _np.uint16, lambda x, w: _begen_half(x, _np.float16, w), \"f: attribute 'w' (float16[])\")"
+    );
 }
 
 #[test]

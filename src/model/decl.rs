@@ -37,6 +37,62 @@ pub(crate) struct Declared {
     /// The innermost block around the annotation from which the generated
     /// wrapper could not call the function by its plain name.
     pub enclosing: Option<Enclosing>,
+    /// The struct definitions its signature or tokens may name (a
+    /// parameter's type, the type of `attr.p:S`), found at file scope in
+    /// its source or the local headers that source includes.
+    pub structs: Vec<DeclStruct>,
+}
+
+/// A struct definition as written, before checking.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DeclStruct {
+    /// The name parameters and tokens use (for `typedef struct { ... } S;`,
+    /// the alias).
+    pub name: String,
+    /// That name in the definition.
+    pub name_span: Span,
+    /// Its member declarations with a declarator, in order (one per name
+    /// of `float a, b;`); member functions and type declarations are left
+    /// out.
+    pub members: Vec<DeclMember>,
+    /// What makes it more than a plain struct of data members, where.
+    pub problems: Vec<(Span, StructProblem)>,
+}
+
+/// Something about a struct's definition begen cannot bind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum StructProblem {
+    /// A class template (`template <...> struct S`).
+    Template,
+    /// `struct S : Base`.
+    BaseClass,
+    /// The body does not parse.
+    Syntax,
+    /// Members inside `#if`/`#ifdef`: which are compiled is not known here.
+    Conditional,
+    /// An anonymous struct or union member (`union { int i; float f; };`).
+    Anonymous,
+}
+
+/// One data member declaration of a struct.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct DeclMember {
+    pub name: String,
+    /// The type with whitespace normalised, qualifiers removed.
+    pub ty: String,
+    pub is_const: bool,
+    /// `static`: not part of a value of the struct.
+    pub is_static: bool,
+    pub indirection: Indirection,
+    /// `unsigned f : 3`.
+    pub bitfield: bool,
+    /// `public`, or the `private`/`protected` section it is in.
+    pub access: &'static str,
+    /// Its type is a struct, class or union: written so (`struct In`), or
+    /// the name of one defined in the file or its local headers.
+    pub nested: bool,
+    /// The member's declaration.
+    pub span: Span,
 }
 
 /// A block that hides a function from the wrapper.

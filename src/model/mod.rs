@@ -7,6 +7,7 @@
 //! resolved. Only `check` can make a `Library`; `emit` and `build` only read
 //! it and cannot fail on it.
 
+mod attr;
 pub mod binary;
 pub(crate) mod decl;
 pub(crate) mod generated;
@@ -15,6 +16,7 @@ mod ident;
 use std::fmt;
 use std::path::PathBuf;
 
+pub use attr::{ArrayBinding, Container, RecordMember, RecordType};
 pub use ident::is_identifier;
 pub(crate) use ident::{KEYWORDS, PY_RESERVED, is_invisible, is_py_keyword};
 
@@ -404,6 +406,23 @@ pub enum Token {
         /// Its layout.
         ty: binary::StructType,
     },
+    /// A struct attribute of an annotated kernel: from Python a dict of its
+    /// members, to XLA a dictionary attribute it decodes into the struct.
+    Record {
+        /// The attribute name XLA sees, which is also the C++ parameter's name.
+        name: String,
+        /// The struct, as begen read it.
+        ty: RecordType,
+    },
+    /// A 1-D array attribute (`attr.w:float32[]`): from Python a sequence
+    /// or 1-D array, to XLA an array attribute, to the kernel a span or a
+    /// vector ([`Param::array`]).
+    Array {
+        /// The attribute name XLA sees, which is also the C++ parameter's name.
+        name: String,
+        /// The element type.
+        ty: AttrType,
+    },
 }
 
 impl Token {
@@ -439,7 +458,12 @@ impl Token {
         match self {
             Token::Arg(c) | Token::Ret(c) | Token::InOut(c) => c.as_ref(),
             Token::List(c) => Some(c),
-            Token::Stream | Token::Attr { .. } | Token::Dim { .. } | Token::Struct { .. } => None,
+            Token::Stream
+            | Token::Attr { .. }
+            | Token::Dim { .. }
+            | Token::Struct { .. }
+            | Token::Record { .. }
+            | Token::Array { .. } => None,
         }
     }
 
@@ -470,6 +494,8 @@ impl fmt::Display for Token {
             Token::Attr { name, ty } => write!(f, "attr.{name}:{ty}"),
             Token::Dim { name, ty } => write!(f, "dim.{name}:{ty}"),
             Token::Struct { name, ty } => write!(f, "attr.{name}:{}", ty.name),
+            Token::Record { name, ty } => write!(f, "attr.{name}:{ty}"),
+            Token::Array { name, ty } => write!(f, "attr.{name}:{ty}[]"),
         }
     }
 }
@@ -639,6 +665,7 @@ pub struct Pointer {
 ///     token: Token::Attr { name: "alpha".into(), ty: AttrType::Float16 },
 ///     half_repr: Some(HalfRepr::CudaHalf),
 ///     pointer: None,
+///     array: None,
 ///     line: 3,
 /// };
 /// assert_eq!(alpha.half_repr, Some(HalfRepr::CudaHalf));
@@ -657,7 +684,7 @@ pub enum HalfRepr {
 ///
 /// ```
 /// use begen::model::{Param, Token};
-/// let x = Param { name: "x".into(), py_name: "x".into(), token: Token::Arg(None), half_repr: None, pointer: None, line: 2 };
+/// let x = Param { name: "x".into(), py_name: "x".into(), token: Token::Arg(None), half_repr: None, pointer: None, array: None, line: 2 };
 /// assert_eq!(x.token.to_string(), "arg");
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -675,6 +702,8 @@ pub struct Param {
     pub half_repr: Option<HalfRepr>,
     /// Set for a typed tensor taken as a pointer to its elements.
     pub pointer: Option<Pointer>,
+    /// Set for an array attribute: the container the kernel takes it in.
+    pub array: Option<ArrayBinding>,
     /// 1-based line of the parameter in its file (for diagnostics).
     pub line: usize,
 }
@@ -952,7 +981,36 @@ impl Function {
             | Token::List(_)
             | Token::Stream
             | Token::Dim { .. }
-            | Token::Struct { .. } => None,
+            | Token::Struct { .. }
+            | Token::Record { .. }
+            | Token::Array { .. } => None,
+        })
+    }
+
+    /// Every attribute parameter (scalar, struct or array), in signature
+    /// order, with its type as the arg_spec writes it after `attr.<name>:`
+    /// (a struct with its members, so that two structs of one name but
+    /// different members differ).
+    ///
+    /// ```no_run
+    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// for (param, ty) in run.library.functions[0].attributes() {
+    ///     println!("{}: {ty}", param.name);
+    /// }
+    /// # Ok::<(), begen::Error>(())
+    /// ```
+    pub fn attributes(&self) -> impl Iterator<Item = (&Param, String)> {
+        self.params.iter().filter_map(|p| match &p.token {
+            Token::Attr { ty, .. } => Some((p, ty.to_string())),
+            Token::Array { ty, .. } => Some((p, format!("{ty}[]"))),
+            Token::Struct { ty, .. } => Some((p, ty.name.clone())),
+            Token::Record { ty, .. } => {
+                let members: Vec<String> = ty.members.iter().map(|m| format!("{}: {}", m.name, m.ty)).collect();
+                Some((p, format!("{} {{{}}}", ty.name, members.join(", "))))
+            }
+            Token::Arg(_) | Token::Ret(_) | Token::InOut(_) | Token::List(_) | Token::Stream | Token::Dim { .. } => {
+                None
+            }
         })
     }
 }

@@ -6,17 +6,26 @@
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::sync::Arc;
 
 use super::macros::{self, Directives, MacroTable, Step};
+use super::structs::{self, Found};
 use crate::diag::{Diagnostic, Severity, messages as msg};
 use crate::source::{FileId, SourceMap, lex};
+
+/// What one header holds for the files that include it.
+struct HeaderRead {
+    directives: Directives,
+    /// Its file-scope struct definitions.
+    structs: Arc<Vec<Found>>,
+}
 
 /// Local headers, each read once per run.
 pub(crate) struct Headers {
     root: PathBuf,
     include_dirs: Vec<PathBuf>,
     /// By canonical path; `None`: unreadable.
-    cache: HashMap<PathBuf, Option<Rc<Directives>>>,
+    cache: HashMap<PathBuf, Option<Rc<HeaderRead>>>,
     /// Every header file read (for `cargo:rerun-if-changed`).
     pub read: Vec<PathBuf>,
 }
@@ -28,13 +37,15 @@ impl Headers {
 
     /// Makes a file's macro table from its own directives (`own`) and those
     /// of the local headers it includes (recursively), each from where it is
-    /// defined (a header's from its `#include`).
+    /// defined (a header's from its `#include`), and collects the struct
+    /// definitions of those headers into `structs`, in include order.
     pub fn resolve(
         &mut self,
         map: &mut SourceMap,
         file: FileId,
         own: Directives,
         table: &mut MacroTable,
+        structs: &mut Vec<Arc<Vec<Found>>>,
         diags: &mut Vec<Diagnostic>,
     ) {
         let mut visited = BTreeSet::new();
@@ -50,53 +61,49 @@ impl Headers {
                 }
                 Step::Undef(name, at) => table.undef(*at, name),
                 Step::Include(k, at) => {
-                    self.include(map, &dir, &own.includes[*k], *at, table, &mut visited, diags);
+                    let mut cx =
+                        Visit { table: &mut *table, structs: &mut *structs, visited: &mut visited, diags: &mut *diags };
+                    self.include(map, &dir, &own.includes[*k], *at, &mut cx);
                 }
             }
         }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn include(
-        &mut self,
-        map: &mut SourceMap,
-        dir: &Path,
-        inc: &str,
-        pos: usize,
-        table: &mut MacroTable,
-        visited: &mut BTreeSet<PathBuf>,
-        diags: &mut Vec<Diagnostic>,
-    ) {
+    fn include(&mut self, map: &mut SourceMap, dir: &Path, inc: &str, pos: usize, cx: &mut Visit) {
         let candidates = std::iter::once(dir.join(inc))
             .chain(std::iter::once(self.root.join(inc)))
             .chain(self.include_dirs.iter().map(|d| d.join(inc)));
         let Some(path) = candidates.into_iter().find(|p| p.is_file()) else { return };
         let key = path.canonicalize().unwrap_or_else(|_| path.clone());
-        if !visited.insert(key.clone()) {
+        if !cx.visited.insert(key.clone()) {
             return;
         }
-        let directives = match self.cache.get(&key) {
+        let header = match self.cache.get(&key) {
             Some(d) => d.clone(),
             None => {
-                let d = self.read(map, &path, diags).map(Rc::new);
+                let d = self.read(map, &path, cx.diags).map(Rc::new);
                 self.cache.insert(key, d.clone());
                 d
             }
         };
-        let Some(directives) = directives else { return };
+        let Some(header) = header else { return };
+        if !header.structs.is_empty() {
+            cx.structs.push(header.structs.clone());
+        }
+        let directives = &header.directives;
         let hdir = path.parent().map(Path::to_path_buf).unwrap_or_default();
         for step in &directives.steps {
             match step {
-                Step::Define(k) => table.define(pos, directives.defines[*k].clone()),
-                Step::Undef(name, _) => table.undef(pos, name),
-                Step::Include(k, _) => self.include(map, &hdir, &directives.includes[*k], pos, table, visited, diags),
+                Step::Define(k) => cx.table.define(pos, directives.defines[*k].clone()),
+                Step::Undef(name, _) => cx.table.undef(pos, name),
+                Step::Include(k, _) => self.include(map, &hdir, &directives.includes[*k], pos, cx),
             }
         }
     }
 
-    /// A header's directives, from the map when `scan` read it, else read
-    /// into the map now.
-    fn read(&mut self, map: &mut SourceMap, path: &Path, diags: &mut Vec<Diagnostic>) -> Option<Directives> {
+    /// A header's directives and struct definitions, from the map when
+    /// `scan` read it, else read into the map now.
+    fn read(&mut self, map: &mut SourceMap, path: &Path, diags: &mut Vec<Diagnostic>) -> Option<HeaderRead> {
         self.read.push(path.to_path_buf());
         let id = match map.find(path) {
             Some(id) => id,
@@ -111,6 +118,17 @@ impl Headers {
         };
         let f = map.get(id);
         let code = lex::lex(&f.bytes).code;
-        Some(macros::collect(&f.bytes, &code, &f.name))
+        Some(HeaderRead {
+            directives: macros::collect(&f.bytes, &code, &f.name),
+            structs: Arc::new(structs::scan(&code, id)),
+        })
     }
+}
+
+/// What one walk of a file's includes fills in.
+struct Visit<'a> {
+    table: &'a mut MacroTable,
+    structs: &'a mut Vec<Arc<Vec<Found>>>,
+    visited: &'a mut BTreeSet<PathBuf>,
+    diags: &'a mut Vec<Diagnostic>,
 }

@@ -228,6 +228,46 @@ pub fn scopes_at(code: &[u8], offsets: &[usize]) -> Vec<Vec<ScopeKind>> {
     out
 }
 
+/// For each of `offsets` (sorted), whether it stands at file scope: inside
+/// no block but `extern "C" { }` and anonymous namespaces (whose members
+/// the global scope sees). One pass over `code`, each block classified
+/// once, however deep they nest.
+pub fn at_file_scope(code: &[u8], offsets: &[usize]) -> Vec<bool> {
+    let mut out = Vec::with_capacity(offsets.len());
+    // Whether each open block hides its members, and how many do.
+    let mut open: Vec<bool> = Vec::new();
+    let mut hiding = 0usize;
+    let mut next = 0;
+    let mut record = |upto: usize, hiding: usize, out: &mut Vec<bool>| {
+        while offsets.get(next).is_some_and(|&o| o <= upto) {
+            out.push(hiding == 0);
+            next += 1;
+        }
+    };
+    for brace in memchr::memchr2_iter(b'{', b'}', code) {
+        if code[brace] == b'{' {
+            record(brace, hiding, &mut out);
+            let kind = scope_kind(&code[head_start(code, brace)..brace]);
+            let hides = !(kind == ScopeKind::Linkage || kind == ScopeKind::Namespace(String::new()));
+            hiding += usize::from(hides);
+            open.push(hides);
+        } else {
+            if let Some(before) = brace.checked_sub(1) {
+                record(before, hiding, &mut out);
+            }
+            if open.pop() == Some(true) {
+                hiding -= 1;
+            }
+        }
+    }
+    // Blocks left open end at the end of the code.
+    if let Some(last) = code.len().checked_sub(1) {
+        record(last, hiding, &mut out);
+    }
+    record(usize::MAX, 0, &mut out);
+    out
+}
+
 /// Where the head of the block opened at `brace` starts: after the last
 /// `{`, `}` or `;` before it and after any preprocessor lines that follow.
 fn head_start(code: &[u8], brace: usize) -> usize {
@@ -273,6 +313,26 @@ mod scope_tests {
                 ScopeKind::Other
             ]
         );
+    }
+
+    #[test]
+    fn file_scope_is_what_the_scopes_say() {
+        let codes: [&[u8]; 4] = [
+            b"namespace a { x; namespace { void f() { } y } } }\nextern \" \" { z }\nnamespace { w }\n{",
+            b"}}{ namespace {{\n#define X {\n}",
+            b"struct S { int a; }; struct T { };",
+            b"",
+        ];
+        for code in codes {
+            let offsets: Vec<usize> = (0..=code.len()).collect();
+            let want: Vec<bool> = scopes_at(code, &offsets)
+                .iter()
+                .map(|kinds| {
+                    kinds.iter().all(|k| *k == ScopeKind::Linkage || *k == ScopeKind::Namespace(String::new()))
+                })
+                .collect();
+            assert_eq!(at_file_scope(code, &offsets), want, "{}", String::from_utf8_lossy(code));
+        }
     }
 
     #[test]

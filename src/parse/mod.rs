@@ -13,13 +13,17 @@ mod headers;
 mod item;
 pub(crate) mod macros;
 mod signature;
+mod structs;
 
 pub(crate) use expand::Limit;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
 
 use crate::diag::{Diagnostic, messages as msg};
-use crate::model::decl::{Callee, DeclParam, Declared, Enclosing, Listed, LocateError, Origin, Scanned, Signature};
+use crate::model::decl::{
+    Callee, DeclParam, DeclStruct, Declared, Enclosing, Listed, LocateError, Origin, Scanned, Signature,
+};
 use crate::par;
 use crate::source::{FileId, SourceMap, Span};
 use expand::Expander;
@@ -36,6 +40,8 @@ struct FileParse<'a> {
     listed: &'a [Listed],
     table: MacroTable,
     own: macros::Directives,
+    /// The struct definitions of the local headers it includes.
+    header_structs: Vec<Arc<Vec<structs::Found>>>,
     diags: Vec<Diagnostic>,
     declared: Vec<Declared>,
 }
@@ -56,6 +62,7 @@ pub(crate) fn declare(
             scanned: s,
             table: MacroTable::default(),
             own: macros::Directives::default(),
+            header_structs: Vec::new(),
             diags: Vec::new(),
             declared: Vec::new(),
         })
@@ -66,7 +73,7 @@ pub(crate) fn declare(
     // header reports a problem with it.
     for f in &mut files {
         let own = std::mem::take(&mut f.own);
-        headers.resolve(map, f.scanned.file, own, &mut f.table, &mut f.diags);
+        headers.resolve(map, f.scanned.file, own, &mut f.table, &mut f.header_structs, &mut f.diags);
     }
     par::for_each(&mut files, threads, SignatureParser::new, |parser, f| f.locate(parser));
     let mut declared = Vec::new();
@@ -109,7 +116,9 @@ impl FileParse<'_> {
     /// only this file needed (on the worker: a large tree has much to free).
     fn locate(&mut self, parser: &mut SignatureParser) {
         self.locate_all(parser);
+        self.find_structs(parser);
         self.table = MacroTable::default();
+        self.header_structs = Vec::new();
         self.scanned = Scanned { code: Vec::new(), annotations: Vec::new(), ..self.scanned };
     }
 
@@ -131,6 +140,7 @@ impl FileParse<'_> {
                 platform: s.platform,
                 callee: Callee::Source { file: id },
                 enclosing: enclosing_scope(&scopes),
+                structs: Vec::new(),
             });
         }
         for l in self.listed {
@@ -148,9 +158,64 @@ impl FileParse<'_> {
                 platform: s.platform,
                 callee: Callee::Source { file: id },
                 enclosing: None,
+                structs: Vec::new(),
             });
         }
     }
+}
+
+impl FileParse<'_> {
+    /// Gives each declared function the struct definitions its signature
+    /// or tokens may name, found in the file (first) or its headers; each
+    /// definition is read once.
+    fn find_structs(&mut self, parser: &mut SignatureParser) {
+        let wanted: Vec<Vec<String>> = self.declared.iter().map(struct_names).collect();
+        if wanted.iter().all(Vec::is_empty) {
+            return;
+        }
+        let own = structs::scan(&self.scanned.code, self.scanned.file);
+        // By name, the file's own definitions first, then its headers' in
+        // include order; the first of a name is the one.
+        let mut by_name: HashMap<&str, &structs::Found> = HashMap::new();
+        for f in own.iter().chain(self.header_structs.iter().flat_map(|h| h.iter())) {
+            for (n, _) in &f.names {
+                by_name.entry(n.as_str()).or_insert(f);
+            }
+        }
+        let mut read: HashMap<String, Option<DeclStruct>> = HashMap::new();
+        for (d, names) in self.declared.iter_mut().zip(wanted) {
+            for name in names {
+                let s = read.entry(name.clone()).or_insert_with(|| {
+                    let mut s = structs::read(by_name.get(name.as_str())?, &name, parser);
+                    for m in &mut s.members {
+                        m.nested |= by_name.contains_key(m.ty.as_str());
+                    }
+                    Some(s)
+                });
+                if let Some(s) = s {
+                    d.structs.push(s.clone());
+                }
+            }
+        }
+    }
+}
+
+/// The names a function may use as struct types: identifier parameter
+/// types and the types of `attr.<name>:<type>` tokens, each once.
+fn struct_names(d: &Declared) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let params = d.signature.iter().flat_map(|s| s.params.iter().map(|p| p.ty.as_str()));
+    let tokens = d.tokens.iter().flatten().filter_map(|(t, _)| {
+        let attr = t.strip_prefix("attr.").or_else(|| t.strip_prefix("attrs."))?;
+        attr.split_once(':').map(|(_, ty)| ty)
+    });
+    for ty in params.chain(tokens) {
+        if crate::model::is_identifier(ty) && seen.insert(ty) {
+            out.push(ty.to_string());
+        }
+    }
+    out
 }
 
 /// Where each annotation's item starts, and how far it may reach: up to the
@@ -356,11 +421,10 @@ fn find_in(
 /// parsing (same length, so offsets hold).
 const CUDA_WORDS: &[&str] = &["__global__", "__device__", "__host__", "__forceinline__", "__inline__", "__noinline__"];
 
-/// Parses a declaration's text; offsets in the result are `base` + offsets in `text`.
-fn parse_decl(parser: &mut SignatureParser, file: FileId, text: &[u8], base: usize) -> Result<Signature, LocateError> {
-    let mut text = std::borrow::Cow::Borrowed(text);
+/// Blanks each of [`CUDA_WORDS`] standing alone in `text`; returns those seen.
+fn blank_cuda_words(text: &mut std::borrow::Cow<[u8]>) -> Vec<&'static str> {
     let mut seen = Vec::new();
-    // Each CUDA word standing alone; all of them start with `_`.
+    // All of them start with `_`.
     let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
     let mut i = 0;
     while let Some(k) = memchr::memchr(b'_', &text[i..]) {
@@ -374,6 +438,13 @@ fn parse_decl(parser: &mut SignatureParser, file: FileId, text: &[u8], base: usi
         }
         i = end;
     }
+    seen
+}
+
+/// Parses a declaration's text; offsets in the result are `base` + offsets in `text`.
+fn parse_decl(parser: &mut SignatureParser, file: FileId, text: &[u8], base: usize) -> Result<Signature, LocateError> {
+    let mut text = std::borrow::Cow::Borrowed(text);
+    let seen = blank_cuda_words(&mut text);
     let device_only = if seen.contains(&"__global__") {
         Some("__global__")
     } else if seen.contains(&"__device__") && !seen.contains(&"__host__") {

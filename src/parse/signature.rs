@@ -166,6 +166,12 @@ impl SignatureParser {
         })
     }
 
+    /// A tree-sitter parse of `text` as a translation unit (the struct
+    /// reader's; `None` only if tree-sitter gives up).
+    pub(super) fn tree(&mut self, text: &[u8]) -> Option<tree_sitter::Tree> {
+        self.parser.parse(text, None)
+    }
+
     fn parse_tree_sitter(&mut self, text: &[u8]) -> Result<ParsedSig, SigError> {
         let mut owned = text.to_vec();
         owned.push(b';');
@@ -361,14 +367,14 @@ fn raw_param(node: Node, src: &[u8]) -> RawParam {
     RawParam { name, ty, is_const, indirection, start: node.start_byte(), end: node.end_byte() }
 }
 
-fn last_named_child(node: Node) -> Option<Node> {
+pub(super) fn last_named_child(node: Node) -> Option<Node> {
     let count = node.named_child_count();
     if count == 0 { None } else { node.named_child(count as u32 - 1) }
 }
 
 /// Depth-first search without recursion (a crafted signature can nest
 /// thousands of parentheses).
-fn first_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
+pub(super) fn first_of_kind<'t>(node: Node<'t>, kind: &str) -> Option<Node<'t>> {
     let mut stack = vec![node];
     while let Some(n) = stack.pop() {
         if n.kind() == kind {
@@ -400,7 +406,7 @@ fn first_error(node: Node) -> Option<Node> {
     None
 }
 
-fn text_of(node: Node, src: &[u8]) -> String {
+pub(super) fn text_of(node: Node, src: &[u8]) -> String {
     String::from_utf8_lossy(&src[node.start_byte()..node.end_byte()]).into_owned()
 }
 

@@ -27,6 +27,13 @@ struct TensorArg {
     int32_t dtype;
 };
 
+/// An array attribute, as the glue hands it to a trampoline: its
+/// elements (XLA's, host memory valid for the call) and their number.
+struct ArrayArg {
+    const void* data;
+    int64_t size;
+};
+
 /// The highest rank the glue passes on: the dimensions a BE::Tensor view
 /// holds (BE::kMaxDim).
 constexpr int64_t kMaxRank = 8;

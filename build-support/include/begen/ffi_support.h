@@ -160,6 +160,35 @@ BEGEN_HIDDEN inline xla::ffi::Error bad_complex_attr(const char* function, const
                                std::to_string(n));
 }
 
+/// A complex array attribute must arrive as [re0, im0, re1, im1, ...].
+BEGEN_HIDDEN inline xla::ffi::Error bad_complex_array(const char* function, const char* param, size_t n) {
+    return xla::ffi::Error(xla::ffi::ErrorCode::kInvalidArgument,
+                           std::string(function) + ": attribute '" + param +
+                               "': expected complex numbers as pairs [real, imag, ...], got " +
+                               std::to_string(n) + " values");
+}
+
+/// Whether every byte of a bool array attribute (sent as uint8) is 0 or 1.
+BEGEN_HIDDEN inline bool all_bools(xla::ffi::Span<const uint8_t> s) noexcept {
+    for (uint8_t b : s) {
+        if (b > 1) return false;
+    }
+    return true;
+}
+
+/// A bool array attribute with a byte that is neither 0 nor 1.
+BEGEN_HIDDEN inline xla::ffi::Error bad_bool_array(const char* function, const char* param) {
+    return xla::ffi::Error(xla::ffi::ErrorCode::kInvalidArgument,
+                           std::string(function) + ": attribute '" + param +
+                               "': a bool array must hold only 0 and 1");
+}
+
+/// An array attribute as a trampoline receives it.
+template <typename T>
+BEGEN_HIDDEN inline ArrayArg array_arg(xla::ffi::Span<const T> s, size_t per_element) noexcept {
+    return ArrayArg{s.begin(), static_cast<int64_t>(s.size() / per_element)};
+}
+
 /// A C++ exception escaped the kernel: the message its trampoline
 /// returned, prefixed with the kernel's name (null: no message).
 BEGEN_HIDDEN inline xla::ffi::Error kernel_failed(const char* function, const char* what) {

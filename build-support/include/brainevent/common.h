@@ -4,14 +4,15 @@
 //
 //     #include "brainevent/common.h"
 //
-// and get BE::Tensor / BE::DType (tensor.h), BE_CHECK and the CUDA error
-// checks (check.h), the dtype dispatch helpers (dispatch.h), and the
-// headers' version, BEGEN_SUPPORT_VERSION_MAJOR/MINOR (begen/version.h). Everything
+// and get BE::Tensor / BE::DType (tensor.h), BE::Span for array attributes
+// (span.h), BE_CHECK and the CUDA error checks (check.h), the dtype dispatch
+// helpers (dispatch.h), and the headers' version, BEGEN_SUPPORT_VERSION_MAJOR/MINOR (begen/version.h). Everything
 // here compiles as plain C++17 without CUDA; the CUDA-only parts switch on
 // when nvcc compiles the file.
 #pragma once
 
 #include "begen/version.h"
 #include "brainevent/tensor.h"
+#include "brainevent/span.h"
 #include "brainevent/check.h"
 #include "brainevent/dispatch.h"
