@@ -60,11 +60,13 @@ pub(super) fn shape<'a>(c: &'a Declared, p: &DeclParam, param: &str) -> Result<O
         Indirection::Reference => p.is_const,
         Indirection::Pointer | Indirection::RvalueReference | Indirection::Array | Indirection::Function => false,
     };
-    if let Some(s) = c.structs.iter().find(|s| s.name == p.ty) {
+    // `struct S p` (C's elaborated form) names `S` too.
+    let ty = p.ty.strip_prefix("struct ").unwrap_or(&p.ty);
+    if let Some(s) = c.structs.iter().find(|s| s.name == ty) {
         return match p.indirection {
             _ if readable => Ok(Some(Shape::Struct(s))),
             Indirection::Reference => {
-                fail(msg::struct_by_mutable_reference(&c.name, param, &declared(p)), msg::hint_struct_by_value(&p.ty))
+                fail(msg::struct_by_mutable_reference(&c.name, param, &declared(p)), msg::hint_struct_by_value(ty))
             }
             // A pointer: the scalar rules' error.
             _ => Ok(None),

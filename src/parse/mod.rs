@@ -205,7 +205,9 @@ impl FileParse<'_> {
 fn struct_names(d: &Declared) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut seen = std::collections::HashSet::new();
-    let params = d.signature.iter().flat_map(|s| s.params.iter().map(|p| p.ty.as_str()));
+    // `struct S p` (C's elaborated form) names `S` too.
+    let params =
+        d.signature.iter().flat_map(|s| s.params.iter().map(|p| p.ty.strip_prefix("struct ").unwrap_or(&p.ty)));
     let tokens = d.tokens.iter().flatten().filter_map(|(t, _)| {
         let attr = t.strip_prefix("attr.").or_else(|| t.strip_prefix("attrs."))?;
         attr.split_once(':').map(|(_, ty)| ty)
