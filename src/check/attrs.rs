@@ -4,6 +4,7 @@
 //! (`attr.p:Affine`, `attr.w:float32[]`), and the checks of a struct's
 //! definition, each problem located where it is written.
 
+use super::function::declared;
 use super::infer;
 use super::tokens::SpecToken;
 use crate::diag::{Diagnostic, messages as msg};
@@ -32,20 +33,6 @@ pub(super) struct ArrayDecl {
     ty: AttrType,
     /// Set for CUDA's 16-bit float types.
     half: Option<HalfRepr>,
-}
-
-/// How a declaration is written, for messages.
-fn declared(p: &DeclParam) -> String {
-    let c = if p.is_const { "const " } else { "" };
-    let r = match p.indirection {
-        Indirection::Value => "",
-        Indirection::Pointer => "*",
-        Indirection::Reference => "&",
-        Indirection::RvalueReference => "&&",
-        Indirection::Array => "[]",
-        Indirection::Function => "(*)(...)",
-    };
-    format!("{c}{}{r}", p.ty)
 }
 
 /// The parameter's shape if it is a struct or array attribute (`Ok(None)`

@@ -202,7 +202,7 @@ fn param_name(p: &DeclParam, index: usize) -> String {
 }
 
 /// How a parameter is declared, for messages.
-fn declared(p: &DeclParam) -> String {
+pub(super) fn declared(p: &DeclParam) -> String {
     let c = if p.is_const { "const " } else { "" };
     let ind = match p.indirection {
         Indirection::Value => "",
