@@ -40,6 +40,10 @@ pub struct Unit {
     /// headers, which come in through `-isystem`), as a fingerprint: a
     /// change rebuilds the unit.
     pub fingerprint: String,
+    /// How long it is expected to take, relative to the others (bytes of
+    /// source, nvcc's weighted more): a build with no compile times on
+    /// record yet starts the heaviest units first.
+    pub weight: u64,
 }
 
 /// A compiler program and the flags every TU of one kind gets.
@@ -126,6 +130,32 @@ fn stamp_text(argv: &[OsString], fingerprint: &str) -> String {
 
 /// The record of what an object was built from: one line per file it
 /// depends on, `<mtime ns> <size> <content hash> <path>`.
+/// The seconds the object's last compile took, kept beside it to order the
+/// next build's units.
+fn secsfile(object: &Path) -> PathBuf {
+    with_suffix(object, ".secs")
+}
+
+/// The order to start `stale` in: the longest compile first, so that the
+/// last ones to finish are short and every job slot stays busy to the end
+/// (a tree of many sources of very different sizes, like brainevent's,
+/// otherwise ends with one long compile running alone). By the times on
+/// record when every unit has one, else by the units' weights; ties keep
+/// their order.
+fn longest_first(work: &Path, stale: &mut [(&Unit, Vec<OsString>)]) {
+    let recorded: Option<Vec<f64>> = stale
+        .iter()
+        .map(|(u, _)| std::fs::read_to_string(work.join(secsfile(&u.object))).ok()?.trim().parse().ok())
+        .collect();
+    let mut order: Vec<usize> = (0..stale.len()).collect();
+    match recorded {
+        Some(secs) => order.sort_by(|&a, &b| secs[b].total_cmp(&secs[a])),
+        None => order.sort_by_key(|&i| std::cmp::Reverse(stale[i].0.weight)),
+    }
+    let sorted: Vec<(&Unit, Vec<OsString>)> = order.iter().map(|&i| stale[i].clone()).collect();
+    stale.clone_from_slice(&sorted);
+}
+
 fn depsfile(object: &Path) -> PathBuf {
     with_suffix(object, ".deps")
 }
@@ -185,6 +215,7 @@ pub fn compile_units(
     if stale.is_empty() {
         return Ok(stats);
     }
+    longest_first(work, &mut stale);
     for (unit, _) in &stale {
         let dir = work.join(&unit.object);
         if let Some(parent) = dir.parent() {
@@ -324,6 +355,9 @@ fn run_one(
                 .map_err(|e| format!("writing the dependencies of {}: {e}", unit.object.display()))?;
             std::fs::write(&stamp, stamp_text(argv, &unit.fingerprint))
                 .map_err(|e| format!("writing {}: {e}", stamp.display()))?;
+            // Only to order the next build: a failure to write it is no error.
+            let _ =
+                std::fs::write(work.join(secsfile(&unit.object)), format!("{:.3}\n", start.elapsed().as_secs_f64()));
             Ok(text)
         }
         Some(_) => Err(format!("command: {shown}\n{text}")),
@@ -405,6 +439,39 @@ pub fn parse_depfile(text: &str) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn longest_units_start_first() {
+        let work = std::env::temp_dir().join(format!("begen-longest-{}", std::process::id()));
+        std::fs::create_dir_all(work.join("obj")).unwrap();
+        let unit = |name: &str, weight| Unit {
+            source: PathBuf::from(name),
+            name: name.into(),
+            platform: Platform::Cuda,
+            object: PathBuf::from(format!("obj/{name}.o")),
+            fingerprint: String::new(),
+            weight,
+        };
+        let units = [unit("a", 10), unit("b", 30), unit("c", 20), unit("d", 30)];
+        let names = |s: &[(&Unit, Vec<OsString>)]| s.iter().map(|(u, _)| u.name.clone()).collect::<Vec<_>>();
+        let mut stale: Vec<_> = units.iter().map(|u| (u, vec![])).collect();
+        longest_first(&work, &mut stale);
+        assert_eq!(names(&stale), ["b", "d", "c", "a"], "by weight, ties in order");
+        // Times on record for some units only: still by weight.
+        std::fs::write(work.join("obj/a.o.secs"), "50.0\n").unwrap();
+        longest_first(&work, &mut stale);
+        assert_eq!(names(&stale), ["b", "d", "c", "a"]);
+        // For every unit: by the times.
+        for (name, secs) in [("b", "1.5"), ("c", "7"), ("d", "not a number")] {
+            std::fs::write(work.join(format!("obj/{name}.o.secs")), secs).unwrap();
+        }
+        longest_first(&work, &mut stale);
+        assert_eq!(names(&stale), ["b", "d", "c", "a"], "one unreadable time: by weight");
+        std::fs::write(work.join("obj/d.o.secs"), "0.2").unwrap();
+        longest_first(&work, &mut stale);
+        assert_eq!(names(&stale), ["a", "c", "b", "d"]);
+        let _ = std::fs::remove_dir_all(&work);
+    }
 
     #[test]
     fn depfile_forms() {

@@ -535,9 +535,9 @@ fn xla_fingerprint(include: &Path) -> String {
 }
 
 /// Writes the generated TUs under `work/gen` (only when changed; stale ones
-/// removed) and lists every unit to compile: the glue first (with few
-/// kernels it is the longest compile, so it starts first), the library's
-/// un-annotated sources, then the generated wrappers. Returns the units and
+/// removed) and lists every unit to compile, each weighed for the order
+/// the compile stage starts them in: the glue, the library's un-annotated
+/// sources, then the generated wrappers. Returns the units and
 /// the top-level outputs (module, stub, manifest) still to be staged.
 fn write_generated<'e>(
     work: &Path,
@@ -546,19 +546,28 @@ fn write_generated<'e>(
     xla_include: &Path,
 ) -> Result<(Vec<Unit>, Vec<&'e GeneratedFile>)> {
     let mut units = Vec::new();
+    // Weights for the order of a build with no compile times on record: a
+    // unit's bytes of source (a wrapper's are its kernel source's), nvcc's
+    // four times a host compiler's.
+    let size = |path: &Path| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let weigh = |bytes: u64, platform: Platform| if platform == Platform::Cuda { bytes * 4 } else { bytes };
+    let source_bytes = |file: &str| library.sources.iter().find(|s| s.file == file).map_or(0, |s| size(&s.path));
     let generated_unit = |file: &GeneratedFile, platform: Platform| Unit {
         source: PathBuf::from(&file.rel_path),
         name: file.rel_path.clone(),
         platform,
         object: Path::new("obj").join(format!("{}.o", file.rel_path)),
         fingerprint: String::new(),
+        weight: weigh(file.contents.len() as u64 + file.source.as_deref().map_or(0, source_bytes), platform),
     };
-    if let Some(glue) = emitted.glue() {
+    for glue in emitted.glue_parts() {
         // Host C++ always: the handlers need no CUDA, only XLA's headers,
         // which `-isystem` keeps out of the depfile: their fingerprint is
         // part of the glue's record, so a jaxlib upgrade rebuilds it.
         let mut unit = generated_unit(glue, Platform::Cpu);
         unit.fingerprint = xla_fingerprint(xla_include);
+        // Every handler's XLA FFI templates: slower per byte than the kernels.
+        unit.weight = unit.weight.saturating_mul(4);
         units.push(unit);
     }
     // The binaries TU: host C++ too (the driver is opened at run time).
@@ -572,12 +581,14 @@ fn write_generated<'e>(
     let wrapped = |file: &str| emitted.wrappers().any(|(w, _)| w.source.as_deref() == Some(file));
     for source in library.sources.iter().filter(|s| !wrapped(&s.file)) {
         let path = std::fs::canonicalize(&source.path).map_err(|e| Error::io(&source.path, e))?;
+        let weight = weigh(size(&path), source.platform);
         units.push(Unit {
             source: path,
             name: source.file.clone(),
             platform: source.platform,
             object: Path::new("obj/src").join(format!("{}.o", source.file)),
             fingerprint: String::new(),
+            weight,
         });
     }
     for (file, platform) in emitted.wrappers() {

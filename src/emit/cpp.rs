@@ -72,6 +72,10 @@ pub struct TrampolineView {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GlueView {
     pub library: String,
+    /// Which part of the glue this is, from 1, and of how many: a library
+    /// of many kernels gets several glue TUs that compile in parallel.
+    pub part: usize,
+    pub parts: usize,
     /// The exported function that returns the XLA FFI API version the
     /// glue was compiled against (`"0.3"`), read by the Python module's
     /// version gate: [`ffi_api_symbol`].
@@ -911,30 +915,43 @@ pub fn wrapper_view(
     }
 }
 
-/// Resolves the glue TU of a library: one handler per function, in the
-/// library's order.
-pub fn glue_view(library: &Library) -> GlueView {
-    let mut structs: Vec<StructView> = Vec::new();
-    let mut seen = BTreeSet::new();
-    for f in library.functions.iter().filter(|f| f.binary.is_none()) {
-        for p in &f.params {
-            if let Token::Record { ty, .. } = &p.token
-                && seen.insert(ty.mirror.as_str())
-            {
-                structs.push(struct_view(ty));
+/// Handlers per glue TU. XLA's FFI binding templates make a handler cost
+/// about 0.1 s to compile, so brainevent's 857 in one TU took 86 s, longer
+/// than any kernel source; in parts of this size they compile in parallel
+/// (each part pays for parsing XLA's headers once, about a second).
+pub const HANDLERS_PER_GLUE: usize = 64;
+
+/// Resolves the glue TUs of a library: one handler per function (and
+/// template instance), in the library's order, [`HANDLERS_PER_GLUE`] to a
+/// part; each part has the structs its handlers decode. At least one part
+/// (the first also defines the FFI API version symbol).
+pub fn glue_views(library: &Library) -> Vec<GlueView> {
+    let units: Vec<Unit> = library.functions.iter().filter(|f| f.binary.is_none()).flat_map(Unit::all).collect();
+    let chunks: Vec<&[Unit]> = if units.is_empty() { vec![&[]] } else { units.chunks(HANDLERS_PER_GLUE).collect() };
+    let parts = chunks.len();
+    chunks
+        .into_iter()
+        .enumerate()
+        .map(|(k, chunk)| {
+            let mut structs: Vec<StructView> = Vec::new();
+            let mut seen = BTreeSet::new();
+            for u in chunk {
+                for p in &u.f.params {
+                    if let Token::Record { ty, .. } = &p.token
+                        && seen.insert(ty.mirror.as_str())
+                    {
+                        structs.push(struct_view(ty));
+                    }
+                }
             }
-        }
-    }
-    GlueView {
-        library: library.name.clone(),
-        api_symbol: ffi_api_symbol(&library.name),
-        structs,
-        handlers: library
-            .functions
-            .iter()
-            .filter(|f| f.binary.is_none())
-            .flat_map(Unit::all)
-            .map(|u| handler_view(&u))
-            .collect(),
-    }
+            GlueView {
+                library: library.name.clone(),
+                part: k + 1,
+                parts,
+                api_symbol: ffi_api_symbol(&library.name),
+                structs,
+                handlers: chunk.iter().map(handler_view).collect(),
+            }
+        })
+        .collect()
 }

@@ -65,12 +65,14 @@ struct StubTemplate<'a> {
 pub fn emit(lib: &Library, xla_api_version: Option<&str>) -> Emitted {
     let mut files = emit_wrappers(lib);
     if lib.functions.iter().any(|f| f.binary.is_none()) {
-        files.push(GeneratedFile {
-            rel_path: glue_rel_path(&lib.name),
-            kind: FileKind::Glue,
-            source: None,
-            contents: render(&GlueTemplate { g: &cpp::glue_view(lib) }),
-        });
+        for g in cpp::glue_views(lib) {
+            files.push(GeneratedFile {
+                rel_path: glue_rel_path(&lib.name, g.part),
+                kind: FileKind::Glue,
+                source: None,
+                contents: render(&GlueTemplate { g: &g }),
+            });
+        }
     }
     if binary::has_binaries(lib) {
         files.push(GeneratedFile {

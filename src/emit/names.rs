@@ -50,12 +50,13 @@ pub(crate) fn dedup_paths(paths: Vec<String>) -> Vec<String> {
         .collect()
 }
 
-/// The glue TU of a library, relative to the output directory:
-/// `gen/<library>.begen.cc`. It cannot clash with a wrapper: the library
-/// name is an identifier (no `.`), a wrapper's name keeps its source's
-/// extension.
-pub fn glue_rel_path(library: &str) -> String {
-    format!("gen/{library}.begen.cc")
+/// A glue TU of a library, relative to the output directory:
+/// `gen/<library>.begen.cc` for the first part, `gen/<library>.part<k>.begen.cc`
+/// for the others. They cannot clash with a wrapper: the library name is an
+/// identifier (no `.`), a wrapper's name keeps its source's extension
+/// before `.begen.`.
+pub fn glue_rel_path(library: &str, part: usize) -> String {
+    if part <= 1 { format!("gen/{library}.begen.cc") } else { format!("gen/{library}.part{part}.begen.cc") }
 }
 
 /// Text safe inside a `//` comment or a docstring line: control characters
@@ -107,6 +108,7 @@ mod examples {
 
     #[test]
     fn glue_rel_path() {
-        assert_eq!(crate::emit::glue_rel_path("mk"), "gen/mk.begen.cc");
+        assert_eq!(crate::emit::glue_rel_path("mk", 1), "gen/mk.begen.cc");
+        assert_eq!(crate::emit::glue_rel_path("mk", 3), "gen/mk.part3.begen.cc");
     }
 }

@@ -383,6 +383,36 @@ fn emit_lists_wrappers_then_python_then_manifest() {
     assert_eq!(out, emit(&lib, Some("0.3")), "deterministic");
 }
 
+/// A library of more kernels than one glue TU takes gets its handlers in
+/// parts of `HANDLERS_PER_GLUE`, each handler in exactly one part, the FFI
+/// API version symbol in the first only; every part is compiled.
+#[test]
+fn many_handlers_split_the_glue_into_parts() {
+    let root = Path::new("/k");
+    let n = 2 * super::cpp::HANDLERS_PER_GLUE + 5;
+    let fs = (0..n)
+        .map(|i| {
+            let x = param("x", Token::Arg(None));
+            let y = param("y", Token::Ret(None));
+            function(&format!("k{i}"), "a.cpp", root, Platform::Cpu, vec![x, y])
+        })
+        .collect();
+    let lib = library("many", fs);
+    let out = emit(&lib, Some("0.3"));
+    let parts: Vec<&GeneratedFile> = out.glue_parts().collect();
+    let paths: Vec<&str> = parts.iter().map(|g| g.rel_path.as_str()).collect();
+    assert_eq!(paths, ["gen/many.begen.cc", "gen/many.part2.begen.cc", "gen/many.part3.begen.cc"]);
+    for i in 0..n {
+        let defined = format!("XLA_FFI_DEFINE_HANDLER_SYMBOL(begen_many_k{i},");
+        let count: usize = parts.iter().map(|g| g.contents.matches(&defined).count()).sum();
+        assert_eq!(count, 1, "k{i} is defined once");
+    }
+    let api = |g: &GeneratedFile| g.contents.contains(&super::cpp::ffi_api_symbol("many"));
+    assert_eq!(parts.iter().map(|g| api(g)).collect::<Vec<_>>(), [true, false, false]);
+    assert!(parts[2].contents.contains("part\n// 3 of 3"), "{}", &parts[2].contents[..400]);
+    assert_eq!(out.translation_units().filter(|f| f.kind == FileKind::Glue).count(), 3);
+}
+
 #[test]
 fn manifest_round_trips_as_yaml() {
     let lib = cuda_case(Path::new("/k"));

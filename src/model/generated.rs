@@ -54,9 +54,16 @@ impl Emitted {
         })
     }
 
-    /// The glue translation unit; `None` for a library without functions.
+    /// The glue's first translation unit (a library of many kernels has
+    /// more: [`Emitted::glue_parts`]); `None` for a library without functions.
+    #[cfg(test)]
     pub fn glue(&self) -> Option<&GeneratedFile> {
         self.files.iter().find(|f| f.kind == FileKind::Glue)
+    }
+
+    /// Every glue translation unit, the first first.
+    pub fn glue_parts(&self) -> impl Iterator<Item = &GeneratedFile> {
+        self.files.iter().filter(|f| f.kind == FileKind::Glue)
     }
 
     /// Every C++ translation unit: wrappers, then the glue.

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from conftest import import_module, run_begen
 
 
 def like(jax, x):
@@ -183,3 +184,29 @@ def test_kernel_messages_reach_python_as_text(jax_cpu, e2e_cpu):
     assert not text.rstrip().endswith("end"), "the message was cut at 4 KiB"
     with pytest.raises(Exception, match=r"bad \?\? bytes"):
         e2e_cpu.failing_text(mode=1, out=out).block_until_ready()
+
+
+def test_many_kernels_split_the_glue_and_all_run(jax_cpu, tmp_path):
+    """150 kernels (macro-made): their handlers are in several glue TUs
+    (gen/NAME.begen.cc, gen/NAME.partK.begen.cc) compiled apart and linked
+    into one library; the first, a middle and the last kernel run."""
+    src = tmp_path / "kernels"
+    src.mkdir()
+    body = ['#include "brainevent/common.h"', "#define ADD(K) \\",
+            "    void add_##K(const BE::Tensor x, BE::Tensor y) { \\",
+            "        const float* a = static_cast<const float*>(x.data_ptr()); \\",
+            "        float* b = static_cast<float*>(y.data_ptr()); \\",
+            "        for (size_t i = 0; i < x.numel(); ++i) b[i] = a[i] + K; }"]
+    for k in range(150):
+        body += [f"// @BE add_{k} arg ret", f"ADD({k})"]
+    (src / "many.cpp").write_text("\n".join(body) + "\n")
+    out = tmp_path / "out"
+    run_begen("build", src, "--out", out, "--name", "many", "--platform", "cpu", "--quiet")
+    parts = sorted(p.name for p in (out / ".begen" / "many" / "gen").glob("many.*begen.cc") if ".cpp." not in p.name)
+    assert parts == ["many.begen.cc", "many.part2.begen.cc", "many.part3.begen.cc"], parts
+    m = import_module(out, "many")
+    x = jax_cpu.numpy.arange(4, dtype="float32")
+    shape = jax_cpu.ShapeDtypeStruct((4,), "float32")
+    for k in (0, 77, 149):
+        np.testing.assert_allclose(getattr(m, f"add_{k}")(x, out=shape), np.arange(4) + k)
+    assert len(m.TARGETS) == 150
