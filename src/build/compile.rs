@@ -142,18 +142,16 @@ fn secsfile(object: &Path) -> PathBuf {
 /// otherwise ends with one long compile running alone). By the times on
 /// record when every unit has one, else by the units' weights; ties keep
 /// their order.
-fn longest_first(work: &Path, stale: &mut [(&Unit, Vec<OsString>)]) {
+fn longest_first(work: &Path, stale: &mut Vec<(&Unit, Vec<OsString>)>) {
     let recorded: Option<Vec<f64>> = stale
         .iter()
         .map(|(u, _)| std::fs::read_to_string(work.join(secsfile(&u.object))).ok()?.trim().parse().ok())
         .collect();
-    let mut order: Vec<usize> = (0..stale.len()).collect();
-    match recorded {
-        Some(secs) => order.sort_by(|&a, &b| secs[b].total_cmp(&secs[a])),
-        None => order.sort_by_key(|&i| std::cmp::Reverse(stale[i].0.weight)),
-    }
-    let sorted: Vec<(&Unit, Vec<OsString>)> = order.iter().map(|&i| stale[i].clone()).collect();
-    stale.clone_from_slice(&sorted);
+    // Weights are byte counts, exact as f64.
+    let cost = recorded.unwrap_or_else(|| stale.iter().map(|(u, _)| u.weight as f64).collect());
+    let mut keyed: Vec<_> = cost.into_iter().zip(std::mem::take(stale)).collect();
+    keyed.sort_by(|a, b| b.0.total_cmp(&a.0));
+    stale.extend(keyed.into_iter().map(|(_, s)| s));
 }
 
 fn depsfile(object: &Path) -> PathBuf {

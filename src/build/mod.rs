@@ -551,14 +551,18 @@ fn write_generated<'e>(
     // four times a host compiler's.
     let size = |path: &Path| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let weigh = |bytes: u64, platform: Platform| if platform == Platform::Cuda { bytes * 4 } else { bytes };
-    let source_bytes = |file: &str| library.sources.iter().find(|s| s.file == file).map_or(0, |s| size(&s.path));
+    let source_bytes: std::collections::HashMap<&str, u64> =
+        library.sources.iter().map(|s| (s.file.as_str(), size(&s.path))).collect();
     let generated_unit = |file: &GeneratedFile, platform: Platform| Unit {
         source: PathBuf::from(&file.rel_path),
         name: file.rel_path.clone(),
         platform,
         object: Path::new("obj").join(format!("{}.o", file.rel_path)),
         fingerprint: String::new(),
-        weight: weigh(file.contents.len() as u64 + file.source.as_deref().map_or(0, source_bytes), platform),
+        weight: weigh(
+            file.contents.len() as u64 + file.source.as_deref().and_then(|f| source_bytes.get(f)).copied().unwrap_or(0),
+            platform,
+        ),
     };
     for glue in emitted.glue_parts() {
         // Host C++ always: the handlers need no CUDA, only XLA's headers,
@@ -581,7 +585,7 @@ fn write_generated<'e>(
     let wrapped = |file: &str| emitted.wrappers().any(|(w, _)| w.source.as_deref() == Some(file));
     for source in library.sources.iter().filter(|s| !wrapped(&s.file)) {
         let path = std::fs::canonicalize(&source.path).map_err(|e| Error::io(&source.path, e))?;
-        let weight = weigh(size(&path), source.platform);
+        let weight = weigh(source_bytes.get(source.file.as_str()).copied().unwrap_or(0), source.platform);
         units.push(Unit {
             source: path,
             name: source.file.clone(),

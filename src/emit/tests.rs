@@ -378,7 +378,7 @@ fn emit_lists_wrappers_then_python_then_manifest() {
         ]
     );
     assert_eq!(out.wrappers().count(), 2);
-    assert_eq!(out.glue().map(|g| g.rel_path.as_str()), Some("gen/cpukernels.begen.cc"));
+    assert_eq!(out.glue_parts().next().map(|g| g.rel_path.as_str()), Some("gen/cpukernels.begen.cc"));
     assert_eq!(out.translation_units().count(), 3);
     assert_eq!(out, emit(&lib, Some("0.3")), "deterministic");
 }
@@ -564,7 +564,7 @@ fn cuda_wrappers_compile_with_nvcc() {
         run(&mut nvcc);
     }
     // The glue: host C++ only, no CUDA header on the path.
-    let glue = out.glue().unwrap();
+    let glue = out.glue_parts().next().unwrap();
     let path = dir.join(&glue.rel_path);
     std::fs::write(&path, &glue.contents).unwrap();
     run(std::process::Command::new(std::env::var("CXX").unwrap_or_else(|_| "g++".into()))

@@ -54,14 +54,8 @@ impl Emitted {
         })
     }
 
-    /// The glue's first translation unit (a library of many kernels has
-    /// more: [`Emitted::glue_parts`]); `None` for a library without functions.
-    #[cfg(test)]
-    pub fn glue(&self) -> Option<&GeneratedFile> {
-        self.files.iter().find(|f| f.kind == FileKind::Glue)
-    }
-
-    /// Every glue translation unit, the first first.
+    /// Every glue translation unit, the first first (one for a library of
+    /// up to 64 handlers, none for a library without functions).
     pub fn glue_parts(&self) -> impl Iterator<Item = &GeneratedFile> {
         self.files.iter().filter(|f| f.kind == FileKind::Glue)
     }
