@@ -20,7 +20,7 @@ use crate::binary::manifest::{Expr, ExprConfig, KernelConfig, parse_expr};
 use crate::binary::ptx::{self, PtxEntry};
 use crate::diag::{Diagnostic, Severity, binary_messages as bm, messages as msg};
 use crate::model::binary::{
-    ArgValue, ArrayRules, AxisRules, BinaryArg, BinaryCall, BinaryImage, StructLeaf, StructType,
+    ArgValue, ArrayRules, AxisRules, BinaryArg, BinaryCall, BinaryImage, Convention, StructLeaf, StructType,
 };
 use crate::model::decl::{Callee, Declared, LocateError};
 use crate::model::{self, AttrType, ElementType, Extent, Param, Platform, TensorType, Token, is_identifier};
@@ -29,13 +29,6 @@ use crate::source::{SourceMap, Span};
 use super::Request;
 use super::function::check_tokens;
 use super::tokens::SpecToken;
-
-/// The two calling conventions begen binds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Convention {
-    CutileV1,
-    C,
-}
 
 /// What a binary file holds, as far as begen can read it.
 #[derive(Debug, Clone)]
@@ -90,16 +83,13 @@ pub(super) fn declare(req: &Request, diags: &mut Vec<Diagnostic>) -> (Vec<Declar
         let file_span = span(req, &entry.file, after);
         let line = file_span.map_or(after, |s| req.map.position(s).0);
         after = line + 1;
-        let convention = match entry.convention.as_str() {
-            "cutile_python_v1" => Some(Convention::CutileV1),
-            "c" => Some(Convention::C),
-            other => {
-                push(diags, span(req, other, line.saturating_sub(2)), |s| {
-                    Diagnostic::error(s, bm::bad_convention(other)).hint(bm::HINT_CONVENTION)
-                });
-                None
-            }
-        };
+        let convention = Convention::bound(&entry.convention);
+        if convention.is_none() {
+            let other = entry.convention.as_str();
+            push(diags, span(req, other, line.saturating_sub(2)), |s| {
+                Diagnostic::error(s, bm::bad_convention(other)).hint(bm::HINT_CONVENTION)
+            });
+        }
         // A binary that cannot be read still declares its kernels' names
         // (so `functions:` options for them are not reported too), with
         // nothing to check.
@@ -443,7 +433,7 @@ pub(super) fn check_kernel(
     let mut lists = Vec::new();
     let mut required_block = None;
     match kernel.convention {
-        Convention::CutileV1 => {
+        Convention::CutilePythonV1 | Convention::CutilePythonV2 => {
             let sig = match cutile::demangle(&symbol) {
                 Ok(s) => s,
                 Err(e) => {
@@ -590,10 +580,7 @@ pub(super) fn check_kernel(
         binary: Some(Box::new(BinaryCall {
             image: kernel.image,
             symbol,
-            convention: match kernel.convention {
-                Convention::CutileV1 => "cutile_python_v1".into(),
-                Convention::C => "c".into(),
-            },
+            convention: kernel.convention,
             args,
             param_size: layout.size,
             arrays,
@@ -841,7 +828,7 @@ fn launch(
         }
         (_, None, Some(r)) => r.map(|v| Expr::Int(v.into())),
         (_, Some(b), None) => three(b, "block", diags),
-        (Convention::CutileV1, None, None) => {
+        (Convention::CutilePythonV1 | Convention::CutilePythonV2, None, None) => {
             diags.push(Diagnostic::error(at, bm::cutile_block_unknown(&kernel.file)));
             [Expr::Int(1), Expr::Int(1), Expr::Int(1)]
         }
