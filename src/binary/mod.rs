@@ -35,6 +35,6 @@
 pub mod cutile;
 pub mod elf;
 pub mod fatbin;
+pub mod launch;
 pub mod layout;
-pub mod manifest;
 pub mod ptx;

@@ -15,9 +15,10 @@ use std::collections::BTreeMap;
 use crate::binary::cutile::{self, ArgRole, KernelArg};
 use crate::binary::elf::Cubin;
 use crate::binary::fatbin::Fatbin;
+use crate::binary::launch::{Expr, parse_expr};
 use crate::binary::layout::{CType, Member, ParamLayout, StructDef, StructId, Structs};
-use crate::binary::manifest::{Expr, ExprConfig, KernelConfig, parse_expr};
 use crate::binary::ptx::{self, PtxEntry};
+use crate::config::{ExprConfig, KernelConfig};
 use crate::diag::{Diagnostic, Severity, binary_messages as bm, messages as msg};
 use crate::model::binary::{
     ArgValue, ArrayRules, AxisRules, BinaryArg, BinaryCall, BinaryImage, Convention, StructLeaf, StructType,

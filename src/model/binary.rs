@@ -207,7 +207,7 @@ impl Op {
 }
 
 /// A launch expression over integers and names (dims and attributes),
-/// as `binary::manifest::parse_expr` reads it.
+/// as `binary::launch::parse_expr` reads it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Expr {
     /// A literal.
