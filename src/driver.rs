@@ -27,6 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use crate::Error;
+use crate::binary::{self, declare::Manifest};
 use crate::build::{self as compile, BuildOutput, Env, Generated, Options, Reporter, Toolchain};
 use crate::check::{self, Request};
 use crate::config::{self, SourceSpec};
@@ -153,11 +154,17 @@ pub fn run(input: &Input) -> Result<Run, Error> {
     diags.extend(scan_diags);
     let include_dirs = config.include_dirs.iter().map(|d| root.join(d)).collect();
     let mut headers = Headers::new(root, include_dirs);
-    let (declared, parse_diags) = parse::declare(&mut map, scanned, &listed, &mut headers);
+    let (mut declared, parse_diags) = parse::declare(&mut map, scanned, &listed, &mut headers);
     diags.extend(parse_diags);
 
-    // check: decide everything.
+    // The second front end: begen.yaml's precompiled kernels.
     let absolute = std::fs::canonicalize(root).map_err(|e| Error::io(root, e))?;
+    let manifest =
+        Manifest { map: &map, config: &config, config_file: config_file.as_ref(), root: &absolute, root_file };
+    let (kernels, binaries) = binary::declare::declare(&manifest, &mut diags);
+    declared.extend(kernels);
+
+    // check: decide everything.
     let out = input.out.as_deref();
     let request = Request {
         map: &map,
@@ -171,6 +178,7 @@ pub fn run(input: &Input) -> Result<Run, Error> {
         includes: &input.includes,
         building: input.building,
         sources: &sources,
+        binaries: &binaries,
     };
     let (library, check_diags) = check::check(&request, declared);
     diags.extend(check_diags);

@@ -33,6 +33,7 @@
 //! ```
 
 pub mod cutile;
+pub(crate) mod declare;
 pub mod elf;
 pub mod fatbin;
 pub mod launch;

@@ -1,302 +1,31 @@
-//! begen.yaml's `structs:` and `binaries:`: precompiled GPU kernels (seeds
-//! 001 and 003), checked into functions like the annotated ones.
+//! begen.yaml's precompiled GPU kernels (seeds 001 and 003), checked into
+//! functions like the annotated ones.
 //!
-//! [`declare`] reads every binary (a `.cubin`, `.fatbin` or `.ptx` under the
-//! root), lays out the structs and hands each kernel to the common pipeline
-//! as a [`Declared`] function with a [`Callee::Binary`]; [`check_kernel`]
-//! then resolves it: its tokens against the calling convention (for
-//! `cutile_python_v1` the demangled symbol; for `c` the PTX `.param` list or
-//! the cubin's parameter table), the C arguments at their [`ParamLayout`]
-//! offsets, cuTile's array assumptions, and the launch dimensions. Every
-//! problem is a diagnostic at the place in begen.yaml that causes it.
+//! The binary front end (`binary::declare`) has read every binary and
+//! declared each kernel; [`check_kernel`] decides: it resolves the kernel's
+//! tokens against the calling convention (for `cutile_python_v1` the
+//! demangled symbol; for `c` the PTX `.param` list or the cubin's parameter
+//! table), the C arguments at their [`ParamLayout`] offsets, cuTile's array
+//! assumptions, and the launch dimensions. Every problem is a diagnostic at
+//! the place in begen.yaml that causes it.
 
 use std::collections::BTreeMap;
 
 use crate::binary::cutile::{self, ArgRole, KernelArg};
-use crate::binary::elf::Cubin;
-use crate::binary::fatbin::Fatbin;
+use crate::binary::declare::{Binaries, BinaryKernel, Contents};
 use crate::binary::launch::{Expr, parse_expr};
-use crate::binary::layout::{CType, Member, ParamLayout, StructDef, StructId, Structs};
-use crate::binary::ptx::{self, PtxEntry};
-use crate::config::{ExprConfig, KernelConfig};
+use crate::binary::layout::{CType, ParamLayout, StructId, Structs};
+use crate::config::ExprConfig;
 use crate::diag::{Diagnostic, Severity, binary_messages as bm, messages as msg};
 use crate::model::binary::{
-    ArgValue, ArrayRules, AxisRules, BinaryArg, BinaryCall, BinaryImage, Convention, StructLeaf, StructType,
+    ArgValue, ArrayRules, AxisRules, BinaryArg, BinaryCall, Convention, StructLeaf, StructType,
 };
-use crate::model::decl::{Callee, Declared, LocateError};
+use crate::model::decl::Declared;
 use crate::model::{self, AttrType, ElementType, Extent, Param, Platform, TensorType, Token, is_identifier};
 use crate::source::{SourceMap, Span};
 
-use super::Request;
 use super::function::check_tokens;
 use super::tokens::SpecToken;
-
-/// What a binary file holds, as far as begen can read it.
-#[derive(Debug, Clone)]
-enum Contents {
-    Cubin(Cubin),
-    Ptx(Vec<PtxEntry>),
-    /// A fatbin container: its uncompressed cubins and PTX texts read.
-    Fatbin(Fatbin),
-    /// The file could not be read or has no known convention (reported
-    /// where it is listed): its kernels are not checked.
-    Unusable,
-}
-
-/// One kernel of begen.yaml's `binaries:`, ready for [`check_kernel`].
-#[derive(Debug, Clone)]
-pub(super) struct BinaryKernel {
-    image: usize,
-    file: String,
-    convention: Convention,
-    contents: std::sync::Arc<Contents>,
-    config: KernelConfig,
-    /// The kernel's line in begen.yaml: its keys are searched from there.
-    line: usize,
-}
-
-/// Everything [`declare`] found: the images, the kernels (indexed by
-/// [`Callee::Binary`]) and the structs.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Binaries {
-    pub images: Vec<BinaryImage>,
-    pub kernels: Vec<BinaryKernel>,
-    structs: Structs,
-}
-
-fn span(req: &Request, word: &str, after_line: usize) -> Option<Span> {
-    super::config_span(req, word, after_line)
-}
-
-fn push(diags: &mut Vec<Diagnostic>, at: Option<Span>, d: impl FnOnce(Span) -> Diagnostic) {
-    if let Some(at) = at {
-        diags.push(d(at));
-    }
-}
-
-/// Reads `structs:` and `binaries:`: the structs' layouts, each binary's
-/// bytes and contents, and one declared function per kernel.
-pub(super) fn declare(req: &Request, diags: &mut Vec<Diagnostic>) -> (Vec<Declared>, Binaries) {
-    let mut out = Binaries { structs: check_structs(req, diags), ..Binaries::default() };
-    let mut declared = Vec::new();
-    let mut after = 1;
-    for entry in &req.config.binaries {
-        let file_span = span(req, &entry.file, after);
-        let line = file_span.map_or(after, |s| req.map.position(s).0);
-        after = line + 1;
-        let convention = Convention::bound(&entry.convention);
-        if convention.is_none() {
-            let other = entry.convention.as_str();
-            push(diags, span(req, other, line.saturating_sub(2)), |s| {
-                Diagnostic::error(s, bm::bad_convention(other)).hint(bm::HINT_CONVENTION)
-            });
-        }
-        // A binary that cannot be read still declares its kernels' names
-        // (so `functions:` options for them are not reported too), with
-        // nothing to check.
-        let read = read_binary(req, &entry.file, file_span, diags).and_then(|bytes| {
-            match read_contents(&entry.file, &bytes) {
-                Ok(c) => Some((bytes, c)),
-                Err(why) => {
-                    push(diags, file_span, |s| Diagnostic::error(s, bm::unreadable_binary(&entry.file, &why)));
-                    None
-                }
-            }
-        });
-        let (contents, convention) = match (read, convention) {
-            (Some((mut bytes, contents)), Some(convention)) => {
-                if entry.file.ends_with(".ptx") {
-                    bytes.push(0);
-                }
-                out.images.push(BinaryImage { file: entry.file.clone(), bytes });
-                (contents, convention)
-            }
-            _ => (Contents::Unusable, Convention::C),
-        };
-        let image = out.images.len().saturating_sub(1);
-        let contents = std::sync::Arc::new(contents);
-        for (name, config) in &entry.kernels {
-            let name_span = span(req, name, line).unwrap_or_else(|| req.map.span(req.root_file, 0, 0));
-            let kline = req.map.position(name_span).0;
-            let tokens =
-                config.params.iter().map(|t| (t.clone(), value_span(req, t, kline).unwrap_or(name_span))).collect();
-            declared.push(Declared {
-                name: name.clone(),
-                name_span,
-                tokens: Some(tokens),
-                signature: Err(LocateError::NotFound),
-                platform: Platform::Cuda,
-                callee: Callee::Binary { kernel: out.kernels.len() },
-                enclosing: None,
-                structs: Vec::new(),
-            });
-            out.kernels.push(BinaryKernel {
-                image,
-                file: entry.file.clone(),
-                convention,
-                contents: contents.clone(),
-                config: config.clone(),
-                line: kline,
-            });
-        }
-    }
-    (declared, out)
-}
-
-/// Where begen.yaml writes `word` as a value (a list item, not a key), on
-/// the first line at or after `after_line` that has it: a token such as
-/// `dim.n` must not be found in a later kernel's `dim.n:uint64`.
-fn value_span(req: &Request, word: &str, after_line: usize) -> Option<Span> {
-    let id = req.config_file.as_ref()?.id;
-    let text = String::from_utf8_lossy(&req.map.get(id).bytes).into_owned();
-    let bound = |c: Option<char>| c.is_none_or(|c| c.is_whitespace() || "[],\"'#{}".contains(c));
-    let mut start = 0;
-    for (k, line) in text.split('\n').enumerate() {
-        if k + 1 >= after_line {
-            let found = line
-                .match_indices(word)
-                .map(|(i, _)| i)
-                .find(|&i| bound(line[..i].chars().next_back()) && bound(line[i + word.len()..].chars().next()));
-            if let Some(i) = found {
-                return Some(req.map.span(id, start + i, start + i + word.len()));
-            }
-        }
-        start += line.len() + 1;
-    }
-    None
-}
-
-/// The bytes of a binary: a file under the root with one of the three
-/// extensions.
-fn read_binary(req: &Request, file: &str, at: Option<Span>, diags: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
-    let path = std::path::Path::new(file);
-    let inside = path.is_relative() && !path.components().any(|c| matches!(c, std::path::Component::ParentDir));
-    let known = [".cubin", ".fatbin", ".ptx"].iter().any(|e| file.ends_with(e));
-    if !inside || !known {
-        push(diags, at, |s| Diagnostic::error(s, bm::bad_binary_path(file)).hint(bm::HINT_BINARY_PATH));
-        return None;
-    }
-    match std::fs::read(req.root.join(path)) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            push(diags, at, |s| Diagnostic::error(s, bm::unreadable_binary(file, &e.to_string())));
-            None
-        }
-    }
-}
-
-fn read_contents(file: &str, bytes: &[u8]) -> Result<Contents, String> {
-    if file.ends_with(".cubin") {
-        Cubin::parse(bytes).map(Contents::Cubin).map_err(|e| e.0)
-    } else if file.ends_with(".ptx") {
-        let text = std::str::from_utf8(bytes).map_err(|_| "PTX must be UTF-8 text".to_string())?;
-        if text.contains('\0') {
-            return Err("PTX text must not contain NUL bytes".into());
-        }
-        ptx::entries(text).map(Contents::Ptx).map_err(|e| e.to_string())
-    } else {
-        Fatbin::parse(bytes).map(Contents::Fatbin).map_err(|e| e.to_string())
-    }
-}
-
-impl Contents {
-    /// Its cubins: the file's, or each a fatbin holds.
-    fn cubins(&self) -> Vec<&Cubin> {
-        match self {
-            Contents::Cubin(c) => vec![c],
-            Contents::Fatbin(f) => f.cubins().collect(),
-            Contents::Ptx(_) | Contents::Unusable => vec![],
-        }
-    }
-
-    /// Its PTX texts' kernels: the file's, or each text a fatbin holds.
-    fn ptx(&self) -> Vec<&[PtxEntry]> {
-        match self {
-            Contents::Ptx(p) => vec![p.as_slice()],
-            Contents::Fatbin(f) => f.ptx().collect(),
-            Contents::Cubin(_) | Contents::Unusable => vec![],
-        }
-    }
-
-    /// The names of the kernels begen could read, sorted, once each.
-    fn kernel_names(&self) -> Vec<String> {
-        let cubin = self.cubins().into_iter().flat_map(|c| c.kernels.iter().map(|k| k.name.clone()));
-        let ptx = self.ptx().into_iter().flat_map(|p| p.iter().map(|e| e.name.clone()));
-        let names: std::collections::BTreeSet<String> = cubin.chain(ptx).collect();
-        names.into_iter().collect()
-    }
-}
-
-/// Lays out `structs:` (a member may name another struct; each is added
-/// after the structs it contains, so nesting cannot be cyclic).
-fn check_structs(req: &Request, diags: &mut Vec<Diagnostic>) -> Structs {
-    let mut structs = Structs::new();
-    let mut pending: Vec<(&String, &Vec<String>)> = req.config.structs.iter().collect();
-    for (name, _) in &pending {
-        if !is_identifier(name) {
-            push(diags, span(req, name, 1), |s| Diagnostic::error(s, bm::bad_struct_name(name)));
-        }
-    }
-    pending.retain(|(name, _)| is_identifier(name));
-    loop {
-        let before = pending.len();
-        let mut waiting = Vec::new();
-        for (name, members) in pending {
-            let line = span(req, name, 1).map_or(1, |s| req.map.position(s).0);
-            let mut parsed = Vec::new();
-            let mut ok = true;
-            let mut blocked = false;
-            for m in members {
-                let Some((member, ty)) = m.split_once(':').filter(|(n, _)| is_identifier(n)) else {
-                    ok = false;
-                    push(diags, span(req, m, line), |s| Diagnostic::error(s, bm::bad_member(name, m)));
-                    continue;
-                };
-                let ty = ty.trim();
-                if let Some(t) = AttrType::parse(ty) {
-                    parsed.push(Member::new(member, t));
-                } else if let Some(id) = structs.find(ty) {
-                    parsed.push(Member::of(member, CType::Struct(id)));
-                } else if req.config.structs.contains_key(ty) && ty != name.as_str() {
-                    blocked = true;
-                } else {
-                    ok = false;
-                    push(diags, span(req, m, line), |s| {
-                        Diagnostic::error(s, bm::bad_member_type(name, member, ty)).hint(msg_types())
-                    });
-                }
-            }
-            if !ok {
-                continue;
-            }
-            if blocked {
-                waiting.push((name, members));
-                continue;
-            }
-            if let Err(e) = structs.add(StructDef::new(name, parsed)) {
-                push(diags, span(req, name, 1), |s| Diagnostic::error(s, bm::bad_struct(&e.to_string())));
-            }
-        }
-        if waiting.is_empty() {
-            break;
-        }
-        if waiting.len() == before {
-            for (name, _) in waiting {
-                push(diags, span(req, name, 1), |s| Diagnostic::error(s, bm::struct_cycle(name)));
-            }
-            break;
-        }
-        pending = waiting;
-    }
-    structs
-}
-
-fn msg_types() -> String {
-    format!(
-        "a member's type is one of {} or a struct declared under `structs:`",
-        AttrType::ALL.map(|t| t.as_str()).join(", ")
-    )
-}
 
 /// A struct's layout flattened to its scalar leaves.
 fn struct_type(structs: &Structs, id: StructId) -> StructType {
