@@ -1,13 +1,15 @@
 //! The pipeline's one owner. [`run`] loads the kernel directory into a
 //! source map, finds the annotations (`scan`), reads the signatures
-//! (`parse`) and checks everything (`check`), and returns the [`Library`]
-//! with every diagnostic; [`generate`] and [`build`] go on to `emit` and
+//! (`parse`), reads begen.yaml's precompiled kernels (`binary::declare`,
+//! the second front end) and checks everything (`check`), and returns the
+//! [`Library`] with every diagnostic; [`generate`] and [`build`] go on to `emit` and
 //! the `build` stage. `begen scan`, `begen generate`, `begen build` and
 //! [`crate::Build`] all start here; nothing else scans.
 //!
 //! ```text
 //!  files ──load──> SourceMap ──scan──> Scanned ──parse──> Declared ──check──> Library ──emit──> text ──build──> lib.so
 //!                  (+ begen.yaml)      (annotations)       (front-end seam)    (model)
+//!                  begen.yaml's binaries: ──binary::declare──┘
 //! ```
 //!
 //! Each phase records every problem it finds and goes on; a later phase
@@ -119,7 +121,7 @@ impl Run {
     }
 }
 
-/// Runs the front end and `check` over `input.root`. Fails only when the
+/// Runs the front ends and `check` over `input.root`. Fails only when the
 /// root cannot be read; every other problem is a diagnostic.
 ///
 /// ```no_run

@@ -18,7 +18,7 @@ pub(crate) enum Callee {
     /// from a translation unit that includes the source.
     Source { file: FileId },
     /// A kernel of a precompiled binary (begen.yaml's `binaries:`): the
-    /// index of its entry in `check`'s list of binary kernels.
+    /// index of its entry in the binary front end's `Binaries::kernels`.
     Binary { kernel: usize },
 }
 
