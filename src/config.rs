@@ -25,7 +25,7 @@
 //! variants:                 # a source compiled again with defines, into its own module
 //!   _csr/mv.cu: [{module: csr_mv_b256, defines: {BLOCK: 256}}]
 //! structs: {Affine: [tag:uint16, scale:float64]}   # passed by value to binary kernels
-//! binaries:                  # precompiled kernels (see `binary::manifest`)
+//! binaries:                  # precompiled kernels (see `BinaryConfig`)
 //!   - {file: k.cubin, convention: c, kernels: {k: {params: [...], grid: [1], block: [128]}}}
 //! link:
 //!   libs: [cublas]           # CUDA toolkit libraries are found where nvcc's toolkit is
@@ -77,9 +77,75 @@ pub(crate) struct Config {
     /// (`[tag:uint16, scale:float64]`), in C layout.
     #[serde(default)]
     pub structs: BTreeMap<String, Vec<String>>,
-    /// Precompiled GPU kernels (see `binary::manifest`).
+    /// Precompiled GPU kernels (see `BinaryConfig`).
     #[serde(default)]
-    pub binaries: Vec<crate::binary::manifest::BinaryConfig>,
+    pub binaries: Vec<BinaryConfig>,
+}
+
+/// One `binaries:` entry: a file, its calling convention and its kernels,
+/// as written (what they mean is `check`'s; the binary front end reads the
+/// files).
+///
+/// ```yaml
+/// structs:
+///   Affine: [tag:uint16, scale:float64, shift:float32]
+/// binaries:
+///   - file: tile/scale_sm90.cubin
+///     convention: cutile_python_v1
+///     kernels:
+///       tile_scale:
+///         symbol: scale_Kt1_A1f32_1l0_A1f32_1l0_Sf32_I16
+///         params: ["arg:float32[n]", "ret:float32[n]", attr.s:float32]
+///         grid: ["cdiv(n, 16)"]
+/// ```
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct BinaryConfig {
+    /// `.cubin`, `.fatbin` or `.ptx`, relative to the root.
+    pub file: String,
+    /// `cutile_python_v1` or `c`.
+    pub convention: String,
+    /// Python function (and target) name -> the kernel.
+    #[serde(default)]
+    pub kernels: BTreeMap<String, KernelConfig>,
+}
+
+/// One kernel of a binary.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct KernelConfig {
+    /// The entry's symbol (default: the kernel's name).
+    pub symbol: Option<String>,
+    /// Typed tokens, one per parameter.
+    #[serde(default)]
+    pub params: Vec<String>,
+    /// 1 to 3 entries: integers or expressions.
+    #[serde(default)]
+    pub grid: Vec<ExprConfig>,
+    /// As `grid`; `cutile_python_v1` takes it from the cubin.
+    pub block: Option<Vec<ExprConfig>>,
+    /// Dynamic shared memory in bytes.
+    pub shared: Option<ExprConfig>,
+}
+
+/// A launch dimension as written: a number or an expression's text.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub(crate) enum ExprConfig {
+    /// `128`.
+    Int(i64),
+    /// `"cdiv(n, 128)"`.
+    Text(String),
+}
+
+impl ExprConfig {
+    /// The text as written (for locating it in begen.yaml).
+    pub fn text(&self) -> String {
+        match self {
+            ExprConfig::Int(n) => n.to_string(),
+            ExprConfig::Text(t) => t.clone(),
+        }
+    }
 }
 
 /// One algorithm: its implementations, or them with options.

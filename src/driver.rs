@@ -1,13 +1,15 @@
 //! The pipeline's one owner. [`run`] loads the kernel directory into a
 //! source map, finds the annotations (`scan`), reads the signatures
-//! (`parse`) and checks everything (`check`), and returns the [`Library`]
-//! with every diagnostic; [`generate`] and [`build`] go on to `emit` and
+//! (`parse`), reads begen.yaml's precompiled kernels (`binary::declare`,
+//! the second front end) and checks everything (`check`), and returns the
+//! [`Library`] with every diagnostic; [`generate`] and [`build`] go on to `emit` and
 //! the `build` stage. `begen scan`, `begen generate`, `begen build` and
 //! [`crate::Build`] all start here; nothing else scans.
 //!
 //! ```text
 //!  files ──load──> SourceMap ──scan──> Scanned ──parse──> Declared ──check──> Library ──emit──> text ──build──> lib.so
 //!                  (+ begen.yaml)      (annotations)       (front-end seam)    (model)
+//!                  begen.yaml's binaries: ──binary::declare──┘
 //! ```
 //!
 //! Each phase records every problem it finds and goes on; a later phase
@@ -27,6 +29,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use crate::Error;
+use crate::binary::{self, declare::Manifest};
 use crate::build::{self as compile, BuildOutput, Env, Generated, Options, Reporter, Toolchain};
 use crate::check::{self, Request};
 use crate::config::{self, SourceSpec};
@@ -118,7 +121,7 @@ impl Run {
     }
 }
 
-/// Runs the front end and `check` over `input.root`. Fails only when the
+/// Runs the front ends and `check` over `input.root`. Fails only when the
 /// root cannot be read; every other problem is a diagnostic.
 ///
 /// ```no_run
@@ -153,11 +156,17 @@ pub fn run(input: &Input) -> Result<Run, Error> {
     diags.extend(scan_diags);
     let include_dirs = config.include_dirs.iter().map(|d| root.join(d)).collect();
     let mut headers = Headers::new(root, include_dirs);
-    let (declared, parse_diags) = parse::declare(&mut map, scanned, &listed, &mut headers);
+    let (mut declared, parse_diags) = parse::declare(&mut map, scanned, &listed, &mut headers);
     diags.extend(parse_diags);
 
-    // check: decide everything.
+    // The second front end: begen.yaml's precompiled kernels.
     let absolute = std::fs::canonicalize(root).map_err(|e| Error::io(root, e))?;
+    let manifest =
+        Manifest { map: &map, config: &config, config_file: config_file.as_ref(), root: &absolute, root_file };
+    let (kernels, binaries) = binary::declare::declare(&manifest, &mut diags);
+    declared.extend(kernels);
+
+    // check: decide everything.
     let out = input.out.as_deref();
     let request = Request {
         map: &map,
@@ -171,6 +180,7 @@ pub fn run(input: &Input) -> Result<Run, Error> {
         includes: &input.includes,
         building: input.building,
         sources: &sources,
+        binaries: &binaries,
     };
     let (library, check_diags) = check::check(&request, declared);
     diags.extend(check_diags);

@@ -44,6 +44,7 @@ use std::ops::Range;
 
 use super::layout::{CType, PackError, Structs, Value, pack};
 use crate::model::AttrType;
+pub use crate::model::binary::Convention;
 
 /// A cuTile element type, by its mangled code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -302,25 +303,6 @@ pub struct SymbolParam {
     pub span: Range<usize>,
 }
 
-/// A calling convention of cuTile's exported kernels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Convention {
-    /// `t1`: `cutile_python_v1`.
-    PythonV1,
-    /// `t2`: `cutile_python_v2` (static shapes, tuples); demangled, not bound.
-    PythonV2,
-}
-
-impl Convention {
-    /// The name in cuTile and in begen.yaml.
-    pub fn name(self) -> &'static str {
-        match self {
-            Convention::PythonV1 => "cutile_python_v1",
-            Convention::PythonV2 => "cutile_python_v2",
-        }
-    }
-}
-
 /// A demangled kernel symbol.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Signature {
@@ -511,7 +493,7 @@ impl Signature {
     /// pointer, shapes and strides at the index width; per list a pointer
     /// and an `int32_t` length; per scalar its value; nothing for a constant.
     pub fn kernel_args(&self) -> Result<Vec<KernelArg>, ArgsError> {
-        if self.convention != Convention::PythonV1 {
+        if self.convention != Convention::CutilePythonV1 {
             return Err(ArgsError::Convention(self.convention));
         }
         let mut args = Vec::new();
@@ -536,7 +518,7 @@ impl Signature {
                     args.push(KernelArg { param: i, role: ArgRole::Value, ty: CType::Prim(ty) });
                 }
                 Param::Constant(_) => {}
-                Param::Tuple(_) => return Err(ArgsError::Convention(Convention::PythonV2)),
+                Param::Tuple(_) => return Err(ArgsError::Convention(Convention::CutilePythonV2)),
             }
         }
         Ok(args)
@@ -848,8 +830,8 @@ pub fn demangle(symbol: &str) -> Result<Signature, DemangleError> {
     let conv_start = p.pos;
     let code = p.take_while(|c| c != b'_');
     let convention = match code {
-        "t1" => Convention::PythonV1,
-        "t2" => Convention::PythonV2,
+        "t1" => Convention::CutilePythonV1,
+        "t2" => Convention::CutilePythonV2,
         "" => return Err(p.err_at(conv_start, DemangleErrorKind::Expected("a calling convention code after `_K`"))),
         other => return Err(p.err_at(conv_start, DemangleErrorKind::UnknownConvention(other.to_string()))),
     };
@@ -1202,7 +1184,7 @@ fn validate(sig: &Signature, symbol: &str) -> Result<(), DemangleError> {
     if let Some(&(g, _, _, at)) = groups.iter().find(|e| e.1 == 1) {
         return err(at, DemangleErrorKind::AliasGroupOnce(g));
     }
-    if sig.convention == Convention::PythonV1 {
+    if sig.convention == Convention::CutilePythonV1 {
         fn v2_only(p: &Param) -> Option<&'static str> {
             match p {
                 Param::Tuple(_) => Some("tuple parameters"),
@@ -1235,7 +1217,7 @@ mod tests {
     fn seed_example() {
         let sig = demangle("scale_Kt1_A1f32_1l0_A1f32_1l0_Sf32_I16").unwrap();
         assert_eq!(sig.name, "scale");
-        assert_eq!(sig.convention, Convention::PythonV1);
+        assert_eq!(sig.convention, Convention::CutilePythonV1);
         let a = array("scale_Kt1_A1f32_1l0_A1f32_1l0_Sf32_I16");
         assert_eq!(a.axes[0].stride_lower_bound, Some(0));
         assert_eq!(sig.params[2].param, Param::Scalar(Dtype::Float32));
@@ -1307,12 +1289,12 @@ mod tests {
             (
                 "k_Kt1_T1Sf32",
                 6,
-                DemangleErrorKind::NotInConvention { what: "tuple parameters", convention: Convention::PythonV1 },
+                DemangleErrorKind::NotInConvention { what: "tuple parameters", convention: Convention::CutilePythonV1 },
             ),
             (
                 "k_Kt1_A1f32_1s4",
                 6,
-                DemangleErrorKind::NotInConvention { what: "constant shapes", convention: Convention::PythonV1 },
+                DemangleErrorKind::NotInConvention { what: "constant shapes", convention: Convention::CutilePythonV1 },
             ),
             ("k_Kt1_I99999999999999999999999999999999999999999", 7, DemangleErrorKind::OutOfRange),
         ];
@@ -1330,8 +1312,8 @@ mod tests {
     #[test]
     fn v2_demangles_but_is_not_bound() {
         let sig = demangle("k_Kt2_T2A1f32Sf32_A1f32_1s8").unwrap();
-        assert_eq!(sig.convention, Convention::PythonV2);
-        assert_eq!(sig.kernel_args(), Err(ArgsError::Convention(Convention::PythonV2)));
+        assert_eq!(sig.convention, Convention::CutilePythonV2);
+        assert_eq!(sig.kernel_args(), Err(ArgsError::Convention(Convention::CutilePythonV2)));
         let sig = demangle("k_Kt1_Stf32").unwrap();
         assert_eq!(sig.kernel_args(), Err(ArgsError::ScalarDtype { param: 0, dtype: Dtype::TFloat32 }));
     }

@@ -20,8 +20,15 @@
 //! writes a cuTile list's words on that stream (a kernel whose parameters
 //! carry them, safe under CUDA-graph capture).
 //!
-//! This stage decides nothing about begen.yaml: `check` calls it with what
-//! the manifest says and turns its typed errors into diagnostics.
+//! - [`launch`]: the grammar of the launch dimensions (`grid:`, `block:`,
+//!   `shared:`).
+//! - `declare`: the front end. It reads begen.yaml's `structs:` and
+//!   `binaries:` (their shape is `config`'s) into declared functions, called
+//!   by the driver beside `scan` and `parse`.
+//!
+//! The other modules decide nothing about begen.yaml: `declare` and `check`
+//! call them with what the manifest says and turn their typed errors into
+//! diagnostics.
 //!
 //! ```
 //! use begen::binary::{cutile, layout::{ParamLayout, Structs}};
@@ -33,8 +40,9 @@
 //! ```
 
 pub mod cutile;
+pub(crate) mod declare;
 pub mod elf;
 pub mod fatbin;
+pub mod launch;
 pub mod layout;
-pub mod manifest;
 pub mod ptx;

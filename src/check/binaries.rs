@@ -1,311 +1,31 @@
-//! begen.yaml's `structs:` and `binaries:`: precompiled GPU kernels (seeds
-//! 001 and 003), checked into functions like the annotated ones.
+//! begen.yaml's precompiled GPU kernels (seeds 001 and 003), checked into
+//! functions like the annotated ones.
 //!
-//! [`declare`] reads every binary (a `.cubin`, `.fatbin` or `.ptx` under the
-//! root), lays out the structs and hands each kernel to the common pipeline
-//! as a [`Declared`] function with a [`Callee::Binary`]; [`check_kernel`]
-//! then resolves it: its tokens against the calling convention (for
-//! `cutile_python_v1` the demangled symbol; for `c` the PTX `.param` list or
-//! the cubin's parameter table), the C arguments at their [`ParamLayout`]
-//! offsets, cuTile's array assumptions, and the launch dimensions. Every
-//! problem is a diagnostic at the place in begen.yaml that causes it.
+//! The binary front end (`binary::declare`) has read every binary and
+//! declared each kernel; [`check_kernel`] decides: it resolves the kernel's
+//! tokens against the calling convention (for `cutile_python_v1` the
+//! demangled symbol; for `c` the PTX `.param` list or the cubin's parameter
+//! table), the C arguments at their [`ParamLayout`] offsets, cuTile's array
+//! assumptions, and the launch dimensions. Every problem is a diagnostic at
+//! the place in begen.yaml that causes it.
 
 use std::collections::BTreeMap;
 
 use crate::binary::cutile::{self, ArgRole, KernelArg};
-use crate::binary::elf::Cubin;
-use crate::binary::fatbin::Fatbin;
-use crate::binary::layout::{CType, Member, ParamLayout, StructDef, StructId, Structs};
-use crate::binary::manifest::{Expr, ExprConfig, KernelConfig, parse_expr};
-use crate::binary::ptx::{self, PtxEntry};
+use crate::binary::declare::{Binaries, BinaryKernel, Contents};
+use crate::binary::launch::{Expr, parse_expr};
+use crate::binary::layout::{CType, ParamLayout, StructId, Structs};
+use crate::config::ExprConfig;
 use crate::diag::{Diagnostic, Severity, binary_messages as bm, messages as msg};
 use crate::model::binary::{
-    ArgValue, ArrayRules, AxisRules, BinaryArg, BinaryCall, BinaryImage, StructLeaf, StructType,
+    ArgValue, ArrayRules, AxisRules, BinaryArg, BinaryCall, Convention, StructLeaf, StructType,
 };
-use crate::model::decl::{Callee, Declared, LocateError};
+use crate::model::decl::Declared;
 use crate::model::{self, AttrType, ElementType, Extent, Param, Platform, TensorType, Token, is_identifier};
 use crate::source::{SourceMap, Span};
 
-use super::Request;
 use super::function::check_tokens;
 use super::tokens::SpecToken;
-
-/// The two calling conventions begen binds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Convention {
-    CutileV1,
-    C,
-}
-
-/// What a binary file holds, as far as begen can read it.
-#[derive(Debug, Clone)]
-enum Contents {
-    Cubin(Cubin),
-    Ptx(Vec<PtxEntry>),
-    /// A fatbin container: its uncompressed cubins and PTX texts read.
-    Fatbin(Fatbin),
-    /// The file could not be read or has no known convention (reported
-    /// where it is listed): its kernels are not checked.
-    Unusable,
-}
-
-/// One kernel of begen.yaml's `binaries:`, ready for [`check_kernel`].
-#[derive(Debug, Clone)]
-pub(super) struct BinaryKernel {
-    image: usize,
-    file: String,
-    convention: Convention,
-    contents: std::sync::Arc<Contents>,
-    config: KernelConfig,
-    /// The kernel's line in begen.yaml: its keys are searched from there.
-    line: usize,
-}
-
-/// Everything [`declare`] found: the images, the kernels (indexed by
-/// [`Callee::Binary`]) and the structs.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Binaries {
-    pub images: Vec<BinaryImage>,
-    pub kernels: Vec<BinaryKernel>,
-    structs: Structs,
-}
-
-fn span(req: &Request, word: &str, after_line: usize) -> Option<Span> {
-    super::config_span(req, word, after_line)
-}
-
-fn push(diags: &mut Vec<Diagnostic>, at: Option<Span>, d: impl FnOnce(Span) -> Diagnostic) {
-    if let Some(at) = at {
-        diags.push(d(at));
-    }
-}
-
-/// Reads `structs:` and `binaries:`: the structs' layouts, each binary's
-/// bytes and contents, and one declared function per kernel.
-pub(super) fn declare(req: &Request, diags: &mut Vec<Diagnostic>) -> (Vec<Declared>, Binaries) {
-    let mut out = Binaries { structs: check_structs(req, diags), ..Binaries::default() };
-    let mut declared = Vec::new();
-    let mut after = 1;
-    for entry in &req.config.binaries {
-        let file_span = span(req, &entry.file, after);
-        let line = file_span.map_or(after, |s| req.map.position(s).0);
-        after = line + 1;
-        let convention = match entry.convention.as_str() {
-            "cutile_python_v1" => Some(Convention::CutileV1),
-            "c" => Some(Convention::C),
-            other => {
-                push(diags, span(req, other, line.saturating_sub(2)), |s| {
-                    Diagnostic::error(s, bm::bad_convention(other)).hint(bm::HINT_CONVENTION)
-                });
-                None
-            }
-        };
-        // A binary that cannot be read still declares its kernels' names
-        // (so `functions:` options for them are not reported too), with
-        // nothing to check.
-        let read = read_binary(req, &entry.file, file_span, diags).and_then(|bytes| {
-            match read_contents(&entry.file, &bytes) {
-                Ok(c) => Some((bytes, c)),
-                Err(why) => {
-                    push(diags, file_span, |s| Diagnostic::error(s, bm::unreadable_binary(&entry.file, &why)));
-                    None
-                }
-            }
-        });
-        let (contents, convention) = match (read, convention) {
-            (Some((mut bytes, contents)), Some(convention)) => {
-                if entry.file.ends_with(".ptx") {
-                    bytes.push(0);
-                }
-                out.images.push(BinaryImage { file: entry.file.clone(), bytes });
-                (contents, convention)
-            }
-            _ => (Contents::Unusable, Convention::C),
-        };
-        let image = out.images.len().saturating_sub(1);
-        let contents = std::sync::Arc::new(contents);
-        for (name, config) in &entry.kernels {
-            let name_span = span(req, name, line).unwrap_or_else(|| req.map.span(req.root_file, 0, 0));
-            let kline = req.map.position(name_span).0;
-            let tokens =
-                config.params.iter().map(|t| (t.clone(), value_span(req, t, kline).unwrap_or(name_span))).collect();
-            declared.push(Declared {
-                name: name.clone(),
-                name_span,
-                tokens: Some(tokens),
-                signature: Err(LocateError::NotFound),
-                platform: Platform::Cuda,
-                callee: Callee::Binary { kernel: out.kernels.len() },
-                enclosing: None,
-                structs: Vec::new(),
-            });
-            out.kernels.push(BinaryKernel {
-                image,
-                file: entry.file.clone(),
-                convention,
-                contents: contents.clone(),
-                config: config.clone(),
-                line: kline,
-            });
-        }
-    }
-    (declared, out)
-}
-
-/// Where begen.yaml writes `word` as a value (a list item, not a key), on
-/// the first line at or after `after_line` that has it: a token such as
-/// `dim.n` must not be found in a later kernel's `dim.n:uint64`.
-fn value_span(req: &Request, word: &str, after_line: usize) -> Option<Span> {
-    let id = req.config_file.as_ref()?.id;
-    let text = String::from_utf8_lossy(&req.map.get(id).bytes).into_owned();
-    let bound = |c: Option<char>| c.is_none_or(|c| c.is_whitespace() || "[],\"'#{}".contains(c));
-    let mut start = 0;
-    for (k, line) in text.split('\n').enumerate() {
-        if k + 1 >= after_line {
-            let found = line
-                .match_indices(word)
-                .map(|(i, _)| i)
-                .find(|&i| bound(line[..i].chars().next_back()) && bound(line[i + word.len()..].chars().next()));
-            if let Some(i) = found {
-                return Some(req.map.span(id, start + i, start + i + word.len()));
-            }
-        }
-        start += line.len() + 1;
-    }
-    None
-}
-
-/// The bytes of a binary: a file under the root with one of the three
-/// extensions.
-fn read_binary(req: &Request, file: &str, at: Option<Span>, diags: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
-    let path = std::path::Path::new(file);
-    let inside = path.is_relative() && !path.components().any(|c| matches!(c, std::path::Component::ParentDir));
-    let known = [".cubin", ".fatbin", ".ptx"].iter().any(|e| file.ends_with(e));
-    if !inside || !known {
-        push(diags, at, |s| Diagnostic::error(s, bm::bad_binary_path(file)).hint(bm::HINT_BINARY_PATH));
-        return None;
-    }
-    match std::fs::read(req.root.join(path)) {
-        Ok(b) => Some(b),
-        Err(e) => {
-            push(diags, at, |s| Diagnostic::error(s, bm::unreadable_binary(file, &e.to_string())));
-            None
-        }
-    }
-}
-
-fn read_contents(file: &str, bytes: &[u8]) -> Result<Contents, String> {
-    if file.ends_with(".cubin") {
-        Cubin::parse(bytes).map(Contents::Cubin).map_err(|e| e.0)
-    } else if file.ends_with(".ptx") {
-        let text = std::str::from_utf8(bytes).map_err(|_| "PTX must be UTF-8 text".to_string())?;
-        if text.contains('\0') {
-            return Err("PTX text must not contain NUL bytes".into());
-        }
-        ptx::entries(text).map(Contents::Ptx).map_err(|e| e.to_string())
-    } else {
-        Fatbin::parse(bytes).map(Contents::Fatbin).map_err(|e| e.to_string())
-    }
-}
-
-impl Contents {
-    /// Its cubins: the file's, or each a fatbin holds.
-    fn cubins(&self) -> Vec<&Cubin> {
-        match self {
-            Contents::Cubin(c) => vec![c],
-            Contents::Fatbin(f) => f.cubins().collect(),
-            Contents::Ptx(_) | Contents::Unusable => vec![],
-        }
-    }
-
-    /// Its PTX texts' kernels: the file's, or each text a fatbin holds.
-    fn ptx(&self) -> Vec<&[PtxEntry]> {
-        match self {
-            Contents::Ptx(p) => vec![p.as_slice()],
-            Contents::Fatbin(f) => f.ptx().collect(),
-            Contents::Cubin(_) | Contents::Unusable => vec![],
-        }
-    }
-
-    /// The names of the kernels begen could read, sorted, once each.
-    fn kernel_names(&self) -> Vec<String> {
-        let cubin = self.cubins().into_iter().flat_map(|c| c.kernels.iter().map(|k| k.name.clone()));
-        let ptx = self.ptx().into_iter().flat_map(|p| p.iter().map(|e| e.name.clone()));
-        let names: std::collections::BTreeSet<String> = cubin.chain(ptx).collect();
-        names.into_iter().collect()
-    }
-}
-
-/// Lays out `structs:` (a member may name another struct; each is added
-/// after the structs it contains, so nesting cannot be cyclic).
-fn check_structs(req: &Request, diags: &mut Vec<Diagnostic>) -> Structs {
-    let mut structs = Structs::new();
-    let mut pending: Vec<(&String, &Vec<String>)> = req.config.structs.iter().collect();
-    for (name, _) in &pending {
-        if !is_identifier(name) {
-            push(diags, span(req, name, 1), |s| Diagnostic::error(s, bm::bad_struct_name(name)));
-        }
-    }
-    pending.retain(|(name, _)| is_identifier(name));
-    loop {
-        let before = pending.len();
-        let mut waiting = Vec::new();
-        for (name, members) in pending {
-            let line = span(req, name, 1).map_or(1, |s| req.map.position(s).0);
-            let mut parsed = Vec::new();
-            let mut ok = true;
-            let mut blocked = false;
-            for m in members {
-                let Some((member, ty)) = m.split_once(':').filter(|(n, _)| is_identifier(n)) else {
-                    ok = false;
-                    push(diags, span(req, m, line), |s| Diagnostic::error(s, bm::bad_member(name, m)));
-                    continue;
-                };
-                let ty = ty.trim();
-                if let Some(t) = AttrType::parse(ty) {
-                    parsed.push(Member::new(member, t));
-                } else if let Some(id) = structs.find(ty) {
-                    parsed.push(Member::of(member, CType::Struct(id)));
-                } else if req.config.structs.contains_key(ty) && ty != name.as_str() {
-                    blocked = true;
-                } else {
-                    ok = false;
-                    push(diags, span(req, m, line), |s| {
-                        Diagnostic::error(s, bm::bad_member_type(name, member, ty)).hint(msg_types())
-                    });
-                }
-            }
-            if !ok {
-                continue;
-            }
-            if blocked {
-                waiting.push((name, members));
-                continue;
-            }
-            if let Err(e) = structs.add(StructDef::new(name, parsed)) {
-                push(diags, span(req, name, 1), |s| Diagnostic::error(s, bm::bad_struct(&e.to_string())));
-            }
-        }
-        if waiting.is_empty() {
-            break;
-        }
-        if waiting.len() == before {
-            for (name, _) in waiting {
-                push(diags, span(req, name, 1), |s| Diagnostic::error(s, bm::struct_cycle(name)));
-            }
-            break;
-        }
-        pending = waiting;
-    }
-    structs
-}
-
-fn msg_types() -> String {
-    format!(
-        "a member's type is one of {} or a struct declared under `structs:`",
-        AttrType::ALL.map(|t| t.as_str()).join(", ")
-    )
-}
 
 /// A struct's layout flattened to its scalar leaves.
 fn struct_type(structs: &Structs, id: StructId) -> StructType {
@@ -337,6 +57,27 @@ struct Slot {
     text: String,
 }
 
+/// The tokens resolved against the convention: the parameters, the
+/// kernel's C arguments (each one's type and what it carries, with its
+/// parameter's index), cuTile's array and list rules, and the block a cubin
+/// fixes.
+#[derive(Default)]
+struct Bound {
+    params: Vec<Param>,
+    types: Vec<CType>,
+    values: Vec<(usize, ArgValue)>,
+    arrays: Vec<ArrayRules>,
+    lists: Vec<ArrayRules>,
+    required_block: Option<[u32; 3]>,
+}
+
+/// Where begen.yaml writes a word, from a line on.
+type Locate<'a> = &'a (dyn Fn(&str, usize) -> Option<Span> + Sync);
+
+fn failed(diags: &[Diagnostic]) -> bool {
+    diags.iter().any(|d| d.severity == Severity::Error)
+}
+
 /// Checks one binary kernel into a function (module, target and names are
 /// decided later, with the annotated functions').
 pub(super) fn check_kernel(
@@ -345,44 +86,107 @@ pub(super) fn check_kernel(
     bins: &Binaries,
     req_map: &SourceMap,
     config_name: (&str, &std::path::Path),
-    locate: &(dyn Fn(&str, usize) -> Option<Span> + Sync),
+    locate: Locate,
 ) -> (Option<model::Function>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let name = &d.name;
-    if !is_identifier(name) {
-        diags.push(Diagnostic::error(d.name_span, bm::bad_kernel_name(name)));
-        return (None, diags);
+    let function = check_call(d, kernel, bins, locate, &mut diags).map(|(params, call)| {
+        let (file, path) = config_name;
+        let (line, column) = req_map.position(d.name_span);
+        model::Function {
+            name: d.name.clone(),
+            module: String::new(),
+            target: String::new(),
+            py_name: String::new(),
+            handler: String::new(),
+            trampoline: String::new(),
+            file: file.to_string(),
+            variant: None,
+            path: path.to_path_buf(),
+            line,
+            column,
+            platform: Platform::Cuda,
+            params,
+            options: model::FunctionOptions::default(),
+            consts: Vec::new(),
+            instances: Vec::new(),
+            binary: Some(Box::new(call)),
+        }
+    });
+    (function, diags)
+}
+
+/// A kernel's parameters and what its handler does, or `None` once
+/// something is wrong (each check stops where a later one would only
+/// repeat the problem).
+fn check_call(
+    d: &Declared,
+    kernel: &BinaryKernel,
+    bins: &Binaries,
+    locate: Locate,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(Vec<Param>, BinaryCall)> {
+    if !is_identifier(&d.name) {
+        diags.push(Diagnostic::error(d.name_span, bm::bad_kernel_name(&d.name)));
+        return None;
     }
-    let line = kernel.line;
     if matches!(*kernel.contents, Contents::Unusable) {
-        return (None, diags);
+        return None;
     }
-    // Tokens: a struct attribute first, then the common grammar.
-    let raw = d.tokens.clone().unwrap_or_default();
-    let mut slots = Vec::new();
-    for (text, at) in &raw {
-        let strukt = text
-            .strip_prefix("attr.")
-            .and_then(|r| r.split_once(':'))
-            .filter(|(n, _)| is_identifier(n))
-            .and_then(|(n, ty)| bins.structs.find(ty).map(|id| (n, id)));
-        if let Some((n, id)) = strukt {
-            let token = SpecToken::Attr { name: n.to_string(), ty: None };
-            slots.push(Slot { token: Some(token), strukt: Some(id), list: false, span: *at, text: text.clone() });
-            continue;
+    let slots = check_slots(d, kernel.convention, &bins.structs, diags)?;
+    let (symbol, symbol_span) = check_symbol(d, kernel, locate, diags)?;
+    let mut bound = match kernel.convention {
+        Convention::CutilePythonV1 | Convention::CutilePythonV2 => {
+            check_cutile(d, kernel, &bins.structs, &slots, (&symbol, symbol_span), diags)?
         }
-        // A list of arrays: a tensor token with `...` after it.
-        let (core, list) = match text.strip_suffix("...") {
-            Some(core) => (core.to_string(), true),
-            None => (text.clone(), false),
-        };
-        let parsed = check_tokens(name, std::slice::from_ref(&(core, *at)), &mut diags);
-        let token = parsed.into_iter().next().map(|(t, _)| t);
-        if token.is_none() {
-            return (None, diags);
+        Convention::C => check_c(d, kernel, &bins.structs, &slots, &symbol, diags)?,
+    };
+    // Struct attributes get their layout.
+    for (p, s) in bound.params.iter_mut().zip(&slots) {
+        if let (Some(id), Token::Attr { name, .. }) = (s.strukt, &p.token) {
+            p.token = Token::Struct { name: name.clone(), ty: struct_type(&bins.structs, id) };
         }
-        slots.push(Slot { token, strukt: None, list, span: *at, text: text.clone() });
     }
+    check_names(&bound.params, &slots, diags);
+    check_dims(&bound.params, &slots, diags);
+    if !bound.params.iter().any(|p| p.token.is_output()) {
+        diags.push(Diagnostic::error(d.name_span, bm::no_output(&d.name)));
+    }
+    let (grid, block, shared) = check_launch(kernel, &bound.params, bound.required_block, d.name_span, locate, diags);
+    if failed(diags) {
+        return None;
+    }
+    let layout = ParamLayout::of(&bound.types, &bins.structs);
+    let args = bound
+        .values
+        .into_iter()
+        .zip(layout.offsets.iter().zip(&layout.sizes))
+        .map(|((param, value), (&offset, &size))| BinaryArg { param, value, offset, size })
+        .collect();
+    let call = BinaryCall {
+        image: kernel.image,
+        symbol,
+        convention: kernel.convention,
+        args,
+        param_size: layout.size,
+        arrays: bound.arrays,
+        lists: bound.lists,
+        grid,
+        block,
+        shared,
+    };
+    Some((bound.params, call))
+}
+
+/// Reads the tokens ([`read_slots`]) and refuses what a binary kernel
+/// cannot take: a stream, a constant, an array attribute, a struct not
+/// under `structs:`, a list that is not an input or not cuTile's.
+fn check_slots(
+    d: &Declared,
+    convention: Convention,
+    structs: &Structs,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Vec<Slot>> {
+    let slots = read_slots(d, structs, diags)?;
     for s in &slots {
         match &s.token {
             Some(SpecToken::Stream) => diags.push(Diagnostic::error(s.span, bm::STREAM_IN_BINARY)),
@@ -399,23 +203,57 @@ pub(super) fn check_kernel(
             Some(SpecToken::Array { .. }) => diags.push(Diagnostic::error(s.span, bm::ARRAY_IN_BINARY)),
             _ => {}
         }
-        if s.list && kernel.convention == Convention::C {
+        if s.list && convention == Convention::C {
             diags.push(Diagnostic::error(s.span, bm::c_list(&s.text)));
         }
     }
-    if diags.iter().any(|d| d.severity == Severity::Error) {
-        return (None, diags);
+    if failed(diags) { None } else { Some(slots) }
+}
+
+/// Each token: a struct attribute of `structs:` first, then the common
+/// grammar (with a trailing `...`: a list of arrays). `None` at the first
+/// token that does not read.
+fn read_slots(d: &Declared, structs: &Structs, diags: &mut Vec<Diagnostic>) -> Option<Vec<Slot>> {
+    let mut slots = Vec::new();
+    for (text, at) in d.tokens.iter().flatten() {
+        let strukt = text
+            .strip_prefix("attr.")
+            .and_then(|r| r.split_once(':'))
+            .filter(|(n, _)| is_identifier(n))
+            .and_then(|(n, ty)| structs.find(ty).map(|id| (n, id)));
+        if let Some((n, id)) = strukt {
+            let token = SpecToken::Attr { name: n.to_string(), ty: None };
+            slots.push(Slot { token: Some(token), strukt: Some(id), list: false, span: *at, text: text.clone() });
+            continue;
+        }
+        let (core, list) = match text.strip_suffix("...") {
+            Some(core) => (core.to_string(), true),
+            None => (text.clone(), false),
+        };
+        let parsed = check_tokens(&d.name, std::slice::from_ref(&(core, *at)), diags);
+        let token = parsed.into_iter().next().map(|(t, _)| t);
+        token.as_ref()?;
+        slots.push(Slot { token, strukt: None, list, span: *at, text: text.clone() });
     }
-    let symbol = kernel.config.symbol.clone().unwrap_or_else(|| name.clone());
-    let symbol_span = kernel.config.symbol.as_ref().and_then(|s| locate(s, line)).unwrap_or(d.name_span);
-    // Written into a C string literal.
+    Some(slots)
+}
+
+/// The symbol (by default the kernel's name) and where begen.yaml writes
+/// it: text a C string literal can hold, and in the binary (in a fatbin,
+/// in one of the images begen could read; if it is in none and some are
+/// compressed, it may be in those: a warning).
+fn check_symbol(
+    d: &Declared,
+    kernel: &BinaryKernel,
+    locate: Locate,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(String, Span)> {
+    let symbol = kernel.config.symbol.clone().unwrap_or_else(|| d.name.clone());
+    let symbol_span = kernel.config.symbol.as_ref().and_then(|s| locate(s, kernel.line)).unwrap_or(d.name_span);
     if symbol.is_empty() || !symbol.chars().all(|c| c.is_ascii_alphanumeric() || "_$.".contains(c)) {
         diags.push(Diagnostic::error(symbol_span, bm::bad_symbol(&symbol)));
-        return (None, diags);
+        return None;
     }
-    // The symbol must be in the binary (in a fatbin, in one of the images
-    // begen could read; if it is in none and some are compressed, it may
-    // be in those: a warning).
     let known = kernel.contents.kernel_names();
     if !known.contains(&symbol) {
         let unread = match &*kernel.contents {
@@ -427,7 +265,7 @@ pub(super) fn check_kernel(
                 Diagnostic::error(symbol_span, bm::symbol_missing(&symbol, &kernel.file))
                     .note(bm::known_symbols(&known)),
             );
-            return (None, diags);
+            return None;
         }
         diags.push(
             Diagnostic::warning(symbol_span, bm::fatbin_unchecked(&symbol, &kernel.file))
@@ -435,175 +273,140 @@ pub(super) fn check_kernel(
                 .note(bm::known_symbols(&known)),
         );
     }
+    Some((symbol, symbol_span))
+}
 
-    let mut params = Vec::new();
-    let mut types: Vec<CType> = Vec::new();
-    let mut values: Vec<(usize, ArgValue)> = Vec::new();
-    let mut arrays = Vec::new();
-    let mut lists = Vec::new();
-    let mut required_block = None;
-    match kernel.convention {
-        Convention::CutileV1 => {
-            let sig = match cutile::demangle(&symbol) {
-                Ok(s) => s,
-                Err(e) => {
-                    diags.push(Diagnostic::error(symbol_span, e.to_string()));
-                    return (None, diags);
-                }
-            };
-            let args = match sig.kernel_args() {
-                Ok(a) => a,
-                Err(e) => {
-                    diags.push(Diagnostic::error(symbol_span, bm::cutile_unbound(&e.to_string())));
-                    return (None, diags);
-                }
-            };
-            let runtime = sig.runtime_params();
-            if runtime.len() != slots.len() {
-                diags.push(
-                    Diagnostic::error(d.name_span, bm::cutile_count(name, runtime.len(), slots.len()))
-                        .note(bm::cutile_expected(&describe_cutile(&sig, &runtime))),
-                );
-                return (None, diags);
-            }
-            for (k, (s, &pi)) in slots.iter().zip(&runtime).enumerate() {
-                let p = &sig.params[pi].param;
-                match resolve_cutile(k, s, p) {
-                    Ok((param, rules)) => {
-                        match rules {
-                            Some(r) if param.token.is_list() => lists.push(r),
-                            Some(r) => arrays.push(r),
-                            None => {}
-                        }
-                        params.push(param);
-                    }
-                    Err(m) => diags.push(Diagnostic::error(s.span, m)),
-                }
-            }
-            if diags.iter().any(|d| d.severity == Severity::Error) {
-                return (None, diags);
-            }
-            // Argument k of the kernel: its manifest parameter.
-            for KernelArg { param, role, ty } in &args {
-                let k = runtime.iter().position(|r| r == param).unwrap_or(0);
-                let v = match (role, ty) {
-                    (ArgRole::Base, _) if params.get(k).is_some_and(|p| p.token.is_list()) => ArgValue::ListWords,
-                    (ArgRole::Length, _) => ArgValue::ListLength,
-                    (ArgRole::Base, _) => ArgValue::Pointer,
-                    (ArgRole::Shape(a), CType::Prim(t)) => ArgValue::Shape(*a as usize, *t),
-                    (ArgRole::Stride(a), CType::Prim(t)) => ArgValue::Stride(*a as usize, *t),
-                    (ArgRole::Value, CType::Prim(t)) => ArgValue::Scalar(*t),
-                    _ => ArgValue::Pointer,
-                };
-                types.push(*ty);
-                values.push((k, v));
-            }
-            for k in kernel.contents.cubins().into_iter().filter_map(|c| c.kernel(&symbol)) {
-                required_block = required_block.or(k.required_block);
-                let layout = ParamLayout::of(&types, &bins.structs);
-                let table: Vec<(u32, u32)> = k.params.iter().map(|p| (p.offset as u32, p.size as u32)).collect();
-                let ours: Vec<(u32, u32)> = layout.offsets.iter().copied().zip(layout.sizes.iter().copied()).collect();
-                if !table.is_empty() && table != ours {
-                    diags.push(Diagnostic::error(symbol_span, bm::table_mismatch(&symbol, &table, &ours)));
-                    return (None, diags);
-                }
-            }
+/// `cutile_python_v1`: the demangled symbol's runtime parameters, one per
+/// token, and the C arguments they expand to, which every cubin's
+/// parameter table must agree with.
+fn check_cutile(
+    d: &Declared,
+    kernel: &BinaryKernel,
+    structs: &Structs,
+    slots: &[Slot],
+    (symbol, symbol_span): (&str, Span),
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Bound> {
+    let sig = match cutile::demangle(symbol) {
+        Ok(s) => s,
+        Err(e) => {
+            diags.push(Diagnostic::error(symbol_span, e.to_string()));
+            return None;
         }
-        Convention::C => {
-            for (k, s) in slots.iter().enumerate() {
-                match resolve_c(k, s, &bins.structs) {
-                    Ok((param, ty, v)) => {
-                        params.push(param);
-                        types.push(ty);
-                        values.push((k, v));
-                    }
-                    Err(m) => diags.push(Diagnostic::error(s.span, m)),
-                }
-            }
-            if diags.iter().any(|d| d.severity == Severity::Error) {
-                return (None, diags);
-            }
-            let layout = ParamLayout::of(&types, &bins.structs);
-            // Every image that has the kernel must agree (a fatbin holds
-            // one per architecture); one complaint per kind is enough.
-            if let Some(Err(m)) = kernel
-                .contents
-                .ptx()
-                .into_iter()
-                .filter_map(|entries| entries.iter().find(|e| e.name == symbol))
-                .map(|e| e.check_params(&types, &bins.structs))
-                .find(Result::is_err)
-            {
-                diags.push(Diagnostic::error(d.name_span, bm::c_mismatch(&symbol, &m.to_string())));
-            }
-            let ours: Vec<(u32, u32)> = layout.offsets.iter().copied().zip(layout.sizes.iter().copied()).collect();
-            for k in kernel.contents.cubins().into_iter().filter_map(|c| c.kernel(&symbol)) {
-                required_block = required_block.or(k.required_block);
-                let table: Vec<(u32, u32)> = k.params.iter().map(|p| (p.offset as u32, p.size as u32)).collect();
-                if table != ours {
-                    diags.push(Diagnostic::error(d.name_span, bm::table_mismatch(&symbol, &table, &ours)));
-                    break;
-                }
-            }
-        }
-    }
-    // Struct attributes get their layout.
-    for (p, s) in params.iter_mut().zip(&slots) {
-        if let (Some(id), Token::Attr { name, .. }) = (s.strukt, &p.token) {
-            p.token = Token::Struct { name: name.clone(), ty: struct_type(&bins.structs, id) };
-        }
-    }
-    check_names(&params, &slots, &mut diags);
-    check_dims(&params, &slots, &mut diags);
-    if !params.iter().any(|p| p.token.is_output()) {
-        diags.push(Diagnostic::error(d.name_span, bm::no_output(name)));
-    }
-    let (grid, block, shared) = launch(kernel, &params, required_block, d.name_span, locate, &mut diags);
-    if diags.iter().any(|d| d.severity == Severity::Error) {
-        return (None, diags);
-    }
-    let layout = ParamLayout::of(&types, &bins.structs);
-    let args = values
-        .into_iter()
-        .zip(layout.offsets.iter().zip(&layout.sizes))
-        .map(|((param, value), (&offset, &size))| BinaryArg { param, value, offset, size })
-        .collect();
-    let (file, path) = config_name;
-    let (fline, column) = req_map.position(d.name_span);
-    let function = model::Function {
-        name: name.clone(),
-        module: String::new(),
-        target: String::new(),
-        py_name: String::new(),
-        handler: String::new(),
-        trampoline: String::new(),
-        file: file.to_string(),
-        variant: None,
-        path: path.to_path_buf(),
-        line: fline,
-        column,
-        platform: Platform::Cuda,
-        params,
-        options: model::FunctionOptions::default(),
-        consts: Vec::new(),
-        instances: Vec::new(),
-        binary: Some(Box::new(BinaryCall {
-            image: kernel.image,
-            symbol,
-            convention: match kernel.convention {
-                Convention::CutileV1 => "cutile_python_v1".into(),
-                Convention::C => "c".into(),
-            },
-            args,
-            param_size: layout.size,
-            arrays,
-            lists,
-            grid,
-            block,
-            shared,
-        })),
     };
-    (Some(function), diags)
+    let args = match sig.kernel_args() {
+        Ok(a) => a,
+        Err(e) => {
+            diags.push(Diagnostic::error(symbol_span, bm::cutile_unbound(&e.to_string())));
+            return None;
+        }
+    };
+    let runtime = sig.runtime_params();
+    if runtime.len() != slots.len() {
+        diags.push(
+            Diagnostic::error(d.name_span, bm::cutile_count(&d.name, runtime.len(), slots.len()))
+                .note(bm::cutile_expected(&describe_cutile(&sig, &runtime))),
+        );
+        return None;
+    }
+    let mut bound = Bound::default();
+    for (k, (s, &pi)) in slots.iter().zip(&runtime).enumerate() {
+        match resolve_cutile(k, s, &sig.params[pi].param) {
+            Ok((param, rules)) => {
+                match rules {
+                    Some(r) if param.token.is_list() => bound.lists.push(r),
+                    Some(r) => bound.arrays.push(r),
+                    None => {}
+                }
+                bound.params.push(param);
+            }
+            Err(m) => diags.push(Diagnostic::error(s.span, m)),
+        }
+    }
+    if failed(diags) {
+        return None;
+    }
+    cutile_values(&args, &runtime, &mut bound);
+    for k in kernel.contents.cubins().into_iter().filter_map(|c| c.kernel(symbol)) {
+        bound.required_block = bound.required_block.or(k.required_block);
+        let layout = ParamLayout::of(&bound.types, structs);
+        let table: Vec<(u32, u32)> = k.params.iter().map(|p| (p.offset as u32, p.size as u32)).collect();
+        let ours: Vec<(u32, u32)> = layout.offsets.iter().copied().zip(layout.sizes.iter().copied()).collect();
+        if !table.is_empty() && table != ours {
+            diags.push(Diagnostic::error(symbol_span, bm::table_mismatch(symbol, &table, &ours)));
+            return None;
+        }
+    }
+    Some(bound)
+}
+
+/// Each C argument of a cuTile kernel: its type, and what it carries for
+/// the manifest parameter it comes from.
+fn cutile_values(args: &[KernelArg], runtime: &[usize], bound: &mut Bound) {
+    for KernelArg { param, role, ty } in args {
+        let k = runtime.iter().position(|r| r == param).unwrap_or(0);
+        let v = match (role, ty) {
+            (ArgRole::Base, _) if bound.params.get(k).is_some_and(|p| p.token.is_list()) => ArgValue::ListWords,
+            (ArgRole::Length, _) => ArgValue::ListLength,
+            (ArgRole::Base, _) => ArgValue::Pointer,
+            (ArgRole::Shape(a), CType::Prim(t)) => ArgValue::Shape(*a as usize, *t),
+            (ArgRole::Stride(a), CType::Prim(t)) => ArgValue::Stride(*a as usize, *t),
+            (ArgRole::Value, CType::Prim(t)) => ArgValue::Scalar(*t),
+            _ => ArgValue::Pointer,
+        };
+        bound.types.push(*ty);
+        bound.values.push((k, v));
+    }
+}
+
+/// `c`: each token's C type, in order, which the PTX `.param` lists and
+/// the cubins' parameter tables must agree with (a mismatch is reported
+/// and the other checks go on).
+fn check_c(
+    d: &Declared,
+    kernel: &BinaryKernel,
+    structs: &Structs,
+    slots: &[Slot],
+    symbol: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Bound> {
+    let mut bound = Bound::default();
+    for (k, s) in slots.iter().enumerate() {
+        match resolve_c(k, s, structs) {
+            Ok((param, ty, v)) => {
+                bound.params.push(param);
+                bound.types.push(ty);
+                bound.values.push((k, v));
+            }
+            Err(m) => diags.push(Diagnostic::error(s.span, m)),
+        }
+    }
+    if failed(diags) {
+        return None;
+    }
+    let layout = ParamLayout::of(&bound.types, structs);
+    // Every image that has the kernel must agree (a fatbin holds one per
+    // architecture); one complaint per kind is enough.
+    if let Some(Err(m)) = kernel
+        .contents
+        .ptx()
+        .into_iter()
+        .filter_map(|entries| entries.iter().find(|e| e.name == symbol))
+        .map(|e| e.check_params(&bound.types, structs))
+        .find(Result::is_err)
+    {
+        diags.push(Diagnostic::error(d.name_span, bm::c_mismatch(symbol, &m.to_string())));
+    }
+    let ours: Vec<(u32, u32)> = layout.offsets.iter().copied().zip(layout.sizes.iter().copied()).collect();
+    for k in kernel.contents.cubins().into_iter().filter_map(|c| c.kernel(symbol)) {
+        bound.required_block = bound.required_block.or(k.required_block);
+        let table: Vec<(u32, u32)> = k.params.iter().map(|p| (p.offset as u32, p.size as u32)).collect();
+        if table != ours {
+            diags.push(Diagnostic::error(d.name_span, bm::table_mismatch(symbol, &table, &ours)));
+            break;
+        }
+    }
+    Some(bound)
 }
 
 /// A tensor parameter's name in messages and Python: its role and position.
@@ -781,12 +584,12 @@ fn named_dims(params: &[Param]) -> Vec<&str> {
 /// The grid, block and shared-memory expressions: parsed, their names
 /// known (a dimension some tensor names, or an integer attribute), the
 /// block taken from the cubin where it fixes one.
-fn launch(
+fn check_launch(
     kernel: &BinaryKernel,
     params: &[Param],
     required: Option<[u32; 3]>,
     at: Span,
-    locate: &(dyn Fn(&str, usize) -> Option<Span> + Sync),
+    locate: Locate,
     diags: &mut Vec<Diagnostic>,
 ) -> ([Expr; 3], [Expr; 3], Expr) {
     let c = &kernel.config;
@@ -841,7 +644,7 @@ fn launch(
         }
         (_, None, Some(r)) => r.map(|v| Expr::Int(v.into())),
         (_, Some(b), None) => three(b, "block", diags),
-        (Convention::CutileV1, None, None) => {
+        (Convention::CutilePythonV1 | Convention::CutilePythonV2, None, None) => {
             diags.push(Diagnostic::error(at, bm::cutile_block_unknown(&kernel.file)));
             [Expr::Int(1), Expr::Int(1), Expr::Int(1)]
         }

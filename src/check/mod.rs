@@ -24,6 +24,7 @@ mod tokens;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
+use crate::binary::declare::Binaries;
 use crate::config::{Config, ConfigFile};
 use crate::diag::{Diagnostic, Severity, messages as msg};
 use crate::model::decl::{Callee, Declared};
@@ -56,15 +57,16 @@ pub(crate) struct Request<'a> {
     pub building: bool,
     /// Every source file found, in walk order.
     pub sources: &'a [(FileId, Platform)],
+    /// What the binary front end read: the kernels `Callee::Binary`
+    /// indexes, their images and the structs they may take.
+    pub binaries: &'a Binaries,
 }
 
 /// Checks everything: the library (with the functions that checked out)
 /// and every diagnostic. Errors among the diagnostics mean the library must
 /// not be built.
-pub(crate) fn check(req: &Request, mut declared: Vec<Declared>) -> (Library, Vec<Diagnostic>) {
+pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let (binary_kernels, binaries) = binaries::declare(req, &mut diags);
-    declared.extend(binary_kernels);
     let name = check_library_name(req, &mut diags);
     let prefix = check_prefix(req, &name, &mut diags);
     let choice = check_platform(req, &mut diags);
@@ -83,7 +85,7 @@ pub(crate) fn check(req: &Request, mut declared: Vec<Declared>) -> (Library, Vec
         instances.iter().flat_map(|i| [i.declared.name.clone(), format!("{}.{}", i.module, i.declared.name)]).collect()
     };
     let repeats = find_repeats(&instances);
-    let functions = check_functions(req, instances, &repeats, &modules, &binaries, &mut diags);
+    let functions = check_functions(req, instances, &repeats, &modules, &mut diags);
     let mut functions = check_options(req, functions, &declared_names, &mut diags);
     algorithms::check_vjps(req, &mut functions, &mut diags);
     let listed = algorithms::check_algorithms(req, &functions, &mut diags);
@@ -116,7 +118,7 @@ pub(crate) fn check(req: &Request, mut declared: Vec<Declared>) -> (Library, Vec
         algorithms,
         settings,
         root: req.root.to_path_buf(),
-        binaries: binaries.images,
+        binaries: req.binaries.images.clone(),
     };
     (library, diags)
 }
@@ -233,9 +235,9 @@ fn check_functions(
     instances: Vec<Instance>,
     repeats: &[Repeat],
     modules: &modules::Modules,
-    binaries: &binaries::Binaries,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Function> {
+    let binaries = req.binaries;
     let map = req.map;
     let config_file = req.config_file.clone();
     let locate = move |word: &str, line: usize| config_file.as_ref().map(|c| c.span(map, word, line));

@@ -149,13 +149,13 @@ pub fn macro_mismatch(name: &str, mac: &str, defined_at: &str, found: &[String])
     format!("`{mac}` (defined at {defined_at}) expands to {found}, not '{name}'")
 }
 
-pub fn macro_limit(name: &str, mac: &str, limit: crate::parse::Limit) -> String {
+pub fn macro_limit(name: &str, mac: &str, limit: crate::model::decl::Limit) -> String {
     match limit {
-        crate::parse::Limit::Depth(n) => format!(
+        crate::model::decl::Limit::Depth(n) => format!(
             "`{mac}` nests macros more than {n} levels deep, where begen stops expanding: \
              the signature of '{name}' cannot be read"
         ),
-        crate::parse::Limit::Tokens(n) => format!(
+        crate::model::decl::Limit::Tokens(n) => format!(
             "the expansion of `{mac}` grows past {n} tokens, where begen stops expanding: \
              the signature of '{name}' cannot be read"
         ),

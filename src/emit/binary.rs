@@ -320,7 +320,7 @@ fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
     BinaryHandlerView {
         function: f.name.clone(),
         arg_spec: comment_text(&format!("{} ({})", cpp::arg_spec_text(f), comment_text(file))),
-        convention: b.convention.clone(),
+        convention: b.convention.name().to_string(),
         symbol: lit(&b.symbol),
         image_var: format!("begen_image_{}", b.image),
         kernel_var,

@@ -168,7 +168,7 @@ pub fn manifest(lib: &Library, xla_api_version: Option<&str>) -> Manifest {
                 binary: f.binary.as_ref().map(|b| ManifestBinary {
                     file: lib.binaries.get(b.image).map_or_else(String::new, |i| i.file.clone()),
                     symbol: b.symbol.clone(),
-                    convention: b.convention.clone(),
+                    convention: b.convention.name().to_string(),
                 }),
             })
             .collect(),

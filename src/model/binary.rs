@@ -7,6 +7,43 @@ use std::fmt;
 
 use crate::model::AttrType;
 
+/// A calling convention: how a precompiled kernel takes its arguments.
+///
+/// ```
+/// use begen::model::binary::Convention;
+/// assert_eq!(Convention::bound("c"), Some(Convention::C));
+/// assert_eq!(Convention::CutilePythonV1.name(), "cutile_python_v1");
+/// // cuTile's second convention is demangled, not bound.
+/// assert_eq!(Convention::bound("cutile_python_v2"), None);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Convention {
+    /// cuTile's `t1`: `cutile_python_v1` (a symbol that spells out its
+    /// parameters and their assumptions).
+    CutilePythonV1,
+    /// cuTile's `t2`: `cutile_python_v2` (static shapes, tuples);
+    /// demangled, not bound.
+    CutilePythonV2,
+    /// `c`: the kernel's C parameters (PTX `.param`s, a cubin's table).
+    C,
+}
+
+impl Convention {
+    /// The name in cuTile and in begen.yaml.
+    pub fn name(self) -> &'static str {
+        match self {
+            Convention::CutilePythonV1 => "cutile_python_v1",
+            Convention::CutilePythonV2 => "cutile_python_v2",
+            Convention::C => "c",
+        }
+    }
+
+    /// The convention of that begen.yaml name, if begen binds it.
+    pub fn bound(name: &str) -> Option<Convention> {
+        [Convention::CutilePythonV1, Convention::C].into_iter().find(|c| c.name() == name)
+    }
+}
+
 /// One embedded image (a `binaries:` file).
 ///
 /// ```
@@ -28,8 +65,8 @@ pub struct BinaryCall {
     pub image: usize,
     /// The entry's symbol in the image.
     pub symbol: String,
-    /// `cutile_python_v1` or `c`.
-    pub convention: String,
+    /// How the kernel takes its arguments.
+    pub convention: Convention,
     /// The kernel's C arguments, in order.
     pub args: Vec<BinaryArg>,
     /// The parameter buffer's size.
@@ -170,7 +207,7 @@ impl Op {
 }
 
 /// A launch expression over integers and names (dims and attributes),
-/// as `binary::manifest::parse_expr` reads it.
+/// as `binary::launch::parse_expr` reads it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Expr {
     /// A literal.

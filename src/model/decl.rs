@@ -18,7 +18,7 @@ pub(crate) enum Callee {
     /// from a translation unit that includes the source.
     Source { file: FileId },
     /// A kernel of a precompiled binary (begen.yaml's `binaries:`): the
-    /// index of its entry in `check`'s list of binary kernels.
+    /// index of its entry in the binary front end's `Binaries::kernels`.
     Binary { kernel: usize },
 }
 
@@ -187,11 +187,21 @@ pub(crate) enum LocateError {
     MacroMismatch { name: String, defined_at: String, found: Vec<String>, at: Span },
     /// The macro's expansion hit one of the expander's limits before it
     /// produced the function: begen cannot read it as the preprocessor would.
-    MacroLimit { name: String, limit: crate::parse::Limit, at: Span },
+    MacroLimit { name: String, limit: Limit, at: Span },
     /// The next function has another name.
     NameMismatch { found: String, at: Span },
     /// (begen.yaml lookup) no definition of the name in the file.
     NotFound,
+}
+
+/// Why a macro expansion is not what the preprocessor would make: the
+/// expander's limit it hit (`parse` stops there; `diag` words it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Limit {
+    /// Macros nested deeper than this many levels.
+    Depth(usize),
+    /// More tokens than this.
+    Tokens(usize),
 }
 
 /// Between the annotated-source front end's two stages: what `scan` found

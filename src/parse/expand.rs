@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::macros::MacroTable;
+use crate::model::decl::Limit;
 use crate::par::FxBuildHasher;
 
 /// Tokens that stop the expander from running away on crafted input.
@@ -655,15 +656,6 @@ impl Expansion<'_, '_> {
     pub fn too_deep(&self) -> bool {
         self.x.too_deep
     }
-}
-
-/// Why an expansion is not what the preprocessor would make.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Limit {
-    /// Macros nested deeper than this many levels.
-    Depth(usize),
-    /// More tokens than this.
-    Tokens(usize),
 }
 
 impl Expansion<'_, '_> {

@@ -15,14 +15,12 @@ pub(crate) mod macros;
 mod signature;
 mod structs;
 
-pub(crate) use expand::Limit;
-
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::decl::{
-    Callee, DeclParam, DeclStruct, Declared, Enclosing, Listed, LocateError, Origin, Scanned, Signature,
+    Callee, DeclParam, DeclStruct, Declared, Enclosing, Limit, Listed, LocateError, Origin, Scanned, Signature,
 };
 use crate::par;
 use crate::source::{FileId, SourceMap, Span};

@@ -1,85 +1,18 @@
-//! begen.yaml's `binaries:` entries as written, and the launch-dimension
-//! expressions they hold: the shape only. What they mean (files, symbols,
-//! parameters against the binary) is `check`'s to decide
-//! (`check/binaries.rs`).
-//!
-//! ```yaml
-//! structs:
-//!   Affine: [tag:uint16, scale:float64, shift:float32]
-//! binaries:
-//!   - file: tile/scale_sm90.cubin
-//!     convention: cutile_python_v1
-//!     kernels:
-//!       tile_scale:
-//!         symbol: scale_Kt1_A1f32_1l0_A1f32_1l0_Sf32_I16
-//!         params: ["arg:float32[n]", "ret:float32[n]", attr.s:float32]
-//!         grid: ["cdiv(n, 16)"]
-//! ```
+//! The launch dimensions of a precompiled kernel (begen.yaml's `grid:`,
+//! `block:` and `shared:` under `binaries:`): expressions over integers and
+//! the kernel's dimension and attribute names. This is their grammar only;
+//! begen.yaml's shape is `config`'s, which names are known is `check`'s.
 //!
 //! ```
-//! use begen::binary::manifest::{parse_expr, Expr};
+//! use begen::binary::launch::{parse_expr, Expr};
 //! let e = parse_expr("cdiv(n, 16) * 2").unwrap();
 //! assert_eq!(e.to_string(), "(cdiv(n, 16) * 2)");
 //! assert!(parse_expr("n +").is_err());
 //! ```
 
-use std::collections::BTreeMap;
 use std::fmt;
 
-use serde::Deserialize;
-
 pub use crate::model::binary::{Expr, Op};
-
-/// One `binaries:` entry: a file, its calling convention and its kernels.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct BinaryConfig {
-    /// `.cubin`, `.fatbin` or `.ptx`, relative to the root.
-    pub file: String,
-    /// `cutile_python_v1` or `c`.
-    pub convention: String,
-    /// Python function (and target) name -> the kernel.
-    #[serde(default)]
-    pub kernels: BTreeMap<String, KernelConfig>,
-}
-
-/// One kernel of a binary.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct KernelConfig {
-    /// The entry's symbol (default: the kernel's name).
-    pub symbol: Option<String>,
-    /// Typed tokens, one per parameter.
-    #[serde(default)]
-    pub params: Vec<String>,
-    /// 1 to 3 entries: integers or expressions.
-    #[serde(default)]
-    pub grid: Vec<ExprConfig>,
-    /// As `grid`; `cutile_python_v1` takes it from the cubin.
-    pub block: Option<Vec<ExprConfig>>,
-    /// Dynamic shared memory in bytes.
-    pub shared: Option<ExprConfig>,
-}
-
-/// A launch dimension as written: a number or an expression's text.
-#[derive(Debug, Clone, Deserialize, PartialEq)]
-#[serde(untagged)]
-pub enum ExprConfig {
-    /// `128`.
-    Int(i64),
-    /// `"cdiv(n, 128)"`.
-    Text(String),
-}
-
-impl ExprConfig {
-    /// The text as written (for locating it in begen.yaml).
-    pub fn text(&self) -> String {
-        match self {
-            ExprConfig::Int(n) => n.to_string(),
-            ExprConfig::Text(t) => t.clone(),
-        }
-    }
-}
 
 /// Why an expression does not parse: the byte offset and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq)]

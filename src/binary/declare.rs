@@ -1,0 +1,310 @@
+//! The binary front end: begen.yaml's `structs:` and `binaries:` read into
+//! declared functions (seeds 001 and 003).
+//!
+//! [`declare`] lays out the structs, reads every binary (a `.cubin`,
+//! `.fatbin` or `.ptx` under the root) and hands each kernel to the common
+//! pipeline as a [`Declared`] function with a [`Callee::Binary`], indexing
+//! its [`BinaryKernel`] in the [`Binaries`] it returns beside them. It
+//! decides nothing about a kernel: `check` resolves its tokens against the
+//! convention and what the binary holds. Every problem it finds (a path, an
+//! unreadable file, an unknown convention, a struct that cannot be laid
+//! out) is a diagnostic at the place in begen.yaml that causes it.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::config::{Config, ConfigFile, KernelConfig};
+use crate::diag::{Diagnostic, binary_messages as bm};
+use crate::model::binary::{BinaryImage, Convention};
+use crate::model::decl::{Callee, Declared, LocateError};
+use crate::model::{AttrType, Platform, is_identifier};
+use crate::source::{FileId, SourceMap, Span};
+
+use super::elf::Cubin;
+use super::fatbin::Fatbin;
+use super::layout::{CType, Member, StructDef, Structs};
+use super::ptx::{self, PtxEntry};
+
+/// What the binary front end reads from: begen.yaml, where it is, and the
+/// root its files are under.
+pub(crate) struct Manifest<'a> {
+    pub map: &'a SourceMap,
+    pub config: &'a Config,
+    pub config_file: Option<&'a ConfigFile>,
+    /// The kernel directory, absolute.
+    pub root: &'a Path,
+    /// The pseudo-file standing for the root (where a kernel begen.yaml
+    /// does not show is declared).
+    pub root_file: FileId,
+}
+
+/// What a binary file holds, as far as begen can read it.
+#[derive(Debug, Clone)]
+pub(crate) enum Contents {
+    Cubin(Cubin),
+    Ptx(Vec<PtxEntry>),
+    /// A fatbin container: its uncompressed cubins and PTX texts read.
+    Fatbin(Fatbin),
+    /// The file could not be read or has no known convention (reported
+    /// where it is listed): its kernels are not checked.
+    Unusable,
+}
+
+/// One kernel of begen.yaml's `binaries:`, for `check` to resolve.
+#[derive(Debug, Clone)]
+pub(crate) struct BinaryKernel {
+    /// Its image's index in [`Binaries::images`] (unused when its file is
+    /// [`Contents::Unusable`]).
+    pub image: usize,
+    /// The file as begen.yaml names it.
+    pub file: String,
+    pub convention: Convention,
+    /// What its file holds (shared by the file's kernels).
+    pub contents: Arc<Contents>,
+    pub config: KernelConfig,
+    /// The kernel's line in begen.yaml: its keys are searched from there.
+    pub line: usize,
+}
+
+/// Everything [`declare`] found: the images, the kernels (indexed by
+/// [`Callee::Binary`]) and the structs.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Binaries {
+    pub images: Vec<BinaryImage>,
+    pub kernels: Vec<BinaryKernel>,
+    /// begen.yaml's `structs:`, laid out (those that could be).
+    pub structs: Structs,
+}
+
+fn span(mf: &Manifest, word: &str, after_line: usize) -> Option<Span> {
+    mf.config_file.map(|c| c.span(mf.map, word, after_line))
+}
+
+fn push(diags: &mut Vec<Diagnostic>, at: Option<Span>, d: impl FnOnce(Span) -> Diagnostic) {
+    if let Some(at) = at {
+        diags.push(d(at));
+    }
+}
+
+/// Reads `structs:` and `binaries:`: the structs' layouts, each binary's
+/// bytes and contents, and one declared function per kernel.
+pub(crate) fn declare(mf: &Manifest, diags: &mut Vec<Diagnostic>) -> (Vec<Declared>, Binaries) {
+    let mut out = Binaries { structs: declare_structs(mf, diags), ..Binaries::default() };
+    let mut declared = Vec::new();
+    let mut after = 1;
+    for entry in &mf.config.binaries {
+        let file_span = span(mf, &entry.file, after);
+        let line = file_span.map_or(after, |s| mf.map.position(s).0);
+        after = line + 1;
+        let convention = Convention::bound(&entry.convention);
+        if convention.is_none() {
+            let other = entry.convention.as_str();
+            push(diags, span(mf, other, line.saturating_sub(2)), |s| {
+                Diagnostic::error(s, bm::bad_convention(other)).hint(bm::HINT_CONVENTION)
+            });
+        }
+        // A binary that cannot be read still declares its kernels' names
+        // (so `functions:` options for them are not reported too), with
+        // nothing to check.
+        let read =
+            read_binary(mf, &entry.file, file_span, diags).and_then(|bytes| match read_contents(&entry.file, &bytes) {
+                Ok(c) => Some((bytes, c)),
+                Err(why) => {
+                    push(diags, file_span, |s| Diagnostic::error(s, bm::unreadable_binary(&entry.file, &why)));
+                    None
+                }
+            });
+        let (contents, convention) = match (read, convention) {
+            (Some((mut bytes, contents)), Some(convention)) => {
+                if entry.file.ends_with(".ptx") {
+                    bytes.push(0);
+                }
+                out.images.push(BinaryImage { file: entry.file.clone(), bytes });
+                (contents, convention)
+            }
+            _ => (Contents::Unusable, Convention::C),
+        };
+        let image = out.images.len().saturating_sub(1);
+        let contents = Arc::new(contents);
+        for (name, config) in &entry.kernels {
+            let name_span = span(mf, name, line).unwrap_or_else(|| mf.map.span(mf.root_file, 0, 0));
+            let kline = mf.map.position(name_span).0;
+            let tokens =
+                config.params.iter().map(|t| (t.clone(), value_span(mf, t, kline).unwrap_or(name_span))).collect();
+            declared.push(Declared {
+                name: name.clone(),
+                name_span,
+                tokens: Some(tokens),
+                signature: Err(LocateError::NotFound),
+                platform: Platform::Cuda,
+                callee: Callee::Binary { kernel: out.kernels.len() },
+                enclosing: None,
+                structs: Vec::new(),
+            });
+            out.kernels.push(BinaryKernel {
+                image,
+                file: entry.file.clone(),
+                convention,
+                contents: contents.clone(),
+                config: config.clone(),
+                line: kline,
+            });
+        }
+    }
+    (declared, out)
+}
+
+/// Where begen.yaml writes `word` as a value (a list item, not a key), on
+/// the first line at or after `after_line` that has it: a token such as
+/// `dim.n` must not be found in a later kernel's `dim.n:uint64`.
+fn value_span(mf: &Manifest, word: &str, after_line: usize) -> Option<Span> {
+    let id = mf.config_file?.id;
+    let text = String::from_utf8_lossy(&mf.map.get(id).bytes).into_owned();
+    let bound = |c: Option<char>| c.is_none_or(|c| c.is_whitespace() || "[],\"'#{}".contains(c));
+    let mut start = 0;
+    for (k, line) in text.split('\n').enumerate() {
+        if k + 1 >= after_line {
+            let found = line
+                .match_indices(word)
+                .map(|(i, _)| i)
+                .find(|&i| bound(line[..i].chars().next_back()) && bound(line[i + word.len()..].chars().next()));
+            if let Some(i) = found {
+                return Some(mf.map.span(id, start + i, start + i + word.len()));
+            }
+        }
+        start += line.len() + 1;
+    }
+    None
+}
+
+/// The bytes of a binary: a file under the root with one of the three
+/// extensions.
+fn read_binary(mf: &Manifest, file: &str, at: Option<Span>, diags: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
+    let path = std::path::Path::new(file);
+    let inside = path.is_relative() && !path.components().any(|c| matches!(c, std::path::Component::ParentDir));
+    let known = [".cubin", ".fatbin", ".ptx"].iter().any(|e| file.ends_with(e));
+    if !inside || !known {
+        push(diags, at, |s| Diagnostic::error(s, bm::bad_binary_path(file)).hint(bm::HINT_BINARY_PATH));
+        return None;
+    }
+    match std::fs::read(mf.root.join(path)) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            push(diags, at, |s| Diagnostic::error(s, bm::unreadable_binary(file, &e.to_string())));
+            None
+        }
+    }
+}
+
+fn read_contents(file: &str, bytes: &[u8]) -> Result<Contents, String> {
+    if file.ends_with(".cubin") {
+        Cubin::parse(bytes).map(Contents::Cubin).map_err(|e| e.0)
+    } else if file.ends_with(".ptx") {
+        let text = std::str::from_utf8(bytes).map_err(|_| "PTX must be UTF-8 text".to_string())?;
+        if text.contains('\0') {
+            return Err("PTX text must not contain NUL bytes".into());
+        }
+        ptx::entries(text).map(Contents::Ptx).map_err(|e| e.to_string())
+    } else {
+        Fatbin::parse(bytes).map(Contents::Fatbin).map_err(|e| e.to_string())
+    }
+}
+
+impl Contents {
+    /// Its cubins: the file's, or each a fatbin holds.
+    pub(crate) fn cubins(&self) -> Vec<&Cubin> {
+        match self {
+            Contents::Cubin(c) => vec![c],
+            Contents::Fatbin(f) => f.cubins().collect(),
+            Contents::Ptx(_) | Contents::Unusable => vec![],
+        }
+    }
+
+    /// Its PTX texts' kernels: the file's, or each text a fatbin holds.
+    pub(crate) fn ptx(&self) -> Vec<&[PtxEntry]> {
+        match self {
+            Contents::Ptx(p) => vec![p.as_slice()],
+            Contents::Fatbin(f) => f.ptx().collect(),
+            Contents::Cubin(_) | Contents::Unusable => vec![],
+        }
+    }
+
+    /// The names of the kernels begen could read, sorted, once each.
+    pub(crate) fn kernel_names(&self) -> Vec<String> {
+        let cubin = self.cubins().into_iter().flat_map(|c| c.kernels.iter().map(|k| k.name.clone()));
+        let ptx = self.ptx().into_iter().flat_map(|p| p.iter().map(|e| e.name.clone()));
+        let names: std::collections::BTreeSet<String> = cubin.chain(ptx).collect();
+        names.into_iter().collect()
+    }
+}
+
+/// Lays out `structs:` (a member may name another struct; each is added
+/// after the structs it contains, so nesting cannot be cyclic).
+fn declare_structs(mf: &Manifest, diags: &mut Vec<Diagnostic>) -> Structs {
+    let mut structs = Structs::new();
+    let mut pending: Vec<(&String, &Vec<String>)> = mf.config.structs.iter().collect();
+    for (name, _) in &pending {
+        if !is_identifier(name) {
+            push(diags, span(mf, name, 1), |s| Diagnostic::error(s, bm::bad_struct_name(name)));
+        }
+    }
+    pending.retain(|(name, _)| is_identifier(name));
+    loop {
+        let before = pending.len();
+        let mut waiting = Vec::new();
+        for (name, members) in pending {
+            let line = span(mf, name, 1).map_or(1, |s| mf.map.position(s).0);
+            let mut parsed = Vec::new();
+            let mut ok = true;
+            let mut blocked = false;
+            for m in members {
+                let Some((member, ty)) = m.split_once(':').filter(|(n, _)| is_identifier(n)) else {
+                    ok = false;
+                    push(diags, span(mf, m, line), |s| Diagnostic::error(s, bm::bad_member(name, m)));
+                    continue;
+                };
+                let ty = ty.trim();
+                if let Some(t) = AttrType::parse(ty) {
+                    parsed.push(Member::new(member, t));
+                } else if let Some(id) = structs.find(ty) {
+                    parsed.push(Member::of(member, CType::Struct(id)));
+                } else if mf.config.structs.contains_key(ty) && ty != name.as_str() {
+                    blocked = true;
+                } else {
+                    ok = false;
+                    push(diags, span(mf, m, line), |s| {
+                        Diagnostic::error(s, bm::bad_member_type(name, member, ty)).hint(msg_types())
+                    });
+                }
+            }
+            if !ok {
+                continue;
+            }
+            if blocked {
+                waiting.push((name, members));
+                continue;
+            }
+            if let Err(e) = structs.add(StructDef::new(name, parsed)) {
+                push(diags, span(mf, name, 1), |s| Diagnostic::error(s, bm::bad_struct(&e.to_string())));
+            }
+        }
+        if waiting.is_empty() {
+            break;
+        }
+        if waiting.len() == before {
+            for (name, _) in waiting {
+                push(diags, span(mf, name, 1), |s| Diagnostic::error(s, bm::struct_cycle(name)));
+            }
+            break;
+        }
+        pending = waiting;
+    }
+    structs
+}
+
+fn msg_types() -> String {
+    format!(
+        "a member's type is one of {} or a struct declared under `structs:`",
+        AttrType::ALL.map(|t| t.as_str()).join(", ")
+    )
+}
