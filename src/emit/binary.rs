@@ -14,7 +14,7 @@
 
 use crate::model::binary::{ArgValue, ArrayRules, BinaryCall};
 use crate::model::binary::{Expr, Op};
-use crate::model::{AttrType, ElementType, Extent, Function, Library, Param, Token};
+use crate::model::{AttrType, ElementType, Extent, Function, Library, Param, ScalarKind, Token};
 
 use super::cpp::{self, Binding, Slot, Unit};
 use super::names::comment_text;
@@ -289,16 +289,15 @@ fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
             ArgValue::Stride(axis, t) => {
                 format!("begen::bin::put<{0}>(args, {off}, static_cast<{0}>(st{i}[{axis}]));", t.cpp_type())
             }
-            ArgValue::Scalar(AttrType::Complex64 | AttrType::Complex128) => {
-                format!("std::memcpy(args + {off}, {}.begin(), {});", value_of(i, p), arg.size)
-            }
-            ArgValue::Scalar(t) => {
-                let cpp = match t {
-                    AttrType::Float16 | AttrType::BFloat16 => "uint16_t",
-                    other => other.cpp_type(),
-                };
-                format!("begen::bin::put<{cpp}>(args, {off}, {});", value_of(i, p))
-            }
+            ArgValue::Scalar(t) => match t.kind() {
+                // The pair of parts XLA's attribute holds.
+                ScalarKind::Complex => {
+                    format!("std::memcpy(args + {off}, {}.begin(), {});", value_of(i, p), arg.size)
+                }
+                ScalarKind::Bool | ScalarKind::Int { .. } | ScalarKind::Float | ScalarKind::FloatBits => {
+                    format!("begen::bin::put<{}>(args, {off}, {});", t.cpp_type(), value_of(i, p))
+                }
+            },
             ArgValue::Struct => format!("std::memcpy(args + {off}, {}.begin(), {});", value_of(i, p), arg.size),
             ArgValue::ListWords => {
                 format!("begen::bin::put<uint64_t>(args, {off}, reinterpret_cast<uintptr_t>(w{i}->untyped_data()));")
@@ -337,13 +336,18 @@ fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
     }
 }
 
-/// A list's index-type bounds, as `check_array` takes them.
-fn index_bounds(index: AttrType) -> (&'static str, &'static str, &'static str) {
-    match index {
-        AttrType::UInt32 => ("INT64_C(0)", "INT64_C(4294967295)", "uint32"),
-        AttrType::Int64 => ("INT64_MIN", "INT64_MAX", "int64"),
-        _ => ("INT64_C(-2147483648)", "INT64_C(2147483647)", "int32"),
-    }
+/// An index type's bounds, as `check_array` takes them (`int64_t`
+/// expressions), and its name.
+fn index_bounds(index: AttrType) -> (String, String, &'static str) {
+    // The handler's extents are `int64_t`: a wider bound is theirs.
+    let int64 = |v: i128| match v.clamp(i64::MIN.into(), i64::MAX.into()) as i64 {
+        i64::MIN => "INT64_MIN".to_string(),
+        i64::MAX => "INT64_MAX".to_string(),
+        v => format!("INT64_C({v})"),
+    };
+    // `check` gives every array an integer index type.
+    let (lo, hi) = index.int_range().unwrap_or((0, 0));
+    (int64(lo), int64(hi), index.as_str())
 }
 
 /// The `static const` rules of a cuTile array (or list element) named
@@ -502,4 +506,21 @@ fn list_words(f: &Function, l: &ArrayRules) -> Vec<String> {
         ),
         "}".into(),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_bounds_of_cutiles_index_types() {
+        let s = |t| {
+            let (lo, hi, name) = index_bounds(t);
+            format!("{lo} {hi} {name}")
+        };
+        assert_eq!(s(AttrType::Int32), "INT64_C(-2147483648) INT64_C(2147483647) int32");
+        assert_eq!(s(AttrType::UInt32), "INT64_C(0) INT64_C(4294967295) uint32");
+        assert_eq!(s(AttrType::Int64), "INT64_MIN INT64_MAX int64");
+        assert_eq!(s(AttrType::UInt64), "INT64_C(0) INT64_MAX uint64");
+    }
 }
