@@ -756,36 +756,9 @@ pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
 pub fn handler_view(unit: &Unit) -> HandlerView {
     let f = unit.f;
     let params = params_cpp(unit);
-    let mut bound: Vec<(Slot, usize, &Binding)> =
-        params.iter().flat_map(|(i, _, c)| c.bindings.iter().map(move |b| (b.slot, *i, b))).collect();
-    bound.sort_by_key(|(slot, i, _)| (*slot, *i));
-    let mut tensors = Vec::new();
-    let mut attrs = Vec::new();
-    let mut stream = "0".to_string();
-    for (_, _, c) in &params {
-        match &c.passed {
-            Passed::Tensor(e) => tensors.push(e.clone()),
-            Passed::Attr(e) => attrs.push(e.clone()),
-            Passed::Stream(e) => stream = e.clone(),
-            Passed::Nothing => {}
-        }
-    }
-    let mut packs = Vec::new();
-    let mut call_args = Vec::new();
-    if tensors.is_empty() {
-        call_args.push("nullptr".to_string());
-    } else {
-        packs.push(format!("const begen::TensorArg tensors[] = {{{}}};", tensors.join(", ")));
-        call_args.push("tensors".to_string());
-    }
-    if attrs.is_empty() {
-        call_args.push("nullptr".to_string());
-    } else {
-        packs.push(format!("const void* const attrs[] = {{{}}};", attrs.join(", ")));
-        call_args.push("attrs".to_string());
-    }
-    call_args.push(stream);
-    let mut checks: Vec<String> = bound.iter().flat_map(|(_, _, b)| b.checks.clone()).collect();
+    let bound = sorted_bindings(&params);
+    let (packs, call_args) = emit_packs(&params);
+    let mut checks: Vec<String> = bound.iter().flat_map(|b| b.checks.clone()).collect();
     checks.extend(dim_statements(unit));
     checks.extend(params.iter().flat_map(|(_, _, c)| c.locals.clone()));
     let symbol = unit.handler().to_string();
@@ -798,8 +771,8 @@ pub fn handler_view(unit: &Unit) -> HandlerView {
         impl_name: format!("{symbol}_impl"),
         symbol,
         trampoline: unit.trampoline().to_string(),
-        impl_params: bound.iter().map(|(_, _, b)| b.impl_param.clone()).collect(),
-        bindings: bound.iter().map(|(_, _, b)| b.binding.clone()).collect(),
+        impl_params: bound.iter().map(|b| b.impl_param.clone()).collect(),
+        bindings: bound.iter().map(|b| b.binding.clone()).collect(),
         checks,
         packs,
         call_args,
@@ -809,6 +782,46 @@ pub fn handler_view(unit: &Unit) -> HandlerView {
             String::new()
         },
     }
+}
+
+/// Every parameter's bindings in XLA's order: by slot (stream, inputs,
+/// outputs, attributes), then signature order.
+fn sorted_bindings<'a>(params: &'a [(usize, &Param, ParamCpp)]) -> Vec<&'a Binding> {
+    let mut bound: Vec<(Slot, usize, &Binding)> =
+        params.iter().flat_map(|(i, _, c)| c.bindings.iter().map(move |b| (b.slot, *i, b))).collect();
+    bound.sort_by_key(|(slot, i, _)| (*slot, *i));
+    bound.into_iter().map(|(_, _, b)| b).collect()
+}
+
+/// The arrays the handler hands the trampoline (`tensors`, `attrs`, each
+/// declared only when not empty) and the trampoline's arguments: the
+/// arrays (or `nullptr`) and the stream.
+fn emit_packs(params: &[(usize, &Param, ParamCpp)]) -> (Vec<String>, Vec<String>) {
+    let mut tensors = Vec::new();
+    let mut attrs = Vec::new();
+    let mut stream = "0".to_string();
+    for (_, _, c) in params {
+        match &c.passed {
+            Passed::Tensor(e) => tensors.push(e.clone()),
+            Passed::Attr(e) => attrs.push(e.clone()),
+            Passed::Stream(e) => stream = e.clone(),
+            Passed::Nothing => {}
+        }
+    }
+    let mut packs = Vec::new();
+    let mut call_args = Vec::new();
+    for (items, decl, var) in
+        [(tensors, "const begen::TensorArg tensors[]", "tensors"), (attrs, "const void* const attrs[]", "attrs")]
+    {
+        if items.is_empty() {
+            call_args.push("nullptr".to_string());
+        } else {
+            packs.push(format!("{decl} = {{{}}};", items.join(", ")));
+            call_args.push(var.to_string());
+        }
+    }
+    call_args.push(stream);
+    (packs, call_args)
 }
 
 /// Resolves the trampoline of one kernel: views and attributes built in
