@@ -703,11 +703,12 @@ impl AttrType {
     }
 
     /// The type the arg_spec system's table infers from a C++ spelling
-    /// (leading `const` already stripped). Exactly the table's spellings.
+    /// (leading `const` already stripped), with the spelling as a `'static`
+    /// string (safe to write into generated C++). Exactly the table's spellings.
     ///
     /// ```
     /// use begen::model::AttrType;
-    /// assert_eq!(AttrType::from_spelling("unsigned long long"), Some(AttrType::UInt64));
+    /// assert_eq!(AttrType::from_spelling("unsigned long long"), Some(("unsigned long long", AttrType::UInt64)));
     /// assert_eq!(AttrType::from_spelling("long"), None);
     /// ```
     pub fn from_spelling(cpp: &str) -> Option<(&'static str, AttrType)> {
