@@ -12,7 +12,7 @@ use super::{Request, config_span};
 use crate::config::FunctionConfig;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::{
-    Algorithm, AttrType, Extent, Function, Implementation, Module, PY_RESERVED, Param, TensorType, Token,
+    Algorithm, AttrType, Extent, Function, Implementation, Module, PY_RESERVED, Param, ScalarKind, TensorType, Token,
     is_identifier, is_py_keyword,
 };
 use crate::source::Span;
@@ -234,20 +234,21 @@ pub(super) fn check_unsupported(
 /// `None` when it is not one.
 fn py_literal(v: &serde_yaml_ng::Value, ty: AttrType) -> Option<String> {
     use serde_yaml_ng::Value;
-    match (ty, v) {
-        (AttrType::Bool, Value::Bool(b)) => Some(if *b { "True" } else { "False" }.into()),
-        (AttrType::Bool, _) => None,
-        (t, Value::Number(n)) if t.is_integer() => {
+    match (ty.kind(), v) {
+        (ScalarKind::Bool, Value::Bool(b)) => Some(if *b { "True" } else { "False" }.into()),
+        (ScalarKind::Int { .. }, Value::Number(n)) => {
             let v = n.as_i64().map(i128::from).or_else(|| n.as_u64().map(i128::from))?;
-            let (lo, hi) = t.int_range()?;
+            let (lo, hi) = ty.int_range()?;
             (lo..=hi).contains(&v).then(|| v.to_string())
         }
-        (t, _) if t.is_integer() => None,
-        (_, Value::Number(n)) => {
+        (ScalarKind::Float | ScalarKind::FloatBits | ScalarKind::Complex, Value::Number(n)) => {
             let x = n.as_f64()?;
             Some(if x.is_finite() { format!("{x:?}") } else { format!("float('{x}')") })
         }
-        _ => None,
+        (
+            ScalarKind::Bool | ScalarKind::Int { .. } | ScalarKind::Float | ScalarKind::FloatBits | ScalarKind::Complex,
+            _,
+        ) => None,
     }
 }
 

@@ -329,7 +329,7 @@ fn record(
             error(m.span, msg::member_bitfield(name, &m.name), None);
         } else {
             match infer::element_type(&m.ty) {
-                Some((_, AttrType::Complex64 | AttrType::Complex128, _)) => {
+                Some((_, ty, _)) if ty.is_complex() => {
                     error(m.span, msg::member_complex(name, &m.name, &m.ty), Some(msg::HINT_MEMBER_COMPLEX.into()))
                 }
                 Some((_, ty, half_repr)) => members.push(RecordMember { name: m.name.clone(), ty, half_repr }),

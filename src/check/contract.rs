@@ -118,24 +118,8 @@ pub(super) fn resolve_consts(
 
 /// The integer (or bool) type a template value parameter is declared with.
 fn integer_type(cpp: &str) -> Option<AttrType> {
-    let ty = match cpp {
-        "unsigned" => AttrType::UInt32,
-        "ptrdiff_t" | "ssize_t" => AttrType::Int64,
-        "size_t" => AttrType::UInt64,
-        _ => scalar_type(cpp).or_else(|| lp64_alias(cpp))?,
-    };
+    let ty = AttrType::from_value_alias(cpp).or_else(|| scalar_type(cpp)).or_else(|| AttrType::from_alias(cpp))?;
     ty.int_range().is_some().then_some(ty)
-}
-
-/// Spellings of the table's integer types outside the arg_spec system's
-/// table, on an LP64 host (Linux x86-64, as CUDA's).
-fn lp64_alias(cpp: &str) -> Option<AttrType> {
-    Some(match cpp {
-        "signed char" => AttrType::Int8,
-        "long" | "long int" => AttrType::Int64,
-        "unsigned long" | "unsigned long int" => AttrType::UInt64,
-        _ => return None,
-    })
 }
 
 /// Whether the literal `v` is a value of the integer (or bool) type `ty`.
@@ -210,23 +194,15 @@ pub(super) fn pointee_fits(dtype: &ElementType, pointee: &str, platform: Platfor
     if pointee == "void" || scalar_type(pointee) == Some(dtype) {
         return true;
     }
-    let alias = lp64_alias(pointee).or(match pointee {
-        "__half" | "half" if platform == Platform::Cuda => Some(AttrType::Float16),
-        "__nv_bfloat16" | "nv_bfloat16" if platform == Platform::Cuda => Some(AttrType::BFloat16),
-        "cuFloatComplex" | "cuComplex" => Some(AttrType::Complex64),
-        "cuDoubleComplex" => Some(AttrType::Complex128),
-        _ => None,
-    });
-    if let Some(t) = alias {
+    let cuda = AttrType::from_cuda(pointee).map(|(_, t, _)| t);
+    if let Some(t) = AttrType::from_alias(pointee).or(cuda.filter(|_| platform == Platform::Cuda)) {
         return t == dtype;
     }
-    // 16-bit floats through their bits.
-    if matches!(dtype, AttrType::Float16 | AttrType::BFloat16) && scalar_type(pointee) == Some(AttrType::UInt16) {
+    // A float passed as bits, through the unsigned integer of its size.
+    if dtype.is_float_bits() && scalar_type(pointee) == Some(dtype.facts().wire) {
         return true;
     }
-    let known = scalar_type(pointee).is_some()
-        || matches!(pointee, "__half" | "half" | "__nv_bfloat16" | "nv_bfloat16" | "char" | "wchar_t")
-        || pointee.contains('<');
+    let known = scalar_type(pointee).is_some() || cuda.is_some() || pointee == "wchar_t" || pointee.contains('<');
     !known
 }
 

@@ -524,7 +524,7 @@ fn check_tokens_alone(
             SpecToken::Const { .. } => continue,
             SpecToken::Stream => ("stream".to_string(), Token::Stream, None),
             SpecToken::Attr { name, ty: Some(ty) } => {
-                let half = matches!(ty, AttrType::Float16 | AttrType::BFloat16).then_some(HalfRepr::Bits);
+                let half = ty.is_float_bits().then_some(HalfRepr::Bits);
                 (name.clone(), Token::Attr { name: name.clone(), ty: *ty }, half)
             }
             SpecToken::Attr { name, ty: None } => {

@@ -14,7 +14,7 @@
 
 use crate::model::binary::{ArgValue, ArrayRules, BinaryCall};
 use crate::model::binary::{Expr, Op};
-use crate::model::{AttrType, ElementType, Extent, Function, Library, Param, Token};
+use crate::model::{AttrType, ElementType, Extent, Function, Library, Param, ScalarKind, Token};
 
 use super::cpp::{self, Binding, Slot, Unit};
 use super::names::comment_text;
@@ -135,10 +135,59 @@ fn lit(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
+/// One binary kernel's handler: its bindings, then the checks of its
+/// buffers and attributes, the launch dimensions, the packed arguments and
+/// the launch.
 fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
     let unit = Unit { f, instance: None };
     let fname = lit(&f.name);
-    // Bindings: the stream, then the parameters' in XLA's order.
+    let bound = emit_bindings(&unit, b, &fname);
+    let mut body: Vec<String> = bound.iter().flat_map(|(_, _, b)| b.checks.clone()).collect();
+    body.extend(list_spans(f, b));
+    let (dims, sources) = cpp::resolve_dims(&unit);
+    body.extend(dims);
+    // Inputs first: every list element, then the arrays.
+    for l in &b.lists {
+        body.extend(list_checks(f, l, &sources));
+    }
+    body.extend(emit_array_checks(f, b));
+    body.extend(emit_launch_dims(f, b, &fname));
+    body.extend(emit_packed_args(f, b));
+    for l in &b.lists {
+        body.extend(list_words(f, l));
+    }
+    let pointers: Vec<String> = b.args.iter().map(|a| format!("args + {}", a.offset)).collect();
+    body.push(format!("void* params[{}] = {{{}}};", pointers.len().max(1), pointers.join(", ")));
+    let kernel_var = format!("{}_kernel", f.handler);
+    body.push(format!(
+        "if (std::string e = {kernel_var}.launch(static_cast<begen::cuda::CUstream>(begen_stream), grid, block, \
+         shared_bytes, params); !e.empty()) return begen::bin::launch_failed(e);"
+    ));
+    BinaryHandlerView {
+        function: f.name.clone(),
+        arg_spec: comment_text(&format!("{} ({})", cpp::arg_spec_text(f), comment_text(file))),
+        convention: b.convention.name().to_string(),
+        symbol: lit(&b.symbol),
+        image_var: format!("begen_image_{}", b.image),
+        kernel_var,
+        handler: f.handler.clone(),
+        impl_name: format!("{}_impl", f.handler),
+        impl_params: bound.iter().map(|(_, _, b)| b.impl_param.clone()).collect(),
+        bindings: bound.iter().map(|(_, _, b)| b.binding.clone()).collect(),
+        body,
+        traits: if f.options.command_buffer {
+            ", {xla::ffi::Traits::kCmdBufferCompatible}".into()
+        } else {
+            String::new()
+        },
+    }
+}
+
+/// The handler's bindings in XLA's order (the stream, inputs, outputs,
+/// attributes), each with the parameter it serves.
+fn emit_bindings(unit: &Unit, b: &BinaryCall, fname: &str) -> Vec<(Slot, usize, Binding)> {
+    let f = unit.f;
+    // The stream, then the parameters'.
     let mut bound: Vec<(Slot, usize, Binding)> = vec![(
         Slot::Ctx,
         0,
@@ -172,7 +221,7 @@ fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
             // Bound below: XLA's remaining arguments and a hidden result.
             Token::List(_) => {}
             _ => {
-                for binding in cpp::param_cpp(&unit, i, 0, p).bindings {
+                for binding in cpp::param_cpp(unit, i, 0, p).bindings {
                     bound.push((binding.slot, i, binding));
                 }
             }
@@ -208,15 +257,14 @@ fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
         ));
     }
     bound.sort_by_key(|(slot, i, _)| (*slot, *i));
-    let mut body: Vec<String> = bound.iter().flat_map(|(_, _, b)| b.checks.clone()).collect();
-    body.extend(list_spans(f, b));
-    let (dims, sources) = cpp::resolve_dims(&unit);
-    body.extend(dims);
-    // Inputs first: every list element, then the arrays.
-    for l in &b.lists {
-        body.extend(list_checks(f, l, &sources));
-    }
-    // cuTile arrays: extents and strides, checked against the kernel's assumptions.
+    bound
+}
+
+/// The checks of the cuTile arrays' extents and strides against the
+/// kernel's assumptions, each array's values kept for the packing.
+fn emit_array_checks(f: &Function, b: &BinaryCall) -> Vec<String> {
+    let fname = lit(&f.name);
+    let mut out = Vec::new();
     for a in &b.arrays {
         let p = &f.params[a.param];
         let i = a.param;
@@ -226,17 +274,23 @@ fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
             _ => format!("p{i}_{}->dimensions()", p.name),
         };
         let n = rank.max(1);
-        body.extend(rules_cpp(a, &format!("ar{i}"), &format!("ax{i}")));
-        body.push(format!("int64_t s{i}[{n}] = {{}};"));
-        body.push(format!("int64_t st{i}[{n}] = {{}};"));
-        body.push(format!(
+        out.extend(rules_cpp(a, &format!("ar{i}"), &format!("ax{i}")));
+        out.push(format!("int64_t s{i}[{n}] = {{}};"));
+        out.push(format!("int64_t st{i}[{n}] = {{}};"));
+        out.push(format!(
             "if (std::string e = begen::bin::check_array(\"{}\", {}, {dims}.begin(), {dims}.size(), ar{i}, s{i}, st{i}); \
              !e.empty()) return begen::bin::error(\"{fname}\", e);",
             p.name,
             data_of(i, p),
         ));
     }
-    // Launch dimensions.
+    out
+}
+
+/// The launch dimensions computed from their expressions and checked
+/// against CUDA's limits; an empty grid returns before the launch.
+fn emit_launch_dims(f: &Function, b: &BinaryCall, fname: &str) -> Vec<String> {
+    let mut body = Vec::new();
     body.push("begen::bin::Calc calc;".into());
     for (k, e) in b.grid.iter().enumerate() {
         body.push(format!("const int64_t grid{k} = {};", expr_cpp(e, f)));
@@ -267,14 +321,19 @@ fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
     }
     body.push(
         "if (block.x == 0 || block.y == 0 || block.z == 0) return begen::bin::error(\"".to_string()
-            + &fname
+            + fname
             + "\", \"the block has no threads\");",
     );
     // Nothing to launch: an empty grid (a zero-sized input).
     body.push("if (grid.x == 0 || grid.y == 0 || grid.z == 0) return xla::ffi::Error::Success();".into());
-    // The parameter buffer, each argument at its offset.
+    body
+}
+
+/// The parameter buffer, each C argument at its offset.
+fn emit_packed_args(f: &Function, b: &BinaryCall) -> Vec<String> {
+    let mut out = Vec::new();
     let size = b.param_size.max(1);
-    body.push(format!("alignas(16) unsigned char args[{size}] = {{}};"));
+    out.push(format!("alignas(16) unsigned char args[{size}] = {{}};"));
     for arg in &b.args {
         let i = arg.param;
         let p = &f.params[i];
@@ -289,61 +348,38 @@ fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
             ArgValue::Stride(axis, t) => {
                 format!("begen::bin::put<{0}>(args, {off}, static_cast<{0}>(st{i}[{axis}]));", t.cpp_type())
             }
-            ArgValue::Scalar(AttrType::Complex64 | AttrType::Complex128) => {
-                format!("std::memcpy(args + {off}, {}.begin(), {});", value_of(i, p), arg.size)
-            }
-            ArgValue::Scalar(t) => {
-                let cpp = match t {
-                    AttrType::Float16 | AttrType::BFloat16 => "uint16_t",
-                    other => other.cpp_type(),
-                };
-                format!("begen::bin::put<{cpp}>(args, {off}, {});", value_of(i, p))
-            }
+            ArgValue::Scalar(t) => match t.kind() {
+                // The pair of parts XLA's attribute holds.
+                ScalarKind::Complex => {
+                    format!("std::memcpy(args + {off}, {}.begin(), {});", value_of(i, p), arg.size)
+                }
+                ScalarKind::Bool | ScalarKind::Int { .. } | ScalarKind::Float | ScalarKind::FloatBits => {
+                    format!("begen::bin::put<{}>(args, {off}, {});", t.cpp_type(), value_of(i, p))
+                }
+            },
             ArgValue::Struct => format!("std::memcpy(args + {off}, {}.begin(), {});", value_of(i, p), arg.size),
             ArgValue::ListWords => {
                 format!("begen::bin::put<uint64_t>(args, {off}, reinterpret_cast<uintptr_t>(w{i}->untyped_data()));")
             }
             ArgValue::ListLength => format!("begen::bin::put<int32_t>(args, {off}, static_cast<int32_t>(l{i}_len));"),
         };
-        body.push(stmt);
+        out.push(stmt);
     }
-    for l in &b.lists {
-        body.extend(list_words(f, l));
-    }
-    let pointers: Vec<String> = b.args.iter().map(|a| format!("args + {}", a.offset)).collect();
-    body.push(format!("void* params[{}] = {{{}}};", pointers.len().max(1), pointers.join(", ")));
-    let kernel_var = format!("{}_kernel", f.handler);
-    body.push(format!(
-        "if (std::string e = {kernel_var}.launch(static_cast<begen::cuda::CUstream>(begen_stream), grid, block, \
-         shared_bytes, params); !e.empty()) return begen::bin::launch_failed(e);"
-    ));
-    BinaryHandlerView {
-        function: f.name.clone(),
-        arg_spec: comment_text(&format!("{} ({})", cpp::arg_spec_text(f), comment_text(file))),
-        convention: b.convention.name().to_string(),
-        symbol: lit(&b.symbol),
-        image_var: format!("begen_image_{}", b.image),
-        kernel_var,
-        handler: f.handler.clone(),
-        impl_name: format!("{}_impl", f.handler),
-        impl_params: bound.iter().map(|(_, _, b)| b.impl_param.clone()).collect(),
-        bindings: bound.iter().map(|(_, _, b)| b.binding.clone()).collect(),
-        body,
-        traits: if f.options.command_buffer {
-            ", {xla::ffi::Traits::kCmdBufferCompatible}".into()
-        } else {
-            String::new()
-        },
-    }
+    out
 }
 
-/// A list's index-type bounds, as `check_array` takes them.
-fn index_bounds(index: AttrType) -> (&'static str, &'static str, &'static str) {
-    match index {
-        AttrType::UInt32 => ("INT64_C(0)", "INT64_C(4294967295)", "uint32"),
-        AttrType::Int64 => ("INT64_MIN", "INT64_MAX", "int64"),
-        _ => ("INT64_C(-2147483648)", "INT64_C(2147483647)", "int32"),
-    }
+/// An index type's bounds, as `check_array` takes them (`int64_t`
+/// expressions), and its name.
+fn index_bounds(index: AttrType) -> (String, String, &'static str) {
+    // The handler's extents are `int64_t`: a wider bound is theirs.
+    let int64 = |v: i128| match v.clamp(i64::MIN.into(), i64::MAX.into()) as i64 {
+        i64::MIN => "INT64_MIN".to_string(),
+        i64::MAX => "INT64_MAX".to_string(),
+        v => format!("INT64_C({v})"),
+    };
+    // `check` gives every array an integer index type.
+    let (lo, hi) = index.int_range().unwrap_or((0, 0));
+    (int64(lo), int64(hi), index.as_str())
 }
 
 /// The `static const` rules of a cuTile array (or list element) named
@@ -502,4 +538,21 @@ fn list_words(f: &Function, l: &ArrayRules) -> Vec<String> {
         ),
         "}".into(),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_bounds_of_cutiles_index_types() {
+        let s = |t| {
+            let (lo, hi, name) = index_bounds(t);
+            format!("{lo} {hi} {name}")
+        };
+        assert_eq!(s(AttrType::Int32), "INT64_C(-2147483648) INT64_C(2147483647) int32");
+        assert_eq!(s(AttrType::UInt32), "INT64_C(0) INT64_C(4294967295) uint32");
+        assert_eq!(s(AttrType::Int64), "INT64_MIN INT64_MAX int64");
+        assert_eq!(s(AttrType::UInt64), "INT64_C(0) INT64_MAX uint64");
+    }
 }

@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 
 use crate::model::{
     ArrayBinding, AttrType, ConstKind, Container, ElementType, Extent, Function, HalfRepr, Instance, Library, Param,
-    Platform, Pointer, RecordType, TensorType, Token,
+    Platform, Pointer, RecordType, ScalarKind, TensorType, Token,
 };
 
 use super::names::comment_text;
@@ -280,16 +280,22 @@ impl<'a> Unit<'a> {
     }
 }
 
-/// A checked integer (or bool) literal as C++ source of type `ty`.
+/// A checked integer (or bool) literal as C++ source of type `ty`: with
+/// the type's suffix; a signed type's least value of 32 bits or more as
+/// an expression (its magnitude alone is a literal of a wider type).
 fn cpp_literal(v: &str, ty: AttrType) -> String {
-    match ty {
-        AttrType::Bool => v.to_string(),
-        AttrType::Int64 if v == i64::MIN.to_string() => "(-9223372036854775807LL - 1)".to_string(),
-        AttrType::Int64 => format!("{v}LL"),
-        AttrType::UInt64 => format!("{v}ULL"),
-        AttrType::UInt32 => format!("{v}U"),
-        AttrType::Int32 if v == i32::MIN.to_string() => "(-2147483647 - 1)".to_string(),
-        _ => v.to_string(),
+    let facts = ty.facts();
+    let suffix = facts.literal_suffix;
+    match (facts.kind, facts.range) {
+        (ScalarKind::Int { signed: true }, Some((lo, _))) if facts.size >= 4 && v == lo.to_string() => {
+            format!("({}{suffix} - 1)", lo + 1)
+        }
+        (
+            ScalarKind::Bool | ScalarKind::Int { .. } | ScalarKind::Float | ScalarKind::FloatBits | ScalarKind::Complex,
+            _,
+        ) => {
+            format!("{v}{suffix}")
+        }
     }
 }
 
@@ -426,19 +432,12 @@ fn record_cpp(i: usize, slot: usize, p: &Param, ty: &RecordType) -> ParamCpp {
     let mut values = Vec::new();
     for (k, m) in ty.members.iter().enumerate() {
         let bits = format!("begen::tr::attr<{}>({read}[{k}])", m.ty.cpp_type());
-        let value = match m.half_repr {
-            Some(HalfRepr::CudaHalf) | Some(HalfRepr::CudaBFloat16) => {
-                let (raw_ty, cuda_ty) = if m.half_repr == Some(HalfRepr::CudaHalf) {
-                    ("__half_raw", "__half")
-                } else {
-                    ("__nv_bfloat16_raw", "__nv_bfloat16")
-                };
-                let r = format!("r{i}_{name}_{k}");
-                prepare.push(format!("{raw_ty} {r};"));
-                prepare.push(format!("{r}.x = {bits};"));
-                format!("{cuda_ty}({r})")
+        let value = match from_bits(m.ty, m.half_repr, &bits, &format!("r{i}_{name}_{k}")) {
+            Some((rebuild, cuda)) => {
+                prepare.extend(rebuild);
+                format!("{cuda}(r{i}_{name}_{k})")
             }
-            Some(HalfRepr::Bits) | None => bits,
+            None => bits,
         };
         values.push(format!("static_cast<decltype({}::{})>({value})", ty.name, m.name));
     }
@@ -462,12 +461,7 @@ fn record_cpp(i: usize, slot: usize, p: &Param, ty: &RecordType) -> ParamCpp {
 /// byte, a 16-bit float as its bits, a complex number as two reals), and
 /// how many of them make one element.
 pub fn array_wire(ty: AttrType) -> (&'static str, usize) {
-    match ty {
-        AttrType::Bool => ("uint8_t", 1),
-        AttrType::Complex64 => ("float", 2),
-        AttrType::Complex128 => ("double", 2),
-        _ => (ty.cpp_type(), 1),
-    }
+    ty.facts().array_wire
 }
 
 /// An array attribute: XLA decodes it as a `Span`; the handler passes its
@@ -485,7 +479,7 @@ fn array_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> 
             "if ({raw}.size() % {per} != 0) return begen::rt::bad_complex_array(\"{function}\", \"{name}\", {raw}.size());"
         ));
     }
-    if ty == AttrType::Bool {
+    if ty.kind() == ScalarKind::Bool {
         checks.push(format!(
             "if (!begen::rt::all_bools({raw})) return begen::rt::bad_bool_array(\"{function}\", \"{name}\");"
         ));
@@ -562,9 +556,10 @@ fn attr_binding(binding: String, impl_param: String, checks: Vec<String>) -> Vec
 fn attr_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> ParamCpp {
     let name = &p.name;
     let raw = format!("p{i}_{name}");
-    match ty {
-        AttrType::Complex64 | AttrType::Complex128 => {
-            let part = if ty == AttrType::Complex64 { "float" } else { "double" };
+    match ty.kind() {
+        ScalarKind::Complex => {
+            // XLA's attributes have no complex scalars: a pair of its parts.
+            let part = ty.facts().wire.cpp_type();
             let parts = format!("c{i}_{name}");
             let value = format!("v{i}_{name}");
             ParamCpp {
@@ -585,37 +580,23 @@ fn attr_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> P
                 call_arg: value,
             }
         }
-        AttrType::Float16 | AttrType::BFloat16 => {
-            let bindings = attr_binding(format!(".Attr<uint16_t>(\"{name}\")"), format!("uint16_t {raw}"), vec![]);
-            let bits = format!("begen::tr::attr<uint16_t>(begen_a[{slot}])");
-            // The kernel may take the CUDA type itself: rebuild it from the
-            // bits through CUDA's raw struct (no arithmetic, no aliasing).
-            let cuda = match p.half_repr.unwrap_or(HalfRepr::Bits) {
-                HalfRepr::Bits => None,
-                HalfRepr::CudaHalf => Some(("__half_raw", "__half")),
-                HalfRepr::CudaBFloat16 => Some(("__nv_bfloat16_raw", "__nv_bfloat16")),
-            };
+        ScalarKind::FloatBits => {
+            let carrier = ty.cpp_type();
+            let bindings = attr_binding(format!(".Attr<{carrier}>(\"{name}\")"), format!("{carrier} {raw}"), vec![]);
+            let bits = format!("begen::tr::attr<{carrier}>(begen_a[{slot}])");
             let passed = Passed::Attr(format!("&{raw}"));
-            match cuda {
+            let r = format!("r{i}_{name}");
+            match from_bits(ty, p.half_repr, &bits, &r) {
                 None => ParamCpp { bindings, passed, call_arg: bits, ..Default::default() },
-                Some((raw_ty, cuda_ty)) => {
-                    let r = format!("r{i}_{name}");
+                Some((prepare, cuda)) => {
                     let value = format!("v{i}_{name}");
-                    ParamCpp {
-                        bindings,
-                        passed,
-                        locals: vec![],
-                        prepare: vec![
-                            format!("{raw_ty} {r};"),
-                            format!("{r}.x = {bits};"),
-                            format!("const {cuda_ty} {value}({r});"),
-                        ],
-                        call_arg: value,
-                    }
+                    let mut prepare = prepare;
+                    prepare.push(format!("const {cuda} {value}({r});"));
+                    ParamCpp { bindings, passed, locals: vec![], prepare, call_arg: value }
                 }
             }
         }
-        _ => ParamCpp {
+        ScalarKind::Bool | ScalarKind::Int { .. } | ScalarKind::Float => ParamCpp {
             bindings: attr_binding(
                 format!(".Attr<{}>(\"{name}\")", ty.cpp_type()),
                 format!("{} {raw}", ty.cpp_type()),
@@ -625,6 +606,20 @@ fn attr_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> P
             call_arg: format!("begen::tr::attr<{}>(begen_a[{slot}])", ty.cpp_type()),
             ..Default::default()
         },
+    }
+}
+
+/// Where the kernel takes a float passed as bits (`ty`) as CUDA's own type
+/// (`repr`): the statements that rebuild it from the `bits` expression
+/// through CUDA's raw struct `r` (no arithmetic, no aliasing), and the
+/// type. `None` where it takes the bits.
+fn from_bits(ty: AttrType, repr: Option<HalfRepr>, bits: &str, r: &str) -> Option<(Vec<String>, &'static str)> {
+    match repr? {
+        HalfRepr::Bits => None,
+        HalfRepr::CudaHalf | HalfRepr::CudaBFloat16 => {
+            let cuda = ty.facts().cuda?;
+            Some((vec![format!("{} {r};", cuda.raw), format!("{r}.x = {bits};")], cuda.spellings[0]))
+        }
     }
 }
 
@@ -761,36 +756,9 @@ pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
 pub fn handler_view(unit: &Unit) -> HandlerView {
     let f = unit.f;
     let params = params_cpp(unit);
-    let mut bound: Vec<(Slot, usize, &Binding)> =
-        params.iter().flat_map(|(i, _, c)| c.bindings.iter().map(move |b| (b.slot, *i, b))).collect();
-    bound.sort_by_key(|(slot, i, _)| (*slot, *i));
-    let mut tensors = Vec::new();
-    let mut attrs = Vec::new();
-    let mut stream = "0".to_string();
-    for (_, _, c) in &params {
-        match &c.passed {
-            Passed::Tensor(e) => tensors.push(e.clone()),
-            Passed::Attr(e) => attrs.push(e.clone()),
-            Passed::Stream(e) => stream = e.clone(),
-            Passed::Nothing => {}
-        }
-    }
-    let mut packs = Vec::new();
-    let mut call_args = Vec::new();
-    if tensors.is_empty() {
-        call_args.push("nullptr".to_string());
-    } else {
-        packs.push(format!("const begen::TensorArg tensors[] = {{{}}};", tensors.join(", ")));
-        call_args.push("tensors".to_string());
-    }
-    if attrs.is_empty() {
-        call_args.push("nullptr".to_string());
-    } else {
-        packs.push(format!("const void* const attrs[] = {{{}}};", attrs.join(", ")));
-        call_args.push("attrs".to_string());
-    }
-    call_args.push(stream);
-    let mut checks: Vec<String> = bound.iter().flat_map(|(_, _, b)| b.checks.clone()).collect();
+    let bound = sorted_bindings(&params);
+    let (packs, call_args) = emit_packs(&params);
+    let mut checks: Vec<String> = bound.iter().flat_map(|b| b.checks.clone()).collect();
     checks.extend(dim_statements(unit));
     checks.extend(params.iter().flat_map(|(_, _, c)| c.locals.clone()));
     let symbol = unit.handler().to_string();
@@ -803,8 +771,8 @@ pub fn handler_view(unit: &Unit) -> HandlerView {
         impl_name: format!("{symbol}_impl"),
         symbol,
         trampoline: unit.trampoline().to_string(),
-        impl_params: bound.iter().map(|(_, _, b)| b.impl_param.clone()).collect(),
-        bindings: bound.iter().map(|(_, _, b)| b.binding.clone()).collect(),
+        impl_params: bound.iter().map(|b| b.impl_param.clone()).collect(),
+        bindings: bound.iter().map(|b| b.binding.clone()).collect(),
         checks,
         packs,
         call_args,
@@ -814,6 +782,46 @@ pub fn handler_view(unit: &Unit) -> HandlerView {
             String::new()
         },
     }
+}
+
+/// Every parameter's bindings in XLA's order: by slot (stream, inputs,
+/// outputs, attributes), then signature order.
+fn sorted_bindings<'a>(params: &'a [(usize, &Param, ParamCpp)]) -> Vec<&'a Binding> {
+    let mut bound: Vec<(Slot, usize, &Binding)> =
+        params.iter().flat_map(|(i, _, c)| c.bindings.iter().map(move |b| (b.slot, *i, b))).collect();
+    bound.sort_by_key(|(slot, i, _)| (*slot, *i));
+    bound.into_iter().map(|(_, _, b)| b).collect()
+}
+
+/// The arrays the handler hands the trampoline (`tensors`, `attrs`, each
+/// declared only when not empty) and the trampoline's arguments: the
+/// arrays (or `nullptr`) and the stream.
+fn emit_packs(params: &[(usize, &Param, ParamCpp)]) -> (Vec<String>, Vec<String>) {
+    let mut tensors = Vec::new();
+    let mut attrs = Vec::new();
+    let mut stream = "0".to_string();
+    for (_, _, c) in params {
+        match &c.passed {
+            Passed::Tensor(e) => tensors.push(e.clone()),
+            Passed::Attr(e) => attrs.push(e.clone()),
+            Passed::Stream(e) => stream = e.clone(),
+            Passed::Nothing => {}
+        }
+    }
+    let mut packs = Vec::new();
+    let mut call_args = Vec::new();
+    for (items, decl, var) in
+        [(tensors, "const begen::TensorArg tensors[]", "tensors"), (attrs, "const void* const attrs[]", "attrs")]
+    {
+        if items.is_empty() {
+            call_args.push("nullptr".to_string());
+        } else {
+            packs.push(format!("{decl} = {{{}}};", items.join(", ")));
+            call_args.push(var.to_string());
+        }
+    }
+    call_args.push(stream);
+    (packs, call_args)
 }
 
 /// Resolves the trampoline of one kernel: views and attributes built in
@@ -872,18 +880,17 @@ pub fn wrapper_view(
             .iter()
             .any(|f| f.consts.iter().any(|k| k.kind == ConstKind::Type && k.values.iter().any(|v| v == t.as_str())))
     };
-    let has_half = |repr: HalfRepr| {
-        functions.iter().any(|f| f.params.iter().any(|p| p.half_repr == Some(repr)))
-            || member_half(repr)
-            || match repr {
-                HalfRepr::CudaHalf => instantiated(AttrType::Float16),
-                HalfRepr::CudaBFloat16 => instantiated(AttrType::BFloat16),
-                HalfRepr::Bits => false,
-            }
-    };
-    let mut includes = Vec::new();
-    if attr_types.contains(&AttrType::Complex64) || attr_types.contains(&AttrType::Complex128) {
-        includes.push("<complex>".to_string());
+    // CUDA's own types the trampolines name, in the table's order.
+    let cuda_headers = AttrType::ALL.into_iter().filter_map(|t| {
+        let cuda = t.facts().cuda?;
+        let named = params().any(|p| p.half_repr == Some(cuda.repr)) || member_half(cuda.repr) || instantiated(t);
+        named.then_some(cuda.header)
+    });
+    let mut includes: Vec<String> = Vec::new();
+    for header in attr_types.iter().filter_map(|t| t.facts().cpp_header) {
+        if !includes.iter().any(|h| h == header) {
+            includes.push(header.to_string());
+        }
     }
     includes.push("<exception>".into());
     if params().any(|p| matches!(p.token, Token::Record { .. })) {
@@ -892,12 +899,7 @@ pub fn wrapper_view(
     if params().any(|p| p.array.as_ref().is_some_and(|a| a.container == Container::Vector)) {
         includes.push("<vector>".into());
     }
-    if has_half(HalfRepr::CudaHalf) {
-        includes.push("<cuda_fp16.h>".into());
-    }
-    if has_half(HalfRepr::CudaBFloat16) {
-        includes.push("<cuda_bf16.h>".into());
-    }
+    includes.extend(cuda_headers.map(String::from));
     WrapperView {
         source: comment_text(file),
         include_path,
