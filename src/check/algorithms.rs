@@ -12,8 +12,8 @@ use super::{Request, config_span};
 use crate::config::FunctionConfig;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::{
-    Algorithm, AttrType, Extent, Function, Implementation, Module, Param, TensorType, Token, is_py_reserved,
-    is_identifier, is_py_keyword,
+    Algorithm, AttrType, Extent, Function, Implementation, Module, Param, TensorType, Token, is_identifier,
+    is_py_keyword, is_py_reserved,
 };
 use crate::source::Span;
 

@@ -617,9 +617,9 @@ pub fn bad_library_name(name: &str, from: &str) -> String {
 
 pub fn library_shadows_module(name: &str, from: &str) -> String {
     format!(
-        "the library name `{name}` (the {from}) is not usable: the generated Python module `{name}` would take \
-         the place of the module `{name}` that it or JAX imports (Python's standard library, jax, jaxlib, numpy, \
-         ml_dtypes and JAX's other dependencies), or be hidden by it"
+        "the library name `{name}` (the {from}) is not usable: the generated Python module `{name}` and the \
+         module `{name}` that it or JAX imports (from Python's standard library, or jax, jaxlib, numpy, ml_dtypes \
+         and JAX's other dependencies) would hide one another"
     )
 }
 
