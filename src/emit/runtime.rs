@@ -192,7 +192,7 @@ mod tests {
             .filter_map(|l| {
                 let l = l.trim_start();
                 let rest = l.strip_prefix("import ").or_else(|| l.strip_prefix("from "))?;
-                rest.split(|c: char| c == ' ' || c == '.').next()
+                rest.split([' ', '.']).next()
             })
             .collect()
     }
