@@ -105,6 +105,7 @@ cases!(
     modules,
     err_modules,
     err_library,
+    err_library_names,
     err_link,
     err_variants,
     err_hardening,

@@ -12,8 +12,8 @@ use super::{Request, config_span};
 use crate::config::FunctionConfig;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::{
-    Algorithm, AttrType, Extent, Function, Implementation, Module, PY_RESERVED, Param, ScalarKind, TensorType, Token,
-    is_identifier, is_py_keyword,
+    Algorithm, AttrType, Extent, Function, Implementation, Module, Param, ScalarKind, TensorType, Token, is_identifier,
+    is_py_keyword, is_py_reserved,
 };
 use crate::source::Span;
 
@@ -64,7 +64,7 @@ pub(super) fn check_algorithms(req: &Request, functions: &[Function], diags: &mu
             }
         };
         let mut ok = true;
-        if !is_identifier(name) || is_py_keyword(name) || PY_RESERVED.contains(&name.as_str()) {
+        if !is_identifier(name) || is_py_keyword(name) || is_py_reserved(name) {
             error(diags, msg::bad_algorithm_name(name), Some(msg::HINT_ALGORITHM_NAME));
             ok = false;
         }

@@ -30,7 +30,7 @@ use crate::diag::{Diagnostic, Severity, messages as msg};
 use crate::model::decl::{Callee, Declared};
 use crate::model::{
     Function, FunctionOptions, Library, Platform, PlatformChoice, Settings, SourceFile, Variant, VmapMethod,
-    is_identifier, is_py_keyword,
+    is_identifier, is_py_keyword, shadows_py_module,
 };
 use crate::par;
 use crate::source::{FileId, SourceMap, Span};
@@ -144,14 +144,21 @@ fn check_library_name(req: &Request, diags: &mut Vec<Diagnostic>) -> String {
         (None, Some(n)) => (n.clone(), "name in begen.yaml", config_span(req, "name", 1)),
         (None, None) => (dir, "directory name", None),
     };
-    // The generated module imports these: a library of one of their names
-    // would import itself instead.
-    const IMPORTED: [&str; 9] = ["jax", "numpy", "ml_dtypes", "ctypes", "os", "sys", "threading", "types", "nvidia"];
-    let usable = is_identifier(&name) && !is_py_keyword(&name) && !IMPORTED.contains(&name.as_str());
-    if !usable && (req.building || span.is_some()) {
+    let message = if !is_identifier(&name) || is_py_keyword(&name) {
+        Some(msg::bad_library_name(&name, from))
+    } else if shadows_py_module(&name) {
+        // The generated module or JAX imports a module of this name: one
+        // of the two would be imported in place of the other.
+        Some(msg::library_shadows_module(&name, from))
+    } else {
+        None
+    };
+    if let Some(message) = message
+        && (req.building || span.is_some())
+    {
         let d = match span {
-            Some(span) => Diagnostic::error(span, msg::bad_library_name(&name, from)),
-            None => Diagnostic::file(Severity::Error, req.root_file, msg::bad_library_name(&name, from)),
+            Some(span) => Diagnostic::error(span, message),
+            None => Diagnostic::file(Severity::Error, req.root_file, message),
         };
         diags.push(d.hint(msg::HINT_LIBRARY_NAME));
     }

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use super::Request;
 use super::modules::Modules;
 use crate::diag::{Diagnostic, messages as msg};
-use crate::model::{Function, Instance, Module, PY_RESERVED, RecordMember, Token, is_py_keyword};
+use crate::model::{Function, Instance, Module, RecordMember, Token, is_py_keyword, is_py_reserved};
 
 /// Fills in each function's target, symbols and Python names, and returns
 /// the modules (sorted by name) with their functions' indices.
@@ -74,7 +74,7 @@ pub(crate) fn py_name(name: &str, taken: &mut BTreeSet<String>) -> String {
     } else {
         name.to_string()
     };
-    while is_py_keyword(&py) || PY_RESERVED.contains(&py.as_str()) || taken.contains(&py) {
+    while is_py_keyword(&py) || is_py_reserved(&py) || taken.contains(&py) {
         py.push('_');
     }
     taken.insert(py.clone());

@@ -611,8 +611,15 @@ pub fn modules_entry_missing(path: &str) -> String {
 pub fn bad_library_name(name: &str, from: &str) -> String {
     format!(
         "the library name `{name}` (the {from}) is not usable: it names `lib{name}.so` and the Python module \
-         `{name}`, so it must be a C++ identifier, not a Python keyword and not a module the generated code \
-         imports (jax, numpy, ml_dtypes, ctypes, os, sys, threading, types, nvidia)"
+         `{name}`, so it must be a C++ identifier and not a Python keyword"
+    )
+}
+
+pub fn library_shadows_module(name: &str, from: &str) -> String {
+    format!(
+        "the library name `{name}` (the {from}) is not usable: the generated Python module `{name}` and the \
+         module `{name}` that it or JAX imports (from Python's standard library, or jax, jaxlib, numpy, ml_dtypes \
+         and JAX's other dependencies) would hide one another"
     )
 }
 

@@ -19,6 +19,7 @@ pub mod cpp;
 mod manifest;
 mod names;
 pub mod python;
+pub mod runtime;
 
 use std::collections::BTreeMap;
 

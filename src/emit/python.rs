@@ -10,6 +10,7 @@ use crate::model::{
 
 use super::cpp::Unit;
 use super::names::{comment_text, py_str};
+use super::runtime::{self, Section};
 use crate::model::is_py_keyword;
 
 /// The generated Python module and its stub.
@@ -20,16 +21,14 @@ pub struct PyModuleView {
     pub sources: Vec<String>,
     /// `lib<name>.so`, as a Python literal.
     pub library_file: String,
-    pub needs_ml_dtypes: bool,
-    /// A binary kernel takes a struct attribute (`_begen_struct`).
-    pub needs_struct: bool,
-    /// A binary kernel takes a list of arrays (`_begen_list_inputs`,
-    /// `_begen_words`, the stub's `Sequence`).
+    /// The import block (runtime::imports).
+    pub imports: String,
+    /// The runtime sections the module holds.
+    pub sections: Vec<Section>,
+    /// Their text, in order.
+    pub runtime: Vec<&'static str>,
+    /// A binary kernel takes a list of arrays (the stub's `Sequence`).
     pub needs_lists: bool,
-    /// An annotated kernel takes a struct attribute (`_begen_record`).
-    pub needs_record: bool,
-    /// A kernel takes an array attribute (`_begen_array`).
-    pub needs_array: bool,
     /// Libraries it links, as Python literals (preloaded from pip's
     /// `nvidia` packages when they are there).
     pub linked: Vec<String>,
@@ -690,11 +689,13 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
         })
         .collect();
     let plain: Vec<PyFunctionView> = views.iter().map(|(_, v, _)| v.clone()).collect();
+    let mut has_vjp = false;
     for (k, view, _) in views.iter_mut() {
         let f = &fs[*k];
         let Some(bwd_name) = &f.options.vjp else { continue };
         if let Some(b) = fs.iter().position(|g| g.module == f.module && g.name == *bwd_name) {
             with_vjp(view, f, &fs[b], &plain[b]);
+            has_vjp = true;
         }
     }
     let algorithms: Vec<PyAlgorithmView> =
@@ -733,27 +734,15 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
         .map(|f: &PyFunctionView| f.py_name.as_str())
         .chain(modules.iter().map(|m| m.py_name.as_str()))
         .chain(algorithms.iter().map(|a| a.function.py_name.as_str()));
+    let sections = runtime::sections(module_sections(library, has_vjp));
     PyModuleView {
         name: library.name.clone(),
         sources: sources.into_iter().collect(),
         library_file: py_str(&format!("lib{}.so", library.name)),
-        needs_struct: fs.iter().any(|f| f.params.iter().any(|p| matches!(p.token, Token::Struct { .. }))),
-        needs_lists: fs.iter().any(|f| f.params.iter().any(|p| p.token.is_list())),
-        needs_record: fs.iter().any(|f| f.params.iter().any(|p| matches!(p.token, Token::Record { .. }))),
-        needs_array: fs.iter().any(|f| f.params.iter().any(|p| matches!(p.token, Token::Array { .. }))),
-        needs_ml_dtypes: fs.iter().any(|f| {
-            f.params.iter().any(|p| match &p.token {
-                Token::Attr { ty, .. } | Token::Array { ty, .. } => *ty == AttrType::BFloat16,
-                Token::Struct { ty, .. } => ty.leaves.iter().any(|l| l.ty == AttrType::BFloat16),
-                Token::Record { ty, .. } => ty.members.iter().any(|m| m.ty == AttrType::BFloat16),
-                Token::Arg(_)
-                | Token::Ret(_)
-                | Token::InOut(_)
-                | Token::List(_)
-                | Token::Stream
-                | Token::Dim { .. } => false,
-            })
-        }),
+        imports: runtime::imports(&sections, needs_ml_dtypes(library)),
+        runtime: sections.iter().map(|s| s.body()).collect(),
+        sections,
+        needs_lists: any_param(library, |t| t.is_list()),
         namespaced: library.namespaced,
         linked: library.settings.link_libs.iter().map(|l| py_str(l)).collect(),
         all: all_top(names),
@@ -780,6 +769,47 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
         algorithms,
         api_symbol: py_str(&super::cpp::ffi_api_symbol(&library.name)),
     }
+}
+
+/// Whether a parameter of a function of `library` has a token `pred` holds for.
+fn any_param(library: &Library, pred: impl Fn(&Token) -> bool) -> bool {
+    library.functions.iter().any(|f| f.params.iter().any(|p| pred(&p.token)))
+}
+
+/// The runtime sections the functions' bodies, the algorithms' table and
+/// the template call into (`Core` and what these require come with them).
+fn module_sections(library: &Library, has_vjp: bool) -> Vec<Section> {
+    let algorithms = !library.algorithms.is_empty();
+    let wanted = [
+        (
+            Section::Scalars,
+            any_param(library, |t| {
+                matches!(t, Token::Attr { .. } | Token::Struct { .. } | Token::Record { .. } | Token::Array { .. })
+            }),
+        ),
+        (Section::Structs, any_param(library, |t| matches!(t, Token::Struct { .. }))),
+        (Section::Records, any_param(library, |t| matches!(t, Token::Record { .. }))),
+        (Section::Arrays, any_param(library, |t| matches!(t, Token::Array { .. }))),
+        (Section::Contracts, library.functions.iter().any(is_typed)),
+        (Section::Lists, any_param(library, |t| t.is_list())),
+        (Section::Unsupported, algorithms || library.functions.iter().any(|f| !f.options.unsupported.is_empty())),
+        (Section::Vjp, has_vjp),
+        (Section::Algorithms, algorithms),
+        (Section::Registry, true),
+        (Section::Linked, !library.settings.link_libs.is_empty()),
+        (Section::Modules, library.namespaced),
+    ];
+    wanted.into_iter().filter(|(_, used)| *used).map(|(s, _)| s).collect()
+}
+
+/// A conversion names `ml_dtypes` (a bfloat16 attribute, member or element).
+fn needs_ml_dtypes(library: &Library) -> bool {
+    any_param(library, |t| match t {
+        Token::Attr { ty, .. } | Token::Array { ty, .. } => *ty == AttrType::BFloat16,
+        Token::Struct { ty, .. } => ty.leaves.iter().any(|l| l.ty == AttrType::BFloat16),
+        Token::Record { ty, .. } => ty.members.iter().any(|m| m.ty == AttrType::BFloat16),
+        Token::Arg(_) | Token::Ret(_) | Token::InOut(_) | Token::List(_) | Token::Stream | Token::Dim { .. } => false,
+    })
 }
 
 /// A function's `TARGETS` entries: its name, or one key per instance.

@@ -127,68 +127,6 @@ pub(crate) fn is_py_keyword(name: &str) -> bool {
     PY_KEYWORDS.contains(&name)
 }
 
-/// Names the generated Python module and its stub define or use at their
-/// top level (templates/module.py, templates/module.pyi), and the builtins
-/// its helpers call: a function, module or parameter of one of these names
-/// would hide one, so it gets a `_` appended. Every name starting with
-/// `_begen` is reserved too.
-pub(crate) const PY_RESERVED: [&str; 51] = [
-    // The module's own names.
-    "register",
-    "registry",
-    "deserialize",
-    "TARGETS",
-    "LIBRARY",
-    "MODULES",
-    "_jax",
-    "_np",
-    "_ml_dtypes",
-    "_ctypes",
-    "_os",
-    "_sys",
-    "_threading",
-    "_types",
-    "_lock",
-    "_lib",
-    "_registered",
-    "_HANDLERS",
-    "export_safety_checks",
-    // Builtins the helpers and typed functions call.
-    "tuple",
-    "list",
-    "isinstance",
-    "len",
-    "TypeError",
-    "ValueError",
-    "OverflowError",
-    "Exception",
-    "int",
-    "float",
-    "bool",
-    "complex",
-    "type",
-    "repr",
-    "getattr",
-    "hasattr",
-    "locals",
-    "super",
-    "zip",
-    "enumerate",
-    // The stub's names.
-    "jax",
-    "ArrayLike",
-    "Final",
-    "type_check_only",
-    "Any",
-    "Callable",
-    "dict",
-    "str",
-    "staticmethod",
-    "object",
-    "None",
-    "print",
-];
-
 /// Characters that change how text around them is shown (bidirectional
 /// overrides and isolates, zero-width characters, the BOM): never written
 /// into generated C++ or Python, where they could make code read other than

@@ -12,6 +12,7 @@ pub mod binary;
 pub(crate) mod decl;
 pub(crate) mod generated;
 mod ident;
+pub(crate) mod pynames;
 mod scalar;
 
 use std::fmt;
@@ -19,7 +20,8 @@ use std::path::PathBuf;
 
 pub use attr::{ArrayBinding, Container, RecordMember, RecordType};
 pub use ident::is_identifier;
-pub(crate) use ident::{KEYWORDS, PY_RESERVED, is_invisible, is_py_keyword};
+pub(crate) use ident::{KEYWORDS, is_invisible, is_py_keyword};
+pub(crate) use pynames::{PY_IMPORTS, is_py_reserved, shadows_py_module};
 pub use scalar::{AttrType, CudaType, Scalar, ScalarKind};
 
 /// Where a function runs: decided by its source file's extension.

@@ -17,6 +17,9 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 IN_CI = os.environ.get("CI") == "true"
+# begen's Python runtime as a package, for its unit tests (runtime/).
+RUNTIME = REPO / "build-support" / "python"
+sys.path.insert(0, str(RUNTIME))
 
 
 def missing(what):

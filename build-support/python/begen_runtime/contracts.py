@@ -1,0 +1,123 @@
+"""Section `contracts` (a typed kernel): inputs and outputs checked against
+their dtype and shape contracts, consts resolved, outputs inferred.
+
+Above the `# begen: emit below` line: only what this file needs on its own.
+"""
+
+import jax as _jax
+import numpy as _np
+
+from .core import _begen_dtype, _begen_honest
+
+# begen: emit below
+
+# Tensor contracts (typed tokens). Run at trace time only: under jit they
+# cost nothing per call. Every error names the kernel and the parameter.
+
+
+def _begen_same(a, b):
+    # Extents may be symbolic (jax.export): an undecidable comparison is
+    # left to the handler, which checks the real values.
+    try:
+        return bool(a == b)
+    except Exception:
+        return True
+
+
+def _begen_match(fn, x, name, dtype, dims, d, c, what):
+    # Checks one array or struct against its contract; fills the dimension
+    # values `d` and the type consts `c` it determines.
+    got = _begen_dtype(x)
+    if isinstance(dtype, tuple):
+        k = dtype[0]
+        if c.get(k) is None:
+            c[k] = got
+        dtype = c[k]
+    if dtype is not None and got != dtype:
+        raise TypeError(f"{fn}: {what} '{name}' must be {dtype}, got {got}")
+    if dims is None:
+        return
+    shape = tuple(x.shape)
+    if len(shape) != len(dims):
+        raise ValueError(
+            f"{fn}: {what} '{name}' must have rank {len(dims)} (shape [{', '.join(map(str, dims))}]), "
+            f"got shape {shape}"
+        )
+    for axis, (want, v) in enumerate(zip(dims, shape)):
+        if isinstance(want, int):
+            if not _begen_same(v, want):
+                raise ValueError(f"{fn}: {what} '{name}' dimension {axis} must be {want}, got {v}")
+        elif want in d:
+            seen, where = d[want]
+            if not _begen_same(v, seen):
+                raise ValueError(f"{fn}: dimension '{want}' is {seen} ({where}) but {what} '{name}' has {v} at axis {axis}")
+        else:
+            d[want] = (v, f"from '{name}' axis {axis}")
+
+
+def _begen_inputs(fn, arrays, specs, consts):
+    # Checks the inputs against their contracts and resolves the consts:
+    # returns (dimension values, const values as canonical text).
+    _begen_honest(fn, arrays, [spec[0] for spec in specs])
+    c = {}
+    for name, py, kind, given, allowed in consts:
+        if given is None:
+            c[name] = None
+        elif kind == "type":
+            try:
+                c[name] = _np.dtype(given).name
+            except TypeError:
+                raise TypeError(f"{fn}: {py}= takes a dtype, one of {', '.join(allowed)}; got {given!r}") from None
+        elif kind == "bool":
+            if not isinstance(given, (bool, _np.bool_)):
+                raise TypeError(f"{fn}: {py}= takes True or False, got {given!r}")
+            c[name] = "true" if given else "false"
+        else:
+            if isinstance(given, bool) or not isinstance(given, (int, _np.integer)):
+                raise TypeError(f"{fn}: {py}= takes an integer, one of {', '.join(allowed)}; got {given!r}")
+            c[name] = str(int(given))
+    d = {}
+    for x, (name, dtype, dims) in zip(arrays, specs):
+        if not hasattr(x, "dtype") or not hasattr(x, "shape"):
+            x = _jax.numpy.asarray(x)
+        _begen_match(fn, x, name, dtype, dims, d, c, "parameter")
+    for name, py, kind, given, allowed in consts:
+        if c[name] not in allowed:
+            what = f"dtype {c[name]}" if kind == "type" and given is None else f"{py}={c[name]}"
+            raise ValueError(f"{fn}: {what} is not instantiated; {py} is one of {', '.join(allowed)}")
+    return d, c
+
+
+def _begen_outputs(fn, out, specs, d, c):
+    # The outputs' shape/dtype structs: checked against their contracts
+    # when given, inferred from the inputs when not.
+    n = len(specs)
+    if out is None:
+        structs = []
+        for name, dtype, dims in specs:
+            if isinstance(dtype, tuple):
+                dtype = c[dtype[0]]
+            unknown = [w for w in dims if not isinstance(w, int) and w not in d] if dims is not None else None
+            if dtype is None or dims is None or unknown:
+                why = f"dimension '{unknown[0]}' is" if unknown else "its shape is"
+                raise TypeError(f"{fn}: out= is required: {why} not known from the inputs for output '{name}'")
+            shape = tuple(w if isinstance(w, int) else d[w][0] for w in dims)
+            structs.append(_jax.ShapeDtypeStruct(shape, dtype))
+        return structs
+    if n == 1:
+        out = (out,)
+    elif not isinstance(out, (tuple, list)) or len(out) != n:
+        raise TypeError(f"{fn}: out= takes a tuple of {n} jax.ShapeDtypeStruct, one per output")
+    for s, (name, dtype, dims) in zip(out, specs):
+        _begen_match(fn, s, name, dtype, dims, d, c, "output")
+    return list(out)
+
+
+def _begen_like(x):
+    # The struct of an in-place tensor's result: its input's.
+    return _jax.ShapeDtypeStruct(_np.shape(x), x.dtype)
+
+
+def _begen_key(name, c):
+    # The TARGETS key of a template kernel's instance.
+    return f"{name}[{','.join(f'{k}={v}' for k, v in c.items())}]"

@@ -1,0 +1,123 @@
+"""Section `core` (every module): the registration state, the XLA FFI version
+gate, and the checks every kernel's function runs on its inputs.
+
+Above the `# begen: emit below` line: only what this file needs on its own.
+"""
+
+import ctypes as _ctypes
+import os as _os
+import threading as _threading
+
+import jax as _jax
+import numpy as _np
+
+# The generated module defines these for its library.
+LIBRARY = _os.path.join(_os.getcwd(), "libbegen_runtime.so")
+_FFI_API_SYMBOL = "begen_begen_runtime_ffi_api"
+
+# begen: emit below
+
+_lock = _threading.Lock()
+_lib = None
+_registered = False
+
+
+# The XLA FFI version gate. XLA registers a handler only if the FFI API
+# version it was compiled against is one it supports; otherwise the call
+# fails later with "No FFI handler registered". register() compares first.
+
+
+def _begen_parse_api(text):
+    # "0.3" -> (0, 3); None for anything else.
+    try:
+        major, minor = str(text).split(".")
+        return int(major), int(minor)
+    except (ValueError, AttributeError):
+        return None
+
+
+def _begen_built_ffi_api():
+    # The version the library was compiled against: it records it itself.
+    try:
+        fn = getattr(_lib, _FFI_API_SYMBOL)
+    except AttributeError:
+        return None
+    fn.restype = _ctypes.c_char_p
+    return fn().decode()
+
+
+def _begen_running_ffi_api():
+    # The running jaxlib's, from the XLA FFI headers it ships (jaxlib has no
+    # Python constant for it); None when they are not there.
+    try:
+        path = _os.path.join(_jax.ffi.include_dir(), "xla", "ffi", "api", "c_api.h")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except Exception:
+        return None
+    found = {}
+    for line in text.splitlines():
+        words = line.split()
+        if len(words) == 3 and words[0] == "#define" and words[1] in ("XLA_FFI_API_MAJOR", "XLA_FFI_API_MINOR"):
+            found[words[1]] = words[2]
+    if len(found) != 2:
+        return None
+    return f"{found['XLA_FFI_API_MAJOR']}.{found['XLA_FFI_API_MINOR']}"
+
+
+def _begen_check_ffi_api():
+    # Same major version, and a minor version the running XLA knows (it
+    # supports older ones; a newer one may use what it does not have).
+    built, running = _begen_built_ffi_api(), _begen_running_ffi_api()
+    b, r = _begen_parse_api(built), _begen_parse_api(running)
+    if b is None or r is None or (b[0] == r[0] and b[1] <= r[1]):
+        return
+    import sys
+
+    try:
+        import jaxlib
+
+        jaxlib_version = jaxlib.__version__
+    except Exception:
+        jaxlib_version = "?"
+    raise RuntimeError(
+        f"{__name__}: {_os.path.basename(LIBRARY)} was built against XLA FFI API {built}, but the running jaxlib "
+        f"{jaxlib_version} has XLA FFI API {running}, so XLA would not register its handlers (calls would fail "
+        f"with 'No FFI handler registered'). Rebuild it against this jaxlib: run `begen build` with "
+        f"BEGEN_PYTHON={sys.executable} (or XLA_FFI_INCLUDE_DIR={_jax.ffi.include_dir()}), or install a jaxlib "
+        f"whose XLA FFI API is {built}."
+    )
+
+
+def _begen_text(value):
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _begen_show(value):
+    return f"{_begen_text(value)} ({type(value).__name__})"
+
+
+# Every kernel's inputs. Run at trace time only: under jit they cost
+# nothing per call. Every error names the kernel and the parameter.
+
+_BEGEN_WIDE = ("float64", "int64", "uint64", "complex128")
+
+
+def _begen_dtype(x):
+    # The numpy name of an array's or struct's element type.
+    return _np.dtype(x.dtype).name
+
+
+def _begen_honest(fn, arrays, names):
+    # A 64-bit numpy input with x64 off would reach the kernel narrowed to
+    # 32 bits, silently: refuse it.
+    if _jax.config.jax_enable_x64:
+        return
+    for x, name in zip(arrays, names):
+        dtype = getattr(x, "dtype", None)
+        if dtype is not None and _np.dtype(dtype).name in _BEGEN_WIDE:
+            raise TypeError(
+                f"{fn}: parameter '{name}' is {_np.dtype(dtype).name}, but JAX's x64 mode is off, so JAX would "
+                f"pass it narrowed to 32 bits; convert it, or enable x64 (jax.config.update('jax_enable_x64', True))"
+            )

@@ -1,0 +1,44 @@
+"""Section `vjp` (a kernel with a backward kernel, begen.yaml's `vjp:`): the
+jax.custom_vjp that calls it.
+
+Above the `# begen: emit below` line: only what this file needs on its own.
+"""
+
+import jax as _jax
+
+# begen: emit below
+
+# Gradients. Run at trace time.
+
+
+def _begen_aval(x):
+    # The shape/dtype struct of an array or a Python number.
+    return _jax.ShapeDtypeStruct(_jax.numpy.shape(x), _jax.numpy.result_type(x))
+
+
+def _begen_inexact(x):
+    return _jax.numpy.issubdtype(_jax.numpy.result_type(x), _jax.numpy.inexact)
+
+
+def _begen_vjp(primal, backward, args, n_out):
+    # A jax.custom_vjp of `primal` whose backward pass calls the backward
+    # kernel with the inputs and one cotangent per output. An integer input
+    # gets no cotangent (None: zero); an integer output's float0 cotangent
+    # reaches the kernel as zeros of its dtype.
+    f = _jax.custom_vjp(primal)
+
+    def fwd(*a):
+        out = primal(*a)
+        outs = out if n_out > 1 else (out,)
+        return out, (a, tuple(None if _begen_inexact(o) else _jax.numpy.zeros_like(o) for o in outs))
+
+    def bwd(res, ct):
+        a, zeros = res
+        cts = tuple(ct) if n_out > 1 else (ct,)
+        cts = tuple(z if z is not None else c for c, z in zip(cts, zeros))
+        grads = backward(*a, *cts)
+        grads = tuple(grads) if len(a) > 1 else (grads,)
+        return tuple(g if _begen_inexact(x) else None for x, g in zip(a, grads))
+
+    f.defvjp(fwd, bwd)
+    return f(*args)
