@@ -6,6 +6,9 @@
 //! `BEGEN_FUZZ_SEED` the random seed. The run prints how many inputs it
 //! ran, and how many panicked.
 
+// Test code reads its switches from the environment directly (clippy.toml).
+#![allow(clippy::disallowed_methods)]
+
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;

@@ -2,6 +2,9 @@
 //! rewrites an expected file, and a mismatch fails with a diff that names
 //! the file and the command that accepts it.
 
+// Test code reads its switches from the environment directly (clippy.toml).
+#![allow(clippy::disallowed_methods)]
+
 mod support;
 
 use std::ffi::OsStr;
