@@ -7,6 +7,8 @@
 # Steps: scripts/setup.sh (.venv with JAX and the pip CUDA toolkit);
 # `cargo test --all-targets` (with `-- --include-ignored` under CI=true: the
 # compile tests of the generated code) and `cargo test --doc` for the crate;
+# `cargo fmt --check` and `cargo clippy --all-targets -- -D warnings` (rustup
+# adds the rustfmt/clippy components first when they are missing);
 # `cargo test --all-targets` for the example crate examples/kernels-demo
 # (`--features cuda` when nvcc is there) and scripts/demo.sh, when it exists;
 # pytest over tests/python, when it exists; scripts/wheel-check.sh (begen's
@@ -75,6 +77,17 @@ fi
 if [[ -f src/lib.rs ]]; then
     step "cargo test --doc" cargo test --doc
 fi
+
+# The lints: formatting (rustfmt.toml) and clippy, warnings denied
+# (clippy.toml bans reading the environment around begen::build::Env).
+for component in rustfmt clippy; do
+    sub=${component/rustfmt/fmt}
+    if ! cargo "$sub" --version >/dev/null 2>&1 && command -v rustup >/dev/null; then
+        rustup component add "$component"
+    fi
+done
+step "cargo fmt --check" cargo fmt --check
+step "cargo clippy" cargo clippy --all-targets -- -D warnings
 
 demo="examples/kernels-demo"
 if [[ -f "$demo/Cargo.toml" ]]; then

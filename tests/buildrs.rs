@@ -1,7 +1,11 @@
 //! `begen::Build`, the build.rs front end, run as a build script would run
 //! it (outside one: with `.out_dir` and no `cargo:` lines): `.python_out`
-//! places an importable module and its library inside a Python package.
-//! Skipped without a Python that has jax, except under CI=true.
+//! places an importable module and its library inside a Python package
+//! (skipped without a Python that has jax, except under CI=true); a build
+//! script is told to rerun when any variable begen read changes, PATH too.
+
+// Test code reads its switches from the environment directly (clippy.toml).
+#![allow(clippy::disallowed_methods)]
 
 mod support;
 
@@ -68,4 +72,57 @@ fn python_out_places_the_module_and_library_in_a_package() {
          print('ok')",
     );
     assert!(text.contains("ok"), "{text}");
+}
+
+/// The child run of [`a_build_script_reruns_when_path_changes`]: a CUDA build
+/// as a build script runs it, its `cargo:` lines on stdout.
+#[test]
+#[ignore = "a probe: a_build_script_reruns_when_path_changes runs it in a child process"]
+fn cuda_build_probe() {
+    if !support::probe_requested("cuda_build_probe") {
+        return;
+    }
+    let out = std::env::var_os("BEGEN_PROBE_OUT").expect("the probe's out directory");
+    let triple = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
+    let mut b = begen::Build::new();
+    b.cc_host().target(&triple).host(&triple).opt_level(2);
+    let result = b
+        .dir(support::repo().join("tests/e2e/cuda"))
+        .platform("cuda")
+        .out_dir(Path::new(&out))
+        .cargo_metadata(true)
+        .try_compile("e2e_cuda");
+    println!("probe result: {}", result.map_or_else(|e| e.to_string(), |_| "built".to_string()));
+}
+
+/// nvcc is looked up on PATH, so PATH is among the variables a build script
+/// reruns on (toolchain.rs once read it around `Env`, and Cargo never knew).
+#[test]
+fn a_build_script_reruns_when_path_changes() {
+    let root = support::scratch("buildrs-rerun-path");
+    let (xla, bin, out) = (root.join("xla"), root.join("bin"), root.join("out"));
+    std::fs::create_dir_all(xla.join("xla/ffi/api")).unwrap();
+    std::fs::write(xla.join("xla/ffi/api/ffi.h"), "").unwrap();
+    std::fs::create_dir_all(&bin).unwrap();
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    let (xla, bin, out) = (path(&xla), path(&bin), path(&out));
+    // No nvcc anywhere: the search goes through PATH (an empty folder) and fails.
+    let child = support::run_probe(
+        "cuda_build_probe",
+        &[
+            ("PATH", &bin),
+            ("XLA_FFI_INCLUDE_DIR", &xla),
+            ("BEGEN_PYTHON", "/nonexistent/begen-python"),
+            ("CUDA_PATH", "/nonexistent/begen-cuda"),
+            ("BEGEN_PROBE_OUT", &out),
+        ],
+        &["NVCC", "CUDA_HOME"],
+    );
+    let stdout = String::from_utf8_lossy(&child.stdout);
+    assert!(child.status.success(), "{stdout}{}", String::from_utf8_lossy(&child.stderr));
+    assert!(stdout.contains("probe result: "), "the probe ran:\n{stdout}");
+    let reruns: Vec<&str> = stdout.lines().filter_map(|l| l.strip_prefix("cargo:rerun-if-env-changed=")).collect();
+    for name in ["PATH", "NVCC", "CUDA_PATH", "CUDA_HOME", "XLA_FFI_INCLUDE_DIR"] {
+        assert!(reruns.contains(&name), "no rerun-if-env-changed={name} in {reruns:?}:\n{stdout}");
+    }
 }

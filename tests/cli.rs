@@ -1,7 +1,10 @@
 //! The `begen scan` command line: output formats, exit statuses, `--help`.
 
+mod support;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use support::scratch;
 
 fn begen(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_begen")).args(args).env("NO_COLOR", "1").output().unwrap()
@@ -74,19 +77,8 @@ fn scan_help_is_pinned() {
     let out = begen(&["scan", "--help"]);
     assert_eq!(out.status.code(), Some(0));
     let help = String::from_utf8(out.stdout).unwrap();
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots/scan_help.txt");
-    if std::env::var_os("BEGEN_BLESS").is_some() {
-        std::fs::write(&path, &help).unwrap();
-    }
-    assert_eq!(help, std::fs::read_to_string(&path).unwrap_or_default());
-}
-
-/// A fresh scratch directory under the target dir.
-fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    let path = support::repo().join("tests/snapshots/scan_help.txt");
+    support::golden::assert_golden(&path, &help, "cargo test --test cli");
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Pins the `--help` text of `begen` itself and of `begen build`, `generate` and `doctor` (the
 //! CLI contract people read). `BEGEN_BLESS=1 cargo test --test cli_help`
-//! rewrites the expectations in tests/cli/.
+//! rewrites the expectations in tests/cli/ (tests/support/golden.rs).
 
-use std::path::PathBuf;
+mod support;
+
 use std::process::Command;
 
 fn check(subcommand: &str) {
@@ -10,13 +11,8 @@ fn check(subcommand: &str) {
     let out = Command::new(env!("CARGO_BIN_EXE_begen")).args(args).output().unwrap();
     assert!(out.status.success());
     let got = String::from_utf8(out.stdout).unwrap();
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/cli/{subcommand}_help.txt"));
-    if std::env::var_os("BEGEN_BLESS").is_some() {
-        std::fs::write(&path, &got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(got == want, "`begen {subcommand} --help` changed (BEGEN_BLESS=1 to accept):\n{got}");
+    let path = support::repo().join(format!("tests/cli/{subcommand}_help.txt"));
+    support::golden::assert_golden(&path, &got, "cargo test --test cli_help");
 }
 
 #[test]

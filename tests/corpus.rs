@@ -8,6 +8,9 @@
 //! that Python or the network is missing the test is skipped with a note,
 //! except under `CI=true`, where a missing piece is a failure.
 
+// Test code reads its switches from the environment directly (clippy.toml).
+#![allow(clippy::disallowed_methods)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -1,10 +1,14 @@
 //! Golden tests: one test per folder under `fixtures/` (see fixtures/README.md).
-//! `BEGEN_BLESS=1 cargo test --test fixtures` rewrites the expectations.
+//! `BEGEN_BLESS=1 cargo test --test fixtures` rewrites the expectations
+//! (tests/support/golden.rs).
+
+mod support;
 
 use std::path::{Path, PathBuf};
 
 use begen::diag::render::render_text;
 use begen::report::Report;
+use support::golden::Goldens;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
@@ -16,51 +20,10 @@ fn run_case(name: &str) {
         .expect("the fixture's input folder is readable");
     let json = Report::new(&scan).to_json();
     let text: String = scan.diagnostics.iter().map(|d| render_text(d, &scan.sources, false) + "\n").collect();
-    let mut failures = Vec::new();
-    for (file, actual) in [("scan.json", json), ("diagnostics.txt", text)] {
-        if let Some(diff) = golden(&dir.join(file), &actual) {
-            failures.push(format!("--- fixtures/{name}/{file} (expected)\n+++ actual\n{diff}"));
-        }
-    }
-    assert!(failures.is_empty(), "\n{}\nrun `BEGEN_BLESS=1 cargo test --test fixtures` to accept", failures.join("\n"));
-}
-
-/// Compares `actual` with the file (or rewrites it when blessing); returns a
-/// diff on mismatch.
-fn golden(path: &Path, actual: &str) -> Option<String> {
-    if std::env::var_os("BEGEN_BLESS").is_some() {
-        std::fs::write(path, actual).expect("fixture expectations are writable");
-        return None;
-    }
-    let expected = std::fs::read_to_string(path).unwrap_or_default();
-    (expected != actual).then(|| diff(&expected, actual))
-}
-
-/// A small unified-style line diff (longest common subsequence).
-fn diff(a: &str, b: &str) -> String {
-    let a: Vec<&str> = a.lines().collect();
-    let b: Vec<&str> = b.lines().collect();
-    let mut lcs = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for i in (0..a.len()).rev() {
-        for j in (0..b.len()).rev() {
-            lcs[i][j] = if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
-        }
-    }
-    let (mut i, mut j, mut out) = (0, 0, String::new());
-    while i < a.len() || j < b.len() {
-        if i < a.len() && j < b.len() && a[i] == b[j] {
-            out.push_str(&format!(" {}\n", a[i]));
-            i += 1;
-            j += 1;
-        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
-            out.push_str(&format!("+{}\n", b[j]));
-            j += 1;
-        } else {
-            out.push_str(&format!("-{}\n", a[i]));
-            i += 1;
-        }
-    }
-    out
+    let mut goldens = Goldens::new("cargo test --test fixtures");
+    goldens.check(&dir.join("scan.json"), &json);
+    goldens.check(&dir.join("diagnostics.txt"), &text);
+    goldens.finish();
 }
 
 macro_rules! cases {

@@ -228,6 +228,10 @@ pub struct StderrReporter {
 impl Reporter for StderrReporter {
     fn diagnostic(&mut self, diagnostic: &Diagnostic, sources: &SourceMap) {
         use std::io::IsTerminal;
+        // NO_COLOR only styles text on a terminal; build.rs reports through
+        // `cargo:warning` lines (no colour), so no build output depends on it
+        // and it needs no `rerun-if-env-changed` through Env.
+        #[allow(clippy::disallowed_methods)]
         let color = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
         say(&crate::diag::render::render_text(diagnostic, sources, color));
     }

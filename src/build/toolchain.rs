@@ -157,7 +157,7 @@ impl<'e> Discovery<'e> {
                     return Some(path);
                 }
                 tried.push(format!("NVCC=`{nvcc}` (missing)"));
-            } else if let Some(found) = which(&nvcc) {
+            } else if let Some(found) = self.which(&nvcc) {
                 return Some(found);
             } else {
                 tried.push(format!("NVCC=`{nvcc}` (not on PATH)"));
@@ -177,7 +177,7 @@ impl<'e> Discovery<'e> {
                 None => tried.push(format!("{var} (unset)")),
             }
         }
-        if let Some(found) = which("nvcc") {
+        if let Some(found) = self.which("nvcc") {
             return Some(found);
         }
         tried.push("nvcc on PATH (not found)".to_string());
@@ -204,6 +204,13 @@ impl<'e> Discovery<'e> {
             Err(e) => tried.push(format!("pip's layout ({e})")),
         }
         None
+    }
+
+    /// `program` on `PATH`, like `which`. PATH is read through [`Env`], so
+    /// build.rs reruns when it changes.
+    fn which(&self, program: &str) -> Option<PathBuf> {
+        let path = self.env.var("PATH")?;
+        std::env::split_paths(&path).map(|dir| dir.join(program)).find(|p| p.is_file())
     }
 
     /// The folder with `libcudart_static.a`: beside nvcc's toolkit (`lib64`,
@@ -351,12 +358,6 @@ pub fn xla_ffi_api_version(include: &Path) -> Option<String> {
     Some(format!("{}.{}", define("XLA_FFI_API_MAJOR")?, define("XLA_FFI_API_MINOR")?))
 }
 
-/// `program` on `PATH`, like `which`.
-pub fn which(program: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|p| p.is_file())
-}
-
 fn run_stdout(program: &Path, args: &[&str]) -> Option<String> {
     let out = Command::new(program).args(args).output().ok()?;
     out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
@@ -405,5 +406,6 @@ mod tests {
             }
         }
         assert!(env.names_read().contains(&"CUDA_HOME".to_string()));
+        assert!(env.names_read().contains(&"PATH".to_string()), "nvcc on PATH is a recorded read");
     }
 }

@@ -1,7 +1,15 @@
 //! View-model unit tests and golden tests of the generated text
 //! (`fixtures/emit/<case>/`; `BEGEN_BLESS=1` rewrites the expectations).
 
+// Test code reads its switches (CXX, NVCC, BEGEN_PYTHON) from the
+// environment directly (clippy.toml).
+#![allow(clippy::disallowed_methods)]
+
 use std::path::{Path, PathBuf};
+
+/// The harness the integration tests' goldens use too.
+#[path = "../../tests/support/golden.rs"]
+mod golden;
 
 use super::cpp::{Passed, Unit, handler_view, param_cpp, trampoline_view};
 use super::python::py_function_view;
@@ -432,36 +440,11 @@ const GOLDEN_ROOT: &str = "/begen-fixture";
 
 fn check_golden(case: &str, lib: &Library) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/emit").join(case);
-    let out = emit(lib, Some("0.3"));
-    let bless = std::env::var_os("BEGEN_BLESS").is_some_and(|v| v == "1");
-    let mut failures = Vec::new();
-    for f in &out.files {
-        let path = dir.join(&f.rel_path);
-        if bless {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, &f.contents).unwrap();
-            continue;
-        }
-        let expected = std::fs::read_to_string(&path).unwrap_or_default();
-        if expected != f.contents {
-            failures.push(format!("{}:\n{}", path.display(), line_diff(&expected, &f.contents)));
-        }
+    let mut goldens = golden::Goldens::new("cargo test --lib emit::tests::golden");
+    for f in &emit(lib, Some("0.3")).files {
+        goldens.check(&dir.join(&f.rel_path), &f.contents);
     }
-    assert!(failures.is_empty(), "golden mismatch (BEGEN_BLESS=1 rewrites):\n{}", failures.join("\n"));
-}
-
-/// A minimal line diff: the first differing lines with some context.
-fn line_diff(expected: &str, actual: &str) -> String {
-    let (e, a): (Vec<&str>, Vec<&str>) = (expected.lines().collect(), actual.lines().collect());
-    let first = e.iter().zip(&a).position(|(x, y)| x != y).unwrap_or(e.len().min(a.len()));
-    let mut out = String::new();
-    for line in e.iter().skip(first).take(8) {
-        out.push_str(&format!("-{line}\n"));
-    }
-    for line in a.iter().skip(first).take(8) {
-        out.push_str(&format!("+{line}\n"));
-    }
-    format!("first difference at line {}:\n{out}", first + 1)
+    goldens.finish();
 }
 
 #[test]

@@ -5,9 +5,16 @@
 //! stderr, except under `CI=true`, where a missing piece is a failure.
 
 #![allow(dead_code)]
+// Test code reads its switches from the environment directly (clippy.toml).
+#![allow(clippy::disallowed_methods)]
+
+pub mod golden;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+/// Names the probe that a child run of a test binary performs ([`run_probe`]).
+const PROBE_VAR: &str = "BEGEN_TEST_PROBE";
 
 /// The repository root.
 pub fn repo() -> PathBuf {
@@ -25,6 +32,29 @@ pub fn missing<T>(what: &str) -> Option<T> {
     }
     eprintln!("SKIPPED: {what}");
     None
+}
+
+/// Whether this process is the child run of probe `name` that [`run_probe`]
+/// started; a probe test does nothing otherwise.
+pub fn probe_requested(name: &str) -> bool {
+    std::env::var(PROBE_VAR).is_ok_and(|v| v == name)
+}
+
+/// Runs the test `name` of this test binary in a child process with `set`
+/// added to and `unset` removed from its environment: for what a test cannot
+/// watch in its own process (its environment, its stdout). The test named
+/// is a probe: it acts only when [`probe_requested`] says so.
+pub fn run_probe(name: &str, set: &[(&str, &str)], unset: &[&str]) -> Output {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let mut cmd = Command::new(exe);
+    cmd.args(["--exact", name, "--include-ignored", "--nocapture", "--test-threads=1"]).env(PROBE_VAR, name);
+    for (k, v) in set {
+        cmd.env(k, v);
+    }
+    for k in unset {
+        cmd.env_remove(k);
+    }
+    cmd.output().expect("running the test binary again")
 }
 
 /// `.venv/bin/python`, else `$BEGEN_PYTHON`, else `/tmp/probe-venv/bin/python`,
