@@ -874,6 +874,7 @@ mod tests {
         }
     }
 
+    #[allow(clippy::disallowed_methods)] // a test picks its compiler; nothing is built for cargo
     fn cxx() -> String {
         std::env::var("CXX").unwrap_or_else(|_| "g++".into())
     }
