@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::config::{Config, ConfigFile, KernelConfig};
-use crate::diag::{Diagnostic, binary_messages as bm};
+use crate::diag::{Diagnostic, messages::binary as bm};
 use crate::model::binary::{BinaryImage, Convention};
 use crate::model::decl::{Callee, Declared, LocateError};
 use crate::model::{AttrType, Platform, is_identifier};

@@ -100,7 +100,7 @@ pub(super) fn check_algorithms(req: &Request, functions: &[Function], diags: &mu
                     }
                 }
                 Some(many) => {
-                    let modules: Vec<String> = many.iter().map(|&k| format!("`{}`", functions[k].module)).collect();
+                    let modules: Vec<String> = many.iter().map(|&k| functions[k].module.clone()).collect();
                     push(diags, msg::ambiguous_implementation(name, key, &modules));
                     ok = false;
                 }

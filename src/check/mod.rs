@@ -95,7 +95,7 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
         if !dropped.is_empty()
             && let Some(span) = config_span(req, "binaries", 1)
         {
-            diags.push(Diagnostic::warning(span, crate::diag::binary_messages::skipping_binaries(&dropped)));
+            diags.push(Diagnostic::warning(span, msg::binary::skipping_binaries(&dropped)));
         }
         functions.retain(|f| f.platform == Platform::Cpu);
     }
