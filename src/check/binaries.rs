@@ -16,7 +16,7 @@ use crate::binary::declare::{Binaries, BinaryKernel, Contents};
 use crate::binary::launch::{Expr, parse_expr};
 use crate::binary::layout::{CType, ParamLayout, StructId, Structs};
 use crate::config::ExprConfig;
-use crate::diag::{Diagnostic, Severity, messages::binary as bm, messages as msg};
+use crate::diag::{Diagnostic, Severity, messages as msg, messages::binary as bm};
 use crate::model::binary::{
     ArgValue, ArrayRules, AxisRules, BinaryArg, BinaryCall, Convention, StructLeaf, StructType,
 };

@@ -2,8 +2,8 @@
 //! attributes, typed contracts and constants, the library (names, modules,
 //! symbols), algorithms and gradients.
 
-use super::{q, q_list};
 use super::source::hint_attr_types;
+use super::{q, q_list};
 use crate::model::AttrType;
 
 // ---- inferring the arg_spec ----

@@ -152,11 +152,7 @@ pub fn macro_mismatch(name: &str, mac: &str, defined_at: &str, found: &[String])
     let name = q(name);
     let mac = q(mac);
     let defined_at = q(defined_at);
-    let found = if found.is_empty() {
-        "no function".to_string()
-    } else {
-        q_list(found, "'", ", ")
-    };
+    let found = if found.is_empty() { "no function".to_string() } else { q_list(found, "'", ", ") };
     format!("`{mac}` (defined at {defined_at}) expands to {found}, not '{name}'")
 }
 
