@@ -283,3 +283,290 @@ pub fn bad_symbol(symbol: &str) -> String {
 pub fn skipping_binaries(kernels: &[String]) -> String {
     format!("platform `cpu`: the precompiled GPU kernels are left out ({})", q_list(kernels, "", ", "))
 }
+
+pub fn member_types(types: &[&str]) -> String {
+    format!("a member's type is one of {} or a struct declared under `structs:`", types.join(", "))
+}
+
+// ---- what src/binary's readers say: their typed errors carry data, these are their texts ----
+
+// A cubin (`elf::ElfError`).
+
+pub fn not_a_cubin(why: &str) -> String {
+    format!("not a readable cubin: {why}")
+}
+
+pub const ELF_NO_MAGIC: &str = "no ELF magic";
+pub const ELF_NOT_64: &str = "not a 64-bit little-endian ELF";
+pub const ELF_NO_SECTION_NAMES: &str = "no section name table";
+pub const ELF_TRUNCATED_INFO: &str = "truncated .nv.info";
+
+pub fn truncated_at(at: usize) -> String {
+    format!("truncated at byte {at}")
+}
+
+pub fn elf_machine(machine: u16, cuda: u16) -> String {
+    format!("machine {machine} is not CUDA ({cuda})")
+}
+
+pub fn elf_section_out_of_file(at: usize, len: usize) -> String {
+    format!("section at {at}+{len} out of file")
+}
+
+pub fn elf_info_format(format: u8, kernel: &str) -> String {
+    let kernel = q(kernel);
+    format!("unknown .nv.info record format {format} in `{kernel}`")
+}
+
+// A fatbin (`fatbin::FatbinError`, `fatbin::Unread`).
+
+pub fn not_a_fatbin(why: &str) -> String {
+    format!("not a readable fatbin: {why}")
+}
+
+pub fn fatbin_magic(magic: u32) -> String {
+    format!("no fatbin magic ({magic:#010x})")
+}
+
+pub fn fatbin_short(size: u64) -> String {
+    format!("its header says {size} bytes of images; the file is shorter")
+}
+
+pub fn fatbin_entry_header(at: usize, header: usize) -> String {
+    format!("entry at byte {at}: a header of {header} bytes")
+}
+
+pub fn fatbin_entry_past(at: usize, payload: u64) -> String {
+    format!("entry at byte {at}: {payload} bytes run past the container")
+}
+
+pub const IMAGE_COMPRESSED: &str = "its payload is compressed";
+
+pub fn image_kind(kind: u16) -> String {
+    format!("an image of unknown kind {kind}")
+}
+
+pub fn unread_image(sm: u32, why: &str) -> String {
+    format!("sm_{sm}: {why}")
+}
+
+// PTX text (`ptx::PtxError`, `ptx::ParamMismatch`).
+
+pub const PTX_NOT_UTF8: &str = "PTX must be UTF-8 text";
+pub const PTX_NUL: &str = "PTX text must not contain NUL bytes";
+
+pub fn ptx_at(offset: usize, why: &str) -> String {
+    format!("PTX at byte {offset}: {why}")
+}
+
+pub const PTX_ENTRY_WITHOUT_NAME: &str = "`.entry` without a name";
+pub const PTX_UNCLOSED: &str = "unclosed parameter list";
+pub const PTX_UNFINISHED_PARAM: &str = "unfinished `.param`";
+pub const PTX_ALIGN_WITHOUT_NUMBER: &str = "`.align` without a number";
+
+pub fn ptx_unexpected(token: &str) -> String {
+    let token = q(token);
+    format!("unexpected `{token}` in a parameter list")
+}
+
+pub fn ptx_unknown_type(ty: &str) -> String {
+    let ty = q(ty);
+    format!("unknown parameter type `{ty}`")
+}
+
+pub fn ptx_untyped(name: &str) -> String {
+    let name = q(name);
+    format!("parameter `{name}` has no type")
+}
+
+pub fn ptx_bad_name(name: &str) -> String {
+    let name = q(name);
+    format!("unexpected `{name}` for a parameter name")
+}
+
+pub fn ptx_bad_count(name: &str) -> String {
+    let name = q(name);
+    format!("parameter `{name}`: malformed `[N]`")
+}
+
+pub fn ptx_count(ptx: usize, expected: usize) -> String {
+    format!("the kernel takes {ptx} parameters, the manifest gives {expected}")
+}
+
+pub fn ptx_param(index: usize, ptx: (u32, u32), expected: (u32, u32)) -> String {
+    format!(
+        "parameter {index} is {} bytes aligned to {} in the kernel, {} bytes aligned to {} in the manifest",
+        ptx.0, ptx.1, expected.0, expected.1
+    )
+}
+
+// Launch expressions (`launch::ExprError`).
+
+pub fn expr_at(offset: usize, why: &str) -> String {
+    format!("at offset {offset}: {why}")
+}
+
+pub const EXPR_OPERATOR_OR_END: &str = "expected an operator or the end";
+pub const EXPR_TOO_DEEP: &str = "expected an expression nested less deeply";
+pub const EXPR_CLOSE: &str = "expected `)`";
+pub const EXPR_CDIV_COMMA: &str = "expected `,` between cdiv's two operands";
+pub const EXPR_ATOM: &str = "expected a number, a name, `(` or `cdiv(`";
+pub const EXPR_TOO_LARGE: &str = "an integer below 2**63";
+
+// C layout (`layout::LayoutError`, `layout::PackError`).
+
+pub fn struct_twice(name: &str) -> String {
+    let name = q(name);
+    format!("struct `{name}` is declared twice")
+}
+
+pub fn struct_no_members(name: &str) -> String {
+    let name = q(name);
+    format!("struct `{name}` has no members")
+}
+
+pub fn member_twice(strukt: &str, member: &str) -> String {
+    let strukt = q(strukt);
+    let member = q(member);
+    format!("struct `{strukt}` has two members named `{member}`")
+}
+
+pub fn struct_align(strukt: &str, align: u32, natural: u32) -> String {
+    let strukt = q(strukt);
+    format!("struct `{strukt}`: alignment {align} must be a power of two and at least its natural alignment {natural}")
+}
+
+pub fn member_struct_unknown(strukt: &str, member: &str) -> String {
+    let strukt = q(strukt);
+    let member = q(member);
+    format!("struct `{strukt}`: member `{member}` names a struct not declared before it")
+}
+
+pub fn pack_at(path: &[usize], why: &str) -> String {
+    let path: Vec<String> = path.iter().map(|i| i.to_string()).collect();
+    format!("argument {}: {why}", path.join("."))
+}
+
+pub fn pack_count(values: usize, params: usize) -> String {
+    format!("{values} values for {params} parameters")
+}
+
+pub fn pack_range(value: &str, ty: &str) -> String {
+    format!("{value} does not fit {ty}")
+}
+
+pub fn pack_members(strukt: &str, members: usize, values: usize) -> String {
+    let strukt = q(strukt);
+    format!("struct `{strukt}` has {members} members, got {values} values")
+}
+
+pub fn pack_kind(value: &str, ty: &str) -> String {
+    format!("{value} is not a value of {ty}")
+}
+
+// cuTile symbols (`cutile::DemangleError`, `ArgsError`, `Violation`, `PackArgsError`).
+
+pub fn bad_cutile_symbol(symbol: &str, offset: usize, near: &str, why: &str) -> String {
+    let nowhere = near.is_empty();
+    let symbol = q(symbol);
+    let near = q(near);
+    if nowhere {
+        format!("`{symbol}` is not a valid cuTile kernel symbol: at offset {offset}: {why}")
+    } else {
+        format!("`{symbol}` is not a valid cuTile kernel symbol: at offset {offset} (near `{near}`): {why}")
+    }
+}
+
+pub const DEMANGLE_NOT_MANGLED: &str = "no `_K` separates the function name from the signature";
+pub const DEMANGLE_ZERO_MASK: &str = "an axis mask of zero";
+pub const DEMANGLE_DIVISIBILITY: &str = "a divisibility must be greater than 1";
+pub const DEMANGLE_LIST_ELEMENT: &str = "a list's element must be an array (`A...`)";
+pub const DEMANGLE_OUT_OF_RANGE: &str = "a number too large for begen";
+
+pub fn demangle_expected(what: &str) -> String {
+    format!("expected {what}")
+}
+
+pub fn demangle_unknown(what: &str, code: &str) -> String {
+    let code = q(code);
+    format!("unknown {what} code `{code}`")
+}
+
+pub fn demangle_mask(mask: &str, ndim: usize) -> String {
+    let mask = q(mask);
+    format!("axis mask `{mask}` names an axis beyond the array's {ndim}")
+}
+
+pub fn demangle_repeated(what: &str, axis: usize) -> String {
+    format!("{what} given twice for axis {axis}")
+}
+
+pub fn demangle_with_static_stride(what: &str, axis: usize) -> String {
+    format!("{what} given together with a constant stride for axis {axis}")
+}
+
+pub fn demangle_shape_divisible(axis: usize) -> String {
+    format!("the constant shape of axis {axis} is not divisible by its shape divisibility")
+}
+
+pub fn demangle_alias(why: &str) -> String {
+    format!("alias groups: {why}")
+}
+
+pub fn demangle_alias_once(group: u32) -> String {
+    format!("alias group {group} is mentioned by one parameter only")
+}
+
+pub fn demangle_alias_mixed(group: u32) -> String {
+    format!("alias group {group} is shared by an array and a list")
+}
+
+pub fn demangle_convention(what: &str, convention: &str) -> String {
+    format!("{what} are not allowed in {convention}")
+}
+
+pub fn args_convention(convention: &str) -> String {
+    format!("begen binds cutile_python_v1 kernels, not {convention}")
+}
+
+pub fn args_scalar(param: usize, code: &str) -> String {
+    format!("parameter {param} is a `{code}` scalar, which begen cannot pass")
+}
+
+pub fn violation_rank(expected: usize, got: usize) -> String {
+    format!("has rank {got}; the kernel takes rank {expected}")
+}
+
+pub fn violation_index(noun: &str, value: i64, axis: usize, index: &str) -> String {
+    format!(
+        "{noun} {value} of axis {axis} does not fit the kernel's {index} index type (export it with index_dtype=ct.int64)"
+    )
+}
+
+pub fn violation_divisible(noun: &str, value: i64, axis: usize, by: i64) -> String {
+    format!("{noun} {value} of axis {axis} is not a multiple of {by}, as the kernel assumes")
+}
+
+pub fn violation_constant(noun: &str, value: i64, axis: usize, expected: i64) -> String {
+    format!("{noun} {value} of axis {axis} is not {expected}, as the kernel assumes")
+}
+
+pub fn violation_stride(value: i64, axis: usize, bound: i64) -> String {
+    format!("stride {value} of axis {axis} is below {bound}, the kernel's lower bound")
+}
+
+pub fn violation_base(address: u64, by: i64) -> String {
+    format!("data address {address:#x} is not a multiple of {by} bytes, as the kernel assumes")
+}
+
+pub fn pack_args_count(expected: usize, got: usize) -> String {
+    format!("{got} arguments for {expected} parameters")
+}
+
+pub fn pack_args_kind(param: usize) -> String {
+    format!("parameter {param}: a value of the wrong kind")
+}
+
+pub fn pack_args_violation(param: usize, violation: &str) -> String {
+    format!("parameter {param}: the array {violation}")
+}
