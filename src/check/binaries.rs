@@ -470,10 +470,10 @@ fn cutile_contract(
 /// What a demangled cuTile parameter is, for messages.
 fn cutile_what(p: &cutile::Param) -> String {
     match p {
-        cutile::Param::Array(a) => format!("an array (rank {})", a.ndim()),
-        cutile::Param::List(l) => format!("a list of arrays (rank {})", l.element.ndim()),
-        cutile::Param::Scalar(d) => format!("a `{}` scalar", d.code()),
-        cutile::Param::Constant(_) | cutile::Param::Tuple(_) => "not bindable".into(),
+        cutile::Param::Array(a) => bm::cutile_array_of_rank(a.ndim()),
+        cutile::Param::List(l) => bm::cutile_list_of_rank(l.element.ndim()),
+        cutile::Param::Scalar(d) => bm::cutile_scalar(d.code()),
+        cutile::Param::Constant(_) | cutile::Param::Tuple(_) => bm::CUTILE_NOT_BINDABLE.into(),
     }
 }
 

@@ -186,6 +186,20 @@ pub fn c_list(token: &str) -> String {
     )
 }
 
+pub fn cutile_array_of_rank(ndim: usize) -> String {
+    format!("an array (rank {ndim})")
+}
+
+pub fn cutile_list_of_rank(ndim: usize) -> String {
+    format!("a list of arrays (rank {ndim})")
+}
+
+pub fn cutile_scalar(code: &str) -> String {
+    format!("a `{code}` scalar")
+}
+
+pub const CUTILE_NOT_BINDABLE: &str = "not bindable";
+
 pub fn cutile_kind(token: &str, what: &str) -> String {
     let token = q(token);
     let what = q(what);

@@ -567,12 +567,23 @@ pub fn symbol_collision(symbol: &str, name: &str, other: &str) -> String {
     format!("the generated symbol `{symbol}` of '{name}' is also the symbol of '{other}'")
 }
 
+pub fn label_is_here(name: &str) -> String {
+    let name = q(name);
+    format!("'{name}' is here")
+}
+
 pub const HINT_SYMBOL_COLLISION: &str = "rename the library, a module or one of the functions";
 
 pub fn unincludable_path(path: &str, why: &str) -> String {
     let path = q(path);
     let why = q(why);
     format!("`{path}` cannot be #included by the generated wrapper because {why}")
+}
+
+pub const PATH_NOT_UTF8: &str = "it is not valid UTF-8";
+
+pub fn path_contains(c: char) -> String {
+    format!("it contains {c:?}")
 }
 
 pub const HINT_UNINCLUDABLE: &str = "rename the file or a directory above it";
@@ -704,4 +715,120 @@ pub fn bad_unsupported_value(function: &str, attr: &str, ty: AttrType, value: &s
     let attr = q(attr);
     let value = q(value);
     format!("`unsupported:` value {value} of attribute '{attr}' of '{function}' does not fit its type, {ty}")
+}
+
+// How two implementations of an algorithm, or a kernel and its backward
+// kernel, differ (the `difference` of `implementations_disagree` and
+// `vjp_mismatch`).
+
+pub fn contract_text(contract: Option<&str>) -> String {
+    contract.map_or_else(|| "untyped".to_string(), |c| format!("`{}`", q(c)))
+}
+
+pub fn consts_text(consts: &[(&str, &[String])]) -> String {
+    if consts.is_empty() {
+        return "none".into();
+    }
+    consts.iter().map(|(name, values)| format!("{}={}", q(name), q(&values.join(",")))).collect::<Vec<_>>().join(" ")
+}
+
+/// What a parameter's token makes it, as a difference names it.
+pub fn role(token: &crate::model::Token) -> &'static str {
+    use crate::model::Token;
+    match token {
+        Token::InOut(_) => "updated in place",
+        Token::Arg(_) => "an input",
+        Token::List(_) => "a list of inputs",
+        Token::Ret(_) => "an output",
+        Token::Stream
+        | Token::Attr { .. }
+        | Token::Struct { .. }
+        | Token::Record { .. }
+        | Token::Array { .. }
+        | Token::Dim { .. } => "not a tensor",
+    }
+}
+
+pub fn impl_inputs(a: &str, an: usize, b: &str, bn: usize) -> String {
+    let (a, b) = (q(a), q(b));
+    format!("`{a}` takes {an} input(s), `{b}` {bn}")
+}
+
+pub fn impl_outputs(a: &str, an: usize, b: &str, bn: usize) -> String {
+    let (a, b) = (q(a), q(b));
+    format!("`{a}` returns {an} output(s), `{b}` {bn}")
+}
+
+/// `input 0 is <this> in `a` ('x') but <that> in `b` ('y')`: each side is
+/// (what it is, the function, the parameter).
+pub fn impl_param_differs(what: &str, k: usize, a: (&str, &str, &str), b: (&str, &str, &str)) -> String {
+    let (this, af, ap) = (a.0, q(a.1), q(a.2));
+    let (that, bf, bp) = (b.0, q(b.1), q(b.2));
+    format!("{what} {k} is {this} in `{af}` ('{ap}') but {that} in `{bf}` ('{bp}')")
+}
+
+pub fn impl_attr_missing(attr: &str, a: &str, b: &str) -> String {
+    let (attr, a, b) = (q(attr), q(a), q(b));
+    format!("attribute '{attr}' of `{a}` is missing from `{b}`")
+}
+
+pub fn impl_attr_type(attr: &str, ty: &str, a: &str, other: &str, b: &str) -> String {
+    let (attr, a, b) = (q(attr), q(a), q(b));
+    format!("attribute '{attr}' is {ty} in `{a}` but {other} in `{b}`")
+}
+
+pub fn impl_consts(a: &str, at: &str, b: &str, bt: &str) -> String {
+    let (a, b) = (q(a), q(b));
+    format!("their constants differ (`{a}`: {at}; `{b}`: {bt})")
+}
+
+pub fn impl_gradient(with: &str, vjp: &str, without: &str) -> String {
+    let (with, vjp, without) = (q(with), q(vjp), q(without));
+    format!("`{with}` has a gradient (`{vjp}`), `{without}` has none")
+}
+
+pub fn vjp_platform(fwd: &str, fp: &str, bwd: &str, bp: &str) -> String {
+    let (fwd, bwd) = (q(fwd), q(bwd));
+    format!("'{fwd}' is a {fp} kernel and `{bwd}` a {bp} one; a gradient runs where its forward does")
+}
+
+pub fn vjp_inout(param: &str) -> String {
+    let param = q(param);
+    format!("it updates '{param}' in place; a backward kernel returns its cotangents")
+}
+
+pub fn vjp_list(func: &str, param: &str) -> String {
+    let (func, param) = (q(func), q(param));
+    format!("'{func}' takes a list of arrays ('{param}'); gradients through lists are not supported yet")
+}
+
+pub fn vjp_input(k: usize) -> String {
+    format!("input {k}")
+}
+
+pub fn vjp_cotangent(of: &str, k: usize) -> String {
+    format!("the cotangent of {of} {k}")
+}
+
+/// `<what> is <this> ('p' of 'fwd') but <that> ('q' of `bwd`)`: each side is
+/// (its contract, the parameter, the function).
+pub fn vjp_contract(what: &str, f: (&str, &str, &str), b: (&str, &str, &str)) -> String {
+    let (this, fp, ff) = (f.0, q(f.1), q(f.2));
+    let (that, bp, bf) = (b.0, q(b.1), q(b.2));
+    format!("{what} is {this} ('{fp}' of '{ff}') but {that} ('{bp}' of `{bf}`)")
+}
+
+pub fn vjp_attr_missing(attr: &str, fwd: &str) -> String {
+    let (attr, fwd) = (q(attr), q(fwd));
+    format!("its attribute '{attr}' is not an attribute of '{fwd}' (attributes are passed by name)")
+}
+
+pub fn vjp_attr_type(attr: &str, t: &str, fwd: &str, ty: &str, bwd: &str) -> String {
+    let (attr, fwd, bwd) = (q(attr), q(fwd), q(bwd));
+    format!("attribute '{attr}' is {t} in '{fwd}' but {ty} in `{bwd}`")
+}
+
+pub fn vjp_consts(fwd: &str, ft: &str, bwd: &str, bt: &str) -> String {
+    let (fwd, bwd) = (q(fwd), q(bwd));
+    format!("their constants differ ('{fwd}': {ft}; `{bwd}`: {bt})")
 }

@@ -234,6 +234,11 @@ pub const NOT_UTF8: &str = "file is not valid UTF-8; it was scanned with invalid
 pub const BINARY: &str = "file looks binary (it contains NUL bytes); it was not scanned";
 pub const EMPTY: &str = "source file is empty";
 
+pub fn symlink_loop(target: &str) -> String {
+    let target = q(target);
+    format!("symbolic link loop back to `{target}`; not followed")
+}
+
 pub fn walk_error(err: &str) -> String {
     let err = q(err);
     format!("cannot walk this path: {err}")
