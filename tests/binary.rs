@@ -328,7 +328,7 @@ fn fatbins_list_their_kernels() {
             names.sort();
             assert_eq!(names, ["affine", "axpy", "foo_sum", "mixed"]);
         }
-        Image::Unread { sm, why } => assert_eq!((*sm, why.as_str()), (90, "its payload is compressed")),
+        Image::Unread { sm, why } => assert_eq!((*sm, why.to_string().as_str()), (90, "its payload is compressed")),
         Image::Cubin(_) => panic!("the third image is the PTX"),
     }
     // Uncompressed (`--no-compress`): the PTX is read and listed too.

@@ -187,3 +187,39 @@ fn doctor_fails_on_a_compiler_that_does_not_run_or_a_bad_arch() {
     assert_eq!(bad_arch.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad_arch.stdout).contains("`sm_x` is not a CUDA architecture"));
 }
+
+/// Issue 25 (output hygiene): terminal escape sequences and other controls
+/// written in annotations and begen.yaml (`fixtures/err_escapes`) reach no
+/// output raw, in the message, the snippet or a label, as text or JSON, with
+/// or without colour.
+#[test]
+fn control_characters_in_the_input_never_reach_the_terminal() {
+    let dir = fixture("err_escapes");
+    let raw = |c: char| c.is_control() && !matches!(c, '\n' | '\t') || matches!(c, '\u{202a}'..='\u{202e}');
+    for format in ["table", "json"] {
+        let out = begen(&["scan", &dir, "--format", format]);
+        assert_eq!(out.status.code(), Some(1));
+        for stream in [&out.stdout, &out.stderr] {
+            let text = String::from_utf8(stream.clone()).unwrap();
+            assert!(!text.chars().any(raw), "{format}: {text:?}");
+        }
+        if format == "table" {
+            let text = String::from_utf8(out.stderr).unwrap();
+            assert!(text.contains("error: unknown arg_spec token `arg\\u{1b}[2K\\u{1b}[1A ret`"), "{text}");
+            assert!(text.contains("// @BE tok arg\u{241b}[2K\u{241b}[1A ret"), "{text}");
+        }
+    }
+    // With colour, the only escapes are the renderer's own colour codes
+    // (`ESC [ ... m`), never the input's `ESC [2K` or `ESC [1A`.
+    let scan = begen::driver::run(&begen::driver::Input::new(&dir)).unwrap();
+    for d in &scan.diagnostics {
+        let text = begen::diag::render::render_text(d, &scan.sources, true);
+        assert!(!text.contains("\x1b[2K") && !text.contains("\x1b[1A") && !text.contains("\x1b[31m"), "{text:?}");
+        let stripped: String = text
+            .split('\x1b')
+            .enumerate()
+            .map(|(k, s)| if k == 0 { s } else { s.split_once('m').map_or(s, |(_, r)| r) })
+            .collect();
+        assert!(!stripped.chars().any(raw), "{stripped:?}");
+    }
+}

@@ -80,6 +80,7 @@ cases!(
     err_macro_limits,
     attrs,
     err_attrs,
+    err_escapes,
 );
 
 /// Every fixture folder with a `scan.json` has a test above.

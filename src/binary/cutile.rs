@@ -43,6 +43,7 @@ use std::fmt;
 use std::ops::Range;
 
 use super::layout::{CType, PackError, Structs, Value, pack};
+use crate::diag::messages::binary as bm;
 use crate::model::AttrType;
 pub use crate::model::binary::Convention;
 
@@ -416,46 +417,33 @@ pub enum DemangleErrorKind {
 
 impl fmt::Display for DemangleErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            DemangleErrorKind::NotMangled => write!(f, "no `_K` separates the function name from the signature"),
-            DemangleErrorKind::Expected(what) => write!(f, "expected {what}"),
-            DemangleErrorKind::UnknownConvention(c) => write!(f, "unknown calling convention code `{c}`"),
-            DemangleErrorKind::UnknownDtype(d) => write!(f, "unknown dtype code `{d}`"),
-            DemangleErrorKind::UnknownParam(p) => write!(f, "unknown parameter code `{p}`"),
-            DemangleErrorKind::ZeroAxisMask => write!(f, "an axis mask of zero"),
-            DemangleErrorKind::AxisMaskTooWide { mask, ndim } => {
-                write!(f, "axis mask `{mask}` names an axis beyond the array's {ndim}")
-            }
-            DemangleErrorKind::Repeated { what, axis } => write!(f, "{what} given twice for axis {axis}"),
-            DemangleErrorKind::WithStaticStride { what, axis } => {
-                write!(f, "{what} given together with a constant stride for axis {axis}")
-            }
-            DemangleErrorKind::ShapeNotDivisible { axis } => {
-                write!(f, "the constant shape of axis {axis} is not divisible by its shape divisibility")
-            }
-            DemangleErrorKind::Divisibility => write!(f, "a divisibility must be greater than 1"),
-            DemangleErrorKind::AliasGroup(why) => write!(f, "alias groups: {why}"),
-            DemangleErrorKind::AliasGroupOnce(g) => {
-                write!(f, "alias group {g} is mentioned by one parameter only")
-            }
-            DemangleErrorKind::AliasGroupMixed(g) => write!(f, "alias group {g} is shared by an array and a list"),
-            DemangleErrorKind::ListElement => write!(f, "a list's element must be an array (`A...`)"),
-            DemangleErrorKind::OutOfRange => write!(f, "a number too large for begen"),
-            DemangleErrorKind::NotInConvention { what, convention } => {
-                write!(f, "{what} are not allowed in {}", convention.name())
-            }
-        }
+        let text = match self {
+            DemangleErrorKind::NotMangled => bm::DEMANGLE_NOT_MANGLED.to_string(),
+            DemangleErrorKind::Expected(what) => bm::demangle_expected(what),
+            DemangleErrorKind::UnknownConvention(c) => bm::demangle_unknown("calling convention", c),
+            DemangleErrorKind::UnknownDtype(d) => bm::demangle_unknown("dtype", d),
+            DemangleErrorKind::UnknownParam(p) => bm::demangle_unknown("parameter", p),
+            DemangleErrorKind::ZeroAxisMask => bm::DEMANGLE_ZERO_MASK.to_string(),
+            DemangleErrorKind::AxisMaskTooWide { mask, ndim } => bm::demangle_mask(mask, *ndim),
+            DemangleErrorKind::Repeated { what, axis } => bm::demangle_repeated(what, *axis),
+            DemangleErrorKind::WithStaticStride { what, axis } => bm::demangle_with_static_stride(what, *axis),
+            DemangleErrorKind::ShapeNotDivisible { axis } => bm::demangle_shape_divisible(*axis),
+            DemangleErrorKind::Divisibility => bm::DEMANGLE_DIVISIBILITY.to_string(),
+            DemangleErrorKind::AliasGroup(why) => bm::demangle_alias(why),
+            DemangleErrorKind::AliasGroupOnce(g) => bm::demangle_alias_once(*g),
+            DemangleErrorKind::AliasGroupMixed(g) => bm::demangle_alias_mixed(*g),
+            DemangleErrorKind::ListElement => bm::DEMANGLE_LIST_ELEMENT.to_string(),
+            DemangleErrorKind::OutOfRange => bm::DEMANGLE_OUT_OF_RANGE.to_string(),
+            DemangleErrorKind::NotInConvention { what, convention } => bm::demangle_convention(what, convention.name()),
+        };
+        f.write_str(&text)
     }
 }
 
 impl fmt::Display for DemangleError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let near: String = self.symbol.get(self.offset..).unwrap_or("").chars().take(20).collect();
-        write!(f, "`{}` is not a valid cuTile kernel symbol: at offset {}", self.symbol, self.offset)?;
-        if !near.is_empty() {
-            write!(f, " (near `{near}`)")?;
-        }
-        write!(f, ": {}", self.kind)
+        f.write_str(&bm::bad_cutile_symbol(&self.symbol, self.offset, &near, &self.kind.to_string()))
     }
 }
 
@@ -478,10 +466,8 @@ pub enum ArgsError {
 impl fmt::Display for ArgsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ArgsError::Convention(c) => write!(f, "begen binds cutile_python_v1 kernels, not {}", c.name()),
-            ArgsError::ScalarDtype { param, dtype } => {
-                write!(f, "parameter {param} is a `{}` scalar, which begen cannot pass", dtype.code())
-            }
+            ArgsError::Convention(c) => f.write_str(&bm::args_convention(c.name())),
+            ArgsError::ScalarDtype { param, dtype } => f.write_str(&bm::args_scalar(*param, dtype.code())),
         }
     }
 }
@@ -625,27 +611,19 @@ pub enum Violation {
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            Violation::Rank { expected, got } => write!(f, "has rank {got}; the kernel takes rank {expected}"),
-            Violation::IndexOverflow { dim, axis, value, index } => write!(
-                f,
-                "{} {value} of axis {axis} does not fit the kernel's {} index type (export it with index_dtype=ct.int64)",
-                dim.noun(),
-                index.name()
-            ),
-            Violation::NotDivisible { dim, axis, value, by } => {
-                write!(f, "{} {value} of axis {axis} is not a multiple of {by}, as the kernel assumes", dim.noun())
+        let text = match *self {
+            Violation::Rank { expected, got } => bm::violation_rank(expected, got),
+            Violation::IndexOverflow { dim, axis, value, index } => {
+                bm::violation_index(dim.noun(), value, axis, index.name())
             }
+            Violation::NotDivisible { dim, axis, value, by } => bm::violation_divisible(dim.noun(), value, axis, by),
             Violation::NotConstant { dim, axis, value, expected } => {
-                write!(f, "{} {value} of axis {axis} is not {expected}, as the kernel assumes", dim.noun())
+                bm::violation_constant(dim.noun(), value, axis, expected)
             }
-            Violation::StrideBelow { axis, value, bound } => {
-                write!(f, "stride {value} of axis {axis} is below {bound}, the kernel's lower bound")
-            }
-            Violation::BaseNotAligned { address, by } => {
-                write!(f, "data address {address:#x} is not a multiple of {by} bytes, as the kernel assumes")
-            }
-        }
+            Violation::StrideBelow { axis, value, bound } => bm::violation_stride(value, axis, bound),
+            Violation::BaseNotAligned { address, by } => bm::violation_base(address, by),
+        };
+        f.write_str(&text)
     }
 }
 
@@ -773,9 +751,11 @@ impl fmt::Display for PackArgsError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PackArgsError::Args(e) => e.fmt(f),
-            PackArgsError::Count { expected, got } => write!(f, "{got} arguments for {expected} parameters"),
-            PackArgsError::Kind { param } => write!(f, "parameter {param}: a value of the wrong kind"),
-            PackArgsError::Violation { param, violation } => write!(f, "parameter {param}: the array {violation}"),
+            PackArgsError::Count { expected, got } => f.write_str(&bm::pack_args_count(*expected, *got)),
+            PackArgsError::Kind { param } => f.write_str(&bm::pack_args_kind(*param)),
+            PackArgsError::Violation { param, violation } => {
+                f.write_str(&bm::pack_args_violation(*param, &violation.to_string()))
+            }
             PackArgsError::Pack(e) => e.fmt(f),
         }
     }

@@ -14,7 +14,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::config::{Config, ConfigFile, KernelConfig};
-use crate::diag::{Diagnostic, binary_messages as bm};
+use crate::diag::{Diagnostic, messages::binary as bm};
 use crate::model::binary::{BinaryImage, Convention};
 use crate::model::decl::{Callee, Declared, LocateError};
 use crate::model::{AttrType, Platform, is_identifier};
@@ -198,11 +198,11 @@ fn read_binary(mf: &Manifest, file: &str, at: Option<Span>, diags: &mut Vec<Diag
 
 fn read_contents(file: &str, bytes: &[u8]) -> Result<Contents, String> {
     if file.ends_with(".cubin") {
-        Cubin::parse(bytes).map(Contents::Cubin).map_err(|e| e.0)
+        Cubin::parse(bytes).map(Contents::Cubin).map_err(|e| e.why())
     } else if file.ends_with(".ptx") {
-        let text = std::str::from_utf8(bytes).map_err(|_| "PTX must be UTF-8 text".to_string())?;
+        let text = std::str::from_utf8(bytes).map_err(|_| bm::PTX_NOT_UTF8.to_string())?;
         if text.contains('\0') {
-            return Err("PTX text must not contain NUL bytes".into());
+            return Err(bm::PTX_NUL.into());
         }
         ptx::entries(text).map(Contents::Ptx).map_err(|e| e.to_string())
     } else {
@@ -303,8 +303,5 @@ fn declare_structs(mf: &Manifest, diags: &mut Vec<Diagnostic>) -> Structs {
 }
 
 fn msg_types() -> String {
-    format!(
-        "a member's type is one of {} or a struct declared under `structs:`",
-        AttrType::ALL.map(|t| t.as_str()).join(", ")
-    )
+    bm::member_types(&AttrType::ALL.map(|t| t.as_str()))
 }

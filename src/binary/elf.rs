@@ -17,6 +17,8 @@
 
 use std::fmt;
 
+use crate::diag::messages::binary as bm;
+
 /// One parameter as the cubin records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KernelParam {
@@ -52,13 +54,46 @@ pub struct Cubin {
     pub kernels: Vec<Kernel>,
 }
 
-/// An image begen cannot read.
+/// Why begen cannot read an image (its text is the catalogue's: [`ElfError::why`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ElfError(pub String);
+pub enum ElfError {
+    /// No `\x7fELF` at the start.
+    NoMagic,
+    /// Not ELF64, little-endian.
+    Not64,
+    /// An ELF for another machine (its `e_machine`).
+    Machine(u16),
+    /// A field at this byte offset lies past the end.
+    Truncated(usize),
+    /// A section (offset, length) outside the file.
+    SectionOutOfFile(usize, usize),
+    /// No section-name string table.
+    NoSectionNames,
+    /// A `.nv.info` record cut short.
+    TruncatedInfo,
+    /// A `.nv.info` record of an unknown format, in this kernel's section.
+    InfoFormat(u8, String),
+}
+
+impl ElfError {
+    /// What is wrong, without the "not a readable cubin" prefix.
+    pub fn why(&self) -> String {
+        match self {
+            ElfError::NoMagic => bm::ELF_NO_MAGIC.to_string(),
+            ElfError::Not64 => bm::ELF_NOT_64.to_string(),
+            ElfError::Machine(m) => bm::elf_machine(*m, EM_CUDA),
+            ElfError::Truncated(at) => bm::truncated_at(*at),
+            ElfError::SectionOutOfFile(at, len) => bm::elf_section_out_of_file(*at, *len),
+            ElfError::NoSectionNames => bm::ELF_NO_SECTION_NAMES.to_string(),
+            ElfError::TruncatedInfo => bm::ELF_TRUNCATED_INFO.to_string(),
+            ElfError::InfoFormat(format, kernel) => bm::elf_info_format(*format, kernel),
+        }
+    }
+}
 
 impl fmt::Display for ElfError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "not a readable cubin: {}", self.0)
+        f.write_str(&bm::not_a_cubin(&self.why()))
     }
 }
 
@@ -77,10 +112,7 @@ struct Bytes<'a>(&'a [u8]);
 
 impl Bytes<'_> {
     fn get<const N: usize>(&self, at: usize) -> Result<[u8; N], ElfError> {
-        self.0
-            .get(at..at + N)
-            .and_then(|s| s.try_into().ok())
-            .ok_or_else(|| ElfError(format!("truncated at byte {at}")))
+        self.0.get(at..at + N).and_then(|s| s.try_into().ok()).ok_or(ElfError::Truncated(at))
     }
     fn u16(&self, at: usize) -> Result<u16, ElfError> {
         Ok(u16::from_le_bytes(self.get(at)?))
@@ -93,7 +125,7 @@ impl Bytes<'_> {
     }
     fn slice(&self, at: u64, len: u64) -> Result<&[u8], ElfError> {
         let (at, len) = (at as usize, len as usize);
-        self.0.get(at..at.saturating_add(len)).ok_or_else(|| ElfError(format!("section at {at}+{len} out of file")))
+        self.0.get(at..at.saturating_add(len)).ok_or(ElfError::SectionOutOfFile(at, len))
     }
 }
 
@@ -116,13 +148,13 @@ impl Cubin {
     pub fn parse(image: &[u8]) -> Result<Cubin, ElfError> {
         let b = Bytes(image);
         if image.get(..4) != Some(b"\x7fELF".as_slice()) {
-            return Err(ElfError("no ELF magic".into()));
+            return Err(ElfError::NoMagic);
         }
         if image.get(4..6) != Some([2u8, 1].as_slice()) {
-            return Err(ElfError("not a 64-bit little-endian ELF".into()));
+            return Err(ElfError::Not64);
         }
         if b.u16(0x12)? != EM_CUDA {
-            return Err(ElfError(format!("machine {} is not CUDA ({EM_CUDA})", b.u16(0x12)?)));
+            return Err(ElfError::Machine(b.u16(0x12)?));
         }
         // The architecture is in e_flags: bits 8-15 from ELF ABI version 8
         // (CUDA 12.8 on), bits 0-7 before.
@@ -134,7 +166,7 @@ impl Cubin {
             let at = (shoff + i * shentsize as u64) as usize;
             raw.push((b.u32(at)?, b.u32(at + 4)?, b.u64(at + 24)?, b.u64(at + 32)?, b.u32(at + 40)?, b.u64(at + 56)?));
         }
-        let strtab = raw.get(shstrndx as usize).ok_or_else(|| ElfError("no section name table".into()))?;
+        let strtab = raw.get(shstrndx as usize).ok_or(ElfError::NoSectionNames)?;
         let names = b.slice(strtab.2, strtab.3)?;
         let mut sections = Vec::with_capacity(raw.len());
         for &(name, kind, offset, size, link, entsize) in &raw {
@@ -179,7 +211,7 @@ fn read_info(data: &[u8], k: &mut Kernel) -> Result<(), ElfError> {
     let b = Bytes(data);
     let mut at = 0;
     while at < data.len() {
-        let (format, attr) = (data[at], *data.get(at + 1).ok_or_else(|| ElfError("truncated .nv.info".into()))?);
+        let (format, attr) = (data[at], *data.get(at + 1).ok_or(ElfError::TruncatedInfo)?);
         match format {
             // EIFMT_NVAL: no value, but the record still has its two
             // (zero) value bytes (sm_80 cubins carry such records).
@@ -207,7 +239,7 @@ fn read_info(data: &[u8], k: &mut Kernel) -> Result<(), ElfError> {
                 }
                 at += 4 + len;
             }
-            f => return Err(ElfError(format!("unknown .nv.info record format {f} in `{}`", k.name))),
+            f => return Err(ElfError::InfoFormat(f, k.name.clone())),
         }
     }
     k.params.sort_by_key(|p| p.ordinal);
@@ -220,12 +252,16 @@ mod tests {
 
     #[test]
     fn rejects_what_is_not_a_cubin() {
-        assert_eq!(Cubin::parse(b"\x7fELF"), Err(ElfError("not a 64-bit little-endian ELF".into())));
+        assert_eq!(Cubin::parse(b"\x7fELF"), Err(ElfError::Not64));
         assert!(Cubin::parse(b"hello").is_err());
         let mut header = vec![0u8; 64];
         header[..6].copy_from_slice(b"\x7fELF\x02\x01");
         header[0x12] = 62; // x86-64
-        assert_eq!(Cubin::parse(&header).unwrap_err().0, "machine 62 is not CUDA (190)");
+        assert_eq!(Cubin::parse(&header).unwrap_err(), ElfError::Machine(62));
+        assert_eq!(
+            Cubin::parse(&header).unwrap_err().to_string(),
+            "not a readable cubin: machine 62 is not CUDA (190)"
+        );
     }
 
     #[test]

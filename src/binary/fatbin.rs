@@ -13,8 +13,9 @@
 
 use std::fmt;
 
-use super::elf::Cubin;
-use super::ptx::{self, PtxEntry};
+use super::elf::{Cubin, ElfError};
+use super::ptx::{self, PtxEntry, PtxError};
+use crate::diag::messages::binary as bm;
 
 /// The magic number at the start of a fatbin container.
 pub const MAGIC: u32 = 0xba55_ed50;
@@ -37,8 +38,35 @@ pub enum Image {
         /// The `sm_XY` it is for, as XY.
         sm: u32,
         /// Why it was not read.
-        why: String,
+        why: Unread,
     },
+}
+
+/// Why an image of a fatbin was not read.
+#[derive(Debug, Clone)]
+pub enum Unread {
+    /// Its payload is compressed.
+    Compressed,
+    /// A cubin begen cannot read.
+    Cubin(ElfError),
+    /// PTX that is not UTF-8 text.
+    NotUtf8(std::str::Utf8Error),
+    /// PTX begen cannot read.
+    Ptx(PtxError),
+    /// An entry kind begen does not know.
+    Kind(u16),
+}
+
+impl fmt::Display for Unread {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Unread::Compressed => f.write_str(bm::IMAGE_COMPRESSED),
+            Unread::Cubin(e) => e.fmt(f),
+            Unread::NotUtf8(e) => e.fmt(f),
+            Unread::Ptx(e) => e.fmt(f),
+            Unread::Kind(k) => f.write_str(&bm::image_kind(*k)),
+        }
+    }
 }
 
 /// What begen reads of a fatbin.
@@ -48,23 +76,38 @@ pub struct Fatbin {
     pub images: Vec<Image>,
 }
 
-/// A container begen cannot read at all.
-#[derive(Debug, Clone)]
-pub struct FatbinError(pub String);
+/// Why begen cannot read a container at all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FatbinError {
+    /// Not the fatbin magic number.
+    NoMagic,
+    /// A field at this byte offset lies past the end.
+    Truncated(usize),
+    /// The header's size of the images (bytes) is more than the file holds.
+    Short(u64),
+    /// The entry at this byte offset has a header of this many bytes (too small or too large).
+    EntryHeader(usize, usize),
+    /// The entry at this byte offset has a payload of this many bytes past the container.
+    EntryPast(usize, u64),
+}
 
 impl fmt::Display for FatbinError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "not a readable fatbin: {}", self.0)
+        let why = match *self {
+            FatbinError::NoMagic => bm::fatbin_magic(MAGIC),
+            FatbinError::Truncated(at) => bm::truncated_at(at),
+            FatbinError::Short(size) => bm::fatbin_short(size),
+            FatbinError::EntryHeader(at, header) => bm::fatbin_entry_header(at, header),
+            FatbinError::EntryPast(at, payload) => bm::fatbin_entry_past(at, payload),
+        };
+        f.write_str(&bm::not_a_fatbin(&why))
     }
 }
 
 impl std::error::Error for FatbinError {}
 
 fn field<const N: usize>(b: &[u8], at: usize) -> Result<[u8; N], FatbinError> {
-    at.checked_add(N)
-        .and_then(|end| b.get(at..end))
-        .and_then(|s| s.try_into().ok())
-        .ok_or_else(|| FatbinError(format!("truncated at byte {at}")))
+    at.checked_add(N).and_then(|end| b.get(at..end)).and_then(|s| s.try_into().ok()).ok_or(FatbinError::Truncated(at))
 }
 
 fn u16_at(b: &[u8], at: usize) -> Result<u16, FatbinError> {
@@ -83,7 +126,7 @@ impl Fatbin {
     /// Reads the images of a fatbin container.
     pub fn parse(bytes: &[u8]) -> Result<Fatbin, FatbinError> {
         if u32_at(bytes, 0)? != MAGIC {
-            return Err(FatbinError(format!("no fatbin magic ({MAGIC:#010x})")));
+            return Err(FatbinError::NoMagic);
         }
         let header = u16_at(bytes, 6)? as usize;
         let size = u64_at(bytes, 8)?;
@@ -91,7 +134,7 @@ impl Fatbin {
             .ok()
             .and_then(|s| header.checked_add(s))
             .filter(|&e| e <= bytes.len())
-            .ok_or_else(|| FatbinError(format!("its header says {size} bytes of images; the file is shorter")))?;
+            .ok_or(FatbinError::Short(size))?;
         let mut images = Vec::new();
         let mut at = header;
         while at < end {
@@ -103,32 +146,33 @@ impl Fatbin {
             let start = at
                 .checked_add(entry_header)
                 .filter(|_| entry_header >= 48)
-                .ok_or_else(|| FatbinError(format!("entry at byte {at}: a header of {entry_header} bytes")))?;
-            let stop =
-                usize::try_from(payload).ok().and_then(|p| start.checked_add(p)).filter(|&s| s <= end).ok_or_else(
-                    || FatbinError(format!("entry at byte {at}: {payload} bytes run past the container")),
-                )?;
+                .ok_or(FatbinError::EntryHeader(at, entry_header))?;
+            let stop = usize::try_from(payload)
+                .ok()
+                .and_then(|p| start.checked_add(p))
+                .filter(|&s| s <= end)
+                .ok_or(FatbinError::EntryPast(at, payload))?;
             let data = &bytes[start..stop];
             images.push(if flags & FLAG_COMPRESSED != 0 {
-                Image::Unread { sm, why: "its payload is compressed".into() }
+                Image::Unread { sm, why: Unread::Compressed }
             } else {
                 match kind {
                     KIND_ELF => match Cubin::parse(data) {
                         Ok(c) => Image::Cubin(c),
-                        Err(e) => Image::Unread { sm, why: e.to_string() },
+                        Err(e) => Image::Unread { sm, why: Unread::Cubin(e) },
                     },
                     KIND_PTX => {
                         // PTX text, NUL-padded to the entry's size.
                         let text = data.split(|&c| c == 0).next().unwrap_or(&[]);
                         match std::str::from_utf8(text)
-                            .map_err(|e| e.to_string())
-                            .and_then(|t| ptx::entries(t).map_err(|e| e.to_string()))
+                            .map_err(Unread::NotUtf8)
+                            .and_then(|t| ptx::entries(t).map_err(Unread::Ptx))
                         {
                             Ok(entries) => Image::Ptx(entries),
                             Err(why) => Image::Unread { sm, why },
                         }
                     }
-                    other => Image::Unread { sm, why: format!("an image of unknown kind {other}") },
+                    other => Image::Unread { sm, why: Unread::Kind(other) },
                 }
             });
             at = stop;
@@ -150,7 +194,9 @@ impl Fatbin {
     pub fn unread(&self) -> Vec<String> {
         self.images
             .iter()
-            .filter_map(|i| if let Image::Unread { sm, why } = i { Some(format!("sm_{sm}: {why}")) } else { None })
+            .filter_map(|i| {
+                if let Image::Unread { sm, why } = i { Some(bm::unread_image(*sm, &why.to_string())) } else { None }
+            })
             .collect()
     }
 }
@@ -207,11 +253,12 @@ mod tests {
         assert!(Fatbin::parse(b"\x7fELF").is_err());
         let mut b = container(&[entry(KIND_PTX, 90, 0, PTX.as_bytes())]);
         b.truncate(b.len() - 5);
-        assert!(Fatbin::parse(&b).unwrap_err().0.contains("shorter"));
+        assert!(matches!(Fatbin::parse(&b).unwrap_err(), FatbinError::Short(_)));
+        assert!(Fatbin::parse(&b).unwrap_err().to_string().contains("the file is shorter"));
         // An entry whose payload runs past the container.
         let mut b = container(&[entry(KIND_PTX, 90, 0, PTX.as_bytes())]);
         b[16 + 8..16 + 16].copy_from_slice(&u64::MAX.to_le_bytes());
-        assert!(Fatbin::parse(&b).unwrap_err().0.contains("run past"));
+        assert!(Fatbin::parse(&b).unwrap_err().to_string().contains("run past"));
         // Every prefix and every single-byte change is an answer, never a panic.
         let good = container(&[entry(KIND_PTX, 90, 0, PTX.as_bytes())]);
         for n in 0..good.len() {

@@ -12,6 +12,8 @@
 
 use std::fmt;
 
+use crate::diag::messages::binary as bm;
+
 pub use crate::model::binary::{Expr, Op};
 
 /// Why an expression does not parse: the byte offset and what was expected.
@@ -20,12 +22,37 @@ pub struct ExprError {
     /// Byte offset in the text.
     pub offset: usize,
     /// What is wrong.
-    pub message: String,
+    pub kind: ExprErrorKind,
+}
+
+/// The kinds of [`ExprError`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExprErrorKind {
+    /// An operand is complete, but neither an operator nor the end follows.
+    OperatorOrEnd,
+    /// Parentheses nested past the parser's depth limit.
+    TooDeep,
+    /// A `(` without its `)`.
+    Close,
+    /// `cdiv(a` without `, b`.
+    CdivComma,
+    /// No operand where one must be.
+    Operand,
+    /// An integer literal of 2**63 or more.
+    TooLarge,
 }
 
 impl fmt::Display for ExprError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "at offset {}: {}", self.offset, self.message)
+        let why = match self.kind {
+            ExprErrorKind::OperatorOrEnd => bm::EXPR_OPERATOR_OR_END,
+            ExprErrorKind::TooDeep => bm::EXPR_TOO_DEEP,
+            ExprErrorKind::Close => bm::EXPR_CLOSE,
+            ExprErrorKind::CdivComma => bm::EXPR_CDIV_COMMA,
+            ExprErrorKind::Operand => bm::EXPR_ATOM,
+            ExprErrorKind::TooLarge => bm::EXPR_TOO_LARGE,
+        };
+        f.write_str(&bm::expr_at(self.offset, why))
     }
 }
 
@@ -36,7 +63,7 @@ pub fn parse_expr(text: &str) -> Result<Expr, ExprError> {
     let e = p.sum()?;
     p.skip_ws();
     if p.pos != p.s.len() {
-        return Err(p.err("an operator or the end"));
+        return Err(p.err(ExprErrorKind::OperatorOrEnd));
     }
     Ok(e)
 }
@@ -48,8 +75,8 @@ struct ExprParser<'a> {
 }
 
 impl ExprParser<'_> {
-    fn err(&self, what: &str) -> ExprError {
-        ExprError { offset: self.pos, message: format!("expected {what}") }
+    fn err(&self, kind: ExprErrorKind) -> ExprError {
+        ExprError { offset: self.pos, kind }
     }
 
     fn skip_ws(&mut self) {
@@ -91,7 +118,7 @@ impl ExprParser<'_> {
     fn atom(&mut self) -> Result<Expr, ExprError> {
         // Bounds what a hostile begen.yaml can make the parser recurse.
         if self.depth > 64 {
-            return Err(self.err("an expression nested less deeply"));
+            return Err(self.err(ExprErrorKind::TooDeep));
         }
         match self.peek() {
             Some(b'(') => {
@@ -100,7 +127,7 @@ impl ExprParser<'_> {
                 let e = self.sum()?;
                 self.depth -= 1;
                 if self.peek() != Some(b')') {
-                    return Err(self.err("`)`"));
+                    return Err(self.err(ExprErrorKind::Close));
                 }
                 self.pos += 1;
                 Ok(e)
@@ -111,9 +138,7 @@ impl ExprParser<'_> {
                     self.pos += 1;
                 }
                 let text = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("");
-                text.parse()
-                    .map(Expr::Int)
-                    .map_err(|_| ExprError { offset: start, message: "an integer below 2**63".to_string() })
+                text.parse().map(Expr::Int).map_err(|_| ExprError { offset: start, kind: ExprErrorKind::TooLarge })
             }
             Some(c) if c.is_ascii_alphabetic() || c == b'_' => {
                 let start = self.pos;
@@ -127,20 +152,20 @@ impl ExprParser<'_> {
                     self.depth += 1;
                     let a = self.sum()?;
                     if self.peek() != Some(b',') {
-                        return Err(self.err("`,` between cdiv's two operands"));
+                        return Err(self.err(ExprErrorKind::CdivComma));
                     }
                     self.pos += 1;
                     let b = self.sum()?;
                     self.depth -= 1;
                     if self.peek() != Some(b')') {
-                        return Err(self.err("`)`"));
+                        return Err(self.err(ExprErrorKind::Close));
                     }
                     self.pos += 1;
                     return Ok(Expr::Bin(Op::Cdiv, Box::new(a), Box::new(b)));
                 }
                 Ok(Expr::Name(name))
             }
-            _ => Err(self.err("a number, a name, `(` or `cdiv(`")),
+            _ => Err(self.err(ExprErrorKind::Operand)),
         }
     }
 }

@@ -23,6 +23,7 @@
 
 use std::fmt;
 
+use crate::diag::messages::binary as bm;
 use crate::model::AttrType;
 
 /// Identifies a struct in a [`Structs`] table.
@@ -131,18 +132,13 @@ pub enum LayoutError {
 impl fmt::Display for LayoutError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LayoutError::DuplicateStruct(s) => write!(f, "struct `{s}` is declared twice"),
-            LayoutError::Empty(s) => write!(f, "struct `{s}` has no members"),
-            LayoutError::DuplicateMember { strukt, member } => {
-                write!(f, "struct `{strukt}` has two members named `{member}`")
+            LayoutError::DuplicateStruct(s) => f.write_str(&bm::struct_twice(s)),
+            LayoutError::Empty(s) => f.write_str(&bm::struct_no_members(s)),
+            LayoutError::DuplicateMember { strukt, member } => f.write_str(&bm::member_twice(strukt, member)),
+            LayoutError::BadAlign { strukt, align, natural } => {
+                f.write_str(&bm::struct_align(strukt, *align, *natural))
             }
-            LayoutError::BadAlign { strukt, align, natural } => write!(
-                f,
-                "struct `{strukt}`: alignment {align} must be a power of two and at least its natural alignment {natural}"
-            ),
-            LayoutError::UnknownStruct { strukt, member } => {
-                write!(f, "struct `{strukt}`: member `{member}` names a struct not declared before it")
-            }
+            LayoutError::UnknownStruct { strukt, member } => f.write_str(&bm::member_struct_unknown(strukt, member)),
         }
     }
 }
@@ -295,18 +291,48 @@ pub enum Value {
 }
 
 /// Why a value cannot be packed as a type.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PackError {
     /// The parameter, then member indices down to the bad value.
     pub path: Vec<usize>,
     /// What is wrong.
-    pub message: String,
+    pub kind: PackErrorKind,
+}
+
+/// The kinds of [`PackError`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum PackErrorKind {
+    /// Not one value per parameter.
+    Count {
+        /// Values given.
+        values: usize,
+        /// Parameters.
+        params: usize,
+    },
+    /// An integer outside its type's range.
+    Range(i128, AttrType),
+    /// A struct value with another number of members.
+    Members {
+        /// The struct.
+        strukt: String,
+        /// Its members.
+        members: usize,
+        /// Values given.
+        values: usize,
+    },
+    /// A value of another kind than its type.
+    Kind(Value, CType),
 }
 
 impl fmt::Display for PackError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path: Vec<String> = self.path.iter().map(|i| i.to_string()).collect();
-        write!(f, "argument {}: {}", path.join("."), self.message)
+        let why = match &self.kind {
+            PackErrorKind::Count { values, params } => bm::pack_count(*values, *params),
+            PackErrorKind::Range(n, t) => bm::pack_range(&n.to_string(), t.as_str()),
+            PackErrorKind::Members { strukt, members, values } => bm::pack_members(strukt, *members, *values),
+            PackErrorKind::Kind(v, ty) => bm::pack_kind(&format!("{v:?}"), &format!("{ty:?}")),
+        };
+        f.write_str(&bm::pack_at(&self.path, &why))
     }
 }
 
@@ -324,7 +350,7 @@ pub fn pack(params: &[CType], values: &[Value], structs: &Structs) -> Result<Vec
     if params.len() != values.len() {
         return Err(PackError {
             path: vec![],
-            message: format!("{} values for {} parameters", values.len(), params.len()),
+            kind: PackErrorKind::Count { values: values.len(), params: params.len() },
         });
     }
     let layout = ParamLayout::of(params, structs);
@@ -344,7 +370,7 @@ fn write_value(
     structs: &Structs,
     path: &mut Vec<usize>,
 ) -> Result<(), PackError> {
-    let fail = |path: &Vec<usize>, message: String| Err(PackError { path: path.clone(), message });
+    let fail = |path: &Vec<usize>, kind: PackErrorKind| Err(PackError { path: path.clone(), kind });
     let mut put = |bytes: &[u8]| buf[at..at + bytes.len()].copy_from_slice(bytes);
     match (ty, v) {
         (CType::Pointer, Value::Pointer(p)) => put(&p.to_le_bytes()),
@@ -356,7 +382,7 @@ fn write_value(
             let (lo, hi) =
                 if signed { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
             if *n < lo || *n > hi {
-                return fail(path, format!("{n} does not fit {}", t.as_str()));
+                return fail(path, PackErrorKind::Range(*n, t));
             }
             put(&n.to_le_bytes()[..size as usize]);
         }
@@ -375,10 +401,8 @@ fn write_value(
         (CType::Struct(id), Value::Struct(members)) => {
             let (def, layout) = (structs.def(id), structs.layout(id));
             if members.len() != def.members.len() {
-                return fail(
-                    path,
-                    format!("struct `{}` has {} members, got {} values", def.name, def.members.len(), members.len()),
-                );
+                let (strukt, members, values) = (def.name.clone(), def.members.len(), members.len());
+                return fail(path, PackErrorKind::Members { strukt, members, values });
             }
             for (j, (m, mv)) in def.members.iter().zip(members).enumerate() {
                 path.push(j);
@@ -386,7 +410,7 @@ fn write_value(
                 path.pop();
             }
         }
-        (ty, v) => return fail(path, format!("{v:?} is not a value of {ty:?}")),
+        (ty, v) => return fail(path, PackErrorKind::Kind(v.clone(), ty)),
     }
     Ok(())
 }

@@ -15,6 +15,7 @@
 use std::fmt;
 
 use super::layout::{CType, Structs};
+use crate::diag::messages::binary as bm;
 
 /// A PTX fundamental type: `.u32` is `{ kind: 'u', bits: 32 }`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -68,12 +69,46 @@ pub struct PtxError {
     /// Byte offset in the text.
     pub offset: usize,
     /// What was wrong.
-    pub message: String,
+    pub kind: PtxErrorKind,
+}
+
+/// The kinds of [`PtxError`] (the tokens are the text's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PtxErrorKind {
+    /// `.entry` not followed by a name.
+    EntryWithoutName,
+    /// A parameter list that does not close.
+    Unclosed,
+    /// A token that has no place in a parameter list.
+    Unexpected(String),
+    /// The text ends inside a `.param`.
+    UnfinishedParam,
+    /// `.align` not followed by a number.
+    AlignWithoutNumber,
+    /// A `.param` type begen does not know.
+    UnknownType(String),
+    /// A parameter (its name) without a type.
+    Untyped(String),
+    /// A token where a parameter's name should be.
+    BadName(String),
+    /// A parameter (its name) with a malformed `[N]`.
+    BadCount(String),
 }
 
 impl fmt::Display for PtxError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "PTX at byte {}: {}", self.offset, self.message)
+        let why = match &self.kind {
+            PtxErrorKind::EntryWithoutName => bm::PTX_ENTRY_WITHOUT_NAME.to_string(),
+            PtxErrorKind::Unclosed => bm::PTX_UNCLOSED.to_string(),
+            PtxErrorKind::Unexpected(t) => bm::ptx_unexpected(t),
+            PtxErrorKind::UnfinishedParam => bm::PTX_UNFINISHED_PARAM.to_string(),
+            PtxErrorKind::AlignWithoutNumber => bm::PTX_ALIGN_WITHOUT_NUMBER.to_string(),
+            PtxErrorKind::UnknownType(t) => bm::ptx_unknown_type(t),
+            PtxErrorKind::Untyped(n) => bm::ptx_untyped(n),
+            PtxErrorKind::BadName(n) => bm::ptx_bad_name(n),
+            PtxErrorKind::BadCount(n) => bm::ptx_bad_count(n),
+        };
+        f.write_str(&bm::ptx_at(self.offset, &why))
     }
 }
 
@@ -90,10 +125,10 @@ pub fn entries(ptx: &str) -> Result<Vec<PtxEntry>, PtxError> {
             continue;
         }
         let at = tokens[i].0;
-        let err = |offset, message: &str| PtxError { offset, message: message.to_string() };
-        let (name_at, name) = *tokens.get(i + 1).ok_or_else(|| err(at, "`.entry` without a name"))?;
+        let err = |offset, kind| PtxError { offset, kind };
+        let (name_at, name) = *tokens.get(i + 1).ok_or_else(|| err(at, PtxErrorKind::EntryWithoutName))?;
         if !is_ident(name) {
-            return Err(err(name_at, "`.entry` without a name"));
+            return Err(err(name_at, PtxErrorKind::EntryWithoutName));
         }
         i += 2;
         let mut params = Vec::new();
@@ -101,7 +136,7 @@ pub fn entries(ptx: &str) -> Result<Vec<PtxEntry>, PtxError> {
             i += 1;
             loop {
                 let Some(&(t_at, t)) = tokens.get(i) else {
-                    return Err(err(at, "unclosed parameter list"));
+                    return Err(err(at, PtxErrorKind::Unclosed));
                 };
                 match t {
                     ")" => {
@@ -110,11 +145,11 @@ pub fn entries(ptx: &str) -> Result<Vec<PtxEntry>, PtxError> {
                     }
                     "," => i += 1,
                     ".param" => {
-                        let (param, next) = read_param(&tokens, i + 1).map_err(|(o, m)| err(o, &m))?;
+                        let (param, next) = read_param(&tokens, i + 1).map_err(|(o, k)| err(o, k))?;
                         params.push(param);
                         i = next;
                     }
-                    _ => return Err(err(t_at, &format!("unexpected `{t}` in a parameter list"))),
+                    _ => return Err(err(t_at, PtxErrorKind::Unexpected(t.to_string()))),
                 }
             }
         }
@@ -123,16 +158,16 @@ pub fn entries(ptx: &str) -> Result<Vec<PtxEntry>, PtxError> {
     Ok(out)
 }
 
-fn read_param(tokens: &[(usize, &str)], mut i: usize) -> Result<(PtxParam, usize), (usize, String)> {
+fn read_param(tokens: &[(usize, &str)], mut i: usize) -> Result<(PtxParam, usize), (usize, PtxErrorKind)> {
     let (mut ty, mut explicit_align, mut pointer) = (None, None, false);
     loop {
         let Some(&(at, t)) = tokens.get(i) else {
-            return Err((tokens.last().map_or(0, |t| t.0), "unfinished `.param`".to_string()));
+            return Err((tokens.last().map_or(0, |t| t.0), PtxErrorKind::UnfinishedParam));
         };
         match t {
             ".align" => {
                 let n = tokens.get(i + 1).and_then(|t| t.1.parse().ok());
-                explicit_align = Some(n.ok_or((at, "`.align` without a number".to_string()))?);
+                explicit_align = Some(n.ok_or((at, PtxErrorKind::AlignWithoutNumber))?);
                 i += 2;
             }
             ".ptr" => {
@@ -141,23 +176,23 @@ fn read_param(tokens: &[(usize, &str)], mut i: usize) -> Result<(PtxParam, usize
             }
             ".global" | ".const" | ".local" | ".shared" => i += 1,
             _ if t.starts_with('.') => {
-                ty = Some(parse_type(t).ok_or((at, format!("unknown parameter type `{t}`")))?);
+                ty = Some(parse_type(t).ok_or_else(|| (at, PtxErrorKind::UnknownType(t.to_string())))?);
                 i += 1;
             }
             _ => break,
         }
     }
     let (at, name) = tokens[i];
-    let ty = ty.ok_or((at, format!("parameter `{name}` has no type")))?;
+    let ty = ty.ok_or_else(|| (at, PtxErrorKind::Untyped(name.to_string())))?;
     if !is_ident(name) {
-        return Err((at, format!("unexpected `{name}` for a parameter name")));
+        return Err((at, PtxErrorKind::BadName(name.to_string())));
     }
     i += 1;
     let mut count = None;
     if tokens.get(i).is_some_and(|t| t.1 == "[") {
         let n = tokens.get(i + 1).and_then(|t| t.1.parse().ok());
         if n.is_none() || tokens.get(i + 2).is_none_or(|t| t.1 != "]") {
-            return Err((at, format!("parameter `{name}`: malformed `[N]`")));
+            return Err((at, PtxErrorKind::BadCount(name.to_string())));
         }
         count = n;
         i += 3;
@@ -236,14 +271,8 @@ pub enum ParamMismatch {
 impl fmt::Display for ParamMismatch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ParamMismatch::Count { ptx, expected } => {
-                write!(f, "the kernel takes {ptx} parameters, the manifest gives {expected}")
-            }
-            ParamMismatch::Param { index, ptx, expected } => write!(
-                f,
-                "parameter {index} is {} bytes aligned to {} in the kernel, {} bytes aligned to {} in the manifest",
-                ptx.0, ptx.1, expected.0, expected.1
-            ),
+            ParamMismatch::Count { ptx, expected } => f.write_str(&bm::ptx_count(*ptx, *expected)),
+            ParamMismatch::Param { index, ptx, expected } => f.write_str(&bm::ptx_param(*index, *ptx, *expected)),
         }
     }
 }
@@ -336,7 +365,8 @@ mod tests {
     #[test]
     fn errors_have_offsets() {
         let e = entries(".entry k(.param .q32 x)").unwrap_err();
-        assert_eq!((e.offset, e.message.as_str()), (16, "unknown parameter type `.q32`"));
+        assert_eq!((e.offset, &e.kind), (16, &PtxErrorKind::UnknownType(".q32".into())));
+        assert_eq!(e.to_string(), "PTX at byte 16: unknown parameter type `.q32`");
         assert!(entries(".entry k(.param .u32 x").is_err());
         assert!(entries(".entry").is_err());
     }

@@ -100,7 +100,7 @@ pub(super) fn check_algorithms(req: &Request, functions: &[Function], diags: &mu
                     }
                 }
                 Some(many) => {
-                    let modules: Vec<String> = many.iter().map(|&k| format!("`{}`", functions[k].module)).collect();
+                    let modules: Vec<String> = many.iter().map(|&k| functions[k].module.clone()).collect();
                     push(diags, msg::ambiguous_implementation(name, key, &modules));
                     ok = false;
                 }
@@ -345,7 +345,7 @@ fn contracts_agree(a: Option<&TensorType>, b: Option<&TensorType>, dims: &mut Di
 }
 
 fn contract_text(c: Option<&TensorType>) -> String {
-    c.map_or_else(|| "untyped".to_string(), |c| format!("`{c}`"))
+    msg::contract_text(c.map(|c| c.to_string()).as_deref())
 }
 
 fn inputs(f: &Function) -> Vec<&Param> {
@@ -357,18 +357,7 @@ fn outputs(f: &Function) -> Vec<&Param> {
 }
 
 fn role(t: &Token) -> &'static str {
-    match t {
-        Token::InOut(_) => "updated in place",
-        Token::Arg(_) => "an input",
-        Token::List(_) => "a list of inputs",
-        Token::Ret(_) => "an output",
-        Token::Stream
-        | Token::Attr { .. }
-        | Token::Struct { .. }
-        | Token::Record { .. }
-        | Token::Array { .. }
-        | Token::Dim { .. } => "not a tensor",
-    }
+    msg::role(t)
 }
 
 /// Every way `b` differs from `a` as an implementation of one algorithm.
@@ -376,14 +365,14 @@ fn compare_implementations(a: &Function, b: &Function) -> Vec<String> {
     let mut out = Vec::new();
     let (ai, bi, ao, bo) = (inputs(a), inputs(b), outputs(a), outputs(b));
     if ai.len() != bi.len() {
-        out.push(format!("`{}` takes {} input(s), `{}` {}", a.name, ai.len(), b.name, bi.len()));
+        out.push(msg::impl_inputs(&a.name, ai.len(), &b.name, bi.len()));
     }
     if ao.len() != bo.len() {
-        out.push(format!("`{}` returns {} output(s), `{}` {}", a.name, ao.len(), b.name, bo.len()));
+        out.push(msg::impl_outputs(&a.name, ao.len(), &b.name, bo.len()));
     }
     // `input 0 is <this> in `a` ('x') but <that> in `b` ('y')`.
     let differs = |what: &str, k: usize, p: &Param, this: String, q: &Param, that: String| {
-        format!("{what} {k} is {this} in `{}` ('{}') but {that} in `{}` ('{}')", a.name, p.name, b.name, q.name)
+        msg::impl_param_differs(what, k, (&this, &a.name, &p.name), (&that, &b.name, &q.name))
     };
     let contracts = |p: &Param| contract_text(p.token.contract());
     let mut dims = DimMap::default();
@@ -404,40 +393,32 @@ fn compare_implementations(a: &Function, b: &Function) -> Vec<String> {
     }
     for (p, ty) in a.attributes() {
         match b.attributes().find(|(q, _)| q.name == p.name) {
-            None => out.push(format!("attribute '{}' of `{}` is missing from `{}`", p.name, a.name, b.name)),
+            None => out.push(msg::impl_attr_missing(&p.name, &a.name, &b.name)),
             Some((_, other)) if other != ty => {
-                out.push(format!("attribute '{}' is {ty} in `{}` but {other} in `{}`", p.name, a.name, b.name))
+                out.push(msg::impl_attr_type(&p.name, &ty.to_string(), &a.name, &other.to_string(), &b.name))
             }
             Some(_) => {}
         }
     }
     for (q, _) in b.attributes() {
         if !a.attributes().any(|(p, _)| p.name == q.name) {
-            out.push(format!("attribute '{}' of `{}` is missing from `{}`", q.name, b.name, a.name));
+            out.push(msg::impl_attr_missing(&q.name, &b.name, &a.name));
         }
     }
     if a.consts != b.consts {
-        out.push(format!(
-            "their constants differ (`{}`: {}; `{}`: {})",
-            a.name,
-            consts_text(a),
-            b.name,
-            consts_text(b)
-        ));
+        out.push(msg::impl_consts(&a.name, &consts_text(a), &b.name, &consts_text(b)));
     }
     match (&a.options.vjp, &b.options.vjp) {
-        (Some(v), None) => out.push(format!("`{}` has a gradient (`{v}`), `{}` has none", a.name, b.name)),
-        (None, Some(v)) => out.push(format!("`{}` has a gradient (`{v}`), `{}` has none", b.name, a.name)),
+        (Some(v), None) => out.push(msg::impl_gradient(&a.name, v, &b.name)),
+        (None, Some(v)) => out.push(msg::impl_gradient(&b.name, v, &a.name)),
         _ => {}
     }
     out
 }
 
 fn consts_text(f: &Function) -> String {
-    if f.consts.is_empty() {
-        return "none".into();
-    }
-    f.consts.iter().map(|k| format!("{}={}", k.name, k.values.join(","))).collect::<Vec<_>>().join(" ")
+    let consts: Vec<(&str, &[String])> = f.consts.iter().map(|k| (k.name.as_str(), k.values.as_slice())).collect();
+    msg::consts_text(&consts)
 }
 
 /// Every way `bwd` fails to be the backward kernel of `fwd`; `Err` with
@@ -448,24 +429,15 @@ fn compare_vjp(fwd: &Function, bwd: &Function) -> Result<Vec<String>, String> {
     let mismatch = |what: String| what;
     let (fi, fo, bi, bo) = (inputs(fwd), outputs(fwd), inputs(bwd), outputs(bwd));
     if fwd.platform != bwd.platform {
-        out.push(mismatch(format!(
-            "'{}' is a {} kernel and `{}` a {} one; a gradient runs where its forward does",
-            fwd.name,
-            fwd.platform.as_str(),
-            bwd.name,
-            bwd.platform.as_str()
-        )));
+        out.push(mismatch(msg::vjp_platform(&fwd.name, fwd.platform.as_str(), &bwd.name, bwd.platform.as_str())));
     }
     if let Some(p) = bwd.params.iter().find(|p| matches!(p.token, Token::InOut(_))) {
-        out.push(mismatch(format!("it updates '{}' in place; a backward kernel returns its cotangents", p.name)));
+        out.push(mismatch(msg::vjp_inout(&p.name)));
     }
     // A list's cotangent would be a list: not bound yet.
     for g in [fwd, bwd] {
         if let Some(p) = g.params.iter().find(|p| p.token.is_list()) {
-            out.push(mismatch(format!(
-                "'{}' takes a list of arrays ('{}'); gradients through lists are not supported yet",
-                g.name, p.name
-            )));
+            out.push(mismatch(msg::vjp_list(&g.name, &p.name)));
             return Ok(out);
         }
     }
@@ -478,45 +450,30 @@ fn compare_vjp(fwd: &Function, bwd: &Function) -> Result<Vec<String>, String> {
     let mut dims = DimMap::default();
     let mut agree = |what: String, a: &Param, b: &Param, out: &mut Vec<String>| {
         if !contracts_agree(a.token.contract(), b.token.contract(), &mut dims, false) {
-            out.push(mismatch(format!(
-                "{what} is {} ('{}' of '{}') but {} ('{}' of `{}`)",
-                contract_text(a.token.contract()),
-                a.name,
-                fwd.name,
-                contract_text(b.token.contract()),
-                b.name,
-                bwd.name
-            )));
+            let (this, that) = (contract_text(a.token.contract()), contract_text(b.token.contract()));
+            out.push(mismatch(msg::vjp_contract(&what, (&this, &a.name, &fwd.name), (&that, &b.name, &bwd.name))));
         }
     };
     for (k, p) in fi.iter().enumerate() {
-        agree(format!("input {k}"), p, bi[k], &mut out);
+        agree(msg::vjp_input(k), p, bi[k], &mut out);
     }
     for (k, p) in fo.iter().enumerate() {
-        agree(format!("the cotangent of output {k}"), p, bi[fi.len() + k], &mut out);
+        agree(msg::vjp_cotangent("output", k), p, bi[fi.len() + k], &mut out);
     }
     for (k, p) in fi.iter().enumerate() {
-        agree(format!("the cotangent of input {k}"), p, bo[k], &mut out);
+        agree(msg::vjp_cotangent("input", k), p, bo[k], &mut out);
     }
     for (q, ty) in bwd.attributes() {
         match fwd.attributes().find(|(p, _)| p.name == q.name) {
-            None => out.push(mismatch(format!(
-                "its attribute '{}' is not an attribute of '{}' (attributes are passed by name)",
-                q.name, fwd.name
-            ))),
-            Some((_, t)) if t != ty => out
-                .push(mismatch(format!("attribute '{}' is {t} in '{}' but {ty} in `{}`", q.name, fwd.name, bwd.name))),
+            None => out.push(mismatch(msg::vjp_attr_missing(&q.name, &fwd.name))),
+            Some((_, t)) if t != ty => {
+                out.push(mismatch(msg::vjp_attr_type(&q.name, &t.to_string(), &fwd.name, &ty.to_string(), &bwd.name)))
+            }
             Some(_) => {}
         }
     }
     if fwd.consts != bwd.consts {
-        out.push(mismatch(format!(
-            "their constants differ ('{}': {}; `{}`: {})",
-            fwd.name,
-            consts_text(fwd),
-            bwd.name,
-            consts_text(bwd)
-        )));
+        out.push(mismatch(msg::vjp_consts(&fwd.name, &consts_text(fwd), &bwd.name, &consts_text(bwd))));
     }
     Ok(out)
 }

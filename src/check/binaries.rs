@@ -16,7 +16,7 @@ use crate::binary::declare::{Binaries, BinaryKernel, Contents};
 use crate::binary::launch::{Expr, parse_expr};
 use crate::binary::layout::{CType, ParamLayout, StructId, Structs};
 use crate::config::ExprConfig;
-use crate::diag::{Diagnostic, Severity, binary_messages as bm, messages as msg};
+use crate::diag::{Diagnostic, Severity, messages as msg, messages::binary as bm};
 use crate::model::binary::{
     ArgValue, ArrayRules, AxisRules, BinaryArg, BinaryCall, Convention, StructLeaf, StructType,
 };
@@ -470,10 +470,10 @@ fn cutile_contract(
 /// What a demangled cuTile parameter is, for messages.
 fn cutile_what(p: &cutile::Param) -> String {
     match p {
-        cutile::Param::Array(a) => format!("an array (rank {})", a.ndim()),
-        cutile::Param::List(l) => format!("a list of arrays (rank {})", l.element.ndim()),
-        cutile::Param::Scalar(d) => format!("a `{}` scalar", d.code()),
-        cutile::Param::Constant(_) | cutile::Param::Tuple(_) => "not bindable".into(),
+        cutile::Param::Array(a) => bm::cutile_array_of_rank(a.ndim()),
+        cutile::Param::List(l) => bm::cutile_list_of_rank(l.element.ndim()),
+        cutile::Param::Scalar(d) => bm::cutile_scalar(d.code()),
+        cutile::Param::Constant(_) | cutile::Param::Tuple(_) => bm::CUTILE_NOT_BINDABLE.into(),
     }
 }
 

@@ -95,7 +95,7 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
         if !dropped.is_empty()
             && let Some(span) = config_span(req, "binaries", 1)
         {
-            diags.push(Diagnostic::warning(span, crate::diag::binary_messages::skipping_binaries(&dropped)));
+            diags.push(Diagnostic::warning(span, msg::binary::skipping_binaries(&dropped)));
         }
         functions.retain(|f| f.platform == Platform::Cpu);
     }
@@ -529,11 +529,11 @@ fn check_include_paths(req: &Request, functions: &[Function], sources: &mut [Sou
 /// control characters (any of which could end the directive or start a new
 /// line of C++).
 pub(crate) fn include_path_text(path: &Path) -> Result<String, String> {
-    let text = path.to_str().ok_or_else(|| "it is not valid UTF-8".to_string())?;
+    let text = path.to_str().ok_or_else(|| msg::PATH_NOT_UTF8.to_string())?;
     #[cfg(windows)]
     let text = &text.replace('\\', "/");
     if let Some(c) = text.chars().find(|&c| c == '"' || c == '\\' || c.is_control() || crate::model::is_invisible(c)) {
-        return Err(format!("it contains {c:?}"));
+        return Err(msg::path_contains(c));
     }
     Ok(text.to_string())
 }

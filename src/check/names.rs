@@ -194,7 +194,7 @@ fn check_symbols(req: &Request, functions: &[Function], diags: &mut Vec<Diagnost
                 if let (Some(here), Some(there)) = (span(f), span(o)) {
                     diags.push(
                         Diagnostic::error(here, msg::symbol_collision(symbol, &shown(f), &shown(o)))
-                            .with(there, format!("'{}' is here", shown(o)))
+                            .with(there, msg::label_is_here(&shown(o)))
                             .hint(msg::HINT_SYMBOL_COLLISION),
                     );
                 }

@@ -17,7 +17,6 @@
 //! assert!(text.contains("= help: fix it"));
 //! ```
 
-pub(crate) mod binary_messages;
 pub(crate) mod messages;
 pub mod render;
 

@@ -14,6 +14,7 @@ use std::borrow::Cow;
 
 use annotate_snippets::{Level, Renderer, Snippet};
 
+use super::messages::{is_unsafe, q};
 use super::{Diagnostic, Severity};
 use crate::source::{FileId, SourceMap, Span};
 
@@ -38,9 +39,11 @@ pub fn render_text(d: &Diagnostic, map: &SourceMap, color: bool) -> String {
         }
     }
     let slices: Vec<Slice> = files.iter().filter_map(|&f| slice(d, map, f)).collect();
-    let mut message = level(d.severity).title(&d.message);
+    let title = clean(&d.message);
+    let origin = clean(&map.get(d.span.file).name);
+    let mut message = level(d.severity).title(&title);
     if d.whole_file {
-        message = message.snippet(Snippet::source("").origin(&map.get(d.span.file).name));
+        message = message.snippet(Snippet::source("").origin(&origin));
     }
     for s in &slices {
         let mut snippet = Snippet::source(&s.text).line_start(s.line).origin(&s.origin).fold(true);
@@ -52,10 +55,12 @@ pub fn render_text(d: &Diagnostic, map: &SourceMap, color: bool) -> String {
         }
         message = message.snippet(snippet);
     }
-    for n in &d.notes {
+    let notes: Vec<Cow<str>> = d.notes.iter().map(|n| clean(n)).collect();
+    for n in &notes {
         message = message.footer(Level::Note.title(n));
     }
-    if let Some(h) = &d.hint {
+    let hint = d.hint.as_deref().map(clean);
+    if let Some(h) = &hint {
         message = message.footer(Level::Help.title(h));
     }
     let mut out = renderer.render(message).to_string();
@@ -115,12 +120,13 @@ fn slice(d: &Diagnostic, map: &SourceMap, file: FileId) -> Option<Slice> {
     let from = f.line_range(first).start;
     let to = f.line_range(last).end;
     let bytes = &f.bytes[from..to];
-    let text = String::from_utf8_lossy(bytes);
-    // Offsets into the shown text: lossy decoding may change lengths.
+    let text = shown(bytes);
+    // Offsets into the shown text: lossy decoding and control pictures may
+    // change lengths.
     let at = |offset: usize| -> usize {
         match &text {
             Cow::Borrowed(_) => offset - from,
-            Cow::Owned(_) => String::from_utf8_lossy(&bytes[..offset - from]).len(),
+            Cow::Owned(_) => shown(&bytes[..offset - from]).len(),
         }
     };
     // A span may start or end inside a character (a fixed-width cut of a
@@ -143,8 +149,38 @@ fn slice(d: &Diagnostic, map: &SourceMap, file: FileId) -> Option<Slice> {
         .map(|((s, label), &line)| {
             let end = s.end.min(f.line_range(line).end).max(s.start);
             let start = floor(at(s.start).min(text.len()));
-            (start..ceil(at(end).min(text.len())).max(start), label.to_string())
+            (start..ceil(at(end).min(text.len())).max(start), clean(label).into_owned())
         })
         .collect();
-    Some(Slice { origin: f.name.clone(), text: text.into_owned(), line: first, primary, marks })
+    Some(Slice { origin: clean(&f.name).into_owned(), text: text.into_owned(), line: first, primary, marks })
+}
+
+/// Source bytes as a snippet shows them: invalid UTF-8 replaced, and every
+/// character a terminal would act on (an escape sequence's `ESC`, C1
+/// controls, bidirectional overrides) shown as a visible stand-in (C0 as
+/// its Unicode control picture, `ESC` as `␛`), so a source can never move
+/// the cursor or rewrite a line of the report. Tabs and line ends stay.
+fn shown(bytes: &[u8]) -> Cow<'_, str> {
+    let text = String::from_utf8_lossy(bytes);
+    if !text.chars().any(|c| is_unsafe(c) && !matches!(c, '\t' | '\n' | '\r')) {
+        return text;
+    }
+    let picture = |c: char| match c {
+        '\t' | '\n' | '\r' => c,
+        '\0'..='\u{1f}' => char::from_u32(0x2400 + u32::from(c)).unwrap_or('\u{fffd}'),
+        '\u{7f}' => '\u{2421}',
+        c if is_unsafe(c) => '\u{fffd}',
+        c => c,
+    };
+    Cow::Owned(text.chars().map(picture).collect())
+}
+
+/// A text the catalogue built, as the renderer prints it: anything that
+/// escaped [`q`](super::messages::q) (a file name, an I/O error's words) is
+/// escaped here, line breaks kept (the arg_spec system's texts have them).
+fn clean(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(|c| is_unsafe(c) && c != '\n') {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.split('\n').map(|line| q(line).to_string()).collect::<Vec<_>>().join("\n"))
 }

@@ -104,7 +104,7 @@ pub(crate) fn walk(root: &Path) -> Result<(Vec<Entry>, Vec<WalkError>), Error> {
             Err(err) => {
                 let path = err.path().map(Path::to_path_buf).unwrap_or_else(|| root.to_path_buf());
                 let text = match err.loop_ancestor() {
-                    Some(a) => format!("symbolic link loop back to `{}`; not followed", relative(root, a)),
+                    Some(a) => crate::diag::messages::symlink_loop(&relative(root, a)),
                     None => err.io_error().map_or_else(|| err.to_string(), ToString::to_string),
                 };
                 let entry = Entry { file: relative(root, &path), path, kind: Kind::Header };

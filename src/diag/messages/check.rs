@@ -1,10 +1,16 @@
-//! The catalogue of diagnostic texts, reviewed in one place. The arg_spec system's own
-//! texts are quoted verbatim.
+//! Texts of check: inferring arg_specs, parameters, struct and array
+//! attributes, typed contracts and constants, the library (names, modules,
+//! symbols), algorithms and gradients.
 
+use super::source::hint_attr_types;
+use super::{q, q_list};
 use crate::model::AttrType;
+
+// ---- inferring the arg_spec ----
 
 /// The arg_spec system's text: every `BE::Tensor` parameter is const.
 pub fn no_output(func: &str) -> String {
+    let func = q(func);
     format!(
         "No non-const Tensor output found in '{func}'.\n\
          Mark input Tensors with 'const' to distinguish inputs from outputs,\n\
@@ -14,210 +20,36 @@ pub fn no_output(func: &str) -> String {
 
 /// An explicit arg_spec without any `ret`.
 pub fn no_output_explicit(func: &str) -> String {
+    let func = q(func);
     format!("the arg_spec of '{func}' has no 'ret' token: a kernel needs at least one output tensor")
 }
 
 pub fn no_tensors(func: &str) -> String {
+    let func = q(func);
     format!("No BE::Tensor parameters found in '{func}': cannot auto-detect its arg_spec")
 }
 
 pub const HINT_NO_TENSORS: &str = "inputs are `const BE::Tensor` parameters and outputs are `BE::Tensor` parameters";
 
-// ---- annotations and tokens ----
-
-pub const ANNOTATION_IN_IF0: &str = "annotation inside `#if 0` is ignored";
-
-pub const ANNOTATION_WITHOUT_NAME: &str = "`// @BE` must be followed by the name of the function it exports";
-
-pub fn lookalike(word: &str) -> String {
-    format!("`{word}` is not an annotation: `@BE` must be followed by a space and a function name")
-}
-
-pub fn annotation_in_header(name: &str) -> String {
-    format!("annotation of '{name}' in a header is ignored: only sources (.cu, .cpp, .cc, .cxx) are exported")
-}
-
-pub fn annotation_in_ignored(name: &str, file: &str) -> String {
-    format!("annotation of '{name}' in `{file}` is ignored: begen reads `.cu`, `.cpp`, `.cc` and `.cxx` sources only")
-}
-
-pub const HINT_EXTENSIONS: &str = "extensions are case-sensitive, and C (`.c`) is not compiled: rename the file";
-
-pub const HINT_HEADER: &str = "move the annotation next to the function's definition in a source file";
-
-pub fn invalid_function_name(name: &str) -> String {
-    format!("'{name}' is not a valid C++ identifier, so it cannot be exported")
-}
-
-pub fn invalid_param_name(func: &str, name: &str) -> String {
-    format!("parameter '{name}' of '{func}' is not an ASCII C++ identifier, so it cannot be bound")
-}
-
-pub fn invalid_attr_name(name: &str) -> String {
-    format!("attribute name '{name}' is not a valid C++ identifier")
-}
-
-pub const HINT_IDENTIFIER: &str =
-    "names are ASCII letters, digits and `_`, do not start with a digit and are not C++ keywords";
-
-pub fn unknown_token(token: &str) -> String {
-    format!("unknown arg_spec token `{token}`")
-}
-
-pub const HINT_TOKENS: &str = "tokens are `arg`, `ret`, `stream`, `attr.<name>[:<type>]` (a type, a struct's name or \
-     `<type>[]`), typed tensors \
-     `arg:<dtype>[<dims>]`, `ret:...`, `inout[:...]`, `dim.<name>` and `const.<NAME>=<values>` \
-     (kernix aliases `args`, `rets`, `ctx.stream`, `attrs.<name>` are accepted)";
-
-pub fn bad_attr_type(token: &str, ty: &str) -> String {
-    if ty.is_empty() {
-        format!("`{token}` has no type after `:`")
-    } else {
-        format!("`{ty}` in `{token}` is not an attribute type")
-    }
-}
-
-pub fn hint_attr_types() -> String {
-    let names: Vec<&str> = AttrType::ALL.iter().map(|t| t.as_str()).collect();
-    format!("attribute types are: {}", names.join(", "))
-}
-
-pub fn duplicate_stream(func: &str) -> String {
-    format!("'{func}' has more than one `stream`")
-}
-
-pub fn duplicate_attr(func: &str, name: &str) -> String {
-    format!("'{func}' has two attributes named '{name}'")
-}
-
-pub fn stream_in_cpu(func: &str) -> String {
-    format!("'{func}' takes a CUDA stream but is in a CPU source")
-}
-
-pub const HINT_STREAM_CPU: &str =
-    "move the kernel into a `.cu` file, or rename the parameter if it is an integer attribute";
-
-pub fn duplicate_function(name: &str) -> String {
-    format!("'{name}' is exported twice")
-}
-
-pub const HINT_DUPLICATE: &str = "function names must be unique across the library (they name the FFI targets)";
-
-pub fn out_of_order(func: &str) -> String {
-    format!(
-        "parameters of '{func}' are not in the conventional order \
-         (inputs, outputs, attributes, stream); the binding follows the signature"
-    )
-}
-
-// ---- finding the signature ----
-
-pub fn nothing_follows(name: &str) -> String {
-    format!("the annotation of '{name}' is not followed by a function")
-}
-
-pub fn not_a_function(name: &str) -> String {
-    format!("the annotation of '{name}' is not followed by a function declaration")
-}
-
-pub fn syntax_error(name: &str) -> String {
-    format!("cannot parse the parameter list of '{name}'")
-}
-
-pub fn name_mismatch(name: &str, found: &str) -> String {
-    format!("the annotation names '{name}' but the function that follows is '{found}'")
-}
-
-pub fn unknown_macro(name: &str, mac: &str) -> String {
-    format!(
-        "'{name}' is generated by `{mac}(...)`, but `{mac}` is not defined in this file or a local header it includes"
-    )
-}
-
-pub fn hint_unknown_macro(name: &str) -> String {
-    format!(
-        "define the macro in this file or in a header included with `#include \"...\"`, or give the arg_spec inline: `// @BE {name} arg ret ...`"
-    )
-}
-
-pub fn macro_mismatch(name: &str, mac: &str, defined_at: &str, found: &[String]) -> String {
-    let found = if found.is_empty() {
-        "no function".to_string()
-    } else {
-        found.iter().map(|f| format!("'{f}'")).collect::<Vec<_>>().join(", ")
-    };
-    format!("`{mac}` (defined at {defined_at}) expands to {found}, not '{name}'")
-}
-
-pub fn macro_limit(name: &str, mac: &str, limit: crate::model::decl::Limit) -> String {
-    match limit {
-        crate::model::decl::Limit::Depth(n) => format!(
-            "`{mac}` nests macros more than {n} levels deep, where begen stops expanding: \
-             the signature of '{name}' cannot be read"
-        ),
-        crate::model::decl::Limit::Tokens(n) => format!(
-            "the expansion of `{mac}` grows past {n} tokens, where begen stops expanding: \
-             the signature of '{name}' cannot be read"
-        ),
-    }
-}
-
-pub fn hint_explicit_tokens(name: &str) -> String {
-    format!("give the arg_spec inline (`// @BE {name} arg ret ...`), or write the function out without the macro")
-}
-
-pub fn device_only(name: &str, keyword: &str) -> String {
-    format!("'{name}' is a `{keyword}` function: the host-side FFI wrapper cannot call it")
-}
-
-pub const HINT_DEVICE_ONLY: &str = "annotate the host function that launches the kernel";
-
-pub fn template_function(name: &str) -> String {
-    format!("'{name}' is a template, and the arg_spec lists no `const.` values to instantiate it with")
-}
-
-pub fn hint_template(params: &[String]) -> String {
-    let example: Vec<String> = params.iter().map(|p| format!("`const.{p}=<v1>,<v2>`")).collect();
-    format!(
-        "add {} to the annotation (a type parameter takes dtypes: `const.T=float32,float64`), \
-         or export a concrete function that calls it",
-        example.join(" ")
-    )
-}
-
-pub fn variadic(name: &str) -> String {
-    format!("'{name}' takes a variable number of arguments (`...`), which cannot be bound")
-}
-
-pub fn in_namespace(name: &str, ns: &str) -> String {
-    format!("'{name}' is inside namespace `{ns}`: the generated wrapper calls exported functions at global scope")
-}
-
-pub fn not_at_file_scope(name: &str) -> String {
-    format!(
-        "the annotation of '{name}' is inside a class or function body: only functions at file scope can be exported"
-    )
-}
-
-pub const HINT_GLOBAL_SCOPE: &str = "move the function (or a forwarding function) out to the global namespace";
-
-pub fn not_found(name: &str) -> String {
-    format!("'{name}' is listed in begen.yaml but its definition was not found in this file")
-}
-
 // ---- parameters ----
 
 pub fn unnamed_param(func: &str, index: usize) -> String {
+    let func = q(func);
     format!("parameter {index} of '{func}' has no name, so it cannot be an attribute")
 }
 
 pub fn tensor_indirect(func: &str, param: &str) -> String {
+    let func = q(func);
+    let param = q(param);
     format!("tensor parameter '{param}' of '{func}' is a pointer, an array or an rvalue reference (`&&`)")
 }
 
 pub const HINT_TENSOR: &str = "take tensors as `const BE::Tensor` (inputs) or `BE::Tensor` (outputs)";
 
 pub fn pointer_attr(func: &str, param: &str, ty: &str) -> String {
+    let func = q(func);
+    let param = q(param);
+    let ty = q(ty);
     format!(
         "parameter '{param}' of '{func}' is a pointer or reference (`{ty}`): \
          pointer and reference types cannot be passed as XLA FFI scalar attributes"
@@ -227,6 +59,9 @@ pub fn pointer_attr(func: &str, param: &str, ty: &str) -> String {
 pub const HINT_POINTER: &str = "take the scalar by value, or pass the data as a tensor";
 
 pub fn not_inferred(func: &str, param: &str, ty: &str) -> String {
+    let func = q(func);
+    let param = q(param);
+    let ty = q(ty);
     format!("cannot infer the attribute type of '{param}' in '{func}': `{ty}` is not auto-inferred")
 }
 
@@ -234,6 +69,7 @@ pub const HINT_STREAM_TYPE: &str =
     "declare the CUDA stream as `int64_t stream` (the arg_spec convention); begen casts it from XLA's stream";
 
 pub fn hint_explicit(param: &str, ty: &str) -> String {
+    let param = q(param);
     let suggestion = match ty {
         "__half" | "half" => "float16".to_string(),
         "__nv_bfloat16" => "bfloat16".to_string(),
@@ -243,26 +79,38 @@ pub fn hint_explicit(param: &str, ty: &str) -> String {
 }
 
 pub fn count_mismatch(func: &str, tokens: usize, params: usize) -> String {
+    let func = q(func);
     format!("the arg_spec of '{func}' has {tokens} tokens but its signature has {params} parameters")
 }
 
 pub fn token_contradicts(token: &str, param: &str, declared: &str) -> String {
+    let token = q(token);
+    let param = q(param);
+    let declared = q(declared);
     format!("`{token}` contradicts the signature: parameter '{param}' is declared `{declared}`")
 }
 
 pub const LABEL_DECLARED_HERE: &str = "declared here";
 
 pub fn bare_attr_without_signature(func: &str, name: &str) -> String {
+    let func = q(func);
+    let name = q(name);
     format!("cannot infer the type of `attr.{name}`: the signature of '{func}' is not available")
 }
 
 // ---- struct and array attributes ----
 
 pub fn bad_array_type(token: &str, ty: &str) -> String {
+    let token = q(token);
+    let ty = q(ty);
     format!("`{ty}` in `{token}` is not an array attribute type: an array attribute is 1-D, written `<type>[]`")
 }
 
 pub fn unknown_struct(func: &str, attr: &str, ty: &str, file: &str) -> String {
+    let func = q(func);
+    let attr = q(attr);
+    let ty = q(ty);
+    let file = q(file);
     format!(
         "`{ty}`, the type of attribute '{attr}' of '{func}', is neither an attribute type nor a struct defined at \
          file scope in `{file}` or a local header it includes"
@@ -278,10 +126,13 @@ pub fn hint_unknown_struct() -> String {
 }
 
 pub fn label_struct_used(func: &str, attr: &str) -> String {
+    let func = q(func);
+    let attr = q(attr);
     format!("attribute '{attr}' of '{func}' has this type")
 }
 
 pub fn struct_problem(name: &str, problem: crate::model::decl::StructProblem) -> String {
+    let name = q(name);
     use crate::model::decl::StructProblem as P;
     match problem {
         P::Template => format!("struct '{name}' is a class template: a struct attribute takes a plain struct"),
@@ -299,10 +150,14 @@ pub fn struct_problem(name: &str, problem: crate::model::decl::StructProblem) ->
 }
 
 pub fn struct_empty(name: &str) -> String {
+    let name = q(name);
     format!("struct '{name}' has no data members: a struct attribute needs at least one")
 }
 
 pub fn member_type(name: &str, member: &str, ty: &str) -> String {
+    let name = q(name);
+    let member = q(member);
+    let ty = q(ty);
     format!("member '{member}' of struct '{name}' has type `{ty}`, which is not a scalar attribute type")
 }
 
@@ -311,14 +166,21 @@ pub const HINT_MEMBER_TYPES: &str = "the members of a struct attribute are scala
      `__nv_bfloat16`";
 
 pub fn member_nested(name: &str, member: &str, ty: &str) -> String {
+    let name = q(name);
+    let member = q(member);
+    let ty = q(ty);
     format!("member '{member}' of struct '{name}' is a struct (`{ty}`): nested structs are not bound as attributes")
 }
 
 pub fn hint_member_nested(name: &str) -> String {
+    let name = q(name);
     format!("put the nested struct's members into '{name}' itself, or pass it as an attribute of its own")
 }
 
 pub fn member_indirect(name: &str, member: &str, declared: &str) -> String {
+    let name = q(name);
+    let member = q(member);
+    let declared = q(declared);
     format!(
         "member '{member}' of struct '{name}' is a pointer, reference or array (`{declared}`): the members of a \
          struct attribute are scalars"
@@ -329,10 +191,15 @@ pub const HINT_MEMBER_ARRAY: &str = "pass an array as an attribute of its own (`
      `BE::Span<const float>`), and data as a tensor";
 
 pub fn member_bitfield(name: &str, member: &str) -> String {
+    let name = q(name);
+    let member = q(member);
     format!("member '{member}' of struct '{name}' is a bit-field: XLA decodes whole scalars only")
 }
 
 pub fn member_complex(name: &str, member: &str, ty: &str) -> String {
+    let name = q(name);
+    let member = q(member);
+    let ty = q(ty);
     format!("member '{member}' of struct '{name}' is complex (`{ty}`): XLA has no complex scalar attributes")
 }
 
@@ -340,6 +207,9 @@ pub const HINT_MEMBER_COMPLEX: &str =
     "split it into a real and an imaginary member, or pass it as an attribute of its own (`attr.c:complex64`)";
 
 pub fn member_access(name: &str, member: &str, access: &str) -> String {
+    let name = q(name);
+    let member = q(member);
+    let access = q(access);
     format!(
         "member '{member}' of struct '{name}' is {access}: begen builds the struct from its members (aggregate \
          initialisation), so every member must be public"
@@ -347,26 +217,41 @@ pub fn member_access(name: &str, member: &str, access: &str) -> String {
 }
 
 pub fn member_name(name: &str, member: &str) -> String {
+    let name = q(name);
+    let member = q(member);
     format!("member '{member}' of struct '{name}' is not an ASCII identifier, so it cannot be a dictionary key")
 }
 
 pub fn struct_by_mutable_reference(func: &str, param: &str, declared: &str) -> String {
+    let func = q(func);
+    let param = q(param);
+    let declared = q(declared);
     format!("parameter '{param}' of '{func}' takes `{declared}` by non-const reference: an attribute is read-only")
 }
 
 pub fn hint_struct_by_value(ty: &str) -> String {
+    let ty = q(ty);
     format!("take it by value (`{ty}`) or by const reference (`const {ty}&`)")
 }
 
 pub fn array_mutable(func: &str, param: &str, declared: &str) -> String {
+    let func = q(func);
+    let param = q(param);
+    let declared = q(declared);
     format!("parameter '{param}' of '{func}' is `{declared}`: an array attribute is read-only")
 }
 
 pub fn hint_array_const(span: &str, element: &str) -> String {
+    let span = q(span);
+    let element = q(element);
     format!("take `{span}<const {element}>`")
 }
 
 pub fn array_element(func: &str, param: &str, declared: &str, element: &str) -> String {
+    let func = q(func);
+    let param = q(param);
+    let declared = q(declared);
+    let element = q(element);
     format!("parameter '{param}' of '{func}' is `{declared}`: `{element}` is not an attribute element type")
 }
 
@@ -375,6 +260,9 @@ pub const HINT_ARRAY_ELEMENTS: &str = "an array attribute's elements are `bool`,
      `__nv_bfloat16` (or the C spellings `int`, `unsigned char`, ...)";
 
 pub fn array_indirect(func: &str, param: &str, declared: &str) -> String {
+    let func = q(func);
+    let param = q(param);
+    let declared = q(declared);
     format!(
         "parameter '{param}' of '{func}' takes an array attribute by pointer or non-const reference (`{declared}`): \
          an attribute is read-only"
@@ -385,6 +273,9 @@ pub const HINT_ARRAY_BY_VALUE: &str = "take a span by value (`BE::Span<const flo
      reference (`const std::vector<float>& w`)";
 
 pub fn array_unqualified(func: &str, param: &str, declared: &str) -> String {
+    let func = q(func);
+    let param = q(param);
+    let declared = q(declared);
     format!("parameter '{param}' of '{func}' is `{declared}`: begen cannot tell which `Span` that is")
 }
 
@@ -392,6 +283,9 @@ pub const HINT_ARRAY_SPANS: &str = "write the namespace: `BE::Span<const T>` (be
      `xla::ffi::Span<const T>` (XLA's `xla/ffi/api/ffi.h`)";
 
 pub fn array_without_signature(func: &str, name: &str, ty: &str) -> String {
+    let func = q(func);
+    let name = q(name);
+    let ty = q(ty);
     format!(
         "`attr.{name}:{ty}[]` needs the signature of '{func}': the kernel may take the array as a span or a \
          vector, and begen cannot see which"
@@ -401,6 +295,8 @@ pub fn array_without_signature(func: &str, name: &str, ty: &str) -> String {
 // ---- typed tensors, dimensions, constants ----
 
 pub fn bad_dtype(token: &str, word: &str) -> String {
+    let token = q(token);
+    let word = q(word);
     format!("`{word}` in `{token}` is neither an element type nor a template parameter name")
 }
 
@@ -410,6 +306,8 @@ pub fn hint_dtypes() -> String {
 }
 
 pub fn bad_shape(token: &str, why: &str) -> String {
+    let token = q(token);
+    let why = q(why);
     format!("the shape in `{token}` does not read: {why}")
 }
 
@@ -417,36 +315,53 @@ pub const HINT_SHAPE: &str =
     "write a shape as `[n, k]` (names or non-negative integers, `[]` for a 0-d tensor): `arg:float32[n, k]`";
 
 pub fn bad_dim_name(token: &str) -> String {
+    let token = q(token);
     format!("`{token}`: a dimension's name must be a C++ identifier")
 }
 
 pub fn bad_dim_type(token: &str, ty: &str) -> String {
+    let token = q(token);
+    let ty = q(ty);
     format!("`{token}`: `{ty}` is not an integer type, so no dimension fits it")
 }
 
 pub fn bad_const(token: &str, why: &str) -> String {
+    let token = q(token);
+    let why = q(why);
     format!("`{token}` is not a constant: {why}")
 }
 
 pub fn bad_const_value(token: &str, value: &str) -> String {
+    let token = q(token);
+    let value = q(value);
     format!("`{value}` in `{token}` is not a literal: values are integers, `true`, `false` or element types")
 }
 
 pub fn rank_too_high(func: &str, param: &str) -> String {
+    let func = q(func);
+    let param = q(param);
     format!("the shape of '{param}' in '{func}' has more than 8 dimensions, the most a tensor view holds")
 }
 
 pub fn unknown_dim(func: &str, dim: &str) -> String {
+    let func = q(func);
+    let dim = q(dim);
     format!("`dim.{dim}` of '{func}' names a dimension that no tensor of '{func}' has")
 }
 
 pub const HINT_UNKNOWN_DIM: &str = "name the dimension in a typed tensor's shape, e.g. `arg:float32[n]` for `dim.n`";
 
 pub fn dim_param_type(func: &str, param: &str, ty: &str) -> String {
+    let func = q(func);
+    let param = q(param);
+    let ty = q(ty);
     format!("parameter '{param}' of '{func}' receives a dimension, but `{ty}` is not an integer type")
 }
 
 pub fn untyped_pointer(func: &str, param: &str, declared: &str) -> String {
+    let func = q(func);
+    let param = q(param);
+    let declared = q(declared);
     format!(
         "tensor parameter '{param}' of '{func}' is a pointer (`{declared}`), \
          and its token gives no element type for it"
@@ -454,129 +369,137 @@ pub fn untyped_pointer(func: &str, param: &str, declared: &str) -> String {
 }
 
 pub fn hint_pointer_scalar(dtype: &str) -> String {
+    let dtype = q(dtype);
     format!(
         "take the scalar by value, or bind the data as a typed tensor: `arg:{dtype}[n]` (`ret:`/`inout:` for outputs)"
     )
 }
 
 pub fn hint_pointer_tensor(param: &str, dtype: &str) -> String {
+    let param = q(param);
+    let dtype = q(dtype);
     format!("give the element type and shape, e.g. `arg:{dtype}[n]` (or `ret:`/`inout:`) for '{param}'")
 }
 
 pub fn pointer_dtype(func: &str, param: &str, declared: &str, dtype: &str) -> String {
+    let func = q(func);
+    let param = q(param);
+    let declared = q(declared);
+    let dtype = q(dtype);
     format!("parameter '{param}' of '{func}' is `{declared}`, which does not point to {dtype} elements")
 }
 
 pub fn inout_on_const(func: &str, param: &str) -> String {
+    let func = q(func);
+    let param = q(param);
     format!("`inout` parameter '{param}' of '{func}' is declared const, so the kernel cannot update it in place")
 }
 
 pub const HINT_INOUT: &str = "drop the `const`, or make the parameter an input (`arg`)";
 
 pub fn unknown_dtype_param(func: &str, param: &str, name: &str) -> String {
+    let func = q(func);
+    let param = q(param);
+    let name = q(name);
     format!("the element type `{name}` of '{param}' in '{func}' is no `const.{name}=...` type parameter")
 }
 
 pub fn const_not_template(func: &str, name: &str) -> String {
+    let func = q(func);
+    let name = q(name);
     format!("`const.{name}` is given, but '{func}' is not a template")
 }
 
 pub fn const_unknown(func: &str, name: &str, params: &[String]) -> String {
-    format!("`const.{name}`: '{func}' has no template parameter '{name}' (it has {})", params.join(", "))
+    let func = q(func);
+    let name = q(name);
+    format!("`const.{name}`: '{func}' has no template parameter '{name}' (it has {})", q_list(params, "", ", "))
 }
 
 pub fn const_missing(func: &str, name: &str) -> String {
+    let func = q(func);
+    let name = q(name);
     format!("template parameter '{name}' of '{func}' has no `const.{name}=...` values")
 }
 
 pub fn const_unsupported(func: &str, name: &str) -> String {
+    let func = q(func);
+    let name = q(name);
     format!(
         "template parameter '{name}' of '{func}' is a pack or a template template parameter: begen cannot instantiate it"
     )
 }
 
 pub fn const_value_type(func: &str, name: &str, value: &str, ty: &str) -> String {
+    let func = q(func);
+    let name = q(name);
+    let value = q(value);
+    let ty = q(ty);
     format!("`{value}` is not a value of template parameter '{name}' of '{func}' (declared `{ty}`)")
 }
 
 pub fn const_param_type(func: &str, name: &str, ty: &str) -> String {
+    let func = q(func);
+    let name = q(name);
+    let ty = q(ty);
     format!("template parameter '{name}' of '{func}' has type `{ty}`, which is not an integer or bool type")
 }
 
 pub fn const_type_value(func: &str, name: &str, value: &str) -> String {
+    let func = q(func);
+    let name = q(name);
+    let value = q(value);
     format!("`{value}` is not an element type, but '{name}' of '{func}' is a type parameter")
 }
 
 pub fn const_half_on_cpu(func: &str, name: &str, value: &str) -> String {
+    let func = q(func);
+    let name = q(name);
+    let value = q(value);
     format!(
         "`const.{name}={value}` of '{func}': {value} has no C++ type in a CPU source (CUDA sources use `__half`/`__nv_bfloat16`)"
     )
 }
 
 pub fn const_duplicate(func: &str, name: &str, value: &str) -> String {
+    let func = q(func);
+    let name = q(name);
+    let value = q(value);
     format!("`const.{name}` of '{func}' lists `{value}` twice")
 }
 
 pub fn const_twice(func: &str, name: &str) -> String {
+    let func = q(func);
+    let name = q(name);
     format!("'{func}' has two `const.{name}` tokens")
 }
 
 pub fn const_name_is_dtype(name: &str) -> String {
+    let name = q(name);
     format!("`const.{name}`: a template parameter named like an element type cannot be told apart from it")
 }
 
 pub fn too_many_instances(func: &str, n: usize) -> String {
+    let func = q(func);
     format!("the `const.` values of '{func}' make {n} instantiations; begen builds at most 256 per function")
 }
 
 pub fn const_without_signature(func: &str) -> String {
+    let func = q(func);
     format!("'{func}' has `const.` tokens, but its signature is not available to instantiate")
 }
 
 pub fn dim_without_signature(func: &str, name: &str) -> String {
+    let func = q(func);
+    let name = q(name);
     format!("cannot infer the type of `dim.{name}`: the signature of '{func}' is not available")
-}
-
-// ---- files and configuration ----
-
-pub fn unreadable(err: &str) -> String {
-    format!("cannot read this file: {err}")
-}
-
-pub const NOT_UTF8: &str = "file is not valid UTF-8; it was scanned with invalid bytes replaced";
-pub const BINARY: &str = "file looks binary (it contains NUL bytes); it was not scanned";
-pub const EMPTY: &str = "source file is empty";
-
-pub fn walk_error(err: &str) -> String {
-    format!("cannot walk this path: {err}")
-}
-
-pub fn yaml_error(err: &str) -> String {
-    format!("invalid begen.yaml: {err}")
-}
-
-pub fn unknown_config_function(name: &str) -> String {
-    format!("begen.yaml sets options for '{name}', which is not an exported function")
-}
-
-pub fn bad_vmap_method(value: &str) -> String {
-    format!(
-        "unknown vmap_method `{value}`: expected sequential, sequential_unrolled, expand_dims, broadcast_all or \
-         legacy_vectorized"
-    )
-}
-
-pub fn bad_platform(value: &str) -> String {
-    format!("unknown platform `{value}`: expected cpu, cuda or auto")
-}
-
-pub fn config_source_missing(file: &str) -> String {
-    format!("begen.yaml lists `{file}`, which is not a source file under the root")
 }
 
 // ---- the library: names, modules, symbols ----
 
 pub fn duplicate_in_module(name: &str, module: &str) -> String {
+    let name = q(name);
+    let module = q(module);
     format!("'{name}' is exported twice in module `{module}`")
 }
 
@@ -587,10 +510,13 @@ pub const HINT_DUPLICATE_MODULES: &str = "function names must be unique within a
      `<module>.<function>`): rename one, or put the files in different modules (`modules:` in begen.yaml)";
 
 pub fn bad_module_name(module: &str) -> String {
+    let module = q(module);
     format!("module name `{module}` is not usable: module names are C++ identifiers")
 }
 
 pub fn bad_derived_module_name(module: &str, file: &str) -> String {
+    let module = q(module);
+    let file = q(file);
     format!("`per-file` names the module of `{file}` `{module}`, which is not a C++ identifier")
 }
 
@@ -598,6 +524,9 @@ pub const HINT_MODULE_NAME: &str =
     "give the file a module name under `modules: names:` (letters, digits and `_`, not starting with a digit)";
 
 pub fn module_collision(module: &str, file: &str, other: &str) -> String {
+    let module = q(module);
+    let file = q(file);
+    let other = q(other);
     format!("`per-file` puts `{file}` in module `{module}`, which `{other}` is in already")
 }
 
@@ -605,10 +534,13 @@ pub const HINT_MODULE_COLLISION: &str =
     "give one of them another name under `modules: names:` (a name given there explicitly may be shared on purpose)";
 
 pub fn modules_entry_missing(path: &str) -> String {
+    let path = q(path);
     format!("begen.yaml names a module for `{path}`, which is not a source file or directory under the root")
 }
 
 pub fn bad_library_name(name: &str, from: &str) -> String {
+    let name = q(name);
+    let from = q(from);
     format!(
         "the library name `{name}` (the {from}) is not usable: it names `lib{name}.so` and the Python module \
          `{name}`, so it must be a C++ identifier and not a Python keyword"
@@ -624,63 +556,63 @@ pub fn library_shadows_module(name: &str, from: &str) -> String {
 }
 
 pub fn include_dir_missing(dir: &str) -> String {
+    let dir = q(dir);
     format!("`include_dirs:` lists `{dir}`, which is not a directory under the root")
 }
 
 pub const HINT_LIBRARY_NAME: &str = "pass --name NAME (`.name(\"...\")` in build.rs) or set `name:` in begen.yaml";
 
 pub fn bad_prefix(prefix: &str) -> String {
+    let prefix = q(prefix);
     format!("prefix `{prefix}` must be C++ identifiers joined by dots, e.g. `mylib.ops`")
 }
 
 pub fn symbol_collision(symbol: &str, name: &str, other: &str) -> String {
+    let symbol = q(symbol);
+    let name = q(name);
+    let other = q(other);
     format!("the generated symbol `{symbol}` of '{name}' is also the symbol of '{other}'")
+}
+
+pub fn label_is_here(name: &str) -> String {
+    let name = q(name);
+    format!("'{name}' is here")
 }
 
 pub const HINT_SYMBOL_COLLISION: &str = "rename the library, a module or one of the functions";
 
 pub fn unincludable_path(path: &str, why: &str) -> String {
+    let path = q(path);
+    let why = q(why);
     format!("`{path}` cannot be #included by the generated wrapper because {why}")
+}
+
+pub const PATH_NOT_UTF8: &str = "it is not valid UTF-8";
+
+pub fn path_contains(c: char) -> String {
+    format!("it contains {c:?}")
 }
 
 pub const HINT_UNINCLUDABLE: &str = "rename the file or a directory above it";
 
 pub fn skipping_generated(file: &str) -> String {
+    let file = q(file);
     format!("skipping `{file}`: it is a wrapper begen generated, not a kernel source")
 }
 
 pub const HINT_GENERATED: &str = "generate into a directory outside the kernel directory, or delete it";
 
 pub fn skipping_cuda(file: &str, kernels: &[String]) -> String {
+    let file = q(file);
     let what = if kernels.is_empty() {
         "it is not compiled".to_string()
     } else {
-        format!("its kernels {} are not built", kernels.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", "))
+        format!("its kernels {} are not built", q_list(kernels, "`", ", "))
     };
     format!("skipping CUDA source `{file}` for platform `cpu`: {what}")
 }
 
 pub const HINT_SKIPPING_CUDA: &str = "build with `--platform auto` or `cuda` (needs nvcc) to include it";
-
-// ---- linking ----
-
-pub fn bad_link_lib(lib: &str) -> String {
-    format!("`{lib}` is not a library name: `link: libs:` takes `-l` names such as `cublas` or `m`")
-}
-
-pub const HINT_LINK_LIB: &str = "put the library's directory under `link: dirs:` and its name under `libs:`";
-
-pub fn link_dir_missing(dir: &str) -> String {
-    format!("`link: dirs:` lists `{dir}`, which is not a directory under the root")
-}
-
-// ---- variants ----
-
-pub fn bad_define(name: &str) -> String {
-    format!("define `{name}` is not usable: names are C++ identifiers, values numbers, booleans or identifiers")
-}
-
-pub const HINT_DEFINE: &str = "write defines as `{BLOCK: 256, USE_FAST: true, MODE: kFast}`";
 
 pub const NO_FUNCTIONS: &str = "no annotated function was found: the library has no kernels";
 
@@ -689,10 +621,13 @@ pub const HINT_NO_FUNCTIONS: &str = "annotate each function to export with `// @
 // ---- algorithms and gradients ----
 
 pub fn bad_algorithm_name(name: &str) -> String {
+    let name = q(name);
     format!("algorithm name `{name}` is not usable: it must be an ASCII identifier and not a Python keyword")
 }
 
 pub fn algorithm_name_taken(name: &str, what: &str) -> String {
+    let name = q(name);
+    let what = q(what);
     format!("algorithm `{name}` would hide {what} in the Python module")
 }
 
@@ -700,25 +635,36 @@ pub const HINT_ALGORITHM_NAME: &str =
     "an algorithm is a function at the top of the Python module: give it a name no module or function has there";
 
 pub fn empty_algorithm(name: &str) -> String {
+    let name = q(name);
     format!("algorithm `{name}` has no implementations")
 }
 
 pub fn unknown_implementation(algorithm: &str, function: &str) -> String {
+    let algorithm = q(algorithm);
+    let function = q(function);
     format!("implementation `{function}` of algorithm `{algorithm}` is not an exported function")
 }
 
 pub fn ambiguous_implementation(algorithm: &str, function: &str, modules: &[String]) -> String {
+    let algorithm = q(algorithm);
+    let function = q(function);
     format!(
         "implementation `{function}` of algorithm `{algorithm}` is in several modules ({}): say which, as `module.{function}`",
-        modules.join(", ")
+        q_list(modules, "`", ", ")
     )
 }
 
 pub fn implementation_twice(algorithm: &str, function: &str) -> String {
+    let algorithm = q(algorithm);
+    let function = q(function);
     format!("algorithm `{algorithm}` lists `{function}` twice")
 }
 
 pub fn implementations_disagree(algorithm: &str, first: &str, other: &str, difference: &str) -> String {
+    let algorithm = q(algorithm);
+    let first = q(first);
+    let other = q(other);
+    let difference = q(difference);
     format!("implementations `{first}` and `{other}` of algorithm `{algorithm}` disagree: {difference}")
 }
 
@@ -728,10 +674,14 @@ pub const HINT_IMPLEMENTATIONS: &str = "the implementations of an algorithm must
      attributes (names and types), typed contracts, constants and gradient, so that one Python function calls any of them";
 
 pub fn algorithm_not_built(name: &str) -> String {
+    let name = q(name);
     format!("algorithm `{name}` has no implementation in this build (its kernels are not built for this platform)")
 }
 
 pub fn unknown_vjp(function: &str, vjp: &str, module: &str) -> String {
+    let function = q(function);
+    let vjp = q(vjp);
+    let module = q(module);
     format!("the backward kernel `{vjp}` of '{function}' is not an exported function of module `{module}`")
 }
 
@@ -748,17 +698,144 @@ pub fn vjp_counts(function: &str, vjp: &str, got: (usize, usize), want: (usize, 
 }
 
 pub fn vjp_mismatch(function: &str, vjp: &str, difference: &str) -> String {
+    let function = q(function);
+    let vjp = q(vjp);
+    let difference = q(difference);
     format!("the backward kernel `{vjp}` does not fit '{function}': {difference}")
 }
 
 pub fn unsupported_not_an_attribute(function: &str, attr: &str) -> String {
+    let function = q(function);
+    let attr = q(attr);
     format!("`unsupported:` of '{function}' names `{attr}`, which is not one of its attributes")
 }
 
 pub fn unsupported_not_scalar(function: &str, attr: &str, ty: &str) -> String {
+    let function = q(function);
+    let attr = q(attr);
+    let ty = q(ty);
     format!("`unsupported:` of '{function}' names `{attr}`, a `{ty}` attribute: only scalar attributes list values")
 }
 
 pub fn bad_unsupported_value(function: &str, attr: &str, ty: AttrType, value: &str) -> String {
+    let function = q(function);
+    let attr = q(attr);
+    let value = q(value);
     format!("`unsupported:` value {value} of attribute '{attr}' of '{function}' does not fit its type, {ty}")
+}
+
+// How two implementations of an algorithm, or a kernel and its backward
+// kernel, differ (the `difference` of `implementations_disagree` and
+// `vjp_mismatch`).
+
+pub fn contract_text(contract: Option<&str>) -> String {
+    contract.map_or_else(|| "untyped".to_string(), |c| format!("`{}`", q(c)))
+}
+
+pub fn consts_text(consts: &[(&str, &[String])]) -> String {
+    if consts.is_empty() {
+        return "none".into();
+    }
+    consts.iter().map(|(name, values)| format!("{}={}", q(name), q(&values.join(",")))).collect::<Vec<_>>().join(" ")
+}
+
+/// What a parameter's token makes it, as a difference names it.
+pub fn role(token: &crate::model::Token) -> &'static str {
+    use crate::model::Token;
+    match token {
+        Token::InOut(_) => "updated in place",
+        Token::Arg(_) => "an input",
+        Token::List(_) => "a list of inputs",
+        Token::Ret(_) => "an output",
+        Token::Stream
+        | Token::Attr { .. }
+        | Token::Struct { .. }
+        | Token::Record { .. }
+        | Token::Array { .. }
+        | Token::Dim { .. } => "not a tensor",
+    }
+}
+
+pub fn impl_inputs(a: &str, an: usize, b: &str, bn: usize) -> String {
+    let (a, b) = (q(a), q(b));
+    format!("`{a}` takes {an} input(s), `{b}` {bn}")
+}
+
+pub fn impl_outputs(a: &str, an: usize, b: &str, bn: usize) -> String {
+    let (a, b) = (q(a), q(b));
+    format!("`{a}` returns {an} output(s), `{b}` {bn}")
+}
+
+/// `input 0 is <this> in `a` ('x') but <that> in `b` ('y')`: each side is
+/// (what it is, the function, the parameter).
+pub fn impl_param_differs(what: &str, k: usize, a: (&str, &str, &str), b: (&str, &str, &str)) -> String {
+    let (this, af, ap) = (a.0, q(a.1), q(a.2));
+    let (that, bf, bp) = (b.0, q(b.1), q(b.2));
+    format!("{what} {k} is {this} in `{af}` ('{ap}') but {that} in `{bf}` ('{bp}')")
+}
+
+pub fn impl_attr_missing(attr: &str, a: &str, b: &str) -> String {
+    let (attr, a, b) = (q(attr), q(a), q(b));
+    format!("attribute '{attr}' of `{a}` is missing from `{b}`")
+}
+
+pub fn impl_attr_type(attr: &str, ty: &str, a: &str, other: &str, b: &str) -> String {
+    let (attr, a, b) = (q(attr), q(a), q(b));
+    format!("attribute '{attr}' is {ty} in `{a}` but {other} in `{b}`")
+}
+
+pub fn impl_consts(a: &str, at: &str, b: &str, bt: &str) -> String {
+    let (a, b) = (q(a), q(b));
+    format!("their constants differ (`{a}`: {at}; `{b}`: {bt})")
+}
+
+pub fn impl_gradient(with: &str, vjp: &str, without: &str) -> String {
+    let (with, vjp, without) = (q(with), q(vjp), q(without));
+    format!("`{with}` has a gradient (`{vjp}`), `{without}` has none")
+}
+
+pub fn vjp_platform(fwd: &str, fp: &str, bwd: &str, bp: &str) -> String {
+    let (fwd, bwd) = (q(fwd), q(bwd));
+    format!("'{fwd}' is a {fp} kernel and `{bwd}` a {bp} one; a gradient runs where its forward does")
+}
+
+pub fn vjp_inout(param: &str) -> String {
+    let param = q(param);
+    format!("it updates '{param}' in place; a backward kernel returns its cotangents")
+}
+
+pub fn vjp_list(func: &str, param: &str) -> String {
+    let (func, param) = (q(func), q(param));
+    format!("'{func}' takes a list of arrays ('{param}'); gradients through lists are not supported yet")
+}
+
+pub fn vjp_input(k: usize) -> String {
+    format!("input {k}")
+}
+
+pub fn vjp_cotangent(of: &str, k: usize) -> String {
+    format!("the cotangent of {of} {k}")
+}
+
+/// `<what> is <this> ('p' of 'fwd') but <that> ('q' of `bwd`)`: each side is
+/// (its contract, the parameter, the function).
+pub fn vjp_contract(what: &str, f: (&str, &str, &str), b: (&str, &str, &str)) -> String {
+    let (this, fp, ff) = (f.0, q(f.1), q(f.2));
+    let (that, bp, bf) = (b.0, q(b.1), q(b.2));
+    format!("{what} is {this} ('{fp}' of '{ff}') but {that} ('{bp}' of `{bf}`)")
+}
+
+pub fn vjp_attr_missing(attr: &str, fwd: &str) -> String {
+    let (attr, fwd) = (q(attr), q(fwd));
+    format!("its attribute '{attr}' is not an attribute of '{fwd}' (attributes are passed by name)")
+}
+
+pub fn vjp_attr_type(attr: &str, t: &str, fwd: &str, ty: &str, bwd: &str) -> String {
+    let (attr, fwd, bwd) = (q(attr), q(fwd), q(bwd));
+    format!("attribute '{attr}' is {t} in '{fwd}' but {ty} in `{bwd}`")
+}
+
+pub fn vjp_consts(fwd: &str, ft: &str, bwd: &str, bt: &str) -> String {
+    let (fwd, bwd) = (q(fwd), q(bwd));
+    format!("their constants differ ('{fwd}': {ft}; `{bwd}`: {bt})")
 }
