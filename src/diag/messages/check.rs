@@ -548,6 +548,8 @@ pub fn bad_library_name(name: &str, from: &str) -> String {
 }
 
 pub fn library_shadows_module(name: &str, from: &str) -> String {
+    let name = q(name);
+    let from = q(from);
     format!(
         "the library name `{name}` (the {from}) is not usable: the generated Python module `{name}` and the \
          module `{name}` that it or JAX imports (from Python's standard library, or jax, jaxlib, numpy, ml_dtypes \
