@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use crate::model::{
     Algorithm, AttrType, Const, ConstKind, ElementType, Extent, Function, Library, Param, Platform, RecordType,
-    TensorType, Token,
+    ScalarKind, TensorType, Token,
 };
 
 use super::cpp::Unit;
@@ -47,6 +47,9 @@ pub struct PyModuleView {
     /// The exported symbol returning the XLA FFI API version the library
     /// was compiled against, as a literal.
     pub api_symbol: String,
+    /// `_BEGEN_WIDE`: the dtypes JAX holds only in x64 mode, as a tuple of
+    /// literals ([`py_wide_dtypes`]).
+    pub wide: String,
 }
 
 /// One module of a library of several: a namespace built by a function of
@@ -106,21 +109,20 @@ pub struct PyAlgorithmView {
 }
 
 /// The Python expression converting attribute value `v` to what the C++
-/// side decodes (the arg_spec system's table; float16/bfloat16 travel as uint16 bits,
-/// complex as [real, imag]). `where` is the Python literal the checked
-/// conversions (bool, integers, float32/64) quote in their errors, e.g.
-/// `"f: attribute 'n' (int8)"`.
+/// side decodes (the arg_spec system's table): each kind by its runtime
+/// helper, with the row's dtype; a float passed as bits travels as its
+/// wire type's bits, a complex number as [real, imag] of its wire type.
+/// `where` is the Python literal the conversions quote in their errors,
+/// e.g. `"f: attribute 'n' (int8)"`.
 pub fn py_attr_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
-    match ty {
-        AttrType::Bool => format!("_begen_bool({v}, {where})"),
-        AttrType::Float32 | AttrType::Float64 => {
-            format!("_begen_float({v}, _np.{}, {where})", ty.numpy_dtype())
-        }
-        AttrType::Float16 => format!("_begen_half({v}, _np.float16, {where})"),
-        AttrType::BFloat16 => format!("_begen_half({v}, _ml_dtypes.bfloat16, {where})"),
-        AttrType::Complex64 => format!("_begen_complex({v}, _np.float32, {where})"),
-        AttrType::Complex128 => format!("_begen_complex({v}, _np.float64, {where})"),
-        other => format!("_begen_int({v}, _np.{}, {where})", other.numpy_dtype()),
+    let s = ty.facts();
+    let wire = s.wire.facts().py_dtype;
+    match s.kind {
+        ScalarKind::Bool => format!("_begen_bool({v}, {where})"),
+        ScalarKind::Int { .. } => format!("_begen_int({v}, {}, {where})", s.py_dtype),
+        ScalarKind::Float => format!("_begen_float({v}, {}, {where})", s.py_dtype),
+        ScalarKind::FloatBits => format!("_begen_half({v}, {}, {wire}, {where})", s.py_dtype),
+        ScalarKind::Complex => format!("_begen_complex({v}, {wire}, {where})"),
     }
 }
 
@@ -149,13 +151,11 @@ pub fn py_record_conversion(ty: &RecordType, v: &str, r#where: &str) -> String {
 /// sequence or a 1-D array, into the 1-D numpy array XLA gets (of the
 /// element type [`super::cpp::array_wire`] names).
 pub fn py_array_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
-    let wire = match ty {
-        AttrType::Bool => "uint8",
-        _ => ty.numpy_dtype(),
-    };
+    let (wire, _) = ty.facts().array_wire;
     format!(
-        "_begen_array({v}, {}, _np.{wire}, lambda x, w: {}, {where})",
+        "_begen_array({v}, {}, {}, lambda x, w: {}, {where})",
         py_str(ty.as_str()),
+        wire.facts().py_dtype,
         py_attr_conversion(ty, "x", "w"),
         r#where = r#where
     )
@@ -163,11 +163,22 @@ pub fn py_array_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
 
 /// The Python type users pass for an attribute, for the stub.
 pub fn py_attr_type(ty: AttrType) -> &'static str {
-    match ty {
-        AttrType::Bool => "bool",
-        AttrType::Float16 | AttrType::BFloat16 | AttrType::Float32 | AttrType::Float64 => "float",
-        AttrType::Complex64 | AttrType::Complex128 => "complex",
-        _ => "int",
+    ty.kind().py_type()
+}
+
+/// The Python type a const takes (`str`: a dtype name), for the stub.
+fn py_const_type(k: &Const) -> &'static str {
+    match k.kind {
+        ConstKind::Type => "str",
+        ConstKind::Value(ty) => ty.kind().py_type(),
+    }
+}
+
+/// What a const is to `_begen_inputs`: `type`, `bool` or `int`.
+fn py_const_kind(k: &Const) -> &'static str {
+    match k.kind {
+        ConstKind::Type => "type",
+        ConstKind::Value(ty) => ty.kind().py_type(),
     }
 }
 
@@ -303,12 +314,7 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
             _ => String::new(),
         };
         params.push(format!("{}{default}", k.py_name));
-        let ty = match k.kind {
-            ConstKind::Type => "str",
-            ConstKind::Value(AttrType::Bool) => "bool",
-            ConstKind::Value(_) => "int",
-        };
-        stub.push(format!("{}: {ty}{default}", k.py_name));
+        stub.push(format!("{}: {}{default}", k.py_name, py_const_type(k)));
     }
     let struct_ty = match rets.len() {
         1 => "jax.ShapeDtypeStruct".to_string(),
@@ -383,11 +389,7 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
             }
         }));
         let const_specs = py_tuple(f.consts.iter().map(|k| {
-            let kind = match k.kind {
-                ConstKind::Type => "type",
-                ConstKind::Value(AttrType::Bool) => "bool",
-                ConstKind::Value(_) => "int",
-            };
+            let kind = py_const_kind(k);
             let given = if keyword_consts.iter().any(|g| g.name == k.name) { k.py_name.clone() } else { "None".into() };
             format!(
                 "({}, {}, {}, {given}, {})",
@@ -768,7 +770,15 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
         modules,
         algorithms,
         api_symbol: py_str(&super::cpp::ffi_api_symbol(&library.name)),
+        wide: py_wide_dtypes(),
     }
+}
+
+/// The dtypes JAX holds only with `jax_enable_x64` (the rows' `x64`), as a
+/// Python tuple of their names: a numpy input of one is refused when x64
+/// is off (`_begen_honest`).
+pub fn py_wide_dtypes() -> String {
+    py_tuple(AttrType::ALL.into_iter().filter(|t| t.facts().x64).map(|t| py_str(t.as_str())))
 }
 
 /// Whether a parameter of a function of `library` has a token `pred` holds for.
@@ -802,12 +812,14 @@ fn module_sections(library: &Library, has_vjp: bool) -> Vec<Section> {
     wanted.into_iter().filter(|(_, used)| *used).map(|(s, _)| s).collect()
 }
 
-/// A conversion names `ml_dtypes` (a bfloat16 attribute, member or element).
+/// A conversion names `ml_dtypes` (an attribute, member or element of a
+/// type whose dtype, or whose wire type's, is one of ml_dtypes').
 fn needs_ml_dtypes(library: &Library) -> bool {
+    let names = |ty: &AttrType| [*ty, ty.facts().wire].iter().any(|t| t.facts().py_dtype.starts_with("_ml_dtypes."));
     any_param(library, |t| match t {
-        Token::Attr { ty, .. } | Token::Array { ty, .. } => *ty == AttrType::BFloat16,
-        Token::Struct { ty, .. } => ty.leaves.iter().any(|l| l.ty == AttrType::BFloat16),
-        Token::Record { ty, .. } => ty.members.iter().any(|m| m.ty == AttrType::BFloat16),
+        Token::Attr { ty, .. } | Token::Array { ty, .. } => names(ty),
+        Token::Struct { ty, .. } => ty.leaves.iter().any(|l| names(&l.ty)),
+        Token::Record { ty, .. } => ty.members.iter().any(|m| names(&m.ty)),
         Token::Arg(_) | Token::Ret(_) | Token::InOut(_) | Token::List(_) | Token::Stream | Token::Dim { .. } => false,
     })
 }
