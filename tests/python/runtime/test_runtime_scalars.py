@@ -71,6 +71,11 @@ def test_a_float_passed_as_bits_travels_as_the_wire_dtype_given():
     bits = scalars._begen_half(1.0, ml_dtypes.float8_e4m3fn, np.uint8, W)
     assert bits.dtype == np.uint8 and bits == 0x38
     assert scalars._begen_half(-2.0, ml_dtypes.float8_e4m3fn, np.uint8, W) == 0xC0
+    # It has no infinity: a value too large becomes NaN, refused all the same.
+    with pytest.raises(ValueError, match="1000.0 is out of range"):
+        scalars._begen_half(1000.0, ml_dtypes.float8_e4m3fn, np.uint8, W)
+    assert np.isnan(scalars._begen_half(float("nan"), np.float16, np.uint16, W).view(np.float16))
+    assert scalars._begen_half(float("-inf"), np.float16, np.uint16, W) == 0xFC00
 
 
 def test_complex_becomes_real_and_imaginary_parts():
