@@ -44,6 +44,9 @@ _LINKED = ({% for l in m.linked %}{{ l }}, {% endfor %})
 #: The exported symbol that returns the XLA FFI API version the library was built against.
 _FFI_API_SYMBOL = {{ m.api_symbol }}
 
+# The dtypes JAX holds only in x64 mode: with it off, an input of one is refused.
+_BEGEN_WIDE = {{ m.wide }}
+
 
 def register():
     """Loads the library and registers every target with JAX; later calls do nothing."""

@@ -47,35 +47,12 @@ use crate::diag::messages::binary as bm;
 use crate::model::AttrType;
 pub use crate::model::binary::Convention;
 
-/// A cuTile element type, by its mangled code.
+/// A cuTile element type, by its mangled code: one of begen's scalar types
+/// (the row's `cutile` code and size), or one begen has no type for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Dtype {
-    /// `b8`: `ct.bool_`.
-    Bool,
-    /// `u8`.
-    UInt8,
-    /// `u16`.
-    UInt16,
-    /// `u32`.
-    UInt32,
-    /// `u64`.
-    UInt64,
-    /// `i8`.
-    Int8,
-    /// `i16`.
-    Int16,
-    /// `i32`.
-    Int32,
-    /// `i64`.
-    Int64,
-    /// `f16`.
-    Float16,
-    /// `f32`.
-    Float32,
-    /// `f64`.
-    Float64,
-    /// `bf16`.
-    BFloat16,
+    /// A begen type cuTile has (`f32`; `b8` is `ct.bool_`).
+    Attr(AttrType),
     /// `tf32`: stored as a 32-bit float.
     TFloat32,
     /// `f8m3fn`: `float8_e4m3fn`.
@@ -87,50 +64,55 @@ pub enum Dtype {
 }
 
 impl Dtype {
-    /// Every dtype with its mangled code.
-    pub const ALL: [(Dtype, &'static str); 17] = [
-        (Dtype::Bool, "b8"),
-        (Dtype::UInt8, "u8"),
-        (Dtype::UInt16, "u16"),
-        (Dtype::UInt32, "u32"),
-        (Dtype::UInt64, "u64"),
-        (Dtype::Int8, "i8"),
-        (Dtype::Int16, "i16"),
-        (Dtype::Int32, "i32"),
-        (Dtype::Int64, "i64"),
-        (Dtype::Float16, "f16"),
-        (Dtype::Float32, "f32"),
-        (Dtype::Float64, "f64"),
-        (Dtype::BFloat16, "bf16"),
-        (Dtype::TFloat32, "tf32"),
-        (Dtype::Float8E4M3Fn, "f8m3fn"),
-        (Dtype::Float8E5M2, "f8m2"),
-        (Dtype::Float8E8M0Fnu, "f8m0fnu"),
-    ];
+    /// The dtypes begen has no type for.
+    const OTHERS: [Dtype; 4] = [Dtype::TFloat32, Dtype::Float8E4M3Fn, Dtype::Float8E5M2, Dtype::Float8E8M0Fnu];
+
+    /// Every dtype: begen's types with a cuTile code, then the others.
+    ///
+    /// ```
+    /// use begen::binary::cutile::Dtype;
+    /// assert_eq!(Dtype::all().count(), 17);
+    /// ```
+    pub fn all() -> impl Iterator<Item = Dtype> {
+        AttrType::ALL.into_iter().filter(|t| t.facts().cutile.is_some()).map(Dtype::Attr).chain(Dtype::OTHERS)
+    }
+
+    /// Its code in a mangled name and its bytes per element: a begen
+    /// type's from its row.
+    fn code_size(self) -> (&'static str, u32) {
+        match self {
+            Dtype::Attr(t) => (t.facts().cutile.unwrap_or("?"), t.facts().size),
+            Dtype::TFloat32 => ("tf32", 4),
+            Dtype::Float8E4M3Fn => ("f8m3fn", 1),
+            Dtype::Float8E5M2 => ("f8m2", 1),
+            Dtype::Float8E8M0Fnu => ("f8m0fnu", 1),
+        }
+    }
 
     /// The code in a mangled name.
     ///
     /// ```
-    /// assert_eq!(begen::binary::cutile::Dtype::BFloat16.code(), "bf16");
+    /// use begen::{binary::cutile::Dtype, model::AttrType};
+    /// assert_eq!(Dtype::Attr(AttrType::BFloat16).code(), "bf16");
     /// ```
     pub fn code(self) -> &'static str {
-        Dtype::ALL.iter().find(|(d, _)| *d == self).map(|(_, c)| *c).unwrap_or("?")
+        self.code_size().0
     }
 
     /// The dtype of a mangled code.
+    ///
+    /// ```
+    /// use begen::{binary::cutile::Dtype, model::AttrType};
+    /// assert_eq!(Dtype::from_code("b8"), Some(Dtype::Attr(AttrType::Bool)));
+    /// assert_eq!(Dtype::from_code("f8m2"), Some(Dtype::Float8E5M2));
+    /// ```
     pub fn from_code(code: &str) -> Option<Dtype> {
-        Dtype::ALL.iter().find(|(_, c)| *c == code).map(|(d, _)| *d)
+        Dtype::all().find(|d| d.code() == code)
     }
 
     /// Bytes per element (and of a scalar argument).
     pub fn size(self) -> u32 {
-        match self {
-            Dtype::Bool | Dtype::UInt8 | Dtype::Int8 => 1,
-            Dtype::Float8E4M3Fn | Dtype::Float8E5M2 | Dtype::Float8E8M0Fnu => 1,
-            Dtype::UInt16 | Dtype::Int16 | Dtype::Float16 | Dtype::BFloat16 => 2,
-            Dtype::UInt32 | Dtype::Int32 | Dtype::Float32 | Dtype::TFloat32 => 4,
-            Dtype::UInt64 | Dtype::Int64 | Dtype::Float64 => 8,
-        }
+        self.code_size().1
     }
 
     /// begen's type of the same name, where there is one (`tf32` and the
@@ -139,26 +121,14 @@ impl Dtype {
     /// ```
     /// use begen::binary::cutile::Dtype;
     /// use begen::model::AttrType;
-    /// assert_eq!(Dtype::Float32.attr_type(), Some(AttrType::Float32));
+    /// assert_eq!(Dtype::Attr(AttrType::Float32).attr_type(), Some(AttrType::Float32));
     /// assert_eq!(Dtype::Float8E5M2.attr_type(), None);
     /// ```
     pub fn attr_type(self) -> Option<AttrType> {
-        Some(match self {
-            Dtype::Bool => AttrType::Bool,
-            Dtype::UInt8 => AttrType::UInt8,
-            Dtype::UInt16 => AttrType::UInt16,
-            Dtype::UInt32 => AttrType::UInt32,
-            Dtype::UInt64 => AttrType::UInt64,
-            Dtype::Int8 => AttrType::Int8,
-            Dtype::Int16 => AttrType::Int16,
-            Dtype::Int32 => AttrType::Int32,
-            Dtype::Int64 => AttrType::Int64,
-            Dtype::Float16 => AttrType::Float16,
-            Dtype::Float32 => AttrType::Float32,
-            Dtype::Float64 => AttrType::Float64,
-            Dtype::BFloat16 => AttrType::BFloat16,
-            Dtype::TFloat32 | Dtype::Float8E4M3Fn | Dtype::Float8E5M2 | Dtype::Float8E8M0Fnu => return None,
-        })
+        match self {
+            Dtype::Attr(t) => Some(t),
+            Dtype::TFloat32 | Dtype::Float8E4M3Fn | Dtype::Float8E5M2 | Dtype::Float8E8M0Fnu => None,
+        }
     }
 }
 
@@ -183,27 +153,20 @@ impl IndexType {
         }
     }
 
-    /// The values a shape or stride may take.
+    /// The values a shape or stride may take: its type's range.
     ///
     /// ```
     /// use begen::binary::cutile::IndexType;
     /// assert_eq!(IndexType::Int32.range(), (i32::MIN as i64, i32::MAX as i64));
     /// ```
     pub fn range(self) -> (i64, i64) {
-        match self {
-            IndexType::Int32 => (i32::MIN.into(), i32::MAX.into()),
-            IndexType::UInt32 => (0, u32::MAX.into()),
-            IndexType::Int64 => (i64::MIN, i64::MAX),
-        }
+        let (lo, hi) = self.attr_type().int_range().unwrap_or((0, 0));
+        (i64::try_from(lo).unwrap_or(i64::MIN), i64::try_from(hi).unwrap_or(i64::MAX))
     }
 
-    /// cuTile's name (`ct.int32` ...).
+    /// cuTile's name (`ct.int32` ...): its type's.
     pub fn name(self) -> &'static str {
-        match self {
-            IndexType::Int32 => "int32",
-            IndexType::UInt32 => "uint32",
-            IndexType::Int64 => "int64",
-        }
+        self.attr_type().as_str()
     }
 }
 
@@ -1186,6 +1149,49 @@ fn validate(sig: &Signature, symbol: &str) -> Result<(), DemangleError> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn every_dtype_code_names_one_dtype_of_its_size() {
+        let got: Vec<(&str, u32)> = Dtype::all().map(|d| (d.code(), d.size())).collect();
+        let want = [
+            ("b8", 1),
+            ("i8", 1),
+            ("u8", 1),
+            ("i16", 2),
+            ("u16", 2),
+            ("i32", 4),
+            ("u32", 4),
+            ("i64", 8),
+            ("u64", 8),
+            ("f32", 4),
+            ("f64", 8),
+            ("f16", 2),
+            ("bf16", 2),
+            ("tf32", 4),
+            ("f8m3fn", 1),
+            ("f8m2", 1),
+            ("f8m0fnu", 1),
+        ];
+        assert_eq!(got, want);
+        for d in Dtype::all() {
+            assert_eq!(Dtype::from_code(d.code()), Some(d));
+        }
+        // A begen type cuTile lacks is no dtype a code names.
+        assert_eq!((Dtype::from_code("?"), Dtype::from_code("c64")), (None, None));
+    }
+
+    #[test]
+    fn index_types_are_their_integer_types() {
+        let got = [IndexType::Int32, IndexType::UInt32, IndexType::Int64].map(|i| (i.name(), i.range()));
+        assert_eq!(
+            got,
+            [
+                ("int32", (i32::MIN.into(), i32::MAX.into())),
+                ("uint32", (0, u32::MAX.into())),
+                ("int64", (i64::MIN, i64::MAX))
+            ]
+        );
+    }
+
     fn array(sym: &str) -> Array {
         match demangle(sym).unwrap().params.remove(0).param {
             Param::Array(a) => a,
@@ -1200,7 +1206,7 @@ mod tests {
         assert_eq!(sig.convention, Convention::CutilePythonV1);
         let a = array("scale_Kt1_A1f32_1l0_A1f32_1l0_Sf32_I16");
         assert_eq!(a.axes[0].stride_lower_bound, Some(0));
-        assert_eq!(sig.params[2].param, Param::Scalar(Dtype::Float32));
+        assert_eq!(sig.params[2].param, Param::Scalar(Dtype::Attr(AttrType::Float32)));
         assert_eq!(sig.params[3].param, Param::Constant(Constant::Int(16)));
         assert_eq!(sig.params[3].span, 35..38);
         assert_eq!(sig.runtime_params(), vec![0, 1, 2]);

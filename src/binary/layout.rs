@@ -24,7 +24,7 @@
 use std::fmt;
 
 use crate::diag::messages::binary as bm;
-use crate::model::AttrType;
+use crate::model::{AttrType, HalfRepr, ScalarKind};
 
 /// Identifies a struct in a [`Structs`] table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -233,14 +233,7 @@ impl Structs {
 }
 
 fn prim_size_align(t: AttrType) -> (u32, u32) {
-    match t {
-        AttrType::Bool | AttrType::Int8 | AttrType::UInt8 => (1, 1),
-        AttrType::Int16 | AttrType::UInt16 | AttrType::Float16 | AttrType::BFloat16 => (2, 2),
-        AttrType::Int32 | AttrType::UInt32 | AttrType::Float32 => (4, 4),
-        AttrType::Int64 | AttrType::UInt64 | AttrType::Float64 => (8, 8),
-        AttrType::Complex64 => (8, 4),
-        AttrType::Complex128 => (16, 8),
-    }
+    (t.facts().size, t.facts().align)
 }
 
 /// Offsets of a kernel's parameters in its parameter buffer.
@@ -322,6 +315,8 @@ pub enum PackErrorKind {
     },
     /// A value of another kind than its type.
     Kind(Value, CType),
+    /// A float type of this size with no encoding here.
+    Encoding(u32, AttrType),
 }
 
 impl fmt::Display for PackError {
@@ -331,6 +326,7 @@ impl fmt::Display for PackError {
             PackErrorKind::Range(n, t) => bm::pack_range(&n.to_string(), t.as_str()),
             PackErrorKind::Members { strukt, members, values } => bm::pack_members(strukt, *members, *values),
             PackErrorKind::Kind(v, ty) => bm::pack_kind(&format!("{v:?}"), &format!("{ty:?}")),
+            PackErrorKind::Encoding(size, t) => bm::pack_encoding(*size, t.as_str()),
         };
         f.write_str(&bm::pack_at(&self.path, &why))
     }
@@ -374,30 +370,10 @@ fn write_value(
     let mut put = |bytes: &[u8]| buf[at..at + bytes.len()].copy_from_slice(bytes);
     match (ty, v) {
         (CType::Pointer, Value::Pointer(p)) => put(&p.to_le_bytes()),
-        (CType::Prim(AttrType::Bool), Value::Bool(b)) => put(&[*b as u8]),
-        (CType::Prim(t), Value::Int(n)) if t.is_integer() => {
-            let (size, _) = prim_size_align(t);
-            let bits = size * 8;
-            let signed = matches!(t, AttrType::Int8 | AttrType::Int16 | AttrType::Int32 | AttrType::Int64);
-            let (lo, hi) =
-                if signed { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
-            if *n < lo || *n > hi {
-                return fail(path, PackErrorKind::Range(*n, t));
-            }
-            put(&n.to_le_bytes()[..size as usize]);
-        }
-        (CType::Prim(AttrType::Float16), Value::Float(x)) => put(&f32_to_f16_bits(*x as f32).to_le_bytes()),
-        (CType::Prim(AttrType::BFloat16), Value::Float(x)) => put(&f32_to_bf16_bits(*x as f32).to_le_bytes()),
-        (CType::Prim(AttrType::Float32), Value::Float(x)) => put(&(*x as f32).to_le_bytes()),
-        (CType::Prim(AttrType::Float64), Value::Float(x)) => put(&x.to_le_bytes()),
-        (CType::Prim(AttrType::Complex64), Value::Complex(re, im)) => {
-            put(&(*re as f32).to_le_bytes());
-            buf[at + 4..at + 8].copy_from_slice(&(*im as f32).to_le_bytes());
-        }
-        (CType::Prim(AttrType::Complex128), Value::Complex(re, im)) => {
-            put(&re.to_le_bytes());
-            buf[at + 8..at + 16].copy_from_slice(&im.to_le_bytes());
-        }
+        (CType::Prim(t), v) => match prim_bytes(t, v) {
+            Ok(bytes) => put(&bytes),
+            Err(kind) => return fail(path, kind),
+        },
         (CType::Struct(id), Value::Struct(members)) => {
             let (def, layout) = (structs.def(id), structs.layout(id));
             if members.len() != def.members.len() {
@@ -413,6 +389,41 @@ fn write_value(
         (ty, v) => return fail(path, PackErrorKind::Kind(v.clone(), ty)),
     }
     Ok(())
+}
+
+/// The bytes of `v` as a value of `t`, by its kind: a bool as a byte, an
+/// integer in its range, a float (or a float passed as bits) in its own
+/// encoding, a complex number as two floats of its part type.
+fn prim_bytes(t: AttrType, v: &Value) -> Result<Vec<u8>, PackErrorKind> {
+    let s = t.facts();
+    Ok(match (s.kind, v) {
+        (ScalarKind::Bool, Value::Bool(b)) => vec![u8::from(*b)],
+        (ScalarKind::Int { .. }, Value::Int(n)) => {
+            let (lo, hi) = s.range.unwrap_or((0, -1));
+            if *n < lo || *n > hi {
+                return Err(PackErrorKind::Range(*n, t));
+            }
+            n.to_le_bytes()[..s.size as usize].to_vec()
+        }
+        (ScalarKind::Float | ScalarKind::FloatBits, Value::Float(x)) => float_bytes(t, *x)?,
+        (ScalarKind::Complex, Value::Complex(re, im)) => {
+            [float_bytes(s.wire, *re)?, float_bytes(s.wire, *im)?].concat()
+        }
+        (_, v) => return Err(PackErrorKind::Kind(v.clone(), CType::Prim(t))),
+    })
+}
+
+/// A float's bytes as type `t`: a float passed as bits by CUDA's type
+/// for it, else `float` or `double` by its size.
+fn float_bytes(t: AttrType, x: f64) -> Result<Vec<u8>, PackErrorKind> {
+    let s = t.facts();
+    Ok(match (s.cuda.map(|c| c.repr), s.size) {
+        (Some(HalfRepr::CudaHalf), _) => f32_to_f16_bits(x as f32).to_le_bytes().to_vec(),
+        (Some(HalfRepr::CudaBFloat16), _) => f32_to_bf16_bits(x as f32).to_le_bytes().to_vec(),
+        (None, 4) => (x as f32).to_le_bytes().to_vec(),
+        (None, 8) => x.to_le_bytes().to_vec(),
+        (Some(HalfRepr::Bits) | None, size) => return Err(PackErrorKind::Encoding(size, t)),
+    })
 }
 
 /// IEEE binary16 bits of a float, rounded to nearest even.

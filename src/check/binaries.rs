@@ -597,7 +597,9 @@ fn check_launch(
     let dims = named_dims(params);
     let known = |n: &str| {
         dims.contains(&n)
-            || params.iter().any(|p| matches!(&p.token, Token::Attr { name, ty } if name == n && (ty.is_integer() || *ty == AttrType::Bool)))
+            || params
+                .iter()
+                .any(|p| matches!(&p.token, Token::Attr { name, ty } if name == n && ty.int_range().is_some()))
     };
     let one = |e: &ExprConfig, what: &str, diags: &mut Vec<Diagnostic>| -> Expr {
         let text = e.text();

@@ -461,7 +461,8 @@ fn record_cpp(i: usize, slot: usize, p: &Param, ty: &RecordType) -> ParamCpp {
 /// byte, a 16-bit float as its bits, a complex number as two reals), and
 /// how many of them make one element.
 pub fn array_wire(ty: AttrType) -> (&'static str, usize) {
-    ty.facts().array_wire
+    let (wire, per) = ty.facts().array_wire;
+    (wire.cpp_type(), per)
 }
 
 /// An array attribute: XLA decodes it as a `Span`; the handler passes its

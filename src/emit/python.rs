@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use crate::model::{
     Algorithm, AttrType, Const, ConstKind, ElementType, Extent, Function, Library, Param, Platform, RecordType,
-    TensorType, Token,
+    ScalarKind, TensorType, Token,
 };
 
 use super::cpp::Unit;
@@ -47,6 +47,9 @@ pub struct PyModuleView {
     /// The exported symbol returning the XLA FFI API version the library
     /// was compiled against, as a literal.
     pub api_symbol: String,
+    /// `_BEGEN_WIDE`: the dtypes JAX holds only in x64 mode, as a tuple of
+    /// literals ([`py_wide_dtypes`]).
+    pub wide: String,
 }
 
 /// One module of a library of several: a namespace built by a function of
@@ -106,21 +109,20 @@ pub struct PyAlgorithmView {
 }
 
 /// The Python expression converting attribute value `v` to what the C++
-/// side decodes (the arg_spec system's table; float16/bfloat16 travel as uint16 bits,
-/// complex as [real, imag]). `where` is the Python literal the checked
-/// conversions (bool, integers, float32/64) quote in their errors, e.g.
-/// `"f: attribute 'n' (int8)"`.
+/// side decodes (the arg_spec system's table): each kind by its runtime
+/// helper, with the row's dtype; a float passed as bits travels as its
+/// wire type's bits, a complex number as [real, imag] of its wire type.
+/// `where` is the Python literal the conversions quote in their errors,
+/// e.g. `"f: attribute 'n' (int8)"`.
 pub fn py_attr_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
-    match ty {
-        AttrType::Bool => format!("_begen_bool({v}, {where})"),
-        AttrType::Float32 | AttrType::Float64 => {
-            format!("_begen_float({v}, _np.{}, {where})", ty.numpy_dtype())
-        }
-        AttrType::Float16 => format!("_begen_half({v}, _np.float16, {where})"),
-        AttrType::BFloat16 => format!("_begen_half({v}, _ml_dtypes.bfloat16, {where})"),
-        AttrType::Complex64 => format!("_begen_complex({v}, _np.float32, {where})"),
-        AttrType::Complex128 => format!("_begen_complex({v}, _np.float64, {where})"),
-        other => format!("_begen_int({v}, _np.{}, {where})", other.numpy_dtype()),
+    let s = ty.facts();
+    let wire = s.wire.facts().py_dtype;
+    match s.kind {
+        ScalarKind::Bool => format!("_begen_bool({v}, {where})"),
+        ScalarKind::Int { .. } => format!("_begen_int({v}, {}, {where})", s.py_dtype),
+        ScalarKind::Float => format!("_begen_float({v}, {}, {where})", s.py_dtype),
+        ScalarKind::FloatBits => format!("_begen_half({v}, {}, {wire}, {where})", s.py_dtype),
+        ScalarKind::Complex => format!("_begen_complex({v}, {wire}, {where})"),
     }
 }
 
@@ -149,13 +151,11 @@ pub fn py_record_conversion(ty: &RecordType, v: &str, r#where: &str) -> String {
 /// sequence or a 1-D array, into the 1-D numpy array XLA gets (of the
 /// element type [`super::cpp::array_wire`] names).
 pub fn py_array_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
-    let wire = match ty {
-        AttrType::Bool => "uint8",
-        _ => ty.numpy_dtype(),
-    };
+    let (wire, _) = ty.facts().array_wire;
     format!(
-        "_begen_array({v}, {}, _np.{wire}, lambda x, w: {}, {where})",
+        "_begen_array({v}, {}, {}, lambda x, w: {}, {where})",
         py_str(ty.as_str()),
+        wire.facts().py_dtype,
         py_attr_conversion(ty, "x", "w"),
         r#where = r#where
     )
@@ -163,11 +163,22 @@ pub fn py_array_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
 
 /// The Python type users pass for an attribute, for the stub.
 pub fn py_attr_type(ty: AttrType) -> &'static str {
-    match ty {
-        AttrType::Bool => "bool",
-        AttrType::Float16 | AttrType::BFloat16 | AttrType::Float32 | AttrType::Float64 => "float",
-        AttrType::Complex64 | AttrType::Complex128 => "complex",
-        _ => "int",
+    ty.kind().py_type()
+}
+
+/// The Python type a const takes (`str`: a dtype name), for the stub.
+fn py_const_type(k: &Const) -> &'static str {
+    match k.kind {
+        ConstKind::Type => "str",
+        ConstKind::Value(ty) => ty.kind().py_type(),
+    }
+}
+
+/// What a const is to `_begen_inputs`: `type`, `bool` or `int`.
+fn py_const_kind(k: &Const) -> &'static str {
+    match k.kind {
+        ConstKind::Type => "type",
+        ConstKind::Value(ty) => ty.kind().py_type(),
     }
 }
 
@@ -213,44 +224,100 @@ fn contract_text(c: Option<&TensorType>) -> String {
     c.map_or_else(|| "any dtype and shape".to_string(), |c| c.to_string())
 }
 
-/// Resolves one typed Python function; `shown` names it in its error
-/// messages (`module.function` in a library of several modules). Its key
-/// in the `TARGETS` it reads (the module's, or the library's of a
-/// one-module library) is its name (`name[T=float32,N=4]` per instance).
-pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
-    let inputs: Vec<&Param> = f.input_params().collect();
-    let outputs: Vec<&Param> = f.output_params().collect();
-    let rets: Vec<&Param> = outputs.iter().copied().filter(|p| matches!(p.token, Token::Ret(_))).collect();
-    // (XLA name, Python name, stub type, conversion of a value `v` quoted by `where`).
-    type Convert<'a> = Box<dyn Fn(&str, &str) -> String + 'a>;
-    let attrs: Vec<(&str, &str, &str, Convert)> = f
-        .params
-        .iter()
-        .filter_map(|p| match &p.token {
-            Token::Attr { name, ty } => {
-                let ty = *ty;
-                let convert: Convert = Box::new(move |v, w| py_attr_conversion(ty, v, w));
-                Some((name.as_str(), p.py_name.as_str(), py_attr_type(ty), convert))
-            }
-            Token::Struct { name, ty } => {
-                let convert: Convert = Box::new(move |v, w| py_struct_conversion(ty, v, w));
-                Some((name.as_str(), p.py_name.as_str(), "dict", convert))
-            }
-            Token::Record { name, ty } => {
-                let convert: Convert = Box::new(move |v, w| py_record_conversion(ty, v, w));
-                Some((name.as_str(), p.py_name.as_str(), "dict[str, Any]", convert))
-            }
-            Token::Array { name, ty } => {
-                let ty = *ty;
-                let convert: Convert = Box::new(move |v, w| py_array_conversion(ty, v, w));
-                Some((name.as_str(), p.py_name.as_str(), "ArrayLike", convert))
-            }
-            _ => None,
-        })
-        .collect();
-    let typed = is_typed(f);
-    // Outputs XLA cannot be told without `out=`: an untyped `ret`, or a
-    // dimension no input has.
+/// The conversion of an attribute value `v`, quoted by `where` in its errors.
+type Convert<'a> = Box<dyn Fn(&str, &str) -> String + 'a>;
+
+/// One keyword attribute of a Python function.
+struct PyAttr<'a> {
+    /// Its name in XLA's call.
+    xla: &'a str,
+    /// Its Python name.
+    py: &'a str,
+    /// Its stub type.
+    stub: &'static str,
+    /// Its type as error messages show it (`int8`, `float16[]`, a struct's name).
+    shown: String,
+    convert: Convert<'a>,
+}
+
+/// What the parts of one function's Python view are built from: its
+/// parameters by role, its attributes, and what its signature makes optional.
+struct FunctionParts<'a> {
+    f: &'a Function,
+    /// How error messages name it.
+    shown: &'a str,
+    inputs: Vec<&'a Param>,
+    outputs: Vec<&'a Param>,
+    /// The outputs `out=` describes.
+    rets: Vec<&'a Param>,
+    attrs: Vec<PyAttr<'a>>,
+    /// The consts given as keywords (not fixed by an input's dtype).
+    keyword_consts: Vec<&'a Const>,
+    typed: bool,
+    /// Every `ret` can be inferred from the inputs, so `out=` may be left out.
+    out_optional: bool,
+}
+
+impl<'a> FunctionParts<'a> {
+    fn of(f: &'a Function, shown: &'a str) -> FunctionParts<'a> {
+        let inputs: Vec<&Param> = f.input_params().collect();
+        let outputs: Vec<&Param> = f.output_params().collect();
+        let rets: Vec<&Param> = outputs.iter().copied().filter(|p| matches!(p.token, Token::Ret(_))).collect();
+        let typed = is_typed(f);
+        let out_optional = typed && rets.iter().all(|p| inferable(&inputs, p));
+        let mut parts = FunctionParts {
+            f,
+            shown,
+            inputs,
+            outputs,
+            rets,
+            attrs: f.params.iter().filter_map(py_attr).collect(),
+            keyword_consts: Vec::new(),
+            typed,
+            out_optional,
+        };
+        parts.keyword_consts = f.consts.iter().filter(|k| !parts.fixed_by_input(&k.name)).collect();
+        parts
+    }
+
+    /// Whether an input's dtype fixes type const `k`.
+    fn fixed_by_input(&self, k: &str) -> bool {
+        self.inputs.iter().any(|p| p.token.contract().is_some_and(|c| c.dtype == ElementType::Param(k.to_string())))
+    }
+
+    /// The inputs that are lists of arrays, and the others.
+    fn lists_and_fixed(&self) -> (Vec<&'a Param>, Vec<&'a Param>) {
+        self.inputs.iter().copied().partition(|p| p.token.is_list())
+    }
+}
+
+/// A parameter's keyword attribute, if it is one.
+fn py_attr(p: &Param) -> Option<PyAttr<'_>> {
+    let (name, stub, convert): (&String, &'static str, Convert) = match &p.token {
+        Token::Attr { name, ty } => {
+            let ty = *ty;
+            (name, py_attr_type(ty), Box::new(move |v, w| py_attr_conversion(ty, v, w)))
+        }
+        Token::Struct { name, ty } => (name, "dict", Box::new(move |v, w| py_struct_conversion(ty, v, w))),
+        Token::Record { name, ty } => (name, "dict[str, Any]", Box::new(move |v, w| py_record_conversion(ty, v, w))),
+        Token::Array { name, ty } => {
+            let ty = *ty;
+            (name, "ArrayLike", Box::new(move |v, w| py_array_conversion(ty, v, w)))
+        }
+        Token::Arg(_) | Token::Ret(_) | Token::InOut(_) | Token::List(_) | Token::Stream | Token::Dim { .. } => {
+            return None;
+        }
+    };
+    let shown = match &p.token {
+        Token::Struct { ty, .. } => ty.name.clone(),
+        other => other.to_string().rsplit(':').next().unwrap_or("").to_string(),
+    };
+    Some(PyAttr { xla: name, py: &p.py_name, stub, shown, convert })
+}
+
+/// Whether output `p`'s shape follows from the inputs': XLA cannot be told
+/// an untyped `ret`, or one with a dimension no input has, without `out=`.
+fn inferable(inputs: &[&Param], p: &Param) -> bool {
     let input_dims: BTreeSet<&str> = inputs
         .iter()
         .filter_map(|p| p.token.contract()?.dims.as_ref())
@@ -260,23 +327,44 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
             Extent::Fixed(_) => None,
         })
         .collect();
-    let inferable = |p: &Param| {
-        p.token.contract().is_some_and(|c| {
-            c.dims.as_ref().is_some_and(|dims| {
-                dims.iter().all(|d| match d {
-                    Extent::Named(n) => input_dims.contains(n.as_str()),
-                    Extent::Fixed(_) => true,
-                })
+    p.token.contract().is_some_and(|c| {
+        c.dims.as_ref().is_some_and(|dims| {
+            dims.iter().all(|d| match d {
+                Extent::Named(n) => input_dims.contains(n.as_str()),
+                Extent::Fixed(_) => true,
             })
         })
-    };
-    let out_optional = typed && rets.iter().all(|p| inferable(p));
-    // Type consts fixed by an input's dtype are not keywords.
-    let from_inputs = |k: &str| {
-        inputs.iter().any(|p| p.token.contract().is_some_and(|c| c.dtype == ElementType::Param(k.to_string())))
-    };
-    let keyword_consts: Vec<&Const> = f.consts.iter().filter(|k| !from_inputs(&k.name)).collect();
+    })
+}
 
+/// Resolves one typed Python function; `shown` names it in its error
+/// messages (`module.function` in a library of several modules). Its key
+/// in the `TARGETS` it reads (the module's, or the library's of a
+/// one-module library) is its name (`name[T=float32,N=4]` per instance).
+pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
+    let parts = FunctionParts::of(f, shown);
+    let (signature, stub_signature) = emit_signature(&parts);
+    let call_args = emit_call_args(&parts);
+    let body = if parts.typed { emit_typed_body(&parts, call_args) } else { emit_untyped_body(&parts, call_args) };
+    let (doc_first, doc_rest) = emit_doc(&parts);
+    PyFunctionView {
+        py_name: f.py_name.clone(),
+        signature,
+        stub_signature,
+        stub_return: emit_stub_return(&parts),
+        doc_first,
+        doc_rest,
+        body,
+        inputs: parts.inputs.iter().map(|p| p.py_name.clone()).collect(),
+        keywords: emit_keywords(&parts),
+        registers: true,
+    }
+}
+
+/// The parameter list and the stub's annotated one: the inputs
+/// (positional only), then the attributes, the keyword consts and `out`.
+fn emit_signature(parts: &FunctionParts) -> (String, String) {
+    let inputs = &parts.inputs;
     let mut params: Vec<String> = inputs.iter().map(|p| p.py_name.clone()).collect();
     let mut stub: Vec<String> = inputs
         .iter()
@@ -289,33 +377,28 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
         params.push("/".into());
         stub.push("/".into());
     }
-    if !attrs.is_empty() || !rets.is_empty() || !keyword_consts.is_empty() {
+    if !parts.attrs.is_empty() || !parts.rets.is_empty() || !parts.keyword_consts.is_empty() {
         params.push("*".into());
         stub.push("*".into());
     }
-    for (_, py, stub_ty, _) in &attrs {
-        params.push(py.to_string());
-        stub.push(format!("{py}: {stub_ty}"));
+    for a in &parts.attrs {
+        params.push(a.py.to_string());
+        stub.push(format!("{}: {}", a.py, a.stub));
     }
-    for k in &keyword_consts {
+    for k in &parts.keyword_consts {
         let default = match k.values.as_slice() {
             [only] => format!("={}", py_const_value(k, only)),
             _ => String::new(),
         };
         params.push(format!("{}{default}", k.py_name));
-        let ty = match k.kind {
-            ConstKind::Type => "str",
-            ConstKind::Value(AttrType::Bool) => "bool",
-            ConstKind::Value(_) => "int",
-        };
-        stub.push(format!("{}: {ty}{default}", k.py_name));
+        stub.push(format!("{}: {}{default}", k.py_name, py_const_type(k)));
     }
-    let struct_ty = match rets.len() {
+    let struct_ty = match parts.rets.len() {
         1 => "jax.ShapeDtypeStruct".to_string(),
         n => format!("tuple[{}]", vec!["jax.ShapeDtypeStruct"; n].join(", ")),
     };
-    if !rets.is_empty() {
-        if out_optional {
+    if !parts.rets.is_empty() {
+        if parts.out_optional {
             params.push("out=None".into());
             stub.push(format!("out: {struct_ty} | None = None"));
         } else {
@@ -323,126 +406,172 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
             stub.push(format!("out: {struct_ty}"));
         }
     }
-    let stub_return = match outputs.len() {
+    (params.join(", "), stub.join(", "))
+}
+
+/// The stub's return annotation.
+fn emit_stub_return(parts: &FunctionParts) -> String {
+    match parts.outputs.len() {
         1 => "jax.Array".to_string(),
         n => format!("tuple[{}]", vec!["jax.Array"; n].join(", ")),
-    };
-    let shown_lit = py_str(shown);
-    let mut body = Vec::new();
-    // XLA's operands: the arrays, then every list's elements (the handler
-    // reads them as its remaining arguments), list by list.
-    let lists: Vec<&Param> = inputs.iter().copied().filter(|p| p.token.is_list()).collect();
-    let fixed: Vec<&Param> = inputs.iter().copied().filter(|p| !p.token.is_list()).collect();
+    }
+}
+
+/// XLA's operands and attributes: the arrays, then every list's elements
+/// (the handler reads them as its remaining arguments), list by list, then
+/// each attribute converted.
+fn emit_call_args(parts: &FunctionParts) -> Vec<String> {
+    let (lists, fixed) = parts.lists_and_fixed();
     let mut call_args: Vec<String> = fixed.iter().map(|p| p.py_name.clone()).collect();
     call_args.extend(lists.iter().map(|p| format!("*{}", p.py_name)));
-    for (xla_name, py, _, convert) in &attrs {
-        let ty = f.params.iter().find(|p| p.py_name == *py).map_or(String::new(), |p| match &p.token {
-            Token::Struct { ty, .. } => ty.name.clone(),
-            other => other.to_string().rsplit(':').next().unwrap_or("").to_string(),
-        });
-        let r#where = py_str(&format!("{shown}: attribute '{py}' ({ty})"));
-        let value = convert(py, &r#where);
-        if is_py_keyword(xla_name) {
-            call_args.push(format!("**{{{}: {value}}}", py_str(xla_name)));
+    for a in &parts.attrs {
+        let r#where = py_str(&format!("{}: attribute '{}' ({})", parts.shown, a.py, a.shown));
+        let value = (a.convert)(a.py, &r#where);
+        if is_py_keyword(a.xla) {
+            call_args.push(format!("**{{{}: {value}}}", py_str(a.xla)));
         } else {
-            call_args.push(format!("{xla_name}={value}"));
+            call_args.push(format!("{}={value}", a.xla));
         }
     }
+    call_args
+}
+
+/// `vmap_method=` of the call (with `has_side_effect=True` where set).
+fn emit_vmap(f: &Function) -> String {
     let vmap = py_str(f.options.vmap_method.as_str());
-    let vmap = if f.options.has_side_effect { format!("{vmap}, has_side_effect=True") } else { vmap };
-    if !f.options.unsupported.is_empty() {
-        body.push(format!("_begen_refuse({shown_lit}, {})", unsupported_table(f)));
+    if f.options.has_side_effect { format!("{vmap}, has_side_effect=True") } else { vmap }
+}
+
+/// The statements before the call both bodies begin with: unsupported
+/// attribute values refused.
+fn emit_refusals(parts: &FunctionParts) -> Vec<String> {
+    let f = parts.f;
+    if f.options.unsupported.is_empty() {
+        return Vec::new();
     }
-    let arrays = py_tuple(inputs.iter().map(|p| p.py_name.clone()));
-    if !typed {
-        body.push(format!(
-            "_begen_honest({shown_lit}, {arrays}, {})",
-            py_tuple(inputs.iter().map(|p| py_str(&p.py_name)))
-        ));
-        let out_expr = match rets.len() {
-            1 => "out".to_string(),
-            n => {
-                let msg = py_str(&format!("{shown}: out= takes a tuple of {n} jax.ShapeDtypeStruct, one per output"));
-                body.push(format!("if not isinstance(out, (tuple, list)) or len(out) != {n}:"));
-                body.push(format!("    raise TypeError({msg})"));
-                "tuple(out)".to_string()
-            }
-        };
-        body.push(format!(
-            "return _jax.ffi.ffi_call(TARGETS[{}], {out_expr}, vmap_method={vmap})({})",
-            py_str(&f.name),
-            call_args.join(", ")
-        ));
-    } else {
-        let in_specs = py_tuple(inputs.iter().map(|p| {
-            let spec = py_spec(&p.py_name, p.token.contract());
-            // A list's spec is its elements', marked.
-            match spec.strip_suffix(')') {
-                Some(open) if p.token.is_list() => format!("{open}, True)"),
-                _ => spec,
-            }
-        }));
-        let const_specs = py_tuple(f.consts.iter().map(|k| {
-            let kind = match k.kind {
-                ConstKind::Type => "type",
-                ConstKind::Value(AttrType::Bool) => "bool",
-                ConstKind::Value(_) => "int",
-            };
-            let given = if keyword_consts.iter().any(|g| g.name == k.name) { k.py_name.clone() } else { "None".into() };
-            format!(
-                "({}, {}, {}, {given}, {})",
-                py_str(&k.name),
-                py_str(&k.py_name),
-                py_str(kind),
-                py_tuple(k.values.iter().map(|v| py_str(v)))
-            )
-        }));
-        let check = if lists.is_empty() { "_begen_inputs" } else { "_begen_list_inputs" };
-        body.push(format!("_begen_d, _begen_c = {check}({shown_lit}, {arrays}, {in_specs}, {const_specs})"));
-        if !rets.is_empty() {
-            let out_specs = py_tuple(rets.iter().map(|p| py_spec(&p.name, p.token.contract())));
-            body.push(format!("_begen_o = _begen_outputs({shown_lit}, out, {out_specs}, _begen_d, _begen_c)"));
+    vec![format!("_begen_refuse({}, {})", py_str(parts.shown), unsupported_table(f))]
+}
+
+/// The body of a function without contracts: the x64 check and the
+/// arg_spec system's call, `out=` as given.
+fn emit_untyped_body(parts: &FunctionParts, call_args: Vec<String>) -> Vec<String> {
+    let (f, shown) = (parts.f, parts.shown);
+    let mut body = emit_refusals(parts);
+    let arrays = py_tuple(parts.inputs.iter().map(|p| p.py_name.clone()));
+    body.push(format!(
+        "_begen_honest({}, {arrays}, {})",
+        py_str(shown),
+        py_tuple(parts.inputs.iter().map(|p| py_str(&p.py_name)))
+    ));
+    let out_expr = match parts.rets.len() {
+        1 => "out".to_string(),
+        n => {
+            let msg = py_str(&format!("{shown}: out= takes a tuple of {n} jax.ShapeDtypeStruct, one per output"));
+            body.push(format!("if not isinstance(out, (tuple, list)) or len(out) != {n}:"));
+            body.push(format!("    raise TypeError({msg})"));
+            "tuple(out)".to_string()
         }
-        let mut results = Vec::new();
-        let mut aliases = Vec::new();
-        let mut ret_k = 0;
-        for (out_index, p) in outputs.iter().enumerate() {
-            match p.token {
-                Token::InOut(_) => {
-                    let in_index = fixed.iter().position(|q| q.name == p.name).unwrap_or(0);
-                    aliases.push(format!("{in_index}: {out_index}"));
-                    results.push(format!("_begen_like({})", p.py_name));
-                }
-                _ => {
-                    results.push(format!("_begen_o[{ret_k}]"));
-                    ret_k += 1;
-                }
-            }
-        }
-        // Each list's words: a hidden result the handler fills, dropped here.
-        let real = results.len();
-        for p in &lists {
-            let rank = p.token.contract().and_then(|c| c.dims.as_ref()).map_or(0, Vec::len);
-            results.push(format!("_begen_words({}, {})", p.py_name, 1 + 2 * rank));
-        }
-        let result_expr = if results.len() == 1 { results[0].clone() } else { py_tuple(results.into_iter()) };
-        let key =
-            if f.consts.is_empty() { py_str(&f.name) } else { format!("_begen_key({}, _begen_c)", py_str(&f.name)) };
-        let aliases = if aliases.is_empty() {
-            String::new()
-        } else {
-            format!(", input_output_aliases={{{}}}", aliases.join(", "))
-        };
-        let call = format!(
-            "_jax.ffi.ffi_call(TARGETS[{key}], {result_expr}{aliases}, vmap_method={vmap})({})",
-            call_args.join(", ")
-        );
-        body.push(match (lists.is_empty(), real) {
-            (true, _) => format!("return {call}"),
-            (false, 1) => format!("return {call}[0]"),
-            (false, n) => format!("return tuple({call}[:{n}])"),
-        });
+    };
+    body.push(format!(
+        "return _jax.ffi.ffi_call(TARGETS[{}], {out_expr}, vmap_method={})({})",
+        py_str(&f.name),
+        emit_vmap(f),
+        call_args.join(", ")
+    ));
+    body
+}
+
+/// The body of a typed function: inputs checked and consts resolved,
+/// outputs checked or inferred, in-place inputs aliased, each list's hidden
+/// words result dropped.
+fn emit_typed_body(parts: &FunctionParts, call_args: Vec<String>) -> Vec<String> {
+    let f = parts.f;
+    let shown_lit = py_str(parts.shown);
+    let (lists, fixed) = parts.lists_and_fixed();
+    let mut body = emit_refusals(parts);
+    let arrays = py_tuple(parts.inputs.iter().map(|p| p.py_name.clone()));
+    let check = if lists.is_empty() { "_begen_inputs" } else { "_begen_list_inputs" };
+    body.push(format!(
+        "_begen_d, _begen_c = {check}({shown_lit}, {arrays}, {}, {})",
+        emit_input_specs(parts),
+        emit_const_specs(parts)
+    ));
+    if !parts.rets.is_empty() {
+        let out_specs = py_tuple(parts.rets.iter().map(|p| py_spec(&p.name, p.token.contract())));
+        body.push(format!("_begen_o = _begen_outputs({shown_lit}, out, {out_specs}, _begen_d, _begen_c)"));
     }
+    let mut results = Vec::new();
+    let mut aliases = Vec::new();
+    let mut ret_k = 0;
+    for (out_index, p) in parts.outputs.iter().enumerate() {
+        match p.token {
+            Token::InOut(_) => {
+                let in_index = fixed.iter().position(|q| q.name == p.name).unwrap_or(0);
+                aliases.push(format!("{in_index}: {out_index}"));
+                results.push(format!("_begen_like({})", p.py_name));
+            }
+            _ => {
+                results.push(format!("_begen_o[{ret_k}]"));
+                ret_k += 1;
+            }
+        }
+    }
+    // Each list's words: a hidden result the handler fills, dropped here.
+    let real = results.len();
+    for p in &lists {
+        let rank = p.token.contract().and_then(|c| c.dims.as_ref()).map_or(0, Vec::len);
+        results.push(format!("_begen_words({}, {})", p.py_name, 1 + 2 * rank));
+    }
+    let result_expr = if results.len() == 1 { results[0].clone() } else { py_tuple(results.into_iter()) };
+    let key = if f.consts.is_empty() { py_str(&f.name) } else { format!("_begen_key({}, _begen_c)", py_str(&f.name)) };
+    let aliases =
+        if aliases.is_empty() { String::new() } else { format!(", input_output_aliases={{{}}}", aliases.join(", ")) };
+    let call = format!(
+        "_jax.ffi.ffi_call(TARGETS[{key}], {result_expr}{aliases}, vmap_method={})({})",
+        emit_vmap(f),
+        call_args.join(", ")
+    );
+    body.push(match (lists.is_empty(), real) {
+        (true, _) => format!("return {call}"),
+        (false, 1) => format!("return {call}[0]"),
+        (false, n) => format!("return tuple({call}[:{n}])"),
+    });
+    body
+}
+
+/// The inputs' contracts for `_begen_inputs`: a list's spec is its
+/// elements', marked.
+fn emit_input_specs(parts: &FunctionParts) -> String {
+    py_tuple(parts.inputs.iter().map(|p| {
+        let spec = py_spec(&p.py_name, p.token.contract());
+        match spec.strip_suffix(')') {
+            Some(open) if p.token.is_list() => format!("{open}, True)"),
+            _ => spec,
+        }
+    }))
+}
+
+/// The consts for `_begen_inputs`: `(name, Python name, kind, the given
+/// value or None, the instantiated values)`.
+fn emit_const_specs(parts: &FunctionParts) -> String {
+    py_tuple(parts.f.consts.iter().map(|k| {
+        let given =
+            if parts.keyword_consts.iter().any(|g| g.name == k.name) { k.py_name.clone() } else { "None".into() };
+        format!(
+            "({}, {}, {}, {given}, {})",
+            py_str(&k.name),
+            py_str(&k.py_name),
+            py_str(py_const_kind(k)),
+            py_tuple(k.values.iter().map(|v| py_str(v)))
+        )
+    }))
+}
+
+/// The docstring: its first line, then the arg_spec, each input's and
+/// output's contract and each const (typed functions), side effects and
+/// unsupported values.
+fn emit_doc(parts: &FunctionParts) -> (String, Vec<String>) {
+    let f = parts.f;
     let doc_first = format!(
         "Calls the {} kernel `{}` ({}:{}) through XLA FFI.",
         f.platform.as_str().to_uppercase(),
@@ -451,9 +580,9 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
         f.line
     );
     let mut doc_rest = vec![String::new(), format!("    arg_spec: {}", comment_text(&f.spec_tokens().join(", ")))];
-    if typed {
+    if parts.typed {
         doc_rest.push(String::new());
-        for p in &inputs {
+        for p in &parts.inputs {
             let contract = comment_text(&contract_text(p.token.contract()));
             let line = match p.token {
                 Token::InOut(_) => format!("{contract} (updated in place and returned)"),
@@ -462,20 +591,14 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
             };
             doc_rest.push(format!("    {}: {line}", p.py_name));
         }
-        for p in &rets {
-            let how = if out_optional { "out= optional" } else { "give out=" };
+        for p in &parts.rets {
+            let how = if parts.out_optional { "out= optional" } else { "give out=" };
             doc_rest.push(format!("    -> {}: {} ({how})", p.name, comment_text(&contract_text(p.token.contract()))));
         }
         for k in &f.consts {
-            let how = if from_inputs(&k.name) { "from the inputs' dtype" } else { "keyword" };
+            let how = if parts.fixed_by_input(&k.name) { "from the inputs' dtype" } else { "keyword" };
             doc_rest.push(format!("    {}: one of {} ({how})", k.py_name, comment_text(&k.values.join(", "))));
         }
-    }
-    let mut keywords: Vec<(String, String)> =
-        attrs.iter().map(|(name, py, _, _)| (name.to_string(), py.to_string())).collect();
-    keywords.extend(keyword_consts.iter().map(|k| (format!("const:{}", k.name), k.py_name.clone())));
-    if !rets.is_empty() {
-        keywords.push(("out".into(), "out".into()));
     }
     if f.options.has_side_effect {
         doc_rest.push(String::new());
@@ -484,18 +607,19 @@ pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
     for (attr, values) in &f.options.unsupported {
         doc_rest.push(format!("    Does not support {attr} = {}.", comment_text(&values.join(", "))));
     }
-    PyFunctionView {
-        py_name: f.py_name.clone(),
-        signature: params.join(", "),
-        stub_signature: stub.join(", "),
-        stub_return,
-        doc_first,
-        doc_rest,
-        body,
-        inputs: inputs.iter().map(|p| p.py_name.clone()).collect(),
-        keywords,
-        registers: true,
+    (doc_first, doc_rest)
+}
+
+/// The keyword parameters: (what it is, its Python name), what being an
+/// attribute's XLA name, `const:<NAME>` or `out`.
+fn emit_keywords(parts: &FunctionParts) -> Vec<(String, String)> {
+    let mut keywords: Vec<(String, String)> =
+        parts.attrs.iter().map(|a| (a.xla.to_string(), a.py.to_string())).collect();
+    keywords.extend(parts.keyword_consts.iter().map(|k| (format!("const:{}", k.name), k.py_name.clone())));
+    if !parts.rets.is_empty() {
+        keywords.push(("out".into(), "out".into()));
     }
+    keywords
 }
 
 /// Each attribute with values the kernel does not support: (its XLA name,
@@ -768,7 +892,15 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
         modules,
         algorithms,
         api_symbol: py_str(&super::cpp::ffi_api_symbol(&library.name)),
+        wide: py_wide_dtypes(),
     }
+}
+
+/// The dtypes JAX holds only with `jax_enable_x64` (the rows' `x64`), as a
+/// Python tuple of their names: a numpy input of one is refused when x64
+/// is off (`_begen_honest`).
+pub fn py_wide_dtypes() -> String {
+    py_tuple(AttrType::ALL.into_iter().filter(|t| t.facts().x64).map(|t| py_str(t.as_str())))
 }
 
 /// Whether a parameter of a function of `library` has a token `pred` holds for.
@@ -802,12 +934,14 @@ fn module_sections(library: &Library, has_vjp: bool) -> Vec<Section> {
     wanted.into_iter().filter(|(_, used)| *used).map(|(s, _)| s).collect()
 }
 
-/// A conversion names `ml_dtypes` (a bfloat16 attribute, member or element).
+/// A conversion names `ml_dtypes` (an attribute, member or element of a
+/// type whose dtype, or whose wire type's, is one of ml_dtypes').
 fn needs_ml_dtypes(library: &Library) -> bool {
+    let names = |ty: &AttrType| [*ty, ty.facts().wire].iter().any(|t| t.facts().py_dtype.starts_with("_ml_dtypes."));
     any_param(library, |t| match t {
-        Token::Attr { ty, .. } | Token::Array { ty, .. } => *ty == AttrType::BFloat16,
-        Token::Struct { ty, .. } => ty.leaves.iter().any(|l| l.ty == AttrType::BFloat16),
-        Token::Record { ty, .. } => ty.members.iter().any(|m| m.ty == AttrType::BFloat16),
+        Token::Attr { ty, .. } | Token::Array { ty, .. } => names(ty),
+        Token::Struct { ty, .. } => ty.leaves.iter().any(|l| names(&l.ty)),
+        Token::Record { ty, .. } => ty.members.iter().any(|m| names(&m.ty)),
         Token::Arg(_) | Token::Ret(_) | Token::InOut(_) | Token::List(_) | Token::Stream | Token::Dim { .. } => false,
     })
 }

@@ -276,6 +276,14 @@ mod tests {
     }
 
     #[test]
+    fn the_standalone_x64_dtypes_are_those_the_module_gets() {
+        let line = format!("_BEGEN_WIDE = {}", super::super::python::py_wide_dtypes());
+        assert_eq!(line, r#"_BEGEN_WIDE = ("int64", "uint64", "float64", "complex128")"#);
+        assert!(Section::Core.header().lines().any(|l| l == line), "core.py's placeholder is not `{line}`");
+        assert!(TEMPLATE.contains("_BEGEN_WIDE = {{ m.wide }}"));
+    }
+
+    #[test]
     fn sections_come_with_what_they_require_in_print_order() {
         assert_eq!(sections([]), [Section::Core]);
         assert_eq!(

@@ -253,7 +253,7 @@ fn array_attrs_decode_a_span_and_build_the_kernels_container() {
     let py = super::python::py_array_conversion(AttrType::Float16, "w", "\"f: attribute 'w' (float16[])\"");
     assert_eq!(
         py,
-        "_begen_array(w, \"float16\", _np.uint16, lambda x, w: _begen_half(x, _np.float16, w), \"f: attribute 'w' (float16[])\")"
+        "_begen_array(w, \"float16\", _np.uint16, lambda x, w: _begen_half(x, _np.float16, _np.uint16, w), \"f: attribute 'w' (float16[])\")"
     );
 }
 
@@ -341,7 +341,10 @@ fn python_function_signature_and_conversions() {
     assert_eq!(f.signature, "x, /, *, flag, n, k, h, b, c, z, d, out");
     let call = f.body.last().unwrap();
     for conversion in [
-        "h=_begen_half(h, _np.float16, \"mixed_attrs: attribute 'h' (float16)\")",
+        "h=_begen_half(h, _np.float16, _np.uint16, \"mixed_attrs: attribute 'h' (float16)\")",
+        "b=_begen_half(b, _ml_dtypes.bfloat16, _np.uint16, \"mixed_attrs: attribute 'b' (bfloat16)\")",
+        "z=_begen_complex(z, _np.float64, \"mixed_attrs: attribute 'z' (complex128)\")",
+        "n=_begen_int(n, _np.int64, \"mixed_attrs: attribute 'n' (int64)\")",
         "c=_begen_complex(c, _np.float32, \"mixed_attrs: attribute 'c' (complex64)\")",
         "k=_begen_int(k, _np.uint8, \"mixed_attrs: attribute 'k' (uint8)\")",
         "flag=_begen_bool(flag, \"mixed_attrs: attribute 'flag' (bool)\")",
@@ -585,4 +588,39 @@ fn support_headers_compile_without_cuda_and_behave() {
     let text = run(&mut std::process::Command::new(&exe));
     assert!(text.contains("all checks passed"), "{text}");
     let _ = std::fs::remove_file(&exe);
+}
+
+/// Every type's attribute conversion, stub type and array element dtype,
+/// as the type table gives them (a new row gets its kind's helper).
+#[test]
+fn every_scalar_type_converts_by_its_kind_and_dtypes() {
+    use super::python::{py_array_conversion, py_attr_conversion, py_attr_type};
+    let want = [
+        (AttrType::Bool, "_begen_bool(v, W)", "bool", "_np.uint8"),
+        (AttrType::Int8, "_begen_int(v, _np.int8, W)", "int", "_np.int8"),
+        (AttrType::UInt8, "_begen_int(v, _np.uint8, W)", "int", "_np.uint8"),
+        (AttrType::Int16, "_begen_int(v, _np.int16, W)", "int", "_np.int16"),
+        (AttrType::UInt16, "_begen_int(v, _np.uint16, W)", "int", "_np.uint16"),
+        (AttrType::Int32, "_begen_int(v, _np.int32, W)", "int", "_np.int32"),
+        (AttrType::UInt32, "_begen_int(v, _np.uint32, W)", "int", "_np.uint32"),
+        (AttrType::Int64, "_begen_int(v, _np.int64, W)", "int", "_np.int64"),
+        (AttrType::UInt64, "_begen_int(v, _np.uint64, W)", "int", "_np.uint64"),
+        (AttrType::Float32, "_begen_float(v, _np.float32, W)", "float", "_np.float32"),
+        (AttrType::Float64, "_begen_float(v, _np.float64, W)", "float", "_np.float64"),
+        (AttrType::Complex64, "_begen_complex(v, _np.float32, W)", "complex", "_np.float32"),
+        (AttrType::Complex128, "_begen_complex(v, _np.float64, W)", "complex", "_np.float64"),
+        (AttrType::Float16, "_begen_half(v, _np.float16, _np.uint16, W)", "float", "_np.uint16"),
+        (AttrType::BFloat16, "_begen_half(v, _ml_dtypes.bfloat16, _np.uint16, W)", "float", "_np.uint16"),
+    ];
+    assert_eq!(want.map(|(t, ..)| t), AttrType::ALL);
+    for (ty, conversion, stub, array) in want {
+        assert_eq!(py_attr_conversion(ty, "v", "W"), conversion, "{ty}");
+        assert_eq!(py_attr_type(ty), stub, "{ty}");
+        let element = py_attr_conversion(ty, "x", "w");
+        assert_eq!(
+            py_array_conversion(ty, "v", "W"),
+            format!("_begen_array(v, \"{ty}\", {array}, lambda x, w: {element}, W)"),
+            "{ty}"
+        );
+    }
 }

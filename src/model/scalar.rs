@@ -125,10 +125,10 @@ pub struct Scalar {
     /// holding a [`ScalarKind::FloatBits`] float's bits, or a complex
     /// number's part (sent as a pair).
     pub wire: AttrType,
-    /// The element type XLA decodes an array attribute of this type as,
+    /// The type XLA decodes an array attribute of this type's elements as,
     /// and how many of them make one element (a bool as a byte, a complex
     /// number as two reals).
-    pub array_wire: (&'static str, usize),
+    pub array_wire: (AttrType, usize),
     /// XLA FFI's `DataType` enumerator (`xla::ffi::DataType::F32`).
     pub xla: &'static str,
     /// That enumerator's value (`begen::xla_type::kF32` in `begen/abi.h`).
@@ -172,7 +172,7 @@ const BLANK: Scalar = Scalar {
     element_cuda: "",
     cuda: None,
     wire: AttrType::Bool,
-    array_wire: ("", 1),
+    array_wire: (AttrType::Bool, 1),
     xla: "",
     xla_code: 0,
     be_dtype: "",
@@ -196,7 +196,7 @@ const BOOL: Scalar = Scalar {
     element_cpu: Some("bool"),
     element_cuda: "bool",
     wire: AttrType::Bool,
-    array_wire: ("uint8_t", 1),
+    array_wire: (AttrType::UInt8, 1),
     xla: "PRED",
     xla_code: 1,
     be_dtype: "Bool",
@@ -217,7 +217,7 @@ const INT8: Scalar = Scalar {
     element_cpu: Some("int8_t"),
     element_cuda: "int8_t",
     wire: AttrType::Int8,
-    array_wire: ("int8_t", 1),
+    array_wire: (AttrType::Int8, 1),
     xla: "S8",
     xla_code: 2,
     be_dtype: "Int8",
@@ -239,7 +239,7 @@ const UINT8: Scalar = Scalar {
     element_cpu: Some("uint8_t"),
     element_cuda: "uint8_t",
     wire: AttrType::UInt8,
-    array_wire: ("uint8_t", 1),
+    array_wire: (AttrType::UInt8, 1),
     xla: "U8",
     xla_code: 6,
     be_dtype: "UInt8",
@@ -260,7 +260,7 @@ const INT16: Scalar = Scalar {
     element_cpu: Some("int16_t"),
     element_cuda: "int16_t",
     wire: AttrType::Int16,
-    array_wire: ("int16_t", 1),
+    array_wire: (AttrType::Int16, 1),
     xla: "S16",
     xla_code: 3,
     be_dtype: "Int16",
@@ -281,7 +281,7 @@ const UINT16: Scalar = Scalar {
     element_cpu: Some("uint16_t"),
     element_cuda: "uint16_t",
     wire: AttrType::UInt16,
-    array_wire: ("uint16_t", 1),
+    array_wire: (AttrType::UInt16, 1),
     xla: "U16",
     xla_code: 7,
     be_dtype: "UInt16",
@@ -302,7 +302,7 @@ const INT32: Scalar = Scalar {
     element_cpu: Some("int32_t"),
     element_cuda: "int32_t",
     wire: AttrType::Int32,
-    array_wire: ("int32_t", 1),
+    array_wire: (AttrType::Int32, 1),
     xla: "S32",
     xla_code: 4,
     be_dtype: "Int32",
@@ -323,7 +323,7 @@ const UINT32: Scalar = Scalar {
     element_cpu: Some("uint32_t"),
     element_cuda: "uint32_t",
     wire: AttrType::UInt32,
-    array_wire: ("uint32_t", 1),
+    array_wire: (AttrType::UInt32, 1),
     xla: "U32",
     xla_code: 8,
     be_dtype: "UInt32",
@@ -346,7 +346,7 @@ const INT64: Scalar = Scalar {
     element_cpu: Some("int64_t"),
     element_cuda: "int64_t",
     wire: AttrType::Int64,
-    array_wire: ("int64_t", 1),
+    array_wire: (AttrType::Int64, 1),
     xla: "S64",
     xla_code: 5,
     be_dtype: "Int64",
@@ -371,7 +371,7 @@ const UINT64: Scalar = Scalar {
     element_cpu: Some("uint64_t"),
     element_cuda: "uint64_t",
     wire: AttrType::UInt64,
-    array_wire: ("uint64_t", 1),
+    array_wire: (AttrType::UInt64, 1),
     xla: "U64",
     xla_code: 9,
     be_dtype: "UInt64",
@@ -396,7 +396,7 @@ const FLOAT32: Scalar = Scalar {
     element_cpu: Some("float"),
     element_cuda: "float",
     wire: AttrType::Float32,
-    array_wire: ("float", 1),
+    array_wire: (AttrType::Float32, 1),
     xla: "F32",
     xla_code: 11,
     be_dtype: "Float32",
@@ -416,7 +416,7 @@ const FLOAT64: Scalar = Scalar {
     element_cpu: Some("double"),
     element_cuda: "double",
     wire: AttrType::Float64,
-    array_wire: ("double", 1),
+    array_wire: (AttrType::Float64, 1),
     xla: "F64",
     xla_code: 12,
     be_dtype: "Float64",
@@ -438,7 +438,7 @@ const COMPLEX64: Scalar = Scalar {
     element_cpu: Some("std::complex<float>"),
     element_cuda: "std::complex<float>",
     wire: AttrType::Float32,
-    array_wire: ("float", 2),
+    array_wire: (AttrType::Float32, 2),
     xla: "C64",
     xla_code: 15,
     be_dtype: "Complex64",
@@ -459,7 +459,7 @@ const COMPLEX128: Scalar = Scalar {
     element_cpu: Some("std::complex<double>"),
     element_cuda: "std::complex<double>",
     wire: AttrType::Float64,
-    array_wire: ("double", 2),
+    array_wire: (AttrType::Float64, 2),
     xla: "C128",
     xla_code: 18,
     be_dtype: "Complex128",
@@ -486,7 +486,7 @@ const FLOAT16: Scalar = Scalar {
         header: "<cuda_fp16.h>",
     }),
     wire: AttrType::UInt16,
-    array_wire: ("uint16_t", 1),
+    array_wire: (AttrType::UInt16, 1),
     xla: "F16",
     xla_code: 10,
     be_dtype: "Float16",
@@ -511,7 +511,7 @@ const BFLOAT16: Scalar = Scalar {
         header: "<cuda_bf16.h>",
     }),
     wire: AttrType::UInt16,
-    array_wire: ("uint16_t", 1),
+    array_wire: (AttrType::UInt16, 1),
     xla: "BF16",
     xla_code: 16,
     be_dtype: "BFloat16",
@@ -851,15 +851,19 @@ mod tests {
                 ScalarKind::FloatBits => {
                     // The bits travel in the unsigned integer of its size.
                     assert_eq!(wire.kind, ScalarKind::Int { signed: false }, "{t}");
-                    assert_eq!((wire.size, s.cpp, s.array_wire), (s.size, wire.cpp, (wire.cpp, 1)), "{t}");
+                    assert_eq!((wire.size, s.cpp, s.array_wire), (s.size, wire.cpp, (s.wire, 1)), "{t}");
                     assert!(s.cuda.is_some() && s.element_cpu.is_none(), "{t}");
                 }
                 ScalarKind::Complex => {
                     assert_eq!(wire.kind, ScalarKind::Float, "{t}");
-                    assert_eq!((s.size, s.align, s.array_wire), (2 * wire.size, wire.align, (wire.cpp, 2)), "{t}");
+                    assert_eq!((s.size, s.align, s.array_wire), (2 * wire.size, wire.align, (s.wire, 2)), "{t}");
                     assert_eq!(s.cpp, format!("std::complex<{}>", wire.cpp));
                 }
             }
+            // An array attribute's elements travel as plain numbers filling the element.
+            let (array, per) = s.array_wire;
+            assert!(matches!(array.kind(), ScalarKind::Int { .. } | ScalarKind::Float), "{t}");
+            assert_eq!(array.facts().size * per as u32, s.size, "{t}");
             // 64-bit numbers, or pairs of them.
             assert_eq!(s.x64, wire.size == 8, "{t}");
             assert!(s.align <= s.size && s.size % s.align == 0, "{t}");

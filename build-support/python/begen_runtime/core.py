@@ -14,6 +14,7 @@ import numpy as _np
 # The generated module defines these for its library.
 LIBRARY = _os.path.join(_os.getcwd(), "libbegen_runtime.so")
 _FFI_API_SYMBOL = "begen_begen_runtime_ffi_api"
+_BEGEN_WIDE = ("int64", "uint64", "float64", "complex128")
 
 # begen: emit below
 
@@ -100,8 +101,6 @@ def _begen_show(value):
 
 # Every kernel's inputs. Run at trace time only: under jit they cost
 # nothing per call. Every error names the kernel and the parameter.
-
-_BEGEN_WIDE = ("float64", "int64", "uint64", "complex128")
 
 
 def _begen_dtype(x):

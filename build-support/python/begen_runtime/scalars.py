@@ -81,18 +81,19 @@ def _begen_float(value, dtype, where):
     return out
 
 
-def _begen_half(value, dtype, where):
-    # A 16-bit float travels as its bits: checked like float32 (a real
-    # number, no overflow to infinity), then viewed as uint16.
+def _begen_half(value, dtype, wire, where):
+    # A float C++ takes as its bits travels as them: checked like float32
+    # (a real number, a finite one staying finite), then viewed as `wire`,
+    # the unsigned integer dtype of its size.
     kind, v = _begen_kind(value, where)
     if kind not in "biuf":
         raise TypeError(f"{where} takes a real number, got {_begen_show(value)}")
     v = float(v)
     with _np.errstate(over="ignore"):
         out = _np.asarray(v, dtype=dtype)
-    if _np.isinf(out.astype(_np.float32)) and not _np.isinf(v):
+    if not _np.isfinite(out.astype(_np.float32)) and _np.isfinite(v):  # inf, or NaN where there is no inf
         raise ValueError(f"{where}: {v!r} is out of range for a 16-bit float")
-    return out.view(_np.uint16)[()]
+    return out.view(wire)[()]
 
 
 def _begen_complex(value, dtype, where):

@@ -478,6 +478,10 @@ pub fn pack_kind(value: &str, ty: &str) -> String {
     format!("{value} is not a value of {ty}")
 }
 
+pub fn pack_encoding(size: u32, ty: &str) -> String {
+    format!("no {size}-byte float encoding for {ty}")
+}
+
 // cuTile symbols (`cutile::DemangleError`, `ArgsError`, `Violation`, `PackArgsError`).
 
 pub fn bad_cutile_symbol(symbol: &str, offset: usize, near: &str, why: &str) -> String {

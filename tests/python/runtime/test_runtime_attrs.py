@@ -54,7 +54,7 @@ def test_an_array_attribute_takes_a_sequence_or_a_1d_array_of_its_dtype():
     assert flags.dtype == np.uint8 and flags.tolist() == [1, 0]
 
     def half(x, w):
-        return scalars._begen_half(x, np.float16, w)
+        return scalars._begen_half(x, np.float16, np.uint16, w)
 
     bits = arrays._begen_array([1.0, -2.0], "float16", np.uint16, half, W)
     assert bits.tolist() == [0x3C00, 0xC000]

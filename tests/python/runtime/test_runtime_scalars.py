@@ -54,15 +54,28 @@ def test_float_checks_range_but_keeps_infinity():
 
 
 def test_16_bit_floats_travel_as_their_bits():
-    assert scalars._begen_half(1.0, np.float16, W) == 0x3C00
-    assert scalars._begen_half(-2, np.float16, W) == 0xC000
-    assert scalars._begen_half(1.0, ml_dtypes.bfloat16, W) == 0x3F80
-    assert scalars._begen_half(ml_dtypes.bfloat16(3.0), ml_dtypes.bfloat16, W) == 0x4040
-    assert scalars._begen_half(1.0, np.float16, W).dtype == np.uint16
+    assert scalars._begen_half(1.0, np.float16, np.uint16, W) == 0x3C00
+    assert scalars._begen_half(-2, np.float16, np.uint16, W) == 0xC000
+    assert scalars._begen_half(1.0, ml_dtypes.bfloat16, np.uint16, W) == 0x3F80
+    assert scalars._begen_half(ml_dtypes.bfloat16(3.0), ml_dtypes.bfloat16, np.uint16, W) == 0x4040
+    assert scalars._begen_half(1.0, np.float16, np.uint16, W).dtype == np.uint16
     with pytest.raises(ValueError, match="out of range for a 16-bit float"):
-        scalars._begen_half(70000.0, np.float16, W)
+        scalars._begen_half(70000.0, np.float16, np.uint16, W)
     with pytest.raises(TypeError, match="takes a real number, got 1j"):
-        scalars._begen_half(1j, np.float16, W)
+        scalars._begen_half(1j, np.float16, np.uint16, W)
+
+
+def test_a_float_passed_as_bits_travels_as_the_wire_dtype_given():
+    # The wire comes from the caller (begen's type table), not the helper:
+    # an 8-bit float travels as uint8.
+    bits = scalars._begen_half(1.0, ml_dtypes.float8_e4m3fn, np.uint8, W)
+    assert bits.dtype == np.uint8 and bits == 0x38
+    assert scalars._begen_half(-2.0, ml_dtypes.float8_e4m3fn, np.uint8, W) == 0xC0
+    # It has no infinity: a value too large becomes NaN, refused all the same.
+    with pytest.raises(ValueError, match="1000.0 is out of range"):
+        scalars._begen_half(1000.0, ml_dtypes.float8_e4m3fn, np.uint8, W)
+    assert np.isnan(scalars._begen_half(float("nan"), np.float16, np.uint16, W).view(np.float16))
+    assert scalars._begen_half(float("-inf"), np.float16, np.uint16, W) == 0xFC00
 
 
 def test_complex_becomes_real_and_imaginary_parts():
