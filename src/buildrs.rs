@@ -321,14 +321,14 @@ impl Build {
         let out = match &self.out_dir {
             Some(dir) => dir.clone(),
             None => PathBuf::from(env.var("OUT_DIR").ok_or_else(|| {
-                Error::Other("OUT_DIR is not set: outside a build script, call `.out_dir(...)`".to_string())
+                Error::other("OUT_DIR is not set: outside a build script, call `.out_dir(...)`".to_string())
             })?),
         };
         let platform = match &self.platform {
             None => None,
             Some(p) => Some(
                 PlatformChoice::parse(p)
-                    .ok_or_else(|| Error::Other(format!("platform `{p}` is not one of `cpu`, `cuda`, `auto`")))?,
+                    .ok_or_else(|| Error::other(format!("platform `{p}` is not one of `cpu`, `cuda`, `auto`")))?,
             ),
         };
         let mut opts = Options::with_cc(&self.dir, out, self.host_cc.clone(), self.cuda_cc.clone());

@@ -245,7 +245,7 @@ fn checked(opts: &Options, reporter: &mut dyn Reporter) -> Result<Run, Error> {
     }
     let errors = compile::count(&run.diagnostics, Severity::Error);
     if errors > 0 {
-        return Err(Error::Diagnostics { errors });
+        return Err(Error::diagnostics(errors));
     }
     refuse_overwriting_inputs(&opts.out, &run)?;
     Ok(run)
@@ -265,7 +265,7 @@ fn refuse_overwriting_inputs(out: &std::path::Path, run: &Run) -> Result<(), Err
         // Only an input of the same file name can be the same file.
         let mut candidates = run.files_read.iter().filter(|input| input.file_name() == Some(name.as_ref()));
         if let Some(input) = candidates.find(|input| same(&output, input)) {
-            return Err(Error::Other(format!(
+            return Err(Error::other(format!(
                 "`{}` would be written over `{}`, which begen reads as input: choose another --out, or \
                  another library name",
                 output.display(),

@@ -38,4 +38,4 @@ mod scan;
 pub mod source;
 
 pub use buildrs::Build;
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};

@@ -621,7 +621,7 @@ fn write_generated<'e>(
 }
 
 fn cc_error(what: &str, e: cc::Error) -> Error {
-    Error::Toolchain(format!("{what}: {e}. Set CXX to a working C++17 compiler (g++ or clang++)."))
+    Error::toolchain(format!("{what}: {e}. Set CXX to a working C++17 compiler (g++ or clang++)."))
 }
 
 /// The host C++ command from cc: its compiler and flags, plus C++17, PIC,
@@ -672,7 +672,7 @@ fn cuda_compiler(
     // into an error rather than a backtrace.
     let tool = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| b.try_get_compiler()))
         .map_err(|_| {
-            Error::Toolchain(
+            Error::toolchain(
                 "cc cannot drive nvcc when CXX carries arguments; set CXX to the compiler alone \
                  (flags go in CXXFLAGS)"
                     .to_string(),
@@ -752,7 +752,7 @@ pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
                 let api = toolchain::xla_ffi_api_version(dir).unwrap_or_else(|| "unknown".into());
                 format!("{} (API {api})", dir.display())
             })
-            .map_err(|e| Error::Toolchain(e.to_string())),
+            .map_err(|e| Error::toolchain(e.to_string())),
         true,
     ));
     let support = match env.var("BEGEN_SUPPORT_INCLUDE") {
@@ -770,12 +770,12 @@ pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
         let runs = std::process::Command::new(&cmd.program).arg("--version").output();
         match runs {
             Ok(out) if out.status.success() => Ok(describe_cmd(&cmd)),
-            Ok(out) => Err(Error::Toolchain(format!(
+            Ok(out) => Err(Error::toolchain(format!(
                 "`{}` does not run: {}",
                 cmd.program.display(),
                 String::from_utf8_lossy(&out.stderr).trim()
             ))),
-            Err(e) => Err(Error::Toolchain(format!(
+            Err(e) => Err(Error::toolchain(format!(
                 "`{}` does not run ({e}): install a C++17 compiler or set CXX",
                 cmd.program.display()
             ))),
@@ -789,7 +789,7 @@ pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
         lines.push(line(
             "--arch",
             asked.map_err(|bad| {
-                Error::Toolchain(format!("`{bad}` is not a CUDA architecture (write sm_90, 90 or 9.0)"))
+                Error::toolchain(format!("`{bad}` is not a CUDA architecture (write sm_90, 90 or 9.0)"))
             }),
             true,
         ));
@@ -803,7 +803,7 @@ pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
                 cuda.cudart_dir
                     .as_ref()
                     .map(|p| p.join("libcudart_static.a").display().to_string())
-                    .ok_or_else(|| Error::Toolchain("libcudart_static.a not found beside nvcc".into())),
+                    .ok_or_else(|| Error::toolchain("libcudart_static.a not found beside nvcc")),
                 false,
             ));
             let archs = d.cuda_archs(&opts.arch, &[], &cuda).map(|(archs, source)| {
@@ -828,11 +828,11 @@ fn jax_report(python: &str) -> Result<String> {
     let out = std::process::Command::new(python)
         .args(["-c", probe])
         .output()
-        .map_err(|e| Error::Toolchain(format!("could not run `{python}`: {e}")))?;
+        .map_err(|e| Error::toolchain(format!("could not run `{python}`: {e}")))?;
     if !out.status.success() {
         let why = String::from_utf8_lossy(&out.stderr);
         let last = why.trim().lines().last().unwrap_or("no output");
-        return Err(Error::Toolchain(format!("`{python}` cannot import jax: {last}")));
+        return Err(Error::toolchain(format!("`{python}` cannot import jax: {last}")));
     }
     let text = String::from_utf8_lossy(&out.stdout);
     let mut parts = text.split_whitespace();

@@ -88,12 +88,9 @@ fn options(common: &CommonArgs) -> Result<Options, i32> {
     Ok(opts)
 }
 
+/// Says why a run stopped (error diagnostics were printed already).
 fn fail(e: &Error) -> i32 {
-    match e {
-        // The diagnostics themselves were already printed.
-        Error::Diagnostics { .. } => super::say!("error: {e}"),
-        _ => super::say!("error: {e}"),
-    }
+    super::say!("error: {e}");
     1
 }
 
