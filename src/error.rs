@@ -67,7 +67,7 @@ impl Error {
     /// Which sort of error this is.
     ///
     /// ```no_run
-    /// let e = begen::driver::run(&begen::driver::Input::new("/no/such/dir")).unwrap_err();
+    /// let e = begen::driver::run(&begen::driver::Settings::new("/no/such/dir")).unwrap_err();
     /// assert_eq!(e.kind(), begen::ErrorKind::Io);
     /// ```
     pub fn kind(&self) -> ErrorKind {

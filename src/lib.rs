@@ -12,7 +12,7 @@
 //! binary is the CLI front end.
 //!
 //! ```no_run
-//! let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+//! let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
 //! for d in &run.diagnostics {
 //!     eprintln!("{}", begen::diag::render::render_text(d, &run.sources, false));
 //! }
@@ -35,6 +35,7 @@ mod par;
 mod parse;
 pub mod report;
 mod scan;
+mod settings;
 pub mod source;
 
 pub use buildrs::Build;

@@ -16,7 +16,7 @@ fn fixtures() -> PathBuf {
 
 fn run_case(name: &str) {
     let dir = fixtures().join(name);
-    let scan = begen::driver::run(&begen::driver::Input::new(dir.join("input")))
+    let scan = begen::driver::run(&begen::driver::Settings::new(dir.join("input")))
         .expect("the fixture's input folder is readable");
     let json = Report::new(&scan).to_json();
     let text: String = scan.diagnostics.iter().map(|d| render_text(d, &scan.sources, false) + "\n").collect();

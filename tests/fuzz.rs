@@ -230,7 +230,7 @@ fn worker(dir: &Path, seed: u64, count: usize, done: &AtomicUsize) -> Vec<(PathB
     let mut panics = Vec::new();
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).unwrap();
-    let input = begen::driver::Input::new(dir);
+    let input = begen::driver::Settings::new(dir);
     for i in 0..count {
         let mut src = sources[rng.below(sources.len())].clone();
         mutate(&mut rng, &mut src, DICT, &sources);

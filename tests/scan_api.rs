@@ -11,7 +11,7 @@ fn fixture(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn half_representations() {
-    let scan = begen::driver::run(&begen::driver::Input::new(fixture("explicit_types"))).unwrap();
+    let scan = begen::driver::run(&begen::driver::Settings::new(fixture("explicit_types"))).unwrap();
     let halves = scan.library.functions.iter().find(|f| f.name == "halves").unwrap();
     let reprs: Vec<Option<HalfRepr>> = halves.params.iter().map(|p| p.half_repr).collect();
     use HalfRepr::*;
@@ -21,7 +21,7 @@ fn half_representations() {
 #[test]
 fn options_sources_and_files_read() {
     let root = fixture("config_forms");
-    let scan = begen::driver::run(&begen::driver::Input::new(&root)).unwrap();
+    let scan = begen::driver::run(&begen::driver::Settings::new(&root)).unwrap();
     assert!(!scan.has_errors(), "{:?}", scan.diagnostics);
     let scale = scan.library.functions.iter().find(|f| f.name == "scale").unwrap();
     assert!(scale.options.command_buffer);
@@ -42,17 +42,38 @@ fn options_sources_and_files_read() {
 
 #[test]
 fn unreadable_root_is_an_error() {
-    assert!(begen::driver::run(&begen::driver::Input::new("/nonexistent/begen/root")).is_err());
+    assert!(begen::driver::run(&begen::driver::Settings::new("/nonexistent/begen/root")).is_err());
+}
+
+/// Collects the messages of the diagnostics a build reports.
+#[derive(Default)]
+struct Messages(Vec<String>);
+
+impl begen::driver::Reporter for Messages {
+    fn diagnostic(&mut self, d: &begen::diag::Diagnostic, _: &begen::source::SourceMap) {
+        if d.is_error() {
+            self.0.push(d.message.clone());
+        }
+    }
+    fn progress(&mut self, _: &str) {}
+    fn compiler_output(&mut self, _: &str, _: &str) {}
 }
 
 #[test]
 fn a_library_name_python_cannot_import_is_an_error_when_building() {
-    let mut input = begen::driver::Input::new(fixture("tensors"));
-    input.name = Some("lambda".into());
-    let scan = begen::driver::run(&input).unwrap();
+    let mut settings = begen::driver::Settings::new(fixture("tensors"));
+    settings.name = Some("lambda".into());
+    let scan = begen::driver::run(&settings).unwrap();
     assert!(!scan.has_errors(), "a scan does not need a usable name");
-    input.building = true;
-    let build = begen::driver::run(&input).unwrap();
-    let d = build.diagnostics.iter().find(|d| d.is_error()).expect("an error");
-    assert!(d.message.contains("the library name `lambda` (the given name) is not usable"), "{}", d.message);
+    let out = std::env::temp_dir().join(format!("begen-scan-api-{}", std::process::id()));
+    settings.out = Some(out.clone());
+    let mut messages = Messages::default();
+    let err = begen::driver::generate(&settings, &begen::driver::Env::new(), &mut messages).unwrap_err();
+    assert_eq!(err.kind(), begen::ErrorKind::Diagnostics);
+    assert!(
+        messages.0.iter().any(|m| m.contains("the library name `lambda` (the given name) is not usable")),
+        "{:?}",
+        messages.0
+    );
+    assert!(!out.exists(), "nothing is written when the sources have errors");
 }

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use begen::Error;
-use begen::build::{self, Env, Options, PlatformChoice, StderrReporter};
+use begen::build;
+use begen::driver::{Env, PlatformChoice, Settings, StderrReporter};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum PlatformArg {
@@ -77,15 +78,16 @@ pub struct DoctorArgs {
     pub arch: Vec<String>,
 }
 
-fn options(common: &CommonArgs) -> Result<Options, i32> {
+fn settings(common: &CommonArgs) -> Result<Settings, i32> {
     if !common.dir.is_dir() {
         super::say!("error: {}: not a directory", common.dir.display());
         return Err(2);
     }
-    let mut opts = Options::new(&common.dir, &common.out);
-    opts.name = common.name.clone();
-    opts.platform = common.platform.map(Into::into);
-    Ok(opts)
+    let mut settings = Settings::new(&common.dir);
+    settings.out = Some(common.out.clone());
+    settings.name = common.name.clone();
+    settings.platform = common.platform.map(Into::into);
+    Ok(settings)
 }
 
 /// Says why a run stopped (error diagnostics were printed already).
@@ -95,7 +97,7 @@ fn fail(e: &Error) -> i32 {
 }
 
 pub fn generate(args: &GenerateArgs) -> i32 {
-    let opts = match options(&args.common) {
+    let opts = match settings(&args.common) {
         Ok(o) => o,
         Err(code) => return code,
     };
@@ -111,7 +113,7 @@ pub fn generate(args: &GenerateArgs) -> i32 {
 }
 
 pub fn build(args: &BuildArgs) -> i32 {
-    let mut opts = match options(&args.common) {
+    let mut opts = match settings(&args.common) {
         Ok(o) => o,
         Err(code) => return code,
     };
@@ -138,7 +140,7 @@ pub fn build(args: &BuildArgs) -> i32 {
 
 pub fn doctor(args: &DoctorArgs) -> i32 {
     let env = Env::new();
-    let mut opts = Options::new(".", ".");
+    let mut opts = Settings::new(".");
     opts.arch = args.arch.clone();
     let lines = build::doctor(&opts, &env);
     let mut ok = true;

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use begen::diag::render::render_text;
-use begen::driver::{self, Input, Run};
+use begen::driver::{self, Run, Settings};
 use begen::report::{self, Report};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -51,7 +51,7 @@ pub struct ScanArgs {
 }
 
 pub fn run(args: &ScanArgs) -> i32 {
-    let scan = match driver::run(&Input::new(&args.dir)) {
+    let scan = match driver::run(&Settings::new(&args.dir)) {
         Ok(s) => s,
         Err(e) => {
             super::say!("begen error: {e}");
