@@ -19,7 +19,7 @@
 //! ```no_run
 //! let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
 //! for f in &run.library.functions {
-//!     println!("{} {:?}", f.target, f.arg_spec());
+//!     println!("{} {}", f.target(), f.arg_spec().join(" "));
 //! }
 //! assert!(!run.has_errors());
 //! # Ok::<(), begen::Error>(())
@@ -37,9 +37,9 @@ use crate::config::{self, SourceSpec};
 use crate::diag::Severity;
 use crate::diag::{self, Diagnostic};
 use crate::emit;
-pub use crate::model::PlatformChoice;
+use crate::model::Library;
 use crate::model::decl::Listed;
-use crate::model::{Library, Platform};
+pub use crate::model::{Platform, PlatformChoice};
 use crate::parse::{self, Headers};
 use crate::scan::{self, Kind};
 pub use crate::settings::Settings;
@@ -82,6 +82,20 @@ impl Run {
     /// ```
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+
+    /// The scan document of `begen scan --format json`: the functions (name,
+    /// file, line, platform, arg_spec, module, target...) and every
+    /// diagnostic, pretty-printed, ending with a newline.
+    ///
+    /// ```no_run
+    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
+    /// let json = run.to_json();
+    /// assert!(json.starts_with('{') && json.ends_with("}\n"));
+    /// # Ok::<(), begen::Error>(())
+    /// ```
+    pub fn to_json(&self) -> String {
+        crate::report::Report::new(self).to_json()
     }
 }
 
@@ -271,3 +285,6 @@ pub fn build(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Res
     compile::build_library(&run.library, &emitted, tools, settings, env, reporter)
         .map(|out| BuildOutput { diagnostics: run.diagnostics, ..out })
 }
+
+#[cfg(test)]
+mod tests;

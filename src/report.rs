@@ -208,7 +208,7 @@ fn function_entry(f: &Function) -> FunctionEntry {
         file: f.file.clone(),
         line: f.line,
         platform: f.platform.as_str(),
-        arg_spec: f.arg_spec().iter().map(ToString::to_string).collect(),
+        arg_spec: f.arg_spec(),
         column: f.column,
         module: f.module.clone(),
         target: f.target.clone(),

@@ -247,7 +247,7 @@ fn worker(dir: &Path, seed: u64, count: usize, done: &AtomicUsize) -> Vec<(PathB
         let result = catch_unwind(AssertUnwindSafe(|| {
             if let Ok(run) = begen::driver::run(&input) {
                 // The report and the rendered diagnostics are part of the front end too.
-                let _ = begen::report::Report::new(&run).to_json();
+                let _ = run.to_json();
                 for d in &run.diagnostics {
                     let _ = begen::diag::render::render_text(d, &run.sources, false);
                 }

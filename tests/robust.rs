@@ -28,7 +28,7 @@ fn scan_bytes(name: &str, bytes: &[u8]) -> begen::driver::Run {
         let _ = begen::diag::render::render_text(d, &scan.sources, true);
         let _ = begen::diag::render::render_cargo(d, &scan.sources);
     }
-    let _ = begen::report::Report::new(&scan).to_json();
+    let _ = scan.to_json();
     std::fs::remove_dir_all(&dir).unwrap();
     scan
 }

@@ -14,6 +14,7 @@ pub(crate) mod generated;
 mod ident;
 pub(crate) mod pynames;
 mod scalar;
+mod view;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -632,17 +633,17 @@ pub struct Function {
 }
 
 impl Function {
-    /// The canonical arg_spec, one token per C++ parameter.
+    /// The canonical arg_spec, one token per C++ parameter, as `begen scan`
+    /// reports it (`arg`, `attr.x:float32`).
     ///
     /// ```no_run
     /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
     /// let f = &run.library.functions[0];
-    /// let spec: Vec<String> = f.arg_spec().iter().map(ToString::to_string).collect();
-    /// println!("{}", spec.join(" "));
+    /// println!("{}", f.arg_spec().join(" "));
     /// # Ok::<(), begen::Error>(())
     /// ```
-    pub fn arg_spec(&self) -> Vec<Token> {
-        self.params.iter().map(|p| p.token.clone()).collect()
+    pub fn arg_spec(&self) -> Vec<String> {
+        self.params.iter().map(|p| p.token.to_string()).collect()
     }
 
     /// The arg_spec as text, then a template kernel's `const.` tokens:
@@ -698,7 +699,7 @@ impl Function {
     /// ```no_run
     /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
     /// let f = &run.library.functions[0];
-    /// assert_eq!(f.outputs(), f.arg_spec().iter().filter(|t| t.is_output()).count());
+    /// assert_eq!(f.outputs(), f.params.iter().filter(|p| p.token.is_output()).count());
     /// # Ok::<(), begen::Error>(())
     /// ```
     pub fn outputs(&self) -> usize {
