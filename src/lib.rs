@@ -25,6 +25,10 @@ pub mod binary;
 pub mod build;
 mod buildrs;
 mod check;
+/// The `begen` command line (the binary's `main`), behind the `cli` feature.
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod cli;
 mod config;
 pub mod diag;
 pub mod driver;

@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use begen::Error;
-use begen::build;
-use begen::driver::{Env, PlatformChoice, Settings, StderrReporter};
+use crate::Error;
+use crate::build;
+use crate::driver::{Env, PlatformChoice, Settings, StderrReporter};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum PlatformArg {
@@ -101,7 +101,7 @@ pub fn generate(args: &GenerateArgs) -> i32 {
         Ok(o) => o,
         Err(code) => return code,
     };
-    match begen::driver::generate(&opts, &Env::new(), &mut StderrReporter::default()) {
+    match crate::driver::generate(&opts, &Env::new(), &mut StderrReporter::default()) {
         Ok(generated) => {
             for file in &generated.files {
                 super::out!("{}", file.display());
@@ -121,7 +121,7 @@ pub fn build(args: &BuildArgs) -> i32 {
     opts.includes = args.include.clone();
     opts.jobs = args.jobs;
     let mut reporter = StderrReporter { quiet: args.quiet };
-    match begen::driver::build(&opts, &Env::new(), &mut reporter) {
+    match crate::driver::build(&opts, &Env::new(), &mut reporter) {
         Ok(out) => {
             if !args.quiet {
                 super::say!(

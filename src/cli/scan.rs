@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use begen::diag::render::render_text;
-use begen::driver::{self, Run, Settings};
-use begen::report::{self, Report};
+use crate::diag::render::render_text;
+use crate::driver::{self, Run, Settings};
+use crate::report::{self, Report};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
