@@ -2,9 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::build::{BuildOutput, Env, Options, PlatformChoice, Reporter};
+use crate::build::{BuildOutput, Env, PlatformChoice, Reporter};
 use crate::diag::Diagnostic;
 use crate::error::{Error, Result};
+use crate::settings::Settings;
 use crate::source::SourceMap;
 
 /// Builds an annotated kernel directory from a Cargo build script.
@@ -29,22 +30,13 @@ use crate::source::SourceMap;
 /// ```
 #[derive(Debug, Clone)]
 pub struct Build {
-    dir: PathBuf,
-    name: Option<String>,
+    /// What the driver gets; the setters below fill it (`out` defaults to
+    /// `OUT_DIR` when the build starts).
+    settings: Settings,
+    /// Parsed when the build starts, so a bad one is a `Result`.
     platform: Option<String>,
-    arch: Vec<String>,
-    includes: Vec<PathBuf>,
-    flags: Vec<String>,
-    cuda_flags: Vec<String>,
-    out_dir: Option<PathBuf>,
     python_out: Option<PathBuf>,
-    jobs: Option<usize>,
-    link_libs: Vec<String>,
-    link_dirs: Vec<PathBuf>,
-    link_args: Vec<String>,
     cargo_metadata: bool,
-    host_cc: cc::Build,
-    cuda_cc: cc::Build,
 }
 
 impl Default for Build {
@@ -66,24 +58,10 @@ impl Build {
     pub fn new() -> Build {
         let mut host_cc = cc::Build::new();
         host_cc.debug(false).cargo_warnings(false);
-        Build {
-            dir: PathBuf::from("kernels"),
-            name: None,
-            platform: None,
-            arch: Vec::new(),
-            includes: Vec::new(),
-            flags: Vec::new(),
-            cuda_flags: Vec::new(),
-            out_dir: None,
-            python_out: None,
-            jobs: None,
-            link_libs: Vec::new(),
-            link_dirs: Vec::new(),
-            link_args: Vec::new(),
-            cargo_metadata: true,
-            cuda_cc: host_cc.clone(),
-            host_cc,
-        }
+        let mut settings = Settings::new("kernels");
+        settings.cuda_cc = host_cc.clone();
+        settings.host_cc = host_cc;
+        Build { settings, platform: None, python_out: None, cargo_metadata: true }
     }
 
     /// The kernel directory to scan.
@@ -92,7 +70,7 @@ impl Build {
     /// begen::Build::new().dir("src/kernels").compile("mykernels");
     /// ```
     pub fn dir(&mut self, dir: impl AsRef<Path>) -> &mut Build {
-        self.dir = dir.as_ref().to_path_buf();
+        self.settings.root = dir.as_ref().to_path_buf();
         self
     }
 
@@ -103,7 +81,7 @@ impl Build {
     /// begen::Build::new().name("mykernels").compile("");
     /// ```
     pub fn name(&mut self, name: &str) -> &mut Build {
-        self.name = Some(name.to_string());
+        self.settings.name = Some(name.to_string());
         self
     }
 
@@ -123,7 +101,7 @@ impl Build {
     /// begen::Build::new().arch("sm_80,sm_90").arch("sm_90a").compile("mykernels");
     /// ```
     pub fn arch(&mut self, arch: &str) -> &mut Build {
-        self.arch.push(arch.to_string());
+        self.settings.arch.push(arch.to_string());
         self
     }
 
@@ -133,7 +111,7 @@ impl Build {
     /// begen::Build::new().include("third_party/include").compile("mykernels");
     /// ```
     pub fn include(&mut self, dir: impl AsRef<Path>) -> &mut Build {
-        self.includes.push(dir.as_ref().to_path_buf());
+        self.settings.includes.push(dir.as_ref().to_path_buf());
         self
     }
 
@@ -143,7 +121,7 @@ impl Build {
     /// begen::Build::new().flag("-O3").flag("-march=native").compile("mykernels");
     /// ```
     pub fn flag(&mut self, flag: &str) -> &mut Build {
-        self.flags.push(flag.to_string());
+        self.settings.cxx_flags.push(flag.to_string());
         self
     }
 
@@ -153,7 +131,7 @@ impl Build {
     /// begen::Build::new().cuda_flag("-lineinfo").compile("mykernels");
     /// ```
     pub fn cuda_flag(&mut self, flag: &str) -> &mut Build {
-        self.cuda_flags.push(flag.to_string());
+        self.settings.cuda_flags.push(flag.to_string());
         self
     }
 
@@ -166,7 +144,7 @@ impl Build {
     /// # Ok::<(), begen::Error>(())
     /// ```
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Build {
-        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self.settings.out = Some(dir.as_ref().to_path_buf());
         self
     }
 
@@ -194,7 +172,7 @@ impl Build {
     /// begen::Build::new().jobs(4).compile("mykernels");
     /// ```
     pub fn jobs(&mut self, jobs: usize) -> &mut Build {
-        self.jobs = Some(jobs.max(1));
+        self.settings.jobs = Some(jobs.max(1));
         self
     }
 
@@ -205,7 +183,7 @@ impl Build {
     /// begen::Build::new().dir("kernels").link_lib("cublas").compile("mykernels");
     /// ```
     pub fn link_lib(&mut self, name: &str) -> &mut Build {
-        self.link_libs.push(name.to_string());
+        self.settings.link_libs.push(name.to_string());
         self
     }
 
@@ -215,7 +193,7 @@ impl Build {
     /// begen::Build::new().link_dir("third_party/lib").link_lib("mylib").compile("mykernels");
     /// ```
     pub fn link_dir(&mut self, dir: impl AsRef<Path>) -> &mut Build {
-        self.link_dirs.push(dir.as_ref().to_path_buf());
+        self.settings.link_dirs.push(dir.as_ref().to_path_buf());
         self
     }
 
@@ -225,7 +203,7 @@ impl Build {
     /// begen::Build::new().link_arg("-Wl,--as-needed").compile("mykernels");
     /// ```
     pub fn link_arg(&mut self, arg: &str) -> &mut Build {
-        self.link_args.push(arg.to_string());
+        self.settings.link_args.push(arg.to_string());
         self
     }
 
@@ -239,8 +217,8 @@ impl Build {
     /// ```
     pub fn cargo_metadata(&mut self, on: bool) -> &mut Build {
         self.cargo_metadata = on;
-        self.host_cc.cargo_metadata(on);
-        self.cuda_cc.cargo_metadata(on);
+        self.settings.host_cc.cargo_metadata(on);
+        self.settings.cuda_cc.cargo_metadata(on);
         self
     }
 
@@ -253,7 +231,7 @@ impl Build {
     /// b.compile("mykernels");
     /// ```
     pub fn cc_host(&mut self) -> &mut cc::Build {
-        &mut self.host_cc
+        &mut self.settings.host_cc
     }
 
     /// The cc configuration nvcc TUs start from.
@@ -264,7 +242,7 @@ impl Build {
     /// b.compile("mykernels");
     /// ```
     pub fn cc_cuda(&mut self) -> &mut cc::Build {
-        &mut self.cuda_cc
+        &mut self.settings.cuda_cc
     }
 
     /// Builds, or fails the build script with one `begen error: ...`
@@ -295,13 +273,13 @@ impl Build {
     /// ```
     pub fn try_compile(&mut self, name: &str) -> Result<BuildOutput> {
         if !name.is_empty() {
-            self.name = Some(name.to_string());
+            self.settings.name = Some(name.to_string());
         }
         let env = Env::new();
         let mut reporter = CargoReporter { metadata: self.cargo_metadata, files: Vec::new() };
         let result = self.run(&env, &mut reporter);
         if self.cargo_metadata {
-            println!("cargo:rerun-if-changed={}", self.dir.display());
+            println!("cargo:rerun-if-changed={}", self.settings.root.display());
             for file in &reporter.files {
                 println!("cargo:rerun-if-changed={}", file.display());
             }
@@ -318,31 +296,20 @@ impl Build {
     }
 
     fn run(&self, env: &Env, reporter: &mut CargoReporter) -> Result<BuildOutput> {
-        let out = match &self.out_dir {
-            Some(dir) => dir.clone(),
-            None => PathBuf::from(env.var("OUT_DIR").ok_or_else(|| {
-                Error::Other("OUT_DIR is not set: outside a build script, call `.out_dir(...)`".to_string())
-            })?),
-        };
-        let platform = match &self.platform {
-            None => None,
-            Some(p) => Some(
+        let mut settings = self.settings.clone();
+        if settings.out.is_none() {
+            let out = env
+                .var("OUT_DIR")
+                .ok_or_else(|| Error::other("OUT_DIR is not set: outside a build script, call `.out_dir(...)`"))?;
+            settings.out = Some(PathBuf::from(out));
+        }
+        if let Some(p) = &self.platform {
+            settings.platform = Some(
                 PlatformChoice::parse(p)
-                    .ok_or_else(|| Error::Other(format!("platform `{p}` is not one of `cpu`, `cuda`, `auto`")))?,
-            ),
-        };
-        let mut opts = Options::with_cc(&self.dir, out, self.host_cc.clone(), self.cuda_cc.clone());
-        opts.name = self.name.clone();
-        opts.platform = platform;
-        opts.arch = self.arch.clone();
-        opts.includes = self.includes.clone();
-        opts.cxx_flags = self.flags.clone();
-        opts.cuda_flags = self.cuda_flags.clone();
-        opts.jobs = self.jobs;
-        opts.link_libs = self.link_libs.clone();
-        opts.link_dirs = self.link_dirs.clone();
-        opts.link_args = self.link_args.clone();
-        let built = crate::driver::build(&opts, env, reporter)?;
+                    .ok_or_else(|| Error::other(format!("platform `{p}` is not one of `cpu`, `cuda`, `auto`")))?,
+            );
+        }
+        let built = crate::driver::build(&settings, env, reporter)?;
         if let Some(dir) = &self.python_out {
             built.copy_python_outputs(dir)?;
         }

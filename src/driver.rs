@@ -17,9 +17,9 @@
 //! a run ([`Error`]).
 //!
 //! ```no_run
-//! let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+//! let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
 //! for f in &run.library.functions {
-//!     println!("{} {:?}", f.target, f.arg_spec());
+//!     println!("{} {}", f.target(), f.arg_spec().join(" "));
 //! }
 //! assert!(!run.has_errors());
 //! # Ok::<(), begen::Error>(())
@@ -30,61 +30,25 @@ use std::path::PathBuf;
 
 use crate::Error;
 use crate::binary::{self, declare::Manifest};
-use crate::build::{self as compile, BuildOutput, Env, Generated, Options, Reporter, Toolchain};
+use crate::build::{self as compile, Toolchain};
+pub use crate::build::{BuildOutput, Env, Generated, Reporter, StderrReporter};
 use crate::check::{self, Request};
 use crate::config::{self, SourceSpec};
 use crate::diag::Severity;
 use crate::diag::{self, Diagnostic};
 use crate::emit;
+use crate::model::Library;
 use crate::model::decl::Listed;
-use crate::model::{Library, Platform, PlatformChoice};
+pub use crate::model::{Platform, PlatformChoice};
 use crate::parse::{self, Headers};
 use crate::scan::{self, Kind};
+pub use crate::settings::Settings;
 use crate::source::{FileId, SourceMap};
-
-/// What to read, and the caller's settings that override begen.yaml's.
-///
-/// ```
-/// use begen::driver::Input;
-/// use begen::model::PlatformChoice;
-/// let input = Input { name: Some("mykernels".into()), platform: Some(PlatformChoice::Cpu), ..Input::new("kernels") };
-/// assert!(!input.building);
-/// ```
-#[derive(Debug, Clone, Default)]
-pub struct Input {
-    /// The kernel directory (scanned recursively).
-    pub root: PathBuf,
-    /// The library name (`--name`); else begen.yaml's `name`, else the
-    /// directory's name.
-    pub name: Option<String>,
-    /// Else begen.yaml's `platform`, else `auto`.
-    pub platform: Option<PlatformChoice>,
-    /// Where outputs go: sources under it are begen's own, not the library's.
-    pub out: Option<PathBuf>,
-    /// Include directories searched before the root (`-I`).
-    pub includes: Vec<PathBuf>,
-    /// The library is to be built: a library name taken from the directory
-    /// must then be usable (a scan does not need one).
-    pub building: bool,
-}
-
-impl Input {
-    /// Scanning `root` with its own settings.
-    ///
-    /// ```
-    /// let input = begen::driver::Input::new("kernels");
-    /// assert_eq!(input.root, std::path::Path::new("kernels"));
-    /// assert!(input.name.is_none() && input.out.is_none());
-    /// ```
-    pub fn new(root: impl Into<PathBuf>) -> Input {
-        Input { root: root.into(), ..Input::default() }
-    }
-}
 
 /// What a run produced.
 ///
 /// ```no_run
-/// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
 /// println!("{} function(s) in {} source file(s)", run.library.functions.len(), run.source_files);
 /// for path in &run.files_read {
 ///     println!("cargo:rerun-if-changed={}", path.display());
@@ -110,7 +74,7 @@ impl Run {
     /// Whether any diagnostic is an error (then nothing may be built).
     ///
     /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
     /// if run.has_errors() {
     ///     eprintln!("not building: the kernels have errors");
     /// }
@@ -119,21 +83,35 @@ impl Run {
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
+
+    /// The scan document of `begen scan --format json`: the functions (name,
+    /// file, line, platform, arg_spec, module, target...) and every
+    /// diagnostic, pretty-printed, ending with a newline.
+    ///
+    /// ```no_run
+    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
+    /// let json = run.to_json();
+    /// assert!(json.starts_with('{') && json.ends_with("}\n"));
+    /// # Ok::<(), begen::Error>(())
+    /// ```
+    pub fn to_json(&self) -> String {
+        crate::report::Report::new(self).to_json()
+    }
 }
 
-/// Runs the front ends and `check` over `input.root`. Fails only when the
+/// Runs the front ends and `check` over `settings.root`. Fails only when the
 /// root cannot be read; every other problem is a diagnostic.
 ///
 /// ```no_run
-/// use begen::driver::{run, Input};
-/// let run = run(&Input::new("kernels"))?;
+/// use begen::driver::{run, Settings};
+/// let run = run(&Settings::new("kernels"))?;
 /// for d in &run.diagnostics {
 ///     eprintln!("{}", begen::diag::render::render_text(d, &run.sources, false));
 /// }
 /// # Ok::<(), begen::Error>(())
 /// ```
-pub fn run(input: &Input) -> Result<Run, Error> {
-    let root = &input.root;
+pub fn run(settings: &Settings) -> Result<Run, Error> {
+    let root = &settings.root;
     let mut map = SourceMap::default();
     let root_file = map.add(".", root, Vec::new());
 
@@ -167,18 +145,13 @@ pub fn run(input: &Input) -> Result<Run, Error> {
     declared.extend(kernels);
 
     // check: decide everything.
-    let out = input.out.as_deref();
     let request = Request {
         map: &map,
         config: &config,
         config_file: config_file.clone(),
         root: &absolute,
         root_file,
-        name: input.name.as_deref(),
-        platform: input.platform,
-        out,
-        includes: &input.includes,
-        building: input.building,
+        settings,
         sources: &sources,
         binaries: &binaries,
     };
@@ -227,17 +200,13 @@ fn listed(
     out
 }
 
-/// Runs the pipeline for a build or generation into `opts.out`: reports
-/// every diagnostic and the files read; error diagnostics stop here.
-fn checked(opts: &Options, reporter: &mut dyn Reporter) -> Result<Run, Error> {
-    let input = Input {
-        root: opts.root.clone(),
-        name: opts.name.clone(),
-        platform: opts.platform,
-        out: Some(opts.out.clone()),
-        includes: opts.includes.clone(),
-        building: true,
+/// Runs the pipeline for a build or generation into `settings.out`:
+/// reports every diagnostic and the files read; error diagnostics stop here.
+fn checked(settings: &Settings, reporter: &mut dyn Reporter) -> Result<Run, Error> {
+    let Some(out) = &settings.out else {
+        return Err(Error::other("no output directory: set the settings' `out`"));
     };
+    let input = Settings { building: true, ..settings.clone() };
     let run = run(&input)?;
     reporter.files_read(&run.files_read);
     for d in &run.diagnostics {
@@ -245,9 +214,9 @@ fn checked(opts: &Options, reporter: &mut dyn Reporter) -> Result<Run, Error> {
     }
     let errors = compile::count(&run.diagnostics, Severity::Error);
     if errors > 0 {
-        return Err(Error::Diagnostics { errors });
+        return Err(Error::diagnostics(errors));
     }
-    refuse_overwriting_inputs(&opts.out, &run)?;
+    refuse_overwriting_inputs(out, &run)?;
     Ok(run)
 }
 
@@ -265,7 +234,7 @@ fn refuse_overwriting_inputs(out: &std::path::Path, run: &Run) -> Result<(), Err
         // Only an input of the same file name can be the same file.
         let mut candidates = run.files_read.iter().filter(|input| input.file_name() == Some(name.as_ref()));
         if let Some(input) = candidates.find(|input| same(&output, input)) {
-            return Err(Error::Other(format!(
+            return Err(Error::other(format!(
                 "`{}` would be written over `{}`, which begen reads as input: choose another --out, or \
                  another library name",
                 output.display(),
@@ -276,38 +245,46 @@ fn refuse_overwriting_inputs(out: &std::path::Path, run: &Run) -> Result<(), Err
     Ok(())
 }
 
-/// Writes the generated sources, Python module and manifest into OUT
+/// Writes the generated sources, Python module and manifest into `settings.out`
 /// without compiling anything (`begen generate`).
 ///
 /// ```no_run
-/// use begen::build::{Env, Options, StderrReporter};
-/// let generated = begen::driver::generate(&Options::new("kernels", "gen"), &Env::new(), &mut StderrReporter::default())?;
+/// use begen::driver::{Env, Settings, StderrReporter};
+/// let mut settings = Settings::new("kernels");
+/// settings.out = Some("gen".into());
+/// let generated = begen::driver::generate(&settings, &Env::new(), &mut StderrReporter::default())?;
 /// for file in &generated.files {
 ///     println!("{}", file.display());
 /// }
 /// # Ok::<(), begen::Error>(())
 /// ```
-pub fn generate(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<Generated, Error> {
-    let run = checked(opts, reporter)?;
+pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<Generated, Error> {
+    let run = checked(settings, reporter)?;
     let emitted = emit::emit(&run.library, compile::xla_ffi_api(env).as_deref());
-    let files = compile::write_sources(&opts.out, &emitted)?;
+    let files = compile::write_sources(settings.out_dir(), &emitted)?;
     Ok(Generated { library: run.library, files, diagnostics: run.diagnostics })
 }
 
 /// Runs the whole pipeline: checks, generates, compiles and links into
-/// OUT (see [`crate::build`] for the layout). On any failure the previous
+/// `settings.out`: `lib<NAME>.so`, `<NAME>.py`, `<NAME>.pyi` and the
+/// manifest `<NAME>.yaml`, with the work directory `.begen/<NAME>/` beside them. On any failure the previous
 /// outputs in OUT are left as they were.
 ///
 /// ```no_run
-/// use begen::build::{Env, Options, StderrReporter};
-/// let built = begen::driver::build(&Options::new("kernels", "out"), &Env::new(), &mut StderrReporter::default())?;
+/// use begen::driver::{Env, Settings, StderrReporter};
+/// let mut settings = Settings::new("kernels");
+/// settings.out = Some("out".into());
+/// let built = begen::driver::build(&settings, &Env::new(), &mut StderrReporter::default())?;
 /// println!("{}", built.library_path.display());
 /// # Ok::<(), begen::Error>(())
 /// ```
-pub fn build(opts: &Options, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput, Error> {
-    let run = checked(opts, reporter)?;
-    let tools = Toolchain::resolve(&run.library, opts, env)?;
+pub fn build(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput, Error> {
+    let run = checked(settings, reporter)?;
+    let tools = Toolchain::resolve(&run.library, settings, env)?;
     let emitted = emit::emit(&run.library, tools.xla_ffi_api.as_deref());
-    compile::build_library(&run.library, &emitted, tools, opts, env, reporter)
+    compile::build_library(&run.library, &emitted, tools, settings, env, reporter)
         .map(|out| BuildOutput { diagnostics: run.diagnostics, ..out })
 }
+
+#[cfg(test)]
+mod tests;

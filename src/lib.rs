@@ -12,7 +12,7 @@
 //! binary is the CLI front end.
 //!
 //! ```no_run
-//! let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+//! let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
 //! for d in &run.diagnostics {
 //!     eprintln!("{}", begen::diag::render::render_text(d, &run.sources, false));
 //! }
@@ -25,6 +25,10 @@ pub mod binary;
 pub mod build;
 mod buildrs;
 mod check;
+/// The `begen` command line (the binary's `main`), behind the `cli` feature.
+#[cfg(feature = "cli")]
+#[doc(hidden)]
+pub mod cli;
 mod config;
 pub mod diag;
 pub mod driver;
@@ -35,7 +39,8 @@ mod par;
 mod parse;
 pub mod report;
 mod scan;
+mod settings;
 pub mod source;
 
 pub use buildrs::Build;
-pub use error::{Error, Result};
+pub use error::{Error, ErrorKind, Result};

@@ -1,9 +1,9 @@
-//! The `begen` command line: a thin front over the library's stages.
-
-mod cli;
+//! The `begen` command line: a thin front over the library's stages
+//! (`begen::cli`, inside the library so that the command line needs no
+//! public API beyond what build scripts use).
 
 fn main() {
-    std::process::exit(cli::main());
+    std::process::exit(begen::cli::main());
 }
 
 // The scanner allocates many small short-lived strings and token vectors

@@ -5,7 +5,7 @@
 //! added.
 //!
 //! ```no_run
-//! let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+//! let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
 //! print!("{}", begen::report::Report::new(&run).to_json());
 //! # Ok::<(), begen::Error>(())
 //! ```
@@ -22,7 +22,7 @@ use crate::source::SourceMap;
 /// The whole document.
 ///
 /// ```no_run
-/// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
 /// let report = begen::report::Report::new(&run);
 /// println!("{} function(s), {} diagnostic(s)", report.functions.len(), report.diagnostics.len());
 /// # Ok::<(), begen::Error>(())
@@ -38,7 +38,7 @@ pub struct Report {
 /// One function of the document.
 ///
 /// ```no_run
-/// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
 /// for f in &begen::report::Report::new(&run).functions {
 ///     println!("{}:{} {} {}", f.file, f.line, f.name, f.arg_spec.join(" "));
 /// }
@@ -96,7 +96,7 @@ pub struct InstanceEntry {
 /// One diagnostic of the document.
 ///
 /// ```no_run
-/// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
 /// for d in &begen::report::Report::new(&run).diagnostics {
 ///     println!("{}:{}:{}: {}: {}", d.file, d.line, d.column, d.severity, d.message);
 /// }
@@ -128,7 +128,7 @@ pub struct DiagnosticEntry {
 /// A secondary location of a diagnostic.
 ///
 /// ```no_run
-/// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
 /// for d in &begen::report::Report::new(&run).diagnostics {
 ///     for l in &d.labels {
 ///         println!("  {}:{}:{}: {}", l.file, l.line, l.column, l.message);
@@ -152,7 +152,7 @@ impl Report {
     /// The document of a run.
     ///
     /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
     /// let report = begen::report::Report::new(&run);
     /// assert_eq!(report.functions.len(), run.library.functions.len());
     /// # Ok::<(), begen::Error>(())
@@ -168,7 +168,7 @@ impl Report {
     /// (`begen scan --format json`).
     ///
     /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
     /// let json = begen::report::Report::new(&run).to_json();
     /// assert!(json.starts_with('{') && json.ends_with("}\n"));
     /// # Ok::<(), begen::Error>(())
@@ -181,7 +181,7 @@ impl Report {
     /// Writes [`Report::to_json`]'s text to `w`.
     ///
     /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
     /// begen::report::Report::new(&run).write_json(std::io::stdout().lock())?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -193,7 +193,7 @@ impl Report {
     /// The document as YAML (`begen scan --format yaml`).
     ///
     /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
     /// print!("{}", begen::report::Report::new(&run).to_yaml());
     /// # Ok::<(), begen::Error>(())
     /// ```
@@ -208,7 +208,7 @@ fn function_entry(f: &Function) -> FunctionEntry {
         file: f.file.clone(),
         line: f.line,
         platform: f.platform.as_str(),
-        arg_spec: f.arg_spec().iter().map(ToString::to_string).collect(),
+        arg_spec: f.arg_spec(),
         column: f.column,
         module: f.module.clone(),
         target: f.target.clone(),
@@ -256,7 +256,7 @@ fn diagnostic_entry(d: &Diagnostic, map: &SourceMap) -> DiagnosticEntry {
 /// A table of the functions for people (diagnostics go to stderr apart).
 ///
 /// ```no_run
-/// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
 /// print!("{}", begen::report::table(&run));
 /// # Ok::<(), begen::Error>(())
 /// ```

@@ -7,7 +7,6 @@ mod support;
 use std::path::{Path, PathBuf};
 
 use begen::diag::render::render_text;
-use begen::report::Report;
 use support::golden::Goldens;
 
 fn fixtures() -> PathBuf {
@@ -16,9 +15,9 @@ fn fixtures() -> PathBuf {
 
 fn run_case(name: &str) {
     let dir = fixtures().join(name);
-    let scan = begen::driver::run(&begen::driver::Input::new(dir.join("input")))
+    let scan = begen::driver::run(&begen::driver::Settings::new(dir.join("input")))
         .expect("the fixture's input folder is readable");
-    let json = Report::new(&scan).to_json();
+    let json = scan.to_json();
     let text: String = scan.diagnostics.iter().map(|d| render_text(d, &scan.sources, false) + "\n").collect();
     let mut goldens = Goldens::new("cargo test --test fixtures");
     goldens.check(&dir.join("scan.json"), &json);

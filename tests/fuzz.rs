@@ -230,7 +230,7 @@ fn worker(dir: &Path, seed: u64, count: usize, done: &AtomicUsize) -> Vec<(PathB
     let mut panics = Vec::new();
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).unwrap();
-    let input = begen::driver::Input::new(dir);
+    let input = begen::driver::Settings::new(dir);
     for i in 0..count {
         let mut src = sources[rng.below(sources.len())].clone();
         mutate(&mut rng, &mut src, DICT, &sources);
@@ -247,7 +247,7 @@ fn worker(dir: &Path, seed: u64, count: usize, done: &AtomicUsize) -> Vec<(PathB
         let result = catch_unwind(AssertUnwindSafe(|| {
             if let Ok(run) = begen::driver::run(&input) {
                 // The report and the rendered diagnostics are part of the front end too.
-                let _ = begen::report::Report::new(&run).to_json();
+                let _ = run.to_json();
                 for d in &run.diagnostics {
                     let _ = begen::diag::render::render_text(d, &run.sources, false);
                 }

@@ -22,13 +22,13 @@ fn temp_dir(tag: &str) -> PathBuf {
 fn scan_bytes(name: &str, bytes: &[u8]) -> begen::driver::Run {
     let dir = temp_dir("prop");
     std::fs::write(dir.join(name), bytes).unwrap();
-    let scan = begen::driver::run(&begen::driver::Input::new(&dir)).expect("the root is readable");
+    let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).expect("the root is readable");
     // Rendering reads the file back for snippets: it must not panic either.
     for d in &scan.diagnostics {
         let _ = begen::diag::render::render_text(d, &scan.sources, true);
         let _ = begen::diag::render::render_cargo(d, &scan.sources);
     }
-    let _ = begen::report::Report::new(&scan).to_json();
+    let _ = scan.to_json();
     std::fs::remove_dir_all(&dir).unwrap();
     scan
 }
@@ -142,7 +142,7 @@ fn empty_binary_and_non_utf8_files() {
     std::fs::write(dir.join("empty.cu"), b"").unwrap();
     std::fs::write(dir.join("bin.cu"), b"\x00\x01// @BE f\n").unwrap();
     std::fs::write(dir.join("latin.cpp"), b"// \xe9\n// @BE f\nvoid f(const BE::Tensor x, BE::Tensor y) {}\n").unwrap();
-    let scan = begen::driver::run(&begen::driver::Input::new(&dir)).unwrap();
+    let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
     let files: Vec<&str> = scan.diagnostics.iter().map(|d| d.location(&scan.sources).0).collect();
     assert_eq!(files, vec!["bin.cu", "empty.cu", "latin.cpp"]);
     assert_eq!(scan.library.functions.len(), 1);
@@ -157,7 +157,7 @@ fn symlink_loops_are_reported_not_followed() {
     std::os::unix::fs::symlink(&dir, dir.join("sub/back")).unwrap();
     std::os::unix::fs::symlink(dir.join("sub/self"), dir.join("sub/self")).unwrap();
     std::fs::write(dir.join("sub/k.cu"), b"// @BE k\nvoid k(const BE::Tensor x, BE::Tensor y) {}\n").unwrap();
-    let scan = begen::driver::run(&begen::driver::Input::new(&dir)).unwrap();
+    let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
     assert_eq!(scan.library.functions.len(), 1);
     let messages: Vec<String> =
         scan.diagnostics.iter().map(|d| format!("{}: {}", d.location(&scan.sources).0, d.message)).collect();
@@ -175,7 +175,7 @@ fn unreadable_files_are_diagnosed() {
     // Readable as a regular file to `stat`, but `read` fails with EIO, even for root.
     std::os::unix::fs::symlink("/proc/self/mem", dir.join("mem.cu")).unwrap();
     std::fs::write(dir.join("ok.cu"), b"// @BE k\nvoid k(const BE::Tensor x, BE::Tensor y) {}\n").unwrap();
-    let scan = begen::driver::run(&begen::driver::Input::new(&dir)).unwrap();
+    let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
     assert_eq!(scan.library.functions.len(), 1);
     let d = scan.diagnostics.iter().find(|d| d.location(&scan.sources).0 == "mem.cu").expect("a diagnostic for mem.cu");
     assert!(d.is_error() && d.message.starts_with("cannot read this file"), "{d:?}");
@@ -187,7 +187,7 @@ fn root_that_is_a_file_is_an_error() {
     let dir = temp_dir("rootfile");
     let file = dir.join("x.cu");
     std::fs::write(&file, b"").unwrap();
-    assert!(begen::driver::run(&begen::driver::Input::new(&file)).is_err());
+    assert!(begen::driver::run(&begen::driver::Settings::new(&file)).is_err());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -94,7 +94,7 @@ impl Compilers {
             Platform::Cuda => self
                 .cuda
                 .as_ref()
-                .ok_or_else(|| Error::Other(format!("internal: no CUDA compiler for `{}`", unit.name))),
+                .ok_or_else(|| Error::other(format!("internal: no CUDA compiler for `{}`", unit.name))),
         }
     }
 }
@@ -189,7 +189,7 @@ fn record_deps(work: &Path, object: &Path, deps: &[PathBuf]) -> std::io::Result<
 /// Compiles every stale unit (in parallel, `jobs` at a time), reporting
 /// `compiling 3/12 name` lines (and, with `explain`, why each unit is
 /// stale), and returns how many ran. All failures are
-/// collected into one [`Error::Compile`].
+/// collected into one `Error` of kind `Compile`.
 pub fn compile_units(
     work: &Path,
     units: &[Unit],
@@ -271,7 +271,7 @@ pub fn compile_units(
     };
     let output =
         failures.iter().map(|(name, out)| format!("--- {name}\n{}", out.trim_end())).collect::<Vec<_>>().join("\n");
-    Err(Error::Compile { what, output })
+    Err(Error::compile(what, output))
 }
 
 enum Event {

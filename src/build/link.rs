@@ -56,7 +56,7 @@ pub fn link_args(job: &LinkJob<'_>) -> Result<Vec<String>> {
             }
         }
         Some(None) => {
-            return Err(Error::Toolchain(
+            return Err(Error::toolchain(
                 "CUDA kernels link the static CUDA runtime, and `libcudart_static.a` was not \
                  found beside nvcc (tried `lib64`, `lib` and `targets/<arch>-linux/lib` of its \
                  toolkit, and pip's `nvidia/cuda_runtime/lib`). Install the CUDA runtime \
@@ -75,20 +75,20 @@ pub fn link(job: &LinkJob<'_>) -> Result<()> {
         .args(&args)
         .current_dir(job.work)
         .output()
-        .map_err(|e| Error::Toolchain(format!("could not run the linker `{}`: {e}", job.linker.display())))?;
+        .map_err(|e| Error::toolchain(format!("could not run the linker `{}`: {e}", job.linker.display())))?;
     if output.status.success() {
         return Ok(());
     }
-    Err(Error::Compile {
-        what: format!("linking {}", job.output.display()),
-        output: format!(
+    Err(Error::compile(
+        format!("linking {}", job.output.display()),
+        format!(
             "command: {} {}\n{}{}",
             job.linker.display(),
             args.join(" "),
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         ),
-    })
+    ))
 }
 
 /// Makes the modules of a namespaced library link as one: a function name
@@ -149,7 +149,7 @@ fn strong_globals(work: &Path, object: &Path, nm: &Path) -> Result<Vec<String>> 
 /// Runs a binutils tool in `work`; its stdout, or an error with its output.
 fn run_tool(work: &Path, tool: &Path, args: &[String], what: &str) -> Result<String> {
     let output = Command::new(tool).args(args).current_dir(work).output().map_err(|e| {
-        Error::Toolchain(format!(
+        Error::toolchain(format!(
             "{what}: could not run `{}`: {e}. A library with modules needs binutils' nm and objcopy \
              (set NM and OBJCOPY to use others)",
             tool.display()
@@ -158,14 +158,14 @@ fn run_tool(work: &Path, tool: &Path, args: &[String], what: &str) -> Result<Str
     if output.status.success() {
         return Ok(String::from_utf8_lossy(&output.stdout).into_owned());
     }
-    Err(Error::Compile {
-        what: what.to_string(),
-        output: format!(
+    Err(Error::compile(
+        what.to_string(),
+        format!(
             "command: {} {}\n{}{}",
             tool.display(),
             args.join(" "),
             String::from_utf8_lossy(&output.stdout),
             String::from_utf8_lossy(&output.stderr)
         ),
-    })
+    ))
 }

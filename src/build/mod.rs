@@ -1,13 +1,14 @@
 //! Stage 5, build: from the checked library and its generated files,
 //! compile every translation unit and link `lib<NAME>.so` beside the
 //! generated Python module and manifest. `begen::driver::build` runs the
-//! whole pipeline into it; this module holds its settings ([`Options`],
-//! [`Env`], [`Reporter`]) and its results.
+//! whole pipeline into it; this module holds its environment ([`Env`]), its
+//! [`Reporter`] and its results.
 //!
 //! ```no_run
-//! use begen::build::{Env, Options, StderrReporter};
-//! let opts = Options::new("kernels", "out");
-//! let built = begen::driver::build(&opts, &Env::new(), &mut StderrReporter::default())?;
+//! use begen::driver::{Env, Settings, StderrReporter};
+//! let mut settings = Settings::new("kernels");
+//! settings.out = Some("out".into());
+//! let built = begen::driver::build(&settings, &Env::new(), &mut StderrReporter::default())?;
 //! println!("{}", built.library_path.display());
 //! # Ok::<(), begen::Error>(())
 //! ```
@@ -64,123 +65,16 @@ use crate::diag::{Diagnostic, Severity};
 use crate::error::{Error, Result};
 use crate::model::generated::{Emitted, FileKind, GeneratedFile};
 use crate::model::{Library, Platform};
+use crate::settings::Settings;
 use crate::source::SourceMap;
 use compile::{CompilerCmd, Compilers, Unit};
 use toolchain::Discovery;
-
-/// Everything a build needs besides the environment.
-///
-/// ```
-/// use begen::build::Options;
-/// let mut opts = Options::new("kernels", "out");
-/// opts.name = Some("mykernels".into());
-/// opts.arch = vec!["sm_90".into()];
-/// assert_eq!(opts.root, std::path::Path::new("kernels"));
-/// ```
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// The kernel directory (scanned recursively).
-    pub root: PathBuf,
-    /// Where the outputs go.
-    pub out: PathBuf,
-    /// Library name; else begen.yaml's `name`, else the directory's name.
-    pub name: Option<String>,
-    /// Else begen.yaml's `platform`, else `auto`.
-    pub platform: Option<PlatformChoice>,
-    /// CUDA architectures (`sm_90`, `9.0`, ...); see [`arch`] for the fallbacks.
-    pub arch: Vec<String>,
-    /// Extra include directories, searched before begen.yaml's and begen's own.
-    pub includes: Vec<PathBuf>,
-    /// Extra flags for host C++ TUs (after begen.yaml's `cxx_flags`).
-    pub cxx_flags: Vec<String>,
-    /// Extra flags for nvcc TUs (after begen.yaml's `cuda.flags`).
-    pub cuda_flags: Vec<String>,
-    /// Parallel compiler runs; else `NUM_JOBS`, else the number of CPUs.
-    pub jobs: Option<usize>,
-    /// Libraries to link (after begen.yaml's `link: libs:`), by `-l` name.
-    pub link_libs: Vec<String>,
-    /// Directories searched for them (before begen.yaml's `link: dirs:`).
-    pub link_dirs: Vec<PathBuf>,
-    /// Linker arguments (after begen.yaml's `link: args:`).
-    pub link_args: Vec<String>,
-    /// The cc configuration host TUs start from (compiler, target, opt level...).
-    pub host_cc: cc::Build,
-    /// The cc configuration CUDA TUs start from.
-    pub cuda_cc: cc::Build,
-}
-
-impl Options {
-    /// Options for a build outside Cargo: the host triple, `-O2`, no debug
-    /// info, no `cargo:` lines from cc.
-    ///
-    /// ```
-    /// let opts = begen::build::Options::new("kernels", "out");
-    /// assert!(opts.name.is_none() && opts.platform.is_none());
-    /// ```
-    pub fn new(root: impl Into<PathBuf>, out: impl Into<PathBuf>) -> Options {
-        let triple = host_triple();
-        let mut host_cc = cc::Build::new();
-        host_cc
-            .target(&triple)
-            .host(&triple)
-            .opt_level(2)
-            .debug(false)
-            .cargo_metadata(false)
-            .cargo_warnings(false)
-            .cargo_output(false);
-        let cuda_cc = host_cc.clone();
-        Options::with_cc(root, out, host_cc, cuda_cc)
-    }
-
-    /// Options with the given cc configurations as starting points.
-    ///
-    /// ```
-    /// let mut host = cc::Build::new();
-    /// host.compiler("clang++").opt_level(3);
-    /// let cuda = host.clone();
-    /// let opts = begen::build::Options::with_cc("kernels", "out", host, cuda);
-    /// assert_eq!(opts.out, std::path::Path::new("out"));
-    /// ```
-    pub fn with_cc(
-        root: impl Into<PathBuf>,
-        out: impl Into<PathBuf>,
-        host_cc: cc::Build,
-        cuda_cc: cc::Build,
-    ) -> Options {
-        Options {
-            root: root.into(),
-            out: out.into(),
-            name: None,
-            platform: None,
-            arch: Vec::new(),
-            includes: Vec::new(),
-            cxx_flags: Vec::new(),
-            cuda_flags: Vec::new(),
-            jobs: None,
-            link_libs: Vec::new(),
-            link_dirs: Vec::new(),
-            link_args: Vec::new(),
-            host_cc,
-            cuda_cc,
-        }
-    }
-}
-
-/// The Rust-style target triple of this machine, for cc outside Cargo.
-fn host_triple() -> String {
-    let arch = std::env::consts::ARCH;
-    match std::env::consts::OS {
-        "linux" => format!("{arch}-unknown-linux-gnu"),
-        "macos" => format!("{arch}-apple-darwin"),
-        os => format!("{arch}-unknown-{os}"),
-    }
-}
 
 /// Where a build reports as it goes: diagnostics, progress lines and
 /// compiler warnings. The CLI prints to stderr; build.rs prints `cargo:` lines.
 ///
 /// ```no_run
-/// use begen::build::{self, Env, Options, Reporter};
+/// use begen::driver::{Env, Reporter, Settings};
 /// use begen::diag::Diagnostic;
 /// use begen::source::SourceMap;
 ///
@@ -197,7 +91,9 @@ fn host_triple() -> String {
 /// }
 ///
 /// let mut quiet = Quiet::default();
-/// begen::driver::build(&Options::new("kernels", "out"), &Env::new(), &mut quiet)?;
+/// let mut settings = Settings::new("kernels");
+/// settings.out = Some("out".into());
+/// begen::driver::build(&settings, &Env::new(), &mut quiet)?;
 /// # Ok::<(), begen::Error>(())
 /// ```
 pub trait Reporter {
@@ -214,9 +110,11 @@ pub trait Reporter {
 /// Prints everything on stderr (the CLI's reporter).
 ///
 /// ```no_run
-/// use begen::build::{self, Env, Options, StderrReporter};
+/// use begen::driver::{Env, Settings, StderrReporter};
 /// let mut reporter = StderrReporter { quiet: true };
-/// begen::driver::build(&Options::new("kernels", "out"), &Env::new(), &mut reporter)?;
+/// let mut settings = Settings::new("kernels");
+/// settings.out = Some("out".into());
+/// begen::driver::build(&settings, &Env::new(), &mut reporter)?;
 /// # Ok::<(), begen::Error>(())
 /// ```
 #[derive(Debug, Default)]
@@ -276,8 +174,10 @@ fn say(text: &str) {
 /// What [`crate::driver::build`] produced.
 ///
 /// ```no_run
-/// use begen::build::{self, Env, Options, StderrReporter};
-/// let out = begen::driver::build(&Options::new("kernels", "out"), &Env::new(), &mut StderrReporter::default())?;
+/// use begen::driver::{Env, Settings, StderrReporter};
+/// let mut settings = Settings::new("kernels");
+/// settings.out = Some("out".into());
+/// let out = begen::driver::build(&settings, &Env::new(), &mut StderrReporter::default())?;
 /// println!("{} ({} compiled, {} up to date)", out.library_path.display(), out.compiled, out.up_to_date);
 /// # Ok::<(), begen::Error>(())
 /// ```
@@ -308,8 +208,10 @@ pub struct BuildOutput {
 /// What [`crate::driver::generate`] wrote.
 ///
 /// ```no_run
-/// use begen::build::{self, Env, Options, StderrReporter};
-/// let generated = begen::driver::generate(&Options::new("kernels", "gen"), &Env::new(), &mut StderrReporter::default())?;
+/// use begen::driver::{Env, Settings, StderrReporter};
+/// let mut settings = Settings::new("kernels");
+/// settings.out = Some("gen".into());
+/// let generated = begen::driver::generate(&settings, &Env::new(), &mut StderrReporter::default())?;
 /// for path in &generated.files {
 ///     println!("{}", path.display());
 /// }
@@ -335,8 +237,10 @@ impl BuildOutput {
     /// Returns the paths in `dir` that were written.
     ///
     /// ```no_run
-    /// use begen::build::{Env, Options, StderrReporter};
-    /// let built = begen::driver::build(&Options::new("kernels", "out"), &Env::new(), &mut StderrReporter::default())?;
+    /// use begen::driver::{Env, Settings, StderrReporter};
+    /// let mut settings = Settings::new("kernels");
+    /// settings.out = Some("out".into());
+    /// let built = begen::driver::build(&settings, &Env::new(), &mut StderrReporter::default())?;
     /// built.copy_python_outputs("python/mypkg".as_ref())?;
     /// # Ok::<(), begen::Error>(())
     /// ```
@@ -379,14 +283,14 @@ pub(crate) struct Toolchain {
 impl Toolchain {
     /// Finds XLA's FFI headers, begen's support headers and, when the
     /// library builds CUDA sources, nvcc.
-    pub(crate) fn resolve(library: &Library, opts: &Options, env: &Env) -> Result<Toolchain> {
+    pub(crate) fn resolve(library: &Library, opts: &Settings, env: &Env) -> Result<Toolchain> {
         let discovery = Discovery::new(env);
         let xla_include = discovery.xla_ffi_include()?;
         let support_include = match env.var("BEGEN_SUPPORT_INCLUDE") {
             Some(dir) => PathBuf::from(dir),
             // Absolute: compilers run in the work directory.
             None => {
-                let dir = work_dir(&opts.out, &library.name).join("include");
+                let dir = work_dir(opts.out_dir(), &library.name).join("include");
                 let dir = std::path::absolute(&dir).map_err(|e| Error::io(&dir, e))?;
                 support::write_headers(&dir)?
             }
@@ -431,14 +335,14 @@ pub(crate) fn build_library(
     library: &Library,
     emitted: &Emitted,
     tools: Toolchain,
-    opts: &Options,
+    opts: &Settings,
     env: &Env,
     reporter: &mut dyn Reporter,
 ) -> Result<BuildOutput> {
     let Toolchain { xla_include, support_include, xla_ffi_api, cuda, libs } = tools;
     let discovery = Discovery::new(env);
     let settings = &library.settings;
-    let work = work_dir(&opts.out, &library.name);
+    let work = work_dir(opts.out_dir(), &library.name);
     // One build of a library into one OUT at a time: another waits here,
     // then finds the objects up to date.
     let _lock = lock_work_dir(&work, reporter)?;
@@ -508,11 +412,11 @@ pub(crate) fn build_library(
         std::fs::write(&path, file.contents.as_bytes()).map_err(|e| Error::io(&path, e))?;
         staged.push(path);
     }
-    std::fs::create_dir_all(&opts.out).map_err(|e| Error::io(&opts.out, e))?;
-    let changed = files::commit_staged(&staged, &opts.out)?;
+    std::fs::create_dir_all(opts.out_dir()).map_err(|e| Error::io(opts.out_dir(), e))?;
+    let changed = files::commit_staged(&staged, opts.out_dir())?;
     let _ = std::fs::remove_dir(&stage);
 
-    let out = &opts.out;
+    let out = opts.out_dir();
     let name = &library.name;
     Ok(BuildOutput {
         library: library.clone(),
@@ -621,13 +525,13 @@ fn write_generated<'e>(
 }
 
 fn cc_error(what: &str, e: cc::Error) -> Error {
-    Error::Toolchain(format!("{what}: {e}. Set CXX to a working C++17 compiler (g++ or clang++)."))
+    Error::toolchain(format!("{what}: {e}. Set CXX to a working C++17 compiler (g++ or clang++)."))
 }
 
 /// The host C++ command from cc: its compiler and flags, plus C++17, PIC,
 /// the include directories and the configured flags.
 fn host_compiler(
-    opts: &Options,
+    opts: &Settings,
     cxx_flags: &[String],
     includes: &[PathBuf],
     system_includes: &[PathBuf],
@@ -647,7 +551,7 @@ fn host_compiler(
 
 /// The nvcc command: cc's flags for nvcc with begen's nvcc as the program.
 fn cuda_compiler(
-    opts: &Options,
+    opts: &Settings,
     cuda_flags: &[String],
     includes: &[PathBuf],
     system_includes: &[PathBuf],
@@ -672,7 +576,7 @@ fn cuda_compiler(
     // into an error rather than a backtrace.
     let tool = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| b.try_get_compiler()))
         .map_err(|_| {
-            Error::Toolchain(
+            Error::toolchain(
                 "cc cannot drive nvcc when CXX carries arguments; set CXX to the compiler alone \
                  (flags go in CXXFLAGS)"
                     .to_string(),
@@ -712,8 +616,10 @@ pub fn count(diagnostics: &[Diagnostic], severity: Severity) -> usize {
 /// One line of `begen doctor`: what, and what was found (or why not).
 ///
 /// ```no_run
-/// use begen::build::{self, Env, Options};
-/// for line in build::doctor(&Options::new("kernels", "out"), &Env::new()) {
+/// use begen::driver::{Env, Settings};
+/// let mut settings = Settings::new("kernels");
+/// settings.out = Some("out".into());
+/// for line in begen::build::doctor(&settings, &Env::new()) {
 ///     match &line.found {
 ///         Ok(found) => println!("{:24} {found}", line.what),
 ///         Err(why) => println!("{:24} MISSING{}: {why}", line.what, if line.required { "" } else { " (optional)" }),
@@ -734,12 +640,14 @@ pub struct DoctorLine {
 /// it found; `opts.root` supplies begen.yaml's CUDA settings when present.
 ///
 /// ```no_run
-/// use begen::build::{self, Env, Options};
-/// let lines = build::doctor(&Options::new("kernels", "out"), &Env::new());
+/// use begen::driver::{Env, Settings};
+/// let mut settings = Settings::new("kernels");
+/// settings.out = Some("out".into());
+/// let lines = begen::build::doctor(&settings, &Env::new());
 /// let missing = lines.iter().filter(|l| l.required && l.found.is_err()).count();
 /// println!("{missing} required piece(s) missing");
 /// ```
-pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
+pub fn doctor(opts: &Settings, env: &Env) -> Vec<DoctorLine> {
     let d = Discovery::new(env);
     let mut lines = Vec::new();
     let line =
@@ -752,7 +660,7 @@ pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
                 let api = toolchain::xla_ffi_api_version(dir).unwrap_or_else(|| "unknown".into());
                 format!("{} (API {api})", dir.display())
             })
-            .map_err(|e| Error::Toolchain(e.to_string())),
+            .map_err(|e| Error::toolchain(e.to_string())),
         true,
     ));
     let support = match env.var("BEGEN_SUPPORT_INCLUDE") {
@@ -770,12 +678,12 @@ pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
         let runs = std::process::Command::new(&cmd.program).arg("--version").output();
         match runs {
             Ok(out) if out.status.success() => Ok(describe_cmd(&cmd)),
-            Ok(out) => Err(Error::Toolchain(format!(
+            Ok(out) => Err(Error::toolchain(format!(
                 "`{}` does not run: {}",
                 cmd.program.display(),
                 String::from_utf8_lossy(&out.stderr).trim()
             ))),
-            Err(e) => Err(Error::Toolchain(format!(
+            Err(e) => Err(Error::toolchain(format!(
                 "`{}` does not run ({e}): install a C++17 compiler or set CXX",
                 cmd.program.display()
             ))),
@@ -789,7 +697,7 @@ pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
         lines.push(line(
             "--arch",
             asked.map_err(|bad| {
-                Error::Toolchain(format!("`{bad}` is not a CUDA architecture (write sm_90, 90 or 9.0)"))
+                Error::toolchain(format!("`{bad}` is not a CUDA architecture (write sm_90, 90 or 9.0)"))
             }),
             true,
         ));
@@ -803,7 +711,7 @@ pub fn doctor(opts: &Options, env: &Env) -> Vec<DoctorLine> {
                 cuda.cudart_dir
                     .as_ref()
                     .map(|p| p.join("libcudart_static.a").display().to_string())
-                    .ok_or_else(|| Error::Toolchain("libcudart_static.a not found beside nvcc".into())),
+                    .ok_or_else(|| Error::toolchain("libcudart_static.a not found beside nvcc")),
                 false,
             ));
             let archs = d.cuda_archs(&opts.arch, &[], &cuda).map(|(archs, source)| {
@@ -828,11 +736,11 @@ fn jax_report(python: &str) -> Result<String> {
     let out = std::process::Command::new(python)
         .args(["-c", probe])
         .output()
-        .map_err(|e| Error::Toolchain(format!("could not run `{python}`: {e}")))?;
+        .map_err(|e| Error::toolchain(format!("could not run `{python}`: {e}")))?;
     if !out.status.success() {
         let why = String::from_utf8_lossy(&out.stderr);
         let last = why.trim().lines().last().unwrap_or("no output");
-        return Err(Error::Toolchain(format!("`{python}` cannot import jax: {last}")));
+        return Err(Error::toolchain(format!("`{python}` cannot import jax: {last}")));
     }
     let text = String::from_utf8_lossy(&out.stdout);
     let mut parts = text.split_whitespace();

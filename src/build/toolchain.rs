@@ -2,7 +2,7 @@
 //! declare), begen's support headers, the host C++ compiler (through cc),
 //! nvcc, the static CUDA runtime, and the CUDA architectures.
 //!
-//! Each missing piece is one paragraph ([`Error::Toolchain`]) that says what
+//! Each missing piece is one paragraph ([`ErrorKind::Toolchain`](crate::ErrorKind::Toolchain)) that says what
 //! was tried and how to fix it. Every environment variable is read through
 //! [`Env`], so build.rs can ask Cargo to rerun when one changes.
 
@@ -96,7 +96,7 @@ impl<'e> Discovery<'e> {
             if dir.join(HEADER).is_file() {
                 return Ok(dir);
             }
-            return Err(Error::Toolchain(format!(
+            return Err(Error::toolchain(format!(
                 "XLA_FFI_INCLUDE_DIR is set to `{}`, but `{HEADER}` is not there. \
                  Point it at the directory that contains `xla/` (for a pip install of jax: \
                  the output of `python3 -c 'import jax.ffi; print(jax.ffi.include_dir())'`), \
@@ -115,7 +115,7 @@ impl<'e> Discovery<'e> {
             Ok(PythonProbe { jax_include: Err(e), .. }) => format!("importing jax.ffi failed: {e}"),
             Err(e) => e.clone(),
         };
-        Err(Error::Toolchain(format!(
+        Err(Error::toolchain(format!(
             "begen needs the XLA FFI headers (`{HEADER}`) and could not find them. \
              Tried: XLA_FFI_INCLUDE_DIR (unset); asking `{python}` for \
              `jax.ffi.include_dir()` ({why}). Fix: install jax into that Python \
@@ -131,7 +131,7 @@ impl<'e> Discovery<'e> {
     pub fn cuda(&self) -> Result<Cuda> {
         let mut tried = Vec::new();
         let nvcc = self.find_nvcc(&mut tried).ok_or_else(|| {
-            Error::Toolchain(format!(
+            Error::toolchain(format!(
                 "CUDA sources need nvcc, and none was found. Tried: {}. Fix: install the \
                  CUDA toolkit and set CUDA_PATH (or NVCC to nvcc's path), or install pip's \
                  toolkit into BEGEN_PYTHON's environment (`pip install nvidia-cuda-nvcc \
@@ -268,7 +268,7 @@ impl<'e> Discovery<'e> {
             }
         }
         let looked: Vec<String> = candidates.iter().map(|(d, _)| d.display().to_string()).collect();
-        Err(Error::Toolchain(format!(
+        Err(Error::toolchain(format!(
             "the library `{name}` (begen.yaml's `link: libs:`) was not found: no `lib{name}.so`, \
              `lib{name}.so.<version>` or `lib{name}.a` in {}. Fix: install it (a CUDA toolkit library \
              comes with the toolkit, or from pip, e.g. `pip install nvidia-{name}` into BEGEN_PYTHON's \
@@ -281,7 +281,7 @@ impl<'e> Discovery<'e> {
     pub fn cuda_archs(&self, option: &[String], config: &[String], cuda: &Cuda) -> Result<(Vec<CudaArch>, ArchSource)> {
         let parse = |items: &[String], source: ArchSource| {
             arch::parse_list(items).map(|l| (l, source)).map_err(|bad| {
-                Error::Toolchain(format!(
+                Error::toolchain(format!(
                     "`{bad}` (from {}) is not a CUDA architecture. Write `sm_90`, `90`, `9.0` \
                      or a suffixed target such as `sm_90a`; separate several with commas.",
                     source.describe()

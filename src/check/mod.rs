@@ -45,16 +45,10 @@ pub(crate) struct Request<'a> {
     /// A pseudo-file standing for the root, for diagnostics about the
     /// library as a whole that no file holds (a name from the directory).
     pub root_file: FileId,
-    /// The library name given by the caller (`--name`, `Build::name`).
-    pub name: Option<&'a str>,
-    pub platform: Option<PlatformChoice>,
-    /// The output directory: sources under it are not the library's.
-    pub out: Option<&'a Path>,
-    /// The caller's include directories (searched before the root).
-    pub includes: &'a [PathBuf],
-    /// The library is to be built: a library name taken from the
-    /// directory must be usable (a scan does not need one).
-    pub building: bool,
+    /// The caller's settings: the library name (`--name`, `Build::name`),
+    /// platform, output directory (sources under it are not the library's),
+    /// include directories, and whether the library is to be built.
+    pub settings: &'a crate::settings::Settings,
     /// Every source file found, in walk order.
     pub sources: &'a [(FileId, Platform)],
     /// What the binary front end read: the kernels `Callee::Binary`
@@ -100,7 +94,7 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
         functions.retain(|f| f.platform == Platform::Cpu);
     }
     functions.sort_by(|a, b| (&a.file, a.line, &a.name).cmp(&(&b.file, b.line, &b.name)));
-    if req.building && functions.is_empty() {
+    if req.settings.building && functions.is_empty() {
         diags.push(Diagnostic::file(Severity::Warning, req.root_file, msg::NO_FUNCTIONS).hint(msg::HINT_NO_FUNCTIONS));
     }
     let namespaced = modules.namespaced;
@@ -139,7 +133,7 @@ pub(super) fn config_span(req: &Request, word: &str, after_line: usize) -> Optio
 /// another matters only once something is built.
 fn check_library_name(req: &Request, diags: &mut Vec<Diagnostic>) -> String {
     let dir = req.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let (name, from, span) = match (req.name, &req.config.name) {
+    let (name, from, span) = match (req.settings.name.as_deref(), &req.config.name) {
         (Some(n), _) => (n.to_string(), "given name", None),
         (None, Some(n)) => (n.clone(), "name in begen.yaml", config_span(req, "name", 1)),
         (None, None) => (dir, "directory name", None),
@@ -154,7 +148,7 @@ fn check_library_name(req: &Request, diags: &mut Vec<Diagnostic>) -> String {
         None
     };
     if let Some(message) = message
-        && (req.building || span.is_some())
+        && (req.settings.building || span.is_some())
     {
         let d = match span {
             Some(span) => Diagnostic::error(span, message),
@@ -190,7 +184,7 @@ fn check_platform(req: &Request, diags: &mut Vec<Diagnostic>) -> PlatformChoice 
         }
         choice
     });
-    req.platform.or(configured).unwrap_or_default()
+    req.settings.platform.or(configured).unwrap_or_default()
 }
 
 /// `sources:` keys must name source files under the root.
@@ -462,7 +456,7 @@ fn check_sources(
     variants: &BTreeMap<FileId, Vec<Variant>>,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<SourceFile> {
-    let out = req.out.and_then(|o| std::fs::canonicalize(o).ok());
+    let out = req.settings.out.as_deref().and_then(|o| std::fs::canonicalize(o).ok());
     let inside_out =
         |path: &Path| out.as_ref().is_some_and(|out| std::fs::canonicalize(path).is_ok_and(|p| p.starts_with(out)));
     let mut sources = Vec::new();
@@ -501,7 +495,7 @@ fn check_sources(
 fn check_include_paths(req: &Request, functions: &[Function], sources: &mut [SourceFile], diags: &mut Vec<Diagnostic>) {
     let annotated: BTreeSet<&str> = functions.iter().map(|f| f.file.as_str()).collect();
     let before_root: Vec<PathBuf> =
-        req.includes.iter().cloned().chain(req.config.include_dirs.iter().map(|d| req.root.join(d))).collect();
+        req.settings.includes.iter().cloned().chain(req.config.include_dirs.iter().map(|d| req.root.join(d))).collect();
     for s in sources.iter_mut().filter(|s| annotated.contains(s.file.as_str())) {
         let shadowed = before_root.iter().any(|d| d.join(&s.file).is_file());
         let path: PathBuf = if shadowed {

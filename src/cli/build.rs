@@ -4,8 +4,9 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use begen::Error;
-use begen::build::{self, Env, Options, PlatformChoice, StderrReporter};
+use crate::Error;
+use crate::build;
+use crate::driver::{Env, PlatformChoice, Settings, StderrReporter};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum PlatformArg {
@@ -77,32 +78,30 @@ pub struct DoctorArgs {
     pub arch: Vec<String>,
 }
 
-fn options(common: &CommonArgs) -> Result<Options, i32> {
+fn settings(common: &CommonArgs) -> Result<Settings, i32> {
     if !common.dir.is_dir() {
         super::say!("error: {}: not a directory", common.dir.display());
         return Err(2);
     }
-    let mut opts = Options::new(&common.dir, &common.out);
-    opts.name = common.name.clone();
-    opts.platform = common.platform.map(Into::into);
-    Ok(opts)
+    let mut settings = Settings::new(&common.dir);
+    settings.out = Some(common.out.clone());
+    settings.name = common.name.clone();
+    settings.platform = common.platform.map(Into::into);
+    Ok(settings)
 }
 
+/// Says why a run stopped (error diagnostics were printed already).
 fn fail(e: &Error) -> i32 {
-    match e {
-        // The diagnostics themselves were already printed.
-        Error::Diagnostics { .. } => super::say!("error: {e}"),
-        _ => super::say!("error: {e}"),
-    }
+    super::say!("error: {e}");
     1
 }
 
 pub fn generate(args: &GenerateArgs) -> i32 {
-    let opts = match options(&args.common) {
+    let opts = match settings(&args.common) {
         Ok(o) => o,
         Err(code) => return code,
     };
-    match begen::driver::generate(&opts, &Env::new(), &mut StderrReporter::default()) {
+    match crate::driver::generate(&opts, &Env::new(), &mut StderrReporter::default()) {
         Ok(generated) => {
             for file in &generated.files {
                 super::out!("{}", file.display());
@@ -114,7 +113,7 @@ pub fn generate(args: &GenerateArgs) -> i32 {
 }
 
 pub fn build(args: &BuildArgs) -> i32 {
-    let mut opts = match options(&args.common) {
+    let mut opts = match settings(&args.common) {
         Ok(o) => o,
         Err(code) => return code,
     };
@@ -122,7 +121,7 @@ pub fn build(args: &BuildArgs) -> i32 {
     opts.includes = args.include.clone();
     opts.jobs = args.jobs;
     let mut reporter = StderrReporter { quiet: args.quiet };
-    match begen::driver::build(&opts, &Env::new(), &mut reporter) {
+    match crate::driver::build(&opts, &Env::new(), &mut reporter) {
         Ok(out) => {
             if !args.quiet {
                 super::say!(
@@ -141,7 +140,7 @@ pub fn build(args: &BuildArgs) -> i32 {
 
 pub fn doctor(args: &DoctorArgs) -> i32 {
     let env = Env::new();
-    let mut opts = Options::new(".", ".");
+    let mut opts = Settings::new(".");
     opts.arch = args.arch.clone();
     let lines = build::doctor(&opts, &env);
     let mut ok = true;

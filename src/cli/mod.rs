@@ -1,4 +1,7 @@
-//! Argument parsing and dispatch; each subcommand lives in its own file.
+//! The `begen` command line: argument parsing and dispatch; each
+//! subcommand lives in its own file. Inside the library (doc-hidden, behind
+//! the `cli` feature) so it may use the stages directly without widening the
+//! public API; `src/main.rs` only calls [`main`].
 
 mod build;
 mod install;

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use begen::diag::render::render_text;
-use begen::driver::{self, Input, Run};
-use begen::report::{self, Report};
+use crate::diag::render::render_text;
+use crate::driver::{self, Run, Settings};
+use crate::report::{self, Report};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
@@ -51,7 +51,7 @@ pub struct ScanArgs {
 }
 
 pub fn run(args: &ScanArgs) -> i32 {
-    let scan = match driver::run(&Input::new(&args.dir)) {
+    let scan = match driver::run(&Settings::new(&args.dir)) {
         Ok(s) => s,
         Err(e) => {
             super::say!("begen error: {e}");

@@ -20,7 +20,9 @@
 pub(crate) mod messages;
 pub mod render;
 
-use crate::source::{FileId, SourceMap, Span};
+/// The files a run read, which diagnostics point into (see [`render`]).
+pub use crate::source::SourceMap;
+use crate::source::{FileId, Span};
 
 /// How bad a diagnostic is: errors stop a build, warnings do not.
 ///

@@ -151,7 +151,7 @@ pub fn manifest(lib: &Library, xla_api_version: Option<&str>) -> Manifest {
                 platform: f.platform.as_str().to_string(),
                 target: f.target.clone(),
                 handler_symbol: f.handler.clone(),
-                arg_spec: f.arg_spec().iter().map(|t| t.to_string()).collect(),
+                arg_spec: f.arg_spec(),
                 command_buffer: f.options.command_buffer,
                 vmap_method: f.options.vmap_method.as_str().to_string(),
                 has_side_effect: f.options.has_side_effect,

@@ -14,6 +14,7 @@ pub(crate) mod generated;
 mod ident;
 pub(crate) mod pynames;
 mod scalar;
+mod view;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -578,7 +579,7 @@ pub struct Implementation {
 /// A checked, fully resolved annotated function.
 ///
 /// ```no_run
-/// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
 /// for f in &run.library.functions {
 ///     println!("{} ({}:{}) -> {}", f.name, f.file, f.line, f.target);
 /// }
@@ -632,24 +633,24 @@ pub struct Function {
 }
 
 impl Function {
-    /// The canonical arg_spec, one token per C++ parameter.
+    /// The canonical arg_spec, one token per C++ parameter, as `begen scan`
+    /// reports it (`arg`, `attr.x:float32`).
     ///
     /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
     /// let f = &run.library.functions[0];
-    /// let spec: Vec<String> = f.arg_spec().iter().map(ToString::to_string).collect();
-    /// println!("{}", spec.join(" "));
+    /// println!("{}", f.arg_spec().join(" "));
     /// # Ok::<(), begen::Error>(())
     /// ```
-    pub fn arg_spec(&self) -> Vec<Token> {
-        self.params.iter().map(|p| p.token.clone()).collect()
+    pub fn arg_spec(&self) -> Vec<String> {
+        self.params.iter().map(|p| p.token.to_string()).collect()
     }
 
     /// The arg_spec as text, then a template kernel's `const.` tokens:
     /// what comments, docstrings and the scan table show.
     ///
     /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
     /// println!("{}", run.library.functions[0].spec_tokens().join(" "));
     /// # Ok::<(), begen::Error>(())
     /// ```
@@ -661,7 +662,7 @@ impl Function {
     /// Its tensor inputs (`arg` and `inout`), in signature order.
     ///
     /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
     /// let f = &run.library.functions[0];
     /// assert_eq!(f.input_params().count(), f.inputs());
     /// # Ok::<(), begen::Error>(())
@@ -673,7 +674,7 @@ impl Function {
     /// The tensors XLA returns (`ret` and `inout`), in signature order.
     ///
     /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
     /// let f = &run.library.functions[0];
     /// assert_eq!(f.output_params().count(), f.outputs());
     /// # Ok::<(), begen::Error>(())
@@ -684,7 +685,7 @@ impl Function {
     /// How many input tensors (`arg` and `inout`) it takes.
     ///
     /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
     /// let f = &run.library.functions[0];
     /// println!("{}: {} in, {} out", f.name, f.inputs(), f.outputs());
     /// # Ok::<(), begen::Error>(())
@@ -696,9 +697,9 @@ impl Function {
     /// How many output tensors (`ret` and `inout`) XLA returns.
     ///
     /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
     /// let f = &run.library.functions[0];
-    /// assert_eq!(f.outputs(), f.arg_spec().iter().filter(|t| t.is_output()).count());
+    /// assert_eq!(f.outputs(), f.params.iter().filter(|p| p.token.is_output()).count());
     /// # Ok::<(), begen::Error>(())
     /// ```
     pub fn outputs(&self) -> usize {
@@ -708,7 +709,7 @@ impl Function {
     /// Its attribute parameters with their types, in signature order.
     ///
     /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
     /// for (param, ty) in run.library.functions[0].attrs() {
     ///     println!("{}: {ty}", param.name);
     /// }
@@ -735,7 +736,7 @@ impl Function {
     /// different members differ).
     ///
     /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
     /// for (param, ty) in run.library.functions[0].attributes() {
     ///     println!("{}: {ty}", param.name);
     /// }
@@ -760,7 +761,7 @@ impl Function {
 /// One source file of the library (annotated or not), relative to the root.
 ///
 /// ```no_run
-/// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
 /// for src in &run.library.sources {
 ///     println!("{} ({}), wrapped: {}", src.file, src.platform.as_str(), src.include.is_some());
 /// }
@@ -805,7 +806,7 @@ pub struct Variant {
 /// without `modules:` in begen.yaml is one module named after its prefix.
 ///
 /// ```no_run
-/// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
 /// for m in &run.library.modules {
 ///     let names: Vec<&str> = m.functions.iter().map(|&i| run.library.functions[i].name.as_str()).collect();
 ///     println!("{}: {}", m.name, names.join(", "));
@@ -855,7 +856,7 @@ pub struct Settings {
 /// identifier, every symbol distinct, every include path safe.
 ///
 /// ```no_run
-/// let run = begen::driver::run(&begen::driver::Input::new("kernels"))?;
+/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
 /// let lib = &run.library;
 /// println!("lib{}.so: {} function(s) from {} source(s)", lib.name, lib.functions.len(), lib.sources.len());
 /// # Ok::<(), begen::Error>(())

@@ -1,0 +1,118 @@
+//! The caller's settings for one run, in one type: the CLI fills it from
+//! its arguments, [`crate::Build`] from its setters, and the stages read it
+//! (`check` the name, platform, output and include directories; `build` the
+//! rest). Adding a setting touches this struct, the setter that fills it
+//! and the stage that reads it.
+
+use std::path::{Path, PathBuf};
+
+use crate::model::PlatformChoice;
+
+/// What to read and how to build it: the settings that override
+/// begen.yaml's, for [`crate::driver::run`], [`crate::driver::generate`]
+/// and [`crate::driver::build`].
+///
+/// ```
+/// use begen::driver::{PlatformChoice, Settings};
+/// let mut settings = Settings::new("kernels");
+/// settings.name = Some("mykernels".into());
+/// settings.platform = Some(PlatformChoice::Cpu);
+/// settings.out = Some("out".into());
+/// settings.arch.push("sm_90".into());
+/// assert_eq!(settings.root, std::path::Path::new("kernels"));
+/// ```
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Settings {
+    /// The kernel directory (scanned recursively).
+    pub root: PathBuf,
+    /// The library name (`--name`); else begen.yaml's `name`, else the
+    /// directory's name.
+    pub name: Option<String>,
+    /// Else begen.yaml's `platform`, else `auto`.
+    pub platform: Option<PlatformChoice>,
+    /// Where outputs go (needed by `generate` and `build`): sources under it
+    /// are begen's own, not the library's.
+    pub out: Option<PathBuf>,
+    /// Include directories searched before the root, begen.yaml's and
+    /// begen's own (`-I`).
+    pub includes: Vec<PathBuf>,
+    /// CUDA architectures (`sm_90`, `9.0`, ...); else `BEGEN_CUDA_ARCH`,
+    /// begen.yaml, this machine's GPUs, then a built-in list.
+    pub arch: Vec<String>,
+    /// Extra flags for host C++ TUs (after begen.yaml's `cxx_flags`).
+    pub cxx_flags: Vec<String>,
+    /// Extra flags for nvcc TUs (after begen.yaml's `cuda.flags`).
+    pub cuda_flags: Vec<String>,
+    /// Parallel compiler runs; else `NUM_JOBS`, else the number of CPUs.
+    pub jobs: Option<usize>,
+    /// Libraries to link (after begen.yaml's `link: libs:`), by `-l` name.
+    pub link_libs: Vec<String>,
+    /// Directories searched for them (before begen.yaml's `link: dirs:`).
+    pub link_dirs: Vec<PathBuf>,
+    /// Linker arguments (after begen.yaml's `link: args:`).
+    pub link_args: Vec<String>,
+    /// The cc configuration host TUs start from (compiler, target, opt level...).
+    pub host_cc: cc::Build,
+    /// The cc configuration CUDA TUs start from.
+    pub cuda_cc: cc::Build,
+    /// The library is to be built: a library name taken from the directory
+    /// must then be usable (a scan does not need one). Set by `generate`
+    /// and `build`.
+    pub(crate) building: bool,
+}
+
+impl Settings {
+    /// Settings for `root` outside Cargo: begen.yaml's settings, the host
+    /// triple, `-O2`, no debug info, no `cargo:` lines from cc.
+    ///
+    /// ```
+    /// let settings = begen::driver::Settings::new("kernels");
+    /// assert!(settings.name.is_none() && settings.out.is_none() && settings.arch.is_empty());
+    /// ```
+    pub fn new(root: impl Into<PathBuf>) -> Settings {
+        let triple = host_triple();
+        let mut host_cc = cc::Build::new();
+        host_cc
+            .target(&triple)
+            .host(&triple)
+            .opt_level(2)
+            .debug(false)
+            .cargo_metadata(false)
+            .cargo_warnings(false)
+            .cargo_output(false);
+        Settings {
+            root: root.into(),
+            name: None,
+            platform: None,
+            out: None,
+            includes: Vec::new(),
+            arch: Vec::new(),
+            cxx_flags: Vec::new(),
+            cuda_flags: Vec::new(),
+            jobs: None,
+            link_libs: Vec::new(),
+            link_dirs: Vec::new(),
+            link_args: Vec::new(),
+            cuda_cc: host_cc.clone(),
+            host_cc,
+            building: false,
+        }
+    }
+
+    /// The output directory of a build or generation (the driver refuses
+    /// to start one without it; `.` otherwise).
+    pub(crate) fn out_dir(&self) -> &Path {
+        self.out.as_deref().unwrap_or(Path::new("."))
+    }
+}
+
+/// The Rust-style target triple of this machine, for cc outside Cargo.
+fn host_triple() -> String {
+    let arch = std::env::consts::ARCH;
+    match std::env::consts::OS {
+        "linux" => format!("{arch}-unknown-linux-gnu"),
+        "macos" => format!("{arch}-apple-darwin"),
+        os => format!("{arch}-unknown-{os}"),
+    }
+}
