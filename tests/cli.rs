@@ -211,7 +211,7 @@ fn control_characters_in_the_input_never_reach_the_terminal() {
     }
     // With colour, the only escapes are the renderer's own colour codes
     // (`ESC [ ... m`), never the input's `ESC [2K` or `ESC [1A`.
-    let scan = begen::driver::run(&begen::driver::Input::new(&dir)).unwrap();
+    let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
     for d in &scan.diagnostics {
         let text = begen::diag::render::render_text(d, &scan.sources, true);
         assert!(!text.contains("\x1b[2K") && !text.contains("\x1b[1A") && !text.contains("\x1b[31m"), "{text:?}");
