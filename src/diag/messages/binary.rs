@@ -327,6 +327,14 @@ pub fn elf_section_out_of_file(at: usize, len: usize) -> String {
     format!("section at {at}+{len} out of file")
 }
 
+pub fn elf_symbol_size(size: u64, least: u64) -> String {
+    format!("symbol table entries of {size} bytes (an ELF64 symbol takes {least})")
+}
+
+pub fn elf_section_header_size(size: u16, least: u16) -> String {
+    format!("section headers of {size} bytes (an ELF64 section header takes {least})")
+}
+
 pub fn elf_info_format(format: u8, kernel: &str) -> String {
     let kernel = q(kernel);
     format!("unknown .nv.info record format {format} in `{kernel}`")
