@@ -202,3 +202,27 @@ fn spans_ending_inside_a_character_render() {
         assert!(scan.has_errors(), "{text}");
     }
 }
+
+/// A launch expression of 100,000 `+1` terms (a flat chain: parentheses are
+/// bounded, chains once were not, and overflowed the stack) is an error.
+#[test]
+fn long_launch_expressions_are_refused() {
+    let dir = temp_dir("launch");
+    std::fs::write(
+        dir.join("k.ptx"),
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 x)\n{ ret; }\n",
+    )
+    .unwrap();
+    let chain = format!("1{}", "+1".repeat(100_000));
+    let yaml = format!(
+        "name: m\nbinaries:\n  - file: k.ptx\n    convention: c\n    kernels:\n      k:\n        params: [\"ret:float32[8]\"]\n        grid: [\"{chain}\"]\n        block: [1]\n"
+    );
+    std::fs::write(dir.join("begen.yaml"), yaml).unwrap();
+    let scan = begen::driver::run(&begen::driver::Input::new(&dir)).unwrap();
+    assert!(
+        scan.diagnostics.iter().any(|d| d.is_error() && d.message.contains("at most 256 operators")),
+        "{:?}",
+        scan.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

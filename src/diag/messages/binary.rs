@@ -434,6 +434,7 @@ pub const EXPR_CLOSE: &str = "expected `)`";
 pub const EXPR_CDIV_COMMA: &str = "expected `,` between cdiv's two operands";
 pub const EXPR_ATOM: &str = "expected a number, a name, `(` or `cdiv(`";
 pub const EXPR_TOO_LARGE: &str = "an integer below 2**63";
+pub const EXPR_TOO_LONG: &str = "an expression of at most 256 operators";
 
 // C layout (`layout::LayoutError`, `layout::PackError`).
 
