@@ -226,3 +226,19 @@ fn long_launch_expressions_are_refused() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `begen.yaml` nesting flow collections 200,000 deep (the YAML parser is
+/// quadratic in the depth: 22 s at 100,000) is refused at once, located.
+#[test]
+fn deep_yaml_nesting_is_refused_quickly() {
+    let dir = temp_dir("deepyaml");
+    std::fs::write(dir.join("begen.yaml"), format!("name: {}", "[".repeat(200_000))).unwrap();
+    let start = std::time::Instant::now();
+    let scan = begen::driver::run(&begen::driver::Input::new(&dir)).unwrap();
+    assert!(start.elapsed().as_secs() < 10, "{:?}", start.elapsed());
+    let d = scan.diagnostics.iter().find(|d| d.message.contains("nested more than 64 deep")).expect("a depth error");
+    assert!(d.is_error());
+    let (file, line, col) = d.location(&scan.sources);
+    assert_eq!((file, line, col), ("begen.yaml", 1, 71), "{}", d.message);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -8,6 +8,10 @@ pub fn yaml_error(err: &str) -> String {
     format!("invalid begen.yaml: {err}")
 }
 
+pub fn yaml_too_deep(limit: usize) -> String {
+    format!("invalid begen.yaml: flow collections (`[`, `{{`) nested more than {limit} deep")
+}
+
 pub fn unknown_config_function(name: &str) -> String {
     let name = q(name);
     format!("begen.yaml sets options for '{name}', which is not an exported function")
