@@ -13,15 +13,14 @@
 //! generated files, so objects do not depend on where OUT is.
 
 use std::ffi::OsString;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::SystemTime;
 
 use super::Reporter;
+use super::process::{self, Stopped};
 use crate::error::{Error, Result};
 use crate::model::Platform;
 
@@ -279,18 +278,6 @@ enum Event {
     Finished(usize, std::result::Result<String, String>),
 }
 
-/// Stops a compile and everything it started (its process group, where
-/// there are process groups).
-fn kill_group(child: &mut std::process::Child) {
-    #[cfg(unix)]
-    {
-        let group = format!("-{}", child.id());
-        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-}
-
 /// Runs one compile; `Ok(warnings)` or `Err(command + output)`. A compile
 /// that runs past `timeout` (a source that includes `/dev/zero`, a runaway
 /// template) is stopped.
@@ -304,62 +291,41 @@ fn run_one(
     let stamp = work.join(stampfile(&unit.object));
     let _ = std::fs::remove_file(&stamp);
     let mut cmd = Command::new(&argv[0]);
-    cmd.args(&argv[1..]).current_dir(work).stdout(Stdio::piped()).stderr(Stdio::piped()).stdin(Stdio::null());
+    cmd.args(&argv[1..]).current_dir(work);
     for (k, v) in env {
         cmd.env(k, v);
     }
-    // Its own process group, so a timeout stops the compiler driver and
-    // every process it started (cc1plus, cicc, ptxas) together.
-    #[cfg(unix)]
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let shown = argv.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
-    let mut child =
-        cmd.spawn().map_err(|e| format!("command: {shown}\ncould not run `{}`: {e}", argv[0].to_string_lossy()))?;
-    // Drain both pipes while waiting, so a chatty compiler never blocks.
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut text);
-            }
-            text
-        })
-    };
-    let out = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let err = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
     let start = std::time::Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if start.elapsed() >= timeout => {
-                kill_group(&mut child);
-                break None;
-            }
-            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
-            Err(e) => return Err(format!("command: {shown}\nwaiting for it failed: {e}")),
+    let text = |out: &[u8], err: &[u8]| String::from_utf8_lossy(out).into_owned() + &String::from_utf8_lossy(err);
+    let finished = match process::run_bounded(&mut cmd, timeout, u64::MAX) {
+        Ok(f) => f,
+        Err(Stopped::Spawn(e)) => {
+            return Err(format!("command: {shown}\ncould not run `{}`: {e}", argv[0].to_string_lossy()));
         }
+        Err(Stopped::Wait(e)) => return Err(format!("command: {shown}\nwaiting for it failed: {e}")),
+        Err(Stopped::Timeout(out, err)) => {
+            return Err(format!(
+                "command: {shown}\n{}it did not finish within {} s and was stopped (BEGEN_COMPILE_TIMEOUT sets \
+                 the limit, in seconds)",
+                text(&out, &err),
+                timeout.as_secs()
+            ));
+        }
+        Err(Stopped::TooMuch) => return Err(format!("command: {shown}\nits output had no end")),
     };
-    let mut text = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
-    text.push_str(&String::from_utf8_lossy(&err.join().unwrap_or_default()));
-    match status {
-        None => Err(format!(
-            "command: {shown}\n{text}it did not finish within {} s and was stopped (BEGEN_COMPILE_TIMEOUT sets the \
-             limit, in seconds)",
-            timeout.as_secs()
-        )),
-        Some(status) if status.success() => {
-            let deps = std::fs::read_to_string(work.join(depfile(&unit.object))).unwrap_or_default();
-            record_deps(work, &unit.object, &parse_depfile(&deps))
-                .map_err(|e| format!("writing the dependencies of {}: {e}", unit.object.display()))?;
-            std::fs::write(&stamp, stamp_text(argv, &unit.fingerprint))
-                .map_err(|e| format!("writing {}: {e}", stamp.display()))?;
-            // Only to order the next build: a failure to write it is no error.
-            let _ =
-                std::fs::write(work.join(secsfile(&unit.object)), format!("{:.3}\n", start.elapsed().as_secs_f64()));
-            Ok(text)
-        }
-        Some(_) => Err(format!("command: {shown}\n{text}")),
+    let text = text(&finished.stdout, &finished.stderr);
+    if !finished.status.success() {
+        return Err(format!("command: {shown}\n{text}"));
     }
+    let deps = std::fs::read_to_string(work.join(depfile(&unit.object))).unwrap_or_default();
+    record_deps(work, &unit.object, &parse_depfile(&deps))
+        .map_err(|e| format!("writing the dependencies of {}: {e}", unit.object.display()))?;
+    std::fs::write(&stamp, stamp_text(argv, &unit.fingerprint))
+        .map_err(|e| format!("writing {}: {e}", stamp.display()))?;
+    // Only to order the next build: a failure to write it is no error.
+    let _ = std::fs::write(work.join(secsfile(&unit.object)), format!("{:.3}\n", start.elapsed().as_secs_f64()));
+    Ok(text)
 }
 
 /// `None` when the object exists, was built by the same command, and no
