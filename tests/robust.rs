@@ -242,3 +242,27 @@ fn deep_yaml_nesting_is_refused_quickly() {
     assert_eq!((file, line, col), ("begen.yaml", 1, 71), "{}", d.message);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 25: an `#include` of a FIFO in the tree, or of a device (`/dev/zero`), is
+/// refused before anything compiles (the compile would block on it), with
+/// a message naming the include and the file; the scan itself never opens it.
+#[cfg(unix)]
+#[test]
+fn includes_of_fifos_and_devices_are_refused() {
+    let dir = temp_dir("fifo");
+    let made = std::process::Command::new("mkfifo").arg(dir.join("pipe.h")).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let kernel = |inc: &str| format!("#include \"{inc}\"\n// @BE k\nvoid k(const BE::Tensor x, BE::Tensor y) {{}}\n");
+    for (inc, named) in [("pipe.h", dir.join("pipe.h").display().to_string()), ("/dev/zero", "/dev/zero".into())] {
+        std::fs::write(dir.join("k.cpp"), kernel(inc)).unwrap();
+        let scan = begen::driver::run(&begen::driver::Input::new(&dir)).unwrap();
+        let want = format!("`#include \"{inc}\"` names `{named}`, which is not a regular file");
+        let d = scan.diagnostics.iter().find(|d| d.message.starts_with(&want));
+        let all: Vec<_> = scan.diagnostics.iter().map(|d| &d.message).collect();
+        let d = d.unwrap_or_else(|| panic!("{all:?}"));
+        assert!(d.is_error());
+        assert_eq!(d.location(&scan.sources).0, "k.cpp");
+        assert_eq!(d.location(&scan.sources).1, 1);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -165,24 +165,35 @@ fn stat(path: &Path) -> Option<(u128, u64)> {
 }
 
 /// A hash of a file's bytes (to tell a changed file from one whose time
-/// only moved, or an older copy put back with its old time).
+/// only moved, or an older copy put back with its old time). Regular files
+/// only: reading a FIFO or a device (`/dev/stdin`) could block, or never end.
 pub(crate) fn content_hash(path: &Path) -> Option<u64> {
     use std::hash::{Hash, Hasher};
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
     let bytes = std::fs::read(path).ok()?;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     bytes.hash(&mut h);
     Some(h.finish())
 }
 
-/// Writes the record of `deps` (paths relative to `work` or absolute).
-fn record_deps(work: &Path, object: &Path, deps: &[PathBuf]) -> std::io::Result<()> {
+/// Writes the record of `deps` (paths relative to `work` or absolute);
+/// returns those that are not regular files (a FIFO, a device), whose
+/// contents are not hashed and so not tracked.
+fn record_deps(work: &Path, object: &Path, deps: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
     let mut text = String::new();
+    let mut untracked = Vec::new();
     for dep in deps {
         let path = work.join(dep);
+        if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
+            untracked.push(dep.clone());
+        }
         let ((t, size), hash) = (stat(&path).unwrap_or_default(), content_hash(&path).unwrap_or_default());
         text.push_str(&format!("{t} {size} {hash:016x} {}\n", dep.display()));
     }
-    std::fs::write(work.join(depsfile(object)), text)
+    std::fs::write(work.join(depsfile(object)), text)?;
+    Ok(untracked)
 }
 
 /// Compiles every stale unit (in parallel, `jobs` at a time), reporting
@@ -314,13 +325,17 @@ fn run_one(
         }
         Err(Stopped::TooMuch) => return Err(format!("command: {shown}\nits output had no end")),
     };
-    let text = text(&finished.stdout, &finished.stderr);
+    let mut text = text(&finished.stdout, &finished.stderr);
     if !finished.status.success() {
         return Err(format!("command: {shown}\n{text}"));
     }
     let deps = std::fs::read_to_string(work.join(depfile(&unit.object))).unwrap_or_default();
-    record_deps(work, &unit.object, &parse_depfile(&deps))
+    let untracked = record_deps(work, &unit.object, &parse_depfile(&deps))
         .map_err(|e| format!("writing the dependencies of {}: {e}", unit.object.display()))?;
+    for dep in untracked {
+        text.push_str(&crate::diag::messages::untracked_dependency(&dep.display().to_string()));
+        text.push('\n');
+    }
     std::fs::write(&stamp, stamp_text(argv, &unit.fingerprint))
         .map_err(|e| format!("writing {}: {e}", stamp.display()))?;
     // Only to order the next build: a failure to write it is no error.
@@ -403,6 +418,28 @@ pub fn parse_depfile(text: &str) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 25: a dependency that is a device or a FIFO (`#include
+    /// "/dev/stdin"`) is never read, when recorded or when checked; it is
+    /// returned to be warned about, and a rebuild is decided on its stat.
+    #[cfg(unix)]
+    #[test]
+    fn devices_and_fifos_are_never_hashed() {
+        let work = std::env::temp_dir().join(format!("begen-devdeps-{}", std::process::id()));
+        std::fs::create_dir_all(&work).unwrap();
+        assert!(std::process::Command::new("mkfifo").arg(work.join("pipe")).status().unwrap().success());
+        std::fs::write(work.join("k.cc"), "int x;\n").unwrap();
+        assert_eq!(content_hash(Path::new("/dev/zero")), None);
+        assert_eq!(content_hash(&work.join("pipe")), None);
+        assert!(content_hash(&work.join("k.cc")).is_some());
+        let deps =
+            [PathBuf::from("k.cc"), PathBuf::from("pipe"), PathBuf::from("/dev/zero"), PathBuf::from("/dev/stdin")];
+        let untracked = record_deps(&work, Path::new("k.o"), &deps).unwrap();
+        assert!(untracked.starts_with(&[PathBuf::from("pipe"), PathBuf::from("/dev/zero")]), "{untracked:?}");
+        let record = std::fs::read_to_string(work.join("k.o.deps")).unwrap();
+        assert_eq!(record.lines().count(), 4, "{record}");
+        std::fs::remove_dir_all(&work).unwrap();
+    }
 
     #[test]
     fn longest_units_start_first() {
