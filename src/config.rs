@@ -440,8 +440,15 @@ fn word_at(line: &str, word: &str, key: bool) -> Option<usize> {
 /// config (default on any error), where the file is, and diagnostics.
 pub(crate) fn load(root: &Path, map: &mut SourceMap) -> (Config, Option<ConfigFile>, Vec<Diagnostic>) {
     let path = root.join(FILE);
-    if !path.is_file() {
+    // Absent: no configuration. Present but a directory, a FIFO or a device
+    // (`/dev/zero`): said so, never read (it could block, or never end).
+    if std::fs::symlink_metadata(&path).is_err() {
         return (Config::default(), None, Vec::new());
+    }
+    if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
+        let id = map.add(FILE, &path, Vec::new());
+        let d = Diagnostic::file(crate::diag::Severity::Error, id, msg::CONFIG_NOT_A_FILE.to_string());
+        return (Config::default(), None, vec![d]);
     }
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
@@ -461,7 +468,11 @@ pub(crate) fn load(root: &Path, map: &mut SourceMap) -> (Config, Option<ConfigFi
         let d = Diagnostic::error(map.span(id, at, at + 1), msg::yaml_too_deep(MAX_FLOW_DEPTH));
         return (Config::default(), Some(file), vec![d]);
     }
-    match serde_yaml_ng::from_str::<Config>(&text) {
+    // The typed reading keeps the last of two equal keys in a map
+    // (`functions: {f: .., f: ..}`); the untyped one refuses them at every level.
+    let read = serde_yaml_ng::from_str::<Config>(&text)
+        .and_then(|config| serde_yaml_ng::from_str::<serde_yaml_ng::Value>(&text).map(|_| config));
+    match read {
         Ok(config) => (config, Some(file), Vec::new()),
         Err(e) => {
             let at = e.location().map_or(0, |l| l.index());

@@ -266,3 +266,56 @@ fn includes_of_fifos_and_devices_are_refused() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Issue 25: equal keys in any map of begen.yaml are refused (the typed
+/// reading kept the last), located at their map.
+#[test]
+fn duplicate_keys_are_refused_at_every_level() {
+    let dir = temp_dir("dupkeys");
+    std::fs::write(dir.join("k.cpp"), "// @BE f attr.a\nvoid f(const BE::Tensor x, BE::Tensor y, float a) {}\n")
+        .unwrap();
+    for (yaml, says, line) in [
+        (
+            "functions:\n  f: {command_buffer: true}\n  f: {command_buffer: false}\n",
+            "functions: duplicate entry with key \"f\"",
+            2,
+        ),
+        ("functions:\n  f: {unsupported: {a: [1.0], a: [2.0]}}\n", "duplicate entry with key \"a\"", 2),
+        ("structs: {S: [a:int32], S: [b:int32]}\n", "structs: duplicate entry with key \"S\"", 1),
+        ("variants:\n  k.cpp: [{module: v, defines: {A: 1, A: 2}}]\n", "duplicate entry with key \"A\"", 2),
+    ] {
+        std::fs::write(dir.join("begen.yaml"), yaml).unwrap();
+        let scan = begen::driver::run(&begen::driver::Input::new(&dir)).unwrap();
+        let all: Vec<_> = scan.diagnostics.iter().map(|d| d.message.clone()).collect();
+        let d = scan.diagnostics.iter().find(|d| d.message.contains(says)).unwrap_or_else(|| panic!("{yaml}: {all:?}"));
+        assert!(d.is_error() && d.message.starts_with("invalid begen.yaml: "), "{}", d.message);
+        assert_eq!(d.location(&scan.sources).0, "begen.yaml");
+        assert_eq!(d.location(&scan.sources).1, line, "{yaml}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 25: a begen.yaml that is a directory, a FIFO or a device is an
+/// error that says so, never read, where it was silently ignored.
+#[cfg(unix)]
+#[test]
+fn a_begen_yaml_that_is_not_a_file_is_said_so() {
+    let dir = temp_dir("yamlkind");
+    std::fs::write(dir.join("k.cpp"), "// @BE f\nvoid f(const BE::Tensor x, BE::Tensor y) {}\n").unwrap();
+    let yaml = dir.join("begen.yaml");
+    let make: [(&str, &dyn Fn()); 3] = [
+        ("a directory", &|| std::fs::create_dir(&yaml).unwrap()),
+        ("a FIFO", &|| assert!(std::process::Command::new("mkfifo").arg(&yaml).status().unwrap().success())),
+        ("/dev/zero", &|| std::os::unix::fs::symlink("/dev/zero", &yaml).unwrap()),
+    ];
+    for (what, make) in make {
+        make();
+        let scan = begen::driver::run(&begen::driver::Input::new(&dir)).unwrap();
+        let d = scan.diagnostics.iter().find(|d| d.message.starts_with("begen.yaml is not a regular file"));
+        let d = d
+            .unwrap_or_else(|| panic!("{what}: {:?}", scan.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()));
+        assert!(d.is_error(), "{what}");
+        let _ = std::fs::remove_dir(&yaml).or_else(|_| std::fs::remove_file(&yaml));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -310,13 +310,22 @@ impl<'e> Discovery<'e> {
     /// The architectures to build for and where the choice came from.
     pub fn cuda_archs(&self, option: &[String], config: &[String], cuda: &Cuda) -> Result<(Vec<CudaArch>, ArchSource)> {
         let parse = |items: &[String], source: ArchSource| {
-            arch::parse_list(items).map(|l| (l, source)).map_err(|bad| {
+            let archs = arch::parse_list(items).map_err(|bad| {
                 Error::Toolchain(format!(
                     "`{bad}` (from {}) is not a CUDA architecture. Write `sm_90`, `90`, `9.0` \
                      or a suffixed target such as `sm_90a`; separate several with commas.",
                     source.describe()
                 ))
-            })
+            })?;
+            // `arch: ['']` would give nvcc no -gencode at all: its own default, neither what was asked nor begen's.
+            if archs.is_empty() {
+                return Err(Error::Toolchain(format!(
+                    "{} names no CUDA architecture. Write `sm_90`, `90` or `9.0`, or leave it out for \
+                     the local GPUs or begen's default list.",
+                    source.describe()
+                )));
+            }
+            Ok((archs, source))
         };
         if !option.is_empty() {
             return parse(option, ArchSource::Option);
@@ -403,6 +412,21 @@ mod tests {
         .unwrap();
         assert_eq!(xla_ffi_api_version(&dir).as_deref(), Some("0.3"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_empty_architecture_list_is_refused() {
+        let env = Env::new().without("BEGEN_CUDA_ARCH");
+        let cuda = Cuda { nvcc: PathBuf::from("nvcc"), version: None, cudart_dir: None, supported: vec![90] };
+        let d = Discovery::new(&env);
+        for config in [vec![String::new()], vec![" , ".to_string()]] {
+            let err = d.cuda_archs(&[], &config, &cuda).unwrap_err().to_string();
+            assert!(err.contains("begen.yaml cuda.arch names no CUDA architecture"), "{err}");
+        }
+        let err = d.cuda_archs(&[",".to_string()], &[], &cuda).unwrap_err().to_string();
+        assert!(err.contains("names no CUDA architecture"), "{err}");
+        let (archs, _) = d.cuda_archs(&[], &["sm_90".to_string()], &cuda).unwrap();
+        assert_eq!(archs.len(), 1);
     }
 
     #[test]
