@@ -544,3 +544,71 @@ fn binary_handlers_with_a_fake_driver() {
     let out = run(Command::new(&probe).arg(&fake).env("BEGEN_LIBCUDA", &fake));
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "all ok");
 }
+
+/// The readers answer every mutation of a real image's header fields with a
+/// result, never a panic: the fixture fatbin's sm_90 cubin, alone and inside
+/// the fatbin, with each field of the ELF header and of every section header
+/// set to hostile values, every byte flipped and every prefix. A symbol
+/// table of 1..5-byte entries (it once indexed past its entries) is refused
+/// by name.
+#[test]
+fn mutated_cubins_and_fatbins_are_answers() {
+    use begen::binary::elf::ElfError;
+    use begen::binary::fatbin::Fatbin;
+    let fatbin = std::fs::read(repo().join("fixtures/binaries/input/kernels.fatbin")).unwrap();
+    let field = |b: &[u8], at: usize, n: usize| b[at..at + n].iter().rev().fold(0u64, |v, &c| v << 8 | u64::from(c));
+    // The first entry is the cubin: its header size at +4, its payload's at +8.
+    let start = 16 + field(&fatbin, 16 + 4, 4) as usize;
+    let cubin = fatbin[start..start + field(&fatbin, 16 + 8, 8) as usize].to_vec();
+    let good = Cubin::parse(&cubin).unwrap();
+    assert!(!good.kernels.is_empty());
+    let check = |image: &[u8]| {
+        let _ = Cubin::parse(image);
+        let mut wrapped = fatbin.clone();
+        wrapped[start..start + image.len().min(cubin.len())].copy_from_slice(&image[..image.len().min(cubin.len())]);
+        let _ = Fatbin::parse(&wrapped);
+    };
+    let len = cubin.len() as u64;
+    let values = [0, 1, 2, 3, 4, 5, 6, 23, 24, 25, 63, 64, 0x7fff, 0xffff, 0x7fff_ffff, u32::MAX as u64, len - 1, len];
+    let values: Vec<u64> = values.into_iter().chain([u64::MAX, u64::MAX - 7, 1 << 63]).collect();
+    let set = |at: usize, n: usize, v: u64| {
+        let mut b = cubin.clone();
+        b[at..at + n].copy_from_slice(&v.to_le_bytes()[..n]);
+        b
+    };
+    let mut tried = 0;
+    // ELF64 header fields (offset, width).
+    let header = [(4, 1), (5, 1), (8, 1), (0x12, 2), (0x20, 8), (0x28, 8), (0x30, 4), (0x3a, 2), (0x3c, 2), (0x3e, 2)];
+    let (shoff, shnum) = (field(&cubin, 0x28, 8) as usize, field(&cubin, 0x3c, 2) as usize);
+    // Section header fields: name, type, offset, size, link, info, entsize.
+    let section = [(0, 4), (4, 4), (24, 8), (32, 8), (40, 4), (44, 4), (56, 8)];
+    let fields = header.into_iter().chain((0..shnum).flat_map(|i| section.map(|(o, n)| (shoff + 64 * i + o, n))));
+    for (at, n) in fields {
+        for &v in &values {
+            check(&set(at, n, v));
+            tried += 1;
+        }
+    }
+    for at in 0..cubin.len() {
+        let mut b = cubin.clone();
+        b[at] ^= 0xff;
+        check(&b);
+        let _ = Cubin::parse(&cubin[..at]);
+        tried += 2;
+    }
+    assert!(tried > 20_000, "{tried}");
+    // Every symbol table with entries too short for a symbol: a named error, alone and in the fatbin.
+    let symtabs: Vec<usize> = (0..shnum).map(|i| shoff + 64 * i).filter(|&h| field(&cubin, h + 4, 4) == 2).collect();
+    assert!(!symtabs.is_empty());
+    for h in symtabs {
+        for n in 1..=5 {
+            let bad = set(h + 56, 8, n);
+            assert_eq!(Cubin::parse(&bad), Err(ElfError::SymbolSize(n)));
+            let mut wrapped = fatbin.clone();
+            wrapped[start..start + bad.len()].copy_from_slice(&bad);
+            let unread = Fatbin::parse(&wrapped).unwrap().unread();
+            let want = format!("sm_90: not a readable cubin: symbol table entries of {n} bytes");
+            assert!(unread.iter().any(|u| u.starts_with(&want)), "{unread:?}");
+        }
+    }
+}

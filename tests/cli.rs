@@ -223,3 +223,38 @@ fn control_characters_in_the_input_never_reach_the_terminal() {
         assert!(!stripped.chars().any(raw), "{stripped:?}");
     }
 }
+
+/// Issue 25: a `BEGEN_PYTHON` that never exits, or writes without end, no
+/// longer hangs `begen doctor` and `begen build`: the probe is stopped after
+/// `BEGEN_PROBE_TIMEOUT` seconds or a mebibyte, and the message names it.
+#[cfg(unix)]
+#[test]
+fn a_python_that_hangs_or_floods_is_stopped() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("cli-python-probe");
+    let out_dir = dir.join("out");
+    for (name, body, says) in [
+        ("hangs", "exec sleep 1000", "did not answer within 1 s and was stopped (BEGEN_PROBE_TIMEOUT"),
+        ("floods", "exec yes", "wrote more than 1048576 bytes and was stopped"),
+    ] {
+        let python = dir.join(name);
+        std::fs::write(&python, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+        for args in [vec!["doctor"], vec!["build", &fixture("seed_examples"), "--out", out_dir.to_str().unwrap()]] {
+            let start = std::time::Instant::now();
+            let out = Command::new(env!("CARGO_BIN_EXE_begen"))
+                .args(&args)
+                .env("NO_COLOR", "1")
+                .env("BEGEN_PYTHON", &python)
+                .env("BEGEN_PROBE_TIMEOUT", "1")
+                .env_remove("XLA_FFI_INCLUDE_DIR")
+                .output()
+                .unwrap();
+            let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+            assert!(start.elapsed().as_secs() < 30, "{args:?}: {:?}", start.elapsed());
+            assert_eq!(out.status.code(), Some(1), "{args:?}: {text}");
+            let named = format!("`{}` {says}", python.display());
+            assert!(text.contains(&named), "{args:?}: {text}");
+        }
+    }
+}

@@ -202,3 +202,120 @@ fn spans_ending_inside_a_character_render() {
         assert!(scan.has_errors(), "{text}");
     }
 }
+
+/// A launch expression of 100,000 `+1` terms (a flat chain: parentheses are
+/// bounded, chains once were not, and overflowed the stack) is an error.
+#[test]
+fn long_launch_expressions_are_refused() {
+    let dir = temp_dir("launch");
+    std::fs::write(
+        dir.join("k.ptx"),
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 x)\n{ ret; }\n",
+    )
+    .unwrap();
+    let chain = format!("1{}", "+1".repeat(100_000));
+    let yaml = format!(
+        "name: m\nbinaries:\n  - file: k.ptx\n    convention: c\n    kernels:\n      k:\n        params: [\"ret:float32[8]\"]\n        grid: [\"{chain}\"]\n        block: [1]\n"
+    );
+    std::fs::write(dir.join("begen.yaml"), yaml).unwrap();
+    let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
+    assert!(
+        scan.diagnostics.iter().any(|d| d.is_error() && d.message.contains("at most 256 operators")),
+        "{:?}",
+        scan.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `begen.yaml` nesting flow collections 200,000 deep (the YAML parser is
+/// quadratic in the depth: 22 s at 100,000) is refused at once, located.
+#[test]
+fn deep_yaml_nesting_is_refused_quickly() {
+    let dir = temp_dir("deepyaml");
+    std::fs::write(dir.join("begen.yaml"), format!("name: {}", "[".repeat(200_000))).unwrap();
+    let start = std::time::Instant::now();
+    let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
+    assert!(start.elapsed().as_secs() < 10, "{:?}", start.elapsed());
+    let d = scan.diagnostics.iter().find(|d| d.message.contains("nested more than 64 deep")).expect("a depth error");
+    assert!(d.is_error());
+    let (file, line, col) = d.location(&scan.sources);
+    assert_eq!((file, line, col), ("begen.yaml", 1, 71), "{}", d.message);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 25: an `#include` of a FIFO in the tree, or of a device (`/dev/zero`), is
+/// refused before anything compiles (the compile would block on it), with
+/// a message naming the include and the file; the scan itself never opens it.
+#[cfg(unix)]
+#[test]
+fn includes_of_fifos_and_devices_are_refused() {
+    let dir = temp_dir("fifo");
+    let made = std::process::Command::new("mkfifo").arg(dir.join("pipe.h")).status();
+    assert!(made.is_ok_and(|s| s.success()), "mkfifo");
+    let kernel = |inc: &str| format!("#include \"{inc}\"\n// @BE k\nvoid k(const BE::Tensor x, BE::Tensor y) {{}}\n");
+    for (inc, named) in [("pipe.h", dir.join("pipe.h").display().to_string()), ("/dev/zero", "/dev/zero".into())] {
+        std::fs::write(dir.join("k.cpp"), kernel(inc)).unwrap();
+        let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
+        let want = format!("`#include \"{inc}\"` names `{named}`, which is not a regular file");
+        let d = scan.diagnostics.iter().find(|d| d.message.starts_with(&want));
+        let all: Vec<_> = scan.diagnostics.iter().map(|d| &d.message).collect();
+        let d = d.unwrap_or_else(|| panic!("{all:?}"));
+        assert!(d.is_error());
+        assert_eq!(d.location(&scan.sources).0, "k.cpp");
+        assert_eq!(d.location(&scan.sources).1, 1);
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 25: equal keys in any map of begen.yaml are refused (the typed
+/// reading kept the last), located at their map.
+#[test]
+fn duplicate_keys_are_refused_at_every_level() {
+    let dir = temp_dir("dupkeys");
+    std::fs::write(dir.join("k.cpp"), "// @BE f attr.a\nvoid f(const BE::Tensor x, BE::Tensor y, float a) {}\n")
+        .unwrap();
+    for (yaml, says, line) in [
+        (
+            "functions:\n  f: {command_buffer: true}\n  f: {command_buffer: false}\n",
+            "functions: duplicate entry with key \"f\"",
+            2,
+        ),
+        ("functions:\n  f: {unsupported: {a: [1.0], a: [2.0]}}\n", "duplicate entry with key \"a\"", 2),
+        ("structs: {S: [a:int32], S: [b:int32]}\n", "structs: duplicate entry with key \"S\"", 1),
+        ("variants:\n  k.cpp: [{module: v, defines: {A: 1, A: 2}}]\n", "duplicate entry with key \"A\"", 2),
+    ] {
+        std::fs::write(dir.join("begen.yaml"), yaml).unwrap();
+        let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
+        let all: Vec<_> = scan.diagnostics.iter().map(|d| d.message.clone()).collect();
+        let d = scan.diagnostics.iter().find(|d| d.message.contains(says)).unwrap_or_else(|| panic!("{yaml}: {all:?}"));
+        assert!(d.is_error() && d.message.starts_with("invalid begen.yaml: "), "{}", d.message);
+        assert_eq!(d.location(&scan.sources).0, "begen.yaml");
+        assert_eq!(d.location(&scan.sources).1, line, "{yaml}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Issue 25: a begen.yaml that is a directory, a FIFO or a device is an
+/// error that says so, never read, where it was silently ignored.
+#[cfg(unix)]
+#[test]
+fn a_begen_yaml_that_is_not_a_file_is_said_so() {
+    let dir = temp_dir("yamlkind");
+    std::fs::write(dir.join("k.cpp"), "// @BE f\nvoid f(const BE::Tensor x, BE::Tensor y) {}\n").unwrap();
+    let yaml = dir.join("begen.yaml");
+    let make: [(&str, &dyn Fn()); 3] = [
+        ("a directory", &|| std::fs::create_dir(&yaml).unwrap()),
+        ("a FIFO", &|| assert!(std::process::Command::new("mkfifo").arg(&yaml).status().unwrap().success())),
+        ("/dev/zero", &|| std::os::unix::fs::symlink("/dev/zero", &yaml).unwrap()),
+    ];
+    for (what, make) in make {
+        make();
+        let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
+        let d = scan.diagnostics.iter().find(|d| d.message.starts_with("begen.yaml is not a regular file"));
+        let d = d
+            .unwrap_or_else(|| panic!("{what}: {:?}", scan.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()));
+        assert!(d.is_error(), "{what}");
+        let _ = std::fs::remove_dir(&yaml).or_else(|_| std::fs::remove_file(&yaml));
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

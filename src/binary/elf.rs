@@ -73,6 +73,10 @@ pub enum ElfError {
     TruncatedInfo,
     /// A `.nv.info` record of an unknown format, in this kernel's section.
     InfoFormat(u8, String),
+    /// A symbol table whose entries (`sh_entsize`) are shorter than an ELF64 symbol.
+    SymbolSize(u64),
+    /// Section headers (`e_shentsize`) shorter than an ELF64 section header.
+    SectionHeaderSize(u16),
 }
 
 impl ElfError {
@@ -87,6 +91,8 @@ impl ElfError {
             ElfError::NoSectionNames => bm::ELF_NO_SECTION_NAMES.to_string(),
             ElfError::TruncatedInfo => bm::ELF_TRUNCATED_INFO.to_string(),
             ElfError::InfoFormat(format, kernel) => bm::elf_info_format(*format, kernel),
+            ElfError::SymbolSize(size) => bm::elf_symbol_size(*size, SYM_SIZE),
+            ElfError::SectionHeaderSize(size) => bm::elf_section_header_size(*size, SHDR_SIZE),
         }
     }
 }
@@ -107,12 +113,18 @@ const STO_CUDA_ENTRY: u8 = 0x10;
 const EIATTR_KPARAM_INFO: u8 = 0x17;
 const EIATTR_CBANK_PARAM_SIZE: u8 = 0x19;
 const EIATTR_REQNTID: u8 = 0x10;
+/// Bytes of an ELF64 symbol (`Elf64_Sym`) and section header (`Elf64_Shdr`).
+const SYM_SIZE: u64 = 24;
+const SHDR_SIZE: u16 = 64;
 
 struct Bytes<'a>(&'a [u8]);
 
 impl Bytes<'_> {
     fn get<const N: usize>(&self, at: usize) -> Result<[u8; N], ElfError> {
-        self.0.get(at..at + N).and_then(|s| s.try_into().ok()).ok_or(ElfError::Truncated(at))
+        at.checked_add(N)
+            .and_then(|end| self.0.get(at..end))
+            .and_then(|s| s.try_into().ok())
+            .ok_or(ElfError::Truncated(at))
     }
     fn u16(&self, at: usize) -> Result<u16, ElfError> {
         Ok(u16::from_le_bytes(self.get(at)?))
@@ -161,9 +173,20 @@ impl Cubin {
         let flags = b.u32(0x30)?;
         let sm = if image[8] >= 8 { (flags >> 8) & 0xff } else { flags & 0xff };
         let (shoff, shentsize, shnum, shstrndx) = (b.u64(0x28)?, b.u16(0x3a)?, b.u16(0x3c)?, b.u16(0x3e)?);
+        if shnum > 0 && shentsize < SHDR_SIZE {
+            return Err(ElfError::SectionHeaderSize(shentsize));
+        }
         let mut raw = Vec::with_capacity(shnum as usize);
-        for i in 0..shnum as u64 {
-            let at = (shoff + i * shentsize as u64) as usize;
+        for i in 0..u64::from(shnum) {
+            // Each header lies whole inside the file, or the image is truncated.
+            let at = i
+                .checked_mul(u64::from(shentsize))
+                .and_then(|o| o.checked_add(shoff))
+                .and_then(|at| usize::try_from(at).ok())
+                .ok_or(ElfError::Truncated(image.len()))?;
+            if at.checked_add(usize::from(SHDR_SIZE)).is_none_or(|end| end > image.len()) {
+                return Err(ElfError::Truncated(at));
+            }
             raw.push((b.u32(at)?, b.u32(at + 4)?, b.u64(at + 24)?, b.u64(at + 32)?, b.u32(at + 40)?, b.u64(at + 56)?));
         }
         let strtab = raw.get(shstrndx as usize).ok_or(ElfError::NoSectionNames)?;
@@ -177,10 +200,16 @@ impl Cubin {
         let mut kernels = Vec::new();
         for symtab in sections.iter().filter(|s| s.kind == SHT_SYMTAB) {
             let strings = sections.get(symtab.link as usize).map_or(&[][..], |s| s.data);
-            let entsize = if symtab.entsize == 0 { 24 } else { symtab.entsize as usize };
+            // Zero means the ELF64 size; anything shorter would put st_info past the entry.
+            let entsize = match symtab.entsize {
+                0 => SYM_SIZE,
+                n if n < SYM_SIZE => return Err(ElfError::SymbolSize(n)),
+                n => n,
+            };
+            let entsize = usize::try_from(entsize).map_err(|_| ElfError::SymbolSize(entsize))?;
             for sym in symtab.data.chunks_exact(entsize) {
                 let s = Bytes(sym);
-                let (info, other) = (sym[4], sym[5]);
+                let (info, other) = (s.get::<1>(4)?[0], s.get::<1>(5)?[0]);
                 if info & 0xf == STT_FUNC && other & STO_CUDA_ENTRY != 0 {
                     kernels.push(Kernel {
                         name: cstr(strings, s.u32(0)?).to_string(),
@@ -191,10 +220,16 @@ impl Cubin {
                 }
             }
         }
+        // By name, the first of each (a crafted image may hold many kernels and sections).
+        let mut infos = std::collections::HashMap::new();
+        for s in &sections {
+            if let Some(kernel) = s.name.strip_prefix(".nv.info.") {
+                infos.entry(kernel).or_insert(s.data);
+            }
+        }
         for k in &mut kernels {
-            let info_name = format!(".nv.info.{}", k.name);
-            if let Some(info) = sections.iter().find(|s| s.name == info_name) {
-                read_info(info.data, k)?;
+            if let Some(info) = infos.get(k.name.as_str()) {
+                read_info(info, k)?;
             }
         }
         Ok(Cubin { sm, kernels })

@@ -40,7 +40,13 @@ pub enum ExprErrorKind {
     Operand,
     /// An integer literal of 2**63 or more.
     TooLarge,
+    /// More operators than [`MAX_OPERATORS`] (a flat chain nests as deeply as it is long).
+    TooLong,
 }
+
+/// The most operators one expression may hold: every later pass over the
+/// tree (printing, evaluating, dropping it) recurses as deep as a chain is long.
+pub const MAX_OPERATORS: usize = 256;
 
 impl fmt::Display for ExprError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -51,6 +57,7 @@ impl fmt::Display for ExprError {
             ExprErrorKind::CdivComma => bm::EXPR_CDIV_COMMA,
             ExprErrorKind::Operand => bm::EXPR_ATOM,
             ExprErrorKind::TooLarge => bm::EXPR_TOO_LARGE,
+            ExprErrorKind::TooLong => bm::EXPR_TOO_LONG,
         };
         f.write_str(&bm::expr_at(self.offset, why))
     }
@@ -59,7 +66,7 @@ impl fmt::Display for ExprError {
 /// Parses `+ - * / %`, parentheses, `cdiv(a, b)`, non-negative integer
 /// literals and identifiers, with C precedence (left to right).
 pub fn parse_expr(text: &str) -> Result<Expr, ExprError> {
-    let mut p = ExprParser { s: text.as_bytes(), pos: 0, depth: 0 };
+    let mut p = ExprParser { s: text.as_bytes(), pos: 0, depth: 0, operators: 0 };
     let e = p.sum()?;
     p.skip_ws();
     if p.pos != p.s.len() {
@@ -72,11 +79,22 @@ struct ExprParser<'a> {
     s: &'a [u8],
     pos: usize,
     depth: usize,
+    operators: usize,
 }
 
 impl ExprParser<'_> {
     fn err(&self, kind: ExprErrorKind) -> ExprError {
         ExprError { offset: self.pos, kind }
+    }
+
+    /// Counts one more operator at the current position, refusing past [`MAX_OPERATORS`].
+    fn operator(&mut self) -> Result<(), ExprError> {
+        self.operators += 1;
+        if self.operators > MAX_OPERATORS {
+            return Err(self.err(ExprErrorKind::TooLong));
+        }
+        self.pos += 1;
+        Ok(())
     }
 
     fn skip_ws(&mut self) {
@@ -93,7 +111,7 @@ impl ExprParser<'_> {
     fn sum(&mut self) -> Result<Expr, ExprError> {
         let mut e = self.product()?;
         while let Some(c @ (b'+' | b'-')) = self.peek() {
-            self.pos += 1;
+            self.operator()?;
             let rhs = self.product()?;
             e = Expr::Bin(if c == b'+' { Op::Add } else { Op::Sub }, Box::new(e), Box::new(rhs));
         }
@@ -103,7 +121,7 @@ impl ExprParser<'_> {
     fn product(&mut self) -> Result<Expr, ExprError> {
         let mut e = self.atom()?;
         while let Some(c @ (b'*' | b'/' | b'%')) = self.peek() {
-            self.pos += 1;
+            self.operator()?;
             let op = match c {
                 b'*' => Op::Mul,
                 b'/' => Op::Div,
@@ -148,7 +166,7 @@ impl ExprParser<'_> {
                 }
                 let name = std::str::from_utf8(&self.s[start..self.pos]).unwrap_or("").to_string();
                 if name == "cdiv" && self.peek() == Some(b'(') {
-                    self.pos += 1;
+                    self.operator()?;
                     self.depth += 1;
                     let a = self.sum()?;
                     if self.peek() != Some(b',') {
@@ -185,5 +203,17 @@ mod tests {
         }
         let deep = format!("{}1{}", "(".repeat(100), ")".repeat(100));
         assert!(parse_expr(&deep).is_err());
+    }
+
+    #[test]
+    fn long_chains_are_refused_not_recursed() {
+        let chain = |n: usize| format!("1{}", "+1".repeat(n));
+        assert!(parse_expr(&chain(MAX_OPERATORS)).is_ok());
+        let e = parse_expr(&chain(MAX_OPERATORS + 1)).unwrap_err();
+        assert_eq!((e.kind, e.offset), (ExprErrorKind::TooLong, 2 * MAX_OPERATORS + 1));
+        assert_eq!(parse_expr(&chain(100_000)).unwrap_err().kind, ExprErrorKind::TooLong);
+        let product = format!("n{}", "*2".repeat(100_000));
+        assert_eq!(parse_expr(&product).unwrap_err().kind, ExprErrorKind::TooLong);
+        assert!(parse_expr(&chain(100_000)).unwrap_err().to_string().contains("at most 256 operators"));
     }
 }

@@ -45,7 +45,8 @@ pub struct PtxParam {
 impl PtxParam {
     /// Bytes the parameter takes.
     pub fn size(&self) -> u32 {
-        self.ty.bits / 8 * self.count.unwrap_or(1)
+        // Saturates: a crafted `[N]` must not overflow (no kernel parameter comes near it).
+        (self.ty.bits / 8).saturating_mul(self.count.unwrap_or(1))
     }
 
     /// Its alignment in the parameter space.
@@ -369,5 +370,12 @@ mod tests {
         assert_eq!(e.to_string(), "PTX at byte 16: unknown parameter type `.q32`");
         assert!(entries(".entry k(.param .u32 x").is_err());
         assert!(entries(".entry").is_err());
+    }
+
+    #[test]
+    fn huge_counts_saturate() {
+        let e = entries(".entry k(.param .b64 x[4294967295])").unwrap();
+        assert_eq!(e[0].params[0].size(), u32::MAX);
+        assert!(entries(".entry k(.param .b64 x[4294967296])").is_err());
     }
 }

@@ -13,15 +13,14 @@
 //! generated files, so objects do not depend on where OUT is.
 
 use std::ffi::OsString;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::process::Stdio;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::SystemTime;
 
 use super::Reporter;
+use super::process::{self, Stopped};
 use crate::error::{Error, Result};
 use crate::model::Platform;
 
@@ -166,24 +165,35 @@ fn stat(path: &Path) -> Option<(u128, u64)> {
 }
 
 /// A hash of a file's bytes (to tell a changed file from one whose time
-/// only moved, or an older copy put back with its old time).
+/// only moved, or an older copy put back with its old time). Regular files
+/// only: reading a FIFO or a device (`/dev/stdin`) could block, or never end.
 pub(crate) fn content_hash(path: &Path) -> Option<u64> {
     use std::hash::{Hash, Hasher};
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
     let bytes = std::fs::read(path).ok()?;
     let mut h = std::collections::hash_map::DefaultHasher::new();
     bytes.hash(&mut h);
     Some(h.finish())
 }
 
-/// Writes the record of `deps` (paths relative to `work` or absolute).
-fn record_deps(work: &Path, object: &Path, deps: &[PathBuf]) -> std::io::Result<()> {
+/// Writes the record of `deps` (paths relative to `work` or absolute);
+/// returns those that are not regular files (a FIFO, a device), whose
+/// contents are not hashed and so not tracked.
+fn record_deps(work: &Path, object: &Path, deps: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
     let mut text = String::new();
+    let mut untracked = Vec::new();
     for dep in deps {
         let path = work.join(dep);
+        if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
+            untracked.push(dep.clone());
+        }
         let ((t, size), hash) = (stat(&path).unwrap_or_default(), content_hash(&path).unwrap_or_default());
         text.push_str(&format!("{t} {size} {hash:016x} {}\n", dep.display()));
     }
-    std::fs::write(work.join(depsfile(object)), text)
+    std::fs::write(work.join(depsfile(object)), text)?;
+    Ok(untracked)
 }
 
 /// Compiles every stale unit (in parallel, `jobs` at a time), reporting
@@ -279,18 +289,6 @@ enum Event {
     Finished(usize, std::result::Result<String, String>),
 }
 
-/// Stops a compile and everything it started (its process group, where
-/// there are process groups).
-fn kill_group(child: &mut std::process::Child) {
-    #[cfg(unix)]
-    {
-        let group = format!("-{}", child.id());
-        let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-}
-
 /// Runs one compile; `Ok(warnings)` or `Err(command + output)`. A compile
 /// that runs past `timeout` (a source that includes `/dev/zero`, a runaway
 /// template) is stopped.
@@ -304,62 +302,45 @@ fn run_one(
     let stamp = work.join(stampfile(&unit.object));
     let _ = std::fs::remove_file(&stamp);
     let mut cmd = Command::new(&argv[0]);
-    cmd.args(&argv[1..]).current_dir(work).stdout(Stdio::piped()).stderr(Stdio::piped()).stdin(Stdio::null());
+    cmd.args(&argv[1..]).current_dir(work);
     for (k, v) in env {
         cmd.env(k, v);
     }
-    // Its own process group, so a timeout stops the compiler driver and
-    // every process it started (cc1plus, cicc, ptxas) together.
-    #[cfg(unix)]
-    std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
     let shown = argv.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
-    let mut child =
-        cmd.spawn().map_err(|e| format!("command: {shown}\ncould not run `{}`: {e}", argv[0].to_string_lossy()))?;
-    // Drain both pipes while waiting, so a chatty compiler never blocks.
-    let drain = |pipe: Option<Box<dyn Read + Send>>| {
-        std::thread::spawn(move || {
-            let mut text = Vec::new();
-            if let Some(mut pipe) = pipe {
-                let _ = pipe.read_to_end(&mut text);
-            }
-            text
-        })
-    };
-    let out = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
-    let err = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn Read + Send>));
     let start = std::time::Instant::now();
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if start.elapsed() >= timeout => {
-                kill_group(&mut child);
-                break None;
-            }
-            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
-            Err(e) => return Err(format!("command: {shown}\nwaiting for it failed: {e}")),
+    let text = |out: &[u8], err: &[u8]| String::from_utf8_lossy(out).into_owned() + &String::from_utf8_lossy(err);
+    let finished = match process::run_bounded(&mut cmd, timeout, u64::MAX) {
+        Ok(f) => f,
+        Err(Stopped::Spawn(e)) => {
+            return Err(format!("command: {shown}\ncould not run `{}`: {e}", argv[0].to_string_lossy()));
         }
+        Err(Stopped::Wait(e)) => return Err(format!("command: {shown}\nwaiting for it failed: {e}")),
+        Err(Stopped::Timeout(out, err)) => {
+            return Err(format!(
+                "command: {shown}\n{}it did not finish within {} s and was stopped (BEGEN_COMPILE_TIMEOUT sets \
+                 the limit, in seconds)",
+                text(&out, &err),
+                timeout.as_secs()
+            ));
+        }
+        Err(Stopped::TooMuch) => return Err(format!("command: {shown}\nits output had no end")),
     };
-    let mut text = String::from_utf8_lossy(&out.join().unwrap_or_default()).into_owned();
-    text.push_str(&String::from_utf8_lossy(&err.join().unwrap_or_default()));
-    match status {
-        None => Err(format!(
-            "command: {shown}\n{text}it did not finish within {} s and was stopped (BEGEN_COMPILE_TIMEOUT sets the \
-             limit, in seconds)",
-            timeout.as_secs()
-        )),
-        Some(status) if status.success() => {
-            let deps = std::fs::read_to_string(work.join(depfile(&unit.object))).unwrap_or_default();
-            record_deps(work, &unit.object, &parse_depfile(&deps))
-                .map_err(|e| format!("writing the dependencies of {}: {e}", unit.object.display()))?;
-            std::fs::write(&stamp, stamp_text(argv, &unit.fingerprint))
-                .map_err(|e| format!("writing {}: {e}", stamp.display()))?;
-            // Only to order the next build: a failure to write it is no error.
-            let _ =
-                std::fs::write(work.join(secsfile(&unit.object)), format!("{:.3}\n", start.elapsed().as_secs_f64()));
-            Ok(text)
-        }
-        Some(_) => Err(format!("command: {shown}\n{text}")),
+    let mut text = text(&finished.stdout, &finished.stderr);
+    if !finished.status.success() {
+        return Err(format!("command: {shown}\n{text}"));
     }
+    let deps = std::fs::read_to_string(work.join(depfile(&unit.object))).unwrap_or_default();
+    let untracked = record_deps(work, &unit.object, &parse_depfile(&deps))
+        .map_err(|e| format!("writing the dependencies of {}: {e}", unit.object.display()))?;
+    for dep in untracked {
+        text.push_str(&crate::diag::messages::untracked_dependency(&dep.display().to_string()));
+        text.push('\n');
+    }
+    std::fs::write(&stamp, stamp_text(argv, &unit.fingerprint))
+        .map_err(|e| format!("writing {}: {e}", stamp.display()))?;
+    // Only to order the next build: a failure to write it is no error.
+    let _ = std::fs::write(work.join(secsfile(&unit.object)), format!("{:.3}\n", start.elapsed().as_secs_f64()));
+    Ok(text)
 }
 
 /// `None` when the object exists, was built by the same command, and no
@@ -437,6 +418,28 @@ pub fn parse_depfile(text: &str) -> Vec<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 25: a dependency that is a device or a FIFO (`#include
+    /// "/dev/stdin"`) is never read, when recorded or when checked; it is
+    /// returned to be warned about, and a rebuild is decided on its stat.
+    #[cfg(unix)]
+    #[test]
+    fn devices_and_fifos_are_never_hashed() {
+        let work = std::env::temp_dir().join(format!("begen-devdeps-{}", std::process::id()));
+        std::fs::create_dir_all(&work).unwrap();
+        assert!(std::process::Command::new("mkfifo").arg(work.join("pipe")).status().unwrap().success());
+        std::fs::write(work.join("k.cc"), "int x;\n").unwrap();
+        assert_eq!(content_hash(Path::new("/dev/zero")), None);
+        assert_eq!(content_hash(&work.join("pipe")), None);
+        assert!(content_hash(&work.join("k.cc")).is_some());
+        let deps =
+            [PathBuf::from("k.cc"), PathBuf::from("pipe"), PathBuf::from("/dev/zero"), PathBuf::from("/dev/stdin")];
+        let untracked = record_deps(&work, Path::new("k.o"), &deps).unwrap();
+        assert!(untracked.starts_with(&[PathBuf::from("pipe"), PathBuf::from("/dev/zero")]), "{untracked:?}");
+        let record = std::fs::read_to_string(work.join("k.o.deps")).unwrap();
+        assert_eq!(record.lines().count(), 4, "{record}");
+        std::fs::remove_dir_all(&work).unwrap();
+    }
 
     #[test]
     fn longest_units_start_first() {

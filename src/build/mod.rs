@@ -52,6 +52,7 @@ mod compile;
 mod env;
 mod files;
 mod link;
+mod process;
 mod support;
 mod toolchain;
 
@@ -723,20 +724,18 @@ pub fn doctor(opts: &Settings, env: &Env) -> Vec<DoctorLine> {
         Err(e) => lines.push(line("nvcc", Err(e), false)),
     }
     lines.push(line("Python asked", Ok(d.python()), false));
-    lines.push(line("JAX in that Python", jax_report(&d.python()), false));
+    lines.push(line("JAX in that Python", jax_report(&d), false));
     let _ = std::fs::remove_dir_all(&scratch);
     lines
 }
 
 /// jax and jaxlib versions and the backends JAX finds (a GPU needs its
 /// CUDA plugin), as `BEGEN_PYTHON` sees them.
-fn jax_report(python: &str) -> Result<String> {
+fn jax_report(d: &Discovery) -> Result<String> {
     let probe = "import jax, jaxlib; print(jax.__version__, jaxlib.__version__, \
                  sorted({d.platform for d in jax.devices()}), jax.default_backend())";
-    let out = std::process::Command::new(python)
-        .args(["-c", probe])
-        .output()
-        .map_err(|e| Error::toolchain(format!("could not run `{python}`: {e}")))?;
+    let python = d.python();
+    let out = d.run_probe(Path::new(&python), &["-c", probe]).map_err(Error::toolchain)?;
     if !out.status.success() {
         let why = String::from_utf8_lossy(&out.stderr);
         let last = why.trim().lines().last().unwrap_or("no output");

@@ -12,6 +12,7 @@ use std::process::Command;
 
 use super::arch::{self, ArchSource, CudaArch};
 use super::env::Env;
+use super::process::{self, Finished, Stopped};
 use crate::error::{Error, Result};
 
 /// What a probe of `$BEGEN_PYTHON` learned (one run, on first need).
@@ -32,6 +33,10 @@ try:
 except Exception as e:
     print('jax_error=' + type(e).__name__ + ': ' + str(e).replace('\\n', ' '))
 ";
+
+/// How long a probe of a program may run (`BEGEN_PROBE_TIMEOUT` overrides), and how much it may write.
+const PROBE_TIMEOUT_S: u64 = 60;
+const PROBE_BYTES: u64 = 1 << 20;
 
 /// Finds toolchain pieces on demand; each lookup runs at most once.
 pub struct Discovery<'e> {
@@ -61,13 +66,30 @@ impl<'e> Discovery<'e> {
         self.env.var("BEGEN_PYTHON").unwrap_or_else(|| "python3".to_string())
     }
 
+    /// Runs a program begen asks about itself (`$BEGEN_PYTHON`, nvcc),
+    /// bounded: [`PROBE_TIMEOUT_S`] seconds unless `BEGEN_PROBE_TIMEOUT` says
+    /// otherwise, and [`PROBE_BYTES`] bytes of output. The error names the
+    /// program and says why it gave no answer.
+    pub(super) fn run_probe(&self, program: &Path, args: &[&str]) -> std::result::Result<Finished, String> {
+        let seconds =
+            self.env.var("BEGEN_PROBE_TIMEOUT").and_then(|s| s.parse::<u64>().ok()).unwrap_or(PROBE_TIMEOUT_S);
+        let timeout = std::time::Duration::from_secs(seconds.max(1));
+        let shown = program.display();
+        process::run_bounded(Command::new(program).args(args), timeout, PROBE_BYTES).map_err(|stopped| match stopped {
+            Stopped::Spawn(e) => format!("`{shown}` could not be run ({e})"),
+            Stopped::Wait(e) => format!("waiting for `{shown}` failed ({e})"),
+            Stopped::Timeout(..) => format!(
+                "`{shown}` did not answer within {} s and was stopped (BEGEN_PROBE_TIMEOUT sets the limit, in seconds)",
+                timeout.as_secs()
+            ),
+            Stopped::TooMuch => format!("`{shown}` wrote more than {PROBE_BYTES} bytes and was stopped"),
+        })
+    }
+
     fn probe(&self) -> &std::result::Result<PythonProbe, String> {
         self.probe.get_or_init(|| {
             let python = self.python();
-            let output = Command::new(&python)
-                .args(["-c", PROBE_SCRIPT])
-                .output()
-                .map_err(|e| format!("`{python}` could not be run ({e})"))?;
+            let output = self.run_probe(Path::new(&python), &["-c", PROBE_SCRIPT])?;
             if !output.status.success() {
                 let stderr = String::from_utf8_lossy(&output.stderr);
                 let last = stderr.lines().last().unwrap_or("no output");
@@ -140,13 +162,21 @@ impl<'e> Discovery<'e> {
                 tried.join("; ")
             ))
         })?;
-        let version = run_stdout(&nvcc, &["--version"])
+        let version = self
+            .run_stdout(&nvcc, &["--version"])
             .and_then(|out| out.lines().find_map(|l| l.split_once("release ").map(|(_, v)| v.trim().to_string())));
-        let supported = run_stdout(&nvcc, &["--list-gpu-arch"])
+        let supported = self
+            .run_stdout(&nvcc, &["--list-gpu-arch"])
             .map(|out| out.split_whitespace().filter_map(|w| w.strip_prefix("compute_")?.parse().ok()).collect())
             .unwrap_or_default();
         let cudart_dir = self.find_cudart(&nvcc);
         Ok(Cuda { nvcc, version, cudart_dir, supported })
+    }
+
+    /// What a probe wrote on stdout, when it answered and succeeded.
+    fn run_stdout(&self, program: &Path, args: &[&str]) -> Option<String> {
+        let out = self.run_probe(program, args).ok()?;
+        out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
     }
 
     fn find_nvcc(&self, tried: &mut Vec<String>) -> Option<PathBuf> {
@@ -280,13 +310,22 @@ impl<'e> Discovery<'e> {
     /// The architectures to build for and where the choice came from.
     pub fn cuda_archs(&self, option: &[String], config: &[String], cuda: &Cuda) -> Result<(Vec<CudaArch>, ArchSource)> {
         let parse = |items: &[String], source: ArchSource| {
-            arch::parse_list(items).map(|l| (l, source)).map_err(|bad| {
+            let archs = arch::parse_list(items).map_err(|bad| {
                 Error::toolchain(format!(
                     "`{bad}` (from {}) is not a CUDA architecture. Write `sm_90`, `90`, `9.0` \
                      or a suffixed target such as `sm_90a`; separate several with commas.",
                     source.describe()
                 ))
-            })
+            })?;
+            // `arch: ['']` would give nvcc no -gencode at all: its own default, neither what was asked nor begen's.
+            if archs.is_empty() {
+                return Err(Error::toolchain(format!(
+                    "{} names no CUDA architecture. Write `sm_90`, `90` or `9.0`, or leave it out for \
+                     the local GPUs or begen's default list.",
+                    source.describe()
+                )));
+            }
+            Ok((archs, source))
         };
         if !option.is_empty() {
             return parse(option, ArchSource::Option);
@@ -358,11 +397,6 @@ pub fn xla_ffi_api_version(include: &Path) -> Option<String> {
     Some(format!("{}.{}", define("XLA_FFI_API_MAJOR")?, define("XLA_FFI_API_MINOR")?))
 }
 
-fn run_stdout(program: &Path, args: &[&str]) -> Option<String> {
-    let out = Command::new(program).args(args).output().ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -378,6 +412,21 @@ mod tests {
         .unwrap();
         assert_eq!(xla_ffi_api_version(&dir).as_deref(), Some("0.3"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn an_empty_architecture_list_is_refused() {
+        let env = Env::new().without("BEGEN_CUDA_ARCH");
+        let cuda = Cuda { nvcc: PathBuf::from("nvcc"), version: None, cudart_dir: None, supported: vec![90] };
+        let d = Discovery::new(&env);
+        for config in [vec![String::new()], vec![" , ".to_string()]] {
+            let err = d.cuda_archs(&[], &config, &cuda).unwrap_err().to_string();
+            assert!(err.contains("begen.yaml cuda.arch names no CUDA architecture"), "{err}");
+        }
+        let err = d.cuda_archs(&[",".to_string()], &[], &cuda).unwrap_err().to_string();
+        assert!(err.contains("names no CUDA architecture"), "{err}");
+        let (archs, _) = d.cuda_archs(&[], &["sm_90".to_string()], &cuda).unwrap();
+        assert_eq!(archs.len(), 1);
     }
 
     #[test]

@@ -243,7 +243,14 @@ fn py_literal(v: &serde_yaml_ng::Value, ty: AttrType) -> Option<String> {
         }
         (ScalarKind::Float | ScalarKind::FloatBits | ScalarKind::Complex, Value::Number(n)) => {
             let x = n.as_f64()?;
-            Some(if x.is_finite() { format!("{x:?}") } else { format!("float('{x}')") })
+            // NaN is never equal to itself: the runtime compares it by isnan.
+            Some(if x.is_nan() {
+                "float('nan')".to_string()
+            } else if x.is_finite() {
+                format!("{x:?}")
+            } else {
+                format!("float('{x}')")
+            })
         }
         (
             ScalarKind::Bool | ScalarKind::Int { .. } | ScalarKind::Float | ScalarKind::FloatBits | ScalarKind::Complex,
@@ -501,6 +508,8 @@ mod tests {
         assert_eq!(py_literal(&yaml("2"), AttrType::Float32).as_deref(), Some("2.0"));
         assert_eq!(py_literal(&yaml("1.0e-5"), AttrType::Float64).as_deref(), Some("1e-5"));
         assert_eq!(py_literal(&yaml(".inf"), AttrType::Float16).as_deref(), Some("float('inf')"));
+        assert_eq!(py_literal(&yaml(".nan"), AttrType::Float32).as_deref(), Some("float('nan')"));
+        assert_eq!(py_literal(&yaml(".NaN"), AttrType::Complex64).as_deref(), Some("float('nan')"));
         assert_eq!(py_literal(&yaml("x"), AttrType::Float32), None);
     }
 

@@ -61,8 +61,13 @@ impl Headers {
                 }
                 Step::Undef(name, at) => table.undef(*at, name),
                 Step::Include(k, at) => {
-                    let mut cx =
-                        Visit { table: &mut *table, structs: &mut *structs, visited: &mut visited, diags: &mut *diags };
+                    let mut cx = Visit {
+                        file,
+                        table: &mut *table,
+                        structs: &mut *structs,
+                        visited: &mut visited,
+                        diags: &mut *diags,
+                    };
                     self.include(map, &dir, &own.includes[*k], *at, &mut cx);
                 }
             }
@@ -73,7 +78,16 @@ impl Headers {
         let candidates = std::iter::once(dir.join(inc))
             .chain(std::iter::once(self.root.join(inc)))
             .chain(self.include_dirs.iter().map(|d| d.join(inc)));
-        let Some(path) = candidates.into_iter().find(|p| p.is_file()) else { return };
+        // The first that exists and is not a directory is the compiler's
+        // choice too; one that is not a regular file would block the compile.
+        let found =
+            candidates.into_iter().find_map(|p| std::fs::metadata(&p).ok().filter(|m| !m.is_dir()).map(|m| (p, m)));
+        let Some((path, meta)) = found else { return };
+        if !meta.is_file() {
+            let message = msg::include_not_regular(inc, &path.display().to_string());
+            cx.diags.push(Diagnostic::error(map.span(cx.file, pos, pos), message));
+            return;
+        }
         let key = path.canonicalize().unwrap_or_else(|_| path.clone());
         if !cx.visited.insert(key.clone()) {
             return;
@@ -127,6 +141,8 @@ impl Headers {
 
 /// What one walk of a file's includes fills in.
 struct Visit<'a> {
+    /// The file whose includes these are (`pos` is in it).
+    file: FileId,
     table: &'a mut MacroTable,
     structs: &'a mut Vec<Arc<Vec<Found>>>,
     visited: &'a mut BTreeSet<PathBuf>,

@@ -15,6 +15,9 @@ from .core import _begen_text
 
 def _begen_same_value(value, unsupported):
     try:
+        if isinstance(unsupported, float) and _np.isnan(unsupported):
+            # NaN (begen.yaml `.nan`) equals nothing, itself included: compared by isnan.
+            return bool(_np.isnan(_np.asarray(value)))
         return bool(_np.asarray(value) == unsupported)
     except Exception:
         return False

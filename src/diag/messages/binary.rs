@@ -327,6 +327,14 @@ pub fn elf_section_out_of_file(at: usize, len: usize) -> String {
     format!("section at {at}+{len} out of file")
 }
 
+pub fn elf_symbol_size(size: u64, least: u64) -> String {
+    format!("symbol table entries of {size} bytes (an ELF64 symbol takes {least})")
+}
+
+pub fn elf_section_header_size(size: u16, least: u16) -> String {
+    format!("section headers of {size} bytes (an ELF64 section header takes {least})")
+}
+
 pub fn elf_info_format(format: u8, kernel: &str) -> String {
     let kernel = q(kernel);
     format!("unknown .nv.info record format {format} in `{kernel}`")
@@ -426,6 +434,7 @@ pub const EXPR_CLOSE: &str = "expected `)`";
 pub const EXPR_CDIV_COMMA: &str = "expected `,` between cdiv's two operands";
 pub const EXPR_ATOM: &str = "expected a number, a name, `(` or `cdiv(`";
 pub const EXPR_TOO_LARGE: &str = "an integer below 2**63";
+pub const EXPR_TOO_LONG: &str = "an expression of at most 256 operators";
 
 // C layout (`layout::LayoutError`, `layout::PackError`).
 

@@ -8,6 +8,13 @@ pub fn yaml_error(err: &str) -> String {
     format!("invalid begen.yaml: {err}")
 }
 
+pub const CONFIG_NOT_A_FILE: &str =
+    "begen.yaml is not a regular file (a directory, a FIFO or a device); it was not read";
+
+pub fn yaml_too_deep(limit: usize) -> String {
+    format!("invalid begen.yaml: flow collections (`[`, `{{`) nested more than {limit} deep")
+}
+
 pub fn unknown_config_function(name: &str) -> String {
     let name = q(name);
     format!("begen.yaml sets options for '{name}', which is not an exported function")

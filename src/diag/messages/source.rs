@@ -230,6 +230,21 @@ pub fn unreadable(err: &str) -> String {
     format!("cannot read this file: {err}")
 }
 
+pub fn untracked_dependency(path: &str) -> String {
+    let path = q(path);
+    format!(
+        "begen: warning: dependency `{path}` is not a regular file (a FIFO or a device); its contents are not tracked"
+    )
+}
+
+pub fn include_not_regular(include: &str, path: &str) -> String {
+    let (include, path) = (q(include), q(path));
+    format!(
+        "`#include \"{include}\"` names `{path}`, which is not a regular file (a FIFO or a device): \
+         compiling would block reading it"
+    )
+}
+
 pub const NOT_UTF8: &str = "file is not valid UTF-8; it was scanned with invalid bytes replaced";
 pub const BINARY: &str = "file looks binary (it contains NUL bytes); it was not scanned";
 pub const EMPTY: &str = "source file is empty";

@@ -20,6 +20,18 @@ def test_unsupported_values_are_refused_by_value():
     assert not unsupported._begen_same_value(np.zeros(3), 0)  # an array is no attribute value
 
 
+def test_unsupported_nan_is_matched_by_isnan():
+    nan = float("nan")
+    for value in (nan, np.float32("nan"), np.float16("nan"), complex(nan, 0.0)):
+        with pytest.raises(ValueError, match=r"^f does not support alpha=.*nan"):
+            unsupported._begen_refuse("f", {"alpha": (value, (0.0, nan))})
+    for value in (1.0, 0.5, 3, np.float32(2.0), float("inf")):
+        if value != 0.0:
+            assert unsupported._begen_refusal("f", {"alpha": (value, (nan,))}) is None
+    assert not unsupported._begen_same_value("nan", nan)
+    assert not unsupported._begen_same_value(np.full(3, nan), nan)  # an array is no attribute value
+
+
 def impl(function, platform, priority, call, unsupported=None, renames=None):
     return algorithms._BegenImplementation("add", function, platform, priority, unsupported or {}, call, renames or {})
 
