@@ -105,7 +105,10 @@ mod tests {
             "pip",
             &[
                 ("venv/bin/begen", ""),
-                ("venv/lib/python3.11/site-packages/begen_jax-0.1.0.dist-info/RECORD", "../../../bin/begen,sha256=x,1\n"),
+                (
+                    "venv/lib/python3.11/site-packages/begen_jax-0.1.0.dist-info/RECORD",
+                    "../../../bin/begen,sha256=x,1\n",
+                ),
             ],
         );
         let dist_info = root.join("venv/lib/python3.11/site-packages/begen_jax-0.1.0.dist-info");
