@@ -160,18 +160,19 @@ mod tests {
         fn compiler_output(&mut self, _: &str, _: &str) {}
     }
 
-    fn scratch(name: &str) -> PathBuf {
+    /// A fresh scratch folder and settings whose OUT is its `out`.
+    fn scratch(name: &str) -> (PathBuf, Settings) {
         let dir = std::env::temp_dir().join(format!("begen-work-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        dir
+        let mut settings = Settings::new("kernels");
+        settings.out = Some(dir.join("out"));
+        (dir, settings)
     }
 
     #[test]
     fn the_default_work_directory_is_a_cache_keyed_by_out_outside_it() {
-        let dir = scratch("default");
-        let mut settings = Settings::new("kernels");
-        settings.out = Some(dir.join("out"));
+        let (dir, settings) = scratch("default");
         let env = Env::new().with("XDG_CACHE_HOME", &dir.join("cache").display().to_string());
         let work = Workspace::open(&settings, "k", &env, &mut Quiet(Vec::new())).unwrap();
         let out = std::fs::canonicalize(dir.join("out")).unwrap();
@@ -190,9 +191,7 @@ mod tests {
 
     #[test]
     fn a_new_out_drops_the_old_work_files_and_a_given_work_dir_is_kept() {
-        let dir = scratch("claim");
-        let mut settings = Settings::new("kernels");
-        settings.out = Some(dir.join("out"));
+        let (dir, mut settings) = scratch("claim");
         let env = Env::new().with("XDG_CACHE_HOME", &dir.join("cache").display().to_string());
         let open = |settings: &Settings| Workspace::open(settings, "k", &env, &mut Quiet(Vec::new())).unwrap();
         let work = open(&settings).dir.clone();
@@ -219,9 +218,7 @@ mod tests {
 
     #[test]
     fn the_stage_is_in_out_and_goes_away() {
-        let dir = scratch("stage");
-        let mut settings = Settings::new("kernels");
-        settings.out = Some(dir.join("out"));
+        let (dir, mut settings) = scratch("stage");
         settings.work_dir = Some(dir.join("work"));
         let work = Workspace::open(&settings, "k", &Env::new(), &mut Quiet(Vec::new())).unwrap();
         let stage = work.stage("k").unwrap();
