@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
 # The pip route, end to end, as a Python user meets it:
 #
-#   1. build begen's wheel with maturin (the `begen` program + python/begen);
+#   1. build begen's wheel with maturin (the distribution `begen-jax`: the
+#      `begen` program + python/begen);
 #   2. install it into a fresh venv and use it from an unrelated directory:
 #      `begen`, `python -m begen`, `begen doctor` (installed by pip, embedded
 #      headers), `begen build` of a kernel tree outside the repository;
 #   3. build the wheel of examples/python-package (a hatchling project whose
-#      kernels begen's build hook compiles; `pip wheel .`) and check it: a
-#      py3-none-<platform> wheel holding the library, module and stub, with
-#      its jax/jaxlib requirements and begen.json;
+#      kernels begen's build hook compiles) as a user would: `pip wheel .`
+#      with the newest pip, in an isolated build, begen-jax found through
+#      PIP_FIND_LINKS and no constraint variables; check it: a
+#      py3-none-manylinux_2_Y_x86_64 wheel (Y from the library's glibc and
+#      libstdc++ symbol versions) holding the library, module, stub and
+#      manifest and nothing of begen's work files, with its jax/jaxlib
+#      requirements and begen.json; and `pip install -e .` refused clearly;
 #   4. install that wheel into another fresh venv with only jax and numpy (no
 #      begen) and call its kernels from JAX against numpy (check.py).
 #
@@ -35,7 +40,7 @@ unset BEGEN_PYTHON BEGEN_BIN XLA_FFI_INCLUDE_DIR NVCC CUDA_PATH CUDA_HOME VIRTUA
 export PATH="$(printf '%s' "$PATH" | tr ':' '\n' | grep -v -e "^$ROOT/" | paste -sd: -)"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
-rm -rf "$WORK/dist" "$WORK/build-env" "$WORK/user-env" "$WORK/elsewhere"
+rm -rf "$WORK/dist" "$WORK/build-env" "$WORK/user-env" "$WORK/elsewhere" "$WORK/unpacked"
 mkdir -p "$WORK/dist" "$WORK/elsewhere"
 
 # 1. begen's wheel. The tools venv is kept between runs (keyed on its pins).
@@ -49,7 +54,7 @@ if [[ "$(cat "$tools/.stamp" 2>/dev/null)" != "$stamp" ]]; then
 fi
 t=$SECONDS
 (cd "$ROOT" && "$tools/bin/maturin" build --release --quiet -o "$WORK/dist") 2>&1 | grep -v '^\s*Compiling' || true
-begen_whl="$(ls "$WORK"/dist/begen-*.whl)" || fail "maturin built no wheel"
+begen_whl="$(ls "$WORK"/dist/begen_jax-*.whl)" || fail "maturin built no begen-jax wheel"
 say "built $(basename "$begen_whl") in $((SECONDS - t))s"
 
 # 2. Install it into a fresh venv; use it from a directory unrelated to the repository.
@@ -63,7 +68,7 @@ say "built $(basename "$begen_whl") in $((SECONDS - t))s"
     python -m begen --version
     doctor="$(begen doctor || true)"
     echo "$doctor" | sed 's/^/  doctor | /'
-    grep -q "^installed by: *pip, the begen wheel ($WORK/build-env/lib/python3[.0-9]*/site-packages/begen-" <<<"$doctor" \
+    grep -q "^installed by: *pip, the begen-jax wheel ($WORK/build-env/lib/python3[.0-9]*/site-packages/begen_jax-" <<<"$doctor" \
         || fail "begen doctor does not say it was installed by pip"
     grep -q "^support headers: *embedded, version [0-9]" <<<"$doctor" || fail "begen doctor shows no header version"
     # A kernel tree outside the repository, built by the installed program:
@@ -77,33 +82,50 @@ np.testing.assert_allclose(elsewhere.axpy(x, x, alpha=2.0, out=jax.ShapeDtypeStr
 )
 
 # 3. The example project's wheel, built as `pip wheel .` builds it: in an
-# isolated environment with its [build-system] requires (hatchling, begen,
-# jax). PyPI's `begen` is another project (docs/shipping.md), so pip is
-# pointed at begen's wheel: a constraint on its version and --find-links.
-# The JAX pins keep the build on the cached wheels. From a copy outside the
-# repository.
+# isolated environment with its [build-system] requires (hatchling,
+# begen-jax, jax), by the newest pip, with no constraint variables: pip finds
+# begen-jax through PIP_FIND_LINKS until it is on PyPI. From a copy outside
+# the repository.
 t=$SECONDS
 cp -r "$ROOT/examples/python-package" "$WORK/elsewhere/vecops"
 rm -rf "$WORK/elsewhere/vecops/build" "$WORK/elsewhere/vecops/dist"
-version="$(basename "$begen_whl" | cut -d- -f2)"
-echo "begen==$version" > "$WORK/begen-constraint.txt"
 (
     source "$WORK/build-env/bin/activate"
+    python -m pip install --quiet --upgrade pip
+    say "building with $(python -m pip --version | cut -d' ' -f1-2)"
     cd "$WORK/elsewhere/vecops"
-    PIP_CONSTRAINT="$WORK/begen-constraint.txt $ROOT/scripts/requirements.txt $ROOT/scripts/wheel-requirements.txt" \
-        PIP_FIND_LINKS="$WORK/dist" python -m pip wheel --quiet --no-deps . -w "$WORK/dist"
+    unset PIP_CONSTRAINT PIP_BUILD_CONSTRAINT PIP_NO_BUILD_ISOLATION
+    PIP_FIND_LINKS="$WORK/dist" python -m pip wheel --quiet --no-deps . -w "$WORK/dist"
+    # An editable install is refused, with the hook's message.
+    if PIP_FIND_LINKS="$WORK/dist" python -m pip install --no-deps -e . >"$WORK/editable.log" 2>&1; then
+        fail "pip install -e . of a kernel project succeeded; the hook should refuse it"
+    fi
+    grep -q "editable installs (\`pip install -e\`) are not supported" "$WORK/editable.log" \
+        || { cat "$WORK/editable.log"; fail "pip install -e . failed without the hook's message"; }
+    say "pip install -e . is refused with the hook's message"
 )
 vec_whl="$(ls "$WORK"/dist/begen_example_vecops-*.whl)" || fail "no wheel of the example"
-plat="$("$PY" -c 'import sysconfig; print(sysconfig.get_platform().replace("-", "_").replace(".", "_"))')"
-[[ "$(basename "$vec_whl")" == "begen_example_vecops-0.1.0-py3-none-$plat.whl" ]] \
-    || fail "$(basename "$vec_whl") is not tagged py3-none-$plat"
+[[ "$(basename "$vec_whl")" =~ ^begen_example_vecops-0\.1\.0-py3-none-manylinux_2_([0-9]+)_x86_64\.whl$ ]] \
+    || fail "$(basename "$vec_whl") is not tagged py3-none-manylinux_2_Y_x86_64"
+level="${BASH_REMATCH[1]}"
+# The tag holds for what the library links: no glibc symbol version newer
+# than 2.Y (objdump's reading, independent of the hook's), no library
+# outside glibc's and the C++ runtime's.
+"$PY" -c 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extract("vecops/lib_kernels.so", sys.argv[2])' "$vec_whl" "$WORK/unpacked"
+glibc="$(objdump -T "$WORK/unpacked/vecops/lib_kernels.so" | grep -oE 'GLIBC_2\.[0-9]+' | cut -d. -f2 | sort -n | tail -1)"
+(( glibc <= level )) || fail "the library needs GLIBC_2.$glibc, above manylinux_2_$level"
+objdump -p "$WORK/unpacked/vecops/lib_kernels.so" | awk '/NEEDED/ {print $2}' \
+    | grep -vxE 'lib(c|m|dl|rt|pthread|gcc_s|stdc\+\+)\.so\.[0-9]+|ld-linux-x86-64\.so\.2' \
+    && fail "the library needs a library a manylinux system does not provide"
+say "$(basename "$vec_whl"): GLIBC_2.$glibc at most, manylinux_2_$level"
 "$PY" - "$vec_whl" <<'PY' || fail "the example wheel's contents"
 import json, sys, zipfile
 whl = zipfile.ZipFile(sys.argv[1])
 names = set(whl.namelist())
-for f in ("vecops/__init__.py", "vecops/lib_kernels.so", "vecops/_kernels.py", "vecops/_kernels.pyi", "vecops/_kernels.yaml"):
-    assert f in names, f"{f} not in the wheel: {sorted(names)}"
-assert not any("/.begen/" in n or n.endswith((".o", ".cpp")) for n in names), sorted(names)
+package = {"vecops/__init__.py", "vecops/lib_kernels.so", "vecops/_kernels.py", "vecops/_kernels.pyi", "vecops/_kernels.yaml"}
+assert package <= names, f"{sorted(package - names)} not in the wheel: {sorted(names)}"
+others = sorted(n for n in names - package if not n.startswith("begen_example_vecops-0.1.0.dist-info/"))
+assert not others, f"files beside the package's (begen's work files?): {others}"
 info = "begen_example_vecops-0.1.0.dist-info/"
 wheel = whl.read(info + "WHEEL").decode()
 assert "Root-Is-Purelib: false" in wheel, wheel
@@ -112,6 +134,7 @@ reqs = [l.split(":", 1)[1].strip() for l in meta.splitlines() if l.startswith("R
 assert any(r.startswith("jaxlib>=") for r in reqs) and any(r.startswith("jax>=") for r in reqs), reqs
 built = json.loads(whl.read(info + "extra_metadata/begen.json"))
 assert built["platform"] == "cpu" and built["xla_ffi_api_version"] and built["jaxlib"], built
+assert built["platform_tag"] in sys.argv[1], built
 print(f"wheel-check: {sys.argv[1].rsplit('/', 1)[-1]}: requires {reqs}; begen.json {built}")
 PY
 say "built and checked the example's wheel in $((SECONDS - t))s"

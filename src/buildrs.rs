@@ -148,6 +148,19 @@ impl Build {
         self
     }
 
+    /// Where the work files go (objects, generated sources, the lock), as
+    /// `dir/<NAME>/` (default: `OUT_DIR/.begen/<NAME>/` in a build script,
+    /// a per-user cache keyed by the out directory outside one). Never the
+    /// out directory itself when that is not `OUT_DIR`, nor a Python package.
+    ///
+    /// ```no_run
+    /// begen::Build::new().out_dir("python/mypkg").work_dir("target/begen").compile("_kernels");
+    /// ```
+    pub fn work_dir(&mut self, dir: impl AsRef<Path>) -> &mut Build {
+        self.settings.work_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
     /// Also places the Python-facing outputs — `lib<NAME>.so`, `<NAME>.py`,
     /// `<NAME>.pyi` and `<NAME>.yaml` — in `dir`, e.g. the folder of a Python
     /// package that a wheel (maturin, hatchling) picks up: the module finds
@@ -297,11 +310,17 @@ impl Build {
 
     fn run(&self, env: &Env, reporter: &mut CargoReporter) -> Result<BuildOutput> {
         let mut settings = self.settings.clone();
+        let out_dir = env.var("OUT_DIR").map(PathBuf::from);
         if settings.out.is_none() {
-            let out = env
-                .var("OUT_DIR")
+            let out = out_dir
+                .clone()
                 .ok_or_else(|| Error::other("OUT_DIR is not set: outside a build script, call `.out_dir(...)`"))?;
-            settings.out = Some(PathBuf::from(out));
+            settings.out = Some(out);
+        }
+        // In a build script the work files stay in Cargo's OUT_DIR, whatever
+        // the out directory: `cargo clean` removes them.
+        if settings.work_dir.is_none() {
+            settings.work_dir = out_dir.map(|dir| dir.join(".begen"));
         }
         if let Some(p) = &self.platform {
             settings.platform = Some(

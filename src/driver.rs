@@ -278,8 +278,9 @@ pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> 
 
 /// Runs the whole pipeline: checks, generates, compiles and links into
 /// `settings.out`: `lib<NAME>.so`, `<NAME>.py`, `<NAME>.pyi` and the
-/// manifest `<NAME>.yaml`, with the work directory `.begen/<NAME>/` beside them. On any failure the previous
-/// outputs in OUT are left as they were.
+/// manifest `<NAME>.yaml`, and nothing else: the work files go to the work
+/// directory (`settings.work_dir`, else a per-user cache keyed by OUT). On any
+/// failure the previous outputs in OUT are left as they were.
 ///
 /// ```no_run
 /// use begen::driver::{Env, Settings, StderrReporter};
@@ -291,7 +292,7 @@ pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> 
 /// ```
 pub fn build(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput, Error> {
     let run = checked(settings, reporter)?;
-    let tools = Toolchain::resolve(&run.library, settings, env)?;
+    let tools = Toolchain::resolve(&run.library, settings, env, reporter)?;
     let emitted = emit::emit(&run.library, tools.xla_ffi_api.as_deref());
     compile::build_library(&run.library, &emitted, tools, settings, env, reporter)
         .map(|out| BuildOutput { diagnostics: run.diagnostics, ..out })

@@ -34,6 +34,11 @@ pub struct Settings {
     /// Where outputs go (needed by `generate` and `build`): sources under it
     /// are begen's own, not the library's.
     pub out: Option<PathBuf>,
+    /// Where the work files go (objects, generated sources, the lock):
+    /// `<work_dir>/<NAME>/`; else `<cache>/begen/work/<key>/<NAME>`, the
+    /// cache being `$XDG_CACHE_HOME` (else `~/.cache`) and the key a hash of
+    /// OUT's canonical path. Never OUT, which holds only the four outputs.
+    pub work_dir: Option<PathBuf>,
     /// Include directories searched before the root, begen.yaml's and
     /// begen's own (`-I`).
     pub includes: Vec<PathBuf>,
@@ -86,6 +91,7 @@ impl Settings {
             name: None,
             platform: None,
             out: None,
+            work_dir: None,
             includes: Vec::new(),
             arch: Vec::new(),
             cxx_flags: Vec::new(),

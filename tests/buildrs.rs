@@ -43,6 +43,7 @@ fn python_out_places_the_module_and_library_in_a_package() {
         b.dir(support::repo().join("tests/e2e/cpu"))
             .platform("cpu")
             .out_dir(&out)
+            .work_dir(root.join("work"))
             .python_out(&pkg)
             .cargo_metadata(false)
             .try_compile("e2e_cpu")
@@ -54,6 +55,14 @@ fn python_out_places_the_module_and_library_in_a_package() {
         assert_eq!(std::fs::read(out.join(f)).unwrap(), std::fs::read(pkg.join(f)).unwrap(), "{f}");
     }
     assert!(!pkg.join(".begen").exists(), "no work files in the package");
+    let mut held: Vec<_> = std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name()).collect();
+    held.sort();
+    assert_eq!(
+        held,
+        ["e2e_cpu.py", "e2e_cpu.pyi", "e2e_cpu.yaml", "libe2e_cpu.so"],
+        "the out directory holds the outputs only"
+    );
+    assert!(root.join("work/e2e_cpu/obj").is_dir(), "the work files are in the work directory given");
 
     // A rebuild with nothing changed rewrites nothing in the package.
     let before = mtimes(&pkg);

@@ -346,6 +346,55 @@ fn outputs_inside_the_kernel_directory_are_not_sources() {
 }
 
 #[test]
+fn out_holds_the_four_outputs_and_the_work_files_go_elsewhere() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let root = repo().join("tests/e2e/cpu").display().to_string();
+    let base = scratch("work_dir");
+    let held = |dir: &Path| {
+        let mut names: Vec<String> =
+            std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    };
+    let mut four: Vec<String> = OUTPUTS.iter().map(|s| s.to_string()).collect();
+    four.sort();
+    // The default: a per-user cache keyed by OUT.
+    let (out, cache) = (base.join("out"), base.join("cache"));
+    let out_s = out.display().to_string();
+    let cache_s = cache.display().to_string();
+    let env = [("XDG_CACHE_HOME", cache_s.as_str())];
+    let built = begen_ok(&python, &["build", &root, "--out", &out_s, "--platform", "cpu"], &env);
+    assert!(stderr(&built).contains("8 TUs compiled"), "{}", stderr(&built));
+    assert_eq!(held(&out), four);
+    let keys = held(&cache.join("begen/work"));
+    assert_eq!(keys.len(), 1, "{keys:?}");
+    assert!(cache.join("begen/work").join(&keys[0]).join("e2e_cpu/obj").is_dir());
+    let again = begen_ok(&python, &["build", &root, "--out", &out_s, "--platform", "cpu"], &env);
+    assert!(stderr(&again).contains("0 TUs compiled, 8 up to date"), "{}", stderr(&again));
+    // OUT removed: the next build is a clean one.
+    std::fs::remove_dir_all(&out).unwrap();
+    let fresh = begen_ok(&python, &["build", &root, "--out", &out_s, "--platform", "cpu"], &env);
+    if std::fs::metadata(&out).unwrap().created().is_ok() {
+        assert!(stderr(&fresh).contains("8 TUs compiled"), "{}", stderr(&fresh));
+    }
+    assert_eq!(held(&out), four);
+
+    // --work-dir: WORK_DIR/NAME, and incremental from there.
+    let (out2, work) = (base.join("out2"), base.join("work"));
+    let (out2_s, work_s) = (out2.display().to_string(), work.display().to_string());
+    let args = ["build", &root, "--out", &out2_s, "--platform", "cpu", "--work-dir", &work_s];
+    begen_ok(&python, &args, &env);
+    assert_eq!(held(&out2), four);
+    assert_eq!(held(&work), ["e2e_cpu"]);
+    assert!(work.join("e2e_cpu/obj").is_dir() && work.join("e2e_cpu/include").is_dir());
+    let again = begen_ok(&python, &args, &env);
+    assert!(stderr(&again).contains("0 TUs compiled, 8 up to date"), "{}", stderr(&again));
+    assert_eq!(held(&cache.join("begen/work")).len(), 1, "a work directory given leaves the cache alone");
+}
+
+#[test]
 fn a_relative_output_directory_builds() {
     let Some(python) = support::python_with_jax() else {
         return;

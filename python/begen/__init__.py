@@ -17,7 +17,13 @@ import shutil
 import sys
 import sysconfig
 
-__all__ = ["find_begen_bin"]
+__all__ = ["DISTRIBUTION", "find_begen_bin"]
+
+#: The name of the distribution this package comes in (PyPI's ``begen`` is
+#: an unrelated project whose files are also a top-level ``begen``): the
+#: hatch hook checks it before running, so a foreign ``begen`` module is
+#: never taken for this one.
+DISTRIBUTION = "begen-jax"
 
 _EXE = "begen.exe" if sys.platform == "win32" else "begen"
 
@@ -34,7 +40,7 @@ def find_begen_bin() -> str:
     try:
         from importlib.metadata import PackageNotFoundError, distribution
 
-        dist = distribution("begen")
+        dist = distribution(DISTRIBUTION.replace("-", "_"))
         for f in dist.files or ():
             if f.name == _EXE and f.parent.name in ("bin", "Scripts"):
                 path = os.path.abspath(str(dist.locate_file(f)))
@@ -55,6 +61,6 @@ def find_begen_bin() -> str:
         return found
     raise FileNotFoundError(
         "the begen program is not installed beside the begen Python package "
-        f"(looked in {', '.join(schemes)} and on PATH); reinstall the begen wheel "
-        "(`pip install --force-reinstall begen`)"
+        f"(looked in {', '.join(schemes)} and on PATH); reinstall the {DISTRIBUTION} wheel "
+        f"(`pip install --force-reinstall {DISTRIBUTION}`)"
     )

@@ -4,25 +4,30 @@ its wheel.
 In the project's ``pyproject.toml``::
 
     [build-system]
-    requires = ["hatchling", "begen", "jax"]   # jax: its jaxlib has the XLA FFI headers
+    requires = ["hatchling", "begen-jax", "jax"]   # begen-jax: begen on PyPI; jax: its jaxlib has the XLA FFI headers
     build-backend = "hatchling.build"
 
     [tool.hatch.build.targets.wheel.hooks.begen]
     kernels = "kernels"        # the kernel directory, relative to the project
-    destination = "mypkg"      # where the outputs go in the wheel (a package folder)
+    destination = "mypkg"      # where the outputs go in the wheel (a package folder inside it)
     name = "_kernels"          # the library: lib_kernels.so, _kernels.py (import mypkg._kernels)
     platform = "cpu"           # cpu | cuda | auto (default: begen.yaml's, else auto)
     arch = ["sm_80", "sm_90"]  # CUDA architectures (default: begen's rules)
     include-dirs = []          # extra -I directories, relative to the project
-    build-dir = "build/begen"  # begen's output and objects (kept: rebuilds are incremental)
+    build-dir = "build/begen"  # begen's outputs (out/) and work files (work/), kept: rebuilds are incremental
+
+Editable installs (``pip install -e``) are refused: an editable install
+takes the package from the source tree, where the built library is not.
 
 When hatchling builds the wheel, the hook runs the installed ``begen build``
 and puts ``lib<name>.so``, ``<name>.py``, ``<name>.pyi`` and the manifest
 ``<name>.yaml`` into ``destination``. The wheel is then a platform wheel:
 
-- tagged ``py3-none-<platform>`` (``linux_x86_64``): the library is native
-  code for this platform, and the module loads it with ctypes, so it depends
-  on no Python ABI;
+- tagged ``py3-none-<platform>``: the library is native code for this
+  platform, and the module loads it with ctypes, so it depends on no Python
+  ABI. The platform is ``manylinux_2_Y_x86_64`` when that holds for what the
+  library links (computed from its ELF symbol versions: the glibc and
+  libstdc++ it needs), else ``linux_<arch>``;
 - it requires ``jaxlib>=V`` and ``jax>=V``, V being the jaxlib whose XLA FFI
   headers compiled it (XLA accepts handlers built against its own FFI API
   version and older ones, not newer ones);
@@ -50,8 +55,11 @@ from typing import Any
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 from hatchling.plugin import hookimpl
 
+from begen import _wheel_tag
+
 _KEYS = {"kernels", "destination", "name", "platform", "arch", "include-dirs", "build-dir"}
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_PROGRAM_VERSION = re.compile(r"begen \d+\.\d+\.\d+\S*\Z")
 
 
 class BegenBuildHook(BuildHookInterface):
@@ -62,18 +70,31 @@ class BegenBuildHook(BuildHookInterface):
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         if self.target_name != "wheel":
             return
+        _check_ours()
+        if version == "editable":
+            raise RuntimeError(
+                "begen hook: editable installs (`pip install -e`) are not supported: an editable install imports "
+                "the package from the source tree, where the kernels' built library is not. Build and install "
+                "the wheel instead (`pip install .`), or build the kernels into the source package yourself "
+                "(`begen build KERNELS --out src/PACKAGE`) and install without the hook."
+            )
         settings = self._settings()
         root = Path(self.root)
         kernels = root / settings["kernels"]
         if not kernels.is_dir():
             raise ValueError(f"begen hook: `kernels` is {settings['kernels']!r}, and {kernels} is not a directory")
         name = settings["name"] or _library_name(kernels)
-        out = root / settings["build-dir"]
+        build_dir = root / settings["build-dir"]
+        # The four outputs alone in out/; begen's work files in work/.
+        out = build_dir / "out"
 
         env = dict(os.environ)
         include, jaxlib = _xla_ffi_headers(env)
         env["XLA_FFI_INCLUDE_DIR"] = include
-        cmd = [_begen_program(), "build", str(kernels), "--out", str(out), "--name", name]
+        program = _begen_program()
+        _check_program(program)
+        cmd = [program, "build", str(kernels), "--out", str(out), "--name", name]
+        cmd += ["--work-dir", str(build_dir / "work")]
         if settings["platform"]:
             cmd += ["--platform", settings["platform"]]
         if settings["arch"]:
@@ -85,11 +106,13 @@ class BegenBuildHook(BuildHookInterface):
             raise RuntimeError(f"begen hook: `begen build` failed for {kernels} (its messages are above)")
 
         manifest = _read_manifest(out / f"{name}.yaml")
-        dest = settings["destination"].strip("/")
+        dest = settings["destination"]
         for file in (f"lib{name}.so", f"{name}.py", f"{name}.pyi", f"{name}.yaml"):
             build_data["force_include"][str(out / file)] = f"{dest}/{file}" if dest else file
         build_data["pure_python"] = False
-        build_data["tag"] = f"py3-none-{_platform_tag()}"
+        tag, why = _wheel_tag.platform_tag(out / f"lib{name}.so", _platform_tag())
+        self.app.display_info(f"begen hook: platform tag {tag} ({why})")
+        build_data["tag"] = f"py3-none-{tag}"
         if jaxlib:
             build_data["dependencies"] += [f"jax>={jaxlib}", f"jaxlib>={jaxlib}"]
         else:
@@ -106,10 +129,11 @@ class BegenBuildHook(BuildHookInterface):
             "platform": manifest.get("platform", "unknown"),
             "xla_ffi_api_version": manifest.get("xla_ffi_api_version"),
             "jaxlib": jaxlib,
+            "platform_tag": tag,
         }
         if record["platform"] == "cuda":
             record["cuda"] = _cuda_record(cmd[0], settings["arch"], env)
-        info = out / "begen.json"
+        info = build_dir / "begen.json"
         info.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
         build_data["extra_metadata"][str(info)] = "begen.json"
 
@@ -127,7 +151,7 @@ class BegenBuildHook(BuildHookInterface):
             raise ValueError(f"begen hook: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(_KEYS))}")
         settings: dict[str, Any] = {
             "kernels": str(config.get("kernels", "kernels")),
-            "destination": str(config.get("destination", "")),
+            "destination": _destination(config.get("destination", "")),
             "name": config.get("name"),
             "platform": config.get("platform"),
             "arch": config.get("arch", []),
@@ -146,6 +170,49 @@ class BegenBuildHook(BuildHookInterface):
 @hookimpl
 def hatch_register_build_hook():
     return BegenBuildHook
+
+
+def _check_ours() -> None:
+    """Refuses to go on when the ``begen`` package this module came with is
+    not begen-jax's: PyPI's ``begen`` is an unrelated project whose files
+    are a top-level ``begen`` too."""
+    import begen
+
+    if getattr(begen, "DISTRIBUTION", None) != "begen-jax":
+        raise RuntimeError(
+            f"begen hook: the `begen` module at {getattr(begen, '__file__', '?')} is not begen-jax's (PyPI's "
+            "`begen` is an unrelated project). Require `begen-jax` in [build-system] requires, not `begen`, "
+            "and remove the other `begen` from this environment."
+        )
+
+
+def _check_program(program: str) -> None:
+    """Refuses a ``begen`` program that is not begen-jax's (the other
+    project's may install one of the same name)."""
+    try:
+        got = subprocess.run([program, "--version"], capture_output=True, text=True, timeout=60, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise RuntimeError(f"begen hook: the begen program {program} does not run: {e}") from e
+    if got.returncode != 0 or not _PROGRAM_VERSION.match(got.stdout.strip()):
+        raise RuntimeError(
+            f"begen hook: {program} is not begen-jax's `begen` program (`--version` said "
+            f"{(got.stdout or got.stderr).strip()[:200]!r}). Require `begen-jax` in [build-system] requires, "
+            "or point BEGEN_BIN at begen."
+        )
+
+
+def _destination(value: Any) -> str:
+    """The package folder the outputs go into, inside the wheel: folder names
+    that are Python identifiers, separated by ``/`` (``mypkg``,
+    ``mypkg/_aot``), or empty for the wheel's root."""
+    text = str(value).rstrip("/")
+    if str(value).startswith("/") or (text and not all(_IDENTIFIER.match(part) for part in text.split("/"))):
+        raise ValueError(
+            f"begen hook: `destination` {value!r} is not a package folder inside the wheel: write folder names "
+            "that are Python identifiers, separated by `/` (e.g. 'mypkg' or 'mypkg/_aot'); no `..`, no "
+            "absolute path"
+        )
+    return text
 
 
 def _begen_program() -> str:
@@ -210,8 +277,7 @@ def _read_manifest(path: Path) -> dict[str, str]:
 
 def _platform_tag() -> str:
     # The platform the library was compiled for, as pip and installers name
-    # it (linux_x86_64). Not manylinux: that promise needs auditwheel's check
-    # of the library's symbol versions (see docs/shipping.md).
+    # it (linux_x86_64): the tag when no manylinux one holds.
     return sysconfig.get_platform().replace("-", "_").replace(".", "_")
 
 

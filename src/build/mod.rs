@@ -38,11 +38,12 @@
 //!   kernels are skipped, each with a warning (never silently). `cuda`
 //!   requires nvcc. `auto` (the default) requires nvcc only when CUDA
 //!   sources exist, and then fails clearly if it is missing.
-//! - Layout of OUT: the four outputs at the top; `OUT/.begen/<NAME>/` holds
-//!   the generated TUs (`gen/`), objects with their depfiles and commands
-//!   (`obj/`) and the staging area. Final outputs are written to `.begen/stage` and renamed
-//!   into OUT only when everything succeeded, and only if their bytes
-//!   changed.
+//! - Layout of OUT: the four outputs and nothing else. The generated TUs
+//!   (`gen/`), objects with their depfiles and commands (`obj/`), the
+//!   support headers and the lock live in a work directory outside OUT (see
+//!   [`work`]: `--work-dir`, else a per-user cache keyed by OUT). Final
+//!   outputs are staged in a transient folder of OUT and renamed into place
+//!   only when everything succeeded, and only if their bytes changed.
 //! - Determinism: inputs are sorted, no timestamps or random names reach
 //!   outputs, commands run in the work directory with relative paths for
 //!   generated files, and no debug info is generated unless asked for.
@@ -55,6 +56,7 @@ mod link;
 mod process;
 mod support;
 mod toolchain;
+mod work;
 
 use std::path::{Path, PathBuf};
 
@@ -142,28 +144,6 @@ impl Reporter for StderrReporter {
     fn compiler_output(&mut self, unit: &str, output: &str) {
         say(&format!("{unit}:\n{}", output.trim_end()));
     }
-}
-
-/// Takes the work directory's lock file (released when the file closes),
-/// saying so when another build holds it.
-fn lock_work_dir(work: &Path, reporter: &mut dyn Reporter) -> Result<std::fs::File> {
-    std::fs::create_dir_all(work).map_err(|e| Error::io(work, e))?;
-    let path = work.join("lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io(&path, e))?;
-    match file.try_lock() {
-        Ok(()) => {}
-        Err(std::fs::TryLockError::WouldBlock) => {
-            reporter.progress(&format!("Blocking waiting for file lock on {}", path.display()));
-            file.lock().map_err(|e| Error::io(&path, e))?;
-        }
-        Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&path, e)),
-    }
-    Ok(file)
 }
 
 /// Writes a line to stderr; a closed stderr is not a panic.
@@ -258,17 +238,6 @@ impl BuildOutput {
     }
 }
 
-/// The work directory of library `name` inside OUT: one per library, so
-/// several libraries can share an OUT (one build script, one `OUT_DIR`).
-///
-/// ```
-/// use std::path::Path;
-/// assert_eq!(begen::build::work_dir(Path::new("out"), "mykernels"), Path::new("out/.begen/mykernels"));
-/// ```
-pub fn work_dir(out: &Path, name: &str) -> PathBuf {
-    out.join(".begen").join(name)
-}
-
 /// The toolchain pieces a build of one library needs, resolved before
 /// anything is generated (the XLA FFI API version is written into the
 /// manifest).
@@ -279,22 +248,27 @@ pub(crate) struct Toolchain {
     pub xla_ffi_api: Option<String>,
     cuda: Option<toolchain::Cuda>,
     libs: Vec<toolchain::FoundLib>,
+    /// The work directory, locked (with OUT) until the build ends.
+    work: work::Workspace,
 }
 
 impl Toolchain {
-    /// Finds XLA's FFI headers, begen's support headers and, when the
-    /// library builds CUDA sources, nvcc.
-    pub(crate) fn resolve(library: &Library, opts: &Settings, env: &Env) -> Result<Toolchain> {
+    /// Takes the work directory (waiting for another build of the same
+    /// OUT or work directory), then finds XLA's FFI headers, begen's
+    /// support headers and, when the library builds CUDA sources, nvcc.
+    pub(crate) fn resolve(
+        library: &Library,
+        opts: &Settings,
+        env: &Env,
+        reporter: &mut dyn Reporter,
+    ) -> Result<Toolchain> {
+        let work = work::Workspace::open(opts, &library.name, env, reporter)?;
         let discovery = Discovery::new(env);
         let xla_include = discovery.xla_ffi_include()?;
         let support_include = match env.var("BEGEN_SUPPORT_INCLUDE") {
             Some(dir) => PathBuf::from(dir),
             // Absolute: compilers run in the work directory.
-            None => {
-                let dir = work_dir(opts.out_dir(), &library.name).join("include");
-                let dir = std::path::absolute(&dir).map_err(|e| Error::io(&dir, e))?;
-                support::write_headers(&dir)?
-            }
+            None => support::write_headers(&work.dir.join("include"))?,
         };
         let xla_ffi_api = toolchain::xla_ffi_api_version(&xla_include);
         let cuda = if library.settings.cuda { Some(discovery.cuda()?) } else { None };
@@ -306,7 +280,7 @@ impl Toolchain {
             .chain(&opts.link_libs)
             .map(|l| discovery.find_library(l, &dirs, cuda.as_ref()))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Toolchain { xla_include, support_include, xla_ffi_api, cuda, libs })
+        Ok(Toolchain { xla_include, support_include, xla_ffi_api, cuda, libs, work })
     }
 }
 
@@ -340,13 +314,10 @@ pub(crate) fn build_library(
     env: &Env,
     reporter: &mut dyn Reporter,
 ) -> Result<BuildOutput> {
-    let Toolchain { xla_include, support_include, xla_ffi_api, cuda, libs } = tools;
+    let Toolchain { xla_include, support_include, xla_ffi_api, cuda, libs, work: workspace } = tools;
     let discovery = Discovery::new(env);
     let settings = &library.settings;
-    let work = work_dir(opts.out_dir(), &library.name);
-    // One build of a library into one OUT at a time: another waits here,
-    // then finds the objects up to date.
-    let _lock = lock_work_dir(&work, reporter)?;
+    let work = workspace.dir.clone();
     let (units, outputs) = write_generated(&work, library, emitted, &xla_include)?;
 
     let mut includes: Vec<PathBuf> = opts.includes.clone();
@@ -380,11 +351,8 @@ pub(crate) fn build_library(
     let timeout = std::time::Duration::from_secs(seconds.max(1));
     let stats = compile::compile_units(&work, &units, &compilers, jobs, explain, timeout, reporter)?;
 
-    let stage = work.join("stage");
-    if stage.exists() {
-        std::fs::remove_dir_all(&stage).map_err(|e| Error::io(&stage, e))?;
-    }
-    std::fs::create_dir_all(&stage).map_err(|e| Error::io(&stage, e))?;
+    let staging = workspace.stage(&library.name)?;
+    let stage = &staging.0;
     let lib_file = format!("lib{}.so", library.name);
     let mut objects: Vec<PathBuf> = units.iter().map(|u| u.object.clone()).collect();
     if library.namespaced {
@@ -395,7 +363,7 @@ pub(crate) fn build_library(
         work: &work,
         linker: &host.program,
         objects: &objects,
-        output: &Path::new("stage").join(&lib_file),
+        output: &stage.join(&lib_file),
         cudart_dir: cuda.as_ref().map(|c| c.cudart_dir.as_deref()),
         libs: &libs,
         // Binary kernels open the CUDA driver with dlopen (in libc from glibc 2.34, in libdl before).
@@ -413,9 +381,8 @@ pub(crate) fn build_library(
         std::fs::write(&path, file.contents.as_bytes()).map_err(|e| Error::io(&path, e))?;
         staged.push(path);
     }
-    std::fs::create_dir_all(opts.out_dir()).map_err(|e| Error::io(opts.out_dir(), e))?;
     let changed = files::commit_staged(&staged, opts.out_dir())?;
-    let _ = std::fs::remove_dir(&stage);
+    drop(staging);
 
     let out = opts.out_dir();
     let name = &library.name;

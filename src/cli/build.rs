@@ -62,6 +62,11 @@ pub struct BuildArgs {
     /// Extra include directory (searched first; repeatable).
     #[arg(short = 'I', long = "include", value_name = "DIR")]
     pub include: Vec<PathBuf>,
+    /// Where the work files go (objects, generated sources, the lock), as
+    /// WORK_DIR/NAME; never OUT [default: a per-user cache keyed by OUT,
+    /// $XDG_CACHE_HOME/begen/work/..., else ~/.cache/begen/work/...].
+    #[arg(long, value_name = "WORK_DIR")]
+    pub work_dir: Option<PathBuf>,
     /// Parallel compiler runs [default: the number of CPUs].
     #[arg(short, long)]
     pub jobs: Option<usize>,
@@ -120,6 +125,7 @@ pub fn build(args: &BuildArgs) -> i32 {
     opts.arch = args.arch.clone();
     opts.includes = args.include.clone();
     opts.jobs = args.jobs;
+    opts.work_dir = args.work_dir.clone();
     let mut reporter = StderrReporter { quiet: args.quiet };
     match crate::driver::build(&opts, &Env::new(), &mut reporter) {
         Ok(out) => {

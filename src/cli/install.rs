@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 /// How a `begen` binary came to be where it is.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Origin {
-    /// pip (or uv) installed begen's wheel: its `.dist-info` records this binary.
+    /// pip (or uv) installed begen's wheel (the distribution `begen-jax`):
+    /// its `.dist-info` records this binary.
     Pip { dist_info: PathBuf },
     /// `cargo install`: the binary is in the `bin/` of a Cargo install root,
     /// which holds `.crates.toml` / `.crates2.json`.
@@ -22,7 +23,7 @@ pub enum Origin {
 impl std::fmt::Display for Origin {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Origin::Pip { dist_info } => write!(f, "pip, the begen wheel ({})", dist_info.display()),
+            Origin::Pip { dist_info } => write!(f, "pip, the begen-jax wheel ({})", dist_info.display()),
             Origin::CargoInstall { root } => write!(f, "cargo install (root {})", root.display()),
             Origin::CargoBuild { profile, target } => {
                 write!(f, "a cargo build ({profile} profile of {})", target.display())
@@ -35,7 +36,7 @@ impl std::fmt::Display for Origin {
 /// Finds how the binary at `exe` was installed.
 ///
 /// A wheel installs the binary into `<prefix>/bin` and its metadata into
-/// `<prefix>/lib/pythonX.Y/site-packages/begen-<version>.dist-info`, whose
+/// `<prefix>/lib/pythonX.Y/site-packages/begen_jax-<version>.dist-info`, whose
 /// `RECORD` names the binary as `../../../bin/begen` (a venv, `--user` and a
 /// system prefix all have this shape).
 pub fn origin(exe: &Path) -> Origin {
@@ -51,7 +52,7 @@ pub fn origin(exe: &Path) -> Origin {
             for site in read_dir_sorted(&prefix.join(lib)) {
                 for dist_info in read_dir_sorted(&site.join("site-packages")) {
                     let name = dist_info.file_name().unwrap_or_default().to_string_lossy().into_owned();
-                    if name.starts_with("begen-")
+                    if name.starts_with("begen_jax-")
                         && name.ends_with(".dist-info")
                         && std::fs::read_to_string(dist_info.join("RECORD"))
                             .is_ok_and(|record| record.lines().any(|l| l.starts_with(&entry)))
@@ -104,22 +105,27 @@ mod tests {
             "pip",
             &[
                 ("venv/bin/begen", ""),
-                ("venv/lib/python3.11/site-packages/begen-0.1.0.dist-info/RECORD", "../../../bin/begen,sha256=x,1\n"),
+                (
+                    "venv/lib/python3.11/site-packages/begen_jax-0.1.0.dist-info/RECORD",
+                    "../../../bin/begen,sha256=x,1\n",
+                ),
             ],
         );
-        let dist_info = root.join("venv/lib/python3.11/site-packages/begen-0.1.0.dist-info");
+        let dist_info = root.join("venv/lib/python3.11/site-packages/begen_jax-0.1.0.dist-info");
         assert_eq!(origin(&root.join("venv/bin/begen")), Origin::Pip { dist_info });
         let _ = std::fs::remove_dir_all(root);
     }
 
     #[test]
     fn another_packages_begen_dist_info_is_not_enough() {
-        // A distribution named begen that does not install this binary.
+        // PyPI's begen (another project) even where it installs a `begen`,
+        // and a begen-jax that does not install this binary.
         let root = tree(
             "other",
             &[
                 ("p/bin/begen", ""),
-                ("p/lib/python3.11/site-packages/begen-0.5.dist-info/RECORD", "begen/__init__.py,,\n"),
+                ("p/lib/python3.11/site-packages/begen-0.5.dist-info/RECORD", "../../../bin/begen,,\n"),
+                ("p/lib/python3.11/site-packages/begen_jax-0.1.0.dist-info/RECORD", "begen/__init__.py,,\n"),
             ],
         );
         assert_eq!(origin(&root.join("p/bin/begen")), Origin::Unknown);

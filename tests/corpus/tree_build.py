@@ -12,7 +12,7 @@ compile against begen's support headers), writes
 with the module name brainevent gives every file (tests/corpus/kernix_modules.py;
 a file no call loads keeps its per-file name, as in modules_compare.py), and runs
 
-    begen build TREE --out OUT --arch sm_90 -I INCLUDE --quiet
+    begen build TREE --out OUT --arch sm_90 -I INCLUDE --work-dir OUT.work --quiet
 
 with the environment's nvcc (`source scripts/env.sh`: pip's toolkit). The build
 must succeed (its wall time is printed), and then:
@@ -206,7 +206,7 @@ def run_checks(exe, nm, tree, include, out, expected, named) -> list[str]:
 
     # (b) the build
     cmd = [str(exe), "build", str(tree), "--out", str(out), "--arch", ARCH,
-           "-I", str(include), "--quiet"]
+           "-I", str(include), "--work-dir", str(work_dir(out)), "--quiet"]
     start = time.monotonic()
     r = subprocess.run(cmd, capture_output=True, text=True)
     wall = time.monotonic() - start
@@ -389,10 +389,15 @@ def exports(nm: str, lib: pathlib.Path) -> dict[str, str]:
     return out
 
 
+def work_dir(out: pathlib.Path) -> pathlib.Path:
+    """begen's work files, beside OUT (OUT holds only the four outputs)."""
+    return out.with_name(out.name + ".work")
+
+
 def stale_support_hint(out: pathlib.Path, tree: pathlib.Path) -> str | None:
     """When a built source includes a brainevent/ header that the binary's
     embedded copy lacks (a begen built before build-support/ gained it)."""
-    used = out / ".begen" / LIBRARY / "include"
+    used = work_dir(out) / LIBRARY / "include"
     if not used.is_dir() or os.environ.get("BEGEN_SUPPORT_INCLUDE"):
         return None
     wanted = set()

@@ -36,10 +36,23 @@ def begen_bin():
     return path
 
 
+# begen's default work directories (a per-user cache keyed by OUT) go under
+# this session's temporary folder, not the user's ~/.cache: pytest's folders
+# are new each session, and their keys would pile up there.
+_WORK_CACHE = []
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _begen_work_cache(tmp_path_factory):
+    _WORK_CACHE.append(tmp_path_factory.getbasetemp() / "begen-cache")
+
+
 def run_begen(*args, check=True, env=None):
     """Runs the CLI with this interpreter as BEGEN_PYTHON; returns the process."""
     full_env = dict(os.environ)
     full_env.setdefault("BEGEN_PYTHON", sys.executable)
+    if _WORK_CACHE:
+        full_env["XDG_CACHE_HOME"] = str(_WORK_CACHE[-1])
     full_env.update(env or {})
     proc = subprocess.run([str(begen_bin()), *map(str, args)], capture_output=True, text=True, env=full_env)
     if check and proc.returncode != 0:

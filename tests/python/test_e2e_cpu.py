@@ -201,8 +201,9 @@ def test_many_kernels_split_the_glue_and_all_run(jax_cpu, tmp_path):
         body += [f"// @BE add_{k} arg ret", f"ADD({k})"]
     (src / "many.cpp").write_text("\n".join(body) + "\n")
     out = tmp_path / "out"
-    run_begen("build", src, "--out", out, "--name", "many", "--platform", "cpu", "--quiet")
-    parts = sorted(p.name for p in (out / ".begen" / "many" / "gen").glob("many.*begen.cc") if ".cpp." not in p.name)
+    work = tmp_path / "work"
+    run_begen("build", src, "--out", out, "--name", "many", "--platform", "cpu", "--work-dir", work, "--quiet")
+    parts = sorted(p.name for p in (work / "many" / "gen").glob("many.*begen.cc") if ".cpp." not in p.name)
     assert parts == ["many.begen.cc", "many.part2.begen.cc", "many.part3.begen.cc"], parts
     m = import_module(out, "many")
     x = jax_cpu.numpy.arange(4, dtype="float32")

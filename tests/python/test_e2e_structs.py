@@ -235,8 +235,8 @@ def test_two_structs_of_one_name_in_two_modules(jax_cpu, tmp_path):
         """
     ))
     out = tmp_path / "out"
-    run_begen("build", src, "--out", out, "--quiet")
-    glue = next((out / ".begen" / "two_params" / "gen").glob("two_params.begen.cc")).read_text()
+    run_begen("build", src, "--out", out, "--work-dir", tmp_path / "work", "--quiet")
+    glue = next((tmp_path / "work" / "two_params" / "gen").glob("two_params.begen.cc")).read_text()
     assert "struct begen_struct_Params {" in glue and "struct begen_struct_Params_2 {" in glue, glue
     m = import_module(out, "two_params")
     x = x6()

@@ -53,6 +53,12 @@ def package(jax_cpu, tmp_path):
     return pkg
 
 
+def test_the_package_folder_gets_the_four_outputs_and_no_work_files(package):
+    # What the manual route puts into a wheel: OUT is shipped as it is.
+    held = sorted(p.name for p in (package / "_aot").iterdir())
+    assert held == ["__init__.py", "e2e_modules.py", "e2e_modules.pyi", "e2e_modules.yaml", "libe2e_modules.so"], held
+
+
 def run_python(package, code):
     """Runs `code` in a fresh Python that finds `mypkg`; fails with its output."""
     proc = subprocess.run(
