@@ -841,3 +841,106 @@ pub fn vjp_consts(fwd: &str, ft: &str, bwd: &str, bt: &str) -> String {
     let (fwd, bwd) = (q(fwd), q(bwd));
     format!("their constants differ ('{fwd}': {ft}; `{bwd}`: {bt})")
 }
+
+// Kernels as JAX primitives (begen.yaml's `linear:`, `transpose:`, `jvp:`).
+
+pub fn primitive_and_vjp(function: &str, key: &str) -> String {
+    let (function, key) = (q(function), q(key));
+    format!(
+        "'{function}' has both `vjp` and `{key}`: a kernel is either reverse-only (`vjp`) or a JAX primitive (`jvp`, `linear`)"
+    )
+}
+
+pub const HINT_PRIMITIVE_VJP: &str = "keep `vjp` for a kernel differentiated in reverse mode only; with `jvp` or \
+     `linear` (and `transpose`), forward and reverse mode both work";
+
+pub fn transpose_not_linear(function: &str, param: &str) -> String {
+    let (function, param) = (q(function), q(param));
+    format!("`transpose:` of '{function}' names '{param}', which its `linear:` does not list")
+}
+
+pub fn linear_unknown(function: &str, param: &str) -> String {
+    let (function, param) = (q(function), q(param));
+    format!("`linear:` of '{function}' names '{param}', which is not one of its parameters")
+}
+
+pub fn linear_not_input(function: &str, param: &str) -> String {
+    let (function, param) = (q(function), q(param));
+    format!("`linear:` of '{function}' names '{param}', which is not an input tensor (`arg`)")
+}
+
+pub fn linear_not_float(function: &str, param: &str, contract: &str) -> String {
+    let (function, param) = (q(function), q(param));
+    format!(
+        "`linear:` of '{function}' names '{param}', a {contract} input: only a float input has a tangent (an integer \
+         input gets none)"
+    )
+}
+
+pub fn primitive_untyped(function: &str, param: &str) -> String {
+    let (function, param) = (q(function), q(param));
+    format!(
+        "'{function}' is a JAX primitive (`jvp`, `linear`) but its input '{param}' has no dtype: its tangents and \
+         cotangents need typed inputs (`arg:<dtype>[<dims>]`)"
+    )
+}
+
+pub fn primitive_not_plain(function: &str, param: &str) -> String {
+    let (function, param) = (q(function), q(param));
+    format!(
+        "'{function}' is a JAX primitive (`jvp`, `linear`) or its tangent or transpose kernel, and '{param}' is \
+         updated in place or a list of arrays: not supported there"
+    )
+}
+
+pub fn primitive_side_effect(function: &str) -> String {
+    let function = q(function);
+    format!("'{function}' is a JAX primitive (`jvp`, `linear`) and has `has_side_effect`: not supported together")
+}
+
+/// `tangent kernel` or `transpose kernel for 'p'`.
+pub fn related_kernel(transpose_of: Option<&str>) -> String {
+    match transpose_of {
+        None => "tangent kernel".into(),
+        Some(p) => format!("transpose kernel for '{}'", q(p)),
+    }
+}
+
+pub fn unknown_related(what: &str, function: &str, kernel: &str, module: &str) -> String {
+    let (function, kernel, module) = (q(function), q(kernel), q(module));
+    format!("the {what} `{kernel}` of '{function}' is not an exported function of module `{module}`")
+}
+
+pub fn related_counts(what: &str, function: &str, kernel: &str, got: (usize, usize), want: (usize, usize)) -> String {
+    let (function, kernel) = (q(function), q(kernel));
+    let takes = if what.starts_with("tangent") {
+        format!("the inputs of '{function}', then one tangent per float input")
+    } else {
+        format!("the other inputs of '{function}', then one cotangent per output")
+    };
+    let returns = if what.starts_with("tangent") { "one tangent per output" } else { "the input's cotangent" };
+    format!(
+        "the {what} `{kernel}` of '{function}' takes {} input(s) and returns {} output(s); it must take {} ({takes}) \
+         and return {} ({returns})",
+        got.0, got.1, want.0, want.1
+    )
+}
+
+pub fn related_mismatch(what: &str, function: &str, kernel: &str, difference: &str) -> String {
+    let (function, kernel, difference) = (q(function), q(kernel), q(difference));
+    format!("the {what} `{kernel}` does not fit '{function}': {difference}")
+}
+
+pub fn tangent_of_input(k: usize) -> String {
+    format!("the tangent of input {k}")
+}
+
+pub const HINT_JVP: &str = "the tangent kernel takes the kernel's inputs, then one tangent per float input, and \
+     returns one tangent per output (same shapes and dtypes); attributes are passed to it by name";
+
+pub const HINT_TRANSPOSE: &str = "a transpose kernel takes the kernel's inputs other than the linear one (in \
+     order), then one cotangent per output, and returns that input's cotangent; attributes are passed to it by name";
+
+pub fn tangent_of_output(k: usize) -> String {
+    format!("the tangent of output {k}")
+}
