@@ -264,7 +264,7 @@ impl<'a> FunctionParts<'a> {
         let outputs: Vec<&Param> = f.output_params().collect();
         let rets: Vec<&Param> = outputs.iter().copied().filter(|p| matches!(p.token, Token::Ret(_))).collect();
         let typed = is_typed(f);
-        let out_optional = typed && rets.iter().all(|p| inferable(&inputs, p));
+        let out_optional = typed && rets.iter().all(|p| inferable(f, &inputs, p));
         let mut parts = FunctionParts {
             f,
             shown,
@@ -315,10 +315,26 @@ fn py_attr(p: &Param) -> Option<PyAttr<'_>> {
     Some(PyAttr { xla: name, py: &p.py_name, stub, shown, convert })
 }
 
-/// Whether output `p`'s shape follows from the inputs': XLA cannot be told
-/// an untyped `ret`, or one with a dimension no input has, without `out=`.
-fn inferable(inputs: &[&Param], p: &Param) -> bool {
-    let input_dims: BTreeSet<&str> = inputs
+/// The integer attributes of `f` named like a dimension of one of its
+/// outputs: each gives that dimension its value.
+fn size_attrs(f: &Function) -> Vec<&Param> {
+    let output_dims: BTreeSet<&str> = f
+        .output_params()
+        .filter_map(|p| p.token.contract()?.dims.as_ref())
+        .flatten()
+        .filter_map(|d| match d {
+            Extent::Named(n) => Some(n.as_str()),
+            Extent::Fixed(_) => None,
+        })
+        .collect();
+    f.attrs().filter(|(p, ty)| ty.is_integer() && output_dims.contains(p.name.as_str())).map(|(p, _)| p).collect()
+}
+
+/// Whether output `p`'s shape follows from the inputs' and the integer
+/// attributes named like its dimensions: XLA cannot be told an untyped
+/// `ret`, or one with a dimension nothing gives, without `out=`.
+fn inferable(f: &Function, inputs: &[&Param], p: &Param) -> bool {
+    let mut input_dims: BTreeSet<&str> = inputs
         .iter()
         .filter_map(|p| p.token.contract()?.dims.as_ref())
         .flatten()
@@ -327,6 +343,7 @@ fn inferable(inputs: &[&Param], p: &Param) -> bool {
             Extent::Fixed(_) => None,
         })
         .collect();
+    input_dims.extend(size_attrs(f).into_iter().map(|p| p.name.as_str()));
     p.token.contract().is_some_and(|c| {
         c.dims.as_ref().is_some_and(|dims| {
             dims.iter().all(|d| match d {
@@ -496,6 +513,9 @@ fn emit_typed_body(parts: &FunctionParts, call_args: Vec<String>) -> Vec<String>
         emit_input_specs(parts),
         emit_const_specs(parts)
     ));
+    for p in size_attrs(f) {
+        body.push(format!("_begen_size({shown_lit}, _begen_d, {}, {})", py_str(&p.name), p.py_name));
+    }
     if !parts.rets.is_empty() {
         let out_specs = py_tuple(parts.rets.iter().map(|p| py_spec(&p.name, p.token.contract())));
         body.push(format!("_begen_o = _begen_outputs({shown_lit}, out, {out_specs}, _begen_d, _begen_c)"));
@@ -729,7 +749,7 @@ pub fn with_primitive(view: &mut PyFunctionView, f: &Function, functions: &[Func
     body.push(format!("def _begen_raw({}):", inputs.join(", ")));
     body.push(format!("    return {call}"));
     let mut doc = Vec::new();
-    let jvp = match f.options.jvp.as_deref().and_then(|name| find(name)) {
+    let jvp = match f.options.jvp.as_deref().and_then(&find) {
         Some(k) => {
             let floats: Vec<String> = f
                 .input_params()

@@ -113,6 +113,21 @@ def _begen_outputs(fn, out, specs, d, c):
     return list(out)
 
 
+def _begen_size(fn, d, name, value):
+    # An integer attribute named like an output's dimension gives it its
+    # value (a dimension an input has too must agree).
+    if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
+        raise TypeError(f"{fn}: attribute '{name}' sizes dimension '{name}': it takes an integer, got {value!r}")
+    if value < 0:
+        raise ValueError(f"{fn}: attribute '{name}' sizes dimension '{name}': it must not be negative, got {value}")
+    if name in d:
+        seen, where = d[name]
+        if not _begen_same(seen, value):
+            raise ValueError(f"{fn}: dimension '{name}' is {seen} ({where}) but attribute '{name}' is {value}")
+    else:
+        d[name] = (int(value), f"from attribute '{name}'")
+
+
 def _begen_like(x):
     # The struct of an in-place tensor's result: its input's.
     return _jax.ShapeDtypeStruct(_np.shape(x), x.dtype)

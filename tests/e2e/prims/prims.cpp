@@ -79,3 +79,15 @@ void csrmv_tv(const double* data, const int32_t* indices, const int32_t* indptr,
     for (int64_t i = 0; i + 1 < r; ++i)
         for (int32_t p = indptr[i]; p < indptr[i + 1]; ++p) dv[indices[p]] += data[p] * ct[i];
 }
+
+// Sizes from attributes: out has n elements, n an attribute (no out=).
+// @BE fill ret:float32[n] attr.n:int64 attr.v:float32
+void fill(float* out, int64_t n, float v) {
+    for (int64_t i = 0; i < n; ++i) out[i] = v;
+}
+
+// Outputs zeroed by the handler: adds v to every element of what it is handed.
+// @BE accumulate ret:float32[n] attr.n:int64 attr.v:float32
+void accumulate(float* out, int64_t n, float v) {
+    for (int64_t i = 0; i < n; ++i) out[i] += v;
+}
