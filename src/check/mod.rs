@@ -82,8 +82,8 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
     let repeats = find_repeats(&instances);
     let functions = check_functions(req, instances, &repeats, &modules, &mut diags);
     let mut functions = check_options(req, functions, &declared_names, &mut diags);
-    algorithms::check_vjps(req, &mut functions, &mut diags);
     primitives::check_primitives(req, &mut functions, &mut diags);
+    algorithms::check_vjps(req, &mut functions, &mut diags);
     let listed = algorithms::check_algorithms(req, &functions, &mut diags);
     let mut sources = check_sources(req, &functions, choice, &variants, &mut diags);
     if choice == PlatformChoice::Cpu {

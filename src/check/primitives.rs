@@ -88,12 +88,18 @@ fn check_one(req: &Request, f: &Function, functions: &[Function], line: usize, o
             ));
         }
     }
-    if errors.is_empty() {
+    // The kernels it names are checked where its own parameters can be
+    // compared with theirs: typed and plain, and for a transpose, a float
+    // input it is linear in.
+    let not_plain = |p: &Param| p.token.is_list() || matches!(p.token, Token::InOut(_));
+    if !f.input_params().any(|p| p.token.contract().is_none()) && !f.params.iter().any(not_plain) {
         if let Some(jvp) = &o.jvp {
             related(f, functions, jvp, None, at_key(jvp), &mut errors);
         }
         for (param, kernel) in &o.transpose {
-            related(f, functions, kernel, Some(param), at_key(kernel), &mut errors);
+            if o.linear.contains(param) && f.float_inputs().any(|p| p.name == *param) {
+                related(f, functions, kernel, Some(param), at_key(kernel), &mut errors);
+            }
         }
     }
     for (span, text, notes, hint) in errors {
@@ -117,15 +123,16 @@ fn related(
     at: Option<Span>,
     errors: &mut Vec<Problem>,
 ) {
-    let what = msg::related_kernel(transpose_of);
     let hint = Some(if transpose_of.is_some() { msg::HINT_TRANSPOSE } else { msg::HINT_JVP });
     let found = functions
         .iter()
         .find(|g| g.module == f.module && (g.name == name || format!("{}.{}", g.module, g.name) == name));
     let Some(g) = found else {
-        errors.push((at, msg::unknown_related(&what, &f.name, name, &f.module), Vec::new(), hint));
+        let subject = msg::related_kernel(&f.name, name, transpose_of);
+        errors.push((at, msg::unknown_related(&subject, &f.module), Vec::new(), hint));
         return;
     };
+    let subject = msg::related_kernel(&f.name, &g.name, transpose_of);
     // What `g` must take and return: (what the parameter is, `f`'s parameter
     // whose contract it has).
     let inputs: Vec<&Param> = f.input_params().collect();
@@ -164,7 +171,8 @@ fn related(
     }
     let (gi, go): (Vec<&Param>, Vec<&Param>) = (g.input_params().collect(), g.output_params().collect());
     if gi.len() != want_in.len() || go.len() != want_out.len() {
-        let text = msg::related_counts(&what, &f.name, &g.name, (gi.len(), go.len()), (want_in.len(), want_out.len()));
+        let (got, want) = ((gi.len(), go.len()), (want_in.len(), want_out.len()));
+        let text = msg::related_counts(&subject, &f.name, transpose_of.is_none(), got, want);
         errors.push((at, text, Vec::new(), hint));
         return;
     }
@@ -189,6 +197,6 @@ fn related(
         problems.push(msg::vjp_consts(&f.name, &consts_text(f), &g.name, &consts_text(g)));
     }
     if let Some((first, rest)) = problems.split_first() {
-        errors.push((at, msg::related_mismatch(&what, &f.name, &g.name, first), rest.to_vec(), hint));
+        errors.push((at, msg::related_mismatch(&subject, first), rest.to_vec(), hint));
     }
 }

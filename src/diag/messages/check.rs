@@ -898,37 +898,42 @@ pub fn primitive_side_effect(function: &str) -> String {
     format!("'{function}' is a JAX primitive (`jvp`, `linear`) and has `has_side_effect`: not supported together")
 }
 
-/// `tangent kernel` or `transpose kernel for 'p'`.
-pub fn related_kernel(transpose_of: Option<&str>) -> String {
+/// The subject of the messages about a tangent kernel (`transpose_of`
+/// None) or a transpose kernel: `the tangent kernel `k` of 'f'`, `the
+/// transpose kernel `k` of 'f' for 'p'`.
+pub fn related_kernel(function: &str, kernel: &str, transpose_of: Option<&str>) -> String {
+    let (function, kernel) = (q(function), q(kernel));
     match transpose_of {
-        None => "tangent kernel".into(),
-        Some(p) => format!("transpose kernel for '{}'", q(p)),
+        None => format!("the tangent kernel `{kernel}` of '{function}'"),
+        Some(p) => format!("the transpose kernel `{kernel}` of '{function}' for '{}'", q(p)),
     }
 }
 
-pub fn unknown_related(what: &str, function: &str, kernel: &str, module: &str) -> String {
-    let (function, kernel, module) = (q(function), q(kernel), q(module));
-    format!("the {what} `{kernel}` of '{function}' is not an exported function of module `{module}`")
+pub fn unknown_related(subject: &str, module: &str) -> String {
+    format!("{subject} is not an exported function of module `{}`", q(module))
 }
 
-pub fn related_counts(what: &str, function: &str, kernel: &str, got: (usize, usize), want: (usize, usize)) -> String {
-    let (function, kernel) = (q(function), q(kernel));
-    let takes = if what.starts_with("tangent") {
-        format!("the inputs of '{function}', then one tangent per float input")
+pub fn related_counts(
+    subject: &str,
+    function: &str,
+    tangent: bool,
+    got: (usize, usize),
+    want: (usize, usize),
+) -> String {
+    let function = q(function);
+    let (takes, returns) = if tangent {
+        (format!("the inputs of '{function}', then one tangent per float input"), "one tangent per output")
     } else {
-        format!("the other inputs of '{function}', then one cotangent per output")
+        (format!("the other inputs of '{function}', then one cotangent per output"), "the input's cotangent")
     };
-    let returns = if what.starts_with("tangent") { "one tangent per output" } else { "the input's cotangent" };
     format!(
-        "the {what} `{kernel}` of '{function}' takes {} input(s) and returns {} output(s); it must take {} ({takes}) \
-         and return {} ({returns})",
+        "{subject} takes {} input(s) and returns {} output(s); it must take {} ({takes}) and return {} ({returns})",
         got.0, got.1, want.0, want.1
     )
 }
 
-pub fn related_mismatch(what: &str, function: &str, kernel: &str, difference: &str) -> String {
-    let (function, kernel, difference) = (q(function), q(kernel), q(difference));
-    format!("the {what} `{kernel}` does not fit '{function}': {difference}")
+pub fn related_mismatch(subject: &str, difference: &str) -> String {
+    format!("{subject} does not fit: {}", q(difference))
 }
 
 pub fn tangent_of_input(k: usize) -> String {
