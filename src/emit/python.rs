@@ -315,18 +315,22 @@ fn py_attr(p: &Param) -> Option<PyAttr<'_>> {
     Some(PyAttr { xla: name, py: &p.py_name, stub, shown, convert })
 }
 
-/// The integer attributes of `f` named like a dimension of one of its
-/// outputs: each gives that dimension its value.
-fn size_attrs(f: &Function) -> Vec<&Param> {
-    let output_dims: BTreeSet<&str> = f
-        .output_params()
+/// The dimension names the contracts of `params` use.
+fn named_dims<'a>(params: impl Iterator<Item = &'a Param>) -> BTreeSet<&'a str> {
+    params
         .filter_map(|p| p.token.contract()?.dims.as_ref())
         .flatten()
         .filter_map(|d| match d {
             Extent::Named(n) => Some(n.as_str()),
             Extent::Fixed(_) => None,
         })
-        .collect();
+        .collect()
+}
+
+/// The integer attributes of `f` named like a dimension of one of its
+/// outputs: each gives that dimension its value.
+fn size_attrs(f: &Function) -> Vec<&Param> {
+    let output_dims = named_dims(f.output_params());
     f.attrs().filter(|(p, ty)| ty.is_integer() && output_dims.contains(p.name.as_str())).map(|(p, _)| p).collect()
 }
 
@@ -334,15 +338,7 @@ fn size_attrs(f: &Function) -> Vec<&Param> {
 /// attributes named like its dimensions: XLA cannot be told an untyped
 /// `ret`, or one with a dimension nothing gives, without `out=`.
 fn inferable(f: &Function, inputs: &[&Param], p: &Param) -> bool {
-    let mut input_dims: BTreeSet<&str> = inputs
-        .iter()
-        .filter_map(|p| p.token.contract()?.dims.as_ref())
-        .flatten()
-        .filter_map(|d| match d {
-            Extent::Named(n) => Some(n.as_str()),
-            Extent::Fixed(_) => None,
-        })
-        .collect();
+    let mut input_dims = named_dims(inputs.iter().copied());
     input_dims.extend(size_attrs(f).into_iter().map(|p| p.name.as_str()));
     p.token.contract().is_some_and(|c| {
         c.dims.as_ref().is_some_and(|dims| {
