@@ -4,6 +4,7 @@ bilinear kernel with its transposes, a nonlinear kernel with a linear
 tangent kernel, a CSR matrix-vector product linear in its weights and its
 vector; export in a fresh process; sizes from attributes; zeroed outputs."""
 
+import os
 import re
 import subprocess
 import sys
@@ -11,8 +12,7 @@ import textwrap
 
 import numpy as np
 import pytest
-
-from conftest import REPO, import_module, run_begen
+from conftest import REPO, import_module, missing, run_begen
 from jax.test_util import check_grads
 
 
@@ -161,7 +161,7 @@ def test_export_of_jit_jvp_round_trips_in_a_fresh_process(m, built, jax_cpu, tmp
         print("y", np.asarray(y).round(6).tolist())
         print("dy", np.asarray(dy).round(6).tolist())
     """)
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"y {(2 * np.tanh(x)).round(6).tolist()}" in proc.stdout, proc.stdout
     assert f"dy {(2 * (1 - np.tanh(x) ** 2) * t).round(6).tolist()}" in proc.stdout, proc.stdout
@@ -194,3 +194,28 @@ def test_zero_outputs(m, jax_cpu, tmp_path):
     blocks = re.split(r"BEGEN_TRAMPOLINE const char\* begen_call_e2e_prims_", wrapper)[1:]
     zeroed = sorted(b.split("(")[0] for b in blocks if "begen::tr::zero_output(" in b.split("\n}\n")[0])
     assert zeroed == ["accumulate", "csrmv_tv"], wrapper
+
+
+def test_cuda_kernels_compile_and_lower_for_cuda(jax_cpu, tmp_path):
+    """The CUDA kernels (CSR product with transposes, outputs zeroed on XLA's
+    stream, by a kernel that takes none too) compile with pip's nvcc; their
+    primitives lower for CUDA on this CPU-only machine."""
+    nvcc = os.environ.get("NVCC")
+    if not nvcc or not os.path.isfile(nvcc):
+        missing("no nvcc: NVCC is not set (source scripts/env.sh)")
+    jax = jax_cpu
+    # Another name: its CPU targets must not clash with the CPU build's.
+    run_begen("build", REPO / "tests/e2e/prims", "--out", tmp_path, "--name", "prims_cuda", "--platform", "cuda",
+              "--arch", "sm_90", "--quiet", env={"NVCC": nvcc})
+    m = import_module(tmp_path, "prims_cuda")
+    data, idx, ptr, v = np.ones(3), np.array([0, 1, 1], np.int32), np.array([0, 1, 3], np.int32), np.ones(2)
+
+    def loss(d, vv):
+        return (m.csrmv_cuda(d, idx, ptr, vv, m=2) ** 2).sum()
+
+    fn = jax.jit(lambda d, vv: (loss(d, vv), jax.grad(loss, argnums=(0, 1))(d, vv)))
+    text = fn.trace(data, v).lower(lowering_platforms=("cuda",)).as_text()
+    assert sorted(set(re.findall(r"custom_call @([\w.]+)", text))) == [
+        "prims_cuda.csrmv_cuda", "prims_cuda.csrmv_cuda_tdata", "prims_cuda.csrmv_cuda_tv"], text
+    text = jax.jit(lambda: m.zeros_cuda(n=4)).trace().lower(lowering_platforms=("cuda",)).as_text()
+    assert re.findall(r"custom_call @([\w.]+)", text) == ["prims_cuda.zeros_cuda"], text
