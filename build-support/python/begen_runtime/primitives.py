@@ -71,7 +71,7 @@ def _begen_primitive(name):
         return list(_begen_batched(call.raw, batch)(*args))
 
     def abstract(*args, call, batch):
-        return [_jax.core.ShapedArray(tuple(batch) + tuple(shape), dtype) for shape, dtype in call.outs]
+        return [_jax.typeof(_jax.ShapeDtypeStruct((*batch, *shape), dtype)) for shape, dtype in call.outs]
 
     def zero(x):
         return ad.Zero(_jax.typeof(x).to_tangent_aval())
