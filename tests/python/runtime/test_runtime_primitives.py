@@ -7,7 +7,6 @@ import pytest
 from begen_runtime import primitives
 
 
-
 @pytest.fixture(autouse=True)
 def x64(jax_cpu):
     """float64 throughout (the session's jax, x64 on)."""
