@@ -357,8 +357,11 @@ fn inferable(f: &Function, inputs: &[&Param], p: &Param) -> bool {
 pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
     let parts = FunctionParts::of(f, shown);
     let (signature, stub_signature) = emit_signature(&parts);
-    let call_args = emit_call_args(&parts);
-    let body = if parts.typed { emit_typed_body(&parts, call_args) } else { emit_untyped_body(&parts, call_args) };
+    let mut hoisted = Vec::new();
+    let call_args = emit_call_args(&parts, f.options.is_primitive().then_some(&mut hoisted));
+    let mut body = if parts.typed { emit_typed_body(&parts, call_args) } else { emit_untyped_body(&parts, call_args) };
+    let refusals = emit_refusals(&parts).len();
+    body.splice(refusals..refusals, hoisted);
     let (doc_first, doc_rest) = emit_doc(&parts);
     PyFunctionView {
         py_name: f.py_name.clone(),
@@ -432,14 +435,21 @@ fn emit_stub_return(parts: &FunctionParts) -> String {
 
 /// XLA's operands and attributes: the arrays, then every list's elements
 /// (the handler reads them as its remaining arguments), list by list, then
-/// each attribute converted.
-fn emit_call_args(parts: &FunctionParts) -> Vec<String> {
+/// each attribute converted. With `hoisted`, each conversion is a statement
+/// pushed there (run when the function is called) and the call names its
+/// result: a primitive's FFI call runs later, when it is lowered.
+fn emit_call_args(parts: &FunctionParts, mut hoisted: Option<&mut Vec<String>>) -> Vec<String> {
     let (lists, fixed) = parts.lists_and_fixed();
     let mut call_args: Vec<String> = fixed.iter().map(|p| p.py_name.clone()).collect();
     call_args.extend(lists.iter().map(|p| format!("*{}", p.py_name)));
     for a in &parts.attrs {
         let r#where = py_str(&format!("{}: attribute '{}' ({})", parts.shown, a.py, a.shown));
-        let value = (a.convert)(a.py, &r#where);
+        let mut value = (a.convert)(a.py, &r#where);
+        if let Some(hoisted) = hoisted.as_deref_mut() {
+            let var = format!("_begen_v{}", hoisted.len());
+            hoisted.push(format!("{var} = {value}"));
+            value = var;
+        }
         if is_py_keyword(a.xla) {
             call_args.push(format!("**{{{}: {value}}}", py_str(a.xla)));
         } else {

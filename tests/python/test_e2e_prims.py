@@ -94,6 +94,10 @@ def test_a_nonlinear_kernel_with_a_linear_tangent_kernel(m, jax_cpu, rng):
     # Reverse mode runs the tangent kernel's transpose: no backward kernel.
     jaxpr = str(jax.make_jaxpr(jax.grad(lambda v: f(v).sum()))(x))
     assert "e2e_prims.tanh_jvp_t" in jaxpr and "e2e_prims.tanh_k" in jaxpr, jaxpr
+    # A bad attribute is refused when the function is called, not when its
+    # primitive is lowered.
+    with pytest.raises(TypeError, match=r"tanh_k: attribute 's' \(float64\) takes a number"):
+        jax.jit(lambda v: m.tanh_k(v, s="bad")).trace(x)
     # The tangent kernel is linear in dx only: a tangent of x is refused, by name.
     with pytest.raises(TypeError, match=r"e2e_prims\.tanh_jvp: no derivative in 'x'"):
         jax.jvp(lambda v: m.tanh_jvp(v, t, s=1.0), (x,), (t,))
