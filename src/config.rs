@@ -13,6 +13,8 @@
 //!   scale: {command_buffer: true, vmap_method: broadcast_all, has_side_effect: false}
 //!   square: {vjp: square_bwd}                 # the backward kernel: a jax.custom_vjp
 //!   add_fast: {unsupported: {alpha: [0.0]}}   # attribute values it refuses
+//!   mv: {linear: [A, x], transpose: {A: mv_tA, x: mv_tx}}   # a JAX primitive
+//!   tanh_k: {jvp: tanh_jvp, zero_outputs: true}       # its tangent kernel
 //! algorithms:                # one Python function, several implementations
 //!   add: [{function: add_fast, priority: 10}, add_cpu, add_cuda]
 //!   mul: {fallback: false, implementations: [mul_cpu, mul_cuda]}
@@ -278,6 +280,16 @@ pub(crate) struct FunctionConfig {
     /// Attribute name -> values the kernel does not support.
     #[serde(default)]
     pub unsupported: BTreeMap<String, Vec<serde_yaml_ng::Value>>,
+    /// Inputs (C++ parameter names) the outputs are linear in, each with
+    /// the others fixed: the kernel is then its own jvp.
+    pub linear: Option<Vec<String>>,
+    /// A linear input -> its transpose kernel (`name` or `module.name`).
+    #[serde(default)]
+    pub transpose: BTreeMap<String, String>,
+    /// The tangent kernel (`name` or `module.name`, in the same module).
+    pub jvp: Option<String>,
+    /// The handler zeroes the outputs before the kernel runs.
+    pub zero_outputs: Option<bool>,
 }
 
 // A list or a mapping, a name or a mapping: deserialized by hand so that a

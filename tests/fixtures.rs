@@ -38,6 +38,7 @@ cases!(
     infer_table,
     err_algorithms,
     err_vjp,
+    err_prims,
     err_algorithms_yaml,
     tensors,
     explicit_types,

@@ -27,13 +27,13 @@ pub(super) struct Listed {
 }
 
 /// Where begen.yaml writes `word` as a value at or after `after`.
-fn value_span(req: &Request, word: &str, after: usize) -> Option<Span> {
+pub(super) fn value_span(req: &Request, word: &str, after: usize) -> Option<Span> {
     req.config_file.as_ref().map(|c| c.value_span(req.map, word, after))
 }
 
 /// The 1-based line where begen.yaml writes `key` as a key at or after
 /// `after`, or `after` when it does not.
-fn key_line(req: &Request, key: &str, after: usize) -> usize {
+pub(super) fn key_line(req: &Request, key: &str, after: usize) -> usize {
     config_span(req, key, after).map_or(after, |s| req.map.position(s).0)
 }
 
@@ -311,7 +311,7 @@ pub(super) fn check_vjps(req: &Request, functions: &mut [Function], diags: &mut 
 /// Dimension names are a function's own: two contracts agree when one
 /// renaming maps the first function's names onto the second's.
 #[derive(Default)]
-struct DimMap {
+pub(super) struct DimMap {
     there: HashMap<String, String>,
     back: HashMap<String, String>,
 }
@@ -328,7 +328,7 @@ impl DimMap {
 /// an untyped side, and a fixed extent only with the same fixed extent (an
 /// algorithm's implementations); otherwise what only one side says is not
 /// compared (a backward kernel may be less specific).
-fn contracts_agree(a: Option<&TensorType>, b: Option<&TensorType>, dims: &mut DimMap, strict: bool) -> bool {
+pub(super) fn contracts_agree(a: Option<&TensorType>, b: Option<&TensorType>, dims: &mut DimMap, strict: bool) -> bool {
     let (a, b) = match (a, b) {
         (Some(a), Some(b)) => (a, b),
         (None, None) => return true,
@@ -351,7 +351,7 @@ fn contracts_agree(a: Option<&TensorType>, b: Option<&TensorType>, dims: &mut Di
     }
 }
 
-fn contract_text(c: Option<&TensorType>) -> String {
+pub(super) fn contract_text(c: Option<&TensorType>) -> String {
     msg::contract_text(c.map(|c| c.to_string()).as_deref())
 }
 
@@ -423,7 +423,7 @@ fn compare_implementations(a: &Function, b: &Function) -> Vec<String> {
     out
 }
 
-fn consts_text(f: &Function) -> String {
+pub(super) fn consts_text(f: &Function) -> String {
     let consts: Vec<(&str, &[String])> = f.consts.iter().map(|k| (k.name.as_str(), k.values.as_slice())).collect();
     msg::consts_text(&consts)
 }

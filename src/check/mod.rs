@@ -19,6 +19,7 @@ mod function;
 mod infer;
 mod modules;
 mod names;
+mod primitives;
 mod tokens;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -81,6 +82,7 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
     let repeats = find_repeats(&instances);
     let functions = check_functions(req, instances, &repeats, &modules, &mut diags);
     let mut functions = check_options(req, functions, &declared_names, &mut diags);
+    primitives::check_primitives(req, &mut functions, &mut diags);
     algorithms::check_vjps(req, &mut functions, &mut diags);
     let listed = algorithms::check_algorithms(req, &functions, &mut diags);
     let mut sources = check_sources(req, &functions, choice, &variants, &mut diags);
@@ -440,6 +442,10 @@ fn check_options(
                 has_side_effect: opts.has_side_effect.unwrap_or(false),
                 vjp: opts.vjp.clone(),
                 unsupported,
+                linear: opts.linear.clone().unwrap_or_default(),
+                transpose: opts.transpose.iter().map(|(p, k)| (p.clone(), k.clone())).collect(),
+                jvp: opts.jvp.clone(),
+                zero_outputs: opts.zero_outputs.unwrap_or(false),
             };
         }
     }

@@ -757,8 +757,24 @@ pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
 pub fn handler_view(unit: &Unit) -> HandlerView {
     let f = unit.f;
     let params = params_cpp(unit);
-    let bound = sorted_bindings(&params);
-    let (packs, call_args) = emit_packs(&params);
+    let mut bound: Vec<Binding> = sorted_bindings(&params).into_iter().cloned().collect();
+    let (packs, mut call_args) = emit_packs(&params);
+    // Zeroing a CUDA kernel's outputs needs XLA's stream, also where the
+    // kernel takes none.
+    if f.options.zero_outputs && f.platform == Platform::Cuda && !f.params.iter().any(|p| p.token == Token::Stream) {
+        bound.insert(
+            0,
+            Binding {
+                slot: Slot::Ctx,
+                binding: ".Ctx<xla::ffi::PlatformStream<void*>>()".into(),
+                impl_param: "void* begen_zero_stream".into(),
+                checks: Vec::new(),
+            },
+        );
+        if let Some(last) = call_args.last_mut() {
+            *last = "begen::rt::stream_handle(begen_zero_stream)".into();
+        }
+    }
     let mut checks: Vec<String> = bound.iter().flat_map(|b| b.checks.clone()).collect();
     checks.extend(dim_statements(unit));
     checks.extend(params.iter().flat_map(|(_, _, c)| c.locals.clone()));
@@ -830,7 +846,15 @@ fn emit_packs(params: &[(usize, &Param, ParamCpp)]) -> (Vec<String>, Vec<String>
 pub fn trampoline_view(unit: &Unit) -> TrampolineView {
     let f = unit.f;
     let mut params = params_cpp(unit);
-    let prepare = params.iter().flat_map(|(_, _, c)| c.prepare.clone()).collect();
+    let mut prepare: Vec<String> = params.iter().flat_map(|(_, _, c)| c.prepare.clone()).collect();
+    if f.options.zero_outputs {
+        let tensors = params.iter().filter(|(_, _, c)| matches!(c.passed, Passed::Tensor(_)));
+        for (slot, (_, p, _)) in tensors.enumerate() {
+            if matches!(p.token, Token::Ret(_)) {
+                prepare.push(format!("begen::tr::zero_output(begen_t[{slot}], begen_stream);"));
+            }
+        }
+    }
     params.sort_by_key(|(i, _, _)| *i);
     let uses = |want: fn(&Token) -> bool| f.params.iter().any(|p| want(&p.token));
     let named = |used: bool, decl: &str, name: &str| {
@@ -843,7 +867,7 @@ pub fn trampoline_view(unit: &Unit) -> TrampolineView {
             "const void* const*",
             "begen_a",
         ),
-        named(uses(|t| matches!(t, Token::Stream)), "int64_t", "begen_stream"),
+        named(uses(|t| matches!(t, Token::Stream)) || f.options.zero_outputs, "int64_t", "begen_stream"),
     ]
     .join(", ");
     TrampolineView {

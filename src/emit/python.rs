@@ -264,7 +264,7 @@ impl<'a> FunctionParts<'a> {
         let outputs: Vec<&Param> = f.output_params().collect();
         let rets: Vec<&Param> = outputs.iter().copied().filter(|p| matches!(p.token, Token::Ret(_))).collect();
         let typed = is_typed(f);
-        let out_optional = typed && rets.iter().all(|p| inferable(&inputs, p));
+        let out_optional = typed && rets.iter().all(|p| inferable(f, &inputs, p));
         let mut parts = FunctionParts {
             f,
             shown,
@@ -315,18 +315,31 @@ fn py_attr(p: &Param) -> Option<PyAttr<'_>> {
     Some(PyAttr { xla: name, py: &p.py_name, stub, shown, convert })
 }
 
-/// Whether output `p`'s shape follows from the inputs': XLA cannot be told
-/// an untyped `ret`, or one with a dimension no input has, without `out=`.
-fn inferable(inputs: &[&Param], p: &Param) -> bool {
-    let input_dims: BTreeSet<&str> = inputs
-        .iter()
+/// The dimension names the contracts of `params` use.
+fn named_dims<'a>(params: impl Iterator<Item = &'a Param>) -> BTreeSet<&'a str> {
+    params
         .filter_map(|p| p.token.contract()?.dims.as_ref())
         .flatten()
         .filter_map(|d| match d {
             Extent::Named(n) => Some(n.as_str()),
             Extent::Fixed(_) => None,
         })
-        .collect();
+        .collect()
+}
+
+/// The integer attributes of `f` named like a dimension of one of its
+/// outputs: each gives that dimension its value.
+fn size_attrs(f: &Function) -> Vec<&Param> {
+    let output_dims = named_dims(f.output_params());
+    f.attrs().filter(|(p, ty)| ty.is_integer() && output_dims.contains(p.name.as_str())).map(|(p, _)| p).collect()
+}
+
+/// Whether output `p`'s shape follows from the inputs' and the integer
+/// attributes named like its dimensions: XLA cannot be told an untyped
+/// `ret`, or one with a dimension nothing gives, without `out=`.
+fn inferable(f: &Function, inputs: &[&Param], p: &Param) -> bool {
+    let mut input_dims = named_dims(inputs.iter().copied());
+    input_dims.extend(size_attrs(f).into_iter().map(|p| p.name.as_str()));
     p.token.contract().is_some_and(|c| {
         c.dims.as_ref().is_some_and(|dims| {
             dims.iter().all(|d| match d {
@@ -344,8 +357,11 @@ fn inferable(inputs: &[&Param], p: &Param) -> bool {
 pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
     let parts = FunctionParts::of(f, shown);
     let (signature, stub_signature) = emit_signature(&parts);
-    let call_args = emit_call_args(&parts);
-    let body = if parts.typed { emit_typed_body(&parts, call_args) } else { emit_untyped_body(&parts, call_args) };
+    let mut hoisted = Vec::new();
+    let call_args = emit_call_args(&parts, f.options.is_primitive().then_some(&mut hoisted));
+    let mut body = if parts.typed { emit_typed_body(&parts, call_args) } else { emit_untyped_body(&parts, call_args) };
+    let refusals = emit_refusals(&parts).len();
+    body.splice(refusals..refusals, hoisted);
     let (doc_first, doc_rest) = emit_doc(&parts);
     PyFunctionView {
         py_name: f.py_name.clone(),
@@ -419,14 +435,21 @@ fn emit_stub_return(parts: &FunctionParts) -> String {
 
 /// XLA's operands and attributes: the arrays, then every list's elements
 /// (the handler reads them as its remaining arguments), list by list, then
-/// each attribute converted.
-fn emit_call_args(parts: &FunctionParts) -> Vec<String> {
+/// each attribute converted. With `hoisted`, each conversion is a statement
+/// pushed there (run when the function is called) and the call names its
+/// result: a primitive's FFI call runs later, when it is lowered.
+fn emit_call_args(parts: &FunctionParts, mut hoisted: Option<&mut Vec<String>>) -> Vec<String> {
     let (lists, fixed) = parts.lists_and_fixed();
     let mut call_args: Vec<String> = fixed.iter().map(|p| p.py_name.clone()).collect();
     call_args.extend(lists.iter().map(|p| format!("*{}", p.py_name)));
     for a in &parts.attrs {
         let r#where = py_str(&format!("{}: attribute '{}' ({})", parts.shown, a.py, a.shown));
-        let value = (a.convert)(a.py, &r#where);
+        let mut value = (a.convert)(a.py, &r#where);
+        if let Some(hoisted) = hoisted.as_deref_mut() {
+            let var = format!("_begen_v{}", hoisted.len());
+            hoisted.push(format!("{var} = {value}"));
+            value = var;
+        }
         if is_py_keyword(a.xla) {
             call_args.push(format!("**{{{}: {value}}}", py_str(a.xla)));
         } else {
@@ -496,6 +519,9 @@ fn emit_typed_body(parts: &FunctionParts, call_args: Vec<String>) -> Vec<String>
         emit_input_specs(parts),
         emit_const_specs(parts)
     ));
+    for p in size_attrs(f) {
+        body.push(format!("_begen_size({shown_lit}, _begen_d, {}, {})", py_str(&p.name), p.py_name));
+    }
     if !parts.rets.is_empty() {
         let out_specs = py_tuple(parts.rets.iter().map(|p| py_spec(&p.name, p.token.contract())));
         body.push(format!("_begen_o = _begen_outputs({shown_lit}, out, {out_specs}, _begen_d, _begen_c)"));
@@ -523,7 +549,7 @@ fn emit_typed_body(parts: &FunctionParts, call_args: Vec<String>) -> Vec<String>
         results.push(format!("_begen_words({}, {})", p.py_name, 1 + 2 * rank));
     }
     let result_expr = if results.len() == 1 { results[0].clone() } else { py_tuple(results.into_iter()) };
-    let key = if f.consts.is_empty() { py_str(&f.name) } else { format!("_begen_key({}, _begen_c)", py_str(&f.name)) };
+    let key = target_key(f);
     let aliases =
         if aliases.is_empty() { String::new() } else { format!(", input_output_aliases={{{}}}", aliases.join(", ")) };
     let call = format!(
@@ -537,6 +563,12 @@ fn emit_typed_body(parts: &FunctionParts, call_args: Vec<String>) -> Vec<String>
         (false, n) => format!("return tuple({call}[:{n}])"),
     });
     body
+}
+
+/// The expression of a typed function's key in `TARGETS` (an instance's,
+/// from the consts `_begen_inputs` resolved).
+fn target_key(f: &Function) -> String {
+    if f.consts.is_empty() { py_str(&f.name) } else { format!("_begen_key({}, _begen_c)", py_str(&f.name)) }
 }
 
 /// The inputs' contracts for `_begen_inputs`: a list's spec is its
@@ -694,6 +726,85 @@ pub fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, bwd_vie
     view.doc_rest.push(format!("    Differentiable: a jax.custom_vjp whose backward kernel is `{}`.", bwd.name));
 }
 
+/// The call of a related kernel's Python function (`g`, a tangent or
+/// transpose kernel of the kernel `view` shows) inside a rule's closure:
+/// `args` first, then the attributes `g` declares (by name, from the
+/// kernel's own keywords) and `out=out`.
+fn related_call(view: &PyFunctionView, g: &PyFunctionView, args: &[String]) -> String {
+    let mut call: Vec<String> = args.to_vec();
+    for (what, py) in &g.keywords {
+        if what == "out" {
+            call.push("out=out".into());
+        } else if let Some((_, own)) = view.keywords.iter().find(|(w, _)| w == what) {
+            call.push(format!("{py}={own}"));
+        }
+    }
+    format!("{}({})", g.py_name, call.join(", "))
+}
+
+/// Makes `view` (of `f`, a typed kernel with `linear:` or `jvp:`, without
+/// lists or in-place tensors: checked) bind the kernel's JAX primitive: its
+/// FFI call becomes a closure (`_begen_raw`), and so does each tangent or
+/// transpose kernel's call (`out` is the structs the rule passes).
+pub fn with_primitive(view: &mut PyFunctionView, f: &Function, functions: &[Function], views: &[PyFunctionView]) {
+    let Some(last) = view.body.pop() else { return };
+    let call = last.strip_prefix("return ").unwrap_or(&last).to_string();
+    let inputs = view.inputs.clone();
+    let find = |name: &str| functions.iter().position(|g| g.module == f.module && g.name == name);
+    let mut body = std::mem::take(&mut view.body);
+    body.push(format!("def _begen_raw({}):", inputs.join(", ")));
+    body.push(format!("    return {call}"));
+    let mut doc = Vec::new();
+    let jvp = match f.options.jvp.as_deref().and_then(&find) {
+        Some(k) => {
+            let floats: Vec<String> = f
+                .input_params()
+                .enumerate()
+                .filter(|(_, p)| f.float_inputs().any(|q| q.name == p.name))
+                .map(|(i, _)| format!("_begen_t{i}"))
+                .collect();
+            let mut args = inputs.clone();
+            args.extend(floats.iter().cloned());
+            let mut params = args.clone();
+            params.push("out".into());
+            body.push(format!("def _begen_jvp({}):", params.join(", ")));
+            body.push(format!("    return {}", related_call(view, &views[k], &args)));
+            doc.push(format!("tangent kernel `{}`", functions[k].name));
+            "_begen_jvp".to_string()
+        }
+        None => "None".to_string(),
+    };
+    let index = |name: &str| f.input_params().position(|p| p.name == name);
+    let linear: Vec<String> = f.options.linear.iter().filter_map(|p| index(p)).map(|i| i.to_string()).collect();
+    if !f.options.linear.is_empty() {
+        doc.push(format!("linear in {}", comment_text(&f.options.linear.join(", "))));
+    }
+    let mut transposes = Vec::new();
+    for (param, kernel) in &f.options.transpose {
+        let (Some(i), Some(k)) = (index(param), find(kernel)) else { continue };
+        let mut args: Vec<String> =
+            inputs.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, x)| x.clone()).collect();
+        args.extend((0..f.outputs()).map(|o| format!("_begen_ct{o}")));
+        let mut params = args.clone();
+        params.push("out".into());
+        body.push(format!("def _begen_transpose{i}({}):", params.join(", ")));
+        body.push(format!("    return {}", related_call(view, &views[k], &args)));
+        transposes.push(format!("({i}, _begen_transpose{i})"));
+        doc.push(format!("transpose of {} `{}`", comment_text(param), functions[k].name));
+    }
+    body.push(format!(
+        "return _begen_bind(TARGETS[{}], _begen_raw, {}, _begen_o, {}, {jvp}, {}, {})",
+        target_key(f),
+        py_tuple(inputs.iter().cloned()),
+        py_tuple(linear.into_iter()),
+        py_tuple(transposes.into_iter()),
+        py_tuple(f.input_params().map(|p| py_str(&p.name)))
+    ));
+    view.body = body;
+    view.doc_rest.push(String::new());
+    view.doc_rest.push(format!("    A JAX primitive (jvp, transpose, vmap): {}.", doc.join("; ")));
+}
+
 /// The Python function and registry row of an algorithm. Its signature is
 /// its first implementation's; each implementation is called with its own
 /// keyword names (they differ only where a name had to be changed).
@@ -822,6 +933,13 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
             has_vjp = true;
         }
     }
+    let mut has_primitive = false;
+    for (k, view, _) in views.iter_mut() {
+        if fs[*k].options.is_primitive() {
+            with_primitive(view, &fs[*k], fs, &plain);
+            has_primitive = true;
+        }
+    }
     let algorithms: Vec<PyAlgorithmView> =
         library.algorithms.iter().map(|a| py_algorithm_view(library, a, &views)).collect();
     let (functions, modules) = if library.namespaced {
@@ -858,7 +976,7 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
         .map(|f: &PyFunctionView| f.py_name.as_str())
         .chain(modules.iter().map(|m| m.py_name.as_str()))
         .chain(algorithms.iter().map(|a| a.function.py_name.as_str()));
-    let sections = runtime::sections(module_sections(library, has_vjp));
+    let sections = runtime::sections(module_sections(library, has_vjp, has_primitive));
     PyModuleView {
         name: library.name.clone(),
         sources: sources.into_iter().collect(),
@@ -910,7 +1028,7 @@ fn any_param(library: &Library, pred: impl Fn(&Token) -> bool) -> bool {
 
 /// The runtime sections the functions' bodies, the algorithms' table and
 /// the template call into (`Core` and what these require come with them).
-fn module_sections(library: &Library, has_vjp: bool) -> Vec<Section> {
+fn module_sections(library: &Library, has_vjp: bool, has_primitive: bool) -> Vec<Section> {
     let algorithms = !library.algorithms.is_empty();
     let wanted = [
         (
@@ -926,6 +1044,7 @@ fn module_sections(library: &Library, has_vjp: bool) -> Vec<Section> {
         (Section::Lists, any_param(library, |t| t.is_list())),
         (Section::Unsupported, algorithms || library.functions.iter().any(|f| !f.options.unsupported.is_empty())),
         (Section::Vjp, has_vjp),
+        (Section::Primitives, has_primitive),
         (Section::Algorithms, algorithms),
         (Section::Registry, true),
         (Section::Linked, !library.settings.link_libs.is_empty()),

@@ -34,6 +34,8 @@ pub enum Section {
     Unsupported,
     /// `vjp:` backward kernels, as a jax.custom_vjp.
     Vjp,
+    /// `linear:`/`jvp:` kernels, as JAX primitives.
+    Primitives,
     /// `algorithms:` dispatch.
     Algorithms,
     /// `registry` (every module).
@@ -47,7 +49,7 @@ pub enum Section {
 impl Section {
     /// Every section, in the order a module prints them.
     #[cfg(test)]
-    pub const ALL: [Section; 13] = [
+    pub const ALL: [Section; 14] = [
         Section::Core,
         Section::Scalars,
         Section::Structs,
@@ -57,6 +59,7 @@ impl Section {
         Section::Lists,
         Section::Unsupported,
         Section::Vjp,
+        Section::Primitives,
         Section::Algorithms,
         Section::Registry,
         Section::Linked,
@@ -76,6 +79,7 @@ impl Section {
             Section::Lists => "lists.py",
             Section::Unsupported => "unsupported.py",
             Section::Vjp => "vjp.py",
+            Section::Primitives => "primitives.py",
             Section::Algorithms => "algorithms.py",
             Section::Registry => "registry.py",
             Section::Linked => "linked.py",
@@ -100,6 +104,7 @@ impl Section {
             Section::Lists => file!("lists.py"),
             Section::Unsupported => file!("unsupported.py"),
             Section::Vjp => file!("vjp.py"),
+            Section::Primitives => file!("primitives.py"),
             Section::Algorithms => file!("algorithms.py"),
             Section::Registry => file!("registry.py"),
             Section::Linked => file!("linked.py"),

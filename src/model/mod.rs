@@ -537,6 +537,34 @@ pub struct FunctionOptions {
     /// Attribute values the kernel does not support, per attribute name,
     /// as Python literals (`0.0`, `True`, `3`).
     pub unsupported: Vec<(String, Vec<String>)>,
+    /// The inputs (C++ parameter names, float tensors) the outputs are
+    /// linear in, each with the others fixed (checked); with `jvp`, the
+    /// Python function binds a JAX primitive.
+    pub linear: Vec<String>,
+    /// A linear input's transpose kernel, a function of the same module
+    /// (checked: it takes the other inputs and one cotangent per output and
+    /// returns the input's cotangent): (parameter name, kernel name).
+    pub transpose: Vec<(String, String)>,
+    /// The tangent kernel, a function of the same module (checked: it
+    /// takes the inputs and one tangent per float input and returns one
+    /// tangent per output).
+    pub jvp: Option<String>,
+    /// The handler zeroes the outputs before the kernel runs.
+    pub zero_outputs: bool,
+}
+
+impl FunctionOptions {
+    /// Whether the Python function binds a JAX primitive (`linear` or `jvp`).
+    ///
+    /// ```
+    /// let mut opts = begen::model::FunctionOptions::default();
+    /// assert!(!opts.is_primitive());
+    /// opts.jvp = Some("tanh_jvp".into());
+    /// assert!(opts.is_primitive());
+    /// ```
+    pub fn is_primitive(&self) -> bool {
+        !self.linear.is_empty() || self.jvp.is_some()
+    }
 }
 
 /// An algorithm: one Python function over several implementations, each
@@ -682,6 +710,33 @@ impl Function {
     pub fn output_params(&self) -> impl Iterator<Item = &Param> {
         self.params.iter().filter(|p| p.token.is_output())
     }
+    /// Its inputs with floating elements (real or complex; a template type
+    /// when every type it is instantiated with is one): those that have a
+    /// tangent and a cotangent.
+    ///
+    /// ```no_run
+    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
+    /// let f = &run.library.functions[0];
+    /// assert!(f.float_inputs().count() <= f.inputs());
+    /// # Ok::<(), begen::Error>(())
+    /// ```
+    pub fn float_inputs(&self) -> impl Iterator<Item = &Param> {
+        self.input_params().filter(|p| p.token.contract().is_some_and(|c| self.is_float(c)))
+    }
+
+    /// Whether a contract of this function has floating elements.
+    fn is_float(&self, c: &TensorType) -> bool {
+        let float = |t: AttrType| matches!(t.kind(), ScalarKind::Float | ScalarKind::FloatBits | ScalarKind::Complex);
+        match &c.dtype {
+            ElementType::Dtype(t) => float(*t),
+            ElementType::Param(name) => self
+                .consts
+                .iter()
+                .find(|k| k.name == *name)
+                .is_some_and(|k| k.values.iter().all(|v| AttrType::parse(v).is_some_and(float))),
+        }
+    }
+
     /// How many input tensors (`arg` and `inout`) it takes.
     ///
     /// ```no_run

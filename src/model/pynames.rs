@@ -377,7 +377,7 @@ pub(crate) fn shadows_py_module(name: &str) -> bool {
 /// function, module or parameter of one of these names would hide one, so
 /// it gets a `_` appended. Every name starting with `_begen` is reserved
 /// too (see [`is_py_reserved`]).
-pub(crate) const PY_RESERVED: [&str; 62] = [
+pub(crate) const PY_RESERVED: [&str; 65] = [
     // The module's own names (the template's and the runtime's).
     "register",
     "registry",
@@ -395,6 +395,7 @@ pub(crate) const PY_RESERVED: [&str; 62] = [
     "_BEGEN_WIDE",
     "_BegenImplementation",
     "_BegenRegistry",
+    "_BegenCall",
     "export_safety_checks",
     // Builtins the runtime and the typed functions call.
     "tuple",
@@ -416,6 +417,8 @@ pub(crate) const PY_RESERVED: [&str; 62] = [
     "OverflowError",
     "KeyError",
     "RuntimeError",
+    "NotImplementedError",
+    "next",
     "AttributeError",
     "ImportError",
     "Exception",

@@ -12,6 +12,8 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <stdexcept>
 
 #include "begen/abi.h"
 #include "brainevent/common.h"
@@ -55,6 +57,21 @@ BEGEN_HIDDEN inline T attr(const void* p) noexcept {
 /// Bytes of a failure message kept, terminating NUL included; longer
 /// messages are cut.
 constexpr size_t kMessageBytes = 4096;
+
+/// Zeroes an output before its kernel runs (begen.yaml's `zero_outputs`):
+/// XLA hands outputs over uninitialised. In a CUDA source, on XLA's stream
+/// (asynchronous and graph-safe); else on the host.
+BEGEN_HIDDEN inline void zero_output(const TensorArg& t, int64_t stream) {
+    const size_t bytes = view(t).nbytes();
+    if (bytes == 0) return;
+#if defined(__CUDACC__)
+    const cudaError_t e = cudaMemsetAsync(t.data, 0, bytes, reinterpret_cast<cudaStream_t>(stream));
+    if (e != cudaSuccess) throw std::runtime_error(cudaGetErrorString(e));
+#else
+    (void)stream;
+    std::memset(t.data, 0, bytes);
+#endif
+}
 
 /// Copies a kernel's exception message (null: not a std::exception) into
 /// this thread's buffer and returns it; the glue reads it before the thread

@@ -47,12 +47,19 @@ def _begen_match(fn, x, name, dtype, dims, d, c, what):
         if isinstance(want, int):
             if not _begen_same(v, want):
                 raise ValueError(f"{fn}: {what} '{name}' dimension {axis} must be {want}, got {v}")
-        elif want in d:
-            seen, where = d[want]
-            if not _begen_same(v, seen):
-                raise ValueError(f"{fn}: dimension '{want}' is {seen} ({where}) but {what} '{name}' has {v} at axis {axis}")
         else:
-            d[want] = (v, f"from '{name}' axis {axis}")
+            _begen_dim(fn, d, want, v, f"from '{name}' axis {axis}", f"{what} '{name}' has {v} at axis {axis}")
+
+
+def _begen_dim(fn, d, dim, v, where, said):
+    # Records dimension `dim`'s value `v`, found `where`, or checks it against
+    # the value recorded first; `said` is how an error quotes `v`.
+    if dim in d:
+        seen, first = d[dim]
+        if not _begen_same(v, seen):
+            raise ValueError(f"{fn}: dimension '{dim}' is {seen} ({first}) but {said}")
+    else:
+        d[dim] = (v, where)
 
 
 def _begen_inputs(fn, arrays, specs, consts):
@@ -111,6 +118,16 @@ def _begen_outputs(fn, out, specs, d, c):
     for s, (name, dtype, dims) in zip(out, specs):
         _begen_match(fn, s, name, dtype, dims, d, c, "output")
     return list(out)
+
+
+def _begen_size(fn, d, name, value):
+    # An integer attribute named like an output's dimension gives it its
+    # value (a dimension an input has too must agree).
+    if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
+        raise TypeError(f"{fn}: attribute '{name}' sizes dimension '{name}': it takes an integer, got {value!r}")
+    if value < 0:
+        raise ValueError(f"{fn}: attribute '{name}' sizes dimension '{name}': it must not be negative, got {value}")
+    _begen_dim(fn, d, name, int(value), f"from attribute '{name}'", f"attribute '{name}' is {value}")
 
 
 def _begen_like(x):

@@ -841,3 +841,111 @@ pub fn vjp_consts(fwd: &str, ft: &str, bwd: &str, bt: &str) -> String {
     let (fwd, bwd) = (q(fwd), q(bwd));
     format!("their constants differ ('{fwd}': {ft}; `{bwd}`: {bt})")
 }
+
+// Kernels as JAX primitives (begen.yaml's `linear:`, `transpose:`, `jvp:`).
+
+pub fn primitive_and_vjp(function: &str, key: &str) -> String {
+    let (function, key) = (q(function), q(key));
+    format!(
+        "'{function}' has both `vjp` and `{key}`: a kernel is either reverse-only (`vjp`) or a JAX primitive (`jvp`, `linear`)"
+    )
+}
+
+pub const HINT_PRIMITIVE_VJP: &str = "keep `vjp` for a kernel differentiated in reverse mode only; with `jvp` or \
+     `linear` (and `transpose`), forward and reverse mode both work";
+
+pub fn transpose_not_linear(function: &str, param: &str) -> String {
+    let (function, param) = (q(function), q(param));
+    format!("`transpose:` of '{function}' names '{param}', which its `linear:` does not list")
+}
+
+pub fn linear_unknown(function: &str, param: &str) -> String {
+    let (function, param) = (q(function), q(param));
+    format!("`linear:` of '{function}' names '{param}', which is not one of its parameters")
+}
+
+pub fn linear_not_input(function: &str, param: &str) -> String {
+    let (function, param) = (q(function), q(param));
+    format!("`linear:` of '{function}' names '{param}', which is not an input tensor (`arg`)")
+}
+
+pub fn linear_not_float(function: &str, param: &str, contract: &str) -> String {
+    let (function, param) = (q(function), q(param));
+    format!(
+        "`linear:` of '{function}' names '{param}', a {contract} input: only a float input has a tangent (an integer \
+         input gets none)"
+    )
+}
+
+pub fn primitive_untyped(function: &str, param: &str) -> String {
+    let (function, param) = (q(function), q(param));
+    format!(
+        "'{function}' is a JAX primitive (`jvp`, `linear`) but its input '{param}' has no dtype: its tangents and \
+         cotangents need typed inputs (`arg:<dtype>[<dims>]`)"
+    )
+}
+
+pub fn primitive_not_plain(function: &str, param: &str) -> String {
+    let (function, param) = (q(function), q(param));
+    format!(
+        "'{function}' is a JAX primitive (`jvp`, `linear`) or its tangent or transpose kernel, and '{param}' is \
+         updated in place or a list of arrays: not supported there"
+    )
+}
+
+pub fn primitive_side_effect(function: &str) -> String {
+    let function = q(function);
+    format!("'{function}' is a JAX primitive (`jvp`, `linear`) and has `has_side_effect`: not supported together")
+}
+
+/// The subject of the messages about a tangent kernel (`transpose_of`
+/// None) or a transpose kernel: `the tangent kernel `k` of 'f'`, `the
+/// transpose kernel `k` of 'f' for 'p'`.
+pub fn related_kernel(function: &str, kernel: &str, transpose_of: Option<&str>) -> String {
+    let (function, kernel) = (q(function), q(kernel));
+    match transpose_of {
+        None => format!("the tangent kernel `{kernel}` of '{function}'"),
+        Some(p) => format!("the transpose kernel `{kernel}` of '{function}' for '{}'", q(p)),
+    }
+}
+
+pub fn unknown_related(subject: &str, module: &str) -> String {
+    format!("{subject} is not an exported function of module `{}`", q(module))
+}
+
+pub fn related_counts(
+    subject: &str,
+    function: &str,
+    tangent: bool,
+    got: (usize, usize),
+    want: (usize, usize),
+) -> String {
+    let function = q(function);
+    let (takes, returns) = if tangent {
+        (format!("the inputs of '{function}', then one tangent per float input"), "one tangent per output")
+    } else {
+        (format!("the other inputs of '{function}', then one cotangent per output"), "the input's cotangent")
+    };
+    format!(
+        "{subject} takes {} input(s) and returns {} output(s); it must take {} ({takes}) and return {} ({returns})",
+        got.0, got.1, want.0, want.1
+    )
+}
+
+pub fn related_mismatch(subject: &str, difference: &str) -> String {
+    format!("{subject} does not fit: {}", q(difference))
+}
+
+pub fn tangent_of_input(k: usize) -> String {
+    format!("the tangent of input {k}")
+}
+
+pub const HINT_JVP: &str = "the tangent kernel takes the kernel's inputs, then one tangent per float input, and \
+     returns one tangent per output (same shapes and dtypes); attributes are passed to it by name";
+
+pub const HINT_TRANSPOSE: &str = "a transpose kernel takes the kernel's inputs other than the linear one (in \
+     order), then one cotangent per output, and returns that input's cotangent; attributes are passed to it by name";
+
+pub fn tangent_of_output(k: usize) -> String {
+    format!("the tangent of output {k}")
+}

@@ -1,0 +1,150 @@
+"""Section `primitives` (a kernel with begen.yaml's `linear:` or `jvp:`): the
+kernel as a JAX primitive with jvp, transpose, batching and lowering rules.
+
+Above the `# begen: emit below` line: only what this file needs on its own.
+"""
+
+import jax as _jax
+
+# begen: emit below
+
+# Kernels as JAX primitives. One primitive per FFI target, made on first use;
+# each call binds it with its arrays and two parameters: `call` (this call's
+# closures: the FFI call itself, the tangent and transpose kernels with the
+# attributes given) and `batch` (one leading axis per vmap that batched it).
+# Lowering traces the FFI call: the primal's HLO is the same custom call.
+
+_begen_primitives = {}
+
+
+class _BegenCall:
+    # One call of a kernel. `raw(*arrays)` is its FFI call; `ins` and `outs`
+    # its inputs' and outputs' (shape, dtype), unbatched; `linear` the inputs
+    # it is linear in; `jvp(*a, *t, out=)` its tangent kernel (one tangent
+    # per float input) or None; `transposes`: (k, the transpose kernel of
+    # input k, `(*others, *cts, out=)`); `names` its inputs' names, for
+    # errors. Compared by identity, as a jaxpr's parameter.
+    __slots__ = ("ins", "jvp", "linear", "name", "names", "outs", "raw", "transposes")
+
+    def __init__(self, name, raw, ins, outs, linear, jvp, transposes, names):
+        self.name = name
+        self.raw = raw
+        self.ins = ins
+        self.outs = outs
+        self.linear = linear
+        self.jvp = jvp
+        self.transposes = transposes
+        self.names = names
+
+    def __repr__(self):
+        return self.name
+
+
+def _begen_batched(fn, batch):
+    # `fn` over leading batch axes, one per vmap; a tuple of results.
+    for _ in batch:
+        fn = _jax.vmap(fn)
+
+    def run(*args):
+        out = fn(*args)
+        return tuple(out) if isinstance(out, (tuple, list)) else (out,)
+
+    return run
+
+
+def _begen_floating(x):
+    return _jax.numpy.issubdtype(_jax.numpy.result_type(x), _jax.numpy.inexact)
+
+
+def _begen_primitive(name):
+    # The primitive of FFI target `name`, made once.
+    p = _begen_primitives.get(name)
+    if p is not None:
+        return p
+    from jax.extend.core import Primitive
+    from jax.interpreters import ad, batching, mlir
+
+    p = Primitive(name)
+    p.multiple_results = True
+
+    def apply(*args, call, batch):
+        return list(_begen_batched(call.raw, batch)(*args))
+
+    def abstract(*args, call, batch):
+        return [_jax.typeof(_jax.ShapeDtypeStruct((*batch, *shape), dtype)) for shape, dtype in call.outs]
+
+    def zero(x):
+        return ad.Zero(_jax.typeof(x).to_tangent_aval())
+
+    def jvp(primals, tangents, *, call, batch):
+        out = p.bind(*primals, call=call, batch=batch)
+        if call.jvp is not None:
+            ts = [ad.instantiate_zeros(t) for x, t in zip(primals, tangents) if _begen_floating(x)]
+            structs = [_jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in call.outs]
+            out_ = structs[0] if len(structs) == 1 else tuple(structs)
+            tout = _begen_batched(lambda *a: call.jvp(*a, out=out_), batch)(*primals, *ts)
+        else:
+            # Linear in each listed input: the kernel on each tangent, summed.
+            tout = None
+            for k, (x, t) in enumerate(zip(primals, tangents)):
+                if type(t) is ad.Zero or not _begen_floating(x):
+                    continue
+                if k not in call.linear:
+                    raise TypeError(
+                        f"{call.name}: no derivative in '{call.names[k]}': begen.yaml declares it neither "
+                        f"`linear` nor gives the kernel a `jvp`"
+                    )
+                args = list(primals)
+                args[k] = t
+                term = p.bind(*args, call=call, batch=batch)
+                tout = term if tout is None else [a + b for a, b in zip(tout, term)]
+            if tout is None:
+                return out, [zero(o) for o in out]
+        return out, [t if _begen_floating(o) else zero(o) for o, t in zip(out, tout)]
+
+    def transpose(cts, *args, call, batch):
+        undefined = [k for k, a in enumerate(args) if ad.is_undefined_primal(a)]
+        if len(undefined) != 1:
+            names = ", ".join(call.names[k] for k in undefined)
+            raise NotImplementedError(f"{call.name}: not linear in {names} together (linear in each alone)")
+        k = undefined[0]
+        kernel = dict(call.transposes).get(k)
+        if kernel is None:
+            raise NotImplementedError(
+                f"{call.name}: no transpose for '{call.names[k]}': begen.yaml gives it no `transpose:` kernel"
+            )
+        cts = [ad.instantiate_zeros(c) for c in cts]
+        others = [a for j, a in enumerate(args) if j != k]
+        out = [None] * len(args)
+        struct = _jax.ShapeDtypeStruct(*call.ins[k])
+        out[k] = _begen_batched(lambda *a: kernel(*a, out=struct), batch)(*others, *cts)[0]
+        return out
+
+    def batcher(args, dims, *, call, batch):
+        # Every input gets the new batch axis in front (an unbatched one is
+        # broadcast); the FFI call's own vmap_method runs it.
+        size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
+        moved = [
+            _jax.numpy.moveaxis(a, d, 0) if d is not None else _jax.numpy.broadcast_to(a, (size, *_jax.numpy.shape(a)))
+            for a, d in zip(args, dims)
+        ]
+        return p.bind(*moved, call=call, batch=(size, *batch)), [0] * len(call.outs)
+
+    p.def_impl(apply)
+    p.def_abstract_eval(abstract)
+    ad.primitive_jvps[p] = jvp
+    ad.primitive_transposes[p] = transpose
+    batching.primitive_batchers[p] = batcher
+    mlir.register_lowering(p, mlir.lower_fun(apply, multiple_results=True))
+    _begen_primitives[name] = p
+    return p
+
+
+def _begen_bind(name, raw, arrays, outs, linear, jvp, transposes, names):
+    # Calls kernel `name` through its primitive: the outputs, one array or a tuple.
+    arrays = [_jax.numpy.asarray(a) for a in arrays]
+    ins = tuple((tuple(a.shape), a.dtype) for a in arrays)
+    outs = tuple((tuple(o.shape), o.dtype) for o in outs)
+    call = _BegenCall(name, raw, ins, outs, linear, jvp, transposes, names)
+    out = _begen_primitive(name).bind(*arrays, call=call, batch=())
+    return out[0] if len(out) == 1 else tuple(out)

@@ -1,0 +1,202 @@
+//! begen.yaml's `linear:`, `transpose:` and `jvp:` (kernels as JAX
+//! primitives), checked at build time so that the generated rules never
+//! meet a kernel of the wrong shape: the listed inputs are float tensors, a
+//! transposed input is a linear one, and each tangent or transpose kernel
+//! takes and returns what its rule passes (counts, dtypes, typed shapes with
+//! dimension names mapped, attributes by name, the same platform and
+//! constants). Each error names both kernels and the parameter.
+
+use std::collections::BTreeSet;
+
+use super::Request;
+use super::algorithms::{DimMap, consts_text, contract_text, contracts_agree, key_line, value_span};
+use crate::config::FunctionConfig;
+use crate::diag::{Diagnostic, messages as msg};
+use crate::model::{Function, Param, Token};
+use crate::source::Span;
+
+/// Checks the primitive options of every function; a function with a
+/// problem keeps none of them (its Python function stays a plain call).
+pub(super) fn check_primitives(req: &Request, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
+    let functions_line = key_line(req, "functions", 1);
+    let mut reported = BTreeSet::new();
+    for k in 0..functions.len() {
+        let o = &functions[k].options;
+        if !o.is_primitive() && o.transpose.is_empty() {
+            continue;
+        }
+        let f = &functions[k];
+        let has = |c: &FunctionConfig| c.linear.is_some() || c.jvp.is_some() || !c.transpose.is_empty();
+        let key = [format!("{}.{}", f.module, f.name), f.name.clone()]
+            .into_iter()
+            .find(|key| req.config.functions.get(key).is_some_and(has))
+            .unwrap_or_else(|| f.name.clone());
+        let line = key_line(req, &key, functions_line);
+        let mut found = Vec::new();
+        check_one(req, f, functions, line, &mut found);
+        let failed = !found.is_empty();
+        diags.extend(found.into_iter().filter(|d| reported.insert(d.message.clone())));
+        if failed {
+            let o = &mut functions[k].options;
+            o.linear.clear();
+            o.transpose.clear();
+            o.jvp = None;
+        }
+    }
+}
+
+/// One error: where, its message, its notes, its hint.
+type Problem = (Option<Span>, String, Vec<String>, Option<&'static str>);
+
+fn check_one(req: &Request, f: &Function, functions: &[Function], line: usize, out: &mut Vec<Diagnostic>) {
+    let at_key = |word: &str| value_span(req, word, line);
+    let o = &f.options;
+    let mut errors: Vec<Problem> = Vec::new();
+    if o.vjp.is_some() {
+        let key = if o.jvp.is_some() { "jvp" } else { "linear" };
+        errors.push((at_key("vjp"), msg::primitive_and_vjp(&f.name, key), Vec::new(), Some(msg::HINT_PRIMITIVE_VJP)));
+    }
+    if o.has_side_effect {
+        errors.push((at_key("has_side_effect"), msg::primitive_side_effect(&f.name), Vec::new(), None));
+    }
+    if let Some(p) = f.params.iter().find(|p| matches!(p.token, Token::InOut(_)) || p.token.is_list()) {
+        errors.push((at_key(&f.name), msg::primitive_not_plain(&f.name, &p.name), Vec::new(), None));
+    }
+    if let Some(p) = f.input_params().find(|p| p.token.contract().is_none()) {
+        errors.push((at_key(&f.name), msg::primitive_untyped(&f.name, &p.name), Vec::new(), None));
+    }
+    for name in &o.linear {
+        let text = match f.params.iter().find(|p| p.name == *name) {
+            None => Some(msg::linear_unknown(&f.name, name)),
+            Some(p) if !matches!(p.token, Token::Arg(_)) => Some(msg::linear_not_input(&f.name, name)),
+            Some(p) if p.token.contract().is_some() && !f.float_inputs().any(|q| q.name == *name) => {
+                Some(msg::linear_not_float(&f.name, name, &contract_text(p.token.contract())))
+            }
+            Some(_) => None,
+        };
+        if let Some(text) = text {
+            errors.push((at_key(name), text, Vec::new(), None));
+        }
+    }
+    for (param, _) in &o.transpose {
+        if !o.linear.contains(param) {
+            errors.push((
+                super::config_span(req, param, line),
+                msg::transpose_not_linear(&f.name, param),
+                Vec::new(),
+                None,
+            ));
+        }
+    }
+    // The kernels it names are checked where its own parameters can be
+    // compared with theirs: typed and plain, and for a transpose, a float
+    // input it is linear in.
+    let not_plain = |p: &Param| p.token.is_list() || matches!(p.token, Token::InOut(_));
+    if !f.input_params().any(|p| p.token.contract().is_none()) && !f.params.iter().any(not_plain) {
+        if let Some(jvp) = &o.jvp {
+            related(f, functions, jvp, None, at_key(jvp), &mut errors);
+        }
+        for (param, kernel) in &o.transpose {
+            if o.linear.contains(param) && f.float_inputs().any(|p| p.name == *param) {
+                related(f, functions, kernel, Some(param), at_key(kernel), &mut errors);
+            }
+        }
+    }
+    for (span, text, notes, hint) in errors {
+        if let Some(span) = span {
+            let d = notes.into_iter().fold(Diagnostic::error(span, text), Diagnostic::note);
+            out.push(match hint {
+                Some(h) => d.hint(h),
+                None => d,
+            });
+        }
+    }
+}
+
+/// Checks kernel `name`, the tangent kernel of `f` (`transpose_of` None)
+/// or the transpose kernel for its input `transpose_of`.
+fn related(
+    f: &Function,
+    functions: &[Function],
+    name: &str,
+    transpose_of: Option<&str>,
+    at: Option<Span>,
+    errors: &mut Vec<Problem>,
+) {
+    let hint = Some(if transpose_of.is_some() { msg::HINT_TRANSPOSE } else { msg::HINT_JVP });
+    let found = functions
+        .iter()
+        .find(|g| g.module == f.module && (g.name == name || format!("{}.{}", g.module, g.name) == name));
+    let Some(g) = found else {
+        let subject = msg::related_kernel(&f.name, name, transpose_of);
+        errors.push((at, msg::unknown_related(&subject, &f.module), Vec::new(), hint));
+        return;
+    };
+    let subject = msg::related_kernel(&f.name, &g.name, transpose_of);
+    // What `g` must take and return: (what the parameter is, `f`'s parameter
+    // whose contract it has).
+    let inputs: Vec<&Param> = f.input_params().collect();
+    let outputs: Vec<&Param> = f.output_params().collect();
+    let mut want_in: Vec<(String, &Param)> = Vec::new();
+    let mut want_out: Vec<(String, &Param)> = Vec::new();
+    match transpose_of {
+        None => {
+            want_in.extend(inputs.iter().enumerate().map(|(k, p)| (msg::vjp_input(k), *p)));
+            let floats: Vec<&Param> = f.float_inputs().collect();
+            want_in.extend(
+                inputs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, p)| floats.iter().any(|q| q.name == p.name))
+                    .map(|(k, p)| (msg::tangent_of_input(k), *p)),
+            );
+            want_out.extend(outputs.iter().enumerate().map(|(k, p)| (msg::tangent_of_output(k), *p)));
+        }
+        Some(param) => {
+            want_in.extend(
+                inputs.iter().enumerate().filter(|(_, p)| p.name != param).map(|(k, p)| (msg::vjp_input(k), *p)),
+            );
+            want_in.extend(outputs.iter().enumerate().map(|(k, p)| (msg::vjp_cotangent("output", k), *p)));
+            let (k, p) = inputs.iter().enumerate().find(|(_, p)| p.name == param).expect("a linear input");
+            want_out.push((msg::vjp_cotangent("input", k), *p));
+        }
+    }
+    let mut problems = Vec::new();
+    if f.platform != g.platform {
+        problems.push(msg::vjp_platform(&f.name, f.platform.as_str(), &g.name, g.platform.as_str()));
+    }
+    if let Some(p) = g.params.iter().find(|p| matches!(p.token, Token::InOut(_)) || p.token.is_list()) {
+        errors.push((at, msg::primitive_not_plain(&g.name, &p.name), Vec::new(), hint));
+        return;
+    }
+    let (gi, go): (Vec<&Param>, Vec<&Param>) = (g.input_params().collect(), g.output_params().collect());
+    if gi.len() != want_in.len() || go.len() != want_out.len() {
+        let (got, want) = ((gi.len(), go.len()), (want_in.len(), want_out.len()));
+        let text = msg::related_counts(&subject, &f.name, transpose_of.is_none(), got, want);
+        errors.push((at, text, Vec::new(), hint));
+        return;
+    }
+    let mut dims = DimMap::default();
+    for ((label, p), q) in want_in.iter().chain(&want_out).zip(gi.iter().chain(&go)) {
+        let (a, b) = (p.token.contract(), q.token.contract());
+        // The kernel's own side must say at least as much as `f`'s: a typed
+        // input gets a typed tangent.
+        if b.is_none() || !contracts_agree(a, b, &mut dims, false) {
+            let (this, that) = (contract_text(a), contract_text(b));
+            problems.push(msg::vjp_contract(label, (&this, &p.name, &f.name), (&that, &q.name, &g.name)));
+        }
+    }
+    for (q, ty) in g.attributes() {
+        match f.attributes().find(|(p, _)| p.name == q.name) {
+            None => problems.push(msg::vjp_attr_missing(&q.name, &f.name)),
+            Some((_, t)) if t != ty => problems.push(msg::vjp_attr_type(&q.name, &t, &f.name, &ty, &g.name)),
+            Some(_) => {}
+        }
+    }
+    if f.consts != g.consts {
+        problems.push(msg::vjp_consts(&f.name, &consts_text(f), &g.name, &consts_text(g)));
+    }
+    if let Some((first, rest)) = problems.split_first() {
+        errors.push((at, msg::related_mismatch(&subject, first), rest.to_vec(), hint));
+    }
+}
