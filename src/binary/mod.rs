@@ -46,3 +46,6 @@ pub mod fatbin;
 pub mod launch;
 pub mod layout;
 pub mod ptx;
+
+#[cfg(test)]
+mod tests;

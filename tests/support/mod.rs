@@ -75,12 +75,18 @@ pub fn python_with_jax() -> Option<PathBuf> {
     missing("no Python with jax (.venv/bin/python, $BEGEN_PYTHON, /tmp/probe-venv/bin/python)")
 }
 
-/// The pip (or system) nvcc the build would use, through `begen doctor`'s rules.
+/// The pip (or system) nvcc the build would use: the `nvcc:` line of
+/// `begen doctor` run with `BEGEN_PYTHON=python`.
 pub fn nvcc(python: &Path) -> Option<PathBuf> {
-    let env = begen::build::Env::new().with("BEGEN_PYTHON", &python.display().to_string());
-    match begen::build::nvcc(&env) {
-        Ok(nvcc) => Some(nvcc),
-        Err(e) => missing(&format!("no nvcc: {e}")),
+    let out = begen(python, &["doctor"], &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let Some(line) = text.lines().find_map(|l| l.strip_prefix("nvcc:")) else {
+        return missing(&format!("no `nvcc:` line in begen doctor's output:\n{text}"));
+    };
+    let found = line.trim();
+    match found.split_once(" (") {
+        Some((path, _)) if !found.starts_with("not found:") => Some(PathBuf::from(path)),
+        _ => missing(&format!("no nvcc: {found}")),
     }
 }
 
