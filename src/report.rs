@@ -126,12 +126,14 @@ impl Report {
     }
 
     /// Writes [`Report::to_json`]'s text to `w`.
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
     pub(crate) fn write_json(&self, mut w: impl std::io::Write) -> std::io::Result<()> {
         serde_json::to_writer_pretty(&mut w, self)?;
         w.write_all(b"\n")
     }
 
     /// The document as YAML (`begen scan --format yaml`).
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
     pub(crate) fn to_yaml(&self) -> String {
         serde_yaml_ng::to_string(self).unwrap_or_default()
     }
@@ -189,6 +191,7 @@ fn diagnostic_entry(d: &Diagnostic, map: &SourceMap) -> DiagnosticEntry {
 }
 
 /// A table of the functions for people (diagnostics go to stderr apart).
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
 pub(crate) fn table(run: &Run) -> String {
     let rows: Vec<[String; 4]> = run
         .library

@@ -676,6 +676,7 @@ pub(crate) fn count(diagnostics: &[Diagnostic], severity: Severity) -> usize {
 
 /// One line of `begen doctor`: what, and what was found (or why not).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
 pub(crate) struct DoctorLine {
     /// The piece looked for, e.g. `nvcc` or `XLA FFI headers`.
     pub(crate) what: &'static str,
@@ -687,6 +688,7 @@ pub(crate) struct DoctorLine {
 
 /// Resolves every toolchain piece the way [`build`] would and says what
 /// it found; `opts.root` supplies begen.yaml's CUDA settings when present.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
 pub(crate) fn doctor(opts: &Settings, env: &Env) -> Vec<DoctorLine> {
     let d = Discovery::new(env);
     let mut lines = Vec::new();
@@ -770,6 +772,7 @@ pub(crate) fn doctor(opts: &Settings, env: &Env) -> Vec<DoctorLine> {
 
 /// jax and jaxlib versions and the backends JAX finds (a GPU needs its
 /// CUDA plugin), as `BEGEN_PYTHON` sees them.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
 fn jax_report(d: &Discovery) -> Result<String> {
     let probe = "import jax, jaxlib; print(jax.__version__, jaxlib.__version__, \
                  sorted({d.platform for d in jax.devices()}), jax.default_backend())";
@@ -787,6 +790,7 @@ fn jax_report(d: &Discovery) -> Result<String> {
     Ok(format!("jax {jax}, jaxlib {jaxlib}; devices {}", rest.join(" ")))
 }
 
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
 fn describe_cmd(cmd: &CompilerCmd) -> String {
     let mut s = cmd.program.display().to_string();
     for a in &cmd.args {

@@ -49,6 +49,7 @@ pub(crate) struct Discovery<'e> {
 pub(crate) struct Cuda {
     pub(crate) nvcc: PathBuf,
     /// `release 13.0, V13.0.48` from `nvcc --version`, when it answers.
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
     pub(crate) version: Option<String>,
     /// The folder holding `libcudart_static.a`.
     pub(crate) cudart_dir: Option<PathBuf>,
