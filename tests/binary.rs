@@ -15,23 +15,11 @@ mod support;
 use std::path::PathBuf;
 use std::process::Command;
 
-use support::{repo, scratch};
+use support::{repo, run, scratch};
 
 fn nvcc_or_skip() -> Option<PathBuf> {
     let python = support::python_with_jax()?;
     support::nvcc(&python)
-}
-
-fn run(cmd: &mut Command) -> std::process::Output {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed ({}):\n{}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 /// The run-time header without a driver: a library built with it loads,

@@ -25,23 +25,10 @@ use super::elf::Cubin;
 use super::layout::{CType, ParamLayout, Structs};
 use crate::build::Env;
 
-/// The repository root.
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
-/// Skips (returns `None` after a note) or, under CI, fails.
-fn missing<T>(what: &str) -> Option<T> {
-    if in_ci() {
-        panic!("CI=true and {what}: this test must not be skipped in CI");
-    }
-    eprintln!("SKIPPED: {what}");
-    None
-}
+#[path = "../../tests/support/tools.rs"]
+#[allow(dead_code)]
+mod tools;
+use tools::{missing, python_with_jax, repo, run};
 
 /// A fresh, empty directory of this test process.
 fn scratch(name: &str) -> PathBuf {
@@ -49,22 +36,6 @@ fn scratch(name: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-/// The Python with jax (`.venv/bin/python`, else `$BEGEN_PYTHON`): pip's
-/// nvcc lives in its environment.
-fn python_with_jax() -> Option<PathBuf> {
-    let mut candidates = vec![repo().join(".venv/bin/python")];
-    if let Some(p) = std::env::var_os("BEGEN_PYTHON") {
-        candidates.push(PathBuf::from(p));
-    }
-    for python in candidates {
-        let ok = Command::new(&python).args(["-c", "import jax"]).output().is_ok_and(|o| o.status.success());
-        if ok {
-            return Some(python);
-        }
-    }
-    missing("no Python with jax (.venv/bin/python, $BEGEN_PYTHON)")
 }
 
 /// The Python that imports cuda.tile, and the PATH that puts pip's
@@ -425,18 +396,6 @@ fn struct_layouts_match_nvcc() {
     let out =
         Command::new(&nvcc).args(["-c", "-arch=sm_90", check.to_str().unwrap(), "-o", "/dev/null"]).output().unwrap();
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("sizeof Affine"));
-}
-
-fn run(cmd: &mut Command) -> std::process::Output {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed ({}):\n{}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 /// The PTX of `begen_write_words` (begen/list_words.h: the kernel that

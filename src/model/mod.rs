@@ -379,7 +379,7 @@ impl VmapMethod {
 
 /// Per-function options from `begen.yaml`'s `functions:` section.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct FunctionOptions {
+pub(crate) struct FunctionOptions {
     /// Mark the handler `kCmdBufferCompatible` (CUDA graphs). Off by default:
     /// a kernel that synchronises or allocates during capture breaks.
     pub(crate) command_buffer: bool,
