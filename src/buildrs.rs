@@ -53,7 +53,7 @@ impl Build {
     /// ```no_run
     /// // build.rs
     /// let out = begen::Build::new().compile("mykernels");
-    /// println!("cargo:warning=built {}", out.library_path.display());
+    /// println!("cargo:warning=built {}", out.library_path().display());
     /// ```
     pub fn new() -> Build {
         let mut host_cc = cc::Build::new();
@@ -140,7 +140,7 @@ impl Build {
     /// ```no_run
     /// // Outside a build script, where there is no OUT_DIR.
     /// let out = begen::Build::new().out_dir("target/kernels").cargo_metadata(false).try_compile("mykernels")?;
-    /// assert!(out.library_path.starts_with("target/kernels"));
+    /// assert!(out.library_path().starts_with("target/kernels"));
     /// # Ok::<(), begen::Error>(())
     /// ```
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Build {
@@ -264,7 +264,7 @@ impl Build {
     /// ```no_run
     /// // build.rs, in `fn main`
     /// let out = begen::Build::new().dir("kernels").compile("mykernels");
-    /// assert_eq!(out.library.name, "mykernels");
+    /// assert_eq!(out.library().name(), "mykernels");
     /// ```
     pub fn compile(&mut self, name: &str) -> BuildOutput {
         match self.try_compile(name) {
@@ -280,7 +280,7 @@ impl Build {
     ///
     /// ```no_run
     /// match begen::Build::new().dir("kernels").try_compile("mykernels") {
-    ///     Ok(out) => println!("cargo:warning={} function(s)", out.library.functions.len()),
+    ///     Ok(out) => println!("cargo:warning={} function(s)", out.library().functions().len()),
     ///     Err(e) => panic!("{e}"),
     /// }
     /// ```

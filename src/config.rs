@@ -52,36 +52,36 @@ pub(crate) const FILE: &str = "begen.yaml";
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Config {
-    pub name: Option<String>,
-    pub prefix: Option<String>,
-    pub platform: Option<String>,
+    pub(crate) name: Option<String>,
+    pub(crate) prefix: Option<String>,
+    pub(crate) platform: Option<String>,
     #[serde(default)]
-    pub cuda: CudaConfig,
+    pub(crate) cuda: CudaConfig,
     #[serde(default)]
-    pub cxx_flags: Vec<String>,
+    pub(crate) cxx_flags: Vec<String>,
     #[serde(default)]
-    pub include_dirs: Vec<String>,
+    pub(crate) include_dirs: Vec<String>,
     #[serde(default)]
-    pub functions: BTreeMap<String, FunctionConfig>,
+    pub(crate) functions: BTreeMap<String, FunctionConfig>,
     #[serde(default)]
-    pub sources: BTreeMap<String, SourceSpec>,
-    pub modules: Option<ModulesConfig>,
+    pub(crate) sources: BTreeMap<String, SourceSpec>,
+    pub(crate) modules: Option<ModulesConfig>,
     #[serde(default)]
-    pub link: LinkConfig,
+    pub(crate) link: LinkConfig,
     /// Sources compiled again with other defines, each into its own module.
     #[serde(default)]
-    pub variants: BTreeMap<String, Vec<VariantConfig>>,
+    pub(crate) variants: BTreeMap<String, Vec<VariantConfig>>,
     /// Algorithms: a Python function dispatching to the best implementation
     /// for the platform it is lowered for.
     #[serde(default)]
-    pub algorithms: BTreeMap<String, AlgorithmConfig>,
+    pub(crate) algorithms: BTreeMap<String, AlgorithmConfig>,
     /// Structs passed by value to binary kernels: name -> members
     /// (`[tag:uint16, scale:float64]`), in C layout.
     #[serde(default)]
-    pub structs: BTreeMap<String, Vec<String>>,
+    pub(crate) structs: BTreeMap<String, Vec<String>>,
     /// Precompiled GPU kernels (see `BinaryConfig`).
     #[serde(default)]
-    pub binaries: Vec<BinaryConfig>,
+    pub(crate) binaries: Vec<BinaryConfig>,
 }
 
 /// One `binaries:` entry: a file, its calling convention and its kernels,
@@ -104,12 +104,12 @@ pub(crate) struct Config {
 #[serde(deny_unknown_fields)]
 pub(crate) struct BinaryConfig {
     /// `.cubin`, `.fatbin` or `.ptx`, relative to the root.
-    pub file: String,
+    pub(crate) file: String,
     /// `cutile_python_v1` or `c`.
-    pub convention: String,
+    pub(crate) convention: String,
     /// Python function (and target) name -> the kernel.
     #[serde(default)]
-    pub kernels: BTreeMap<String, KernelConfig>,
+    pub(crate) kernels: BTreeMap<String, KernelConfig>,
 }
 
 /// One kernel of a binary.
@@ -117,17 +117,17 @@ pub(crate) struct BinaryConfig {
 #[serde(deny_unknown_fields)]
 pub(crate) struct KernelConfig {
     /// The entry's symbol (default: the kernel's name).
-    pub symbol: Option<String>,
+    pub(crate) symbol: Option<String>,
     /// Typed tokens, one per parameter.
     #[serde(default)]
-    pub params: Vec<String>,
+    pub(crate) params: Vec<String>,
     /// 1 to 3 entries: integers or expressions.
     #[serde(default)]
-    pub grid: Vec<ExprConfig>,
+    pub(crate) grid: Vec<ExprConfig>,
     /// As `grid`; `cutile_python_v1` takes it from the cubin.
-    pub block: Option<Vec<ExprConfig>>,
+    pub(crate) block: Option<Vec<ExprConfig>>,
     /// Dynamic shared memory in bytes.
-    pub shared: Option<ExprConfig>,
+    pub(crate) shared: Option<ExprConfig>,
 }
 
 /// A launch dimension as written: a number or an expression's text.
@@ -142,7 +142,7 @@ pub(crate) enum ExprConfig {
 
 impl ExprConfig {
     /// The text as written (for locating it in begen.yaml).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         match self {
             ExprConfig::Int(n) => n.to_string(),
             ExprConfig::Text(t) => t.clone(),
@@ -165,13 +165,13 @@ pub(crate) enum AlgorithmConfig {
 pub(crate) struct AlgorithmOptions {
     /// Whether a call an implementation refuses (an unsupported attribute
     /// value) goes to the next one for the platform (default: true).
-    pub fallback: Option<bool>,
-    pub implementations: Vec<ImplementationConfig>,
+    pub(crate) fallback: Option<bool>,
+    pub(crate) implementations: Vec<ImplementationConfig>,
 }
 
 impl AlgorithmConfig {
     /// Its implementations, as listed.
-    pub fn implementations(&self) -> &[ImplementationConfig] {
+    pub(crate) fn implementations(&self) -> &[ImplementationConfig] {
         match self {
             AlgorithmConfig::List(list) => list,
             AlgorithmConfig::Full(full) => &full.implementations,
@@ -179,7 +179,7 @@ impl AlgorithmConfig {
     }
 
     /// Whether it falls back past an implementation that refuses a call.
-    pub fn fallback(&self) -> bool {
+    pub(crate) fn fallback(&self) -> bool {
         match self {
             AlgorithmConfig::List(_) => true,
             AlgorithmConfig::Full(full) => full.fallback.unwrap_or(true),
@@ -199,14 +199,14 @@ pub(crate) enum ImplementationConfig {
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ImplementationEntry {
-    pub function: String,
+    pub(crate) function: String,
     #[serde(default)]
-    pub priority: i64,
+    pub(crate) priority: i64,
 }
 
 impl ImplementationConfig {
     /// The function it names.
-    pub fn function(&self) -> &str {
+    pub(crate) fn function(&self) -> &str {
         match self {
             ImplementationConfig::Name(name) => name,
             ImplementationConfig::Full(entry) => &entry.function,
@@ -214,7 +214,7 @@ impl ImplementationConfig {
     }
 
     /// Its priority (higher wins; 0 when not given).
-    pub fn priority(&self) -> i64 {
+    pub(crate) fn priority(&self) -> i64 {
         match self {
             ImplementationConfig::Name(_) => 0,
             ImplementationConfig::Full(entry) => entry.priority,
@@ -226,10 +226,10 @@ impl ImplementationConfig {
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct VariantConfig {
-    pub module: String,
+    pub(crate) module: String,
     /// Macro name -> value (a number, `true`/`false`, or an identifier).
     #[serde(default)]
-    pub defines: BTreeMap<String, serde_yaml_ng::Value>,
+    pub(crate) defines: BTreeMap<String, serde_yaml_ng::Value>,
 }
 
 /// `link:`: libraries the shared library links.
@@ -238,13 +238,13 @@ pub(crate) struct VariantConfig {
 pub(crate) struct LinkConfig {
     /// `-l` names (`cublas`, `m`).
     #[serde(default)]
-    pub libs: Vec<String>,
+    pub(crate) libs: Vec<String>,
     /// Search directories, relative to the root.
     #[serde(default)]
-    pub dirs: Vec<String>,
+    pub(crate) dirs: Vec<String>,
     /// Passed to the linker as they are.
     #[serde(default)]
-    pub args: Vec<String>,
+    pub(crate) args: Vec<String>,
 }
 
 /// `modules:`: how sources map to modules.
@@ -253,43 +253,43 @@ pub(crate) struct LinkConfig {
 pub(crate) struct ModulesConfig {
     /// Every source file is its own module, named from its path.
     #[serde(rename = "per-file", default)]
-    pub per_file: bool,
+    pub(crate) per_file: bool,
     /// A file or directory (relative to the root) -> a module name.
     #[serde(default)]
-    pub names: BTreeMap<String, String>,
+    pub(crate) names: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct CudaConfig {
     #[serde(default)]
-    pub arch: Vec<String>,
+    pub(crate) arch: Vec<String>,
     #[serde(default)]
-    pub flags: Vec<String>,
+    pub(crate) flags: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct FunctionConfig {
-    pub command_buffer: Option<bool>,
-    pub vmap_method: Option<String>,
+    pub(crate) command_buffer: Option<bool>,
+    pub(crate) vmap_method: Option<String>,
     /// XLA must not drop or reorder the call (jax.ffi's `has_side_effect`).
-    pub has_side_effect: Option<bool>,
+    pub(crate) has_side_effect: Option<bool>,
     /// The backward kernel (`name` or `module.name`, in the same module).
-    pub vjp: Option<String>,
+    pub(crate) vjp: Option<String>,
     /// Attribute name -> values the kernel does not support.
     #[serde(default)]
-    pub unsupported: BTreeMap<String, Vec<serde_yaml_ng::Value>>,
+    pub(crate) unsupported: BTreeMap<String, Vec<serde_yaml_ng::Value>>,
     /// Inputs (C++ parameter names) the outputs are linear in, each with
     /// the others fixed: the kernel is then its own jvp.
-    pub linear: Option<Vec<String>>,
+    pub(crate) linear: Option<Vec<String>>,
     /// A linear input -> its transpose kernel (`name` or `module.name`).
     #[serde(default)]
-    pub transpose: BTreeMap<String, String>,
+    pub(crate) transpose: BTreeMap<String, String>,
     /// The tangent kernel (`name` or `module.name`, in the same module).
-    pub jvp: Option<String>,
+    pub(crate) jvp: Option<String>,
     /// The handler zeroes the outputs before the kernel runs.
-    pub zero_outputs: Option<bool>,
+    pub(crate) zero_outputs: Option<bool>,
 }
 
 // A list or a mapping, a name or a mapping: deserialized by hand so that a
@@ -349,7 +349,7 @@ pub(crate) enum SourceSpec {
 /// and each needs locating at most once per diagnostic).
 #[derive(Debug, Clone)]
 pub(crate) struct ConfigFile {
-    pub id: FileId,
+    pub(crate) id: FileId,
     words: std::sync::Arc<WordIndex>,
 }
 
@@ -390,14 +390,14 @@ impl ConfigFile {
     /// The span of `word` as a key (`word:`) or, failing that, as a plain
     /// word (a list item), on the first line at or after `after_line` that
     /// has it; the file's start when there is none.
-    pub fn span(&self, map: &SourceMap, word: &str, after_line: usize) -> Span {
+    pub(crate) fn span(&self, map: &SourceMap, word: &str, after_line: usize) -> Span {
         self.find(map, word, after_line, true)
     }
 
     /// The span of `word` as a value (a list item, or after `key:`) or,
     /// failing that, as a key, on the first line at or after `after_line`
     /// that has it; the file's start when there is none.
-    pub fn value_span(&self, map: &SourceMap, word: &str, after_line: usize) -> Span {
+    pub(crate) fn value_span(&self, map: &SourceMap, word: &str, after_line: usize) -> Span {
         self.find(map, word, after_line, false)
     }
 

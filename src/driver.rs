@@ -18,7 +18,7 @@
 //!
 //! ```no_run
 //! let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-//! for f in &run.library.functions {
+//! for f in run.library.functions() {
 //!     println!("{} {}", f.target(), f.arg_spec().join(" "));
 //! }
 //! assert!(!run.has_errors());
@@ -60,7 +60,7 @@ use crate::source::{FileId, SourceMap};
 ///
 /// ```no_run
 /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-/// println!("{} function(s) in {} source file(s)", run.library.functions.len(), run.source_files);
+/// println!("{} function(s) in {} source file(s)", run.library.functions().len(), run.source_files);
 /// for path in &run.files_read {
 ///     println!("cargo:rerun-if-changed={}", path.display());
 /// }
@@ -264,7 +264,7 @@ fn refuse_overwriting_inputs(out: &std::path::Path, run: &Run) -> Result<(), Err
 /// let mut settings = Settings::new("kernels");
 /// settings.out = Some("gen".into());
 /// let generated = begen::driver::generate(&settings, &Env::new(), &mut StderrReporter::default())?;
-/// for file in &generated.files {
+/// for file in generated.files() {
 ///     println!("{}", file.display());
 /// }
 /// # Ok::<(), begen::Error>(())
@@ -287,7 +287,7 @@ pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> 
 /// let mut settings = Settings::new("kernels");
 /// settings.out = Some("out".into());
 /// let built = begen::driver::build(&settings, &Env::new(), &mut StderrReporter::default())?;
-/// println!("{}", built.library_path.display());
+/// println!("{}", built.library_path().display());
 /// # Ok::<(), begen::Error>(())
 /// ```
 pub fn build(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput, Error> {

@@ -133,7 +133,7 @@ impl std::error::Error for Error {
 /// ```no_run
 /// fn build_kernels() -> begen::Result<std::path::PathBuf> {
 ///     let out = begen::Build::new().out_dir("out").cargo_metadata(false).try_compile("mykernels")?;
-///     Ok(out.library_path)
+///     Ok(out.library_path().to_path_buf())
 /// }
 /// ```
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -2,14 +2,19 @@
 //! calls that JAX can call.
 //!
 //! The pipeline, one module each, owned by [`driver::run`]:
-//! `scan` (walk the tree into the [`source`] map, find annotations) ->
+//! `scan` (walk the tree into the source map, find annotations) ->
 //! `parse` (tree-sitter signatures, macro expansion) -> `check` (decide
-//! everything: arg_specs, modules, names; diagnose) -> [`emit`] (askama:
-//! C++ wrappers, Python module, manifest) -> [`build`] (cc: compile; link a
+//! everything: arg_specs, modules, names; diagnose) -> `emit` (askama:
+//! C++ wrappers, Python module, manifest) -> `build` (cc: compile; link a
 //! shared library). `scan` and `parse` are the annotated-source front end:
 //! what it hands `check` (the model's `decl` items) is the seam a second
 //! front end plugs into. [`Build`] is the build.rs front end; the `begen`
 //! binary is the CLI front end.
+//!
+//! The stages are private; the public API is the builder ([`Build`]), the
+//! driver's entry points and settings ([`driver`]), the diagnostics and
+//! their rendering ([`diag`]), a read-only view of the checked library
+//! ([`Library`], [`Function`]) and one opaque [`Error`].
 //!
 //! ```no_run
 //! let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
@@ -21,8 +26,8 @@
 
 #![warn(missing_docs)]
 
-pub mod binary;
-pub mod build;
+mod binary;
+mod build;
 mod buildrs;
 mod check;
 /// The `begen` command line (the binary's `main`), behind the `cli` feature.
@@ -33,14 +38,15 @@ mod config;
 pub mod diag;
 pub mod driver;
 mod emit;
-pub mod error;
-pub mod model;
+mod error;
+mod model;
 mod par;
 mod parse;
-pub mod report;
+mod report;
 mod scan;
 mod settings;
-pub mod source;
+mod source;
 
 pub use buildrs::Build;
 pub use error::{Error, ErrorKind, Result};
+pub use model::{Function, Library};

@@ -3,12 +3,6 @@
 //! `platform`, `arg_spec` of each function and `severity`, `file`, `line`,
 //! `column`, `message` of each diagnostic may not change; fields may be
 //! added.
-//!
-//! ```no_run
-//! let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-//! print!("{}", begen::report::Report::new(&run).to_json());
-//! # Ok::<(), begen::Error>(())
-//! ```
 
 use std::collections::BTreeMap;
 
@@ -20,144 +14,104 @@ use crate::model::{Function, Token};
 use crate::source::SourceMap;
 
 /// The whole document.
-///
-/// ```no_run
-/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-/// let report = begen::report::Report::new(&run);
-/// println!("{} function(s), {} diagnostic(s)", report.functions.len(), report.diagnostics.len());
-/// # Ok::<(), begen::Error>(())
-/// ```
 #[derive(Debug, Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     /// The checked functions (those without errors), sorted by file and line.
-    pub functions: Vec<FunctionEntry>,
+    pub(crate) functions: Vec<FunctionEntry>,
     /// Every diagnostic of the run, sorted by file, line and column.
-    pub diagnostics: Vec<DiagnosticEntry>,
+    pub(crate) diagnostics: Vec<DiagnosticEntry>,
 }
 
 /// One function of the document.
-///
-/// ```no_run
-/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-/// for f in &begen::report::Report::new(&run).functions {
-///     println!("{}:{} {} {}", f.file, f.line, f.name, f.arg_spec.join(" "));
-/// }
-/// # Ok::<(), begen::Error>(())
-/// ```
 #[derive(Debug, Serialize)]
-pub struct FunctionEntry {
+pub(crate) struct FunctionEntry {
     /// The C++ function name.
-    pub name: String,
+    pub(crate) name: String,
     /// Its source file, relative to the scanned root with `/` separators.
-    pub file: String,
+    pub(crate) file: String,
     /// 1-based line of the function's name.
-    pub line: usize,
+    pub(crate) line: usize,
     /// `cpu` or `cuda`.
-    pub platform: &'static str,
+    pub(crate) platform: &'static str,
     /// The canonical arg_spec, one token per C++ parameter (`attr.x:float32`).
-    pub arg_spec: Vec<String>,
+    pub(crate) arg_spec: Vec<String>,
     /// 1-based byte column of the function's name.
-    pub column: usize,
+    pub(crate) column: usize,
     /// The module the function belongs to.
-    pub module: String,
+    pub(crate) module: String,
     /// Its XLA FFI target, `<module>.<function>`.
-    pub target: String,
+    pub(crate) target: String,
     /// A template kernel's constants: name -> its values (absent otherwise).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub consts: BTreeMap<String, Vec<String>>,
+    pub(crate) consts: BTreeMap<String, Vec<String>>,
     /// A template kernel's instantiations, one FFI target each (absent otherwise).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub instances: Vec<InstanceEntry>,
+    pub(crate) instances: Vec<InstanceEntry>,
     /// The structs of its struct attributes, by name (absent when none).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub structs: BTreeMap<String, StructEntry>,
+    pub(crate) structs: BTreeMap<String, StructEntry>,
 }
 
 /// A struct of a struct attribute in the document.
 #[derive(Debug, Serialize)]
-pub struct StructEntry {
+pub(crate) struct StructEntry {
     /// Where it is defined, relative to the scanned root.
-    pub file: String,
+    pub(crate) file: String,
     /// 1-based line of its name there.
-    pub line: usize,
+    pub(crate) line: usize,
     /// Its data members in order, as `name:type` (`scale:float32`).
-    pub members: Vec<String>,
+    pub(crate) members: Vec<String>,
 }
 
 /// One instantiation of a template kernel in the document.
 #[derive(Debug, Serialize)]
-pub struct InstanceEntry {
+pub(crate) struct InstanceEntry {
     /// Its key in the Python module's `TARGETS`: `name[T=float32,N=4]`.
-    pub key: String,
+    pub(crate) key: String,
     /// Its XLA FFI target.
-    pub target: String,
+    pub(crate) target: String,
 }
 
 /// One diagnostic of the document.
-///
-/// ```no_run
-/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-/// for d in &begen::report::Report::new(&run).diagnostics {
-///     println!("{}:{}:{}: {}: {}", d.file, d.line, d.column, d.severity, d.message);
-/// }
-/// # Ok::<(), begen::Error>(())
-/// ```
 #[derive(Debug, Serialize)]
-pub struct DiagnosticEntry {
+pub(crate) struct DiagnosticEntry {
     /// `error` or `warning`.
-    pub severity: &'static str,
+    pub(crate) severity: &'static str,
     /// The primary location's file, relative to the scanned root.
-    pub file: String,
+    pub(crate) file: String,
     /// 1-based line of the primary location (0 for a whole file).
-    pub line: usize,
+    pub(crate) line: usize,
     /// 1-based byte column of the primary location (0 for a whole file).
-    pub column: usize,
+    pub(crate) column: usize,
     /// The one-line message.
-    pub message: String,
+    pub(crate) message: String,
     /// How to fix it, when there is advice.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
+    pub(crate) hint: Option<String>,
     /// Further places the diagnostic points at.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub labels: Vec<LabelEntry>,
+    pub(crate) labels: Vec<LabelEntry>,
     /// Extra explanations, in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
 }
 
 /// A secondary location of a diagnostic.
-///
-/// ```no_run
-/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-/// for d in &begen::report::Report::new(&run).diagnostics {
-///     for l in &d.labels {
-///         println!("  {}:{}:{}: {}", l.file, l.line, l.column, l.message);
-///     }
-/// }
-/// # Ok::<(), begen::Error>(())
-/// ```
 #[derive(Debug, Serialize)]
-pub struct LabelEntry {
+pub(crate) struct LabelEntry {
     /// The file, relative to the scanned root (may differ from the primary's).
-    pub file: String,
+    pub(crate) file: String,
     /// 1-based line of the span's start.
-    pub line: usize,
+    pub(crate) line: usize,
     /// 1-based byte column of the span's start.
-    pub column: usize,
+    pub(crate) column: usize,
     /// What the diagnostic says at this place.
-    pub message: String,
+    pub(crate) message: String,
 }
 
 impl Report {
     /// The document of a run.
-    ///
-    /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-    /// let report = begen::report::Report::new(&run);
-    /// assert_eq!(report.functions.len(), run.library.functions.len());
-    /// # Ok::<(), begen::Error>(())
-    /// ```
-    pub fn new(run: &Run) -> Self {
+    pub(crate) fn new(run: &Run) -> Self {
         Report {
             functions: run.library.functions.iter().map(function_entry).collect(),
             diagnostics: run.diagnostics.iter().map(|d| diagnostic_entry(d, &run.sources)).collect(),
@@ -166,38 +120,21 @@ impl Report {
 
     /// The document as pretty-printed JSON, ending with a newline
     /// (`begen scan --format json`).
-    ///
-    /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-    /// let json = begen::report::Report::new(&run).to_json();
-    /// assert!(json.starts_with('{') && json.ends_with("}\n"));
-    /// # Ok::<(), begen::Error>(())
-    /// ```
-    pub fn to_json(&self) -> String {
+    pub(crate) fn to_json(&self) -> String {
         // Serialising plain structs of strings and numbers cannot fail.
         serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
     }
 
     /// Writes [`Report::to_json`]'s text to `w`.
-    ///
-    /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-    /// begen::report::Report::new(&run).write_json(std::io::stdout().lock())?;
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn write_json(&self, mut w: impl std::io::Write) -> std::io::Result<()> {
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
+    pub(crate) fn write_json(&self, mut w: impl std::io::Write) -> std::io::Result<()> {
         serde_json::to_writer_pretty(&mut w, self)?;
         w.write_all(b"\n")
     }
 
     /// The document as YAML (`begen scan --format yaml`).
-    ///
-    /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-    /// print!("{}", begen::report::Report::new(&run).to_yaml());
-    /// # Ok::<(), begen::Error>(())
-    /// ```
-    pub fn to_yaml(&self) -> String {
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
+    pub(crate) fn to_yaml(&self) -> String {
         serde_yaml_ng::to_string(self).unwrap_or_default()
     }
 }
@@ -254,13 +191,8 @@ fn diagnostic_entry(d: &Diagnostic, map: &SourceMap) -> DiagnosticEntry {
 }
 
 /// A table of the functions for people (diagnostics go to stderr apart).
-///
-/// ```no_run
-/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-/// print!("{}", begen::report::table(&run));
-/// # Ok::<(), begen::Error>(())
-/// ```
-pub fn table(run: &Run) -> String {
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
+pub(crate) fn table(run: &Run) -> String {
     let rows: Vec<[String; 4]> = run
         .library
         .functions

@@ -50,7 +50,7 @@ fn python_out_places_the_module_and_library_in_a_package() {
             .unwrap_or_else(|e| panic!("{e}"))
     };
     let built = build();
-    assert_eq!(built.library_path, out.join("libe2e_cpu.so"), "the build itself stays in the out directory");
+    assert_eq!(built.library_path(), out.join("libe2e_cpu.so"), "the build itself stays in the out directory");
     for f in OUTPUTS {
         assert_eq!(std::fs::read(out.join(f)).unwrap(), std::fs::read(pkg.join(f)).unwrap(), "{f}");
     }

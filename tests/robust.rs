@@ -126,7 +126,7 @@ fn exponential_macros_are_bounded() {
     }
     src.push_str("// @BE f\nX39\n");
     let scan = scan_bytes("a.cu", src.as_bytes());
-    assert!(scan.library.functions.is_empty());
+    assert!(scan.library.functions().is_empty());
 }
 
 #[test]
@@ -145,7 +145,7 @@ fn empty_binary_and_non_utf8_files() {
     let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
     let files: Vec<&str> = scan.diagnostics.iter().map(|d| d.location(&scan.sources).0).collect();
     assert_eq!(files, vec!["bin.cu", "empty.cu", "latin.cpp"]);
-    assert_eq!(scan.library.functions.len(), 1);
+    assert_eq!(scan.library.functions().len(), 1);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -158,9 +158,9 @@ fn symlink_loops_are_reported_not_followed() {
     std::os::unix::fs::symlink(dir.join("sub/self"), dir.join("sub/self")).unwrap();
     std::fs::write(dir.join("sub/k.cu"), b"// @BE k\nvoid k(const BE::Tensor x, BE::Tensor y) {}\n").unwrap();
     let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
-    assert_eq!(scan.library.functions.len(), 1);
+    assert_eq!(scan.library.functions().len(), 1);
     let messages: Vec<String> =
-        scan.diagnostics.iter().map(|d| format!("{}: {}", d.location(&scan.sources).0, d.message)).collect();
+        scan.diagnostics.iter().map(|d| format!("{}: {}", d.location(&scan.sources).0, d.message())).collect();
     assert!(messages.iter().any(|m| m.starts_with("sub/back: ") && m.contains("loop")), "{messages:?}");
     assert!(messages.iter().any(|m| m.starts_with("sub/self: ")), "{messages:?}");
     std::fs::remove_dir_all(&dir).unwrap();
@@ -176,9 +176,9 @@ fn unreadable_files_are_diagnosed() {
     std::os::unix::fs::symlink("/proc/self/mem", dir.join("mem.cu")).unwrap();
     std::fs::write(dir.join("ok.cu"), b"// @BE k\nvoid k(const BE::Tensor x, BE::Tensor y) {}\n").unwrap();
     let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
-    assert_eq!(scan.library.functions.len(), 1);
+    assert_eq!(scan.library.functions().len(), 1);
     let d = scan.diagnostics.iter().find(|d| d.location(&scan.sources).0 == "mem.cu").expect("a diagnostic for mem.cu");
-    assert!(d.is_error() && d.message.starts_with("cannot read this file"), "{d:?}");
+    assert!(d.is_error() && d.message().starts_with("cannot read this file"), "{d:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -220,9 +220,9 @@ fn long_launch_expressions_are_refused() {
     std::fs::write(dir.join("begen.yaml"), yaml).unwrap();
     let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
     assert!(
-        scan.diagnostics.iter().any(|d| d.is_error() && d.message.contains("at most 256 operators")),
+        scan.diagnostics.iter().any(|d| d.is_error() && d.message().contains("at most 256 operators")),
         "{:?}",
-        scan.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()
+        scan.diagnostics.iter().map(|d| d.message()).collect::<Vec<_>>()
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -236,10 +236,10 @@ fn deep_yaml_nesting_is_refused_quickly() {
     let start = std::time::Instant::now();
     let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
     assert!(start.elapsed().as_secs() < 10, "{:?}", start.elapsed());
-    let d = scan.diagnostics.iter().find(|d| d.message.contains("nested more than 64 deep")).expect("a depth error");
+    let d = scan.diagnostics.iter().find(|d| d.message().contains("nested more than 64 deep")).expect("a depth error");
     assert!(d.is_error());
     let (file, line, col) = d.location(&scan.sources);
-    assert_eq!((file, line, col), ("begen.yaml", 1, 71), "{}", d.message);
+    assert_eq!((file, line, col), ("begen.yaml", 1, 71), "{}", d.message());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -257,8 +257,8 @@ fn includes_of_fifos_and_devices_are_refused() {
         std::fs::write(dir.join("k.cpp"), kernel(inc)).unwrap();
         let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
         let want = format!("`#include \"{inc}\"` names `{named}`, which is not a regular file");
-        let d = scan.diagnostics.iter().find(|d| d.message.starts_with(&want));
-        let all: Vec<_> = scan.diagnostics.iter().map(|d| &d.message).collect();
+        let d = scan.diagnostics.iter().find(|d| d.message().starts_with(&want));
+        let all: Vec<_> = scan.diagnostics.iter().map(|d| d.message()).collect();
         let d = d.unwrap_or_else(|| panic!("{all:?}"));
         assert!(d.is_error());
         assert_eq!(d.location(&scan.sources).0, "k.cpp");
@@ -286,9 +286,10 @@ fn duplicate_keys_are_refused_at_every_level() {
     ] {
         std::fs::write(dir.join("begen.yaml"), yaml).unwrap();
         let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
-        let all: Vec<_> = scan.diagnostics.iter().map(|d| d.message.clone()).collect();
-        let d = scan.diagnostics.iter().find(|d| d.message.contains(says)).unwrap_or_else(|| panic!("{yaml}: {all:?}"));
-        assert!(d.is_error() && d.message.starts_with("invalid begen.yaml: "), "{}", d.message);
+        let all: Vec<_> = scan.diagnostics.iter().map(|d| d.message().to_string()).collect();
+        let d =
+            scan.diagnostics.iter().find(|d| d.message().contains(says)).unwrap_or_else(|| panic!("{yaml}: {all:?}"));
+        assert!(d.is_error() && d.message().starts_with("invalid begen.yaml: "), "{}", d.message());
         assert_eq!(d.location(&scan.sources).0, "begen.yaml");
         assert_eq!(d.location(&scan.sources).1, line, "{yaml}");
     }
@@ -311,9 +312,10 @@ fn a_begen_yaml_that_is_not_a_file_is_said_so() {
     for (what, make) in make {
         make();
         let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
-        let d = scan.diagnostics.iter().find(|d| d.message.starts_with("begen.yaml is not a regular file"));
-        let d = d
-            .unwrap_or_else(|| panic!("{what}: {:?}", scan.diagnostics.iter().map(|d| &d.message).collect::<Vec<_>>()));
+        let d = scan.diagnostics.iter().find(|d| d.message().starts_with("begen.yaml is not a regular file"));
+        let d = d.unwrap_or_else(|| {
+            panic!("{what}: {:?}", scan.diagnostics.iter().map(|d| d.message()).collect::<Vec<_>>())
+        });
         assert!(d.is_error(), "{what}");
         let _ = std::fs::remove_dir(&yaml).or_else(|_| std::fs::remove_file(&yaml));
     }

@@ -41,7 +41,7 @@ struct Messages(Vec<String>);
 impl begen::driver::Reporter for Messages {
     fn diagnostic(&mut self, d: &begen::diag::Diagnostic, _: &begen::diag::SourceMap) {
         if d.is_error() {
-            self.0.push(d.message.clone());
+            self.0.push(d.message().to_string());
         }
     }
     fn progress(&mut self, _: &str) {}

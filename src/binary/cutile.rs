@@ -24,33 +24,19 @@
 //! (cuda-tile 1.7) accepts for these conventions, and [`Signature::kernel_args`]
 //! gives the arguments the kernel takes in order; `tests/binary.rs` checks both
 //! against cuTile and against the parameter table of exported cubins.
-//!
-//! ```
-//! use begen::binary::cutile::{demangle, ArgRole, Param};
-//! let sig = demangle("scale_Kt1_A1f32_1i16t1_p16_A1f32_1i16t1_p16_Sf32_I16").unwrap();
-//! assert_eq!(sig.name, "scale");
-//! assert_eq!(sig.params.len(), 4);
-//! let Param::Array(x) = &sig.params[0].param else { panic!() };
-//! assert_eq!((x.ndim(), x.axes[0].shape_divisible_by, x.axes[0].stride_constant), (1, 16, Some(1)));
-//! assert_eq!(x.base_addr_divisible_by, 16);
-//! let args = sig.kernel_args().unwrap();
-//! // x: pointer, shape, stride; y likewise; s; the constant 16 takes no argument
-//! assert_eq!(args.len(), 7);
-//! assert_eq!(args[1].role, ArgRole::Shape(0));
-//! ```
 
 use std::fmt;
 use std::ops::Range;
 
-use super::layout::{CType, PackError, Structs, Value, pack};
+use super::layout::CType;
 use crate::diag::messages::binary as bm;
 use crate::model::AttrType;
-pub use crate::model::binary::Convention;
+pub(crate) use crate::model::binary::Convention;
 
 /// A cuTile element type, by its mangled code: one of begen's scalar types
 /// (the row's `cutile` code and size), or one begen has no type for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Dtype {
+pub(crate) enum Dtype {
     /// A begen type cuTile has (`f32`; `b8` is `ct.bool_`).
     Attr(AttrType),
     /// `tf32`: stored as a 32-bit float.
@@ -68,12 +54,7 @@ impl Dtype {
     const OTHERS: [Dtype; 4] = [Dtype::TFloat32, Dtype::Float8E4M3Fn, Dtype::Float8E5M2, Dtype::Float8E8M0Fnu];
 
     /// Every dtype: begen's types with a cuTile code, then the others.
-    ///
-    /// ```
-    /// use begen::binary::cutile::Dtype;
-    /// assert_eq!(Dtype::all().count(), 17);
-    /// ```
-    pub fn all() -> impl Iterator<Item = Dtype> {
+    pub(crate) fn all() -> impl Iterator<Item = Dtype> {
         AttrType::ALL.into_iter().filter(|t| t.facts().cutile.is_some()).map(Dtype::Attr).chain(Dtype::OTHERS)
     }
 
@@ -90,41 +71,24 @@ impl Dtype {
     }
 
     /// The code in a mangled name.
-    ///
-    /// ```
-    /// use begen::{binary::cutile::Dtype, model::AttrType};
-    /// assert_eq!(Dtype::Attr(AttrType::BFloat16).code(), "bf16");
-    /// ```
-    pub fn code(self) -> &'static str {
+    pub(crate) fn code(self) -> &'static str {
         self.code_size().0
     }
 
     /// The dtype of a mangled code.
-    ///
-    /// ```
-    /// use begen::{binary::cutile::Dtype, model::AttrType};
-    /// assert_eq!(Dtype::from_code("b8"), Some(Dtype::Attr(AttrType::Bool)));
-    /// assert_eq!(Dtype::from_code("f8m2"), Some(Dtype::Float8E5M2));
-    /// ```
-    pub fn from_code(code: &str) -> Option<Dtype> {
+    pub(crate) fn from_code(code: &str) -> Option<Dtype> {
         Dtype::all().find(|d| d.code() == code)
     }
 
     /// Bytes per element (and of a scalar argument).
-    pub fn size(self) -> u32 {
+    #[cfg(test)]
+    pub(crate) fn size(self) -> u32 {
         self.code_size().1
     }
 
     /// begen's type of the same name, where there is one (`tf32` and the
     /// 8-bit floats have none).
-    ///
-    /// ```
-    /// use begen::binary::cutile::Dtype;
-    /// use begen::model::AttrType;
-    /// assert_eq!(Dtype::Attr(AttrType::Float32).attr_type(), Some(AttrType::Float32));
-    /// assert_eq!(Dtype::Float8E5M2.attr_type(), None);
-    /// ```
-    pub fn attr_type(self) -> Option<AttrType> {
+    pub(crate) fn attr_type(self) -> Option<AttrType> {
         match self {
             Dtype::Attr(t) => Some(t),
             Dtype::TFloat32 | Dtype::Float8E4M3Fn | Dtype::Float8E5M2 | Dtype::Float8E8M0Fnu => None,
@@ -134,7 +98,7 @@ impl Dtype {
 
 /// The type of an array's shape and stride arguments.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum IndexType {
+pub(crate) enum IndexType {
     /// `int32_t` (the default).
     Int32,
     /// `uint32_t` (extra `u`).
@@ -145,7 +109,7 @@ pub enum IndexType {
 
 impl IndexType {
     /// The begen type of one shape or stride argument.
-    pub fn attr_type(self) -> AttrType {
+    pub(crate) fn attr_type(self) -> AttrType {
         match self {
             IndexType::Int32 => AttrType::Int32,
             IndexType::UInt32 => AttrType::UInt32,
@@ -153,36 +117,26 @@ impl IndexType {
         }
     }
 
-    /// The values a shape or stride may take: its type's range.
-    ///
-    /// ```
-    /// use begen::binary::cutile::IndexType;
-    /// assert_eq!(IndexType::Int32.range(), (i32::MIN as i64, i32::MAX as i64));
-    /// ```
-    pub fn range(self) -> (i64, i64) {
-        let (lo, hi) = self.attr_type().int_range().unwrap_or((0, 0));
-        (i64::try_from(lo).unwrap_or(i64::MIN), i64::try_from(hi).unwrap_or(i64::MAX))
-    }
-
     /// cuTile's name (`ct.int32` ...): its type's.
-    pub fn name(self) -> &'static str {
+    #[cfg(test)]
+    pub(crate) fn name(self) -> &'static str {
         self.attr_type().as_str()
     }
 }
 
 /// What a signature assumes about one axis of an array.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Axis {
+pub(crate) struct Axis {
     /// The extent is a multiple of this (elements; 1: no assumption).
-    pub shape_divisible_by: i64,
+    pub(crate) shape_divisible_by: i64,
     /// The extent is exactly this (`cutile_python_v2` only).
-    pub shape_constant: Option<i64>,
+    pub(crate) shape_constant: Option<i64>,
     /// The stride is a multiple of this (elements; 1: no assumption).
-    pub stride_divisible_by: i64,
+    pub(crate) stride_divisible_by: i64,
     /// The stride is exactly this (elements).
-    pub stride_constant: Option<i64>,
+    pub(crate) stride_constant: Option<i64>,
     /// The stride is at least this (elements, inclusive).
-    pub stride_lower_bound: Option<i64>,
+    pub(crate) stride_lower_bound: Option<i64>,
 }
 
 impl Default for Axis {
@@ -199,42 +153,42 @@ impl Default for Axis {
 
 /// An `ArrayConstraint`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Array {
+pub(crate) struct Array {
     /// Element type.
-    pub dtype: Dtype,
+    pub(crate) dtype: Dtype,
     /// One entry per dimension.
-    pub axes: Vec<Axis>,
+    pub(crate) axes: Vec<Axis>,
     /// Type of the shape and stride arguments.
-    pub index: IndexType,
+    pub(crate) index: IndexType,
     /// The data pointer is a multiple of this (bytes; 1: no assumption).
-    pub base_addr_divisible_by: i64,
+    pub(crate) base_addr_divisible_by: i64,
     /// Alias group ids, strictly increasing (cuTile names them `group<id>`).
-    pub alias_groups: Vec<u32>,
+    pub(crate) alias_groups: Vec<u32>,
     /// Two in-bounds indices may address the same element.
-    pub may_alias_internally: bool,
+    pub(crate) may_alias_internally: bool,
 }
 
 impl Array {
     /// The rank.
-    pub fn ndim(&self) -> usize {
+    pub(crate) fn ndim(&self) -> usize {
         self.axes.len()
     }
 }
 
 /// A `ListConstraint`: a list of arrays.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct List {
+pub(crate) struct List {
     /// What every element is.
-    pub element: Array,
+    pub(crate) element: Array,
     /// Alias groups of the list's storage.
-    pub alias_groups: Vec<u32>,
+    pub(crate) alias_groups: Vec<u32>,
     /// Two elements may alias each other.
-    pub elements_may_alias: bool,
+    pub(crate) elements_may_alias: bool,
 }
 
 /// The value of a `ct.Constant` parameter.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Constant {
+pub(crate) enum Constant {
     /// `B0` / `B1`.
     Bool(bool),
     /// `I<int>`.
@@ -245,7 +199,7 @@ pub enum Constant {
 
 /// One Python parameter of the kernel.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Param {
+pub(crate) enum Param {
     /// An array.
     Array(Array),
     /// A list of arrays.
@@ -260,27 +214,27 @@ pub enum Param {
 
 /// A parameter and where its code is in the symbol.
 #[derive(Debug, Clone, PartialEq)]
-pub struct SymbolParam {
+pub(crate) struct SymbolParam {
     /// The parameter.
-    pub param: Param,
+    pub(crate) param: Param,
     /// Byte range of its code in the symbol (after the `_`).
-    pub span: Range<usize>,
+    pub(crate) span: Range<usize>,
 }
 
 /// A demangled kernel symbol.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Signature {
+pub(crate) struct Signature {
     /// The Python function name (the symbol before its last `_K`).
-    pub name: String,
+    pub(crate) name: String,
     /// The calling convention.
-    pub convention: Convention,
+    pub(crate) convention: Convention,
     /// One per Python parameter, constants included.
-    pub params: Vec<SymbolParam>,
+    pub(crate) params: Vec<SymbolParam>,
 }
 
 /// What one kernel argument carries.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ArgRole {
+pub(crate) enum ArgRole {
     /// The array's data pointer, or the list's word-buffer pointer.
     Base,
     /// The array's extent along an axis.
@@ -295,29 +249,29 @@ pub enum ArgRole {
 
 /// One argument of the compiled kernel, in launch order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct KernelArg {
+pub(crate) struct KernelArg {
     /// Index into [`Signature::params`].
-    pub param: usize,
+    pub(crate) param: usize,
     /// What it carries.
-    pub role: ArgRole,
+    pub(crate) role: ArgRole,
     /// Its C type.
-    pub ty: CType,
+    pub(crate) ty: CType,
 }
 
 /// Why a symbol is not a valid cuTile kernel name.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DemangleError {
+pub(crate) struct DemangleError {
     /// The symbol.
-    pub symbol: String,
+    pub(crate) symbol: String,
     /// Byte offset in the symbol where the problem is.
-    pub offset: usize,
+    pub(crate) offset: usize,
     /// What is wrong.
-    pub kind: DemangleErrorKind,
+    pub(crate) kind: DemangleErrorKind,
 }
 
 /// The kinds of [`DemangleError`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum DemangleErrorKind {
+pub(crate) enum DemangleErrorKind {
     /// No `_K` separates the name from the signature.
     NotMangled,
     /// Something else was expected here.
@@ -414,7 +368,7 @@ impl std::error::Error for DemangleError {}
 
 /// Why a signature has no flat argument list in begen.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ArgsError {
+pub(crate) enum ArgsError {
     /// The convention is not `cutile_python_v1`.
     Convention(Convention),
     /// A scalar of a dtype begen has no type for (`tf32`, 8-bit floats).
@@ -441,7 +395,7 @@ impl Signature {
     /// The arguments the compiled kernel takes, in order: per array its
     /// pointer, shapes and strides at the index width; per list a pointer
     /// and an `int32_t` length; per scalar its value; nothing for a constant.
-    pub fn kernel_args(&self) -> Result<Vec<KernelArg>, ArgsError> {
+    pub(crate) fn kernel_args(&self) -> Result<Vec<KernelArg>, ArgsError> {
         if self.convention != Convention::CutilePythonV1 {
             return Err(ArgsError::Convention(self.convention));
         }
@@ -475,297 +429,13 @@ impl Signature {
 
     /// The parameters that take kernel arguments (constants left out), as
     /// indices into [`Signature::params`]: what a manifest's tokens name.
-    pub fn runtime_params(&self) -> Vec<usize> {
+    pub(crate) fn runtime_params(&self) -> Vec<usize> {
         (0..self.params.len()).filter(|&i| !matches!(self.params[i].param, Param::Constant(_))).collect()
     }
 }
 
-/// An array argument at launch: its data address, extents and strides
-/// (elements).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ArrayValue<'a> {
-    /// Device address of element 0.
-    pub address: u64,
-    /// Extent per axis.
-    pub shape: &'a [i64],
-    /// Stride per axis, in elements.
-    pub strides: &'a [i64],
-}
-
-/// Which of an array's numbers a [`Violation`] is about.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Dim {
-    /// An extent.
-    Shape,
-    /// A stride.
-    Stride,
-}
-
-impl Dim {
-    fn noun(self) -> &'static str {
-        match self {
-            Dim::Shape => "extent",
-            Dim::Stride => "stride",
-        }
-    }
-}
-
-/// An array that breaks an assumption its kernel was compiled with:
-/// launching would be undefined behaviour, so the handler refuses.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Violation {
-    /// Another rank than the kernel's.
-    Rank {
-        /// The kernel's.
-        expected: usize,
-        /// The array's.
-        got: usize,
-    },
-    /// An extent or stride outside the kernel's index type.
-    IndexOverflow {
-        /// Extent or stride.
-        dim: Dim,
-        /// The axis.
-        axis: usize,
-        /// The value.
-        value: i64,
-        /// The kernel's index type.
-        index: IndexType,
-    },
-    /// An extent or stride not a multiple of what the kernel assumes.
-    NotDivisible {
-        /// Extent or stride.
-        dim: Dim,
-        /// The axis.
-        axis: usize,
-        /// The value.
-        value: i64,
-        /// The divisor assumed.
-        by: i64,
-    },
-    /// An extent or stride other than the constant the kernel assumes.
-    NotConstant {
-        /// Extent or stride.
-        dim: Dim,
-        /// The axis.
-        axis: usize,
-        /// The value.
-        value: i64,
-        /// The constant assumed.
-        expected: i64,
-    },
-    /// A stride below the kernel's lower bound.
-    StrideBelow {
-        /// The axis.
-        axis: usize,
-        /// The stride.
-        value: i64,
-        /// The bound (inclusive).
-        bound: i64,
-    },
-    /// A base address not aligned as the kernel assumes.
-    BaseNotAligned {
-        /// The address.
-        address: u64,
-        /// The alignment assumed (bytes).
-        by: i64,
-    },
-}
-
-impl fmt::Display for Violation {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let text = match *self {
-            Violation::Rank { expected, got } => bm::violation_rank(expected, got),
-            Violation::IndexOverflow { dim, axis, value, index } => {
-                bm::violation_index(dim.noun(), value, axis, index.name())
-            }
-            Violation::NotDivisible { dim, axis, value, by } => bm::violation_divisible(dim.noun(), value, axis, by),
-            Violation::NotConstant { dim, axis, value, expected } => {
-                bm::violation_constant(dim.noun(), value, axis, expected)
-            }
-            Violation::StrideBelow { axis, value, bound } => bm::violation_stride(value, axis, bound),
-            Violation::BaseNotAligned { address, by } => bm::violation_base(address, by),
-        };
-        f.write_str(&text)
-    }
-}
-
-impl std::error::Error for Violation {}
-
-impl Array {
-    /// Checks an array against every assumption of the signature, index
-    /// overflow first: what the generated handler checks before a launch.
-    ///
-    /// ```
-    /// use begen::binary::cutile::{demangle, ArrayValue, Param, Violation, Dim};
-    /// let Param::Array(a) = demangle("k_Kt1_A1f32_1i16t1_p16").unwrap().params.remove(0).param else { panic!() };
-    /// let ok = ArrayValue { address: 0x1000, shape: &[64], strides: &[1] };
-    /// assert_eq!(a.check(&ok), Ok(()));
-    /// let short = ArrayValue { shape: &[60], ..ok };
-    /// assert_eq!(a.check(&short), Err(Violation::NotDivisible { dim: Dim::Shape, axis: 0, value: 60, by: 16 }));
-    /// ```
-    pub fn check(&self, v: &ArrayValue) -> Result<(), Violation> {
-        let n = self.ndim();
-        if v.shape.len() != n || v.strides.len() != n {
-            return Err(Violation::Rank { expected: n, got: v.shape.len() });
-        }
-        let (lo, hi) = self.index.range();
-        for (dim, values) in [(Dim::Shape, v.shape), (Dim::Stride, v.strides)] {
-            if let Some((axis, &value)) = values.iter().enumerate().find(|(_, x)| !(lo..=hi).contains(*x)) {
-                return Err(Violation::IndexOverflow { dim, axis, value, index: self.index });
-            }
-        }
-        for (axis, (a, (&shape, &stride))) in self.axes.iter().zip(v.shape.iter().zip(v.strides)).enumerate() {
-            if let Some(expected) = a.shape_constant.filter(|&c| c != shape) {
-                return Err(Violation::NotConstant { dim: Dim::Shape, axis, value: shape, expected });
-            }
-            if shape % a.shape_divisible_by != 0 {
-                return Err(Violation::NotDivisible { dim: Dim::Shape, axis, value: shape, by: a.shape_divisible_by });
-            }
-            if let Some(expected) = a.stride_constant.filter(|&c| c != stride) {
-                return Err(Violation::NotConstant { dim: Dim::Stride, axis, value: stride, expected });
-            }
-            if stride % a.stride_divisible_by != 0 {
-                return Err(Violation::NotDivisible {
-                    dim: Dim::Stride,
-                    axis,
-                    value: stride,
-                    by: a.stride_divisible_by,
-                });
-            }
-            if let Some(bound) = a.stride_lower_bound.filter(|&b| stride < b) {
-                return Err(Violation::StrideBelow { axis, value: stride, bound });
-            }
-        }
-        if !v.address.is_multiple_of(self.base_addr_divisible_by as u64) {
-            return Err(Violation::BaseNotAligned { address: v.address, by: self.base_addr_divisible_by });
-        }
-        Ok(())
-    }
-}
-
-/// The device buffer a list argument points at: per element `1 + 2n`
-/// 64-bit words (address, extents, strides), each element checked against
-/// the list's element assumptions. Returns the words, or the first bad
-/// element's index and why.
-///
-/// ```
-/// use begen::binary::cutile::{demangle, list_words, ArrayValue, Param};
-/// let Param::List(l) = demangle("k_Kt1_LA1f32").unwrap().params.remove(0).param else { panic!() };
-/// let a = ArrayValue { address: 0x100, shape: &[3], strides: &[1] };
-/// let b = ArrayValue { address: 0x200, shape: &[5], strides: &[2] };
-/// assert_eq!(list_words(&l.element, &[a, b]).unwrap(), [0x100, 3, 1, 0x200, 5, 2]);
-/// ```
-pub fn list_words(element: &Array, items: &[ArrayValue]) -> Result<Vec<u64>, (usize, Violation)> {
-    let mut words = Vec::with_capacity(items.len() * (1 + 2 * element.ndim()));
-    for (i, v) in items.iter().enumerate() {
-        element.check(v).map_err(|e| (i, e))?;
-        words.push(v.address);
-        words.extend(v.shape.iter().chain(v.strides).map(|&x| x as u64));
-    }
-    Ok(words)
-}
-
-/// One Python-level argument at launch (constants take none).
-#[derive(Debug, Clone, PartialEq)]
-pub enum ArgValue<'a> {
-    /// For an array parameter.
-    Array(ArrayValue<'a>),
-    /// For a list parameter: the word buffer's address and the list's length.
-    List {
-        /// Device address of the [`list_words`] buffer.
-        address: u64,
-        /// Number of elements.
-        len: i64,
-    },
-    /// For a scalar parameter.
-    Scalar(Value),
-}
-
-/// Why arguments cannot be packed for a signature.
-#[derive(Debug, Clone, PartialEq)]
-pub enum PackArgsError {
-    /// The signature has no flat argument list.
-    Args(ArgsError),
-    /// Not one value per non-constant parameter.
-    Count {
-        /// Values expected.
-        expected: usize,
-        /// Values given.
-        got: usize,
-    },
-    /// A value of the wrong kind for its parameter.
-    Kind {
-        /// Index into [`Signature::params`].
-        param: usize,
-    },
-    /// An array breaking its parameter's assumptions.
-    Violation {
-        /// Index into [`Signature::params`].
-        param: usize,
-        /// How.
-        violation: Violation,
-    },
-    /// A scalar or length out of its type's range.
-    Pack(PackError),
-}
-
-impl fmt::Display for PackArgsError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            PackArgsError::Args(e) => e.fmt(f),
-            PackArgsError::Count { expected, got } => f.write_str(&bm::pack_args_count(*expected, *got)),
-            PackArgsError::Kind { param } => f.write_str(&bm::pack_args_kind(*param)),
-            PackArgsError::Violation { param, violation } => {
-                f.write_str(&bm::pack_args_violation(*param, &violation.to_string()))
-            }
-            PackArgsError::Pack(e) => e.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for PackArgsError {}
-
-impl Signature {
-    /// Checks and packs launch arguments (one per non-constant parameter)
-    /// into the kernel's parameter buffer: the reference for what the
-    /// generated handler writes.
-    pub fn pack(&self, values: &[ArgValue]) -> Result<Vec<u8>, PackArgsError> {
-        let args = self.kernel_args().map_err(PackArgsError::Args)?;
-        let runtime = self.runtime_params();
-        if runtime.len() != values.len() {
-            return Err(PackArgsError::Count { expected: runtime.len(), got: values.len() });
-        }
-        let mut flat = Vec::with_capacity(args.len());
-        for (&param, v) in runtime.iter().zip(values) {
-            match (&self.params[param].param, v) {
-                (Param::Array(a), ArgValue::Array(v)) => {
-                    a.check(v).map_err(|violation| PackArgsError::Violation { param, violation })?;
-                    flat.push(Value::Pointer(v.address));
-                    flat.extend(v.shape.iter().chain(v.strides).map(|&x| Value::Int(x.into())));
-                }
-                (Param::List(_), ArgValue::List { address, len }) => {
-                    flat.push(Value::Pointer(*address));
-                    flat.push(Value::Int((*len).into()));
-                }
-                (Param::Scalar(_), ArgValue::Scalar(v)) => flat.push(v.clone()),
-                _ => return Err(PackArgsError::Kind { param }),
-            }
-        }
-        let types: Vec<CType> = args.iter().map(|a| a.ty).collect();
-        pack(&types, &flat, &Structs::new()).map_err(PackArgsError::Pack)
-    }
-}
-
 /// Demangles a `cutile_python_v1` (or `v2`) kernel symbol.
-///
-/// ```
-/// use begen::binary::cutile::{demangle, DemangleErrorKind};
-/// let e = demangle("k_Kt1_A1f99").unwrap_err();
-/// assert_eq!(e.offset, 8);
-/// assert_eq!(e.kind, DemangleErrorKind::UnknownDtype("f99".into()));
-/// ```
-pub fn demangle(symbol: &str) -> Result<Signature, DemangleError> {
+pub(crate) fn demangle(symbol: &str) -> Result<Signature, DemangleError> {
     let mut p = Parser { s: symbol, pos: 0, last_group: -1 };
     let k = symbol.rfind("_K").ok_or_else(|| p.err_at(0, DemangleErrorKind::NotMangled))?;
     let name = symbol[..k].to_string();
@@ -1181,15 +851,8 @@ mod tests {
 
     #[test]
     fn index_types_are_their_integer_types() {
-        let got = [IndexType::Int32, IndexType::UInt32, IndexType::Int64].map(|i| (i.name(), i.range()));
-        assert_eq!(
-            got,
-            [
-                ("int32", (i32::MIN.into(), i32::MAX.into())),
-                ("uint32", (0, u32::MAX.into())),
-                ("int64", (i64::MIN, i64::MAX))
-            ]
-        );
+        let got = [IndexType::Int32, IndexType::UInt32, IndexType::Int64].map(|i| (i.name(), i.attr_type()));
+        assert_eq!(got, [("int32", AttrType::Int32), ("uint32", AttrType::UInt32), ("int64", AttrType::Int64)]);
     }
 
     fn array(sym: &str) -> Array {
@@ -1304,94 +967,66 @@ mod tests {
         assert_eq!(sig.kernel_args(), Err(ArgsError::ScalarDtype { param: 0, dtype: Dtype::TFloat32 }));
     }
 
-    fn hex(bytes: &[u8]) -> String {
-        bytes.chunks(4).map(|w| w.iter().map(|b| format!("{b:02x}")).collect::<String>()).collect::<Vec<_>>().join(" ")
-    }
-
-    #[test]
-    fn packs_golden_bytes() {
-        let sig = demangle("scale_Kt1_A1f32_1i16t1_p16_A1f32_1t1_Sf32_I16").unwrap();
-        let x = ArrayValue { address: 0x7f00_0000_1000, shape: &[64], strides: &[1] };
-        let y = ArrayValue { address: 0x7f00_0000_2000, ..x };
-        let bytes = sig.pack(&[ArgValue::Array(x), ArgValue::Array(y), ArgValue::Scalar(Value::Float(2.5))]).unwrap();
-        // x: pointer, int32 shape, int32 stride; y likewise; float s. 36 bytes.
-        assert_eq!(hex(&bytes), "00100000 007f0000 40000000 01000000 00200000 007f0000 40000000 01000000 00002040");
-
-        let sig = demangle("k_Kt1_A2f16_3l0_w_Si8_I3_Sf64").unwrap();
-        let x = ArrayValue { address: 0x10, shape: &[2, 3], strides: &[3, 1] };
-        let bytes = sig
-            .pack(&[ArgValue::Array(x), ArgValue::Scalar(Value::Int(-2)), ArgValue::Scalar(Value::Float(1.0))])
-            .unwrap();
-        // int64 shapes and strides; the int8 at 40, padding, the double at 48.
-        assert_eq!(
-            hex(&bytes),
-            "10000000 00000000 02000000 00000000 03000000 00000000 03000000 00000000 \
-             01000000 00000000 fe000000 00000000 00000000 0000f03f"
-        );
-
-        let sig = demangle("k_Kt1_LA1f32_Su16").unwrap();
-        let bytes = sig.pack(&[ArgValue::List { address: 0xabc0, len: 2 }, ArgValue::Scalar(Value::Int(7))]).unwrap();
-        assert_eq!(hex(&bytes), "c0ab0000 00000000 02000000 0700");
-    }
-
-    #[test]
-    fn refuses_what_the_kernel_does_not_assume() {
-        let arr = |sym: &str| array(sym);
-        let v = |address, shape: &'static [i64], strides: &'static [i64]| ArrayValue { address, shape, strides };
-        let cases: Vec<(Array, ArrayValue, Violation)> = vec![
-            (arr("k_Kt1_A2f32"), v(0, &[4], &[1]), Violation::Rank { expected: 2, got: 1 }),
-            (
-                arr("k_Kt1_A1f32"),
-                v(0, &[3_000_000_000], &[1]),
-                Violation::IndexOverflow { dim: Dim::Shape, axis: 0, value: 3_000_000_000, index: IndexType::Int32 },
-            ),
-            (
-                arr("k_Kt1_A2f32"),
-                v(0, &[2, 65536], &[2_147_483_648, 1]),
-                Violation::IndexOverflow { dim: Dim::Stride, axis: 0, value: 2_147_483_648, index: IndexType::Int32 },
-            ),
-            (
-                arr("k_Kt1_A1f32_u"),
-                v(0, &[4], &[-1]),
-                Violation::IndexOverflow { dim: Dim::Stride, axis: 0, value: -1, index: IndexType::UInt32 },
-            ),
-            (
-                arr("k_Kt1_A2f32_2t1"),
-                v(0, &[4, 4], &[4, 2]),
-                Violation::NotConstant { dim: Dim::Stride, axis: 1, value: 2, expected: 1 },
-            ),
-            (
-                arr("k_Kt1_A2f32_1v4"),
-                v(0, &[4, 4], &[6, 1]),
-                Violation::NotDivisible { dim: Dim::Stride, axis: 0, value: 6, by: 4 },
-            ),
-            (arr("k_Kt1_A1f32_1l0"), v(0, &[4], &[-1]), Violation::StrideBelow { axis: 0, value: -1, bound: 0 }),
-            (arr("k_Kt1_A1f32_p16"), v(0x1004, &[4], &[1]), Violation::BaseNotAligned { address: 0x1004, by: 16 }),
-        ];
-        for (a, v, want) in cases {
-            assert_eq!(a.check(&v), Err(want), "{a:?} {v:?}");
-        }
-        assert_eq!(arr("k_Kt1_A1f32_w").check(&v(0, &[3_000_000_000], &[1])), Ok(()));
-        assert_eq!(
-            Violation::IndexOverflow { dim: Dim::Shape, axis: 0, value: 3_000_000_000, index: IndexType::Int32 }
-                .to_string(),
-            "extent 3000000000 of axis 0 does not fit the kernel's int32 index type (export it with index_dtype=ct.int64)"
-        );
-        let sig = demangle("k_Kt1_Sf32_A1f32_p16").unwrap();
-        let bad = ArrayValue { address: 8, shape: &[1], strides: &[1] };
-        assert_eq!(
-            sig.pack(&[ArgValue::Scalar(Value::Float(1.0)), ArgValue::Array(bad)]),
-            Err(PackArgsError::Violation { param: 1, violation: Violation::BaseNotAligned { address: 8, by: 16 } })
-        );
-        assert_eq!(sig.pack(&[]), Err(PackArgsError::Count { expected: 2, got: 0 }));
-        let e = list_words(&arr("k_Kt1_A1f32_1i4"), &[v(0, &[4], &[1]), v(0, &[5], &[1])]).unwrap_err();
-        assert_eq!(e.0, 1);
-    }
-
     #[test]
     fn the_last_k_splits() {
         let sig = demangle("my_Kernel_Kt1_Sf32").unwrap();
         assert_eq!(sig.name, "my_Kernel");
         assert_eq!(demangle("_Kt1").unwrap().name, "");
+    }
+}
+
+#[cfg(test)]
+mod doc_examples {
+    //! The examples of this module's crate-private items, run as unit tests
+    //! (an example in a doc comment must compile outside the crate).
+
+    #[test]
+    fn module() {
+        use crate::binary::cutile::{ArgRole, Param, demangle};
+        let sig = demangle("scale_Kt1_A1f32_1i16t1_p16_A1f32_1i16t1_p16_Sf32_I16").unwrap();
+        assert_eq!(sig.name, "scale");
+        assert_eq!(sig.params.len(), 4);
+        let Param::Array(x) = &sig.params[0].param else { panic!() };
+        assert_eq!((x.ndim(), x.axes[0].shape_divisible_by, x.axes[0].stride_constant), (1, 16, Some(1)));
+        assert_eq!(x.base_addr_divisible_by, 16);
+        let args = sig.kernel_args().unwrap();
+        // x: pointer, shape, stride; y likewise; s; the constant 16 takes no argument
+        assert_eq!(args.len(), 7);
+        assert_eq!(args[1].role, ArgRole::Shape(0));
+    }
+
+    #[test]
+    fn dtype_all() {
+        use crate::binary::cutile::Dtype;
+        assert_eq!(Dtype::all().count(), 17);
+    }
+
+    #[test]
+    fn dtype_code() {
+        use crate::{binary::cutile::Dtype, model::AttrType};
+        assert_eq!(Dtype::Attr(AttrType::BFloat16).code(), "bf16");
+    }
+
+    #[test]
+    fn dtype_from_code() {
+        use crate::{binary::cutile::Dtype, model::AttrType};
+        assert_eq!(Dtype::from_code("b8"), Some(Dtype::Attr(AttrType::Bool)));
+        assert_eq!(Dtype::from_code("f8m2"), Some(Dtype::Float8E5M2));
+    }
+
+    #[test]
+    fn dtype_attr_type() {
+        use crate::binary::cutile::Dtype;
+        use crate::model::AttrType;
+        assert_eq!(Dtype::Attr(AttrType::Float32).attr_type(), Some(AttrType::Float32));
+        assert_eq!(Dtype::Float8E5M2.attr_type(), None);
+    }
+
+    #[test]
+    fn demangle() {
+        use crate::binary::cutile::{DemangleErrorKind, demangle};
+        let e = demangle("k_Kt1_A1f99").unwrap_err();
+        assert_eq!(e.offset, 8);
+        assert_eq!(e.kind, DemangleErrorKind::UnknownDtype("f99".into()));
     }
 }

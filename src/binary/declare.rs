@@ -28,14 +28,14 @@ use super::ptx::{self, PtxEntry};
 /// What the binary front end reads from: begen.yaml, where it is, and the
 /// root its files are under.
 pub(crate) struct Manifest<'a> {
-    pub map: &'a SourceMap,
-    pub config: &'a Config,
-    pub config_file: Option<&'a ConfigFile>,
+    pub(crate) map: &'a SourceMap,
+    pub(crate) config: &'a Config,
+    pub(crate) config_file: Option<&'a ConfigFile>,
     /// The kernel directory, absolute.
-    pub root: &'a Path,
+    pub(crate) root: &'a Path,
     /// The pseudo-file standing for the root (where a kernel begen.yaml
     /// does not show is declared).
-    pub root_file: FileId,
+    pub(crate) root_file: FileId,
 }
 
 /// What a binary file holds, as far as begen can read it.
@@ -55,25 +55,25 @@ pub(crate) enum Contents {
 pub(crate) struct BinaryKernel {
     /// Its image's index in [`Binaries::images`] (unused when its file is
     /// [`Contents::Unusable`]).
-    pub image: usize,
+    pub(crate) image: usize,
     /// The file as begen.yaml names it.
-    pub file: String,
-    pub convention: Convention,
+    pub(crate) file: String,
+    pub(crate) convention: Convention,
     /// What its file holds (shared by the file's kernels).
-    pub contents: Arc<Contents>,
-    pub config: KernelConfig,
+    pub(crate) contents: Arc<Contents>,
+    pub(crate) config: KernelConfig,
     /// The kernel's line in begen.yaml: its keys are searched from there.
-    pub line: usize,
+    pub(crate) line: usize,
 }
 
 /// Everything [`declare`] found: the images, the kernels (indexed by
 /// [`Callee::Binary`]) and the structs.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Binaries {
-    pub images: Vec<BinaryImage>,
-    pub kernels: Vec<BinaryKernel>,
+    pub(crate) images: Vec<BinaryImage>,
+    pub(crate) kernels: Vec<BinaryKernel>,
     /// begen.yaml's `structs:`, laid out (those that could be).
-    pub structs: Structs,
+    pub(crate) structs: Structs,
 }
 
 fn span(mf: &Manifest, word: &str, after_line: usize) -> Option<Span> {

@@ -6,14 +6,6 @@
 //! symbol a manifest names is an entry of the image, and that the
 //! parameters it derives (from a cuTile symbol, or a `c` signature) have
 //! exactly the kernel's offsets and sizes.
-//!
-//! ```no_run
-//! let image = std::fs::read("scale_sm90.cubin").unwrap();
-//! let cubin = begen::binary::elf::Cubin::parse(&image).unwrap();
-//! for k in &cubin.kernels {
-//!     println!("{}: {:?} ({} bytes of parameters)", k.name, k.params, k.param_size.unwrap_or(0));
-//! }
-//! ```
 
 use std::fmt;
 
@@ -21,42 +13,42 @@ use crate::diag::messages::binary as bm;
 
 /// One parameter as the cubin records it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct KernelParam {
+pub(crate) struct KernelParam {
     /// Position in the parameter list.
-    pub ordinal: u16,
+    pub(crate) ordinal: u16,
     /// Byte offset in the parameter buffer.
-    pub offset: u16,
+    pub(crate) offset: u16,
     /// Size in bytes.
-    pub size: u16,
+    pub(crate) size: u16,
 }
 
 /// One kernel (entry function) of a cubin.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Kernel {
+pub(crate) struct Kernel {
     /// Its symbol.
-    pub name: String,
+    pub(crate) name: String,
     /// Its parameters, by ordinal.
-    pub params: Vec<KernelParam>,
+    pub(crate) params: Vec<KernelParam>,
     /// The parameter buffer's size (`CBANK_PARAM_SIZE`), when recorded.
-    pub param_size: Option<u16>,
+    pub(crate) param_size: Option<u16>,
     /// The block shape the kernel must be launched with (`REQNTID`: PTX
     /// `.reqntid`, `__launch_bounds__` with exact dims; cuTile sets it), when
     /// recorded: a launch with another block fails.
-    pub required_block: Option<[u32; 3]>,
+    pub(crate) required_block: Option<[u32; 3]>,
 }
 
 /// What begen reads of a cubin.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Cubin {
+pub(crate) struct Cubin {
     /// The `sm_XY` the image is for, as XY.
-    pub sm: u32,
+    pub(crate) sm: u32,
     /// Its kernels, in symbol-table order.
-    pub kernels: Vec<Kernel>,
+    pub(crate) kernels: Vec<Kernel>,
 }
 
 /// Why begen cannot read an image (its text is the catalogue's: [`ElfError::why`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ElfError {
+pub(crate) enum ElfError {
     /// No `\x7fELF` at the start.
     NoMagic,
     /// Not ELF64, little-endian.
@@ -81,7 +73,7 @@ pub enum ElfError {
 
 impl ElfError {
     /// What is wrong, without the "not a readable cubin" prefix.
-    pub fn why(&self) -> String {
+    pub(crate) fn why(&self) -> String {
         match self {
             ElfError::NoMagic => bm::ELF_NO_MAGIC.to_string(),
             ElfError::Not64 => bm::ELF_NOT_64.to_string(),
@@ -157,7 +149,7 @@ fn cstr(table: &[u8], at: u32) -> &str {
 
 impl Cubin {
     /// Reads a cubin's kernels and their parameter tables.
-    pub fn parse(image: &[u8]) -> Result<Cubin, ElfError> {
+    pub(crate) fn parse(image: &[u8]) -> Result<Cubin, ElfError> {
         let b = Bytes(image);
         if image.get(..4) != Some(b"\x7fELF".as_slice()) {
             return Err(ElfError::NoMagic);
@@ -236,7 +228,7 @@ impl Cubin {
     }
 
     /// The kernel of a symbol.
-    pub fn kernel(&self, name: &str) -> Option<&Kernel> {
+    pub(crate) fn kernel(&self, name: &str) -> Option<&Kernel> {
         self.kernels.iter().find(|k| k.name == name)
     }
 }

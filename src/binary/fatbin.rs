@@ -18,7 +18,7 @@ use super::ptx::{self, PtxEntry, PtxError};
 use crate::diag::messages::binary as bm;
 
 /// The magic number at the start of a fatbin container.
-pub const MAGIC: u32 = 0xba55_ed50;
+pub(crate) const MAGIC: u32 = 0xba55_ed50;
 
 const KIND_PTX: u16 = 1;
 const KIND_ELF: u16 = 2;
@@ -28,7 +28,7 @@ const FLAG_COMPRESSED: u64 = 0x2000 | 0x8000;
 
 /// One image of a fatbin.
 #[derive(Debug, Clone)]
-pub enum Image {
+pub(crate) enum Image {
     /// An uncompressed cubin.
     Cubin(Cubin),
     /// Uncompressed PTX text's kernels.
@@ -44,7 +44,7 @@ pub enum Image {
 
 /// Why an image of a fatbin was not read.
 #[derive(Debug, Clone)]
-pub enum Unread {
+pub(crate) enum Unread {
     /// Its payload is compressed.
     Compressed,
     /// A cubin begen cannot read.
@@ -71,14 +71,14 @@ impl fmt::Display for Unread {
 
 /// What begen reads of a fatbin.
 #[derive(Debug, Clone, Default)]
-pub struct Fatbin {
+pub(crate) struct Fatbin {
     /// Its images, in the container's order.
-    pub images: Vec<Image>,
+    pub(crate) images: Vec<Image>,
 }
 
 /// Why begen cannot read a container at all.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FatbinError {
+pub(crate) enum FatbinError {
     /// Not the fatbin magic number.
     NoMagic,
     /// A field at this byte offset lies past the end.
@@ -124,7 +124,7 @@ fn u64_at(b: &[u8], at: usize) -> Result<u64, FatbinError> {
 
 impl Fatbin {
     /// Reads the images of a fatbin container.
-    pub fn parse(bytes: &[u8]) -> Result<Fatbin, FatbinError> {
+    pub(crate) fn parse(bytes: &[u8]) -> Result<Fatbin, FatbinError> {
         if u32_at(bytes, 0)? != MAGIC {
             return Err(FatbinError::NoMagic);
         }
@@ -181,17 +181,17 @@ impl Fatbin {
     }
 
     /// The cubins it holds uncompressed.
-    pub fn cubins(&self) -> impl Iterator<Item = &Cubin> {
+    pub(crate) fn cubins(&self) -> impl Iterator<Item = &Cubin> {
         self.images.iter().filter_map(|i| if let Image::Cubin(c) = i { Some(c) } else { None })
     }
 
     /// The kernels of each PTX text it holds uncompressed.
-    pub fn ptx(&self) -> impl Iterator<Item = &[PtxEntry]> {
+    pub(crate) fn ptx(&self) -> impl Iterator<Item = &[PtxEntry]> {
         self.images.iter().filter_map(|i| if let Image::Ptx(p) = i { Some(p.as_slice()) } else { None })
     }
 
     /// The images begen could not read, as `sm_XY: why`.
-    pub fn unread(&self) -> Vec<String> {
+    pub(crate) fn unread(&self) -> Vec<String> {
         self.images
             .iter()
             .filter_map(|i| {

@@ -2,32 +2,25 @@
 //! `block:` and `shared:` under `binaries:`): expressions over integers and
 //! the kernel's dimension and attribute names. This is their grammar only;
 //! begen.yaml's shape is `config`'s, which names are known is `check`'s.
-//!
-//! ```
-//! use begen::binary::launch::{parse_expr, Expr};
-//! let e = parse_expr("cdiv(n, 16) * 2").unwrap();
-//! assert_eq!(e.to_string(), "(cdiv(n, 16) * 2)");
-//! assert!(parse_expr("n +").is_err());
-//! ```
 
 use std::fmt;
 
 use crate::diag::messages::binary as bm;
 
-pub use crate::model::binary::{Expr, Op};
+pub(crate) use crate::model::binary::{Expr, Op};
 
 /// Why an expression does not parse: the byte offset and what was expected.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExprError {
+pub(crate) struct ExprError {
     /// Byte offset in the text.
-    pub offset: usize,
+    pub(crate) offset: usize,
     /// What is wrong.
-    pub kind: ExprErrorKind,
+    pub(crate) kind: ExprErrorKind,
 }
 
 /// The kinds of [`ExprError`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ExprErrorKind {
+pub(crate) enum ExprErrorKind {
     /// An operand is complete, but neither an operator nor the end follows.
     OperatorOrEnd,
     /// Parentheses nested past the parser's depth limit.
@@ -46,7 +39,7 @@ pub enum ExprErrorKind {
 
 /// The most operators one expression may hold: every later pass over the
 /// tree (printing, evaluating, dropping it) recurses as deep as a chain is long.
-pub const MAX_OPERATORS: usize = 256;
+pub(crate) const MAX_OPERATORS: usize = 256;
 
 impl fmt::Display for ExprError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -65,7 +58,7 @@ impl fmt::Display for ExprError {
 
 /// Parses `+ - * / %`, parentheses, `cdiv(a, b)`, non-negative integer
 /// literals and identifiers, with C precedence (left to right).
-pub fn parse_expr(text: &str) -> Result<Expr, ExprError> {
+pub(crate) fn parse_expr(text: &str) -> Result<Expr, ExprError> {
     let mut p = ExprParser { s: text.as_bytes(), pos: 0, depth: 0, operators: 0 };
     let e = p.sum()?;
     p.skip_ws();
@@ -215,5 +208,19 @@ mod tests {
         let product = format!("n{}", "*2".repeat(100_000));
         assert_eq!(parse_expr(&product).unwrap_err().kind, ExprErrorKind::TooLong);
         assert!(parse_expr(&chain(100_000)).unwrap_err().to_string().contains("at most 256 operators"));
+    }
+}
+
+#[cfg(test)]
+mod doc_examples {
+    //! The examples of this module's crate-private items, run as unit tests
+    //! (an example in a doc comment must compile outside the crate).
+
+    #[test]
+    fn module() {
+        use crate::binary::launch::parse_expr;
+        let e = parse_expr("cdiv(n, 16) * 2").unwrap();
+        assert_eq!(e.to_string(), "(cdiv(n, 16) * 2)");
+        assert!(parse_expr("n +").is_err());
     }
 }

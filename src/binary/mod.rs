@@ -29,20 +29,33 @@
 //! The other modules decide nothing about begen.yaml: `declare` and `check`
 //! call them with what the manifest says and turn their typed errors into
 //! diagnostics.
-//!
-//! ```
-//! use begen::binary::{cutile, layout::{ParamLayout, Structs}};
-//! let sig = cutile::demangle("scale_Kt1_A1f32_1l0_A1f32_1l0_Sf32_I16").unwrap();
-//! let types: Vec<_> = sig.kernel_args().unwrap().iter().map(|a| a.ty).collect();
-//! let l = ParamLayout::of(&types, &Structs::new());
-//! assert_eq!(l.offsets, [0, 8, 12, 16, 24, 28, 32]);
-//! assert_eq!(l.size, 36);
-//! ```
 
-pub mod cutile;
+pub(crate) mod cutile;
 pub(crate) mod declare;
-pub mod elf;
-pub mod fatbin;
-pub mod launch;
-pub mod layout;
-pub mod ptx;
+pub(crate) mod elf;
+pub(crate) mod fatbin;
+pub(crate) mod launch;
+pub(crate) mod layout;
+pub(crate) mod ptx;
+
+#[cfg(test)]
+mod tests;
+
+#[cfg(test)]
+mod doc_examples {
+    //! The examples of this module's crate-private items, run as unit tests
+    //! (an example in a doc comment must compile outside the crate).
+
+    #[test]
+    fn module() {
+        use crate::binary::{
+            cutile,
+            layout::{ParamLayout, Structs},
+        };
+        let sig = cutile::demangle("scale_Kt1_A1f32_1l0_A1f32_1l0_Sf32_I16").unwrap();
+        let types: Vec<_> = sig.kernel_args().unwrap().iter().map(|a| a.ty).collect();
+        let l = ParamLayout::of(&types, &Structs::new());
+        assert_eq!(l.offsets, [0, 8, 12, 16, 24, 28, 32]);
+        assert_eq!(l.size, 36);
+    }
+}

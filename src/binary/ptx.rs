@@ -1,16 +1,6 @@
 //! The kernels of a PTX module and their parameter lists, read from its
 //! text: enough to check a manifest's `c` parameters against the `.entry`
 //! they name, before anything runs.
-//!
-//! ```
-//! use begen::binary::ptx::{entries, PtxType};
-//! let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
-//!     .visible .entry affine(\n  .param .align 8 .b8 affine_param_0[24],\n  .param .u64 .ptr .align 1 affine_param_1,\n  .param .f32 affine_param_2\n)\n{ ret; }";
-//! let e = entries(ptx).unwrap();
-//! assert_eq!(e[0].name, "affine");
-//! assert_eq!(e[0].params.iter().map(|p| (p.size(), p.align())).collect::<Vec<_>>(), [(24, 8), (8, 8), (4, 4)]);
-//! assert_eq!(e[0].params[2].ty, PtxType { kind: 'f', bits: 32 });
-//! ```
 
 use std::fmt;
 
@@ -19,63 +9,63 @@ use crate::diag::messages::binary as bm;
 
 /// A PTX fundamental type: `.u32` is `{ kind: 'u', bits: 32 }`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct PtxType {
+pub(crate) struct PtxType {
     /// `u`, `s`, `f` or `b`.
-    pub kind: char,
+    pub(crate) kind: char,
     /// 8, 16, 32 or 64.
-    pub bits: u32,
+    pub(crate) bits: u32,
 }
 
 /// One `.param` of an entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PtxParam {
+pub(crate) struct PtxParam {
     /// Its name in the PTX.
-    pub name: String,
+    pub(crate) name: String,
     /// Its element type.
-    pub ty: PtxType,
+    pub(crate) ty: PtxType,
     /// `.align N` of a by-value parameter, when given. (On a `.ptr`
     /// parameter `.align` is the pointee's alignment, not the parameter's.)
-    pub explicit_align: Option<u32>,
+    pub(crate) explicit_align: Option<u32>,
     /// `[N]`: a byte array (a struct or array by value).
-    pub count: Option<u32>,
+    pub(crate) count: Option<u32>,
     /// `.ptr` was given (a pointer parameter).
-    pub pointer: bool,
+    pub(crate) pointer: bool,
 }
 
 impl PtxParam {
     /// Bytes the parameter takes.
-    pub fn size(&self) -> u32 {
+    pub(crate) fn size(&self) -> u32 {
         // Saturates: a crafted `[N]` must not overflow (no kernel parameter comes near it).
         (self.ty.bits / 8).saturating_mul(self.count.unwrap_or(1))
     }
 
     /// Its alignment in the parameter space.
-    pub fn align(&self) -> u32 {
+    pub(crate) fn align(&self) -> u32 {
         self.explicit_align.unwrap_or(self.ty.bits / 8)
     }
 }
 
 /// A kernel (`.entry`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PtxEntry {
+pub(crate) struct PtxEntry {
     /// The symbol.
-    pub name: String,
+    pub(crate) name: String,
     /// Its parameters in order.
-    pub params: Vec<PtxParam>,
+    pub(crate) params: Vec<PtxParam>,
 }
 
 /// PTX text begen could not read.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PtxError {
+pub(crate) struct PtxError {
     /// Byte offset in the text.
-    pub offset: usize,
+    pub(crate) offset: usize,
     /// What was wrong.
-    pub kind: PtxErrorKind,
+    pub(crate) kind: PtxErrorKind,
 }
 
 /// The kinds of [`PtxError`] (the tokens are the text's).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PtxErrorKind {
+pub(crate) enum PtxErrorKind {
     /// `.entry` not followed by a name.
     EntryWithoutName,
     /// A parameter list that does not close.
@@ -116,7 +106,7 @@ impl fmt::Display for PtxError {
 impl std::error::Error for PtxError {}
 
 /// Every `.entry` of a PTX module, in order.
-pub fn entries(ptx: &str) -> Result<Vec<PtxEntry>, PtxError> {
+pub(crate) fn entries(ptx: &str) -> Result<Vec<PtxEntry>, PtxError> {
     let tokens = tokenize(ptx);
     let mut out = Vec::new();
     let mut i = 0;
@@ -250,7 +240,7 @@ fn tokenize(text: &str) -> Vec<(usize, &str)> {
 
 /// Where a kernel's PTX parameters differ from the C parameters expected.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ParamMismatch {
+pub(crate) enum ParamMismatch {
     /// Different counts.
     Count {
         /// The kernel's.
@@ -281,7 +271,7 @@ impl fmt::Display for ParamMismatch {
 impl PtxEntry {
     /// Checks that the kernel takes exactly these C parameters (by size and
     /// alignment: PTX does not keep C's types).
-    pub fn check_params(&self, expected: &[CType], structs: &Structs) -> Result<(), ParamMismatch> {
+    pub(crate) fn check_params(&self, expected: &[CType], structs: &Structs) -> Result<(), ParamMismatch> {
         if self.params.len() != expected.len() {
             return Err(ParamMismatch::Count { ptx: self.params.len(), expected: expected.len() });
         }
@@ -377,5 +367,22 @@ mod tests {
         let e = entries(".entry k(.param .b64 x[4294967295])").unwrap();
         assert_eq!(e[0].params[0].size(), u32::MAX);
         assert!(entries(".entry k(.param .b64 x[4294967296])").is_err());
+    }
+}
+
+#[cfg(test)]
+mod doc_examples {
+    //! The examples of this module's crate-private items, run as unit tests
+    //! (an example in a doc comment must compile outside the crate).
+
+    #[test]
+    fn module() {
+        use crate::binary::ptx::{PtxType, entries};
+        let ptx = ".version 8.0\n.target sm_90\n.address_size 64\n\
+            .visible .entry affine(\n  .param .align 8 .b8 affine_param_0[24],\n  .param .u64 .ptr .align 1 affine_param_1,\n  .param .f32 affine_param_2\n)\n{ ret; }";
+        let e = entries(ptx).unwrap();
+        assert_eq!(e[0].name, "affine");
+        assert_eq!(e[0].params.iter().map(|p| (p.size(), p.align())).collect::<Vec<_>>(), [(24, 8), (8, 8), (4, 4)]);
+        assert_eq!(e[0].params[2].ty, PtxType { kind: 'f', bits: 32 });
     }
 }

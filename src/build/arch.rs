@@ -14,33 +14,20 @@ use std::process::Command;
 
 /// The default list when nothing else says: Turing through Blackwell, what
 /// CUDA 13 still supports and JAX users are likely to have.
-pub const DEFAULT_ARCHS: [u32; 7] = [75, 80, 86, 89, 90, 100, 120];
+pub(crate) const DEFAULT_ARCHS: [u32; 7] = [75, 80, 86, 89, 90, 100, 120];
 
 /// One real GPU architecture, e.g. `sm_90a` = `{ number: 90, suffix: Some('a') }`.
-///
-/// ```
-/// use begen::build::CudaArch;
-/// assert_eq!(CudaArch::parse("9.0").unwrap().to_string(), "sm_90");
-/// assert!(CudaArch::parse("sm_x").is_none());
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct CudaArch {
+pub(crate) struct CudaArch {
     /// The compute capability without the dot: 90 for `sm_90` / `9.0`.
-    pub number: u32,
+    pub(crate) number: u32,
     /// `a` (architecture-specific) or `f` (family-specific), when given.
-    pub suffix: Option<char>,
+    pub(crate) suffix: Option<char>,
 }
 
 impl CudaArch {
     /// Parses `sm_90`, `compute_90`, `90`, `9.0`, `sm_90a`, `90a`.
-    ///
-    /// ```
-    /// use begen::build::CudaArch;
-    /// let a = CudaArch::parse("sm_90a").unwrap();
-    /// assert_eq!((a.number, a.suffix), (90, Some('a')));
-    /// assert_eq!(CudaArch::parse("compute_86"), CudaArch::parse("8.6"));
-    /// ```
-    pub fn parse(text: &str) -> Option<CudaArch> {
+    pub(crate) fn parse(text: &str) -> Option<CudaArch> {
         let t = text.trim();
         let t = t.strip_prefix("sm_").or_else(|| t.strip_prefix("compute_")).unwrap_or(t);
         let t: String =
@@ -72,7 +59,7 @@ impl fmt::Display for CudaArch {
 
 /// Where the architecture list came from (printed by `begen doctor`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ArchSource {
+pub(crate) enum ArchSource {
     Option,
     Env,
     Config,
@@ -81,7 +68,7 @@ pub enum ArchSource {
 }
 
 impl ArchSource {
-    pub fn describe(self) -> &'static str {
+    pub(crate) fn describe(self) -> &'static str {
         match self {
             ArchSource::Option => "--arch / Build::arch",
             ArchSource::Env => "BEGEN_CUDA_ARCH",
@@ -94,7 +81,7 @@ impl ArchSource {
 
 /// Parses a list given as several strings, each possibly `,`/space-separated.
 /// Returns the first unparsable entry as the error.
-pub fn parse_list<S: AsRef<str>>(items: &[S]) -> Result<Vec<CudaArch>, String> {
+pub(crate) fn parse_list<S: AsRef<str>>(items: &[S]) -> Result<Vec<CudaArch>, String> {
     let mut out = Vec::new();
     for item in items {
         for word in item.as_ref().split(|c: char| c == ',' || c.is_whitespace()) {
@@ -112,7 +99,7 @@ pub fn parse_list<S: AsRef<str>>(items: &[S]) -> Result<Vec<CudaArch>, String> {
 }
 
 /// The compute capabilities of this machine's GPUs, if `nvidia-smi` answers.
-pub fn local_gpus() -> Vec<CudaArch> {
+pub(crate) fn local_gpus() -> Vec<CudaArch> {
     let output = Command::new("nvidia-smi").args(["--query-gpu=compute_cap", "--format=csv,noheader"]).output();
     match output {
         Ok(o) if o.status.success() => {
@@ -124,7 +111,7 @@ pub fn local_gpus() -> Vec<CudaArch> {
 
 /// The default list, limited to what `nvcc --list-gpu-arch` reports when it
 /// answers (older and newer toolkits support different ranges).
-pub fn default_archs(nvcc_supported: &[u32]) -> Vec<CudaArch> {
+pub(crate) fn default_archs(nvcc_supported: &[u32]) -> Vec<CudaArch> {
     DEFAULT_ARCHS
         .iter()
         .filter(|n| nvcc_supported.is_empty() || nvcc_supported.contains(n))
@@ -134,7 +121,7 @@ pub fn default_archs(nvcc_supported: &[u32]) -> Vec<CudaArch> {
 
 /// `-gencode` flags: SASS for each architecture, PTX for the newest one
 /// without a suffix.
-pub fn gencode_flags(archs: &[CudaArch]) -> Vec<String> {
+pub(crate) fn gencode_flags(archs: &[CudaArch]) -> Vec<String> {
     let mut flags: Vec<String> =
         archs.iter().map(|a| format!("-gencode=arch=compute_{0},code=sm_{0}", a.code())).collect();
     if let Some(newest) = archs.iter().filter(|a| a.suffix.is_none()).max() {
@@ -202,5 +189,26 @@ mod examples {
                 "-gencode=arch=compute_80,code=compute_80",
             ]
         );
+    }
+}
+
+#[cfg(test)]
+mod doc_examples {
+    //! The examples of this module's crate-private items, run as unit tests
+    //! (an example in a doc comment must compile outside the crate).
+
+    #[test]
+    fn cuda_arch() {
+        use crate::build::CudaArch;
+        assert_eq!(CudaArch::parse("9.0").unwrap().to_string(), "sm_90");
+        assert!(CudaArch::parse("sm_x").is_none());
+    }
+
+    #[test]
+    fn cuda_arch_parse() {
+        use crate::build::CudaArch;
+        let a = CudaArch::parse("sm_90a").unwrap();
+        assert_eq!((a.number, a.suffix), (90, Some('a')));
+        assert_eq!(CudaArch::parse("compute_86"), CudaArch::parse("8.6"));
     }
 }

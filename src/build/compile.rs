@@ -26,37 +26,37 @@ use crate::model::Platform;
 
 /// One translation unit to compile.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unit {
+pub(crate) struct Unit {
     /// The file handed to the compiler: absolute for user sources, relative
     /// to the work directory for generated ones.
-    pub source: PathBuf,
+    pub(crate) source: PathBuf,
     /// How progress lines name it (`sub/a.cu`, `gen/sub/a.begen.cu`).
-    pub name: String,
-    pub platform: Platform,
+    pub(crate) name: String,
+    pub(crate) platform: Platform,
     /// The object, relative to the work directory.
-    pub object: PathBuf,
+    pub(crate) object: PathBuf,
     /// What else the object depends on that no depfile lists (the XLA FFI
     /// headers, which come in through `-isystem`), as a fingerprint: a
     /// change rebuilds the unit.
-    pub fingerprint: String,
+    pub(crate) fingerprint: String,
     /// How long it is expected to take, relative to the others (bytes of
     /// source, nvcc's weighted more): a build with no compile times on
     /// record yet starts the heaviest units first.
-    pub weight: u64,
+    pub(crate) weight: u64,
 }
 
 /// A compiler program and the flags every TU of one kind gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CompilerCmd {
-    pub program: PathBuf,
-    pub args: Vec<OsString>,
-    pub env: Vec<(OsString, OsString)>,
+pub(crate) struct CompilerCmd {
+    pub(crate) program: PathBuf,
+    pub(crate) args: Vec<OsString>,
+    pub(crate) env: Vec<(OsString, OsString)>,
 }
 
 impl CompilerCmd {
     /// Takes program, flags and environment from a cc tool; `program`
     /// replaces cc's choice (nvcc found by begen rather than `$NVCC`).
-    pub fn from_tool(tool: &cc::Tool, program: Option<&Path>) -> CompilerCmd {
+    pub(crate) fn from_tool(tool: &cc::Tool, program: Option<&Path>) -> CompilerCmd {
         CompilerCmd {
             program: program.map(Path::to_path_buf).unwrap_or_else(|| tool.path().to_path_buf()),
             args: tool.args().to_vec(),
@@ -65,7 +65,7 @@ impl CompilerCmd {
     }
 
     /// The full argv for one unit.
-    pub fn argv(&self, unit: &Unit) -> Vec<OsString> {
+    pub(crate) fn argv(&self, unit: &Unit) -> Vec<OsString> {
         let mut argv = vec![self.program.clone().into_os_string()];
         argv.extend(self.args.iter().cloned());
         argv.push("-MMD".into());
@@ -81,9 +81,9 @@ impl CompilerCmd {
 
 /// The compilers of one build: host C++ always, nvcc when CUDA TUs exist.
 #[derive(Debug, Clone)]
-pub struct Compilers {
-    pub host: CompilerCmd,
-    pub cuda: Option<CompilerCmd>,
+pub(crate) struct Compilers {
+    pub(crate) host: CompilerCmd,
+    pub(crate) cuda: Option<CompilerCmd>,
 }
 
 impl Compilers {
@@ -100,9 +100,9 @@ impl Compilers {
 
 /// What a compile pass did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct CompileStats {
-    pub compiled: usize,
-    pub up_to_date: usize,
+pub(crate) struct CompileStats {
+    pub(crate) compiled: usize,
+    pub(crate) up_to_date: usize,
 }
 
 fn depfile(object: &Path) -> PathBuf {
@@ -200,7 +200,7 @@ fn record_deps(work: &Path, object: &Path, deps: &[PathBuf]) -> std::io::Result<
 /// `compiling 3/12 name` lines (and, with `explain`, why each unit is
 /// stale), and returns how many ran. All failures are
 /// collected into one `Error` of kind `Compile`.
-pub fn compile_units(
+pub(crate) fn compile_units(
     work: &Path,
     units: &[Unit],
     compilers: &Compilers,
@@ -377,7 +377,7 @@ fn staleness(work: &Path, unit: &Unit, argv: &[OsString]) -> Option<String> {
 }
 
 /// The prerequisites of a Makefile-style depfile (`obj: a.cc b.h \` ...).
-pub fn parse_depfile(text: &str) -> Vec<PathBuf> {
+pub(crate) fn parse_depfile(text: &str) -> Vec<PathBuf> {
     let joined = text.replace("\\\r\n", " ").replace("\\\n", " ");
     let mut deps = Vec::new();
     for line in joined.lines() {

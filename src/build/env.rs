@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// An empty value counts as unset (`CXX=` means "use the default").
 ///
 /// ```
-/// let env = begen::build::Env::new().with("BEGEN_CUDA_ARCH", "sm_90");
+/// let env = begen::driver::Env::new().with("BEGEN_CUDA_ARCH", "sm_90");
 /// assert_eq!(env.var("BEGEN_CUDA_ARCH").as_deref(), Some("sm_90"));
 /// assert!(env.names_read().contains(&"BEGEN_CUDA_ARCH".to_string()));
 /// ```
@@ -24,7 +24,7 @@ impl Env {
     /// The process environment, nothing read yet.
     ///
     /// ```
-    /// let env = begen::build::Env::new();
+    /// let env = begen::driver::Env::new();
     /// assert!(env.names_read().is_empty());
     /// ```
     pub fn new() -> Env {
@@ -34,7 +34,7 @@ impl Env {
     /// Overrides `name` with `value` (tests, and settings given in code).
     ///
     /// ```
-    /// let env = begen::build::Env::new().with("CXX", "clang++");
+    /// let env = begen::driver::Env::new().with("CXX", "clang++");
     /// assert_eq!(env.var("CXX").as_deref(), Some("clang++"));
     /// ```
     pub fn with(mut self, name: &str, value: &str) -> Env {
@@ -45,7 +45,7 @@ impl Env {
     /// Treats `name` as unset whatever the process environment says.
     ///
     /// ```
-    /// let env = begen::build::Env::new().without("PATH");
+    /// let env = begen::driver::Env::new().without("PATH");
     /// assert_eq!(env.var("PATH"), None);
     /// ```
     pub fn without(mut self, name: &str) -> Env {
@@ -56,7 +56,7 @@ impl Env {
     /// The value of `name`, `None` when unset, empty or not UTF-8.
     ///
     /// ```
-    /// let env = begen::build::Env::new().with("CXX", " ");
+    /// let env = begen::driver::Env::new().with("CXX", " ");
     /// assert_eq!(env.var("CXX"), None, "blank counts as unset");
     /// ```
     pub fn var(&self, name: &str) -> Option<String> {
@@ -74,7 +74,7 @@ impl Env {
     /// Every name asked for so far, sorted.
     ///
     /// ```
-    /// let env = begen::build::Env::new();
+    /// let env = begen::driver::Env::new();
     /// env.var("NVCC");
     /// env.var("CXX");
     /// assert_eq!(env.names_read(), ["CXX", "NVCC"]);

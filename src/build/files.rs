@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 /// Writes `bytes` to `path` unless it already holds exactly them; creates
 /// parent directories. Returns whether it wrote. The write goes to a
 /// sibling temporary file renamed over `path`, so readers never see half a file.
-pub fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
+pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
     if std::fs::read(path).is_ok_and(|old| old == bytes) {
         return Ok(false);
     }
@@ -33,7 +33,7 @@ fn sibling_tmp(path: &Path) -> PathBuf {
 /// file, with its mtime, stays). Returns the paths that changed. All or
 /// nothing: if one move fails, the files already moved are taken back and
 /// the old ones restored, so OUT never mixes two builds.
-pub fn commit_staged(staged: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn commit_staged(staged: &[PathBuf], out: &Path) -> Result<Vec<PathBuf>> {
     commit_with(staged, out, |from, to| std::fs::rename(from, to))
 }
 
@@ -100,7 +100,7 @@ fn commit_with(
 /// (`*.begen.cc`, `*.begen.cu`: what emit names them) that are not in
 /// `keep` (those of deleted sources), leaving every other file alone: OUT
 /// may be a folder the user keeps other things in. Missing `dir` is fine.
-pub fn remove_stale(dir: &Path, keep: &[PathBuf]) -> Result<()> {
+pub(crate) fn remove_stale(dir: &Path, keep: &[PathBuf]) -> Result<()> {
     if !dir.is_dir() {
         return Ok(());
     }

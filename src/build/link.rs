@@ -7,22 +7,22 @@ use super::toolchain::FoundLib;
 use crate::error::{Error, Result};
 
 /// One link: objects and output are relative to `work`, where it runs.
-pub struct LinkJob<'a> {
-    pub work: &'a Path,
-    pub linker: &'a Path,
-    pub objects: &'a [PathBuf],
-    pub output: &'a Path,
+pub(crate) struct LinkJob<'a> {
+    pub(crate) work: &'a Path,
+    pub(crate) linker: &'a Path,
+    pub(crate) objects: &'a [PathBuf],
+    pub(crate) output: &'a Path,
     /// `None`: a CPU-only library. `Some(dir)`: link the static CUDA runtime
     /// from `dir` (`Some(None)`: CUDA, but no `libcudart_static.a` was found).
-    pub cudart_dir: Option<Option<&'a Path>>,
+    pub(crate) cudart_dir: Option<Option<&'a Path>>,
     /// Libraries from begen.yaml's `link: libs:`, as found.
-    pub libs: &'a [FoundLib],
+    pub(crate) libs: &'a [FoundLib],
     /// begen.yaml's `link: args:`, passed as they are.
-    pub extra: &'a [String],
+    pub(crate) extra: &'a [String],
 }
 
 /// The linker's argv (without the program).
-pub fn link_args(job: &LinkJob<'_>) -> Result<Vec<String>> {
+pub(crate) fn link_args(job: &LinkJob<'_>) -> Result<Vec<String>> {
     let mut args = vec!["-shared".to_string(), "-o".to_string(), job.output.display().to_string()];
     args.extend(job.objects.iter().map(|o| o.display().to_string()));
     let soname = job.output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -69,7 +69,7 @@ pub fn link_args(job: &LinkJob<'_>) -> Result<Vec<String>> {
 }
 
 /// Links; on failure the error carries the command and the linker's output.
-pub fn link(job: &LinkJob<'_>) -> Result<()> {
+pub(crate) fn link(job: &LinkJob<'_>) -> Result<()> {
     let args = link_args(job)?;
     let output = Command::new(job.linker)
         .args(&args)
@@ -100,7 +100,7 @@ pub fn link(job: &LinkJob<'_>) -> Result<()> {
 /// libraries would. Returns the objects to link (a localized copy,
 /// `<object>.local.o`, where one was needed). Weak and unique symbols
 /// (inline functions, templates) are left to the linker, which merges them.
-pub fn localize_clashes(work: &Path, objects: &[PathBuf], nm: &Path, objcopy: &Path) -> Result<Vec<PathBuf>> {
+pub(crate) fn localize_clashes(work: &Path, objects: &[PathBuf], nm: &Path, objcopy: &Path) -> Result<Vec<PathBuf>> {
     let mut defined: Vec<Vec<String>> = Vec::with_capacity(objects.len());
     for object in objects {
         defined.push(strong_globals(work, object, nm)?);

@@ -9,7 +9,7 @@
 //! let mut settings = Settings::new("kernels");
 //! settings.out = Some("out".into());
 //! let built = begen::driver::build(&settings, &Env::new(), &mut StderrReporter::default())?;
-//! println!("{}", built.library_path.display());
+//! println!("{}", built.library_path().display());
 //! # Ok::<(), begen::Error>(())
 //! ```
 //!
@@ -60,8 +60,8 @@ mod work;
 
 use std::path::{Path, PathBuf};
 
-pub use crate::model::PlatformChoice;
-pub use arch::CudaArch;
+pub(crate) use crate::model::PlatformChoice;
+pub(crate) use arch::CudaArch;
 pub use env::Env;
 
 use crate::diag::{Diagnostic, Severity};
@@ -79,7 +79,7 @@ use toolchain::Discovery;
 /// ```no_run
 /// use begen::driver::{Env, Reporter, Settings};
 /// use begen::diag::Diagnostic;
-/// use begen::source::SourceMap;
+/// use begen::diag::SourceMap;
 ///
 /// /// Collects diagnostics, ignores the rest.
 /// #[derive(Default)]
@@ -159,31 +159,34 @@ fn say(text: &str) {
 /// let mut settings = Settings::new("kernels");
 /// settings.out = Some("out".into());
 /// let out = begen::driver::build(&settings, &Env::new(), &mut StderrReporter::default())?;
-/// println!("{} ({} compiled, {} up to date)", out.library_path.display(), out.compiled, out.up_to_date);
+/// println!("{} ({} compiled, {} up to date)", out.library_path().display(), out.compiled(), out.up_to_date());
+/// for path in out.changed() {
+///     println!("changed: {}", path.display());
+/// }
 /// # Ok::<(), begen::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct BuildOutput {
     /// The checked library that was built.
-    pub library: Library,
+    pub(crate) library: Library,
     /// `OUT/lib<NAME>.so`.
-    pub library_path: PathBuf,
+    pub(crate) library_path: PathBuf,
     /// `OUT/<NAME>.py`.
-    pub module_path: PathBuf,
+    pub(crate) module_path: PathBuf,
     /// `OUT/<NAME>.pyi`.
-    pub stub_path: PathBuf,
+    pub(crate) stub_path: PathBuf,
     /// `OUT/<NAME>.yaml`.
-    pub manifest_path: PathBuf,
+    pub(crate) manifest_path: PathBuf,
     /// Outputs whose bytes changed in this build.
-    pub changed: Vec<PathBuf>,
+    pub(crate) changed: Vec<PathBuf>,
     /// Translation units compiled in this build.
-    pub compiled: usize,
+    pub(crate) compiled: usize,
     /// Translation units whose objects were reused from an earlier build.
-    pub up_to_date: usize,
+    pub(crate) up_to_date: usize,
     /// Warnings reported (errors stop the build).
-    pub diagnostics: Vec<Diagnostic>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
     /// The XLA FFI API version of the headers built against.
-    pub xla_ffi_api: Option<String>,
+    pub(crate) xla_ffi_api: Option<String>,
 }
 
 /// What [`crate::driver::generate`] wrote.
@@ -193,19 +196,89 @@ pub struct BuildOutput {
 /// let mut settings = Settings::new("kernels");
 /// settings.out = Some("gen".into());
 /// let generated = begen::driver::generate(&settings, &Env::new(), &mut StderrReporter::default())?;
-/// for path in &generated.files {
+/// for path in generated.files() {
 ///     println!("{}", path.display());
 /// }
+/// println!("{} function(s), {} warning(s)", generated.library().functions().len(), generated.diagnostics().len());
 /// # Ok::<(), begen::Error>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct Generated {
     /// The checked library the files were generated from.
-    pub library: Library,
+    pub(crate) library: Library,
     /// Every generated file, under OUT.
-    pub files: Vec<PathBuf>,
+    pub(crate) files: Vec<PathBuf>,
     /// Warnings reported (errors stop before anything is written).
-    pub diagnostics: Vec<Diagnostic>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+impl BuildOutput {
+    /// The checked library that was built.
+    pub fn library(&self) -> &Library {
+        &self.library
+    }
+
+    /// `OUT/lib<NAME>.so`.
+    pub fn library_path(&self) -> &Path {
+        &self.library_path
+    }
+
+    /// `OUT/<NAME>.py`.
+    pub fn module_path(&self) -> &Path {
+        &self.module_path
+    }
+
+    /// `OUT/<NAME>.pyi`.
+    pub fn stub_path(&self) -> &Path {
+        &self.stub_path
+    }
+
+    /// `OUT/<NAME>.yaml`.
+    pub fn manifest_path(&self) -> &Path {
+        &self.manifest_path
+    }
+
+    /// The outputs whose bytes changed in this build.
+    pub fn changed(&self) -> &[PathBuf] {
+        &self.changed
+    }
+
+    /// How many translation units this build compiled.
+    pub fn compiled(&self) -> usize {
+        self.compiled
+    }
+
+    /// How many translation units' objects were reused from an earlier build.
+    pub fn up_to_date(&self) -> usize {
+        self.up_to_date
+    }
+
+    /// The warnings reported (errors stop the build).
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// The XLA FFI API version of the headers built against (`0.3`).
+    pub fn xla_ffi_api(&self) -> Option<&str> {
+        self.xla_ffi_api.as_deref()
+    }
+}
+
+impl Generated {
+    /// The checked library the files were generated from.
+    pub fn library(&self) -> &Library {
+        &self.library
+    }
+
+    /// Every generated file, under OUT.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// The warnings reported (errors stop before anything is written).
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
 }
 
 impl BuildOutput {
@@ -245,7 +318,7 @@ pub(crate) struct Toolchain {
     xla_include: PathBuf,
     support_include: PathBuf,
     /// The XLA FFI API version of the headers built against.
-    pub xla_ffi_api: Option<String>,
+    pub(crate) xla_ffi_api: Option<String>,
     cuda: Option<toolchain::Cuda>,
     libs: Vec<toolchain::FoundLib>,
     /// The work directory, locked (with OUT) until the build ends.
@@ -559,63 +632,36 @@ fn cuda_compiler(
 /// `BEGEN_PYTHON`'s environment).
 ///
 /// ```no_run
-/// let nvcc = begen::build::nvcc(&begen::build::Env::new())?;
+/// let nvcc = begen::build::nvcc(&begen::driver::Env::new())?;
 /// println!("{}", nvcc.display());
 /// # Ok::<(), begen::Error>(())
 /// ```
-pub fn nvcc(env: &Env) -> Result<PathBuf> {
+#[cfg(test)]
+pub(crate) fn nvcc(env: &Env) -> Result<PathBuf> {
     Discovery::new(env).cuda().map(|c| c.nvcc)
 }
 
 /// Counts diagnostics by severity (for summaries).
-///
-/// ```
-/// use begen::diag::{Diagnostic, Severity};
-/// use begen::source::SourceMap;
-/// let mut map = SourceMap::default();
-/// let a = map.add("a.cu", "a.cu", b"void f();".to_vec());
-/// let diags = [Diagnostic::error(map.span(a, 5, 6), "bad"), Diagnostic::warning(map.span(a, 0, 4), "odd")];
-/// assert_eq!(begen::build::count(&diags, Severity::Error), 1);
-/// ```
-pub fn count(diagnostics: &[Diagnostic], severity: Severity) -> usize {
+pub(crate) fn count(diagnostics: &[Diagnostic], severity: Severity) -> usize {
     diagnostics.iter().filter(|d| d.severity == severity).count()
 }
 
 /// One line of `begen doctor`: what, and what was found (or why not).
-///
-/// ```no_run
-/// use begen::driver::{Env, Settings};
-/// let mut settings = Settings::new("kernels");
-/// settings.out = Some("out".into());
-/// for line in begen::build::doctor(&settings, &Env::new()) {
-///     match &line.found {
-///         Ok(found) => println!("{:24} {found}", line.what),
-///         Err(why) => println!("{:24} MISSING{}: {why}", line.what, if line.required { "" } else { " (optional)" }),
-///     }
-/// }
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DoctorLine {
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
+pub(crate) struct DoctorLine {
     /// The piece looked for, e.g. `nvcc` or `XLA FFI headers`.
-    pub what: &'static str,
+    pub(crate) what: &'static str,
     /// What was found (path, version...), or why nothing usable was.
-    pub found: std::result::Result<String, String>,
+    pub(crate) found: std::result::Result<String, String>,
     /// A missing piece that every build needs (nvcc is only needed for CUDA).
-    pub required: bool,
+    pub(crate) required: bool,
 }
 
 /// Resolves every toolchain piece the way [`build`] would and says what
 /// it found; `opts.root` supplies begen.yaml's CUDA settings when present.
-///
-/// ```no_run
-/// use begen::driver::{Env, Settings};
-/// let mut settings = Settings::new("kernels");
-/// settings.out = Some("out".into());
-/// let lines = begen::build::doctor(&settings, &Env::new());
-/// let missing = lines.iter().filter(|l| l.required && l.found.is_err()).count();
-/// println!("{missing} required piece(s) missing");
-/// ```
-pub fn doctor(opts: &Settings, env: &Env) -> Vec<DoctorLine> {
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
+pub(crate) fn doctor(opts: &Settings, env: &Env) -> Vec<DoctorLine> {
     let d = Discovery::new(env);
     let mut lines = Vec::new();
     let line =
@@ -698,6 +744,7 @@ pub fn doctor(opts: &Settings, env: &Env) -> Vec<DoctorLine> {
 
 /// jax and jaxlib versions and the backends JAX finds (a GPU needs its
 /// CUDA plugin), as `BEGEN_PYTHON` sees them.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
 fn jax_report(d: &Discovery) -> Result<String> {
     let probe = "import jax, jaxlib; print(jax.__version__, jaxlib.__version__, \
                  sorted({d.platform for d in jax.devices()}), jax.default_backend())";
@@ -715,6 +762,7 @@ fn jax_report(d: &Discovery) -> Result<String> {
     Ok(format!("jax {jax}, jaxlib {jaxlib}; devices {}", rest.join(" ")))
 }
 
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
 fn describe_cmd(cmd: &CompilerCmd) -> String {
     let mut s = cmd.program.display().to_string();
     for a in &cmd.args {
@@ -722,4 +770,20 @@ fn describe_cmd(cmd: &CompilerCmd) -> String {
         s.push_str(&a.to_string_lossy());
     }
     s
+}
+
+#[cfg(test)]
+mod doc_examples {
+    //! The examples of this module's crate-private items, run as unit tests
+    //! (an example in a doc comment must compile outside the crate).
+
+    #[test]
+    fn count() {
+        use crate::diag::SourceMap;
+        use crate::diag::{Diagnostic, Severity};
+        let mut map = SourceMap::default();
+        let a = map.add("a.cu", "a.cu", b"void f();".to_vec());
+        let diags = [Diagnostic::error(map.span(a, 5, 6), "bad"), Diagnostic::warning(map.span(a, 0, 4), "odd")];
+        assert_eq!(crate::build::count(&diags, Severity::Error), 1);
+    }
 }

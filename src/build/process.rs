@@ -11,9 +11,9 @@ use std::time::{Duration, Instant};
 
 /// What a program that finished wrote.
 pub(crate) struct Finished {
-    pub status: ExitStatus,
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
+    pub(crate) status: ExitStatus,
+    pub(crate) stdout: Vec<u8>,
+    pub(crate) stderr: Vec<u8>,
 }
 
 /// Why a program gave no [`Finished`].

@@ -38,6 +38,7 @@ headers!(
 /// The embedded headers' version, `MAJOR.MINOR`, read from the
 /// `BEGEN_SUPPORT_VERSION_*` defines of `begen/version.h` (the one place it
 /// is written), e.g. `1.0`; `unknown` if the defines cannot be read.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
 pub(crate) fn version() -> String {
     let text = HEADERS.iter().find(|(p, _)| *p == "begen/version.h").map_or("", |(_, t)| t);
     let define = |name: &str| -> Option<u32> {

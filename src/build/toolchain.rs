@@ -39,30 +39,31 @@ const PROBE_TIMEOUT_S: u64 = 60;
 const PROBE_BYTES: u64 = 1 << 20;
 
 /// Finds toolchain pieces on demand; each lookup runs at most once.
-pub struct Discovery<'e> {
+pub(crate) struct Discovery<'e> {
     env: &'e Env,
     probe: OnceCell<std::result::Result<PythonProbe, String>>,
 }
 
 /// The CUDA side of the toolchain.
 #[derive(Debug, Clone)]
-pub struct Cuda {
-    pub nvcc: PathBuf,
+pub(crate) struct Cuda {
+    pub(crate) nvcc: PathBuf,
     /// `release 13.0, V13.0.48` from `nvcc --version`, when it answers.
-    pub version: Option<String>,
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
+    pub(crate) version: Option<String>,
     /// The folder holding `libcudart_static.a`.
-    pub cudart_dir: Option<PathBuf>,
+    pub(crate) cudart_dir: Option<PathBuf>,
     /// Virtual architectures this nvcc supports (`--list-gpu-arch`).
-    pub supported: Vec<u32>,
+    pub(crate) supported: Vec<u32>,
 }
 
 impl<'e> Discovery<'e> {
-    pub fn new(env: &'e Env) -> Discovery<'e> {
+    pub(crate) fn new(env: &'e Env) -> Discovery<'e> {
         Discovery { env, probe: OnceCell::new() }
     }
 
     /// The Python that is asked about jax and pip's CUDA packages.
-    pub fn python(&self) -> String {
+    pub(crate) fn python(&self) -> String {
         self.env.var("BEGEN_PYTHON").unwrap_or_else(|| "python3".to_string())
     }
 
@@ -111,7 +112,7 @@ impl<'e> Discovery<'e> {
     }
 
     /// The directory holding `xla/ffi/api/ffi.h`.
-    pub fn xla_ffi_include(&self) -> Result<PathBuf> {
+    pub(crate) fn xla_ffi_include(&self) -> Result<PathBuf> {
         const HEADER: &str = "xla/ffi/api/ffi.h";
         if let Some(dir) = self.env.var("XLA_FFI_INCLUDE_DIR") {
             let dir = PathBuf::from(dir);
@@ -150,7 +151,7 @@ impl<'e> Discovery<'e> {
     /// `PATH`, `/usr/local/cuda/bin/nvcc`, then pip's layout in
     /// `$BEGEN_PYTHON`'s site-packages (`nvidia/cu13/bin/nvcc`,
     /// `nvidia/cuda_nvcc/bin/nvcc`).
-    pub fn cuda(&self) -> Result<Cuda> {
+    pub(crate) fn cuda(&self) -> Result<Cuda> {
         let mut tried = Vec::new();
         let nvcc = self.find_nvcc(&mut tried).ok_or_else(|| {
             Error::toolchain(format!(
@@ -260,7 +261,7 @@ impl<'e> Discovery<'e> {
     /// in pip's `nvidia/*/lib` folders, then in `LIBRARY_PATH` and the
     /// system's folders. A missing one is one paragraph saying where begen
     /// looked and how to fix it.
-    pub fn find_library(&self, name: &str, dirs: &[PathBuf], cuda: Option<&Cuda>) -> Result<FoundLib> {
+    pub(crate) fn find_library(&self, name: &str, dirs: &[PathBuf], cuda: Option<&Cuda>) -> Result<FoundLib> {
         let mut candidates: Vec<(PathBuf, bool)> = dirs.iter().map(|d| (d.clone(), true)).collect();
         if let Some(top) = cuda.and_then(|c| c.nvcc.parent()?.parent().map(Path::to_path_buf)) {
             for d in
@@ -308,7 +309,12 @@ impl<'e> Discovery<'e> {
     }
 
     /// The architectures to build for and where the choice came from.
-    pub fn cuda_archs(&self, option: &[String], config: &[String], cuda: &Cuda) -> Result<(Vec<CudaArch>, ArchSource)> {
+    pub(crate) fn cuda_archs(
+        &self,
+        option: &[String],
+        config: &[String],
+        cuda: &Cuda,
+    ) -> Result<(Vec<CudaArch>, ArchSource)> {
         let parse = |items: &[String], source: ArchSource| {
             let archs = arch::parse_list(items).map_err(|bad| {
                 Error::toolchain(format!(
@@ -346,16 +352,16 @@ impl<'e> Discovery<'e> {
 
 /// A library to link, as found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FoundLib {
+pub(crate) struct FoundLib {
     /// The `-l` name asked for.
-    pub name: String,
+    pub(crate) name: String,
     /// The directory holding it.
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// Its file name there (`libcublas.so.13`).
-    pub file: String,
+    pub(crate) file: String,
     /// Whether `dir` goes into the library's run path (begen.yaml's and
     /// the CUDA toolkit's folders; not the system's).
-    pub rpath: bool,
+    pub(crate) rpath: bool,
 }
 
 /// The file of library `name` in `dir`: `lib<name>.so`, else a versioned
@@ -385,7 +391,7 @@ fn library_file(dir: &Path, name: &str) -> Option<String> {
 }
 
 /// The `XLA_FFI_API_MAJOR.MINOR` that the headers in `include` declare.
-pub fn xla_ffi_api_version(include: &Path) -> Option<String> {
+pub(crate) fn xla_ffi_api_version(include: &Path) -> Option<String> {
     let text = std::fs::read_to_string(include.join("xla/ffi/api/c_api.h")).ok()?;
     let define = |name: &str| -> Option<u32> {
         text.lines().find_map(|line| {

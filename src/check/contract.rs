@@ -13,10 +13,10 @@ use crate::model::{AttrType, Const, ConstKind, ElementType, Extent, Platform};
 use crate::source::Span;
 
 /// The highest rank a contract may give (a `BE::Tensor` view's).
-pub const MAX_RANK: usize = 8;
+pub(crate) const MAX_RANK: usize = 8;
 
 /// The most instantiations one function may have.
-pub const MAX_INSTANCES: usize = 256;
+pub(crate) const MAX_INSTANCES: usize = 256;
 
 /// Resolves the `const.` tokens of `c` against its template's parameters
 /// (in the template's order). Reports every problem; returns the consts

@@ -7,27 +7,27 @@ use crate::model::{AttrType, HalfRepr, ScalarKind};
 /// The arg_spec system's attribute type table, leading `const` already
 /// stripped: each type's [`spellings`](crate::model::Scalar::spellings).
 /// Exactly these spellings; anything else is not auto-inferred.
-pub fn scalar_type(cpp: &str) -> Option<AttrType> {
+pub(crate) fn scalar_type(cpp: &str) -> Option<AttrType> {
     AttrType::from_spelling(cpp).map(|(_, t)| t)
 }
 
 /// A member or element type: one of the table's spellings or CUDA's
 /// 16-bit floats, as a `'static` spelling (safe to write into generated
 /// C++), with its type and, for a CUDA type, its representation.
-pub fn element_type(cpp: &str) -> Option<(&'static str, AttrType, Option<HalfRepr>)> {
+pub(crate) fn element_type(cpp: &str) -> Option<(&'static str, AttrType, Option<HalfRepr>)> {
     AttrType::from_spelling(cpp)
         .map(|(s, t)| (s, t, None))
         .or_else(|| AttrType::from_cuda(cpp).map(|(s, t, r)| (s, t, Some(r))))
 }
 
 /// Whether `ty` names brainevent's tensor view.
-pub fn is_tensor_type(ty: &str) -> bool {
+pub(crate) fn is_tensor_type(ty: &str) -> bool {
     matches!(ty, "BE::Tensor" | "::BE::Tensor" | "Tensor")
 }
 
 /// What a parameter is, judged from its declaration alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     /// `BE::Tensor` by value or reference.
     Tensor { is_const: bool },
     /// A tensor by pointer, array or rvalue reference: never bindable.
@@ -61,11 +61,11 @@ pub(crate) fn role(p: &DeclParam) -> Role {
 
 /// An explicit attr type that the C++ parameter's type contradicts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Contradiction;
+pub(crate) struct Contradiction;
 
 /// Whether an explicit `attr.<name>:<ty>` fits a value parameter of C++
 /// type `cpp`, and how a 16-bit float travels if it does.
-pub fn explicit_fits(ty: AttrType, cpp: &str) -> Result<Option<HalfRepr>, Contradiction> {
+pub(crate) fn explicit_fits(ty: AttrType, cpp: &str) -> Result<Option<HalfRepr>, Contradiction> {
     let inferred = scalar_type(cpp);
     match (ty.kind(), AttrType::from_cuda(cpp)) {
         // CUDA's own type (`__half`) of this float, or of another type.

@@ -38,23 +38,23 @@ use crate::source::{FileId, SourceMap, Span};
 
 /// What `check` works from besides the declared functions.
 pub(crate) struct Request<'a> {
-    pub map: &'a SourceMap,
-    pub config: &'a Config,
-    pub config_file: Option<ConfigFile>,
+    pub(crate) map: &'a SourceMap,
+    pub(crate) config: &'a Config,
+    pub(crate) config_file: Option<ConfigFile>,
     /// The kernel directory, absolute.
-    pub root: &'a Path,
+    pub(crate) root: &'a Path,
     /// A pseudo-file standing for the root, for diagnostics about the
     /// library as a whole that no file holds (a name from the directory).
-    pub root_file: FileId,
+    pub(crate) root_file: FileId,
     /// The caller's settings: the library name (`--name`, `Build::name`),
     /// platform, output directory (sources under it are not the library's),
     /// include directories, and whether the library is to be built.
-    pub settings: &'a crate::settings::Settings,
+    pub(crate) settings: &'a crate::settings::Settings,
     /// Every source file found, in walk order.
-    pub sources: &'a [(FileId, Platform)],
+    pub(crate) sources: &'a [(FileId, Platform)],
     /// What the binary front end read: the kernels `Callee::Binary`
     /// indexes, their images and the structs they may take.
-    pub binaries: &'a Binaries,
+    pub(crate) binaries: &'a Binaries,
 }
 
 /// Checks everything: the library (with the functions that checked out)

@@ -20,17 +20,17 @@ pub(super) struct Modules {
     of: HashMap<FileId, String>,
     default: String,
     /// begen.yaml has `modules:`.
-    pub namespaced: bool,
+    pub(crate) namespaced: bool,
 }
 
 impl Modules {
     /// The module of a source file's functions.
-    pub fn of(&self, file: FileId) -> &str {
+    pub(crate) fn of(&self, file: FileId) -> &str {
         self.of.get(&file).map_or(self.default.as_str(), String::as_str)
     }
 
     /// The module of functions no file's module holds (binary kernels).
-    pub fn default_module(&self) -> &str {
+    pub(crate) fn default_module(&self) -> &str {
         &self.default
     }
 }

@@ -10,7 +10,7 @@ use crate::model::{AttrType, ElementType, Extent, TensorType, is_identifier};
 
 /// One token as written, normalised but not yet checked against a signature.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SpecToken {
+pub(crate) enum SpecToken {
     /// `arg`, or `arg:<contract>`.
     Arg(Option<TensorType>),
     /// `ret`, or `ret:<contract>`.
@@ -49,14 +49,14 @@ pub enum SpecToken {
 
 impl SpecToken {
     /// Whether it stands for one parameter of the signature (`const.` does not).
-    pub fn is_param(&self) -> bool {
+    pub(crate) fn is_param(&self) -> bool {
         !matches!(self, SpecToken::Const { .. })
     }
 }
 
 /// Why a token is not one.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TokenError {
+pub(crate) enum TokenError {
     Unknown,
     /// `attr.` followed by something that is not a C++ identifier.
     BadAttrName(String),
@@ -80,7 +80,7 @@ pub enum TokenError {
 }
 
 /// Parses and normalises one token.
-pub fn parse_token(raw: &str) -> Result<SpecToken, TokenError> {
+pub(crate) fn parse_token(raw: &str) -> Result<SpecToken, TokenError> {
     match raw {
         "arg" | "args" => return Ok(SpecToken::Arg(None)),
         "ret" | "rets" => return Ok(SpecToken::Ret(None)),

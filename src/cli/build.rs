@@ -9,7 +9,7 @@ use crate::build;
 use crate::driver::{Env, PlatformChoice, Settings, StderrReporter};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum PlatformArg {
+pub(crate) enum PlatformArg {
     Cpu,
     Cuda,
     Auto,
@@ -27,60 +27,60 @@ impl From<PlatformArg> for PlatformChoice {
 
 /// Arguments shared by `generate` and `build`.
 #[derive(Debug, Args)]
-pub struct CommonArgs {
+pub(crate) struct CommonArgs {
     /// The kernel directory (scanned recursively).
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// Output directory.
     #[arg(long, value_name = "OUT")]
-    pub out: PathBuf,
+    pub(crate) out: PathBuf,
     /// Library name [default: begen.yaml's `name`, else DIR's name].
     #[arg(long)]
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
     /// Which kernels to build: cpu skips CUDA sources (with a warning each),
     /// cuda requires nvcc, auto requires nvcc only when there are CUDA
     /// sources [default: begen.yaml's `platform`, else auto].
     #[arg(long, value_enum)]
-    pub platform: Option<PlatformArg>,
+    pub(crate) platform: Option<PlatformArg>,
 }
 
 /// `begen generate DIR --out OUT`.
 #[derive(Debug, Args)]
-pub struct GenerateArgs {
+pub(crate) struct GenerateArgs {
     #[command(flatten)]
-    pub common: CommonArgs,
+    pub(crate) common: CommonArgs,
 }
 
 /// `begen build DIR --out OUT`.
 #[derive(Debug, Args)]
-pub struct BuildArgs {
+pub(crate) struct BuildArgs {
     #[command(flatten)]
-    pub common: CommonArgs,
+    pub(crate) common: CommonArgs,
     /// CUDA architectures, e.g. sm_90 or 8.0,9.0 [default: BEGEN_CUDA_ARCH,
     /// begen.yaml, this machine's GPUs, then a built-in list].
     #[arg(long, value_delimiter = ',')]
-    pub arch: Vec<String>,
+    pub(crate) arch: Vec<String>,
     /// Extra include directory (searched first; repeatable).
     #[arg(short = 'I', long = "include", value_name = "DIR")]
-    pub include: Vec<PathBuf>,
+    pub(crate) include: Vec<PathBuf>,
     /// Where the work files go (objects, generated sources, the lock), as
     /// WORK_DIR/NAME; never OUT [default: a per-user cache keyed by OUT,
     /// $XDG_CACHE_HOME/begen/work/..., else ~/.cache/begen/work/...].
     #[arg(long, value_name = "WORK_DIR")]
-    pub work_dir: Option<PathBuf>,
+    pub(crate) work_dir: Option<PathBuf>,
     /// Parallel compiler runs [default: the number of CPUs].
     #[arg(short, long)]
-    pub jobs: Option<usize>,
+    pub(crate) jobs: Option<usize>,
     /// No progress lines.
     #[arg(short, long)]
-    pub quiet: bool,
+    pub(crate) quiet: bool,
 }
 
 /// `begen doctor`.
 #[derive(Debug, Args)]
-pub struct DoctorArgs {
+pub(crate) struct DoctorArgs {
     /// CUDA architectures to resolve, as for `build`.
     #[arg(long, value_delimiter = ',')]
-    pub arch: Vec<String>,
+    pub(crate) arch: Vec<String>,
 }
 
 fn settings(common: &CommonArgs) -> Result<Settings, i32> {
@@ -101,7 +101,7 @@ fn fail(e: &Error) -> i32 {
     1
 }
 
-pub fn generate(args: &GenerateArgs) -> i32 {
+pub(crate) fn generate(args: &GenerateArgs) -> i32 {
     let opts = match settings(&args.common) {
         Ok(o) => o,
         Err(code) => return code,
@@ -117,7 +117,7 @@ pub fn generate(args: &GenerateArgs) -> i32 {
     }
 }
 
-pub fn build(args: &BuildArgs) -> i32 {
+pub(crate) fn build(args: &BuildArgs) -> i32 {
     let mut opts = match settings(&args.common) {
         Ok(o) => o,
         Err(code) => return code,
@@ -144,7 +144,7 @@ pub fn build(args: &BuildArgs) -> i32 {
     }
 }
 
-pub fn doctor(args: &DoctorArgs) -> i32 {
+pub(crate) fn doctor(args: &DoctorArgs) -> i32 {
     let env = Env::new();
     let mut opts = Settings::new(".");
     opts.arch = args.arch.clone();

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 /// How a `begen` binary came to be where it is.
 #[derive(Debug, PartialEq, Eq)]
-pub enum Origin {
+pub(crate) enum Origin {
     /// pip (or uv) installed begen's wheel (the distribution `begen-jax`):
     /// its `.dist-info` records this binary.
     Pip { dist_info: PathBuf },
@@ -39,7 +39,7 @@ impl std::fmt::Display for Origin {
 /// `<prefix>/lib/pythonX.Y/site-packages/begen_jax-<version>.dist-info`, whose
 /// `RECORD` names the binary as `../../../bin/begen` (a venv, `--user` and a
 /// system prefix all have this shape).
-pub fn origin(exe: &Path) -> Origin {
+pub(crate) fn origin(exe: &Path) -> Origin {
     let (Some(dir), Some(file)) = (exe.parent(), exe.file_name()) else {
         return Origin::Unknown;
     };

@@ -10,7 +10,7 @@ use crate::driver::{self, Run, Settings};
 use crate::report::{self, Report};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
+pub(crate) enum Format {
     /// Aligned table on stdout, diagnostics rendered on stderr.
     Table,
     /// One JSON document on stdout: {"functions": [...], "diagnostics": [...]}.
@@ -42,15 +42,15 @@ void axpy(const float* x, const float* y, float* out, float a, int64_t n);   typ
 // @BE scale arg:T[n] ret:T[n] const.T=float32,float64\n  \
 template <typename T> void scale(const BE::Tensor x, BE::Tensor y);          instantiated per dtype"
 )]
-pub struct ScanArgs {
+pub(crate) struct ScanArgs {
     /// The kernel directory to scan.
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
-    pub format: Format,
+    pub(crate) format: Format,
 }
 
-pub fn run(args: &ScanArgs) -> i32 {
+pub(crate) fn run(args: &ScanArgs) -> i32 {
     let scan = match driver::run(&Settings::new(&args.dir)) {
         Ok(s) => s,
         Err(e) => {

@@ -22,12 +22,12 @@ use crate::source::{FileId, SourceMap, Span};
 /// the spans underlined and labelled, notes and the hint.
 ///
 /// ```
-/// use begen::diag::{render::render_text, Diagnostic, Severity};
-/// use begen::source::SourceMap;
-/// let mut map = SourceMap::default();
-/// let a = map.add("a.cu", "a.cu", Vec::new());
-/// let d = Diagnostic::file(Severity::Warning, a, "empty file");
-/// assert_eq!(render_text(&d, &map, false), "warning: empty file\n--> a.cu\n");
+/// use begen::diag::render::render_text;
+/// let run = begen::driver::run(&begen::driver::Settings::new("fixtures/err_duplicates/input"))?;
+/// let text = render_text(&run.diagnostics[1], &run.sources, false);
+/// assert!(text.starts_with("error: 'once' is exported twice\n --> sub/b.cpp:3:8\n"), "{text}");
+/// assert!(text.contains(" ::: a.cu:9:8") && text.contains("= help: function names must be unique"), "{text}");
+/// # Ok::<(), begen::Error>(())
 /// ```
 pub fn render_text(d: &Diagnostic, map: &SourceMap, color: bool) -> String {
     let renderer = if color { Renderer::styled() } else { Renderer::plain() };
@@ -76,12 +76,12 @@ pub fn render_text(d: &Diagnostic, map: &SourceMap, color: bool) -> String {
 /// The diagnostic as `cargo:warning=` lines (cargo shows each one).
 ///
 /// ```
-/// use begen::diag::{render::render_cargo, Diagnostic, Severity};
-/// use begen::source::SourceMap;
-/// let mut map = SourceMap::default();
-/// let a = map.add("a.cu", "a.cu", b"x".to_vec());
-/// let lines = render_cargo(&Diagnostic::file(Severity::Warning, a, "w"), &map);
+/// use begen::diag::render::render_cargo;
+/// let run = begen::driver::run(&begen::driver::Settings::new("fixtures/err_duplicates/input"))?;
+/// let lines = render_cargo(&run.diagnostics[0], &run.sources);
+/// assert_eq!(lines[0], "cargo:warning=error: 'twice' is exported twice");
 /// assert!(lines.iter().all(|l| l.starts_with("cargo:warning=")));
+/// # Ok::<(), begen::Error>(())
 /// ```
 pub fn render_cargo(d: &Diagnostic, map: &SourceMap) -> Vec<String> {
     render_text(d, map, false).lines().map(|l| format!("cargo:warning={l}")).collect()
@@ -183,4 +183,30 @@ fn clean(text: &str) -> Cow<'_, str> {
         return Cow::Borrowed(text);
     }
     Cow::Owned(text.split('\n').map(|line| q(line).to_string()).collect::<Vec<_>>().join("\n"))
+}
+
+#[cfg(test)]
+mod doc_examples {
+    //! The examples of this module's crate-private items, run as unit tests
+    //! (an example in a doc comment must compile outside the crate).
+
+    #[test]
+    fn render_text() {
+        use crate::diag::SourceMap;
+        use crate::diag::{Diagnostic, Severity, render::render_text};
+        let mut map = SourceMap::default();
+        let a = map.add("a.cu", "a.cu", Vec::new());
+        let d = Diagnostic::file(Severity::Warning, a, "empty file");
+        assert_eq!(render_text(&d, &map, false), "warning: empty file\n--> a.cu\n");
+    }
+
+    #[test]
+    fn render_cargo() {
+        use crate::diag::SourceMap;
+        use crate::diag::{Diagnostic, Severity, render::render_cargo};
+        let mut map = SourceMap::default();
+        let a = map.add("a.cu", "a.cu", b"x".to_vec());
+        let lines = render_cargo(&Diagnostic::file(Severity::Warning, a, "w"), &map);
+        assert!(lines.iter().all(|l| l.starts_with("cargo:warning=")));
+    }
 }

@@ -21,50 +21,50 @@ use super::names::comment_text;
 
 /// The binaries TU of a library.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BinariesView {
-    pub library: String,
-    pub images: Vec<ImageView>,
-    pub handlers: Vec<BinaryHandlerView>,
+pub(crate) struct BinariesView {
+    pub(crate) library: String,
+    pub(crate) images: Vec<ImageView>,
+    pub(crate) handlers: Vec<BinaryHandlerView>,
 }
 
 /// One embedded image.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImageView {
+pub(crate) struct ImageView {
     /// `begen_image_<k>`.
-    pub var: String,
+    pub(crate) var: String,
     /// Its file (safe for a comment).
-    pub file: String,
-    pub size: usize,
+    pub(crate) file: String,
+    pub(crate) size: usize,
     /// Lines of `0x..,` bytes.
-    pub lines: Vec<String>,
+    pub(crate) lines: Vec<String>,
 }
 
 /// One binary kernel's handler.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BinaryHandlerView {
-    pub function: String,
-    pub arg_spec: String,
-    pub convention: String,
+pub(crate) struct BinaryHandlerView {
+    pub(crate) function: String,
+    pub(crate) arg_spec: String,
+    pub(crate) convention: String,
     /// The symbol as a C string literal's contents (checked: printable ASCII).
-    pub symbol: String,
-    pub image_var: String,
-    pub kernel_var: String,
-    pub handler: String,
-    pub impl_name: String,
-    pub impl_params: Vec<String>,
-    pub bindings: Vec<String>,
+    pub(crate) symbol: String,
+    pub(crate) image_var: String,
+    pub(crate) kernel_var: String,
+    pub(crate) handler: String,
+    pub(crate) impl_name: String,
+    pub(crate) impl_params: Vec<String>,
+    pub(crate) bindings: Vec<String>,
     /// Statements that return an error or compute values, in order.
-    pub body: Vec<String>,
-    pub traits: String,
+    pub(crate) body: Vec<String>,
+    pub(crate) traits: String,
 }
 
 /// Whether the library has binary kernels (a binaries TU).
-pub fn has_binaries(lib: &Library) -> bool {
+pub(crate) fn has_binaries(lib: &Library) -> bool {
     lib.functions.iter().any(|f| f.binary.is_some())
 }
 
 /// Resolves the binaries TU.
-pub fn binaries_view(lib: &Library) -> BinariesView {
+pub(crate) fn binaries_view(lib: &Library) -> BinariesView {
     let used: std::collections::BTreeSet<usize> =
         lib.functions.iter().filter_map(|f| f.binary.as_ref()).map(|b| b.image).collect();
     let images = used

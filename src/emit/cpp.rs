@@ -31,58 +31,58 @@ use super::names::comment_text;
 /// One generated wrapper translation unit (one annotated source file): the
 /// source, then one trampoline per annotated function.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WrapperView {
+pub(crate) struct WrapperView {
     /// The source, relative to the root (already safe for a comment).
-    pub source: String,
+    pub(crate) source: String,
     /// The validated path written into `#include "..."`.
-    pub include_path: String,
+    pub(crate) include_path: String,
     /// `#define NAME VALUE` before the source (a variant's defines).
-    pub defines: Vec<(String, String)>,
+    pub(crate) defines: Vec<(String, String)>,
     /// Extra standard/CUDA headers the trampolines need, e.g. `<complex>`.
-    pub includes: Vec<String>,
+    pub(crate) includes: Vec<String>,
     /// CUDA sources: the trampolines are host code, so they sit inside
     /// `#if !defined(__CUDA_ARCH__)` and nvcc's per-architecture device
     /// passes skip them.
-    pub host_only: bool,
+    pub(crate) host_only: bool,
     /// CUDA sources: `f<float>` for each template instance, named outside
     /// the host-only part so that the device passes instantiate it too.
-    pub instantiations: Vec<String>,
-    pub trampolines: Vec<TrampolineView>,
+    pub(crate) instantiations: Vec<String>,
+    pub(crate) trampolines: Vec<TrampolineView>,
 }
 
 /// One trampoline: `extern "C" const char* <symbol>(<params>) noexcept`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TrampolineView {
+pub(crate) struct TrampolineView {
     /// The kernel's C++ name (a checked identifier).
-    pub function: String,
+    pub(crate) function: String,
     /// The canonical arg_spec, for the comment above it.
-    pub arg_spec: String,
+    pub(crate) arg_spec: String,
     /// `begen_call_<library>_<function>` (hidden).
-    pub symbol: String,
+    pub(crate) symbol: String,
     /// The parameter list; a parameter the kernel does not use is unnamed.
-    pub params: String,
+    pub(crate) params: String,
     /// Statements inside the `try`, before the call: tensor views and
     /// converted attributes.
-    pub prepare: Vec<String>,
+    pub(crate) prepare: Vec<String>,
     /// The expressions passed to the kernel, in its parameter order.
-    pub call_args: Vec<String>,
+    pub(crate) call_args: Vec<String>,
 }
 
 /// The glue translation unit of a library: every XLA FFI handler.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GlueView {
-    pub library: String,
+pub(crate) struct GlueView {
+    pub(crate) library: String,
     /// Which part of the glue this is, from 1, and of how many: a library
     /// of many kernels gets several glue TUs that compile in parallel.
-    pub part: usize,
-    pub parts: usize,
+    pub(crate) part: usize,
+    pub(crate) parts: usize,
     /// The exported function that returns the XLA FFI API version the
     /// glue was compiled against (`"0.3"`), read by the Python module's
     /// version gate: [`ffi_api_symbol`].
-    pub api_symbol: String,
+    pub(crate) api_symbol: String,
     /// begen's copies of the structs of struct attributes, each once.
-    pub structs: Vec<StructView>,
-    pub handlers: Vec<HandlerView>,
+    pub(crate) structs: Vec<StructView>,
+    pub(crate) handlers: Vec<HandlerView>,
 }
 
 /// The glue's copy of a kernel's struct: what XLA decodes a struct
@@ -90,20 +90,20 @@ pub struct GlueView {
 /// namespace, so the decoding XLA's macro registers for it is the glue's
 /// own, never another library's.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct StructView {
+pub(crate) struct StructView {
     /// Its name in the glue, e.g. `begen_struct_Affine`.
-    pub mirror: String,
+    pub(crate) mirror: String,
     /// The kernel's struct and where it is defined (safe for a comment).
-    pub comment: String,
+    pub(crate) comment: String,
     /// `int32_t tag;`, ...
-    pub members: Vec<String>,
+    pub(crate) members: Vec<String>,
     /// The arguments of `XLA_FFI_REGISTER_STRUCT_ATTR_DECODING` after the
     /// type: `xla::ffi::StructMember<int32_t>("tag")`, ...
-    pub decoded: Vec<String>,
+    pub(crate) decoded: Vec<String>,
 }
 
 /// The glue's copy of `ty`.
-pub fn struct_view(ty: &RecordType) -> StructView {
+pub(crate) fn struct_view(ty: &RecordType) -> StructView {
     let members = ty.members.iter().map(|m| format!("{} {};", m.ty.cpp_type(), m.name)).collect();
     let decoded =
         ty.members.iter().map(|m| format!("xla::ffi::StructMember<{}>(\"{}\")", m.ty.cpp_type(), m.name)).collect();
@@ -120,44 +120,44 @@ pub fn struct_view(ty: &RecordType) -> StructView {
 /// `begen_<library>_...` (identifiers joined by single underscores after
 /// the library's name), so a name starting `begen_ffi_api__` cannot be one
 /// unless a library is called `ffi`; the library's name comes last.
-pub fn ffi_api_symbol(library: &str) -> String {
+pub(crate) fn ffi_api_symbol(library: &str) -> String {
     format!("begen_ffi_api__{library}")
 }
 
 /// One XLA FFI handler (in the glue TU).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HandlerView {
+pub(crate) struct HandlerView {
     /// The kernel's C++ name: quoted in error messages.
-    pub function: String,
+    pub(crate) function: String,
     /// Its source, relative to the root (safe for a comment).
-    pub source: String,
+    pub(crate) source: String,
     /// The canonical arg_spec, for the comment above the handler.
-    pub arg_spec: String,
+    pub(crate) arg_spec: String,
     /// The exported symbol, `begen_<library>_<function>`.
-    pub symbol: String,
+    pub(crate) symbol: String,
     /// The trampoline it calls, `begen_call_<library>_<function>`.
-    pub trampoline: String,
+    pub(crate) trampoline: String,
     /// The static function XLA's binding calls.
-    pub impl_name: String,
+    pub(crate) impl_name: String,
     /// Parameters of `impl_name`, in binding order.
-    pub impl_params: Vec<String>,
+    pub(crate) impl_params: Vec<String>,
     /// `.Ctx<...>()`, `.Arg<...>()`, `.Ret<...>()`, `.Attr<...>("name")`,
     /// in binding order (stream, inputs, outputs, attributes).
-    pub bindings: Vec<String>,
+    pub(crate) bindings: Vec<String>,
     /// Validation that returns an error.
-    pub checks: Vec<String>,
+    pub(crate) checks: Vec<String>,
     /// The arrays handed to the trampoline (`tensors`, `attrs`), declared on
     /// the stack.
-    pub packs: Vec<String>,
+    pub(crate) packs: Vec<String>,
     /// The trampoline's arguments: tensors, attributes, stream.
-    pub call_args: Vec<String>,
+    pub(crate) call_args: Vec<String>,
     /// `, {xla::ffi::Traits::kCmdBufferCompatible}` or empty.
-    pub traits: String,
+    pub(crate) traits: String,
 }
 
 /// How a parameter crosses from the handler to the trampoline.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum Passed {
+pub(crate) enum Passed {
     /// An element of the `tensors` array: the handler's expression.
     Tensor(String),
     /// An element of the `attrs` array: the address of the value.
@@ -170,7 +170,7 @@ pub enum Passed {
 
 /// Where a binding goes in XLA's order: the stream, inputs, outputs, attributes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
-pub enum Slot {
+pub(crate) enum Slot {
     #[default]
     Ctx,
     Input,
@@ -181,45 +181,45 @@ pub enum Slot {
 /// One `.Ctx/.Arg/.Ret/.Attr` binding of a handler and the parameter of the
 /// handler's function that receives it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Binding {
-    pub slot: Slot,
+pub(crate) struct Binding {
+    pub(crate) slot: Slot,
     /// Binding line, e.g. `.Arg<xla::ffi::AnyBuffer>()`.
-    pub binding: String,
+    pub(crate) binding: String,
     /// The handler parameter that receives it, e.g. `xla::ffi::AnyBuffer p0_x`.
-    pub impl_param: String,
+    pub(crate) impl_param: String,
     /// Handler statements that return an error.
-    pub checks: Vec<String>,
+    pub(crate) checks: Vec<String>,
 }
 
 /// The C++ pieces of one parameter at position `i`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ParamCpp {
+pub(crate) struct ParamCpp {
     /// Its bindings: none for a `dim.`, two for an `inout` (its input and
     /// its aliased output), one otherwise.
-    pub bindings: Vec<Binding>,
+    pub(crate) bindings: Vec<Binding>,
     /// What the handler passes on: a tensor (the output buffer of an
     /// `inout`), an attribute's address, the stream.
-    pub passed: Passed,
+    pub(crate) passed: Passed,
     /// Handler statements after the checks, before the trampoline's arrays
     /// are packed (what a struct or array attribute is passed as).
-    pub locals: Vec<String>,
+    pub(crate) locals: Vec<String>,
     /// Trampoline statements before the call.
-    pub prepare: Vec<String>,
+    pub(crate) prepare: Vec<String>,
     /// What the kernel receives, e.g. `t0_x`.
-    pub call_arg: String,
+    pub(crate) call_arg: String,
 }
 
 /// A kernel to render: a plain function, or one instantiation of a
 /// template kernel.
 #[derive(Debug, Clone, Copy)]
-pub struct Unit<'a> {
-    pub f: &'a Function,
-    pub instance: Option<&'a Instance>,
+pub(crate) struct Unit<'a> {
+    pub(crate) f: &'a Function,
+    pub(crate) instance: Option<&'a Instance>,
 }
 
 impl<'a> Unit<'a> {
     /// Every unit of a function: itself, or each of its instances.
-    pub fn all(f: &'a Function) -> Vec<Unit<'a>> {
+    pub(crate) fn all(f: &'a Function) -> Vec<Unit<'a>> {
         if f.instances.is_empty() {
             vec![Unit { f, instance: None }]
         } else {
@@ -254,7 +254,7 @@ impl<'a> Unit<'a> {
     }
 
     /// A tensor's element type in this instance.
-    pub fn dtype(&self, e: &ElementType) -> Option<AttrType> {
+    pub(crate) fn dtype(&self, e: &ElementType) -> Option<AttrType> {
         match e {
             ElementType::Dtype(t) => Some(*t),
             ElementType::Param(name) => self.value(name).and_then(AttrType::parse),
@@ -339,7 +339,7 @@ fn tensor_binding(function: &str, slot: Slot, var: &str, name: &str, buffer: &st
 
 /// Resolves one parameter (position `i` in the signature) of `unit`; `slot`
 /// is its index in the trampoline's `t` (tensors) or `a` (attributes) array.
-pub fn param_cpp(unit: &Unit, i: usize, slot: usize, p: &Param) -> ParamCpp {
+pub(crate) fn param_cpp(unit: &Unit, i: usize, slot: usize, p: &Param) -> ParamCpp {
     let function = unit.f.name.as_str();
     let name = &p.name;
     match &p.token {
@@ -460,7 +460,7 @@ fn record_cpp(i: usize, slot: usize, p: &Param, ty: &RecordType) -> ParamCpp {
 /// The element type XLA decodes an array attribute of `ty` as (a bool as a
 /// byte, a 16-bit float as its bits, a complex number as two reals), and
 /// how many of them make one element.
-pub fn array_wire(ty: AttrType) -> (&'static str, usize) {
+pub(crate) fn array_wire(ty: AttrType) -> (&'static str, usize) {
     let (wire, per) = ty.facts().array_wire;
     (wire.cpp_type(), per)
 }
@@ -679,10 +679,10 @@ pub(super) fn dim_statements(unit: &Unit) -> Vec<String> {
 /// the parameter (as messages name it) and the axis.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct DimSource {
-    pub dim: String,
-    pub var: String,
-    pub param: String,
-    pub axis: usize,
+    pub(crate) dim: String,
+    pub(crate) var: String,
+    pub(crate) param: String,
+    pub(crate) axis: usize,
 }
 
 /// [`dim_statements`] and where each named dimension is read: from the
@@ -754,7 +754,7 @@ pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
 
 /// Resolves one handler of the glue TU. Binding order is stream, inputs,
 /// outputs, attributes (each in signature order).
-pub fn handler_view(unit: &Unit) -> HandlerView {
+pub(crate) fn handler_view(unit: &Unit) -> HandlerView {
     let f = unit.f;
     let params = params_cpp(unit);
     let mut bound: Vec<Binding> = sorted_bindings(&params).into_iter().cloned().collect();
@@ -843,7 +843,7 @@ fn emit_packs(params: &[(usize, &Param, ParamCpp)]) -> (Vec<String>, Vec<String>
 
 /// Resolves the trampoline of one kernel: views and attributes built in
 /// binding order, the call in signature order.
-pub fn trampoline_view(unit: &Unit) -> TrampolineView {
+pub(crate) fn trampoline_view(unit: &Unit) -> TrampolineView {
     let f = unit.f;
     let mut params = params_cpp(unit);
     let mut prepare: Vec<String> = params.iter().flat_map(|(_, _, c)| c.prepare.clone()).collect();
@@ -882,7 +882,7 @@ pub fn trampoline_view(unit: &Unit) -> TrampolineView {
 
 /// Resolves the wrapper of one source file; `include_path` is already
 /// validated.
-pub fn wrapper_view(
+pub(crate) fn wrapper_view(
     file: &str,
     include_path: String,
     defines: Vec<(String, String)>,
@@ -946,13 +946,13 @@ pub fn wrapper_view(
 /// about 0.1 s to compile, so brainevent's 857 in one TU took 86 s, longer
 /// than any kernel source; in parts of this size they compile in parallel
 /// (each part pays for parsing XLA's headers once, about a second).
-pub const HANDLERS_PER_GLUE: usize = 64;
+pub(crate) const HANDLERS_PER_GLUE: usize = 64;
 
 /// Resolves the glue TUs of a library: one handler per function (and
 /// template instance), in the library's order, [`HANDLERS_PER_GLUE`] to a
 /// part; each part has the structs its handlers decode. At least one part
 /// (the first also defines the FFI API version symbol).
-pub fn glue_views(library: &Library) -> Vec<GlueView> {
+pub(crate) fn glue_views(library: &Library) -> Vec<GlueView> {
     let units: Vec<Unit> = library.functions.iter().filter(|f| f.binary.is_none()).flat_map(Unit::all).collect();
     let chunks: Vec<&[Unit]> = if units.is_empty() { vec![&[]] } else { units.chunks(HANDLERS_PER_GLUE).collect() };
     let parts = chunks.len();

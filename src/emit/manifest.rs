@@ -32,96 +32,96 @@ use crate::model::{Library, Platform};
 ///   vmap_method: sequential
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Manifest {
-    pub library: String,
-    pub shared_library: String,
-    pub python_module: String,
-    pub target_prefix: String,
+pub(crate) struct Manifest {
+    pub(crate) library: String,
+    pub(crate) shared_library: String,
+    pub(crate) python_module: String,
+    pub(crate) target_prefix: String,
     /// `cuda` when any function is CUDA, else `cpu`.
-    pub platform: String,
-    pub xla_ffi_api_version: Option<String>,
+    pub(crate) platform: String,
+    pub(crate) xla_ffi_api_version: Option<String>,
     /// The library's exported `const char* (void)` returning the version
     /// its handlers were compiled against (what the Python module checks).
-    pub xla_ffi_api_symbol: String,
-    pub begen_version: String,
-    pub modules: Vec<ManifestModule>,
-    pub functions: Vec<ManifestFunction>,
+    pub(crate) xla_ffi_api_symbol: String,
+    pub(crate) begen_version: String,
+    pub(crate) modules: Vec<ManifestModule>,
+    pub(crate) functions: Vec<ManifestFunction>,
     /// begen.yaml's algorithms (absent when there are none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub algorithms: Vec<ManifestAlgorithm>,
+    pub(crate) algorithms: Vec<ManifestAlgorithm>,
 }
 
 /// One algorithm: its implementations, best first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ManifestAlgorithm {
-    pub name: String,
-    pub fallback: bool,
-    pub implementations: Vec<ManifestImplementation>,
+pub(crate) struct ManifestAlgorithm {
+    pub(crate) name: String,
+    pub(crate) fallback: bool,
+    pub(crate) implementations: Vec<ManifestImplementation>,
 }
 
 /// One implementation of an algorithm.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ManifestImplementation {
-    pub function: String,
-    pub module: String,
-    pub platform: String,
-    pub priority: i64,
+pub(crate) struct ManifestImplementation {
+    pub(crate) function: String,
+    pub(crate) module: String,
+    pub(crate) platform: String,
+    pub(crate) priority: i64,
 }
 
 /// One module of the manifest: its name and its functions' names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ManifestModule {
-    pub name: String,
-    pub functions: Vec<String>,
+pub(crate) struct ManifestModule {
+    pub(crate) name: String,
+    pub(crate) functions: Vec<String>,
 }
 
 /// One function of the manifest.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ManifestFunction {
-    pub name: String,
-    pub module: String,
-    pub file: String,
-    pub line: usize,
-    pub platform: String,
-    pub target: String,
-    pub handler_symbol: String,
-    pub arg_spec: Vec<String>,
-    pub command_buffer: bool,
-    pub vmap_method: String,
+pub(crate) struct ManifestFunction {
+    pub(crate) name: String,
+    pub(crate) module: String,
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) platform: String,
+    pub(crate) target: String,
+    pub(crate) handler_symbol: String,
+    pub(crate) arg_spec: Vec<String>,
+    pub(crate) command_buffer: bool,
+    pub(crate) vmap_method: String,
     /// Set when XLA must keep every call.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
-    pub has_side_effect: bool,
+    pub(crate) has_side_effect: bool,
     /// The backward kernel of the function's `jax.custom_vjp`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub vjp: Option<String>,
+    pub(crate) vjp: Option<String>,
     /// A template kernel's instantiations (absent for a plain function).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub instances: Vec<ManifestInstance>,
+    pub(crate) instances: Vec<ManifestInstance>,
     /// A precompiled kernel's binary (absent for an annotated function).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub binary: Option<ManifestBinary>,
+    pub(crate) binary: Option<ManifestBinary>,
 }
 
 /// The binary a precompiled kernel launches.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ManifestBinary {
+pub(crate) struct ManifestBinary {
     /// Relative to the root.
-    pub file: String,
-    pub symbol: String,
-    pub convention: String,
+    pub(crate) file: String,
+    pub(crate) symbol: String,
+    pub(crate) convention: String,
 }
 
 /// One instantiation of a template kernel: its own target and handler.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ManifestInstance {
+pub(crate) struct ManifestInstance {
     /// `name[T=float32,N=4]`.
-    pub key: String,
-    pub target: String,
-    pub handler_symbol: String,
+    pub(crate) key: String,
+    pub(crate) target: String,
+    pub(crate) handler_symbol: String,
 }
 
 /// Builds the manifest of `lib`.
-pub fn manifest(lib: &Library, xla_api_version: Option<&str>) -> Manifest {
+pub(crate) fn manifest(lib: &Library, xla_api_version: Option<&str>) -> Manifest {
     let any_cuda = lib.functions.iter().any(|f| f.platform == Platform::Cuda);
     Manifest {
         library: lib.name.clone(),

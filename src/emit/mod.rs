@@ -15,11 +15,11 @@
 //!
 
 mod binary;
-pub mod cpp;
+pub(crate) mod cpp;
 mod manifest;
 mod names;
-pub mod python;
-pub mod runtime;
+pub(crate) mod python;
+pub(crate) mod runtime;
 
 use std::collections::BTreeMap;
 
@@ -28,7 +28,7 @@ use askama::Template;
 use crate::model::generated::{Emitted, FileKind, GeneratedFile};
 use crate::model::{Function, Library};
 
-pub use names::{glue_rel_path, wrapper_rel_path};
+pub(crate) use names::{glue_rel_path, wrapper_rel_path};
 
 #[derive(Template)]
 #[template(path = "wrapper.cc", escape = "none")]
@@ -63,7 +63,7 @@ struct StubTemplate<'a> {
 /// Generates every file of `lib`. `xla_api_version` (e.g. `"0.3"`) is
 /// recorded in the manifest as the XLA FFI API version the wrappers are
 /// built against. It cannot fail: `check` made every name and path safe.
-pub fn emit(lib: &Library, xla_api_version: Option<&str>) -> Emitted {
+pub(crate) fn emit(lib: &Library, xla_api_version: Option<&str>) -> Emitted {
     let mut files = emit_wrappers(lib);
     if lib.functions.iter().any(|f| f.binary.is_none()) {
         for g in cpp::glue_views(lib) {

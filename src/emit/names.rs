@@ -9,7 +9,7 @@ use crate::model::Platform;
 /// The wrapper file of one source, relative to the output directory:
 /// `gen/<file with '/' as "__">.begen.cc` (`.begen.cu` for CUDA);
 /// a variant's `gen/<file>.<variant>.begen.cc`.
-pub fn wrapper_rel_path(file: &str, variant: Option<&str>, platform: Platform) -> String {
+pub(crate) fn wrapper_rel_path(file: &str, variant: Option<&str>, platform: Platform) -> String {
     let ext = match platform {
         Platform::Cpu => "cc",
         Platform::Cuda => "cu",
@@ -55,7 +55,7 @@ pub(crate) fn dedup_paths(paths: Vec<String>) -> Vec<String> {
 /// for the others. They cannot clash with a wrapper: the library name is an
 /// identifier (no `.`), a wrapper's name keeps its source's extension
 /// before `.begen.`.
-pub fn glue_rel_path(library: &str, part: usize) -> String {
+pub(crate) fn glue_rel_path(library: &str, part: usize) -> String {
     if part <= 1 { format!("gen/{library}.begen.cc") } else { format!("gen/{library}.part{part}.begen.cc") }
 }
 

@@ -15,97 +15,97 @@ use crate::model::is_py_keyword;
 
 /// The generated Python module and its stub.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PyModuleView {
-    pub name: String,
+pub(crate) struct PyModuleView {
+    pub(crate) name: String,
     /// Source files the module was generated from (safe for a docstring).
-    pub sources: Vec<String>,
+    pub(crate) sources: Vec<String>,
     /// `lib<name>.so`, as a Python literal.
-    pub library_file: String,
+    pub(crate) library_file: String,
     /// The import block (runtime::imports).
-    pub imports: String,
+    pub(crate) imports: String,
     /// The runtime sections the module holds.
-    pub sections: Vec<Section>,
+    pub(crate) sections: Vec<Section>,
     /// Their text, in order.
-    pub runtime: Vec<&'static str>,
+    pub(crate) runtime: Vec<&'static str>,
     /// A binary kernel takes a list of arrays (the stub's `Sequence`).
-    pub needs_lists: bool,
+    pub(crate) needs_lists: bool,
     /// Libraries it links, as Python literals (preloaded from pip's
     /// `nvidia` packages when they are there).
-    pub linked: Vec<String>,
+    pub(crate) linked: Vec<String>,
     /// The library has several modules: its functions live in `modules`,
     /// one namespace each; else in `functions`, at the top level.
-    pub namespaced: bool,
-    pub modules: Vec<PyNamespaceView>,
+    pub(crate) namespaced: bool,
+    pub(crate) modules: Vec<PyNamespaceView>,
     /// `"name", ...` for `__all__`.
-    pub all: Vec<String>,
+    pub(crate) all: Vec<String>,
     /// (function literal, target literal) for `TARGETS`.
-    pub targets: Vec<(String, String)>,
+    pub(crate) targets: Vec<(String, String)>,
     /// (target literal, symbol literal, platform literal) for `register()`.
-    pub handlers: Vec<(String, String, String)>,
-    pub functions: Vec<PyFunctionView>,
-    pub algorithms: Vec<PyAlgorithmView>,
+    pub(crate) handlers: Vec<(String, String, String)>,
+    pub(crate) functions: Vec<PyFunctionView>,
+    pub(crate) algorithms: Vec<PyAlgorithmView>,
     /// The exported symbol returning the XLA FFI API version the library
     /// was compiled against, as a literal.
-    pub api_symbol: String,
+    pub(crate) api_symbol: String,
     /// `_BEGEN_WIDE`: the dtypes JAX holds only in x64 mode, as a tuple of
     /// literals ([`py_wide_dtypes`]).
-    pub wide: String,
+    pub(crate) wide: String,
 }
 
 /// One module of a library of several: a namespace built by a function of
 /// its name, holding its own `TARGETS` and typed functions.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PyNamespaceView {
-    pub py_name: String,
+pub(crate) struct PyNamespaceView {
+    pub(crate) py_name: String,
     /// Its docstring (safe text).
-    pub doc: String,
+    pub(crate) doc: String,
     /// `__all__` of the namespace, as literals.
-    pub all: Vec<String>,
+    pub(crate) all: Vec<String>,
     /// (function literal, target literal) for its `TARGETS`.
-    pub targets: Vec<(String, String)>,
-    pub functions: Vec<PyFunctionView>,
+    pub(crate) targets: Vec<(String, String)>,
+    pub(crate) functions: Vec<PyFunctionView>,
 }
 
 /// One typed Python function.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PyFunctionView {
+pub(crate) struct PyFunctionView {
     /// The function's name in Python (`_` appended to a Python keyword).
-    pub py_name: String,
+    pub(crate) py_name: String,
     /// The parameter list, e.g. `x, /, *, alpha, out`.
-    pub signature: String,
+    pub(crate) signature: String,
     /// The same, annotated, for the stub.
-    pub stub_signature: String,
+    pub(crate) stub_signature: String,
     /// The stub's return annotation.
-    pub stub_return: String,
+    pub(crate) stub_return: String,
     /// The docstring's first line.
-    pub doc_first: String,
+    pub(crate) doc_first: String,
     /// Its further lines, indented (empty lines stay empty).
-    pub doc_rest: Vec<String>,
+    pub(crate) doc_rest: Vec<String>,
     /// The body's statements after `register()`, one line each (nested
     /// lines carry their own indentation).
-    pub body: Vec<String>,
+    pub(crate) body: Vec<String>,
     /// Its positional parameters (the inputs), in order.
-    pub inputs: Vec<String>,
+    pub(crate) inputs: Vec<String>,
     /// Its keyword parameters: (what it is, its Python name), what being an
     /// attribute's name, `const:<NAME>` or `out`.
-    pub keywords: Vec<(String, String)>,
+    pub(crate) keywords: Vec<(String, String)>,
     /// Whether the body calls `register()` first (an algorithm's does not:
     /// its implementations do).
-    pub registers: bool,
+    pub(crate) registers: bool,
 }
 
 /// An algorithm of the library: its Python function (top level) and its
 /// row of the registry.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PyAlgorithmView {
-    pub function: PyFunctionView,
+pub(crate) struct PyAlgorithmView {
+    pub(crate) function: PyFunctionView,
     /// Its name, as a literal.
-    pub name: String,
+    pub(crate) name: String,
     /// `True` / `False`.
-    pub fallback: String,
+    pub(crate) fallback: String,
     /// Best first: one tuple expression per implementation
     /// (`_BegenImplementation(...)`).
-    pub implementations: Vec<String>,
+    pub(crate) implementations: Vec<String>,
 }
 
 /// The Python expression converting attribute value `v` to what the C++
@@ -114,7 +114,7 @@ pub struct PyAlgorithmView {
 /// wire type's bits, a complex number as [real, imag] of its wire type.
 /// `where` is the Python literal the conversions quote in their errors,
 /// e.g. `"f: attribute 'n' (int8)"`.
-pub fn py_attr_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
+pub(crate) fn py_attr_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
     let s = ty.facts();
     let wire = s.wire.facts().py_dtype;
     match s.kind {
@@ -129,7 +129,7 @@ pub fn py_attr_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
 /// The Python expression packing a struct attribute given as a dict of its
 /// members into the struct's bytes (a uint8 array): each leaf converted
 /// as an attribute of its type, at its offset.
-pub fn py_struct_conversion(ty: &crate::model::binary::StructType, v: &str, r#where: &str) -> String {
+pub(crate) fn py_struct_conversion(ty: &crate::model::binary::StructType, v: &str, r#where: &str) -> String {
     let leaves = py_tuple(ty.leaves.iter().map(|l| {
         let path = py_tuple(l.path.iter().map(|n| py_str(n)));
         format!("({path}, {}, lambda x, w: {})", l.offset, py_attr_conversion(l.ty, "x", "w"))
@@ -140,7 +140,7 @@ pub fn py_struct_conversion(ty: &crate::model::binary::StructType, v: &str, r#wh
 /// The Python expression converting a struct attribute of an annotated
 /// kernel, given as a dict of its members, into the dict XLA decodes: each
 /// member converted as an attribute of its type.
-pub fn py_record_conversion(ty: &RecordType, v: &str, r#where: &str) -> String {
+pub(crate) fn py_record_conversion(ty: &RecordType, v: &str, r#where: &str) -> String {
     let members = py_tuple(ty.members.iter().map(|m| {
         format!("({}, {}, lambda x, w: {})", py_str(&m.name), py_str(m.ty.as_str()), py_attr_conversion(m.ty, "x", "w"))
     }));
@@ -150,7 +150,7 @@ pub fn py_record_conversion(ty: &RecordType, v: &str, r#where: &str) -> String {
 /// The Python expression converting an array attribute, given as a
 /// sequence or a 1-D array, into the 1-D numpy array XLA gets (of the
 /// element type [`super::cpp::array_wire`] names).
-pub fn py_array_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
+pub(crate) fn py_array_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
     let (wire, _) = ty.facts().array_wire;
     format!(
         "_begen_array({v}, {}, {}, lambda x, w: {}, {where})",
@@ -162,7 +162,7 @@ pub fn py_array_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
 }
 
 /// The Python type users pass for an attribute, for the stub.
-pub fn py_attr_type(ty: AttrType) -> &'static str {
+pub(crate) fn py_attr_type(ty: AttrType) -> &'static str {
     ty.kind().py_type()
 }
 
@@ -354,7 +354,7 @@ fn inferable(f: &Function, inputs: &[&Param], p: &Param) -> bool {
 /// messages (`module.function` in a library of several modules). Its key
 /// in the `TARGETS` it reads (the module's, or the library's of a
 /// one-module library) is its name (`name[T=float32,N=4]` per instance).
-pub fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
+pub(crate) fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
     let parts = FunctionParts::of(f, shown);
     let (signature, stub_signature) = emit_signature(&parts);
     let mut hoisted = Vec::new();
@@ -684,7 +684,7 @@ fn unsupported_values(f: &Function) -> String {
 /// `bwd`'s Python function: the body becomes the primal, a nested
 /// function; the backward gets the primal inputs, one cotangent per output,
 /// the attributes `bwd` declares (by name) and `out=` the inputs' structs.
-pub fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, bwd_view: &PyFunctionView) {
+pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, bwd_view: &PyFunctionView) {
     let inputs = view.inputs.clone();
     let n_out = f.outputs();
     let mut body = vec![format!("def _begen_primal({}):", inputs.join(", "))];
@@ -746,7 +746,12 @@ fn related_call(view: &PyFunctionView, g: &PyFunctionView, args: &[String]) -> S
 /// lists or in-place tensors: checked) bind the kernel's JAX primitive: its
 /// FFI call becomes a closure (`_begen_raw`), and so does each tangent or
 /// transpose kernel's call (`out` is the structs the rule passes).
-pub fn with_primitive(view: &mut PyFunctionView, f: &Function, functions: &[Function], views: &[PyFunctionView]) {
+pub(crate) fn with_primitive(
+    view: &mut PyFunctionView,
+    f: &Function,
+    functions: &[Function],
+    views: &[PyFunctionView],
+) {
     let Some(last) = view.body.pop() else { return };
     let call = last.strip_prefix("return ").unwrap_or(&last).to_string();
     let inputs = view.inputs.clone();
@@ -897,7 +902,7 @@ fn py_const_value(k: &Const, v: &str) -> String {
 }
 
 /// The platform name `jax.ffi.register_ffi_target` expects.
-pub fn jax_platform(p: Platform) -> &'static str {
+pub(crate) fn jax_platform(p: Platform) -> &'static str {
     match p {
         Platform::Cpu => "cpu",
         Platform::Cuda => "CUDA",
@@ -905,7 +910,7 @@ pub fn jax_platform(p: Platform) -> &'static str {
 }
 
 /// Resolves the Python module.
-pub fn py_module_view(library: &Library) -> PyModuleView {
+pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
     let sources: BTreeSet<String> = library.functions.iter().map(|f| comment_text(&f.file)).collect();
     let fs = &library.functions;
     // Every function's view, with the Python expression that reaches it
@@ -1017,7 +1022,7 @@ pub fn py_module_view(library: &Library) -> PyModuleView {
 /// The dtypes JAX holds only with `jax_enable_x64` (the rows' `x64`), as a
 /// Python tuple of their names: a numpy input of one is refused when x64
 /// is off (`_begen_honest`).
-pub fn py_wide_dtypes() -> String {
+pub(crate) fn py_wide_dtypes() -> String {
     py_tuple(AttrType::ALL.into_iter().filter(|t| t.facts().x64).map(|t| py_str(t.as_str())))
 }
 

@@ -14,7 +14,7 @@ pub(crate) const MARKER: &str = "# begen: emit below\n";
 
 /// One runtime file, emitted whole or not at all.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Section {
+pub(crate) enum Section {
     /// Registration state, the XLA FFI version gate, the input checks of
     /// every function (every module).
     Core,
@@ -49,7 +49,7 @@ pub enum Section {
 impl Section {
     /// Every section, in the order a module prints them.
     #[cfg(test)]
-    pub const ALL: [Section; 14] = [
+    pub(crate) const ALL: [Section; 14] = [
         Section::Core,
         Section::Scalars,
         Section::Structs,
@@ -68,7 +68,7 @@ impl Section {
 
     /// The file's name under `build-support/python/begen_runtime/`.
     #[cfg(test)]
-    pub fn file(self) -> &'static str {
+    pub(crate) fn file(self) -> &'static str {
         match self {
             Section::Core => "core.py",
             Section::Scalars => "scalars.py",
@@ -88,7 +88,7 @@ impl Section {
     }
 
     /// The file's text.
-    pub fn text(self) -> &'static str {
+    pub(crate) fn text(self) -> &'static str {
         macro_rules! file {
             ($name:literal) => {
                 include_str!(concat!("../../build-support/python/begen_runtime/", $name))
@@ -114,7 +114,7 @@ impl Section {
 
     /// The other sections whose helpers this one calls (beside `Core`,
     /// which every module holds): its header's `from .<section> import`.
-    pub fn requires(self) -> &'static [Section] {
+    pub(crate) fn requires(self) -> &'static [Section] {
         match self {
             Section::Lists => &[Section::Contracts],
             Section::Algorithms => &[Section::Unsupported],
@@ -136,7 +136,7 @@ impl Section {
 
 /// The sections a module holds: `Core`, `wanted` and what they require, in
 /// [`Section::ALL`]'s order.
-pub fn sections(wanted: impl IntoIterator<Item = Section>) -> Vec<Section> {
+pub(crate) fn sections(wanted: impl IntoIterator<Item = Section>) -> Vec<Section> {
     let mut chosen = vec![Section::Core];
     let mut todo: Vec<Section> = wanted.into_iter().collect();
     while let Some(s) = todo.pop() {
@@ -152,7 +152,7 @@ pub fn sections(wanted: impl IntoIterator<Item = Section>) -> Vec<Section> {
 /// The module's import block: each import a chosen section's header has
 /// (and `ml_dtypes` when a conversion names it), standard library first,
 /// then a blank line and the others.
-pub fn imports(sections: &[Section], ml_dtypes: bool) -> String {
+pub(crate) fn imports(sections: &[Section], ml_dtypes: bool) -> String {
     let used = |statement: &str| {
         (ml_dtypes && statement.contains("ml_dtypes"))
             || sections.iter().any(|s| s.header().lines().any(|line| line == statement))

@@ -14,53 +14,25 @@ use std::fmt;
 use crate::model::{AttrType, HalfRepr};
 
 /// A struct attribute's type: the kernel's struct, as begen read it.
-///
-/// ```
-/// use begen::model::{AttrType, RecordMember, RecordType};
-/// let affine = RecordType {
-///     name: "Affine".into(),
-///     members: vec![
-///         RecordMember { name: "scale".into(), ty: AttrType::Float32, half_repr: None },
-///         RecordMember { name: "shift".into(), ty: AttrType::Float32, half_repr: None },
-///     ],
-///     file: "affine.h".into(),
-///     line: 3,
-///     mirror: "begen_struct_Affine".into(),
-/// };
-/// assert_eq!(affine.to_string(), "Affine");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct RecordType {
+pub(crate) struct RecordType {
     /// The struct's C++ name (a checked identifier), at file scope.
-    pub name: String,
+    pub(crate) name: String,
     /// Its non-static data members, in declaration order: the order of
     /// its aggregate initialisation.
-    pub members: Vec<RecordMember>,
+    pub(crate) members: Vec<RecordMember>,
     /// Where it is defined, relative to the root (`/`-separated), for
     /// comments in the generated code.
-    pub file: String,
+    pub(crate) file: String,
     /// 1-based line of its name there.
-    pub line: usize,
+    pub(crate) line: usize,
     /// The name of begen's copy of it in the library's glue TU (what XLA
     /// decodes the dictionary into): `begen_struct_<name>`, with a number
     /// appended where two different structs of one name meet in one library.
-    pub mirror: String,
+    pub(crate) mirror: String,
 }
 
-impl RecordType {
-    /// Whether `other` is the same struct for a caller: the same name and
-    /// members (where it is defined does not matter).
-    ///
-    /// ```
-    /// use begen::model::RecordType;
-    /// let a = RecordType { name: "P".into(), members: vec![], file: "a.h".into(), line: 1, mirror: "m".into() };
-    /// let b = RecordType { file: "b.h".into(), mirror: "m_2".into(), ..a.clone() };
-    /// assert!(a.same_as(&b));
-    /// ```
-    pub fn same_as(&self, other: &RecordType) -> bool {
-        self.name == other.name && self.members == other.members
-    }
-}
+impl RecordType {}
 
 impl fmt::Display for RecordType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -70,43 +42,31 @@ impl fmt::Display for RecordType {
 
 /// One data member of a [`RecordType`].
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct RecordMember {
+pub(crate) struct RecordMember {
     /// Its name (a checked identifier): the key of the Python dict and of
     /// XLA's dictionary attribute.
-    pub name: String,
+    pub(crate) name: String,
     /// Its type.
-    pub ty: AttrType,
+    pub(crate) ty: AttrType,
     /// For a float16/bfloat16 member: how it is declared (the raw bits in
     /// a `uint16_t` are never inferred as a half: a member so declared is
     /// a `uint16`).
-    pub half_repr: Option<HalfRepr>,
+    pub(crate) half_repr: Option<HalfRepr>,
 }
 
 /// How the kernel takes an array attribute.
-///
-/// ```
-/// use begen::model::{ArrayBinding, Container};
-/// let w = ArrayBinding { container: Container::BeSpan, element: "float".into() };
-/// assert_eq!(w.cpp_type(), "BE::Span<const float>");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ArrayBinding {
+pub(crate) struct ArrayBinding {
     /// The container type.
-    pub container: Container,
+    pub(crate) container: Container,
     /// The element type as the kernel declares it, one of a fixed table of
     /// spellings (`float`, `long long`, `std::complex<float>`, `__half`).
-    pub element: String,
+    pub(crate) element: String,
 }
 
 impl ArrayBinding {
     /// The C++ type the trampoline builds for the kernel.
-    ///
-    /// ```
-    /// use begen::model::{ArrayBinding, Container};
-    /// let v = ArrayBinding { container: Container::Vector, element: "int64_t".into() };
-    /// assert_eq!(v.cpp_type(), "std::vector<int64_t>");
-    /// ```
-    pub fn cpp_type(&self) -> String {
+    pub(crate) fn cpp_type(&self) -> String {
         let e = &self.element;
         match self.container {
             Container::XlaSpan => format!("xla::ffi::Span<const {e}>"),
@@ -120,7 +80,7 @@ impl ArrayBinding {
 /// attribute's elements where XLA keeps them (host memory, valid during
 /// the call); a vector copies them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Container {
+pub(crate) enum Container {
     /// `xla::ffi::Span<const T>` (also written `ffi::Span<const T>`): the
     /// source includes XLA's `xla/ffi/api/ffi.h`.
     XlaSpan,
@@ -128,4 +88,40 @@ pub enum Container {
     BeSpan,
     /// `std::vector<T>`, by value or const reference.
     Vector,
+}
+
+#[cfg(test)]
+mod doc_examples {
+    //! The examples of this module's crate-private items, run as unit tests
+    //! (an example in a doc comment must compile outside the crate).
+
+    #[test]
+    fn record_type() {
+        use crate::model::{AttrType, RecordMember, RecordType};
+        let affine = RecordType {
+            name: "Affine".into(),
+            members: vec![
+                RecordMember { name: "scale".into(), ty: AttrType::Float32, half_repr: None },
+                RecordMember { name: "shift".into(), ty: AttrType::Float32, half_repr: None },
+            ],
+            file: "affine.h".into(),
+            line: 3,
+            mirror: "begen_struct_Affine".into(),
+        };
+        assert_eq!(affine.to_string(), "Affine");
+    }
+
+    #[test]
+    fn array_binding() {
+        use crate::model::{ArrayBinding, Container};
+        let w = ArrayBinding { container: Container::BeSpan, element: "float".into() };
+        assert_eq!(w.cpp_type(), "BE::Span<const float>");
+    }
+
+    #[test]
+    fn array_binding_cpp_type() {
+        use crate::model::{ArrayBinding, Container};
+        let v = ArrayBinding { container: Container::Vector, element: "int64_t".into() };
+        assert_eq!(v.cpp_type(), "std::vector<int64_t>");
+    }
 }

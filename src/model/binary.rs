@@ -8,16 +8,8 @@ use std::fmt;
 use crate::model::AttrType;
 
 /// A calling convention: how a precompiled kernel takes its arguments.
-///
-/// ```
-/// use begen::model::binary::Convention;
-/// assert_eq!(Convention::bound("c"), Some(Convention::C));
-/// assert_eq!(Convention::CutilePythonV1.name(), "cutile_python_v1");
-/// // cuTile's second convention is demangled, not bound.
-/// assert_eq!(Convention::bound("cutile_python_v2"), None);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Convention {
+pub(crate) enum Convention {
     /// cuTile's `t1`: `cutile_python_v1` (a symbol that spells out its
     /// parameters and their assumptions).
     CutilePythonV1,
@@ -30,7 +22,7 @@ pub enum Convention {
 
 impl Convention {
     /// The name in cuTile and in begen.yaml.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Convention::CutilePythonV1 => "cutile_python_v1",
             Convention::CutilePythonV2 => "cutile_python_v2",
@@ -39,67 +31,62 @@ impl Convention {
     }
 
     /// The convention of that begen.yaml name, if begen binds it.
-    pub fn bound(name: &str) -> Option<Convention> {
+    pub(crate) fn bound(name: &str) -> Option<Convention> {
         [Convention::CutilePythonV1, Convention::C].into_iter().find(|c| c.name() == name)
     }
 }
 
 /// One embedded image (a `binaries:` file).
-///
-/// ```
-/// let i = begen::model::binary::BinaryImage { file: "k.ptx".into(), bytes: b".version 8.0\0".to_vec() };
-/// assert!(i.bytes.ends_with(&[0]));
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BinaryImage {
+pub(crate) struct BinaryImage {
     /// Path relative to the root, `/`-separated.
-    pub file: String,
+    pub(crate) file: String,
     /// Its bytes as embedded (PTX text with its terminating NUL).
-    pub bytes: Vec<u8>,
+    pub(crate) bytes: Vec<u8>,
 }
 
 /// What a binary kernel's generated handler does.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BinaryCall {
+pub(crate) struct BinaryCall {
     /// Index into `Library::binaries`.
-    pub image: usize,
+    pub(crate) image: usize,
     /// The entry's symbol in the image.
-    pub symbol: String,
+    pub(crate) symbol: String,
     /// How the kernel takes its arguments.
-    pub convention: Convention,
+    pub(crate) convention: Convention,
     /// The kernel's C arguments, in order.
-    pub args: Vec<BinaryArg>,
+    pub(crate) args: Vec<BinaryArg>,
     /// The parameter buffer's size.
-    pub param_size: u32,
+    pub(crate) param_size: u32,
     /// Host-side checks of cuTile array parameters.
-    pub arrays: Vec<ArrayRules>,
+    pub(crate) arrays: Vec<ArrayRules>,
     /// Host-side checks of each element of cuTile list parameters (one per
     /// list, in parameter order; `param` is the list's).
-    pub lists: Vec<ArrayRules>,
+    pub(crate) lists: Vec<ArrayRules>,
     /// x, y, z.
-    pub grid: [Expr; 3],
+    pub(crate) grid: [Expr; 3],
     /// x, y, z.
-    pub block: [Expr; 3],
+    pub(crate) block: [Expr; 3],
     /// Dynamic shared memory in bytes.
-    pub shared: Expr,
+    pub(crate) shared: Expr,
 }
 
 /// One C argument of a binary kernel.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BinaryArg {
+pub(crate) struct BinaryArg {
     /// Index into `Function::params`.
-    pub param: usize,
+    pub(crate) param: usize,
     /// What is written.
-    pub value: ArgValue,
+    pub(crate) value: ArgValue,
     /// Offset in the parameter buffer.
-    pub offset: u32,
+    pub(crate) offset: u32,
     /// Size in bytes.
-    pub size: u32,
+    pub(crate) size: u32,
 }
 
 /// What a binary argument carries.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ArgValue {
+pub(crate) enum ArgValue {
     /// A tensor's device address.
     Pointer,
     /// A cuTile array's extent along an axis, at the index type.
@@ -121,63 +108,55 @@ pub enum ArgValue {
 /// The assumptions a cuTile array parameter was compiled with, checked on
 /// the host before each launch.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ArrayRules {
+pub(crate) struct ArrayRules {
     /// Index into `Function::params`.
-    pub param: usize,
+    pub(crate) param: usize,
     /// `int32`, `uint32` or `int64`.
-    pub index: AttrType,
+    pub(crate) index: AttrType,
     /// Per axis.
-    pub axes: Vec<AxisRules>,
+    pub(crate) axes: Vec<AxisRules>,
     /// The data address is a multiple of this many bytes (1: none).
-    pub base_align: i64,
+    pub(crate) base_align: i64,
 }
 
 /// The assumptions about one axis (1 / `None`: no assumption).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AxisRules {
+pub(crate) struct AxisRules {
     /// The extent is a multiple of this.
-    pub shape_divisible_by: i64,
+    pub(crate) shape_divisible_by: i64,
     /// The stride (elements) is a multiple of this.
-    pub stride_divisible_by: i64,
+    pub(crate) stride_divisible_by: i64,
     /// The stride is exactly this.
-    pub stride_constant: Option<i64>,
+    pub(crate) stride_constant: Option<i64>,
     /// The stride is at least this.
-    pub stride_lower_bound: Option<i64>,
+    pub(crate) stride_lower_bound: Option<i64>,
 }
 
 /// A struct passed by value: its layout, flattened to its scalar leaves.
-///
-/// ```
-/// use begen::model::{AttrType, binary::{StructLeaf, StructType}};
-/// let s = StructType { name: "P".into(), size: 16, leaves: vec![
-///     StructLeaf { path: vec!["a".into()], ty: AttrType::Float64, offset: 0 },
-/// ] };
-/// assert_eq!(s.leaves[0].offset, 0);
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct StructType {
+pub(crate) struct StructType {
     /// Its name in begen.yaml's `structs:`.
-    pub name: String,
+    pub(crate) name: String,
     /// `sizeof`.
-    pub size: u32,
+    pub(crate) size: u32,
     /// Every scalar member, nested ones by their path, in layout order.
-    pub leaves: Vec<StructLeaf>,
+    pub(crate) leaves: Vec<StructLeaf>,
 }
 
 /// One scalar member of a struct.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct StructLeaf {
+pub(crate) struct StructLeaf {
     /// Member names from the outer struct down.
-    pub path: Vec<String>,
+    pub(crate) path: Vec<String>,
     /// Its type.
-    pub ty: AttrType,
+    pub(crate) ty: AttrType,
     /// Its offset from the struct's start.
-    pub offset: u32,
+    pub(crate) offset: u32,
 }
 
 /// A binary operator of a launch expression.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Op {
+pub(crate) enum Op {
     /// `+`.
     Add,
     /// `-`.
@@ -194,7 +173,7 @@ pub enum Op {
 
 impl Op {
     /// The operator's text.
-    pub fn text(self) -> &'static str {
+    pub(crate) fn text(self) -> &'static str {
         match self {
             Op::Add => "+",
             Op::Sub => "-",
@@ -209,7 +188,7 @@ impl Op {
 /// A launch expression over integers and names (dims and attributes),
 /// as `binary::launch::parse_expr` reads it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Expr {
+pub(crate) enum Expr {
     /// A literal.
     Int(i64),
     /// A dimension or attribute.
@@ -220,7 +199,7 @@ pub enum Expr {
 
 impl Expr {
     /// Every name it reads, in order of appearance.
-    pub fn names(&self) -> Vec<&str> {
+    pub(crate) fn names(&self) -> Vec<&str> {
         match self {
             Expr::Int(_) => vec![],
             Expr::Name(n) => vec![n.as_str()],
@@ -241,5 +220,40 @@ impl fmt::Display for Expr {
             Expr::Bin(Op::Cdiv, a, b) => write!(f, "cdiv({a}, {b})"),
             Expr::Bin(op, a, b) => write!(f, "({a} {} {b})", op.text()),
         }
+    }
+}
+
+#[cfg(test)]
+mod doc_examples {
+    //! The examples of this module's crate-private items, run as unit tests
+    //! (an example in a doc comment must compile outside the crate).
+
+    #[test]
+    fn convention() {
+        use crate::model::binary::Convention;
+        assert_eq!(Convention::bound("c"), Some(Convention::C));
+        assert_eq!(Convention::CutilePythonV1.name(), "cutile_python_v1");
+        // cuTile's second convention is demangled, not bound.
+        assert_eq!(Convention::bound("cutile_python_v2"), None);
+    }
+
+    #[test]
+    fn binary_image() {
+        let i = crate::model::binary::BinaryImage { file: "k.ptx".into(), bytes: b".version 8.0\0".to_vec() };
+        assert!(i.bytes.ends_with(&[0]));
+    }
+
+    #[test]
+    fn struct_type() {
+        use crate::model::{
+            AttrType,
+            binary::{StructLeaf, StructType},
+        };
+        let s = StructType {
+            name: "P".into(),
+            size: 16,
+            leaves: vec![StructLeaf { path: vec!["a".into()], ty: AttrType::Float64, offset: 0 }],
+        };
+        assert_eq!(s.leaves[0].offset, 0);
     }
 }

@@ -29,12 +29,12 @@ pub(crate) enum FileKind {
 /// `/`-separated), what it is, and its text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct GeneratedFile {
-    pub rel_path: String,
-    pub kind: FileKind,
+    pub(crate) rel_path: String,
+    pub(crate) kind: FileKind,
     /// For a wrapper: the source it includes (relative to the root, as in
     /// `Function::file`).
-    pub source: Option<String>,
-    pub contents: String,
+    pub(crate) source: Option<String>,
+    pub(crate) contents: String,
 }
 
 /// Everything `emit` produces, in a deterministic order: wrappers (sorted
@@ -42,12 +42,12 @@ pub(crate) struct GeneratedFile {
 /// `<name>.py`, `<name>.pyi`, `<name>.yaml`.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Emitted {
-    pub files: Vec<GeneratedFile>,
+    pub(crate) files: Vec<GeneratedFile>,
 }
 
 impl Emitted {
     /// The wrapper translation units, with their platforms.
-    pub fn wrappers(&self) -> impl Iterator<Item = (&GeneratedFile, Platform)> {
+    pub(crate) fn wrappers(&self) -> impl Iterator<Item = (&GeneratedFile, Platform)> {
         self.files.iter().filter_map(|f| match f.kind {
             FileKind::Wrapper(p) => Some((f, p)),
             _ => None,
@@ -56,12 +56,12 @@ impl Emitted {
 
     /// Every glue translation unit, the first first (one for a library of
     /// up to 64 handlers, none for a library without functions).
-    pub fn glue_parts(&self) -> impl Iterator<Item = &GeneratedFile> {
+    pub(crate) fn glue_parts(&self) -> impl Iterator<Item = &GeneratedFile> {
         self.files.iter().filter(|f| f.kind == FileKind::Glue)
     }
 
     /// Every C++ translation unit: wrappers, then the glue.
-    pub fn translation_units(&self) -> impl Iterator<Item = &GeneratedFile> {
+    pub(crate) fn translation_units(&self) -> impl Iterator<Item = &GeneratedFile> {
         self.files.iter().filter(|f| matches!(f.kind, FileKind::Wrapper(_) | FileKind::Glue | FileKind::Binaries))
     }
 }

@@ -100,16 +100,7 @@ pub(crate) const KEYWORDS: &[&str] = &[
 
 /// True when `name` is a plain ASCII C++ identifier that is not a keyword:
 /// a letter or `_`, then letters, digits and `_`.
-///
-/// ```
-/// use begen::model::is_identifier;
-/// assert!(is_identifier("scale_by_2"));
-/// assert!(!is_identifier("2x"));
-/// assert!(!is_identifier("café"));
-/// assert!(!is_identifier("float"));
-/// assert!(!is_identifier("a);system(\"x\""));
-/// ```
-pub fn is_identifier(name: &str) -> bool {
+pub(crate) fn is_identifier(name: &str) -> bool {
     let mut bytes = name.bytes();
     let starts_well = matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic() || b == b'_');
     starts_well && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_') && !KEYWORDS.contains(&name)
@@ -147,5 +138,21 @@ mod tests {
         assert!(!is_identifier("a-b"));
         assert!(!is_identifier("a b"));
         assert!(!is_identifier("int"));
+    }
+}
+
+#[cfg(test)]
+mod doc_examples {
+    //! The examples of this module's crate-private items, run as unit tests
+    //! (an example in a doc comment must compile outside the crate).
+
+    #[test]
+    fn is_identifier() {
+        use crate::model::is_identifier;
+        assert!(is_identifier("scale_by_2"));
+        assert!(!is_identifier("2x"));
+        assert!(!is_identifier("café"));
+        assert!(!is_identifier("float"));
+        assert!(!is_identifier("a);system(\"x\""));
     }
 }

@@ -8,7 +8,7 @@
 //! it and cannot fail on it.
 
 mod attr;
-pub mod binary;
+pub(crate) mod binary;
 pub(crate) mod decl;
 pub(crate) mod generated;
 mod ident;
@@ -19,17 +19,13 @@ mod view;
 use std::fmt;
 use std::path::PathBuf;
 
-pub use attr::{ArrayBinding, Container, RecordMember, RecordType};
-pub use ident::is_identifier;
+pub(crate) use attr::{ArrayBinding, Container, RecordMember, RecordType};
+pub(crate) use ident::is_identifier;
 pub(crate) use ident::{KEYWORDS, is_invisible, is_py_keyword};
 pub(crate) use pynames::{PY_IMPORTS, is_py_reserved, shadows_py_module};
-pub use scalar::{AttrType, CudaType, Scalar, ScalarKind};
+pub(crate) use scalar::{AttrType, ScalarKind};
 
 /// Where a function runs: decided by its source file's extension.
-///
-/// ```
-/// assert_eq!(begen::model::Platform::Cuda.as_str(), "cuda");
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Platform {
     /// `.cpp`, `.cc`, `.cxx`: compiled with the host C++ compiler.
@@ -40,10 +36,6 @@ pub enum Platform {
 
 impl Platform {
     /// The lower-case name used in JSON, YAML and the CLI.
-    ///
-    /// ```
-    /// assert_eq!(begen::model::Platform::Cpu.as_str(), "cpu");
-    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             Platform::Cpu => "cpu",
@@ -53,11 +45,6 @@ impl Platform {
 }
 
 /// Which kernels a build includes.
-///
-/// ```
-/// use begen::model::PlatformChoice;
-/// assert_eq!(PlatformChoice::default(), PlatformChoice::Auto);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum PlatformChoice {
     /// CPU kernels always; CUDA kernels when CUDA sources exist (then nvcc
@@ -72,12 +59,6 @@ pub enum PlatformChoice {
 
 impl PlatformChoice {
     /// Parses `cpu`, `cuda` or `auto`.
-    ///
-    /// ```
-    /// use begen::model::PlatformChoice;
-    /// assert_eq!(PlatformChoice::parse("cpu"), Some(PlatformChoice::Cpu));
-    /// assert_eq!(PlatformChoice::parse("gpu"), None);
-    /// ```
     pub fn parse(s: &str) -> Option<PlatformChoice> {
         match s {
             "auto" => Some(PlatformChoice::Auto),
@@ -88,11 +69,6 @@ impl PlatformChoice {
     }
 
     /// The name `parse` reads.
-    ///
-    /// ```
-    /// use begen::model::PlatformChoice;
-    /// assert_eq!(PlatformChoice::parse(PlatformChoice::Cuda.as_str()), Some(PlatformChoice::Cuda));
-    /// ```
     pub fn as_str(self) -> &'static str {
         match self {
             PlatformChoice::Auto => "auto",
@@ -104,14 +80,8 @@ impl PlatformChoice {
 
 /// One resolved arg_spec token. Canonical: kernix aliases are normalised and
 /// every attr carries its type.
-///
-/// ```
-/// use begen::model::{AttrType, Token};
-/// let t = Token::Attr { name: "alpha".into(), ty: AttrType::Float32 };
-/// assert_eq!(t.to_string(), "attr.alpha:float32");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Token {
+pub(crate) enum Token {
     /// An input tensor, `const BE::Tensor` (or, typed, `const T*`); the
     /// contract is `None` for the untyped `arg`.
     Arg(Option<TensorType>),
@@ -171,33 +141,18 @@ pub enum Token {
 impl Token {
     /// Whether it is read by the kernel: a tensor (`arg` or `inout`) or a
     /// list of arrays.
-    ///
-    /// ```
-    /// use begen::model::Token;
-    /// assert!(Token::InOut(None).is_input() && !Token::Ret(None).is_input());
-    /// ```
-    pub fn is_input(&self) -> bool {
+    pub(crate) fn is_input(&self) -> bool {
         matches!(self, Token::Arg(_) | Token::InOut(_) | Token::List(_))
     }
 
     /// Whether it is a tensor XLA returns (`ret` or `inout`).
-    ///
-    /// ```
-    /// use begen::model::Token;
-    /// assert!(Token::InOut(None).is_output() && !Token::Arg(None).is_output());
-    /// ```
-    pub fn is_output(&self) -> bool {
+    pub(crate) fn is_output(&self) -> bool {
         matches!(self, Token::Ret(_) | Token::InOut(_))
     }
 
     /// The typed contract of a tensor token, if it has one (a list's is
     /// every element's).
-    ///
-    /// ```
-    /// use begen::model::Token;
-    /// assert!(Token::Arg(None).contract().is_none());
-    /// ```
-    pub fn contract(&self) -> Option<&TensorType> {
+    pub(crate) fn contract(&self) -> Option<&TensorType> {
         match self {
             Token::Arg(c) | Token::Ret(c) | Token::InOut(c) => c.as_ref(),
             Token::List(c) => Some(c),
@@ -211,13 +166,7 @@ impl Token {
     }
 
     /// Whether it is a list of arrays.
-    ///
-    /// ```
-    /// use begen::model::{AttrType, ElementType, Token, TensorType};
-    /// let c = TensorType { dtype: ElementType::Dtype(AttrType::Float32), dims: Some(vec![]) };
-    /// assert!(Token::List(c.clone()).is_list() && !Token::Arg(Some(c)).is_list());
-    /// ```
-    pub fn is_list(&self) -> bool {
+    pub(crate) fn is_list(&self) -> bool {
         matches!(self, Token::List(_))
     }
 }
@@ -244,21 +193,12 @@ impl fmt::Display for Token {
 }
 
 /// A typed tensor's contract: its element type and, where given, its shape.
-///
-/// ```
-/// use begen::model::{AttrType, ElementType, Extent, TensorType};
-/// let t = TensorType {
-///     dtype: ElementType::Dtype(AttrType::Float32),
-///     dims: Some(vec![Extent::Named("n".into()), Extent::Fixed(3)]),
-/// };
-/// assert_eq!(t.to_string(), "float32[n,3]");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct TensorType {
+pub(crate) struct TensorType {
     /// The element type.
-    pub dtype: ElementType,
+    pub(crate) dtype: ElementType,
     /// The extents; `None` when only the element type is given (any shape).
-    pub dims: Option<Vec<Extent>>,
+    pub(crate) dims: Option<Vec<Extent>>,
 }
 
 impl fmt::Display for TensorType {
@@ -273,13 +213,8 @@ impl fmt::Display for TensorType {
 }
 
 /// The element type of a typed tensor.
-///
-/// ```
-/// use begen::model::ElementType;
-/// assert_eq!(ElementType::Param("T".into()).to_string(), "T");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum ElementType {
+pub(crate) enum ElementType {
     /// One of the 15 types.
     Dtype(AttrType),
     /// A template type parameter (`const.T=float32,float64`): each instance
@@ -297,13 +232,8 @@ impl fmt::Display for ElementType {
 }
 
 /// One extent of a typed tensor's shape.
-///
-/// ```
-/// use begen::model::Extent;
-/// assert_eq!(Extent::Fixed(4).to_string(), "4");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Extent {
+pub(crate) enum Extent {
     /// A named dimension: every tensor that names it has the same extent.
     Named(String),
     /// A literal extent.
@@ -322,32 +252,21 @@ impl fmt::Display for Extent {
 /// A compile-time constant of a template kernel (`const.<NAME>=v1,v2`):
 /// begen instantiates the template once per value (per combination when
 /// there are several).
-///
-/// ```
-/// use begen::model::{AttrType, Const, ConstKind};
-/// let block = Const {
-///     name: "BLOCK".into(),
-///     py_name: "BLOCK".into(),
-///     kind: ConstKind::Value(AttrType::Int32),
-///     values: vec!["128".into(), "256".into()],
-/// };
-/// assert_eq!(block.values.len(), 2);
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Const {
+pub(crate) struct Const {
     /// The template parameter's name.
-    pub name: String,
+    pub(crate) name: String,
     /// Its keyword in the Python function (`_` appended where needed).
-    pub py_name: String,
+    pub(crate) py_name: String,
     /// A type or a value parameter.
-    pub kind: ConstKind,
+    pub(crate) kind: ConstKind,
     /// Canonical values: dtype names for a type, literals for a value.
-    pub values: Vec<String>,
+    pub(crate) values: Vec<String>,
 }
 
 /// What kind of template parameter a [`Const`] is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ConstKind {
+pub(crate) enum ConstKind {
     /// `typename T` / `class T`: its values are dtypes.
     Type,
     /// A non-type parameter of this type (`int N`, `bool B`).
@@ -356,65 +275,35 @@ pub enum ConstKind {
 
 /// One instantiation of a template kernel: its own FFI target, handler and
 /// trampoline.
-///
-/// ```
-/// let i = begen::model::Instance {
-///     values: vec!["float32".into()],
-///     key: "axpy[T=float32]".into(),
-///     target: "k.axpy[T=float32]".into(),
-///     handler: "begen_k_axpy__float32".into(),
-///     trampoline: "begen_call_k_axpy__float32".into(),
-/// };
-/// assert_eq!(i.values[0], "float32");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Instance {
+pub(crate) struct Instance {
     /// One value per const of the function, in its order.
-    pub values: Vec<String>,
+    pub(crate) values: Vec<String>,
     /// Its key in the Python module's `TARGETS`: `name[A=v,B=w]`.
-    pub key: String,
+    pub(crate) key: String,
     /// Its XLA FFI target name.
-    pub target: String,
+    pub(crate) target: String,
     /// Its exported handler symbol.
-    pub handler: String,
+    pub(crate) handler: String,
     /// Its hidden trampoline symbol.
-    pub trampoline: String,
+    pub(crate) trampoline: String,
 }
 
 /// A tensor parameter the kernel takes as a pointer to its elements
 /// (`const float* x`) instead of a `BE::Tensor` view.
-///
-/// ```
-/// let p = begen::model::Pointer { pointee: "float".into(), is_const: true };
-/// assert!(p.is_const);
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Pointer {
+pub(crate) struct Pointer {
     /// The element type as declared (`float`, `T`, `__half`).
-    pub pointee: String,
+    pub(crate) pointee: String,
     /// `const T*`.
-    pub is_const: bool,
+    pub(crate) is_const: bool,
 }
 
 /// How the C++ parameter that receives a float16/bfloat16 attr is declared;
 /// the wrapper passes the raw bits, reinterpreted when the kernel takes the
 /// CUDA type itself.
-///
-/// ```
-/// use begen::model::{AttrType, HalfRepr, Param, Token};
-/// let alpha = Param {
-///     name: "alpha".into(),
-///     py_name: "alpha".into(),
-///     token: Token::Attr { name: "alpha".into(), ty: AttrType::Float16 },
-///     half_repr: Some(HalfRepr::CudaHalf),
-///     pointer: None,
-///     array: None,
-///     line: 3,
-/// };
-/// assert_eq!(alpha.half_repr, Some(HalfRepr::CudaHalf));
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum HalfRepr {
+pub(crate) enum HalfRepr {
     /// `uint16_t` / `unsigned short`: raw bits, as the arg_spec system prescribes.
     Bits,
     /// `__half` / `half`.
@@ -424,41 +313,30 @@ pub enum HalfRepr {
 }
 
 /// One parameter of the kernel, in C++ signature order.
-///
-/// ```
-/// use begen::model::{Param, Token};
-/// let x = Param { name: "x".into(), py_name: "x".into(), token: Token::Arg(None), half_repr: None, pointer: None, array: None, line: 2 };
-/// assert_eq!(x.token.to_string(), "arg");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Param {
+pub(crate) struct Param {
     /// The parameter's name in the signature (a checked C++ identifier; for
     /// attrs it is also the attribute name XLA sees).
-    pub name: String,
+    pub(crate) name: String,
     /// Its name in the typed Python function (inputs and attributes only):
     /// the C++ name, with `_` appended where it would be a Python keyword,
     /// a name the module uses itself, `out`, or taken.
-    pub py_name: String,
+    pub(crate) py_name: String,
     /// The role and resolved type.
-    pub token: Token,
+    pub(crate) token: Token,
     /// Set for float16/bfloat16 attrs only.
-    pub half_repr: Option<HalfRepr>,
+    pub(crate) half_repr: Option<HalfRepr>,
     /// Set for a typed tensor taken as a pointer to its elements.
-    pub pointer: Option<Pointer>,
+    pub(crate) pointer: Option<Pointer>,
     /// Set for an array attribute: the container the kernel takes it in.
-    pub array: Option<ArrayBinding>,
+    pub(crate) array: Option<ArrayBinding>,
     /// 1-based line of the parameter in its file (for diagnostics).
-    pub line: usize,
+    pub(crate) line: usize,
 }
 
 /// How `jax.vmap` treats calls (jax.ffi's `vmap_method`).
-///
-/// ```
-/// use begen::model::VmapMethod;
-/// assert_eq!(VmapMethod::default(), VmapMethod::Sequential);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum VmapMethod {
+pub(crate) enum VmapMethod {
     /// Loop over the batch, one call per element (safe default).
     #[default]
     Sequential,
@@ -474,11 +352,7 @@ pub enum VmapMethod {
 
 impl VmapMethod {
     /// Every method jax.ffi offers, in its order.
-    ///
-    /// ```
-    /// assert_eq!(begen::model::VmapMethod::ALL.len(), 5);
-    /// ```
-    pub const ALL: [VmapMethod; 5] = [
+    pub(crate) const ALL: [VmapMethod; 5] = [
         VmapMethod::Sequential,
         VmapMethod::SequentialUnrolled,
         VmapMethod::ExpandDims,
@@ -487,11 +361,7 @@ impl VmapMethod {
     ];
 
     /// The name jax.ffi and `begen.yaml` use.
-    ///
-    /// ```
-    /// assert_eq!(begen::model::VmapMethod::BroadcastAll.as_str(), "broadcast_all");
-    /// ```
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             VmapMethod::Sequential => "sequential",
             VmapMethod::SequentialUnrolled => "sequential_unrolled",
@@ -502,67 +372,47 @@ impl VmapMethod {
     }
 
     /// Parses one of jax.ffi's method names.
-    ///
-    /// ```
-    /// use begen::model::VmapMethod;
-    /// assert_eq!(VmapMethod::parse("expand_dims"), Some(VmapMethod::ExpandDims));
-    /// assert_eq!(VmapMethod::parse("sideways"), None);
-    /// ```
-    pub fn parse(s: &str) -> Option<VmapMethod> {
+    pub(crate) fn parse(s: &str) -> Option<VmapMethod> {
         VmapMethod::ALL.into_iter().find(|m| m.as_str() == s)
     }
 }
 
 /// Per-function options from `begen.yaml`'s `functions:` section.
-///
-/// ```
-/// use begen::model::{FunctionOptions, VmapMethod};
-/// let opts = FunctionOptions::default();
-/// assert!(!opts.command_buffer && !opts.has_side_effect && opts.vjp.is_none());
-/// assert_eq!(opts.vmap_method, VmapMethod::Sequential);
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct FunctionOptions {
+pub(crate) struct FunctionOptions {
     /// Mark the handler `kCmdBufferCompatible` (CUDA graphs). Off by default:
     /// a kernel that synchronises or allocates during capture breaks.
-    pub command_buffer: bool,
+    pub(crate) command_buffer: bool,
     /// How `jax.vmap` batches calls of the Python function.
-    pub vmap_method: VmapMethod,
+    pub(crate) vmap_method: VmapMethod,
     /// XLA must keep the call even when its results are unused.
-    pub has_side_effect: bool,
+    pub(crate) has_side_effect: bool,
     /// The backward kernel, a function of the same module (checked: it
     /// takes the inputs and one cotangent per output and returns one
     /// cotangent per input); the Python function is then a `jax.custom_vjp`.
-    pub vjp: Option<String>,
+    pub(crate) vjp: Option<String>,
     /// Attribute values the kernel does not support, per attribute name,
     /// as Python literals (`0.0`, `True`, `3`).
-    pub unsupported: Vec<(String, Vec<String>)>,
+    pub(crate) unsupported: Vec<(String, Vec<String>)>,
     /// The inputs (C++ parameter names, float tensors) the outputs are
     /// linear in, each with the others fixed (checked); with `jvp`, the
     /// Python function binds a JAX primitive.
-    pub linear: Vec<String>,
+    pub(crate) linear: Vec<String>,
     /// A linear input's transpose kernel, a function of the same module
     /// (checked: it takes the other inputs and one cotangent per output and
     /// returns the input's cotangent): (parameter name, kernel name).
-    pub transpose: Vec<(String, String)>,
+    pub(crate) transpose: Vec<(String, String)>,
     /// The tangent kernel, a function of the same module (checked: it
     /// takes the inputs and one tangent per float input and returns one
     /// tangent per output).
-    pub jvp: Option<String>,
+    pub(crate) jvp: Option<String>,
     /// The handler zeroes the outputs before the kernel runs.
-    pub zero_outputs: bool,
+    pub(crate) zero_outputs: bool,
 }
 
 impl FunctionOptions {
     /// Whether the Python function binds a JAX primitive (`linear` or `jvp`).
-    ///
-    /// ```
-    /// let mut opts = begen::model::FunctionOptions::default();
-    /// assert!(!opts.is_primitive());
-    /// opts.jvp = Some("tanh_jvp".into());
-    /// assert!(opts.is_primitive());
-    /// ```
-    pub fn is_primitive(&self) -> bool {
+    pub(crate) fn is_primitive(&self) -> bool {
         !self.linear.is_empty() || self.jvp.is_some()
     }
 }
@@ -571,103 +421,89 @@ impl FunctionOptions {
 /// a function of the library for one platform (begen.yaml's `algorithms:`).
 /// Implementations agree on inputs, outputs, attributes and contracts
 /// (checked).
-///
-/// ```
-/// let a = begen::model::Algorithm {
-///     name: "add".into(),
-///     fallback: true,
-///     implementations: vec![begen::model::Implementation { function: 0, priority: 10 }],
-/// };
-/// assert_eq!(a.implementations[0].priority, 10);
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Algorithm {
+pub(crate) struct Algorithm {
     /// Its Python name, at the module's top level (a checked identifier).
-    pub name: String,
+    pub(crate) name: String,
     /// A call an implementation refuses goes to the next one for the platform.
-    pub fallback: bool,
+    pub(crate) fallback: bool,
     /// Highest priority first; equal priorities in begen.yaml's order.
-    pub implementations: Vec<Implementation>,
+    pub(crate) implementations: Vec<Implementation>,
 }
 
 /// One implementation of an [`Algorithm`].
-///
-/// ```
-/// let i = begen::model::Implementation { function: 3, priority: 0 };
-/// assert_eq!(i.function, 3);
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Implementation {
+pub(crate) struct Implementation {
     /// Index into [`Library::functions`].
-    pub function: usize,
+    pub(crate) function: usize,
     /// Higher wins among the implementations for one platform.
-    pub priority: i64,
+    pub(crate) priority: i64,
 }
 
 /// A checked, fully resolved annotated function.
 ///
-/// ```no_run
-/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-/// for f in &run.library.functions {
-///     println!("{} ({}:{}) -> {}", f.name, f.file, f.line, f.target);
+/// ```
+/// let run = begen::driver::run(&begen::driver::Settings::new("fixtures/config_forms/input"))?;
+/// for f in run.library.functions() {
+///     println!("{} ({}:{}) -> {}", f.name(), f.file(), f.line(), f.target());
 /// }
 /// # Ok::<(), begen::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Function {
     /// The C++ function name (a checked identifier).
-    pub name: String,
+    pub(crate) name: String,
     /// The module it belongs to (see [`Module`]).
-    pub module: String,
+    pub(crate) module: String,
     /// Its XLA FFI target name, `<module>.<function>`.
-    pub target: String,
+    pub(crate) target: String,
     /// Its name in the Python module: `name`, with `_` appended where that
     /// would be a Python keyword or one of the module's own names.
-    pub py_name: String,
+    pub(crate) py_name: String,
     /// The exported XLA FFI handler symbol in `lib<library>.so`.
-    pub handler: String,
+    pub(crate) handler: String,
     /// The hidden `extern "C"` trampoline in the source's translation unit
     /// that the handler calls; a binary kernel has none (the name stays
     /// reserved).
-    pub trampoline: String,
+    pub(crate) trampoline: String,
     /// Source path relative to the scanned root, `/`-separated.
-    pub file: String,
+    pub(crate) file: String,
     /// The variant of the source it is compiled in (its module's name), if
     /// it is in one (begen.yaml's `variants:`).
-    pub variant: Option<String>,
+    pub(crate) variant: Option<String>,
     /// The source path as found on disk.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// 1-based line of the function's name.
-    pub line: usize,
+    pub(crate) line: usize,
     /// 1-based byte column of the function's name.
-    pub column: usize,
+    pub(crate) column: usize,
     /// From the source file's extension: which compiler and XLA platform.
-    pub platform: Platform,
+    pub(crate) platform: Platform,
     /// Parameters in C++ signature order; `params[i].token` is `arg_spec()[i]`.
-    pub params: Vec<Param>,
+    pub(crate) params: Vec<Param>,
     /// Its entry under `functions:` in begen.yaml (defaults otherwise).
-    pub options: FunctionOptions,
+    pub(crate) options: FunctionOptions,
     /// The template parameters a template kernel is instantiated over
     /// (`const.` tokens), in the template's order; empty for a plain function.
-    pub consts: Vec<Const>,
+    pub(crate) consts: Vec<Const>,
     /// A template kernel's instantiations, one per combination of its
     /// consts' values (in lexicographic order of the consts' value lists);
     /// empty for a plain function, whose target, handler and trampoline are
     /// the function's own.
-    pub instances: Vec<Instance>,
+    pub(crate) instances: Vec<Instance>,
     /// A precompiled kernel (begen.yaml's `binaries:`): what its handler
     /// launches. `None` for an annotated source's function.
-    pub binary: Option<Box<binary::BinaryCall>>,
+    pub(crate) binary: Option<Box<binary::BinaryCall>>,
 }
 
 impl Function {
     /// The canonical arg_spec, one token per C++ parameter, as `begen scan`
     /// reports it (`arg`, `attr.x:float32`).
     ///
-    /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-    /// let f = &run.library.functions[0];
-    /// println!("{}", f.arg_spec().join(" "));
+    /// ```
+    /// let run = begen::driver::run(&begen::driver::Settings::new("fixtures/config_forms/input"))?;
+    /// let f = run.library.functions().iter().find(|f| f.name() == "sub_one").unwrap();
+    /// assert_eq!(f.arg_spec()[2], "attr.k:int32");
     /// # Ok::<(), begen::Error>(())
     /// ```
     pub fn arg_spec(&self) -> Vec<String> {
@@ -676,51 +512,24 @@ impl Function {
 
     /// The arg_spec as text, then a template kernel's `const.` tokens:
     /// what comments, docstrings and the scan table show.
-    ///
-    /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-    /// println!("{}", run.library.functions[0].spec_tokens().join(" "));
-    /// # Ok::<(), begen::Error>(())
-    /// ```
-    pub fn spec_tokens(&self) -> Vec<String> {
+    pub(crate) fn spec_tokens(&self) -> Vec<String> {
         let tokens = self.params.iter().map(|p| p.token.to_string());
         tokens.chain(self.consts.iter().map(|k| format!("const.{}={}", k.name, k.values.join(",")))).collect()
     }
 
     /// Its tensor inputs (`arg` and `inout`), in signature order.
-    ///
-    /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-    /// let f = &run.library.functions[0];
-    /// assert_eq!(f.input_params().count(), f.inputs());
-    /// # Ok::<(), begen::Error>(())
-    /// ```
-    pub fn input_params(&self) -> impl Iterator<Item = &Param> {
+    pub(crate) fn input_params(&self) -> impl Iterator<Item = &Param> {
         self.params.iter().filter(|p| p.token.is_input())
     }
 
     /// The tensors XLA returns (`ret` and `inout`), in signature order.
-    ///
-    /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-    /// let f = &run.library.functions[0];
-    /// assert_eq!(f.output_params().count(), f.outputs());
-    /// # Ok::<(), begen::Error>(())
-    /// ```
-    pub fn output_params(&self) -> impl Iterator<Item = &Param> {
+    pub(crate) fn output_params(&self) -> impl Iterator<Item = &Param> {
         self.params.iter().filter(|p| p.token.is_output())
     }
     /// Its inputs with floating elements (real or complex; a template type
     /// when every type it is instantiated with is one): those that have a
     /// tangent and a cotangent.
-    ///
-    /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-    /// let f = &run.library.functions[0];
-    /// assert!(f.float_inputs().count() <= f.inputs());
-    /// # Ok::<(), begen::Error>(())
-    /// ```
-    pub fn float_inputs(&self) -> impl Iterator<Item = &Param> {
+    pub(crate) fn float_inputs(&self) -> impl Iterator<Item = &Param> {
         self.input_params().filter(|p| p.token.contract().is_some_and(|c| self.is_float(c)))
     }
 
@@ -737,40 +546,13 @@ impl Function {
         }
     }
 
-    /// How many input tensors (`arg` and `inout`) it takes.
-    ///
-    /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-    /// let f = &run.library.functions[0];
-    /// println!("{}: {} in, {} out", f.name, f.inputs(), f.outputs());
-    /// # Ok::<(), begen::Error>(())
-    /// ```
-    pub fn inputs(&self) -> usize {
-        self.input_params().count()
-    }
-
     /// How many output tensors (`ret` and `inout`) XLA returns.
-    ///
-    /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-    /// let f = &run.library.functions[0];
-    /// assert_eq!(f.outputs(), f.params.iter().filter(|p| p.token.is_output()).count());
-    /// # Ok::<(), begen::Error>(())
-    /// ```
-    pub fn outputs(&self) -> usize {
+    pub(crate) fn outputs(&self) -> usize {
         self.output_params().count()
     }
 
     /// Its attribute parameters with their types, in signature order.
-    ///
-    /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-    /// for (param, ty) in run.library.functions[0].attrs() {
-    ///     println!("{}: {ty}", param.name);
-    /// }
-    /// # Ok::<(), begen::Error>(())
-    /// ```
-    pub fn attrs(&self) -> impl Iterator<Item = (&Param, AttrType)> {
+    pub(crate) fn attrs(&self) -> impl Iterator<Item = (&Param, AttrType)> {
         self.params.iter().filter_map(|p| match &p.token {
             Token::Attr { ty, .. } => Some((p, *ty)),
             Token::Arg(_)
@@ -789,15 +571,7 @@ impl Function {
     /// order, with its type as the arg_spec writes it after `attr.<name>:`
     /// (a struct with its members, so that two structs of one name but
     /// different members differ).
-    ///
-    /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-    /// for (param, ty) in run.library.functions[0].attributes() {
-    ///     println!("{}: {ty}", param.name);
-    /// }
-    /// # Ok::<(), begen::Error>(())
-    /// ```
-    pub fn attributes(&self) -> impl Iterator<Item = (&Param, String)> {
+    pub(crate) fn attributes(&self) -> impl Iterator<Item = (&Param, String)> {
         self.params.iter().filter_map(|p| match &p.token {
             Token::Attr { ty, .. } => Some((p, ty.to_string())),
             Token::Array { ty, .. } => Some((p, format!("{ty}[]"))),
@@ -814,95 +588,68 @@ impl Function {
 }
 
 /// One source file of the library (annotated or not), relative to the root.
-///
-/// ```no_run
-/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-/// for src in &run.library.sources {
-///     println!("{} ({}), wrapped: {}", src.file, src.platform.as_str(), src.include.is_some());
-/// }
-/// # Ok::<(), begen::Error>(())
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceFile {
+pub(crate) struct SourceFile {
     /// Path relative to the scanned root, `/`-separated.
-    pub file: String,
+    pub(crate) file: String,
     /// Where it was read from.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// From its extension: compiled by nvcc (`cuda`) or the host compiler.
-    pub platform: Platform,
+    pub(crate) platform: Platform,
     /// The path written into `#include "..."` by the wrapper of an
     /// annotated source: relative to the root (which every TU has on its
     /// include path), or absolute where an include directory searched
     /// first holds a file of that name; checked to be safe there. `None`
     /// for sources without functions, which compile as they are.
-    pub include: Option<String>,
+    pub(crate) include: Option<String>,
     /// The source's variants: each compiles it again, with its defines,
     /// into its own module.
-    pub variants: Vec<Variant>,
+    pub(crate) variants: Vec<Variant>,
 }
 
 /// One variant of a source (begen.yaml's `variants:`).
-///
-/// ```
-/// let v = begen::model::Variant { module: "mv_b256".into(), defines: vec![("BLOCK".into(), "256".into())] };
-/// assert_eq!(v.defines[0].1, "256");
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Variant {
+pub(crate) struct Variant {
     /// Its module's name (a checked identifier).
-    pub module: String,
+    pub(crate) module: String,
     /// `#define NAME VALUE` lines before the source (checked identifiers
     /// and numeric or identifier values).
-    pub defines: Vec<(String, String)>,
+    pub(crate) defines: Vec<(String, String)>,
 }
 
 /// A namespace of functions inside a library: names are unique within a
 /// module, and a function's target is `<module>.<function>`. A library
 /// without `modules:` in begen.yaml is one module named after its prefix.
-///
-/// ```no_run
-/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-/// for m in &run.library.modules {
-///     let names: Vec<&str> = m.functions.iter().map(|&i| run.library.functions[i].name.as_str()).collect();
-///     println!("{}: {}", m.name, names.join(", "));
-/// }
-/// # Ok::<(), begen::Error>(())
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Module {
+pub(crate) struct Module {
     /// The module's name as targets use it (identifiers joined by dots).
-    pub name: String,
+    pub(crate) name: String,
     /// Its attribute name in the Python module of a library of several
     /// modules (`_` appended to a Python keyword or a module-level name).
-    pub py_name: String,
+    pub(crate) py_name: String,
     /// Indices into [`Library::functions`], in order.
-    pub functions: Vec<usize>,
+    pub(crate) functions: Vec<usize>,
 }
 
 /// Build settings from begen.yaml, resolved against the root.
-///
-/// ```
-/// let settings = begen::model::Settings::default();
-/// assert!(settings.include_dirs.is_empty() && !settings.cuda);
-/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// Include directories, absolute.
-    pub include_dirs: Vec<PathBuf>,
+    pub(crate) include_dirs: Vec<PathBuf>,
     /// Flags for host C++ translation units.
-    pub cxx_flags: Vec<String>,
+    pub(crate) cxx_flags: Vec<String>,
     /// CUDA architectures as written (`sm_90`, `9.0`).
-    pub cuda_arch: Vec<String>,
+    pub(crate) cuda_arch: Vec<String>,
     /// Flags for nvcc translation units.
-    pub cuda_flags: Vec<String>,
+    pub(crate) cuda_flags: Vec<String>,
     /// Whether nvcc is required: CUDA sources are built.
-    pub cuda: bool,
+    pub(crate) cuda: bool,
     /// Libraries to link, by `-l` name (`cublas`).
-    pub link_libs: Vec<String>,
+    pub(crate) link_libs: Vec<String>,
     /// Directories to search for them first, absolute.
-    pub link_dirs: Vec<PathBuf>,
+    pub(crate) link_dirs: Vec<PathBuf>,
     /// Arguments passed to the linker as they are.
-    pub link_args: Vec<String>,
+    pub(crate) link_args: Vec<String>,
 }
 
 /// What `emit` and `build` take: the checked functions of one library.
@@ -910,34 +657,253 @@ pub struct Settings {
 /// so no other crate can make one): every name in it is a checked
 /// identifier, every symbol distinct, every include path safe.
 ///
-/// ```no_run
-/// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
+/// ```
+/// let run = begen::driver::run(&begen::driver::Settings::new("fixtures/config_forms/input"))?;
 /// let lib = &run.library;
-/// println!("lib{}.so: {} function(s) from {} source(s)", lib.name, lib.functions.len(), lib.sources.len());
+/// assert_eq!(lib.name(), "mykernels");
+/// println!("lib{}.so: {} function(s)", lib.name(), lib.functions().len());
 /// # Ok::<(), begen::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Library {
     /// Library name (a checked identifier): `lib<name>.so`, `<name>.py`.
-    pub name: String,
+    pub(crate) name: String,
     /// FFI target prefix of a one-module library: targets are `<prefix>.<function>`.
-    pub prefix: String,
+    pub(crate) prefix: String,
     /// Sorted by (file, line).
-    pub functions: Vec<Function>,
+    pub(crate) functions: Vec<Function>,
     /// The modules, sorted by name; one for a library without `modules:`.
-    pub modules: Vec<Module>,
+    pub(crate) modules: Vec<Module>,
     /// Whether begen.yaml declares `modules:` (the Python module then has
     /// one namespace per module).
-    pub namespaced: bool,
+    pub(crate) namespaced: bool,
     /// Every source file to compile, sorted by `file`.
-    pub sources: Vec<SourceFile>,
+    pub(crate) sources: Vec<SourceFile>,
     /// begen.yaml's algorithms, sorted by name.
-    pub algorithms: Vec<Algorithm>,
+    pub(crate) algorithms: Vec<Algorithm>,
     /// Include directories, flags, CUDA architectures and whether nvcc is needed.
-    pub settings: Settings,
+    pub(crate) settings: Settings,
     /// The root the sources were found under (absolute).
-    pub root: PathBuf,
+    pub(crate) root: PathBuf,
     /// The images of begen.yaml's `binaries:` that kernels use.
-    pub binaries: Vec<binary::BinaryImage>,
+    pub(crate) binaries: Vec<binary::BinaryImage>,
+}
+
+#[cfg(test)]
+mod doc_examples {
+    //! The examples of this module's crate-private items, run as unit tests
+    //! (an example in a doc comment must compile outside the crate).
+
+    #[test]
+    fn function_options_is_primitive() {
+        let mut opts = crate::model::FunctionOptions::default();
+        assert!(!opts.is_primitive());
+        opts.jvp = Some("tanh_jvp".into());
+        assert!(opts.is_primitive());
+        let linear = crate::model::FunctionOptions { linear: vec!["x".into()], ..Default::default() };
+        assert!(linear.is_primitive());
+    }
+
+    #[test]
+    fn platform() {
+        assert_eq!(crate::model::Platform::Cuda.as_str(), "cuda");
+    }
+
+    #[test]
+    fn platform_as_str() {
+        assert_eq!(crate::model::Platform::Cpu.as_str(), "cpu");
+    }
+
+    #[test]
+    fn platform_choice() {
+        use crate::model::PlatformChoice;
+        assert_eq!(PlatformChoice::default(), PlatformChoice::Auto);
+    }
+
+    #[test]
+    fn platform_choice_parse() {
+        use crate::model::PlatformChoice;
+        assert_eq!(PlatformChoice::parse("cpu"), Some(PlatformChoice::Cpu));
+        assert_eq!(PlatformChoice::parse("gpu"), None);
+    }
+
+    #[test]
+    fn platform_choice_as_str() {
+        use crate::model::PlatformChoice;
+        assert_eq!(PlatformChoice::parse(PlatformChoice::Cuda.as_str()), Some(PlatformChoice::Cuda));
+    }
+
+    #[test]
+    fn token() {
+        use crate::model::{AttrType, Token};
+        let t = Token::Attr { name: "alpha".into(), ty: AttrType::Float32 };
+        assert_eq!(t.to_string(), "attr.alpha:float32");
+    }
+
+    #[test]
+    fn token_is_input() {
+        use crate::model::Token;
+        assert!(Token::InOut(None).is_input() && !Token::Ret(None).is_input());
+    }
+
+    #[test]
+    fn token_is_output() {
+        use crate::model::Token;
+        assert!(Token::InOut(None).is_output() && !Token::Arg(None).is_output());
+    }
+
+    #[test]
+    fn token_contract() {
+        use crate::model::Token;
+        assert!(Token::Arg(None).contract().is_none());
+    }
+
+    #[test]
+    fn token_is_list() {
+        use crate::model::{AttrType, ElementType, TensorType, Token};
+        let c = TensorType { dtype: ElementType::Dtype(AttrType::Float32), dims: Some(vec![]) };
+        assert!(Token::List(c.clone()).is_list() && !Token::Arg(Some(c)).is_list());
+    }
+
+    #[test]
+    fn tensor_type() {
+        use crate::model::{AttrType, ElementType, Extent, TensorType};
+        let t = TensorType {
+            dtype: ElementType::Dtype(AttrType::Float32),
+            dims: Some(vec![Extent::Named("n".into()), Extent::Fixed(3)]),
+        };
+        assert_eq!(t.to_string(), "float32[n,3]");
+    }
+
+    #[test]
+    fn element_type() {
+        use crate::model::ElementType;
+        assert_eq!(ElementType::Param("T".into()).to_string(), "T");
+    }
+
+    #[test]
+    fn extent() {
+        use crate::model::Extent;
+        assert_eq!(Extent::Fixed(4).to_string(), "4");
+    }
+
+    #[test]
+    fn const_example() {
+        use crate::model::{AttrType, Const, ConstKind};
+        let block = Const {
+            name: "BLOCK".into(),
+            py_name: "BLOCK".into(),
+            kind: ConstKind::Value(AttrType::Int32),
+            values: vec!["128".into(), "256".into()],
+        };
+        assert_eq!(block.values.len(), 2);
+    }
+
+    #[test]
+    fn instance() {
+        let i = crate::model::Instance {
+            values: vec!["float32".into()],
+            key: "axpy[T=float32]".into(),
+            target: "k.axpy[T=float32]".into(),
+            handler: "begen_k_axpy__float32".into(),
+            trampoline: "begen_call_k_axpy__float32".into(),
+        };
+        assert_eq!(i.values[0], "float32");
+    }
+
+    #[test]
+    fn pointer() {
+        let p = crate::model::Pointer { pointee: "float".into(), is_const: true };
+        assert!(p.is_const);
+    }
+
+    #[test]
+    fn half_repr() {
+        use crate::model::{AttrType, HalfRepr, Param, Token};
+        let alpha = Param {
+            name: "alpha".into(),
+            py_name: "alpha".into(),
+            token: Token::Attr { name: "alpha".into(), ty: AttrType::Float16 },
+            half_repr: Some(HalfRepr::CudaHalf),
+            pointer: None,
+            array: None,
+            line: 3,
+        };
+        assert_eq!(alpha.half_repr, Some(HalfRepr::CudaHalf));
+    }
+
+    #[test]
+    fn param() {
+        use crate::model::{Param, Token};
+        let x = Param {
+            name: "x".into(),
+            py_name: "x".into(),
+            token: Token::Arg(None),
+            half_repr: None,
+            pointer: None,
+            array: None,
+            line: 2,
+        };
+        assert_eq!(x.token.to_string(), "arg");
+    }
+
+    #[test]
+    fn vmap_method() {
+        use crate::model::VmapMethod;
+        assert_eq!(VmapMethod::default(), VmapMethod::Sequential);
+    }
+
+    #[test]
+    fn vmap_method_all() {
+        assert_eq!(crate::model::VmapMethod::ALL.len(), 5);
+    }
+
+    #[test]
+    fn vmap_method_as_str() {
+        assert_eq!(crate::model::VmapMethod::BroadcastAll.as_str(), "broadcast_all");
+    }
+
+    #[test]
+    fn vmap_method_parse() {
+        use crate::model::VmapMethod;
+        assert_eq!(VmapMethod::parse("expand_dims"), Some(VmapMethod::ExpandDims));
+        assert_eq!(VmapMethod::parse("sideways"), None);
+    }
+
+    #[test]
+    fn function_options() {
+        use crate::model::{FunctionOptions, VmapMethod};
+        let opts = FunctionOptions::default();
+        assert!(!opts.command_buffer && !opts.has_side_effect && opts.vjp.is_none());
+        assert_eq!(opts.vmap_method, VmapMethod::Sequential);
+    }
+
+    #[test]
+    fn algorithm() {
+        let a = crate::model::Algorithm {
+            name: "add".into(),
+            fallback: true,
+            implementations: vec![crate::model::Implementation { function: 0, priority: 10 }],
+        };
+        assert_eq!(a.implementations[0].priority, 10);
+    }
+
+    #[test]
+    fn implementation() {
+        let i = crate::model::Implementation { function: 3, priority: 0 };
+        assert_eq!(i.function, 3);
+    }
+
+    #[test]
+    fn variant() {
+        let v = crate::model::Variant { module: "mv_b256".into(), defines: vec![("BLOCK".into(), "256".into())] };
+        assert_eq!(v.defines[0].1, "256");
+    }
+
+    #[test]
+    fn settings() {
+        let settings = crate::model::Settings::default();
+        assert!(settings.include_dirs.is_empty() && !settings.cuda);
+    }
 }

@@ -10,13 +10,13 @@
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct PyImport {
     /// The top-level module it imports.
-    pub module: &'static str,
+    pub(crate) module: &'static str,
     /// The statement, exactly as a runtime section's header writes it.
-    pub statement: &'static str,
+    pub(crate) statement: &'static str,
     /// The name it binds in the module.
-    pub binds: &'static str,
+    pub(crate) binds: &'static str,
     /// Not part of Python's standard library (printed after a blank line).
-    pub third_party: bool,
+    pub(crate) third_party: bool,
 }
 
 const fn import(module: &'static str, statement: &'static str, binds: &'static str, third_party: bool) -> PyImport {

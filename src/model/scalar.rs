@@ -9,14 +9,8 @@ use std::fmt;
 use crate::model::{HalfRepr, Platform};
 
 /// The 15 scalar attribute types of the arg_spec system.
-///
-/// ```
-/// use begen::model::AttrType;
-/// assert_eq!(AttrType::parse("float32"), Some(AttrType::Float32));
-/// assert_eq!(AttrType::Float16.cpp_type(), "uint16_t");
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum AttrType {
+pub(crate) enum AttrType {
     /// `bool`.
     Bool,
     /// `int8`: `int8_t`.
@@ -51,14 +45,8 @@ pub enum AttrType {
 
 /// What kind of number a type holds: what every stage's match is over, so
 /// that a new type of a known kind needs no new arm anywhere.
-///
-/// ```
-/// use begen::model::{AttrType, ScalarKind};
-/// assert_eq!(AttrType::BFloat16.kind(), ScalarKind::FloatBits);
-/// assert_eq!(AttrType::UInt8.kind(), ScalarKind::Int { signed: false });
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ScalarKind {
+pub(crate) enum ScalarKind {
     /// `bool`: `true` or `false`.
     Bool,
     /// An integer.
@@ -78,84 +66,79 @@ pub enum ScalarKind {
 
 /// CUDA's own C++ type for a float begen passes as bits (`__half`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CudaType {
+pub(crate) struct CudaType {
     /// How a parameter declared with it is marked.
-    pub repr: HalfRepr,
+    pub(crate) repr: HalfRepr,
     /// Its spellings; the first is the one begen writes.
-    pub spellings: &'static [&'static str],
+    pub(crate) spellings: &'static [&'static str],
     /// CUDA's raw struct a value is rebuilt from, field `x` the bits (`__half_raw`).
-    pub raw: &'static str,
+    pub(crate) raw: &'static str,
     /// The header that defines it (`<cuda_fp16.h>`).
-    pub header: &'static str,
+    pub(crate) header: &'static str,
 }
 
 /// Every fact about one scalar type. One `const` row per type; the
 /// methods of [`AttrType`] read them.
-///
-/// ```
-/// let f32 = begen::model::AttrType::Float32.facts();
-/// assert_eq!((f32.name, f32.cpp, f32.size, f32.xla), ("float32", "float", 4, "F32"));
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Scalar {
+pub(crate) struct Scalar {
     /// The type this row describes.
-    pub ty: AttrType,
+    pub(crate) ty: AttrType,
     /// Its name in the arg_spec (`attr.x:float32`), which is also its numpy
     /// and JAX dtype name.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// What kind of number it is.
-    pub kind: ScalarKind,
+    pub(crate) kind: ScalarKind,
     /// Bytes of one value (`sizeof`, a tensor element's width).
-    pub size: u32,
+    pub(crate) size: u32,
     /// Its C alignment on LP64 Linux and CUDA (a complex number's is its part's).
-    pub align: u32,
+    pub(crate) align: u32,
     /// The C++ type the kernel's attribute parameter receives (the 16-bit
     /// floats as their `uint16_t` bits, as the arg_spec system prescribes).
-    pub cpp: &'static str,
+    pub(crate) cpp: &'static str,
     /// The standard header `cpp` needs beyond `<cstdint>` (`<complex>`).
-    pub cpp_header: Option<&'static str>,
+    pub(crate) cpp_header: Option<&'static str>,
     /// The C++ element type of a tensor of this type in a CPU source;
     /// `None` where host C++ has none (the 16-bit floats).
-    pub element_cpu: Option<&'static str>,
+    pub(crate) element_cpu: Option<&'static str>,
     /// The C++ element type of a tensor of this type in a CUDA source.
-    pub element_cuda: &'static str,
+    pub(crate) element_cuda: &'static str,
     /// CUDA's own type for it, where a kernel may declare one.
-    pub cuda: Option<CudaType>,
+    pub(crate) cuda: Option<CudaType>,
     /// The type a value travels to XLA as: itself, the unsigned integer
     /// holding a [`ScalarKind::FloatBits`] float's bits, or a complex
     /// number's part (sent as a pair).
-    pub wire: AttrType,
+    pub(crate) wire: AttrType,
     /// The type XLA decodes an array attribute of this type's elements as,
     /// and how many of them make one element (a bool as a byte, a complex
     /// number as two reals).
-    pub array_wire: (AttrType, usize),
+    pub(crate) array_wire: (AttrType, usize),
     /// XLA FFI's `DataType` enumerator (`xla::ffi::DataType::F32`).
-    pub xla: &'static str,
+    pub(crate) xla: &'static str,
     /// That enumerator's value (`begen::xla_type::kF32` in `begen/abi.h`).
-    pub xla_code: i32,
+    pub(crate) xla_code: i32,
     /// The `BE::DType` enumerator of `brainevent/tensor.h`.
-    pub be_dtype: &'static str,
+    pub(crate) be_dtype: &'static str,
     /// cuTile's code in a mangled kernel name (`f32`), where it has the type.
-    pub cutile: Option<&'static str>,
+    pub(crate) cutile: Option<&'static str>,
     /// The dtype in the generated Python module (`_np.float32`,
     /// `_ml_dtypes.bfloat16`).
-    pub py_dtype: &'static str,
+    pub(crate) py_dtype: &'static str,
     /// Whether JAX holds it only with `jax_enable_x64` (64-bit types).
-    pub x64: bool,
+    pub(crate) x64: bool,
     /// The values of a bool or integer type; `None` for the others.
-    pub range: Option<(i128, i128)>,
+    pub(crate) range: Option<(i128, i128)>,
     /// The suffix of a C++ literal of this type (`LL`).
-    pub literal_suffix: &'static str,
+    pub(crate) literal_suffix: &'static str,
     /// The C++ spellings the arg_spec system's table infers it from, the
     /// first the canonical one. Exactly these; nothing else is inferred.
-    pub spellings: &'static [&'static str],
+    pub(crate) spellings: &'static [&'static str],
     /// Further spellings that name it on LP64 Linux (`long`,
     /// `cuFloatComplex`): a pointer's element type, a template's value
     /// parameter; never inferred for an attribute.
-    pub aliases: &'static [&'static str],
+    pub(crate) aliases: &'static [&'static str],
     /// Spellings only a template's value parameter is read with (`size_t`);
     /// a pointer to one is left to the compiler.
-    pub value_aliases: &'static [&'static str],
+    pub(crate) value_aliases: &'static [&'static str],
 }
 
 /// The empty row the rows below start from: no header, no CUDA type, no
@@ -523,13 +506,7 @@ const BFLOAT16: Scalar = Scalar {
 impl AttrType {
     /// Every type, in the order of the arg_spec system's table (and of the
     /// enum's variants).
-    ///
-    /// ```
-    /// use begen::model::AttrType;
-    /// assert_eq!(AttrType::ALL.len(), 15);
-    /// assert_eq!(AttrType::ALL[0], AttrType::Bool);
-    /// ```
-    pub const ALL: [AttrType; 15] = [
+    pub(crate) const ALL: [AttrType; 15] = [
         AttrType::Bool,
         AttrType::Int8,
         AttrType::UInt8,
@@ -548,12 +525,7 @@ impl AttrType {
     ];
 
     /// Its row of facts.
-    ///
-    /// ```
-    /// use begen::model::AttrType;
-    /// assert_eq!(AttrType::Complex64.facts().wire, AttrType::Float32);
-    /// ```
-    pub const fn facts(self) -> &'static Scalar {
+    pub(crate) const fn facts(self) -> &'static Scalar {
         match self {
             AttrType::Bool => &BOOL,
             AttrType::Int8 => &INT8,
@@ -574,83 +546,44 @@ impl AttrType {
     }
 
     /// The type string of `attr.<name>:<type>`.
-    ///
-    /// ```
-    /// assert_eq!(begen::model::AttrType::BFloat16.as_str(), "bfloat16");
-    /// ```
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         self.facts().name
     }
 
     /// What kind of number it holds.
-    ///
-    /// ```
-    /// use begen::model::{AttrType, ScalarKind};
-    /// assert_eq!(AttrType::Complex128.kind(), ScalarKind::Complex);
-    /// ```
-    pub fn kind(self) -> ScalarKind {
+    pub(crate) fn kind(self) -> ScalarKind {
         self.facts().kind
     }
 
     /// Whether it is one of the eight integer types (not `bool`).
-    ///
-    /// ```
-    /// use begen::model::AttrType;
-    /// assert!(AttrType::UInt8.is_integer() && !AttrType::Bool.is_integer());
-    /// ```
-    pub fn is_integer(self) -> bool {
+    pub(crate) fn is_integer(self) -> bool {
         matches!(self.kind(), ScalarKind::Int { .. })
     }
 
     /// Whether it is a complex type.
-    ///
-    /// ```
-    /// use begen::model::AttrType;
-    /// assert!(AttrType::Complex64.is_complex() && !AttrType::Float64.is_complex());
-    /// ```
-    pub fn is_complex(self) -> bool {
+    pub(crate) fn is_complex(self) -> bool {
         self.kind() == ScalarKind::Complex
     }
 
     /// Whether a C++ attribute parameter takes it as its bits (float16,
     /// bfloat16).
-    ///
-    /// ```
-    /// use begen::model::AttrType;
-    /// assert!(AttrType::Float16.is_float_bits() && !AttrType::Float32.is_float_bits());
-    /// ```
-    pub fn is_float_bits(self) -> bool {
+    pub(crate) fn is_float_bits(self) -> bool {
         self.kind() == ScalarKind::FloatBits
     }
 
     /// The range of an integer type (`bool`: 0..=1); `None` for the others.
-    ///
-    /// ```
-    /// use begen::model::AttrType;
-    /// assert_eq!(AttrType::Int8.int_range(), Some((-128, 127)));
-    /// ```
-    pub fn int_range(self) -> Option<(i128, i128)> {
+    pub(crate) fn int_range(self) -> Option<(i128, i128)> {
         self.facts().range
     }
 
     /// Bytes per element of a tensor of this type.
-    ///
-    /// ```
-    /// assert_eq!(begen::model::AttrType::Complex64.byte_width(), 8);
-    /// ```
-    pub fn byte_width(self) -> usize {
+    pub(crate) fn byte_width(self) -> usize {
         self.facts().size as usize
     }
 
     /// The C++ element type of a tensor of this type, as a template
     /// argument: `float`, `__half` (CUDA only; `None` in a CPU source).
-    ///
-    /// ```
-    /// use begen::model::{AttrType, Platform};
-    /// assert_eq!(AttrType::Float16.element_cpp(Platform::Cuda), Some("__half"));
-    /// assert_eq!(AttrType::Float16.element_cpp(Platform::Cpu), None);
-    /// ```
-    pub fn element_cpp(self, platform: Platform) -> Option<&'static str> {
+    pub(crate) fn element_cpp(self, platform: Platform) -> Option<&'static str> {
         match platform {
             Platform::Cpu => self.facts().element_cpu,
             Platform::Cuda => Some(self.facts().element_cuda),
@@ -658,33 +591,17 @@ impl AttrType {
     }
 
     /// The XLA FFI `DataType` enumerator of a buffer of this type.
-    ///
-    /// ```
-    /// assert_eq!(begen::model::AttrType::BFloat16.xla_type(), "BF16");
-    /// ```
-    pub fn xla_type(self) -> &'static str {
+    pub(crate) fn xla_type(self) -> &'static str {
         self.facts().xla
     }
 
     /// Parses a type string; `None` for anything outside the 15.
-    ///
-    /// ```
-    /// use begen::model::AttrType;
-    /// assert_eq!(AttrType::parse("complex64"), Some(AttrType::Complex64));
-    /// assert_eq!(AttrType::parse("float"), None);
-    /// ```
-    pub fn parse(s: &str) -> Option<AttrType> {
+    pub(crate) fn parse(s: &str) -> Option<AttrType> {
         AttrType::ALL.into_iter().find(|t| t.as_str() == s)
     }
 
     /// The C++ type the kernel's parameter receives.
-    ///
-    /// ```
-    /// use begen::model::AttrType;
-    /// assert_eq!(AttrType::Float64.cpp_type(), "double");
-    /// assert_eq!(AttrType::BFloat16.cpp_type(), "uint16_t");
-    /// ```
-    pub fn cpp_type(self) -> &'static str {
+    pub(crate) fn cpp_type(self) -> &'static str {
         self.facts().cpp
     }
 
@@ -698,52 +615,32 @@ impl AttrType {
     /// assert_eq!(AttrType::Float16.numpy_dtype(), "uint16");
     /// assert_eq!(AttrType::Complex128.numpy_dtype(), "float64");
     /// ```
-    pub fn numpy_dtype(self) -> &'static str {
+    #[cfg(test)]
+    pub(crate) fn numpy_dtype(self) -> &'static str {
         self.facts().wire.as_str()
     }
 
     /// The type the arg_spec system's table infers from a C++ spelling
     /// (leading `const` already stripped), with the spelling as a `'static`
     /// string (safe to write into generated C++). Exactly the table's spellings.
-    ///
-    /// ```
-    /// use begen::model::AttrType;
-    /// assert_eq!(AttrType::from_spelling("unsigned long long"), Some(("unsigned long long", AttrType::UInt64)));
-    /// assert_eq!(AttrType::from_spelling("long"), None);
-    /// ```
-    pub fn from_spelling(cpp: &str) -> Option<(&'static str, AttrType)> {
+    pub(crate) fn from_spelling(cpp: &str) -> Option<(&'static str, AttrType)> {
         AttrType::find(cpp, |s| s.spellings)
     }
 
     /// The type a further LP64 spelling names (`long`, `cuComplex`).
-    ///
-    /// ```
-    /// use begen::model::AttrType;
-    /// assert_eq!(AttrType::from_alias("long"), Some(AttrType::Int64));
-    /// ```
-    pub fn from_alias(cpp: &str) -> Option<AttrType> {
+    pub(crate) fn from_alias(cpp: &str) -> Option<AttrType> {
         AttrType::find(cpp, |s| s.aliases).map(|(_, t)| t)
     }
 
     /// The type a spelling only a template's value parameter is read with
     /// names (`size_t`).
-    ///
-    /// ```
-    /// use begen::model::AttrType;
-    /// assert_eq!(AttrType::from_value_alias("size_t"), Some(AttrType::UInt64));
-    /// ```
-    pub fn from_value_alias(cpp: &str) -> Option<AttrType> {
+    pub(crate) fn from_value_alias(cpp: &str) -> Option<AttrType> {
         AttrType::find(cpp, |s| s.value_aliases).map(|(_, t)| t)
     }
 
     /// The type a spelling of CUDA's own types names (`__half`), with the
     /// spelling as a `'static` string and how a parameter so declared is marked.
-    ///
-    /// ```
-    /// use begen::model::{AttrType, HalfRepr};
-    /// assert_eq!(AttrType::from_cuda("half"), Some(("half", AttrType::Float16, HalfRepr::CudaHalf)));
-    /// ```
-    pub fn from_cuda(cpp: &str) -> Option<(&'static str, AttrType, HalfRepr)> {
+    pub(crate) fn from_cuda(cpp: &str) -> Option<(&'static str, AttrType, HalfRepr)> {
         AttrType::ALL.into_iter().find_map(|t| {
             let cuda = t.facts().cuda?;
             cuda.spellings.iter().find(|s| **s == cpp).map(|s| (*s, t, cuda.repr))
@@ -764,11 +661,7 @@ impl fmt::Display for AttrType {
 impl ScalarKind {
     /// The Python type a user passes for an attribute of this kind, for the
     /// stub.
-    ///
-    /// ```
-    /// assert_eq!(begen::model::ScalarKind::FloatBits.py_type(), "float");
-    /// ```
-    pub fn py_type(self) -> &'static str {
+    pub(crate) fn py_type(self) -> &'static str {
         match self {
             ScalarKind::Bool => "bool",
             ScalarKind::Int { .. } => "int",
@@ -946,5 +839,140 @@ mod tests {
     /// `PRED` -> `Pred`, `BF16` -> `BF16`: the spelling of `begen/abi.h`'s constants.
     fn xla_const(xla: &str) -> String {
         if xla == "PRED" { "Pred".into() } else { xla.into() }
+    }
+}
+
+#[cfg(test)]
+mod doc_examples {
+    //! The examples of this module's crate-private items, run as unit tests
+    //! (an example in a doc comment must compile outside the crate).
+
+    #[test]
+    fn attr_type() {
+        use crate::model::AttrType;
+        assert_eq!(AttrType::parse("float32"), Some(AttrType::Float32));
+        assert_eq!(AttrType::Float16.cpp_type(), "uint16_t");
+    }
+
+    #[test]
+    fn scalar_kind() {
+        use crate::model::{AttrType, ScalarKind};
+        assert_eq!(AttrType::BFloat16.kind(), ScalarKind::FloatBits);
+        assert_eq!(AttrType::UInt8.kind(), ScalarKind::Int { signed: false });
+    }
+
+    #[test]
+    fn scalar() {
+        let f32 = crate::model::AttrType::Float32.facts();
+        assert_eq!((f32.name, f32.cpp, f32.size, f32.xla), ("float32", "float", 4, "F32"));
+    }
+
+    #[test]
+    fn attr_type_all() {
+        use crate::model::AttrType;
+        assert_eq!(AttrType::ALL.len(), 15);
+        assert_eq!(AttrType::ALL[0], AttrType::Bool);
+    }
+
+    #[test]
+    fn attr_type_facts() {
+        use crate::model::AttrType;
+        assert_eq!(AttrType::Complex64.facts().wire, AttrType::Float32);
+    }
+
+    #[test]
+    fn attr_type_as_str() {
+        assert_eq!(crate::model::AttrType::BFloat16.as_str(), "bfloat16");
+    }
+
+    #[test]
+    fn attr_type_kind() {
+        use crate::model::{AttrType, ScalarKind};
+        assert_eq!(AttrType::Complex128.kind(), ScalarKind::Complex);
+    }
+
+    #[test]
+    fn attr_type_is_integer() {
+        use crate::model::AttrType;
+        assert!(AttrType::UInt8.is_integer() && !AttrType::Bool.is_integer());
+    }
+
+    #[test]
+    fn attr_type_is_complex() {
+        use crate::model::AttrType;
+        assert!(AttrType::Complex64.is_complex() && !AttrType::Float64.is_complex());
+    }
+
+    #[test]
+    fn attr_type_is_float_bits() {
+        use crate::model::AttrType;
+        assert!(AttrType::Float16.is_float_bits() && !AttrType::Float32.is_float_bits());
+    }
+
+    #[test]
+    fn attr_type_int_range() {
+        use crate::model::AttrType;
+        assert_eq!(AttrType::Int8.int_range(), Some((-128, 127)));
+    }
+
+    #[test]
+    fn attr_type_byte_width() {
+        assert_eq!(crate::model::AttrType::Complex64.byte_width(), 8);
+    }
+
+    #[test]
+    fn attr_type_element_cpp() {
+        use crate::model::{AttrType, Platform};
+        assert_eq!(AttrType::Float16.element_cpp(Platform::Cuda), Some("__half"));
+        assert_eq!(AttrType::Float16.element_cpp(Platform::Cpu), None);
+    }
+
+    #[test]
+    fn attr_type_xla_type() {
+        assert_eq!(crate::model::AttrType::BFloat16.xla_type(), "BF16");
+    }
+
+    #[test]
+    fn attr_type_parse() {
+        use crate::model::AttrType;
+        assert_eq!(AttrType::parse("complex64"), Some(AttrType::Complex64));
+        assert_eq!(AttrType::parse("float"), None);
+    }
+
+    #[test]
+    fn attr_type_cpp_type() {
+        use crate::model::AttrType;
+        assert_eq!(AttrType::Float64.cpp_type(), "double");
+        assert_eq!(AttrType::BFloat16.cpp_type(), "uint16_t");
+    }
+
+    #[test]
+    fn attr_type_from_spelling() {
+        use crate::model::AttrType;
+        assert_eq!(AttrType::from_spelling("unsigned long long"), Some(("unsigned long long", AttrType::UInt64)));
+        assert_eq!(AttrType::from_spelling("long"), None);
+    }
+
+    #[test]
+    fn attr_type_from_alias() {
+        use crate::model::AttrType;
+        assert_eq!(AttrType::from_alias("long"), Some(AttrType::Int64));
+    }
+
+    #[test]
+    fn attr_type_from_value_alias() {
+        use crate::model::AttrType;
+        assert_eq!(AttrType::from_value_alias("size_t"), Some(AttrType::UInt64));
+    }
+
+    #[test]
+    fn attr_type_from_cuda() {
+        use crate::model::{AttrType, HalfRepr};
+        assert_eq!(AttrType::from_cuda("half"), Some(("half", AttrType::Float16, HalfRepr::CudaHalf)));
+    }
+
+    #[test]
+    fn scalar_kind_py_type() {
+        assert_eq!(crate::model::ScalarKind::FloatBits.py_type(), "float");
     }
 }

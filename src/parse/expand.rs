@@ -138,7 +138,7 @@ enum Slot {
 
 /// Expands macros of one table: owns the interned texts and the tokenised
 /// macros, so a file's macros are tokenised once however often they are used.
-pub struct Expander<'t> {
+pub(crate) struct Expander<'t> {
     table: &'t MacroTable,
     texts: Vec<Rc<str>>,
     ids: HashMap<Rc<str>, Sym, FxBuildHasher>,
@@ -150,7 +150,7 @@ pub struct Expander<'t> {
 }
 
 impl<'t> Expander<'t> {
-    pub fn new(table: &'t MacroTable) -> Self {
+    pub(crate) fn new(table: &'t MacroTable) -> Self {
         let mut x = Expander {
             table,
             texts: Vec::new(),
@@ -166,14 +166,14 @@ impl<'t> Expander<'t> {
     }
 
     /// The table this expander reads.
-    pub fn table(&self) -> &'t MacroTable {
+    pub(crate) fn table(&self) -> &'t MacroTable {
         self.table
     }
 
     /// From now on, expands the macros in effect at offset `pos` of the
     /// file (at first: the last definition of each). Forgets only what it
     /// resolved for the names defined or undefined between the two offsets.
-    pub fn at(&mut self, pos: usize) {
+    pub(crate) fn at(&mut self, pos: usize) {
         if pos == self.pos {
             return;
         }
@@ -188,12 +188,12 @@ impl<'t> Expander<'t> {
     }
 
     /// The offset set by [`Expander::at`].
-    pub fn pos(&self) -> usize {
+    pub(crate) fn pos(&self) -> usize {
         self.pos
     }
 
     /// Expands every macro of the table in `text`.
-    pub fn expand(&mut self, text: &str) -> String {
+    pub(crate) fn expand(&mut self, text: &str) -> String {
         let mut e = self.expansion(text);
         let mut buf = Vec::new();
         e.fill(&mut buf, usize::MAX);
@@ -202,7 +202,7 @@ impl<'t> Expander<'t> {
     }
 
     /// The expansion of `text`, produced on demand by [`Expansion::fill`].
-    pub fn expansion(&mut self, text: &str) -> Expansion<'_, 't> {
+    pub(crate) fn expansion(&mut self, text: &str) -> Expansion<'_, 't> {
         let mut toks = Vec::new();
         self.tokenize(text, &mut toks);
         self.too_deep = false;
@@ -616,7 +616,7 @@ fn next_pos(segs: &[Seg], (mut s, mut i): Pos) -> Option<Pos> {
 }
 
 /// The text of one expansion, produced in order on demand.
-pub struct Expansion<'x, 't> {
+pub(crate) struct Expansion<'x, 't> {
     x: &'x mut Expander<'t>,
     stack: Vec<Frame>,
     hide: Vec<Sym>,
@@ -627,7 +627,7 @@ impl Expansion<'_, '_> {
     /// Appends the expansion's next tokens to `buf` until it holds at least
     /// `len` bytes or the expansion ends. `buf` must hold exactly what
     /// earlier calls appended.
-    pub fn fill(&mut self, buf: &mut Vec<u8>, len: usize) {
+    pub(crate) fn fill(&mut self, buf: &mut Vec<u8>, len: usize) {
         while buf.len() < len {
             let Some(t) = self.x.next_tok(&mut self.stack, &mut self.hide, &mut self.budget) else { return };
             if t.kind == Kind::Placemarker {
@@ -641,19 +641,19 @@ impl Expansion<'_, '_> {
     }
 
     /// Whether the whole expansion has been produced.
-    pub fn is_done(&self) -> bool {
+    pub(crate) fn is_done(&self) -> bool {
         self.stack.is_empty()
     }
 
     /// Whether the token budget ran out: the rest was copied unexpanded, so
     /// the text is not what the preprocessor would make.
-    pub fn exhausted(&self) -> bool {
+    pub(crate) fn exhausted(&self) -> bool {
         self.budget == 0
     }
 
     /// Whether a macro was left unexpanded because the nesting reached
     /// the depth limit.
-    pub fn too_deep(&self) -> bool {
+    pub(crate) fn too_deep(&self) -> bool {
         self.x.too_deep
     }
 }

@@ -27,11 +27,11 @@ pub(crate) struct Headers {
     /// By canonical path; `None`: unreadable.
     cache: HashMap<PathBuf, Option<Rc<HeaderRead>>>,
     /// Every header file read (for `cargo:rerun-if-changed`).
-    pub read: Vec<PathBuf>,
+    pub(crate) read: Vec<PathBuf>,
 }
 
 impl Headers {
-    pub fn new(root: &Path, include_dirs: Vec<PathBuf>) -> Headers {
+    pub(crate) fn new(root: &Path, include_dirs: Vec<PathBuf>) -> Headers {
         Headers { root: root.to_path_buf(), include_dirs, cache: HashMap::new(), read: Vec::new() }
     }
 
@@ -39,7 +39,7 @@ impl Headers {
     /// of the local headers it includes (recursively), each from where it is
     /// defined (a header's from its `#include`), and collects the struct
     /// definitions of those headers into `structs`, in include order.
-    pub fn resolve(
+    pub(crate) fn resolve(
         &mut self,
         map: &mut SourceMap,
         file: FileId,

@@ -4,7 +4,7 @@
 
 /// One item of code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Item {
+pub(crate) enum Item {
     /// `code[start..end]` is a declaration without its body; `next` is the
     /// offset after the body (or the `;`).
     Decl { start: usize, end: usize, next: usize },
@@ -20,7 +20,7 @@ fn is_ident(b: u8) -> bool {
 }
 
 /// Skips whitespace and whole preprocessor lines (with continuations).
-pub fn skip_trivia(code: &[u8], mut i: usize) -> usize {
+pub(crate) fn skip_trivia(code: &[u8], mut i: usize) -> usize {
     let mut line_start = i == 0 || code.get(i - 1) == Some(&b'\n');
     while i < code.len() {
         match code[i] {
@@ -37,7 +37,7 @@ pub fn skip_trivia(code: &[u8], mut i: usize) -> usize {
 }
 
 /// The offset of the line break ending the directive that starts at `i`.
-pub fn directive_end(code: &[u8], mut i: usize) -> usize {
+pub(crate) fn directive_end(code: &[u8], mut i: usize) -> usize {
     while let Some(k) = code.get(i..).and_then(|rest| memchr::memchr(b'\n', rest)) {
         let nl = i + k;
         let mut e = nl;
@@ -54,7 +54,7 @@ pub fn directive_end(code: &[u8], mut i: usize) -> usize {
 }
 
 /// The item starting at or after `from`.
-pub fn next_item(code: &[u8], from: usize) -> Item {
+pub(crate) fn next_item(code: &[u8], from: usize) -> Item {
     let start = skip_trivia(code, from);
     if start >= code.len() {
         return Item::End;
@@ -107,7 +107,7 @@ fn macro_call(code: &[u8], start: usize) -> Option<Item> {
     Some(Item::Call { name: start, name_end, open, close, next })
 }
 
-pub fn skip_spaces(code: &[u8], mut i: usize) -> usize {
+pub(crate) fn skip_spaces(code: &[u8], mut i: usize) -> usize {
     while i < code.len() && code[i].is_ascii_whitespace() {
         i += 1;
     }
@@ -115,7 +115,7 @@ pub fn skip_spaces(code: &[u8], mut i: usize) -> usize {
 }
 
 /// The offset of the bracket closing the one at `open`.
-pub fn matching(code: &[u8], open: usize, o: u8, c: u8) -> Option<usize> {
+pub(crate) fn matching(code: &[u8], open: usize, o: u8, c: u8) -> Option<usize> {
     let mut depth = 0usize;
     for (i, &b) in code.iter().enumerate().skip(open) {
         if b == o {
@@ -157,7 +157,7 @@ mod tests {
 
 /// What a `{ ... }` block at file level is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ScopeKind {
+pub(crate) enum ScopeKind {
     /// `namespace name {` (empty name: anonymous).
     Namespace(String),
     /// `extern "C" {`: still the global scope.
@@ -169,15 +169,15 @@ pub enum ScopeKind {
 /// A brace block: `start` is the `{`, `end` the matching `}` (or the end).
 #[cfg(test)]
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Scope {
-    pub start: usize,
-    pub end: usize,
-    pub kind: ScopeKind,
+pub(crate) struct Scope {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) kind: ScopeKind,
 }
 
 /// Every brace block of `code` (the lexer's code view), outermost first.
 #[cfg(test)]
-pub fn scopes(code: &[u8]) -> Vec<Scope> {
+pub(crate) fn scopes(code: &[u8]) -> Vec<Scope> {
     let mut out: Vec<Scope> = Vec::new();
     let mut open: Vec<usize> = Vec::new();
     for brace in memchr::memchr2_iter(b'{', b'}', code) {
@@ -195,7 +195,7 @@ pub fn scopes(code: &[u8]) -> Vec<Scope> {
 /// blocks [`scopes`] lists with `start < offset < end`. Only those blocks
 /// are classified, so this costs one pass over `code` however many blocks
 /// it has.
-pub fn scopes_at(code: &[u8], offsets: &[usize]) -> Vec<Vec<ScopeKind>> {
+pub(crate) fn scopes_at(code: &[u8], offsets: &[usize]) -> Vec<Vec<ScopeKind>> {
     let mut order: Vec<usize> = (0..offsets.len()).collect();
     order.sort_by_key(|&k| offsets[k]);
     let mut out = vec![Vec::new(); offsets.len()];
@@ -232,7 +232,7 @@ pub fn scopes_at(code: &[u8], offsets: &[usize]) -> Vec<Vec<ScopeKind>> {
 /// no block but `extern "C" { }` and anonymous namespaces (whose members
 /// the global scope sees). One pass over `code`, each block classified
 /// once, however deep they nest.
-pub fn at_file_scope(code: &[u8], offsets: &[usize]) -> Vec<bool> {
+pub(crate) fn at_file_scope(code: &[u8], offsets: &[usize]) -> Vec<bool> {
     let mut out = Vec::with_capacity(offsets.len());
     // Whether each open block hides its members, and how many do.
     let mut open: Vec<bool> = Vec::new();

@@ -11,21 +11,21 @@ use super::item::directive_end;
 
 /// One `#define`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Macro {
-    pub name: String,
+pub(crate) struct Macro {
+    pub(crate) name: String,
     /// `Some` for a function-like macro.
-    pub params: Option<Vec<String>>,
-    pub variadic: bool,
-    pub body: String,
+    pub(crate) params: Option<Vec<String>>,
+    pub(crate) variadic: bool,
+    pub(crate) body: String,
     /// Where it is defined, `file:line`, for messages.
-    pub origin: String,
+    pub(crate) origin: String,
     /// Byte offset of its `#` in the file that defines it.
-    pub at: usize,
+    pub(crate) at: usize,
 }
 
 /// A directive that changes the macro table, in file order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Step {
+pub(crate) enum Step {
     /// `defines[k]`.
     Define(usize),
     /// `#undef` of a name, at a byte offset.
@@ -36,15 +36,15 @@ pub enum Step {
 
 /// The directives of one file that the scanner cares about.
 #[derive(Debug, Clone, Default)]
-pub struct Directives {
-    pub defines: Vec<Macro>,
+pub(crate) struct Directives {
+    pub(crate) defines: Vec<Macro>,
     /// `#include "path"` (quoted includes only), in order.
-    pub includes: Vec<String>,
+    pub(crate) includes: Vec<String>,
     /// Defines, undefs and includes in file order.
-    pub steps: Vec<Step>,
+    pub(crate) steps: Vec<Step>,
     /// Byte ranges in a group that `#if 0` (or the `#else` of `#if 1`)
     /// turns off: no directive in them counts, and no code.
-    pub skipped: Vec<(usize, usize)>,
+    pub(crate) skipped: Vec<(usize, usize)>,
 }
 
 /// One open `#if` group.
@@ -103,7 +103,7 @@ fn conditional(word: &str, rest: &str, groups: &mut Vec<Group>) -> bool {
 /// Reads the directives of a file. `code` is the lexer's code view (comments
 /// blanked), `src` the original bytes (for include paths, which the code view
 /// blanks as string contents); `file` names it in `origin`.
-pub fn collect(src: &[u8], code: &[u8], file: &str) -> Directives {
+pub(crate) fn collect(src: &[u8], code: &[u8], file: &str) -> Directives {
     let mut out = Directives::default();
     let mut i = 0;
     let mut line = 1;
@@ -262,7 +262,7 @@ fn parse_define(mut text: String, at: usize, file: &str, line: usize, hash: usiz
 /// the one in effect at an offset is the last one at or before it.
 /// Macros of an included header take the position of the `#include`.
 #[derive(Debug, Clone, Default)]
-pub struct MacroTable {
+pub(crate) struct MacroTable {
     map: HashMap<Arc<str>, Vec<(usize, Option<Macro>)>>,
     /// Every definition's and undef's position and name, by position.
     changes: Vec<(usize, Arc<str>)>,
@@ -271,18 +271,18 @@ pub struct MacroTable {
 impl MacroTable {
     #[cfg(test)]
     /// Defines `m` from the start of the file (a later one replaces it).
-    pub fn insert(&mut self, m: Macro) {
+    pub(crate) fn insert(&mut self, m: Macro) {
         self.define(0, m);
     }
 
     /// Defines `m` from offset `pos` on.
-    pub fn define(&mut self, pos: usize, m: Macro) {
+    pub(crate) fn define(&mut self, pos: usize, m: Macro) {
         let name = Arc::from(m.name.as_str());
         self.record(pos, name, Some(m));
     }
 
     /// Removes `name` from offset `pos` on.
-    pub fn undef(&mut self, pos: usize, name: &str) {
+    pub(crate) fn undef(&mut self, pos: usize, name: &str) {
         self.record(pos, Arc::from(name), None);
     }
 
@@ -296,14 +296,14 @@ impl MacroTable {
     }
 
     /// The definition of `name` in effect at offset `pos`.
-    pub fn get_at(&self, name: &str, pos: usize) -> Option<&Macro> {
+    pub(crate) fn get_at(&self, name: &str, pos: usize) -> Option<&Macro> {
         let defs = self.map.get(name)?;
         let k = defs.partition_point(|(p, _)| *p <= pos);
         defs.get(k.checked_sub(1)?)?.1.as_ref()
     }
 
     /// The names whose definition at `a` may differ from the one at `b`.
-    pub fn changed_between(&self, a: usize, b: usize) -> impl Iterator<Item = &str> {
+    pub(crate) fn changed_between(&self, a: usize, b: usize) -> impl Iterator<Item = &str> {
         let (lo, hi) = (a.min(b), a.max(b));
         let from = self.changes.partition_point(|(p, _)| *p <= lo);
         let to = self.changes.partition_point(|(p, _)| *p <= hi);
@@ -321,7 +321,7 @@ impl MacroTable {
 /// for m in collect(src, src, "a.cu").defines { table.insert(m); }
 /// assert_eq!(expand("F(_f32, float)", &table), "void f_f32(float x)");
 /// ```
-pub fn expand(text: &str, table: &MacroTable) -> String {
+pub(crate) fn expand(text: &str, table: &MacroTable) -> String {
     Expander::new(table).expand(text)
 }
 

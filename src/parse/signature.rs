@@ -15,33 +15,33 @@ use crate::par::FxBuildHasher;
 /// One parameter as written (no inference yet). Offsets are relative to the
 /// parsed text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RawParam {
-    pub name: Option<String>,
+pub(crate) struct RawParam {
+    pub(crate) name: Option<String>,
     /// The type with whitespace normalised (`unsigned long long`,
     /// `BE::Tensor`, `std::complex<float>`), qualifiers removed.
-    pub ty: String,
-    pub is_const: bool,
-    pub indirection: Indirection,
-    pub start: usize,
-    pub end: usize,
+    pub(crate) ty: String,
+    pub(crate) is_const: bool,
+    pub(crate) indirection: Indirection,
+    pub(crate) start: usize,
+    pub(crate) end: usize,
 }
 
 /// A parsed declaration.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ParsedSig {
-    pub name: String,
-    pub name_start: usize,
-    pub name_end: usize,
-    pub params: Vec<RawParam>,
+pub(crate) struct ParsedSig {
+    pub(crate) name: String,
+    pub(crate) name_start: usize,
+    pub(crate) name_end: usize,
+    pub(crate) params: Vec<RawParam>,
     /// The parameters of the `template <...>` the declaration sits in.
-    pub template: Option<Vec<TemplateParam>>,
+    pub(crate) template: Option<Vec<TemplateParam>>,
     /// The parameter list ends in `...`.
-    pub variadic: bool,
+    pub(crate) variadic: bool,
 }
 
 /// Why a text is not a function declaration we can bind.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SigError {
+pub(crate) enum SigError {
     /// No function declarator at all.
     NotAFunction,
     /// The parameter list has a syntax error at this offset.
@@ -49,7 +49,7 @@ pub enum SigError {
 }
 
 /// A reusable tree-sitter parser for signatures.
-pub struct SignatureParser {
+pub(crate) struct SignatureParser {
     parser: Parser,
     /// Words tree-sitter-cpp reads as keywords, and C++'s keywords (some,
     /// like `auto`, are named nodes in the grammar).
@@ -57,7 +57,7 @@ pub struct SignatureParser {
 }
 
 impl SignatureParser {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let mut parser = Parser::new();
         let language: tree_sitter::Language = tree_sitter_cpp::LANGUAGE.into();
         // The grammar is compiled in; a version mismatch is a build bug.
@@ -73,7 +73,7 @@ impl SignatureParser {
     }
 
     /// Parses `text` (a declaration without its body or `;`).
-    pub fn parse(&mut self, text: &[u8]) -> Result<ParsedSig, SigError> {
+    pub(crate) fn parse(&mut self, text: &[u8]) -> Result<ParsedSig, SigError> {
         match self.parse_plain(text) {
             Some(sig) => Ok(sig),
             None => self.parse_tree_sitter(text),
@@ -413,7 +413,7 @@ pub(super) fn text_of(node: Node, src: &[u8]) -> String {
 /// Collapses whitespace to single spaces and drops it around punctuation:
 /// `unsigned   long long` -> `unsigned long long`,
 /// `std :: complex< float >` -> `std::complex<float>`.
-pub fn normalize_type(ty: &str) -> String {
+pub(crate) fn normalize_type(ty: &str) -> String {
     let mut out = String::with_capacity(ty.len());
     let mut pending_space = false;
     for c in ty.chars() {

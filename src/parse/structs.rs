@@ -21,8 +21,8 @@ use crate::source::{FileId, Span};
 pub(crate) struct Found {
     /// The names it is known by (its tag, a typedef's alias), each with
     /// where it is written.
-    pub names: Vec<(String, usize)>,
-    pub file: FileId,
+    pub(crate) names: Vec<(String, usize)>,
+    pub(crate) file: FileId,
     /// Where its `struct` keyword is.
     start: usize,
     /// The code from `struct` to the closing `}`, with everything between

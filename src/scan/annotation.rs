@@ -5,8 +5,8 @@ use crate::source::lex::LineComment;
 /// One whitespace-separated word of an annotation, with its offset in the file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Word {
-    pub text: String,
-    pub offset: usize,
+    pub(crate) text: String,
+    pub(crate) offset: usize,
 }
 
 /// What a line comment turned out to be.

@@ -23,10 +23,10 @@ pub(crate) use walk::Kind;
 /// A file the walk found and read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Loaded {
-    pub id: FileId,
-    pub kind: Kind,
+    pub(crate) id: FileId,
+    pub(crate) kind: Kind,
     /// Read and usable (not binary, not unreadable).
-    pub usable: bool,
+    pub(crate) usable: bool,
 }
 
 /// Walks `root` and reads every source and header under it into `map`, in

@@ -23,9 +23,9 @@ pub(crate) enum Kind {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Entry {
     /// Relative to the root, `/`-separated.
-    pub file: String,
-    pub path: PathBuf,
-    pub kind: Kind,
+    pub(crate) file: String,
+    pub(crate) path: PathBuf,
+    pub(crate) kind: Kind,
 }
 
 /// A file begen does not read as a source that a user may think it does:
@@ -50,11 +50,11 @@ pub(crate) fn kind_of(path: &Path) -> Option<Kind> {
 /// A path under the root the walk could not enter.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct WalkError {
-    pub entry: Entry,
-    pub text: String,
+    pub(crate) entry: Entry,
+    pub(crate) text: String,
     /// A symbolic link back to an ancestor or out of the root: a warning,
     /// not an error.
-    pub is_loop: bool,
+    pub(crate) is_loop: bool,
 }
 
 /// Lists the sources and headers under `root`. Fails only when `root`

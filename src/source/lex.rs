@@ -10,11 +10,11 @@
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct LineComment {
     /// Offset of the first `/`.
-    pub start: usize,
+    pub(crate) start: usize,
     /// Offset just after `//`.
-    pub text_start: usize,
+    pub(crate) text_start: usize,
     /// End of the comment's text.
-    pub end: usize,
+    pub(crate) end: usize,
 }
 
 /// The lexed file.
@@ -22,8 +22,8 @@ pub(crate) struct LineComment {
 pub(crate) struct Lexed {
     /// Same length as the input; comments and literal contents are spaces
     /// (line breaks kept), quotes and everything else unchanged.
-    pub code: Vec<u8>,
-    pub comments: Vec<LineComment>,
+    pub(crate) code: Vec<u8>,
+    pub(crate) comments: Vec<LineComment>,
 }
 
 /// Lexes `src`. Never fails: unterminated comments and literals run to the

@@ -2,32 +2,14 @@
 //! the one place where locations are defined. A [`Span`] is a byte range in
 //! one file; lines and columns are derived from it only when a diagnostic is
 //! shown. The renderer takes its snippets from here, never from the disk.
-//!
-//! ```
-//! use begen::source::SourceMap;
-//! let mut map = SourceMap::default();
-//! let id = map.add("a.cu", "/k/a.cu", b"// @BE f\nvoid f();\n".to_vec());
-//! let span = map.span(id, 14, 15);
-//! assert_eq!(map.position(span), (2, 6));
-//! assert_eq!(map.text(span), "f");
-//! ```
 
 pub(crate) mod lex;
 
 use std::path::{Path, PathBuf};
 
 /// A file of the [`SourceMap`].
-///
-/// ```
-/// use begen::source::SourceMap;
-/// let mut map = SourceMap::default();
-/// let a = map.add("a.cu", "/k/a.cu", Vec::new());
-/// let b = map.add("b.cu", "/k/b.cu", Vec::new());
-/// assert_ne!(a, b);
-/// assert_eq!(map.get(b).name, "b.cu");
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct FileId(u32);
+pub(crate) struct FileId(u32);
 
 impl FileId {
     /// The position of the file in its map (0 for the first file added).
@@ -41,108 +23,57 @@ impl FileId {
 }
 
 /// A byte range `start..end` in one file.
-///
-/// ```
-/// use begen::source::{SourceMap, Span};
-/// let mut map = SourceMap::default();
-/// let id = map.add("a.cu", "/k/a.cu", b"void f();".to_vec());
-/// let span = Span::new(id, 5, 6);
-/// assert_eq!((span.start, span.end), (5, 6));
-/// assert_eq!(map.text(span), "f");
-/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Span {
+pub(crate) struct Span {
     /// The file the range is in.
-    pub file: FileId,
+    pub(crate) file: FileId,
     /// Byte offset of the first byte.
-    pub start: usize,
+    pub(crate) start: usize,
     /// Byte offset just past the last byte (`start` for an empty span).
-    pub end: usize,
+    pub(crate) end: usize,
 }
 
 impl Span {
     /// `start..end` in `file` (an `end` before `start` is taken as `start`).
-    ///
-    /// ```
-    /// use begen::source::{SourceMap, Span};
-    /// let mut map = SourceMap::default();
-    /// let id = map.add("a.cu", "/k/a.cu", Vec::new());
-    /// assert_eq!(Span::new(id, 4, 2).end, 4);
-    /// ```
-    pub fn new(file: FileId, start: usize, end: usize) -> Span {
+    pub(crate) fn new(file: FileId, start: usize, end: usize) -> Span {
         Span { file, start, end: end.max(start) }
     }
 
     /// The empty span at the start of `file`: "the whole file".
-    ///
-    /// ```
-    /// use begen::source::{SourceMap, Span};
-    /// let mut map = SourceMap::default();
-    /// let id = map.add("a.cu", "/k/a.cu", b"x".to_vec());
-    /// let whole = Span::file(id);
-    /// assert_eq!((whole.start, whole.end), (0, 0));
-    /// ```
-    pub fn file(file: FileId) -> Span {
+    pub(crate) fn file(file: FileId) -> Span {
         Span { file, start: 0, end: 0 }
     }
 }
 
 /// One file as read.
-///
-/// ```
-/// use begen::source::SourceFile;
-/// let f = SourceFile::new("sub/a.cu", "/k/sub/a.cu", b"x\n".to_vec());
-/// assert_eq!(f.name, "sub/a.cu");
-/// assert_eq!(f.bytes.len(), 2);
-/// ```
 #[derive(Debug, Clone)]
-pub struct SourceFile {
+pub(crate) struct SourceFile {
     /// Relative to the scanned root with `/` separators (what reports show).
-    pub name: String,
+    pub(crate) name: String,
     /// Where it was read from.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Its bytes (empty when it could not be read).
-    pub bytes: Vec<u8>,
+    pub(crate) bytes: Vec<u8>,
     /// Where each line starts (u32: a source over 4 GiB is not a kernel).
     lines: Vec<u32>,
 }
 
 impl SourceFile {
     /// A file as read, with its line index.
-    ///
-    /// ```
-    /// use begen::source::SourceFile;
-    /// let f = SourceFile::new("a.cu", "/k/a.cu", b"a\nb\n".to_vec());
-    /// assert_eq!(f.position(2), (2, 1));
-    /// ```
-    pub fn new(name: impl Into<String>, path: impl Into<PathBuf>, bytes: Vec<u8>) -> SourceFile {
+    pub(crate) fn new(name: impl Into<String>, path: impl Into<PathBuf>, bytes: Vec<u8>) -> SourceFile {
         let mut lines = vec![0];
         lines.extend(memchr::memchr_iter(b'\n', &bytes).map(|i| u32::try_from(i + 1).unwrap_or(u32::MAX)));
         SourceFile { name: name.into(), path: path.into(), bytes, lines }
     }
 
     /// 1-based (line, byte column) of an offset.
-    ///
-    /// ```
-    /// use begen::source::SourceFile;
-    /// let f = SourceFile::new("a.cu", "/k/a.cu", b"int x;\nvoid f();\n".to_vec());
-    /// assert_eq!(f.position(0), (1, 1));
-    /// assert_eq!(f.position(12), (2, 6));
-    /// ```
-    pub fn position(&self, offset: usize) -> (usize, usize) {
+    pub(crate) fn position(&self, offset: usize) -> (usize, usize) {
         let line = self.lines.partition_point(|&s| s as usize <= offset).max(1);
         (line, offset - self.lines[line - 1] as usize + 1)
     }
 
     /// The byte range of the 1-based `line`, without its line break.
-    ///
-    /// ```
-    /// use begen::source::SourceFile;
-    /// let f = SourceFile::new("a.cu", "/k/a.cu", b"int x;\r\nvoid f();\n".to_vec());
-    /// assert_eq!(f.line_range(1), 0..6);
-    /// assert_eq!(f.line_range(2), 8..17);
-    /// ```
-    pub fn line_range(&self, line: usize) -> std::ops::Range<usize> {
+    pub(crate) fn line_range(&self, line: usize) -> std::ops::Range<usize> {
         let start = self.lines.get(line.saturating_sub(1)).map_or(self.bytes.len(), |&s| s as usize);
         let mut end = self.lines.get(line).map_or(self.bytes.len(), |&s| s as usize - 1);
         if end > start && self.bytes[end - 1] == b'\r' {
@@ -153,14 +84,6 @@ impl SourceFile {
 }
 
 /// Every file of one run, by id. Append-only: ids stay valid.
-///
-/// ```
-/// use begen::source::SourceMap;
-/// let mut map = SourceMap::default();
-/// let id = map.add("a.cu", "/k/a.cu", b"void f();".to_vec());
-/// assert_eq!(map.files().count(), 1);
-/// assert_eq!(map.get(id).name, "a.cu");
-/// ```
 #[derive(Debug, Clone, Default)]
 pub struct SourceMap {
     files: Vec<SourceFile>,
@@ -168,121 +91,54 @@ pub struct SourceMap {
 
 impl SourceMap {
     /// Adds a file and returns its id.
-    ///
-    /// ```
-    /// use begen::source::SourceMap;
-    /// let mut map = SourceMap::default();
-    /// let id = map.add("a.cu", "/k/a.cu", b"void f();".to_vec());
-    /// assert_eq!(map.get(id).bytes, b"void f();");
-    /// ```
-    pub fn add(&mut self, name: impl Into<String>, path: impl Into<PathBuf>, bytes: Vec<u8>) -> FileId {
+    pub(crate) fn add(&mut self, name: impl Into<String>, path: impl Into<PathBuf>, bytes: Vec<u8>) -> FileId {
         self.insert(SourceFile::new(name, path, bytes))
     }
 
     /// Adds a file made with [`SourceFile::new`] (which may run on another
     /// thread) and returns its id.
-    ///
-    /// ```
-    /// use begen::source::{SourceFile, SourceMap};
-    /// let file = std::thread::spawn(|| SourceFile::new("a.cu", "/k/a.cu", b"x".to_vec())).join().unwrap();
-    /// let mut map = SourceMap::default();
-    /// let id = map.insert(file);
-    /// assert_eq!(map.get(id).name, "a.cu");
-    /// ```
-    pub fn insert(&mut self, file: SourceFile) -> FileId {
+    pub(crate) fn insert(&mut self, file: SourceFile) -> FileId {
         let id = FileId(u32::try_from(self.files.len()).unwrap_or(u32::MAX));
         self.files.push(file);
         id
     }
 
     /// The file of an id.
-    ///
-    /// ```
-    /// use begen::source::SourceMap;
-    /// let mut map = SourceMap::default();
-    /// let id = map.add("a.cu", "/k/a.cu", Vec::new());
-    /// assert_eq!(map.get(id).path, std::path::Path::new("/k/a.cu"));
-    /// ```
-    pub fn get(&self, id: FileId) -> &SourceFile {
+    pub(crate) fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
     }
 
     /// The id of the file read from `path`, if it was.
-    ///
-    /// ```
-    /// use begen::source::SourceMap;
-    /// use std::path::Path;
-    /// let mut map = SourceMap::default();
-    /// let id = map.add("a.cu", "/k/a.cu", Vec::new());
-    /// assert_eq!(map.find(Path::new("/k/a.cu")), Some(id));
-    /// assert_eq!(map.find(Path::new("/k/b.cu")), None);
-    /// ```
-    pub fn find(&self, path: &Path) -> Option<FileId> {
+    pub(crate) fn find(&self, path: &Path) -> Option<FileId> {
         self.files.iter().position(|f| f.path == path).map(|k| FileId(k as u32))
     }
 
     /// Every file with its id, in the order they were added.
-    ///
-    /// ```
-    /// use begen::source::SourceMap;
-    /// let mut map = SourceMap::default();
-    /// map.add("a.cu", "/k/a.cu", Vec::new());
-    /// map.add("b.cpp", "/k/b.cpp", Vec::new());
-    /// let names: Vec<&str> = map.files().map(|(_, f)| f.name.as_str()).collect();
-    /// assert_eq!(names, ["a.cu", "b.cpp"]);
-    /// ```
-    pub fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
+    pub(crate) fn files(&self) -> impl Iterator<Item = (FileId, &SourceFile)> {
         self.files.iter().enumerate().map(|(k, f)| (FileId(k as u32), f))
     }
 
     /// A span, clamped to the file.
-    ///
-    /// ```
-    /// use begen::source::SourceMap;
-    /// let mut map = SourceMap::default();
-    /// let id = map.add("a.cu", "/k/a.cu", b"abc".to_vec());
-    /// let span = map.span(id, 1, 99);
-    /// assert_eq!((span.start, span.end), (1, 3));
-    /// ```
-    pub fn span(&self, file: FileId, start: usize, end: usize) -> Span {
+    pub(crate) fn span(&self, file: FileId, start: usize, end: usize) -> Span {
         let len = self.get(file).bytes.len();
         let start = start.min(len);
         Span { file, start, end: end.clamp(start, len) }
     }
 
     /// The relative name of a span's file.
-    ///
-    /// ```
-    /// use begen::source::SourceMap;
-    /// let mut map = SourceMap::default();
-    /// let id = map.add("sub/a.cu", "/k/sub/a.cu", b"abc".to_vec());
-    /// assert_eq!(map.name(map.span(id, 0, 1)), "sub/a.cu");
-    /// ```
-    pub fn name(&self, span: Span) -> &str {
+    pub(crate) fn name(&self, span: Span) -> &str {
         &self.get(span.file).name
     }
 
     /// 1-based line and byte column of a span's start.
-    ///
-    /// ```
-    /// use begen::source::SourceMap;
-    /// let mut map = SourceMap::default();
-    /// let id = map.add("a.cu", "/k/a.cu", b"// @BE f\nvoid f();\n".to_vec());
-    /// assert_eq!(map.position(map.span(id, 14, 15)), (2, 6));
-    /// ```
-    pub fn position(&self, span: Span) -> (usize, usize) {
+    pub(crate) fn position(&self, span: Span) -> (usize, usize) {
         self.get(span.file).position(span.start)
     }
 
-    /// The text of a span (lossy for non-UTF-8 bytes).
-    ///
-    /// ```
-    /// use begen::source::SourceMap;
-    /// let mut map = SourceMap::default();
-    /// let id = map.add("a.cu", "/k/a.cu", b"void f();".to_vec());
-    /// assert_eq!(map.text(map.span(id, 0, 4)), "void");
-    /// ```
-    pub fn text(&self, span: Span) -> std::borrow::Cow<'_, str> {
+    /// The text of a span (lossy for non-UTF-8 bytes): what tests compare
+    /// spans with.
+    #[cfg(test)]
+    pub(crate) fn text(&self, span: Span) -> std::borrow::Cow<'_, str> {
         let bytes = &self.get(span.file).bytes;
         String::from_utf8_lossy(&bytes[span.start.min(bytes.len())..span.end.min(bytes.len())])
     }
@@ -292,4 +148,167 @@ impl SourceMap {
 pub(crate) fn relative(root: &Path, path: &Path) -> String {
     let rel = path.strip_prefix(root).unwrap_or(path);
     rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
+}
+
+#[cfg(test)]
+mod doc_examples {
+    //! The examples of this module's crate-private items, run as unit tests
+    //! (an example in a doc comment must compile outside the crate).
+
+    #[test]
+    fn module() {
+        use crate::diag::SourceMap;
+        let mut map = SourceMap::default();
+        let id = map.add("a.cu", "/k/a.cu", b"// @BE f\nvoid f();\n".to_vec());
+        let span = map.span(id, 14, 15);
+        assert_eq!(map.position(span), (2, 6));
+        assert_eq!(map.text(span), "f");
+    }
+
+    #[test]
+    fn file_id() {
+        use crate::diag::SourceMap;
+        let mut map = SourceMap::default();
+        let a = map.add("a.cu", "/k/a.cu", Vec::new());
+        let b = map.add("b.cu", "/k/b.cu", Vec::new());
+        assert_ne!(a, b);
+        assert_eq!(map.get(b).name, "b.cu");
+    }
+
+    #[test]
+    fn span() {
+        use crate::source::{SourceMap, Span};
+        let mut map = SourceMap::default();
+        let id = map.add("a.cu", "/k/a.cu", b"void f();".to_vec());
+        let span = Span::new(id, 5, 6);
+        assert_eq!((span.start, span.end), (5, 6));
+        assert_eq!(map.text(span), "f");
+    }
+
+    #[test]
+    fn span_new() {
+        use crate::source::{SourceMap, Span};
+        let mut map = SourceMap::default();
+        let id = map.add("a.cu", "/k/a.cu", Vec::new());
+        assert_eq!(Span::new(id, 4, 2).end, 4);
+    }
+
+    #[test]
+    fn span_file() {
+        use crate::source::{SourceMap, Span};
+        let mut map = SourceMap::default();
+        let id = map.add("a.cu", "/k/a.cu", b"x".to_vec());
+        let whole = Span::file(id);
+        assert_eq!((whole.start, whole.end), (0, 0));
+    }
+
+    #[test]
+    fn source_file() {
+        use crate::source::SourceFile;
+        let f = SourceFile::new("sub/a.cu", "/k/sub/a.cu", b"x\n".to_vec());
+        assert_eq!(f.name, "sub/a.cu");
+        assert_eq!(f.bytes.len(), 2);
+    }
+
+    #[test]
+    fn source_file_new() {
+        use crate::source::SourceFile;
+        let f = SourceFile::new("a.cu", "/k/a.cu", b"a\nb\n".to_vec());
+        assert_eq!(f.position(2), (2, 1));
+    }
+
+    #[test]
+    fn source_file_position() {
+        use crate::source::SourceFile;
+        let f = SourceFile::new("a.cu", "/k/a.cu", b"int x;\nvoid f();\n".to_vec());
+        assert_eq!(f.position(0), (1, 1));
+        assert_eq!(f.position(12), (2, 6));
+    }
+
+    #[test]
+    fn source_file_line_range() {
+        use crate::source::SourceFile;
+        let f = SourceFile::new("a.cu", "/k/a.cu", b"int x;\r\nvoid f();\n".to_vec());
+        assert_eq!(f.line_range(1), 0..6);
+        assert_eq!(f.line_range(2), 8..17);
+    }
+
+    #[test]
+    fn source_map() {
+        use crate::diag::SourceMap;
+        let mut map = SourceMap::default();
+        let id = map.add("a.cu", "/k/a.cu", b"void f();".to_vec());
+        assert_eq!(map.files().count(), 1);
+        assert_eq!(map.get(id).name, "a.cu");
+    }
+
+    #[test]
+    fn source_map_add() {
+        use crate::diag::SourceMap;
+        let mut map = SourceMap::default();
+        let id = map.add("a.cu", "/k/a.cu", b"void f();".to_vec());
+        assert_eq!(map.get(id).bytes, b"void f();");
+    }
+
+    #[test]
+    fn source_map_insert() {
+        use crate::source::{SourceFile, SourceMap};
+        let file = std::thread::spawn(|| SourceFile::new("a.cu", "/k/a.cu", b"x".to_vec())).join().unwrap();
+        let mut map = SourceMap::default();
+        let id = map.insert(file);
+        assert_eq!(map.get(id).name, "a.cu");
+    }
+
+    #[test]
+    fn source_map_get() {
+        use crate::diag::SourceMap;
+        let mut map = SourceMap::default();
+        let id = map.add("a.cu", "/k/a.cu", Vec::new());
+        assert_eq!(map.get(id).path, std::path::Path::new("/k/a.cu"));
+    }
+
+    #[test]
+    fn source_map_find() {
+        use crate::diag::SourceMap;
+        use std::path::Path;
+        let mut map = SourceMap::default();
+        let id = map.add("a.cu", "/k/a.cu", Vec::new());
+        assert_eq!(map.find(Path::new("/k/a.cu")), Some(id));
+        assert_eq!(map.find(Path::new("/k/b.cu")), None);
+    }
+
+    #[test]
+    fn source_map_files() {
+        use crate::diag::SourceMap;
+        let mut map = SourceMap::default();
+        map.add("a.cu", "/k/a.cu", Vec::new());
+        map.add("b.cpp", "/k/b.cpp", Vec::new());
+        let names: Vec<&str> = map.files().map(|(_, f)| f.name.as_str()).collect();
+        assert_eq!(names, ["a.cu", "b.cpp"]);
+    }
+
+    #[test]
+    fn source_map_span() {
+        use crate::diag::SourceMap;
+        let mut map = SourceMap::default();
+        let id = map.add("a.cu", "/k/a.cu", b"abc".to_vec());
+        let span = map.span(id, 1, 99);
+        assert_eq!((span.start, span.end), (1, 3));
+    }
+
+    #[test]
+    fn source_map_name() {
+        use crate::diag::SourceMap;
+        let mut map = SourceMap::default();
+        let id = map.add("sub/a.cu", "/k/sub/a.cu", b"abc".to_vec());
+        assert_eq!(map.name(map.span(id, 0, 1)), "sub/a.cu");
+    }
+
+    #[test]
+    fn source_map_position() {
+        use crate::diag::SourceMap;
+        let mut map = SourceMap::default();
+        let id = map.add("a.cu", "/k/a.cu", b"// @BE f\nvoid f();\n".to_vec());
+        assert_eq!(map.position(map.span(id, 14, 15)), (2, 6));
+    }
 }

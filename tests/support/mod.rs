@@ -9,30 +9,17 @@
 #![allow(clippy::disallowed_methods)]
 
 pub mod golden;
+mod tools;
+
+// Each test binary uses some of them.
+#[allow(unused_imports)]
+pub use tools::{in_ci, missing, python_with_jax, repo, run};
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 /// Names the probe that a child run of a test binary performs ([`run_probe`]).
 const PROBE_VAR: &str = "BEGEN_TEST_PROBE";
-
-/// The repository root.
-pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-pub fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|v| v == "true")
-}
-
-/// Skips (returns `None` after a note) or, under CI, fails.
-pub fn missing<T>(what: &str) -> Option<T> {
-    if in_ci() {
-        panic!("CI=true and {what}: this test must not be skipped in CI");
-    }
-    eprintln!("SKIPPED: {what}");
-    None
-}
 
 /// Whether this process is the child run of probe `name` that [`run_probe`]
 /// started; a probe test does nothing otherwise.
@@ -57,30 +44,18 @@ pub fn run_probe(name: &str, set: &[(&str, &str)], unset: &[&str]) -> Output {
     cmd.output().expect("running the test binary again")
 }
 
-/// `.venv/bin/python`, else `$BEGEN_PYTHON`, else `/tmp/probe-venv/bin/python`,
-/// provided it imports jax.
-pub fn python_with_jax() -> Option<PathBuf> {
-    let mut candidates = vec![repo().join(".venv/bin/python")];
-    if let Some(p) = std::env::var_os("BEGEN_PYTHON") {
-        candidates.push(PathBuf::from(p));
-    }
-    candidates.push(PathBuf::from("/tmp/probe-venv/bin/python"));
-    for python in candidates {
-        let ok =
-            Command::new(&python).args(["-c", "import jax, jax.ffi, numpy"]).output().is_ok_and(|o| o.status.success());
-        if ok {
-            return Some(python);
-        }
-    }
-    missing("no Python with jax (.venv/bin/python, $BEGEN_PYTHON, /tmp/probe-venv/bin/python)")
-}
-
-/// The pip (or system) nvcc the build would use, through `begen doctor`'s rules.
+/// The pip (or system) nvcc the build would use: the `nvcc:` line of
+/// `begen doctor` run with `BEGEN_PYTHON=python`.
 pub fn nvcc(python: &Path) -> Option<PathBuf> {
-    let env = begen::build::Env::new().with("BEGEN_PYTHON", &python.display().to_string());
-    match begen::build::nvcc(&env) {
-        Ok(nvcc) => Some(nvcc),
-        Err(e) => missing(&format!("no nvcc: {e}")),
+    let out = begen(python, &["doctor"], &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    let Some(line) = text.lines().find_map(|l| l.strip_prefix("nvcc:")) else {
+        return missing(&format!("no `nvcc:` line in begen doctor's output:\n{text}"));
+    };
+    let found = line.trim();
+    match found.split_once(" (") {
+        Some((path, _)) if !found.starts_with("not found:") => Some(PathBuf::from(path)),
+        _ => missing(&format!("no nvcc: {found}")),
     }
 }
 

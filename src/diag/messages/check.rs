@@ -9,7 +9,7 @@ use crate::model::AttrType;
 // ---- inferring the arg_spec ----
 
 /// The arg_spec system's text: every `BE::Tensor` parameter is const.
-pub fn no_output(func: &str) -> String {
+pub(crate) fn no_output(func: &str) -> String {
     let func = q(func);
     format!(
         "No non-const Tensor output found in '{func}'.\n\
@@ -19,34 +19,35 @@ pub fn no_output(func: &str) -> String {
 }
 
 /// An explicit arg_spec without any `ret`.
-pub fn no_output_explicit(func: &str) -> String {
+pub(crate) fn no_output_explicit(func: &str) -> String {
     let func = q(func);
     format!("the arg_spec of '{func}' has no 'ret' token: a kernel needs at least one output tensor")
 }
 
-pub fn no_tensors(func: &str) -> String {
+pub(crate) fn no_tensors(func: &str) -> String {
     let func = q(func);
     format!("No BE::Tensor parameters found in '{func}': cannot auto-detect its arg_spec")
 }
 
-pub const HINT_NO_TENSORS: &str = "inputs are `const BE::Tensor` parameters and outputs are `BE::Tensor` parameters";
+pub(crate) const HINT_NO_TENSORS: &str =
+    "inputs are `const BE::Tensor` parameters and outputs are `BE::Tensor` parameters";
 
 // ---- parameters ----
 
-pub fn unnamed_param(func: &str, index: usize) -> String {
+pub(crate) fn unnamed_param(func: &str, index: usize) -> String {
     let func = q(func);
     format!("parameter {index} of '{func}' has no name, so it cannot be an attribute")
 }
 
-pub fn tensor_indirect(func: &str, param: &str) -> String {
+pub(crate) fn tensor_indirect(func: &str, param: &str) -> String {
     let func = q(func);
     let param = q(param);
     format!("tensor parameter '{param}' of '{func}' is a pointer, an array or an rvalue reference (`&&`)")
 }
 
-pub const HINT_TENSOR: &str = "take tensors as `const BE::Tensor` (inputs) or `BE::Tensor` (outputs)";
+pub(crate) const HINT_TENSOR: &str = "take tensors as `const BE::Tensor` (inputs) or `BE::Tensor` (outputs)";
 
-pub fn pointer_attr(func: &str, param: &str, ty: &str) -> String {
+pub(crate) fn pointer_attr(func: &str, param: &str, ty: &str) -> String {
     let func = q(func);
     let param = q(param);
     let ty = q(ty);
@@ -56,19 +57,19 @@ pub fn pointer_attr(func: &str, param: &str, ty: &str) -> String {
     )
 }
 
-pub const HINT_POINTER: &str = "take the scalar by value, or pass the data as a tensor";
+pub(crate) const HINT_POINTER: &str = "take the scalar by value, or pass the data as a tensor";
 
-pub fn not_inferred(func: &str, param: &str, ty: &str) -> String {
+pub(crate) fn not_inferred(func: &str, param: &str, ty: &str) -> String {
     let func = q(func);
     let param = q(param);
     let ty = q(ty);
     format!("cannot infer the attribute type of '{param}' in '{func}': `{ty}` is not auto-inferred")
 }
 
-pub const HINT_STREAM_TYPE: &str =
+pub(crate) const HINT_STREAM_TYPE: &str =
     "declare the CUDA stream as `int64_t stream` (the arg_spec convention); begen casts it from XLA's stream";
 
-pub fn hint_explicit(param: &str, ty: &str) -> String {
+pub(crate) fn hint_explicit(param: &str, ty: &str) -> String {
     let param = q(param);
     let suggestion = match ty {
         "__half" | "half" => "float16".to_string(),
@@ -78,21 +79,21 @@ pub fn hint_explicit(param: &str, ty: &str) -> String {
     format!("use the explicit form `attr.{param}:{suggestion}` (inline after the name, or in begen.yaml)")
 }
 
-pub fn count_mismatch(func: &str, tokens: usize, params: usize) -> String {
+pub(crate) fn count_mismatch(func: &str, tokens: usize, params: usize) -> String {
     let func = q(func);
     format!("the arg_spec of '{func}' has {tokens} tokens but its signature has {params} parameters")
 }
 
-pub fn token_contradicts(token: &str, param: &str, declared: &str) -> String {
+pub(crate) fn token_contradicts(token: &str, param: &str, declared: &str) -> String {
     let token = q(token);
     let param = q(param);
     let declared = q(declared);
     format!("`{token}` contradicts the signature: parameter '{param}' is declared `{declared}`")
 }
 
-pub const LABEL_DECLARED_HERE: &str = "declared here";
+pub(crate) const LABEL_DECLARED_HERE: &str = "declared here";
 
-pub fn bare_attr_without_signature(func: &str, name: &str) -> String {
+pub(crate) fn bare_attr_without_signature(func: &str, name: &str) -> String {
     let func = q(func);
     let name = q(name);
     format!("cannot infer the type of `attr.{name}`: the signature of '{func}' is not available")
@@ -100,13 +101,13 @@ pub fn bare_attr_without_signature(func: &str, name: &str) -> String {
 
 // ---- struct and array attributes ----
 
-pub fn bad_array_type(token: &str, ty: &str) -> String {
+pub(crate) fn bad_array_type(token: &str, ty: &str) -> String {
     let token = q(token);
     let ty = q(ty);
     format!("`{ty}` in `{token}` is not an array attribute type: an array attribute is 1-D, written `<type>[]`")
 }
 
-pub fn unknown_struct(func: &str, attr: &str, ty: &str, file: &str) -> String {
+pub(crate) fn unknown_struct(func: &str, attr: &str, ty: &str, file: &str) -> String {
     let func = q(func);
     let attr = q(attr);
     let ty = q(ty);
@@ -117,7 +118,7 @@ pub fn unknown_struct(func: &str, attr: &str, ty: &str, file: &str) -> String {
     )
 }
 
-pub fn hint_unknown_struct() -> String {
+pub(crate) fn hint_unknown_struct() -> String {
     format!(
         "{}; a struct attribute names a struct of scalar members defined in the source or a local header \
          (`struct Affine {{ float scale; float shift; }};`)",
@@ -125,13 +126,13 @@ pub fn hint_unknown_struct() -> String {
     )
 }
 
-pub fn label_struct_used(func: &str, attr: &str) -> String {
+pub(crate) fn label_struct_used(func: &str, attr: &str) -> String {
     let func = q(func);
     let attr = q(attr);
     format!("attribute '{attr}' of '{func}' has this type")
 }
 
-pub fn struct_problem(name: &str, problem: crate::model::decl::StructProblem) -> String {
+pub(crate) fn struct_problem(name: &str, problem: crate::model::decl::StructProblem) -> String {
     let name = q(name);
     use crate::model::decl::StructProblem as P;
     match problem {
@@ -149,35 +150,35 @@ pub fn struct_problem(name: &str, problem: crate::model::decl::StructProblem) ->
     }
 }
 
-pub fn struct_empty(name: &str) -> String {
+pub(crate) fn struct_empty(name: &str) -> String {
     let name = q(name);
     format!("struct '{name}' has no data members: a struct attribute needs at least one")
 }
 
-pub fn member_type(name: &str, member: &str, ty: &str) -> String {
+pub(crate) fn member_type(name: &str, member: &str, ty: &str) -> String {
     let name = q(name);
     let member = q(member);
     let ty = q(ty);
     format!("member '{member}' of struct '{name}' has type `{ty}`, which is not a scalar attribute type")
 }
 
-pub const HINT_MEMBER_TYPES: &str = "the members of a struct attribute are scalars: `bool`, `int8_t` ... `int64_t`, \
+pub(crate) const HINT_MEMBER_TYPES: &str = "the members of a struct attribute are scalars: `bool`, `int8_t` ... `int64_t`, \
      `uint8_t` ... `uint64_t`, `float`, `double` (or the C spellings `int`, `unsigned char`, ...), `__half` or \
      `__nv_bfloat16`";
 
-pub fn member_nested(name: &str, member: &str, ty: &str) -> String {
+pub(crate) fn member_nested(name: &str, member: &str, ty: &str) -> String {
     let name = q(name);
     let member = q(member);
     let ty = q(ty);
     format!("member '{member}' of struct '{name}' is a struct (`{ty}`): nested structs are not bound as attributes")
 }
 
-pub fn hint_member_nested(name: &str) -> String {
+pub(crate) fn hint_member_nested(name: &str) -> String {
     let name = q(name);
     format!("put the nested struct's members into '{name}' itself, or pass it as an attribute of its own")
 }
 
-pub fn member_indirect(name: &str, member: &str, declared: &str) -> String {
+pub(crate) fn member_indirect(name: &str, member: &str, declared: &str) -> String {
     let name = q(name);
     let member = q(member);
     let declared = q(declared);
@@ -187,26 +188,26 @@ pub fn member_indirect(name: &str, member: &str, declared: &str) -> String {
     )
 }
 
-pub const HINT_MEMBER_ARRAY: &str = "pass an array as an attribute of its own (`attr.w:float32[]`, taken as \
+pub(crate) const HINT_MEMBER_ARRAY: &str = "pass an array as an attribute of its own (`attr.w:float32[]`, taken as \
      `BE::Span<const float>`), and data as a tensor";
 
-pub fn member_bitfield(name: &str, member: &str) -> String {
+pub(crate) fn member_bitfield(name: &str, member: &str) -> String {
     let name = q(name);
     let member = q(member);
     format!("member '{member}' of struct '{name}' is a bit-field: XLA decodes whole scalars only")
 }
 
-pub fn member_complex(name: &str, member: &str, ty: &str) -> String {
+pub(crate) fn member_complex(name: &str, member: &str, ty: &str) -> String {
     let name = q(name);
     let member = q(member);
     let ty = q(ty);
     format!("member '{member}' of struct '{name}' is complex (`{ty}`): XLA has no complex scalar attributes")
 }
 
-pub const HINT_MEMBER_COMPLEX: &str =
+pub(crate) const HINT_MEMBER_COMPLEX: &str =
     "split it into a real and an imaginary member, or pass it as an attribute of its own (`attr.c:complex64`)";
 
-pub fn member_access(name: &str, member: &str, access: &str) -> String {
+pub(crate) fn member_access(name: &str, member: &str, access: &str) -> String {
     let name = q(name);
     let member = q(member);
     let access = q(access);
@@ -216,38 +217,38 @@ pub fn member_access(name: &str, member: &str, access: &str) -> String {
     )
 }
 
-pub fn member_name(name: &str, member: &str) -> String {
+pub(crate) fn member_name(name: &str, member: &str) -> String {
     let name = q(name);
     let member = q(member);
     format!("member '{member}' of struct '{name}' is not an ASCII identifier, so it cannot be a dictionary key")
 }
 
-pub fn struct_by_mutable_reference(func: &str, param: &str, declared: &str) -> String {
+pub(crate) fn struct_by_mutable_reference(func: &str, param: &str, declared: &str) -> String {
     let func = q(func);
     let param = q(param);
     let declared = q(declared);
     format!("parameter '{param}' of '{func}' takes `{declared}` by non-const reference: an attribute is read-only")
 }
 
-pub fn hint_struct_by_value(ty: &str) -> String {
+pub(crate) fn hint_struct_by_value(ty: &str) -> String {
     let ty = q(ty);
     format!("take it by value (`{ty}`) or by const reference (`const {ty}&`)")
 }
 
-pub fn array_mutable(func: &str, param: &str, declared: &str) -> String {
+pub(crate) fn array_mutable(func: &str, param: &str, declared: &str) -> String {
     let func = q(func);
     let param = q(param);
     let declared = q(declared);
     format!("parameter '{param}' of '{func}' is `{declared}`: an array attribute is read-only")
 }
 
-pub fn hint_array_const(span: &str, element: &str) -> String {
+pub(crate) fn hint_array_const(span: &str, element: &str) -> String {
     let span = q(span);
     let element = q(element);
     format!("take `{span}<const {element}>`")
 }
 
-pub fn array_element(func: &str, param: &str, declared: &str, element: &str) -> String {
+pub(crate) fn array_element(func: &str, param: &str, declared: &str, element: &str) -> String {
     let func = q(func);
     let param = q(param);
     let declared = q(declared);
@@ -255,11 +256,11 @@ pub fn array_element(func: &str, param: &str, declared: &str, element: &str) -> 
     format!("parameter '{param}' of '{func}' is `{declared}`: `{element}` is not an attribute element type")
 }
 
-pub const HINT_ARRAY_ELEMENTS: &str = "an array attribute's elements are `bool`, `int8_t` ... `int64_t`, `uint8_t` \
+pub(crate) const HINT_ARRAY_ELEMENTS: &str = "an array attribute's elements are `bool`, `int8_t` ... `int64_t`, `uint8_t` \
      ... `uint64_t`, `float`, `double`, `std::complex<float>`, `std::complex<double>`, `__half` or \
      `__nv_bfloat16` (or the C spellings `int`, `unsigned char`, ...)";
 
-pub fn array_indirect(func: &str, param: &str, declared: &str) -> String {
+pub(crate) fn array_indirect(func: &str, param: &str, declared: &str) -> String {
     let func = q(func);
     let param = q(param);
     let declared = q(declared);
@@ -269,20 +270,20 @@ pub fn array_indirect(func: &str, param: &str, declared: &str) -> String {
     )
 }
 
-pub const HINT_ARRAY_BY_VALUE: &str = "take a span by value (`BE::Span<const float> w`) or a vector by const \
+pub(crate) const HINT_ARRAY_BY_VALUE: &str = "take a span by value (`BE::Span<const float> w`) or a vector by const \
      reference (`const std::vector<float>& w`)";
 
-pub fn array_unqualified(func: &str, param: &str, declared: &str) -> String {
+pub(crate) fn array_unqualified(func: &str, param: &str, declared: &str) -> String {
     let func = q(func);
     let param = q(param);
     let declared = q(declared);
     format!("parameter '{param}' of '{func}' is `{declared}`: begen cannot tell which `Span` that is")
 }
 
-pub const HINT_ARRAY_SPANS: &str = "write the namespace: `BE::Span<const T>` (begen's `brainevent/common.h`) or \
+pub(crate) const HINT_ARRAY_SPANS: &str = "write the namespace: `BE::Span<const T>` (begen's `brainevent/common.h`) or \
      `xla::ffi::Span<const T>` (XLA's `xla/ffi/api/ffi.h`)";
 
-pub fn array_without_signature(func: &str, name: &str, ty: &str) -> String {
+pub(crate) fn array_without_signature(func: &str, name: &str, ty: &str) -> String {
     let func = q(func);
     let name = q(name);
     let ty = q(ty);
@@ -294,71 +295,72 @@ pub fn array_without_signature(func: &str, name: &str, ty: &str) -> String {
 
 // ---- typed tensors, dimensions, constants ----
 
-pub fn bad_dtype(token: &str, word: &str) -> String {
+pub(crate) fn bad_dtype(token: &str, word: &str) -> String {
     let token = q(token);
     let word = q(word);
     format!("`{word}` in `{token}` is neither an element type nor a template parameter name")
 }
 
-pub fn hint_dtypes() -> String {
+pub(crate) fn hint_dtypes() -> String {
     let names: Vec<&str> = AttrType::ALL.iter().map(|t| t.as_str()).collect();
     format!("element types are: {}; or a type listed as `const.T=float32,float64`", names.join(", "))
 }
 
-pub fn bad_shape(token: &str, why: &str) -> String {
+pub(crate) fn bad_shape(token: &str, why: &str) -> String {
     let token = q(token);
     let why = q(why);
     format!("the shape in `{token}` does not read: {why}")
 }
 
-pub const HINT_SHAPE: &str =
+pub(crate) const HINT_SHAPE: &str =
     "write a shape as `[n, k]` (names or non-negative integers, `[]` for a 0-d tensor): `arg:float32[n, k]`";
 
-pub fn bad_dim_name(token: &str) -> String {
+pub(crate) fn bad_dim_name(token: &str) -> String {
     let token = q(token);
     format!("`{token}`: a dimension's name must be a C++ identifier")
 }
 
-pub fn bad_dim_type(token: &str, ty: &str) -> String {
+pub(crate) fn bad_dim_type(token: &str, ty: &str) -> String {
     let token = q(token);
     let ty = q(ty);
     format!("`{token}`: `{ty}` is not an integer type, so no dimension fits it")
 }
 
-pub fn bad_const(token: &str, why: &str) -> String {
+pub(crate) fn bad_const(token: &str, why: &str) -> String {
     let token = q(token);
     let why = q(why);
     format!("`{token}` is not a constant: {why}")
 }
 
-pub fn bad_const_value(token: &str, value: &str) -> String {
+pub(crate) fn bad_const_value(token: &str, value: &str) -> String {
     let token = q(token);
     let value = q(value);
     format!("`{value}` in `{token}` is not a literal: values are integers, `true`, `false` or element types")
 }
 
-pub fn rank_too_high(func: &str, param: &str) -> String {
+pub(crate) fn rank_too_high(func: &str, param: &str) -> String {
     let func = q(func);
     let param = q(param);
     format!("the shape of '{param}' in '{func}' has more than 8 dimensions, the most a tensor view holds")
 }
 
-pub fn unknown_dim(func: &str, dim: &str) -> String {
+pub(crate) fn unknown_dim(func: &str, dim: &str) -> String {
     let func = q(func);
     let dim = q(dim);
     format!("`dim.{dim}` of '{func}' names a dimension that no tensor of '{func}' has")
 }
 
-pub const HINT_UNKNOWN_DIM: &str = "name the dimension in a typed tensor's shape, e.g. `arg:float32[n]` for `dim.n`";
+pub(crate) const HINT_UNKNOWN_DIM: &str =
+    "name the dimension in a typed tensor's shape, e.g. `arg:float32[n]` for `dim.n`";
 
-pub fn dim_param_type(func: &str, param: &str, ty: &str) -> String {
+pub(crate) fn dim_param_type(func: &str, param: &str, ty: &str) -> String {
     let func = q(func);
     let param = q(param);
     let ty = q(ty);
     format!("parameter '{param}' of '{func}' receives a dimension, but `{ty}` is not an integer type")
 }
 
-pub fn untyped_pointer(func: &str, param: &str, declared: &str) -> String {
+pub(crate) fn untyped_pointer(func: &str, param: &str, declared: &str) -> String {
     let func = q(func);
     let param = q(param);
     let declared = q(declared);
@@ -368,20 +370,20 @@ pub fn untyped_pointer(func: &str, param: &str, declared: &str) -> String {
     )
 }
 
-pub fn hint_pointer_scalar(dtype: &str) -> String {
+pub(crate) fn hint_pointer_scalar(dtype: &str) -> String {
     let dtype = q(dtype);
     format!(
         "take the scalar by value, or bind the data as a typed tensor: `arg:{dtype}[n]` (`ret:`/`inout:` for outputs)"
     )
 }
 
-pub fn hint_pointer_tensor(param: &str, dtype: &str) -> String {
+pub(crate) fn hint_pointer_tensor(param: &str, dtype: &str) -> String {
     let param = q(param);
     let dtype = q(dtype);
     format!("give the element type and shape, e.g. `arg:{dtype}[n]` (or `ret:`/`inout:`) for '{param}'")
 }
 
-pub fn pointer_dtype(func: &str, param: &str, declared: &str, dtype: &str) -> String {
+pub(crate) fn pointer_dtype(func: &str, param: &str, declared: &str, dtype: &str) -> String {
     let func = q(func);
     let param = q(param);
     let declared = q(declared);
@@ -389,40 +391,40 @@ pub fn pointer_dtype(func: &str, param: &str, declared: &str, dtype: &str) -> St
     format!("parameter '{param}' of '{func}' is `{declared}`, which does not point to {dtype} elements")
 }
 
-pub fn inout_on_const(func: &str, param: &str) -> String {
+pub(crate) fn inout_on_const(func: &str, param: &str) -> String {
     let func = q(func);
     let param = q(param);
     format!("`inout` parameter '{param}' of '{func}' is declared const, so the kernel cannot update it in place")
 }
 
-pub const HINT_INOUT: &str = "drop the `const`, or make the parameter an input (`arg`)";
+pub(crate) const HINT_INOUT: &str = "drop the `const`, or make the parameter an input (`arg`)";
 
-pub fn unknown_dtype_param(func: &str, param: &str, name: &str) -> String {
+pub(crate) fn unknown_dtype_param(func: &str, param: &str, name: &str) -> String {
     let func = q(func);
     let param = q(param);
     let name = q(name);
     format!("the element type `{name}` of '{param}' in '{func}' is no `const.{name}=...` type parameter")
 }
 
-pub fn const_not_template(func: &str, name: &str) -> String {
+pub(crate) fn const_not_template(func: &str, name: &str) -> String {
     let func = q(func);
     let name = q(name);
     format!("`const.{name}` is given, but '{func}' is not a template")
 }
 
-pub fn const_unknown(func: &str, name: &str, params: &[String]) -> String {
+pub(crate) fn const_unknown(func: &str, name: &str, params: &[String]) -> String {
     let func = q(func);
     let name = q(name);
     format!("`const.{name}`: '{func}' has no template parameter '{name}' (it has {})", q_list(params, "", ", "))
 }
 
-pub fn const_missing(func: &str, name: &str) -> String {
+pub(crate) fn const_missing(func: &str, name: &str) -> String {
     let func = q(func);
     let name = q(name);
     format!("template parameter '{name}' of '{func}' has no `const.{name}=...` values")
 }
 
-pub fn const_unsupported(func: &str, name: &str) -> String {
+pub(crate) fn const_unsupported(func: &str, name: &str) -> String {
     let func = q(func);
     let name = q(name);
     format!(
@@ -430,7 +432,7 @@ pub fn const_unsupported(func: &str, name: &str) -> String {
     )
 }
 
-pub fn const_value_type(func: &str, name: &str, value: &str, ty: &str) -> String {
+pub(crate) fn const_value_type(func: &str, name: &str, value: &str, ty: &str) -> String {
     let func = q(func);
     let name = q(name);
     let value = q(value);
@@ -438,21 +440,21 @@ pub fn const_value_type(func: &str, name: &str, value: &str, ty: &str) -> String
     format!("`{value}` is not a value of template parameter '{name}' of '{func}' (declared `{ty}`)")
 }
 
-pub fn const_param_type(func: &str, name: &str, ty: &str) -> String {
+pub(crate) fn const_param_type(func: &str, name: &str, ty: &str) -> String {
     let func = q(func);
     let name = q(name);
     let ty = q(ty);
     format!("template parameter '{name}' of '{func}' has type `{ty}`, which is not an integer or bool type")
 }
 
-pub fn const_type_value(func: &str, name: &str, value: &str) -> String {
+pub(crate) fn const_type_value(func: &str, name: &str, value: &str) -> String {
     let func = q(func);
     let name = q(name);
     let value = q(value);
     format!("`{value}` is not an element type, but '{name}' of '{func}' is a type parameter")
 }
 
-pub fn const_half_on_cpu(func: &str, name: &str, value: &str) -> String {
+pub(crate) fn const_half_on_cpu(func: &str, name: &str, value: &str) -> String {
     let func = q(func);
     let name = q(name);
     let value = q(value);
@@ -461,35 +463,35 @@ pub fn const_half_on_cpu(func: &str, name: &str, value: &str) -> String {
     )
 }
 
-pub fn const_duplicate(func: &str, name: &str, value: &str) -> String {
+pub(crate) fn const_duplicate(func: &str, name: &str, value: &str) -> String {
     let func = q(func);
     let name = q(name);
     let value = q(value);
     format!("`const.{name}` of '{func}' lists `{value}` twice")
 }
 
-pub fn const_twice(func: &str, name: &str) -> String {
+pub(crate) fn const_twice(func: &str, name: &str) -> String {
     let func = q(func);
     let name = q(name);
     format!("'{func}' has two `const.{name}` tokens")
 }
 
-pub fn const_name_is_dtype(name: &str) -> String {
+pub(crate) fn const_name_is_dtype(name: &str) -> String {
     let name = q(name);
     format!("`const.{name}`: a template parameter named like an element type cannot be told apart from it")
 }
 
-pub fn too_many_instances(func: &str, n: usize) -> String {
+pub(crate) fn too_many_instances(func: &str, n: usize) -> String {
     let func = q(func);
     format!("the `const.` values of '{func}' make {n} instantiations; begen builds at most 256 per function")
 }
 
-pub fn const_without_signature(func: &str) -> String {
+pub(crate) fn const_without_signature(func: &str) -> String {
     let func = q(func);
     format!("'{func}' has `const.` tokens, but its signature is not available to instantiate")
 }
 
-pub fn dim_without_signature(func: &str, name: &str) -> String {
+pub(crate) fn dim_without_signature(func: &str, name: &str) -> String {
     let func = q(func);
     let name = q(name);
     format!("cannot infer the type of `dim.{name}`: the signature of '{func}' is not available")
@@ -497,48 +499,48 @@ pub fn dim_without_signature(func: &str, name: &str) -> String {
 
 // ---- the library: names, modules, symbols ----
 
-pub fn duplicate_in_module(name: &str, module: &str) -> String {
+pub(crate) fn duplicate_in_module(name: &str, module: &str) -> String {
     let name = q(name);
     let module = q(module);
     format!("'{name}' is exported twice in module `{module}`")
 }
 
-pub const LABEL_FIRST_EXPORTED: &str = "first exported here";
-pub const LABEL_EXPORTED_AGAIN: &str = "exported again here";
+pub(crate) const LABEL_FIRST_EXPORTED: &str = "first exported here";
+pub(crate) const LABEL_EXPORTED_AGAIN: &str = "exported again here";
 
-pub const HINT_DUPLICATE_MODULES: &str = "function names must be unique within a module (they name the FFI targets \
+pub(crate) const HINT_DUPLICATE_MODULES: &str = "function names must be unique within a module (they name the FFI targets \
      `<module>.<function>`): rename one, or put the files in different modules (`modules:` in begen.yaml)";
 
-pub fn bad_module_name(module: &str) -> String {
+pub(crate) fn bad_module_name(module: &str) -> String {
     let module = q(module);
     format!("module name `{module}` is not usable: module names are C++ identifiers")
 }
 
-pub fn bad_derived_module_name(module: &str, file: &str) -> String {
+pub(crate) fn bad_derived_module_name(module: &str, file: &str) -> String {
     let module = q(module);
     let file = q(file);
     format!("`per-file` names the module of `{file}` `{module}`, which is not a C++ identifier")
 }
 
-pub const HINT_MODULE_NAME: &str =
+pub(crate) const HINT_MODULE_NAME: &str =
     "give the file a module name under `modules: names:` (letters, digits and `_`, not starting with a digit)";
 
-pub fn module_collision(module: &str, file: &str, other: &str) -> String {
+pub(crate) fn module_collision(module: &str, file: &str, other: &str) -> String {
     let module = q(module);
     let file = q(file);
     let other = q(other);
     format!("`per-file` puts `{file}` in module `{module}`, which `{other}` is in already")
 }
 
-pub const HINT_MODULE_COLLISION: &str =
+pub(crate) const HINT_MODULE_COLLISION: &str =
     "give one of them another name under `modules: names:` (a name given there explicitly may be shared on purpose)";
 
-pub fn modules_entry_missing(path: &str) -> String {
+pub(crate) fn modules_entry_missing(path: &str) -> String {
     let path = q(path);
     format!("begen.yaml names a module for `{path}`, which is not a source file or directory under the root")
 }
 
-pub fn bad_library_name(name: &str, from: &str) -> String {
+pub(crate) fn bad_library_name(name: &str, from: &str) -> String {
     let name = q(name);
     let from = q(from);
     format!(
@@ -547,7 +549,7 @@ pub fn bad_library_name(name: &str, from: &str) -> String {
     )
 }
 
-pub fn library_shadows_module(name: &str, from: &str) -> String {
+pub(crate) fn library_shadows_module(name: &str, from: &str) -> String {
     let name = q(name);
     let from = q(from);
     format!(
@@ -557,54 +559,55 @@ pub fn library_shadows_module(name: &str, from: &str) -> String {
     )
 }
 
-pub fn include_dir_missing(dir: &str) -> String {
+pub(crate) fn include_dir_missing(dir: &str) -> String {
     let dir = q(dir);
     format!("`include_dirs:` lists `{dir}`, which is not a directory under the root")
 }
 
-pub const HINT_LIBRARY_NAME: &str = "pass --name NAME (`.name(\"...\")` in build.rs) or set `name:` in begen.yaml";
+pub(crate) const HINT_LIBRARY_NAME: &str =
+    "pass --name NAME (`.name(\"...\")` in build.rs) or set `name:` in begen.yaml";
 
-pub fn bad_prefix(prefix: &str) -> String {
+pub(crate) fn bad_prefix(prefix: &str) -> String {
     let prefix = q(prefix);
     format!("prefix `{prefix}` must be C++ identifiers joined by dots, e.g. `mylib.ops`")
 }
 
-pub fn symbol_collision(symbol: &str, name: &str, other: &str) -> String {
+pub(crate) fn symbol_collision(symbol: &str, name: &str, other: &str) -> String {
     let symbol = q(symbol);
     let name = q(name);
     let other = q(other);
     format!("the generated symbol `{symbol}` of '{name}' is also the symbol of '{other}'")
 }
 
-pub fn label_is_here(name: &str) -> String {
+pub(crate) fn label_is_here(name: &str) -> String {
     let name = q(name);
     format!("'{name}' is here")
 }
 
-pub const HINT_SYMBOL_COLLISION: &str = "rename the library, a module or one of the functions";
+pub(crate) const HINT_SYMBOL_COLLISION: &str = "rename the library, a module or one of the functions";
 
-pub fn unincludable_path(path: &str, why: &str) -> String {
+pub(crate) fn unincludable_path(path: &str, why: &str) -> String {
     let path = q(path);
     let why = q(why);
     format!("`{path}` cannot be #included by the generated wrapper because {why}")
 }
 
-pub const PATH_NOT_UTF8: &str = "it is not valid UTF-8";
+pub(crate) const PATH_NOT_UTF8: &str = "it is not valid UTF-8";
 
-pub fn path_contains(c: char) -> String {
+pub(crate) fn path_contains(c: char) -> String {
     format!("it contains {c:?}")
 }
 
-pub const HINT_UNINCLUDABLE: &str = "rename the file or a directory above it";
+pub(crate) const HINT_UNINCLUDABLE: &str = "rename the file or a directory above it";
 
-pub fn skipping_generated(file: &str) -> String {
+pub(crate) fn skipping_generated(file: &str) -> String {
     let file = q(file);
     format!("skipping `{file}`: it is a wrapper begen generated, not a kernel source")
 }
 
-pub const HINT_GENERATED: &str = "generate into a directory outside the kernel directory, or delete it";
+pub(crate) const HINT_GENERATED: &str = "generate into a directory outside the kernel directory, or delete it";
 
-pub fn skipping_cuda(file: &str, kernels: &[String]) -> String {
+pub(crate) fn skipping_cuda(file: &str, kernels: &[String]) -> String {
     let file = q(file);
     let what = if kernels.is_empty() {
         "it is not compiled".to_string()
@@ -614,40 +617,41 @@ pub fn skipping_cuda(file: &str, kernels: &[String]) -> String {
     format!("skipping CUDA source `{file}` for platform `cpu`: {what}")
 }
 
-pub const HINT_SKIPPING_CUDA: &str = "build with `--platform auto` or `cuda` (needs nvcc) to include it";
+pub(crate) const HINT_SKIPPING_CUDA: &str = "build with `--platform auto` or `cuda` (needs nvcc) to include it";
 
-pub const NO_FUNCTIONS: &str = "no annotated function was found: the library has no kernels";
+pub(crate) const NO_FUNCTIONS: &str = "no annotated function was found: the library has no kernels";
 
-pub const HINT_NO_FUNCTIONS: &str = "annotate each function to export with `// @BE <name>` on the line before it";
+pub(crate) const HINT_NO_FUNCTIONS: &str =
+    "annotate each function to export with `// @BE <name>` on the line before it";
 
 // ---- algorithms and gradients ----
 
-pub fn bad_algorithm_name(name: &str) -> String {
+pub(crate) fn bad_algorithm_name(name: &str) -> String {
     let name = q(name);
     format!("algorithm name `{name}` is not usable: it must be an ASCII identifier and not a Python keyword")
 }
 
-pub fn algorithm_name_taken(name: &str, what: &str) -> String {
+pub(crate) fn algorithm_name_taken(name: &str, what: &str) -> String {
     let name = q(name);
     let what = q(what);
     format!("algorithm `{name}` would hide {what} in the Python module")
 }
 
-pub const HINT_ALGORITHM_NAME: &str =
+pub(crate) const HINT_ALGORITHM_NAME: &str =
     "an algorithm is a function at the top of the Python module: give it a name no module or function has there";
 
-pub fn empty_algorithm(name: &str) -> String {
+pub(crate) fn empty_algorithm(name: &str) -> String {
     let name = q(name);
     format!("algorithm `{name}` has no implementations")
 }
 
-pub fn unknown_implementation(algorithm: &str, function: &str) -> String {
+pub(crate) fn unknown_implementation(algorithm: &str, function: &str) -> String {
     let algorithm = q(algorithm);
     let function = q(function);
     format!("implementation `{function}` of algorithm `{algorithm}` is not an exported function")
 }
 
-pub fn ambiguous_implementation(algorithm: &str, function: &str, modules: &[String]) -> String {
+pub(crate) fn ambiguous_implementation(algorithm: &str, function: &str, modules: &[String]) -> String {
     let algorithm = q(algorithm);
     let function = q(function);
     format!(
@@ -656,13 +660,13 @@ pub fn ambiguous_implementation(algorithm: &str, function: &str, modules: &[Stri
     )
 }
 
-pub fn implementation_twice(algorithm: &str, function: &str) -> String {
+pub(crate) fn implementation_twice(algorithm: &str, function: &str) -> String {
     let algorithm = q(algorithm);
     let function = q(function);
     format!("algorithm `{algorithm}` lists `{function}` twice")
 }
 
-pub fn implementations_disagree(algorithm: &str, first: &str, other: &str, difference: &str) -> String {
+pub(crate) fn implementations_disagree(algorithm: &str, first: &str, other: &str, difference: &str) -> String {
     let algorithm = q(algorithm);
     let first = q(first);
     let other = q(other);
@@ -670,28 +674,28 @@ pub fn implementations_disagree(algorithm: &str, first: &str, other: &str, diffe
     format!("implementations `{first}` and `{other}` of algorithm `{algorithm}` disagree: {difference}")
 }
 
-pub const LABEL_REFERENCE_IMPLEMENTATION: &str = "compared with this implementation";
+pub(crate) const LABEL_REFERENCE_IMPLEMENTATION: &str = "compared with this implementation";
 
-pub const HINT_IMPLEMENTATIONS: &str = "the implementations of an algorithm must have the same inputs, outputs, \
+pub(crate) const HINT_IMPLEMENTATIONS: &str = "the implementations of an algorithm must have the same inputs, outputs, \
      attributes (names and types), typed contracts, constants and gradient, so that one Python function calls any of them";
 
-pub fn algorithm_not_built(name: &str) -> String {
+pub(crate) fn algorithm_not_built(name: &str) -> String {
     let name = q(name);
     format!("algorithm `{name}` has no implementation in this build (its kernels are not built for this platform)")
 }
 
-pub fn unknown_vjp(function: &str, vjp: &str, module: &str) -> String {
+pub(crate) fn unknown_vjp(function: &str, vjp: &str, module: &str) -> String {
     let function = q(function);
     let vjp = q(vjp);
     let module = q(module);
     format!("the backward kernel `{vjp}` of '{function}' is not an exported function of module `{module}`")
 }
 
-pub const HINT_VJP: &str = "the backward kernel takes the forward's inputs, then one cotangent per forward output, \
+pub(crate) const HINT_VJP: &str = "the backward kernel takes the forward's inputs, then one cotangent per forward output, \
      and returns one cotangent per forward input (same shapes and dtypes); the forward's attributes are passed to it \
      by name";
 
-pub fn vjp_counts(function: &str, vjp: &str, got: (usize, usize), want: (usize, usize)) -> String {
+pub(crate) fn vjp_counts(function: &str, vjp: &str, got: (usize, usize), want: (usize, usize)) -> String {
     format!(
         "the backward kernel `{vjp}` of '{function}' takes {} input(s) and returns {} output(s); it must take {} \
          (the inputs of '{function}', then one cotangent per output) and return {} (one cotangent per input)",
@@ -699,27 +703,27 @@ pub fn vjp_counts(function: &str, vjp: &str, got: (usize, usize), want: (usize, 
     )
 }
 
-pub fn vjp_mismatch(function: &str, vjp: &str, difference: &str) -> String {
+pub(crate) fn vjp_mismatch(function: &str, vjp: &str, difference: &str) -> String {
     let function = q(function);
     let vjp = q(vjp);
     let difference = q(difference);
     format!("the backward kernel `{vjp}` does not fit '{function}': {difference}")
 }
 
-pub fn unsupported_not_an_attribute(function: &str, attr: &str) -> String {
+pub(crate) fn unsupported_not_an_attribute(function: &str, attr: &str) -> String {
     let function = q(function);
     let attr = q(attr);
     format!("`unsupported:` of '{function}' names `{attr}`, which is not one of its attributes")
 }
 
-pub fn unsupported_not_scalar(function: &str, attr: &str, ty: &str) -> String {
+pub(crate) fn unsupported_not_scalar(function: &str, attr: &str, ty: &str) -> String {
     let function = q(function);
     let attr = q(attr);
     let ty = q(ty);
     format!("`unsupported:` of '{function}' names `{attr}`, a `{ty}` attribute: only scalar attributes list values")
 }
 
-pub fn bad_unsupported_value(function: &str, attr: &str, ty: AttrType, value: &str) -> String {
+pub(crate) fn bad_unsupported_value(function: &str, attr: &str, ty: AttrType, value: &str) -> String {
     let function = q(function);
     let attr = q(attr);
     let value = q(value);
@@ -730,11 +734,11 @@ pub fn bad_unsupported_value(function: &str, attr: &str, ty: AttrType, value: &s
 // kernel, differ (the `difference` of `implementations_disagree` and
 // `vjp_mismatch`).
 
-pub fn contract_text(contract: Option<&str>) -> String {
+pub(crate) fn contract_text(contract: Option<&str>) -> String {
     contract.map_or_else(|| "untyped".to_string(), |c| format!("`{}`", q(c)))
 }
 
-pub fn consts_text(consts: &[(&str, &[String])]) -> String {
+pub(crate) fn consts_text(consts: &[(&str, &[String])]) -> String {
     if consts.is_empty() {
         return "none".into();
     }
@@ -742,7 +746,7 @@ pub fn consts_text(consts: &[(&str, &[String])]) -> String {
 }
 
 /// What a parameter's token makes it, as a difference names it.
-pub fn role(token: &crate::model::Token) -> &'static str {
+pub(crate) fn role(token: &crate::model::Token) -> &'static str {
     use crate::model::Token;
     match token {
         Token::InOut(_) => "updated in place",
@@ -758,118 +762,118 @@ pub fn role(token: &crate::model::Token) -> &'static str {
     }
 }
 
-pub fn impl_inputs(a: &str, an: usize, b: &str, bn: usize) -> String {
+pub(crate) fn impl_inputs(a: &str, an: usize, b: &str, bn: usize) -> String {
     let (a, b) = (q(a), q(b));
     format!("`{a}` takes {an} input(s), `{b}` {bn}")
 }
 
-pub fn impl_outputs(a: &str, an: usize, b: &str, bn: usize) -> String {
+pub(crate) fn impl_outputs(a: &str, an: usize, b: &str, bn: usize) -> String {
     let (a, b) = (q(a), q(b));
     format!("`{a}` returns {an} output(s), `{b}` {bn}")
 }
 
 /// `input 0 is <this> in `a` ('x') but <that> in `b` ('y')`: each side is
 /// (what it is, the function, the parameter).
-pub fn impl_param_differs(what: &str, k: usize, a: (&str, &str, &str), b: (&str, &str, &str)) -> String {
+pub(crate) fn impl_param_differs(what: &str, k: usize, a: (&str, &str, &str), b: (&str, &str, &str)) -> String {
     let (this, af, ap) = (a.0, q(a.1), q(a.2));
     let (that, bf, bp) = (b.0, q(b.1), q(b.2));
     format!("{what} {k} is {this} in `{af}` ('{ap}') but {that} in `{bf}` ('{bp}')")
 }
 
-pub fn impl_attr_missing(attr: &str, a: &str, b: &str) -> String {
+pub(crate) fn impl_attr_missing(attr: &str, a: &str, b: &str) -> String {
     let (attr, a, b) = (q(attr), q(a), q(b));
     format!("attribute '{attr}' of `{a}` is missing from `{b}`")
 }
 
-pub fn impl_attr_type(attr: &str, ty: &str, a: &str, other: &str, b: &str) -> String {
+pub(crate) fn impl_attr_type(attr: &str, ty: &str, a: &str, other: &str, b: &str) -> String {
     let (attr, a, b) = (q(attr), q(a), q(b));
     format!("attribute '{attr}' is {ty} in `{a}` but {other} in `{b}`")
 }
 
-pub fn impl_consts(a: &str, at: &str, b: &str, bt: &str) -> String {
+pub(crate) fn impl_consts(a: &str, at: &str, b: &str, bt: &str) -> String {
     let (a, b) = (q(a), q(b));
     format!("their constants differ (`{a}`: {at}; `{b}`: {bt})")
 }
 
-pub fn impl_gradient(with: &str, vjp: &str, without: &str) -> String {
+pub(crate) fn impl_gradient(with: &str, vjp: &str, without: &str) -> String {
     let (with, vjp, without) = (q(with), q(vjp), q(without));
     format!("`{with}` has a gradient (`{vjp}`), `{without}` has none")
 }
 
-pub fn vjp_platform(fwd: &str, fp: &str, bwd: &str, bp: &str) -> String {
+pub(crate) fn vjp_platform(fwd: &str, fp: &str, bwd: &str, bp: &str) -> String {
     let (fwd, bwd) = (q(fwd), q(bwd));
     format!("'{fwd}' is a {fp} kernel and `{bwd}` a {bp} one; a gradient runs where its forward does")
 }
 
-pub fn vjp_inout(param: &str) -> String {
+pub(crate) fn vjp_inout(param: &str) -> String {
     let param = q(param);
     format!("it updates '{param}' in place; a backward kernel returns its cotangents")
 }
 
-pub fn vjp_list(func: &str, param: &str) -> String {
+pub(crate) fn vjp_list(func: &str, param: &str) -> String {
     let (func, param) = (q(func), q(param));
     format!("'{func}' takes a list of arrays ('{param}'); gradients through lists are not supported yet")
 }
 
-pub fn vjp_input(k: usize) -> String {
+pub(crate) fn vjp_input(k: usize) -> String {
     format!("input {k}")
 }
 
-pub fn vjp_cotangent(of: &str, k: usize) -> String {
+pub(crate) fn vjp_cotangent(of: &str, k: usize) -> String {
     format!("the cotangent of {of} {k}")
 }
 
 /// `<what> is <this> ('p' of 'fwd') but <that> ('q' of `bwd`)`: each side is
 /// (its contract, the parameter, the function).
-pub fn vjp_contract(what: &str, f: (&str, &str, &str), b: (&str, &str, &str)) -> String {
+pub(crate) fn vjp_contract(what: &str, f: (&str, &str, &str), b: (&str, &str, &str)) -> String {
     let (this, fp, ff) = (f.0, q(f.1), q(f.2));
     let (that, bp, bf) = (b.0, q(b.1), q(b.2));
     format!("{what} is {this} ('{fp}' of '{ff}') but {that} ('{bp}' of `{bf}`)")
 }
 
-pub fn vjp_attr_missing(attr: &str, fwd: &str) -> String {
+pub(crate) fn vjp_attr_missing(attr: &str, fwd: &str) -> String {
     let (attr, fwd) = (q(attr), q(fwd));
     format!("its attribute '{attr}' is not an attribute of '{fwd}' (attributes are passed by name)")
 }
 
-pub fn vjp_attr_type(attr: &str, t: &str, fwd: &str, ty: &str, bwd: &str) -> String {
+pub(crate) fn vjp_attr_type(attr: &str, t: &str, fwd: &str, ty: &str, bwd: &str) -> String {
     let (attr, fwd, bwd) = (q(attr), q(fwd), q(bwd));
     format!("attribute '{attr}' is {t} in '{fwd}' but {ty} in `{bwd}`")
 }
 
-pub fn vjp_consts(fwd: &str, ft: &str, bwd: &str, bt: &str) -> String {
+pub(crate) fn vjp_consts(fwd: &str, ft: &str, bwd: &str, bt: &str) -> String {
     let (fwd, bwd) = (q(fwd), q(bwd));
     format!("their constants differ ('{fwd}': {ft}; `{bwd}`: {bt})")
 }
 
 // Kernels as JAX primitives (begen.yaml's `linear:`, `transpose:`, `jvp:`).
 
-pub fn primitive_and_vjp(function: &str, key: &str) -> String {
+pub(crate) fn primitive_and_vjp(function: &str, key: &str) -> String {
     let (function, key) = (q(function), q(key));
     format!(
         "'{function}' has both `vjp` and `{key}`: a kernel is either reverse-only (`vjp`) or a JAX primitive (`jvp`, `linear`)"
     )
 }
 
-pub const HINT_PRIMITIVE_VJP: &str = "keep `vjp` for a kernel differentiated in reverse mode only; with `jvp` or \
+pub(crate) const HINT_PRIMITIVE_VJP: &str = "keep `vjp` for a kernel differentiated in reverse mode only; with `jvp` or \
      `linear` (and `transpose`), forward and reverse mode both work";
 
-pub fn transpose_not_linear(function: &str, param: &str) -> String {
+pub(crate) fn transpose_not_linear(function: &str, param: &str) -> String {
     let (function, param) = (q(function), q(param));
     format!("`transpose:` of '{function}' names '{param}', which its `linear:` does not list")
 }
 
-pub fn linear_unknown(function: &str, param: &str) -> String {
+pub(crate) fn linear_unknown(function: &str, param: &str) -> String {
     let (function, param) = (q(function), q(param));
     format!("`linear:` of '{function}' names '{param}', which is not one of its parameters")
 }
 
-pub fn linear_not_input(function: &str, param: &str) -> String {
+pub(crate) fn linear_not_input(function: &str, param: &str) -> String {
     let (function, param) = (q(function), q(param));
     format!("`linear:` of '{function}' names '{param}', which is not an input tensor (`arg`)")
 }
 
-pub fn linear_not_float(function: &str, param: &str, contract: &str) -> String {
+pub(crate) fn linear_not_float(function: &str, param: &str, contract: &str) -> String {
     let (function, param) = (q(function), q(param));
     format!(
         "`linear:` of '{function}' names '{param}', a {contract} input: only a float input has a tangent (an integer \
@@ -877,7 +881,7 @@ pub fn linear_not_float(function: &str, param: &str, contract: &str) -> String {
     )
 }
 
-pub fn primitive_untyped(function: &str, param: &str) -> String {
+pub(crate) fn primitive_untyped(function: &str, param: &str) -> String {
     let (function, param) = (q(function), q(param));
     format!(
         "'{function}' is a JAX primitive (`jvp`, `linear`) but its input '{param}' has no dtype: its tangents and \
@@ -885,7 +889,7 @@ pub fn primitive_untyped(function: &str, param: &str) -> String {
     )
 }
 
-pub fn primitive_not_plain(function: &str, param: &str) -> String {
+pub(crate) fn primitive_not_plain(function: &str, param: &str) -> String {
     let (function, param) = (q(function), q(param));
     format!(
         "'{function}' is a JAX primitive (`jvp`, `linear`) or its tangent or transpose kernel, and '{param}' is \
@@ -893,7 +897,7 @@ pub fn primitive_not_plain(function: &str, param: &str) -> String {
     )
 }
 
-pub fn primitive_side_effect(function: &str) -> String {
+pub(crate) fn primitive_side_effect(function: &str) -> String {
     let function = q(function);
     format!("'{function}' is a JAX primitive (`jvp`, `linear`) and has `has_side_effect`: not supported together")
 }
@@ -901,7 +905,7 @@ pub fn primitive_side_effect(function: &str) -> String {
 /// The subject of the messages about a tangent kernel (`transpose_of`
 /// None) or a transpose kernel: `the tangent kernel `k` of 'f'`, `the
 /// transpose kernel `k` of 'f' for 'p'`.
-pub fn related_kernel(function: &str, kernel: &str, transpose_of: Option<&str>) -> String {
+pub(crate) fn related_kernel(function: &str, kernel: &str, transpose_of: Option<&str>) -> String {
     let (function, kernel) = (q(function), q(kernel));
     match transpose_of {
         None => format!("the tangent kernel `{kernel}` of '{function}'"),
@@ -909,11 +913,11 @@ pub fn related_kernel(function: &str, kernel: &str, transpose_of: Option<&str>) 
     }
 }
 
-pub fn unknown_related(subject: &str, module: &str) -> String {
+pub(crate) fn unknown_related(subject: &str, module: &str) -> String {
     format!("{subject} is not an exported function of module `{}`", q(module))
 }
 
-pub fn related_counts(
+pub(crate) fn related_counts(
     subject: &str,
     function: &str,
     tangent: bool,
@@ -932,20 +936,20 @@ pub fn related_counts(
     )
 }
 
-pub fn related_mismatch(subject: &str, difference: &str) -> String {
+pub(crate) fn related_mismatch(subject: &str, difference: &str) -> String {
     format!("{subject} does not fit: {}", q(difference))
 }
 
-pub fn tangent_of_input(k: usize) -> String {
+pub(crate) fn tangent_of_input(k: usize) -> String {
     format!("the tangent of input {k}")
 }
 
-pub const HINT_JVP: &str = "the tangent kernel takes the kernel's inputs, then one tangent per float input, and \
+pub(crate) const HINT_JVP: &str = "the tangent kernel takes the kernel's inputs, then one tangent per float input, and \
      returns one tangent per output (same shapes and dtypes); attributes are passed to it by name";
 
-pub const HINT_TRANSPOSE: &str = "a transpose kernel takes the kernel's inputs other than the linear one (in \
+pub(crate) const HINT_TRANSPOSE: &str = "a transpose kernel takes the kernel's inputs other than the linear one (in \
      order), then one cotangent per output, and returns that input's cotangent; attributes are passed to it by name";
 
-pub fn tangent_of_output(k: usize) -> String {
+pub(crate) fn tangent_of_output(k: usize) -> String {
     format!("the tangent of output {k}")
 }

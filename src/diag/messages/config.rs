@@ -3,24 +3,24 @@
 use super::q;
 // ---- begen.yaml ----
 
-pub fn yaml_error(err: &str) -> String {
+pub(crate) fn yaml_error(err: &str) -> String {
     let err = q(err);
     format!("invalid begen.yaml: {err}")
 }
 
-pub const CONFIG_NOT_A_FILE: &str =
+pub(crate) const CONFIG_NOT_A_FILE: &str =
     "begen.yaml is not a regular file (a directory, a FIFO or a device); it was not read";
 
-pub fn yaml_too_deep(limit: usize) -> String {
+pub(crate) fn yaml_too_deep(limit: usize) -> String {
     format!("invalid begen.yaml: flow collections (`[`, `{{`) nested more than {limit} deep")
 }
 
-pub fn unknown_config_function(name: &str) -> String {
+pub(crate) fn unknown_config_function(name: &str) -> String {
     let name = q(name);
     format!("begen.yaml sets options for '{name}', which is not an exported function")
 }
 
-pub fn bad_vmap_method(value: &str) -> String {
+pub(crate) fn bad_vmap_method(value: &str) -> String {
     let value = q(value);
     format!(
         "unknown vmap_method `{value}`: expected sequential, sequential_unrolled, expand_dims, broadcast_all or \
@@ -28,35 +28,35 @@ pub fn bad_vmap_method(value: &str) -> String {
     )
 }
 
-pub fn bad_platform(value: &str) -> String {
+pub(crate) fn bad_platform(value: &str) -> String {
     let value = q(value);
     format!("unknown platform `{value}`: expected cpu, cuda or auto")
 }
 
-pub fn config_source_missing(file: &str) -> String {
+pub(crate) fn config_source_missing(file: &str) -> String {
     let file = q(file);
     format!("begen.yaml lists `{file}`, which is not a source file under the root")
 }
 
 // ---- linking ----
 
-pub fn bad_link_lib(lib: &str) -> String {
+pub(crate) fn bad_link_lib(lib: &str) -> String {
     let lib = q(lib);
     format!("`{lib}` is not a library name: `link: libs:` takes `-l` names such as `cublas` or `m`")
 }
 
-pub const HINT_LINK_LIB: &str = "put the library's directory under `link: dirs:` and its name under `libs:`";
+pub(crate) const HINT_LINK_LIB: &str = "put the library's directory under `link: dirs:` and its name under `libs:`";
 
-pub fn link_dir_missing(dir: &str) -> String {
+pub(crate) fn link_dir_missing(dir: &str) -> String {
     let dir = q(dir);
     format!("`link: dirs:` lists `{dir}`, which is not a directory under the root")
 }
 
 // ---- variants ----
 
-pub fn bad_define(name: &str) -> String {
+pub(crate) fn bad_define(name: &str) -> String {
     let name = q(name);
     format!("define `{name}` is not usable: names are C++ identifiers, values numbers, booleans or identifiers")
 }
 
-pub const HINT_DEFINE: &str = "write defines as `{BLOCK: 256, USE_FAST: true, MODE: kFast}`";
+pub(crate) const HINT_DEFINE: &str = "write defines as `{BLOCK: 256, USE_FAST: true, MODE: kFast}`";
