@@ -37,6 +37,16 @@ new_enough() {
     "$1" -c "import sys; sys.exit(0 if sys.version_info >= tuple(map(int, '$MIN'.split('.'))) else 1)" >/dev/null 2>&1
 }
 
+# The stamp records what was installed: the pins and the interpreter.
+stamp_of() { (cat "$REQ"; "$1" -c 'import sys; print(sys.version)') | sha256sum | cut -d' ' -f1; }
+
+# Up to date already (the usual case): done before looking for interpreters,
+# which can take seconds (pyenv's shims).
+if [[ $force == 0 && -z "${PYTHON:-}" && -x "$VENV/bin/python" && -f "$STAMP" ]] && new_enough "$VENV/bin/python" \
+    && [[ "$(cat "$STAMP")" == "$(stamp_of "$VENV/bin/python")" ]]; then
+    exit 0
+fi
+
 if [[ -n "${PYTHON:-}" ]]; then
     PY="$PYTHON"
     if ! command -v "$PY" >/dev/null 2>&1; then
@@ -69,8 +79,7 @@ else
     fi
 fi
 
-# The stamp records what was installed: the pins and the interpreter.
-want="$( (cat "$REQ"; "$PY" -c 'import sys; print(sys.version)') | sha256sum | cut -d' ' -f1)"
+want="$(stamp_of "$PY")"
 if [[ $force == 0 && -x "$VENV/bin/python" && -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]]; then
     exit 0
 fi
