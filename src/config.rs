@@ -4,6 +4,7 @@
 //! name: mykernels            # library name (default: the directory's name)
 //! prefix: mykernels          # FFI target prefix (default: name)
 //! platform: auto             # cpu | cuda | auto
+//! jax_min: "0.10.2"          # the oldest jax to load on (default: the running one)
 //! cuda:
 //!   arch: [sm_90]            # else BEGEN_CUDA_ARCH, the local GPU, a default
 //!   flags: [-lineinfo]
@@ -53,6 +54,9 @@ pub(crate) struct Config {
     pub name: Option<String>,
     pub prefix: Option<String>,
     pub platform: Option<String>,
+    /// The oldest jax release the library loads on: handlers are compiled
+    /// against that jaxlib's XLA FFI headers.
+    pub jax_min: Option<String>,
     #[serde(default)]
     pub cuda: CudaConfig,
     #[serde(default)]

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 pub use attr::{ArrayBinding, Container, RecordMember, RecordType};
 pub use ident::is_identifier;
-pub(crate) use ident::{KEYWORDS, is_invisible, is_py_keyword};
+pub(crate) use ident::{KEYWORDS, is_invisible, is_py_keyword, is_release_number};
 pub(crate) use pynames::{PY_IMPORTS, is_py_reserved, shadows_py_module};
 pub use scalar::{AttrType, CudaType, Scalar, ScalarKind};
 
@@ -848,6 +848,10 @@ pub struct Settings {
     pub link_dirs: Vec<PathBuf>,
     /// Arguments passed to the linker as they are.
     pub link_args: Vec<String>,
+    /// The jax release whose jaxlib's XLA FFI headers the handlers are
+    /// compiled against (`--jax-min`, else begen.yaml's `jax_min`); none:
+    /// the running jaxlib's.
+    pub jax_min: Option<String>,
 }
 
 /// What `emit` and `build` take: the checked functions of one library.
