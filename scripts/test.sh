@@ -11,7 +11,10 @@
 # adds the rustfmt/clippy components first when they are missing);
 # `cargo test --all-targets` for the example crate examples/kernels-demo
 # (`--features cuda` when nvcc is there) and scripts/demo.sh, when it exists;
-# pytest over tests/python, when it exists; scripts/wheel-check.sh (begen's
+# pytest over tests/python, when it exists, then its CPU end-to-end tests
+# under jax 0.10.2 (Python 3.11) and 0.11.2 (target/venv-jax-*, made by
+# scripts/setup-jax.sh), with the cross-version test in between (one build
+# with --jax-min 0.10.2, called under all three); scripts/wheel-check.sh (begen's
 # wheel and a kernel project's wheel, each installed into a fresh venv).
 # CI=true (the default here) means a missing JAX, nvcc or network is a test
 # failure, not a skip. Every step runs even after a failure; the summary at
@@ -107,7 +110,31 @@ fi
 if [[ -d tests/python ]]; then
     # Python tests find the CLI here; build it once so they need not.
     export BEGEN_BIN="${BEGEN_BIN:-$ROOT/target/debug/begen}"
+    # The version matrix: the other jax releases begen supports, each in
+    # its own venv under target/ (scripts/setup-jax.sh). The cross-version
+    # test in the run above builds once with --jax-min 0.10.2 and calls the
+    # library under each of them; then the CPU end-to-end tests run under
+    # each, begen asking that Python for its jax (not the ruff lints of the
+    # generated code: they do not depend on jax, and ruff is .venv's).
+    matrix=()
+    for v in 0.10.2 0.11.2; do
+        if py="$(bash scripts/setup-jax.sh "$v")"; then
+            matrix+=("$py")
+        else
+            names+=("setup-jax.sh $v"); results+=("FAILED"); failed=1
+        fi
+    done
+    BEGEN_JAX_MATRIX="$(IFS=:; echo "${matrix[*]}")"
+    export BEGEN_JAX_MATRIX
     step "pytest tests/python" run_pytest tests/python
+    cpu_e2e=(tests/python/runtime tests/python/test_e2e_cpu.py tests/python/test_e2e_typed.py
+             tests/python/test_e2e_modules.py tests/python/test_e2e_structs.py tests/python/test_e2e_algo.py
+             tests/python/test_attr_conversion.py tests/python/test_e2e_versions.py)
+    for py in "${matrix[@]}"; do
+        v="${py%/bin/python}"; v="${v##*/venv-jax-}"
+        step "pytest (jax $v)" env -u BEGEN_JAX_MATRIX -u XLA_FFI_INCLUDE_DIR BEGEN_PYTHON="$py" \
+            "$py" -m pytest -q -k "not matrix and not ruff and not name_only_what_they_define" "${cpu_e2e[@]}"
+    done
 fi
 
 # The pip route: begen's wheel, the example project's wheel, fresh venvs.

@@ -179,6 +179,18 @@ impl Build {
         self
     }
 
+    /// The oldest jax release the library must load on: its handlers are
+    /// compiled against that jaxlib's XLA FFI headers (fetched once into the
+    /// user's cache); else begen.yaml's `jax_min`, else the running jaxlib's.
+    ///
+    /// ```no_run
+    /// begen::Build::new().jax_min("0.10.2").compile("mykernels");
+    /// ```
+    pub fn jax_min(&mut self, version: &str) -> &mut Build {
+        self.settings.jax_min = Some(version.to_string());
+        self
+    }
+
     /// Parallel compiler runs (default: Cargo's `NUM_JOBS`).
     ///
     /// ```no_run

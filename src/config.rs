@@ -4,6 +4,7 @@
 //! name: mykernels            # library name (default: the directory's name)
 //! prefix: mykernels          # FFI target prefix (default: name)
 //! platform: auto             # cpu | cuda | auto
+//! jax_min: "0.10.2"          # the oldest jax to load on (default: the running one)
 //! cuda:
 //!   arch: [sm_90]            # else BEGEN_CUDA_ARCH, the local GPU, a default
 //!   flags: [-lineinfo]
@@ -55,6 +56,9 @@ pub(crate) struct Config {
     pub(crate) name: Option<String>,
     pub(crate) prefix: Option<String>,
     pub(crate) platform: Option<String>,
+    /// The oldest jax release the library loads on: handlers are compiled
+    /// against that jaxlib's XLA FFI headers.
+    pub(crate) jax_min: Option<String>,
     #[serde(default)]
     pub(crate) cuda: CudaConfig,
     #[serde(default)]

@@ -271,7 +271,8 @@ fn refuse_overwriting_inputs(out: &std::path::Path, run: &Run) -> Result<(), Err
 /// ```
 pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<Generated, Error> {
     let run = checked(settings, reporter)?;
-    let emitted = emit::emit(&run.library, compile::xla_ffi_api(env).as_deref());
+    let emitted =
+        emit::emit(&run.library, compile::xla_ffi_api(env, run.library.settings.jax_min.as_deref()).as_deref());
     let files = compile::write_sources(settings.out_dir(), &emitted)?;
     Ok(Generated { library: run.library, files, diagnostics: run.diagnostics })
 }

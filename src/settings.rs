@@ -57,6 +57,10 @@ pub struct Settings {
     pub link_dirs: Vec<PathBuf>,
     /// Linker arguments (after begen.yaml's `link: args:`).
     pub link_args: Vec<String>,
+    /// The oldest jax release the library must load on (`--jax-min`, e.g.
+    /// `0.10.2`): its handlers are compiled against that jaxlib's XLA FFI
+    /// headers; else begen.yaml's `jax_min`, else the running jaxlib's.
+    pub jax_min: Option<String>,
     /// The cc configuration host TUs start from (compiler, target, opt level...).
     pub host_cc: cc::Build,
     /// The cc configuration CUDA TUs start from.
@@ -100,6 +104,7 @@ impl Settings {
             link_libs: Vec::new(),
             link_dirs: Vec::new(),
             link_args: Vec::new(),
+            jax_min: None,
             cuda_cc: host_cc.clone(),
             host_cc,
             building: false,

@@ -63,10 +63,12 @@ def register():
 {%- endif %}
             _lib = _ctypes.cdll.LoadLibrary(LIBRARY)
         _begen_check_ffi_api()
-        for target, symbol, platform in _HANDLERS:
-            _jax.ffi.register_ffi_target(
+        _begen_register_targets(
+            _HANDLERS,
+            lambda target, symbol, platform: _jax.ffi.register_ffi_target(
                 target, _jax.ffi.pycapsule(getattr(_lib, symbol)), platform=platform
-            )
+            ),
+        )
         _registered = True
 
 

@@ -258,3 +258,43 @@ fn a_python_that_hangs_or_floods_is_stopped() {
         }
     }
 }
+
+/// A per-user cache holding "jaxlib 0.10.2's" headers (API 0.3), so that
+/// `--jax-min 0.10.2` needs no network.
+fn jaxlib_cache(name: &str) -> PathBuf {
+    let cache = scratch(name);
+    let api = cache.join("begen/jaxlib-0.10.2/include/xla/ffi/api");
+    std::fs::create_dir_all(&api).unwrap();
+    std::fs::write(api.join("ffi.h"), "").unwrap();
+    std::fs::write(api.join("c_api.h"), "#define XLA_FFI_API_MAJOR 0\n#define XLA_FFI_API_MINOR 3\n").unwrap();
+    cache
+}
+
+#[test]
+fn jax_min_takes_that_jaxlibs_headers_and_the_manifest_says_so() {
+    let cache = jaxlib_cache("jax_min_cache");
+    let out = scratch("jax_min_out");
+    let dir = fixture("seed_examples");
+    let run = |extra: &[&str]| {
+        let mut args = vec!["generate", dir.as_str(), "--out", out.to_str().unwrap(), "--name", "k"];
+        args.extend_from_slice(extra);
+        Command::new(env!("CARGO_BIN_EXE_begen")).args(&args).env("XDG_CACHE_HOME", &cache).output().unwrap()
+    };
+    let done = run(&["--jax-min", "0.10.2"]);
+    assert_eq!(done.status.code(), Some(0), "{}", String::from_utf8_lossy(&done.stderr));
+    let manifest = std::fs::read_to_string(out.join("k.yaml")).unwrap();
+    assert!(manifest.contains("xla_ffi_api_version: '0.3'\njax_min: 0.10.2\n"), "{manifest}");
+    let doctor = Command::new(env!("CARGO_BIN_EXE_begen"))
+        .args(["doctor", "--jax-min", "0.10.2"])
+        .env("XDG_CACHE_HOME", &cache)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    assert!(text.contains("XLA FFI API 0.3 from jaxlib 0.10.2's headers"), "{text}");
+    assert!(text.contains(": jax 0.10.2 and newer"), "{text}");
+    // Not a release number: an error, nothing generated.
+    let done = run(&["--jax-min", "0.10;x"]);
+    assert_eq!(done.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert!(stderr.contains("jax_min `0.10;x` is not a jax release number"), "{stderr}");
+}

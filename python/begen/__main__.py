@@ -11,6 +11,9 @@ from begen import find_begen_bin
 
 def main() -> int:
     exe = find_begen_bin()
+    # begen asks this Python (the one begen was installed into) about jax,
+    # not whatever `python3` PATH finds first.
+    os.environ.setdefault("BEGEN_PYTHON", sys.executable)
     if sys.platform == "win32":
         return subprocess.call([exe, *sys.argv[1:]])
     # Replace this process: signals and the exit status are the program's own.

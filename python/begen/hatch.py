@@ -14,6 +14,7 @@ In the project's ``pyproject.toml``::
     platform = "cpu"           # cpu | cuda | auto (default: begen.yaml's, else auto)
     arch = ["sm_80", "sm_90"]  # CUDA architectures (default: begen's rules)
     include-dirs = []          # extra -I directories, relative to the project
+    jax-min = "0.10.2"         # the oldest jax to load on (default: begen.yaml's, else the running jaxlib)
     build-dir = "build/begen"  # begen's outputs (out/) and work files (work/), kept: rebuilds are incremental
 
 Editable installs (``pip install -e``) are refused: an editable install
@@ -29,8 +30,9 @@ and puts ``lib<name>.so``, ``<name>.py``, ``<name>.pyi`` and the manifest
   library links (computed from its ELF symbol versions: the glibc and
   libstdc++ it needs), else ``linux_<arch>``;
 - it requires ``jaxlib>=V`` and ``jax>=V``, V being the jaxlib whose XLA FFI
-  headers compiled it (XLA accepts handlers built against its own FFI API
-  version and older ones, not newer ones);
+  headers compiled it: ``jax-min`` when set (begen fetches that jaxlib's
+  headers), else the running one (XLA accepts handlers built against its own
+  FFI API version and older ones, not newer ones);
 - its ``.dist-info/extra_metadata/begen.json`` records what it was built
   with: begen, the XLA FFI API version, jaxlib, the platform, and for CUDA
   nvcc and the architectures asked for.
@@ -57,7 +59,8 @@ from hatchling.plugin import hookimpl
 
 from begen import _wheel_tag
 
-_KEYS = {"kernels", "destination", "name", "platform", "arch", "include-dirs", "build-dir"}
+_KEYS = {"kernels", "destination", "name", "platform", "arch", "include-dirs", "build-dir", "jax-min"}
+_RELEASE = re.compile(r"[0-9]{1,6}(\.[0-9]{1,6}){0,3}\Z")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _PROGRAM_VERSION = re.compile(r"begen \d+\.\d+\.\d+\S*\Z")
 
@@ -101,6 +104,9 @@ class BegenBuildHook(BuildHookInterface):
             cmd += ["--arch", ",".join(settings["arch"])]
         for folder in settings["include-dirs"]:
             cmd += ["-I", str(root / folder)]
+        if settings["jax-min"]:
+            cmd += ["--jax-min", settings["jax-min"]]
+            jaxlib = settings["jax-min"]
         self.app.display_info(f"begen hook: {' '.join(cmd)}")
         if subprocess.run(cmd, env=env, cwd=root).returncode != 0:
             raise RuntimeError(f"begen hook: `begen build` failed for {kernels} (its messages are above)")
@@ -157,7 +163,10 @@ class BegenBuildHook(BuildHookInterface):
             "arch": config.get("arch", []),
             "include-dirs": config.get("include-dirs", []),
             "build-dir": str(config.get("build-dir", "build/begen")),
+            "jax-min": config.get("jax-min"),
         }
+        if settings["jax-min"] is not None and not _RELEASE.match(str(settings["jax-min"])):
+            raise ValueError(f"begen hook: `jax-min` {settings['jax-min']!r} is not a jax release number (like 0.10.2)")
         if isinstance(settings["arch"], str):
             settings["arch"] = [a for a in settings["arch"].split(",") if a]
         if settings["name"] is not None and not _IDENTIFIER.match(str(settings["name"])):

@@ -52,6 +52,7 @@ mod arch;
 mod compile;
 mod env;
 mod files;
+mod jaxlib;
 mod link;
 mod process;
 mod support;
@@ -337,7 +338,7 @@ impl Toolchain {
     ) -> Result<Toolchain> {
         let work = work::Workspace::open(opts, &library.name, env, reporter)?;
         let discovery = Discovery::new(env);
-        let xla_include = discovery.xla_ffi_include()?;
+        let xla_include = xla_headers(&discovery, env, library.settings.jax_min.as_deref())?;
         let support_include = match env.var("BEGEN_SUPPORT_INCLUDE") {
             Some(dir) => PathBuf::from(dir),
             // Absolute: compilers run in the work directory.
@@ -357,10 +358,20 @@ impl Toolchain {
     }
 }
 
+/// The XLA FFI headers a build compiles against: jaxlib `jax_min`'s (from
+/// the per-user cache, downloaded once), else `XLA_FFI_INCLUDE_DIR`, else
+/// the running jaxlib's.
+fn xla_headers(discovery: &Discovery, env: &Env, jax_min: Option<&str>) -> Result<PathBuf> {
+    match jax_min {
+        Some(version) => jaxlib::headers(env, &discovery.python(), version),
+        None => discovery.xla_ffi_include(),
+    }
+}
+
 /// The XLA FFI API version of the headers a build would use, if they are
 /// found (for `begen generate`, which needs no compiler).
-pub(crate) fn xla_ffi_api(env: &Env) -> Option<String> {
-    Discovery::new(env).xla_ffi_include().ok().and_then(|i| toolchain::xla_ffi_api_version(&i))
+pub(crate) fn xla_ffi_api(env: &Env, jax_min: Option<&str>) -> Option<String> {
+    xla_headers(&Discovery::new(env), env, jax_min).ok().and_then(|i| toolchain::xla_ffi_api_version(&i))
 }
 
 /// Writes the generated files of `emitted` under OUT (only those whose
@@ -658,6 +669,32 @@ pub(crate) struct DoctorLine {
     pub(crate) required: bool,
 }
 
+/// What a build will compile against and so which jax releases it loads on
+/// (nothing is downloaded here).
+fn doctor_target(jax_min: Option<&str>, running: Option<&PathBuf>, env: &Env) -> String {
+    let api = |dir: &Path| toolchain::xla_ffi_api_version(dir).unwrap_or_else(|| "unknown".into());
+    match jax_min {
+        Some(v) if !crate::model::is_release_number(v) => format!("--jax-min `{v}` is not a jax release number"),
+        Some(v) => match (jaxlib::cached(env, v), jaxlib::cache_dir(env, v)) {
+            (Some(dir), _) => {
+                format!("XLA FFI API {} from jaxlib {v}'s headers ({}): jax {v} and newer", api(&dir), dir.display())
+            }
+            (None, Some(dir)) => format!(
+                "jaxlib {v}'s XLA FFI headers: jax {v} and newer (not cached yet: a build downloads them into {})",
+                dir.join("include").display()
+            ),
+            (None, None) => format!("jaxlib {v}'s XLA FFI headers, but neither XDG_CACHE_HOME nor HOME is set"),
+        },
+        None => match running {
+            Some(dir) => format!(
+                "XLA FFI API {} (the headers above): jax releases with that API and newer; --jax-min VERSION for older ones",
+                api(dir)
+            ),
+            None => "unknown: no XLA FFI headers found".to_string(),
+        },
+    }
+}
+
 /// Resolves every toolchain piece the way [`build`] would and says what
 /// it found; `opts.root` supplies begen.yaml's CUDA settings when present.
 #[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
@@ -677,6 +714,7 @@ pub(crate) fn doctor(opts: &Settings, env: &Env) -> Vec<DoctorLine> {
             .map_err(|e| Error::toolchain(e.to_string())),
         true,
     ));
+    lines.push(line("builds target", Ok(doctor_target(opts.jax_min.as_deref(), xla.as_ref().ok(), env)), true));
     let support = match env.var("BEGEN_SUPPORT_INCLUDE") {
         Some(dir) => format!("{dir} (BEGEN_SUPPORT_INCLUDE)"),
         None => format!(

@@ -62,9 +62,14 @@ impl<'e> Discovery<'e> {
         Discovery { env, probe: OnceCell::new() }
     }
 
-    /// The Python that is asked about jax and pip's CUDA packages.
+    /// The Python that is asked about jax and pip's CUDA packages:
+    /// `BEGEN_PYTHON`, else the venv's Python when begen was installed into
+    /// one by pip (`venv/bin/begen` beside `venv/bin/python`), else `python3`.
     pub(crate) fn python(&self) -> String {
-        self.env.var("BEGEN_PYTHON").unwrap_or_else(|| "python3".to_string())
+        self.env.var("BEGEN_PYTHON").unwrap_or_else(|| {
+            let exe = std::env::current_exe().ok();
+            exe.and_then(|exe| venv_python(&exe)).map_or_else(|| "python3".to_string(), |p| p.display().to_string())
+        })
     }
 
     /// Runs a program begen asks about itself (`$BEGEN_PYTHON`, nvcc),
@@ -390,6 +395,14 @@ fn library_file(dir: &Path, name: &str) -> Option<String> {
     dir.join(&archive).is_file().then_some(archive)
 }
 
+/// The Python of the virtual environment `exe` was installed into: `exe`
+/// in its `bin/` beside a `python`, and `pyvenv.cfg` one level up.
+fn venv_python(exe: &Path) -> Option<PathBuf> {
+    let bin = exe.parent()?;
+    let python = bin.join("python");
+    (bin.parent()?.join("pyvenv.cfg").is_file() && python.is_file()).then_some(python)
+}
+
 /// The `XLA_FFI_API_MAJOR.MINOR` that the headers in `include` declare.
 pub(crate) fn xla_ffi_api_version(include: &Path) -> Option<String> {
     let text = std::fs::read_to_string(include.join("xla/ffi/api/c_api.h")).ok()?;
@@ -418,6 +431,22 @@ mod tests {
         .unwrap();
         assert_eq!(xla_ffi_api_version(&dir).as_deref(), Some("0.3"));
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_begen_installed_in_a_venv_asks_its_python() {
+        let venv = std::env::temp_dir().join(format!("begen-venv-{}", std::process::id()));
+        std::fs::create_dir_all(venv.join("bin")).unwrap();
+        std::fs::write(venv.join("bin/begen"), "").unwrap();
+        assert_eq!(venv_python(&venv.join("bin/begen")), None, "no python there");
+        std::fs::write(venv.join("bin/python"), "").unwrap();
+        assert_eq!(venv_python(&venv.join("bin/begen")), None, "no pyvenv.cfg: not a venv");
+        std::fs::write(venv.join("pyvenv.cfg"), "home = /usr/bin\n").unwrap();
+        assert_eq!(venv_python(&venv.join("bin/begen")), Some(venv.join("bin/python")));
+        std::fs::remove_dir_all(&venv).unwrap();
+        // The binary under test lives in target/, not in a venv.
+        let env = Env::new().without("BEGEN_PYTHON");
+        assert_eq!(Discovery::new(&env).python(), "python3");
     }
 
     #[test]

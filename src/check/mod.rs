@@ -65,6 +65,7 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
     let name = check_library_name(req, &mut diags);
     let prefix = check_prefix(req, &name, &mut diags);
     let choice = check_platform(req, &mut diags);
+    let jax_min = check_jax_min(req, &mut diags);
     check_config_sources(req, &mut diags);
     check_link(req, &mut diags);
     check_include_dirs(req, &mut diags);
@@ -103,7 +104,7 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
     let modules = names::name_all(req, &name, &prefix, &modules, &mut functions, &mut diags);
     let algorithms = algorithms::resolve(listed, &functions, &modules, namespaced, &mut diags);
     check_include_paths(req, &functions, &mut sources, &mut diags);
-    let settings = settings(req, choice, &sources);
+    let settings = Settings { jax_min, ..settings(req, choice, &sources) };
     let library = Library {
         name,
         prefix,
@@ -187,6 +188,25 @@ fn check_platform(req: &Request, diags: &mut Vec<Diagnostic>) -> PlatformChoice 
         choice
     });
     req.settings.platform.or(configured).unwrap_or_default()
+}
+
+/// The caller's `jax_min`, else begen.yaml's: a release number (`0.10.2`),
+/// since begen asks pip for that jaxlib and names a folder after it.
+fn check_jax_min(req: &Request, diags: &mut Vec<Diagnostic>) -> Option<String> {
+    let (version, span) = match (&req.settings.jax_min, &req.config.jax_min) {
+        (Some(v), _) => (v, None),
+        (None, Some(v)) => (v, config_span(req, "jax_min", 1)),
+        (None, None) => return None,
+    };
+    if crate::model::is_release_number(version) {
+        return Some(version.clone());
+    }
+    let d = match span {
+        Some(span) => Diagnostic::error(span, msg::bad_jax_min(version)),
+        None => Diagnostic::file(Severity::Error, req.root_file, msg::bad_jax_min(version)),
+    };
+    diags.push(d);
+    None
 }
 
 /// `sources:` keys must name source files under the root.
@@ -555,6 +575,7 @@ fn settings(req: &Request, choice: PlatformChoice, sources: &[SourceFile]) -> Se
         link_libs: c.link.libs.clone(),
         link_dirs: c.link.dirs.iter().map(|d| req.root.join(d)).collect(),
         link_args: c.link.args.clone(),
+        jax_min: None,
     }
 }
 

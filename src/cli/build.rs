@@ -41,6 +41,12 @@ pub(crate) struct CommonArgs {
     /// sources [default: begen.yaml's `platform`, else auto].
     #[arg(long, value_enum)]
     pub(crate) platform: Option<PlatformArg>,
+    /// The oldest jax release the library must load on, e.g. 0.10.2: its
+    /// handlers are compiled against that jaxlib's XLA FFI headers (fetched
+    /// once into the user's cache) [default: begen.yaml's `jax_min`, else
+    /// the running jaxlib's].
+    #[arg(long, value_name = "VERSION")]
+    pub(crate) jax_min: Option<String>,
 }
 
 /// `begen generate DIR --out OUT`.
@@ -81,6 +87,9 @@ pub(crate) struct DoctorArgs {
     /// CUDA architectures to resolve, as for `build`.
     #[arg(long, value_delimiter = ',')]
     pub(crate) arch: Vec<String>,
+    /// The oldest jax release a build is to load on, as for `build`.
+    #[arg(long, value_name = "VERSION")]
+    pub(crate) jax_min: Option<String>,
 }
 
 fn settings(common: &CommonArgs) -> Result<Settings, i32> {
@@ -92,6 +101,7 @@ fn settings(common: &CommonArgs) -> Result<Settings, i32> {
     settings.out = Some(common.out.clone());
     settings.name = common.name.clone();
     settings.platform = common.platform.map(Into::into);
+    settings.jax_min = common.jax_min.clone();
     Ok(settings)
 }
 
@@ -148,6 +158,7 @@ pub(crate) fn doctor(args: &DoctorArgs) -> i32 {
     let env = Env::new();
     let mut opts = Settings::new(".");
     opts.arch = args.arch.clone();
+    opts.jax_min = args.jax_min.clone();
     let lines = build::doctor(&opts, &env);
     let mut ok = true;
     super::out!("begen {}", env!("CARGO_PKG_VERSION"));

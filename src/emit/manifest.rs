@@ -40,6 +40,10 @@ pub(crate) struct Manifest {
     /// `cuda` when any function is CUDA, else `cpu`.
     pub(crate) platform: String,
     pub(crate) xla_ffi_api_version: Option<String>,
+    /// The oldest jax release the library loads on, when it was built for
+    /// one (`--jax-min`): its range is that release and every newer one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) jax_min: Option<String>,
     /// The library's exported `const char* (void)` returning the version
     /// its handlers were compiled against (what the Python module checks).
     pub(crate) xla_ffi_api_symbol: String,
@@ -130,6 +134,7 @@ pub(crate) fn manifest(lib: &Library, xla_api_version: Option<&str>) -> Manifest
         target_prefix: lib.prefix.clone(),
         platform: if any_cuda { Platform::Cuda } else { Platform::Cpu }.as_str().to_string(),
         xla_ffi_api_version: xla_api_version.map(String::from),
+        jax_min: lib.settings.jax_min.clone(),
         xla_ffi_api_symbol: super::cpp::ffi_api_symbol(&lib.name),
         begen_version: env!("CARGO_PKG_VERSION").to_string(),
         modules: lib

@@ -126,6 +126,14 @@ pub(crate) fn is_invisible(c: char) -> bool {
     matches!(c, '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
 }
 
+/// Whether `text` is a release number begen can ask pip for and name a
+/// folder after: 1 to 4 parts of 1 to 6 digits (`0.10.2`, `0.12.0.1`).
+pub(crate) fn is_release_number(text: &str) -> bool {
+    let parts: Vec<&str> = text.split('.').collect();
+    (1..=4).contains(&parts.len())
+        && parts.iter().all(|p| (1..=6).contains(&p.len()) && p.chars().all(|c| c.is_ascii_digit()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,6 +146,16 @@ mod tests {
         assert!(!is_identifier("a-b"));
         assert!(!is_identifier("a b"));
         assert!(!is_identifier("int"));
+    }
+
+    #[test]
+    fn release_numbers() {
+        for ok in ["0.10.2", "0.12.0.1", "1", "0.4"] {
+            assert!(is_release_number(ok), "{ok}");
+        }
+        for bad in ["", "0..2", "0.1.2.3.4", "v0.4", "0.4rc1", "0.4 ", "../x", "0.1234567", "0.4;rm"] {
+            assert!(!is_release_number(bad), "{bad}");
+        }
     }
 }
 

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 pub(crate) use attr::{ArrayBinding, Container, RecordMember, RecordType};
 pub(crate) use ident::is_identifier;
-pub(crate) use ident::{KEYWORDS, is_invisible, is_py_keyword};
+pub(crate) use ident::{KEYWORDS, is_invisible, is_py_keyword, is_release_number};
 pub(crate) use pynames::{PY_IMPORTS, is_py_reserved, shadows_py_module};
 pub(crate) use scalar::{AttrType, ScalarKind};
 
@@ -650,6 +650,10 @@ pub(crate) struct Settings {
     pub(crate) link_dirs: Vec<PathBuf>,
     /// Arguments passed to the linker as they are.
     pub(crate) link_args: Vec<String>,
+    /// The jax release whose jaxlib's XLA FFI headers the handlers are
+    /// compiled against (`--jax-min`, else begen.yaml's `jax_min`); none:
+    /// the running jaxlib's.
+    pub(crate) jax_min: Option<String>,
 }
 
 /// What `emit` and `build` take: the checked functions of one library.

@@ -1,5 +1,6 @@
 """Section `core` (every module): the registration state, the XLA FFI version
-gate, and the checks every kernel's function runs on its inputs.
+gate, the targets every begen library in the process has registered, and the
+checks every kernel's function runs on its inputs.
 
 Above the `# begen: emit below` line: only what this file needs on its own.
 """
@@ -83,11 +84,60 @@ def _begen_check_ffi_api():
         jaxlib_version = "?"
     raise RuntimeError(
         f"{__name__}: {_os.path.basename(LIBRARY)} was built against XLA FFI API {built}, but the running jaxlib "
-        f"{jaxlib_version} has XLA FFI API {running}, so XLA would not register its handlers (calls would fail "
-        f"with 'No FFI handler registered'). Rebuild it against this jaxlib: run `begen build` with "
-        f"BEGEN_PYTHON={sys.executable} (or XLA_FFI_INCLUDE_DIR={_jax.ffi.include_dir()}), or install a jaxlib "
-        f"whose XLA FFI API is {built}."
+        f"{jaxlib_version} has XLA FFI API {running}, so XLA would not register its handlers (and could fail to "
+        f"start its backend); nothing was registered. Rebuild it for every jaxlib from {jaxlib_version} on: "
+        f"`begen build --jax-min {jaxlib_version}` (begen.yaml `jax_min: \"{jaxlib_version}\"`), or against this "
+        f"jaxlib itself with BEGEN_PYTHON={sys.executable}; or install a jaxlib whose XLA FFI API is {built} or newer."
     )
+
+
+# Targets registered by every begen library in this process, shared by the
+# generated modules of any begen version through one entry of sys.modules:
+# its `targets` maps (target, platform) to the real path of the library that
+# registered it, and its `lock` guards it. XLA refuses a second handler for a
+# target only when its backend starts, and then the whole backend fails; a
+# second library registering a target is refused here first, by name.
+_begen_table_name = "_begen_ffi_targets"
+
+
+def _begen_shared_targets():
+    import sys
+
+    shared = sys.modules.get(_begen_table_name)
+    if shared is None:
+        fresh = type(sys)(_begen_table_name)
+        fresh.targets = {}
+        fresh.lock = _threading.Lock()
+        shared = sys.modules.setdefault(_begen_table_name, fresh)
+    return shared
+
+
+def _begen_register_targets(handlers, register):
+    # Every (target, symbol, platform) of `handlers` is registered with
+    # register(target, symbol, platform), unless this library registered it
+    # already. A target another library registered refuses the whole set
+    # before any of it reaches XLA.
+    shared = _begen_shared_targets()
+    library = _os.path.realpath(LIBRARY)
+    with shared.lock:
+        taken = [
+            (target, platform, shared.targets[(target, platform)])
+            for target, _, platform in handlers
+            if shared.targets.get((target, platform), library) != library
+        ]
+        if taken:
+            target, platform, other = taken[0]
+            more = f" (and {len(taken) - 1} more of its targets)" if len(taken) > 1 else ""
+            raise RuntimeError(
+                f"{__name__}: cannot register {_os.path.basename(LIBRARY)} ({library}): its FFI target {target!r} "
+                f"({platform}){more} is already registered by {other}, and XLA takes one handler per target. "
+                f"Use one of the two libraries in this process (a development build and an installed wheel of the "
+                f"same kernels, say), or give one another prefix (begen.yaml `prefix:`)."
+            )
+        for target, symbol, platform in handlers:
+            if (target, platform) not in shared.targets:
+                register(target, symbol, platform)
+                shared.targets[(target, platform)] = library
 
 
 def _begen_text(value):

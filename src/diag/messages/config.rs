@@ -33,6 +33,11 @@ pub(crate) fn bad_platform(value: &str) -> String {
     format!("unknown platform `{value}`: expected cpu, cuda or auto")
 }
 
+pub(crate) fn bad_jax_min(value: &str) -> String {
+    let value = q(value);
+    format!("jax_min `{value}` is not a jax release number: write it like 0.10.2 or 0.12.0.1")
+}
+
 pub(crate) fn config_source_missing(file: &str) -> String {
     let file = q(file);
     format!("begen.yaml lists `{file}`, which is not a source file under the root")

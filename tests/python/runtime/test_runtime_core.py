@@ -31,7 +31,36 @@ def test_the_gate_refuses_a_newer_minor_or_another_major(monkeypatch, built, run
     text = str(e.value)
     assert text.startswith(f"begen_runtime.core: libbegen_runtime.so was built against XLA FFI API {built}, ")
     assert f"has XLA FFI API {running}, so XLA would not register its handlers" in text
-    assert "BEGEN_PYTHON=" in text and f"whose XLA FFI API is {built}." in text
+    assert "nothing was registered" in text
+    assert "`begen build --jax-min " in text
+    assert "BEGEN_PYTHON=" in text and f"whose XLA FFI API is {built} or newer." in text
+
+
+def test_a_forged_newer_api_is_refused_with_the_running_jaxlib_named(monkeypatch):
+    # The library says it was built against an API one minor newer than the
+    # running jaxlib's: the message names both versions and --jax-min.
+    import jaxlib
+
+    running = core._begen_running_ffi_api()
+    major, minor = core._begen_parse_api(running)
+    forged = f"{major}.{minor + 1}"
+    monkeypatch.setattr(core, "_lib", types.SimpleNamespace(**{core._FFI_API_SYMBOL: _Forged(forged)}))
+    with pytest.raises(RuntimeError) as e:
+        core._begen_check_ffi_api()
+    text = str(e.value)
+    assert f"built against XLA FFI API {forged}, but the running jaxlib {jaxlib.__version__} has XLA FFI API {running}" in text
+    assert f"`begen build --jax-min {jaxlib.__version__}`" in text
+    assert f'begen.yaml `jax_min: "{jaxlib.__version__}"`' in text
+
+
+class _Forged:
+    restype = None
+
+    def __init__(self, version):
+        self.version = version
+
+    def __call__(self):
+        return self.version.encode()
 
 
 class _Symbol:
@@ -78,3 +107,74 @@ def test_64_bit_inputs_are_refused_when_x64_is_off(monkeypatch, x64):
         else:
             with pytest.raises(TypeError, match=f"^f: parameter 'y' is {dtype}, but JAX's x64 mode is off"):
                 core._begen_honest("f", arrays, ("x", "y"))
+
+
+@pytest.fixture()
+def shared(monkeypatch):
+    # A fresh process-wide table, and this runtime standing for a library at LIBRARY.
+    import sys
+
+    monkeypatch.delitem(sys.modules, core._begen_table_name, raising=False)
+    yield core._begen_shared_targets()
+    sys.modules.pop(core._begen_table_name, None)
+
+
+HANDLERS = (("lib.a", "begen_a", "cpu"), ("lib.b", "begen_b", "cpu"))
+
+
+def test_targets_are_registered_once_and_recorded_by_library(shared, monkeypatch, tmp_path):
+    calls = []
+    monkeypatch.setattr(core, "LIBRARY", str(tmp_path / "liblib.so"))
+    core._begen_register_targets(HANDLERS, lambda *a: calls.append(a))
+    assert calls == list(HANDLERS)
+    assert shared.targets == {("lib.a", "cpu"): str(tmp_path / "liblib.so"), ("lib.b", "cpu"): str(tmp_path / "liblib.so")}
+    # The same library again (a reloaded module): nothing reaches XLA twice.
+    core._begen_register_targets(HANDLERS, lambda *a: calls.append(a))
+    assert len(calls) == 2
+    # The table is one per process, whichever module asks.
+    assert core._begen_shared_targets() is shared
+
+
+def test_a_duplicate_target_from_another_library_is_refused_by_name(shared, monkeypatch, tmp_path):
+    first, second = tmp_path / "dev" / "liblib.so", tmp_path / "wheel" / "liblib.so"
+    monkeypatch.setattr(core, "LIBRARY", str(first))
+    core._begen_register_targets(HANDLERS[:1], lambda *a: None)
+    calls = []
+    monkeypatch.setattr(core, "LIBRARY", str(second))
+    with pytest.raises(RuntimeError) as e:
+        core._begen_register_targets(HANDLERS, lambda *a: calls.append(a))
+    text = str(e.value)
+    assert text.startswith(f"begen_runtime.core: cannot register liblib.so ({second}): its FFI target 'lib.a' (cpu) ")
+    assert f"is already registered by {first}, and XLA takes one handler per target." in text
+    assert "prefix:" in text
+    # Nothing of the refused library was registered, not even its free target.
+    assert calls == []
+    assert shared.targets == {("lib.a", "cpu"): str(first)}
+
+
+def test_a_refusal_counts_every_taken_target(shared, monkeypatch, tmp_path):
+    monkeypatch.setattr(core, "LIBRARY", str(tmp_path / "one.so"))
+    core._begen_register_targets(HANDLERS, lambda *a: None)
+    monkeypatch.setattr(core, "LIBRARY", str(tmp_path / "two.so"))
+    with pytest.raises(RuntimeError, match=r"'lib.a' \(cpu\) \(and 1 more of its targets\) is already registered"):
+        core._begen_register_targets(HANDLERS, lambda *a: None)
+
+
+def test_the_same_target_on_another_platform_is_not_a_duplicate(shared, monkeypatch, tmp_path):
+    monkeypatch.setattr(core, "LIBRARY", str(tmp_path / "cpu.so"))
+    core._begen_register_targets((("lib.a", "s", "cpu"),), lambda *a: None)
+    monkeypatch.setattr(core, "LIBRARY", str(tmp_path / "cuda.so"))
+    core._begen_register_targets((("lib.a", "s", "CUDA"),), lambda *a: None)
+    assert len(shared.targets) == 2
+
+
+def test_a_failed_registration_is_not_recorded(shared, monkeypatch, tmp_path):
+    monkeypatch.setattr(core, "LIBRARY", str(tmp_path / "lib.so"))
+
+    def fail(target, symbol, platform):
+        if target == "lib.b":
+            raise ValueError("XLA said no")
+
+    with pytest.raises(ValueError, match="XLA said no"):
+        core._begen_register_targets(HANDLERS, fail)
+    assert set(shared.targets) == {("lib.a", "cpu")}
