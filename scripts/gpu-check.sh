@@ -6,15 +6,17 @@
 # usage: scripts/gpu-check.sh [BEGEN_BIN]     (default target/release/begen)
 #   BEGEN_PYTHON (default python3) must import jax with a GPU backend.
 #   SKIP_BENCH=1 skips the benchmarks.
-#   STEPS="demo modules typed structs algorithms binaries brainevent bench bench-binary"
-#   (the default: all of them) runs only the steps named.
+#   STEPS="demo modules typed structs algorithms prims jaxmin binaries brainevent bench bench-binary"
+#   (the default: all of them) runs only the steps named. `jaxmin` needs
+#   JAXMIN_DIR: gpu_typed built elsewhere (CUDA) into JAXMIN_DIR/min with
+#   --jax-min 0.10.2 and into JAXMIN_DIR/new against a newer jaxlib than here.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 BEGEN="${1:-$ROOT/target/release/begen}"
 PY="${BEGEN_PYTHON:-python3}"
 WORK="${GPU_CHECK_DIR:-$(mktemp -d)}"
-STEPS=" ${STEPS:-demo modules typed structs algorithms binaries brainevent bench bench-binary} "
+STEPS=" ${STEPS:-demo modules typed structs algorithms prims jaxmin binaries brainevent bench bench-binary} "
 [[ "${SKIP_BENCH:-0}" == 1 ]] && STEPS="${STEPS/ bench-binary / }" && STEPS="${STEPS/ bench / }"
 step() { [[ "$STEPS" == *" $1 "* ]]; }
 
@@ -53,6 +55,20 @@ if step algorithms; then
 echo "== algorithms and gradients: CUDA implementations beside CPU ones, vjps, export"
 "$BEGEN" build tests/e2e/algo --out "$WORK/algo" --platform cuda --quiet
 "$PY" tests/gpu/check_algorithms.py "$WORK/algo"
+fi
+
+if step prims; then
+echo "== kernels as JAX primitives: a CSR product linear in weights and vector, CUDA transposes, zeroed outputs"
+"$BEGEN" build tests/e2e/prims --out "$WORK/prims" --platform cuda --quiet
+"$PY" tests/gpu/check_prims.py "$WORK/prims"
+fi
+
+if step jaxmin && [[ -n "${JAXMIN_DIR:-}" ]]; then
+echo "== one build, every supported jax: built elsewhere with --jax-min 0.10.2, and against newer headers"
+grep -E 'xla_ffi_api_version|jax_min' "$JAXMIN_DIR/min/gpu_typed.yaml"
+"$PY" tests/gpu/check_typed.py "$JAXMIN_DIR/min"
+grep -E 'xla_ffi_api_version' "$JAXMIN_DIR/new/gpu_typed.yaml"
+"$PY" tests/gpu/check_jax_min.py "$JAXMIN_DIR/new"
 fi
 
 if step binaries; then
