@@ -61,6 +61,11 @@ if step prims; then
 echo "== kernels as JAX primitives: a CSR product linear in weights and vector, CUDA transposes, zeroed outputs"
 "$BEGEN" build tests/e2e/prims --out "$WORK/prims" --platform cuda --quiet
 "$PY" tests/gpu/check_prims.py "$WORK/prims"
+if step bench; then
+    echo "== per-call cost: a begen primitive against the plain binding of the same kernel"
+    "$BEGEN" build tests/gpu/prims_bench --out "$WORK/prims_bench" --platform cuda --quiet
+    (cd bench/gpu && "$PY" prims_overhead.py "$WORK/prims_bench")
+fi
 fi
 
 if step jaxmin && [[ -n "${JAXMIN_DIR:-}" ]]; then
