@@ -25,7 +25,11 @@ set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="$ROOT/target/wheel-check"
-PY="${PYTHON:-python3}"
+# PYTHON, else the interpreter scripts/setup.sh chose for .venv, else
+# python3: it must be Python >= 3.12 (requirements.txt pins jax 0.12).
+PY="${PYTHON:-$("$ROOT/.venv/bin/python" -c 'import sys; print(sys._base_executable)' 2>/dev/null || echo python3)}"
+"$PY" -c 'import sys; sys.exit(sys.version_info < (3, 12))' \
+    || { echo "wheel-check: $("$PY" --version 2>&1) is older than 3.12, which jax 0.12 needs; run scripts/setup.sh or set PYTHON" >&2; exit 1; }
 PIP=(python -m pip install --quiet --disable-pip-version-check)
 # One set of pins for every venv: the JAX of .venv (cached) and the build tools.
 PINS=(-c "$ROOT/scripts/requirements.txt" -c "$ROOT/scripts/wheel-requirements.txt")
