@@ -191,7 +191,7 @@ touch_one() { printf '\n// touched %s\n' "$RANDOM" >> "$KDIR/k1.$ext"; }
 platform=cpu
 arch=()
 if [[ $CUDA == 1 ]]; then platform=cuda; arch=(--arch sm_90); fi
-build() { "$BEGEN" build "$KDIR" --out "$WORK/out" --name bench --platform "$platform" "${arch[@]}" --quiet; }
+build() { "$BEGEN" build "$KDIR" --out "$WORK/out" --name bench --platform "$platform" "${arch[@]}" --work-dir "$WORK/work" --quiet; }
 
 b_clean=$(secs build)
 b_noop=$(secs build)
@@ -213,7 +213,7 @@ if [[ -f "$WORK/gen/gen/bench.begen.cc" ]]; then
         echo '#endif'
     } >> "$one"
 fi
-cmd_file=$(ls "$WORK"/out/.begen/bench/obj/gen/k1."$ext".begen.*.o.cmd | head -1)
+cmd_file=$(ls "$WORK"/work/bench/obj/gen/k1."$ext".begen.*.o.cmd | head -1)
 mapfile -t argv < <(grep -v -x -e '-MMD' -e '-MF' -e '-c' -e '-o' "$cmd_file" | grep -v -e '\.o\.d$' -e '\.o$' -e '\.begen\.')
 # nvcc links its static runtime by itself.
 single() { "${argv[@]}" -shared -o "$WORK/one.so" "$one"; }

@@ -120,8 +120,10 @@ def build_source(exe, env, a, src, rel, names, wheel_include, work) -> int:
     line = f"  {rel} ({', '.join(names)}):"
     for order in ORDERS:
         out = work / f"out-{order}"
+        # The dependency files are work files: beside OUT, not in it.
+        objs = work / f"work-{order}"
         cmd = [str(exe), "build", str(kernels), "--out", str(out), "--platform", "cuda",
-               "--arch", a.arch, "--quiet"]
+               "--arch", a.arch, "--work-dir", str(objs), "--quiet"]
         if includes[order]:
             cmd += ["-I", str(includes[order])]
         if a.jobs:
@@ -135,7 +137,7 @@ def build_source(exe, env, a, src, rel, names, wheel_include, work) -> int:
                   f"    {' '.join(cmd)}\n{_tail(r.stdout + r.stderr)}")
             failed += 1
             continue
-        wrong = _wrong_headers(out, order, wheel_include, names)
+        wrong = _wrong_headers(objs, order, wheel_include, names)
         if wrong:
             print(f"{line} {what}: built, but {wrong}")
             failed += 1
@@ -144,12 +146,12 @@ def build_source(exe, env, a, src, rel, names, wheel_include, work) -> int:
     return failed
 
 
-def _wrong_headers(out, order, wheel_include, names) -> str | None:
+def _wrong_headers(objs, order, wheel_include, names) -> str | None:
     """What is wrong with where the kernel TU found brainevent/*.h, from the
-    compiler's dependency files; None when each header came from the
-    intended side."""
+    compiler's dependency files (in the work directory `objs`); None when
+    each header came from the intended side."""
     deps = set()
-    for d in out.rglob("*.d"):
+    for d in objs.rglob("*.d"):
         text = d.read_text(errors="replace").replace("\\\n", " ")
         deps.update(tok for tok in text.split() if not tok.endswith(":"))
     ours = [p for p in map(pathlib.Path, deps) if p.parent.name == "brainevent" and p.suffix == ".h"]
