@@ -4,6 +4,7 @@
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
 
 /// The process environment plus explicit overrides, recording each name read.
 ///
@@ -69,6 +70,17 @@ impl Env {
             None => std::env::var(name).ok(),
         };
         value.filter(|v| !v.trim().is_empty())
+    }
+
+    /// begen's per-user cache, `$XDG_CACHE_HOME/begen`, else
+    /// `$HOME/.cache/begen` (a relative `XDG_CACHE_HOME` is ignored, as the
+    /// XDG base directory rules say); `None` when neither is set.
+    pub(crate) fn user_cache(&self) -> Option<PathBuf> {
+        let base = match self.var("XDG_CACHE_HOME").filter(|d| Path::new(d).is_absolute()) {
+            Some(dir) => PathBuf::from(dir),
+            None => PathBuf::from(self.var("HOME")?).join(".cache"),
+        };
+        Some(base.join("begen"))
     }
 
     /// Every name asked for so far, sorted.

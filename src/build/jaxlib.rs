@@ -53,11 +53,7 @@ print(count)
 
 /// `$XDG_CACHE_HOME/begen/jaxlib-V`, else `$HOME/.cache/begen/jaxlib-V`.
 pub(crate) fn cache_dir(env: &Env, version: &str) -> Option<PathBuf> {
-    let base = match env.var("XDG_CACHE_HOME").filter(|d| Path::new(d).is_absolute()) {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env.var("HOME").filter(|d| !d.is_empty())?).join(".cache"),
-    };
-    Some(base.join("begen").join(format!("jaxlib-{version}")))
+    Some(env.user_cache()?.join(format!("jaxlib-{version}")))
 }
 
 /// The cached include directory of jaxlib `version`, if it is there.

@@ -101,14 +101,8 @@ fn lock(file: File, path: &Path, reporter: &mut dyn Reporter) -> Result<File> {
 
 /// The default work root of OUT: `<cache>/begen/work/<key>`.
 fn default_root(out: &Path, env: &Env) -> PathBuf {
-    // The XDG base directory rules: a relative XDG_CACHE_HOME is ignored.
-    let cache = env
-        .var("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .or_else(|| env.var("HOME").map(|home| PathBuf::from(home).join(".cache")))
-        .unwrap_or_else(|| std::env::temp_dir().join("begen-cache"));
-    cache.join("begen").join("work").join(format!("{:016x}", fnv1a(out.as_os_str().as_encoded_bytes())))
+    let cache = env.user_cache().unwrap_or_else(|| std::env::temp_dir().join("begen-cache").join("begen"));
+    cache.join("work").join(format!("{:016x}", fnv1a(out.as_os_str().as_encoded_bytes())))
 }
 
 /// FNV-1a: a hash that stays the same across Rust versions (the key of a
