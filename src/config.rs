@@ -294,6 +294,11 @@ pub(crate) struct FunctionConfig {
     pub(crate) jvp: Option<String>,
     /// The handler zeroes the outputs before the kernel runs.
     pub(crate) zero_outputs: Option<bool>,
+    /// Typed-contract dimensions a call may be split along across devices.
+    pub(crate) shard: Option<Vec<String>>,
+    /// Typed-contract dimensions the outputs are sums over: split, the
+    /// partial outputs are added up across devices.
+    pub(crate) reduce: Option<Vec<String>>,
 }
 
 // A list or a mapping, a name or a mapping: deserialized by hand so that a

@@ -20,6 +20,7 @@ mod infer;
 mod modules;
 mod names;
 mod primitives;
+mod sharding;
 mod tokens;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -84,6 +85,7 @@ pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Dia
     let functions = check_functions(req, instances, &repeats, &modules, &mut diags);
     let mut functions = check_options(req, functions, &declared_names, &mut diags);
     primitives::check_primitives(req, &mut functions, &mut diags);
+    sharding::check_sharding(req, &mut functions, &mut diags);
     algorithms::check_vjps(req, &mut functions, &mut diags);
     let listed = algorithms::check_algorithms(req, &functions, &mut diags);
     let mut sources = check_sources(req, &functions, choice, &variants, &mut diags);
@@ -466,6 +468,8 @@ fn check_options(
                 transpose: opts.transpose.iter().map(|(p, k)| (p.clone(), k.clone())).collect(),
                 jvp: opts.jvp.clone(),
                 zero_outputs: opts.zero_outputs.unwrap_or(false),
+                shard: opts.shard.clone().unwrap_or_default(),
+                reduce: opts.reduce.clone().unwrap_or_default(),
             };
         }
     }

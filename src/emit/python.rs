@@ -552,8 +552,11 @@ fn emit_typed_body(parts: &FunctionParts, call_args: Vec<String>) -> Vec<String>
     let key = target_key(f);
     let aliases =
         if aliases.is_empty() { String::new() } else { format!(", input_output_aliases={{{}}}", aliases.join(", ")) };
+    // A kernel that may be split calls through the runtime's
+    // `_begen_ffi_call`: under auto mesh axes it is partitioned there.
+    let ffi_call = if f.options.is_sharded() { "_begen_ffi_call(_begen_r, " } else { "_jax.ffi.ffi_call(" };
     let call = format!(
-        "_jax.ffi.ffi_call(TARGETS[{key}], {result_expr}{aliases}, vmap_method={})({})",
+        "{ffi_call}TARGETS[{key}], {result_expr}{aliases}, vmap_method={})({})",
         emit_vmap(f),
         call_args.join(", ")
     );
@@ -810,6 +813,62 @@ pub(crate) fn with_primitive(
     view.doc_rest.push(format!("    A JAX primitive (jvp, transpose, vmap): {}.", doc.join("; ")));
 }
 
+/// Makes `view` (of `f`, shown as `shown`) plan its call across devices
+/// first: `_begen_r` is the kernel's rule (its name, its inputs' names,
+/// each input's and output's dimension names, `shard`, `reduce`). A kernel
+/// that may be split runs per shard under explicit mesh axes by calling
+/// itself on each block (`_begen_shard_map`); one that may not only warns
+/// where an input is split (it is gathered). Without shapes for every
+/// array, nothing can be named: the body stays as it is.
+pub(crate) fn with_sharding(view: &mut PyFunctionView, f: &Function, shown: &str) {
+    if !is_typed(f) || !f.is_fully_shaped() {
+        return;
+    }
+    let dims = |p: &Param| py_tuple(p.dim_names().unwrap_or_default().into_iter().map(|d| d.map_or("None".into(), py_str)));
+    let names = |v: &[String]| py_tuple(v.iter().map(|d| py_str(d)));
+    let rule = format!(
+        "({}, {}, {}, {}, {}, {})",
+        py_str(shown),
+        py_tuple(f.input_params().map(|p| py_str(&p.name))),
+        py_tuple(f.input_params().map(dims)),
+        py_tuple(f.output_params().map(dims)),
+        names(&f.options.shard),
+        names(&f.options.reduce)
+    );
+    let arrays = py_tuple(view.inputs.iter().cloned());
+    let mut head = vec![format!("_begen_r = {rule}")];
+    if f.options.is_sharded() {
+        let mut call: Vec<String> = view.inputs.clone();
+        call.extend(view.keywords.iter().map(|(_, py)| format!("{py}={py}")));
+        let mut params = view.inputs.clone();
+        params.push("_begen_out".into());
+        let call = call.into_iter().map(|a| if a == "out=out" { "out=_begen_out".into() } else { a });
+        let out = if view.keywords.iter().any(|(what, _)| what == "out") { "out" } else { "None" };
+        head.push(format!("_begen_p = _begen_split(_begen_r, {arrays})"));
+        head.push("if _begen_p is not None:".into());
+        head.push(format!(
+            "    return _begen_shard_map(_begen_p, _begen_r, lambda {}: {}({}), {arrays}, {out})",
+            params.join(", "),
+            view.py_name,
+            call.collect::<Vec<_>>().join(", ")
+        ));
+    } else {
+        head.push(format!("_begen_split(_begen_r, {arrays})"));
+    }
+    view.body.splice(0..0, head);
+    if f.options.is_sharded() {
+        let mut said = Vec::new();
+        if !f.options.shard.is_empty() {
+            said.push(format!("split along {}", comment_text(&f.options.shard.join(", "))));
+        }
+        if !f.options.reduce.is_empty() {
+            said.push(format!("partial sums over {} added up", comment_text(&f.options.reduce.join(", "))));
+        }
+        view.doc_rest.push(String::new());
+        view.doc_rest.push(format!("    Runs per shard across devices: {}.", said.join("; ")));
+    }
+}
+
 /// The Python function and registry row of an algorithm. Its signature is
 /// its first implementation's; each implementation is called with its own
 /// keyword names (they differ only where a name had to be changed).
@@ -945,6 +1004,14 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
             has_primitive = true;
         }
     }
+    let mut has_sharding = false;
+    for (k, view, _) in views.iter_mut() {
+        let f = &fs[*k];
+        let shown = if library.namespaced { format!("{}.{}", f.module, f.name) } else { f.name.clone() };
+        let before = view.body.len();
+        with_sharding(view, f, &shown);
+        has_sharding |= view.body.len() != before;
+    }
     let algorithms: Vec<PyAlgorithmView> =
         library.algorithms.iter().map(|a| py_algorithm_view(library, a, &views)).collect();
     let (functions, modules) = if library.namespaced {
@@ -981,7 +1048,7 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
         .map(|f: &PyFunctionView| f.py_name.as_str())
         .chain(modules.iter().map(|m| m.py_name.as_str()))
         .chain(algorithms.iter().map(|a| a.function.py_name.as_str()));
-    let sections = runtime::sections(module_sections(library, has_vjp, has_primitive));
+    let sections = runtime::sections(module_sections(library, has_vjp, has_primitive, has_sharding));
     PyModuleView {
         name: library.name.clone(),
         sources: sources.into_iter().collect(),
@@ -1033,7 +1100,7 @@ fn any_param(library: &Library, pred: impl Fn(&Token) -> bool) -> bool {
 
 /// The runtime sections the functions' bodies, the algorithms' table and
 /// the template call into (`Core` and what these require come with them).
-fn module_sections(library: &Library, has_vjp: bool, has_primitive: bool) -> Vec<Section> {
+fn module_sections(library: &Library, has_vjp: bool, has_primitive: bool, has_sharding: bool) -> Vec<Section> {
     let algorithms = !library.algorithms.is_empty();
     let wanted = [
         (
@@ -1050,6 +1117,7 @@ fn module_sections(library: &Library, has_vjp: bool, has_primitive: bool) -> Vec
         (Section::Unsupported, algorithms || library.functions.iter().any(|f| !f.options.unsupported.is_empty())),
         (Section::Vjp, has_vjp),
         (Section::Primitives, has_primitive),
+        (Section::Sharding, has_sharding),
         (Section::Algorithms, algorithms),
         (Section::Registry, true),
         (Section::Linked, !library.settings.link_libs.is_empty()),

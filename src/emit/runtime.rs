@@ -36,6 +36,8 @@ pub(crate) enum Section {
     Vjp,
     /// `linear:`/`jvp:` kernels, as JAX primitives.
     Primitives,
+    /// Typed kernels across devices: `shard:`/`reduce:` plans.
+    Sharding,
     /// `algorithms:` dispatch.
     Algorithms,
     /// `registry` (every module).
@@ -49,7 +51,7 @@ pub(crate) enum Section {
 impl Section {
     /// Every section, in the order a module prints them.
     #[cfg(test)]
-    pub(crate) const ALL: [Section; 14] = [
+    pub(crate) const ALL: [Section; 15] = [
         Section::Core,
         Section::Scalars,
         Section::Structs,
@@ -60,6 +62,7 @@ impl Section {
         Section::Unsupported,
         Section::Vjp,
         Section::Primitives,
+        Section::Sharding,
         Section::Algorithms,
         Section::Registry,
         Section::Linked,
@@ -80,6 +83,7 @@ impl Section {
             Section::Unsupported => "unsupported.py",
             Section::Vjp => "vjp.py",
             Section::Primitives => "primitives.py",
+            Section::Sharding => "sharding.py",
             Section::Algorithms => "algorithms.py",
             Section::Registry => "registry.py",
             Section::Linked => "linked.py",
@@ -105,6 +109,7 @@ impl Section {
             Section::Unsupported => file!("unsupported.py"),
             Section::Vjp => file!("vjp.py"),
             Section::Primitives => file!("primitives.py"),
+            Section::Sharding => file!("sharding.py"),
             Section::Algorithms => file!("algorithms.py"),
             Section::Registry => file!("registry.py"),
             Section::Linked => file!("linked.py"),

@@ -334,6 +334,22 @@ pub(crate) struct Param {
     pub(crate) line: usize,
 }
 
+impl Param {
+    /// Its typed contract's dimensions, in order: a name, or None for a
+    /// fixed extent; None when it has no shape.
+    pub(crate) fn dim_names(&self) -> Option<Vec<Option<&str>>> {
+        let dims = self.token.contract()?.dims.as_ref()?;
+        Some(
+            dims.iter()
+                .map(|d| match d {
+                    Extent::Named(n) => Some(n.as_str()),
+                    Extent::Fixed(_) => None,
+                })
+                .collect(),
+        )
+    }
+}
+
 /// How `jax.vmap` treats calls (jax.ffi's `vmap_method`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub(crate) enum VmapMethod {
@@ -408,12 +424,23 @@ pub(crate) struct FunctionOptions {
     pub(crate) jvp: Option<String>,
     /// The handler zeroes the outputs before the kernel runs.
     pub(crate) zero_outputs: bool,
+    /// Typed-contract dimensions a call may be split along across devices
+    /// (checked: each in an input and in every output).
+    pub(crate) shard: Vec<String>,
+    /// Typed-contract dimensions the outputs are sums over (checked: in an
+    /// input, in no output); split, the partial outputs are added up.
+    pub(crate) reduce: Vec<String>,
 }
 
 impl FunctionOptions {
     /// Whether the Python function binds a JAX primitive (`linear` or `jvp`).
     pub(crate) fn is_primitive(&self) -> bool {
         !self.linear.is_empty() || self.jvp.is_some()
+    }
+
+    /// Whether a call may be split across devices (`shard` or `reduce`).
+    pub(crate) fn is_sharded(&self) -> bool {
+        !self.shard.is_empty() || !self.reduce.is_empty()
     }
 }
 
@@ -515,6 +542,12 @@ impl Function {
     pub(crate) fn spec_tokens(&self) -> Vec<String> {
         let tokens = self.params.iter().map(|p| p.token.to_string());
         tokens.chain(self.consts.iter().map(|k| format!("const.{}={}", k.name, k.values.join(",")))).collect()
+    }
+
+    /// Whether every input and output has a shape and none is a list: a
+    /// sharding plan can name each of their dimensions.
+    pub(crate) fn is_fully_shaped(&self) -> bool {
+        self.input_params().chain(self.output_params()).all(|p| !p.token.is_list() && p.dim_names().is_some())
     }
 
     /// Its tensor inputs (`arg` and `inout`), in signature order.

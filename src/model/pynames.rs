@@ -39,7 +39,7 @@ pub(crate) const PY_IMPORTS: [PyImport; 9] = [
 
 /// Modules the generated module imports inside its functions (the version
 /// gate's `sys` and `jaxlib`, `jax.export`, the linked libraries' `nvidia`).
-pub(crate) const PY_LATE_IMPORTS: [&str; 4] = ["sys", "jaxlib", "jax", "nvidia"];
+pub(crate) const PY_LATE_IMPORTS: [&str; 5] = ["sys", "jaxlib", "jax", "nvidia", "warnings"];
 
 /// The third-party modules JAX imports (its dependencies), beside those
 /// above: a library of one of their names would be imported in their place.

@@ -136,6 +136,14 @@ def _begen_primitive(name):
     ad.primitive_transposes[p] = transpose
     batching.primitive_batchers[p] = batcher
     mlir.register_lowering(p, mlir.lower_fun(apply, multiple_results=True))
+    try:
+        # Its lowering may partition the FFI call (section `sharding`),
+        # which needs the devices (JAX's own list; private, so guarded).
+        from jax._src import dispatch
+
+        dispatch.prim_requires_devices_during_lowering.add(p)
+    except (ImportError, AttributeError):
+        pass
     _begen_primitives[name] = p
     return p
 

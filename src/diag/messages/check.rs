@@ -953,3 +953,71 @@ pub(crate) const HINT_TRANSPOSE: &str = "a transpose kernel takes the kernel's i
 pub(crate) fn tangent_of_output(k: usize) -> String {
     format!("the tangent of output {k}")
 }
+
+// Sharding across devices (begen.yaml's `shard:` and `reduce:`).
+
+pub(crate) fn shard_untyped(function: &str, key: &str, param: &str) -> String {
+    let (function, key, param) = (q(function), q(key), q(param));
+    format!(
+        "`{key}:` of '{function}' needs a typed contract, but its parameter '{param}' has no shape (`arg:<dtype>[<dims>]`): \
+         the dimensions a call may be split along are named there"
+    )
+}
+
+pub(crate) fn shard_not_plain(function: &str, key: &str, param: &str) -> String {
+    let (function, key, param) = (q(function), q(key), q(param));
+    format!("`{key}:` of '{function}': its parameter '{param}' is a list of arrays, which cannot be split across devices")
+}
+
+pub(crate) fn shard_unknown_dim(function: &str, key: &str, dim: &str, dims: &[String]) -> String {
+    let (function, key, dim) = (q(function), q(key), q(dim));
+    let known = if dims.is_empty() { "none".to_string() } else { dims.iter().map(|d| format!("'{}'", q(d))).collect::<Vec<_>>().join(", ") };
+    format!("`{key}:` of '{function}' names '{dim}', which is not a dimension of its typed contract (its dimensions: {known})")
+}
+
+pub(crate) fn shard_not_in_input(function: &str, dim: &str) -> String {
+    let (function, dim) = (q(function), q(dim));
+    format!("`shard:` of '{function}' names '{dim}', which no input has: only an input's dimension can be split")
+}
+
+pub(crate) fn shard_not_in_output(function: &str, dim: &str, output: &str) -> String {
+    let (function, dim, output) = (q(function), q(dim), q(output));
+    format!(
+        "`shard:` of '{function}' names '{dim}', but its output '{output}' has no dimension '{dim}': split along it, each \
+         device would compute a different '{output}'"
+    )
+}
+
+pub(crate) const HINT_SHARD_OUTPUT: &str = "declare a dimension the output sums over in `reduce:` instead; a dimension \
+     in neither list is gathered on every device before the call (always right)";
+
+pub(crate) fn shard_sized_by_attr(function: &str, dim: &str) -> String {
+    let (function, dim) = (q(function), q(dim));
+    format!("`shard:` of '{function}' names '{dim}', an output size given by the attribute '{dim}': it cannot be split")
+}
+
+pub(crate) fn reduce_in_output(function: &str, dim: &str, output: &str) -> String {
+    let (function, dim, output) = (q(function), q(dim), q(output));
+    format!(
+        "`reduce:` of '{function}' names '{dim}', but its output '{output}' has that dimension: an output that is a sum \
+         over '{dim}' cannot have it"
+    )
+}
+
+pub(crate) fn shard_and_reduce(function: &str, dim: &str) -> String {
+    let (function, dim) = (q(function), q(dim));
+    format!("'{function}' names '{dim}' in both `shard:` and `reduce:`: a dimension is one or the other")
+}
+
+pub(crate) fn shard_repeated(function: &str, key: &str, dim: &str, param: &str) -> String {
+    let (function, key, dim, param) = (q(function), q(key), q(dim), q(param));
+    format!(
+        "`{key}:` of '{function}' names '{dim}', which its parameter '{param}' has twice: one array cannot be split twice \
+         along the same mesh axes"
+    )
+}
+
+pub(crate) fn impl_sharding(key: &str, a: &str, av: &str, b: &str, bv: &str) -> String {
+    let (key, a, b) = (q(key), q(a), q(b));
+    format!("their `{key}:` differ ('{a}': [{av}]; '{b}': [{bv}]): an algorithm splits its call one way")
+}

@@ -1,0 +1,337 @@
+"""Section `sharding` (every typed kernel): a call on arrays split across
+devices runs per shard, as begen.yaml's `shard:` and `reduce:` allow.
+
+A kernel's rule is `(name, params, ins, outs, shard, reduce)`: its Python
+name, its inputs' names, each input's and output's dimension names (None
+for a fixed extent), and the dimensions that may be split (`shard`) or
+whose partial outputs are summed (`reduce`). Two mechanisms, both decided
+at trace time and costing nothing per call:
+
+- explicit mesh axes (`jax.make_mesh`'s default): the inputs' types say how
+  they are split, so the whole function (checks, custom_vjp, primitive and
+  all) runs under `jax.shard_map` on each device's block; derivatives and
+  `vmap` go through shard_map's own rules, and it exports.
+- auto mesh axes: nothing is known before XLA's partitioner runs, so the
+  FFI call itself is a `custom_partitioning` whose Shardy rule comes from
+  the contract. It cannot be serialized: an exported function gets the
+  plain call (every input gathered: right, not split).
+
+A dimension not declared is gathered where an input is split along it, as
+XLA does for any custom call; under explicit axes a warning says so once.
+
+Above the `# begen: emit below` line: only what this file needs on its own.
+"""
+
+import jax as _jax
+
+# begen: emit below
+
+_begen_warned = set()
+
+
+def _begen_axis_names(entry):
+    # The mesh axes of one PartitionSpec entry ('x', ('x', 'y') or None).
+    if entry is None:
+        return ()
+    return tuple(entry) if isinstance(entry, (tuple, list)) else (entry,)
+
+
+def _begen_manual():
+    # Whether this trace runs inside a shard_map (some mesh axis manual):
+    # its arrays are blocks already.
+    try:
+        mesh = _jax.sharding.get_abstract_mesh()
+        return any(t == _jax.sharding.AxisType.Manual for t in mesh.axis_types)
+    except Exception:
+        return False
+
+
+def _begen_explicit(x):
+    # (mesh, spec padded to x's rank) when x's type says it is split along
+    # explicit mesh axes; None otherwise.
+    try:
+        sharding = _jax.typeof(x).sharding
+        mesh, spec = sharding.mesh, tuple(sharding.spec)
+    except Exception:
+        return None
+    if mesh is None or getattr(mesh, "empty", True):
+        return None
+    explicit = {n for n, t in zip(mesh.axis_names, mesh.axis_types) if t == _jax.sharding.AxisType.Explicit}
+    spec = spec + (None,) * (_jax.numpy.ndim(x) - len(spec))
+    if not any(set(_begen_axis_names(e)) & explicit for e in spec):
+        return None
+    return mesh, spec
+
+
+def _begen_warn(name, param, dim, why):
+    key = (name, param, dim)
+    if key in _begen_warned:
+        return
+    _begen_warned.add(key)
+    import sys
+    import warnings
+
+    # Shown at the caller's line: the first frame outside this module and JAX.
+    level, frame = 1, sys._getframe(1)
+    while frame is not None and (frame.f_code.co_filename == __file__ or "/jax/" in frame.f_code.co_filename):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(f"{name}: parameter '{param}' is split along dimension '{dim}', {why}", stacklevel=level)
+
+
+def _begen_choose(rule, specs, extent_of, mesh_shape):
+    # The mesh axes each declared dimension is split along, from the first
+    # input split along it: {dim: entry}. Other splits are gathered; each
+    # (param, dim, why) gathered is listed.
+    name, params, ins, _, shard, reduce = rule
+    axes, used, gathered = {}, set(), []
+    for param, dims, spec in zip(params, ins, specs):
+        for i, (d, entry) in enumerate(zip(dims, spec)):
+            names = _begen_axis_names(entry)
+            if not names:
+                continue
+            shown = d if d is not None else str(i)
+            if d is None or (d not in shard and d not in reduce):
+                gathered.append((param, shown, "which begen.yaml does not declare in `shard:` or `reduce:`"))
+                continue
+            if axes.get(d) == entry:
+                continue
+            if d in axes:
+                continue  # another split of the same dimension: resharded to the first
+            size = 1
+            for n in names:
+                size *= mesh_shape[n]
+            if used & set(names):
+                gathered.append((param, shown, f"but mesh axis {entry!r} splits another dimension already"))
+                continue
+            if extent_of(param, i) % size:
+                gathered.append((param, shown, f"but its extent is not a multiple of the {size} devices of {entry!r}"))
+                continue
+            axes[d] = entry
+            used |= set(names)
+    return axes, gathered
+
+
+def _begen_split(rule, arrays):
+    # The plan to call a kernel per shard under explicit mesh axes, or None
+    # to call it as is: (mesh, in_specs, out_specs, psum axes, {dim: entry}).
+    if len(rule[2]) != len(arrays) or _begen_manual():
+        return None
+    found = [_begen_explicit(x) for x in arrays]
+    meshes = [f[0] for f in found if f is not None]
+    if not meshes:
+        return None
+    mesh = meshes[0]
+    specs = [f[1] if f is not None else (None,) * _jax.numpy.ndim(x) for f, x in zip(found, arrays)]
+    index = {p: k for k, p in enumerate(rule[1])}
+    mesh_shape = dict(mesh.shape)
+    axes, gathered = _begen_choose(rule, specs, lambda p, i: _jax.numpy.shape(arrays[index[p]])[i], mesh_shape)
+    for param, dim, why in gathered:
+        _begen_warn(rule[0], param, dim, why + ": it is gathered on every device (all-gather) before the call")
+    if not axes:
+        return None
+    from jax.sharding import PartitionSpec
+
+    in_specs = tuple(PartitionSpec(*(axes.get(d) for d in dims)) for dims in rule[2])
+    out_specs = tuple(PartitionSpec(*(axes.get(d) if d in rule[4] else None for d in dims)) for dims in rule[3])
+    psum = tuple(n for d in rule[5] for n in _begen_axis_names(axes.get(d)))
+    return mesh, in_specs, out_specs, psum, axes
+
+
+def _begen_local(struct, dims, axes, mesh_shape):
+    # A global output's ShapeDtypeStruct as one device's block.
+    shape = list(struct.shape)
+    for i, d in enumerate(dims):
+        for n in _begen_axis_names(axes.get(d)):
+            shape[i] //= mesh_shape[n]
+    return _jax.ShapeDtypeStruct(tuple(shape), struct.dtype)
+
+
+def _begen_shard_map(plan, rule, call, arrays, out):
+    # call(*blocks, out) on each device's blocks, under jax.shard_map; the
+    # outputs' partial sums added up over the `reduce` dimensions' axes.
+    mesh, in_specs, out_specs, psum, axes = plan
+    mesh_shape = dict(mesh.shape)
+    if out is not None:
+        many = isinstance(out, (tuple, list))
+        blocks = [
+            _begen_local(o, dims, {d: e for d, e in axes.items() if d in rule[4]}, mesh_shape)
+            for o, dims in zip(out if many else (out,), rule[3])
+        ]
+        out = tuple(blocks) if many else blocks[0]
+    single = len(out_specs) == 1
+
+    def body(*blocks):
+        result = call(*blocks, out)
+        if psum:
+            result = _jax.tree_util.tree_map(lambda y: _jax.lax.psum(y, psum), result)
+        return result
+
+    return _jax.shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=out_specs[0] if single else out_specs, check_vma=False)(
+        *arrays
+    )
+
+
+# Auto mesh axes: the FFI call as a custom_partitioning, decided when the
+# call is lowered (for export: the plain call). One primitive carries it, so
+# that vmap and export can see it: `fn(structs, *arrays)` is the FFI call for
+# `structs` (one ShapeDtypeStruct per output, unbatched), `batch` one leading
+# axis per vmap.
+
+_begen_partitioned_p = []
+
+
+def _begen_partition_primitive():
+    if _begen_partitioned_p:
+        return _begen_partitioned_p[0]
+    from jax.extend.core import Primitive
+    from jax.interpreters import batching, mlir
+
+    p = Primitive("begen_partitioned")
+    p.multiple_results = True
+
+    def apply(*args, fn, structs, rule, batch):
+        run = lambda *a: tuple(fn(structs, *a))  # noqa: E731
+        for _ in batch:
+            run = _jax.vmap(run)
+        return list(run(*args))
+
+    def abstract(*args, fn, structs, rule, batch):
+        return [_jax.typeof(_jax.ShapeDtypeStruct((*batch, *s.shape), s.dtype)) for s in structs]
+
+    def lower(ctx, *args, fn, structs, rule, batch):
+        params = dict(fn=fn, structs=structs, rule=rule, batch=batch)
+        devices = getattr(ctx.module_context.axis_context, "device_assignment", ())
+        if ctx.module_context.lowering_parameters.for_export or devices is None:
+            return mlir.lower_fun(lambda *a: apply(*a, **params), multiple_results=True)(ctx, *args)
+        partitioned = _begen_custom_partitioning(fn, structs, rule, batch)
+        return mlir.lower_fun(lambda *a: list(partitioned(*a)), multiple_results=True)(ctx, *args)
+
+    def batcher(args, dims, *, fn, structs, rule, batch):
+        size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
+        moved = [
+            _jax.numpy.moveaxis(a, d, 0) if d is not None else _jax.numpy.broadcast_to(a, (size, *_jax.numpy.shape(a)))
+            for a, d in zip(args, dims)
+        ]
+        return p.bind(*moved, fn=fn, structs=structs, rule=rule, batch=(size, *batch)), [0] * len(structs)
+
+    p.def_impl(apply)
+    p.def_abstract_eval(abstract)
+    mlir.register_lowering(p, lower)
+    try:
+        # jit lowers without its devices unless a primitive needs them, as
+        # custom_partitioning does (JAX's own list; private, so guarded).
+        from jax._src import dispatch
+
+        dispatch.prim_requires_devices_during_lowering.add(p)
+    except (ImportError, AttributeError):
+        pass
+    batching.primitive_batchers[p] = batcher
+    _begen_partitioned_p.append(p)
+    return p
+
+
+def _begen_factors(rule, batch):
+    # The Shardy factors of each input and output (batch axes first), and
+    # the reduction and need-replication factors. A fixed extent, an
+    # undeclared dimension and a repeat within one array are each a factor
+    # of their own that must stay whole.
+    _, _, ins, outs, shard, reduce = rule
+    lead = tuple(f"b{i}" for i in range(len(batch)))
+    whole = []
+
+    def factors(dims):
+        seen, names = set(), []
+        for d in dims:
+            if d is None or d in seen:
+                names.append(f"w{len(whole)}")
+                whole.append(names[-1])
+                continue
+            seen.add(d)
+            names.append(f"d_{d}")
+            if d not in shard and d not in reduce and names[-1] not in whole:
+                whole.append(names[-1])
+        return lead + tuple(names)
+
+    in_maps = tuple(factors(dims) for dims in ins)
+    out_maps = tuple(factors(dims) for dims in outs)
+    reduction = tuple(f"d_{d}" for d in reduce)
+    return in_maps, out_maps, reduction, tuple(whole)
+
+
+def _begen_custom_partitioning(fn, structs, rule, batch):
+    from jax.experimental.custom_partitioning import SdyShardingRule, custom_partitioning
+    from jax.sharding import NamedSharding, PartitionSpec
+
+    in_maps, out_maps, reduction, whole = _begen_factors(rule, batch)
+    splittable = {f for maps in in_maps for f in maps} - set(whole)
+
+    def blocks(mesh, axes):
+        sizes = dict(mesh.shape)
+        local = []
+        for s, maps in zip(structs, out_maps):
+            shape = list(s.shape)
+            for i, f in enumerate(maps[len(batch) :]):
+                for n in _begen_axis_names(axes.get(f)):
+                    shape[i] //= sizes[n]
+            local.append(_jax.ShapeDtypeStruct(tuple(shape), s.dtype))
+        return tuple(local)
+
+    @custom_partitioning
+    def call(*args):
+        run = lambda *a: tuple(fn(structs, *a))  # noqa: E731
+        for _ in batch:
+            run = _jax.vmap(run)
+        return run(*args)
+
+    def partition(mesh, arg_shapes, result_shape):
+        axes, used = {}, set()
+        for maps, a in zip(in_maps, arg_shapes):
+            spec = tuple(a.sharding.spec) + (None,) * (len(maps) - len(tuple(a.sharding.spec)))
+            for f, entry in zip(maps, spec):
+                names = set(_begen_axis_names(entry))
+                if names and f in splittable and f not in axes and not (names & used):
+                    axes[f] = entry
+                    used |= names
+        in_shardings = tuple(NamedSharding(mesh, PartitionSpec(*(axes.get(f) for f in maps))) for maps in in_maps)
+        out_shardings = tuple(
+            NamedSharding(mesh, PartitionSpec(*(axes.get(f) if f not in reduction else None for f in maps)))
+            for maps in out_maps
+        )
+        psum = tuple(n for f in reduction for n in _begen_axis_names(axes.get(f)))
+        local = blocks(mesh, axes)
+
+        def lower(*args):
+            run = lambda *a: tuple(fn(local, *a))  # noqa: E731
+            for _ in batch:
+                run = _jax.vmap(run)
+            out = run(*args)
+            return tuple(_jax.lax.psum(y, psum) for y in out) if psum else out
+
+        return mesh, lower, out_shardings, in_shardings
+
+    rule_ = SdyShardingRule(in_maps, out_maps, reduction_factors=reduction, need_replication_factors=whole)
+    call.def_partition(partition, sharding_rule=rule_)
+    return call
+
+
+def _begen_ffi_call(rule, target, result, **options):
+    # jax.ffi.ffi_call(target, result, **options), split by `rule` under auto
+    # mesh axes when there are several devices; the plain call otherwise.
+    plain = _jax.ffi.ffi_call(target, result, **options)
+    if _jax.device_count() < 2 or _begen_manual():
+        return plain
+    many = isinstance(result, (tuple, list))
+    structs = tuple(result) if many else (result,)
+
+    def call(*arrays, **attrs):
+        if len(arrays) != len(rule[2]) or any(_begen_explicit(x) is not None for x in arrays):
+            return plain(*arrays, **attrs)
+
+        def fn(local, *a):
+            out = _jax.ffi.ffi_call(target, local if many else local[0], **options)(*a, **attrs)
+            return tuple(out) if many else (out,)
+
+        out = _begen_partition_primitive().bind(*arrays, fn=fn, structs=structs, rule=rule, batch=())
+        return tuple(out) if many else out[0]
+
+    return call

@@ -1,0 +1,109 @@
+//! begen.yaml's `shard:` and `reduce:` (a call split across devices),
+//! checked at build time so that the generated plan never splits a kernel
+//! wrongly: every name is a dimension of the kernel's typed contract, a
+//! `shard` dimension is in an input and in every output (each device
+//! computes its block of each output), a `reduce` dimension is in an input
+//! and in no output (each device computes a partial sum of every output),
+//! and no array has a split dimension twice. Each error is at the
+//! function's begen.yaml entry and names the kernel and the dimension.
+
+use std::collections::BTreeSet;
+
+use super::Request;
+use super::algorithms::{key_line, value_span};
+use crate::config::FunctionConfig;
+use crate::diag::{Diagnostic, messages as msg};
+use crate::model::{Function, Param};
+
+/// Checks the sharding options of every function; a function with a
+/// problem keeps none of them (its calls are gathered, as undeclared).
+pub(super) fn check_sharding(req: &Request, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
+    let functions_line = key_line(req, "functions", 1);
+    let mut reported = BTreeSet::new();
+    for f in functions.iter_mut() {
+        if !f.options.is_sharded() {
+            continue;
+        }
+        let has = |c: &FunctionConfig| c.shard.is_some() || c.reduce.is_some();
+        let key = [format!("{}.{}", f.module, f.name), f.name.clone()]
+            .into_iter()
+            .find(|key| req.config.functions.get(key).is_some_and(has))
+            .unwrap_or_else(|| f.name.clone());
+        let line = key_line(req, &key, functions_line);
+        let problems = problems(f);
+        let failed = !problems.is_empty();
+        for (word, text, hint) in problems {
+            let at = value_span(req, &word, line).or_else(|| value_span(req, &key, functions_line));
+            if let Some(at) = at
+                && reported.insert(text.clone())
+            {
+                let d = Diagnostic::error(at, text);
+                diags.push(match hint {
+                    Some(h) => d.hint(h),
+                    None => d,
+                });
+            }
+        }
+        if failed {
+            f.options.shard.clear();
+            f.options.reduce.clear();
+        }
+    }
+}
+
+/// Each problem: (the begen.yaml word it is at, the message, a hint).
+fn problems(f: &Function) -> Vec<(String, String, Option<&'static str>)> {
+    let o = &f.options;
+    let mut out = Vec::new();
+    let key = if o.shard.is_empty() { "reduce" } else { "shard" };
+    if let Some(p) = f.input_params().chain(f.output_params()).find(|p| p.token.is_list()) {
+        out.push((f.name.clone(), msg::shard_not_plain(&f.name, key, &p.name), None));
+        return out;
+    }
+    if let Some(p) = f.input_params().chain(f.output_params()).find(|p| p.dim_names().is_none()) {
+        out.push((f.name.clone(), msg::shard_untyped(&f.name, key, &p.name), None));
+        return out;
+    }
+    let inputs: Vec<(&Param, Vec<Option<&str>>)> = f.input_params().map(|p| (p, p.dim_names().unwrap_or_default())).collect();
+    let outputs: Vec<(&Param, Vec<Option<&str>>)> = f.output_params().map(|p| (p, p.dim_names().unwrap_or_default())).collect();
+    let mut known: Vec<String> = Vec::new();
+    for (_, ds) in inputs.iter().chain(&outputs) {
+        for d in ds.iter().flatten() {
+            if !known.iter().any(|k| k == d) {
+                known.push(d.to_string());
+            }
+        }
+    }
+    let size_attrs: Vec<&str> = f.attrs().filter(|(_, ty)| ty.is_integer()).map(|(p, _)| p.name.as_str()).collect();
+    let has = |ds: &[Option<&str>], d: &str| ds.iter().any(|x| *x == Some(d));
+    for (key, names) in [("shard", &o.shard), ("reduce", &o.reduce)] {
+        for d in names {
+            if !known.contains(d) {
+                out.push((d.clone(), msg::shard_unknown_dim(&f.name, key, d, &known), None));
+                continue;
+            }
+            if let Some((p, _)) = inputs.iter().chain(&outputs).find(|(_, ds)| ds.iter().filter(|x| **x == Some(d)).count() > 1)
+            {
+                out.push((d.clone(), msg::shard_repeated(&f.name, key, d, &p.name), None));
+                continue;
+            }
+            let in_input = inputs.iter().any(|(_, ds)| has(ds, d));
+            if key == "shard" {
+                if !in_input {
+                    out.push((d.clone(), msg::shard_not_in_input(&f.name, d), None));
+                } else if size_attrs.contains(&d.as_str()) {
+                    out.push((d.clone(), msg::shard_sized_by_attr(&f.name, d), None));
+                } else if let Some((p, _)) = outputs.iter().find(|(_, ds)| !has(ds, d)) {
+                    out.push((d.clone(), msg::shard_not_in_output(&f.name, d, &p.name), Some(msg::HINT_SHARD_OUTPUT)));
+                }
+            } else {
+                if o.shard.contains(d) {
+                    out.push((d.clone(), msg::shard_and_reduce(&f.name, d), None));
+                } else if let Some((p, _)) = outputs.iter().find(|(_, ds)| has(ds, d)) {
+                    out.push((d.clone(), msg::reduce_in_output(&f.name, d, &p.name), None));
+                }
+            }
+        }
+    }
+    out
+}
