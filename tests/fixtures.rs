@@ -39,6 +39,7 @@ cases!(
     err_algorithms,
     err_vjp,
     err_prims,
+    err_sharding,
     err_algorithms_yaml,
     tensors,
     explicit_types,

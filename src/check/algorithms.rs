@@ -415,10 +415,12 @@ fn compare_implementations(a: &Function, b: &Function) -> Vec<String> {
     if a.consts != b.consts {
         out.push(msg::impl_consts(&a.name, &consts_text(a), &b.name, &consts_text(b)));
     }
-    for (key, ours, theirs) in [("shard", &a.options.shard, &b.options.shard), ("reduce", &a.options.reduce, &b.options.reduce)]
+    for (key, ours, theirs) in
+        [("shard", &a.options.shard, &b.options.shard), ("reduce", &a.options.reduce, &b.options.reduce)]
     {
         // `a`'s names in `b`'s words, where its contracts renamed them.
-        let mapped: BTreeSet<&str> = ours.iter().map(|d| dims.there.get(d).map_or(d.as_str(), String::as_str)).collect();
+        let mapped: BTreeSet<&str> =
+            ours.iter().map(|d| dims.there.get(d).map_or(d.as_str(), String::as_str)).collect();
         if mapped != theirs.iter().map(String::as_str).collect() {
             out.push(msg::impl_sharding(key, &a.name, &ours.join(", "), &b.name, &theirs.join(", ")));
         }

@@ -64,8 +64,10 @@ fn problems(f: &Function) -> Vec<(String, String, Option<&'static str>)> {
         out.push((f.name.clone(), msg::shard_untyped(&f.name, key, &p.name), None));
         return out;
     }
-    let inputs: Vec<(&Param, Vec<Option<&str>>)> = f.input_params().map(|p| (p, p.dim_names().unwrap_or_default())).collect();
-    let outputs: Vec<(&Param, Vec<Option<&str>>)> = f.output_params().map(|p| (p, p.dim_names().unwrap_or_default())).collect();
+    let inputs: Vec<(&Param, Vec<Option<&str>>)> =
+        f.input_params().map(|p| (p, p.dim_names().unwrap_or_default())).collect();
+    let outputs: Vec<(&Param, Vec<Option<&str>>)> =
+        f.output_params().map(|p| (p, p.dim_names().unwrap_or_default())).collect();
     let mut known: Vec<String> = Vec::new();
     for (_, ds) in inputs.iter().chain(&outputs) {
         for d in ds.iter().flatten() {
@@ -82,7 +84,8 @@ fn problems(f: &Function) -> Vec<(String, String, Option<&'static str>)> {
                 out.push((d.clone(), msg::shard_unknown_dim(&f.name, key, d, &known), None));
                 continue;
             }
-            if let Some((p, _)) = inputs.iter().chain(&outputs).find(|(_, ds)| ds.iter().filter(|x| **x == Some(d)).count() > 1)
+            if let Some((p, _)) =
+                inputs.iter().chain(&outputs).find(|(_, ds)| ds.iter().filter(|x| **x == Some(d)).count() > 1)
             {
                 out.push((d.clone(), msg::shard_repeated(&f.name, key, d, &p.name), None));
                 continue;

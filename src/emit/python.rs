@@ -824,7 +824,8 @@ pub(crate) fn with_sharding(view: &mut PyFunctionView, f: &Function, shown: &str
     if !is_typed(f) || !f.is_fully_shaped() {
         return;
     }
-    let dims = |p: &Param| py_tuple(p.dim_names().unwrap_or_default().into_iter().map(|d| d.map_or("None".into(), py_str)));
+    let dims =
+        |p: &Param| py_tuple(p.dim_names().unwrap_or_default().into_iter().map(|d| d.map_or("None".into(), py_str)));
     let names = |v: &[String]| py_tuple(v.iter().map(|d| py_str(d)));
     let rule = format!(
         "({}, {}, {}, {}, {}, {})",

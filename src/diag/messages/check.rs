@@ -677,7 +677,7 @@ pub(crate) fn implementations_disagree(algorithm: &str, first: &str, other: &str
 pub(crate) const LABEL_REFERENCE_IMPLEMENTATION: &str = "compared with this implementation";
 
 pub(crate) const HINT_IMPLEMENTATIONS: &str = "the implementations of an algorithm must have the same inputs, outputs, \
-     attributes (names and types), typed contracts, constants and gradient, so that one Python function calls any of them";
+     attributes (names and types), typed contracts, constants, gradient and `shard:`/`reduce:`, so that one Python function calls any of them";
 
 pub(crate) fn algorithm_not_built(name: &str) -> String {
     let name = q(name);
@@ -966,13 +966,21 @@ pub(crate) fn shard_untyped(function: &str, key: &str, param: &str) -> String {
 
 pub(crate) fn shard_not_plain(function: &str, key: &str, param: &str) -> String {
     let (function, key, param) = (q(function), q(key), q(param));
-    format!("`{key}:` of '{function}': its parameter '{param}' is a list of arrays, which cannot be split across devices")
+    format!(
+        "`{key}:` of '{function}': its parameter '{param}' is a list of arrays, which cannot be split across devices"
+    )
 }
 
 pub(crate) fn shard_unknown_dim(function: &str, key: &str, dim: &str, dims: &[String]) -> String {
     let (function, key, dim) = (q(function), q(key), q(dim));
-    let known = if dims.is_empty() { "none".to_string() } else { dims.iter().map(|d| format!("'{}'", q(d))).collect::<Vec<_>>().join(", ") };
-    format!("`{key}:` of '{function}' names '{dim}', which is not a dimension of its typed contract (its dimensions: {known})")
+    let known = if dims.is_empty() {
+        "none".to_string()
+    } else {
+        dims.iter().map(|d| format!("'{}'", q(d))).collect::<Vec<_>>().join(", ")
+    };
+    format!(
+        "`{key}:` of '{function}' names '{dim}', which is not a dimension of its typed contract (its dimensions: {known})"
+    )
 }
 
 pub(crate) fn shard_not_in_input(function: &str, dim: &str) -> String {
