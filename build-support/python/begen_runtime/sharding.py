@@ -82,7 +82,7 @@ def _begen_choose(rule, specs, extent_of, mesh_shape):
     # The mesh axes each declared dimension is split along, from the first
     # input split along it: {dim: entry}. Other splits are gathered; each
     # (param, dim, why) gathered is listed.
-    name, params, ins, _, shard, reduce = rule
+    _, params, ins, _, shard, reduce = rule
     axes, used, gathered = {}, set(), []
     for param, dims, spec in zip(params, ins, specs):
         for i, (d, entry) in enumerate(zip(dims, spec)):
@@ -166,9 +166,9 @@ def _begen_shard_map(plan, rule, call, arrays, out):
             result = _jax.tree_util.tree_map(lambda y: _jax.lax.psum(y, psum), result)
         return result
 
-    return _jax.shard_map(body, mesh=mesh, in_specs=in_specs, out_specs=out_specs[0] if single else out_specs, check_vma=False)(
-        *arrays
-    )
+    return _jax.shard_map(
+        body, mesh=mesh, in_specs=in_specs, out_specs=out_specs[0] if single else out_specs, check_vma=False
+    )(*arrays)
 
 
 # Auto mesh axes: the FFI call as a custom_partitioning, decided when the
@@ -178,6 +178,16 @@ def _begen_shard_map(plan, rule, call, arrays, out):
 # axis per vmap.
 
 _begen_partitioned_p = []
+
+
+def _begen_vmapped(fn, structs, batch):
+    # fn(structs, *arrays) over leading batch axes, one per vmap: a tuple.
+    def run(*args):
+        return tuple(fn(structs, *args))
+
+    for _ in batch:
+        run = _jax.vmap(run)
+    return run
 
 
 def _begen_partition_primitive():
@@ -190,16 +200,13 @@ def _begen_partition_primitive():
     p.multiple_results = True
 
     def apply(*args, fn, structs, rule, batch):
-        run = lambda *a: tuple(fn(structs, *a))  # noqa: E731
-        for _ in batch:
-            run = _jax.vmap(run)
-        return list(run(*args))
+        return list(_begen_vmapped(fn, structs, batch)(*args))
 
     def abstract(*args, fn, structs, rule, batch):
         return [_jax.typeof(_jax.ShapeDtypeStruct((*batch, *s.shape), s.dtype)) for s in structs]
 
     def lower(ctx, *args, fn, structs, rule, batch):
-        params = dict(fn=fn, structs=structs, rule=rule, batch=batch)
+        params = {"fn": fn, "structs": structs, "rule": rule, "batch": batch}
         devices = getattr(ctx.module_context.axis_context, "device_assignment", ())
         if ctx.module_context.lowering_parameters.for_export or devices is None:
             return mlir.lower_fun(lambda *a: apply(*a, **params), multiple_results=True)(ctx, *args)
@@ -278,10 +285,7 @@ def _begen_custom_partitioning(fn, structs, rule, batch):
 
     @custom_partitioning
     def call(*args):
-        run = lambda *a: tuple(fn(structs, *a))  # noqa: E731
-        for _ in batch:
-            run = _jax.vmap(run)
-        return run(*args)
+        return _begen_vmapped(fn, structs, batch)(*args)
 
     def partition(mesh, arg_shapes, result_shape):
         axes, used = {}, set()
@@ -301,10 +305,7 @@ def _begen_custom_partitioning(fn, structs, rule, batch):
         local = blocks(mesh, axes)
 
         def lower(*args):
-            run = lambda *a: tuple(fn(local, *a))  # noqa: E731
-            for _ in batch:
-                run = _jax.vmap(run)
-            out = run(*args)
+            out = _begen_vmapped(fn, local, batch)(*args)
             return tuple(_jax.lax.psum(y, psum) for y in out) if psum else out
 
         return mesh, lower, out_shardings, in_shardings
