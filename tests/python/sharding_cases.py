@@ -1,0 +1,153 @@
+"""The calls of tests/e2e/sharding on several CPU devices, run in a fresh
+process by tests/python/test_e2e_sharding.py (a device count is fixed when
+JAX's backend starts): `python sharding_cases.py OUT DEVICES MODE [FILES]` prints one
+JSON object, a case per key, each with what the test checks: whether the
+numbers equal the one-device call's, the output's PartitionSpec, and from the
+compiled HLO the all-gathers, all-reduces and the custom calls' operand shapes.
+
+MODE is `explicit` (jax.make_mesh's default axes), `auto`, `export` (a
+sharded call exported to FILES/exported.bin) or `deserialize` (that file run in
+this fresh process on the same mesh); `auto-export` and `auto-deserialize`
+do the same on a mesh of auto axes.
+"""
+
+import json
+import re
+import sys
+import warnings
+
+import numpy as np
+
+out_dir, devices, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+files = sys.argv[4] if len(sys.argv) > 4 else out_dir
+sys.path.insert(0, out_dir)
+
+import jax
+
+jax.config.update("jax_num_cpu_devices", devices)
+jax.config.update("jax_enable_x64", True)
+import e2e_sharding as m
+from jax.sharding import AxisType, NamedSharding
+from jax.sharding import PartitionSpec as P
+
+axis_type = AxisType.Auto if mode.startswith("auto") else AxisType.Explicit
+mesh = jax.make_mesh((devices,), ("x",), axis_types=(axis_type,))
+grid = jax.make_mesh((devices // 2, 2), ("x", "y"), axis_types=(axis_type,) * 2)
+rng = np.random.default_rng(0)
+N, K = 4 * devices, 6
+
+
+def put(a, *spec, on=mesh):
+    return jax.device_put(a, NamedSharding(on, P(*spec)))
+
+
+def operands(line):
+    # A custom call's target and operand shapes, as its layout constraints list them.
+    target = re.search(r'custom_call_target="([^"]+)"', line).group(1)
+    constraints = line.split("operand_layout_constraints={", 1)[-1].split(", api_version", 1)[0]
+    return [target, re.findall(r"[a-z]+\d*\[[\d,]*\]", constraints)]
+
+
+def hlo_facts(f, args):
+    text = jax.jit(f).lower(*args).compile().as_text()
+    return {
+        "all_gather": len(re.findall(r"= \S+ all-gather\(", text)),
+        "all_reduce": len(re.findall(r"= \S+ all-reduce\(", text)),
+        "calls": [operands(line) for line in text.splitlines() if "custom_call_target=" in line],
+    }
+
+
+def case(f, args, ref, rtol=1e-12):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            y = jax.jit(f)(*args)
+            facts = hlo_facts(f, args)
+        except Exception as e:  # reported, not raised: the test names the case
+            return {"error": f"{type(e).__name__}: {e}"}
+    ys = y if isinstance(y, tuple) else (y,)
+    refs = ref if isinstance(ref, tuple) else (ref,)
+    equal = all(np.allclose(np.asarray(a), np.asarray(b), rtol=rtol, atol=1e-12) for a, b in zip(ys, refs))
+    spec = getattr(ys[0], "sharding", None)
+    return {
+        "equal": bool(equal),
+        "spec": str(spec.spec) if isinstance(spec, NamedSharding) else None,
+        "warnings": [str(w.message) for w in caught if "is split along dimension" in str(w.message)],
+        **facts,
+    }
+
+
+def one_device(f, *args):
+    # The kernel on unsplit arrays, on one device: what every split must equal.
+    return np.asarray(f(*[np.asarray(a) for a in args]))
+
+
+results = {}
+x = rng.normal(size=(N, K)).astype(np.float32)
+A = rng.normal(size=(N, 24)).astype(np.float32)
+v = rng.normal(size=24).astype(np.float32)
+d = rng.normal(size=N)
+Ad, vd = A.astype(np.float64), v.astype(np.float64)
+
+if mode in ("explicit", "auto"):
+    rowscale = lambda a: m.rowscale(a, s=2.0)
+    results["rowscale"] = case(rowscale, (put(x, "x"),), one_device(rowscale, x))
+    results["rowsum"] = case(m.rowsum, (put(x, "x"),), one_device(m.rowsum, x))
+    results["matvec_rows"] = case(m.matvec, (put(A, "x"), put(v)), one_device(m.matvec, A, v), rtol=1e-5)
+    results["matvec_k"] = case(m.matvec, (put(A, None, "x"), put(v, "x")), one_device(m.matvec, A, v), rtol=1e-5)
+    results["matvec_grid"] = case(
+        m.matvec, (put(A, "x", "y", on=grid), put(v, "y", on=grid)), one_device(m.matvec, A, v), rtol=1e-5
+    )
+    results["undeclared"] = case(m.matvec_plain, (put(A, "x"), put(v)), one_device(m.matvec_plain, A, v), rtol=1e-5)
+    results["count_pos"] = case(m.count_pos, (put(x[:, 0], "x"),), one_device(m.count_pos, x[:, 0]))
+    scale_t = lambda a: m.scale_t(a, s=3.0)
+    results["template"] = case(scale_t, (put(d, "x"),), one_device(scale_t, d))
+    results["algorithm"] = case(m.ew, (put(x[:, 0], "x"),), one_device(m.ew, x[:, 0]))
+    results["vjp"] = case(jax.grad(lambda a: m.square(a).sum()), (put(d, "x"),), 2 * d)
+    results["linear"] = case(m.mv, (put(Ad, "x"), put(vd)), Ad @ vd)
+    results["linear_grad"] = case(
+        jax.grad(lambda a, b: (m.mv(a, b) ** 2).sum(), argnums=1), (put(Ad, "x"), put(vd)), Ad.T @ (2 * Ad @ vd)
+    )
+    results["linear_jvp"] = case(
+        lambda a, b, ta, tb: jax.jvp(m.mv, (a, b), (ta, tb))[1],
+        (put(Ad, "x"), put(vd), put(Ad, "x"), put(vd)),
+        2 * Ad @ vd,
+    )
+    results["jvp_kernel"] = case(
+        lambda a, t: jax.jvp(m.tanh_k, (a,), (t,))[1], (put(d, "x"), put(d, "x")), (1 - np.tanh(d) ** 2) * d
+    )
+    results["jvp_kernel_grad"] = case(jax.grad(lambda a: m.tanh_k(a).sum()), (put(d, "x"),), 1 - np.tanh(d) ** 2)
+    B = rng.normal(size=(3, N, K)).astype(np.float32)
+    results["vmap"] = case(jax.vmap(m.rowsum), (put(B, None, "x"),), B.sum(2), rtol=1e-5)
+    # Every device's thread calls the CPU handler at once, many times.
+    many = jax.jit(lambda a: [m.rowscale(a + i, s=0.5) for i in range(32)])
+    want = [one_device(lambda a, i=i: m.rowscale(a + i, s=0.5), x) for i in range(32)]
+    results["threads"] = {"equal": all(np.array_equal(g, w) for g, w in zip(many(put(x, "x")), want))}
+    # A call on one device's arrays: nothing planned, the plain custom call.
+    results["unsharded"] = case(m.rowsum, (x,), one_device(m.rowsum, x))
+
+elif mode.endswith("export"):
+    from jax import export
+
+    f = jax.jit(m.matvec)
+    exported = export.export(f, disabled_checks=m.export_safety_checks())(put(A, "x"), put(v))
+    with open(f"{files}/exported.bin", "wb") as file:
+        file.write(exported.serialize())
+    np.save(f"{files}/A.npy", A)
+    np.save(f"{files}/v.npy", v)
+    results["exported"] = {"devices": exported.nr_devices}
+
+elif mode.endswith("deserialize"):
+    with open(f"{files}/exported.bin", "rb") as file:
+        exported = m.deserialize(bytearray(file.read()))
+    A, v = np.load(f"{files}/A.npy"), np.load(f"{files}/v.npy")
+    y = exported.call(put(A, "x"), put(v))
+    text = jax.jit(exported.call).lower(put(A, "x"), put(v)).compile().as_text()
+    results["deserialized"] = {
+        "equal": bool(np.allclose(np.asarray(y), A @ v, rtol=1e-5)),
+        "spec": str(y.sharding.spec) if isinstance(y.sharding, NamedSharding) else str(y.sharding),
+        "all_gather": len(re.findall(r"= \S+ all-gather\(", text)),
+        "calls": [operands(line) for line in text.splitlines() if "custom_call_target=" in line],
+    }
+
+print(json.dumps(results))

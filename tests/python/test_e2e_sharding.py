@@ -1,0 +1,144 @@
+"""Sharding across devices, end to end on the CPU: tests/e2e/sharding built by
+the CLI and called under `jax.jit` on 4 and 8 CPU devices, on meshes of
+explicit axes (jax.make_mesh's default) and of auto axes. Each case runs in a
+fresh process (tests/python/sharding_cases.py: the device count is fixed when
+JAX's backend starts) and is checked here: the numbers equal the one-device
+call's, and the compiled HLO shows per-shard operands, no all-gather on a
+declared dimension and an all-reduce for `reduce:`."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO, run_begen
+
+CASES = Path(__file__).with_name("sharding_cases.py")
+
+
+@pytest.fixture(scope="module")
+def built(jax_cpu, tmp_path_factory):
+    out = tmp_path_factory.mktemp("e2e_sharding")
+    run_begen("build", REPO / "tests/e2e/sharding", "--out", out, "--platform", "cpu", "--quiet")
+    return out
+
+
+def run(built, devices, mode, files=None):
+    args = [sys.executable, str(CASES), str(built), str(devices), mode, *([str(files)] if files else [])]
+    proc = subprocess.run(args, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module", params=[(4, "explicit"), (4, "auto"), (8, "explicit"), (8, "auto")], ids=str)
+def results(request, built):
+    devices, mode = request.param
+    return devices, mode, run(built, devices, mode)
+
+
+def shapes(result, target):
+    return [operands for name, operands in result["calls"] if name == f"e2e_sharding.{target}"]
+
+
+def test_every_case_equals_the_one_device_call(results):
+    _, _, r = results
+    for name, result in r.items():
+        assert "error" not in result, f"{name}: {result.get('error')}"
+        assert result["equal"], f"{name}: the numbers differ from the one-device call's"
+
+
+def test_split_kernels_run_per_shard_with_nothing_gathered(results):
+    devices, mode, r = results
+    n = 4  # rows per device: the cases use 4 * devices rows
+    assert shapes(r["rowscale"], "rowscale") == [[f"f32[{n},6]"]]
+    assert shapes(r["rowsum"], "rowsum") == [[f"f32[{n},6]"]]
+    assert shapes(r["matvec_rows"], "matvec") == [[f"f32[{n},24]", "f32[24]"]]
+    assert shapes(r["template"], "scale_t[T=float64]") == [[f"f64[{n}]"]]
+    assert shapes(r["algorithm"], "ew_fast") == [[f"f32[{n}]"]]
+    assert shapes(r["vmap"], "rowsum") == [[f"f32[{n},6]"]]
+    for name in (
+        "rowscale",
+        "rowsum",
+        "matvec_rows",
+        "template",
+        "algorithm",
+        "vjp",
+        "linear",
+        "linear_jvp",
+        "jvp_kernel",
+        "jvp_kernel_grad",
+        "vmap",
+    ):
+        assert r[name]["all_gather"] == 0, f"{name} ({mode}, {devices} devices) gathers: {r[name]}"
+        assert r[name]["all_reduce"] == 0, name
+    # Outputs keep the split.
+    assert r["rowsum"]["spec"] == "P('x',)"
+    assert r["rowscale"]["spec"] in ("P('x', None)", "P('x',)")
+    assert r["vmap"]["spec"] == "P(None, 'x')"
+
+
+def test_reduce_splits_k_and_adds_partial_sums(results):
+    devices, _, r = results
+    k = 24 // devices
+    assert shapes(r["matvec_k"], "matvec") == [[f"f32[{4 * devices},{k}]", f"f32[{k}]"]]
+    assert r["matvec_k"]["all_gather"] == 0 and r["matvec_k"]["all_reduce"] == 1
+    assert r["count_pos"]["all_reduce"] == 1 and shapes(r["count_pos"], "count_pos") == [["f32[4]"]]
+    # Rows over one mesh axis, k over the other: an all-reduce over the second.
+    assert shapes(r["matvec_grid"], "matvec") == [["f32[8,12]", "f32[12]"]]
+    assert r["matvec_grid"]["all_gather"] == 0 and r["matvec_grid"]["all_reduce"] == 1
+
+
+def test_gradients_run_per_shard(results):
+    _, _, r = results
+    # The backward kernel per shard; the cotangent of the unsplit vector is
+    # summed over the devices (the one all-reduce).
+    assert shapes(r["vjp"], "square_bwd") == [["f64[4]", "f64[4]"]]
+    assert shapes(r["linear_grad"], "mv_tx") == [["f64[4,24]", "f64[4]"]]
+    assert r["linear_grad"]["all_gather"] == 0 and r["linear_grad"]["all_reduce"] == 1
+    assert shapes(r["jvp_kernel"], "tanh_jvp") == [["f64[4]", "f64[4]"]]
+    assert shapes(r["jvp_kernel_grad"], "tanh_jvp_t") == [["f64[4]", "f64[4]"]]
+
+
+def test_an_undeclared_kernel_is_gathered_and_said_so_under_explicit_axes(results):
+    devices, mode, r = results
+    u = r["undeclared"]
+    assert u["all_gather"] >= 1 and shapes(u, "matvec_plain") == [[f"f32[{4 * devices},24]", "f32[24]"]]
+    if mode == "explicit":
+        assert u["warnings"] == [
+            (
+                "matvec_plain: parameter 'A' is split along dimension 'm', which begen.yaml does not declare in `shard:` "
+                "or `reduce:`: it is gathered on every device (all-gather) before the call"
+            )
+        ]
+    else:
+        assert u["warnings"] == []
+
+
+def test_handlers_are_called_from_every_device_thread(results):
+    # 32 calls on every device's block, all at once: each equals its
+    # one-device call, bit for bit (the CPU handlers keep no shared state).
+    assert results[2]["threads"] == {"equal": True}
+
+
+def test_an_unsplit_call_is_the_plain_custom_call(results):
+    devices, _, r = results
+    u = r["unsharded"]
+    assert u["calls"] == [["e2e_sharding.rowsum", [f"f32[{4 * devices},6]"]]]
+    assert u["all_gather"] == 0 and u["all_reduce"] == 0
+
+
+@pytest.mark.parametrize("mode", ["explicit", "auto"])
+def test_a_sharded_export_runs_in_a_fresh_process(built, tmp_path, mode):
+    prefix = "" if mode == "explicit" else "auto-"
+    assert run(built, 4, prefix + "export", tmp_path) == {"exported": {"devices": 4}}
+    d = run(built, 4, prefix + "deserialize", tmp_path)["deserialized"]
+    assert d["equal"]
+    if mode == "explicit":
+        # shard_map serializes: the deserialized call still runs per shard.
+        assert d["calls"] == [["e2e_sharding.matvec", ["f32[4,24]", "f32[24]"]]] and d["all_gather"] == 0
+        assert d["spec"] == "P('x',)"
+    else:
+        # Auto axes: the partitioning callback cannot be serialized, so the
+        # exported call is the plain one on gathered inputs (right, not split).
+        assert d["calls"] == [["e2e_sharding.matvec", ["f32[16,24]", "f32[24]"]]]
