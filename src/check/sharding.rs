@@ -77,7 +77,7 @@ fn problems(f: &Function) -> Vec<(String, String, Option<&'static str>)> {
         }
     }
     let size_attrs: Vec<&str> = f.attrs().filter(|(_, ty)| ty.is_integer()).map(|(p, _)| p.name.as_str()).collect();
-    let has = |ds: &[Option<&str>], d: &str| ds.iter().any(|x| *x == Some(d));
+    let has = |ds: &[Option<&str>], d: &str| ds.contains(&Some(d));
     for (key, names) in [("shard", &o.shard), ("reduce", &o.reduce)] {
         for d in names {
             if !known.contains(d) {
