@@ -6,8 +6,10 @@
 # usage: scripts/gpu-check.sh [BEGEN_BIN]     (default target/release/begen)
 #   BEGEN_PYTHON (default python3) must import jax with a GPU backend.
 #   SKIP_BENCH=1 skips the benchmarks.
-#   STEPS="demo modules typed structs algorithms prims jaxmin binaries brainevent bench bench-binary"
-#   (the default: all of them) runs only the steps named. `jaxmin` needs
+#   STEPS="demo modules typed structs algorithms prims sharding jaxmin binaries brainevent bench bench-binary"
+#   (the default: all of them) runs only the steps named. `multigpu` (not in
+#   the default) is the sharding step on a machine with 2 or more GPUs: its
+#   checks on a mesh of all of them and the scaling rows of bench/gpu/sharding.py. `jaxmin` needs
 #   JAXMIN_DIR: gpu_typed built elsewhere (CUDA) into JAXMIN_DIR/min with
 #   --jax-min 0.10.2 and into JAXMIN_DIR/new against a newer jaxlib than here.
 set -euo pipefail
@@ -16,7 +18,7 @@ cd "$ROOT"
 BEGEN="${1:-$ROOT/target/release/begen}"
 PY="${BEGEN_PYTHON:-python3}"
 WORK="${GPU_CHECK_DIR:-$(mktemp -d)}"
-STEPS=" ${STEPS:-demo modules typed structs algorithms prims jaxmin binaries brainevent bench bench-binary} "
+STEPS=" ${STEPS:-demo modules typed structs algorithms prims sharding jaxmin binaries brainevent bench bench-binary} "
 [[ "${SKIP_BENCH:-0}" == 1 ]] && STEPS="${STEPS/ bench-binary / }" && STEPS="${STEPS/ bench / }"
 step() { [[ "$STEPS" == *" $1 "* ]]; }
 
@@ -65,6 +67,20 @@ if step bench; then
     echo "== per-call cost: a begen primitive against the plain binding of the same kernel"
     "$BEGEN" build tests/gpu/prims_bench --out "$WORK/prims_bench" --platform cuda --quiet
     (cd bench/gpu && "$PY" prims_overhead.py "$WORK/prims_bench")
+fi
+fi
+
+if step sharding || step multigpu; then
+echo "== sharding: row-split, k-split (reduce) and block-row CSR CUDA kernels on a mesh of every GPU"
+if step multigpu; then
+    gpus="$(nvidia-smi -L | wc -l)"
+    [[ "$gpus" -ge 2 ]] || { echo "step multigpu needs 2 or more GPUs; this machine has $gpus" >&2; exit 1; }
+fi
+"$BEGEN" build tests/e2e/sharding --out "$WORK/sharding" --platform cuda --quiet
+"$PY" tests/gpu/check_sharding.py "$WORK/sharding"
+if step bench || step multigpu; then
+    echo "== sharding: per-call cost of an unsplit call; scaling on 2+ GPUs"
+    (cd bench/gpu && "$PY" sharding.py "$WORK/sharding")
 fi
 fi
 

@@ -1,0 +1,105 @@
+"""Sharding on GPUs, side by side in one run (scripts/gpu-check.sh steps
+`bench` and `multigpu`).
+
+1. Per-call cost of an unsplit call: `inc_cuda` (declares `shard: [n]`)
+   against `inc_cuda_plain` (declares nothing) on one GPU's arrays: the same
+   custom call, so the ratio must be 1 (issue 21: no per-call cost).
+2. Scaling, on 2+ GPUs: the time of one step of the row-split kernels
+   (`rowscale_cuda`, `csr_rows_cuda`) on 1 GPU and on every GPU (split with
+   `shard:`), against the same kernel without `shard:` on every GPU (its
+   inputs gathered onto each GPU: the baseline before sharding). Strong
+   scaling keeps the global size; weak scaling keeps the size per GPU.
+
+usage: python bench/gpu/sharding.py OUT [--rounds 300] [--steps 50]
+"""
+
+import argparse
+import statistics
+import sys
+import time
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from interleaved import chained, ratio, run, table
+from jax.sharding import NamedSharding
+from jax.sharding import PartitionSpec as P
+
+
+def per_call(m, rounds):
+    x0 = jnp.zeros((1024,), jnp.float32)
+    for fn, target in ((m.inc_cuda, "inc_cuda"), (m.inc_cuda_plain, "inc_cuda_plain")):
+        hlo = jax.jit(fn).lower(x0).compile().as_text()
+        assert hlo.count("custom_call_target=") == 1 and f'"e2e_sharding.{target}"' in hlo, target
+    times = run({"shard: [n]": chained(m.inc_cuda), "no shard:": chained(m.inc_cuda_plain)}, x0, rounds)
+    table(times, rounds, 1024)
+    ratio(times, "shard: [n]", "no shard:", "declared / undeclared, unsplit call")
+
+
+def step_time(f, args, steps):
+    f = jax.jit(f)
+    for _ in range(3):
+        jax.block_until_ready(f(*args))
+    ts = []
+    for _ in range(steps):
+        t0 = time.perf_counter()
+        jax.block_until_ready(f(*args))
+        ts.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(ts)
+
+
+def scaling(m, steps):
+    G = jax.device_count()
+    rng = np.random.default_rng(0)
+    k = 64
+    one = jax.make_mesh((1,), ("x",), devices=jax.devices()[:1])
+    every = jax.make_mesh((G,), ("x",))
+    print(f"\nscaling: {G} GPUs ({jax.devices()[0].device_kind}); ms per step, median of {steps}")
+    print(f"{'kernel':<16}{'rows':>12}{'1 GPU':>10}{f'{G} GPUs':>10}{'no shard:':>11}{'speed-up':>10}{'vs gather':>11}")
+    for label, rows_per_gpu_1, rows_per_gpu_g in (("strong", 1 << 21, (1 << 21) // G), ("weak", 1 << 21, 1 << 21)):
+        for name in ("rowscale_cuda", "csr_rows_cuda"):
+            results = []
+            for mesh, rows in ((one, rows_per_gpu_1), (every, rows_per_gpu_g * G)):
+                put = lambda a, *spec, mesh=mesh: jax.device_put(a, NamedSharding(mesh, P(*spec)))
+                if name == "rowscale_cuda":
+                    x = rng.normal(size=(rows, k)).astype(np.float32)
+                    args = (put(x, "x"),)
+                    fs = (lambda a: m.rowscale_cuda(a, s=2.0), lambda a: m.rowscale_cuda_plain(a, s=2.0))
+                else:
+                    b, r, per_row = rows // 1024, 1024, 8
+                    indptr = np.tile(np.arange(0, r * per_row + 1, per_row, dtype=np.int32), (b, 1))
+                    indices = rng.integers(0, 1 << 16, size=(b, r * per_row)).astype(np.int32)
+                    data = rng.normal(size=(b, r * per_row)).astype(np.float32)
+                    v = rng.normal(size=1 << 16).astype(np.float32)
+                    args = (put(data, "x"), put(indices, "x"), put(indptr, "x"), put(v))
+                    out = jax.ShapeDtypeStruct((b, r), np.float32)
+                    fs = (
+                        lambda d, i, p, w, out=out: m.csr_rows_cuda(d, i, p, w, out=out),
+                        lambda d, i, p, w, out=out: m.csr_rows_cuda_plain(d, i, p, w, out=out),
+                    )
+                results.append([step_time(f, args, steps) for f in fs])
+            (t1, _), (tg, tplain) = results
+            print(
+                f"{name + ' ' + label:<16}{rows_per_gpu_g * G:>12}{t1:>10.3f}{tg:>10.3f}{tplain:>11.3f}"
+                f"{t1 / tg:>10.2f}{tplain / tg:>11.2f}"
+            )
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("begen_out")
+    p.add_argument("--rounds", type=int, default=300)
+    p.add_argument("--steps", type=int, default=50)
+    a = p.parse_args()
+    sys.path.insert(0, a.begen_out)
+    import e2e_sharding as m
+
+    per_call(m, a.rounds)
+    if jax.device_count() > 1:
+        scaling(m, a.steps)
+    else:
+        print("\nscaling: 1 GPU; the scaling rows need 2 or more (scripts/gpu-check.sh step `multigpu`)")
+
+
+if __name__ == "__main__":
+    main()
