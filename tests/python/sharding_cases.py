@@ -73,6 +73,7 @@ def case(f, args, ref, rtol=1e-12):
         "equal": bool(equal),
         "spec": str(spec.spec) if isinstance(spec, NamedSharding) else None,
         "warnings": [str(w.message) for w in caught if "is split along dimension" in str(w.message)],
+        "warned_at": sorted({w.filename.rsplit("/", 1)[-1] for w in caught if "is split along" in str(w.message)}),
         **facts,
     }
 

@@ -105,6 +105,7 @@ def test_an_undeclared_kernel_is_gathered_and_said_so_under_explicit_axes(result
     u = r["undeclared"]
     assert u["all_gather"] >= 1 and shapes(u, "matvec_plain") == [[f"f32[{4 * devices},24]", "f32[24]"]]
     if mode == "explicit":
+        assert u["warned_at"] == ["sharding_cases.py"]  # the caller's line, not begen's or JAX's
         assert u["warnings"] == [
             (
                 "matvec_plain: parameter 'A' is split along dimension 'm', which begen.yaml does not declare in `shard:` "

@@ -56,7 +56,10 @@ def _begen_explicit(x):
         return None
     if mesh is None or getattr(mesh, "empty", True):
         return None
-    explicit = {n for n, t in zip(mesh.axis_names, mesh.axis_types) if t == _jax.sharding.AxisType.Explicit}
+    sizes = dict(mesh.shape)
+    explicit = {
+        n for n, t in zip(mesh.axis_names, mesh.axis_types) if t == _jax.sharding.AxisType.Explicit and sizes[n] > 1
+    }
     spec = spec + (None,) * (_jax.numpy.ndim(x) - len(spec))
     if not any(set(_begen_axis_names(e)) & explicit for e in spec):
         return None
@@ -72,7 +75,7 @@ def _begen_warn(name, param, dim, why):
     import warnings
 
     # Shown at the caller's line: the first frame outside this module and JAX.
-    level, frame = 1, sys._getframe(1)
+    level, frame = 2, sys._getframe(1)
     while frame is not None and (frame.f_code.co_filename == __file__ or "/jax/" in frame.f_code.co_filename):
         level, frame = level + 1, frame.f_back
     warnings.warn(f"{name}: parameter '{param}' is split along dimension '{dim}', {why}", stacklevel=level)
@@ -86,14 +89,14 @@ def _begen_choose(rule, specs, extent_of, mesh_shape):
     axes, used, gathered = {}, set(), []
     for param, dims, spec in zip(params, ins, specs):
         for i, (d, entry) in enumerate(zip(dims, spec)):
-            names = _begen_axis_names(entry)
+            # An axis of one device splits nothing.
+            names = tuple(n for n in _begen_axis_names(entry) if mesh_shape[n] > 1)
             if not names:
                 continue
+            entry = names if len(names) > 1 else names[0]
             shown = d if d is not None else str(i)
             if d is None or (d not in shard and d not in reduce):
                 gathered.append((param, shown, "which begen.yaml does not declare in `shard:` or `reduce:`"))
-                continue
-            if axes.get(d) == entry:
                 continue
             if d in axes:
                 continue  # another split of the same dimension: resharded to the first

@@ -43,6 +43,13 @@ def test_an_axis_splits_one_dimension_and_extents_must_divide():
     assert axes == {} and "not a multiple of the 4 devices of 'x'" in gathered[0][2]
 
 
+def test_an_axis_of_one_device_splits_nothing():
+    axes, gathered = choose(MATVEC, [("one", None), ("one",)], mesh={"one": 1, "x": 4})
+    assert axes == {} and gathered == []
+    axes, _ = choose(MATVEC, [(("one", "x"), None), (None,)], mesh={"one": 1, "x": 4})
+    assert axes == {"m": "x"}
+
+
 def test_a_second_split_of_a_dimension_follows_the_first():
     axes, gathered = choose(MATVEC, [(None, "y"), ("x",)])
     assert axes == {"k": "y"} and gathered == []
