@@ -31,12 +31,11 @@ fn on_path(program: &str) -> Option<PathBuf> {
 
 /// A script `dir/name` that appends `name args...` to `log` and runs `real`.
 fn shim(dir: &Path, name: &str, real: &Path, log: &Path) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
     std::fs::create_dir_all(dir).unwrap();
     let path = dir.join(name);
     let text = format!("#!/bin/sh\necho \"{name} $*\" >> '{}'\nexec '{}' \"$@\"\n", log.display(), real.display());
     std::fs::write(&path, text).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    executable(&path);
     path
 }
 
@@ -57,6 +56,22 @@ fn build_ok(python: &Path, root: &Path, out: &Path, work: &Path, args: &[&str], 
     let log = stderr(&built);
     assert!(built.status.success(), "{log}");
     log
+}
+
+/// A scratch folder `name` with a writable copy of tests/e2e/`tree`:
+/// (folder, kernel tree, OUT, work directory).
+fn tree_copy(name: &str, tree: &str) -> (PathBuf, PathBuf, PathBuf, PathBuf) {
+    let dir = scratch(name);
+    let root = dir.join(tree);
+    copy_tree(&repo().join("tests/e2e").join(tree), &root);
+    let (out, work) = (dir.join("out"), dir.join("work"));
+    (dir, root, out, work)
+}
+
+/// Makes `path` executable.
+fn executable(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
 /// The lines of a shim log, emptied.
@@ -103,10 +118,8 @@ fn a_no_op_build_starts_no_process_and_an_edit_recompiles_one_tu() {
         support::missing::<()>("c++, nm and objcopy on PATH");
         return;
     };
-    let dir = scratch("loop_noop");
-    let root = dir.join("modules");
-    copy_tree(&repo().join("tests/e2e/modules"), &root);
-    let (out, work, log) = (dir.join("out"), dir.join("work"), dir.join("tools.log"));
+    let (dir, root, out, work) = tree_copy("loop_noop", "modules");
+    let log = dir.join("tools.log");
     let shims = dir.join("shims");
     let cxx = shim(&shims, "c++", &cxx, &log);
     let (nm, objcopy) = (shim(&shims, "nm", &nm, &log), shim(&shims, "objcopy", &objcopy, &log));
@@ -218,10 +231,7 @@ fn compile_commands_cover_every_unit_with_commands_that_compile() {
     let Some(python) = support::python_with_jax() else {
         return;
     };
-    let dir = scratch("loop_compdb");
-    let root = dir.join("cpu");
-    copy_tree(&repo().join("tests/e2e/cpu"), &root);
-    let (out, work) = (dir.join("out"), dir.join("work"));
+    let (dir, root, out, work) = tree_copy("loop_compdb", "cpu");
     let log = build_ok(&python, &root, &out, &work, &["--platform", "cpu"], &[]);
     assert!(log.contains("8 TUs compiled"), "{log}");
     let lib_work = work.join("e2e_cpu");
@@ -319,10 +329,7 @@ fn an_edit_of_the_same_size_with_its_time_put_back_rebuilds() {
     let Some(python) = support::python_with_jax() else {
         return;
     };
-    let dir = scratch("loop_same_size");
-    let root = dir.join("cpu");
-    copy_tree(&repo().join("tests/e2e/cpu"), &root);
-    let (out, work) = (dir.join("out"), dir.join("work"));
+    let (_, root, out, work) = tree_copy("loop_same_size", "cpu");
     build_ok(&python, &root, &out, &work, &["--platform", "cpu"], &[]);
     let path = root.join("basic.cpp");
     let meta = std::fs::metadata(&path).unwrap();
@@ -347,17 +354,12 @@ fn a_compiler_launcher_sees_every_compile() {
     let Some(python) = support::python_with_jax() else {
         return;
     };
-    let dir = scratch("loop_launcher");
-    let root = dir.join("cpu");
-    copy_tree(&repo().join("tests/e2e/cpu"), &root);
-    let (out, work, log) = (dir.join("out"), dir.join("work"), dir.join("launcher.log"));
+    let (dir, root, out, work) = tree_copy("loop_launcher", "cpu");
+    let log = dir.join("launcher.log");
     // A launcher runs its arguments (the compiler command).
     let launcher = dir.join("record-launch");
     std::fs::write(&launcher, format!("#!/bin/sh\necho \"$*\" >> '{}'\nexec \"$@\"\n", log.display())).unwrap();
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&launcher, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    executable(&launcher);
     let cpu = ["--platform", "cpu"];
     let built = build_ok(&python, &root, &out, &work, &cpu, &[("BEGEN_COMPILER_LAUNCHER", launcher.to_str().unwrap())]);
     assert!(built.contains("8 TUs compiled"), "{built}");
