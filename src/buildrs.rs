@@ -61,6 +61,7 @@ impl Build {
         let mut settings = Settings::new("kernels");
         settings.cuda_cc = host_cc.clone();
         settings.host_cc = host_cc;
+        settings.cc_metadata = true;
         Build { settings, platform: None, python_out: None, cargo_metadata: true }
     }
 
@@ -161,6 +162,18 @@ impl Build {
         self
     }
 
+    /// A program every compile runs through, such as `ccache` or `sccache`
+    /// (a path, or a name found on `PATH`); it must exist. Overrides
+    /// `BEGEN_COMPILER_LAUNCHER` and begen.yaml's `compiler_launcher`.
+    ///
+    /// ```no_run
+    /// begen::Build::new().compiler_launcher("sccache").compile("mykernels");
+    /// ```
+    pub fn compiler_launcher(&mut self, program: impl AsRef<std::ffi::OsStr>) -> &mut Build {
+        self.settings.compiler_launcher = Some(program.as_ref().to_string_lossy().into_owned());
+        self
+    }
+
     /// Also places the Python-facing outputs — `lib<NAME>.so`, `<NAME>.py`,
     /// `<NAME>.pyi` and `<NAME>.yaml` — in `dir`, e.g. the folder of a Python
     /// package that a wheel (maturin, hatchling) picks up: the module finds
@@ -242,6 +255,7 @@ impl Build {
     /// ```
     pub fn cargo_metadata(&mut self, on: bool) -> &mut Build {
         self.cargo_metadata = on;
+        self.settings.cc_metadata = on;
         self.settings.host_cc.cargo_metadata(on);
         self.settings.cuda_cc.cargo_metadata(on);
         self

@@ -9,6 +9,7 @@
 //!   arch: [sm_90]            # else BEGEN_CUDA_ARCH, the local GPU, a default
 //!   flags: [-lineinfo]
 //! cxx_flags: [-O3]
+//! compiler_launcher: ccache  # every compile runs through it (BEGEN_COMPILER_LAUNCHER wins)
 //! include_dirs: [third_party/include]   # relative to the root
 //! functions:                 # per-function options
 //!   scale: {command_buffer: true, vmap_method: broadcast_all, has_side_effect: false}
@@ -63,6 +64,8 @@ pub(crate) struct Config {
     pub(crate) cuda: CudaConfig,
     #[serde(default)]
     pub(crate) cxx_flags: Vec<String>,
+    /// A program every compile runs through (`ccache`, `sccache`).
+    pub(crate) compiler_launcher: Option<String>,
     #[serde(default)]
     pub(crate) include_dirs: Vec<String>,
     #[serde(default)]

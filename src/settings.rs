@@ -69,6 +69,15 @@ pub struct Settings {
     /// must then be usable (a scan does not need one). Set by `generate`
     /// and `build`.
     pub(crate) building: bool,
+    /// cc prints `cargo:` lines (build.rs): its compiler detection then
+    /// runs every build, so that Cargo hears of every variable it reads.
+    pub(crate) cc_metadata: bool,
+    /// A program every compile runs through (`ccache`, `sccache`): the
+    /// builder's `.compiler_launcher`; else `BEGEN_COMPILER_LAUNCHER`, else
+    /// begen.yaml's `compiler_launcher`.
+    pub(crate) compiler_launcher: Option<String>,
+    /// Every compiler warning in full (`begen build -v`), not a summary.
+    pub(crate) verbose: bool,
 }
 
 impl Settings {
@@ -108,6 +117,9 @@ impl Settings {
             cuda_cc: host_cc.clone(),
             host_cc,
             building: false,
+            cc_metadata: false,
+            compiler_launcher: None,
+            verbose: false,
         }
     }
 

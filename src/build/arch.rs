@@ -10,6 +10,7 @@
 //! never get PTX.
 
 use std::fmt;
+use std::path::Path;
 use std::process::Command;
 
 /// The default list when nothing else says: Turing through Blackwell, what
@@ -99,8 +100,8 @@ pub(crate) fn parse_list<S: AsRef<str>>(items: &[S]) -> Result<Vec<CudaArch>, St
 }
 
 /// The compute capabilities of this machine's GPUs, if `nvidia-smi` answers.
-pub(crate) fn local_gpus() -> Vec<CudaArch> {
-    let output = Command::new("nvidia-smi").args(["--query-gpu=compute_cap", "--format=csv,noheader"]).output();
+pub(crate) fn local_gpus(nvidia_smi: &Path) -> Vec<CudaArch> {
+    let output = Command::new(nvidia_smi).args(["--query-gpu=compute_cap", "--format=csv,noheader"]).output();
     match output {
         Ok(o) if o.status.success() => {
             parse_list(&[String::from_utf8_lossy(&o.stdout).into_owned()]).unwrap_or_default()

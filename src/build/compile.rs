@@ -7,10 +7,13 @@
 //! per-TU objects for a shared library.
 //!
 //! An object is up to date when its recorded command line (`<obj>.cmd`) is
-//! the same and neither the source nor any header the compiler listed in the
-//! depfile (`-MMD -MF <obj>.d`, which gcc, clang and nvcc all write) is newer
-//! than it. Commands run in the work directory with relative paths for
-//! generated files, so objects do not depend on where OUT is.
+//! the same, neither the source nor any header the compiler listed in the
+//! depfile (`-MMD -MF <obj>.d`, which gcc, clang and nvcc all write)
+//! changed (its identity, else its bytes: see [`Stamp`]), and no header
+//! appeared where the include search would now find it first (the misses,
+//! see [`include_misses`]); all kept in `<obj>.deps`. Commands run in the
+//! work directory with relative paths for generated files, so objects do
+//! not depend on where OUT is.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -18,6 +21,8 @@ use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::SystemTime;
+
+use super::stamp::{Stamp, content_hash};
 
 use super::Reporter;
 use super::process::{self, Stopped};
@@ -46,7 +51,7 @@ pub(crate) struct Unit {
 }
 
 /// A compiler program and the flags every TU of one kind gets.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct CompilerCmd {
     pub(crate) program: PathBuf,
     pub(crate) args: Vec<OsString>,
@@ -84,6 +89,10 @@ impl CompilerCmd {
 pub(crate) struct Compilers {
     pub(crate) host: CompilerCmd,
     pub(crate) cuda: Option<CompilerCmd>,
+    /// A program every compile runs through (`ccache`, `sccache`): not
+    /// part of a unit's recorded command (a compiler cache changes no
+    /// object), nor of the compilation database.
+    pub(crate) launcher: Option<PathBuf>,
 }
 
 impl Compilers {
@@ -127,8 +136,6 @@ fn stamp_text(argv: &[OsString], fingerprint: &str) -> String {
     text
 }
 
-/// The record of what an object was built from: one line per file it
-/// depends on, `<mtime ns> <size> <content hash> <path>`.
 /// The seconds the object's last compile took, kept beside it to order the
 /// next build's units.
 fn secsfile(object: &Path) -> PathBuf {
@@ -153,72 +160,151 @@ fn longest_first(work: &Path, stale: &mut Vec<(&Unit, Vec<OsString>)>) {
     stale.extend(keyed.into_iter().map(|(_, s)| s));
 }
 
+/// The record of what an object was built from: one line per file it
+/// depends on (see [`dep_line`]), then the include-search misses.
 fn depsfile(object: &Path) -> PathBuf {
     with_suffix(object, ".deps")
 }
 
-/// A file's modification time in nanoseconds and size, cheap to compare.
-fn stat(path: &Path) -> Option<(u128, u64)> {
-    let m = std::fs::metadata(path).ok()?;
-    let t = m.modified().ok()?.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    Some((t, m.len()))
-}
-
-/// A hash of a file's bytes (to tell a changed file from one whose time
-/// only moved, or an older copy put back with its old time). Regular files
-/// only: reading a FIFO or a device (`/dev/stdin`) could block, or never end.
-pub(crate) fn content_hash(path: &Path) -> Option<u64> {
-    use std::hash::{Hash, Hasher};
-    if !std::fs::metadata(path).ok()?.is_file() {
-        return None;
-    }
-    let bytes = std::fs::read(path).ok()?;
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    bytes.hash(&mut h);
-    Some(h.finish())
-}
-
-/// Writes the record of `deps` (paths relative to `work` or absolute);
-/// returns those that are not regular files (a FIFO, a device), whose
-/// contents are not hashed and so not tracked.
-fn record_deps(work: &Path, object: &Path, deps: &[PathBuf]) -> std::io::Result<Vec<PathBuf>> {
+/// Writes the record of `deps` (paths relative to `work` or absolute):
+/// each one's identity and contents' hash, then the include-search misses
+/// (see [`include_misses`]). Returns the dependencies that are not regular
+/// files (a FIFO, a device), whose contents are not hashed and so not
+/// tracked.
+fn record_deps(work: &Path, object: &Path, deps: &[PathBuf], argv: &[OsString]) -> std::io::Result<Vec<PathBuf>> {
     let mut text = String::new();
     let mut untracked = Vec::new();
+    let now = SystemTime::now();
     for dep in deps {
         let path = work.join(dep);
         if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
             untracked.push(dep.clone());
         }
-        let ((t, size), hash) = (stat(&path).unwrap_or_default(), content_hash(&path).unwrap_or_default());
-        text.push_str(&format!("{t} {size} {hash:016x} {}\n", dep.display()));
+        text.push_str(&dep_line(&path, dep, now));
+    }
+    for miss in include_misses(work, argv, deps) {
+        text.push_str(&format!("absent - - {}\n", miss.display()));
     }
     std::fs::write(work.join(depsfile(object)), text)?;
     Ok(untracked)
 }
 
+/// One line of a dependency record: `<mtime>:<ctime>:<ino>[:racy] <size>
+/// <content hash> <path>`.
+fn dep_line(path: &Path, dep: &Path, now: SystemTime) -> String {
+    let stamp = Stamp::of(path).unwrap_or_default();
+    let hash = content_hash(path).unwrap_or_default();
+    let racy = if stamp.is_racy(now) { ":racy" } else { "" };
+    format!("{}{racy} {} {hash:016x} {}\n", stamp.times(), stamp.size, dep.display())
+}
+
+/// The places where a header could appear and take the place of one the
+/// compiler found further along the include search, which no depfile names
+/// (they were misses): ninja and ccache keep such misses too. For each
+/// dependency found under an include directory (`-I`, `-iquote`) as `rel`,
+/// the candidates are `rel` in every directory searched before it: the
+/// directory of each file that may have included it (a quoted include
+/// looks there first) and the include directories earlier on the command
+/// line. Only those that
+/// do not exist now are returned; system headers (`-isystem`, the
+/// compiler's own) are not followed, as `-MMD` does not list them.
+fn include_misses(work: &Path, argv: &[OsString], deps: &[PathBuf]) -> Vec<PathBuf> {
+    let mut search: Vec<PathBuf> = Vec::new();
+    let mut args = argv.iter().map(|a| a.to_string_lossy());
+    while let Some(arg) = args.next() {
+        for flag in ["-I", "-iquote"] {
+            if let Some(rest) = arg.strip_prefix(flag) {
+                let dir = if rest.is_empty() { args.next().map(|a| a.into_owned()) } else { Some(rest.to_string()) };
+                if let Some(dir) = dir {
+                    search.push(normalize(&work.join(dir)));
+                }
+                break;
+            }
+        }
+    }
+    let found: Vec<(PathBuf, usize)> = deps
+        .iter()
+        .map(|d| normalize(&work.join(d)))
+        .filter_map(|d| {
+            let k = search.iter().position(|s| d.starts_with(s))?;
+            Some((d, k))
+        })
+        .collect();
+    // The including files: those found on the search path, and begen's
+    // generated TUs (relative to the work directory).
+    let generated: Vec<PathBuf> = deps.iter().filter(|d| d.is_relative()).map(|d| normalize(&work.join(d))).collect();
+    let includers: std::collections::BTreeSet<&Path> =
+        found.iter().map(|(d, _)| d).chain(&generated).filter_map(|d| d.parent()).collect();
+    let mut misses = std::collections::BTreeSet::new();
+    for (dep, k) in &found {
+        let Ok(rel) = dep.strip_prefix(&search[*k]) else { continue };
+        for dir in includers.iter().copied().chain(search[..*k].iter().map(PathBuf::as_path)) {
+            let candidate = dir.join(rel);
+            if candidate != *dep && std::fs::symlink_metadata(&candidate).is_err() {
+                misses.insert(candidate);
+            }
+        }
+    }
+    misses.into_iter().collect()
+}
+
+/// `path` with `.` and `dir/..` removed, without asking the file system
+/// (a compiler resolves `..` the same way, textually, in include paths).
+fn normalize(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.components().next_back(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// How a compile pass runs.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CompileOptions {
+    /// Parallel compiler runs.
+    pub(crate) jobs: usize,
+    /// Say why each unit is stale (`BEGEN_EXPLAIN`).
+    pub(crate) explain: bool,
+    /// Every compiler warning in full, not a summary per unit.
+    pub(crate) verbose: bool,
+    /// A compile running longer is stopped.
+    pub(crate) timeout: std::time::Duration,
+}
+
 /// Compiles every stale unit (in parallel, `jobs` at a time), reporting
 /// `compiling 3/12 name` lines (and, with `explain`, why each unit is
-/// stale), and returns how many ran. All failures are
+/// stale), and returns how many ran. The compilation database
+/// (`compile_commands.json`) is written first, with every unit's command,
+/// for editors. Compiler warnings are summarised per unit (all of them in
+/// `warnings.log`, see [`warnings`](super::warnings)). All failures are
 /// collected into one `Error` of kind `Compile`.
 pub(crate) fn compile_units(
     work: &Path,
     units: &[Unit],
     compilers: &Compilers,
-    jobs: usize,
-    explain: bool,
-    timeout: std::time::Duration,
+    options: CompileOptions,
     reporter: &mut dyn Reporter,
 ) -> Result<CompileStats> {
     let mut stale = Vec::new();
+    let mut commands = Vec::with_capacity(units.len());
     for unit in units {
         let argv = compilers.for_unit(unit)?.argv(unit);
+        commands.push((unit, argv.clone()));
         if let Some(why) = staleness(work, unit, &argv) {
-            if explain {
+            if options.explain {
                 reporter.progress(&format!("{}: {why}", unit.name));
             }
             stale.push((unit, argv));
         }
     }
+    super::compdb::write(work, &commands)?;
     let stats = CompileStats { compiled: stale.len(), up_to_date: units.len() - stale.len() };
     if stale.is_empty() {
         return Ok(stats);
@@ -235,8 +321,9 @@ pub(crate) fn compile_units(
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<Event>();
     let mut failures = Vec::new();
+    let mut warned = super::warnings::Warnings::default();
     std::thread::scope(|scope| {
-        for _ in 0..jobs.clamp(1, total) {
+        for _ in 0..options.jobs.clamp(1, total) {
             let tx = tx.clone();
             let (next, stale) = (&next, &stale);
             scope.spawn(move || {
@@ -247,7 +334,7 @@ pub(crate) fn compile_units(
                     };
                     let env = &compilers.for_unit(unit).map(|c| c.env.clone()).unwrap_or_default();
                     let _ = tx.send(Event::Started(i));
-                    let result = run_one(work, unit, argv, env, timeout);
+                    let result = run_one(work, unit, argv, env, compilers.launcher.as_deref(), options.timeout);
                     let _ = tx.send(Event::Finished(i, result));
                 }
             });
@@ -262,15 +349,19 @@ pub(crate) fn compile_units(
                     let elapsed = clock.elapsed().as_secs_f64();
                     reporter.progress(&format!("[{elapsed:6.1}s] compiling {started}/{total} {}", stale[i].0.name));
                 }
-                Event::Finished(i, Ok(output)) => {
-                    if !output.trim().is_empty() {
-                        reporter.compiler_output(&stale[i].0.name, &output);
+                Event::Finished(i, Ok((output, notes))) => {
+                    let unit = stale[i].0;
+                    let shown = warned.add(work, &unit.object, &output, options.verbose);
+                    let text = shown + &notes;
+                    if !text.trim().is_empty() {
+                        reporter.compiler_output(&unit.name, &text);
                     }
                 }
                 Event::Finished(i, Err(output)) => failures.push((stale[i].0.name.clone(), output)),
             }
         }
     });
+    warned.finish(work, units, reporter);
     if failures.is_empty() {
         return Ok(stats);
     }
@@ -286,33 +377,53 @@ pub(crate) fn compile_units(
 
 enum Event {
     Started(usize),
-    Finished(usize, std::result::Result<String, String>),
+    Finished(usize, std::result::Result<(String, String), String>),
 }
 
-/// Runs one compile; `Ok(warnings)` or `Err(command + output)`. A compile
-/// that runs past `timeout` (a source that includes `/dev/zero`, a runaway
-/// template) is stopped.
+/// Runs one compile (through `launcher`, when one is set); `Ok((compiler
+/// output, begen's notes))` or `Err(command + output)`. A compile that runs
+/// past `timeout` (a source that includes `/dev/zero`, a runaway template)
+/// is stopped.
 fn run_one(
     work: &Path,
     unit: &Unit,
     argv: &[OsString],
     env: &[(OsString, OsString)],
+    launcher: Option<&Path>,
     timeout: std::time::Duration,
-) -> std::result::Result<String, String> {
+) -> std::result::Result<(String, String), String> {
     let stamp = work.join(stampfile(&unit.object));
     let _ = std::fs::remove_file(&stamp);
-    let mut cmd = Command::new(&argv[0]);
-    cmd.args(&argv[1..]).current_dir(work);
+    let mut cmd = match launcher {
+        Some(launcher) => {
+            let mut cmd = Command::new(launcher);
+            cmd.args(argv);
+            cmd
+        }
+        None => {
+            let mut cmd = Command::new(&argv[0]);
+            cmd.args(&argv[1..]);
+            cmd
+        }
+    };
+    cmd.current_dir(work);
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let shown = argv.iter().map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
+    let program = launcher.map_or_else(|| argv[0].to_string_lossy(), |l| l.as_os_str().to_string_lossy());
+    let shown = launcher
+        .map(|l| l.as_os_str())
+        .into_iter()
+        .chain(argv.iter().map(OsString::as_os_str))
+        .map(|a| a.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(" ");
     let start = std::time::Instant::now();
     let text = |out: &[u8], err: &[u8]| String::from_utf8_lossy(out).into_owned() + &String::from_utf8_lossy(err);
     let finished = match process::run_bounded(&mut cmd, timeout, u64::MAX) {
         Ok(f) => f,
         Err(Stopped::Spawn(e)) => {
-            return Err(format!("command: {shown}\ncould not run `{}`: {e}", argv[0].to_string_lossy()));
+            return Err(format!("command: {shown}\ncould not run `{program}`: {e}"));
         }
         Err(Stopped::Wait(e)) => return Err(format!("command: {shown}\nwaiting for it failed: {e}")),
         Err(Stopped::Timeout(out, err)) => {
@@ -325,28 +436,32 @@ fn run_one(
         }
         Err(Stopped::TooMuch) => return Err(format!("command: {shown}\nits output had no end")),
     };
-    let mut text = text(&finished.stdout, &finished.stderr);
+    let text = text(&finished.stdout, &finished.stderr);
     if !finished.status.success() {
         return Err(format!("command: {shown}\n{text}"));
     }
     let deps = std::fs::read_to_string(work.join(depfile(&unit.object))).unwrap_or_default();
-    let untracked = record_deps(work, &unit.object, &parse_depfile(&deps))
+    let untracked = record_deps(work, &unit.object, &parse_depfile(&deps), argv)
         .map_err(|e| format!("writing the dependencies of {}: {e}", unit.object.display()))?;
+    let mut notes = String::new();
     for dep in untracked {
-        text.push_str(&crate::diag::messages::untracked_dependency(&dep.display().to_string()));
-        text.push('\n');
+        notes.push_str(&crate::diag::messages::untracked_dependency(&dep.display().to_string()));
+        notes.push('\n');
     }
     std::fs::write(&stamp, stamp_text(argv, &unit.fingerprint))
         .map_err(|e| format!("writing {}: {e}", stamp.display()))?;
     // Only to order the next build: a failure to write it is no error.
     let _ = std::fs::write(work.join(secsfile(&unit.object)), format!("{:.3}\n", start.elapsed().as_secs_f64()));
-    Ok(text)
+    Ok((text, notes))
 }
 
 /// `None` when the object exists, was built by the same command, and no
-/// file it depends on changed since: same time and size as recorded, or
-/// else the same bytes. Contents decide, not times: a source put back with
-/// an older date (`cp -p`, `tar x`, `rsync -a`) is seen.
+/// file it depends on changed since: the same identity as recorded (see
+/// [`Stamp`]: a source put back with an older date by `cp -p`, `tar x` or
+/// `rsync -a` has a new change time), or else the same bytes; and no
+/// include-search miss exists now (a new header that would be found first).
+/// A dependency found unchanged by its bytes gets its new identity
+/// recorded, so the next check needs no hashing.
 fn staleness(work: &Path, unit: &Unit, argv: &[OsString]) -> Option<String> {
     if !work.join(&unit.object).is_file() {
         return Some("no object yet".into());
@@ -362,18 +477,59 @@ fn staleness(work: &Path, unit: &Unit, argv: &[OsString]) -> Option<String> {
     if record.trim().is_empty() {
         return Some("no dependencies recorded".into());
     }
-    record.lines().find_map(|line| {
-        let mut parts = line.splitn(4, ' ');
-        let (t, size, hash, dep) = (parts.next()?, parts.next()?, parts.next()?, parts.next()?);
-        let path = work.join(dep);
-        let recorded = (t.parse::<u128>().ok()?, size.parse::<u64>().ok()?);
-        match stat(&path) {
-            None => Some(format!("{dep} is gone")),
-            Some(now) if now == recorded => None,
-            Some(_) if content_hash(&path).map(|h| format!("{h:016x}")).as_deref() == Some(hash) => None,
-            Some(_) => Some(format!("{dep} changed")),
+    match check_deps(work, &record) {
+        Err(why) => Some(why),
+        Ok(None) => None,
+        Ok(Some(refreshed)) => {
+            // Only saves hashing next time: a failure to write is no error.
+            let _ = std::fs::write(work.join(depsfile(&unit.object)), refreshed);
+            None
         }
-    })
+    }
+}
+
+/// Checks a dependency record line by line: `Err(why)` for the first
+/// change; `Ok(Some(record))` when unchanged but some file was decided by
+/// its bytes (the record with its identity now); `Ok(None)` when every
+/// identity was as recorded.
+fn check_deps(work: &Path, record: &str) -> std::result::Result<Option<String>, String> {
+    let mut refreshed = String::new();
+    let mut rehashed = false;
+    let now = SystemTime::now();
+    for line in record.lines() {
+        let mut parts = line.splitn(4, ' ');
+        let (Some(times), Some(size), Some(hash), Some(dep)) = (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return Err("its dependency record is unreadable".into());
+        };
+        let path = work.join(dep);
+        if times == "absent" {
+            if std::fs::symlink_metadata(&path).is_ok() {
+                return Err(format!("{dep} appeared, which the include search would find before a header it used"));
+            }
+            refreshed.push_str(line);
+            refreshed.push('\n');
+            continue;
+        }
+        let (times, racy) = match times.strip_suffix(":racy") {
+            Some(t) => (t, true),
+            None => (times, false),
+        };
+        let Some(now_stamp) = Stamp::of(&path) else {
+            return Err(format!("{dep} is gone"));
+        };
+        if !racy && Stamp::parse(times, size) == Some(now_stamp) {
+            refreshed.push_str(line);
+            refreshed.push('\n');
+            continue;
+        }
+        if content_hash(&path).map(|h| format!("{h:016x}")).as_deref() != Some(hash) {
+            return Err(format!("{dep} changed"));
+        }
+        rehashed = true;
+        refreshed.push_str(&dep_line(&path, Path::new(dep), now));
+    }
+    Ok(rehashed.then_some(refreshed))
 }
 
 /// The prerequisites of a Makefile-style depfile (`obj: a.cc b.h \` ...).
@@ -434,7 +590,7 @@ mod tests {
         assert!(content_hash(&work.join("k.cc")).is_some());
         let deps =
             [PathBuf::from("k.cc"), PathBuf::from("pipe"), PathBuf::from("/dev/zero"), PathBuf::from("/dev/stdin")];
-        let untracked = record_deps(&work, Path::new("k.o"), &deps).unwrap();
+        let untracked = record_deps(&work, Path::new("k.o"), &deps, &[]).unwrap();
         assert!(untracked.starts_with(&[PathBuf::from("pipe"), PathBuf::from("/dev/zero")]), "{untracked:?}");
         let record = std::fs::read_to_string(work.join("k.o.deps")).unwrap();
         assert_eq!(record.lines().count(), 4, "{record}");

@@ -83,6 +83,33 @@ impl Env {
         Some(base.join("begen"))
     }
 
+    /// The whole environment (the process's, with the overrides), as one
+    /// text to compare: a toolchain probe's answer is kept only for the
+    /// environment it was given (cc alone reads some forty variables, most
+    /// with per-target variants). Not recorded as read: nothing is built
+    /// from it. Variables that change from one shell or one Cargo run to
+    /// the next and that no compiler reads ([`VOLATILE`]) are left out, so
+    /// they cost no probe.
+    pub(crate) fn snapshot(&self) -> String {
+        // The one sanctioned read of every variable: a fingerprint, not a value used.
+        #[allow(clippy::disallowed_methods)]
+        let mut vars: BTreeMap<String, Option<String>> = std::env::vars_os()
+            .map(|(k, v)| (k.to_string_lossy().into_owned(), Some(v.to_string_lossy().into_owned())))
+            .collect();
+        vars.extend(self.overrides.clone());
+        let mut text = String::new();
+        for (name, value) in vars {
+            let volatile = VOLATILE.iter().any(|v| match v.strip_suffix('*') {
+                Some(prefix) => name.starts_with(prefix),
+                None => name == *v,
+            });
+            if let (Some(value), false) = (value, volatile) {
+                text.push_str(&format!("{name}={value}\n"));
+            }
+        }
+        text
+    }
+
     /// Every name asked for so far, sorted.
     ///
     /// ```
@@ -95,3 +122,32 @@ impl Env {
         self.read.borrow().iter().cloned().collect()
     }
 }
+
+/// Variables [`Env::snapshot`] leaves out: a shell's and a terminal's
+/// state, Cargo's jobserver, and begen's own switches that change no
+/// toolchain answer (`*` ends a prefix).
+const VOLATILE: &[&str] = &[
+    "_",
+    "PWD",
+    "OLDPWD",
+    "SHLVL",
+    "LINES",
+    "COLUMNS",
+    "TERM*",
+    "COLORTERM",
+    "SSH_*",
+    "DISPLAY",
+    "WINDOWID",
+    "TMUX*",
+    "STY",
+    "VTE_*",
+    "DBUS_SESSION_BUS_ADDRESS",
+    "XDG_SESSION_*",
+    "MAKEFLAGS",
+    "MFLAGS",
+    "CARGO_MAKEFLAGS",
+    "BEGEN_EXPLAIN",
+    "BEGEN_COMPILE_TIMEOUT",
+    "BEGEN_COMPILER_LAUNCHER",
+    "NO_COLOR",
+];

@@ -3,10 +3,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use super::stamp::Stamp;
 use super::toolchain::FoundLib;
 use crate::error::{Error, Result};
 
 /// One link: objects and output are relative to `work`, where it runs.
+#[derive(Clone, Copy)]
 pub(crate) struct LinkJob<'a> {
     pub(crate) work: &'a Path,
     pub(crate) linker: &'a Path,
@@ -100,10 +102,22 @@ pub(crate) fn link(job: &LinkJob<'_>) -> Result<()> {
 /// libraries would. Returns the objects to link (a localized copy,
 /// `<object>.local.o`, where one was needed). Weak and unique symbols
 /// (inline functions, templates) are left to the linker, which merges them.
-pub(crate) fn localize_clashes(work: &Path, objects: &[PathBuf], nm: &Path, objcopy: &Path) -> Result<Vec<PathBuf>> {
+///
+/// Both steps are kept per object: an object's symbols (`<object>.syms`)
+/// and its localized copy (`<object>.local.cmd`) are redone only when the
+/// object (or the list of clashing symbols) changed, so a build that
+/// recompiled one source runs `nm` once, and a no-op build not at all. Why
+/// each ran is added to `notes` (`BEGEN_EXPLAIN`).
+pub(crate) fn localize_clashes(
+    work: &Path,
+    objects: &[PathBuf],
+    nm: &Path,
+    objcopy: &Path,
+    notes: &mut Vec<String>,
+) -> Result<Vec<PathBuf>> {
     let mut defined: Vec<Vec<String>> = Vec::with_capacity(objects.len());
     for object in objects {
-        defined.push(strong_globals(work, object, nm)?);
+        defined.push(strong_globals(work, object, nm, notes)?);
     }
     let mut count: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for names in &defined {
@@ -114,23 +128,59 @@ pub(crate) fn localize_clashes(work: &Path, objects: &[PathBuf], nm: &Path, objc
     let mut out = Vec::with_capacity(objects.len());
     for (object, names) in objects.iter().zip(&defined) {
         let clashing: Vec<&String> = names.iter().filter(|n| count[n.as_str()] > 1).collect();
+        let local = PathBuf::from(format!("{}.local.o", object.display()));
+        let record = work.join(with_suffix(object, ".local.cmd"));
         if clashing.is_empty() {
+            let _ = std::fs::remove_file(work.join(&local));
+            let _ = std::fs::remove_file(&record);
             out.push(object.clone());
             continue;
         }
-        let local = PathBuf::from(format!("{}.local.o", object.display()));
         let mut args: Vec<String> = clashing.iter().map(|n| format!("--localize-symbol={n}")).collect();
         args.push(object.display().to_string());
         args.push(local.display().to_string());
-        run_tool(work, objcopy, &args, &format!("localizing clashing symbols of {}", object.display()))?;
+        let made_from = |stamp: Option<Stamp>| format!("{}\n{}\n", stamp_line(stamp), args.join("\n"));
+        let want = made_from(Stamp::of(&work.join(object)));
+        let up_to_date = std::fs::read_to_string(&record).is_ok_and(|r| r == want) && work.join(&local).is_file();
+        if !up_to_date {
+            notes.push(format!(
+                "{}: localizing its clashing symbols (the object or the clashes changed)",
+                object.display()
+            ));
+            let _ = std::fs::remove_file(&record);
+            run_tool(work, objcopy, &args, &format!("localizing clashing symbols of {}", object.display()))?;
+            // Only saves the next run: a failure to write it is no error.
+            let _ = std::fs::write(&record, want);
+        }
         out.push(local);
     }
     Ok(out)
 }
 
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// The first line of a per-object record: the object's identity.
+fn stamp_line(stamp: Option<Stamp>) -> String {
+    stamp.map_or_else(|| "none".to_string(), |s| format!("{} {}", s.times(), s.size))
+}
+
 /// The strong global symbols an object defines (`nm -P`: text, data, bss,
-/// read-only data), sorted.
-fn strong_globals(work: &Path, object: &Path, nm: &Path) -> Result<Vec<String>> {
+/// read-only data), sorted; from `<object>.syms` while the object is the
+/// one they were listed from.
+fn strong_globals(work: &Path, object: &Path, nm: &Path, notes: &mut Vec<String>) -> Result<Vec<String>> {
+    let record = work.join(with_suffix(object, ".syms"));
+    let stamp = stamp_line(Stamp::of(&work.join(object)));
+    if let Ok(text) = std::fs::read_to_string(&record) {
+        let mut lines = text.lines();
+        if lines.next() == Some(stamp.as_str()) {
+            return Ok(lines.map(str::to_string).collect());
+        }
+    }
+    notes.push(format!("{}: listing its symbols (a new or changed object)", object.display()));
     let args = ["-P".to_string(), "-g".to_string(), "--defined-only".to_string(), object.display().to_string()];
     let text = run_tool(work, nm, &args, &format!("listing the symbols of {}", object.display()))?;
     let mut names: Vec<String> = text
@@ -143,6 +193,13 @@ fn strong_globals(work: &Path, object: &Path, nm: &Path) -> Result<Vec<String>> 
         .collect();
     names.sort();
     names.dedup();
+    let mut kept = stamp + "\n";
+    for n in &names {
+        kept.push_str(n);
+        kept.push('\n');
+    }
+    // Only saves the next run: a failure to write it is no error.
+    let _ = std::fs::write(&record, kept);
     Ok(names)
 }
 

@@ -49,14 +49,19 @@
 //!   generated files, and no debug info is generated unless asked for.
 
 mod arch;
+mod compdb;
 mod compile;
 mod env;
 mod files;
 mod jaxlib;
 mod link;
+mod probes;
 mod process;
+mod relink;
+mod stamp;
 mod support;
 mod toolchain;
+mod warnings;
 mod work;
 
 use std::path::{Path, PathBuf};
@@ -324,6 +329,8 @@ pub(crate) struct Toolchain {
     libs: Vec<toolchain::FoundLib>,
     /// The work directory, locked (with OUT) until the build ends.
     work: work::Workspace,
+    /// The toolchain's answers kept in the work directory.
+    probes: probes::Probes,
 }
 
 impl Toolchain {
@@ -337,7 +344,8 @@ impl Toolchain {
         reporter: &mut dyn Reporter,
     ) -> Result<Toolchain> {
         let work = work::Workspace::open(opts, &library.name, env, reporter)?;
-        let discovery = Discovery::new(env);
+        let probes = probes::Probes::load(&work.dir);
+        let discovery = Discovery::with_probes(env, &probes);
         let xla_include = xla_headers(&discovery, env, library.settings.jax_min.as_deref())?;
         let support_include = match env.var("BEGEN_SUPPORT_INCLUDE") {
             Some(dir) => PathBuf::from(dir),
@@ -354,7 +362,8 @@ impl Toolchain {
             .chain(&opts.link_libs)
             .map(|l| discovery.find_library(l, &dirs, cuda.as_ref()))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Toolchain { xla_include, support_include, xla_ffi_api, cuda, libs, work })
+        drop(discovery);
+        Ok(Toolchain { xla_include, support_include, xla_ffi_api, cuda, libs, work, probes })
     }
 }
 
@@ -398,16 +407,20 @@ pub(crate) fn build_library(
     env: &Env,
     reporter: &mut dyn Reporter,
 ) -> Result<BuildOutput> {
-    let Toolchain { xla_include, support_include, xla_ffi_api, cuda, libs, work: workspace } = tools;
-    let discovery = Discovery::new(env);
+    let Toolchain { xla_include, support_include, xla_ffi_api, cuda, libs, work: workspace, probes } = tools;
+    let discovery = Discovery::with_probes(env, &probes);
     let settings = &library.settings;
     let work = workspace.dir.clone();
+    let explain = env.var("BEGEN_EXPLAIN").is_some();
     let (units, outputs) = write_generated(&work, library, emitted, &xla_include)?;
 
     let mut includes: Vec<PathBuf> = opts.includes.clone();
     includes.extend(settings.include_dirs.iter().cloned());
     includes.push(library.root.clone());
-    includes.push(support_include);
+    // Relative when it is the work directory's own (commands run there): a
+    // command that names no work directory is the same in every one, so a
+    // compiler cache (ccache, sccache) hits across them.
+    includes.push(support_include.strip_prefix(&work).map_or_else(|_| support_include.clone(), Path::to_path_buf));
     // Only the glue includes XLA's headers; every TU keeps them on its path
     // anyway (a kernel source may include them itself), which costs nothing
     // where they are not included. They are not warning-clean under -Wall
@@ -415,67 +428,113 @@ pub(crate) fn build_library(
     // build output.
     let system_includes = vec![xla_include];
 
-    let host = host_compiler(opts, &settings.cxx_flags, &includes, &system_includes, &work)?;
+    let host = host_compiler(opts, &settings.cxx_flags, &includes, &system_includes, &work, Some(&discovery))?;
     let cuda_cmd = match &cuda {
         Some(cuda) => {
             let (archs, _) = discovery.cuda_archs(&opts.arch, &settings.cuda_arch, cuda)?;
-            Some(cuda_compiler(opts, &settings.cuda_flags, &includes, &system_includes, &work, cuda, &archs)?)
+            let flags = &settings.cuda_flags;
+            Some(cuda_compiler(opts, flags, &includes, &system_includes, &work, cuda, &archs, Some(&discovery))?)
         }
         None => None,
     };
-    let compilers = Compilers { host: host.clone(), cuda: cuda_cmd };
+    let launcher = compiler_launcher(opts, settings, &discovery, env)?;
+    let compilers = Compilers { host: host.clone(), cuda: cuda_cmd, launcher };
+    drop(discovery);
+    probes.save();
+    if explain {
+        for note in probes.take_notes() {
+            reporter.progress(&note);
+        }
+    }
     let jobs = opts.jobs.unwrap_or_else(|| {
         env.var("NUM_JOBS")
             .and_then(|n| n.parse().ok())
             .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
     });
-    let explain = env.var("BEGEN_EXPLAIN").is_some();
     // A compile that hangs is stopped: 30 minutes by default.
     let seconds = env.var("BEGEN_COMPILE_TIMEOUT").and_then(|s| s.parse::<u64>().ok()).unwrap_or(1800);
     let timeout = std::time::Duration::from_secs(seconds.max(1));
-    let stats = compile::compile_units(&work, &units, &compilers, jobs, explain, timeout, reporter)?;
+    let options = compile::CompileOptions { jobs, explain, verbose: opts.verbose, timeout };
+    let stats = compile::compile_units(&work, &units, &compilers, options, reporter)?;
 
-    let staging = workspace.stage(&library.name)?;
-    let stage = &staging.0;
     let lib_file = format!("lib{}.so", library.name);
     let mut objects: Vec<PathBuf> = units.iter().map(|u| u.object.clone()).collect();
     if library.namespaced {
         let tool = |var: &str, default: &str| PathBuf::from(env.var(var).unwrap_or_else(|| default.to_string()));
-        objects = link::localize_clashes(&work, &objects, &tool("NM", "nm"), &tool("OBJCOPY", "objcopy"))?;
+        let mut notes = Vec::new();
+        let localized =
+            link::localize_clashes(&work, &objects, &tool("NM", "nm"), &tool("OBJCOPY", "objcopy"), &mut notes);
+        if explain {
+            notes.iter().for_each(|n| reporter.progress(n));
+        }
+        objects = localized?;
     }
-    link::link(&link::LinkJob {
+    // Binary kernels open the CUDA driver with dlopen (in libc from glibc 2.34, in libdl before).
+    let extra: Vec<String> = settings
+        .link_args
+        .iter()
+        .chain(&opts.link_args)
+        .cloned()
+        .chain(library.binaries.iter().take(1).map(|_| "-ldl".to_string()))
+        .collect();
+    fn job<'a>(base: &link::LinkJob<'a>, output: &'a Path) -> link::LinkJob<'a> {
+        link::LinkJob { output, ..*base }
+    }
+    let lib_path = PathBuf::from(&lib_file);
+    let base = link::LinkJob {
         work: &work,
         linker: &host.program,
         objects: &objects,
-        output: &stage.join(&lib_file),
+        output: &lib_path,
         cudart_dir: cuda.as_ref().map(|c| c.cudart_dir.as_deref()),
         libs: &libs,
-        // Binary kernels open the CUDA driver with dlopen (in libc from glibc 2.34, in libdl before).
-        extra: &settings
-            .link_args
-            .iter()
-            .chain(&opts.link_args)
-            .cloned()
-            .chain(library.binaries.iter().take(1).map(|_| "-ldl".to_string()))
-            .collect::<Vec<_>>(),
-    })?;
-    let mut staged = vec![stage.join(&lib_file)];
-    for file in outputs {
-        let path = stage.join(&file.rel_path);
-        std::fs::write(&path, file.contents.as_bytes()).map_err(|e| Error::io(&path, e))?;
-        staged.push(path);
-    }
-    let changed = files::commit_staged(&staged, opts.out_dir())?;
-    drop(staging);
+        extra: &extra,
+    };
 
+    // Nothing to link or write when the objects, the command and OUT are
+    // as the last build left them.
     let out = opts.out_dir();
     let name = &library.name;
+    let paths = OutputPaths::new(out, name);
+    let mut read: Vec<PathBuf> = objects.clone();
+    read.extend(libs.iter().map(|l| l.dir.join(&l.file)));
+    if let Some(dir) = cuda.as_ref().and_then(|c| c.cudart_dir.as_ref()) {
+        read.push(dir.join("libcudart_static.a"));
+    }
+    let inputs = relink::LinkInputs::new(&work, &host.program, &link::link_args(&base)?, &read);
+    let expected: Vec<(PathBuf, &[u8])> =
+        outputs.iter().map(|f| (out.join(&f.rel_path), f.contents.as_bytes())).collect();
+    let why = inputs.stale(&work, &paths.library, &expected);
+    let changed = match why {
+        None => Vec::new(),
+        Some(why) => {
+            if explain {
+                reporter.progress(&format!("{lib_file}: linking, as {why}"));
+            }
+            relink::LinkInputs::forget(&work);
+            let staging = workspace.stage(&library.name)?;
+            let stage = &staging.0;
+            let staged_lib = stage.join(&lib_file);
+            link::link(&job(&base, &staged_lib))?;
+            let mut staged = vec![stage.join(&lib_file)];
+            for file in outputs {
+                let path = stage.join(&file.rel_path);
+                std::fs::write(&path, file.contents.as_bytes()).map_err(|e| Error::io(&path, e))?;
+                staged.push(path);
+            }
+            let changed = files::commit_staged(&staged, out)?;
+            drop(staging);
+            inputs.save(&work, &paths.library);
+            changed
+        }
+    };
+
     Ok(BuildOutput {
         library: library.clone(),
-        library_path: out.join(&lib_file),
-        module_path: out.join(format!("{name}.py")),
-        stub_path: out.join(format!("{name}.pyi")),
-        manifest_path: out.join(format!("{name}.yaml")),
+        library_path: paths.library,
+        module_path: paths.module,
+        stub_path: paths.stub,
+        manifest_path: paths.manifest,
         changed,
         compiled: stats.compiled,
         up_to_date: stats.up_to_date,
@@ -484,11 +543,57 @@ pub(crate) fn build_library(
     })
 }
 
+/// The four outputs' paths in OUT.
+struct OutputPaths {
+    library: PathBuf,
+    module: PathBuf,
+    stub: PathBuf,
+    manifest: PathBuf,
+}
+
+impl OutputPaths {
+    fn new(out: &Path, name: &str) -> OutputPaths {
+        OutputPaths {
+            library: out.join(format!("lib{name}.so")),
+            module: out.join(format!("{name}.py")),
+            stub: out.join(format!("{name}.pyi")),
+            manifest: out.join(format!("{name}.yaml")),
+        }
+    }
+}
+
+/// The program every compile runs through: the settings' (build.rs's
+/// `.compiler_launcher`), else `BEGEN_COMPILER_LAUNCHER`, else begen.yaml's
+/// `compiler_launcher`; a path, or a name found on `PATH`. One that cannot
+/// be found is an error naming where it was set.
+fn compiler_launcher(
+    opts: &Settings,
+    settings: &crate::model::Settings,
+    discovery: &Discovery,
+    env: &Env,
+) -> Result<Option<PathBuf>> {
+    let (program, from) =
+        match (&opts.compiler_launcher, env.var("BEGEN_COMPILER_LAUNCHER"), &settings.compiler_launcher) {
+            (Some(p), _, _) => (p.clone(), "the build script's `.compiler_launcher`"),
+            (None, Some(p), _) => (p, "BEGEN_COMPILER_LAUNCHER"),
+            (None, None, Some(p)) => (p.clone(), "begen.yaml's `compiler_launcher`"),
+            (None, None, None) => return Ok(None),
+        };
+    let program = program.trim();
+    if program.is_empty() {
+        return Ok(None);
+    }
+    match discovery.program_file(Path::new(program)) {
+        Some(file) => Ok(Some(file)),
+        None => Err(Error::toolchain(crate::diag::messages::launcher_not_found(program, from))),
+    }
+}
+
 /// The XLA FFI headers' contents, as one fingerprint.
 fn xla_fingerprint(include: &Path) -> String {
     let mut parts = Vec::new();
     for header in ["xla/ffi/api/ffi.h", "xla/ffi/api/api.h", "xla/ffi/api/c_api.h"] {
-        let hash = compile::content_hash(&include.join(header)).unwrap_or_default();
+        let hash = stamp::content_hash(&include.join(header)).unwrap_or_default();
         parts.push(format!("{header}={hash:016x}"));
     }
     format!("xla-ffi {}", parts.join(" "))
@@ -581,13 +686,15 @@ fn cc_error(what: &str, e: cc::Error) -> Error {
 }
 
 /// The host C++ command from cc: its compiler and flags, plus C++17, PIC,
-/// the include directories and the configured flags.
+/// the include directories and the configured flags. With a `discovery`
+/// that keeps probes, cc's detection is reused (see [`detected`]).
 fn host_compiler(
     opts: &Settings,
     cxx_flags: &[String],
     includes: &[PathBuf],
     system_includes: &[PathBuf],
     work: &Path,
+    discovery: Option<&Discovery>,
 ) -> Result<CompilerCmd> {
     let mut b = opts.host_cc.clone();
     b.cpp(true).pic(true).std("c++17").out_dir(work.join("cc")).includes(includes);
@@ -597,11 +704,14 @@ fn host_compiler(
     for flag in cxx_flags.iter().chain(&opts.cxx_flags) {
         b.flag(flag);
     }
-    let tool = b.try_get_compiler().map_err(|e| cc_error("no usable host C++ compiler", e))?;
-    Ok(CompilerCmd::from_tool(&tool, None))
+    detected(&b, "host C++ compiler", opts, discovery, None, || {
+        let tool = b.try_get_compiler().map_err(|e| cc_error("no usable host C++ compiler", e))?;
+        Ok(CompilerCmd::from_tool(&tool, None))
+    })
 }
 
 /// The nvcc command: cc's flags for nvcc with begen's nvcc as the program.
+#[allow(clippy::too_many_arguments)]
 fn cuda_compiler(
     opts: &Settings,
     cuda_flags: &[String],
@@ -610,6 +720,7 @@ fn cuda_compiler(
     work: &Path,
     cuda: &toolchain::Cuda,
     archs: &[CudaArch],
+    discovery: Option<&Discovery>,
 ) -> Result<CompilerCmd> {
     let mut b = opts.cuda_cc.clone();
     // cc's `.std()` would reach only the host compiler (`-Xcompiler`); nvcc's
@@ -624,18 +735,106 @@ fn cuda_compiler(
     for flag in cuda_flags.iter().chain(&opts.cuda_flags) {
         b.flag(flag);
     }
-    // cc asserts (panics) when CXX carries arguments in CUDA mode; turn that
-    // into an error rather than a backtrace.
-    let tool = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| b.try_get_compiler()))
-        .map_err(|_| {
-            Error::toolchain(
-                "cc cannot drive nvcc when CXX carries arguments; set CXX to the compiler alone \
-                 (flags go in CXXFLAGS)"
-                    .to_string(),
-            )
-        })?
-        .map_err(|e| cc_error("no usable host compiler for nvcc", e))?;
-    Ok(CompilerCmd::from_tool(&tool, Some(&cuda.nvcc)))
+    detected(&b, "CUDA compiler", opts, discovery, Some(&cuda.nvcc), || {
+        // cc asserts (panics) when CXX carries arguments in CUDA mode; turn that
+        // into an error rather than a backtrace.
+        let tool = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| b.try_get_compiler()))
+            .map_err(|_| {
+                Error::toolchain(
+                    "cc cannot drive nvcc when CXX carries arguments; set CXX to the compiler alone \
+                     (flags go in CXXFLAGS)"
+                        .to_string(),
+                )
+            })?
+            .map_err(|e| cc_error("no usable host compiler for nvcc", e))?;
+        Ok(CompilerCmd::from_tool(&tool, Some(&cuda.nvcc)))
+    })
+}
+
+/// cc's answer for the configuration `b` (`detect` runs cc, which starts
+/// the compiler to learn its family), kept in the build's probes while
+/// `b`, the environment and the compiler binaries (the program, nvcc's
+/// `-ccbin` host compiler) are the same. Not kept when cc prints `cargo:`
+/// lines (build.rs): Cargo must hear of every variable cc reads, each time.
+fn detected(
+    b: &cc::Build,
+    what: &str,
+    opts: &Settings,
+    discovery: Option<&Discovery>,
+    nvcc: Option<&Path>,
+    detect: impl FnOnce() -> Result<CompilerCmd>,
+) -> Result<CompilerCmd> {
+    let config = cc_config(b);
+    let Some(discovery) = discovery.filter(|_| !opts.cc_metadata && !config.contains("metadata: true")) else {
+        return detect();
+    };
+    let inputs = format!("{config}\nnvcc {}", nvcc.map(|p| p.display().to_string()).unwrap_or_default());
+    let mut failure = None;
+    let cmd: Option<CompilerCmd> = discovery.remembered(what, &inputs, || match detect() {
+        Ok(cmd) => {
+            let mut programs = vec![cmd.program.clone()];
+            let mut args = cmd.args.iter().map(|a| a.to_string_lossy());
+            while let Some(arg) = args.next() {
+                match arg.strip_prefix("-ccbin") {
+                    Some("") => programs.extend(args.next().map(|a| PathBuf::from(a.as_ref()))),
+                    Some(rest) => programs.push(PathBuf::from(rest.trim_start_matches('='))),
+                    None => {}
+                }
+            }
+            let files: Option<Vec<PathBuf>> = programs.iter().map(|p| discovery.program_file(p)).collect();
+            (Some(cmd), files)
+        }
+        Err(e) => {
+            failure = Some(e);
+            (None, None)
+        }
+    });
+    match (cmd, failure) {
+        (Some(cmd), _) => Ok(cmd),
+        (None, Some(e)) => Err(e),
+        (None, None) => Err(Error::other(format!("internal: no answer for the {what}"))),
+    }
+}
+
+/// cc's configuration as text, without its caches (filled as cc runs) and
+/// its once-only flags, which say nothing about the compiler it picks.
+fn cc_config(b: &cc::Build) -> String {
+    let mut text = format!("{b:?}");
+    for field in ["build_cache: ", "checked_dbg_var: "] {
+        text = without_field(&text, field);
+    }
+    text
+}
+
+/// `text` (a `Debug` rendering) without the value of `field`: up to the
+/// next `,` or closing bracket outside brackets and quotes.
+fn without_field(text: &str, field: &str) -> String {
+    let Some(start) = text.find(field) else {
+        return text.to_string();
+    };
+    let value = start + field.len();
+    let (mut depth, mut quoted, mut escaped) = (0i32, false, false);
+    let mut end = text.len();
+    for (i, c) in text[value..].char_indices() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' if quoted => escaped = true,
+            '"' => quoted = !quoted,
+            _ if quoted => {}
+            '{' | '[' | '(' => depth += 1,
+            '}' | ']' | ')' if depth == 0 => {
+                end = value + i;
+                break;
+            }
+            '}' | ']' | ')' => depth -= 1,
+            ',' if depth == 0 => {
+                end = value + i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    format!("{}{}", &text[..value], &text[end..])
 }
 
 /// The nvcc a build would use, found as `begen doctor` says (`NVCC`,
@@ -726,7 +925,7 @@ pub(crate) fn doctor(opts: &Settings, env: &Env) -> Vec<DoctorLine> {
     lines.push(line("support headers", Ok(support), true));
     let scratch = std::env::temp_dir().join(format!("begen-doctor-{}", std::process::id()));
     // The compiler must run, not only be named.
-    let host = host_compiler(opts, &[], &[], &[], &scratch).and_then(|cmd| {
+    let host = host_compiler(opts, &[], &[], &[], &scratch, None).and_then(|cmd| {
         let runs = std::process::Command::new(&cmd.program).arg("--version").output();
         match runs {
             Ok(out) if out.status.success() => Ok(describe_cmd(&cmd)),

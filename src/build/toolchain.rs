@@ -12,11 +12,12 @@ use std::process::Command;
 
 use super::arch::{self, ArchSource, CudaArch};
 use super::env::Env;
+use super::probes::Probes;
 use super::process::{self, Finished, Stopped};
 use crate::error::{Error, Result};
 
 /// What a probe of `$BEGEN_PYTHON` learned (one run, on first need).
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct PythonProbe {
     /// The site-packages directory, for pip's CUDA layout.
     purelib: Option<PathBuf>,
@@ -38,10 +39,13 @@ except Exception as e:
 const PROBE_TIMEOUT_S: u64 = 60;
 const PROBE_BYTES: u64 = 1 << 20;
 
-/// Finds toolchain pieces on demand; each lookup runs at most once.
+/// Finds toolchain pieces on demand; each lookup runs at most once, and
+/// with a [`Probes`] record, a program's answer is reused across builds
+/// while the program and its inputs are the same.
 pub(crate) struct Discovery<'e> {
     env: &'e Env,
     probe: OnceCell<std::result::Result<PythonProbe, String>>,
+    probes: Option<&'e Probes>,
 }
 
 /// The CUDA side of the toolchain.
@@ -58,8 +62,37 @@ pub(crate) struct Cuda {
 }
 
 impl<'e> Discovery<'e> {
+    /// Probes everything it is asked (`begen doctor`: what is there now).
     pub(crate) fn new(env: &'e Env) -> Discovery<'e> {
-        Discovery { env, probe: OnceCell::new() }
+        Discovery { env, probe: OnceCell::new(), probes: None }
+    }
+
+    /// Reuses the answers in `probes` where they still hold (a build).
+    pub(crate) fn with_probes(env: &'e Env, probes: &'e Probes) -> Discovery<'e> {
+        Discovery { env, probe: OnceCell::new(), probes: Some(probes) }
+    }
+
+    /// `run`'s answer, or the one on record for the same `inputs` (with the
+    /// whole environment) while the files it named are unchanged.
+    pub(crate) fn remembered<T: serde::Serialize + serde::de::DeserializeOwned>(
+        &self,
+        name: &str,
+        inputs: &str,
+        run: impl FnOnce() -> (T, Option<Vec<PathBuf>>),
+    ) -> T {
+        match self.probes {
+            Some(probes) => probes.get_or(name, &format!("{inputs}\n{}", self.env.snapshot()), run),
+            None => run().0,
+        }
+    }
+
+    /// The file a program name runs: itself when it is a path, else found
+    /// on `PATH`.
+    pub(crate) fn program_file(&self, program: &Path) -> Option<PathBuf> {
+        if program.components().count() > 1 {
+            return program.is_file().then(|| program.to_path_buf());
+        }
+        self.which(&program.to_string_lossy())
     }
 
     /// The Python that is asked about jax and pip's CUDA packages:
@@ -95,7 +128,25 @@ impl<'e> Discovery<'e> {
     fn probe(&self) -> &std::result::Result<PythonProbe, String> {
         self.probe.get_or_init(|| {
             let python = self.python();
-            let output = self.run_probe(Path::new(&python), &["-c", PROBE_SCRIPT])?;
+            let inputs = format!("python {python}\n{PROBE_SCRIPT}");
+            self.remembered("python", &inputs, || {
+                let probe = self.run_python_probe(&python);
+                // Kept while the interpreter and its site-packages (which a
+                // `pip install` changes) are the same; a failure is retried.
+                let files = match (&probe, self.program_file(Path::new(&python))) {
+                    (Ok(PythonProbe { purelib: Some(site), jax_include: Ok(_) }), Some(exe)) => {
+                        Some(vec![exe, site.clone()])
+                    }
+                    _ => None,
+                };
+                (probe, files)
+            })
+        })
+    }
+
+    fn run_python_probe(&self, python: &str) -> std::result::Result<PythonProbe, String> {
+        {
+            let output = self.run_probe(Path::new(python), &["-c", PROBE_SCRIPT])?;
             if !output.status.success() {
                 let stderr = String::from_utf8_lossy(&output.stderr);
                 let last = stderr.lines().last().unwrap_or("no output");
@@ -113,7 +164,7 @@ impl<'e> Discovery<'e> {
                 }
             }
             Ok(probe)
-        })
+        }
     }
 
     /// The directory holding `xla/ffi/api/ffi.h`.
@@ -168,13 +219,17 @@ impl<'e> Discovery<'e> {
                 tried.join("; ")
             ))
         })?;
-        let version = self
-            .run_stdout(&nvcc, &["--version"])
-            .and_then(|out| out.lines().find_map(|l| l.split_once("release ").map(|(_, v)| v.trim().to_string())));
-        let supported = self
-            .run_stdout(&nvcc, &["--list-gpu-arch"])
-            .map(|out| out.split_whitespace().filter_map(|w| w.strip_prefix("compute_")?.parse().ok()).collect())
-            .unwrap_or_default();
+        let (version, supported) = self.remembered("nvcc", &format!("nvcc {}", nvcc.display()), || {
+            let version = self
+                .run_stdout(&nvcc, &["--version"])
+                .and_then(|out| out.lines().find_map(|l| l.split_once("release ").map(|(_, v)| v.trim().to_string())));
+            let supported: Vec<u32> = self
+                .run_stdout(&nvcc, &["--list-gpu-arch"])
+                .map(|out| out.split_whitespace().filter_map(|w| w.strip_prefix("compute_")?.parse().ok()).collect())
+                .unwrap_or_default();
+            let keep = (version.is_some() && !supported.is_empty()).then(|| vec![nvcc.clone()]);
+            ((version, supported), keep)
+        });
         let cudart_dir = self.find_cudart(&nvcc);
         Ok(Cuda { nvcc, version, cudart_dir, supported })
     }
@@ -347,11 +402,38 @@ impl<'e> Discovery<'e> {
         if !config.is_empty() {
             return parse(config, ArchSource::Config);
         }
-        let local = arch::local_gpus();
+        let local = self.local_gpus();
         if !local.is_empty() {
             return Ok((local, ArchSource::LocalGpu));
         }
         Ok((arch::default_archs(&cuda.supported), ArchSource::Default))
+    }
+}
+
+impl Discovery<'_> {
+    /// This machine's GPUs (`nvidia-smi`), kept while `nvidia-smi` and the
+    /// driver's list of GPUs (`/proc/driver/nvidia/gpus`) are the same.
+    /// Without `nvidia-smi` on `PATH` there are none, and nothing runs.
+    fn local_gpus(&self) -> Vec<CudaArch> {
+        let Some(smi) = self.which("nvidia-smi") else {
+            return Vec::new();
+        };
+        let mut gpus = String::new();
+        if let Ok(entries) = std::fs::read_dir("/proc/driver/nvidia/gpus") {
+            let mut dirs: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+            dirs.sort();
+            for dir in dirs {
+                let info = std::fs::read_to_string(dir.join("information")).unwrap_or_default();
+                gpus.push_str(&format!("{}\n{info}", dir.display()));
+            }
+        }
+        let numbers: Vec<(u32, Option<char>)> =
+            self.remembered("gpus", &format!("nvidia-smi {}\n{gpus}", smi.display()), || {
+                let found: Vec<(u32, Option<char>)> =
+                    arch::local_gpus(&smi).iter().map(|a| (a.number, a.suffix)).collect();
+                (found, Some(vec![smi.clone()]))
+            });
+        numbers.into_iter().map(|(number, suffix)| CudaArch { number, suffix }).collect()
     }
 }
 

@@ -580,6 +580,7 @@ fn settings(req: &Request, choice: PlatformChoice, sources: &[SourceFile]) -> Se
         link_dirs: c.link.dirs.iter().map(|d| req.root.join(d)).collect(),
         link_args: c.link.args.clone(),
         jax_min: None,
+        compiler_launcher: c.compiler_launcher.clone(),
     }
 }
 

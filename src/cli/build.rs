@@ -79,6 +79,10 @@ pub(crate) struct BuildArgs {
     /// No progress lines.
     #[arg(short, long)]
     pub(crate) quiet: bool,
+    /// Every compiler warning in full [default: a count per source and the
+    /// first few; all of them in the work directory's warnings.log].
+    #[arg(short, long)]
+    pub(crate) verbose: bool,
 }
 
 /// `begen doctor`.
@@ -136,6 +140,7 @@ pub(crate) fn build(args: &BuildArgs) -> i32 {
     opts.includes = args.include.clone();
     opts.jobs = args.jobs;
     opts.work_dir = args.work_dir.clone();
+    opts.verbose = args.verbose;
     let mut reporter = StderrReporter { quiet: args.quiet };
     match crate::driver::build(&opts, &Env::new(), &mut reporter) {
         Ok(out) => {

@@ -687,6 +687,8 @@ pub(crate) struct Settings {
     /// compiled against (`--jax-min`, else begen.yaml's `jax_min`); none:
     /// the running jaxlib's.
     pub(crate) jax_min: Option<String>,
+    /// begen.yaml's `compiler_launcher` (`ccache`, `sccache`).
+    pub(crate) compiler_launcher: Option<String>,
 }
 
 /// What `emit` and `build` take: the checked functions of one library.

@@ -65,3 +65,13 @@ pub(crate) fn bad_define(name: &str) -> String {
 }
 
 pub(crate) const HINT_DEFINE: &str = "write defines as `{BLOCK: 256, USE_FAST: true, MODE: kFast}`";
+
+// ---- building ----
+
+pub(crate) fn launcher_not_found(program: &str, from: &str) -> String {
+    let program = q(program);
+    format!(
+        "the compiler launcher `{program}` (from {from}) was not found: neither a file nor a program on PATH. \
+         Install it (`apt-get install ccache`, `cargo install sccache`), give its path, or unset it"
+    )
+}

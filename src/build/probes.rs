@@ -1,0 +1,170 @@
+//! What begen learned by running the toolchain (cc's compiler detection,
+//! `nvcc --version` and `--list-gpu-arch`, `nvidia-smi`, the Python probe),
+//! kept in the work directory (`probes.json`) so that a build with nothing
+//! changed starts no process.
+//!
+//! An answer is reused only while everything it was derived from is as it
+//! was: its inputs (the program's path, the settings and the environment
+//! that choose or configure it, as one text compared whole), and the
+//! identity ([`Stamp`]) of each file it depends on — the compiler binary
+//! itself (symbolic links resolved: an `update-alternatives` or a new
+//! toolkit is another file), a Python's site-packages folder (a `pip
+//! install` changes it). Anything else is probed again, and `BEGEN_EXPLAIN`
+//! says why.
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use super::stamp::Stamp;
+
+const FILE: &str = "probes.json";
+
+/// The record on disk: one entry per probe.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct Record {
+    /// begen's version: another begen probes again.
+    begen: String,
+    entries: BTreeMap<String, Entry>,
+}
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+struct Entry {
+    inputs: String,
+    files: Vec<(PathBuf, Stamp)>,
+    value: serde_json::Value,
+}
+
+/// The probe answers of one work directory, loaded once per build and
+/// saved at its end when one changed.
+#[derive(Debug)]
+pub(crate) struct Probes {
+    path: Option<PathBuf>,
+    record: RefCell<Record>,
+    dirty: RefCell<bool>,
+    /// Why each probe ran (for `BEGEN_EXPLAIN`).
+    notes: RefCell<Vec<String>>,
+}
+
+impl Probes {
+    /// The answers kept in `work` (none when it has no readable record).
+    pub(crate) fn load(work: &Path) -> Probes {
+        let path = work.join(FILE);
+        let begen = env!("CARGO_PKG_VERSION").to_string();
+        let record = std::fs::read(&path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<Record>(&bytes).ok())
+            .filter(|r| r.begen == begen)
+            .unwrap_or(Record { begen, entries: BTreeMap::new() });
+        Probes { path: Some(path), record: RefCell::new(record), dirty: RefCell::new(false), notes: Default::default() }
+    }
+
+    /// No record: every probe runs.
+    #[cfg(test)]
+    pub(crate) fn none() -> Probes {
+        Probes { path: None, record: Default::default(), dirty: RefCell::new(false), notes: Default::default() }
+    }
+
+    /// The answer of probe `name`, reused when its inputs and files are as
+    /// recorded, else computed by `run` (which returns the answer and the
+    /// files it depends on; `None` when it must not be kept, such as a
+    /// failure worth retrying).
+    pub(crate) fn get_or<T: Serialize + DeserializeOwned>(
+        &self,
+        name: &str,
+        inputs: &str,
+        run: impl FnOnce() -> (T, Option<Vec<PathBuf>>),
+    ) -> T {
+        if self.path.is_none() {
+            return run().0;
+        }
+        let why = match self.record.borrow().entries.get(name) {
+            None => "no answer on record".to_string(),
+            Some(e) if e.inputs != inputs => "its inputs (program, settings or environment) changed".to_string(),
+            Some(e) => match e.files.iter().find(|(path, stamp)| Stamp::of(path).as_ref() != Some(stamp)) {
+                Some((path, _)) => format!("`{}` changed", path.display()),
+                None => match serde_json::from_value(e.value.clone()) {
+                    Ok(value) => return value,
+                    Err(_) => "its answer on record is unreadable".to_string(),
+                },
+            },
+        };
+        self.notes.borrow_mut().push(format!("probing {name}: {why}"));
+        let (value, files) = run();
+        let Some(files) = files else {
+            return value;
+        };
+        let files = files
+            .into_iter()
+            .filter_map(|f| {
+                let real = std::fs::canonicalize(&f).unwrap_or(f);
+                let stamp = Stamp::of(&real)?;
+                Some((real, stamp))
+            })
+            .collect();
+        if let Ok(json) = serde_json::to_value(&value) {
+            let entry = Entry { inputs: inputs.to_string(), files, value: json };
+            self.record.borrow_mut().entries.insert(name.to_string(), entry);
+            *self.dirty.borrow_mut() = true;
+        }
+        value
+    }
+
+    /// Why each probe ran this build.
+    pub(crate) fn take_notes(&self) -> Vec<String> {
+        std::mem::take(&mut self.notes.borrow_mut())
+    }
+
+    /// Writes the record back when an answer changed (a failure to write
+    /// only costs the probes next time).
+    pub(crate) fn save(&self) {
+        let Some(path) = &self.path else { return };
+        if !*self.dirty.borrow() {
+            return;
+        }
+        if let Ok(text) = serde_json::to_string_pretty(&*self.record.borrow()) {
+            let _ = super::files::write_if_changed(path, text.as_bytes());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_answer_is_reused_until_its_inputs_or_files_change() {
+        let dir = std::env::temp_dir().join(format!("begen-probes-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let tool = dir.join("tool");
+        std::fs::write(&tool, "v1").unwrap();
+        let runs = RefCell::new(0);
+        let probe = |probes: &Probes, inputs: &str| {
+            probes.get_or("tool", inputs, || {
+                *runs.borrow_mut() += 1;
+                (std::fs::read_to_string(&tool).unwrap(), Some(vec![tool.clone()]))
+            })
+        };
+        let probes = Probes::load(&dir);
+        assert_eq!(probe(&probes, "a"), "v1");
+        assert_eq!(probes.take_notes(), ["probing tool: no answer on record"]);
+        probes.save();
+        let probes = Probes::load(&dir);
+        assert_eq!(probe(&probes, "a"), "v1");
+        assert_eq!(*runs.borrow(), 1, "reused from the record");
+        assert_eq!(probe(&probes, "b"), "v1");
+        assert_eq!(*runs.borrow(), 2, "other inputs");
+        std::fs::write(&tool, "v2!").unwrap();
+        assert_eq!(probe(&probes, "b"), "v2!");
+        assert_eq!(*runs.borrow(), 3, "the file changed");
+        assert!(probes.take_notes().last().unwrap().contains("changed"));
+        // No record kept: always runs.
+        assert_eq!(probe(&Probes::none(), "b"), "v2!");
+        assert_eq!(*runs.borrow(), 4);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
