@@ -97,8 +97,9 @@ pub(crate) fn declare<S: Send>(
         headers.resolve(map, f.scanned.file, own, &mut f.table, &mut f.header_structs, &mut f.diags);
     }
     par::for_each(&mut rest, threads, Parser::default, |parser, f| f.locate(parser.get()));
-    let mut declared = Vec::new();
-    let mut diags = Vec::new();
+    // One allocation each: a large tree declares thousands of functions.
+    let mut declared = Vec::with_capacity(files.iter().map(|f| f.declared.len()).sum());
+    let mut diags = Vec::with_capacity(files.iter().map(|f| f.diags.len()).sum());
     for f in files {
         diags.extend(f.diags);
         declared.extend(f.declared);
