@@ -141,11 +141,15 @@ pub fn run(settings: &Settings) -> Result<Run, Error> {
 
     // scan: annotations; parse: signatures.
     let wanted: BTreeSet<FileId> = listed.keys().copied().collect();
-    let (scanned, scan_diags) = scan::scan(&map, &files, &wanted);
-    diags.extend(scan_diags);
+    // Each file is scanned and parsed in one go (only the files in flight
+    // hold a code view); the scan's diagnostics come first, as if the two
+    // ran one after the other.
+    let mut pending = scan::pending(&files, &wanted);
     let include_dirs = config.include_dirs.iter().map(|d| root.join(d)).collect();
     let mut headers = Headers::new(root, include_dirs);
-    let (mut declared, parse_diags) = parse::declare(&mut map, scanned, &listed, &mut headers);
+    let (mut declared, parse_diags) =
+        parse::declare(&mut map, &mut pending, scan::Pending::scan, &listed, &mut headers);
+    diags.extend(pending.into_iter().flat_map(|p| p.diags));
     diags.extend(parse_diags);
 
     // The second front end: begen.yaml's precompiled kernels.

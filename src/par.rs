@@ -12,7 +12,8 @@ use std::sync::{Mutex, PoisonError};
 /// How many threads to use: one per core the process may use (finding out
 /// reads cgroup files, so ask once).
 pub(crate) fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, usize::from)
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
 /// Runs `work` on every item, on up to `threads` threads. Each thread makes

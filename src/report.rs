@@ -13,13 +13,36 @@ use crate::driver::Run;
 use crate::model::{Function, Token};
 use crate::source::SourceMap;
 
-/// The whole document.
-#[derive(Debug, Serialize)]
-pub(crate) struct Report {
-    /// The checked functions (those without errors), sorted by file and line.
-    pub(crate) functions: Vec<FunctionEntry>,
-    /// Every diagnostic of the run, sorted by file, line and column.
-    pub(crate) diagnostics: Vec<DiagnosticEntry>,
+/// The whole document: `functions`, the checked functions (those without
+/// errors) sorted by file and line, then `diagnostics`, every diagnostic of
+/// the run sorted by file, line and column. Each entry is made as it is
+/// written, so the document is never held whole (a large tree has
+/// thousands of diagnostics).
+pub(crate) struct Report<'a> {
+    run: &'a Run,
+}
+
+impl Serialize for Report<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        struct Seq<I>(std::cell::Cell<Option<I>>);
+        impl<I: Iterator<Item = T>, T: Serialize> Serialize for Seq<I> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                // Written once; a second time (no serializer does) would be empty.
+                match self.0.take() {
+                    Some(entries) => serializer.collect_seq(entries),
+                    None => serializer.collect_seq(std::iter::empty::<T>()),
+                }
+            }
+        }
+        let run = self.run;
+        let functions = Seq(Some(run.library.functions.iter().map(function_entry)).into());
+        let diagnostics = Seq(Some(run.diagnostics.iter().map(|d| diagnostic_entry(d, &run.sources))).into());
+        let mut doc = serializer.serialize_struct("Report", 2)?;
+        doc.serialize_field("functions", &functions)?;
+        doc.serialize_field("diagnostics", &diagnostics)?;
+        doc.end()
+    }
 }
 
 /// One function of the document.
@@ -109,13 +132,10 @@ pub(crate) struct LabelEntry {
     pub(crate) message: String,
 }
 
-impl Report {
+impl<'a> Report<'a> {
     /// The document of a run.
-    pub(crate) fn new(run: &Run) -> Self {
-        Report {
-            functions: run.library.functions.iter().map(function_entry).collect(),
-            diagnostics: run.diagnostics.iter().map(|d| diagnostic_entry(d, &run.sources)).collect(),
-        }
+    pub(crate) fn new(run: &'a Run) -> Self {
+        Report { run }
     }
 
     /// The document as pretty-printed JSON, ending with a newline

@@ -221,7 +221,7 @@ fn param(name: String, token: Token, half_repr: Option<HalfRepr>, span: Span, ma
 
 /// Auto-detection: every parameter's role from its declaration.
 fn infer_all(c: &Declared, sig: &Signature, map: &SourceMap, diags: &mut Vec<Diagnostic>) -> Option<Vec<Param>> {
-    let mut params = Vec::new();
+    let mut params = Vec::with_capacity(sig.params.len());
     for (i, p) in sig.params.iter().enumerate() {
         let loc = p.span;
         let name = param_name(p, i);

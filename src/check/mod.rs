@@ -267,16 +267,20 @@ fn check_functions(
     let config_file = req.config_file.clone();
     let locate = move |word: &str, line: usize| config_file.as_ref().map(|c| c.span(map, word, line));
     let config_path = req.root.join(crate::config::FILE);
-    struct Item {
-        instance: Option<Instance>,
+    // Small items (a declared function and a checked one are large, and a
+    // large tree has thousands): each takes its instance out of `slots` and
+    // drops it on the worker.
+    struct Item<'a> {
+        instance: &'a mut Option<Instance>,
         repeat: Repeat,
-        function: Option<Function>,
+        function: Option<Box<Function>>,
         diags: Vec<Diagnostic>,
     }
-    let mut items: Vec<Item> = instances
-        .into_iter()
+    let mut slots: Vec<Option<Instance>> = instances.into_iter().map(Some).collect();
+    let mut items: Vec<Item> = slots
+        .iter_mut()
         .zip(repeats)
-        .map(|(i, &repeat)| Item { instance: Some(i), repeat, function: None, diags: Vec::new() })
+        .map(|(instance, &repeat)| Item { instance, repeat, function: None, diags: Vec::new() })
         .collect();
     par::for_each(
         &mut items,
@@ -316,15 +320,17 @@ fn check_functions(
             item.function = function.filter(|_| item.repeat == Repeat::Unique).map(|mut f| {
                 f.module = module;
                 f.variant = variant;
-                f
+                Box::new(f)
             });
             item.diags = diags;
         },
     );
     let mut functions = Vec::new();
+    // One allocation: a large tree has a diagnostic per function.
+    diags.reserve(items.iter().map(|i| i.diags.len()).sum());
     for item in items {
         diags.extend(item.diags);
-        functions.extend(item.function);
+        functions.extend(item.function.map(|f| *f));
     }
     functions
 }

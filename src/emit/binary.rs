@@ -315,8 +315,8 @@ fn emit_launch_dims(f: &Function, b: &BinaryCall, fname: &str) -> Vec<String> {
     ];
     for (var, max, out, what) in extents {
         body.push(format!(
-            "if (std::string e = begen::bin::extent({var}, {max}, \"{what}\", &{out}); !e.empty()) \
-             return begen::bin::error(\"{fname}\", e);"
+            "if (!begen::bin::fits_extent({var}, {max}, &{out})) \
+             return begen::bin::error(\"{fname}\", begen::bin::extent({var}, {max}, \"{what}\", &{out}));"
         ));
     }
     body.push(

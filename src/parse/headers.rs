@@ -20,10 +20,38 @@ struct HeaderRead {
     structs: Arc<Vec<Found>>,
 }
 
-/// Local headers, each read once per run.
-pub(crate) struct Headers {
+/// Where a quoted `#include` is looked for: next to the including file,
+/// then at the root, then in begen.yaml's `include_dirs`.
+pub(crate) struct IncludeSearch {
     root: PathBuf,
     include_dirs: Vec<PathBuf>,
+}
+
+impl IncludeSearch {
+    /// The file `inc` names from `dir` (the including file's folder), with
+    /// its metadata: the first candidate that exists and is not a directory
+    /// (the compiler's choice too).
+    pub(crate) fn find(&self, dir: &Path, inc: &str) -> Option<(PathBuf, std::fs::Metadata)> {
+        let candidates = std::iter::once(dir.join(inc))
+            .chain(std::iter::once(self.root.join(inc)))
+            .chain(self.include_dirs.iter().map(|d| d.join(inc)));
+        candidates.into_iter().find_map(|p| std::fs::metadata(&p).ok().filter(|m| !m.is_dir()).map(|m| (p, m)))
+    }
+
+    /// Whether none of `own`'s includes (written in `file`) names a file
+    /// that exists: then resolving them reads nothing and reports nothing,
+    /// and [`own_table`] makes the file's macro table.
+    pub(crate) fn names_nothing(&self, map: &SourceMap, file: FileId, own: &Directives) -> bool {
+        own.includes.is_empty() || {
+            let dir = including_dir(map, file);
+            own.includes.iter().all(|inc| self.find(&dir, inc).is_none())
+        }
+    }
+}
+
+/// Local headers, each read once per run.
+pub(crate) struct Headers {
+    search: IncludeSearch,
     /// By canonical path; `None`: unreadable.
     cache: HashMap<PathBuf, Option<Rc<HeaderRead>>>,
     /// Every header file read (for `cargo:rerun-if-changed`).
@@ -32,7 +60,13 @@ pub(crate) struct Headers {
 
 impl Headers {
     pub(crate) fn new(root: &Path, include_dirs: Vec<PathBuf>) -> Headers {
-        Headers { root: root.to_path_buf(), include_dirs, cache: HashMap::new(), read: Vec::new() }
+        let search = IncludeSearch { root: root.to_path_buf(), include_dirs };
+        Headers { search, cache: HashMap::new(), read: Vec::new() }
+    }
+
+    /// Where includes are looked for (shareable across threads).
+    pub(crate) fn search(&self) -> &IncludeSearch {
+        &self.search
     }
 
     /// Makes a file's macro table from its own directives (`own`) and those
@@ -49,40 +83,16 @@ impl Headers {
         diags: &mut Vec<Diagnostic>,
     ) {
         let mut visited = BTreeSet::new();
-        let dir = map.get(file).path.parent().map(Path::to_path_buf).unwrap_or_default();
-        // `steps` names the defines in order: each is moved into the table.
-        let mut defines = own.defines.into_iter();
-        for step in &own.steps {
-            match step {
-                Step::Define(_) => {
-                    if let Some(m) = defines.next() {
-                        table.define(m.at, m);
-                    }
-                }
-                Step::Undef(name, at) => table.undef(*at, name),
-                Step::Include(k, at) => {
-                    let mut cx = Visit {
-                        file,
-                        table: &mut *table,
-                        structs: &mut *structs,
-                        visited: &mut visited,
-                        diags: &mut *diags,
-                    };
-                    self.include(map, &dir, &own.includes[*k], *at, &mut cx);
-                }
-            }
-        }
+        let dir = including_dir(map, file);
+        apply(own, table, |table, inc, at| {
+            let mut cx = Visit { file, table, structs: &mut *structs, visited: &mut visited, diags: &mut *diags };
+            self.include(map, &dir, inc, at, &mut cx);
+        });
     }
 
     fn include(&mut self, map: &mut SourceMap, dir: &Path, inc: &str, pos: usize, cx: &mut Visit) {
-        let candidates = std::iter::once(dir.join(inc))
-            .chain(std::iter::once(self.root.join(inc)))
-            .chain(self.include_dirs.iter().map(|d| d.join(inc)));
-        // The first that exists and is not a directory is the compiler's
-        // choice too; one that is not a regular file would block the compile.
-        let found =
-            candidates.into_iter().find_map(|p| std::fs::metadata(&p).ok().filter(|m| !m.is_dir()).map(|m| (p, m)));
-        let Some((path, meta)) = found else { return };
+        // One that is not a regular file would block the compile.
+        let Some((path, meta)) = self.search.find(dir, inc) else { return };
         if !meta.is_file() {
             let message = msg::include_not_regular(inc, &path.display().to_string());
             cx.diags.push(Diagnostic::error(map.span(cx.file, pos, pos), message));
@@ -122,9 +132,9 @@ impl Headers {
         let id = match map.find(path) {
             Some(id) => id,
             None => match std::fs::read(path) {
-                Ok(bytes) => map.add(crate::source::relative(&self.root, path), path, bytes),
+                Ok(bytes) => map.add(crate::source::relative(&self.search.root, path), path, bytes),
                 Err(e) => {
-                    let id = map.add(crate::source::relative(&self.root, path), path, Vec::new());
+                    let id = map.add(crate::source::relative(&self.search.root, path), path, Vec::new());
                     diags.push(Diagnostic::file(Severity::Warning, id, msg::unreadable(&e.to_string())));
                     return None;
                 }
@@ -137,6 +147,37 @@ impl Headers {
             structs: Arc::new(structs::scan(&code, id)),
         })
     }
+}
+
+/// The folder a file's includes are looked for in first.
+fn including_dir(map: &SourceMap, file: FileId) -> PathBuf {
+    map.get(file).path.parent().map(Path::to_path_buf).unwrap_or_default()
+}
+
+/// Applies a file's own directives to `table` in order: its defines (moved
+/// in) and undefs; each include goes to `include` with its offset.
+fn apply(own: Directives, table: &mut MacroTable, mut include: impl FnMut(&mut MacroTable, &str, usize)) {
+    let Directives { defines, includes, steps, .. } = own;
+    // `steps` names the defines in order: each is moved into the table.
+    let mut defines = defines.into_iter();
+    for step in &steps {
+        match step {
+            Step::Define(_) => {
+                if let Some(m) = defines.next() {
+                    table.define(m.at, m);
+                }
+            }
+            Step::Undef(name, at) => table.undef(*at, name),
+            Step::Include(k, at) => include(table, &includes[*k], *at),
+        }
+    }
+}
+
+/// The macro table of a file whose includes name nothing
+/// ([`IncludeSearch::names_nothing`]): its own directives alone, as
+/// [`Headers::resolve`] would make it.
+pub(crate) fn own_table(own: Directives, table: &mut MacroTable) {
+    apply(own, table, |_, _, _| {});
 }
 
 /// What one walk of a file's includes fills in.

@@ -42,45 +42,80 @@ struct FileParse<'a> {
     header_structs: Vec<Arc<Vec<structs::Found>>>,
     diags: Vec<Diagnostic>,
     declared: Vec<Declared>,
+    /// Located already: its includes name no file.
+    done: bool,
 }
 
-/// Reads the signature of every annotated function of `scanned`, and of
-/// every function begen.yaml's `sources:` names (`listed`, by file). Macros in local headers are resolved through
-/// `headers`, which reads a header not yet in `map` into it.
-pub(crate) fn declare(
+/// Scans each of `sources` (with `scan`, which says what it found) and
+/// reads the signature of every annotated function found, and of every
+/// function begen.yaml's `sources:` names (`listed`, by file). Macros in
+/// local headers are resolved through `headers`, which reads a header not
+/// yet in `map` into it.
+///
+/// A file is scanned, parsed and freed in one go on a worker thread unless
+/// it includes a local header: those are resolved in file order after the
+/// scan (so the first file to read a header reports a problem with it),
+/// then located. Only the files in flight hold a code view and a macro
+/// table, so memory does not grow with the tree beyond its bytes and
+/// results.
+pub(crate) fn declare<S: Send>(
     map: &mut SourceMap,
-    scanned: Vec<Scanned>,
+    sources: &mut [S],
+    scan: impl Fn(&mut S, &SourceMap) -> Option<Scanned> + Sync,
     listed: &BTreeMap<FileId, Vec<Listed>>,
     headers: &mut Headers,
 ) -> (Vec<Declared>, Vec<Diagnostic>) {
-    let mut files: Vec<FileParse> = scanned
-        .into_iter()
-        .map(|s| FileParse {
-            listed: listed.get(&s.file).map_or(&[], Vec::as_slice),
-            scanned: s,
+    let mut files: Vec<(&mut S, Option<FileParse>)> = sources.iter_mut().map(|s| (s, None)).collect();
+    let threads = par::threads();
+    let (shared, search): (&SourceMap, _) = (map, headers.search());
+    par::for_each(&mut files, threads, Parser::default, |parser, (source, out)| {
+        let Some(scanned) = scan(source, shared) else { return };
+        let mut f = FileParse {
+            listed: listed.get(&scanned.file).map_or(&[], Vec::as_slice),
+            scanned,
             table: MacroTable::default(),
             own: macros::Directives::default(),
             header_structs: Vec::new(),
             diags: Vec::new(),
             declared: Vec::new(),
-        })
-        .collect();
-    let threads = par::threads();
-    par::for_each(&mut files, threads, || (), |_, f| f.directives(map));
+            done: false,
+        };
+        f.directives(shared);
+        if search.names_nothing(shared, f.scanned.file, &f.own) {
+            headers::own_table(std::mem::take(&mut f.own), &mut f.table);
+            f.locate(parser.get());
+            f.done = true;
+        }
+        *out = Some(f);
+    });
+    let mut files: Vec<FileParse> = files.into_iter().filter_map(|(_, f)| f).collect();
     // Includes are resolved in file order, so the first file to read a
     // header reports a problem with it.
-    for f in &mut files {
+    let mut rest: Vec<&mut FileParse> = files.iter_mut().filter(|f| !f.done).collect();
+    for f in &mut rest {
         let own = std::mem::take(&mut f.own);
         headers.resolve(map, f.scanned.file, own, &mut f.table, &mut f.header_structs, &mut f.diags);
     }
-    par::for_each(&mut files, threads, SignatureParser::new, |parser, f| f.locate(parser));
-    let mut declared = Vec::new();
-    let mut diags = Vec::new();
+    par::for_each(&mut rest, threads, Parser::default, |parser, f| f.locate(parser.get()));
+    // One allocation each: a large tree declares thousands of functions.
+    let mut declared = Vec::with_capacity(files.iter().map(|f| f.declared.len()).sum());
+    let mut diags = Vec::with_capacity(files.iter().map(|f| f.diags.len()).sum());
     for f in files {
         diags.extend(f.diags);
         declared.extend(f.declared);
     }
     (declared, diags)
+}
+
+/// A worker's signature parser, made on its first use (most files of a
+/// large tree may need none).
+#[derive(Default)]
+struct Parser(Option<SignatureParser>);
+
+impl Parser {
+    fn get(&mut self) -> &mut SignatureParser {
+        self.0.get_or_insert_with(SignatureParser::new)
+    }
 }
 
 impl FileParse<'_> {

@@ -106,33 +106,34 @@ fn read_file(e: &walk::Entry) -> Read {
     }
 }
 
-/// Lexes every usable source (in parallel) and finds its annotations.
-/// A source is handed on when it has annotations or is in `wanted` (it has
-/// functions named in begen.yaml). Annotations in headers are reported and
-/// ignored.
-pub(crate) fn scan(map: &SourceMap, files: &[Loaded], wanted: &BTreeSet<FileId>) -> (Vec<Scanned>, Vec<Diagnostic>) {
-    struct Work {
-        file: Loaded,
-        diags: Vec<Diagnostic>,
-        found: Option<Scanned>,
+/// One usable file to scan, and what scanning it reported.
+pub(crate) struct Pending {
+    file: Loaded,
+    /// begen.yaml's `sources:` names functions in it.
+    wanted: bool,
+    /// What scanning it reported, in order.
+    pub(crate) diags: Vec<Diagnostic>,
+}
+
+/// Every usable file, each to be scanned by [`Pending::scan`] on any thread:
+/// `parse::declare` scans and parses file by file, so only the files in
+/// flight hold a code view. `wanted` holds the files with functions named
+/// in begen.yaml.
+pub(crate) fn pending(files: &[Loaded], wanted: &BTreeSet<FileId>) -> Vec<Pending> {
+    files
+        .iter()
+        .filter(|f| f.usable)
+        .map(|&file| Pending { file, wanted: wanted.contains(&file.id), diags: Vec::new() })
+        .collect()
+}
+
+impl Pending {
+    /// Lexes the file and finds its annotations. The file is handed on
+    /// when it has annotations or is wanted; annotations in headers are
+    /// reported and ignored.
+    pub(crate) fn scan(&mut self, map: &SourceMap) -> Option<Scanned> {
+        scan_file(map, self.file, self.wanted, &mut self.diags)
     }
-    let mut work: Vec<Work> =
-        files.iter().filter(|f| f.usable).map(|&file| Work { file, diags: Vec::new(), found: None }).collect();
-    par::for_each(
-        &mut work,
-        par::threads(),
-        || (),
-        |_, w| {
-            w.found = scan_file(map, w.file, wanted.contains(&w.file.id), &mut w.diags);
-        },
-    );
-    let mut scanned = Vec::new();
-    let mut diags = Vec::new();
-    for w in work {
-        diags.extend(w.diags);
-        scanned.extend(w.found);
-    }
-    (scanned, diags)
 }
 
 fn scan_file(map: &SourceMap, file: Loaded, wanted: bool, diags: &mut Vec<Diagnostic>) -> Option<Scanned> {

@@ -2,7 +2,7 @@
 // driver entry points begen/cuda_driver.h resolves, recording what a
 // generated handler asks for instead of running anything. The probe reads
 // the record through fake_record(); FAKE_CUDA_FAIL_LAUNCH=1 makes
-// cuLaunchKernel fail.
+// cuLaunchKernel fail. One context: every stream's, and current.
 //
 // `begen_write_words` (begen/list_words.h, the kernel that writes a cuTile
 // list's words) is run as the GPU would: its `count` words are stored at its
@@ -25,6 +25,7 @@ struct FakeRecord {
     int word_launches;       // begen_write_words launches
     unsigned word_grid[3], word_block[3];
     unsigned word_counts[16];  // the count of each (the first 16)
+    int ctx_asks;            // cuStreamGetCtx calls
 };
 
 static FakeRecord record;
@@ -40,7 +41,7 @@ int cuGetErrorString(int, const char** s) { return *s = "a fake failure", 0; }
 int cuCtxGetCurrent(void** c) { return *c = &context, 0; }
 int cuCtxPushCurrent_v2(void*) { return 0; }
 int cuCtxPopCurrent_v2(void** c) { return *c = &context, 0; }
-int cuStreamGetCtx(void*, void** c) { return *c = &context, 0; }
+int cuStreamGetCtx(void*, void** c) { return ++record.ctx_asks, *c = &context, 0; }
 int cuModuleLoadData(void** m, const void*) { return ++record.loads, *m = &context, 0; }
 int cuModuleGetFunction(void** f, void*, const char* name) {
     std::strncpy(record.symbol, name, sizeof(record.symbol) - 1);

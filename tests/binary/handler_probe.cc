@@ -30,6 +30,7 @@ struct FakeRecord {
     int word_launches;
     unsigned word_grid[3], word_block[3];
     unsigned word_counts[16];
+    int ctx_asks;
 };
 
 int failures = 0;
@@ -109,6 +110,25 @@ int main(int, char** argv) {
     expect(at<uint64_t>(r, 24) == reinterpret_cast<uintptr_t>(x), "x at 24");
     expect(at<uint64_t>(r, 32) == 1000, "n at 32");
     expect(at<uint64_t>(r, 40) == reinterpret_cast<uintptr_t>(y), "y at 40");
+    // Later launches on the stream do not ask the driver for its context;
+    // one on another stream does, once.
+    int asks = r->ctx_asks;
+    expect(asks == 1, "the stream's context asked at the first launch");
+    for (int k = 0; k < 3; ++k) {
+        expect(begen_mixed_affine_impl(stream, view<F32>(xb), xla::ffi::Result<F32>(view<F32>(yb)),
+                                       xla::ffi::Span<const uint8_t>(affine, 24))
+                   .success(),
+               "affine launches again");
+    }
+    expect(r->ctx_asks == asks && r->launches == 4 && r->loads == 1, "three more launches, no context asked");
+    void* other = reinterpret_cast<void*>(0x5678);
+    for (int k = 0; k < 2; ++k) {
+        expect(begen_mixed_affine_impl(other, view<F32>(xb), xla::ffi::Result<F32>(view<F32>(yb)),
+                                       xla::ffi::Span<const uint8_t>(affine, 24))
+                   .success(),
+               "affine launches on another stream");
+    }
+    expect(r->ctx_asks == asks + 1 && r->launches == 6 && r->loads == 1, "another stream: its context asked once");
     expect_error(begen_mixed_affine_impl(stream, view<F32>(xb), xla::ffi::Result<F32>(view<F32>(yb)),
                                          xla::ffi::Span<const uint8_t>(affine, 20)),
                  "affine: attribute 'p' holds 20 bytes; struct Affine has 24", "a short struct");
@@ -122,7 +142,7 @@ int main(int, char** argv) {
     expect(begen_mixed_affine_impl(stream, view<F32>(empty_x), xla::ffi::Result<F32>(view<F32>(empty_y)),
                                    xla::ffi::Span<const uint8_t>(affine, 24))
                    .success() &&
-               r->launches == 1,
+               r->launches == 6,
            "an empty grid launches nothing");
 
     // tile_scale (cutile_python_v1): x (ptr @0, shape @8, stride @12), y (@16, @24, @28), s @32.
@@ -327,11 +347,15 @@ int main(int, char** argv) {
                  "tile_two_lists: parameter 'arg2[2]': dimension 1 must be 4, got 5", "a literal extent in an element");
 
     // A driver failure: an error naming the kernel, its symbol and the call.
+    // The launch before it was on the same stream, so the failed launch is
+    // the fast one, retried the full way (the stream's context asked).
+    asks = r->ctx_asks;
     setenv("FAKE_CUDA_FAIL_LAUNCH", "1", 1);
     expect_error(begen_mixed_tile_scale_impl(stream, view<F32>(sx), xla::ffi::Result<F32>(view<F32>(sy)), 1.0f),
                  "kernel `tile_scale` (symbol `scale_Kt1_A1f32_1i16t1_p16_A1f32_1t1_Sf32_I16`): cuLaunchKernel failed: "
                  "CUDA_ERROR_FAKE (a fake failure)",
                  "driver error");
+    expect(r->ctx_asks == asks + 1, "the failed fast launch retried with the stream's context asked");
     std::printf("%s\n", failures == 0 ? "all ok" : "failures");
     return failures == 0 ? 0 : 1;
 }

@@ -257,6 +257,15 @@ BEGEN_HIDDEN inline T narrow(int64_t v) noexcept {
     return static_cast<T>(v);
 }
 
+/// A launch extent within [0, max], stored in `out`; false (and `out`
+/// unchanged) when it is not. No string on the way: the handler builds the
+/// message with `extent` only when this fails.
+BEGEN_HIDDEN inline bool fits_extent(int64_t v, int64_t max, unsigned* out) noexcept {
+    if (v < 0 || v > max) return false;
+    *out = static_cast<unsigned>(v);
+    return true;
+}
+
 /// A launch extent: `what` names it in the message.
 BEGEN_HIDDEN inline std::string extent(int64_t v, int64_t max, const char* what, unsigned* out) {
     if (v < 0 || v > max) {

@@ -160,6 +160,27 @@ BEGEN_HIDDEN inline const Driver& driver() {
     return d;
 }
 
+namespace detail {
+
+/// The stream this thread last launched a kernel on, with its context and
+/// the context that was current then. XLA launches on a few long-lived
+/// streams with the stream's context current, so the driver is asked for a
+/// stream's context (cuStreamGetCtx: a lookup of the handle, the costliest
+/// part of a launch after the launch itself) once per stream and thread,
+/// not per call.
+struct StreamContext {
+    CUstream stream = nullptr;
+    CUcontext ctx = nullptr;
+    CUcontext current = nullptr;
+};
+
+BEGEN_HIDDEN inline StreamContext& last_stream() noexcept {
+    static thread_local StreamContext s;
+    return s;
+}
+
+}  // namespace detail
+
 /// A launch's grid or block extent.
 struct Dim3 {
     unsigned x = 1, y = 1, z = 1;
@@ -190,13 +211,14 @@ public:
 
     /// The kernel's function in the context of `stream` (or the current
     /// one), loading the image there on first use.
-    std::string function(CUstream stream, CUfunction* out) noexcept {
+    std::string function(CUstream stream, CUfunction* out, CUcontext* in = nullptr) noexcept {
         const Driver& d = driver();
         if (!d.error.empty()) return fail(d.error);
         CUcontext ctx = nullptr;
         CUresult r = stream != nullptr ? d.cuStreamGetCtx(stream, &ctx) : d.cuCtxGetCurrent(&ctx);
         if (r != kSuccess) return fail(stream != nullptr ? "cuStreamGetCtx" : "cuCtxGetCurrent", r);
         if (ctx == nullptr) return fail("no CUDA context is current");
+        if (in != nullptr) *in = ctx;
         // Lock-free: a slot is written before `count_` publishes it.
         if (Loaded* l = find(ctx, count_.load(std::memory_order_acquire))) {
             *out = l->function;
@@ -207,16 +229,41 @@ public:
 
     /// Launches on `stream` with `params` (one pointer per kernel parameter,
     /// as cuLaunchKernel takes them). Empty on success, else the message.
+    ///
+    /// The fast path: the stream is the one this thread launched on last,
+    /// the same context is current (a thread-local read in the driver), and
+    /// the kernel is loaded in that stream's context with enough shared
+    /// memory allowed: one launch, no other driver call. A stream destroyed
+    /// and another made at the same handle in another context changes the
+    /// current context too (XLA makes a stream's context current), and a
+    /// fast launch that fails anyway is retried the full way (the stream's
+    /// context asked, the image loaded, the shared memory opted in), whose
+    /// outcome is the call's.
     std::string launch(CUstream stream, Dim3 grid, Dim3 block, unsigned shared_bytes, void** params) noexcept {
-        CUfunction f = nullptr;
-        if (std::string e = function(stream, &f); !e.empty()) return e;
         const Driver& d = driver();
+        if (!d.error.empty()) return fail(d.error);
+        detail::StreamContext& last = detail::last_stream();
+        CUcontext current = nullptr;
+        if (stream != nullptr && stream == last.stream && d.cuCtxGetCurrent(&current) == kSuccess &&
+            current == last.current) {
+            Loaded* l = find(last.ctx, count_.load(std::memory_order_acquire));
+            if (l != nullptr && shared_bytes <= l->shared_allowed.load(std::memory_order_acquire) &&
+                d.cuLaunchKernel(l->function, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes, stream,
+                                 params, nullptr) == kSuccess) {
+                return {};
+            }
+        }
+        last = detail::StreamContext{};
+        CUfunction f = nullptr;
+        CUcontext ctx = nullptr;
+        if (std::string e = function(stream, &f, &ctx); !e.empty()) return e;
         if (shared_bytes > kDefaultSharedLimit) {
             if (std::string e = allow_shared(f, shared_bytes); !e.empty()) return e;
         }
         CUresult r = d.cuLaunchKernel(f, grid.x, grid.y, grid.z, block.x, block.y, block.z, shared_bytes, stream,
                                       params, nullptr);
         if (r != kSuccess) return fail("cuLaunchKernel", r);
+        if (stream != nullptr && d.cuCtxGetCurrent(&current) == kSuccess) last = {stream, ctx, current};
         return {};
     }
 
