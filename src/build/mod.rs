@@ -374,17 +374,19 @@ pub(crate) fn xla_ffi_api(env: &Env, jax_min: Option<&str>) -> Option<String> {
     xla_headers(&Discovery::new(env), env, jax_min).ok().and_then(|i| toolchain::xla_ffi_api_version(&i))
 }
 
-/// Writes the generated files of `emitted` under OUT (only those whose
-/// bytes changed; stale generated sources removed) and returns their paths.
-pub(crate) fn write_sources(out: &Path, emitted: &Emitted) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for file in &emitted.files {
-        let path = out.join(&file.rel_path);
-        files::write_if_changed(&path, file.contents.as_bytes())?;
-        files.push(path);
-    }
-    files::remove_stale(&out.join("gen"), &files)?;
-    Ok(files)
+/// Writes the generated files of `emitted` under OUT for `begen generate`
+/// (only those whose bytes changed; those library `library` generated last
+/// time and no longer does removed) and returns their paths.
+pub(crate) fn write_sources(out: &Path, library: &str, emitted: &Emitted) -> Result<Vec<PathBuf>> {
+    let files: Vec<(&str, &str)> = emitted.files.iter().map(|f| (f.rel_path.as_str(), f.contents.as_str())).collect();
+    files::write_generated_files(out, library, &files)
+}
+
+/// Refuses, naming it, a file in OUT named like one of library `name`'s
+/// four outputs that begen did not write.
+pub(crate) fn refuse_foreign_outputs(out: &Path, name: &str) -> Result<()> {
+    let four = [format!("lib{name}.so"), format!("{name}.py"), format!("{name}.pyi"), format!("{name}.yaml")];
+    files::refuse_foreign(out, name, &four, &[])
 }
 
 /// Compiles and links a checked [`Library`] from its generated files: its
@@ -465,7 +467,7 @@ pub(crate) fn build_library(
         std::fs::write(&path, file.contents.as_bytes()).map_err(|e| Error::io(&path, e))?;
         staged.push(path);
     }
-    let changed = files::commit_staged(&staged, opts.out_dir())?;
+    let changed = files::commit_staged(&staged, opts.out_dir(), &format!("{}.py", library.name))?;
     drop(staging);
 
     let out = opts.out_dir();
