@@ -72,6 +72,7 @@ cases!(
     err_link,
     err_variants,
     err_hardening,
+    err_vmap_rank,
     cr_only,
     ignored_files,
     macro_names,

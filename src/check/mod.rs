@@ -30,7 +30,7 @@ use crate::config::{Config, ConfigFile};
 use crate::diag::{Diagnostic, Severity, messages as msg};
 use crate::model::decl::{Callee, Declared};
 use crate::model::{
-    Function, FunctionOptions, Library, Platform, PlatformChoice, Settings, SourceFile, Variant, VmapMethod,
+    Function, FunctionOptions, Library, Platform, PlatformChoice, Settings, SourceFile, Token, Variant, VmapMethod,
     is_identifier, is_py_keyword, shadows_py_module,
 };
 use crate::par;
@@ -467,9 +467,37 @@ fn check_options(
                 jvp: opts.jvp.clone(),
                 zero_outputs: opts.zero_outputs.unwrap_or(false),
             };
+            if let Some(d) = fixed_rank_batching(req, key, &functions[k])
+                && seen.insert(d.message.clone())
+            {
+                diags.push(d);
+            }
         }
     }
     functions
+}
+
+/// A kernel whose handler decodes a buffer of fixed rank (a parameter typed
+/// with a shape, `float32[n]`, or a list of such arrays) cannot take a
+/// `vmap_method` that passes the batch as a leading dimension
+/// (`expand_dims`, `broadcast_all`, `legacy_vectorized`): an error at
+/// begen.yaml's `vmap_method`, naming the kernel, the parameter and why.
+fn fixed_rank_batching(req: &Request, key: &str, f: &Function) -> Option<Diagnostic> {
+    let method = f.options.vmap_method;
+    if matches!(method, VmapMethod::Sequential | VmapMethod::SequentialUnrolled) {
+        return None;
+    }
+    let (param, contract) = f.params.iter().find_map(|p| match &p.token {
+        Token::Arg(Some(t)) | Token::Ret(Some(t)) | Token::InOut(Some(t)) | Token::List(t) if t.dims.is_some() => {
+            Some((p, t))
+        }
+        _ => None,
+    })?;
+    let rank = contract.dims.as_ref().map_or(0, Vec::len);
+    let key_line = config_span(req, key, 1).map_or(1, |s| req.map.position(s).0);
+    let span = config_span(req, "vmap_method", key_line)?;
+    let message = msg::vmap_method_fixed_rank(method.as_str(), &f.name, &param.name, &contract.to_string(), rank);
+    Some(Diagnostic::error(span, message).hint(msg::HINT_VMAP_FIXED_RANK))
 }
 
 /// The sources to compile: all under the root but begen's own outputs
