@@ -523,6 +523,10 @@ pub(crate) fn demangle_alias_mixed(group: u32) -> String {
     format!("alias group {group} is shared by an array and a list")
 }
 
+pub(crate) fn demangle_too_deep(limit: usize) -> String {
+    format!("lists and tuples nested more than {limit} deep")
+}
+
 pub(crate) fn demangle_convention(what: &str, convention: &str) -> String {
     format!("{what} are not allowed in {convention}")
 }
