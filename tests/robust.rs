@@ -321,3 +321,48 @@ fn a_begen_yaml_that_is_not_a_file_is_said_so() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `structs:` that grow exponentially (each level two of the one below: 69
+/// levels of 2 KB of YAML once took 24 GB), a chain of 8,000 nested
+/// structs declared innermost last (cubic once: over 60 s) and one struct
+/// of 100,000 members (quadratic once: 11.8 s) are laid out or refused
+/// at once; a struct over CUDA's 4 KB of parameters is an error naming it.
+#[test]
+fn hostile_structs_are_bounded_and_fast() {
+    let run = |tag: &str, structs: String, param: &str| {
+        let dir = temp_dir(tag);
+        std::fs::write(
+            dir.join("k.ptx"),
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 x)\n{ ret; }\n",
+        )
+        .unwrap();
+        let yaml = format!(
+            "name: m\nstructs:\n{structs}binaries:\n  - file: k.ptx\n    convention: c\n    kernels:\n      k:\n        params: [\"{param}\", \"ret:float32[8]\"]\n        grid: [1]\n        block: [1]\n"
+        );
+        std::fs::write(dir.join("begen.yaml"), yaml).unwrap();
+        let start = std::time::Instant::now();
+        let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
+        assert!(start.elapsed().as_secs() < 10, "{tag}: {:?}", start.elapsed());
+        std::fs::remove_dir_all(&dir).unwrap();
+        scan.diagnostics.iter().map(|d| d.message().to_string()).collect::<Vec<_>>()
+    };
+    let mut doubling = "  D0: [x:float64]\n".to_string();
+    for i in 1..69 {
+        doubling.push_str(&format!("  D{i}: [a:D{}, b:D{}]\n", i - 1, i - 1));
+    }
+    let found = run("structs_exp", doubling, "attr.s:D68");
+    assert!(found.iter().any(|m| m.contains("struct `D10` is 8192 bytes or more")), "{found:?}");
+    assert!(found.iter().any(|m| m.contains("struct `D11` contains struct `D10`, which has an error")), "{found:?}");
+    assert!(!found.iter().any(|m| m.contains("contains itself")), "{found:?}");
+
+    // Innermost last: each struct waits for the one after it.
+    let chain: String = (0..8000)
+        .map(|i| if i == 7999 { format!("  S{i}: [x:int8]\n") } else { format!("  S{i}: [x:S{}]\n", i + 1) })
+        .collect();
+    let found = run("structs_chain", chain, "attr.s:S0");
+    assert!(!found.iter().any(|m| m.contains("struct")), "{found:?}");
+
+    let wide = format!("  W: [{}]\n", (0..100_000).map(|i| format!("m{i}:int8")).collect::<Vec<_>>().join(", "));
+    let found = run("structs_wide", wide, "attr.s:W");
+    assert!(found.iter().any(|m| m.contains("struct `W` is 4097 bytes or more")), "{found:?}");
+}

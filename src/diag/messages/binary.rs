@@ -449,6 +449,19 @@ pub(crate) fn struct_no_members(name: &str) -> String {
     format!("struct `{name}` has no members")
 }
 
+pub(crate) fn struct_member_failed(name: &str, inner: &str) -> String {
+    let (name, inner) = (q(name), q(inner));
+    format!("struct `{name}` contains struct `{inner}`, which has an error")
+}
+
+pub(crate) fn struct_too_large(name: &str, size: u64, limit: u64) -> String {
+    let name = q(name);
+    format!(
+        "struct `{name}` is {size} bytes or more: a CUDA kernel's parameters hold at most {limit} bytes, so no \
+         parameter can be larger"
+    )
+}
+
 pub(crate) fn member_twice(strukt: &str, member: &str) -> String {
     let strukt = q(strukt);
     let member = q(member);
