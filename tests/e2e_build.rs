@@ -571,3 +571,32 @@ fn a_build_killed_at_any_rename_leaves_one_build_working() {
         );
     }
 }
+
+/// OUT the kernel directory itself, or its parent (`cd proj && begen build
+/// kernels --out .`): every source is under OUT and is still compiled (once
+/// every build failed on an empty `#include ""`); `begen generate`'s own
+/// wrappers in OUT/gen are not sources.
+#[test]
+fn out_holding_the_kernel_directory_builds() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let proj = scratch("out_holds_root");
+    crash_tree(&proj.join("kernels"), "2.0f", false);
+    let check = "import numpy as np, k\nprint(float(k.scale(np.ones(4, np.float32), out=np.ones(4, np.float32))[0]))";
+    for out in [".", "kernels"] {
+        let build = |cmd: &str| {
+            let done = Command::new(env!("CARGO_BIN_EXE_begen"))
+                .args([cmd, "kernels", "--out", out, "--name", "k", "--platform", "cpu"])
+                .current_dir(&proj)
+                .env("BEGEN_PYTHON", &python)
+                .output()
+                .unwrap();
+            assert!(done.status.success(), "begen {cmd} --out {out}: {}", stderr(&done));
+        };
+        build("generate");
+        build("build");
+        let got = support::run_python(&python, &proj.join(out), check);
+        assert!(got.trim_end().ends_with("2.0"), "--out {out}: {got}");
+    }
+}

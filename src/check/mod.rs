@@ -500,6 +500,11 @@ fn fixed_rank_batching(req: &Request, key: &str, f: &Function) -> Option<Diagnos
     Some(Diagnostic::error(span, message).hint(msg::HINT_VMAP_FIXED_RANK))
 }
 
+/// A wrapper begen generated (emit's names).
+fn is_generated(name: &str) -> bool {
+    name.ends_with(".begen.cc") || name.ends_with(".begen.cu")
+}
+
 /// The sources to compile: all under the root but begen's own outputs
 /// (silently when under the output directory, with a warning for a stray
 /// generated wrapper) and, for platform `cpu`, CUDA sources (a warning each).
@@ -511,15 +516,24 @@ fn check_sources(
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<SourceFile> {
     let out = req.settings.out.as_deref().and_then(|o| std::fs::canonicalize(o).ok());
-    let inside_out =
-        |path: &Path| out.as_ref().is_some_and(|out| std::fs::canonicalize(path).is_ok_and(|p| p.starts_with(out)));
+    // OUT inside the kernel directory: what is under it is begen's. OUT the
+    // kernel directory or above it (`--out .` from the project): every
+    // source is under OUT, and only the sources `begen generate` wrote
+    // into OUT/gen are begen's.
+    let holds_root = out.as_ref().is_some_and(|out| std::fs::canonicalize(req.root).is_ok_and(|r| r.starts_with(out)));
+    let inside_out = |path: &Path| {
+        out.as_ref().is_some_and(|out| {
+            let ours = if holds_root { out.join("gen") } else { out.clone() };
+            std::fs::canonicalize(path).is_ok_and(|p| p.starts_with(ours))
+        })
+    };
     let mut sources = Vec::new();
     for &(id, platform) in req.sources {
         let f = req.map.get(id);
-        if inside_out(&f.path) {
+        if inside_out(&f.path) && (!holds_root || is_generated(&f.name)) {
             continue;
         }
-        if f.name.ends_with(".begen.cc") || f.name.ends_with(".begen.cu") {
+        if is_generated(&f.name) {
             diags.push(
                 Diagnostic::file(Severity::Warning, id, msg::skipping_generated(&f.name)).hint(msg::HINT_GENERATED),
             );
