@@ -600,3 +600,37 @@ fn out_holding_the_kernel_directory_builds() {
         assert!(got.trim_end().ends_with("2.0"), "--out {out}: {got}");
     }
 }
+
+/// `__FILE__` is relative to the kernel directory (`-ffile-prefix-map`):
+/// BE_CHECK's message names `sub/k.cpp`, not the build machine's path, and
+/// the same tree built in two directories gives the same library bytes.
+#[test]
+fn the_same_tree_in_two_directories_builds_the_same_library() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let base = scratch("reproducible");
+    let text = "#include \"brainevent/common.h\"\n// @BE f\nvoid f(const BE::Tensor x, BE::Tensor y) {\n    \
+                BE_CHECK(x.numel() == 3) << \"want 3\";\n}\n";
+    let mut libs = Vec::new();
+    for tree in ["a", "somewhere/else/b"] {
+        let root = base.join(tree);
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/k.cpp"), text).unwrap();
+        let (r, out) = (root.display().to_string(), base.join(format!("out-{}", libs.len())));
+        let out_s = out.display().to_string();
+        begen_ok(&python, &["build", &r, "--out", &out_s, "--name", "k", "--platform", "cpu"], &[]);
+        libs.push(out);
+    }
+    let (a, b) = (std::fs::read(libs[0].join("libk.so")).unwrap(), std::fs::read(libs[1].join("libk.so")).unwrap());
+    assert!(a == b, "libk.so differs between the two directories");
+    let root = base.display().to_string();
+    assert!(memchr::memmem::find(&a, root.as_bytes()).is_none(), "libk.so holds {root}");
+    let said = support::run_python(
+        &python,
+        &libs[0],
+        "import numpy as np, k\ntry:\n    k.f(np.ones(2, np.float32), out=np.ones(2, np.float32))\n\
+         except Exception as e:\n    print(e)",
+    );
+    assert!(said.contains("sub/k.cpp:4") && !said.contains(&root), "{said}");
+}

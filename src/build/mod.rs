@@ -417,11 +417,20 @@ pub(crate) fn build_library(
     // build output.
     let system_includes = vec![xla_include];
 
-    let host = host_compiler(opts, &settings.cxx_flags, &includes, &system_includes, &work)?;
+    // `__FILE__` (BE_CHECK's messages) relative to the kernel directory, so
+    // the library holds no path of the machine it was built on and the same
+    // tree gives the same bytes wherever it is.
+    let maps = file_prefix_maps(&library.root);
+    let cxx_flags: Vec<String> = maps.iter().cloned().chain(settings.cxx_flags.iter().cloned()).collect();
+    let host = host_compiler(opts, &cxx_flags, &includes, &system_includes, &work)?;
     let cuda_cmd = match &cuda {
         Some(cuda) => {
             let (archs, _) = discovery.cuda_archs(&opts.arch, &settings.cuda_arch, cuda)?;
-            Some(cuda_compiler(opts, &settings.cuda_flags, &includes, &system_includes, &work, cuda, &archs)?)
+            // nvcc has no such option of its own: its host compiler, which
+            // also preprocesses the device code, does the mapping.
+            let cuda_flags: Vec<String> =
+                maps.iter().map(|m| format!("-Xcompiler={m}")).chain(settings.cuda_flags.iter().cloned()).collect();
+            Some(cuda_compiler(opts, &cuda_flags, &includes, &system_includes, &work, cuda, &archs)?)
         }
         None => None,
     };
@@ -484,6 +493,26 @@ pub(crate) fn build_library(
         diagnostics: Vec::new(),
         xla_ffi_api,
     })
+}
+
+/// `-ffile-prefix-map` flags that write the kernel directory `root` (as
+/// given and, where it differs, as the file system resolves it) as nothing,
+/// so `__FILE__` of `root/sub/k.cpp` is `sub/k.cpp`. Roots whose path has
+/// a `=` or a comma (which would end the option or nvcc's `-Xcompiler`
+/// argument) are left unmapped.
+fn file_prefix_maps(root: &Path) -> Vec<String> {
+    let mut roots = vec![root.to_path_buf()];
+    if let Ok(real) = std::fs::canonicalize(root)
+        && real != root
+    {
+        roots.push(real);
+    }
+    roots
+        .iter()
+        .map(|r| r.display().to_string())
+        .filter(|r| !r.contains(['=', ',']) && !r.is_empty())
+        .map(|r| format!("-ffile-prefix-map={}/=", r.trim_end_matches('/')))
+        .collect()
 }
 
 /// The XLA FFI headers' contents, as one fingerprint.
