@@ -366,3 +366,33 @@ fn hostile_structs_are_bounded_and_fast() {
     let found = run("structs_wide", wide, "attr.s:W");
     assert!(found.iter().any(|m| m.contains("struct `W` is 4097 bytes or more")), "{found:?}");
 }
+
+/// `include_dirs:` and `link: dirs:`: a relative path is read from the
+/// kernel directory and may lead out of it, an absolute one is taken as it
+/// is; only one that is not a directory is an error, said the same way for
+/// both.
+#[test]
+fn include_and_link_dirs_may_be_outside_the_root() {
+    let dir = temp_dir("dirs_outside");
+    let (root, shared) = (dir.join("k"), dir.join("shared"));
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&shared).unwrap();
+    let abs = shared.display().to_string();
+    std::fs::write(
+        root.join("begen.yaml"),
+        format!("include_dirs: [../shared, \"{abs}\", ../nowhere]\nlink: {{dirs: [../shared, \"{abs}\", /nowhere/at/all]}}\n"),
+    )
+    .unwrap();
+    let scan = begen::driver::run(&begen::driver::Settings::new(&root)).unwrap();
+    let errors: Vec<&str> = scan.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.message()).collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors[0].starts_with("`include_dirs:` lists `../nowhere`, which is not a directory (a relative"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[1].starts_with("`link: dirs:` lists `/nowhere/at/all`, which is not a directory (a relative"),
+        "{errors:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

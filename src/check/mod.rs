@@ -621,13 +621,16 @@ fn settings(req: &Request, choice: PlatformChoice, sources: &[SourceFile]) -> Se
     }
 }
 
-/// `include_dirs:` entries must be directories under the root (a missing
-/// one would be passed to the compiler silently).
+/// `include_dirs:` entries must be directories (a missing one would be
+/// passed to the compiler silently): a relative one from the root, which may
+/// lead out of it (`../shared/include`), an absolute one as it is (a system
+/// folder such as `/usr/include/eigen3`).
 fn check_include_dirs(req: &Request, diags: &mut Vec<Diagnostic>) {
     check_dirs(req, &req.config.include_dirs, msg::include_dir_missing, diags);
 }
 
-/// Each of `dirs` must be a directory under the root; a missing one is an
+/// Each of `dirs` must be a directory, a relative one read from the root
+/// (it may lead out of it), an absolute one as it is; a missing one is an
 /// error where begen.yaml lists it.
 fn check_dirs(req: &Request, dirs: &[String], missing: fn(&str) -> String, diags: &mut Vec<Diagnostic>) {
     for dir in dirs {
@@ -640,7 +643,7 @@ fn check_dirs(req: &Request, dirs: &[String], missing: fn(&str) -> String, diags
 }
 
 /// `link:` values: a library is a plain `-l` name (no path, no `lib`
-/// prefix or extension needed), a directory must exist under the root.
+/// prefix or extension needed), a directory must exist (as `include_dirs:`).
 fn check_link(req: &Request, diags: &mut Vec<Diagnostic>) {
     let link = &req.config.link;
     for lib in &link.libs {

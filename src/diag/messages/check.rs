@@ -561,7 +561,10 @@ pub(crate) fn library_shadows_module(name: &str, from: &str) -> String {
 
 pub(crate) fn include_dir_missing(dir: &str) -> String {
     let dir = q(dir);
-    format!("`include_dirs:` lists `{dir}`, which is not a directory under the root")
+    format!(
+        "`include_dirs:` lists `{dir}`, which is not a directory (a relative path is read from the kernel \
+         directory, an absolute one as it is)"
+    )
 }
 
 pub(crate) const HINT_LIBRARY_NAME: &str =

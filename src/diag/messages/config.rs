@@ -67,7 +67,10 @@ pub(crate) const HINT_LINK_LIB: &str = "put the library's directory under `link:
 
 pub(crate) fn link_dir_missing(dir: &str) -> String {
     let dir = q(dir);
-    format!("`link: dirs:` lists `{dir}`, which is not a directory under the root")
+    format!(
+        "`link: dirs:` lists `{dir}`, which is not a directory (a relative path is read from the kernel \
+         directory, an absolute one as it is)"
+    )
 }
 
 // ---- variants ----
