@@ -277,7 +277,7 @@ pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> 
     let run = checked(settings, reporter)?;
     let emitted =
         emit::emit(&run.library, compile::xla_ffi_api(env, run.library.settings.jax_min.as_deref()).as_deref());
-    let files = compile::write_sources(settings.out_dir(), &emitted)?;
+    let files = compile::write_sources(settings.out_dir(), &run.library.name, &emitted)?;
     Ok(Generated { library: run.library, files, diagnostics: run.diagnostics })
 }
 
@@ -297,6 +297,7 @@ pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> 
 /// ```
 pub fn build(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput, Error> {
     let run = checked(settings, reporter)?;
+    compile::refuse_foreign_outputs(settings.out_dir(), &run.library.name)?;
     let tools = Toolchain::resolve(&run.library, settings, env, reporter)?;
     let emitted = emit::emit(&run.library, tools.xla_ffi_api.as_deref());
     compile::build_library(&run.library, &emitted, tools, settings, env, reporter)

@@ -44,6 +44,11 @@ _LINKED = ({% for l in m.linked %}{{ l }}, {% endfor %})
 #: The exported symbol that returns the XLA FFI API version the library was built against.
 _FFI_API_SYMBOL = {{ m.api_symbol }}
 
+# This module's build (a hash of its text). While a later build replaces the
+# outputs, the library this module goes with is kept beside the new one as
+# `.lib{{ m.name }}.so.begen-old-<build>` until that build's module is in place.
+_BEGEN_BUILD = "{{ m.build }}"
+
 # The dtypes JAX holds only in x64 mode: with it off, an input of one is refused.
 _BEGEN_WIDE = {{ m.wide }}
 
@@ -61,7 +66,7 @@ def register():
             for name in _LINKED:
                 _begen_preload(name)
 {%- endif %}
-            _lib = _ctypes.cdll.LoadLibrary(LIBRARY)
+            _lib = _ctypes.cdll.LoadLibrary(_begen_library_file())
         _begen_check_ffi_api()
         _begen_register_targets(
             _HANDLERS,

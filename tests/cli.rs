@@ -102,11 +102,87 @@ fn generate_leaves_other_files_in_its_output_alone() {
     std::fs::create_dir_all(out.join("gen/sub")).unwrap();
     std::fs::write(out.join("gen/important.txt"), "x").unwrap();
     std::fs::write(out.join("gen/sub/kernel.cu"), "y").unwrap();
+    // Named like begen's, but no record says this library wrote it.
     std::fs::write(out.join("gen/stale.cpp.begen.cc"), "old").unwrap();
     let done = begen(&["generate", &fixture("seed_examples"), "--out", out.to_str().unwrap(), "--name", "k"]);
     assert_eq!(done.status.code(), Some(0), "{}", String::from_utf8_lossy(&done.stderr));
     assert!(out.join("gen/important.txt").is_file() && out.join("gen/sub/kernel.cu").is_file());
-    assert!(!out.join("gen/stale.cpp.begen.cc").exists(), "begen's own stale file is removed");
+    assert!(out.join("gen/stale.cpp.begen.cc").is_file(), "only what the record names is removed");
+    assert!(out.join("gen/k.begen-files").is_file());
+}
+
+/// A kernel tree of one source `name`.cpp with kernel `kernel`.
+fn one_kernel_tree(dir: &Path, name: &str, kernel: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    std::fs::write(
+        dir.join(format!("{name}.cpp")),
+        format!(
+            "#include \"brainevent/common.h\"\n// @BE {kernel}\nvoid {kernel}(const BE::Tensor x, BE::Tensor y) {{}}\n"
+        ),
+    )
+    .unwrap();
+}
+
+#[test]
+fn generate_removes_only_what_this_library_wrote_before() {
+    let base = scratch("generate_two");
+    let (one, two, out) = (base.join("one"), base.join("two"), base.join("out"));
+    one_kernel_tree(&one, "a", "f");
+    one_kernel_tree(&one, "b", "g");
+    one_kernel_tree(&two, "c", "h");
+    let generate = |dir: &Path, name: &str| {
+        begen(&["generate", dir.to_str().unwrap(), "--out", out.to_str().unwrap(), "--name", name])
+    };
+    assert_eq!(generate(&one, "one").status.code(), Some(0));
+    assert_eq!(generate(&two, "two").status.code(), Some(0));
+    for f in ["gen/a.cpp.begen.cc", "gen/b.cpp.begen.cc", "gen/one.begen.cc", "one.py", "gen/c.cpp.begen.cc", "two.py"]
+    {
+        assert!(out.join(f).is_file(), "{f}: the second library removed the first's files");
+    }
+    // A source of `one` deleted: its wrapper goes, `two`'s files stay.
+    std::fs::remove_file(one.join("b.cpp")).unwrap();
+    assert_eq!(generate(&one, "one").status.code(), Some(0));
+    assert!(!out.join("gen/b.cpp.begen.cc").exists());
+    assert!(out.join("gen/a.cpp.begen.cc").is_file() && out.join("gen/c.cpp.begen.cc").is_file());
+    // Two libraries whose wrappers would share a name: refused, naming both.
+    one_kernel_tree(&two, "a", "k");
+    let clash = generate(&two, "two");
+    assert_eq!(clash.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&clash.stderr);
+    assert!(
+        err.contains("gen/a.cpp.begen.cc` is library one's generated file") && err.contains("library two"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_output_begen_did_not_write_is_refused() {
+    let base = scratch("foreign_output");
+    let (dir, out) = (base.join("k"), base.join("out"));
+    one_kernel_tree(&dir, "a", "f");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(out.join("setup.py"), "from setuptools import setup\nsetup()\n").unwrap();
+    let generate =
+        |name: &str| begen(&["generate", dir.to_str().unwrap(), "--out", out.to_str().unwrap(), "--name", name]);
+    let done = generate("setup");
+    assert_eq!(done.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&done.stderr);
+    assert!(err.contains("setup.py` is in the way") && err.contains("begen did not write it"), "{err}");
+    assert_eq!(std::fs::read_to_string(out.join("setup.py")).unwrap(), "from setuptools import setup\nsetup()\n");
+    assert!(!out.join("gen").exists(), "nothing written");
+    // begen's own outputs are replaced: generate twice.
+    assert_eq!(generate("k").status.code(), Some(0));
+    std::fs::write(dir.join("a.cpp"), std::fs::read_to_string(dir.join("a.cpp")).unwrap() + "// edited\n").unwrap();
+    assert_eq!(generate("k").status.code(), Some(0));
+    // A directory where the manifest goes.
+    let out2 = base.join("out2");
+    std::fs::create_dir_all(out2.join("k.yaml")).unwrap();
+    let err = begen(&["generate", dir.to_str().unwrap(), "--out", out2.to_str().unwrap(), "--name", "k"]);
+    assert!(
+        String::from_utf8_lossy(&err.stderr).contains("it is not a file"),
+        "{}",
+        String::from_utf8_lossy(&err.stderr)
+    );
 }
 
 #[test]

@@ -7,6 +7,7 @@
 mod support;
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::SystemTime;
 
 use support::{begen, begen_ok, copy_tree, repo, scratch};
@@ -488,4 +489,148 @@ fn a_compile_that_hangs_is_stopped() {
     assert_eq!(failed.status.code(), Some(1));
     assert!(stderr(&failed).contains("did not finish within 3 s and was stopped"), "{}", stderr(&failed));
     assert!(start.elapsed() < std::time::Duration::from_secs(60));
+}
+
+/// A kernel tree for the crash test: `scale` multiplies by `factor`; with
+/// `extra`, a second kernel changes the module too.
+fn crash_tree(dir: &Path, factor: &str, extra: bool) {
+    std::fs::create_dir_all(dir).unwrap();
+    let mut text = format!(
+        "#include \"brainevent/common.h\"\n// @BE scale\nvoid scale(const BE::Tensor x, BE::Tensor y) {{\n    \
+         for (int64_t i = 0; i < x.numel(); ++i) y.data_ptr<float>()[i] = {factor} * x.data_ptr<const float>()[i];\n}}\n"
+    );
+    if extra {
+        text.push_str("// @BE extra\nvoid extra(const BE::Tensor x, BE::Tensor y) {}\n");
+    }
+    std::fs::write(dir.join("k.cpp"), text).unwrap();
+}
+
+/// A build killed (SIGKILL, injected by strace) at each rename and each
+/// hard link begen makes leaves OUT with one working build: the module
+/// imports and computes the old numbers with the old kernels, or the new
+/// ones; the next build finishes and OUT holds the four outputs again.
+#[test]
+fn a_build_killed_at_any_rename_leaves_one_build_working() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    if Command::new("strace").arg("-V").output().is_err() {
+        support::missing::<()>("strace");
+        return;
+    }
+    let base = scratch("crash");
+    let (old, new, out) = (base.join("old"), base.join("new"), base.join("out"));
+    crash_tree(&old, "2.0f", false);
+    crash_tree(&new, "3.0f", true);
+    let out_s = out.display().to_string();
+    let args = |tree: &Path, work: &str| {
+        let (tree, work) = (tree.display().to_string(), base.join(work).display().to_string());
+        ["build", &tree, "--out", &out_s, "--name", "k", "--platform", "cpu", "--work-dir", &work].map(str::to_string)
+    };
+    let (old_args, new_args) = (args(&old, "work-old"), args(&new, "work-new"));
+    fn as_strs(a: &[String; 10]) -> Vec<&str> {
+        a.iter().map(String::as_str).collect()
+    }
+    begen_ok(&python, &as_strs(&new_args), &[]);
+    let check = "import numpy as np, k\nprint(float(k.scale(np.ones(4, np.float32), \
+                 out=np.ones(4, np.float32))[0]), hasattr(k, 'extra'))";
+    let mut snapshots = Vec::new();
+    for family in ["rename,renameat,renameat2", "link,linkat"] {
+        for n in 1.. {
+            begen_ok(&python, &as_strs(&old_args), &[]);
+            let injected = format!("inject={family}:signal=SIGKILL:when={n}");
+            let killed = Command::new("strace")
+                .args(["-qq", "-o", "/dev/null", "-e", &format!("trace={family}"), "-e", &injected])
+                .arg(env!("CARGO_BIN_EXE_begen"))
+                .args(&new_args)
+                .env("BEGEN_PYTHON", &python)
+                .output()
+                .unwrap();
+            if killed.status.success() {
+                assert!(n > 1, "strace injected nothing: {}", stderr(&killed));
+                break;
+            }
+            let snap = base.join(format!("snap-{}-{n}", &family[..4]));
+            copy_tree(&out, &snap);
+            snapshots.push(snap);
+            // The next build finishes and cleans up.
+            begen_ok(&python, &as_strs(&new_args), &[]);
+            let mut held: Vec<String> =
+                std::fs::read_dir(&out).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into()).collect();
+            held.sort();
+            assert_eq!(held, ["k.py", "k.pyi", "k.yaml", "libk.so"], "after a kill at {family} {n}");
+        }
+    }
+    assert!(snapshots.len() >= 4, "{snapshots:?}");
+    for snap in &snapshots {
+        let got = support::run_python(&python, snap, check);
+        assert!(
+            got.trim_end().ends_with("2.0 False") || got.trim_end().ends_with("3.0 True"),
+            "{}: {got}",
+            snap.display()
+        );
+    }
+}
+
+/// OUT the kernel directory itself, or its parent (`cd proj && begen build
+/// kernels --out .`): every source is under OUT and is still compiled (once
+/// every build failed on an empty `#include ""`); `begen generate`'s own
+/// wrappers in OUT/gen are not sources.
+#[test]
+fn out_holding_the_kernel_directory_builds() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let proj = scratch("out_holds_root");
+    crash_tree(&proj.join("kernels"), "2.0f", false);
+    let check = "import numpy as np, k\nprint(float(k.scale(np.ones(4, np.float32), out=np.ones(4, np.float32))[0]))";
+    for out in [".", "kernels"] {
+        let build = |cmd: &str| {
+            let done = Command::new(env!("CARGO_BIN_EXE_begen"))
+                .args([cmd, "kernels", "--out", out, "--name", "k", "--platform", "cpu"])
+                .current_dir(&proj)
+                .env("BEGEN_PYTHON", &python)
+                .output()
+                .unwrap();
+            assert!(done.status.success(), "begen {cmd} --out {out}: {}", stderr(&done));
+        };
+        build("generate");
+        build("build");
+        let got = support::run_python(&python, &proj.join(out), check);
+        assert!(got.trim_end().ends_with("2.0"), "--out {out}: {got}");
+    }
+}
+
+/// `__FILE__` is relative to the kernel directory (`-ffile-prefix-map`):
+/// BE_CHECK's message names `sub/k.cpp`, not the build machine's path, and
+/// the same tree built in two directories gives the same library bytes.
+#[test]
+fn the_same_tree_in_two_directories_builds_the_same_library() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let base = scratch("reproducible");
+    let text = "#include \"brainevent/common.h\"\n// @BE f\nvoid f(const BE::Tensor x, BE::Tensor y) {\n    \
+                BE_CHECK(x.numel() == 3) << \"want 3\";\n}\n";
+    let mut libs = Vec::new();
+    for tree in ["a", "somewhere/else/b"] {
+        let root = base.join(tree);
+        std::fs::create_dir_all(root.join("sub")).unwrap();
+        std::fs::write(root.join("sub/k.cpp"), text).unwrap();
+        let (r, out) = (root.display().to_string(), base.join(format!("out-{}", libs.len())));
+        let out_s = out.display().to_string();
+        begen_ok(&python, &["build", &r, "--out", &out_s, "--name", "k", "--platform", "cpu"], &[]);
+        libs.push(out);
+    }
+    let (a, b) = (std::fs::read(libs[0].join("libk.so")).unwrap(), std::fs::read(libs[1].join("libk.so")).unwrap());
+    assert!(a == b, "libk.so differs between the two directories");
+    let root = base.display().to_string();
+    assert!(memchr::memmem::find(&a, root.as_bytes()).is_none(), "libk.so holds {root}");
+    let said = support::run_python(
+        &python,
+        &libs[0],
+        "import numpy as np, k\ntry:\n    k.f(np.ones(2, np.float32), out=np.ones(2, np.float32))\n\
+         except Exception as e:\n    print(e)",
+    );
+    assert!(said.contains("sub/k.cpp:4") && !said.contains(&root), "{said}");
 }

@@ -73,6 +73,8 @@ cases!(
     err_link,
     err_variants,
     err_hardening,
+    err_vmap_rank,
+    err_py_twins,
     cr_only,
     ignored_files,
     macro_names,

@@ -1,7 +1,11 @@
 //! A bounded fuzz run over the whole front end (load, scan, parse, check)
 //! and begen.yaml: inputs mutated from seeds (the fixtures' sources and the
 //! crafted inputs that once made the scan quadratic), each run through
-//! `driver::run`; a panic is a failure. `BEGEN_FUZZ_INPUTS` sets how many
+//! `driver::run`; a panic is a failure. Inputs come in classes (issue 25's
+//! hostile classes among them): sources, begen.yaml, cuTile symbols,
+//! `structs:`, launch expressions, and mutated cubins (ELF), fatbins and
+//! PTX; the run prints, per class, how many inputs it tried, how many
+//! begen refused with an error and how many panicked. `BEGEN_FUZZ_INPUTS` sets how many
 //! inputs (default 20 000; a long run: `BEGEN_FUZZ_INPUTS=1000000 cargo
 //! test --release --test fuzz`),
 //! `BEGEN_FUZZ_SEED` the random seed. The run prints how many inputs it
@@ -131,9 +135,12 @@ const YAML_DICT: &[&str] = &[
     "null",
 ];
 
-/// The seeds: every fixture's sources, headers and begen.yaml, and the
-/// crafted inputs of bench/crafted_bench.py, smaller.
-fn seeds() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+/// The seeds: every fixture's sources, headers, begen.yaml and PTX, the
+/// crafted inputs of bench/crafted_bench.py, smaller, and a fatbin.
+/// The seeds of every class: sources, begen.yamls, a fatbin (its cubin is
+/// the ELF seed) and the fixtures' PTX.
+fn all_seeds() -> Seeds {
+    let mut ptxs = Vec::new();
     let mut sources = Vec::new();
     let mut yamls = vec![Vec::new()];
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
@@ -148,6 +155,7 @@ fn seeds() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
                 match p.extension().and_then(|x| x.to_str()) {
                     Some("cu" | "cpp" | "cc" | "cuh" | "h") if bytes.len() < 16_384 => sources.push(bytes),
                     Some("yaml") => yamls.push(bytes),
+                    Some("ptx") => ptxs.push(bytes),
                     _ => {}
                 }
             }
@@ -155,6 +163,9 @@ fn seeds() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     }
     sources.sort();
     yamls.sort();
+    ptxs.sort();
+    let fatbin = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/binaries/input/kernels.fatbin"))
+        .expect("the fatbin seed");
     sources.push(
         (0..40).map(|i| format!("// @BE f{i}\nvoid f{i}(const BE::Tensor x,\n")).collect::<String>().into_bytes(),
     );
@@ -167,7 +178,12 @@ fn seeds() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
             .fold("functions:\n".to_string(), |a, b| a + &b)
             .into_bytes(),
     );
-    (sources, yamls)
+    // Issue 25's hostile begen.yamls: deep flow nesting, duplicate keys at
+    // every level, an empty architecture, NaN.
+    yamls.push(format!("name: {}", "[".repeat(70)).into_bytes());
+    yamls.push(b"functions:\n  f: {command_buffer: true}\n  f: {command_buffer: false}\n".to_vec());
+    yamls.push(b"cuda: {arch: ['']}\nfunctions:\n  f: {unsupported: {a: [.nan]}}\n".to_vec());
+    Seeds { sources, yamls, elf: elf_in(&fatbin), fatbin, ptxs }
 }
 
 fn mutate(rng: &mut Rng, input: &mut Vec<u8>, dict: &[&str], pool: &[Vec<u8>]) {
@@ -206,17 +222,353 @@ fn mutate(rng: &mut Rng, input: &mut Vec<u8>, dict: &[&str], pool: &[Vec<u8>]) {
     input.truncate(32_768);
 }
 
+/// The kinds of input, each with its own generator.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Class {
+    /// A mutated source (and every fourth time a mutated begen.yaml).
+    Source,
+    /// A mutated begen.yaml (deep nesting, duplicate keys among the seeds).
+    Yaml,
+    /// A cuTile kernel whose symbol (in the PTX and in begen.yaml) is mutated.
+    Symbol,
+    /// `structs:` that double, chain, widen, cycle or are mutated.
+    Struct,
+    /// Launch expressions: long chains, deep parentheses, random tokens.
+    Expr,
+    /// A mutated cubin (ELF).
+    Elf,
+    /// A mutated fatbin.
+    Fatbin,
+    /// Mutated PTX text.
+    Ptx,
+}
+
+/// The order inputs cycle through (sources three times as often).
+const SCHEDULE: [Class; 10] = [
+    Class::Source,
+    Class::Source,
+    Class::Source,
+    Class::Yaml,
+    Class::Symbol,
+    Class::Struct,
+    Class::Expr,
+    Class::Elf,
+    Class::Fatbin,
+    Class::Ptx,
+];
+
+const CLASSES: [Class; 8] =
+    [Class::Source, Class::Yaml, Class::Symbol, Class::Struct, Class::Expr, Class::Elf, Class::Fatbin, Class::Ptx];
+
+const SYMBOL_SEEDS: &[&str] = &[
+    "scale_Kt1_A1f32_1i16t1_p16_A1f32_1t1_Sf32_I16",
+    "k_Kt1_A3f16_1t1_6v8_3i4_2l_2_p16g0iw_A1f16_g0",
+    "k_Kt1_Lg0iA2f32_3v2_Lg0A1f32_B1_I_7_F3ff8000000000000",
+    "sum_list_Kt1_LA1f32_1i16t1_p16_A1f32_1l0_Sf32_I16",
+    "add_list2d_Kt1_A2f32_3l0_LiA2f32_1l0_2t1_w_A2f32_1i16_2i32_3l0_I16_I32",
+    "k_Kt2_T2Sf32T1A1f32",
+    "k_Kt1_A2i64_w",
+];
+
+const SYMBOL_DICT: &[&str] = &[
+    "_",
+    "A1f32",
+    "A2i8",
+    "Sf32",
+    "Sf16",
+    "T1",
+    "T9",
+    "L",
+    "Lg0",
+    "g0",
+    "g1",
+    "i",
+    "I",
+    "I_7",
+    "B1",
+    "F",
+    "1i16",
+    "1t1",
+    "3v2",
+    "p16",
+    "w",
+    "u",
+    "l0",
+    "_K",
+    "_Kt1_",
+    "_Kt2_",
+    "99999999999999999999",
+    "0",
+    "C",
+    "Cs_",
+];
+
+const EXPR_DICT: &[&str] =
+    &["n", "1", "128", "+", "-", "*", "/", "%", "(", ")", "cdiv(", ",", " ", "k", "9223372036854775807", "0", "x"];
+
+const PTX_DICT: &[&str] = &[
+    ".visible .entry ",
+    ".entry ",
+    ".param ",
+    ".u64 ",
+    ".u32 ",
+    ".f32 ",
+    ".b8 ",
+    ".align 8 ",
+    ".ptr ",
+    "[24]",
+    "[4294967296]",
+    "(",
+    ")",
+    ",",
+    "{",
+    "}",
+    "ret;",
+    "// ",
+    "/*",
+    "*/",
+    "\n",
+    ".version 8.0\n",
+    ".target sm_90\n",
+    ".address_size 64\n",
+    "affine",
+    "k",
+];
+
+/// Per class: inputs tried, refused with an error diagnostic, panicked.
+struct Stats([[AtomicUsize; 3]; CLASSES.len()]);
+
+impl Stats {
+    fn new() -> Stats {
+        Stats(std::array::from_fn(|_| std::array::from_fn(|_| AtomicUsize::new(0))))
+    }
+    fn add(&self, class: Class, what: usize) {
+        let k = CLASSES.iter().position(|c| *c == class).unwrap_or(0);
+        self.0[k][what].fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A begen.yaml declaring `file` (a PTX, cubin or fatbin) with kernel
+/// `entry` of the `convention`, its `params` and launch.
+fn binary_yaml(file: &str, convention: &str, entry: &str, symbol: Option<&str>, params: &str, launch: &str) -> String {
+    let symbol = symbol.map(|s| format!("        symbol: {}\n", serde_json::to_string(s).unwrap())).unwrap_or_default();
+    format!(
+        "name: m\nbinaries:\n  - file: {file}\n    convention: {convention}\n    kernels:\n      {entry}:\n{symbol}        \
+         params: {params}\n{launch}"
+    )
+}
+
+const DEFAULT_LAUNCH: &str = "        grid: [\"cdiv(n, 128)\"]\n        block: [128]\n";
+
+/// The begen.yaml lines of the struct the fixtures' `affine` kernel takes.
+const AFFINE: &str = "name: m\nstructs:\n  Affine: [tag:uint16, scale:float64, shift:float32]\n";
+
+/// A PTX module of one entry `name` with `params` u64 parameters, then
+/// those of `more` types.
+fn ptx_of(name: &str, params: usize, more: &[&str]) -> String {
+    let types = std::iter::repeat_n("u64", params).chain(more.iter().copied());
+    let list: Vec<String> = types.enumerate().map(|(i, ty)| format!("\t.param .{ty} p_{i}")).collect();
+    format!(
+        ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry {name}(\n{}\n)\n{{\n\tret;\n}}\n",
+        list.join(",\n")
+    )
+}
+
+/// A random launch expression: a chain, deep parentheses, nested calls or
+/// random tokens.
+fn expression(rng: &mut Rng) -> String {
+    // Mostly within begen's limits (256 operators, 64 parentheses deep), a
+    // quarter of the time far beyond them.
+    let size = |rng: &mut Rng, small: usize, big: usize| {
+        let bound = if rng.below(4) == 0 { big } else { small };
+        rng.below(bound)
+    };
+    match rng.below(4) {
+        0 => format!("1{}", "+n".repeat(size(rng, 100, 20_000))),
+        1 => {
+            let depth = size(rng, 40, 10_000);
+            format!("{}n{}", "(".repeat(depth), ")".repeat(depth))
+        }
+        2 => {
+            let depth = size(rng, 20, 2_000);
+            format!("{}1{}", "cdiv(".repeat(depth), ", 2)".repeat(depth))
+        }
+        _ => (0..1 + rng.below(64)).map(|_| EXPR_DICT[rng.below(EXPR_DICT.len())]).collect(),
+    }
+}
+
+/// A random `structs:` section and the struct a kernel takes.
+fn structs_yaml(rng: &mut Rng) -> (String, String) {
+    const TYPES: &[&str] = &["int8", "float64", "uint16", "bool", "complex128", "float16", "nope", "S0", "S1"];
+    let mut text = String::from("structs:\n");
+    let mut n = 1 + rng.below(80);
+    match rng.below(4) {
+        // Each level two of the one below.
+        0 => {
+            text.push_str("  S0: [x:float64]\n");
+            for i in 1..n {
+                text.push_str(&format!("  S{i}: [a:S{}, b:S{}]\n", i - 1, i - 1));
+            }
+        }
+        // A chain, innermost last.
+        1 => {
+            n = 1 + rng.below(3_000);
+            for i in 0..n {
+                let inner = if i + 1 == n { "int8".to_string() } else { format!("S{}", i + 1) };
+                text.push_str(&format!("  S{i}: [x:{inner}]\n"));
+            }
+        }
+        // One wide struct.
+        2 => {
+            n = 1;
+            let members: Vec<String> = (0..1 + rng.below(5_000)).map(|i| format!("m{i}:int8")).collect();
+            text.push_str(&format!("  S0: [{}]\n", members.join(", ")));
+        }
+        // Random members: cycles and unknown types included.
+        _ => {
+            for i in 0..n {
+                let members: Vec<String> = (0..1 + rng.below(6))
+                    .map(|m| {
+                        let ty = if rng.below(3) == 0 {
+                            format!("S{}", rng.below(n))
+                        } else {
+                            TYPES[rng.below(TYPES.len())].into()
+                        };
+                        format!("m{m}:{ty}")
+                    })
+                    .collect();
+                text.push_str(&format!("  S{i}: [{}]\n", members.join(", ")));
+            }
+        }
+    }
+    (text, format!("S{}", rng.below(n)))
+}
+
+/// The first ELF image inside `fatbin` (a cubin), to the end of the bytes.
+fn elf_in(fatbin: &[u8]) -> Vec<u8> {
+    fatbin.windows(4).position(|w| w == b"\x7fELF").map(|at| fatbin[at..].to_vec()).unwrap_or_default()
+}
+
+/// Mutates a binary: bit flips, truncation, and sizes, offsets and counts
+/// overwritten with edge values (a third of them in the headers).
+fn mutate_binary(rng: &mut Rng, bytes: &mut Vec<u8>) {
+    const EDGES: [u64; 9] = [0, 1, 2, 4, 5, 0x7f, 0xffff, 0xffff_ffff, u64::MAX];
+    for _ in 0..1 + rng.below(8) {
+        if bytes.is_empty() {
+            return;
+        }
+        let at = if rng.below(3) == 0 { rng.below(bytes.len().min(128)) } else { rng.below(bytes.len()) };
+        match rng.below(6) {
+            0 => bytes[at] ^= 1 << rng.below(8),
+            1 => bytes.truncate(at),
+            _ => {
+                let value = EDGES[rng.below(EDGES.len())].to_le_bytes();
+                let width = [1, 2, 4, 8][rng.below(4)];
+                for (k, b) in value.iter().take(width).enumerate() {
+                    if let Some(slot) = bytes.get_mut(at + k) {
+                        *slot = *b;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The seeds [`generate`] draws from.
+struct Seeds {
+    sources: Vec<Vec<u8>>,
+    yamls: Vec<Vec<u8>>,
+    fatbin: Vec<u8>,
+    elf: Vec<u8>,
+    ptxs: Vec<Vec<u8>>,
+}
+
+/// One input of `class` (the `i`th of its worker): the files to write
+/// beside begen.yaml, and begen.yaml.
+fn generate(class: Class, rng: &mut Rng, i: usize, seeds: &Seeds) -> (Vec<(String, Vec<u8>)>, Vec<u8>) {
+    let Seeds { sources, yamls, fatbin, elf, ptxs } = seeds;
+    match class {
+        Class::Source | Class::Yaml => {
+            let mut src = sources[rng.below(sources.len())].clone();
+            if class == Class::Source {
+                mutate(rng, &mut src, DICT, sources);
+            }
+            let mut yaml = yamls[rng.below(yamls.len())].clone();
+            if class == Class::Yaml || i.is_multiple_of(4) {
+                mutate(rng, &mut yaml, YAML_DICT, yamls);
+            }
+            let ext = ["cu", "cpp", "cuh"][rng.below(3)];
+            (vec![(format!("k.{ext}"), src)], yaml)
+        }
+        Class::Symbol => {
+            let mut symbol = SYMBOL_SEEDS[rng.below(SYMBOL_SEEDS.len())].as_bytes().to_vec();
+            if rng.below(8) == 0 {
+                let deep = ["T1", "L", "Lg0"][rng.below(3)].repeat(rng.below(20_000));
+                symbol = format!("f_Kt{}_{deep}Sf32", 1 + rng.below(2)).into_bytes();
+            }
+            let pool: Vec<Vec<u8>> = SYMBOL_SEEDS.iter().map(|s| s.as_bytes().to_vec()).collect();
+            mutate(rng, &mut symbol, SYMBOL_DICT, &pool);
+            let symbol = String::from_utf8_lossy(&symbol).into_owned();
+            let params =
+                ["[\"arg:float32[n]\", \"ret:float32[n]\", attr.s]", "[\"arg:float32[n]...\", \"ret:float32[n]\"]"];
+            let yaml =
+                binary_yaml("k.ptx", "cutile_python_v1", "k", Some(&symbol), params[rng.below(2)], DEFAULT_LAUNCH);
+            (vec![("k.ptx".into(), ptx_of(&symbol, 1 + rng.below(12), &[]).into_bytes())], yaml.into_bytes())
+        }
+        Class::Struct => {
+            let (structs, used) = structs_yaml(rng);
+            let params = format!("[attr.s:{used}, \"arg:float32[n]\", dim.n:uint64, \"ret:float32[n]\"]");
+            let yaml = binary_yaml("k.ptx", "c", "k", None, &params, DEFAULT_LAUNCH);
+            let mut yaml = format!("{structs}{yaml}").into_bytes();
+            if rng.below(4) == 0 {
+                mutate(rng, &mut yaml, YAML_DICT, yamls);
+            }
+            (vec![("k.ptx".into(), ptx_of("k", 4, &[]).into_bytes())], yaml)
+        }
+        Class::Expr => {
+            let mut quoted = || serde_json::to_string(&expression(rng)).unwrap();
+            let launch = format!(
+                "        grid: [{}, {}]\n        block: [{}]\n        shared: {}\n",
+                quoted(),
+                quoted(),
+                quoted(),
+                quoted()
+            );
+            let params = "[\"arg:float32[n]\", \"ret:float32[n]\", dim.n:int64, attr.k:int32]";
+            let yaml = binary_yaml("k.ptx", "c", "k", None, params, &launch);
+            (vec![("k.ptx".into(), ptx_of("k", 3, &["u32"]).into_bytes())], yaml.into_bytes())
+        }
+        Class::Elf | Class::Fatbin | Class::Ptx => {
+            let (file, mut bytes) = match class {
+                Class::Elf => ("k.cubin", elf.clone()),
+                Class::Fatbin => ("k.fatbin", fatbin.clone()),
+                _ => ("k.ptx", ptxs[rng.below(ptxs.len())].clone()),
+            };
+            if class == Class::Ptx {
+                mutate(rng, &mut bytes, PTX_DICT, ptxs);
+            } else {
+                mutate_binary(rng, &mut bytes);
+            }
+            let params = "[attr.p:Affine, \"arg:float32[n]\", dim.n:uint64, \"ret:float32[n]\"]";
+            let yaml = binary_yaml(file, "c", "affine", None, params, DEFAULT_LAUNCH).replacen("name: m\n", AFFINE, 1);
+            (vec![(file.into(), bytes)], yaml.into_bytes())
+        }
+    }
+}
+
 /// The last panic's message and location (the hook records it; the worker
 /// that caught the panic reads it).
 static LAST_PANIC: Mutex<String> = Mutex::new(String::new());
 
 /// Where a panicking input is written, byte for byte, to be replayed with
 /// `begen scan DIR`: `target/fuzz-panics/<seed>-<worker>-<index>/`.
-fn keep(dir: &Path, ext: &str, src: &[u8], yaml: &[u8], message: &str) -> PathBuf {
+fn keep(dir: &Path, files: &[(String, Vec<u8>)], yaml: &[u8], message: &str) -> PathBuf {
     let base =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("target/fuzz-panics").join(dir.file_name().unwrap_or_default());
     let _ = std::fs::create_dir_all(&base);
-    let _ = std::fs::write(base.join(format!("k.{ext}")), src);
+    for (name, bytes) in files {
+        let _ = std::fs::write(base.join(name), bytes);
+    }
     let _ = std::fs::write(base.join("begen.yaml"), yaml);
     let _ = std::fs::write(base.join("panic.txt"), message);
     base
@@ -224,39 +576,42 @@ fn keep(dir: &Path, ext: &str, src: &[u8], yaml: &[u8], message: &str) -> PathBu
 
 /// Runs `count` inputs on one worker in `dir`; returns the panics: where
 /// each input was kept, and its message.
-fn worker(dir: &Path, seed: u64, count: usize, done: &AtomicUsize) -> Vec<(PathBuf, String)> {
-    let (sources, yamls) = seeds();
+fn worker(dir: &Path, seed: u64, count: usize, done: &AtomicUsize, stats: &Stats) -> Vec<(PathBuf, String)> {
+    let seeds = all_seeds();
     let mut rng = Rng(seed | 1);
     let mut panics = Vec::new();
     let _ = std::fs::remove_dir_all(dir);
     std::fs::create_dir_all(dir).unwrap();
     let input = begen::driver::Settings::new(dir);
     for i in 0..count {
-        let mut src = sources[rng.below(sources.len())].clone();
-        mutate(&mut rng, &mut src, DICT, &sources);
-        let mut yaml = yamls[rng.below(yamls.len())].clone();
-        if i % 4 == 0 {
-            mutate(&mut rng, &mut yaml, YAML_DICT, &yamls);
-        }
-        let ext = ["cu", "cpp", "cuh"][rng.below(3)];
-        for stale in ["k.cu", "k.cpp", "k.cuh"] {
+        let class = SCHEDULE[i % SCHEDULE.len()];
+        let (files, yaml) = generate(class, &mut rng, i, &seeds);
+        for stale in ["k.cu", "k.cpp", "k.cuh", "k.ptx", "k.cubin", "k.fatbin"] {
             let _ = std::fs::remove_file(dir.join(stale));
         }
-        std::fs::write(dir.join(format!("k.{ext}")), &src).unwrap();
+        for (name, bytes) in &files {
+            std::fs::write(dir.join(name), bytes).unwrap();
+        }
         std::fs::write(dir.join("begen.yaml"), &yaml).unwrap();
         let result = catch_unwind(AssertUnwindSafe(|| {
-            if let Ok(run) = begen::driver::run(&input) {
-                // The report and the rendered diagnostics are part of the front end too.
-                let _ = run.to_json();
-                for d in &run.diagnostics {
-                    let _ = begen::diag::render::render_text(d, &run.sources, false);
-                }
+            let Ok(run) = begen::driver::run(&input) else { return true };
+            // The report and the rendered diagnostics are part of the front end too.
+            let _ = run.to_json();
+            for d in &run.diagnostics {
+                let _ = begen::diag::render::render_text(d, &run.sources, false);
             }
+            run.diagnostics.iter().any(|d| d.is_error())
         }));
-        if result.is_err() {
-            let message = LAST_PANIC.lock().map(|m| m.clone()).unwrap_or_default();
-            let kept = keep(&dir.with_file_name(format!("{seed:x}-{i}")), ext, &src, &yaml, &message);
-            panics.push((kept, message));
+        stats.add(class, 0);
+        match result {
+            Ok(true) => stats.add(class, 1),
+            Ok(false) => {}
+            Err(_) => {
+                stats.add(class, 2);
+                let message = LAST_PANIC.lock().map(|m| m.clone()).unwrap_or_default();
+                let kept = keep(&dir.with_file_name(format!("{seed:x}-{i}")), &files, &yaml, &message);
+                panics.push((kept, message));
+            }
         }
         done.fetch_add(1, Ordering::Relaxed);
     }
@@ -277,15 +632,16 @@ fn fuzz_front_end_and_config() {
     let base = if Path::new("/dev/shm").is_dir() { PathBuf::from("/dev/shm") } else { std::env::temp_dir() };
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(4);
     let done = AtomicUsize::new(0);
+    let stats = Stats::new();
     let start = Instant::now();
     let panics: Vec<(PathBuf, String)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..workers)
             .map(|w| {
                 let dir = base.join(format!("begen-fuzz-{}-{w}", std::process::id()));
                 let n = count / workers + usize::from(w < count % workers);
-                let done = &done;
+                let (done, stats) = (&done, &stats);
                 s.spawn(move || {
-                    let p = worker(&dir, seed.wrapping_add(w as u64 * 0x9e37_79b9), n, done);
+                    let p = worker(&dir, seed.wrapping_add(w as u64 * 0x9e37_79b9), n, done, stats);
                     let _ = std::fs::remove_dir_all(&dir);
                     p
                 })
@@ -300,6 +656,14 @@ fn fuzz_front_end_and_config() {
         start.elapsed().as_secs_f64(),
         panics.len()
     );
+    for (class, counts) in CLASSES.iter().zip(&stats.0) {
+        let [tried, refused, panicked] = counts.each_ref().map(|c| c.load(Ordering::Relaxed));
+        println!(
+            "  {:<7} {tried:>8} tried, {refused:>8} refused with an error, {:>8} accepted, {panicked} panicked",
+            format!("{class:?}"),
+            tried - refused - panicked
+        );
+    }
     for (kept, message) in &panics {
         println!("--- {message}\n    input kept in {} (replay: begen scan DIR)", kept.display());
     }

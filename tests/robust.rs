@@ -321,3 +321,78 @@ fn a_begen_yaml_that_is_not_a_file_is_said_so() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `structs:` that grow exponentially (each level two of the one below: 69
+/// levels of 2 KB of YAML once took 24 GB), a chain of 8,000 nested
+/// structs declared innermost last (cubic once: over 60 s) and one struct
+/// of 100,000 members (quadratic once: 11.8 s) are laid out or refused
+/// at once; a struct over CUDA's 4 KB of parameters is an error naming it.
+#[test]
+fn hostile_structs_are_bounded_and_fast() {
+    let run = |tag: &str, structs: String, param: &str| {
+        let dir = temp_dir(tag);
+        std::fs::write(
+            dir.join("k.ptx"),
+            ".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 x)\n{ ret; }\n",
+        )
+        .unwrap();
+        let yaml = format!(
+            "name: m\nstructs:\n{structs}binaries:\n  - file: k.ptx\n    convention: c\n    kernels:\n      k:\n        params: [\"{param}\", \"ret:float32[8]\"]\n        grid: [1]\n        block: [1]\n"
+        );
+        std::fs::write(dir.join("begen.yaml"), yaml).unwrap();
+        let start = std::time::Instant::now();
+        let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
+        assert!(start.elapsed().as_secs() < 10, "{tag}: {:?}", start.elapsed());
+        std::fs::remove_dir_all(&dir).unwrap();
+        scan.diagnostics.iter().map(|d| d.message().to_string()).collect::<Vec<_>>()
+    };
+    let mut doubling = "  D0: [x:float64]\n".to_string();
+    for i in 1..69 {
+        doubling.push_str(&format!("  D{i}: [a:D{}, b:D{}]\n", i - 1, i - 1));
+    }
+    let found = run("structs_exp", doubling, "attr.s:D68");
+    assert!(found.iter().any(|m| m.contains("struct `D10` is 8192 bytes or more")), "{found:?}");
+    assert!(found.iter().any(|m| m.contains("struct `D11` contains struct `D10`, which has an error")), "{found:?}");
+    assert!(!found.iter().any(|m| m.contains("contains itself")), "{found:?}");
+
+    // Innermost last: each struct waits for the one after it.
+    let chain: String = (0..8000)
+        .map(|i| if i == 7999 { format!("  S{i}: [x:int8]\n") } else { format!("  S{i}: [x:S{}]\n", i + 1) })
+        .collect();
+    let found = run("structs_chain", chain, "attr.s:S0");
+    assert!(!found.iter().any(|m| m.contains("struct")), "{found:?}");
+
+    let wide = format!("  W: [{}]\n", (0..100_000).map(|i| format!("m{i}:int8")).collect::<Vec<_>>().join(", "));
+    let found = run("structs_wide", wide, "attr.s:W");
+    assert!(found.iter().any(|m| m.contains("struct `W` is 4097 bytes or more")), "{found:?}");
+}
+
+/// `include_dirs:` and `link: dirs:`: a relative path is read from the
+/// kernel directory and may lead out of it, an absolute one is taken as it
+/// is; only one that is not a directory is an error, said the same way for
+/// both.
+#[test]
+fn include_and_link_dirs_may_be_outside_the_root() {
+    let dir = temp_dir("dirs_outside");
+    let (root, shared) = (dir.join("k"), dir.join("shared"));
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::create_dir_all(&shared).unwrap();
+    let abs = shared.display().to_string();
+    std::fs::write(
+        root.join("begen.yaml"),
+        format!("include_dirs: [../shared, \"{abs}\", ../nowhere]\nlink: {{dirs: [../shared, \"{abs}\", /nowhere/at/all]}}\n"),
+    )
+    .unwrap();
+    let scan = begen::driver::run(&begen::driver::Settings::new(&root)).unwrap();
+    let errors: Vec<&str> = scan.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.message()).collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(
+        errors[0].starts_with("`include_dirs:` lists `../nowhere`, which is not a directory (a relative"),
+        "{errors:?}"
+    );
+    assert!(
+        errors[1].starts_with("`link: dirs:` lists `/nowhere/at/all`, which is not a directory (a relative"),
+        "{errors:?}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -162,7 +162,7 @@ class BegenBuildHook(BuildHookInterface):
             "platform": config.get("platform"),
             "arch": config.get("arch", []),
             "include-dirs": config.get("include-dirs", []),
-            "build-dir": str(config.get("build-dir", "build/begen")),
+            "build-dir": _build_dir(config.get("build-dir", "build/begen"), str(config.get("kernels", "kernels"))),
             "jax-min": config.get("jax-min"),
         }
         if settings["jax-min"] is not None and not _RELEASE.match(str(settings["jax-min"])):
@@ -208,6 +208,22 @@ def _check_program(program: str) -> None:
             f"{(got.stdout or got.stderr).strip()[:200]!r}). Require `begen-jax` in [build-system] requires, "
             "or point BEGEN_BIN at begen."
         )
+
+
+def _build_dir(value: Any, kernels: str) -> str:
+    """The folder of begen's outputs and work files: relative, inside the
+    project and holding no source of it, because ``hatch clean`` removes it
+    whole (``"."`` would remove the project)."""
+    text = str(value).replace("\\", "/").rstrip("/")
+    parts = [p for p in text.split("/") if p not in ("", ".")]
+    kernel_parts = [p for p in kernels.replace("\\", "/").split("/") if p not in ("", ".")]
+    if text.startswith("/") or not parts or ".." in parts or kernel_parts[: len(parts)] == parts:
+        raise ValueError(
+            f"begen hook: `build-dir` {value!r} is not a folder of its own inside the project: `hatch clean` "
+            "removes it whole, so it must be a relative path below the project's root (no `..`, not the root "
+            f"itself) that does not hold the kernels ({kernels!r}); e.g. 'build/begen'"
+        )
+    return "/".join(parts)
 
 
 def _destination(value: Any) -> str:

@@ -323,6 +323,8 @@ pub(crate) enum DemangleErrorKind {
     /// An integer outside what begen represents (i64 for predicates, i128
     /// for constants, 4096 for a rank).
     OutOfRange,
+    /// Lists and tuples nested deeper than [`MAX_NESTING`].
+    TooDeep,
     /// A parameter kind the convention does not allow.
     NotInConvention {
         /// What it is.
@@ -351,6 +353,7 @@ impl fmt::Display for DemangleErrorKind {
             DemangleErrorKind::AliasGroupMixed(g) => bm::demangle_alias_mixed(*g),
             DemangleErrorKind::ListElement => bm::DEMANGLE_LIST_ELEMENT.to_string(),
             DemangleErrorKind::OutOfRange => bm::DEMANGLE_OUT_OF_RANGE.to_string(),
+            DemangleErrorKind::TooDeep => bm::demangle_too_deep(MAX_NESTING),
             DemangleErrorKind::NotInConvention { what, convention } => bm::demangle_convention(what, convention.name()),
         };
         f.write_str(&text)
@@ -436,7 +439,7 @@ impl Signature {
 
 /// Demangles a `cutile_python_v1` (or `v2`) kernel symbol.
 pub(crate) fn demangle(symbol: &str) -> Result<Signature, DemangleError> {
-    let mut p = Parser { s: symbol, pos: 0, last_group: -1 };
+    let mut p = Parser { s: symbol, pos: 0, last_group: -1, depth: 0 };
     let k = symbol.rfind("_K").ok_or_else(|| p.err_at(0, DemangleErrorKind::NotMangled))?;
     let name = symbol[..k].to_string();
     p.pos = k + 2;
@@ -465,6 +468,8 @@ struct Parser<'a> {
     pos: usize,
     /// The alias group id read last (cuTile's rule: a new id is at most one more).
     last_group: i64,
+    /// How many lists and tuples enclose the parameter being read.
+    depth: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -543,7 +548,20 @@ impl<'a> Parser<'a> {
         Dtype::from_code(code).ok_or_else(|| self.err_at(start, DemangleErrorKind::UnknownDtype(code.to_string())))
     }
 
+    /// A parameter; one nested in lists and tuples more than
+    /// [`MAX_NESTING`] deep is an error (read recursively, a symbol of
+    /// 100,000 `L`s would overflow the stack).
     fn param(&mut self) -> Result<Param, DemangleError> {
+        if self.depth > MAX_NESTING {
+            return Err(self.err(DemangleErrorKind::TooDeep));
+        }
+        self.depth += 1;
+        let param = self.param_inner();
+        self.depth -= 1;
+        param
+    }
+
+    fn param_inner(&mut self) -> Result<Param, DemangleError> {
         let start = self.pos;
         let code = match self.peek() {
             Some(b'C') => {
@@ -757,6 +775,10 @@ impl<'a> Parser<'a> {
 /// symbol can make begen allocate).
 const MAX_RANK: usize = 4096;
 
+/// The deepest nesting of lists and tuples a symbol may have (cuTile's
+/// kernels nest a few levels).
+const MAX_NESTING: usize = 64;
+
 fn is_lower_hex(c: u8) -> bool {
     c.is_ascii_digit() || (b'a'..=b'f').contains(&c)
 }
@@ -917,6 +939,17 @@ mod tests {
         let args = sig.kernel_args().unwrap();
         assert_eq!(args.len(), 4);
         assert_eq!(args[1], KernelArg { param: 0, role: ArgRole::Length, ty: CType::Prim(AttrType::Int32) });
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        // 64 levels are read; 100,000 are an error, not a stack overflow.
+        assert!(demangle(&format!("f_Kt2_{}Sf32", "T1".repeat(MAX_NESTING))).is_ok());
+        for symbol in [format!("f_Kt1_{}Sf32", "T1".repeat(100_000)), format!("f_Kt1_{}A1f32", "L".repeat(100_000))] {
+            let err = demangle(&symbol).unwrap_err();
+            assert_eq!(err.kind, DemangleErrorKind::TooDeep, "{}", &symbol[..20]);
+            assert!(err.to_string().contains("nested more than 64 deep"), "{err}");
+        }
     }
 
     #[test]

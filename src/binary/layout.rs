@@ -108,6 +108,13 @@ pub(crate) enum LayoutError {
         /// The natural alignment.
         natural: u32,
     },
+    /// A struct larger than a kernel's parameters can hold.
+    TooLarge {
+        /// The struct.
+        strukt: String,
+        /// Its size, or the size where the layout stopped (above the limit).
+        size: u64,
+    },
     /// A member whose struct is not (yet) in the table.
     UnknownStruct {
         /// The struct.
@@ -126,6 +133,7 @@ impl fmt::Display for LayoutError {
             LayoutError::BadAlign { strukt, align, natural } => {
                 f.write_str(&bm::struct_align(strukt, *align, *natural))
             }
+            LayoutError::TooLarge { strukt, size } => f.write_str(&bm::struct_too_large(strukt, *size, MAX_SIZE)),
             LayoutError::UnknownStruct { strukt, member } => f.write_str(&bm::member_struct_unknown(strukt, member)),
         }
     }
@@ -133,12 +141,19 @@ impl fmt::Display for LayoutError {
 
 impl std::error::Error for LayoutError {}
 
+/// The largest struct: CUDA passes a kernel's parameters in a 4 KB bank
+/// (`cuLaunchKernel`'s limit before CUDA 12.1, and the ABI's `.param`
+/// space), so no parameter can be larger. It also bounds what a struct
+/// flattens to (at most this many scalar leaves).
+pub(crate) const MAX_SIZE: u64 = 4096;
+
 /// Structs and their layouts. A struct may contain only structs added
 /// before it, so nesting can never be cyclic.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Structs {
     defs: Vec<StructDef>,
     layouts: Vec<StructLayout>,
+    by_name: std::collections::HashMap<String, StructId>,
 }
 
 impl Structs {
@@ -147,7 +162,8 @@ impl Structs {
         Structs::default()
     }
 
-    /// Adds a struct and computes its layout.
+    /// Adds a struct and computes its layout, in time linear in its
+    /// members; one larger than [`MAX_SIZE`] is an error.
     pub(crate) fn add(&mut self, def: StructDef) -> Result<StructId, LayoutError> {
         if self.find(&def.name).is_some() {
             return Err(LayoutError::DuplicateStruct(def.name));
@@ -156,9 +172,10 @@ impl Structs {
             return Err(LayoutError::Empty(def.name));
         }
         let mut offsets = Vec::with_capacity(def.members.len());
-        let (mut end, mut natural) = (0u32, 1u32);
-        for (i, m) in def.members.iter().enumerate() {
-            if def.members[..i].iter().any(|o| o.name == m.name) {
+        let (mut end, mut natural) = (0u64, 1u32);
+        let mut names = std::collections::HashSet::with_capacity(def.members.len());
+        for m in &def.members {
+            if !names.insert(m.name.as_str()) {
                 return Err(LayoutError::DuplicateMember { strukt: def.name.clone(), member: m.name.clone() });
             }
             if let CType::Struct(id) = m.ty
@@ -167,9 +184,12 @@ impl Structs {
                 return Err(LayoutError::UnknownStruct { strukt: def.name.clone(), member: m.name.clone() });
             }
             let (size, align) = self.size_align(m.ty);
-            let offset = end.next_multiple_of(align);
-            offsets.push(offset);
-            end = offset + size;
+            let offset = end.next_multiple_of(u64::from(align));
+            end = offset + u64::from(size);
+            if end > MAX_SIZE {
+                return Err(LayoutError::TooLarge { strukt: def.name.clone(), size: end });
+            }
+            offsets.push(offset as u32);
             natural = natural.max(align);
         }
         let align = match def.align {
@@ -179,14 +199,20 @@ impl Structs {
             Some(a) => a,
             None => natural,
         };
-        self.layouts.push(StructLayout { size: end.next_multiple_of(align), align, offsets });
+        let size = end.next_multiple_of(u64::from(align));
+        if size > MAX_SIZE {
+            return Err(LayoutError::TooLarge { strukt: def.name.clone(), size });
+        }
+        let id = StructId(self.defs.len() as u32);
+        self.layouts.push(StructLayout { size: size as u32, align, offsets });
+        self.by_name.insert(def.name.clone(), id);
         self.defs.push(def);
-        Ok(StructId(self.defs.len() as u32 - 1))
+        Ok(id)
     }
 
     /// The struct of a name.
     pub(crate) fn find(&self, name: &str) -> Option<StructId> {
-        self.defs.iter().position(|d| d.name == name).map(|i| StructId(i as u32))
+        self.by_name.get(name).copied()
     }
 
     /// A struct's declaration.
@@ -290,6 +316,61 @@ mod tests {
         // A uint8 then the struct: the struct starts at its alignment.
         let params = ParamLayout::of(&[CType::Prim(UInt8), CType::Struct(outer)], &s);
         assert_eq!((params.offsets, params.size), (vec![0, 8], 40));
+    }
+}
+
+#[cfg(test)]
+mod limits {
+    use super::*;
+    use AttrType::*;
+
+    #[test]
+    fn a_struct_over_4_kb_is_an_error_naming_it() {
+        let mut s = Structs::new();
+        // Each level holds two of the one below: level 12 would be 4096 doubles.
+        let mut prev = s.add(StructDef::new("D0", [Member::new("x", Float64)])).unwrap();
+        let mut err = None;
+        for i in 1..70 {
+            let def = StructDef::new(
+                &format!("D{i}"),
+                [Member::of("a", CType::Struct(prev)), Member::of("b", CType::Struct(prev))],
+            );
+            match s.add(def) {
+                Ok(id) => prev = id,
+                Err(e) => {
+                    err = Some((i, e));
+                    break;
+                }
+            }
+        }
+        let (i, e) = err.unwrap();
+        assert_eq!(i, 10, "D9 is 4096 bytes, D10 8192");
+        assert_eq!(e, LayoutError::TooLarge { strukt: "D10".into(), size: 8192 });
+        assert!(e.to_string().contains("`D10`") && e.to_string().contains("4096"), "{e}");
+        // Alignment padding counts too.
+        let mut members: Vec<Member> = (0..4089).map(|i| Member::new(&format!("m{i}"), Int8)).collect();
+        members.push(Member::new("x", Float64));
+        assert_eq!(
+            s.add(StructDef::new("Pad", members)),
+            Err(LayoutError::TooLarge { strukt: "Pad".into(), size: 4104 })
+        );
+        // 4096 bytes exactly is fine.
+        let members: Vec<Member> = (0..4096).map(|i| Member::new(&format!("m{i}"), Int8)).collect();
+        let full = s.add(StructDef::new("Full", members)).unwrap();
+        assert_eq!(s.layout(full).size, 4096);
+    }
+
+    #[test]
+    fn wide_structs_are_linear() {
+        let mut s = Structs::new();
+        let started = std::time::Instant::now();
+        let members: Vec<Member> = (0..100_000).map(|i| Member::new(&format!("m{i}"), Int8)).collect();
+        let err = s.add(StructDef::new("Wide", members)).unwrap_err();
+        assert!(matches!(err, LayoutError::TooLarge { .. }), "{err}");
+        let mut dup: Vec<Member> = (0..4000).map(|i| Member::new(&format!("m{i}"), Int8)).collect();
+        dup.push(Member::new("m0", Int8));
+        assert!(matches!(s.add(StructDef::new("Dup", dup)), Err(LayoutError::DuplicateMember { .. })));
+        assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
     }
 }
 

@@ -383,17 +383,19 @@ pub(crate) fn xla_ffi_api(env: &Env, jax_min: Option<&str>) -> Option<String> {
     xla_headers(&Discovery::new(env), env, jax_min).ok().and_then(|i| toolchain::xla_ffi_api_version(&i))
 }
 
-/// Writes the generated files of `emitted` under OUT (only those whose
-/// bytes changed; stale generated sources removed) and returns their paths.
-pub(crate) fn write_sources(out: &Path, emitted: &Emitted) -> Result<Vec<PathBuf>> {
-    let mut files = Vec::new();
-    for file in &emitted.files {
-        let path = out.join(&file.rel_path);
-        files::write_if_changed(&path, file.contents.as_bytes())?;
-        files.push(path);
-    }
-    files::remove_stale(&out.join("gen"), &files)?;
-    Ok(files)
+/// Writes the generated files of `emitted` under OUT for `begen generate`
+/// (only those whose bytes changed; those library `library` generated last
+/// time and no longer does removed) and returns their paths.
+pub(crate) fn write_sources(out: &Path, library: &str, emitted: &Emitted) -> Result<Vec<PathBuf>> {
+    let files: Vec<(&str, &str)> = emitted.files.iter().map(|f| (f.rel_path.as_str(), f.contents.as_str())).collect();
+    files::write_generated_files(out, library, &files)
+}
+
+/// Refuses, naming it, a file in OUT named like one of library `name`'s
+/// four outputs that begen did not write.
+pub(crate) fn refuse_foreign_outputs(out: &Path, name: &str) -> Result<()> {
+    let four = [format!("lib{name}.so"), format!("{name}.py"), format!("{name}.pyi"), format!("{name}.yaml")];
+    files::refuse_foreign(out, name, &four, &[])
 }
 
 /// Compiles and links a checked [`Library`] from its generated files: its
@@ -428,12 +430,20 @@ pub(crate) fn build_library(
     // build output.
     let system_includes = vec![xla_include];
 
-    let host = host_compiler(opts, &settings.cxx_flags, &includes, &system_includes, &work, Some(&discovery))?;
+    // `__FILE__` (BE_CHECK's messages) relative to the kernel directory, so
+    // the library holds no path of the machine it was built on and the same
+    // tree gives the same bytes wherever it is.
+    let maps = file_prefix_maps(&library.root);
+    let cxx_flags: Vec<String> = maps.iter().cloned().chain(settings.cxx_flags.iter().cloned()).collect();
+    let host = host_compiler(opts, &cxx_flags, &includes, &system_includes, &work, Some(&discovery))?;
     let cuda_cmd = match &cuda {
         Some(cuda) => {
             let (archs, _) = discovery.cuda_archs(&opts.arch, &settings.cuda_arch, cuda)?;
-            let flags = &settings.cuda_flags;
-            Some(cuda_compiler(opts, flags, &includes, &system_includes, &work, cuda, &archs, Some(&discovery))?)
+            // nvcc has no such option of its own: its host compiler, which
+            // also preprocesses the device code, does the mapping.
+            let cuda_flags: Vec<String> =
+                maps.iter().map(|m| format!("-Xcompiler={m}")).chain(settings.cuda_flags.iter().cloned()).collect();
+            Some(cuda_compiler(opts, &cuda_flags, &includes, &system_includes, &work, cuda, &archs, Some(&discovery))?)
         }
         None => None,
     };
@@ -522,7 +532,7 @@ pub(crate) fn build_library(
                 std::fs::write(&path, file.contents.as_bytes()).map_err(|e| Error::io(&path, e))?;
                 staged.push(path);
             }
-            let changed = files::commit_staged(&staged, out)?;
+            let changed = files::commit_staged(&staged, out, &format!("{name}.py"))?;
             drop(staging);
             inputs.save(&work, &paths.library);
             changed
@@ -587,6 +597,26 @@ fn compiler_launcher(
         Some(file) => Ok(Some(file)),
         None => Err(Error::toolchain(crate::diag::messages::launcher_not_found(program, from))),
     }
+}
+
+/// `-ffile-prefix-map` flags that write the kernel directory `root` (as
+/// given and, where it differs, as the file system resolves it) as nothing,
+/// so `__FILE__` of `root/sub/k.cpp` is `sub/k.cpp`. Roots whose path has
+/// a `=` or a comma (which would end the option or nvcc's `-Xcompiler`
+/// argument) are left unmapped.
+fn file_prefix_maps(root: &Path) -> Vec<String> {
+    let mut roots = vec![root.to_path_buf()];
+    if let Ok(real) = std::fs::canonicalize(root)
+        && real != root
+    {
+        roots.push(real);
+    }
+    roots
+        .iter()
+        .map(|r| r.display().to_string())
+        .filter(|r| !r.contains(['=', ',']) && !r.is_empty())
+        .map(|r| format!("-ffile-prefix-map={}/=", r.trim_end_matches('/')))
+        .collect()
 }
 
 /// The XLA FFI headers' contents, as one fingerprint.

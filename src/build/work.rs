@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 
 use super::{Env, Reporter};
 use crate::error::{Error, Result};
+use crate::model::generated::fnv1a;
 use crate::settings::Settings;
 
 /// The work directory of one build, held (locked) while the value lives.
@@ -103,12 +104,6 @@ fn lock(file: File, path: &Path, reporter: &mut dyn Reporter) -> Result<File> {
 fn default_root(out: &Path, env: &Env) -> PathBuf {
     let cache = env.user_cache().unwrap_or_else(|| std::env::temp_dir().join("begen-cache").join("begen"));
     cache.join("work").join(format!("{:016x}", fnv1a(out.as_os_str().as_encoded_bytes())))
-}
-
-/// FNV-1a: a hash that stays the same across Rust versions (the key of a
-/// directory on disk must).
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Makes `dir` (a default work directory) OUT's: its record `out` names

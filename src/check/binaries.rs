@@ -27,23 +27,37 @@ use crate::source::{SourceMap, Span};
 use super::function::check_tokens;
 use super::tokens::SpecToken;
 
-/// A struct's layout flattened to its scalar leaves.
+/// A struct's layout flattened to its scalar leaves (at most
+/// `layout::MAX_SIZE` of them), walked without recursion: nesting may be
+/// as deep as the struct has bytes.
 fn struct_type(structs: &Structs, id: StructId) -> StructType {
-    fn leaves(structs: &Structs, id: StructId, base: u32, path: &[String], out: &mut Vec<StructLeaf>) {
-        let def = structs.def(id);
-        let layout = structs.layout(id);
-        for (m, &offset) in def.members.iter().zip(&layout.offsets) {
-            let mut p = path.to_vec();
-            p.push(m.name.clone());
-            match m.ty {
-                CType::Prim(ty) => out.push(StructLeaf { path: p, ty, offset: base + offset }),
-                CType::Struct(inner) => leaves(structs, inner, base + offset, &p, out),
-                CType::Pointer => {}
+    let mut out = Vec::new();
+    let mut path: Vec<String> = Vec::new();
+    // (struct, its offset, the next member to visit)
+    let mut stack = vec![(id, 0u32, 0usize)];
+    while let Some(top) = stack.last_mut() {
+        let (sid, base, i) = *top;
+        let def = structs.def(sid);
+        let Some(m) = def.members.get(i) else {
+            stack.pop();
+            path.pop();
+            continue;
+        };
+        top.2 += 1;
+        let offset = base + structs.layout(sid).offsets[i];
+        match m.ty {
+            CType::Prim(ty) => {
+                let mut p = path.clone();
+                p.push(m.name.clone());
+                out.push(StructLeaf { path: p, ty, offset });
             }
+            CType::Struct(inner) => {
+                path.push(m.name.clone());
+                stack.push((inner, offset, 0));
+            }
+            CType::Pointer => {}
         }
     }
-    let mut out = Vec::new();
-    leaves(structs, id, 0, &[], &mut out);
     StructType { name: structs.def(id).name.clone(), size: structs.layout(id).size, leaves: out }
 }
 

@@ -31,7 +31,7 @@ use crate::config::{Config, ConfigFile};
 use crate::diag::{Diagnostic, Severity, messages as msg};
 use crate::model::decl::{Callee, Declared};
 use crate::model::{
-    Function, FunctionOptions, Library, Platform, PlatformChoice, Settings, SourceFile, Variant, VmapMethod,
+    Function, FunctionOptions, Library, Platform, PlatformChoice, Settings, SourceFile, Token, Variant, VmapMethod,
     is_identifier, is_py_keyword, shadows_py_module,
 };
 use crate::par;
@@ -477,9 +477,42 @@ fn check_options(
                 shard: opts.shard.clone().unwrap_or_default(),
                 reduce: opts.reduce.clone().unwrap_or_default(),
             };
+            if let Some(d) = fixed_rank_batching(req, key, &functions[k])
+                && seen.insert(d.message.clone())
+            {
+                diags.push(d);
+            }
         }
     }
     functions
+}
+
+/// A kernel whose handler decodes a buffer of fixed rank (a parameter typed
+/// with a shape, `float32[n]`, or a list of such arrays) cannot take a
+/// `vmap_method` that passes the batch as a leading dimension
+/// (`expand_dims`, `broadcast_all`, `legacy_vectorized`): an error at
+/// begen.yaml's `vmap_method`, naming the kernel, the parameter and why.
+fn fixed_rank_batching(req: &Request, key: &str, f: &Function) -> Option<Diagnostic> {
+    let method = f.options.vmap_method;
+    if matches!(method, VmapMethod::Sequential | VmapMethod::SequentialUnrolled) {
+        return None;
+    }
+    let (param, contract) = f.params.iter().find_map(|p| match &p.token {
+        Token::Arg(Some(t)) | Token::Ret(Some(t)) | Token::InOut(Some(t)) | Token::List(t) if t.dims.is_some() => {
+            Some((p, t))
+        }
+        _ => None,
+    })?;
+    let rank = contract.dims.as_ref().map_or(0, Vec::len);
+    let key_line = config_span(req, key, 1).map_or(1, |s| req.map.position(s).0);
+    let span = config_span(req, "vmap_method", key_line)?;
+    let message = msg::vmap_method_fixed_rank(method.as_str(), &f.name, &param.name, &contract.to_string(), rank);
+    Some(Diagnostic::error(span, message).hint(msg::HINT_VMAP_FIXED_RANK))
+}
+
+/// A wrapper begen generated (emit's names).
+fn is_generated(name: &str) -> bool {
+    name.ends_with(".begen.cc") || name.ends_with(".begen.cu")
 }
 
 /// The sources to compile: all under the root but begen's own outputs
@@ -493,15 +526,24 @@ fn check_sources(
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<SourceFile> {
     let out = req.settings.out.as_deref().and_then(|o| std::fs::canonicalize(o).ok());
-    let inside_out =
-        |path: &Path| out.as_ref().is_some_and(|out| std::fs::canonicalize(path).is_ok_and(|p| p.starts_with(out)));
+    // OUT inside the kernel directory: what is under it is begen's. OUT the
+    // kernel directory or above it (`--out .` from the project): every
+    // source is under OUT, and only the sources `begen generate` wrote
+    // into OUT/gen are begen's.
+    let holds_root = out.as_ref().is_some_and(|out| std::fs::canonicalize(req.root).is_ok_and(|r| r.starts_with(out)));
+    let inside_out = |path: &Path| {
+        out.as_ref().is_some_and(|out| {
+            let ours = if holds_root { out.join("gen") } else { out.clone() };
+            std::fs::canonicalize(path).is_ok_and(|p| p.starts_with(ours))
+        })
+    };
     let mut sources = Vec::new();
     for &(id, platform) in req.sources {
         let f = req.map.get(id);
-        if inside_out(&f.path) {
+        if inside_out(&f.path) && (!holds_root || is_generated(&f.name)) {
             continue;
         }
-        if f.name.ends_with(".begen.cc") || f.name.ends_with(".begen.cu") {
+        if is_generated(&f.name) {
             diags.push(
                 Diagnostic::file(Severity::Warning, id, msg::skipping_generated(&f.name)).hint(msg::HINT_GENERATED),
             );
@@ -590,13 +632,16 @@ fn settings(req: &Request, choice: PlatformChoice, sources: &[SourceFile]) -> Se
     }
 }
 
-/// `include_dirs:` entries must be directories under the root (a missing
-/// one would be passed to the compiler silently).
+/// `include_dirs:` entries must be directories (a missing one would be
+/// passed to the compiler silently): a relative one from the root, which may
+/// lead out of it (`../shared/include`), an absolute one as it is (a system
+/// folder such as `/usr/include/eigen3`).
 fn check_include_dirs(req: &Request, diags: &mut Vec<Diagnostic>) {
     check_dirs(req, &req.config.include_dirs, msg::include_dir_missing, diags);
 }
 
-/// Each of `dirs` must be a directory under the root; a missing one is an
+/// Each of `dirs` must be a directory, a relative one read from the root
+/// (it may lead out of it), an absolute one as it is; a missing one is an
 /// error where begen.yaml lists it.
 fn check_dirs(req: &Request, dirs: &[String], missing: fn(&str) -> String, diags: &mut Vec<Diagnostic>) {
     for dir in dirs {
@@ -609,7 +654,7 @@ fn check_dirs(req: &Request, dirs: &[String], missing: fn(&str) -> String, diags
 }
 
 /// `link:` values: a library is a plain `-l` name (no path, no `lib`
-/// prefix or extension needed), a directory must exist under the root.
+/// prefix or extension needed), a directory must exist (as `include_dirs:`).
 fn check_link(req: &Request, diags: &mut Vec<Diagnostic>) {
     let link = &req.config.link;
     for lib in &link.libs {

@@ -47,17 +47,96 @@ pub(super) fn name_all(
     }
     check_symbols(req, functions, diags);
     name_structs(functions);
+    for f in functions.iter() {
+        let params: Vec<(&str, bool)> = f
+            .params
+            .iter()
+            .map(|p| (p.name.as_str(), !p.py_name.is_empty()))
+            .chain(f.consts.iter().map(|k| (k.name.as_str(), true)))
+            .collect();
+        let named: Vec<&str> = params.iter().filter(|(_, py)| *py).map(|(n, _)| *n).collect();
+        let (py, twins) = py_names(&named, &["out"]);
+        for (renamed, owner) in twins {
+            if let Some(here) = function_span(req, f) {
+                diags.push(
+                    Diagnostic::error(
+                        here,
+                        msg::py_name_twins("parameter", named[renamed], &py[renamed], named[owner], &f.name),
+                    )
+                    .hint(msg::HINT_PY_NAME_TWINS),
+                );
+            }
+        }
+    }
     let mut module_names = BTreeSet::new();
     by_module
         .into_iter()
         .map(|(name, indices)| {
-            let mut taken = BTreeSet::new();
-            for &k in &indices {
-                functions[k].py_name = py_name(&functions[k].name, &mut taken);
+            let names: Vec<&str> = indices.iter().map(|&k| functions[k].name.as_str()).collect();
+            let (py, twins) = py_names(&names, &[]);
+            for (renamed, owner) in twins {
+                let (f, o) = (&functions[indices[renamed]], &functions[indices[owner]]);
+                if let (Some(here), Some(there)) = (function_span(req, f), function_span(req, o)) {
+                    diags.push(
+                        Diagnostic::error(here, msg::py_name_twins("kernel", &f.name, &py[renamed], &o.name, &name))
+                            .with(there, msg::label_is_here(&o.name))
+                            .hint(msg::HINT_PY_NAME_TWINS),
+                    );
+                }
+            }
+            for (&k, py) in indices.iter().zip(py) {
+                functions[k].py_name = py;
             }
             Module { py_name: py_name(&name, &mut module_names), name, functions: indices }
         })
         .collect()
+}
+
+/// Python names for `names`, in order: each keeps its own where Python can
+/// use it, whatever the order; one that must change (a keyword, a name
+/// the module uses, a dunder) gets `_` appended until it is free, so no two
+/// are alike. Also returns, as (renamed, owner) indices, each renamed name
+/// whose first choice is another's own name (kernels `len` and `len_`:
+/// `len` would be `len_`), which a user cannot tell apart: an error.
+fn py_names(names: &[&str], reserved: &[&str]) -> (Vec<String>, Vec<(usize, usize)>) {
+    let reserved: BTreeSet<String> = reserved.iter().map(|r| r.to_string()).collect();
+    let first_choice = |name: &str| py_name(name, &mut reserved.clone());
+    let mut own: HashMap<&str, usize> = HashMap::new();
+    for (i, &n) in names.iter().enumerate() {
+        if first_choice(n) == n {
+            own.entry(n).or_insert(i);
+        }
+    }
+    let mut taken = reserved.clone();
+    taken.extend(own.keys().map(|n| n.to_string()));
+    let mut twins = Vec::new();
+    let py = names
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| {
+            if own.get(n) == Some(&i) {
+                return n.to_string();
+            }
+            if let Some(&owner) = own.get(first_choice(n).as_str())
+                && owner != i
+                && names[owner] != n
+            {
+                twins.push((i, owner));
+            }
+            py_name(n, &mut taken)
+        })
+        .collect();
+    (py, twins)
+}
+
+/// Where a function is named: its declaration, or begen.yaml's entry of a
+/// binary kernel.
+fn function_span(req: &Request, f: &Function) -> Option<crate::source::Span> {
+    let config = req.config_file.as_ref().filter(|_| f.binary.is_some()).map(|c| c.id);
+    config.or_else(|| super::source_id(req, &f.file)).map(|id| {
+        let start = req.map.get(id).line_range(f.line).start + f.column - 1;
+        req.map.span(id, start, start + f.name.len())
+    })
 }
 
 /// A Python name for `name`: itself, with `_` appended while it is a
@@ -180,14 +259,7 @@ fn check_symbols(req: &Request, functions: &[Function], diags: &mut Vec<Diagnost
         for symbol in symbols {
             if let Some(&other) = owner.get(symbol) {
                 let o = &functions[other];
-                let span = |f: &Function| {
-                    // A binary kernel is declared in begen.yaml.
-                    let config = req.config_file.as_ref().filter(|_| f.binary.is_some()).map(|c| c.id);
-                    config.or_else(|| super::source_id(req, &f.file)).map(|id| {
-                        let start = req.map.get(id).line_range(f.line).start + f.column - 1;
-                        req.map.span(id, start, start + f.name.len())
-                    })
-                };
+                let span = |f: &Function| function_span(req, f);
                 let shown = |f: &Function| {
                     if req.config.modules.is_some() { format!("{}.{}", f.module, f.name) } else { f.name.clone() }
                 };

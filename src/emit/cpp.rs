@@ -115,14 +115,7 @@ pub(crate) fn struct_view(ty: &RecordType) -> StructView {
     }
 }
 
-/// The symbol of the library's `const char* (void)` that returns the XLA
-/// FFI API version its handlers were compiled against. Handler symbols are
-/// `begen_<library>_...` (identifiers joined by single underscores after
-/// the library's name), so a name starting `begen_ffi_api__` cannot be one
-/// unless a library is called `ffi`; the library's name comes last.
-pub(crate) fn ffi_api_symbol(library: &str) -> String {
-    format!("begen_ffi_api__{library}")
-}
+pub(crate) use crate::model::generated::ffi_api_symbol;
 
 /// One XLA FFI handler (in the glue TU).
 #[derive(Debug, Clone, PartialEq, Eq)]

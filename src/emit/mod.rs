@@ -60,6 +60,16 @@ struct StubTemplate<'a> {
     m: &'a python::PyModuleView,
 }
 
+/// The module's text with its `_BEGEN_BUILD` set to a hash of the text
+/// itself (rendered with it empty): two builds' modules differ exactly when
+/// their builds do, which is what the library kept during a commit is named
+/// by (`_begen_library_file`).
+fn with_build_id(text: String) -> String {
+    let empty = "\n_BEGEN_BUILD = \"\"\n";
+    let id = crate::model::generated::fnv1a(text.as_bytes());
+    text.replacen(empty, &format!("\n_BEGEN_BUILD = \"{id:016x}\"\n"), 1)
+}
+
 /// Generates every file of `lib`. `xla_api_version` (e.g. `"0.3"`) is
 /// recorded in the manifest as the XLA FFI API version the wrappers are
 /// built against. It cannot fail: `check` made every name and path safe.
@@ -88,7 +98,7 @@ pub(crate) fn emit(lib: &Library, xla_api_version: Option<&str>) -> Emitted {
         rel_path: format!("{}.py", lib.name),
         kind: FileKind::PythonModule,
         source: None,
-        contents: render(&ModuleTemplate { m: &module }),
+        contents: with_build_id(render(&ModuleTemplate { m: &module })),
     });
     files.push(GeneratedFile {
         rel_path: format!("{}.pyi", lib.name),

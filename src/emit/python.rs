@@ -50,6 +50,9 @@ pub(crate) struct PyModuleView {
     /// `_BEGEN_WIDE`: the dtypes JAX holds only in x64 mode, as a tuple of
     /// literals ([`py_wide_dtypes`]).
     pub(crate) wide: String,
+    /// `_BEGEN_BUILD`: empty in the view; emit writes the hash of the
+    /// module's text in its place.
+    pub(crate) build: String,
 }
 
 /// One module of a library of several: a namespace built by a function of
@@ -1084,6 +1087,7 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
         algorithms,
         api_symbol: py_str(&super::cpp::ffi_api_symbol(&library.name)),
         wide: py_wide_dtypes(),
+        build: String::new(),
     }
 }
 

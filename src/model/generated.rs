@@ -65,3 +65,18 @@ impl Emitted {
         self.files.iter().filter(|f| matches!(f.kind, FileKind::Wrapper(_) | FileKind::Glue | FileKind::Binaries))
     }
 }
+
+/// FNV-1a, 64 bits: a hash that stays the same across Rust versions and
+/// platforms (what names a file on disk or is written into one must).
+pub(crate) fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+}
+
+/// The symbol of the library's `const char* (void)` that returns the XLA
+/// FFI API version its handlers were compiled against. Handler symbols are
+/// `begen_<library>_...` (identifiers joined by single underscores after
+/// the library's name), so a name starting `begen_ffi_api__` cannot be one
+/// unless a library is called `ffi`; the library's name comes last.
+pub(crate) fn ffi_api_symbol(library: &str) -> String {
+    format!("begen_ffi_api__{library}")
+}

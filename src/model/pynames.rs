@@ -377,7 +377,7 @@ pub(crate) fn shadows_py_module(name: &str) -> bool {
 /// function, module or parameter of one of these names would hide one, so
 /// it gets a `_` appended. Every name starting with `_begen` is reserved
 /// too (see [`is_py_reserved`]).
-pub(crate) const PY_RESERVED: [&str; 66] = [
+pub(crate) const PY_RESERVED: [&str; 67] = [
     // The module's own names (the template's and the runtime's).
     "register",
     "registry",
@@ -393,6 +393,7 @@ pub(crate) const PY_RESERVED: [&str; 66] = [
     "_FFI_API_SYMBOL",
     "_ALGORITHMS",
     "_BEGEN_WIDE",
+    "_BEGEN_BUILD",
     "_BegenImplementation",
     "_BegenRegistry",
     "_BegenCall",

@@ -326,6 +326,16 @@ fn locate(
             {
                 return Ok(relocate(sig, Span::new(file, start, end), Origin::Direct));
             }
+            // An object-like macro that defines several functions (`#define
+            // TWO void h1(...) {} void h2(...) {}` under stacked
+            // annotations): each annotation finds its own, as in a
+            // function-like macro's invocation.
+            if whole
+                && expanded != text.as_bytes()
+                && let Ok(sig) = find_in(parser, file, x, &text, wanted, None)
+            {
+                return Ok(relocate(sig, Span::new(file, start, end), Origin::Direct));
+            }
             let sig = direct?;
             Err(LocateError::NameMismatch { found: sig.name, at: sig.name_span })
         }

@@ -82,6 +82,19 @@ def test_a_destination_outside_the_package_is_refused(hatch, bad):
         hatch._destination(bad)
 
 
+@pytest.mark.parametrize("bad", [".", "", "./", "/tmp/b", "../b", "build/../..", "src", "src/kernels"])
+def test_a_build_dir_clean_would_remove_the_project_with_is_refused(hatch, bad):
+    # `hatch clean` removes the build-dir whole: "." would be the project.
+    with pytest.raises(ValueError, match="not a folder of its own inside the project"):
+        hatch._build_dir(bad, "src/kernels")
+
+
+def test_a_build_dir_is_kept(hatch):
+    assert hatch._build_dir("build/begen/", "kernels") == "build/begen"
+    assert hatch._build_dir("./out", "kernels") == "out"
+    assert hatch._build_dir("kernels_build", "kernels") == "kernels_build"
+
+
 def test_a_package_destination_is_kept(hatch):
     assert hatch._destination("mypkg") == "mypkg"
     assert hatch._destination("mypkg/_aot/") == "mypkg/_aot"

@@ -16,12 +16,26 @@ import numpy as _np
 LIBRARY = _os.path.join(_os.getcwd(), "libbegen_runtime.so")
 _FFI_API_SYMBOL = "begen_begen_runtime_ffi_api"
 _BEGEN_WIDE = ("int64", "uint64", "float64", "complex128")
+_BEGEN_BUILD = ""
 
 # begen: emit below
 
 _lock = _threading.Lock()
 _lib = None
 _registered = False
+
+
+def _begen_library_file():
+    # The library file this module goes with. begen commits a build's four
+    # outputs with one rename each, the module's last; before the library is
+    # replaced, the one this module was built with is kept beside it under a
+    # name from this module's build, until the new module is in place (then
+    # removed). A process that imports the module in between, or after a
+    # build killed in between, loads the library of its own build.
+    kept = _os.path.join(
+        _os.path.dirname(LIBRARY), "." + _os.path.basename(LIBRARY) + ".begen-old-" + _BEGEN_BUILD
+    )
+    return kept if _BEGEN_BUILD and _os.path.isfile(kept) else LIBRARY
 
 
 # The XLA FFI version gate. XLA registers a handler only if the FFI API

@@ -449,6 +449,19 @@ pub(crate) fn struct_no_members(name: &str) -> String {
     format!("struct `{name}` has no members")
 }
 
+pub(crate) fn struct_member_failed(name: &str, inner: &str) -> String {
+    let (name, inner) = (q(name), q(inner));
+    format!("struct `{name}` contains struct `{inner}`, which has an error")
+}
+
+pub(crate) fn struct_too_large(name: &str, size: u64, limit: u64) -> String {
+    let name = q(name);
+    format!(
+        "struct `{name}` is {size} bytes or more: a CUDA kernel's parameters hold at most {limit} bytes, so no \
+         parameter can be larger"
+    )
+}
+
 pub(crate) fn member_twice(strukt: &str, member: &str) -> String {
     let strukt = q(strukt);
     let member = q(member);
@@ -521,6 +534,10 @@ pub(crate) fn demangle_alias_once(group: u32) -> String {
 
 pub(crate) fn demangle_alias_mixed(group: u32) -> String {
     format!("alias group {group} is shared by an array and a list")
+}
+
+pub(crate) fn demangle_too_deep(limit: usize) -> String {
+    format!("lists and tuples nested more than {limit} deep")
 }
 
 pub(crate) fn demangle_convention(what: &str, convention: &str) -> String {

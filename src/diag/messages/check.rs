@@ -561,7 +561,10 @@ pub(crate) fn library_shadows_module(name: &str, from: &str) -> String {
 
 pub(crate) fn include_dir_missing(dir: &str) -> String {
     let dir = q(dir);
-    format!("`include_dirs:` lists `{dir}`, which is not a directory under the root")
+    format!(
+        "`include_dirs:` lists `{dir}`, which is not a directory (a relative path is read from the kernel \
+         directory, an absolute one as it is)"
+    )
 }
 
 pub(crate) const HINT_LIBRARY_NAME: &str =
@@ -583,6 +586,18 @@ pub(crate) fn label_is_here(name: &str) -> String {
     let name = q(name);
     format!("'{name}' is here")
 }
+
+pub(crate) fn py_name_twins(what: &str, name: &str, py: &str, other: &str, within: &str) -> String {
+    let (name, py, other, within) = (q(name), q(py), q(other), q(within));
+    format!(
+        "{what} '{name}' cannot keep its name in Python (a keyword or a name the generated module uses), and the \
+         name it would get is {what} '{other}''s own (in '{within}'): begen would call it `{py}`, which no one \
+         could tell from '{other}'"
+    )
+}
+
+pub(crate) const HINT_PY_NAME_TWINS: &str =
+    "rename one of the two (the Python name of a C++ name Python cannot use is that name with `_` appended)";
 
 pub(crate) const HINT_SYMBOL_COLLISION: &str = "rename the library, a module or one of the functions";
 

@@ -28,6 +28,19 @@ pub(crate) fn bad_vmap_method(value: &str) -> String {
     )
 }
 
+pub(crate) fn vmap_method_fixed_rank(method: &str, function: &str, param: &str, contract: &str, rank: usize) -> String {
+    let (function, param, contract) = (q(function), q(param), q(contract));
+    format!(
+        "`vmap_method: {method}` cannot batch '{function}': its parameter '{param}' is typed `{contract}`, so its \
+         handler decodes rank-{rank} buffers only, and {method} hands it the batch as one more leading dimension \
+         (XLA would fail at run time with \"Failed to decode all FFI handler operands\")"
+    )
+}
+
+pub(crate) const HINT_VMAP_FIXED_RANK: &str = "use `vmap_method: sequential` (the default) or `sequential_unrolled`, \
+     which call the kernel once per example; or take the parameter as an untyped `BE::Tensor` (`arg`/`ret`), whose \
+     handler takes any rank, and handle the leading batch dimension in the kernel";
+
 pub(crate) fn bad_platform(value: &str) -> String {
     let value = q(value);
     format!("unknown platform `{value}`: expected cpu, cuda or auto")
@@ -54,7 +67,10 @@ pub(crate) const HINT_LINK_LIB: &str = "put the library's directory under `link:
 
 pub(crate) fn link_dir_missing(dir: &str) -> String {
     let dir = q(dir);
-    format!("`link: dirs:` lists `{dir}`, which is not a directory under the root")
+    format!(
+        "`link: dirs:` lists `{dir}`, which is not a directory (a relative path is read from the kernel \
+         directory, an absolute one as it is)"
+    )
 }
 
 // ---- variants ----
