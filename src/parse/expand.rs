@@ -264,6 +264,13 @@ impl<'t> Expander<'t> {
             if c.is_ascii_whitespace() {
                 space = true;
                 i += 1;
+                // Macro bodies are padded to their line continuations with
+                // runs of spaces: skip those eight at a time.
+                while let Some(chunk) = b.get(i..i + 8)
+                    && chunk == b"        "
+                {
+                    i += 8;
+                }
                 continue;
             }
             let start = i;
