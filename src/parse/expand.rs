@@ -143,6 +143,9 @@ pub(crate) struct Expander<'t> {
     table: &'t MacroTable,
     texts: Vec<Rc<str>>,
     ids: HashMap<Rc<str>, Sym, FxBuildHasher>,
+    /// The symbols of one-byte ASCII texts (most punctuation), by byte:
+    /// found without hashing.
+    bytes: [Option<Sym>; 128],
     slots: Vec<Slot>,
     /// The offset whose macro definitions are expanded.
     pos: usize,
@@ -156,6 +159,7 @@ impl<'t> Expander<'t> {
             table,
             texts: Vec::new(),
             ids: HashMap::default(),
+            bytes: [None; 128],
             slots: Vec::new(),
             pos: usize::MAX,
             too_deep: false,
@@ -211,6 +215,13 @@ impl<'t> Expander<'t> {
     }
 
     fn intern(&mut self, text: &str) -> Sym {
+        let byte = match text.as_bytes() {
+            &[b] if b.is_ascii() => Some(usize::from(b)),
+            _ => None,
+        };
+        if let Some(s) = byte.and_then(|b| self.bytes[b]) {
+            return s;
+        }
         if let Some(&s) = self.ids.get(text) {
             return s;
         }
@@ -218,6 +229,9 @@ impl<'t> Expander<'t> {
         let rc: Rc<str> = Rc::from(text);
         self.texts.push(rc.clone());
         self.ids.insert(rc, s);
+        if let Some(b) = byte {
+            self.bytes[b] = Some(s);
+        }
         s
     }
 
