@@ -12,6 +12,7 @@
 //! the lazy form expands in the same order and spends the same token budget
 //! up to the point where it stops.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -142,6 +143,9 @@ pub(crate) struct Expander<'t> {
     table: &'t MacroTable,
     texts: Vec<Rc<str>>,
     ids: HashMap<Rc<str>, Sym, FxBuildHasher>,
+    /// The symbols of one-byte ASCII texts (most punctuation), by byte:
+    /// found without hashing.
+    bytes: [Option<Sym>; 128],
     slots: Vec<Slot>,
     /// The offset whose macro definitions are expanded.
     pos: usize,
@@ -155,6 +159,7 @@ impl<'t> Expander<'t> {
             table,
             texts: Vec::new(),
             ids: HashMap::default(),
+            bytes: [None; 128],
             slots: Vec::new(),
             pos: usize::MAX,
             too_deep: false,
@@ -210,6 +215,13 @@ impl<'t> Expander<'t> {
     }
 
     fn intern(&mut self, text: &str) -> Sym {
+        let byte = match text.as_bytes() {
+            &[b] if b.is_ascii() => Some(usize::from(b)),
+            _ => None,
+        };
+        if let Some(s) = byte.and_then(|b| self.bytes[b]) {
+            return s;
+        }
         if let Some(&s) = self.ids.get(text) {
             return s;
         }
@@ -217,6 +229,9 @@ impl<'t> Expander<'t> {
         let rc: Rc<str> = Rc::from(text);
         self.texts.push(rc.clone());
         self.ids.insert(rc, s);
+        if let Some(b) = byte {
+            self.bytes[b] = Some(s);
+        }
         s
     }
 
@@ -263,6 +278,13 @@ impl<'t> Expander<'t> {
             if c.is_ascii_whitespace() {
                 space = true;
                 i += 1;
+                // Macro bodies are padded to their line continuations with
+                // runs of spaces: skip those eight at a time.
+                while let Some(chunk) = b.get(i..i + 8)
+                    && chunk == b"        "
+                {
+                    i += 8;
+                }
                 continue;
             }
             let start = i;
@@ -387,9 +409,14 @@ impl<'t> Expander<'t> {
     }
 
     /// Expands `toks` completely (a macro argument before substitution).
-    fn expand_all(&mut self, toks: Vec<Tok>, hide: &mut Vec<Sym>, depth: usize, budget: &mut usize) -> Vec<Tok> {
+    fn expand_all(&mut self, toks: &[Tok], hide: &mut Vec<Sym>, depth: usize, budget: &mut usize) -> Vec<Tok> {
+        // Most arguments name no macro: they expand to themselves, spending
+        // nothing (what the rescan below would find, token by token).
+        if toks.iter().all(|t| t.kind != Kind::Ident || hide.contains(&t.sym) || self.lookup(t.sym).is_none()) {
+            return toks.to_vec();
+        }
         let mut out = Vec::with_capacity(toks.len());
-        let mut stack = vec![Frame::new(vec![Seg::Own(toks)], depth, None)];
+        let mut stack = vec![Frame::new(vec![Seg::Own(toks.to_vec())], depth, None)];
         while let Some(t) = self.next_tok(&mut stack, hide, budget) {
             out.push(t);
         }
@@ -408,9 +435,9 @@ impl<'t> Expander<'t> {
         depth: usize,
         budget: &mut usize,
     ) -> Vec<Tok> {
-        let arg_of = |s: Sym| -> Option<Vec<Tok>> {
+        let arg_of = |s: Sym| -> Option<Cow<[Tok]>> {
             if let Some(k) = params.iter().position(|p| *p == s) {
-                return Some(args.get(k).cloned().unwrap_or_default());
+                return Some(Cow::Borrowed(args.get(k).map_or(&[], Vec::as_slice)));
             }
             if m.variadic && s == VA_ARGS {
                 let rest = args.get(params.len()..).unwrap_or_default();
@@ -421,7 +448,7 @@ impl<'t> Expander<'t> {
                     }
                     joined.extend_from_slice(a);
                 }
-                return Some(joined);
+                return Some(Cow::Owned(joined));
             }
             None
         };
@@ -450,8 +477,7 @@ impl<'t> Expander<'t> {
             {
                 let mut text = String::new();
                 self.render(&arg, &mut text);
-                let text = text.replace('\\', "\\\\").replace('"', "\\\"");
-                let sym = self.intern(&format!("\"{text}\""));
+                let sym = self.intern(&stringized(&text));
                 out.push(Tok { sym, kind: Kind::Punct, space_before: t.space_before });
                 k += 2;
                 continue;
@@ -460,7 +486,8 @@ impl<'t> Expander<'t> {
                 Some(arg) => {
                     let near_paste = body.get(k + 1).is_some_and(|n| n.kind == Kind::Paste)
                         || (k > 0 && body[k - 1].kind == Kind::Paste);
-                    let mut toks = if near_paste { arg } else { self.expand_all(arg, hide, depth + 1, budget) };
+                    let mut toks =
+                        if near_paste { arg.into_owned() } else { self.expand_all(&arg, hide, depth + 1, budget) };
                     if toks.is_empty() && near_paste {
                         toks.push(Tok::placemarker(false));
                     }
@@ -513,6 +540,21 @@ impl<'t> Expander<'t> {
         }
         out
     }
+}
+
+/// `text` as a string literal (the `#` operator): in quotes, with each `\`
+/// and `"` escaped.
+fn stringized(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        if c == '\\' || c == '"' {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('"');
+    out
 }
 
 /// A piece of a replacement list.

@@ -238,17 +238,26 @@ pub(crate) fn at_file_scope(code: &[u8], offsets: &[usize]) -> Vec<bool> {
     let mut open: Vec<bool> = Vec::new();
     let mut hiding = 0usize;
     let mut next = 0;
+    // Records the offsets up to `upto`; true once every offset is recorded.
     let mut record = |upto: usize, hiding: usize, out: &mut Vec<bool>| {
         while offsets.get(next).is_some_and(|&o| o <= upto) {
             out.push(hiding == 0);
             next += 1;
         }
+        next == offsets.len()
     };
     for brace in memchr::memchr2_iter(b'{', b'}', code) {
         if code[brace] == b'{' {
-            record(brace, hiding, &mut out);
-            let kind = scope_kind(&code[head_start(code, brace)..brace]);
-            let hides = !(kind == ScopeKind::Linkage || kind == ScopeKind::Namespace(String::new()));
+            if record(brace, hiding, &mut out) {
+                return out;
+            }
+            // Inside a hiding block, what a nested block is does not matter
+            // (the outer one hides until after the nested one closes): only
+            // blocks opened at file scope are classified.
+            let hides = hiding == 0 && {
+                let kind = scope_kind(&code[head_start(code, brace)..brace]);
+                !(kind == ScopeKind::Linkage || kind == ScopeKind::Namespace(String::new()))
+            };
             hiding += usize::from(hides);
             open.push(hides);
         } else {
@@ -317,11 +326,13 @@ mod scope_tests {
 
     #[test]
     fn file_scope_is_what_the_scopes_say() {
-        let codes: [&[u8]; 4] = [
+        let codes: [&[u8]; 5] = [
             b"namespace a { x; namespace { void f() { } y } } }\nextern \" \" { z }\nnamespace { w }\n{",
             b"}}{ namespace {{\n#define X {\n}",
             b"struct S { int a; }; struct T { };",
             b"",
+            // Transparent blocks inside hiding ones, and the other way round.
+            b"void f() { namespace { extern \"C\" { a } b } c } d extern \"C\" { struct T { namespace { e } } g } }} h",
         ];
         for code in codes {
             let offsets: Vec<usize> = (0..=code.len()).collect();

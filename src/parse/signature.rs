@@ -414,6 +414,10 @@ pub(super) fn text_of(node: Node, src: &[u8]) -> String {
 /// `unsigned   long long` -> `unsigned long long`,
 /// `std :: complex< float >` -> `std::complex<float>`.
 pub(crate) fn normalize_type(ty: &str) -> String {
+    // Most types are one ASCII word or `A::B`: nothing to normalise.
+    if ty.bytes().all(|b| b.is_ascii_graphic()) {
+        return ty.to_string();
+    }
     let mut out = String::with_capacity(ty.len());
     let mut pending_space = false;
     for c in ty.chars() {
@@ -576,5 +580,7 @@ mod tests {
     fn normalizes_types() {
         assert_eq!(normalize_type("std :: complex< float >"), "std::complex<float>");
         assert_eq!(normalize_type("unsigned\n  char"), "unsigned char");
+        assert_eq!(normalize_type("BE::Tensor"), "BE::Tensor");
+        assert_eq!(normalize_type("\tint64_t\u{a0}"), "int64_t");
     }
 }
