@@ -130,6 +130,20 @@ if step brainevent && [[ -d "$CORPUS" && -f "$ROOT/.cache/brainevent-0.3.0/wheel
     fi
 fi
 
+# The edit-build loop on brainevent's CUDA tree (issue 24): an older begen
+# (OLD_BEGEN) against this one, no-op and edit-one builds side by side
+# (bench/loop_bench.sh); not in the default STEPS.
+if step brainevent-loop && [[ -d "$CORPUS" && -n "${OLD_BEGEN:-}" ]]; then
+    echo "== the edit-build loop on brainevent's tree: $OLD_BEGEN against $BEGEN, $(nproc) cores"
+    tree="$WORK/brainevent-loop/brainevent"
+    mkdir -p "$tree"
+    cp -r "$CORPUS/." "$tree/"
+    cp "$ROOT/.cache/brainevent-0.3.0/wheel/brainevent/include/cuda_common.h" "$tree/"
+    rm -f "$tree/_dense/binary_dense_cublas.cu" "$tree/_tcsr/tile_mm/binary_csrmm_tile.cu"
+    printf 'name: brainevent_aot\nplatform: cuda\nmodules:\n  per-file: true\n' > "$tree/begen.yaml"
+    RUNS="${RUNS:-5}" EDITS="${EDITS:-2}" bash bench/loop_bench.sh "$OLD_BEGEN" "$BEGEN" "$tree"
+fi
+
 xla_inc="$("$PY" -c 'import jax.ffi; print(jax.ffi.include_dir())')"
 cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)"
 if step bench; then
