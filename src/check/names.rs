@@ -99,34 +99,46 @@ pub(super) fn name_all(
 /// whose first choice is another's own name (kernels `len` and `len_`:
 /// `len` would be `len_`), which a user cannot tell apart: an error.
 fn py_names(names: &[&str], reserved: &[&str]) -> (Vec<String>, Vec<(usize, usize)>) {
-    let reserved: BTreeSet<String> = reserved.iter().map(|r| r.to_string()).collect();
-    let first_choice = |name: &str| py_name(name, &mut reserved.clone());
-    let mut own: HashMap<&str, usize> = HashMap::new();
-    for (i, &n) in names.iter().enumerate() {
-        if first_choice(n) == n {
+    let first: Vec<String> = names.iter().map(|n| first_choice(n, reserved)).collect();
+    let mut own: HashMap<&str, usize> = HashMap::with_capacity(names.len());
+    for (i, (&n, f)) in names.iter().zip(&first).enumerate() {
+        if f == n {
             own.entry(n).or_insert(i);
         }
     }
-    let mut taken = reserved.clone();
-    taken.extend(own.keys().map(|n| n.to_string()));
+    // Most names are their own: the set of names taken is only made when
+    // one is not.
+    let mut taken: Option<BTreeSet<String>> = None;
     let mut twins = Vec::new();
     let py = names
         .iter()
+        .zip(first)
         .enumerate()
-        .map(|(i, &n)| {
+        .map(|(i, (&n, first))| {
             if own.get(n) == Some(&i) {
-                return n.to_string();
+                return first;
             }
-            if let Some(&owner) = own.get(first_choice(n).as_str())
+            if let Some(&owner) = own.get(first.as_str())
                 && owner != i
                 && names[owner] != n
             {
                 twins.push((i, owner));
             }
-            py_name(n, &mut taken)
+            let taken = taken.get_or_insert_with(|| reserved.iter().chain(own.keys()).map(|n| n.to_string()).collect());
+            py_name(n, taken)
         })
         .collect();
     (py, twins)
+}
+
+/// The name [`py_name`] gives `name` when nothing but `reserved` (and
+/// Python's and the module's own names) is taken.
+fn first_choice(name: &str, reserved: &[&str]) -> String {
+    let mut py = base_name(name);
+    while is_py_keyword(&py) || is_py_reserved(&py) || reserved.contains(&py.as_str()) {
+        py.push('_');
+    }
+    py
 }
 
 /// Where a function is named: its declaration, or begen.yaml's entry of a
@@ -145,19 +157,25 @@ fn function_span(req: &Request, f: &Function) -> Option<crate::source::Span> {
 /// in the generated module's own `_begen` space lose their leading
 /// underscores first.
 pub(crate) fn py_name(name: &str, taken: &mut BTreeSet<String>) -> String {
-    let dunder = name.len() > 4 && name.starts_with("__") && name.ends_with("__");
-    let mut py = if dunder {
-        format!("{}_", name.trim_matches('_'))
-    } else if name.starts_with("_begen") {
-        name.trim_start_matches('_').to_string()
-    } else {
-        name.to_string()
-    };
+    let mut py = base_name(name);
     while is_py_keyword(&py) || is_py_reserved(&py) || taken.contains(&py) {
         py.push('_');
     }
     taken.insert(py.clone());
     py
+}
+
+/// `name` with what Python gives a meaning taken off: a dunder's
+/// underscores, begen's own `_begen` prefix's leading `_`.
+fn base_name(name: &str) -> String {
+    let dunder = name.len() > 4 && name.starts_with("__") && name.ends_with("__");
+    if dunder {
+        format!("{}_", name.trim_matches('_'))
+    } else if name.starts_with("_begen") {
+        name.trim_start_matches('_').to_string()
+    } else {
+        name.to_string()
+    }
 }
 
 /// The instantiations of a template kernel: one per combination of its

@@ -2,6 +2,11 @@
 //! [`is_identifier`] first, and every name it writes into Python is kept
 //! clear of [`PY_KEYWORDS`]. Each list exists once, here.
 
+use std::collections::HashSet;
+use std::sync::OnceLock;
+
+use crate::par::FxBuildHasher;
+
 /// C++ keywords and alternative tokens (C++20), which are never valid names.
 pub(crate) const KEYWORDS: &[&str] = &[
     "alignas",
@@ -103,7 +108,25 @@ pub(crate) const KEYWORDS: &[&str] = &[
 pub(crate) fn is_identifier(name: &str) -> bool {
     let mut bytes = name.bytes();
     let starts_well = matches!(bytes.next(), Some(b) if b.is_ascii_alphabetic() || b == b'_');
-    starts_well && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_') && !KEYWORDS.contains(&name)
+    static SET: Words = Words::new(&[KEYWORDS]);
+    starts_well && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_') && !SET.contains(name)
+}
+
+/// Word lists as a set, built on first use: every name in a tree is looked
+/// up in them, and a list of 100 keywords costs 100 comparisons a name.
+pub(crate) struct Words {
+    lists: &'static [&'static [&'static str]],
+    set: OnceLock<HashSet<&'static str, FxBuildHasher>>,
+}
+
+impl Words {
+    pub(crate) const fn new(lists: &'static [&'static [&'static str]]) -> Words {
+        Words { lists, set: OnceLock::new() }
+    }
+
+    pub(crate) fn contains(&self, name: &str) -> bool {
+        self.set.get_or_init(|| self.lists.iter().flat_map(|l| l.iter().copied()).collect()).contains(name)
+    }
 }
 
 /// Python keywords: valid C++ identifiers that Python cannot use as names.
@@ -115,7 +138,8 @@ pub(crate) const PY_KEYWORDS: [&str; 35] = [
 
 /// Whether `name` is a Python keyword.
 pub(crate) fn is_py_keyword(name: &str) -> bool {
-    PY_KEYWORDS.contains(&name)
+    static SET: Words = Words::new(&[&PY_KEYWORDS]);
+    SET.contains(name)
 }
 
 /// Characters that change how text around them is shown (bidirectional

@@ -6,6 +6,8 @@
 //! imports from them; `emit`'s runtime tests prove they match the runtime
 //! files (`build-support/python/begen_runtime/`) and the template.
 
+use super::ident::Words;
+
 /// One top-level import of the generated module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct PyImport {
@@ -453,7 +455,8 @@ pub(crate) const PY_RESERVED: [&str; 67] = [
 /// Whether `name` is one the generated module defines, imports or calls:
 /// [`PY_RESERVED`], an import's name, or in begen's own `_begen` space.
 pub(crate) fn is_py_reserved(name: &str) -> bool {
-    name.starts_with("_begen") || PY_RESERVED.contains(&name) || PY_IMPORTS.iter().any(|i| i.binds == name)
+    static SET: Words = Words::new(&[&PY_RESERVED]);
+    name.starts_with("_begen") || SET.contains(name) || PY_IMPORTS.iter().any(|i| i.binds == name)
 }
 
 #[cfg(test)]
