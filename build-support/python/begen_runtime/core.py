@@ -184,3 +184,18 @@ def _begen_honest(fn, arrays, names):
                 f"{fn}: parameter '{name}' is {_np.dtype(dtype).name}, but JAX's x64 mode is off, so JAX would "
                 f"pass it narrowed to 32 bits; convert it, or enable x64 (jax.config.update('jax_enable_x64', True))"
             )
+
+
+# vmap of a primitive that carries its batch axes in front (`primitives`,
+# `sharding`): its batching rule.
+
+
+def _begen_batch_front(args, dims):
+    # (the new batch axis's size, every input with that axis in front): a
+    # batched input's axis moved there, an unbatched input broadcast.
+    size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
+    moved = [
+        _jax.numpy.moveaxis(a, d, 0) if d is not None else _jax.numpy.broadcast_to(a, (size, *_jax.numpy.shape(a)))
+        for a, d in zip(args, dims)
+    ]
+    return size, moved

@@ -6,6 +6,8 @@ Above the `# begen: emit below` line: only what this file needs on its own.
 
 import jax as _jax
 
+from .core import _begen_batch_front
+
 # begen: emit below
 
 # Kernels as JAX primitives. One primitive per FFI target, made on first use;
@@ -121,13 +123,8 @@ def _begen_primitive(name):
         return out
 
     def batcher(args, dims, *, call, batch):
-        # Every input gets the new batch axis in front (an unbatched one is
-        # broadcast); the FFI call's own vmap_method runs it.
-        size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
-        moved = [
-            _jax.numpy.moveaxis(a, d, 0) if d is not None else _jax.numpy.broadcast_to(a, (size, *_jax.numpy.shape(a)))
-            for a, d in zip(args, dims)
-        ]
+        # The FFI call's own vmap_method runs the new batch axis.
+        size, moved = _begen_batch_front(args, dims)
         return p.bind(*moved, call=call, batch=(size, *batch)), [0] * len(call.outs)
 
     p.def_impl(apply)

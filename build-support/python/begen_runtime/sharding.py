@@ -24,6 +24,8 @@ Above the `# begen: emit below` line: only what this file needs on its own.
 
 import jax as _jax
 
+from .core import _begen_batch_front
+
 # begen: emit below
 
 _begen_warned = set()
@@ -217,11 +219,7 @@ def _begen_partition_primitive():
         return mlir.lower_fun(lambda *a: list(partitioned(*a)), multiple_results=True)(ctx, *args)
 
     def batcher(args, dims, *, fn, structs, rule, batch):
-        size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
-        moved = [
-            _jax.numpy.moveaxis(a, d, 0) if d is not None else _jax.numpy.broadcast_to(a, (size, *_jax.numpy.shape(a)))
-            for a, d in zip(args, dims)
-        ]
+        size, moved = _begen_batch_front(args, dims)
         return p.bind(*moved, fn=fn, structs=structs, rule=rule, batch=(size, *batch)), [0] * len(structs)
 
     p.def_impl(apply)
@@ -275,17 +273,6 @@ def _begen_custom_partitioning(fn, structs, rule, batch):
     in_maps, out_maps, reduction, whole = _begen_factors(rule, batch)
     splittable = {f for maps in in_maps for f in maps} - set(whole)
 
-    def blocks(mesh, axes):
-        sizes = dict(mesh.shape)
-        local = []
-        for s, maps in zip(structs, out_maps):
-            shape = list(s.shape)
-            for i, f in enumerate(maps[len(batch) :]):
-                for n in _begen_axis_names(axes.get(f)):
-                    shape[i] //= sizes[n]
-            local.append(_jax.ShapeDtypeStruct(tuple(shape), s.dtype))
-        return tuple(local)
-
     @custom_partitioning
     def call(*args):
         return _begen_vmapped(fn, structs, batch)(*args)
@@ -305,7 +292,8 @@ def _begen_custom_partitioning(fn, structs, rule, batch):
             for maps in out_maps
         )
         psum = tuple(n for f in reduction for n in _begen_axis_names(axes.get(f)))
-        local = blocks(mesh, axes)
+        # One device's outputs: each unbatched output's factors name its dimensions.
+        local = tuple(_begen_local(s, maps[len(batch) :], axes, dict(mesh.shape)) for s, maps in zip(structs, out_maps))
 
         def lower(*args):
             out = _begen_vmapped(fn, local, batch)(*args)

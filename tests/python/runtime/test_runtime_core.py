@@ -178,3 +178,17 @@ def test_a_failed_registration_is_not_recorded(shared, monkeypatch, tmp_path):
     with pytest.raises(ValueError, match="XLA said no"):
         core._begen_register_targets(HANDLERS, fail)
     assert set(shared.targets) == {("lib.a", "cpu")}
+
+
+def test_the_batching_rule_puts_the_new_axis_in_front(jax_cpu):
+    # vmap of `primitives`' and `sharding`'s primitives: a batched input's
+    # axis moves to the front, an unbatched input is broadcast to its size.
+    a = np.arange(24.0).reshape(2, 3, 4)
+    b = np.arange(5.0)
+    c = np.arange(6.0).reshape(3, 2)
+    size, moved = core._begen_batch_front([a, b, c], [1, None, 0])
+    assert size == 3
+    assert [m.shape for m in moved] == [(3, 2, 4), (3, 5), (3, 2)]
+    np.testing.assert_array_equal(moved[0], np.moveaxis(a, 1, 0))
+    np.testing.assert_array_equal(moved[1], np.broadcast_to(b, (3, 5)))
+    np.testing.assert_array_equal(moved[2], c)
