@@ -48,75 +48,52 @@ pub(crate) enum Section {
     Modules,
 }
 
+/// Each section with its file under `build-support/python/begen_runtime/`,
+/// in print order: the one list that `ALL`, `file` and `text` are made from.
+macro_rules! section_files {
+    ($($section:ident => $file:literal,)*) => {
+        impl Section {
+            /// Every section, in the order a module prints them.
+            #[cfg(test)]
+            pub(crate) const ALL: [Section; 15] = [$(Section::$section),*];
+
+            /// The file's name under `build-support/python/begen_runtime/`.
+            #[cfg(test)]
+            pub(crate) fn file(self) -> &'static str {
+                match self {
+                    $(Section::$section => $file,)*
+                }
+            }
+
+            /// The file's text.
+            pub(crate) fn text(self) -> &'static str {
+                match self {
+                    $(Section::$section => include_str!(concat!("../../build-support/python/begen_runtime/", $file)),)*
+                }
+            }
+        }
+    };
+}
+
+section_files! {
+    Core => "core.py",
+    Scalars => "scalars.py",
+    Structs => "structs.py",
+    Records => "records.py",
+    Arrays => "arrays.py",
+    Contracts => "contracts.py",
+    Lists => "lists.py",
+    Unsupported => "unsupported.py",
+    Vjp => "vjp.py",
+    Primitives => "primitives.py",
+    Sharding => "sharding.py",
+    Algorithms => "algorithms.py",
+    Registry => "registry.py",
+    Linked => "linked.py",
+    Modules => "modules.py",
+}
+
 impl Section {
-    /// Every section, in the order a module prints them.
-    #[cfg(test)]
-    pub(crate) const ALL: [Section; 15] = [
-        Section::Core,
-        Section::Scalars,
-        Section::Structs,
-        Section::Records,
-        Section::Arrays,
-        Section::Contracts,
-        Section::Lists,
-        Section::Unsupported,
-        Section::Vjp,
-        Section::Primitives,
-        Section::Sharding,
-        Section::Algorithms,
-        Section::Registry,
-        Section::Linked,
-        Section::Modules,
-    ];
-
-    /// The file's name under `build-support/python/begen_runtime/`.
-    #[cfg(test)]
-    pub(crate) fn file(self) -> &'static str {
-        match self {
-            Section::Core => "core.py",
-            Section::Scalars => "scalars.py",
-            Section::Structs => "structs.py",
-            Section::Records => "records.py",
-            Section::Arrays => "arrays.py",
-            Section::Contracts => "contracts.py",
-            Section::Lists => "lists.py",
-            Section::Unsupported => "unsupported.py",
-            Section::Vjp => "vjp.py",
-            Section::Primitives => "primitives.py",
-            Section::Sharding => "sharding.py",
-            Section::Algorithms => "algorithms.py",
-            Section::Registry => "registry.py",
-            Section::Linked => "linked.py",
-            Section::Modules => "modules.py",
-        }
-    }
-
-    /// The file's text.
-    pub(crate) fn text(self) -> &'static str {
-        macro_rules! file {
-            ($name:literal) => {
-                include_str!(concat!("../../build-support/python/begen_runtime/", $name))
-            };
-        }
-        match self {
-            Section::Core => file!("core.py"),
-            Section::Scalars => file!("scalars.py"),
-            Section::Structs => file!("structs.py"),
-            Section::Records => file!("records.py"),
-            Section::Arrays => file!("arrays.py"),
-            Section::Contracts => file!("contracts.py"),
-            Section::Lists => file!("lists.py"),
-            Section::Unsupported => file!("unsupported.py"),
-            Section::Vjp => file!("vjp.py"),
-            Section::Primitives => file!("primitives.py"),
-            Section::Sharding => file!("sharding.py"),
-            Section::Algorithms => file!("algorithms.py"),
-            Section::Registry => file!("registry.py"),
-            Section::Linked => file!("linked.py"),
-            Section::Modules => file!("modules.py"),
-        }
-    }
-
     /// The other sections whose helpers this one calls (beside `Core`,
     /// which every module holds): its header's `from .<section> import`.
     pub(crate) fn requires(self) -> &'static [Section] {
@@ -291,6 +268,21 @@ mod tests {
         assert_eq!(line, r#"_BEGEN_WIDE = ("int64", "uint64", "float64", "complex128")"#);
         assert!(Section::Core.header().lines().any(|l| l == line), "core.py's placeholder is not `{line}`");
         assert!(TEMPLATE.contains("_BEGEN_WIDE = {{ m.wide }}"));
+    }
+
+    #[test]
+    fn all_lists_every_runtime_file_once_in_print_order() {
+        assert!(Section::ALL.windows(2).all(|w| w[0] < w[1]), "section_files! lists the sections out of print order");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/build-support/python/begen_runtime");
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".py") && n != "__init__.py")
+            .collect();
+        on_disk.sort();
+        let mut listed: Vec<&str> = Section::ALL.iter().map(|s| s.file()).collect();
+        listed.sort();
+        assert_eq!(listed, on_disk);
     }
 
     #[test]
