@@ -8,8 +8,9 @@
 #   bench/loop_bench.sh OLD_BEGEN NEW_BEGEN [TREE...]
 #
 # TREE (default: examples/kernels-demo's cpu and cuda kernels, tests/e2e's
-# modules, and a generated tree of 12 sources like bench/build_bench.sh's)
-# is a kernel directory; a cuda tree is skipped without nvcc. Each tree is
+# modules, and bench/kernel_tree.sh's 12 generated sources, as in
+# bench/build_bench.sh) is a kernel directory; a cuda tree is skipped
+# without nvcc. Each tree is
 # copied (edits go to the copy), built clean once per binary into its own
 # work directory, then: RUNS no-op builds and EDITS one-source edits (a
 # comment appended to the tree's first source), alternating OLD and NEW so
@@ -33,28 +34,7 @@ trap 'rm -rf "$WORK"' EXIT
 trees=("$@")
 if [[ ${#trees[@]} -eq 0 ]]; then
     gen="$WORK/generated12"
-    mkdir -p "$gen"
-    for i in $(seq 1 12); do
-        cat > "$gen/k$i.cpp" <<KERNEL
-#include <cmath>
-#include <cstdint>
-#include <vector>
-#include "brainevent/common.h"
-
-namespace bench_k$i {
-template <typename T>
-T op(T v) { return std::tanh(v) * T($i); }
-}  // namespace bench_k$i
-
-// @BE kernel_$i
-void kernel_$i(const BE::Tensor x, BE::Tensor y, float alpha) {
-    const float* in = x.data_ptr<const float>();
-    float* out = y.data_ptr<float>();
-    std::vector<float> tmp(in, in + x.numel());
-    for (int64_t j = 0; j < x.numel(); ++j) out[j] = alpha * bench_k$i::op(tmp[j]);
-}
-KERNEL
-    done
+    "$ROOT/bench/kernel_tree.sh" "$gen" 12
     trees=("$ROOT/examples/kernels-demo/kernels/cpu" "$ROOT/examples/kernels-demo/kernels/cuda"
            "$ROOT/tests/e2e/modules" "$gen")
 fi
