@@ -93,8 +93,9 @@ if [[ -f "$WORK/gen/gen/bench.begen.cc" ]]; then
 fi
 cmd_file=$(ls "$WORK"/work/bench/obj/gen/k1."$ext".begen.*.o.cmd | head -1)
 mapfile -t argv < <(grep -v -x -e '-MMD' -e '-MF' -e '-c' -e '-o' "$cmd_file" | grep -v -e '\.o\.d$' -e '\.o$' -e '\.begen\.')
-# nvcc links its static runtime by itself.
-single() { "${argv[@]}" -shared -o "$WORK/one.so" "$one"; }
+# Run where begen ran it: its include paths (the support headers) are
+# relative to the work directory. nvcc links its static runtime by itself.
+single() { (cd "$WORK/work/bench" && "${argv[@]}" -shared -o "$WORK/one.so" "$one"); }
 s_clean=$(secs single)
 touch_one
 s_touch=$(secs single)
