@@ -9,7 +9,7 @@ import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "tests" / "corpus"))
-import brainevent_corpus as bc  # noqa: E402
+import brainevent_corpus as bc
 
 kc = bc.load_kernix(pathlib.Path(sys.argv[1]))
 n = 0

@@ -37,6 +37,7 @@ usage: python bench/scan_bench.py [--begen BIN] [--baseline BIN] [--modules]
 """
 
 import argparse
+import functools
 import os
 import pathlib
 import shutil
@@ -47,7 +48,7 @@ import time
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "corpus"))
-import brainevent_corpus as bc  # noqa: E402
+import brainevent_corpus as bc
 
 
 def main() -> int:
@@ -98,17 +99,17 @@ def main() -> int:
             base_cmd = scan_cmd(a.baseline, tree)
             row["baseline_status"] = scan_status(base_cmd)
             row["begen_times"], row["baseline_times"] = times_interleaved(
-                a.reps, lambda: run_quiet(begen_cmd), lambda: run_quiet(base_cmd))
+                a.reps, functools.partial(run_quiet, begen_cmd), functools.partial(run_quiet, base_cmd))
             row["begen"] = statistics.median(row["begen_times"])
             row["baseline"] = statistics.median(row["baseline_times"])
         else:
-            row["begen"] = median_of(a.reps, lambda: run_quiet(begen_cmd))
+            row["begen"] = median_of(a.reps, functools.partial(run_quiet, begen_cmd))
         row["functions"] = kernix_loop(kc, files)
-        row["kernix_loop"] = median_of(a.reps, lambda: kernix_loop(kc, files))
-        row["kernix_proc"] = median_of(a.reps, lambda: run_quiet(
-            [sys.executable, str(ROOT / "bench" / "kernix_run.py"), str(corpus), str(tree)]))
-        row["grep"] = median_of(a.reps, lambda: run_quiet(
-            ["grep", "-rc", "--include=*.cu", "@BE", str(tree)], ok=(0, 1)))
+        row["kernix_loop"] = median_of(a.reps, functools.partial(kernix_loop, kc, files))
+        row["kernix_proc"] = median_of(a.reps, functools.partial(
+            run_quiet, [sys.executable, str(ROOT / "bench" / "kernix_run.py"), str(corpus), str(tree)]))
+        row["grep"] = median_of(a.reps, functools.partial(
+            run_quiet, ["grep", "-rc", "--include=*.cu", "@BE", str(tree)], ok=(0, 1)))
         rows.append(row)
     report(rows, a.modules)
     if a.baseline:
@@ -142,7 +143,7 @@ def scan_cmd(exe: pathlib.Path, tree: pathlib.Path) -> list[str]:
 
 def scan_status(cmd) -> int:
     """The exit status of one untimed scan."""
-    return subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).returncode
+    return subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False).returncode
 
 
 def kernix_loop(kc, files) -> int:
@@ -153,7 +154,7 @@ def kernix_loop(kc, files) -> int:
 
 
 def run_quiet(cmd, ok=(0, 1)):
-    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
     if r.returncode not in ok:
         raise RuntimeError(f"{' '.join(cmd)} exited {r.returncode}: {r.stderr.decode()[:500]}")
 
@@ -189,7 +190,7 @@ def report(rows, modules: bool = False) -> None:
           f"{'kx proc':>8} {'grep':>8} | {'kx/begen':>8} {'kxproc/bg':>9} {'begen/grep':>10} | "
           f"{'begen ms/MB':>11} {'kernix ms/MB':>12} {'grep ms/MB':>10}")
     for r in rows:
-        ms = lambda s: f"{s * 1e3:7.1f}ms"  # noqa: E731
+        ms = lambda s: f"{s * 1e3:7.1f}ms"
         print(f"{r['corpus']:>6} {r['files']:>5} {r['mb']:>6.2f} {r['functions']:>6} | "
               f"{ms(r['begen'])} {ms(r['kernix_loop'])} {ms(r['kernix_proc'])} {ms(r['grep'])} | "
               f"{r['kernix_loop'] / r['begen']:>7.1f}x {r['kernix_proc'] / r['begen']:>8.1f}x "
@@ -212,7 +213,7 @@ def report_baseline(rows, reps: int) -> None:
           f"as the ratio of medians and the median of each round's ratio):")
     print(f"{'corpus':>6} | {'begen':>8} {'min':>8} | {'baseline':>8} {'min':>8} | "
           f"{'ratio':>7} {'paired':>7}")
-    ms = lambda s: f"{s * 1e3:6.1f}ms"  # noqa: E731
+    ms = lambda s: f"{s * 1e3:6.1f}ms"
     for r in rows:
         paired = statistics.median([b / base for b, base in
                                     zip(r["begen_times"], r["baseline_times"])])

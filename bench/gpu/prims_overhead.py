@@ -15,7 +15,6 @@ import sys
 
 import jax
 import jax.numpy as jnp
-
 from interleaved import chained, ratio, run, table
 
 

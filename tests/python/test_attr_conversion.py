@@ -9,7 +9,6 @@ import math
 import ml_dtypes
 import numpy as np
 import pytest
-
 from conftest import import_module, run_begen
 
 KERNEL = """\
@@ -39,8 +38,8 @@ void echo(BE::Tensor out, bool b, int8_t i8, uint8_t u8, int16_t i16, uint16_t u
 """
 
 ORDER = ["b", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f32", "f64"]
-VALID = dict(b=True, i8=-5, u8=200, i16=-300, u16=60000, i32=7, u32=9, i64=-(2**40), u64=2**53,
-             f32=1.5, f64=math.pi, c64=1 - 2j)
+VALID = {"b": True, "i8": -5, "u8": 200, "i16": -300, "u16": 60000, "i32": 7, "u32": 9, "i64": -(2**40),
+         "u64": 2**53, "f32": 1.5, "f64": math.pi, "c64": 1 - 2j}
 
 
 @pytest.fixture(scope="module")

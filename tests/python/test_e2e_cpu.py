@@ -83,11 +83,11 @@ def test_every_attr_type(jax_cpu, e2e_cpu):
     jnp = jax_cpu.numpy
     import ml_dtypes
 
-    values = dict(
-        b=True, i8=-5, u8=200, i16=-30000, u16=60000, i32=-(2**31) + 1, u32=2**32 - 1,
-        i64=-(2**40), u64=2**53, f32=1.5, f64=math.pi, c64=1.5 - 2.25j,
-        c128=complex(math.e, -math.pi), h=1.5, bf=-2.0,
-    )
+    values = {
+        "b": True, "i8": -5, "u8": 200, "i16": -30000, "u16": 60000, "i32": -(2**31) + 1, "u32": 2**32 - 1,
+        "i64": -(2**40), "u64": 2**53, "f32": 1.5, "f64": math.pi, "c64": 1.5 - 2.25j,
+        "c128": complex(math.e, -math.pi), "h": 1.5, "bf": -2.0,
+    }
     out = e2e_cpu.all_attrs(**values, out=jax_cpu.ShapeDtypeStruct((17,), jnp.float64))
     half_bits = int(np.float16(1.5).view(np.uint16))
     bf_bits = int(np.asarray(-2.0, dtype=ml_dtypes.bfloat16).view(np.uint16))
@@ -165,9 +165,10 @@ def test_user_macros_do_not_reach_generated_code(jax_cpu, e2e_cpu):
     ],
 )
 def test_16_bit_and_complex_attrs_are_checked(jax_cpu, e2e_cpu, name, value, error, detail):
-    values = dict(
-        b=True, i8=0, u8=0, i16=0, u16=0, i32=0, u32=0, i64=0, u64=0, f32=0.0, f64=0.0, c64=0j, c128=0j, h=0.0, bf=0.0
-    )
+    values = {
+        "b": True, "i8": 0, "u8": 0, "i16": 0, "u16": 0, "i32": 0, "u32": 0, "i64": 0, "u64": 0,
+        "f32": 0.0, "f64": 0.0, "c64": 0j, "c128": 0j, "h": 0.0, "bf": 0.0,
+    }
     values[name] = value
     with pytest.raises(error) as info:
         e2e_cpu.all_attrs(**values, out=jax_cpu.ShapeDtypeStruct((17,), jax_cpu.numpy.float64))

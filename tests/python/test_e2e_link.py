@@ -5,7 +5,6 @@ import shutil
 import zlib
 
 import numpy as np
-
 from conftest import REPO, import_module, run_begen
 
 

@@ -10,7 +10,6 @@ import sys
 
 import numpy as np
 import pytest
-
 from conftest import REPO, import_module, run_begen
 
 
@@ -70,7 +69,7 @@ def test_modules_import_every_way(lib, built):
     assert importlib.import_module("e2e_modules.ops") is lib.ops
     sys.path.insert(0, str(built))
     try:
-        from e2e_modules import jit_csr  # noqa: PLC0415
+        from e2e_modules import jit_csr
 
         assert jit_csr is lib.jit_csr
     finally:

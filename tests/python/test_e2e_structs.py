@@ -10,7 +10,6 @@ import textwrap
 
 import numpy as np
 import pytest
-
 from conftest import REPO, import_module, run_begen
 
 
@@ -160,7 +159,7 @@ def test_the_handler_refuses_what_bypasses_python(structs, jax_cpu):
     import jax
 
     x = x6()
-    call = lambda target, out, **attrs: jax.ffi.ffi_call(structs.TARGETS[target], out)(x, **attrs)  # noqa: E731
+    call = lambda target, out, **attrs: jax.ffi.ffi_call(structs.TARGETS[target], out)(x, **attrs)
     with pytest.raises(Exception, match="Wrong number of attributes"):
         call("affine", like(x), p={"scale": np.float32(1)}).block_until_ready()
     with pytest.raises(Exception, match="a bool array must hold only 0 and 1"):
@@ -193,7 +192,7 @@ def test_export_round_trip_in_a_fresh_process(structs):
         print(float(m.deserialize(blob).call(x)))
         """
     )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert float(proc.stdout.strip()) == pytest.approx(0 * 1 + 1 * 10 + 2 * 1)
 

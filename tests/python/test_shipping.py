@@ -11,7 +11,6 @@ import sys
 import textwrap
 
 import pytest
-
 from conftest import REPO, run_begen
 
 LOADER = textwrap.dedent(
@@ -62,7 +61,7 @@ def test_the_package_folder_gets_the_four_outputs_and_no_work_files(package):
 def run_python(package, code):
     """Runs `code` in a fresh Python that finds `mypkg`; fails with its output."""
     proc = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)], cwd=package.parent, capture_output=True, text=True
+        [sys.executable, "-c", textwrap.dedent(code)], cwd=package.parent, capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
 

@@ -1,6 +1,6 @@
 """The runtime against begen's list of reserved names (src/model/pynames.rs),
-ruff over the runtime and over generated modules, and names that would
-clash with the runtime's."""
+ruff over the runtime, the Python tests, the benchmarks and generated
+modules, and names that would clash with the runtime's."""
 
 import ast
 import builtins
@@ -43,8 +43,11 @@ def test_every_builtin_the_runtime_calls_is_reserved():
         assert not missing_names, f"{path.name} calls {missing_names}: add them to PY_RESERVED in src/model/pynames.rs"
 
 
-def test_ruff_passes_over_the_runtime():
-    proc = ruff("check", "build-support/python")
+@pytest.mark.parametrize("folder", ["build-support/python", "tests/python", "bench"])
+def test_ruff_passes(folder):
+    # The runtime, its tests and the benchmarks, under pyproject.toml's rules.
+    assert (REPO / folder).is_dir(), folder
+    proc = ruff("check", folder)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
