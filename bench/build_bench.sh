@@ -50,10 +50,9 @@ KDIR="$WORK/kernels"
 ext=cpp
 [[ $CUDA == 1 ]] && ext=cu
 
-flags=()
-[[ $CUDA == 1 ]] && flags+=(--cuda)
-[[ $HEAVY == 1 ]] && flags+=(--heavy)
-"$ROOT/bench/kernel_tree.sh" "$KDIR" "$N" "${flags[@]}"
+# shellcheck source=bench/kernel_tree.sh
+source "$ROOT/bench/kernel_tree.sh"
+kernel_tree "$KDIR" "$N" "$CUDA" "$HEAVY"
 
 # secs CMD...: runs CMD, prints "WALL CPU" in seconds (CPU: user + system
 # of CMD and its children, i.e. every compiler run). On a shared machine

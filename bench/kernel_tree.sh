@@ -1,32 +1,20 @@
-#!/usr/bin/env bash
-# Writes the generated kernel tree of bench/build_bench.sh and
-# bench/loop_bench.sh: N sources k1..kN in DIR, each with one annotated
-# function `kernel_<i>` (the i also in its body, so no two sources are the
-# same).
+# The generated kernel tree of bench/build_bench.sh and bench/loop_bench.sh,
+# sourced by both:
 #
-#   bench/kernel_tree.sh DIR N [--cuda] [--heavy]
+#   kernel_tree DIR N CUDA HEAVY
 #
-# .cpp sources by default; --cuda writes .cu sources with a __global__
-# kernel launched on the call's stream; --heavy makes each source
-# instantiate its kernel template 12 times (6 block sizes x float/double).
-set -euo pipefail
+# writes N sources k1..kN into DIR, each with one annotated function
+# `kernel_<i>` (the i also in its body, so no two sources are the same):
+# .cpp sources when CUDA is 0; with CUDA 1, .cu sources with a __global__
+# kernel launched on the call's stream; with HEAVY 1 each source
+# instantiates its kernel template 12 times (6 block sizes x float/double).
 
-[[ $# -ge 2 ]] || { echo "usage: $0 DIR N [--cuda] [--heavy]" >&2; exit 2; }
-KDIR="$1"; N="$2"; shift 2
-CUDA=0
-HEAVY=0
-for a in "$@"; do
-    case "$a" in
-        --cuda) CUDA=1 ;;
-        --heavy) HEAVY=1 ;;
-        *) echo "usage: $0 DIR N [--cuda] [--heavy]" >&2; exit 2 ;;
-    esac
-done
-mkdir -p "$KDIR"
-
-for i in $(seq 1 "$N"); do
-    if [[ $CUDA == 1 && $HEAVY == 1 ]]; then
-        cat > "$KDIR/k$i.cu" <<KERNEL
+kernel_tree() {
+    local dir="$1" n="$2" cuda="$3" heavy="$4" i
+    mkdir -p "$dir"
+    for i in $(seq 1 "$n"); do
+        if [[ $cuda == 1 && $heavy == 1 ]]; then
+            cat > "$dir/k$i.cu" <<KERNEL
 #include <cuda_runtime.h>
 #include <cstdint>
 #include "brainevent/common.h"
@@ -65,8 +53,8 @@ void kernel_$i(const BE::Tensor x, BE::Tensor y, float alpha, int32_t block, int
     BE_CHECK_KERNEL_LAUNCH();
 }
 KERNEL
-    elif [[ $CUDA == 1 ]]; then
-        cat > "$KDIR/k$i.cu" <<KERNEL
+        elif [[ $cuda == 1 ]]; then
+            cat > "$dir/k$i.cu" <<KERNEL
 #include <cuda_runtime.h>
 #include <cstdint>
 #include "brainevent/common.h"
@@ -86,8 +74,8 @@ void kernel_$i(const BE::Tensor x, BE::Tensor y, float alpha, int64_t stream) {
     BE_CHECK_KERNEL_LAUNCH();
 }
 KERNEL
-    elif [[ $HEAVY == 1 ]]; then
-        cat > "$KDIR/k$i.cpp" <<KERNEL
+        elif [[ $heavy == 1 ]]; then
+            cat > "$dir/k$i.cpp" <<KERNEL
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -127,8 +115,8 @@ void kernel_$i(const BE::Tensor x, BE::Tensor y, float alpha, int32_t block) {
     else bench_k$i::run<float>(x, y, alpha, block);
 }
 KERNEL
-    else
-        cat > "$KDIR/k$i.cpp" <<KERNEL
+        else
+            cat > "$dir/k$i.cpp" <<KERNEL
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -147,5 +135,6 @@ void kernel_$i(const BE::Tensor x, BE::Tensor y, float alpha) {
     for (int64_t j = 0; j < x.numel(); ++j) out[j] = alpha * bench_k$i::op(tmp[j]);
 }
 KERNEL
-    fi
-done
+        fi
+    done
+}

@@ -34,7 +34,9 @@ trap 'rm -rf "$WORK"' EXIT
 trees=("$@")
 if [[ ${#trees[@]} -eq 0 ]]; then
     gen="$WORK/generated12"
-    "$ROOT/bench/kernel_tree.sh" "$gen" 12
+    # shellcheck source=bench/kernel_tree.sh
+    source "$ROOT/bench/kernel_tree.sh"
+    kernel_tree "$gen" 12 0 0
     trees=("$ROOT/examples/kernels-demo/kernels/cpu" "$ROOT/examples/kernels-demo/kernels/cuda"
            "$ROOT/tests/e2e/modules" "$gen")
 fi
