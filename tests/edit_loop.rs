@@ -1,7 +1,8 @@
 //! The edit–build loop (issue 24) and stale builds (issue 25): a build with
 //! nothing changed starts no process (fake tools that record their argv
 //! stand in for the compiler, nm, objcopy and Python; `strace` checks it
-//! too where installed, and for a CUDA build); an edit recompiles one TU and lists one
+//! too where installed, and for a CUDA build), nor does a repeated
+//! `begen generate`; an edit recompiles one TU and lists one
 //! object's symbols; a header that shadows another and an edit of the same
 //! size with its time put back rebuild; `compile_commands.json` holds every
 //! TU with a command that compiles; a compiler launcher sees every compile;
