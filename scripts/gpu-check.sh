@@ -12,6 +12,9 @@
 #   checks on a mesh of all of them and the scaling rows of bench/gpu/sharding.py. `jaxmin` needs
 #   JAXMIN_DIR: gpu_typed built elsewhere (CUDA) into JAXMIN_DIR/min with
 #   --jax-min 0.10.2 and into JAXMIN_DIR/new against a newer jaxlib than here.
+#   Also not in the default, on brainevent's CUDA tree: `brainevent-loop`
+#   (needs OLD_BEGEN, an older begen binary) and `brainevent-ccache` (needs
+#   CCACHE, a ccache binary): see those steps below.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -130,18 +133,40 @@ if step brainevent && [[ -d "$CORPUS" && -f "$ROOT/.cache/brainevent-0.3.0/wheel
     fi
 fi
 
+# brainevent's CUDA tree as one library of per-file modules, in folder $1
+# (its header copied in: the benchmarks below pass no -I).
+brainevent_cuda_tree() {
+    mkdir -p "$1"
+    cp -r "$CORPUS/." "$1/"
+    cp "$ROOT/.cache/brainevent-0.3.0/wheel/brainevent/include/cuda_common.h" "$1/"
+    rm -f "$1/_dense/binary_dense_cublas.cu" "$1/_tcsr/tile_mm/binary_csrmm_tile.cu"
+    printf 'name: brainevent_aot\nplatform: cuda\nmodules:\n  per-file: true\n' > "$1/begen.yaml"
+}
+
 # The edit-build loop on brainevent's CUDA tree (issue 24): an older begen
 # (OLD_BEGEN) against this one, no-op and edit-one builds side by side
 # (bench/loop_bench.sh); not in the default STEPS.
 if step brainevent-loop && [[ -d "$CORPUS" && -n "${OLD_BEGEN:-}" ]]; then
     echo "== the edit-build loop on brainevent's tree: $OLD_BEGEN against $BEGEN, $(nproc) cores"
     tree="$WORK/brainevent-loop/brainevent"
-    mkdir -p "$tree"
-    cp -r "$CORPUS/." "$tree/"
-    cp "$ROOT/.cache/brainevent-0.3.0/wheel/brainevent/include/cuda_common.h" "$tree/"
-    rm -f "$tree/_dense/binary_dense_cublas.cu" "$tree/_tcsr/tile_mm/binary_csrmm_tile.cu"
-    printf 'name: brainevent_aot\nplatform: cuda\nmodules:\n  per-file: true\n' > "$tree/begen.yaml"
+    brainevent_cuda_tree "$tree"
     RUNS="${RUNS:-5}" EDITS="${EDITS:-2}" bash bench/loop_bench.sh "$OLD_BEGEN" "$BEGEN" "$tree"
+fi
+
+# A compiler cache on brainevent's CUDA tree (issue 24): with
+# BEGEN_COMPILER_LAUNCHER=$CCACHE and a fresh CCACHE_DIR under $WORK, a
+# clean build (cold) and another clean build into new work and OUT
+# directories (warm), with ccache's hit statistics, and the same clean
+# build without a launcher (bench/ccache_bench.sh; PLAIN=0 skips it). CCACHE
+# is a ccache binary (a machine without one: carry it and the libraries
+# `ldd` names, with LD_LIBRARY_PATH); not in the default STEPS.
+if step brainevent-ccache && [[ -d "$CORPUS" && -n "${CCACHE:-}" ]]; then
+    echo "== ccache cold and warm on brainevent's tree: $CCACHE, $(nproc) cores"
+    tree="$WORK/brainevent-ccache/brainevent"
+    brainevent_cuda_tree "$tree"
+    BENCH_DIR="$WORK/brainevent-ccache" bash bench/ccache_bench.sh "$tree" "$BEGEN" "$CCACHE"
+elif step brainevent-ccache; then
+    echo "== brainevent-ccache: skipped (needs CCACHE, a ccache binary, and brainevent's sources in $CORPUS)"
 fi
 
 xla_inc="$("$PY" -c 'import jax.ffi; print(jax.ffi.include_dir())')"

@@ -261,7 +261,11 @@ fn refuse_overwriting_inputs(out: &std::path::Path, run: &Run) -> Result<(), Err
 }
 
 /// Writes the generated sources, Python module and manifest into `settings.out`
-/// without compiling anything (`begen generate`).
+/// without compiling anything (`begen generate`). The one process it may
+/// start, the Python asked for jax's XLA FFI headers (the manifest's API
+/// version), is asked once: its answer is kept in the work directory
+/// (`settings.work_dir`, else the per-user cache keyed by OUT that a build
+/// uses; never OUT) while the Python binary and the environment are the same.
 ///
 /// ```no_run
 /// use begen::driver::{Env, Settings, StderrReporter};
@@ -275,8 +279,8 @@ fn refuse_overwriting_inputs(out: &std::path::Path, run: &Run) -> Result<(), Err
 /// ```
 pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<Generated, Error> {
     let run = checked(settings, reporter)?;
-    let emitted =
-        emit::emit(&run.library, compile::xla_ffi_api(env, run.library.settings.jax_min.as_deref()).as_deref());
+    let api = compile::xla_ffi_api(&run.library, settings, env, reporter);
+    let emitted = emit::emit(&run.library, api.as_deref());
     let files = compile::write_sources(settings.out_dir(), &run.library.name, &emitted)?;
     Ok(Generated { library: run.library, files, diagnostics: run.diagnostics })
 }

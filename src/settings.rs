@@ -34,8 +34,9 @@ pub struct Settings {
     /// Where outputs go (needed by `generate` and `build`): sources under it
     /// are begen's own, not the library's.
     pub out: Option<PathBuf>,
-    /// Where the work files go (objects, generated sources, the lock):
-    /// `<work_dir>/<NAME>/`; else `<cache>/begen/work/<key>/<NAME>`, the
+    /// Where the work files go (objects, generated sources, the toolchain
+    /// probes' answers, the lock; `generate` keeps only the probes and the
+    /// lock there): `<work_dir>/<NAME>/`; else `<cache>/begen/work/<key>/<NAME>`, the
     /// cache being `$XDG_CACHE_HOME` (else `~/.cache`) and the key a hash of
     /// OUT's canonical path. Never OUT, which holds only the four outputs.
     pub work_dir: Option<PathBuf>,

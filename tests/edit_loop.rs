@@ -1,7 +1,8 @@
 //! The edit–build loop (issue 24) and stale builds (issue 25): a build with
 //! nothing changed starts no process (fake tools that record their argv
 //! stand in for the compiler, nm, objcopy and Python; `strace` checks it
-//! too where installed, and for a CUDA build); an edit recompiles one TU and lists one
+//! too where installed, and for a CUDA build), nor does a repeated
+//! `begen generate`; an edit recompiles one TU and lists one
 //! object's symbols; a header that shadows another and an edit of the same
 //! size with its time put back rebuild; `compile_commands.json` holds every
 //! TU with a command that compiles; a compiler launcher sees every compile;
@@ -14,6 +15,7 @@
 
 mod support;
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -39,15 +41,29 @@ fn shim(dir: &Path, name: &str, real: &Path, log: &Path) -> PathBuf {
     path
 }
 
-/// Runs `begen build DIR --out OUT --work-dir WORK` with `envs` (and
-/// `BEGEN_EXPLAIN=1`), XLA_FFI_INCLUDE_DIR unset so that the Python is asked.
-fn build(python: &Path, root: &Path, out: &Path, work: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_begen"));
-    cmd.arg("build").arg(root).arg("--out").arg(out).arg("--work-dir").arg(work).args(args);
+/// begen's arguments `COMMAND DIR --out OUT`, and `--work-dir WORK` when given.
+fn argv(command: &str, root: &Path, out: &Path, work: Option<&Path>) -> Vec<OsString> {
+    let mut argv: Vec<OsString> = vec![command.into(), root.into(), "--out".into(), out.into()];
+    if let Some(work) = work {
+        argv.extend(["--work-dir".into(), work.into()]);
+    }
+    argv
+}
+
+/// The environment of every run: `envs`, with `BEGEN_PYTHON` and
+/// `BEGEN_EXPLAIN=1`, XLA_FFI_INCLUDE_DIR unset so that the Python is asked.
+fn setup(cmd: &mut Command, python: &Path, envs: &[(&str, &str)]) {
     cmd.env("BEGEN_PYTHON", python).env("BEGEN_EXPLAIN", "1").env_remove("XLA_FFI_INCLUDE_DIR");
     for (k, v) in envs {
         cmd.env(k, v);
     }
+}
+
+/// Runs `begen build DIR --out OUT --work-dir WORK` with `envs` (see [`setup`]).
+fn build(python: &Path, root: &Path, out: &Path, work: &Path, args: &[&str], envs: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_begen"));
+    cmd.args(argv("build", root, out, Some(work))).args(args);
+    setup(&mut cmd, python, envs);
     cmd.output().expect("running begen")
 }
 
@@ -81,25 +97,21 @@ fn take(log: &Path) -> Vec<String> {
     text.lines().map(str::to_string).collect()
 }
 
-/// The processes a build started, by `strace -f -e trace=execve` (other
-/// than begen itself); `None` without strace.
-fn traced(python: &Path, root: &Path, out: &Path, work: &Path, envs: &[(&str, &str)]) -> Option<Vec<String>> {
+/// The processes begen started with arguments `argv` (see [`setup`] for
+/// `envs`), by `strace -f -e trace=execve` writing into `trace` (other than
+/// begen itself); `None` without strace.
+fn traced(python: &Path, argv: &[OsString], trace: &Path, envs: &[(&str, &str)]) -> Option<Vec<String>> {
     let strace = on_path("strace")?;
-    let trace = work.join("trace.txt");
     let mut cmd = Command::new(strace);
-    cmd.args(["-f", "-qq", "-e", "trace=execve", "-o"]).arg(&trace).arg(env!("CARGO_BIN_EXE_begen"));
-    cmd.arg("build").arg(root).arg("--out").arg(out).arg("--work-dir").arg(work);
-    cmd.env("BEGEN_PYTHON", python).env("BEGEN_EXPLAIN", "1").env_remove("XLA_FFI_INCLUDE_DIR");
-    for (k, v) in envs {
-        cmd.env(k, v);
-    }
+    cmd.args(["-f", "-qq", "-e", "trace=execve", "-o"]).arg(trace).arg(env!("CARGO_BIN_EXE_begen")).args(argv);
+    setup(&mut cmd, python, envs);
     let ran = cmd.output().expect("running strace");
     // strace may be refused (no ptrace in a container): then it proves nothing.
     if !ran.status.success() {
         eprintln!("SKIPPED: strace could not trace begen: {}", stderr(&ran));
         return None;
     }
-    let text = std::fs::read_to_string(&trace).unwrap_or_default();
+    let text = std::fs::read_to_string(trace).unwrap_or_default();
     let begen = env!("CARGO_BIN_EXE_begen");
     Some(
         text.lines()
@@ -139,7 +151,7 @@ fn a_no_op_build_starts_no_process_and_an_edit_recompiles_one_tu() {
     let again = build_ok(&python, &root, &out, &work, &[], &envs);
     assert!(again.contains("0 TUs compiled, 6 up to date"), "{again}");
     assert_eq!(take(&log), Vec::<String>::new(), "a no-op build started these:\n{again}");
-    if let Some(started) = traced(&python, &root, &out, &work, &envs) {
+    if let Some(started) = traced(&python, &argv("build", &root, &out, Some(&work)), &work.join("trace.txt"), &envs) {
         assert_eq!(started, Vec::<String>::new(), "strace saw a no-op build start these");
     }
 
@@ -192,7 +204,7 @@ fn a_cuda_no_op_build_starts_no_process_and_its_database_names_nvcc() {
     let again = build_ok(&python, &root, &out, &work, &[], &envs);
     assert!(again.contains("0 TUs compiled"), "{again}");
     assert!(!again.contains("probing") && !again.contains("linking"), "nothing probed or linked: {again}");
-    if let Some(started) = traced(&python, &root, &out, &work, &envs) {
+    if let Some(started) = traced(&python, &argv("build", &root, &out, Some(&work)), &work.join("trace.txt"), &envs) {
         assert_eq!(started, Vec::<String>::new(), "strace saw a no-op CUDA build start these");
     }
     let db = database(&work.join("e2e_cuda"));
@@ -202,6 +214,90 @@ fn a_cuda_no_op_build_starts_no_process_and_its_database_names_nvcc() {
         assert_eq!(e.arguments[0], nvcc.display().to_string(), "{e:#?}");
         assert!(e.arguments.iter().any(|a| a == "-gencode=arch=compute_90,code=sm_90"), "{e:#?}");
     }
+}
+
+/// `begen generate` keeps the Python's answer (jax's headers, for the
+/// manifest's XLA FFI API version) as a build does: generating again with
+/// nothing changed starts no process; another Python binary or another
+/// environment asks again. The answer is in the work directory, never OUT.
+#[test]
+fn a_repeated_generate_starts_no_process() {
+    let Some(real) = support::python_with_jax() else {
+        return;
+    };
+    let dir = scratch("loop_generate");
+    let root = repo().join("tests/e2e/cpu");
+    let (out, work, log) = (dir.join("out"), dir.join("work"), dir.join("tools.log"));
+    let python = shim(&dir.join("shims"), "python", &real, &log);
+    let cache = dir.join("cache");
+    let generate = |work: Option<&Path>, envs: &[(&str, &str)]| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_begen"));
+        cmd.args(argv("generate", &root, &out, work)).env("XDG_CACHE_HOME", &cache);
+        setup(&mut cmd, &python, envs);
+        let done = cmd.output().expect("running begen");
+        assert!(done.status.success(), "{}", stderr(&done));
+        let probes = take(&log).iter().filter(|l| l.starts_with("python ")).count();
+        (stderr(&done), probes)
+    };
+    let manifest = out.join("e2e_cpu.yaml");
+
+    let (first, probes) = generate(Some(&work), &[]);
+    assert_eq!(probes, 1, "{first}");
+    assert!(first.contains("probing python: no answer on record"), "{first}");
+    let api = std::fs::read_to_string(&manifest).unwrap();
+    assert!(api.contains("xla_ffi_api_version: '"), "{api}");
+
+    let (again, probes) = generate(Some(&work), &[]);
+    assert_eq!(probes, 0, "a repeated generate ran the Python probe: {again}");
+    assert!(!again.contains("probing"), "{again}");
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), api, "the kept answer gives the same manifest");
+    let args = argv("generate", &root, &out, Some(&work));
+    if let Some(started) =
+        traced(&python, &args, &dir.join("trace.txt"), &[("XDG_CACHE_HOME", cache.to_str().unwrap())])
+    {
+        assert_eq!(started, Vec::<String>::new(), "strace saw a repeated generate start these");
+    }
+
+    // A variable the Python reads (a value the test's own environment
+    // cannot already hold): asked again, then kept.
+    let pycache = dir.join("pycache").display().to_string();
+    let bytecode = [("PYTHONPYCACHEPREFIX", pycache.as_str())];
+    let (changed, probes) = generate(Some(&work), &bytecode);
+    assert_eq!(probes, 1, "{changed}");
+    assert!(changed.contains("probing python: its inputs (program, settings or environment) changed"), "{changed}");
+    assert_eq!(generate(Some(&work), &bytecode).1, 0);
+
+    // The Python binary changed (its modification time): asked again.
+    let file = std::fs::File::options().write(true).open(&python).unwrap();
+    let earlier = std::fs::metadata(&python).unwrap().modified().unwrap() - std::time::Duration::from_secs(100);
+    file.set_modified(earlier).unwrap();
+    drop(file);
+    let (touched, probes) = generate(Some(&work), &bytecode);
+    assert_eq!(probes, 1, "{touched}");
+    assert!(touched.contains(&format!("probing python: `{}` changed", python.display())), "{touched}");
+    assert_eq!(generate(Some(&work), &bytecode).1, 0);
+
+    // Where the answer is: WORK/<NAME>/probes.json; OUT holds only what
+    // generate writes.
+    assert!(work.join("e2e_cpu/probes.json").is_file());
+    let mut in_out: Vec<String> = walkdir::WalkDir::new(&out)
+        .into_iter()
+        .map(|e| e.unwrap().path().strip_prefix(&out).unwrap().display().to_string())
+        .collect();
+    in_out.sort();
+    assert!(!in_out.iter().any(|f| f.contains("probes") || f.ends_with("lock")), "{in_out:#?}");
+
+    // Without --work-dir: the per-user cache's work directory keyed by OUT,
+    // as for a build.
+    let (default, probes) = generate(None, &[]);
+    assert_eq!(probes, 1, "{default}");
+    assert_eq!(generate(None, &[]).1, 0);
+    let kept: Vec<PathBuf> = walkdir::WalkDir::new(cache.join("begen/work"))
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .filter(|p| p.ends_with("e2e_cpu/probes.json"))
+        .collect();
+    assert_eq!(kept.len(), 1, "{kept:#?}");
 }
 
 #[derive(Debug)]

@@ -378,9 +378,29 @@ fn xla_headers(discovery: &Discovery, env: &Env, jax_min: Option<&str>) -> Resul
 }
 
 /// The XLA FFI API version of the headers a build would use, if they are
-/// found (for `begen generate`, which needs no compiler).
-pub(crate) fn xla_ffi_api(env: &Env, jax_min: Option<&str>) -> Option<String> {
-    xla_headers(&Discovery::new(env), env, jax_min).ok().and_then(|i| toolchain::xla_ffi_api_version(&i))
+/// found (for `begen generate`, which needs no compiler). The Python's
+/// answer is kept in the work directory's `probes.json`, as a build keeps
+/// it (the same work directory a build into OUT uses, locked meanwhile), so
+/// a repeated generation with nothing changed starts no process; a work
+/// directory that cannot be had costs only the probe.
+pub(crate) fn xla_ffi_api(
+    library: &Library,
+    opts: &Settings,
+    env: &Env,
+    reporter: &mut dyn Reporter,
+) -> Option<String> {
+    let workspace = work::Workspace::open(opts, &library.name, env, reporter).ok();
+    let probes = workspace.as_ref().map_or_else(probes::Probes::none, |w| probes::Probes::load(&w.dir));
+    let discovery = Discovery::with_probes(env, &probes);
+    let include = xla_headers(&discovery, env, library.settings.jax_min.as_deref()).ok();
+    drop(discovery);
+    probes.save();
+    if env.var("BEGEN_EXPLAIN").is_some() {
+        for note in probes.take_notes() {
+            reporter.progress(&note);
+        }
+    }
+    include.and_then(|i| toolchain::xla_ffi_api_version(&i))
 }
 
 /// Writes the generated files of `emitted` under OUT for `begen generate`

@@ -54,6 +54,12 @@ pub(crate) struct CommonArgs {
 pub(crate) struct GenerateArgs {
     #[command(flatten)]
     pub(crate) common: CommonArgs,
+    /// Where the work files go (the toolchain probes' answers, the lock),
+    /// as WORK_DIR/NAME, as for `build`; never OUT [default: a per-user
+    /// cache keyed by OUT, $XDG_CACHE_HOME/begen/work/..., else
+    /// ~/.cache/begen/work/...].
+    #[arg(long, value_name = "WORK_DIR")]
+    pub(crate) work_dir: Option<PathBuf>,
 }
 
 /// `begen build DIR --out OUT`.
@@ -116,10 +122,11 @@ fn fail(e: &Error) -> i32 {
 }
 
 pub(crate) fn generate(args: &GenerateArgs) -> i32 {
-    let opts = match settings(&args.common) {
+    let mut opts = match settings(&args.common) {
         Ok(o) => o,
         Err(code) => return code,
     };
+    opts.work_dir = args.work_dir.clone();
     match crate::driver::generate(&opts, &Env::new(), &mut StderrReporter::default()) {
         Ok(generated) => {
             for file in &generated.files {
