@@ -157,7 +157,7 @@ pub fn run(settings: &Settings) -> Result<Run, Error> {
     let manifest =
         Manifest { map: &map, config: &config, config_file: config_file.as_ref(), root: &absolute, root_file };
     let (kernels, binaries) = binary::declare::declare(&manifest, &mut diags);
-    declared.extend(kernels);
+    declared.push(kernels);
 
     // check: decide everything.
     let request = Request {

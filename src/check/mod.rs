@@ -61,7 +61,7 @@ pub(crate) struct Request<'a> {
 /// Checks everything: the library (with the functions that checked out)
 /// and every diagnostic. Errors among the diagnostics mean the library must
 /// not be built.
-pub(crate) fn check(req: &Request, declared: Vec<Declared>) -> (Library, Vec<Diagnostic>) {
+pub(crate) fn check(req: &Request, declared: Vec<Vec<Declared>>) -> (Library, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let name = check_library_name(req, &mut diags);
     let prefix = check_prefix(req, &name, &mut diags);
@@ -346,12 +346,12 @@ struct Instance {
 /// Every declared function in its file's module, and once more in each
 /// variant of its file.
 fn instances(
-    declared: Vec<Declared>,
+    declared: Vec<Vec<Declared>>,
     modules: &modules::Modules,
     variants: &BTreeMap<FileId, Vec<Variant>>,
 ) -> Vec<Instance> {
-    let mut out = Vec::with_capacity(declared.len());
-    for d in declared {
+    let mut out = Vec::with_capacity(declared.iter().map(Vec::len).sum());
+    for d in declared.into_iter().flatten() {
         let file = match d.callee {
             Callee::Source { file } => file,
             // Binary kernels are in the library's default module.

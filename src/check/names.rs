@@ -43,11 +43,22 @@ pub(super) fn name_all(
         f.trampoline = trampoline;
         f.instances = instances(f);
         name_params(f);
-        by_module.entry(f.module.clone()).or_default().push(k);
+        match by_module.get_mut(&f.module) {
+            Some(indices) => indices.push(k),
+            None => {
+                by_module.insert(f.module.clone(), vec![k]);
+            }
+        }
     }
     check_symbols(req, functions, diags);
     name_structs(functions);
     for f in functions.iter() {
+        // Names that are all their own Python names (the common case) have
+        // no twins.
+        let own = |name: &str, py: &str| py.is_empty() || py == name;
+        if f.params.iter().all(|p| own(&p.name, &p.py_name)) && f.consts.iter().all(|k| own(&k.name, &k.py_name)) {
+            continue;
+        }
         let params: Vec<(&str, bool)> = f
             .params
             .iter()

@@ -57,14 +57,14 @@ struct FileParse<'a> {
 /// scan (so the first file to read a header reports a problem with it),
 /// then located. Only the files in flight hold a code view and a macro
 /// table, so memory does not grow with the tree beyond its bytes and
-/// results.
+/// results. The declarations come back by file, in file order.
 pub(crate) fn declare<S: Send>(
     map: &mut SourceMap,
     sources: &mut [S],
     scan: impl Fn(&mut S, &SourceMap) -> Option<Scanned> + Sync,
     listed: &BTreeMap<FileId, Vec<Listed>>,
     headers: &mut Headers,
-) -> (Vec<Declared>, Vec<Diagnostic>) {
+) -> (Vec<Vec<Declared>>, Vec<Diagnostic>) {
     let mut files: Vec<(&mut S, Option<FileParse>)> = sources.iter_mut().map(|s| (s, None)).collect();
     let threads = par::threads();
     let (shared, search): (&SourceMap, _) = (map, headers.search());
@@ -97,12 +97,13 @@ pub(crate) fn declare<S: Send>(
         headers.resolve(map, f.scanned.file, own, &mut f.table, &mut f.header_structs, &mut f.diags);
     }
     par::for_each(&mut rest, threads, Parser::default, |parser, f| f.locate(parser.get()));
-    // One allocation each: a large tree declares thousands of functions.
-    let mut declared = Vec::with_capacity(files.iter().map(|f| f.declared.len()).sum());
+    // The declarations stay in their files' lists (a large tree declares
+    // thousands of functions: one more list of them all would be a copy).
     let mut diags = Vec::with_capacity(files.iter().map(|f| f.diags.len()).sum());
+    let mut declared = Vec::with_capacity(files.len());
     for f in files {
         diags.extend(f.diags);
-        declared.extend(f.declared);
+        declared.push(f.declared);
     }
     (declared, diags)
 }
@@ -163,6 +164,7 @@ impl FileParse<'_> {
         let scopes = item::scopes_at(&s.code, &offsets);
         let limits =
             item_limits(&s.code, &s.annotations.iter().map(|a| (a.name_span.start, a.end)).collect::<Vec<_>>());
+        self.declared.reserve_exact(s.annotations.len() + self.listed.len());
         for ((a, scopes), (start, limit)) in s.annotations.iter().zip(scopes).zip(limits) {
             let tokens = (!a.tokens.is_empty()).then(|| a.tokens.clone());
             self.declared.push(Declared {

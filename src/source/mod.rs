@@ -61,7 +61,9 @@ pub(crate) struct SourceFile {
 impl SourceFile {
     /// A file as read, with its line index.
     pub(crate) fn new(name: impl Into<String>, path: impl Into<PathBuf>, bytes: Vec<u8>) -> SourceFile {
-        let mut lines = vec![0];
+        // Sized exactly (counting is cheap): a large tree keeps every index.
+        let mut lines = Vec::with_capacity(1 + memchr::memchr_iter(b'\n', &bytes).count());
+        lines.push(0);
         lines.extend(memchr::memchr_iter(b'\n', &bytes).map(|i| u32::try_from(i + 1).unwrap_or(u32::MAX)));
         SourceFile { name: name.into(), path: path.into(), bytes, lines }
     }
