@@ -79,6 +79,14 @@ pub struct Settings {
     pub(crate) compiler_launcher: Option<String>,
     /// Every compiler warning in full (`begen build -v`), not a summary.
     pub(crate) verbose: bool,
+    /// Whether the run's diagnostics will be shown as text, with snippets
+    /// of the sources (the default): every file's text is then kept in
+    /// [`Run::sources`](crate::driver::Run::sources) to the end. `false`
+    /// where only positions are shown (`begen scan --format json`, a
+    /// caller of [`Run::to_json`](crate::driver::Run::to_json)): each
+    /// source's text is let go once it is parsed, most of a large tree's
+    /// memory, and rendering a diagnostic shows no snippet.
+    pub show_sources: bool,
 }
 
 impl Settings {
@@ -121,6 +129,7 @@ impl Settings {
             cc_metadata: false,
             compiler_launcher: None,
             verbose: false,
+            show_sources: true,
         }
     }
 

@@ -1,7 +1,8 @@
 //! The scan's cost grows linearly with the tree, counted, not timed: the
 //! bytes and allocations a `begen::driver::run` makes, and its peak of live
 //! heap, on one generated tree at three sizes (1, 4 and 16 copies of the
-//! same sources, every function named apart). Counted by this test binary's
+//! same sources, every function named apart), and what a scan that shows no
+//! source text saves. Counted by this test binary's
 //! allocator, so this file holds one test: a second would allocate
 //! alongside it.
 
@@ -119,7 +120,7 @@ struct Counted {
     peak: usize,
 }
 
-fn scan(root: &Path, copies: usize) -> Counted {
+fn scan(root: &Path, copies: usize, show_sources: bool) -> Counted {
     let mut source_bytes = 0;
     for copy in 0..copies {
         let dir = root.join(format!("copy{copy:02}"));
@@ -132,7 +133,9 @@ fn scan(root: &Path, copies: usize) -> Counted {
     }
     let before = (ALLOCATED.load(Ordering::SeqCst), ALLOCATIONS.load(Ordering::SeqCst), LIVE.load(Ordering::SeqCst));
     PEAK.store(before.2, Ordering::SeqCst);
-    let run = begen::driver::run(&begen::driver::Settings::new(root)).unwrap();
+    let mut settings = begen::driver::Settings::new(root);
+    settings.show_sources = show_sources;
+    let run = begen::driver::run(&settings).unwrap();
     let counted = Counted {
         source_bytes,
         allocated: ALLOCATED.load(Ordering::SeqCst) - before.0,
@@ -148,8 +151,18 @@ fn scan(root: &Path, copies: usize) -> Counted {
 fn scan_work_and_memory_grow_linearly() {
     let tmp = std::env::temp_dir().join(format!("begen-scan-linear-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&tmp);
-    let [one, four, sixteen] = [1, 4, 16].map(|copies| scan(&tmp.join(format!("x{copies}")), copies));
+    let [one, four, sixteen] = [1, 4, 16].map(|copies| scan(&tmp.join(format!("x{copies}")), copies, true));
+    // A scan that shows no source text (JSON) lets each file's go once it
+    // is parsed: the check's results then take its place.
+    let positions_only = scan(&tmp.join("x16"), 16, false);
     std::fs::remove_dir_all(&tmp).unwrap();
+    assert!(
+        positions_only.peak + sixteen.source_bytes / 2 <= sixteen.peak,
+        "peak heap {} without the text shown, {} with it, for {} source bytes",
+        positions_only.peak,
+        sixteen.peak,
+        sixteen.source_bytes
+    );
     // Linear: beyond a fixed part (thread start-up, parsers), a source
     // byte added costs as much from 4 to 16 copies as from 1 to 4, within
     // a quarter.
@@ -187,7 +200,7 @@ fn scan_work_and_memory_grow_linearly() {
     let per_byte_total = sixteen.peak as f64 / sixteen.source_bytes as f64;
     eprintln!(
         "scan_linear: {} source bytes: {} allocations, {} bytes allocated, peak {} ({per_byte:.2}/byte marginal, \
-         {per_byte_total:.2}/byte total)",
-        sixteen.source_bytes, sixteen.allocations, sixteen.allocated, sixteen.peak
+         {per_byte_total:.2}/byte total); peak {} without the text shown",
+        sixteen.source_bytes, sixteen.allocations, sixteen.allocated, sixteen.peak, positions_only.peak
     );
 }

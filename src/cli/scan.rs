@@ -51,7 +51,10 @@ pub(crate) struct ScanArgs {
 }
 
 pub(crate) fn run(args: &ScanArgs) -> i32 {
-    let scan = match driver::run(&Settings::new(&args.dir)) {
+    let mut settings = Settings::new(&args.dir);
+    // JSON and YAML show positions, never source text.
+    settings.show_sources = matches!(args.format, Format::Table);
+    let scan = match driver::run(&settings) {
         Ok(s) => s,
         Err(e) => {
             super::say!("begen error: {e}");

@@ -39,11 +39,29 @@ pub fn render_text(d: &Diagnostic, map: &SourceMap, color: bool) -> String {
         }
     }
     let slices: Vec<Slice> = files.iter().filter_map(|&f| slice(d, map, f)).collect();
+    // A file whose text was let go (`Settings::show_sources`) is named with
+    // the position, without its lines.
+    let places: Vec<String> = files
+        .iter()
+        .filter(|&&f| !d.whole_file && !map.get(f).has_text())
+        .map(|&f| {
+            let at = if f == d.span.file {
+                d.span
+            } else {
+                d.labels.iter().find(|l| l.span.file == f).map_or(d.span, |l| l.span)
+            };
+            let (line, column) = map.position(at);
+            format!("{}:{line}:{column}", clean(&map.get(f).name))
+        })
+        .collect();
     let title = clean(&d.message);
     let origin = clean(&map.get(d.span.file).name);
     let mut message = level(d.severity).title(&title);
     if d.whole_file {
         message = message.snippet(Snippet::source("").origin(&origin));
+    }
+    for place in &places {
+        message = message.snippet(Snippet::source("").origin(place));
     }
     for s in &slices {
         let mut snippet = Snippet::source(&s.text).line_start(s.line).origin(&s.origin).fold(true);
@@ -64,7 +82,7 @@ pub fn render_text(d: &Diagnostic, map: &SourceMap, color: bool) -> String {
         message = message.footer(Level::Help.title(h));
     }
     let mut out = renderer.render(message).to_string();
-    if d.whole_file {
+    if d.whole_file || !places.is_empty() {
         // No source to show: drop the empty gutter lines of the empty snippet.
         out = out.lines().filter(|l| l.trim() != "|").map(|l| format!("{l}\n")).collect();
     } else {
@@ -119,7 +137,8 @@ fn slice(d: &Diagnostic, map: &SourceMap, file: FileId) -> Option<Slice> {
     let (first, last) = (*lines.iter().min()?, *lines.iter().max()?);
     let from = f.line_range(first).start;
     let to = f.line_range(last).end;
-    let bytes = &f.bytes[from..to];
+    // A file whose text was let go shows no snippet.
+    let bytes = f.bytes.get(from..to).filter(|_| f.has_text())?;
     let text = shown(bytes);
     // Offsets into the shown text: lossy decoding and control pictures may
     // change lengths.

@@ -52,8 +52,11 @@ pub(crate) struct SourceFile {
     pub(crate) name: String,
     /// Where it was read from.
     pub(crate) path: PathBuf,
-    /// Its bytes (empty when it could not be read).
+    /// Its bytes (empty when it could not be read, or once
+    /// [`SourceMap::forget_texts`] let them go).
     pub(crate) bytes: Vec<u8>,
+    /// How many bytes it has, also once its text is forgotten.
+    len: usize,
     /// Where each line starts (u32: a source over 4 GiB is not a kernel).
     lines: Vec<u32>,
 }
@@ -65,7 +68,12 @@ impl SourceFile {
         let mut lines = Vec::with_capacity(1 + memchr::memchr_iter(b'\n', &bytes).count());
         lines.push(0);
         lines.extend(memchr::memchr_iter(b'\n', &bytes).map(|i| u32::try_from(i + 1).unwrap_or(u32::MAX)));
-        SourceFile { name: name.into(), path: path.into(), bytes, lines }
+        SourceFile { name: name.into(), path: path.into(), len: bytes.len(), bytes, lines }
+    }
+
+    /// Whether its text is still held (see [`SourceMap::forget_texts`]).
+    pub(crate) fn has_text(&self) -> bool {
+        self.bytes.len() == self.len
     }
 
     /// 1-based (line, byte column) of an offset.
@@ -76,9 +84,9 @@ impl SourceFile {
 
     /// The byte range of the 1-based `line`, without its line break.
     pub(crate) fn line_range(&self, line: usize) -> std::ops::Range<usize> {
-        let start = self.lines.get(line.saturating_sub(1)).map_or(self.bytes.len(), |&s| s as usize);
-        let mut end = self.lines.get(line).map_or(self.bytes.len(), |&s| s as usize - 1);
-        if end > start && self.bytes[end - 1] == b'\r' {
+        let start = self.lines.get(line.saturating_sub(1)).map_or(self.len, |&s| s as usize);
+        let mut end = self.lines.get(line).map_or(self.len, |&s| s as usize - 1);
+        if end > start && self.bytes.get(end - 1) == Some(&b'\r') {
             end -= 1;
         }
         start..end.max(start)
@@ -105,6 +113,21 @@ impl SourceMap {
         id
     }
 
+    /// Lets go of the text of every file but those `keep` names, once
+    /// nothing will show it: names, line indexes and lengths stay, so
+    /// positions and spans hold. (A large tree's text is most of a scan's
+    /// memory, and machine-readable output shows none of it.)
+    /// Returns how many bytes it let go.
+    pub(crate) fn forget_texts(&mut self, keep: impl Fn(FileId) -> bool) -> usize {
+        let mut freed = 0;
+        for (k, f) in self.files.iter_mut().enumerate() {
+            if !keep(FileId(k as u32)) {
+                freed += std::mem::take(&mut f.bytes).len();
+            }
+        }
+        freed
+    }
+
     /// The file of an id.
     pub(crate) fn get(&self, id: FileId) -> &SourceFile {
         &self.files[id.0 as usize]
@@ -122,7 +145,7 @@ impl SourceMap {
 
     /// A span, clamped to the file.
     pub(crate) fn span(&self, file: FileId, start: usize, end: usize) -> Span {
-        let len = self.get(file).bytes.len();
+        let len = self.get(file).len;
         let start = start.min(len);
         Span { file, start, end: end.clamp(start, len) }
     }
@@ -233,6 +256,28 @@ mod doc_examples {
         let f = SourceFile::new("a.cu", "/k/a.cu", b"int x;\r\nvoid f();\n".to_vec());
         assert_eq!(f.line_range(1), 0..6);
         assert_eq!(f.line_range(2), 8..17);
+    }
+
+    #[test]
+    fn source_map_forget_texts() {
+        use crate::diag::render::render_text;
+        use crate::diag::{Diagnostic, SourceMap};
+        let mut map = SourceMap::default();
+        let a = map.add("a.cu", "/k/a.cu", b"int x;\r\nvoid f();\n".to_vec());
+        let b = map.add("begen.yaml", "/k/begen.yaml", b"name: k\n".to_vec());
+        let d = Diagnostic::error(map.span(a, 13, 14), "here");
+        assert!(render_text(&d, &map, false).contains("void f();"));
+        assert_eq!(map.forget_texts(|id| id == b), 18);
+        let (fa, fb) = (map.get(a), map.get(b));
+        assert!(!fa.has_text() && fa.bytes.is_empty() && fb.has_text());
+        // Positions, spans and line ranges hold without the text.
+        assert_eq!(fa.position(13), (2, 6));
+        let clamped = map.span(a, 16, 99);
+        assert_eq!((clamped.start, clamped.end), (16, 18));
+        assert_eq!(map.get(a).line_range(2), 8..17);
+        // A diagnostic still renders, without a snippet.
+        let shown = render_text(&d, &map, false);
+        assert_eq!(shown, "error: here\n--> a.cu:2:6\n");
     }
 
     #[test]
