@@ -88,26 +88,25 @@ impl SignatureParser {
     /// (a test compares them).
     fn parse_plain(&self, text: &[u8]) -> Option<ParsedSig> {
         let toks = plain_tokens(text)?;
+        // Plain tokens are ASCII: every slice below is text.
+        let text = std::str::from_utf8(text).ok()?;
         let word = |k: usize| match toks.get(k) {
             Some(&(PlainTok::Word, s, e)) => Some(&text[s..e]),
             _ => None,
         };
         // A word tree-sitter reads as an identifier (or a type, with `primitive`).
         let ident = |k: usize, primitive: bool| {
-            word(k).filter(|w| {
-                let w = std::str::from_utf8(w).unwrap_or("");
-                match PRIMITIVE_TYPES.contains(&w) {
-                    true => primitive,
-                    false => !primitive && !self.keywords.contains(w),
-                }
+            word(k).filter(|w| match PRIMITIVE_TYPES.contains(w) {
+                true => primitive,
+                false => !primitive && !self.keywords.contains(*w),
             })
         };
         let punct = |k: usize, p: PlainTok| toks.get(k).is_some_and(|t| t.0 == p);
         let mut k = 0;
-        while matches!(word(k), Some(b"static" | b"inline")) {
+        while matches!(word(k), Some("static" | "inline")) {
             k += 1;
         }
-        if word(k) != Some(b"void") || ident(k + 1, false).is_none() || !punct(k + 2, PlainTok::Open) {
+        if word(k) != Some("void") || ident(k + 1, false).is_none() || !punct(k + 2, PlainTok::Open) {
             return None;
         }
         let (_, name_start, name_end) = toks[k + 1];
@@ -117,10 +116,10 @@ impl SignatureParser {
         k += usize::from(closed);
         while !closed {
             let start = toks.get(k)?.1;
-            let const_before = word(k) == Some(b"const");
+            let const_before = word(k) == Some("const");
             k += usize::from(const_before);
             let ty_start = toks.get(k)?.1;
-            if ident(k, true).is_some_and(|w| w != b"void") {
+            if ident(k, true).is_some_and(|w| w != "void") {
                 k += 1;
             } else {
                 ident(k, false)?;
@@ -130,7 +129,7 @@ impl SignatureParser {
                 }
             }
             let ty_end = toks[k - 1].2;
-            let const_after = word(k) == Some(b"const");
+            let const_after = word(k) == Some("const");
             if const_before && const_after {
                 return None;
             }
@@ -144,8 +143,8 @@ impl SignatureParser {
             }
             k += 1;
             params.push(RawParam {
-                name: Some(String::from_utf8_lossy(&text[n_start..end]).into_owned()),
-                ty: normalize_type(&String::from_utf8_lossy(&text[ty_start..ty_end])),
+                name: Some(text[n_start..end].to_string()),
+                ty: normalize_type(&text[ty_start..ty_end]),
                 is_const: const_before || const_after,
                 indirection: Indirection::Value,
                 start,
@@ -157,7 +156,7 @@ impl SignatureParser {
             return None;
         }
         Some(ParsedSig {
-            name: String::from_utf8_lossy(&text[name_start..name_end]).into_owned(),
+            name: text[name_start..name_end].to_string(),
             name_start,
             name_end,
             params,
