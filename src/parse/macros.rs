@@ -263,7 +263,7 @@ fn parse_define(mut text: String, at: usize, file: &str, line: usize, hash: usiz
 /// Macros of an included header take the position of the `#include`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct MacroTable {
-    map: HashMap<Arc<str>, Vec<(usize, Option<Macro>)>>,
+    map: HashMap<Arc<str>, Vec<(usize, Option<Macro>)>, crate::par::FxBuildHasher>,
     /// Every definition's and undef's position and name, by position.
     changes: Vec<(usize, Arc<str>)>,
 }
