@@ -258,12 +258,12 @@ fn parse_define(mut text: String, at: usize, file: &str, line: usize, hash: usiz
     Some(Macro { name, params, variadic, body: text, origin, at: hash })
 }
 
-/// Macros by name, each with its definitions (and `#undef`s) by position:
-/// the one in effect at an offset is the last one at or before it.
-/// Macros of an included header take the position of the `#include`.
 /// One name's definitions and undefs, by position (`None`: an undef).
 type History = Vec<(usize, Option<Macro>)>;
 
+/// Macros by name, each with its definitions (and `#undef`s) by position:
+/// the one in effect at an offset is the last one at or before it.
+/// Macros of an included header take the position of the `#include`.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct MacroTable {
     map: HashMap<Arc<str>, History, crate::par::FxBuildHasher>,
