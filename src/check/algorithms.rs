@@ -146,6 +146,10 @@ pub(super) fn resolve(
     namespaced: bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Algorithm> {
+    // Most libraries declare no algorithm: nothing to index.
+    if listed.is_empty() {
+        return Vec::new();
+    }
     let index: HashMap<(&str, &str), usize> =
         functions.iter().enumerate().map(|(k, f)| ((f.module.as_str(), f.name.as_str()), k)).collect();
     let mut top: HashMap<&str, String> = HashMap::new();
