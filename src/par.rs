@@ -1,5 +1,6 @@
-//! Shared helpers for speed: per-file work spread over the machine's cores,
-//! and a fast hasher for maps keyed by short strings.
+//! Shared helpers for speed and memory: per-file work spread over the
+//! machine's cores, a fast hasher for maps keyed by short strings, and
+//! handing freed memory back to the system.
 //!
 //! Per-file work: Items are taken from a
 //! shared queue one at a time (file sizes vary a lot), and each item keeps
