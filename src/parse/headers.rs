@@ -3,10 +3,10 @@
 //! read once per run, from the source map (headers under the root were read
 //! by `scan`; others are read into the map here).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::macros::{self, Directives, MacroTable, Step};
 use super::structs::{self, Found};
@@ -25,6 +25,10 @@ struct HeaderRead {
 pub(crate) struct IncludeSearch {
     root: PathBuf,
     include_dirs: Vec<PathBuf>,
+    /// Candidates found not to be files in this run: every file of a
+    /// folder looks for the same missing headers (brainevent's 61 sources
+    /// asked the file system 265 times for a handful of paths).
+    missing: Mutex<HashSet<PathBuf>>,
 }
 
 impl IncludeSearch {
@@ -35,7 +39,19 @@ impl IncludeSearch {
         let candidates = std::iter::once(dir.join(inc))
             .chain(std::iter::once(self.root.join(inc)))
             .chain(self.include_dirs.iter().map(|d| d.join(inc)));
-        candidates.into_iter().find_map(|p| std::fs::metadata(&p).ok().filter(|m| !m.is_dir()).map(|m| (p, m)))
+        let missing = || self.missing.lock().unwrap_or_else(PoisonError::into_inner);
+        candidates.into_iter().find_map(|p| {
+            if missing().contains(&p) {
+                return None;
+            }
+            match std::fs::metadata(&p) {
+                Ok(m) if !m.is_dir() => Some((p, m)),
+                _ => {
+                    missing().insert(p);
+                    None
+                }
+            }
+        })
     }
 
     /// Whether none of `own`'s includes (written in `file`) names a file
@@ -60,7 +76,7 @@ pub(crate) struct Headers {
 
 impl Headers {
     pub(crate) fn new(root: &Path, include_dirs: Vec<PathBuf>) -> Headers {
-        let search = IncludeSearch { root: root.to_path_buf(), include_dirs };
+        let search = IncludeSearch { root: root.to_path_buf(), include_dirs, missing: Mutex::default() };
         Headers { search, cache: HashMap::new(), read: Vec::new() }
     }
 
@@ -188,4 +204,34 @@ struct Visit<'a> {
     structs: &'a mut Vec<Arc<Vec<Found>>>,
     visited: &'a mut BTreeSet<PathBuf>,
     diags: &'a mut Vec<Diagnostic>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_header_is_looked_for_once_per_run() {
+        let root = std::env::temp_dir().join(format!("begen-include-search-{}", std::process::id()));
+        let sub = root.join("sub");
+        std::fs::create_dir_all(&sub).unwrap();
+        std::fs::write(root.join("there.h"), "#define THERE 1\n").unwrap();
+        let search = IncludeSearch { root: root.clone(), include_dirs: Vec::new(), missing: Mutex::default() };
+        // Next to the including file, then at the root: the second is found.
+        assert_eq!(search.find(&sub, "there.h").map(|(p, _)| p), Some(root.join("there.h")));
+        assert!(search.find(&sub, "gone.h").is_none());
+        // Both places were found missing once and are not asked again in
+        // this run, even if the header appears meanwhile; a header found is
+        // asked for each time (its metadata is the caller's).
+        let missing = search.missing.lock().unwrap().clone();
+        assert_eq!(missing, HashSet::from([sub.join("there.h"), sub.join("gone.h"), root.join("gone.h")]));
+        std::fs::write(root.join("gone.h"), "").unwrap();
+        assert!(search.find(&sub, "gone.h").is_none());
+        std::fs::remove_file(root.join("there.h")).unwrap();
+        assert!(search.find(&sub, "there.h").is_none());
+        // A new run looks again.
+        let again = IncludeSearch { root: root.clone(), include_dirs: Vec::new(), missing: Mutex::default() };
+        assert!(again.find(&sub, "gone.h").is_some());
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 }
