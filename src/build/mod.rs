@@ -394,12 +394,7 @@ pub(crate) fn xla_ffi_api(
     let discovery = Discovery::with_probes(env, &probes);
     let include = xla_headers(&discovery, env, library.settings.jax_min.as_deref()).ok();
     drop(discovery);
-    probes.save();
-    if env.var("BEGEN_EXPLAIN").is_some() {
-        for note in probes.take_notes() {
-            reporter.progress(&note);
-        }
-    }
+    probes.finish(env.var("BEGEN_EXPLAIN").is_some(), reporter);
     include.and_then(|i| toolchain::xla_ffi_api_version(&i))
 }
 
@@ -470,12 +465,7 @@ pub(crate) fn build_library(
     let launcher = compiler_launcher(opts, settings, &discovery, env)?;
     let compilers = Compilers { host: host.clone(), cuda: cuda_cmd, launcher };
     drop(discovery);
-    probes.save();
-    if explain {
-        for note in probes.take_notes() {
-            reporter.progress(&note);
-        }
-    }
+    probes.finish(explain, reporter);
     let jobs = opts.jobs.unwrap_or_else(|| {
         env.var("NUM_JOBS")
             .and_then(|n| n.parse().ok())

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::Reporter;
 use super::stamp::Stamp;
 
 const FILE: &str = "probes.json";
@@ -115,6 +116,17 @@ impl Probes {
     /// Why each probe ran this build.
     pub(crate) fn take_notes(&self) -> Vec<String> {
         std::mem::take(&mut self.notes.borrow_mut())
+    }
+
+    /// Once the probes are done: writes the record back ([`Probes::save`])
+    /// and, with `explain` (`BEGEN_EXPLAIN`), says why each probe ran.
+    pub(crate) fn finish(&self, explain: bool, reporter: &mut dyn Reporter) {
+        self.save();
+        if explain {
+            for note in self.take_notes() {
+                reporter.progress(&note);
+            }
+        }
     }
 
     /// Writes the record back when an answer changed (a failure to write
