@@ -131,8 +131,8 @@ pub fn run(settings: &Settings) -> Result<Run, Error> {
     let mut map = SourceMap::default();
     let root_file = map.add(".", root, Vec::new());
 
-    // load: every source and header, then begen.yaml, into the map.
-    let (files, mut diags) = scan::load(root, &mut map)?;
+    // enter: every source and header (unread), then begen.yaml, into the map.
+    let (files, mut diags) = scan::enter(root, &mut map)?;
     let (config, config_file, config_diags) = config::load(root, &mut map);
     diags.extend(config_diags);
     let sources: Vec<(FileId, Platform)> = files
@@ -144,16 +144,16 @@ pub fn run(settings: &Settings) -> Result<Run, Error> {
         .collect();
     let listed = listed(&map, &config, config_file.clone(), &sources);
 
-    // scan: annotations; parse: signatures.
+    // scan: read, annotations; parse: signatures.
     let wanted: BTreeSet<FileId> = listed.keys().copied().collect();
-    // Each file is scanned and parsed in one go (only the files in flight
-    // hold a code view); the scan's diagnostics come first, as if the two
-    // ran one after the other.
+    // Each file is read, scanned and parsed in one go (only the files in
+    // flight hold a code view); the scan's diagnostics come first, as if
+    // the two ran one after the other.
     let mut pending = scan::pending(&files, &wanted);
     let include_dirs = config.include_dirs.iter().map(|d| root.join(d)).collect();
     let mut headers = Headers::new(root, include_dirs);
     let (mut declared, parse_diags) =
-        parse::declare(&mut map, &mut pending, scan::Pending::scan, &listed, &mut headers);
+        parse::declare(&mut map, &mut pending, settings.show_sources, &listed, &mut headers);
     diags.extend(pending.into_iter().flat_map(|p| p.diags));
     diags.extend(parse_diags);
     if !settings.show_sources {

@@ -50,3 +50,4 @@ mod source;
 pub use buildrs::Build;
 pub use error::{Error, ErrorKind, Result};
 pub use model::{Function, Library};
+

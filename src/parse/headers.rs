@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use super::macros::{self, Directives, MacroTable, Step};
 use super::structs::{self, Found};
 use crate::diag::{Diagnostic, Severity, messages as msg};
-use crate::source::{FileId, SourceMap, lex};
+use crate::source::{FileId, SourceFile, SourceMap, lex};
 
 /// What one header holds for the files that include it.
 struct HeaderRead {
@@ -57,9 +57,9 @@ impl IncludeSearch {
     /// Whether none of `own`'s includes (written in `file`) names a file
     /// that exists: then resolving them reads nothing and reports nothing,
     /// and [`own_table`] makes the file's macro table.
-    pub(crate) fn names_nothing(&self, map: &SourceMap, file: FileId, own: &Directives) -> bool {
+    pub(crate) fn names_nothing(&self, file: &SourceFile, own: &Directives) -> bool {
         own.includes.is_empty() || {
-            let dir = including_dir(map, file);
+            let dir = including_dir(file);
             own.includes.iter().all(|inc| self.find(&dir, inc).is_none())
         }
     }
@@ -99,7 +99,7 @@ impl Headers {
         diags: &mut Vec<Diagnostic>,
     ) {
         let mut visited = BTreeSet::new();
-        let dir = including_dir(map, file);
+        let dir = including_dir(map.get(file));
         apply(own, table, |table, inc, at| {
             let mut cx = Visit { file, table, structs: &mut *structs, visited: &mut visited, diags: &mut *diags };
             self.include(map, &dir, inc, at, &mut cx);
@@ -166,8 +166,8 @@ impl Headers {
 }
 
 /// The folder a file's includes are looked for in first.
-fn including_dir(map: &SourceMap, file: FileId) -> PathBuf {
-    map.get(file).path.parent().map(Path::to_path_buf).unwrap_or_default()
+fn including_dir(file: &SourceFile) -> PathBuf {
+    file.path.parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
 /// Applies a file's own directives to `table` in order: its defines (moved

@@ -23,7 +23,7 @@ use crate::model::decl::{
     Callee, DeclParam, DeclStruct, Declared, Enclosing, Limit, Listed, LocateError, Origin, Scanned, Signature,
 };
 use crate::par;
-use crate::source::{FileId, SourceMap, Span};
+use crate::source::{FileId, SourceFile, SourceMap, Span};
 use expand::Expander;
 use item::{Item, ScopeKind};
 use macros::MacroTable;
@@ -46,30 +46,49 @@ struct FileParse<'a> {
     done: bool,
 }
 
-/// Scans each of `sources` (with `scan`, which says what it found) and
-/// reads the signature of every annotated function found, and of every
-/// function begen.yaml's `sources:` names (`listed`, by file). Macros in
-/// local headers are resolved through `headers`, which reads a header not
-/// yet in `map` into it.
+/// A source file on its way to the parser: read and scanned by whichever
+/// worker takes it (`scan::Pending`).
+pub(crate) trait ToScan: Send {
+    /// Its entry in the source map.
+    fn file(&self) -> FileId;
+    /// Reads the file into its entry (`slot`) and finds its annotations;
+    /// `None` when there is nothing to parse.
+    fn scan(&mut self, slot: &mut SourceFile) -> Option<Scanned>;
+}
+
+/// Reads and scans each of `sources` (each says what it found) and reads
+/// the signature of every annotated function found, and of every function
+/// begen.yaml's `sources:` names (`listed`, by file). Macros in local
+/// headers are resolved through `headers`, which reads a header not yet in
+/// `map` into it.
 ///
-/// A file is scanned, parsed and freed in one go on a worker thread unless
-/// it includes a local header: those are resolved in file order after the
-/// scan (so the first file to read a header reports a problem with it),
-/// then located. Only the files in flight hold a code view and a macro
-/// table, so memory does not grow with the tree beyond its bytes and
-/// results. The declarations come back by file, in file order.
-pub(crate) fn declare<S: Send>(
+/// A file is read, scanned, parsed and freed in one go on a worker thread
+/// unless it includes a local header: those are resolved in file order
+/// after the scan (so the first file to read a header reports a problem
+/// with it), then located. Only the files in flight hold a code view and a
+/// macro table, so memory does not grow with the tree beyond its bytes and
+/// results; unless `keep_texts`, a source parsed in one go lets go of its
+/// bytes too (on its worker, which reuses the memory for the next file).
+/// The declarations come back by file, in file order.
+pub(crate) fn declare<S: ToScan>(
     map: &mut SourceMap,
     sources: &mut [S],
-    scan: impl Fn(&mut S, &SourceMap) -> Option<Scanned> + Sync,
+    keep_texts: bool,
     listed: &BTreeMap<FileId, Vec<Listed>>,
     headers: &mut Headers,
 ) -> (Vec<Vec<Declared>>, Vec<Diagnostic>) {
-    let mut files: Vec<(&mut S, Option<FileParse>)> = sources.iter_mut().map(|s| (s, None)).collect();
     let threads = par::threads();
-    let (shared, search): (&SourceMap, _) = (map, headers.search());
-    par::for_each(&mut files, threads, Parser::default, |parser, (source, out)| {
-        let Some(scanned) = scan(source, shared) else { return };
+    let search = headers.search();
+    let mut slots = map.entries_mut();
+    let mut files: Vec<(&mut S, &mut SourceFile, Option<FileParse>)> = sources
+        .iter_mut()
+        .filter_map(|s| {
+            let slot = slots.get_mut(s.file().index())?.take()?;
+            Some((s, slot, None))
+        })
+        .collect();
+    par::for_each(&mut files, threads, Parser::default, |parser, (source, slot, out)| {
+        let Some(scanned) = source.scan(slot) else { return };
         let mut f = FileParse {
             listed: listed.get(&scanned.file).map_or(&[], Vec::as_slice),
             scanned,
@@ -80,15 +99,18 @@ pub(crate) fn declare<S: Send>(
             declared: Vec::new(),
             done: false,
         };
-        f.directives(shared);
-        if search.names_nothing(shared, f.scanned.file, &f.own) {
+        f.directives(slot);
+        if search.names_nothing(slot, &f.own) {
             headers::own_table(std::mem::take(&mut f.own), &mut f.table);
             f.locate(parser.get());
             f.done = true;
+            if !keep_texts {
+                slot.forget_text();
+            }
         }
         *out = Some(f);
     });
-    let mut files: Vec<FileParse> = files.into_iter().filter_map(|(_, f)| f).collect();
+    let mut files: Vec<FileParse> = files.into_iter().filter_map(|(_, _, f)| f).collect();
     // Includes are resolved in file order, so the first file to read a
     // header reports a problem with it.
     let mut rest: Vec<&mut FileParse> = files.iter_mut().filter(|f| !f.done).collect();
@@ -122,9 +144,8 @@ impl Parser {
 impl FileParse<'_> {
     /// Collects the file's directives and drops the code and annotations of
     /// `#if 0` groups.
-    fn directives(&mut self, map: &SourceMap) {
+    fn directives(&mut self, file: &SourceFile) {
         let s = &mut self.scanned;
-        let file = map.get(s.file);
         let own = macros::collect(&file.bytes, &s.code, &file.name);
         if !own.skipped.is_empty() {
             for &(from, to) in &own.skipped {

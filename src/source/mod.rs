@@ -46,7 +46,7 @@ impl Span {
 }
 
 /// One file as read.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub(crate) struct SourceFile {
     /// Relative to the scanned root with `/` separators (what reports show).
     pub(crate) name: String,
@@ -74,6 +74,25 @@ impl SourceFile {
     /// Whether its text is still held (see [`SourceMap::forget_texts`]).
     pub(crate) fn has_text(&self) -> bool {
         self.bytes.len() == self.len
+    }
+
+    /// Puts the text read for this entry in place (an entry made with no
+    /// text, filled later on the thread that reads it).
+    pub(crate) fn fill(&mut self, bytes: Vec<u8>) {
+        let SourceFile { name, path, .. } = std::mem::take(self);
+        *self = SourceFile::new(name, path, bytes);
+    }
+
+    /// Lets go of its text; its length and line index stay, so positions
+    /// and spans hold. Returns how many bytes it let go.
+    pub(crate) fn forget_text(&mut self) -> usize {
+        std::mem::take(&mut self.bytes).len()
+    }
+
+    /// A span of this file (`id`), clamped to it.
+    pub(crate) fn span(&self, id: FileId, start: usize, end: usize) -> Span {
+        let start = start.min(self.len);
+        Span { file: id, start, end: end.clamp(start, self.len) }
     }
 
     /// 1-based (line, byte column) of an offset.
@@ -122,10 +141,16 @@ impl SourceMap {
         let mut freed = 0;
         for (k, f) in self.files.iter_mut().enumerate() {
             if !keep(FileId(k as u32)) {
-                freed += std::mem::take(&mut f.bytes).len();
+                freed += f.forget_text();
             }
         }
         freed
+    }
+
+    /// Every entry, by index, each to be taken out and filled or read on
+    /// its own thread.
+    pub(crate) fn entries_mut(&mut self) -> Vec<Option<&mut SourceFile>> {
+        self.files.iter_mut().map(Some).collect()
     }
 
     /// The file of an id.
@@ -145,9 +170,7 @@ impl SourceMap {
 
     /// A span, clamped to the file.
     pub(crate) fn span(&self, file: FileId, start: usize, end: usize) -> Span {
-        let len = self.get(file).len;
-        let start = start.min(len);
-        Span { file, start, end: end.clamp(start, len) }
+        self.get(file).span(file, start, end)
     }
 
     /// The relative name of a span's file.
