@@ -2,13 +2,21 @@
 //! machine's cores, a fast hasher for maps keyed by short strings, and
 //! handing freed memory back to the system.
 //!
-//! Per-file work: Items are taken from a
-//! shared queue one at a time (file sizes vary a lot), and each item keeps
-//! its own results, so the outcome does not depend on which thread ran it.
+//! Per-file work: items are taken from a shared queue one at a time (file
+//! sizes vary a lot), and each item keeps its own results, so the outcome
+//! does not depend on which thread ran it. The caller's thread always works
+//! through the queue itself; the process's helper threads ([`start`]) join
+//! in when they are free. They are started once and wait for the next
+//! phase spinning for a moment before they sleep: on a virtual machine a
+//! new or sleeping thread can take milliseconds to get a core, longer than
+//! a phase of a small scan.
 
 use std::hash::{BuildHasherDefault, Hasher};
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::slice::IterMut;
-use std::sync::{Mutex, PoisonError};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 /// How many threads to use: one per core the process may use (finding out
 /// reads cgroup files, so ask once).
@@ -17,15 +25,17 @@ pub(crate) fn threads() -> usize {
     *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, usize::from))
 }
 
-/// Runs `work` on every item, on up to `threads` threads. Each thread makes
-/// its own `state` (a parser, say) before its first item.
+/// Runs `work` on every item, on this thread and up to `threads - 1`
+/// helpers. Each thread makes its own `state` (a parser, say) before its
+/// first item. A panic in `work` reaches the caller once every thread has
+/// stopped.
 pub(crate) fn for_each<T: Send, S>(
     items: &mut [T],
     threads: usize,
     state: impl Fn() -> S + Sync,
     work: impl Fn(&mut S, &mut T) + Sync,
 ) {
-    let threads = threads.min(items.len());
+    let helpers = threads.min(items.len()).saturating_sub(1);
     let queue = Mutex::new(items.iter_mut());
     let run = || {
         let mut s = None;
@@ -33,12 +43,182 @@ pub(crate) fn for_each<T: Send, S>(
             work(s.get_or_insert_with(&state), item);
         }
     };
-    std::thread::scope(|scope| {
-        for _ in 1..threads {
-            scope.spawn(run);
-        }
+    if helpers == 0 {
         run();
-    });
+    } else {
+        Pool::get().run(helpers, &run);
+    }
+}
+
+/// Starts the helper threads now (one per core beyond this one), so that
+/// they are running by the time the first phase needs them.
+pub(crate) fn start() {
+    let pool = Pool::get();
+    pool.grow(threads().saturating_sub(1));
+}
+
+/// How long an idle helper spins before it sleeps: longer than the gaps
+/// between a scan's phases, short enough not to matter after the last.
+const SPIN: Duration = Duration::from_millis(2);
+
+/// The helper threads of the process, and the job they may join.
+struct Pool {
+    /// The latest job, and how many helpers were started.
+    slot: Mutex<Slot>,
+    wake: Condvar,
+    /// Bumped with each job: what idle helpers spin on.
+    jobs: AtomicUsize,
+}
+
+#[derive(Default)]
+struct Slot {
+    job: Option<Arc<Job>>,
+    helpers: usize,
+}
+
+/// One `for_each` call's work, offered to the helpers.
+struct Job {
+    /// The caller's `run`, as a pointer without its lifetime: see
+    /// [`Pool::run`] for why it outlives every call made through it.
+    run: *const (dyn Fn() + Sync + 'static),
+    /// Helpers that may still join: each takes one; the caller takes back
+    /// the rest when it has emptied the queue.
+    seats: AtomicUsize,
+    /// Helpers that joined and have not finished, and a panic one met.
+    busy: Mutex<(usize, Option<Box<dyn std::any::Any + Send>>)>,
+    finished: Condvar,
+}
+
+// SAFETY: `run` points to a `Sync` closure, called only as described at
+// `Pool::run`; the rest of a job is atomics and mutexes.
+unsafe impl Send for Job {}
+// SAFETY: as for `Send`.
+unsafe impl Sync for Job {}
+
+impl Pool {
+    fn get() -> &'static Pool {
+        static POOL: OnceLock<Pool> = OnceLock::new();
+        POOL.get_or_init(|| Pool { slot: Mutex::default(), wake: Condvar::new(), jobs: AtomicUsize::new(0) })
+    }
+
+    /// Starts helpers until there are `n`. A helper that cannot be started
+    /// only means less help.
+    fn grow(&'static self, n: usize) {
+        let mut slot = lock(&self.slot);
+        while slot.helpers < n {
+            let started = std::thread::Builder::new().name("begen-helper".into()).spawn(move || self.help());
+            if started.is_err() {
+                break;
+            }
+            slot.helpers += 1;
+        }
+    }
+
+    /// Runs `run` on this thread while up to `helpers` helpers join in.
+    fn run(&'static self, helpers: usize, run: &(dyn Fn() + Sync)) {
+        self.grow(helpers);
+        // SAFETY: only the lifetime is changed, of a pointer that is read
+        // only by helpers that took a seat. A helper takes a seat only while
+        // `seats` is above zero; this function sets it to zero before it
+        // waits, and returns only once every helper that took a seat has
+        // returned from its call. So no call through `job.run` starts or runs
+        // after this function returns, while `run` is still borrowed.
+        let erased = unsafe {
+            std::mem::transmute::<*const (dyn Fn() + Sync + '_), *const (dyn Fn() + Sync + 'static)>(run)
+        };
+        let job = Arc::new(Job {
+            run: erased,
+            seats: AtomicUsize::new(helpers),
+            busy: Mutex::new((0, None)),
+            finished: Condvar::new(),
+        });
+        {
+            // Bumped under the lock that a helper checks it under before it
+            // sleeps, so no helper misses the wake-up.
+            let mut slot = lock(&self.slot);
+            slot.job = Some(job.clone());
+            self.jobs.fetch_add(1, Ordering::Release);
+        }
+        self.wake.notify_all();
+        let own = catch_unwind(AssertUnwindSafe(run));
+        // The queue is empty: a helper that has not taken a seat yet would
+        // find nothing to do, so none may take one now.
+        job.seats.store(0, Ordering::SeqCst);
+        let mut busy = lock(&job.busy);
+        while busy.0 > 0 {
+            busy = job.finished.wait(busy).unwrap_or_else(PoisonError::into_inner);
+        }
+        let helper_panic = busy.1.take();
+        drop(busy);
+        let mut slot = lock(&self.slot);
+        if slot.job.as_ref().is_some_and(|j| Arc::ptr_eq(j, &job)) {
+            slot.job = None;
+        }
+        drop(slot);
+        if let Err(p) = own {
+            resume_unwind(p);
+        }
+        if let Some(p) = helper_panic {
+            resume_unwind(p);
+        }
+    }
+
+    /// A helper's life: wait for a job, join it if a seat is free, repeat.
+    fn help(&self) {
+        let mut seen = 0;
+        loop {
+            seen = self.wait_for_job(seen);
+            let Some(job) = lock(&self.slot).job.clone() else { continue };
+            // The seat is taken and the busy count raised under one lock, so
+            // the caller, which empties the seats before it counts the busy,
+            // either waits for this helper or is never joined by it.
+            {
+                let mut busy = lock(&job.busy);
+                if job.seats.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_err() {
+                    continue;
+                }
+                busy.0 += 1;
+            }
+            // SAFETY: this helper holds a seat, so the closure is alive until
+            // it lowers the busy count below (see `Pool::run`).
+            let run = unsafe { &*job.run };
+            let outcome = catch_unwind(AssertUnwindSafe(run));
+            let mut busy = lock(&job.busy);
+            busy.0 -= 1;
+            if let Err(p) = outcome {
+                busy.1.get_or_insert(p);
+            }
+            job.finished.notify_all();
+        }
+    }
+
+    /// Waits until a job newer than `seen` is offered, spinning for
+    /// [`SPIN`] before sleeping; returns the newest job's number.
+    fn wait_for_job(&self, seen: usize) -> usize {
+        let since = Instant::now();
+        loop {
+            let now = self.jobs.load(Ordering::Acquire);
+            if now != seen {
+                return now;
+            }
+            if since.elapsed() > SPIN {
+                break;
+            }
+            std::hint::spin_loop();
+        }
+        let mut slot = lock(&self.slot);
+        loop {
+            let now = self.jobs.load(Ordering::Acquire);
+            if now != seen {
+                return now;
+            }
+            slot = self.wake.wait(slot).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Hands the memory the process has freed back to the system now, not
