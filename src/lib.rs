@@ -50,4 +50,3 @@ mod source;
 pub use buildrs::Build;
 pub use error::{Error, ErrorKind, Result};
 pub use model::{Function, Library};
-

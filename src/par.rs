@@ -59,7 +59,7 @@ pub(crate) fn start() {
 
 /// How long an idle helper spins before it sleeps: longer than the gaps
 /// between a scan's phases, short enough not to matter after the last.
-const SPIN: Duration = Duration::from_millis(2);
+const SPIN: Duration = Duration::from_micros(500);
 
 /// The helper threads of the process, and the job they may join.
 struct Pool {
@@ -123,9 +123,8 @@ impl Pool {
         // waits, and returns only once every helper that took a seat has
         // returned from its call. So no call through `job.run` starts or runs
         // after this function returns, while `run` is still borrowed.
-        let erased = unsafe {
-            std::mem::transmute::<*const (dyn Fn() + Sync + '_), *const (dyn Fn() + Sync + 'static)>(run)
-        };
+        let erased =
+            unsafe { std::mem::transmute::<*const (dyn Fn() + Sync + '_), *const (dyn Fn() + Sync + 'static)>(run) };
         let job = Arc::new(Job {
             run: erased,
             seats: AtomicUsize::new(helpers),

@@ -38,7 +38,8 @@ pub(crate) fn enter(root: &Path, map: &mut SourceMap) -> Result<(Vec<Loaded>, Ve
         let severity = if e.is_loop { Severity::Warning } else { Severity::Error };
         diags.push(Diagnostic::file(severity, id, msg::walk_error(&e.text)));
     }
-    let loaded = entries.into_iter().map(|e| Loaded { id: map.add(e.file, e.path, Vec::new()), kind: e.kind }).collect();
+    let loaded =
+        entries.into_iter().map(|e| Loaded { id: map.add(e.file, e.path, Vec::new()), kind: e.kind }).collect();
     Ok((loaded, diags))
 }
 
@@ -60,8 +61,7 @@ fn read(file: Loaded, slot: &mut SourceFile, diags: &mut Vec<Diagnostic>) -> boo
     }
     // Old Mac line ends (a lone `\r`, which compilers accept) read as line
     // breaks: byte for byte, so every offset holds.
-    let lone: Vec<usize> =
-        memchr::memchr_iter(b'\r', &bytes).filter(|&k| bytes.get(k + 1) != Some(&b'\n')).collect();
+    let lone: Vec<usize> = memchr::memchr_iter(b'\r', &bytes).filter(|&k| bytes.get(k + 1) != Some(&b'\n')).collect();
     for k in lone {
         bytes[k] = b'\n';
     }
