@@ -105,51 +105,46 @@ fn conditional(word: &str, rest: &str, groups: &mut Vec<Group>) -> bool {
 /// blanks as string contents); `file` names it in `origin`.
 pub(crate) fn collect(src: &[u8], code: &[u8], file: &str) -> Directives {
     let mut out = Directives::default();
-    let mut i = 0;
-    let mut line = 1;
     let mut groups: Vec<Group> = Vec::new();
     let mut skip_from = None;
-    // At the start of each turn, `i` is at the start of a line or at the
-    // line break ending a directive.
-    while i < code.len() {
-        while i < code.len() && code[i] != b'\n' && code[i].is_ascii_whitespace() {
-            i += 1;
+    // Directives are found by their `#` (rare in code), not line by line: a
+    // `#` starts one when only blanks come before it on its line. `line` is
+    // the line of offset `counted`.
+    let (mut line, mut counted) = (1, 0);
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(b'#', &code[i..]) {
+        let at = i + k;
+        let line_start = memchr::memrchr(b'\n', &code[..at]).map_or(0, |n| n + 1);
+        if !code[line_start..at].iter().all(|&b| b != b'\n' && b.is_ascii_whitespace()) {
+            i = at + 1;
+            continue;
         }
-        match code.get(i) {
-            None => break,
-            Some(b'\n') => {
-                line += 1;
-                i += 1;
-            }
-            Some(b'#') => {
-                let end = directive_end(code, i);
-                if may_matter(&code[i + 1..end]) {
-                    let text = joined(&code[i + 1..end]);
-                    let trimmed = text.trim_start();
-                    let w = trimmed.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(trimmed.len());
-                    let (word, rest) = trimmed.split_at(w);
-                    if conditional(word, rest, &mut groups) {
-                        let off = groups.iter().any(|g| !g.on);
-                        match (skip_from, off) {
-                            (None, true) => skip_from = Some(end),
-                            (Some(from), false) => {
-                                out.skipped.push((from, i));
-                                skip_from = None;
-                            }
-                            _ => {}
-                        }
-                    } else if skip_from.is_none() {
-                        directive(text, &src[i + 1..end], file, line, i, &mut out);
+        line += memchr::memchr_iter(b'\n', &code[counted..at]).count();
+        counted = at;
+        let end = directive_end(code, at);
+        if may_matter(&code[at + 1..end]) {
+            let text = joined(&code[at + 1..end]);
+            let trimmed = text.trim_start();
+            let w = trimmed.find(|c: char| !c.is_ascii_alphanumeric()).unwrap_or(trimmed.len());
+            let (word, rest) = trimmed.split_at(w);
+            if conditional(word, rest, &mut groups) {
+                let off = groups.iter().any(|g| !g.on);
+                match (skip_from, off) {
+                    (None, true) => skip_from = Some(end),
+                    (Some(from), false) => {
+                        out.skipped.push((from, at));
+                        skip_from = None;
                     }
+                    _ => {}
                 }
-                line += memchr::memchr_iter(b'\n', &code[i..end]).count();
-                i = end;
+            } else if skip_from.is_none() {
+                directive(text, &src[at + 1..end], file, line, at, &mut out);
             }
-            Some(_) => match memchr::memchr(b'\n', &code[i..]) {
-                Some(k) => i += k,
-                None => break,
-            },
         }
+        if end >= code.len() {
+            break;
+        }
+        i = end;
     }
     if let Some(from) = skip_from {
         out.skipped.push((from, code.len()));
