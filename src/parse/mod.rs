@@ -434,7 +434,9 @@ fn contains_word(hay: &[u8], word: &[u8]) -> bool {
         })
 }
 
-/// Searches the items of the expansion of `call` for the function `wanted`.
+/// Searches the items of the expansion of `call` for the function `wanted`:
+/// first with the invoked macro cut after its first head
+/// ([`Expander::head_expansion`]), then, when that cannot tell, whole.
 ///
 /// The expansion is produced only as far as it takes: up to the `{` or `;`
 /// ending the wanted function's head. An item is looked at once the text
@@ -448,9 +450,29 @@ fn find_in(
     x: &mut Expander,
     call: &str,
     wanted: &str,
+    names: Option<&mut Vec<String>>,
+) -> Result<Signature, Option<Limit>> {
+    if names.is_none() && !tests::whole_only() {
+        // The invoked macro cut after its first head: enough when the
+        // function is the first the macro defines (brainevent's FFI macros).
+        let mut exp = x.head_expansion(call);
+        let found = search(&mut exp, parser, file, wanted, None);
+        if !exp.is_cut() || (found.is_ok() && exp.cut_exact()) {
+            return found;
+        }
+    }
+    let mut exp = x.expansion(call);
+    search(&mut exp, parser, file, wanted, names)
+}
+
+/// [`find_in`]'s search of one expansion.
+fn search(
+    exp: &mut expand::Expansion,
+    parser: &mut SignatureParser,
+    file: FileId,
+    wanted: &str,
     mut names: Option<&mut Vec<String>>,
 ) -> Result<Signature, Option<Limit>> {
-    let mut exp = x.expansion(call);
     let mut text = Vec::new();
     let mut from = 0;
     let mut tried = None;
@@ -576,10 +598,61 @@ fn with_type_macros(mut sig: Signature, x: &mut Expander) -> Signature {
     sig
 }
 
+#[cfg(not(test))]
+mod tests {
+    /// Whether `find_in` expands whole macros only (a test's comparison).
+    pub(super) fn whole_only() -> bool {
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use macros::MacroTable;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    /// Set while a test compares whole expansions with cut ones; the two
+    /// give the same results, so other tests running meanwhile see no
+    /// difference.
+    static WHOLE_ONLY: AtomicBool = AtomicBool::new(false);
+
+    pub(super) fn whole_only() -> bool {
+        WHOLE_ONLY.load(Ordering::SeqCst)
+    }
+
+    /// Every fixture, example and end-to-end tree (and brainevent's corpus
+    /// when the cache holds it) scans alike with macros cut after the
+    /// wanted head and expanded whole.
+    #[test]
+    fn cut_expansions_find_what_whole_ones_do() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut trees: Vec<std::path::PathBuf> = Vec::new();
+        for (dir, sub) in [("fixtures", "input"), ("examples", ""), ("tests/e2e", "")] {
+            for e in std::fs::read_dir(root.join(dir)).unwrap() {
+                let tree = e.unwrap().path().join(sub);
+                if tree.is_dir() {
+                    trees.push(tree);
+                }
+            }
+        }
+        let corpus = root.join(".cache/brainevent-0.3.0/corpus");
+        if corpus.is_dir() {
+            trees.push(corpus);
+        }
+        assert!(trees.len() > 60, "{} trees", trees.len());
+        let scan = |tree: &std::path::Path| {
+            let run = crate::driver::run(&crate::driver::Settings::new(tree)).unwrap();
+            (run.to_json(), run.diagnostics.len())
+        };
+        for tree in &trees {
+            let cut = scan(tree);
+            WHOLE_ONLY.store(true, Ordering::SeqCst);
+            let whole = scan(tree);
+            WHOLE_ONLY.store(false, Ordering::SeqCst);
+            assert_eq!(cut, whole, "{}", tree.display());
+        }
+    }
 
     const F: FileId = FileId::TEST;
 
