@@ -25,24 +25,33 @@ pub(super) fn name_all(
     if !modules.namespaced {
         by_module.insert(prefix.to_string(), Vec::new());
     }
-    for (k, f) in functions.iter_mut().enumerate() {
-        f.target = if modules.namespaced && explicit_prefix {
-            format!("{prefix}.{}.{}", f.module, f.name)
-        } else {
-            format!("{}.{}", f.module, f.name)
-        };
-        let (handler, trampoline) = if modules.namespaced {
-            (
-                format!("begen_{library}_{}_{}", f.module, f.name),
-                format!("begen_call_{library}_{}_{}", f.module, f.name),
-            )
-        } else {
-            (format!("begen_{library}_{}", f.name), format!("begen_call_{library}_{}", f.name))
-        };
-        f.handler = handler;
-        f.trampoline = trampoline;
-        f.instances = instances(f);
-        name_params(f);
+    // Each function's own names, on the worker threads (a large tree has
+    // thousands of functions, and this is the check's serial end).
+    crate::par::for_each(
+        functions,
+        crate::par::threads(),
+        || (),
+        |_, f| {
+            f.target = if modules.namespaced && explicit_prefix {
+                format!("{prefix}.{}.{}", f.module, f.name)
+            } else {
+                format!("{}.{}", f.module, f.name)
+            };
+            let (handler, trampoline) = if modules.namespaced {
+                (
+                    format!("begen_{library}_{}_{}", f.module, f.name),
+                    format!("begen_call_{library}_{}_{}", f.module, f.name),
+                )
+            } else {
+                (format!("begen_{library}_{}", f.name), format!("begen_call_{library}_{}", f.name))
+            };
+            f.handler = handler;
+            f.trampoline = trampoline;
+            f.instances = instances(f);
+            name_params(f);
+        },
+    );
+    for (k, f) in functions.iter().enumerate() {
         match by_module.get_mut(&f.module) {
             Some(indices) => indices.push(k),
             None => {
