@@ -47,11 +47,11 @@ impl Serialize for Report<'_> {
 
 /// One function of the document.
 #[derive(Debug, Serialize)]
-pub(crate) struct FunctionEntry {
+pub(crate) struct FunctionEntry<'a> {
     /// The C++ function name.
-    pub(crate) name: String,
+    pub(crate) name: &'a str,
     /// Its source file, relative to the scanned root with `/` separators.
-    pub(crate) file: String,
+    pub(crate) file: &'a str,
     /// 1-based line of the function's name.
     pub(crate) line: usize,
     /// `cpu` or `cuda`.
@@ -61,25 +61,25 @@ pub(crate) struct FunctionEntry {
     /// 1-based byte column of the function's name.
     pub(crate) column: usize,
     /// The module the function belongs to.
-    pub(crate) module: String,
+    pub(crate) module: &'a str,
     /// Its XLA FFI target, `<module>.<function>`.
-    pub(crate) target: String,
+    pub(crate) target: &'a str,
     /// A template kernel's constants: name -> its values (absent otherwise).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub(crate) consts: BTreeMap<String, Vec<String>>,
+    pub(crate) consts: BTreeMap<&'a str, &'a [String]>,
     /// A template kernel's instantiations, one FFI target each (absent otherwise).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) instances: Vec<InstanceEntry>,
+    pub(crate) instances: Vec<InstanceEntry<'a>>,
     /// The structs of its struct attributes, by name (absent when none).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub(crate) structs: BTreeMap<String, StructEntry>,
+    pub(crate) structs: BTreeMap<&'a str, StructEntry<'a>>,
 }
 
 /// A struct of a struct attribute in the document.
 #[derive(Debug, Serialize)]
-pub(crate) struct StructEntry {
+pub(crate) struct StructEntry<'a> {
     /// Where it is defined, relative to the scanned root.
-    pub(crate) file: String,
+    pub(crate) file: &'a str,
     /// 1-based line of its name there.
     pub(crate) line: usize,
     /// Its data members in order, as `name:type` (`scale:float32`).
@@ -88,48 +88,48 @@ pub(crate) struct StructEntry {
 
 /// One instantiation of a template kernel in the document.
 #[derive(Debug, Serialize)]
-pub(crate) struct InstanceEntry {
+pub(crate) struct InstanceEntry<'a> {
     /// Its key in the Python module's `TARGETS`: `name[T=float32,N=4]`.
-    pub(crate) key: String,
+    pub(crate) key: &'a str,
     /// Its XLA FFI target.
-    pub(crate) target: String,
+    pub(crate) target: &'a str,
 }
 
 /// One diagnostic of the document.
 #[derive(Debug, Serialize)]
-pub(crate) struct DiagnosticEntry {
+pub(crate) struct DiagnosticEntry<'a> {
     /// `error` or `warning`.
     pub(crate) severity: &'static str,
     /// The primary location's file, relative to the scanned root.
-    pub(crate) file: String,
+    pub(crate) file: &'a str,
     /// 1-based line of the primary location (0 for a whole file).
     pub(crate) line: usize,
     /// 1-based byte column of the primary location (0 for a whole file).
     pub(crate) column: usize,
     /// The one-line message.
-    pub(crate) message: String,
+    pub(crate) message: &'a str,
     /// How to fix it, when there is advice.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) hint: Option<String>,
+    pub(crate) hint: Option<&'a str>,
     /// Further places the diagnostic points at.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) labels: Vec<LabelEntry>,
+    pub(crate) labels: Vec<LabelEntry<'a>>,
     /// Extra explanations, in order.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) notes: Vec<String>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub(crate) notes: &'a [String],
 }
 
 /// A secondary location of a diagnostic.
 #[derive(Debug, Serialize)]
-pub(crate) struct LabelEntry {
+pub(crate) struct LabelEntry<'a> {
     /// The file, relative to the scanned root (may differ from the primary's).
-    pub(crate) file: String,
+    pub(crate) file: &'a str,
     /// 1-based line of the span's start.
     pub(crate) line: usize,
     /// 1-based byte column of the span's start.
     pub(crate) column: usize,
     /// What the diagnostic says at this place.
-    pub(crate) message: String,
+    pub(crate) message: &'a str,
 }
 
 impl<'a> Report<'a> {
@@ -159,26 +159,26 @@ impl<'a> Report<'a> {
     }
 }
 
-fn function_entry(f: &Function) -> FunctionEntry {
+fn function_entry(f: &Function) -> FunctionEntry<'_> {
     FunctionEntry {
-        name: f.name.clone(),
-        file: f.file.clone(),
+        name: &f.name,
+        file: &f.file,
         line: f.line,
         platform: f.platform.as_str(),
         arg_spec: f.arg_spec(),
         column: f.column,
-        module: f.module.clone(),
-        target: f.target.clone(),
-        consts: f.consts.iter().map(|k| (k.name.clone(), k.values.clone())).collect(),
-        instances: f.instances.iter().map(|i| InstanceEntry { key: i.key.clone(), target: i.target.clone() }).collect(),
+        module: &f.module,
+        target: &f.target,
+        consts: f.consts.iter().map(|k| (k.name.as_str(), k.values.as_slice())).collect(),
+        instances: f.instances.iter().map(|i| InstanceEntry { key: &i.key, target: &i.target }).collect(),
         structs: f
             .params
             .iter()
             .filter_map(|p| match &p.token {
                 Token::Record { ty, .. } => Some((
-                    ty.name.clone(),
+                    ty.name.as_str(),
                     StructEntry {
-                        file: ty.file.clone(),
+                        file: &ty.file,
                         line: ty.line,
                         members: ty.members.iter().map(|m| format!("{}:{}", m.name, m.ty)).collect(),
                     },
@@ -189,24 +189,24 @@ fn function_entry(f: &Function) -> FunctionEntry {
     }
 }
 
-fn diagnostic_entry(d: &Diagnostic, map: &SourceMap) -> DiagnosticEntry {
+fn diagnostic_entry<'a>(d: &'a Diagnostic, map: &'a SourceMap) -> DiagnosticEntry<'a> {
     let (file, line, column) = d.location(map);
     DiagnosticEntry {
         severity: d.severity.as_str(),
-        file: file.to_string(),
+        file,
         line,
         column,
-        message: d.message.clone(),
-        hint: d.hint.clone(),
+        message: &d.message,
+        hint: d.hint.as_deref(),
         labels: d
             .labels
             .iter()
             .map(|l| {
                 let (line, column) = map.position(l.span);
-                LabelEntry { file: map.name(l.span).to_string(), line, column, message: l.text.clone() }
+                LabelEntry { file: map.name(l.span), line, column, message: &l.text }
             })
             .collect(),
-        notes: d.notes.clone(),
+        notes: &d.notes,
     }
 }
 

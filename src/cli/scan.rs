@@ -75,7 +75,8 @@ pub(crate) fn run(args: &ScanArgs) -> i32 {
 /// Writes the report through one buffer per stream (a large tree has
 /// thousands of diagnostics).
 fn write_report(scan: &Run, format: Format) -> std::io::Result<()> {
-    let mut out = BufWriter::new(std::io::stdout().lock());
+    // Large chunks: each passes stdout's line buffer in a write or two.
+    let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     match format {
         Format::Json => Report::new(scan).write_json(&mut out)?,
         Format::Yaml => out.write_all(Report::new(scan).to_yaml().as_bytes())?,
