@@ -1,15 +1,16 @@
-//! The pipeline's one owner. [`run`] loads the kernel directory into a
-//! source map, finds the annotations (`scan`), reads the signatures
-//! (`parse`), reads begen.yaml's precompiled kernels (`binary::declare`,
-//! the second front end) and checks everything (`check`), and returns the
-//! [`Library`] with every diagnostic; [`generate`] and [`build`] go on to `emit` and
-//! the `build` stage. `begen scan`, `begen generate`, `begen build` and
-//! [`crate::Build`] all start here; nothing else scans.
+//! The pipeline's one owner. [`run`] enters the kernel directory's files
+//! into a source map, reads each and finds its annotations (`scan`), reads
+//! the signatures (`parse`), reads begen.yaml's precompiled kernels
+//! (`binary::declare`, the second front end) and checks everything
+//! (`check`), and returns the [`Library`] with every diagnostic;
+//! [`generate`] and [`build`] go on to `emit` and the `build` stage.
+//! `begen scan`, `begen generate`, `begen build` and [`crate::Build`] all
+//! start here; nothing else scans.
 //!
 //! ```text
-//!  files ──load──> SourceMap ──scan──> Scanned ──parse──> Declared ──check──> Library ──emit──> text ──build──> lib.so
-//!                  (+ begen.yaml)      (annotations)       (front-end seam)    (model)
-//!                  begen.yaml's binaries: ──binary::declare──┘
+//!  files ──enter──> SourceMap ──scan──> Scanned ──parse──> Declared ──check──> Library ──emit──> text ──build──> lib.so
+//!                   (+ begen.yaml)      (annotations)       (front-end seam)    (model)
+//!                   begen.yaml's binaries: ──binary::declare──┘
 //! ```
 //!
 //! Each phase records every problem it finds and goes on; a later phase
