@@ -6,10 +6,10 @@
 //! sizes vary a lot), and each item keeps its own results, so the outcome
 //! does not depend on which thread ran it. The caller's thread always works
 //! through the queue itself; the process's helper threads ([`start`]) join
-//! in when they are free. They are started once and wait for the next
-//! phase spinning for a moment before they sleep: on a virtual machine a
-//! new or sleeping thread can take milliseconds to get a core, longer than
-//! a phase of a small scan.
+//! in when they are free. They are started once, each kept off the core of
+//! the thread that started them, and wait for the next phase awake for a
+//! moment before they sleep: on a virtual machine a new or sleeping thread
+//! can take milliseconds to get a core, longer than a phase of a small scan.
 
 use std::hash::{BuildHasherDefault, Hasher};
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
@@ -57,8 +57,8 @@ pub(crate) fn start() {
     pool.grow(threads().saturating_sub(1));
 }
 
-/// How long an idle helper spins before it sleeps: longer than the gaps
-/// between a scan's phases, short enough not to matter after the last.
+/// How long an idle helper stays awake before it sleeps: longer than the
+/// gaps between a scan's phases, short enough not to matter after the last.
 const SPIN: Duration = Duration::from_micros(500);
 
 /// The helper threads of the process, and the job they may join.
@@ -66,7 +66,7 @@ struct Pool {
     /// The latest job, and how many helpers were started.
     slot: Mutex<Slot>,
     wake: Condvar,
-    /// Bumped with each job: what idle helpers spin on.
+    /// Bumped with each job: what awake idle helpers watch.
     jobs: AtomicUsize,
 }
 
@@ -195,8 +195,8 @@ impl Pool {
         }
     }
 
-    /// Waits until a job newer than `seen` is offered, spinning for
-    /// [`SPIN`] before sleeping; returns the newest job's number.
+    /// Waits until a job newer than `seen` is offered, awake for [`SPIN`]
+    /// before sleeping; returns the newest job's number.
     fn wait_for_job(&self, seen: usize) -> usize {
         let since = Instant::now();
         loop {
@@ -331,5 +331,42 @@ mod tests {
         super::for_each(&mut items, 1, || 1, |one, x| *x -= *one);
         assert!(items.iter().enumerate().all(|(k, x)| *x == k));
         super::for_each(&mut Vec::<usize>::new(), 2, || (), |_, _| {});
+    }
+
+    #[test]
+    fn a_panic_reaches_the_caller_and_the_helpers_go_on() {
+        super::start();
+        for bad in [0, 700] {
+            let mut items: Vec<usize> = (0..1000).collect();
+            let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                super::for_each(&mut items, 4, || (), |_, x| assert_ne!(*x, bad))
+            }));
+            assert!(caught.is_err());
+        }
+        let mut items: Vec<usize> = (0..1000).collect();
+        super::for_each(&mut items, 4, || (), |_, x| *x *= 2);
+        assert!(items.iter().enumerate().all(|(k, x)| *x == 2 * k));
+    }
+
+    #[test]
+    fn calls_nest_and_run_from_many_threads_at_once() {
+        std::thread::scope(|scope| {
+            for t in 0..4 {
+                scope.spawn(move || {
+                    let mut outer: Vec<Vec<usize>> = (0..20).map(|k| (0..k + t).collect()).collect();
+                    super::for_each(
+                        &mut outer,
+                        3,
+                        || (),
+                        |_, inner| {
+                            super::for_each(inner, 3, || (), |_, x| *x += 1);
+                        },
+                    );
+                    for (k, inner) in outer.iter().enumerate() {
+                        assert!(inner.iter().enumerate().all(|(j, x)| *x == j + 1), "{k}");
+                    }
+                });
+            }
+        });
     }
 }
