@@ -47,27 +47,13 @@ fn plain(align: usize, size: usize) -> bool {
 // reallocs take any block mimalloc returned.
 unsafe impl std::alloc::GlobalAlloc for Mimalloc {
     unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        let (size, align) = (layout.size(), layout.align());
         // SAFETY: see the impl.
-        unsafe {
-            if plain(align, size) {
-                libmimalloc_sys::mi_malloc(size).cast()
-            } else {
-                libmimalloc_sys::mi_malloc_aligned(size, align).cast()
-            }
-        }
+        unsafe { allocate(layout, libmimalloc_sys::mi_malloc, libmimalloc_sys::mi_malloc_aligned) }
     }
 
     unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
-        let (size, align) = (layout.size(), layout.align());
         // SAFETY: see the impl.
-        unsafe {
-            if plain(align, size) {
-                libmimalloc_sys::mi_zalloc(size).cast()
-            } else {
-                libmimalloc_sys::mi_zalloc_aligned(size, align).cast()
-            }
-        }
+        unsafe { allocate(layout, libmimalloc_sys::mi_zalloc, libmimalloc_sys::mi_zalloc_aligned) }
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, _layout: std::alloc::Layout) {
@@ -86,4 +72,20 @@ unsafe impl std::alloc::GlobalAlloc for Mimalloc {
             }
         }
     }
+}
+
+/// A block for `layout` from mimalloc's plain entry point when its blocks
+/// have the alignment anyway, else from the aligned one.
+///
+/// # Safety
+/// As `GlobalAlloc::alloc`: `layout` has a non-zero size.
+unsafe fn allocate(
+    layout: std::alloc::Layout,
+    plain_fn: unsafe extern "C" fn(usize) -> *mut std::ffi::c_void,
+    aligned_fn: unsafe extern "C" fn(usize, usize) -> *mut std::ffi::c_void,
+) -> *mut u8 {
+    let (size, align) = (layout.size(), layout.align());
+    // SAFETY: both take any size and, the aligned one, a power-of-two
+    // alignment, which a `Layout` has.
+    unsafe { if plain(align, size) { plain_fn(size).cast() } else { aligned_fn(size, align).cast() } }
 }

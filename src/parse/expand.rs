@@ -852,15 +852,7 @@ impl Expansion<'_, '_> {
 #[cfg(test)]
 mod head_tests {
     use crate::parse::expand::{BUDGET, Expander};
-    use crate::parse::macros::{MacroTable, collect};
-
-    fn table(src: &str) -> MacroTable {
-        let mut table = MacroTable::default();
-        for m in collect(src.as_bytes(), src.as_bytes(), "a.cu").defines {
-            table.insert(m);
-        }
-        table
-    }
+    use crate::parse::macros::table_of as table;
 
     fn text(mut e: super::Expansion) -> (String, bool, bool) {
         let mut buf = Vec::new();

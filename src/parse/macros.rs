@@ -323,16 +323,22 @@ pub(crate) fn expand(text: &str, table: &MacroTable) -> String {
     Expander::new(table).expand(text)
 }
 
+/// The table of the macros `src` defines (for tests).
+#[cfg(test)]
+pub(crate) fn table_of(src: &str) -> MacroTable {
+    let mut t = MacroTable::default();
+    for m in collect(src.as_bytes(), src.as_bytes(), "t.cu").defines {
+        t.insert(m);
+    }
+    t
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn table(src: &str) -> MacroTable {
-        let mut t = MacroTable::default();
-        for m in collect(src.as_bytes(), src.as_bytes(), "t.cu").defines {
-            t.insert(m);
-        }
-        t
+        table_of(src)
     }
 
     #[test]

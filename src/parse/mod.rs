@@ -656,13 +656,7 @@ mod tests {
 
     const F: FileId = FileId::TEST;
 
-    fn table(src: &str) -> MacroTable {
-        let mut t = MacroTable::default();
-        for m in macros::collect(src.as_bytes(), src.as_bytes(), "t.cu").defines {
-            t.insert(m);
-        }
-        t
-    }
+    use macros::table_of as table;
 
     #[test]
     fn direct_and_mismatch() {
