@@ -452,7 +452,7 @@ fn find_in(
     wanted: &str,
     names: Option<&mut Vec<String>>,
 ) -> Result<Signature, Option<Limit>> {
-    if names.is_none() && !tests::whole_only() {
+    if names.is_none() && !whole_only() {
         // The invoked macro cut after its first head: enough when the
         // function is the first the macro defines (brainevent's FFI macros).
         let mut exp = x.head_expansion(call);
@@ -463,6 +463,15 @@ fn find_in(
     }
     let mut exp = x.expansion(call);
     search(&mut exp, parser, file, wanted, names)
+}
+
+/// Whether [`find_in`] expands macros whole only: a test's way to compare
+/// the two searches.
+fn whole_only() -> bool {
+    #[cfg(test)]
+    return tests::WHOLE_ONLY.load(std::sync::atomic::Ordering::SeqCst);
+    #[cfg(not(test))]
+    false
 }
 
 /// [`find_in`]'s search of one expansion.
@@ -598,14 +607,6 @@ fn with_type_macros(mut sig: Signature, x: &mut Expander) -> Signature {
     sig
 }
 
-#[cfg(not(test))]
-mod tests {
-    /// Whether `find_in` expands whole macros only (a test's comparison).
-    pub(super) fn whole_only() -> bool {
-        false
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -615,11 +616,7 @@ mod tests {
     /// Set while a test compares whole expansions with cut ones; the two
     /// give the same results, so other tests running meanwhile see no
     /// difference.
-    static WHOLE_ONLY: AtomicBool = AtomicBool::new(false);
-
-    pub(super) fn whole_only() -> bool {
-        WHOLE_ONLY.load(Ordering::SeqCst)
-    }
+    pub(super) static WHOLE_ONLY: AtomicBool = AtomicBool::new(false);
 
     /// Every fixture, example and end-to-end tree (and brainevent's corpus
     /// when the cache holds it) scans alike with macros cut after the

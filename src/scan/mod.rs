@@ -21,7 +21,7 @@ pub(crate) use walk::Kind;
 
 /// A file the walk found, entered into the source map unread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Loaded {
+pub(crate) struct Entered {
     pub(crate) id: FileId,
     pub(crate) kind: Kind,
 }
@@ -30,7 +30,7 @@ pub(crate) struct Loaded {
 /// in walk order, unread: each is read by the worker that scans it
 /// ([`Pending::scan`]), so a file is read, scanned and parsed in one go.
 /// Fails only when `root` itself cannot be read.
-pub(crate) fn enter(root: &Path, map: &mut SourceMap) -> Result<(Vec<Loaded>, Vec<Diagnostic>), Error> {
+pub(crate) fn enter(root: &Path, map: &mut SourceMap) -> Result<(Vec<Entered>, Vec<Diagnostic>), Error> {
     let (entries, errors) = walk::walk(root)?;
     let mut diags = Vec::new();
     for e in errors {
@@ -39,14 +39,14 @@ pub(crate) fn enter(root: &Path, map: &mut SourceMap) -> Result<(Vec<Loaded>, Ve
         diags.push(Diagnostic::file(severity, id, msg::walk_error(&e.text)));
     }
     let loaded =
-        entries.into_iter().map(|e| Loaded { id: map.add(e.file, e.path, Vec::new()), kind: e.kind }).collect();
+        entries.into_iter().map(|e| Entered { id: map.add(e.file, e.path, Vec::new()), kind: e.kind }).collect();
     Ok((loaded, diags))
 }
 
 /// Reads a file into its entry of the map (`slot`) and vets it. Returns
 /// whether it is usable (readable, not binary); what is wrong with it goes
 /// to `diags`.
-fn read(file: Loaded, slot: &mut SourceFile, diags: &mut Vec<Diagnostic>) -> bool {
+fn read(file: Entered, slot: &mut SourceFile, diags: &mut Vec<Diagnostic>) -> bool {
     let id = file.id;
     let mut bytes = match std::fs::read(&slot.path) {
         Ok(bytes) => bytes,
@@ -79,7 +79,7 @@ fn read(file: Loaded, slot: &mut SourceFile, diags: &mut Vec<Diagnostic>) -> boo
 
 /// One file to read and scan, and what reading and scanning it reported.
 pub(crate) struct Pending {
-    file: Loaded,
+    file: Entered,
     /// begen.yaml's `sources:` names functions in it.
     wanted: bool,
     /// What reading and scanning it reported, in order.
@@ -90,7 +90,7 @@ pub(crate) struct Pending {
 /// [`Pending::scan`] on any thread: `parse::declare` reads, scans and
 /// parses file by file, so only the files in flight hold a code view.
 /// `wanted` holds the files with functions named in begen.yaml.
-pub(crate) fn pending(files: &[Loaded], wanted: &BTreeSet<FileId>) -> Vec<Pending> {
+pub(crate) fn pending(files: &[Entered], wanted: &BTreeSet<FileId>) -> Vec<Pending> {
     files.iter().map(|&file| Pending { file, wanted: wanted.contains(&file.id), diags: Vec::new() }).collect()
 }
 
@@ -110,7 +110,7 @@ impl crate::parse::ToScan for Pending {
     }
 }
 
-fn scan_file(source: &SourceFile, file: Loaded, wanted: bool, diags: &mut Vec<Diagnostic>) -> Option<Scanned> {
+fn scan_file(source: &SourceFile, file: Entered, wanted: bool, diags: &mut Vec<Diagnostic>) -> Option<Scanned> {
     let id = file.id;
     let bytes = &source.bytes;
     let lexed = lex::lex(bytes);

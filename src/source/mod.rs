@@ -121,14 +121,8 @@ pub struct SourceMap {
 impl SourceMap {
     /// Adds a file and returns its id.
     pub(crate) fn add(&mut self, name: impl Into<String>, path: impl Into<PathBuf>, bytes: Vec<u8>) -> FileId {
-        self.insert(SourceFile::new(name, path, bytes))
-    }
-
-    /// Adds a file made with [`SourceFile::new`] (which may run on another
-    /// thread) and returns its id.
-    pub(crate) fn insert(&mut self, file: SourceFile) -> FileId {
         let id = FileId(u32::try_from(self.files.len()).unwrap_or(u32::MAX));
-        self.files.push(file);
+        self.files.push(SourceFile::new(name, path, bytes));
         id
     }
 
@@ -321,12 +315,19 @@ mod doc_examples {
     }
 
     #[test]
-    fn source_map_insert() {
-        use crate::source::{SourceFile, SourceMap};
-        let file = std::thread::spawn(|| SourceFile::new("a.cu", "/k/a.cu", b"x".to_vec())).join().unwrap();
+    fn source_map_entries_filled_on_other_threads() {
+        use crate::source::SourceMap;
         let mut map = SourceMap::default();
-        let id = map.insert(file);
-        assert_eq!(map.get(id).name, "a.cu");
+        let a = map.add("a.cu", "/k/a.cu", Vec::new());
+        let b = map.add("b.cu", "/k/b.cu", Vec::new());
+        std::thread::scope(|scope| {
+            for (k, slot) in map.entries_mut().into_iter().flatten().enumerate() {
+                scope.spawn(move || slot.fill(format!("// {k}\nvoid f{k}();\n").into_bytes()));
+            }
+        });
+        assert_eq!(map.position(map.span(b, 10, 12)), (2, 6));
+        assert_eq!(map.text(map.span(a, 10, 12)), "f0");
+        assert_eq!(map.get(b).name, "b.cu");
     }
 
     #[test]
