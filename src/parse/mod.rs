@@ -330,7 +330,7 @@ fn locate(
         Item::End => Err(LocateError::NothingFollows),
         Item::Decl { start, end, .. } => {
             x.at(start);
-            let direct = match parse_decl(parser, file, &code[start..end], start) {
+            let direct = match parse_decl(parser, file, &code[start..end], start, wanted) {
                 Ok(sig) if sig.name == wanted => return Ok(with_type_macros(sig, x)),
                 other => other,
             };
@@ -344,7 +344,7 @@ fn locate(
             let whole = !expansion.exhausted();
             if whole
                 && expanded != text.as_bytes()
-                && let Ok(sig) = parse_decl(parser, file, &expanded, 0)
+                && let Ok(sig) = parse_decl(parser, file, &expanded, 0, wanted)
                 && sig.name == wanted
             {
                 return Ok(relocate(sig, Span::new(file, start, end), Origin::Direct));
@@ -402,7 +402,7 @@ fn find_definition(
             Item::End => return Err(LocateError::NotFound),
             Item::Decl { start, end, next } => {
                 if contains_word(&code[start..end], wanted.as_bytes())
-                    && let Ok(sig) = parse_decl(parser, file, &code[start..end], start)
+                    && let Ok(sig) = parse_decl(parser, file, &code[start..end], start, wanted)
                     && sig.name == wanted
                 {
                     x.at(start);
@@ -492,7 +492,7 @@ fn search(
             Item::Decl { start, end, next } if end < len || done => {
                 if tried != Some(start) && (names.is_some() || contains_word(&text[start..end], wanted.as_bytes())) {
                     tried = Some(start);
-                    if let Ok(sig) = parse_decl(parser, file, &text[start..end], start) {
+                    if let Ok(sig) = parse_decl(parser, file, &text[start..end], start, wanted) {
                         if sig.name == wanted {
                             return Ok(sig);
                         }
@@ -540,8 +540,15 @@ fn blank_cuda_words(text: &mut std::borrow::Cow<[u8]>) -> Vec<&'static str> {
     seen
 }
 
-/// Parses a declaration's text; offsets in the result are `base` + offsets in `text`.
-fn parse_decl(parser: &mut SignatureParser, file: FileId, text: &[u8], base: usize) -> Result<Signature, LocateError> {
+/// Parses a declaration's text, expected to declare `wanted`; offsets in
+/// the result are `base` + offsets in `text`.
+fn parse_decl(
+    parser: &mut SignatureParser,
+    file: FileId,
+    text: &[u8],
+    base: usize,
+    wanted: &str,
+) -> Result<Signature, LocateError> {
     let mut text = std::borrow::Cow::Borrowed(text);
     let seen = blank_cuda_words(&mut text);
     let device_only = if seen.contains(&"__global__") {
@@ -552,7 +559,7 @@ fn parse_decl(parser: &mut SignatureParser, file: FileId, text: &[u8], base: usi
         None
     };
     let shift = |s: usize, e: usize| Span::new(file, base + s, base + e);
-    let parsed: ParsedSig = parser.parse(&text).map_err(|e| match e {
+    let parsed: ParsedSig = parser.parse_named(&text, wanted).map_err(|e| match e {
         SigError::NotAFunction => LocateError::NotAFunction { at: shift(0, text.len().min(80)) },
         SigError::Syntax { start, end } => LocateError::Syntax { at: shift(start, end.min(text.len())) },
     })?;

@@ -5,7 +5,7 @@
 //! The plainest signatures (`void f(const BE::Tensor x, int n)`) are read
 //! without tree-sitter, with the same result (see `parse_plain`).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use tree_sitter::{Node, Parser};
 
@@ -54,7 +54,14 @@ pub(crate) struct SignatureParser {
     /// Words tree-sitter-cpp reads as keywords, and C++'s keywords (some,
     /// like `auto`, are named nodes in the grammar).
     keywords: HashSet<String, FxBuildHasher>,
+    /// Signatures already read, by their text with the function's name cut
+    /// out (see [`SignatureParser::parse_named`]).
+    named: HashMap<Box<[u8]>, ParsedSig, FxBuildHasher>,
 }
+
+/// How many signatures a parser remembers: each is a declaration's head,
+/// so this bounds the memory, not the hits (a tree's heads repeat by macro).
+const REMEMBERED: usize = 4096;
 
 impl SignatureParser {
     pub(crate) fn new() -> Self {
@@ -69,7 +76,46 @@ impl SignatureParser {
             .chain(crate::model::KEYWORDS.iter().copied())
             .map(str::to_string)
             .collect();
-        SignatureParser { parser, keywords }
+        SignatureParser { parser, keywords, named: HashMap::default() }
+    }
+
+    /// [`parse`](Self::parse) for a text expected to declare the function
+    /// `name`: the same answer, remembered by the text around the name's
+    /// first occurrence. Macro-made functions share their heads but for the
+    /// name (`void scale_f32(const BE::Tensor x, ...)`, `void
+    /// scale_f64(...)`), so most heads of a tree are read once.
+    ///
+    /// Exact because an identifier's spelling changes nothing in either
+    /// reader but the name it reports: a remembered text read `name` as the
+    /// function's name exactly where this text has its own, with the same
+    /// bytes around it, so the bytes beside the name end the word there in
+    /// both; and a new name is remembered only when it is no keyword or
+    /// primitive type, which both readers would read apart.
+    pub(crate) fn parse_named(&mut self, text: &[u8], name: &str) -> Result<ParsedSig, SigError> {
+        let at = match find(text, name.as_bytes()) {
+            Some(at) if self.is_plain_name(name) => at,
+            _ => return self.parse(text),
+        };
+        let end = at + name.len();
+        // The text but for the name: 0xFF is never in the (UTF-8) text.
+        let mut key = Vec::with_capacity(text.len() + 1 - name.len());
+        key.extend_from_slice(&text[..at]);
+        key.push(0xFF);
+        key.extend_from_slice(&text[end..]);
+        if let Some(known) = self.named.get(key.as_slice()) {
+            return Ok(renamed(known, name));
+        }
+        let sig = self.parse(text)?;
+        if sig.name == name && sig.name_start == at && self.named.len() < REMEMBERED {
+            self.named.insert(key.into_boxed_slice(), sig.clone());
+        }
+        Ok(sig)
+    }
+
+    /// Whether `name` is an identifier both readers read as one: no keyword
+    /// of the grammar or of C++, no primitive type.
+    fn is_plain_name(&self, name: &str) -> bool {
+        crate::model::is_identifier(name) && !PRIMITIVE_TYPES.contains(&name) && !self.keywords.contains(name)
     }
 
     /// Parses `text` (a declaration without its body or `;`).
@@ -224,6 +270,36 @@ impl Default for SignatureParser {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// Where `word` first occurs in `text` (a head: a few hundred bytes, searched
+/// once, so no searcher worth building).
+fn find(text: &[u8], word: &[u8]) -> Option<usize> {
+    let (&first, rest) = word.split_first()?;
+    let mut from = 0;
+    while let Some(k) = memchr::memchr(first, &text[from..]) {
+        let at = from + k;
+        if text[at + 1..].starts_with(rest) {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// `known`, read from a text that named another function where this one
+/// names `name`: its name swapped and the offsets after it moved.
+fn renamed(known: &ParsedSig, name: &str) -> ParsedSig {
+    let (old_end, new_end) = (known.name_end, known.name_start + name.len());
+    let moved = |at: usize| if at >= old_end { at - old_end + new_end } else { at };
+    let mut sig = known.clone();
+    sig.name = name.to_string();
+    sig.name_end = new_end;
+    for p in &mut sig.params {
+        p.start = moved(p.start);
+        p.end = moved(p.end);
+    }
+    sig
 }
 
 /// tree-sitter-cpp's `primitive_type` words.
@@ -573,6 +649,43 @@ mod tests {
         assert_eq!(parser.parse_plain(usual).map(|s| s.params.len()), Some(5));
         assert!(parser.parse_plain(b"void f(int x) const").is_none());
         assert!(parser.parse_plain(b"void f() int x)").is_none());
+    }
+
+    #[test]
+    fn remembered_heads_read_as_fresh_ones() {
+        // Each text read after the others gives what a fresh parser gives.
+        let texts: &[(&str, &str)] = &[
+            ("void scale_f32( const BE::Tensor x, BE::Tensor y, int64_t stream )", "scale_f32"),
+            // The same head, a longer and a shorter name: remembered.
+            ("void scale_float64( const BE::Tensor x, BE::Tensor y, int64_t stream )", "scale_float64"),
+            ("void s( const BE::Tensor x, BE::Tensor y, int64_t stream )", "s"),
+            // Through tree-sitter: a template, pointers, a default.
+            ("template <typename T> static void g_a(const T* x, T* out, int n = 3)", "g_a"),
+            ("template <typename T> static void g_bb(const T* x, T* out, int n = 3)", "g_bb"),
+            // The name also names a parameter.
+            ("void h(int h, float y)", "h"),
+            ("void k(int h, float y)", "k"),
+            // The wanted name is not the function's: never remembered as one.
+            ("void other(int n, float f)", "f"),
+            ("void other(int n, float q)", "q"),
+            // The name inside a longer word first.
+            ("void xf(int n)", "f"),
+            ("void f(int nf)", "f"),
+            ("void xg(int n)", "g"),
+            // Words no identifier may stand for.
+            ("void size_t(int n)", "size_t"),
+            ("void int(int n)", "int"),
+            ("void __global__(int n)", "__global__"),
+        ];
+        let mut remembering = SignatureParser::new();
+        for (text, name) in texts {
+            let fresh = SignatureParser::new().parse(text.as_bytes());
+            assert_eq!(remembering.parse_named(text.as_bytes(), name), fresh, "{text}");
+        }
+        // Remembered: the three heads of the first seven texts, `void f(int
+        // nf)` and `__global__` (an identifier to both readers; begen blanks
+        // it before they see a text).
+        assert_eq!(remembering.named.len(), 5);
     }
 
     #[test]
