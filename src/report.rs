@@ -57,7 +57,7 @@ pub(crate) struct FunctionEntry<'a> {
     /// `cpu` or `cuda`.
     pub(crate) platform: &'static str,
     /// The canonical arg_spec, one token per C++ parameter (`attr.x:float32`).
-    pub(crate) arg_spec: Vec<String>,
+    pub(crate) arg_spec: ArgSpec<'a>,
     /// 1-based byte column of the function's name.
     pub(crate) column: usize,
     /// The module the function belongs to.
@@ -73,6 +73,23 @@ pub(crate) struct FunctionEntry<'a> {
     /// The structs of its struct attributes, by name (absent when none).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub(crate) structs: BTreeMap<&'a str, StructEntry<'a>>,
+}
+
+/// A function's arg_spec in the document: its tokens' texts, each written
+/// as it is made (a large tree has tens of thousands).
+#[derive(Debug)]
+pub(crate) struct ArgSpec<'a>(&'a Function);
+
+impl Serialize for ArgSpec<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        struct Text<'t>(&'t Token);
+        impl Serialize for Text<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(self.0)
+            }
+        }
+        serializer.collect_seq(self.0.params.iter().map(|p| Text(&p.token)))
+    }
 }
 
 /// A struct of a struct attribute in the document.
@@ -165,7 +182,7 @@ fn function_entry(f: &Function) -> FunctionEntry<'_> {
         file: &f.file,
         line: f.line,
         platform: f.platform.as_str(),
-        arg_spec: f.arg_spec(),
+        arg_spec: ArgSpec(f),
         column: f.column,
         module: &f.module,
         target: &f.target,

@@ -15,7 +15,7 @@ pub(crate) mod macros;
 mod signature;
 mod structs;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::diag::{Diagnostic, messages as msg};
@@ -229,7 +229,16 @@ impl FileParse<'_> {
         if wanted.iter().all(Vec::is_empty) {
             return;
         }
-        let own = structs::scan(&self.scanned.code, self.scanned.file);
+        // Whether a struct of a wanted name is defined at all: if not, which
+        // definitions are at file scope (the costly part) does not matter.
+        let code = &self.scanned.code;
+        let found = structs::candidates(code, self.scanned.file);
+        let names: HashSet<&str, par::FxBuildHasher> = wanted.iter().flatten().map(String::as_str).collect();
+        let is_wanted = |f: &structs::Found| f.names.iter().any(|(n, _)| names.contains(n.as_str()));
+        if !found.iter().chain(self.header_structs.iter().flat_map(|h| h.iter())).any(is_wanted) {
+            return;
+        }
+        let own = structs::at_file_scope(code, found);
         // By name, the file's own definitions first, then its headers' in
         // include order; the first of a name is the one.
         let mut by_name: HashMap<&str, &structs::Found> = HashMap::new();
@@ -260,7 +269,7 @@ impl FileParse<'_> {
 /// types and the types of `attr.<name>:<type>` tokens, each once.
 fn struct_names(d: &Declared) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen: HashSet<&str, par::FxBuildHasher> = HashSet::default();
     // `struct S p` (C's elaborated form) names `S` too.
     let params =
         d.signature.iter().flat_map(|s| s.params.iter().map(|p| p.ty.strip_prefix("struct ").unwrap_or(&p.ty)));

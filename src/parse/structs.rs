@@ -60,6 +60,13 @@ const HEAD_LIMIT: usize = 4096;
 /// Every struct defined at file scope (outside any block but `extern "C"`
 /// and anonymous namespaces) in `code`, the lexer's code view of `file`.
 pub(crate) fn scan(code: &[u8], file: FileId) -> Vec<Found> {
+    at_file_scope(code, candidates(code, file))
+}
+
+/// Every struct definition in `code` outside `#define`s, at file scope or
+/// not: what [`at_file_scope`] keeps from. Cheap where the scope is not
+/// (a file of many functions has many blocks to classify).
+pub(crate) fn candidates(code: &[u8], file: FileId) -> Vec<Found> {
     let hits: Vec<usize> = memchr::memmem::find_iter(code, b"struct")
         .filter(|&at| (at == 0 || !is_ident(code[at - 1])) && code.get(at + 6).is_none_or(|b| !is_ident(*b)))
         .collect();
@@ -77,7 +84,11 @@ pub(crate) fn scan(code: &[u8], file: FileId) -> Vec<Found> {
     };
     let hits: Vec<usize> = hits.into_iter().filter(outside).collect();
     let closes = brace_pairs(code);
-    let mut found: Vec<Found> = hits.into_iter().filter_map(|at| definition(code, at, file, &closes)).collect();
+    hits.into_iter().filter_map(|at| definition(code, at, file, &closes)).collect()
+}
+
+/// The `candidates` of `code` defined at file scope, with their text.
+pub(crate) fn at_file_scope(code: &[u8], mut found: Vec<Found>) -> Vec<Found> {
     if found.is_empty() {
         return found;
     }
@@ -118,10 +129,13 @@ fn directive_ranges(code: &[u8]) -> Vec<(usize, usize)> {
     out
 }
 
+/// Offsets of `}`s by the offsets of the `{`s they close.
+type Closes = HashMap<usize, usize, crate::par::FxBuildHasher>;
+
 /// The offset of the `}` closing each `{` that is closed, by the `{`'s offset.
-fn brace_pairs(code: &[u8]) -> HashMap<usize, usize> {
+fn brace_pairs(code: &[u8]) -> Closes {
     let mut open = Vec::new();
-    let mut out = HashMap::new();
+    let mut out = Closes::default();
     for k in memchr::memchr2_iter(b'{', b'}', code) {
         if code[k] == b'{' {
             open.push(k);
@@ -134,7 +148,7 @@ fn brace_pairs(code: &[u8]) -> HashMap<usize, usize> {
 
 /// The struct defined by the `struct` keyword at `at`, if it starts a
 /// definition with a name.
-fn definition(code: &[u8], at: usize, file: FileId, closes: &HashMap<usize, usize>) -> Option<Found> {
+fn definition(code: &[u8], at: usize, file: FileId, closes: &Closes) -> Option<Found> {
     let head = &code[..code.len().min(at + HEAD_LIMIT)];
     let mut i = at + 6;
     let mut tag = None;
