@@ -97,10 +97,11 @@ impl SignatureParser {
             _ => return self.parse(text),
         };
         let end = at + name.len();
-        // The text but for the name: 0xFF is never in the (UTF-8) text.
-        let mut key = Vec::with_capacity(text.len() + 1 - name.len());
+        // The text but for the name, and where the name was: two keys are
+        // equal only when the texts before and after it are.
+        let mut key = Vec::with_capacity(8 + text.len() - name.len());
+        key.extend_from_slice(&(at as u64).to_le_bytes());
         key.extend_from_slice(&text[..at]);
-        key.push(0xFF);
         key.extend_from_slice(&text[end..]);
         if let Some(known) = self.named.get(key.as_slice()) {
             return Ok(renamed(known, name));
@@ -686,6 +687,12 @@ mod tests {
         // nf)` and `__global__` (an identifier to both readers; begen blanks
         // it before they see a text).
         assert_eq!(remembering.named.len(), 5);
+        // Two texts that would be alike with a separator byte in place of
+        // the name (a code view need not be UTF-8): the second is no
+        // remembered head.
+        let (first, second) = (&b"void f(int x, int c = '\xFF')"[..], &b"void \xFF(int x, int c = 'f')"[..]);
+        assert_eq!(remembering.parse_named(first, "f").map(|s| s.name), Ok("f".to_string()));
+        assert_eq!(remembering.parse_named(second, "f"), SignatureParser::new().parse(second));
     }
 
     #[test]
