@@ -182,7 +182,7 @@ impl Pool {
     /// until the guard drops (a job's end). Otherwise the scheduler that
     /// packs threads (see [`cpu`]) may move it onto a helper's CPU in the
     /// middle of a job, and the two share one CPU: a 1x brainevent scan's
-    /// slowest quarter took 9.5 ms or more, pinned 8.4 ms or less. Other
+    /// slowest quarter took 10.3 ms or more, kept 8.7 ms or less. Other
     /// threads calling at once are left where they are.
     fn keep_home(&self) -> cpu::Kept {
         match lock(&self.slot).home {
