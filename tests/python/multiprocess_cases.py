@@ -39,10 +39,10 @@ except Exception as e:
     print(json.dumps({"unsupported": f"{type(e).__name__}: {e}"}), flush=True)
     sys.exit(3)
 
-import e2e_sharding as m  # noqa: E402
-import hlo_collectives  # noqa: E402
-from jax.sharding import AxisType, NamedSharding  # noqa: E402
-from jax.sharding import PartitionSpec as P  # noqa: E402
+import e2e_sharding as m
+import hlo_collectives
+from jax.sharding import AxisType, NamedSharding
+from jax.sharding import PartitionSpec as P
 
 inputs = dict(np.load(f"{data_dir}/inputs.npz"))
 reference = dict(np.load(f"{data_dir}/reference.npz"))
