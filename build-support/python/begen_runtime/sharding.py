@@ -9,8 +9,10 @@ at trace time and costing nothing per call:
 
 - explicit mesh axes (`jax.make_mesh`'s default): the inputs' types say how
   they are split, so the whole function (checks, custom_vjp, primitive and
-  all) runs under `jax.shard_map` on each device's block; derivatives and
-  `vmap` go through shard_map's own rules, and it exports.
+  all) runs under `jax.shard_map` on each device's block, every input first
+  resharded to the split chosen (an unsplit one sliced, one split in a way
+  the plan cannot use gathered); derivatives and `vmap` go through
+  shard_map's own rules, and it exports.
 - auto mesh axes: nothing is known before XLA's partitioner runs, so the
   FFI call itself is a `custom_partitioning` whose Shardy rule comes from
   the contract. It cannot be serialized: an exported function gets the
