@@ -93,7 +93,7 @@ fn problems(f: &Function) -> Vec<(String, String, Option<&'static str>)> {
             let in_input = inputs.iter().any(|(_, ds)| has(ds, d));
             if key == "shard" {
                 if !in_input {
-                    out.push((d.clone(), msg::shard_not_in_input(&f.name, d), None));
+                    out.push((d.clone(), msg::shard_not_in_input(&f.name, d), Some(msg::HINT_SHARD_RAGGED)));
                 } else if size_attrs.contains(&d.as_str()) {
                     out.push((d.clone(), msg::shard_sized_by_attr(&f.name, d), None));
                 } else if let Some((p, _)) = outputs.iter().find(|(_, ds)| !has(ds, d)) {

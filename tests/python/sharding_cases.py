@@ -27,6 +27,7 @@ import jax
 jax.config.update("jax_num_cpu_devices", devices)
 jax.config.update("jax_enable_x64", True)
 import e2e_sharding as m
+import hlo_collectives
 from jax.sharding import AxisType, NamedSharding
 from jax.sharding import PartitionSpec as P
 
@@ -50,9 +51,11 @@ def operands(line):
 
 def hlo_facts(f, args):
     text = jax.jit(f).lower(*args).compile().as_text()
+    counts = hlo_collectives.ops(text)
     return {
-        "all_gather": len(re.findall(r"= \S+ all-gather\(", text)),
-        "all_reduce": len(re.findall(r"= \S+ all-reduce\(", text)),
+        "all_gather": counts["all-gather"],
+        "all_reduce": counts["all-reduce"],
+        "collectives": {k: v for k, v in counts.items() if v},
         "calls": [operands(line) for line in text.splitlines() if "custom_call_target=" in line],
     }
 
@@ -89,6 +92,15 @@ A = rng.normal(size=(N, 24)).astype(np.float32)
 v = rng.normal(size=24).astype(np.float32)
 d = rng.normal(size=N)
 Ad, vd = A.astype(np.float64), v.astype(np.float64)
+# A block-row CSR matrix: 2 blocks per device of 3 rows, 2 non-zeros a row
+# over v's 24 columns.
+csr_blocks, csr_r, csr_per_row = 2 * devices, 3, 2
+csr_indptr = np.tile(np.arange(0, csr_r * csr_per_row + 1, csr_per_row, dtype=np.int32), (csr_blocks, 1))
+csr_indices = rng.integers(0, 24, size=(csr_blocks, csr_r * csr_per_row)).astype(np.int32)
+csr_data = rng.normal(size=(csr_blocks, csr_r * csr_per_row)).astype(np.float32)
+csr_x = v
+csr_out = jax.ShapeDtypeStruct((csr_blocks, csr_r), np.float32)
+csr_dense = (csr_data * v[csr_indices]).reshape(csr_blocks, csr_r, csr_per_row).sum(2)
 
 if mode in ("explicit", "auto"):
     rowscale = lambda a: m.rowscale(a, s=2.0)
@@ -126,6 +138,48 @@ if mode in ("explicit", "auto"):
     results["threads"] = {"equal": all(np.array_equal(g, w) for g, w in zip(many(put(x, "x")), want))}
     # A call on one device's arrays: nothing planned, the plain custom call.
     results["unsharded"] = case(m.rowsum, (x,), one_device(m.rowsum, x))
+    # Split and unsplit inputs together: each input is resharded to the
+    # split the plan chose (an unsplit one is sliced, a split one the plan
+    # cannot use is gathered, as the warning says).
+    a32, b32 = x[:, 0], x[:, 1]
+    results["mixed_numpy"] = case(lambda a: m.add(a, b32), (put(a32, "x"),), a32 + b32)
+    results["mixed_replicated"] = case(m.add, (put(a32, "x"), put(b32)), a32 + b32)
+    results["mixed_second_split"] = case(m.add, (put(b32), put(a32, "x")), a32 + b32)
+    results["k_split_v_replicated"] = case(m.matvec, (put(A, None, "x"), put(v)), one_device(m.matvec, A, v), rtol=1e-5)
+    W = rng.normal(size=(N, N)).astype(np.float32)
+    s0 = (rng.random(N) < 0.5).astype(np.float32)
+    results["rows_and_spikes_split"] = case(m.matvec, (put(W, "x"), put(s0, "x")), one_device(m.matvec, W, s0))
+    results["grid_v_replicated"] = case(
+        m.matvec, (put(A, "x", "y", on=grid), put(v, on=grid)), one_device(m.matvec, A, v), rtol=1e-5
+    )
+    results["grid_rows_and_columns"] = case(m.rowsum, (put(x, "x", "y", on=grid),), one_device(m.rowsum, x), rtol=1e-5)
+    results["grid_rows_on_both"] = case(
+        m.matvec, (put(A, ("x", "y"), on=grid), put(v, "y", on=grid)), one_device(m.matvec, A, v), rtol=1e-5
+    )
+    results["csr_rows"] = case(
+        lambda dd, ii, pp, w: m.csr_rows(dd, ii, pp, w, out=csr_out),
+        (put(csr_data, "x"), put(csr_indices, "x"), put(csr_indptr, "x"), csr_x),
+        csr_dense,
+        rtol=1e-5,
+    )
+
+    # A spiking network: the membrane potential and the spikes split over
+    # the population (the scan's carry), a recurrent weight matrix split by
+    # rows, a constant input current as a numpy array.
+    current = (0.3 + 0.2 * rng.random(N)).astype(np.float32)
+
+    def network(v0, spikes0, weights, steps=6):
+        def step(carry, _):
+            u, s = carry
+            u = m.add(m.add(0.9 * u, m.matvec(weights, s)), current)
+            fired = (u > 1.0).astype(np.float32)
+            return (u * (1.0 - fired), fired), fired
+
+        return jax.lax.scan(step, (v0, spikes0), None, length=steps)[1]
+
+    v0 = rng.random(N).astype(np.float32)
+    W01 = (0.5 * rng.random((N, N)) / N).astype(np.float32)
+    results["network"] = case(network, (put(v0, "x"), put(s0, "x"), put(W01, "x")), np.asarray(network(v0, s0, W01)))
 
 elif mode.endswith("export"):
     from jax import export
@@ -147,7 +201,7 @@ elif mode.endswith("deserialize"):
     results["deserialized"] = {
         "equal": bool(np.allclose(np.asarray(y), A @ v, rtol=1e-5)),
         "spec": str(y.sharding.spec) if isinstance(y.sharding, NamedSharding) else str(y.sharding),
-        "all_gather": len(re.findall(r"= \S+ all-gather\(", text)),
+        "all_gather": hlo_collectives.ops(text)["all-gather"],
         "calls": [operands(line) for line in text.splitlines() if "custom_call_target=" in line],
     }
 

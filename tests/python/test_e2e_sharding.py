@@ -4,7 +4,10 @@ explicit axes (jax.make_mesh's default) and of auto axes. Each case runs in a
 fresh process (tests/python/sharding_cases.py: the device count is fixed when
 JAX's backend starts) and is checked here: the numbers equal the one-device
 call's, and the compiled HLO shows per-shard operands, no all-gather on a
-declared dimension and an all-reduce for `reduce:`."""
+declared dimension and an all-reduce for `reduce:` (collectives counted by
+hlo_collectives, whatever form XLA prints them in). Split and unsplit inputs
+mix: each is resharded to the split begen chose, with exactly the gathers its
+warning names."""
 
 import json
 import subprocess
@@ -127,6 +130,70 @@ def test_an_unsplit_call_is_the_plain_custom_call(results):
     u = r["unsharded"]
     assert u["calls"] == [["e2e_sharding.rowsum", [f"f32[{4 * devices},6]"]]]
     assert u["all_gather"] == 0 and u["all_reduce"] == 0
+
+
+def test_split_and_unsplit_inputs_together_are_resharded_to_the_plan(results):
+    # An unsplit input (replicated, or a numpy constant) beside a split one
+    # is sliced to its block: no collective at all.
+    devices, _, r = results
+    for name in ("mixed_numpy", "mixed_replicated", "mixed_second_split"):
+        assert r[name]["collectives"] == {}, name
+        assert shapes(r[name], "add") == [["f32[4]", "f32[4]"]], name
+        assert r[name]["spec"] == "P('x',)" and r[name]["warnings"] == [], name
+    # k split, the vector replicated: sliced too; the partial sums' all-reduce.
+    k = 24 // devices
+    assert shapes(r["k_split_v_replicated"], "matvec") == [[f"f32[{4 * devices},{k}]", f"f32[{k}]"]]
+    assert r["k_split_v_replicated"]["collectives"] == {"all-reduce": 1}
+    # Rows and columns on a 2-D mesh, the vector replicated.
+    assert shapes(r["grid_v_replicated"], "matvec") == [["f32[8,12]", "f32[12]"]]
+    assert r["grid_v_replicated"]["collectives"] == {"all-reduce": 1}
+
+
+def test_a_split_the_plan_cannot_use_is_gathered_as_the_warning_says(results):
+    devices, mode, r = results
+    n = 4 * devices
+    # matvec(W split by rows, spikes split): the spikes' k is on the axis
+    # the rows took, so they are gathered, once, and the rows stay split.
+    rs = r["rows_and_spikes_split"]
+    assert shapes(rs, "matvec") == [[f"f32[4,{n}]", f"f32[{n}]"]]
+    assert rs["collectives"] == {"all-gather": 1}
+    # Rows and columns split, the columns undeclared: gathered on 'y'.
+    rc = r["grid_rows_and_columns"]
+    assert shapes(rc, "rowsum") == [["f32[8,6]"]] and rc["collectives"] == {"all-gather": 1}
+    # Rows over both axes of a 2-D mesh, the vector split on one of them.
+    rb = r["grid_rows_on_both"]
+    assert shapes(rb, "matvec") == [["f32[4,24]", "f32[24]"]] and rb["collectives"] == {"all-gather": 1}
+    if mode == "explicit":
+        gathered = ": it is gathered on every device (all-gather) before the call"
+        assert rs["warnings"] == [
+            "matvec: parameter 'x' is split along dimension 'k', but mesh axis 'x' splits another dimension already"
+            + gathered
+        ]
+        assert rc["warnings"] == [
+            "rowsum: parameter 'x' is split along dimension 'k', which begen.yaml does not declare in `shard:` or "
+            "`reduce:`" + gathered
+        ]
+
+
+def test_a_recurrent_network_scans_with_its_state_split(results):
+    # The scan's carry (potential and spikes) stays split; each step
+    # gathers the spikes once for the recurrent product and nothing else.
+    devices, _, r = results
+    net = r["network"]
+    assert net["spec"] == "P(None, 'x')" and net["collectives"] == {"all-gather": 1}
+    assert sorted(net["calls"]) == sorted(
+        [
+            ["e2e_sharding.matvec", [f"f32[4,{4 * devices}]", f"f32[{4 * devices}]"]],
+            ["e2e_sharding.add", ["f32[4]", "f32[4]"]],
+            ["e2e_sharding.add", ["f32[4]", "f32[4]"]],
+        ]
+    )
+
+
+def test_a_block_row_csr_matrix_splits_by_row_blocks(results):
+    r = results[2]["csr_rows"]
+    assert shapes(r, "csr_rows") == [["f32[2,6]", "s32[2,6]", "s32[2,4]", "f32[24]"]]
+    assert r["collectives"] == {}
 
 
 @pytest.mark.parametrize("mode", ["explicit", "auto"])

@@ -9,8 +9,10 @@ at trace time and costing nothing per call:
 
 - explicit mesh axes (`jax.make_mesh`'s default): the inputs' types say how
   they are split, so the whole function (checks, custom_vjp, primitive and
-  all) runs under `jax.shard_map` on each device's block; derivatives and
-  `vmap` go through shard_map's own rules, and it exports.
+  all) runs under `jax.shard_map` on each device's block, every input first
+  resharded to the split chosen (an unsplit one sliced, one split in a way
+  the plan cannot use gathered); derivatives and `vmap` go through
+  shard_map's own rules, and it exports.
 - auto mesh axes: nothing is known before XLA's partitioner runs, so the
   FFI call itself is a `custom_partitioning` whose Shardy rule comes from
   the contract. It cannot be serialized: an exported function gets the
@@ -118,7 +120,8 @@ def _begen_choose(rule, specs, extent_of, mesh_shape):
 
 def _begen_split(rule, arrays):
     # The plan to call a kernel per shard under explicit mesh axes, or None
-    # to call it as is: (mesh, in_specs, out_specs, psum axes, {dim: entry}).
+    # to call it as is: (mesh, in_specs, out_specs, psum axes, {dim: entry},
+    # whether each input must be resharded to its in_spec first).
     if len(rule[2]) != len(arrays) or _begen_manual():
         return None
     found = [_begen_explicit(x) for x in arrays]
@@ -139,7 +142,22 @@ def _begen_split(rule, arrays):
     in_specs = tuple(PartitionSpec(*(axes.get(d) for d in dims)) for dims in rule[2])
     out_specs = tuple(PartitionSpec(*(axes.get(d) if d in rule[4] else None for d in dims)) for dims in rule[3])
     psum = tuple(n for d in rule[5] for n in _begen_axis_names(axes.get(d)))
-    return mesh, in_specs, out_specs, psum, axes
+    # shard_map takes each input only as its type says it is split: an
+    # input split otherwise (gathered, or split along another axis) or not
+    # split where the plan splits it (a replicated array, a numpy constant)
+    # is resharded to its in_spec first. Without jax.sharding.reshard, the
+    # plain call (XLA gathers every input: right, not split).
+    moves = tuple(_begen_differs(spec, want) for spec, want in zip(specs, in_specs))
+    if any(moves) and getattr(_jax.sharding, "reshard", None) is None:
+        return None
+    return mesh, in_specs, out_specs, psum, axes, moves
+
+
+def _begen_differs(spec, want):
+    # Whether an input split as `spec` (its type's, padded) must be
+    # resharded to be split as `want` (its in_spec).
+    want = tuple(want) + (None,) * (len(spec) - len(tuple(want)))
+    return any(_begen_axis_names(a) != _begen_axis_names(b) for a, b in zip(spec, want))
 
 
 def _begen_local(struct, dims, axes, mesh_shape):
@@ -154,8 +172,15 @@ def _begen_local(struct, dims, axes, mesh_shape):
 def _begen_shard_map(plan, rule, call, arrays, out):
     # call(*blocks, out) on each device's blocks, under jax.shard_map; the
     # outputs' partial sums added up over the `reduce` dimensions' axes.
-    mesh, in_specs, out_specs, psum, axes = plan
+    mesh, in_specs, out_specs, psum, axes, moves = plan
     mesh_shape = dict(mesh.shape)
+    if any(moves):
+        from jax.sharding import NamedSharding
+
+        arrays = tuple(
+            _jax.sharding.reshard(x, NamedSharding(mesh, spec)) if move else x
+            for x, spec, move in zip(arrays, in_specs, moves)
+        )
     if out is not None:
         many = isinstance(out, (tuple, list))
         blocks = [

@@ -1011,6 +1011,12 @@ pub(crate) fn shard_not_in_output(function: &str, dim: &str, output: &str) -> St
     )
 }
 
+pub(crate) const HINT_SHARD_RAGGED: &str = "each device computes its block of every output from its blocks of the \
+     inputs, so a split dimension must be an input's too; a ragged operand has no such blocks: a CSR matrix's rows \
+     (`indptr` has rows + 1 entries, `indices` and `data` one per non-zero) cannot be split. Store the matrix as row \
+     blocks (`data[b, z]`, `indices[b, z]`, `indptr[b, r1]`: each block its own CSR matrix, padded to z non-zeros) and \
+     declare `shard: [b]` (docs/sharding.md, \"Ragged operands\")";
+
 pub(crate) const HINT_SHARD_OUTPUT: &str = "declare a dimension the output sums over in `reduce:` instead; a dimension \
      in neither list is gathered on every device before the call (always right)";
 

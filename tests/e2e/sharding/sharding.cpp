@@ -115,3 +115,26 @@ void tanh_jvp(const double* x, const double* dx, double* dy, int64_t n) {
 void tanh_jvp_t(const double* x, const double* ct, double* dx, int64_t n) {
     tanh_jvp(x, ct, dx, n);
 }
+
+// y = a + b: two inputs of one dimension, split alike.
+// @BE add arg:float32[n] arg:float32[n] ret:float32[n] dim.n
+void add(const float* a, const float* b, float* y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = a[i] + b[i];
+}
+
+// A block-row CSR matrix times x: b blocks of r rows, each block its own
+// CSR matrix (r + 1 row pointers, z non-zeros, padded) over x's columns.
+// Split along b, each device multiplies its blocks; x is whole.
+// @BE csr_rows arg:float32[b, z] arg:int32[b, z] arg:int32[b, r1] arg:float32[k] ret:float32[b, r] dim.b dim.r1 dim.z
+void csr_rows(const float* data, const int32_t* indices, const int32_t* indptr, const float* x, float* y, int64_t b,
+              int64_t r1, int64_t z) {
+    const int64_t r = r1 - 1;
+    for (int64_t blk = 0; blk < b; ++blk) {
+        const int32_t* ptr = indptr + blk * r1;
+        for (int64_t row = 0; row < r; ++row) {
+            float acc = 0.0f;
+            for (int32_t p = ptr[row]; p < ptr[row + 1]; ++p) acc += data[blk * z + p] * x[indices[blk * z + p]];
+            y[blk * r + row] = acc;
+        }
+    }
+}

@@ -77,3 +77,13 @@ def test_one_device_plans_nothing():
     x = np.ones((8, 6), np.float32)
     assert sharding._begen_split(MATVEC, (x, np.ones(6, np.float32))) is None
     assert sharding._begen_split(MATVEC, (x,)) is None  # a wrong count: the kernel's checks say so
+
+
+def test_an_input_split_otherwise_than_planned_is_resharded():
+    P = jax.sharding.PartitionSpec
+    assert not sharding._begen_differs(("x", None), P("x"))
+    assert not sharding._begen_differs((("x",), None), P("x", None))
+    assert sharding._begen_differs((None,), P("x"))  # replicated, planned split: sliced
+    assert sharding._begen_differs(("x",), P(None))  # split, planned whole: gathered
+    assert sharding._begen_differs(("x", "y"), P("x", None))
+    assert sharding._begen_differs((("x", "y"),), P("x"))
