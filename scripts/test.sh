@@ -129,7 +129,8 @@ if [[ -d tests/python ]]; then
     step "pytest tests/python" run_pytest tests/python
     cpu_e2e=(tests/python/runtime tests/python/test_e2e_cpu.py tests/python/test_e2e_typed.py
              tests/python/test_e2e_modules.py tests/python/test_e2e_structs.py tests/python/test_e2e_algo.py
-             tests/python/test_attr_conversion.py tests/python/test_e2e_versions.py tests/python/test_e2e_sharding.py)
+             tests/python/test_attr_conversion.py tests/python/test_e2e_versions.py tests/python/test_e2e_sharding.py
+             tests/python/test_e2e_multiprocess.py)
     for py in "${matrix[@]}"; do
         v="${py%/bin/python}"; v="${v##*/venv-jax-}"
         step "pytest (jax $v)" env -u BEGEN_JAX_MATRIX -u XLA_FFI_INCLUDE_DIR BEGEN_PYTHON="$py" \
