@@ -3,14 +3,18 @@
 
 1. Per-call cost of an unsplit call: `inc_cuda` (declares `shard: [n]`)
    against `inc_cuda_plain` (declares nothing) on one GPU's arrays: the same
-   custom call, so the ratio must be 1 (issue 21: no per-call cost).
+   custom call, so the ratio must be 1: declaring a split costs nothing per call.
 2. Scaling, on 2+ GPUs: the time of one step of the row-split kernels
    (`rowscale_cuda`, `csr_rows_cuda`) on 1 GPU and on every GPU (split with
    `shard:`), against the same kernel without `shard:` on every GPU (its
    inputs gathered onto each GPU: the baseline before sharding). Strong
    scaling keeps the global size; weak scaling keeps the size per GPU.
+   Measured as users run: `--inner` steps inside one `jit` (a
+   `lax.fori_loop` whose carry depends on every step's outputs), so one
+   dispatch serves many steps; ms per step is a loop's time over `--inner`,
+   median of `--steps` loops.
 
-usage: python bench/gpu/sharding.py OUT [--rounds 300] [--steps 50]
+usage: python bench/gpu/sharding.py OUT [--rounds 300] [--steps 20] [--inner 100]
 """
 
 import argparse
@@ -36,27 +40,37 @@ def per_call(m, rounds):
     ratio(times, "shard: [n]", "no shard:", "declared / undeclared, unsplit call")
 
 
-def step_time(f, args, steps):
-    f = jax.jit(f)
-    for _ in range(3):
-        jax.block_until_ready(f(*args))
+def step_time(f, args, steps, inner):
+    # ms per step: `inner` calls of f in one jitted fori_loop. The barrier
+    # makes the carry depend on each call's outputs, so XLA neither drops a
+    # call nor hoists it out of the loop.
+    def body(_, carry):
+        out = f(*carry)
+        carry, _ = jax.lax.optimization_barrier((carry, out))
+        return carry
+
+    loop = jax.jit(lambda *a: jax.lax.fori_loop(0, inner, body, a))
+    for _ in range(2):
+        jax.block_until_ready(loop(*args))
     ts = []
     for _ in range(steps):
         t0 = time.perf_counter()
-        jax.block_until_ready(f(*args))
-        ts.append((time.perf_counter() - t0) * 1e3)
+        jax.block_until_ready(loop(*args))
+        ts.append((time.perf_counter() - t0) * 1e3 / inner)
     return statistics.median(ts)
 
 
-def scaling(m, steps):
+def scaling(m, steps, inner, size):
     G = jax.device_count()
     rng = np.random.default_rng(0)
     k = 64
     one = jax.make_mesh((1,), ("x",), devices=jax.devices()[:1])
     every = jax.make_mesh((G,), ("x",))
-    print(f"\nscaling: {G} GPUs ({jax.devices()[0].device_kind}); ms per step, median of {steps}")
+    print(
+        f"\nscaling: {G} GPUs ({jax.devices()[0].device_kind}); ms per step, {inner} steps per jit, median of {steps}"
+    )
     print(f"{'kernel':<16}{'rows':>12}{'1 GPU':>10}{f'{G} GPUs':>10}{'no shard:':>11}{'speed-up':>10}{'vs gather':>11}")
-    for label, rows_per_gpu_1, rows_per_gpu_g in (("strong", 1 << 21, (1 << 21) // G), ("weak", 1 << 21, 1 << 21)):
+    for label, rows_per_gpu_1, rows_per_gpu_g in (("strong", size, size // G), ("weak", size, size)):
         for name in ("rowscale_cuda", "csr_rows_cuda"):
             results = []
             for mesh, rows in ((one, rows_per_gpu_1), (every, rows_per_gpu_g * G)):
@@ -77,7 +91,7 @@ def scaling(m, steps):
                         lambda d, i, p, w, out=out: m.csr_rows_cuda(d, i, p, w, out=out),
                         lambda d, i, p, w, out=out: m.csr_rows_cuda_plain(d, i, p, w, out=out),
                     )
-                results.append([step_time(f, args, steps) for f in fs])
+                results.append([step_time(f, args, steps, inner) for f in fs])
             (t1, _), (tg, tplain) = results
             print(
                 f"{name + ' ' + label:<16}{rows_per_gpu_g * G:>12}{t1:>10.3f}{tg:>10.3f}{tplain:>11.3f}"
@@ -89,14 +103,16 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("begen_out")
     p.add_argument("--rounds", type=int, default=300)
-    p.add_argument("--steps", type=int, default=50)
+    p.add_argument("--steps", type=int, default=20)
+    p.add_argument("--inner", type=int, default=100)
+    p.add_argument("--rows", type=int, default=1 << 23, help="rows of the 1-GPU problem (k = 64 columns)")
     a = p.parse_args()
     sys.path.insert(0, a.begen_out)
     import e2e_sharding as m
 
     per_call(m, a.rounds)
     if jax.device_count() > 1:
-        scaling(m, a.steps)
+        scaling(m, a.steps, a.inner, a.rows)
     else:
         print("\nscaling: 1 GPU; the scaling rows need 2 or more (scripts/gpu-check.sh step `multigpu`)")
 
