@@ -45,16 +45,6 @@ use crate::parse::{self, Headers};
 use crate::scan::{self, Kind};
 pub use crate::settings::Settings;
 
-/// The settings' former name, kept so that code written against it
-/// (`driver::run(&Input::new("kernels"))`) still compiles.
-///
-/// ```
-/// # #![allow(deprecated)]
-/// let input = begen::driver::Input::new("kernels");
-/// assert_eq!(input.root, std::path::Path::new("kernels"));
-/// ```
-#[deprecated(note = "use `begen::driver::Settings`, which it names")]
-pub type Input = Settings;
 use crate::source::{FileId, SourceMap};
 
 /// What a run produced.
