@@ -1,5 +1,5 @@
 //! The binary front end: begen.yaml's `structs:` and `binaries:` read into
-//! declared functions (seeds 001 and 003).
+//! declared functions.
 //!
 //! [`declare`] lays out the structs, reads every binary (a `.cubin`,
 //! `.fatbin` or `.ptx` under the root) and hands each kernel to the common

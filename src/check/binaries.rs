@@ -1,4 +1,4 @@
-//! begen.yaml's precompiled GPU kernels (seeds 001 and 003), checked into
+//! begen.yaml's precompiled GPU kernels, checked into
 //! functions like the annotated ones.
 //!
 //! The binary front end (`binary::declare`) has read every binary and
