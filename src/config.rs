@@ -412,11 +412,15 @@ struct Node {
     end: usize,
 }
 
-/// Every node of begen.yaml in document order, and each one's index by path.
+/// Every node of begen.yaml in document order, and the way from each
+/// collection to its children.
 #[derive(Debug, Default)]
 struct Places {
     nodes: Vec<Node>,
-    by_path: std::collections::HashMap<Vec<OwnedSeg>, usize>,
+    /// The document's node (the first document's, if several).
+    root: Option<usize>,
+    /// (a collection, a key or item of it) -> the child's node.
+    children: std::collections::HashMap<(usize, OwnedSeg), usize>,
 }
 
 /// An open collection while the parser's events are read.
@@ -449,7 +453,6 @@ impl Places {
         };
         let mut places = Places::default();
         let mut open: Vec<Open> = Vec::new();
-        let mut path: Vec<OwnedSeg> = Vec::new();
         let mut last_end = 0;
         for event in saphyr_parser::Parser::new_from_str(text) {
             let Ok((event, span)) = event else { break };
@@ -472,10 +475,6 @@ impl Places {
                         places.nodes[node].end = places.nodes.len();
                         let value = &mut places.nodes[node].value;
                         value.1 = last_end.max(value.0);
-                        // The document's collection has no step of its own.
-                        if node > 0 {
-                            path.pop();
-                        }
                     }
                     if matches!(closed, Some(Open::Ignored))
                         && !matches!(open.last(), Some(Open::Ignored))
@@ -496,7 +495,7 @@ impl Places {
             if text_of.is_some() || matches!(event, Event::Alias(_)) {
                 last_end = end;
             }
-            // A key, or a node that is a value.
+            // A key, or a node that is a value: of which collection, under what.
             let (seg, key) = match open.last_mut() {
                 Some(Open::Ignored) => {
                     if opens {
@@ -512,26 +511,26 @@ impl Places {
                     }
                     continue;
                 }
-                Some(Open::Map { key, .. }) => {
+                Some(Open::Map { node, key }) => {
                     let (k, at) = key.take().unwrap_or_default();
-                    (Some(OwnedSeg::Key(k)), Some(at))
+                    (Some((*node, OwnedSeg::Key(k))), Some(at))
                 }
-                Some(Open::List { next, .. }) => {
+                Some(Open::List { node, next }) => {
                     *next += 1;
-                    (Some(OwnedSeg::Item(*next - 1)), None)
+                    (Some((*node, OwnedSeg::Item(*next - 1))), None)
                 }
                 None => (None, None),
             };
             let id = places.nodes.len();
             let key_text = match &seg {
-                Some(OwnedSeg::Key(k)) => Some(k.clone()),
+                Some((_, OwnedSeg::Key(k))) => Some(k.clone()),
                 _ => None,
             };
-            let pushed = seg.is_some();
-            if let Some(seg) = seg {
-                path.push(seg);
+            match seg {
+                // A key written twice (an error of its own) keeps its first node.
+                Some(seg) => _ = places.children.entry(seg).or_insert(id),
+                None => _ = places.root.get_or_insert(id),
             }
-            places.by_path.entry(path.clone()).or_insert(id);
             places.nodes.push(Node { key, key_text, value: range, text: text_of.map(|(t, _)| t), end: id + 1 });
             if opens {
                 open.push(if matches!(event, Event::MappingStart(..)) {
@@ -539,8 +538,6 @@ impl Places {
                 } else {
                     Open::List { node: id, next: 0 }
                 });
-            } else if pushed {
-                path.pop();
             }
         }
         places
@@ -549,19 +546,18 @@ impl Places {
     /// The node at `path`, else the nearest one above it that the file
     /// has (the document's, if any), and the length of its path.
     fn nearest(&self, path: &[Seg]) -> Option<(usize, usize)> {
-        let mut owned: Vec<OwnedSeg> = path
-            .iter()
-            .map(|s| match *s {
+        let mut at = self.root?;
+        for (depth, seg) in path.iter().enumerate() {
+            let seg = match *seg {
                 Seg::Key(k) => OwnedSeg::Key(k.to_string()),
                 Seg::Item(i) => OwnedSeg::Item(i),
-            })
-            .collect();
-        loop {
-            if let Some(&id) = self.by_path.get(&owned) {
-                return Some((id, owned.len()));
+            };
+            match self.children.get(&(at, seg)) {
+                Some(&child) => at = child,
+                None => return Some((at, depth)),
             }
-            owned.pop()?;
         }
+        Some((at, path.len()))
     }
 }
 
