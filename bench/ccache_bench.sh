@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A compiler cache's cold against warm clean build (issue 24): with
+# A compiler cache's cold against warm clean build: with
 # BEGEN_COMPILER_LAUNCHER=CCACHE and a fresh, empty CCACHE_DIR, one clean
 # `begen build` of TREE into a new work directory and OUT (cold: every
 # compile a miss), then another into another new work directory and OUT

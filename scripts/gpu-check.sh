@@ -143,7 +143,7 @@ brainevent_cuda_tree() {
     printf 'name: brainevent_aot\nplatform: cuda\nmodules:\n  per-file: true\n' > "$1/begen.yaml"
 }
 
-# The edit-build loop on brainevent's CUDA tree (issue 24): an older begen
+# The edit-build loop on brainevent's CUDA tree: an older begen
 # (OLD_BEGEN) against this one, no-op and edit-one builds side by side
 # (bench/loop_bench.sh); not in the default STEPS.
 if step brainevent-loop && [[ -d "$CORPUS" && -n "${OLD_BEGEN:-}" ]]; then
@@ -153,7 +153,7 @@ if step brainevent-loop && [[ -d "$CORPUS" && -n "${OLD_BEGEN:-}" ]]; then
     RUNS="${RUNS:-5}" EDITS="${EDITS:-2}" bash bench/loop_bench.sh "$OLD_BEGEN" "$BEGEN" "$tree"
 fi
 
-# A compiler cache on brainevent's CUDA tree (issue 24): with
+# A compiler cache on brainevent's CUDA tree: with
 # BEGEN_COMPILER_LAUNCHER=$CCACHE and a fresh CCACHE_DIR under $WORK, a
 # clean build (cold) and another clean build into new work and OUT
 # directories (warm), with ccache's hit statistics, and the same clean

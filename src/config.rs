@@ -147,16 +147,6 @@ pub(crate) enum ExprConfig {
     Text(String),
 }
 
-impl ExprConfig {
-    /// The text as written (for locating it in begen.yaml).
-    pub(crate) fn text(&self) -> String {
-        match self {
-            ExprConfig::Int(n) => n.to_string(),
-            ExprConfig::Text(t) => t.clone(),
-        }
-    }
-}
-
 /// One algorithm: its implementations, or them with options.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum AlgorithmConfig {
@@ -356,108 +346,327 @@ pub(crate) enum SourceSpec {
     List(Vec<String>),
 }
 
-/// Where begen.yaml is in the source map, to point diagnostics at its keys,
-/// with an index of its words (a begen.yaml may list thousands of entries,
-/// and each needs locating at most once per diagnostic).
+/// Where begen.yaml is in the source map, and where the parser found each
+/// of its keys and values, to point diagnostics at them.
 #[derive(Debug, Clone)]
 pub(crate) struct ConfigFile {
     pub(crate) id: FileId,
-    words: std::sync::Arc<WordIndex>,
+    places: std::sync::Arc<Places>,
 }
 
-/// Each delimited word of a file, with every place it stands: (1-based
-/// line, byte offset, followed by `:`).
-type WordIndex = std::collections::HashMap<String, Vec<(usize, usize, bool)>>;
+/// One step of a path into begen.yaml: a mapping's key or a list's item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Seg<'a> {
+    Key(&'a str),
+    Item(usize),
+}
 
-/// Characters that bound a word of begen.yaml.
-const DELIMITERS: &str = "{}[],:\"'#";
+impl<'a> From<&'a str> for Seg<'a> {
+    fn from(key: &'a str) -> Self {
+        Seg::Key(key)
+    }
+}
+
+impl<'a> From<&'a String> for Seg<'a> {
+    fn from(key: &'a String) -> Self {
+        Seg::Key(key)
+    }
+}
+
+impl From<usize> for Seg<'_> {
+    fn from(item: usize) -> Self {
+        Seg::Item(item)
+    }
+}
+
+/// A path into begen.yaml from its root: `yaml_path!["functions", name, "vjp"]`,
+/// `yaml_path!["binaries", 0, "file"]`.
+macro_rules! yaml_path {
+    ($($seg:expr),* $(,)?) => {
+        [$($crate::config::Seg::from($seg)),*]
+    };
+}
+pub(crate) use yaml_path;
+
+/// A [`Seg`] that owns its key, as the index stores it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum OwnedSeg {
+    Key(String),
+    Item(usize),
+}
+
+/// One node of begen.yaml (the document, a scalar, a list or a mapping)
+/// with byte ranges into the file.
+#[derive(Debug, Clone)]
+struct Node {
+    /// The key it is the value of, unquoted (absent for the document and
+    /// for list items).
+    key: Option<(usize, usize)>,
+    key_text: Option<String>,
+    /// The value: a scalar unquoted, a collection from its first character
+    /// to its last.
+    value: (usize, usize),
+    /// A scalar's text (absent for a collection or an alias).
+    text: Option<String>,
+    /// The index past its last descendant: its subtree is `self..end`.
+    end: usize,
+}
+
+/// Every node of begen.yaml in document order, and the way from each
+/// collection to its children.
+#[derive(Debug, Default)]
+struct Places {
+    nodes: Vec<Node>,
+    /// The document's node (the first document's, if several).
+    root: Option<usize>,
+    /// (a collection, a key or item of it) -> the child's node.
+    children: std::collections::HashMap<(usize, OwnedSeg), usize>,
+}
+
+/// An open collection while the parser's events are read.
+enum Open {
+    /// A mapping, with its key once read (a key that is a collection is
+    /// not a name: its value is indexed under an empty key).
+    Map {
+        node: usize,
+        key: Option<(String, (usize, usize))>,
+    },
+    List {
+        node: usize,
+        next: usize,
+    },
+    /// A collection used as a key: nothing inside it is indexed.
+    Ignored,
+}
+
+impl Places {
+    /// Reads `text`'s nodes from the YAML parser's events. Where the parser
+    /// stops at an error, the nodes read so far are kept: a lookup past
+    /// them falls back to the nearest one above.
+    fn new(text: &str) -> Places {
+        // The parser counts characters; the source map counts bytes.
+        let bytes: Option<Vec<usize>> =
+            (!text.is_ascii()).then(|| text.char_indices().map(|(b, _)| b).chain([text.len()]).collect());
+        let byte = |char_index: usize| match &bytes {
+            Some(b) => b.get(char_index).copied().unwrap_or(text.len()),
+            None => char_index.min(text.len()),
+        };
+        let mut places = Places::default();
+        let mut open: Vec<Open> = Vec::new();
+        let mut last_end = 0;
+        for event in saphyr_parser::Parser::new_from_str(text) {
+            let Ok((event, span)) = event else { break };
+            let end = byte(span.end.index());
+            let start = after_properties(text, byte(span.start.index())).min(end);
+            use saphyr_parser::{Event, ScalarStyle};
+            let (text_of, opens) = match &event {
+                Event::Scalar(value, style, ..) => {
+                    let quoted = matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted);
+                    (Some((value.to_string(), quoted)), false)
+                }
+                Event::Alias(_) => (None, false),
+                Event::SequenceStart(..) | Event::MappingStart(..) => (None, true),
+                Event::SequenceEnd | Event::MappingEnd => {
+                    if end > start {
+                        last_end = end;
+                    }
+                    let closed = open.pop();
+                    if let Some(Open::Map { node, .. } | Open::List { node, .. }) = closed {
+                        places.nodes[node].end = places.nodes.len();
+                        let value = &mut places.nodes[node].value;
+                        value.1 = last_end.max(value.0);
+                    }
+                    if matches!(closed, Some(Open::Ignored))
+                        && !matches!(open.last(), Some(Open::Ignored))
+                        && let Some(Open::Map { key, .. }) = open.last_mut()
+                    {
+                        *key = Some((String::new(), (start, start)));
+                    }
+                    continue;
+                }
+                _ => continue,
+            };
+            // A scalar's range without its quotes (the parser's end of a
+            // quoted scalar can lie past blanks and a comment after it).
+            let range = match (&text_of, closing_quote(text, start)) {
+                (Some((_, true)), Some(close)) => (start + 1, close),
+                _ => (start, end),
+            };
+            if text_of.is_some() || matches!(event, Event::Alias(_)) {
+                last_end = end;
+            }
+            // A key, or a node that is a value: of which collection, under what.
+            let (seg, key) = match open.last_mut() {
+                Some(Open::Ignored) => {
+                    if opens {
+                        open.push(Open::Ignored);
+                    }
+                    continue;
+                }
+                Some(Open::Map { key: key @ None, .. }) => {
+                    match text_of {
+                        Some((k, _)) => *key = Some((k, range)),
+                        None if opens => open.push(Open::Ignored),
+                        None => *key = Some((String::new(), range)),
+                    }
+                    continue;
+                }
+                Some(Open::Map { node, key }) => {
+                    let (k, at) = key.take().unwrap_or_default();
+                    (Some((*node, OwnedSeg::Key(k))), Some(at))
+                }
+                Some(Open::List { node, next }) => {
+                    *next += 1;
+                    (Some((*node, OwnedSeg::Item(*next - 1))), None)
+                }
+                None => (None, None),
+            };
+            let id = places.nodes.len();
+            let key_text = match &seg {
+                Some((_, OwnedSeg::Key(k))) => Some(k.clone()),
+                _ => None,
+            };
+            match seg {
+                // A key written twice (an error of its own) keeps its first node.
+                Some(seg) => _ = places.children.entry(seg).or_insert(id),
+                None => _ = places.root.get_or_insert(id),
+            }
+            places.nodes.push(Node { key, key_text, value: range, text: text_of.map(|(t, _)| t), end: id + 1 });
+            if opens {
+                open.push(if matches!(event, Event::MappingStart(..)) {
+                    Open::Map { node: id, key: None }
+                } else {
+                    Open::List { node: id, next: 0 }
+                });
+            }
+        }
+        places
+    }
+
+    /// The node at `path`, else the nearest one above it that the file
+    /// has (the document's, if any), and the length of its path.
+    fn nearest(&self, path: &[Seg]) -> Option<(usize, usize)> {
+        let mut at = self.root?;
+        for (depth, seg) in path.iter().enumerate() {
+            let seg = match *seg {
+                Seg::Key(k) => OwnedSeg::Key(k.to_string()),
+                Seg::Item(i) => OwnedSeg::Item(i),
+            };
+            match self.children.get(&(at, seg)) {
+                Some(&child) => at = child,
+                None => return Some((at, depth)),
+            }
+        }
+        Some((at, path.len()))
+    }
+}
+
+/// Where a node's own text starts when the parser's start is at its
+/// properties (`&anchor`, `!tag`): past them and the blanks after them.
+fn after_properties(text: &str, mut start: usize) -> usize {
+    let b = text.as_bytes();
+    while matches!(b.get(start), Some(b'&' | b'!')) {
+        while b.get(start).is_some_and(|c| !c.is_ascii_whitespace()) {
+            start += 1;
+        }
+        while b.get(start).is_some_and(|c| c.is_ascii_whitespace()) {
+            start += 1;
+        }
+    }
+    start
+}
+
+/// The byte offset of the quote that closes the quoted scalar opening at
+/// `start` (`''` is a quote inside a single-quoted one, `\"` inside a
+/// double-quoted one); `None` when no quote opens there.
+fn closing_quote(text: &str, start: usize) -> Option<usize> {
+    let b = text.as_bytes();
+    let quote = *b.get(start).filter(|c| matches!(c, b'"' | b'\''))?;
+    let mut i = start + 1;
+    while i < b.len() {
+        match b[i] {
+            b'\\' if quote == b'"' => i += 1,
+            b'\'' if quote == b'\'' && b.get(i + 1) == Some(&b'\'') => i += 1,
+            c if c == quote => return Some(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    None
+}
 
 impl ConfigFile {
     fn new(id: FileId, text: &str) -> ConfigFile {
-        let mut words = WordIndex::default();
-        let mut start = 0;
-        for (i, line) in text.split('\n').enumerate() {
-            let is_delim = |c: char| c.is_whitespace() || DELIMITERS.contains(c);
-            let mut k = 0;
-            while k < line.len() {
-                let rest = &line[k..];
-                let c = rest.chars().next().unwrap_or(' ');
-                if is_delim(c) {
-                    k += c.len_utf8();
-                    continue;
-                }
-                let len = rest.find(is_delim).unwrap_or(rest.len());
-                let after = &rest[len..];
-                let key = after.trim_start_matches(['"', '\'']).trim_start().starts_with(':');
-                words.entry(rest[..len].to_string()).or_default().push((i + 1, start + k, key));
-                k += len;
+        ConfigFile { id, places: std::sync::Arc::new(Places::new(text)) }
+    }
+
+    /// Where the key at `path` is written (for a list item, the item).
+    /// Where the file lacks the path (a part of it missing, or written
+    /// through an alias), the nearest place above it; the file's start
+    /// when there is none.
+    pub(crate) fn key(&self, map: &SourceMap, path: &[Seg]) -> Span {
+        // Nothing of the path but the document: the file's start.
+        match self.places.nearest(path) {
+            Some((id, depth)) if depth > 0 || path.is_empty() => {
+                let node = &self.places.nodes[id];
+                let (start, end) = node.key.unwrap_or(node.value);
+                map.span(self.id, start, end)
             }
-            start += line.len() + 1;
+            _ => map.span(self.id, 0, 0),
         }
-        ConfigFile { id, words: std::sync::Arc::new(words) }
-    }
-}
-
-impl ConfigFile {
-    /// The span of `word` as a key (`word:`) or, failing that, as a plain
-    /// word (a list item), on the first line at or after `after_line` that
-    /// has it; the file's start when there is none.
-    pub(crate) fn span(&self, map: &SourceMap, word: &str, after_line: usize) -> Span {
-        self.find(map, word, after_line, true)
     }
 
-    /// The span of `word` as a value (a list item, or after `key:`) or,
-    /// failing that, as a key, on the first line at or after `after_line`
-    /// that has it; the file's start when there is none.
-    pub(crate) fn value_span(&self, map: &SourceMap, word: &str, after_line: usize) -> Span {
-        self.find(map, word, after_line, false)
-    }
-
-    fn find(&self, map: &SourceMap, word: &str, after_line: usize, want_key: bool) -> Span {
-        if !word.is_empty() && !word.contains(|c: char| c.is_whitespace() || DELIMITERS.contains(c)) {
-            let found = self.words.get(word).and_then(|places| {
-                let later = || places.iter().filter(|(line, _, _)| *line >= after_line);
-                later().find(|(_, _, key)| *key == want_key).or_else(|| later().next()).map(|&(_, at, _)| at)
-            });
-            return match found {
-                Some(at) => map.span(self.id, at, at + word.len()),
-                None => map.span(self.id, 0, 0),
-            };
+    /// Where the value at `path` is written (a scalar without its quotes;
+    /// a collection from its first character to its last); where the file
+    /// lacks the path, as [`ConfigFile::key`].
+    pub(crate) fn value(&self, map: &SourceMap, path: &[Seg]) -> Span {
+        match self.places.nearest(path) {
+            Some((id, depth)) if depth == path.len() => {
+                let (start, end) = self.places.nodes[id].value;
+                map.span(self.id, start, end)
+            }
+            _ => self.key(map, path),
         }
-        let bytes = &map.get(self.id).bytes;
-        let text = String::from_utf8_lossy(bytes);
-        let mut starts = vec![0];
-        starts.extend(text.match_indices('\n').map(|(k, _)| k + 1));
-        let lines: Vec<&str> = text.lines().collect();
-        let find = |want_key: bool| {
-            lines
+    }
+
+    /// Where a scalar of text `text` is written inside the value at
+    /// `path`: the first value that is, else the first key that is;
+    /// else as [`ConfigFile::key`].
+    pub(crate) fn find(&self, map: &SourceMap, path: &[Seg], text: &str) -> Span {
+        let places = &self.places;
+        let found = places.nearest(path).filter(|&(_, depth)| depth == path.len()).and_then(|(id, _)| {
+            let inside = &places.nodes[id + 1..places.nodes[id].end];
+            inside
                 .iter()
-                .enumerate()
-                .skip(after_line.saturating_sub(1))
-                .find_map(|(i, l)| word_at(l, word, want_key).map(|col| starts[i] + col))
-        };
-        match find(true).or_else(|| find(false)) {
-            Some(at) => map.span(self.id, at, at + word.len()),
-            None => map.span(self.id, 0, 0),
+                .find(|n| n.text.as_deref() == Some(text))
+                .map(|n| n.value)
+                .or_else(|| inside.iter().find(|n| n.key_text.as_deref() == Some(text)).and_then(|n| n.key))
+        });
+        match found {
+            Some((start, end)) => map.span(self.id, start, end),
+            None => self.key(map, path),
         }
     }
 }
 
-/// The byte column of `word` in `line` standing alone (bounded by YAML
-/// punctuation or quotes); with `key`, only where a `:` follows.
-fn word_at(line: &str, word: &str, key: bool) -> Option<usize> {
-    if word.is_empty() {
-        return None;
+/// begen.yaml's places with the source map they are spans of, for code
+/// that has both (`None` without a begen.yaml).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Locator<'a> {
+    pub(crate) map: &'a SourceMap,
+    pub(crate) file: Option<&'a ConfigFile>,
+}
+
+impl Locator<'_> {
+    /// [`ConfigFile::key`].
+    pub(crate) fn key(&self, path: &[Seg]) -> Option<Span> {
+        self.file.map(|f| f.key(self.map, path))
     }
-    let bound = |c: Option<char>| c.is_none_or(|c| c.is_whitespace() || "{}[],:\"'#".contains(c));
-    line.match_indices(word).map(|(i, _)| i).find(|&i| {
-        let before = line[..i].chars().next_back();
-        let rest = &line[i + word.len()..];
-        if !bound(before) || !bound(rest.chars().next()) {
-            return false;
-        }
-        !key || rest.trim_start_matches(['"', '\'']).trim_start().starts_with(':')
-    })
+
+    /// [`ConfigFile::value`].
+    pub(crate) fn value(&self, path: &[Seg]) -> Option<Span> {
+        self.file.map(|f| f.value(self.map, path))
+    }
 }
 
 /// Reads `root/begen.yaml` into the source map if it exists. Returns the
@@ -484,14 +693,16 @@ pub(crate) fn load(root: &Path, map: &mut SourceMap) -> (Config, Option<ConfigFi
     };
     let id = map.add(FILE, &path, bytes);
     let text = String::from_utf8_lossy(&map.get(id).bytes).into_owned();
-    let file = ConfigFile::new(id, &text);
+    // Too deep a file is not indexed either: refused before any parser reads it.
+    let unread = ConfigFile { id, places: Default::default() };
     if text.trim().is_empty() {
-        return (Config::default(), Some(file), Vec::new());
+        return (Config::default(), Some(unread), Vec::new());
     }
     if let Some(at) = too_deep(&text) {
         let d = Diagnostic::error(map.span(id, at, at + 1), msg::yaml_too_deep(MAX_FLOW_DEPTH));
-        return (Config::default(), Some(file), vec![d]);
+        return (Config::default(), Some(unread), vec![d]);
     }
+    let file = ConfigFile::new(id, &text);
     // The typed reading keeps the last of two equal keys in a map
     // (`functions: {f: .., f: ..}`); the untyped one refuses them at every level.
     let read = serde_yaml_ng::from_str::<Config>(&text)
@@ -575,6 +786,138 @@ fn too_deep(text: &str) -> Option<usize> {
 mod tests {
     use super::*;
 
+    /// The text each lookup points at, in a begen.yaml of `text`.
+    fn located(text: &str) -> (SourceMap, ConfigFile) {
+        let mut map = SourceMap::default();
+        let id = map.add(FILE, Path::new(FILE), text.as_bytes().to_vec());
+        (map, ConfigFile::new(id, text))
+    }
+
+    fn shown(map: &SourceMap, span: Span) -> String {
+        let bytes = &map.get(span.file).bytes;
+        String::from_utf8_lossy(&bytes[span.start..span.end]).into_owned()
+    }
+
+    fn line(map: &SourceMap, span: Span) -> usize {
+        map.position(span).0
+    }
+
+    #[test]
+    fn keys_and_values_are_where_the_parser_read_them() {
+        let text = "\
+# functions: scale, vjp: scale, sources: ops/add.cu
+name: scale   # name: scale
+functions:
+  scale: {command_buffer: true, \"vmap_method\": 'broadcast_all'}
+  'scale.bwd':
+    vjp: scale
+    linear: [A, x, A]
+sources:
+  ops/add.cu: {scale: [arg, ret], add: [arg, arg]}
+  ops/cpu.cpp:
+    - add
+    - scale
+binaries:
+  - {file: k.cubin, convention: c, kernels: {k: {params: [arg, ret], grid: [1, \"cdiv(n, 2)\"]}}}
+  - file: scale.cubin
+    kernels:
+      scale: {params: [ret]}
+link: {libs: [m, scale], dirs: []}
+";
+        let (map, file) = located(text);
+        let key = |path: &[Seg]| file.key(&map, path);
+        let value = |path: &[Seg]| file.value(&map, path);
+        // A key is the key, never the same word in a comment or a value before it.
+        let at = key(&yaml_path!["functions", "scale"]);
+        assert_eq!((shown(&map, at), line(&map, at)), ("scale".into(), 4));
+        let at = value(&yaml_path!["name"]);
+        assert_eq!((shown(&map, at), line(&map, at)), ("scale".into(), 2));
+        // Quoted keys and values, without their quotes.
+        let at = key(&yaml_path!["functions", "scale", "vmap_method"]);
+        assert_eq!((shown(&map, at), line(&map, at)), ("vmap_method".into(), 4));
+        assert_eq!(shown(&map, value(&yaml_path!["functions", "scale", "vmap_method"])), "broadcast_all");
+        let at = key(&yaml_path!["functions", "scale.bwd"]);
+        assert_eq!((shown(&map, at), line(&map, at)), ("scale.bwd".into(), 5));
+        let at = value(&yaml_path!["functions", "scale.bwd", "vjp"]);
+        assert_eq!((shown(&map, at), line(&map, at)), ("scale".into(), 6));
+        // A word listed twice: each item where it stands.
+        let first = value(&yaml_path!["functions", "scale.bwd", "linear", 0]);
+        let third = value(&yaml_path!["functions", "scale.bwd", "linear", 2]);
+        assert_eq!((shown(&map, first), shown(&map, third)), ("A".into(), "A".into()));
+        assert!(third.start > first.start);
+        let found = file.find(&map, &yaml_path!["functions", "scale.bwd", "linear"], "x");
+        assert_eq!((shown(&map, found), line(&map, found)), ("x".into(), 7));
+        // Nested flow and block forms under `sources:`, `binaries:` and `link:`.
+        let at = key(&yaml_path!["sources", "ops/add.cu", "scale"]);
+        assert_eq!((shown(&map, at), line(&map, at)), ("scale".into(), 9));
+        let at = value(&yaml_path!["sources", "ops/cpu.cpp", 1]);
+        assert_eq!((shown(&map, at), line(&map, at)), ("scale".into(), 12));
+        let at = value(&yaml_path!["binaries", 0, "kernels", "k", "grid", 1]);
+        assert_eq!((shown(&map, at), line(&map, at)), ("cdiv(n, 2)".into(), 14));
+        let at = key(&yaml_path!["binaries", 1, "kernels", "scale"]);
+        assert_eq!((shown(&map, at), line(&map, at)), ("scale".into(), 17));
+        let at = value(&yaml_path!["link", "libs", 1]);
+        assert_eq!((shown(&map, at), line(&map, at)), ("scale".into(), 18));
+        // A collection's value spans its text.
+        assert_eq!(shown(&map, value(&yaml_path!["link", "libs"])), "[m, scale]");
+        assert_eq!(shown(&map, value(&yaml_path!["sources", "ops/cpu.cpp"])), "- add\n    - scale");
+        // What the file lacks: the nearest place above it.
+        let at = key(&yaml_path!["functions", "scale.bwd", "jvp"]);
+        assert_eq!((shown(&map, at), line(&map, at)), ("scale.bwd".into(), 5));
+        let at = value(&yaml_path!["nothing"]);
+        assert_eq!((at.start, at.end), (0, 0));
+        let (map, file) = located("# nothing but a comment\n");
+        assert_eq!(file.key(&map, &yaml_path!["name"]).start, 0);
+    }
+
+    #[test]
+    fn positions_count_bytes() {
+        let (map, file) = located("name: \"é\"  # ü\nprefix: x\n");
+        let at = file.value(&map, &yaml_path!["prefix"]);
+        assert_eq!((shown(&map, at), line(&map, at)), ("x".into(), 2));
+        assert_eq!(shown(&map, file.value(&map, &yaml_path!["name"])), "é");
+        let (map, file) = located("a: 'it''s'  # x\nb: \"q\\\"\" # y\n");
+        assert_eq!(shown(&map, file.value(&map, &yaml_path!["a"])), "it''s");
+        assert_eq!(shown(&map, file.value(&map, &yaml_path!["b"])), "q\\\"");
+    }
+
+    #[test]
+    fn what_the_parser_cannot_read_falls_back() {
+        // Read up to the error: what came before it is still found.
+        let (map, file) = located("name: a\nfunctions:\n  f: {vjp: g\n");
+        assert_eq!(shown(&map, file.key(&map, &yaml_path!["name"])), "name");
+        // An alias's inside is not indexed: the alias stands for it.
+        let (map, file) = located("a: &x {b: 1}\nc: *x\n");
+        assert_eq!(shown(&map, file.key(&map, &yaml_path!["a", "b"])), "b");
+        assert_eq!(shown(&map, file.key(&map, &yaml_path!["c", "b"])), "c");
+        assert_eq!(shown(&map, file.value(&map, &yaml_path!["c"])), "*x");
+        // Anchors and tags are not the value.
+        let (map, file) = located("a: &x \"q\"  # c\nb: !!str 'r'\nc: &y plain\nd: &z [1]\n");
+        let values: Vec<String> =
+            ["a", "b", "c", "d"].iter().map(|k| shown(&map, file.value(&map, &yaml_path![*k]))).collect();
+        assert_eq!(values, ["q", "r", "plain", "[1]"]);
+        // A key that is a collection is skipped, and the keys after it read.
+        let (map, file) = located("? [a, b]\n: 1\nd: 2\n");
+        assert_eq!(shown(&map, file.key(&map, &yaml_path!["d"])), "d");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 2048, ..Default::default() })]
+
+        /// Any text is read without a panic, and every place found is a
+        /// range of it on character boundaries.
+        #[test]
+        fn places_lie_inside_the_text(text in "([a-zé:,#'\"\\[\\]{}&*?|>!% -]|\n|\t){0,80}") {
+            let places = Places::new(&text);
+            for node in &places.nodes {
+                for (start, end) in node.key.into_iter().chain([node.value]) {
+                    proptest::prop_assert!(start <= end && end <= text.len());
+                    proptest::prop_assert!(text.is_char_boundary(start) && text.is_char_boundary(end));
+                }
+            }
+        }
+    }
+
     #[test]
     fn flow_depth_is_bounded_in_one_pass() {
         let deep = |n: usize| format!("name: {}", "[".repeat(n));
@@ -587,7 +930,8 @@ mod tests {
         assert_eq!(too_deep(&flat), None);
         let quoted = format!("a: ['{0}', \"{0}\", 'it''s {0}', \"\\\" {0}\"] # {0}\nb: x{0}\n", "[".repeat(100));
         assert_eq!(too_deep(&quoted), None);
-        // Timing: 200,000 levels are refused in one pass (the YAML parser took 22 s on 100,000).
+        // 200,000 levels are refused in one pass, long before the YAML
+        // parser (quadratic in the depth) would have read them.
         let start = std::time::Instant::now();
         assert!(too_deep(&deep(200_000)).is_some());
         assert!(start.elapsed().as_secs() < 5);

@@ -34,7 +34,7 @@ use crate::binary::{self, declare::Manifest};
 use crate::build::{self as compile, Toolchain};
 pub use crate::build::{BuildOutput, Env, Generated, Reporter, StderrReporter};
 use crate::check::{self, Request};
-use crate::config::{self, SourceSpec};
+use crate::config::{self, SourceSpec, yaml_path};
 use crate::diag::Severity;
 use crate::diag::{self, Diagnostic};
 use crate::emit;
@@ -45,16 +45,6 @@ use crate::parse::{self, Headers};
 use crate::scan::{self, Kind};
 pub use crate::settings::Settings;
 
-/// The settings' former name, kept so that code written against it
-/// (`driver::run(&Input::new("kernels"))`) still compiles.
-///
-/// ```
-/// # #![allow(deprecated)]
-/// let input = begen::driver::Input::new("kernels");
-/// assert_eq!(input.root, std::path::Path::new("kernels"));
-/// ```
-#[deprecated(note = "use `begen::driver::Settings`, which it names")]
-pub type Input = Settings;
 use crate::source::{FileId, SourceMap};
 
 /// What a run produced.
@@ -217,15 +207,25 @@ fn listed(
     let Some(cf) = config_file else { return out };
     for (file, spec) in &config.sources {
         let Some(&(id, _)) = sources.iter().find(|(id, _)| map.get(*id).name == *file) else { continue };
-        let line = map.position(cf.span(map, file, 1)).0;
-        let entries: Vec<(String, Option<Vec<String>>)> = match spec {
-            SourceSpec::Dict(d) => d.iter().map(|(k, v)| (k.clone(), Some(v.clone()))).collect(),
-            SourceSpec::List(l) => l.iter().map(|k| (k.clone(), None)).collect(),
+        let listed = match spec {
+            SourceSpec::Dict(d) => d
+                .iter()
+                .map(|(k, v)| Listed {
+                    span: cf.key(map, &yaml_path!["sources", file, k]),
+                    name: k.clone(),
+                    tokens: Some(v.clone()),
+                })
+                .collect(),
+            SourceSpec::List(l) => l
+                .iter()
+                .enumerate()
+                .map(|(i, k)| Listed {
+                    span: cf.value(map, &yaml_path!["sources", file, i]),
+                    name: k.clone(),
+                    tokens: None,
+                })
+                .collect(),
         };
-        let listed = entries
-            .into_iter()
-            .map(|(name, tokens)| Listed { span: cf.span(map, &name, line), name, tokens })
-            .collect();
         out.insert(id, listed);
     }
     out

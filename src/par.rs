@@ -181,9 +181,8 @@ impl Pool {
     /// Keeps the thread that started the helpers on the CPU they keep off
     /// until the guard drops (a job's end). Otherwise the scheduler that
     /// packs threads (see [`cpu`]) may move it onto a helper's CPU in the
-    /// middle of a job, and the two share one CPU: a 1x brainevent scan's
-    /// slowest quarter took 10.3 ms or more, kept 8.7 ms or less. Other
-    /// threads calling at once are left where they are.
+    /// middle of a job, and the two then share one CPU: that job is among
+    /// the slowest. Other threads calling at once are left where they are.
     fn keep_home(&self) -> cpu::Kept {
         match lock(&self.slot).home {
             Some((thread, cpu)) if thread == std::thread::current().id() => cpu::keep_on(cpu),
@@ -250,9 +249,9 @@ impl Pool {
 /// Keeping helpers off the core of the thread that starts them. Some
 /// virtual machines' schedulers pack a process's threads onto as few
 /// virtual CPUs as they can (this project's CI machines boot with
-/// `sched_vcpu_pack`): a new helper then waits on the caller's core, and a
-/// 1x brainevent scan took 12.1 ms (median) instead of 11.1 ms. A helper
-/// may run anywhere the process may, but on the caller's core.
+/// `sched_vcpu_pack`): a new helper then waits on the caller's core, and
+/// the job runs slower than with its helpers elsewhere. A helper may run
+/// anywhere the process may, but on the caller's core.
 #[cfg(target_os = "linux")]
 mod cpu {
     /// A CPU set as glibc's `cpu_set_t` lays it out: 1,024 CPUs.

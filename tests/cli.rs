@@ -264,7 +264,7 @@ fn doctor_fails_on_a_compiler_that_does_not_run_or_a_bad_arch() {
     assert!(String::from_utf8_lossy(&bad_arch.stdout).contains("`sm_x` is not a CUDA architecture"));
 }
 
-/// Issue 25 (output hygiene): terminal escape sequences and other controls
+/// Output hygiene: terminal escape sequences and other controls
 /// written in annotations and begen.yaml (`fixtures/err_escapes`) reach no
 /// output raw, in the message, the snippet or a label, as text or JSON, with
 /// or without colour.
@@ -300,8 +300,8 @@ fn control_characters_in_the_input_never_reach_the_terminal() {
     }
 }
 
-/// Issue 25: a `BEGEN_PYTHON` that never exits, or writes without end, no
-/// longer hangs `begen doctor` and `begen build`: the probe is stopped after
+/// A `BEGEN_PYTHON` that never exits, or writes without end, does not
+/// hang `begen doctor` and `begen build`: the probe is stopped after
 /// `BEGEN_PROBE_TIMEOUT` seconds or a mebibyte, and the message names it.
 #[cfg(unix)]
 #[test]

@@ -97,7 +97,7 @@ fn brainevent_tree_builds_as_one_library() {
 #[test]
 fn brainevent_sources_with_ffi_headers_build_against_both_header_sets() {
     // The sources that include brainevent/dtypes.h or ffi_compat.h, each built
-    // with begen's headers and with brainevent's first (one arch, about 1.5 minutes on 2 cores).
+    // with begen's headers and with brainevent's first (one arch: the slowest test here).
     if !ci() && std::env::var_os("NVCC").is_none() {
         unavailable("NVCC is not set (source scripts/env.sh)");
         return;

@@ -1,4 +1,4 @@
-//! The edit–build loop (issue 24) and stale builds (issue 25): a build with
+//! The edit–build loop and stale builds: a build with
 //! nothing changed starts no process (fake tools that record their argv
 //! stand in for the compiler, nm, objcopy and Python; `strace` checks it
 //! too where installed, and for a CUDA build), nor does a repeated
@@ -384,7 +384,7 @@ fn walk_objects(dir: &Path, base: &Path) -> Vec<String> {
     found
 }
 
-/// Issue 25: `sub/k.cpp` includes `"m.h"`, found at the root; a new
+/// `sub/k.cpp` includes `"m.h"`, found at the root; a new
 /// `sub/m.h` would be found first by the compiler, so the TU rebuilds, and
 /// the library is the one a clean build makes.
 #[test]
@@ -418,7 +418,7 @@ fn a_new_header_that_shadows_another_rebuilds() {
     assert!(again.contains("0 TUs compiled"), "{again}");
 }
 
-/// Issue 25: an edit of the same size with its modification time put back
+/// An edit of the same size with its modification time put back
 /// (`cp -p`, `rsync -t`, `tar -x` of another version) rebuilds.
 #[test]
 fn an_edit_of_the_same_size_with_its_time_put_back_rebuilds() {

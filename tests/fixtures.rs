@@ -41,6 +41,7 @@ cases!(
     err_prims,
     err_sharding,
     err_algorithms_yaml,
+    err_config_locations,
     tensors,
     explicit_types,
     seed_examples,

@@ -1,8 +1,8 @@
 //! A bounded fuzz run over the whole front end (load, scan, parse, check)
 //! and begen.yaml: inputs mutated from seeds (the fixtures' sources and the
-//! crafted inputs that once made the scan quadratic), each run through
-//! `driver::run`; a panic is a failure. Inputs come in classes (issue 25's
-//! hostile classes among them): sources, begen.yaml, cuTile symbols,
+//! crafted inputs that would make a naive scan quadratic), each run through
+//! `driver::run`; a panic is a failure. Inputs come in classes (hostile
+//! ones among them): sources, begen.yaml, cuTile symbols,
 //! `structs:`, launch expressions, and mutated cubins (ELF), fatbins and
 //! PTX; the run prints, per class, how many inputs it tried, how many
 //! begen refused with an error and how many panicked. `BEGEN_FUZZ_INPUTS` sets how many
@@ -178,7 +178,7 @@ fn all_seeds() -> Seeds {
             .fold("functions:\n".to_string(), |a, b| a + &b)
             .into_bytes(),
     );
-    // Issue 25's hostile begen.yamls: deep flow nesting, duplicate keys at
+    // Hostile begen.yamls: deep flow nesting, duplicate keys at
     // every level, an empty architecture, NaN.
     yamls.push(format!("name: {}", "[".repeat(70)).into_bytes());
     yamls.push(b"functions:\n  f: {command_buffer: true}\n  f: {command_buffer: false}\n".to_vec());

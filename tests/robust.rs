@@ -228,7 +228,7 @@ fn long_launch_expressions_are_refused() {
 }
 
 /// `begen.yaml` nesting flow collections 200,000 deep (the YAML parser is
-/// quadratic in the depth: 22 s at 100,000) is refused at once, located.
+/// quadratic in the depth) is refused at once, located.
 #[test]
 fn deep_yaml_nesting_is_refused_quickly() {
     let dir = temp_dir("deepyaml");
@@ -243,7 +243,7 @@ fn deep_yaml_nesting_is_refused_quickly() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Issue 25: an `#include` of a FIFO in the tree, or of a device (`/dev/zero`), is
+/// An `#include` of a FIFO in the tree, or of a device (`/dev/zero`), is
 /// refused before anything compiles (the compile would block on it), with
 /// a message naming the include and the file; the scan itself never opens it.
 #[cfg(unix)]
@@ -267,8 +267,8 @@ fn includes_of_fifos_and_devices_are_refused() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Issue 25: equal keys in any map of begen.yaml are refused (the typed
-/// reading kept the last), located at their map.
+/// Equal keys in any map of begen.yaml are refused (the typed reading
+/// alone would keep the last), located at their map.
 #[test]
 fn duplicate_keys_are_refused_at_every_level() {
     let dir = temp_dir("dupkeys");
@@ -296,8 +296,8 @@ fn duplicate_keys_are_refused_at_every_level() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Issue 25: a begen.yaml that is a directory, a FIFO or a device is an
-/// error that says so, never read, where it was silently ignored.
+/// A begen.yaml that is a directory, a FIFO or a device is an error that
+/// says so, and is never read.
 #[cfg(unix)]
 #[test]
 fn a_begen_yaml_that_is_not_a_file_is_said_so() {
@@ -322,11 +322,12 @@ fn a_begen_yaml_that_is_not_a_file_is_said_so() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `structs:` that grow exponentially (each level two of the one below: 69
-/// levels of 2 KB of YAML once took 24 GB), a chain of 8,000 nested
-/// structs declared innermost last (cubic once: over 60 s) and one struct
-/// of 100,000 members (quadratic once: 11.8 s) are laid out or refused
-/// at once; a struct over CUDA's 4 KB of parameters is an error naming it.
+/// `structs:` that grow exponentially (each level two of the one below),
+/// a chain of 8,000 nested structs declared innermost last and one struct
+/// of 100,000 members are laid out or refused at once (a layout that copies
+/// nested members, or searches for the next ready struct, is exponential,
+/// cubic or quadratic on them); a struct over CUDA's 4 KB of parameters is
+/// an error naming it.
 #[test]
 fn hostile_structs_are_bounded_and_fast() {
     let run = |tag: &str, structs: String, param: &str| {

@@ -1,5 +1,5 @@
 //! The binary front end: begen.yaml's `structs:` and `binaries:` read into
-//! declared functions (seeds 001 and 003).
+//! declared functions.
 //!
 //! [`declare`] lays out the structs, reads every binary (a `.cubin`,
 //! `.fatbin` or `.ptx` under the root) and hands each kernel to the common
@@ -13,7 +13,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::config::{Config, ConfigFile, KernelConfig};
+use crate::config::{Config, ConfigFile, KernelConfig, Locator, yaml_path};
 use crate::diag::{Diagnostic, messages::binary as bm};
 use crate::model::binary::{BinaryImage, Convention};
 use crate::model::decl::{Callee, Declared, LocateError};
@@ -62,8 +62,10 @@ pub(crate) struct BinaryKernel {
     /// What its file holds (shared by the file's kernels).
     pub(crate) contents: Arc<Contents>,
     pub(crate) config: KernelConfig,
-    /// The kernel's line in begen.yaml: its keys are searched from there.
-    pub(crate) line: usize,
+    /// Its entry's index in begen.yaml's `binaries:`, and its name under
+    /// the entry's `kernels:`: where begen.yaml writes its options.
+    pub(crate) entry: usize,
+    pub(crate) name: String,
 }
 
 /// Everything [`declare`] found: the images, the kernels (indexed by
@@ -76,8 +78,8 @@ pub(crate) struct Binaries {
     pub(crate) structs: Structs,
 }
 
-fn span(mf: &Manifest, word: &str, after_line: usize) -> Option<Span> {
-    mf.config_file.map(|c| c.span(mf.map, word, after_line))
+fn locator<'a>(mf: &Manifest<'a>) -> Locator<'a> {
+    Locator { map: mf.map, file: mf.config_file }
 }
 
 fn push(diags: &mut Vec<Diagnostic>, at: Option<Span>, d: impl FnOnce(Span) -> Diagnostic) {
@@ -91,15 +93,13 @@ fn push(diags: &mut Vec<Diagnostic>, at: Option<Span>, d: impl FnOnce(Span) -> D
 pub(crate) fn declare(mf: &Manifest, diags: &mut Vec<Diagnostic>) -> (Vec<Declared>, Binaries) {
     let mut out = Binaries { structs: declare_structs(mf, diags), ..Binaries::default() };
     let mut declared = Vec::new();
-    let mut after = 1;
-    for entry in &mf.config.binaries {
-        let file_span = span(mf, &entry.file, after);
-        let line = file_span.map_or(after, |s| mf.map.position(s).0);
-        after = line + 1;
+    let at = locator(mf);
+    for (e, entry) in mf.config.binaries.iter().enumerate() {
+        let file_span = at.value(&yaml_path!["binaries", e, "file"]);
         let convention = Convention::bound(&entry.convention);
         if convention.is_none() {
             let other = entry.convention.as_str();
-            push(diags, span(mf, other, line.saturating_sub(2)), |s| {
+            push(diags, at.value(&yaml_path!["binaries", e, "convention"]), |s| {
                 Diagnostic::error(s, bm::bad_convention(other)).hint(bm::HINT_CONVENTION)
             });
         }
@@ -127,10 +127,14 @@ pub(crate) fn declare(mf: &Manifest, diags: &mut Vec<Diagnostic>) -> (Vec<Declar
         let image = out.images.len().saturating_sub(1);
         let contents = Arc::new(contents);
         for (name, config) in &entry.kernels {
-            let name_span = span(mf, name, line).unwrap_or_else(|| mf.map.span(mf.root_file, 0, 0));
-            let kline = mf.map.position(name_span).0;
-            let tokens =
-                config.params.iter().map(|t| (t.clone(), value_span(mf, t, kline).unwrap_or(name_span))).collect();
+            let kernel = yaml_path!["binaries", e, "kernels", name];
+            let name_span = at.key(&kernel).unwrap_or_else(|| mf.map.span(mf.root_file, 0, 0));
+            let tokens = (config.params.iter().enumerate())
+                .map(|(k, t)| {
+                    let token = yaml_path!["binaries", e, "kernels", name, "params", k];
+                    (t.clone(), at.value(&token).unwrap_or(name_span))
+                })
+                .collect();
             declared.push(Declared {
                 name: name.clone(),
                 name_span,
@@ -147,34 +151,12 @@ pub(crate) fn declare(mf: &Manifest, diags: &mut Vec<Diagnostic>) -> (Vec<Declar
                 convention,
                 contents: contents.clone(),
                 config: config.clone(),
-                line: kline,
+                entry: e,
+                name: name.clone(),
             });
         }
     }
     (declared, out)
-}
-
-/// Where begen.yaml writes `word` as a value (a list item, not a key), on
-/// the first line at or after `after_line` that has it: a token such as
-/// `dim.n` must not be found in a later kernel's `dim.n:uint64`.
-fn value_span(mf: &Manifest, word: &str, after_line: usize) -> Option<Span> {
-    let id = mf.config_file?.id;
-    let text = String::from_utf8_lossy(&mf.map.get(id).bytes).into_owned();
-    let bound = |c: Option<char>| c.is_none_or(|c| c.is_whitespace() || "[],\"'#{}".contains(c));
-    let mut start = 0;
-    for (k, line) in text.split('\n').enumerate() {
-        if k + 1 >= after_line {
-            let found = line
-                .match_indices(word)
-                .map(|(i, _)| i)
-                .find(|&i| bound(line[..i].chars().next_back()) && bound(line[i + word.len()..].chars().next()));
-            if let Some(i) = found {
-                return Some(mf.map.span(id, start + i, start + i + word.len()));
-            }
-        }
-        start += line.len() + 1;
-    }
-    None
 }
 
 /// The bytes of a binary: a file under the root with one of the three
@@ -251,9 +233,11 @@ fn declare_structs(mf: &Manifest, diags: &mut Vec<Diagnostic>) -> Structs {
         Struct(Option<usize>),
     }
     let mut structs = Structs::new();
+    let at = locator(mf);
+    let span = |name: &str| at.key(&yaml_path!["structs", name]);
     for name in mf.config.structs.keys() {
         if !is_identifier(name) {
-            push(diags, span(mf, name, 1), |s| Diagnostic::error(s, bm::bad_struct_name(name)));
+            push(diags, span(name), |s| Diagnostic::error(s, bm::bad_struct_name(name)));
         }
     }
     let pending: Vec<(&String, &Vec<String>)> = mf.config.structs.iter().filter(|(n, _)| is_identifier(n)).collect();
@@ -264,13 +248,13 @@ fn declare_structs(mf: &Manifest, diags: &mut Vec<Diagnostic>) -> Structs {
     let mut waits_for = vec![0usize; pending.len()];
     let mut dependents: Vec<Vec<usize>> = vec![Vec::new(); pending.len()];
     for (i, (name, members)) in pending.iter().enumerate() {
-        let line = span(mf, name, 1).map_or(1, |s| mf.map.position(s).0);
         let mut read = Vec::with_capacity(members.len());
         let mut ok = true;
-        for m in members.iter() {
+        for (k, m) in members.iter().enumerate() {
+            let member_span = || at.value(&yaml_path!["structs", name.as_str(), k]);
             let Some((member, ty)) = m.split_once(':').filter(|(n, _)| is_identifier(n)) else {
                 ok = false;
-                push(diags, span(mf, m, line), |s| Diagnostic::error(s, bm::bad_member(name, m)));
+                push(diags, member_span(), |s| Diagnostic::error(s, bm::bad_member(name, m)));
                 continue;
             };
             let ty = ty.trim();
@@ -285,7 +269,7 @@ fn declare_structs(mf: &Manifest, diags: &mut Vec<Diagnostic>) -> Structs {
                 read.push((member, Ty::Struct(inner)));
             } else {
                 ok = false;
-                push(diags, span(mf, m, line), |s| {
+                push(diags, member_span(), |s| {
                     Diagnostic::error(s, bm::bad_member_type(name, member, ty)).hint(msg_types())
                 });
             }
@@ -307,7 +291,7 @@ fn declare_structs(mf: &Manifest, diags: &mut Vec<Diagnostic>) -> Structs {
         match structs.add(StructDef::new(name, members)) {
             Ok(id) => ids[i] = Some(id),
             Err(e) => {
-                push(diags, span(mf, name, 1), |s| Diagnostic::error(s, bm::bad_struct(&e.to_string())));
+                push(diags, span(name), |s| Diagnostic::error(s, bm::bad_struct(&e.to_string())));
                 failed.push(i);
                 continue;
             }
@@ -329,13 +313,13 @@ fn declare_structs(mf: &Manifest, diags: &mut Vec<Diagnostic>) -> Structs {
                 blamed[d] = true;
                 failed.push(d);
                 let name = pending[d].0;
-                push(diags, span(mf, name, 1), |s| Diagnostic::error(s, bm::struct_member_failed(name, pending[j].0)));
+                push(diags, span(name), |s| Diagnostic::error(s, bm::struct_member_failed(name, pending[j].0)));
             }
         }
     }
     for (i, (name, _)) in pending.iter().enumerate() {
         if parsed[i].is_some() && ids[i].is_none() && !blamed[i] && waits_for[i] > 0 {
-            push(diags, span(mf, name, 1), |s| Diagnostic::error(s, bm::struct_cycle(name)));
+            push(diags, span(name), |s| Diagnostic::error(s, bm::struct_cycle(name)));
         }
     }
     structs

@@ -1,4 +1,5 @@
-//! Precompiled GPU kernels (seeds 001 and 003): what begen needs to bind a
+//! Precompiled GPU kernels (cuTile exports, plain CUDA or Rust-CUDA cubins,
+//! fatbins and PTX): what begen needs to bind a
 //! kernel it did not compile, by its calling convention.
 //!
 //! - [`cutile`]: cuTile's `cutile_python_v1` symbols, demangled into the

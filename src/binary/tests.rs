@@ -305,7 +305,7 @@ fn c_kernels_take_the_params_begen_lays_out() {
         assert_eq!(kernel.param_size, Some(layout.size as u16), "{name}: parameter buffer size");
         assert_eq!(kernel.required_block, None, "{name}: no __launch_bounds__, no required block");
     }
-    // The seed-003 shape: the 16-aligned 32-byte struct by value.
+    // Rust-CUDA's `#[repr(C)]` shape: the 16-aligned 32-byte struct by value.
     let foo = &entries.iter().find(|e| e.name == "foo_sum").unwrap().params[0];
     assert_eq!((foo.size(), foo.align(), foo.count), (32, 16, Some(32)));
     // A wrong manifest is caught: `mixed` with an int32 where the kernel has an int16.

@@ -9,7 +9,7 @@
 use std::collections::{BTreeSet, HashMap};
 
 use super::{Request, config_span};
-use crate::config::FunctionConfig;
+use crate::config::{AlgorithmConfig, FunctionConfig, ImplementationConfig, Seg, yaml_path};
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::{
     Algorithm, AttrType, Extent, Function, Implementation, Module, Param, ScalarKind, TensorType, Token, is_identifier,
@@ -26,15 +26,9 @@ pub(super) struct Listed {
     implementations: Vec<(String, String, i64)>,
 }
 
-/// Where begen.yaml writes `word` as a value at or after `after`.
-pub(super) fn value_span(req: &Request, word: &str, after: usize) -> Option<Span> {
-    req.config_file.as_ref().map(|c| c.value_span(req.map, word, after))
-}
-
-/// The 1-based line where begen.yaml writes `key` as a key at or after
-/// `after`, or `after` when it does not.
-pub(super) fn key_line(req: &Request, key: &str, after: usize) -> usize {
-    config_span(req, key, after).map_or(after, |s| req.map.position(s).0)
+/// Where begen.yaml writes the value at `path` (see [`crate::config::ConfigFile::value`]).
+pub(super) fn value_span(req: &Request, path: &[Seg]) -> Option<Span> {
+    req.config_file.as_ref().map(|c| c.value(req.map, path))
 }
 
 /// Checks `algorithms:`: names, implementations that exist (once each, in
@@ -49,11 +43,9 @@ pub(super) fn check_algorithms(req: &Request, functions: &[Function], diags: &mu
         by_key.entry(f.name.clone()).or_default().push(k);
         by_key.entry(format!("{}.{}", f.module, f.name)).or_default().push(k);
     }
-    let section = key_line(req, "algorithms", 1);
     let mut out = Vec::new();
     for (name, config) in &req.config.algorithms {
-        let line = key_line(req, name, section);
-        let span = config_span(req, name, section);
+        let span = config_span(req, &yaml_path!["algorithms", name]);
         let error = |diags: &mut Vec<Diagnostic>, message: String, hint: Option<&str>| {
             if let Some(span) = span {
                 let d = Diagnostic::error(span, message);
@@ -76,9 +68,17 @@ pub(super) fn check_algorithms(req: &Request, functions: &[Function], diags: &mu
         // (function index, priority, where begen.yaml names it)
         let mut found: Vec<(usize, i64, Option<Span>)> = Vec::new();
         let mut seen = BTreeSet::new();
-        for entry in listed {
+        for (i, entry) in listed.iter().enumerate() {
             let key = entry.function();
-            let at = value_span(req, key, line);
+            let mut path: Vec<Seg> = yaml_path!["algorithms", name].to_vec();
+            if let AlgorithmConfig::Full(_) = config {
+                path.push("implementations".into());
+            }
+            path.push(i.into());
+            if let ImplementationConfig::Full(_) = entry {
+                path.push("function".into());
+            }
+            let at = value_span(req, &path);
             let push = |diags: &mut Vec<Diagnostic>, message: String| {
                 if let Some(at) = at {
                     diags.push(Diagnostic::error(at, message));
@@ -203,12 +203,11 @@ pub(super) fn check_unsupported(
     f: &Function,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<(String, Vec<String>)> {
-    let line = key_line(req, key, key_line(req, "functions", 1));
     let mut out = Vec::new();
     for (attr, values) in &opts.unsupported {
         let Some((_, ty)) = f.attrs().find(|(p, _)| p.name == *attr) else {
             let other = f.attributes().find(|(p, _)| p.name == *attr);
-            if let Some(span) = config_span(req, attr, line) {
+            if let Some(span) = config_span(req, &yaml_path!["functions", key, "unsupported", attr]) {
                 let text = match other {
                     Some((_, ty)) => msg::unsupported_not_scalar(&f.name, attr, &ty),
                     None => msg::unsupported_not_an_attribute(&f.name, attr),
@@ -223,7 +222,7 @@ pub(super) fn check_unsupported(
                 Some(text) => literals.push(text),
                 None => {
                     let shown = serde_yaml_ng::to_string(v).unwrap_or_default().trim().to_string();
-                    if let Some(span) = config_span(req, attr, line) {
+                    if let Some(span) = config_span(req, &yaml_path!["functions", key, "unsupported", attr]) {
                         diags.push(Diagnostic::error(span, msg::bad_unsupported_value(&f.name, attr, ty, &shown)));
                     }
                 }
@@ -267,7 +266,6 @@ fn py_literal(v: &serde_yaml_ng::Value, ty: AttrType) -> Option<String> {
 /// the forward's module that fits it. A backward that does not is an error
 /// and the option is dropped.
 pub(super) fn check_vjps(req: &Request, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
-    let functions_line = key_line(req, "functions", 1);
     let mut reported = BTreeSet::new();
     for k in 0..functions.len() {
         let Some(raw) = functions[k].options.vjp.clone() else { continue };
@@ -276,7 +274,7 @@ pub(super) fn check_vjps(req: &Request, functions: &mut [Function], diags: &mut 
             .into_iter()
             .find(|key| req.config.functions.get(key).is_some_and(|o| o.vjp.as_deref() == Some(raw.as_str())))
             .unwrap_or_else(|| f.name.clone());
-        let at = value_span(req, &raw, key_line(req, &key, functions_line));
+        let at = value_span(req, &yaml_path!["functions", &key, "vjp"]);
         let mut report = |d: Diagnostic| {
             if reported.insert(d.message.clone()) {
                 diags.push(d);

@@ -1,4 +1,4 @@
-//! begen.yaml's precompiled GPU kernels (seeds 001 and 003), checked into
+//! begen.yaml's precompiled GPU kernels, checked into
 //! functions like the annotated ones.
 //!
 //! The binary front end (`binary::declare`) has read every binary and
@@ -15,7 +15,7 @@ use crate::binary::cutile::{self, ArgRole, KernelArg};
 use crate::binary::declare::{Binaries, BinaryKernel, Contents};
 use crate::binary::launch::{Expr, parse_expr};
 use crate::binary::layout::{CType, ParamLayout, StructId, Structs};
-use crate::config::ExprConfig;
+use crate::config::{ExprConfig, yaml_path};
 use crate::diag::{Diagnostic, Severity, messages as msg, messages::binary as bm};
 use crate::model::binary::{
     ArgValue, ArrayRules, AxisRules, BinaryArg, BinaryCall, Convention, StructLeaf, StructType,
@@ -85,8 +85,8 @@ struct Bound {
     required_block: Option<[u32; 3]>,
 }
 
-/// Where begen.yaml writes a word, from a line on.
-type Locate<'a> = &'a (dyn Fn(&str, usize) -> Option<Span> + Sync);
+/// Where begen.yaml writes a kernel's options.
+type Locate<'a> = &'a crate::config::Locator<'a>;
 
 fn failed(diags: &[Diagnostic]) -> bool {
     diags.iter().any(|d| d.severity == Severity::Error)
@@ -263,7 +263,8 @@ fn check_symbol(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<(String, Span)> {
     let symbol = kernel.config.symbol.clone().unwrap_or_else(|| d.name.clone());
-    let symbol_span = kernel.config.symbol.as_ref().and_then(|s| locate(s, kernel.line)).unwrap_or(d.name_span);
+    let symbol_path = yaml_path!["binaries", kernel.entry, "kernels", &kernel.name, "symbol"];
+    let symbol_span = kernel.config.symbol.as_ref().and_then(|_| locate.value(&symbol_path)).unwrap_or(d.name_span);
     if symbol.is_empty() || !symbol.chars().all(|c| c.is_ascii_alphanumeric() || "_$.".contains(c)) {
         diags.push(Diagnostic::error(symbol_span, bm::bad_symbol(&symbol)));
         return None;
@@ -607,7 +608,7 @@ fn check_launch(
     diags: &mut Vec<Diagnostic>,
 ) -> ([Expr; 3], [Expr; 3], Expr) {
     let c = &kernel.config;
-    let line = kernel.line;
+    let option = |what: &'static str| yaml_path!["binaries", kernel.entry, "kernels", &kernel.name, what];
     let dims = named_dims(params);
     let known = |n: &str| {
         dims.contains(&n)
@@ -615,9 +616,13 @@ fn check_launch(
                 .iter()
                 .any(|p| matches!(&p.token, Token::Attr { name, ty } if name == n && ty.int_range().is_some()))
     };
-    let one = |e: &ExprConfig, what: &str, diags: &mut Vec<Diagnostic>| -> Expr {
-        let text = e.text();
-        let where_ = locate(&text, line).or_else(|| locate(what, line)).unwrap_or(at);
+    // `item`: the entry's index in a list (`grid`, `block`), `None` for `shared`.
+    let one = |e: &ExprConfig, what: &'static str, item: Option<usize>, diags: &mut Vec<Diagnostic>| -> Expr {
+        let where_ = match item {
+            Some(k) => locate.value(&[&option(what)[..], &yaml_path![k]].concat()),
+            None => locate.value(&option(what)),
+        };
+        let where_ = where_.unwrap_or(at);
         let parsed = match e {
             ExprConfig::Int(n) if *n >= 0 => Ok(Expr::Int(*n)),
             ExprConfig::Int(_) => Err(bm::negative_launch(what)),
@@ -638,13 +643,13 @@ fn check_launch(
             }
         }
     };
-    let three = |list: &[ExprConfig], what: &str, diags: &mut Vec<Diagnostic>| -> [Expr; 3] {
+    let three = |list: &[ExprConfig], what: &'static str, diags: &mut Vec<Diagnostic>| -> [Expr; 3] {
         if list.is_empty() || list.len() > 3 {
-            diags.push(Diagnostic::error(locate(what, line).unwrap_or(at), bm::launch_len(what, list.len())));
+            diags.push(Diagnostic::error(locate.key(&option(what)).unwrap_or(at), bm::launch_len(what, list.len())));
         }
         let mut out = [Expr::Int(1), Expr::Int(1), Expr::Int(1)];
         for (k, e) in list.iter().take(3).enumerate() {
-            out[k] = one(e, what, diags);
+            out[k] = one(e, what, Some(k), diags);
         }
         out
     };
@@ -654,7 +659,10 @@ fn check_launch(
             let given = three(b, "block", diags);
             let fixed = r.map(|v| Expr::Int(v.into()));
             if given != fixed {
-                diags.push(Diagnostic::error(locate("block", line).unwrap_or(at), bm::block_fixed(&kernel.file, r)));
+                diags.push(Diagnostic::error(
+                    locate.key(&option("block")).unwrap_or(at),
+                    bm::block_fixed(&kernel.file, r),
+                ));
             }
             fixed
         }
@@ -669,7 +677,7 @@ fn check_launch(
             [Expr::Int(1), Expr::Int(1), Expr::Int(1)]
         }
     };
-    let shared = c.shared.as_ref().map_or(Expr::Int(0), |e| one(e, "shared", diags));
+    let shared = c.shared.as_ref().map_or(Expr::Int(0), |e| one(e, "shared", None, diags));
     (grid, block, shared)
 }
 

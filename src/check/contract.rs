@@ -1,4 +1,4 @@
-//! Shape contracts (seed 002): template constants resolved against the
+//! Shape contracts (the typed tokens' dtypes and dimensions): template constants resolved against the
 //! template's parameters, element types and dimensions checked across a
 //! function's tokens, and pointer parameters checked against their tensors'
 //! element types.

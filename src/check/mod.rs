@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::binary::declare::Binaries;
-use crate::config::{Config, ConfigFile};
+use crate::config::{Config, ConfigFile, Seg, yaml_path};
 use crate::diag::{Diagnostic, Severity, messages as msg};
 use crate::model::decl::{Callee, Declared};
 use crate::model::{
@@ -92,7 +92,7 @@ pub(crate) fn check(req: &Request, declared: Vec<Vec<Declared>>) -> (Library, Ve
     if choice == PlatformChoice::Cpu {
         let dropped: Vec<String> = functions.iter().filter(|f| f.binary.is_some()).map(|f| f.name.clone()).collect();
         if !dropped.is_empty()
-            && let Some(span) = config_span(req, "binaries", 1)
+            && let Some(span) = config_span(req, &yaml_path!["binaries"])
         {
             diags.push(Diagnostic::warning(span, msg::binary::skipping_binaries(&dropped)));
         }
@@ -127,9 +127,9 @@ pub(super) fn source_id(req: &Request, file: &str) -> Option<FileId> {
     req.sources.iter().map(|(id, _)| *id).find(|id| req.map.get(*id).name == file)
 }
 
-/// Where begen.yaml writes `word` (a key or a value), or its start.
-pub(super) fn config_span(req: &Request, word: &str, after_line: usize) -> Option<Span> {
-    req.config_file.as_ref().map(|c| c.span(req.map, word, after_line))
+/// Where begen.yaml writes the key at `path` (see [`ConfigFile::key`]).
+pub(super) fn config_span(req: &Request, path: &[Seg]) -> Option<Span> {
+    req.config_file.as_ref().map(|c| c.key(req.map, path))
 }
 
 /// `--name`, else begen.yaml's `name`, else the directory's name; it names
@@ -140,7 +140,7 @@ fn check_library_name(req: &Request, diags: &mut Vec<Diagnostic>) -> String {
     let dir = req.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let (name, from, span) = match (req.settings.name.as_deref(), &req.config.name) {
         (Some(n), _) => (n.to_string(), "given name", None),
-        (None, Some(n)) => (n.clone(), "name in begen.yaml", config_span(req, "name", 1)),
+        (None, Some(n)) => (n.clone(), "name in begen.yaml", config_span(req, &yaml_path!["name"])),
         (None, None) => (dir, "directory name", None),
     };
     let message = if !is_identifier(&name) || is_py_keyword(&name) {
@@ -169,7 +169,7 @@ fn check_prefix(req: &Request, name: &str, diags: &mut Vec<Diagnostic>) -> Strin
     match &req.config.prefix {
         Some(prefix) if prefix.split('.').all(is_identifier) => prefix.clone(),
         Some(prefix) => {
-            if let Some(span) = config_span(req, "prefix", 1) {
+            if let Some(span) = config_span(req, &yaml_path!["prefix"]) {
                 diags.push(Diagnostic::error(span, msg::bad_prefix(prefix)));
             }
             prefix.clone()
@@ -183,7 +183,7 @@ fn check_platform(req: &Request, diags: &mut Vec<Diagnostic>) -> PlatformChoice 
     let configured = req.config.platform.as_deref().and_then(|p| {
         let choice = PlatformChoice::parse(p);
         if choice.is_none()
-            && let Some(span) = config_span(req, "platform", 1)
+            && let Some(span) = config_span(req, &yaml_path!["platform"])
         {
             diags.push(Diagnostic::error(span, msg::bad_platform(p)));
         }
@@ -197,7 +197,7 @@ fn check_platform(req: &Request, diags: &mut Vec<Diagnostic>) -> PlatformChoice 
 fn check_jax_min(req: &Request, diags: &mut Vec<Diagnostic>) -> Option<String> {
     let (version, span) = match (&req.settings.jax_min, &req.config.jax_min) {
         (Some(v), _) => (v, None),
-        (None, Some(v)) => (v, config_span(req, "jax_min", 1)),
+        (None, Some(v)) => (v, config_span(req, &yaml_path!["jax_min"])),
         (None, None) => return None,
     };
     if crate::model::is_release_number(version) {
@@ -215,7 +215,7 @@ fn check_jax_min(req: &Request, diags: &mut Vec<Diagnostic>) -> Option<String> {
 fn check_config_sources(req: &Request, diags: &mut Vec<Diagnostic>) {
     for file in req.config.sources.keys() {
         let known = source_id(req, file).is_some();
-        if !known && let Some(span) = config_span(req, file, 1) {
+        if !known && let Some(span) = config_span(req, &yaml_path!["sources", file]) {
             diags.push(Diagnostic::error(span, msg::config_source_missing(file)));
         }
     }
@@ -264,8 +264,7 @@ fn check_functions(
 ) -> Vec<Function> {
     let binaries = req.binaries;
     let map = req.map;
-    let config_file = req.config_file.clone();
-    let locate = move |word: &str, line: usize| config_file.as_ref().map(|c| c.span(map, word, line));
+    let locate = crate::config::Locator { map, file: req.config_file.as_ref() };
     let config_path = req.root.join(crate::config::FILE);
     // Small items (a declared function and a checked one are large, and a
     // large tree has thousands): each takes its instance out of `slots` and
@@ -375,18 +374,17 @@ fn check_variants(req: &Request, diags: &mut Vec<Diagnostic>) -> BTreeMap<FileId
     let mut out = BTreeMap::new();
     for (file, list) in &req.config.variants {
         let Some(id) = source_id(req, file) else {
-            if let Some(span) = config_span(req, file, 1) {
+            if let Some(span) = config_span(req, &yaml_path!["variants", file]) {
                 diags.push(Diagnostic::error(span, msg::config_source_missing(file)));
             }
             continue;
         };
-        let line = config_span(req, file, 1).map_or(1, |s| req.map.position(s).0);
         let mut variants = Vec::new();
-        for v in list {
+        for (i, v) in list.iter().enumerate() {
             let mut ok = true;
             if !is_identifier(&v.module) {
                 ok = false;
-                if let Some(span) = config_span(req, &v.module, line) {
+                if let Some(span) = algorithms::value_span(req, &yaml_path!["variants", file, i, "module"]) {
                     diags.push(Diagnostic::error(span, msg::bad_module_name(&v.module)).hint(msg::HINT_MODULE_NAME));
                 }
             }
@@ -397,7 +395,7 @@ fn check_variants(req: &Request, diags: &mut Vec<Diagnostic>) -> BTreeMap<FileId
                     (true, Some(text)) => defines.push((name.clone(), text.clone())),
                     _ => {
                         ok = false;
-                        if let Some(span) = config_span(req, name, line) {
+                        if let Some(span) = config_span(req, &yaml_path!["variants", file, i, "defines", name]) {
                             diags.push(Diagnostic::error(span, msg::bad_define(name)).hint(msg::HINT_DEFINE));
                         }
                     }
@@ -445,15 +443,14 @@ fn check_options(
         let vmap_method = match &opts.vmap_method {
             None => VmapMethod::default(),
             Some(v) => VmapMethod::parse(v).unwrap_or_else(|| {
-                let key_line = config_span(req, key, 1).map_or(1, |s| req.map.position(s).0);
-                if let Some(span) = config_span(req, "vmap_method", key_line) {
+                if let Some(span) = config_span(req, &yaml_path!["functions", key, "vmap_method"]) {
                     diags.push(Diagnostic::error(span, msg::bad_vmap_method(v)));
                 }
                 VmapMethod::default()
             }),
         };
         if !declared_names.contains(key) {
-            if let Some(span) = config_span(req, key, 1) {
+            if let Some(span) = config_span(req, &yaml_path!["functions", key]) {
                 diags.push(Diagnostic::error(span, msg::unknown_config_function(key)));
             }
             continue;
@@ -504,8 +501,7 @@ fn fixed_rank_batching(req: &Request, key: &str, f: &Function) -> Option<Diagnos
         _ => None,
     })?;
     let rank = contract.dims.as_ref().map_or(0, Vec::len);
-    let key_line = config_span(req, key, 1).map_or(1, |s| req.map.position(s).0);
-    let span = config_span(req, "vmap_method", key_line)?;
+    let span = config_span(req, &yaml_path!["functions", key, "vmap_method"])?;
     let message = msg::vmap_method_fixed_rank(method.as_str(), &f.name, &param.name, &contract.to_string(), rank);
     Some(Diagnostic::error(span, message).hint(msg::HINT_VMAP_FIXED_RANK))
 }
@@ -637,16 +633,22 @@ fn settings(req: &Request, choice: PlatformChoice, sources: &[SourceFile]) -> Se
 /// lead out of it (`../shared/include`), an absolute one as it is (a system
 /// folder such as `/usr/include/eigen3`).
 fn check_include_dirs(req: &Request, diags: &mut Vec<Diagnostic>) {
-    check_dirs(req, &req.config.include_dirs, msg::include_dir_missing, diags);
+    check_dirs(req, &yaml_path!["include_dirs"], &req.config.include_dirs, msg::include_dir_missing, diags);
 }
 
 /// Each of `dirs` must be a directory, a relative one read from the root
 /// (it may lead out of it), an absolute one as it is; a missing one is an
-/// error where begen.yaml lists it.
-fn check_dirs(req: &Request, dirs: &[String], missing: fn(&str) -> String, diags: &mut Vec<Diagnostic>) {
-    for dir in dirs {
+/// error where begen.yaml lists it (`dirs` is the list at `section`).
+fn check_dirs(
+    req: &Request,
+    section: &[Seg],
+    dirs: &[String],
+    missing: fn(&str) -> String,
+    diags: &mut Vec<Diagnostic>,
+) {
+    for (i, dir) in dirs.iter().enumerate() {
         if !req.root.join(dir).is_dir()
-            && let Some(span) = config_span(req, dir, 1)
+            && let Some(span) = algorithms::value_span(req, &[section, &yaml_path![i]].concat())
         {
             diags.push(Diagnostic::error(span, missing(dir)));
         }
@@ -657,13 +659,13 @@ fn check_dirs(req: &Request, dirs: &[String], missing: fn(&str) -> String, diags
 /// prefix or extension needed), a directory must exist (as `include_dirs:`).
 fn check_link(req: &Request, diags: &mut Vec<Diagnostic>) {
     let link = &req.config.link;
-    for lib in &link.libs {
+    for (i, lib) in link.libs.iter().enumerate() {
         let plain = !lib.is_empty() && lib.chars().all(|c| c.is_ascii_alphanumeric() || "_-+.".contains(c));
-        if !plain && let Some(span) = config_span(req, lib, 1) {
+        if !plain && let Some(span) = algorithms::value_span(req, &yaml_path!["link", "libs", i]) {
             diags.push(Diagnostic::error(span, msg::bad_link_lib(lib)).hint(msg::HINT_LINK_LIB));
         }
     }
-    check_dirs(req, &link.dirs, msg::link_dir_missing, diags);
+    check_dirs(req, &yaml_path!["link", "dirs"], &link.dirs, msg::link_dir_missing, diags);
 }
 
 #[cfg(test)]

@@ -10,7 +10,9 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use super::algorithms::value_span;
 use super::{Request, config_span};
+use crate::config::yaml_path;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::is_identifier;
 use crate::source::FileId;
@@ -54,17 +56,16 @@ pub(super) fn assign(req: &Request, prefix: &str, diags: &mut Vec<Diagnostic>) -
         .map(|(key, module)| (key.trim_start_matches("./").trim_end_matches('/'), key.as_str(), module.as_str()))
         .collect();
     for (_, key, module) in &names {
-        if !is_identifier(module) {
-            let line = config_span(req, key, 1).map_or(1, |s| req.map.position(s).0);
-            if let Some(span) = config_span(req, module, line) {
-                diags.push(Diagnostic::error(span, msg::bad_module_name(module)).hint(msg::HINT_MODULE_NAME));
-            }
+        if !is_identifier(module)
+            && let Some(span) = value_span(req, &yaml_path!["modules", "names", *key])
+        {
+            diags.push(Diagnostic::error(span, msg::bad_module_name(module)).hint(msg::HINT_MODULE_NAME));
         }
     }
     let mut used = vec![false; names.len()];
     // Derived names, with the file that took each first.
     let mut derived: BTreeMap<String, &str> = BTreeMap::new();
-    let per_file_span = || config_span(req, "per-file", 1);
+    let per_file_span = || config_span(req, &yaml_path!["modules", "per-file"]);
     for &(id, _) in req.sources {
         let file = req.map.get(id).name.as_str();
         let entry = names
@@ -107,7 +108,7 @@ pub(super) fn assign(req: &Request, prefix: &str, diags: &mut Vec<Diagnostic>) -
         modules.of.insert(id, module);
     }
     for ((_, key, _), used) in names.iter().zip(used) {
-        if !used && let Some(span) = config_span(req, key, 1) {
+        if !used && let Some(span) = config_span(req, &yaml_path!["modules", "names", *key]) {
             diags.push(Diagnostic::error(span, msg::modules_entry_missing(key)));
         }
     }

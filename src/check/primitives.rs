@@ -9,8 +9,9 @@
 use std::collections::BTreeSet;
 
 use super::Request;
-use super::algorithms::{DimMap, consts_text, contract_text, contracts_agree, key_line, value_span};
-use crate::config::FunctionConfig;
+use super::algorithms::{DimMap, consts_text, contract_text, contracts_agree, value_span};
+use super::config_span;
+use crate::config::{FunctionConfig, yaml_path};
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::{Function, Param, Token};
 use crate::source::Span;
@@ -18,7 +19,6 @@ use crate::source::Span;
 /// Checks the primitive options of every function; a function with a
 /// problem keeps none of them (its Python function stays a plain call).
 pub(super) fn check_primitives(req: &Request, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
-    let functions_line = key_line(req, "functions", 1);
     let mut reported = BTreeSet::new();
     for k in 0..functions.len() {
         let o = &functions[k].options;
@@ -31,9 +31,8 @@ pub(super) fn check_primitives(req: &Request, functions: &mut [Function], diags:
             .into_iter()
             .find(|key| req.config.functions.get(key).is_some_and(has))
             .unwrap_or_else(|| f.name.clone());
-        let line = key_line(req, &key, functions_line);
         let mut found = Vec::new();
-        check_one(req, f, functions, line, &mut found);
+        check_one(req, f, functions, &key, &mut found);
         let failed = !found.is_empty();
         diags.extend(found.into_iter().filter(|d| reported.insert(d.message.clone())));
         if failed {
@@ -48,22 +47,38 @@ pub(super) fn check_primitives(req: &Request, functions: &mut [Function], diags:
 /// One error: where, its message, its notes, its hint.
 type Problem = (Option<Span>, String, Vec<String>, Option<&'static str>);
 
-fn check_one(req: &Request, f: &Function, functions: &[Function], line: usize, out: &mut Vec<Diagnostic>) {
-    let at_key = |word: &str| value_span(req, word, line);
+/// `key`: the entry of `functions:` that sets `f`'s primitive options.
+fn check_one(req: &Request, f: &Function, functions: &[Function], key: &str, out: &mut Vec<Diagnostic>) {
+    let option = |option: &str| config_span(req, &yaml_path!["functions", key, option]);
     let o = &f.options;
     let mut errors: Vec<Problem> = Vec::new();
     if o.vjp.is_some() {
-        let key = if o.jvp.is_some() { "jvp" } else { "linear" };
-        errors.push((at_key("vjp"), msg::primitive_and_vjp(&f.name, key), Vec::new(), Some(msg::HINT_PRIMITIVE_VJP)));
+        let primitive = if o.jvp.is_some() { "jvp" } else { "linear" };
+        errors.push((
+            option("vjp"),
+            msg::primitive_and_vjp(&f.name, primitive),
+            Vec::new(),
+            Some(msg::HINT_PRIMITIVE_VJP),
+        ));
     }
     if o.has_side_effect {
-        errors.push((at_key("has_side_effect"), msg::primitive_side_effect(&f.name), Vec::new(), None));
+        errors.push((option("has_side_effect"), msg::primitive_side_effect(&f.name), Vec::new(), None));
     }
     if let Some(p) = f.params.iter().find(|p| matches!(p.token, Token::InOut(_)) || p.token.is_list()) {
-        errors.push((at_key(&f.name), msg::primitive_not_plain(&f.name, &p.name), Vec::new(), None));
+        errors.push((
+            config_span(req, &yaml_path!["functions", key]),
+            msg::primitive_not_plain(&f.name, &p.name),
+            Vec::new(),
+            None,
+        ));
     }
     if let Some(p) = f.input_params().find(|p| p.token.contract().is_none()) {
-        errors.push((at_key(&f.name), msg::primitive_untyped(&f.name, &p.name), Vec::new(), None));
+        errors.push((
+            config_span(req, &yaml_path!["functions", key]),
+            msg::primitive_untyped(&f.name, &p.name),
+            Vec::new(),
+            None,
+        ));
     }
     for name in &o.linear {
         let text = match f.params.iter().find(|p| p.name == *name) {
@@ -75,13 +90,14 @@ fn check_one(req: &Request, f: &Function, functions: &[Function], line: usize, o
             Some(_) => None,
         };
         if let Some(text) = text {
-            errors.push((at_key(name), text, Vec::new(), None));
+            let at = req.config_file.as_ref().map(|c| c.find(req.map, &yaml_path!["functions", key, "linear"], name));
+            errors.push((at, text, Vec::new(), None));
         }
     }
     for (param, _) in &o.transpose {
         if !o.linear.contains(param) {
             errors.push((
-                super::config_span(req, param, line),
+                config_span(req, &yaml_path!["functions", key, "transpose", param]),
                 msg::transpose_not_linear(&f.name, param),
                 Vec::new(),
                 None,
@@ -94,11 +110,13 @@ fn check_one(req: &Request, f: &Function, functions: &[Function], line: usize, o
     let not_plain = |p: &Param| p.token.is_list() || matches!(p.token, Token::InOut(_));
     if !f.input_params().any(|p| p.token.contract().is_none()) && !f.params.iter().any(not_plain) {
         if let Some(jvp) = &o.jvp {
-            related(f, functions, jvp, None, at_key(jvp), &mut errors);
+            let at = value_span(req, &yaml_path!["functions", key, "jvp"]);
+            related(f, functions, jvp, None, at, &mut errors);
         }
         for (param, kernel) in &o.transpose {
             if o.linear.contains(param) && f.float_inputs().any(|p| p.name == *param) {
-                related(f, functions, kernel, Some(param), at_key(kernel), &mut errors);
+                let at = value_span(req, &yaml_path!["functions", key, "transpose", param]);
+                related(f, functions, kernel, Some(param), at, &mut errors);
             }
         }
     }

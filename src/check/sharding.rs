@@ -9,16 +9,14 @@
 
 use std::collections::BTreeSet;
 
-use super::Request;
-use super::algorithms::{key_line, value_span};
-use crate::config::FunctionConfig;
+use super::{Request, config_span};
+use crate::config::{FunctionConfig, yaml_path};
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::{Function, Param};
 
 /// Checks the sharding options of every function; a function with a
 /// problem keeps none of them (its calls are gathered, as undeclared).
 pub(super) fn check_sharding(req: &Request, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
-    let functions_line = key_line(req, "functions", 1);
     let mut reported = BTreeSet::new();
     for f in functions.iter_mut() {
         if !f.options.is_sharded() {
@@ -29,11 +27,15 @@ pub(super) fn check_sharding(req: &Request, functions: &mut [Function], diags: &
             .into_iter()
             .find(|key| req.config.functions.get(key).is_some_and(has))
             .unwrap_or_else(|| f.name.clone());
-        let line = key_line(req, &key, functions_line);
         let problems = problems(f);
         let failed = !problems.is_empty();
         for (word, text, hint) in problems {
-            let at = value_span(req, &word, line).or_else(|| value_span(req, &key, functions_line));
+            let at = match word {
+                Some((option, dim)) => {
+                    req.config_file.as_ref().map(|c| c.find(req.map, &yaml_path!["functions", &key, option], &dim))
+                }
+                None => config_span(req, &yaml_path!["functions", &key]),
+            };
             if let Some(at) = at
                 && reported.insert(text.clone())
             {
@@ -51,17 +53,20 @@ pub(super) fn check_sharding(req: &Request, functions: &mut [Function], diags: &
     }
 }
 
-/// Each problem: (the begen.yaml word it is at, the message, a hint).
-fn problems(f: &Function) -> Vec<(String, String, Option<&'static str>)> {
+/// One problem: where begen.yaml writes it (a dimension under `shard` or
+/// `reduce`, else the function's entry), the message, a hint.
+type Problem = (Option<(&'static str, String)>, String, Option<&'static str>);
+
+fn problems(f: &Function) -> Vec<Problem> {
     let o = &f.options;
     let mut out = Vec::new();
     let key = if o.shard.is_empty() { "reduce" } else { "shard" };
     if let Some(p) = f.input_params().chain(f.output_params()).find(|p| p.token.is_list()) {
-        out.push((f.name.clone(), msg::shard_not_plain(&f.name, key, &p.name), None));
+        out.push((None, msg::shard_not_plain(&f.name, key, &p.name), None));
         return out;
     }
     if let Some(p) = f.input_params().chain(f.output_params()).find(|p| p.dim_names().is_none()) {
-        out.push((f.name.clone(), msg::shard_untyped(&f.name, key, &p.name), None));
+        out.push((None, msg::shard_untyped(&f.name, key, &p.name), None));
         return out;
     }
     let inputs: Vec<(&Param, Vec<Option<&str>>)> =
@@ -81,29 +86,33 @@ fn problems(f: &Function) -> Vec<(String, String, Option<&'static str>)> {
     for (key, names) in [("shard", &o.shard), ("reduce", &o.reduce)] {
         for d in names {
             if !known.contains(d) {
-                out.push((d.clone(), msg::shard_unknown_dim(&f.name, key, d, &known), None));
+                out.push((Some((key, d.clone())), msg::shard_unknown_dim(&f.name, key, d, &known), None));
                 continue;
             }
             if let Some((p, _)) =
                 inputs.iter().chain(&outputs).find(|(_, ds)| ds.iter().filter(|x| **x == Some(d)).count() > 1)
             {
-                out.push((d.clone(), msg::shard_repeated(&f.name, key, d, &p.name), None));
+                out.push((Some((key, d.clone())), msg::shard_repeated(&f.name, key, d, &p.name), None));
                 continue;
             }
             let in_input = inputs.iter().any(|(_, ds)| has(ds, d));
             if key == "shard" {
                 if !in_input {
-                    out.push((d.clone(), msg::shard_not_in_input(&f.name, d), Some(msg::HINT_SHARD_RAGGED)));
+                    out.push((Some((key, d.clone())), msg::shard_not_in_input(&f.name, d), Some(msg::HINT_SHARD_RAGGED)));
                 } else if size_attrs.contains(&d.as_str()) {
-                    out.push((d.clone(), msg::shard_sized_by_attr(&f.name, d), None));
+                    out.push((Some((key, d.clone())), msg::shard_sized_by_attr(&f.name, d), None));
                 } else if let Some((p, _)) = outputs.iter().find(|(_, ds)| !has(ds, d)) {
-                    out.push((d.clone(), msg::shard_not_in_output(&f.name, d, &p.name), Some(msg::HINT_SHARD_OUTPUT)));
+                    out.push((
+                        Some((key, d.clone())),
+                        msg::shard_not_in_output(&f.name, d, &p.name),
+                        Some(msg::HINT_SHARD_OUTPUT),
+                    ));
                 }
             } else {
                 if o.shard.contains(d) {
-                    out.push((d.clone(), msg::shard_and_reduce(&f.name, d), None));
+                    out.push((Some((key, d.clone())), msg::shard_and_reduce(&f.name, d), None));
                 } else if let Some((p, _)) = outputs.iter().find(|(_, ds)| has(ds, d)) {
-                    out.push((d.clone(), msg::reduce_in_output(&f.name, d, &p.name), None));
+                    out.push((Some((key, d.clone())), msg::reduce_in_output(&f.name, d, &p.name), None));
                 }
             }
         }

@@ -1,9 +1,9 @@
 //! The token language of an arg_spec: `arg`, `ret`, `stream`,
 //! `attr.<name>[:<type>]`, and the kernix aliases (`args`, `rets`,
 //! `ctx.stream`, `attrs.<name>`), normalised on the way in; and the typed
-//! forms of seed 002: `arg:<dtype>[<dims>]`, `ret:...`, `inout[:...]`,
+//! forms: `arg:<dtype>[<dims>]`, `ret:...`, `inout[:...]`,
 //! `dim.<name>[:<type>]` and `const.<NAME>=<v1>,<v2>,...`; and the
-//! attributes of issue 10: `attr.<name>:<Struct>` (a struct defined in the
+//! struct and array attributes: `attr.<name>:<Struct>` (a struct defined in the
 //! sources) and `attr.<name>:<dtype>[]` (a 1-D array).
 
 use crate::model::{AttrType, ElementType, Extent, TensorType, is_identifier};

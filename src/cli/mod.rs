@@ -46,7 +46,7 @@ An annotated kernel (kernels/scale.cu):
 const tensors are inputs (arg), non-const tensors outputs (ret), scalars
 attributes (attr.alpha:float32), `int64_t stream` the CUDA stream.
 
-Typical session:
+Typical use:
   begen scan kernels                         # what begen sees, with diagnostics
   begen scan kernels --format json           # the same, for tools
   begen build kernels --out out --name ops   # out/libops.so, ops.py, ops.pyi, ops.yaml

@@ -935,10 +935,10 @@ pub(crate) fn wrapper_view(
     }
 }
 
-/// Handlers per glue TU. XLA's FFI binding templates make a handler cost
-/// about 0.1 s to compile, so brainevent's 857 in one TU took 86 s, longer
+/// Handlers per glue TU. XLA's FFI binding templates make each handler
+/// costly to compile, so a library of hundreds in one TU would take longer
 /// than any kernel source; in parts of this size they compile in parallel
-/// (each part pays for parsing XLA's headers once, about a second).
+/// (each part pays for parsing XLA's headers once).
 pub(crate) const HANDLERS_PER_GLUE: usize = 64;
 
 /// Resolves the glue TUs of a library: one handler per function (and

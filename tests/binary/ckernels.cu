@@ -15,7 +15,7 @@ struct Affine {
     float shift;
 };
 
-// Seed 003's Rust-CUDA `#[repr(C)] struct Foo { a: u16, b: u64, c: u128 }`:
+// A Rust-CUDA `#[repr(C)] struct Foo { a: u16, b: u64, c: u128 }`:
 // 16-byte aligned, 32 bytes, passed as `.param .align 16 .b8 [32]`.
 struct Foo {
     uint16_t a;

@@ -37,8 +37,8 @@ def begen_bin():
 
 
 # begen's default work directories (a per-user cache keyed by OUT) go under
-# this session's temporary folder, not the user's ~/.cache: pytest's folders
-# are new each session, and their keys would pile up there.
+# the test run's temporary folder, not the user's ~/.cache: pytest's folders
+# are new each run, and their keys would pile up there.
 _WORK_CACHE = []
 
 

@@ -112,7 +112,7 @@ def test_symbolic_export_round_trip(typed, jax_cpu):
 
 
 def test_untyped_inputs_are_not_narrowed_silently(typed, tmp_path):
-    # x64 is on in this session: a fresh interpreter with it off.
+    # x64 is on in this test run: a fresh interpreter with it off.
     script = textwrap.dedent(f"""
         import sys; sys.path.insert(0, {str(typed.LIBRARY.rsplit('/', 1)[0])!r})
         import numpy as np, jax.numpy as jnp, e2e_typed as m

@@ -17,8 +17,8 @@
 // when that launch is being recorded into a CUDA graph: the load runs with
 // the thread's capture mode relaxed). Later launches find the function
 // without a lock. No initialize-stage handler: XLA calls that stage before
-// every execution of every call site, which cost about 1 us per launch per
-// run (bench/gpu/binary_overhead.py's `hand+init_noop` rows).
+// every execution of every call site, a cost on every launch
+// (bench/gpu/binary_overhead.py's `hand+init_noop` rows measure it).
 //
 // Success costs no allocation: an empty std::string. Modules are never
 // unloaded (the driver may be gone when a library's statics are destroyed at

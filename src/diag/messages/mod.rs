@@ -26,7 +26,7 @@
 //! begen.yaml holding `\x1b[2K` shows it as `\u{1b}[2K` and can never move a
 //! terminal's cursor or rewrite a line. The text around it puts it in
 //! `'…'` when it is a C++ name read from a signature or annotation (a
-//! function, parameter, attribute, struct or member: the seed's
+//! function, parameter, attribute, struct or member: the arg_spec system's
 //! `'my_func'`), and in `` `…` `` when it is anything else written in a
 //! source or begen.yaml (a token, a type, a path, a module, an algorithm, a
 //! binary kernel, a symbol, an expression). The renderer escapes the source
@@ -113,7 +113,7 @@ mod tests {
             assert!(!text.contains('\x1b'), "{text:?}");
             assert!(text.contains("f\\u{1b}[2K\\u{1b}[1A"), "{text:?}");
         }
-        // The seed's text is verbatim for a plain name.
+        // The arg_spec system's text is verbatim for a plain name.
         assert_eq!(
             no_output("my_func"),
             "No non-const Tensor output found in 'my_func'.\n\

@@ -9,7 +9,7 @@ from begen_runtime import primitives
 
 @pytest.fixture(autouse=True)
 def x64(jax_cpu):
-    """float64 throughout (the session's jax, x64 on)."""
+    """float64 throughout (the test run's jax, x64 on)."""
     return jax_cpu
 
 
