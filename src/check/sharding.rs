@@ -98,7 +98,11 @@ fn problems(f: &Function) -> Vec<Problem> {
             let in_input = inputs.iter().any(|(_, ds)| has(ds, d));
             if key == "shard" {
                 if !in_input {
-                    out.push((Some((key, d.clone())), msg::shard_not_in_input(&f.name, d), Some(msg::HINT_SHARD_RAGGED)));
+                    out.push((
+                        Some((key, d.clone())),
+                        msg::shard_not_in_input(&f.name, d),
+                        Some(msg::HINT_SHARD_RAGGED),
+                    ));
                 } else if size_attrs.contains(&d.as_str()) {
                     out.push((Some((key, d.clone())), msg::shard_sized_by_attr(&f.name, d), None));
                 } else if let Some((p, _)) = outputs.iter().find(|(_, ds)| !has(ds, d)) {
