@@ -374,3 +374,22 @@ fn jax_min_takes_that_jaxlibs_headers_and_the_manifest_says_so() {
     let stderr = String::from_utf8_lossy(&done.stderr);
     assert!(stderr.contains("jax_min `0.10;x` is not a jax release number"), "{stderr}");
 }
+
+#[test]
+fn prefix_sets_the_ffi_targets_over_begen_yaml() {
+    let base = scratch("prefix_flag");
+    let (dir, out) = (base.join("k"), base.join("out"));
+    one_kernel_tree(&dir, "a", "f");
+    std::fs::write(dir.join("begen.yaml"), "prefix: fromyaml\n").unwrap();
+    let generate = |prefix: &str| {
+        let d = dir.to_str().unwrap();
+        begen(&["generate", d, "--out", out.to_str().unwrap(), "--name", "_kernels", "--prefix", prefix])
+    };
+    let done = generate("mypkg._kernels");
+    assert_eq!(done.status.code(), Some(0), "{}", String::from_utf8_lossy(&done.stderr));
+    let module = std::fs::read_to_string(out.join("_kernels.py")).unwrap();
+    assert!(module.contains("\"f\": \"mypkg._kernels.f\""), "{module}");
+    let bad = generate("my-pkg");
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("prefix `my-pkg` must be C++ identifiers joined by dots"));
+}
