@@ -290,3 +290,49 @@ def test_a_build_dir_hatchling_would_put_into_the_sdist_is_refused(hatch, tmp_pa
     hatch._check_out_of_sdist(root, "build/begen", False)  # the default is never in one
     (root / ".gitignore").write_text("/build/\n")
     hatch._check_out_of_sdist(root, "build/begen", True)
+
+
+def test_hatchling_builds_cleans_and_refuses_through_the_hook(tmp_path, jax_cpu):
+    # hatchling itself, in a subprocess, finding the hook through a
+    # begen-jax distribution's entry point (this repository's python/begen).
+    if subprocess.run([sys.executable, "-c", "import hatchling"], check=False).returncode != 0:
+        pytest.skip("hatchling is not installed in this Python")
+    dist = tmp_path / "fakedist/begen_jax-0.1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: begen-jax\nVersion: 0.1.0\n")
+    (dist / "entry_points.txt").write_text("[hatch]\nbegen = begen.hatch\n")
+    root = tmp_path / "vecops"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("build", "dist", ".hatch"))
+    (root / ".gitignore").unlink()
+    path = os.pathsep.join([str(tmp_path / "fakedist"), str(REPO / "python"), os.environ.get("PYTHONPATH", "")])
+    env = {**os.environ, "PYTHONPATH": path, "BEGEN_BIN": str(begen_bin())}
+    env.setdefault("BEGEN_PYTHON", sys.executable)
+
+    def hatchling(*args, code="from hatchling.cli import hatchling; hatchling()"):
+        return subprocess.run(
+            [sys.executable, "-c", code, *args], check=False, capture_output=True, text=True, env=env, cwd=root
+        )
+
+    built = hatchling("build", "-t", "wheel")
+    assert built.returncode == 0, built.stdout + built.stderr
+    assert (root / ".hatch/begen" / "out/lib_kernels.so").is_file()
+    # The sdist, with begen's build directory there and no .gitignore: none of it.
+    sdist = hatchling("build", "-t", "sdist")
+    assert sdist.returncode == 0, sdist.stdout + sdist.stderr
+    import tarfile
+
+    with tarfile.open(next((root / "dist").glob("*.tar.gz"))) as tar:
+        names = tar.getnames()
+    assert not [n for n in names if "/.hatch/" in n or n.endswith(".o")], names
+    # An editable build: the hook's paragraph, no traceback.
+    editable = hatchling(code="from hatchling.build import build_editable; build_editable('dist')")
+    assert editable.returncode == 1
+    said = editable.stdout + editable.stderr
+    assert "editable installs (`pip install -e`) are not supported" in said and "Traceback" not in said, said
+    # clean removes begen's build directory, and nothing else.
+    (root / "build").mkdir()
+    (root / "build/keep.txt").write_text("x")
+    cleaned = hatchling("build", "-t", "wheel", "--clean-only")
+    assert cleaned.returncode == 0, cleaned.stdout + cleaned.stderr
+    assert not (root / ".hatch/begen").exists() and (root / "build/keep.txt").is_file()
+    assert (root / "kernels/vecops.cpp").is_file() and (root / "src/vecops/__init__.py").is_file()
