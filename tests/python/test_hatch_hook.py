@@ -292,18 +292,16 @@ def test_a_build_dir_hatchling_would_put_into_the_sdist_is_refused(hatch, tmp_pa
     hatch._check_out_of_sdist(root, "build/begen", True)
 
 
-def test_hatchling_builds_cleans_and_refuses_through_the_hook(tmp_path, jax_cpu):
-    # hatchling itself, in a subprocess, finding the hook through a
-    # begen-jax distribution's entry point (this repository's python/begen).
+def hatchling_in(root, tmp_path):
+    """Runs hatchling itself in `root`, in a subprocess, finding the hook
+    through a begen-jax distribution's entry point (this repository's
+    python/begen); skips when this Python has no hatchling."""
     if subprocess.run([sys.executable, "-c", "import hatchling"], check=False).returncode != 0:
         pytest.skip("hatchling is not installed in this Python")
     dist = tmp_path / "fakedist/begen_jax-0.1.0.dist-info"
-    dist.mkdir(parents=True)
+    dist.mkdir(parents=True, exist_ok=True)
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: begen-jax\nVersion: 0.1.0\n")
     (dist / "entry_points.txt").write_text("[hatch]\nbegen = begen.hatch\n")
-    root = tmp_path / "vecops"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("build", "dist", ".hatch"))
-    (root / ".gitignore").unlink()
     path = os.pathsep.join([str(tmp_path / "fakedist"), str(REPO / "python"), os.environ.get("PYTHONPATH", "")])
     env = {**os.environ, "PYTHONPATH": path, "BEGEN_BIN": str(begen_bin())}
     env.setdefault("BEGEN_PYTHON", sys.executable)
@@ -312,6 +310,15 @@ def test_hatchling_builds_cleans_and_refuses_through_the_hook(tmp_path, jax_cpu)
         return subprocess.run(
             [sys.executable, "-c", code, *args], check=False, capture_output=True, text=True, env=env, cwd=root
         )
+
+    return hatchling
+
+
+def test_hatchling_builds_cleans_and_refuses_through_the_hook(tmp_path, jax_cpu):
+    root = tmp_path / "vecops"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("build", "dist", ".hatch"))
+    (root / ".gitignore").unlink()
+    hatchling = hatchling_in(root, tmp_path)
 
     built = hatchling("build", "-t", "wheel")
     assert built.returncode == 0, built.stdout + built.stderr
@@ -336,3 +343,27 @@ def test_hatchling_builds_cleans_and_refuses_through_the_hook(tmp_path, jax_cpu)
     assert cleaned.returncode == 0, cleaned.stdout + cleaned.stderr
     assert not (root / ".hatch/begen").exists() and (root / "build/keep.txt").is_file()
     assert (root / "kernels/vecops.cpp").is_file() and (root / "src/vecops/__init__.py").is_file()
+
+
+def test_begen_new_makes_a_package_that_builds_and_passes_its_test(tmp_path, jax_cpu):
+    from conftest import run_begen
+
+    root = tmp_path / "my-kernels"
+    run_begen("new", root)
+    hatchling = hatchling_in(root, tmp_path)
+    built = hatchling("build", "-t", "wheel")
+    assert built.returncode == 0, built.stdout + built.stderr
+    wheel = next((root / "dist").glob("my_kernels-0.1.0-py3-none-*.whl"))
+    site = tmp_path / "site"
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target", str(site)]
+    subprocess.run([*pip, str(wheel)], check=True)
+    env = {**os.environ, "PYTHONPATH": str(site), "JAX_PLATFORMS": "cpu"}
+    tests = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(root / "tests")],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert tests.returncode == 0 and "2 passed" in tests.stdout, tests.stdout + tests.stderr
