@@ -131,7 +131,8 @@ class BegenBuildHook(BuildHookInterface):
                 "begen hook: editable installs (`pip install -e`) are not supported: an editable install imports "
                 "the package from the source tree, where the kernels' built library is not. Build and install "
                 "the wheel instead (`pip install .`), or build the kernels into the source package yourself "
-                "(`begen build KERNELS --out src/PACKAGE`) and install without the hook."
+                "(`begen build KERNELS --out src/PACKAGE --name NAME --prefix PACKAGE.NAME`) and install without "
+                "the hook."
             )
         settings = self._settings()
         root = Path(self.root)
