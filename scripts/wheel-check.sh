@@ -92,7 +92,7 @@ np.testing.assert_allclose(elsewhere.axpy(x, x, alpha=2.0, out=jax.ShapeDtypeStr
 # the repository.
 t=$SECONDS
 cp -r "$ROOT/examples/python-package" "$WORK/elsewhere/vecops"
-rm -rf "$WORK/elsewhere/vecops/build" "$WORK/elsewhere/vecops/dist"
+rm -rf "$WORK/elsewhere/vecops/build" "$WORK/elsewhere/vecops/dist" "$WORK/elsewhere/vecops/.hatch"
 (
     source "$WORK/build-env/bin/activate"
     python -m pip install --quiet --upgrade pip

@@ -29,6 +29,9 @@ pub struct Settings {
     /// The library name (`--name`); else begen.yaml's `name`, else the
     /// directory's name.
     pub name: Option<String>,
+    /// The FFI target prefix (`--prefix`); else begen.yaml's `prefix`,
+    /// else the library name.
+    pub prefix: Option<String>,
     /// Else begen.yaml's `platform`, else `auto`.
     pub platform: Option<PlatformChoice>,
     /// Where outputs go (needed by `generate` and `build`): sources under it
@@ -111,6 +114,7 @@ impl Settings {
         Settings {
             root: root.into(),
             name: None,
+            prefix: None,
             platform: None,
             out: None,
             work_dir: None,

@@ -374,3 +374,58 @@ fn jax_min_takes_that_jaxlibs_headers_and_the_manifest_says_so() {
     let stderr = String::from_utf8_lossy(&done.stderr);
     assert!(stderr.contains("jax_min `0.10;x` is not a jax release number"), "{stderr}");
 }
+
+#[test]
+fn prefix_sets_the_ffi_targets_over_begen_yaml() {
+    let base = scratch("prefix_flag");
+    let (dir, out) = (base.join("k"), base.join("out"));
+    one_kernel_tree(&dir, "a", "f");
+    std::fs::write(dir.join("begen.yaml"), "prefix: fromyaml\n").unwrap();
+    let generate = |prefix: &str| {
+        let d = dir.to_str().unwrap();
+        begen(&["generate", d, "--out", out.to_str().unwrap(), "--name", "_kernels", "--prefix", prefix])
+    };
+    let done = generate("mypkg._kernels");
+    assert_eq!(done.status.code(), Some(0), "{}", String::from_utf8_lossy(&done.stderr));
+    let module = std::fs::read_to_string(out.join("_kernels.py")).unwrap();
+    assert!(module.contains("\"f\": \"mypkg._kernels.f\""), "{module}");
+    let bad = generate("my-pkg");
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("prefix `my-pkg` must be C++ identifiers joined by dots"));
+}
+
+#[test]
+fn new_writes_a_package_and_overwrites_nothing() {
+    let base = scratch("new_package");
+    let dir = base.join("my-kernels");
+    let made = begen(&["new", dir.to_str().unwrap(), "--cuda"]);
+    assert_eq!(made.status.code(), Some(0), "{}", String::from_utf8_lossy(&made.stderr));
+    for f in [
+        "pyproject.toml",
+        "README.md",
+        ".gitignore",
+        "kernels/begen.yaml",
+        "kernels/square.cpp",
+        "kernels/square_cuda.cu",
+        "src/my_kernels/__init__.py",
+        "tests/test_package.py",
+    ] {
+        let text = std::fs::read_to_string(dir.join(f)).unwrap_or_else(|e| panic!("{f}: {e}"));
+        assert!(!text.contains("{{"), "{f} has an unfilled placeholder:\n{text}");
+    }
+    let pyproject = std::fs::read_to_string(dir.join("pyproject.toml")).unwrap();
+    assert!(pyproject.contains("packages = [\"src/my_kernels\"]") && pyproject.contains("name = \"my-kernels\""));
+    // The scaffold's kernels check out.
+    let scan = begen(&["scan", dir.join("kernels").to_str().unwrap(), "--format", "json"]);
+    assert_eq!(scan.status.code(), Some(0), "{}", String::from_utf8_lossy(&scan.stdout));
+    // A second time, or a bad package name: refused, nothing written.
+    std::fs::write(dir.join("kernels/square.cpp"), "mine").unwrap();
+    let again = begen(&["new", dir.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("exists and is not an empty folder"));
+    assert_eq!(std::fs::read_to_string(dir.join("kernels/square.cpp")).unwrap(), "mine");
+    let bad = begen(&["new", base.join("class").to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("not a usable Python package name"));
+    assert!(!base.join("class").exists());
+}

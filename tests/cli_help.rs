@@ -1,4 +1,4 @@
-//! Pins the `--help` text of `begen` itself and of `begen build`, `generate` and `doctor` (the
+//! Pins the `--help` text of `begen` itself and of `begen build`, `generate`, `doctor` and `new` (the
 //! CLI contract people read). `BEGEN_BLESS=1 cargo test --test cli_help`
 //! rewrites the expectations in tests/cli/ (tests/support/golden.rs).
 
@@ -33,4 +33,9 @@ fn doctor_help() {
 #[test]
 fn top_level_help() {
     check("begen");
+}
+
+#[test]
+fn new_help() {
+    check("new");
 }

@@ -11,11 +11,24 @@ In the project's ``pyproject.toml``::
     kernels = "kernels"        # the kernel directory, relative to the project
     destination = "mypkg"      # where the outputs go in the wheel (a package folder inside it)
     name = "_kernels"          # the library: lib_kernels.so, _kernels.py (import mypkg._kernels)
+                               # (default: begen.yaml's `name`; when both are set they must agree)
     platform = "cpu"           # cpu | cuda | auto (default: begen.yaml's, else auto)
     arch = ["sm_80", "sm_90"]  # CUDA architectures (default: begen's rules)
     include-dirs = []          # extra -I directories, relative to the project
     jax-min = "0.10.2"         # the oldest jax to load on (default: begen.yaml's, else the running jaxlib)
-    build-dir = "build/begen"  # begen's outputs (out/) and work files (work/), kept: rebuilds are incremental
+    build-dir = ".hatch/begen" # begen's outputs (out/) and work files (work/), kept: rebuilds are incremental
+    glibc-floor = "2.28"       # warn when the library needs a newer glibc (manylinux level) than this
+
+The kernels' FFI targets are named after the module's import path
+(``mypkg._kernels.<function>``) unless begen.yaml sets ``prefix:``, so two
+packages built from the same template load together.
+
+The build directory is begen's own: the hook creates it with a marker file
+(``.begen-build-dir``, which lists the files begen wrote there) and refuses
+a folder that exists without one; ``hatch clean`` removes only the files
+the marker lists. hatchling leaves folders named ``.hatch`` out of every
+sdist and wheel, hence the default; another ``build-dir`` must be excluded
+from sdists (``.gitignore`` or ``[tool.hatch.build.targets.sdist] exclude``).
 
 Editable installs (``pip install -e``) are refused: an editable install
 takes the package from the source tree, where the built library is not.
@@ -34,8 +47,9 @@ and puts ``lib<name>.so``, ``<name>.py``, ``<name>.pyi`` and the manifest
   headers), else the running one (XLA accepts handlers built against its own
   FFI API version and older ones, not newer ones);
 - its ``.dist-info/extra_metadata/begen.json`` records what it was built
-  with: begen, the XLA FFI API version, jaxlib, the platform, and for CUDA
-  nvcc and the architectures asked for.
+  with: begen, the XLA FFI API version, jaxlib, the platform, the FFI
+  target prefix, the glibc the library needs, and for CUDA nvcc and the
+  architectures asked for.
 
 ``BEGEN_BIN`` picks another ``begen`` program; ``XLA_FFI_INCLUDE_DIR``,
 ``BEGEN_PYTHON``, ``NVCC``, ``CUDA_PATH`` and ``BEGEN_CUDA_ARCH`` are read
@@ -47,7 +61,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -59,10 +72,28 @@ from hatchling.plugin import hookimpl
 
 from begen import _wheel_tag
 
-_KEYS = {"kernels", "destination", "name", "platform", "arch", "include-dirs", "build-dir", "jax-min"}
+_KEYS = {
+    "kernels",
+    "destination",
+    "name",
+    "platform",
+    "arch",
+    "include-dirs",
+    "build-dir",
+    "jax-min",
+    "glibc-floor",
+}
 _RELEASE = re.compile(r"[0-9]{1,6}(\.[0-9]{1,6}){0,3}\Z")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _PROGRAM_VERSION = re.compile(r"begen \d+\.\d+\.\d+\S*\Z")
+_GLIBC_FLOOR = re.compile(r"(?:manylinux_)?2[._]([0-9]{1,3})\Z")
+_DEFAULT_BUILD_DIR = ".hatch/begen"
+# The file that makes a folder begen's build directory: written when the
+# hook creates the folder, it lists the files begen wrote there since.
+MARKER = ".begen-build-dir"
+_MARKER_KIND = "begen hatch build directory"
+# Folders a build directory may never be in or be: version control's.
+_VCS = {".git", ".hg", ".svn", ".bzr"}
 
 
 class BegenBuildHook(BuildHookInterface):
@@ -73,21 +104,44 @@ class BegenBuildHook(BuildHookInterface):
     def initialize(self, version: str, build_data: dict[str, Any]) -> None:
         if self.target_name != "wheel":
             return
+        try:
+            self._initialize(version, build_data)
+        except (ValueError, RuntimeError) as e:
+            _abort(self.app, e)
+
+    def clean(self, versions: list[str]) -> None:
+        try:
+            settings = self._settings()
+            root = Path(self.root)
+            build_dir = _checked_build_dir(root, settings["build-dir"], settings["kernels"], self._sources())
+        except (ValueError, RuntimeError) as e:
+            _abort(self.app, e)
+            return
+        left = clean_build_dir(build_dir)
+        if left:
+            shown = ", ".join(left[:5]) + (f" and {len(left) - 5} more" if len(left) > 5 else "")
+            self.app.display_warning(
+                f"begen hook: kept {len(left)} file(s) in {build_dir} that begen did not write: {shown}"
+            )
+
+    def _initialize(self, version: str, build_data: dict[str, Any]) -> None:
         _check_ours()
         if version == "editable":
             raise RuntimeError(
                 "begen hook: editable installs (`pip install -e`) are not supported: an editable install imports "
                 "the package from the source tree, where the kernels' built library is not. Build and install "
                 "the wheel instead (`pip install .`), or build the kernels into the source package yourself "
-                "(`begen build KERNELS --out src/PACKAGE`) and install without the hook."
+                "(`begen build KERNELS --out src/PACKAGE --name NAME --prefix PACKAGE.NAME`) and install without "
+                "the hook."
             )
         settings = self._settings()
         root = Path(self.root)
         kernels = root / settings["kernels"]
         if not kernels.is_dir():
             raise ValueError(f"begen hook: `kernels` is {settings['kernels']!r}, and {kernels} is not a directory")
-        name = settings["name"] or _library_name(kernels)
-        build_dir = root / settings["build-dir"]
+        name, prefix = _library_names(settings["name"], kernels, settings["destination"])
+        build_dir = _checked_build_dir(root, settings["build-dir"], settings["kernels"], self._sources())
+        _check_out_of_sdist(root, settings["build-dir"], self.config.get("build-dir") is not None)
         # The four outputs alone in out/; begen's work files in work/.
         out = build_dir / "out"
 
@@ -97,6 +151,8 @@ class BegenBuildHook(BuildHookInterface):
         program = _begen_program()
         _check_program(program)
         cmd = [program, "build", str(kernels), "--out", str(out), "--name", name]
+        if prefix:
+            cmd += ["--prefix", prefix]
         cmd += ["--work-dir", str(build_dir / "work")]
         if settings["platform"]:
             cmd += ["--platform", settings["platform"]]
@@ -108,7 +164,9 @@ class BegenBuildHook(BuildHookInterface):
             cmd += ["--jax-min", settings["jax-min"]]
             jaxlib = settings["jax-min"]
         self.app.display_info(f"begen hook: {' '.join(cmd)}")
-        if subprocess.run(cmd, env=env, cwd=root).returncode != 0:
+        with _recording(build_dir):
+            built = subprocess.run(cmd, check=False, env=env, cwd=root).returncode == 0
+        if not built:
             raise RuntimeError(f"begen hook: `begen build` failed for {kernels} (its messages are above)")
 
         manifest = _read_manifest(out / f"{name}.yaml")
@@ -116,9 +174,11 @@ class BegenBuildHook(BuildHookInterface):
         for file in (f"lib{name}.so", f"{name}.py", f"{name}.pyi", f"{name}.yaml"):
             build_data["force_include"][str(out / file)] = f"{dest}/{file}" if dest else file
         build_data["pure_python"] = False
-        tag, why = _wheel_tag.platform_tag(out / f"lib{name}.so", _platform_tag())
+        library = out / f"lib{name}.so"
+        tag, why = _wheel_tag.platform_tag(library, _platform_tag())
         self.app.display_info(f"begen hook: platform tag {tag} ({why})")
         build_data["tag"] = f"py3-none-{tag}"
+        glibc = _report_glibc(self.app, library, settings["glibc-floor"])
         if jaxlib:
             build_data["dependencies"] += [f"jax>={jaxlib}", f"jaxlib>={jaxlib}"]
         else:
@@ -131,20 +191,32 @@ class BegenBuildHook(BuildHookInterface):
         record = {
             "begen": _begen_version(cmd[0]),
             "library": f"lib{name}.so",
-            "module": f"{dest.replace('/', '.')}.{name}" if dest else name,
+            "module": _import_path(dest, name),
+            "prefix": manifest.get("target_prefix") or prefix or name,
             "platform": manifest.get("platform", "unknown"),
             "xla_ffi_api_version": manifest.get("xla_ffi_api_version"),
             "jaxlib": jaxlib,
             "platform_tag": tag,
+            "glibc": glibc,
         }
         if record["platform"] == "cuda":
             record["cuda"] = _cuda_record(cmd[0], settings["arch"], env)
         info = build_dir / "begen.json"
-        info.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
+        with _recording(build_dir):
+            info.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
         build_data["extra_metadata"][str(info)] = "begen.json"
 
-    def clean(self, versions: list[str]) -> None:
-        shutil.rmtree(Path(self.root) / self._settings()["build-dir"], ignore_errors=True)
+    def _sources(self) -> list[str]:
+        """The project folders the wheel takes files from (hatchling's
+        ``packages``, ``only-include`` and ``sources``), relative to the
+        root: a build directory may be neither in nor around one."""
+        config = getattr(self, "build_config", None)
+        found: list[str] = []
+        for attr in ("packages", "only_include"):
+            found += [str(p) for p in (getattr(config, attr, None) or [])]
+        sources = getattr(config, "sources", None) or {}
+        found += [str(s) for s in sources if s]
+        return found
 
     def _settings(self) -> dict[str, Any]:
         config = dict(self.config)
@@ -162,8 +234,9 @@ class BegenBuildHook(BuildHookInterface):
             "platform": config.get("platform"),
             "arch": config.get("arch", []),
             "include-dirs": config.get("include-dirs", []),
-            "build-dir": _build_dir(config.get("build-dir", "build/begen"), str(config.get("kernels", "kernels"))),
+            "build-dir": _build_dir(config.get("build-dir", _DEFAULT_BUILD_DIR), str(config.get("kernels", "kernels"))),
             "jax-min": config.get("jax-min"),
+            "glibc-floor": _glibc_floor(config.get("glibc-floor", "2.28")),
         }
         if settings["jax-min"] is not None and not _RELEASE.match(str(settings["jax-min"])):
             raise ValueError(f"begen hook: `jax-min` {settings['jax-min']!r} is not a jax release number (like 0.10.2)")
@@ -179,6 +252,16 @@ class BegenBuildHook(BuildHookInterface):
 @hookimpl
 def hatch_register_build_hook():
     return BegenBuildHook
+
+
+def _abort(app: Any, error: Exception) -> None:
+    """Stops the build with the hook's message alone: hatchling's
+    ``app.abort`` prints it and exits, so pip shows one paragraph, not a
+    traceback through hatchling. Without it (no hatchling app), raises."""
+    abort = getattr(app, "abort", None)
+    if str(error).startswith("begen hook:") and callable(abort):
+        abort(f"\n{error}\n")
+    raise error
 
 
 def _check_ours() -> None:
@@ -210,20 +293,191 @@ def _check_program(program: str) -> None:
         )
 
 
+def _parts(path: str) -> list[str]:
+    return [p for p in str(path).replace("\\", "/").split("/") if p not in ("", ".")]
+
+
+def _nested(a: list[str], b: list[str]) -> bool:
+    """One of two relative paths (as parts) is the other or holds it."""
+    n = min(len(a), len(b))
+    return a[:n] == b[:n]
+
+
 def _build_dir(value: Any, kernels: str) -> str:
-    """The folder of begen's outputs and work files: relative, inside the
-    project and holding no source of it, because ``hatch clean`` removes it
-    whole (``"."`` would remove the project)."""
+    """The folder of begen's outputs and work files, as written: relative,
+    below the project's root, not in version control's folder and neither
+    in nor around the kernels (begen would scan its own outputs, and
+    ``hatch clean`` would reach the sources)."""
     text = str(value).replace("\\", "/").rstrip("/")
-    parts = [p for p in text.split("/") if p not in ("", ".")]
-    kernel_parts = [p for p in kernels.replace("\\", "/").split("/") if p not in ("", ".")]
-    if text.startswith("/") or not parts or ".." in parts or kernel_parts[: len(parts)] == parts:
+    parts = _parts(text)
+    if text.startswith("/") or not parts or ".." in parts or _nested(parts, _parts(kernels)) or _VCS & set(parts):
         raise ValueError(
-            f"begen hook: `build-dir` {value!r} is not a folder of its own inside the project: `hatch clean` "
-            "removes it whole, so it must be a relative path below the project's root (no `..`, not the root "
-            f"itself) that does not hold the kernels ({kernels!r}); e.g. 'build/begen'"
+            f"begen hook: `build-dir` {value!r} is not a folder of its own inside the project: it must be a "
+            "relative path below the project's root (no `..`, not the root itself, not inside `.git`) that "
+            f"neither holds nor is inside the kernels ({kernels!r}); e.g. {_DEFAULT_BUILD_DIR!r}"
         )
     return "/".join(parts)
+
+
+def _checked_build_dir(root: Path, build_dir: str, kernels: str, sources: list[str]) -> Path:
+    """The build directory, once it is sure to be begen's: no symbolic link
+    on the way to it (the folder must be where it is written), not a folder
+    the wheel takes files from, and, when it exists, made by begen (holding
+    the marker). Anything else is refused before anything is written."""
+    parts = _parts(build_dir)
+    for source in sources:
+        if _nested(parts, _parts(source)):
+            raise ValueError(
+                f"begen hook: `build-dir` {build_dir!r} overlaps {source!r}, a folder the wheel takes files from: "
+                f"begen's work files would go into the wheel, and `hatch clean` would reach the package's sources. "
+                f"Choose a folder of its own, e.g. {_DEFAULT_BUILD_DIR!r}"
+            )
+    path = root
+    for part in parts:
+        path = path / part
+        if path.is_symlink():
+            raise ValueError(
+                f"begen hook: `build-dir` {build_dir!r} goes through {path}, a symbolic link (to "
+                f"{os.readlink(path)}): the build directory must be a real folder inside the project, which begen "
+                "creates and `hatch clean` empties"
+            )
+    if path.exists() and not path.is_dir():
+        raise ValueError(f"begen hook: `build-dir` {build_dir!r} is {path}, which is not a folder")
+    if path.is_dir() and _read_marker(path) is None:
+        raise ValueError(
+            f"begen hook: `build-dir` {build_dir!r} is {path}, a folder begen did not create (it has no "
+            f"{MARKER} file): begen writes and `hatch clean` removes its files there, so it must be begen's own. "
+            f"Name a folder that does not exist yet (begen creates it), e.g. {_DEFAULT_BUILD_DIR!r}; a build "
+            "directory of an older begen can be deleted by hand"
+        )
+    return path
+
+
+def _read_marker(build_dir: Path) -> dict[str, Any] | None:
+    """The marker's record, or None when the folder has no valid one."""
+    marker = build_dir / MARKER
+    if marker.is_symlink() or not marker.is_file():
+        return None
+    try:
+        record = json.loads(marker.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(record, dict) or record.get("kind") != _MARKER_KIND or not isinstance(record.get("files"), list):
+        return None
+    return record
+
+
+def _write_marker(build_dir: Path, files: set[str]) -> None:
+    record = {
+        "kind": _MARKER_KIND,
+        "about": "Made by begen's hatchling build hook (begen.hatch). `hatch clean` removes the files listed "
+        "here, which begen wrote, and no other.",
+        "files": sorted(files),
+    }
+    tmp = build_dir / (MARKER + ".tmp")
+    tmp.write_text(json.dumps(record, indent=1) + "\n")
+    tmp.replace(build_dir / MARKER)
+
+
+def _files(build_dir: Path) -> set[str]:
+    """Every file and link under ``build_dir`` (relative, ``/``-separated),
+    the marker aside; links are not followed."""
+    found: set[str] = set()
+    for folder, dirs, files in os.walk(build_dir):
+        base = Path(folder)
+        for name in files + [d for d in dirs if (base / d).is_symlink()]:
+            rel = (base / name).relative_to(build_dir).as_posix()
+            if rel not in (MARKER, MARKER + ".tmp"):
+                found.add(rel)
+    return found
+
+
+class _recording:
+    """Creates the build directory with its marker when it does not exist,
+    and afterwards adds what was written meanwhile to the marker's list
+    (also when the build failed): files that were there before and were not
+    listed stay unlisted, so they are never begen's to remove."""
+
+    def __init__(self, build_dir: Path):
+        self.build_dir = build_dir
+
+    def __enter__(self) -> None:
+        if not self.build_dir.exists():
+            self.build_dir.mkdir(parents=True)
+            _write_marker(self.build_dir, set())
+        record = _read_marker(self.build_dir)
+        if record is None:
+            raise ValueError(f"begen hook: {self.build_dir} has no valid {MARKER}: not begen's build directory")
+        self.listed = set(record["files"])
+        self.before = _files(self.build_dir)
+
+    def __exit__(self, *exc: object) -> None:
+        after = _files(self.build_dir)
+        _write_marker(self.build_dir, (after - self.before) | (self.listed & after))
+
+
+def clean_build_dir(build_dir: Path) -> list[str]:
+    """Removes the files the marker of ``build_dir`` lists (which begen
+    wrote), then the folders left empty, then the build directory with its
+    marker once nothing else is in it. Returns the files kept (not
+    begen's); a folder without a marker is not touched at all, and links
+    are removed, never followed."""
+    if not build_dir.is_dir() or build_dir.is_symlink():
+        return []
+    record = _read_marker(build_dir)
+    if record is None:
+        return sorted(_files(build_dir))
+    for rel in record["files"]:
+        path = build_dir / rel
+        if ".." in Path(rel).parts or Path(rel).is_absolute():
+            continue
+        through_link = any(p.is_symlink() for p in list(path.parents)[: len(Path(rel).parts) - 1])
+        if (path.is_symlink() or path.is_file()) and not through_link:
+            path.unlink()
+    for folder, dirs, _ in os.walk(build_dir, topdown=False):
+        for d in dirs:
+            sub = Path(folder) / d
+            if not sub.is_symlink() and sub.is_dir() and not any(sub.iterdir()):
+                sub.rmdir()
+    left = sorted(_files(build_dir))
+    if left:
+        _write_marker(build_dir, set())
+        return left
+    (build_dir / MARKER).unlink()
+    build_dir.rmdir()
+    return []
+
+
+def _check_out_of_sdist(root: Path, build_dir: str, explicit: bool) -> None:
+    """Refuses a ``build-dir`` that hatchling would put into the project's
+    sdist (begen's objects and outputs are no source). The default is a
+    folder hatchling leaves out of every target. Where hatchling's sdist
+    configuration cannot be read (no hatchling), nothing is checked."""
+    if not explicit:
+        return
+    parts = _parts(build_dir)
+    try:
+        from hatchling.builders.sdist import SdistBuilder
+
+        config = SdistBuilder(str(root)).config
+        parent = ""
+        for part in parts:
+            if config.directory_is_excluded(part, parent):
+                return
+            parent = f"{parent}/{part}" if parent else part
+        if config.only_include:
+            included = any(len(_parts(p)) <= len(parts) and _nested(parts, _parts(p)) for p in config.only_include)
+        else:
+            included = config.include_path(f"{build_dir}/{MARKER}")
+    except Exception:  # no hatchling, or a configuration hatchling reports itself
+        return
+    if included:
+        raise ValueError(
+            f"begen hook: `build-dir` {build_dir!r} would go into the project's sdist with begen's objects and "
+            f'outputs: exclude it (a `/{parts[0]}/` line in .gitignore, or `exclude = ["/{build_dir}"]` under '
+            f"[tool.hatch.build.targets.sdist]), or leave `build-dir` unset: the default {_DEFAULT_BUILD_DIR!r} "
+            "is a folder hatchling leaves out of every sdist"
+        )
 
 
 def _destination(value: Any) -> str:
@@ -248,16 +502,83 @@ def _begen_program() -> str:
     return find_begen_bin()
 
 
-def _library_name(kernels: Path) -> str:
-    """begen.yaml's top-level ``name:``, else the directory's name: what
-    ``begen build`` would pick, made explicit so the hook knows the files."""
+def _yaml_value(config: Path, key: str) -> str | None:
+    """A top-level scalar of begen.yaml (``key: value``), or None."""
+    if not config.is_file():
+        return None
+    for line in config.read_text().splitlines():
+        m = re.match(rf"{key}:\s*['\"]?([A-Za-z0-9_.\-]+)['\"]?\s*(#.*)?$", line)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _import_path(destination: str, name: str) -> str:
+    return f"{destination.replace('/', '.')}.{name}" if destination else name
+
+
+def _library_names(hook_name: str | None, kernels: Path, destination: str) -> tuple[str, str | None]:
+    """The library's name and the FFI target prefix to pass (None: begen.yaml
+    sets ``prefix:``, which begen reads itself). The name is the hook's
+    ``name``, else begen.yaml's, else the kernel directory's; when the hook
+    and begen.yaml both name it they must agree. The prefix is the module's
+    import path (``mypkg._kernels``): two packages whose kernels share names
+    register different FFI targets."""
     config = kernels / "begen.yaml"
-    if config.is_file():
-        for line in config.read_text().splitlines():
-            m = re.match(r"name:\s*['\"]?([A-Za-z_][A-Za-z0-9_]*)['\"]?\s*(#.*)?$", line)
-            if m:
-                return m.group(1)
-    return kernels.resolve().name
+    yaml_name = _yaml_value(config, "name")
+    if hook_name and yaml_name and hook_name != yaml_name:
+        raise ValueError(
+            f"begen hook: the hook's `name` is {hook_name!r} (pyproject.toml, "
+            f"[tool.hatch.build.targets.wheel.hooks.begen]) and begen.yaml's `name` is {yaml_name!r} ({config}): "
+            "they name the same library; set one of the two, or make them agree"
+        )
+    name = hook_name or yaml_name or kernels.resolve().name
+    if not _IDENTIFIER.match(name):
+        raise ValueError(f"begen hook: the library name {name!r} is not a Python identifier; set the hook's `name`")
+    prefix = None if _yaml_value(config, "prefix") else _import_path(destination, name)
+    return name, prefix
+
+
+def _glibc_floor(value: Any) -> int:
+    """``glibc-floor``: ``"2.28"`` or ``"manylinux_2_28"``, as glibc's minor version."""
+    m = _GLIBC_FLOOR.match(str(value))
+    if not m:
+        raise ValueError(
+            f'begen hook: `glibc-floor` {value!r} is not a glibc version like "2.28" (or "manylinux_2_28")'
+        )
+    return int(m.group(1))
+
+
+def _highest(names: set[str], prefix: str) -> str | None:
+    """The highest symbol version of ``names`` that starts with ``prefix``
+    (``GLIBC_``, ``GLIBCXX_``), compared as numbers."""
+    found = [v for v in names if v.startswith(prefix) and re.match(r"\d+(\.\d+)*\Z", v[len(prefix) :])]
+    return max(found, key=lambda v: [int(p) for p in v[len(prefix) :].split(".")], default=None)
+
+
+def _report_glibc(app: Any, library: Path, floor: int) -> str | None:
+    """Says which glibc the library needs (its highest ``GLIBC_2.x`` symbol
+    version) and the manylinux level it loads on (glibc and the C++ runtime
+    together), and warns when that level is above ``floor``: the wheel then
+    does not install on systems as old as the floor. Returns the glibc."""
+    _, needed, versions = _wheel_tag.read_needs(library)
+    names = set().union(*versions.values()) if versions else set()
+    glibc = _highest(names, "GLIBC_")
+    level, _ = _wheel_tag.manylinux_level(needed, versions)
+    shown = glibc.removeprefix("GLIBC_") if glibc else "(no versioned glibc symbol)"
+    app.display_info(
+        f"begen hook: {library.name} needs glibc {shown}"
+        + (f"; it loads on manylinux_2_{level} and newer" if level is not None else "")
+    )
+    if level is not None and level > floor:
+        needs = [v for v in (glibc, _highest(names, "GLIBCXX_")) if v]
+        app.display_warning(
+            f"begen hook: {library.name} needs manylinux_2_{level} ({' and '.join(needs)}), newer than the "
+            f"floor glibc 2.{floor} (`glibc-floor`): the wheel will not install on older systems. Build on an "
+            "older baseline (a manylinux_2_28 image, or zig's C++ as CXX): see begen's docs/shipping.md, "
+            "'Portable kernel wheels'"
+        )
+    return glibc.removeprefix("GLIBC_") if glibc else None
 
 
 def _xla_ffi_headers(env: dict[str, str]) -> tuple[str, str | None]:
@@ -268,7 +589,7 @@ def _xla_ffi_headers(env: dict[str, str]) -> tuple[str, str | None]:
         return include, _jaxlib_beside(Path(include))
     python = env.get("BEGEN_PYTHON") or sys.executable
     probe = "import importlib.metadata as m, jax.ffi; print(jax.ffi.include_dir()); print(m.version('jaxlib'))"
-    got = subprocess.run([python, "-c", probe], capture_output=True, text=True, env=env)
+    got = subprocess.run([python, "-c", probe], check=False, capture_output=True, text=True, env=env)
     if got.returncode != 0:
         raise RuntimeError(
             f"begen hook: {python} cannot import jax.ffi, whose jaxlib has the XLA FFI headers begen compiles "
@@ -307,7 +628,7 @@ def _platform_tag() -> str:
 
 
 def _begen_version(program: str) -> str:
-    got = subprocess.run([program, "--version"], capture_output=True, text=True)
+    got = subprocess.run([program, "--version"], check=False, capture_output=True, text=True)
     return got.stdout.strip().removeprefix("begen ").strip() or "unknown"
 
 
@@ -315,6 +636,6 @@ def _cuda_record(program: str, arch: list[str], env: dict[str, str]) -> dict[str
     """The nvcc that compiled the CUDA sources (begen resolves it the same
     way for `doctor` and `build`) and the architectures the hook asked for
     (empty: begen's own rules, BEGEN_CUDA_ARCH then begen.yaml's `cuda.arch`)."""
-    got = subprocess.run([program, "doctor"], capture_output=True, text=True, env=env)
+    got = subprocess.run([program, "doctor"], check=False, capture_output=True, text=True, env=env)
     nvcc = next((line.split(":", 1)[1].strip() for line in got.stdout.splitlines() if line.startswith("nvcc:")), None)
     return {"nvcc": nvcc, "architectures_requested": list(arch)}

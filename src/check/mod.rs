@@ -164,18 +164,24 @@ fn check_library_name(req: &Request, diags: &mut Vec<Diagnostic>) -> String {
     name
 }
 
-/// begen.yaml's `prefix` (identifiers joined by dots), else the name.
+/// The caller's prefix (`--prefix`), else begen.yaml's `prefix`
+/// (identifiers joined by dots), else the name.
 fn check_prefix(req: &Request, name: &str, diags: &mut Vec<Diagnostic>) -> String {
-    match &req.config.prefix {
-        Some(prefix) if prefix.split('.').all(is_identifier) => prefix.clone(),
-        Some(prefix) => {
-            if let Some(span) = config_span(req, &yaml_path!["prefix"]) {
-                diags.push(Diagnostic::error(span, msg::bad_prefix(prefix)));
+    let (prefix, span) = match (&req.settings.prefix, &req.config.prefix) {
+        (Some(prefix), _) => (prefix, None),
+        (None, Some(prefix)) => (prefix, config_span(req, &yaml_path!["prefix"])),
+        (None, None) => return name.to_string(),
+    };
+    if !prefix.split('.').all(is_identifier) {
+        match span {
+            Some(span) => diags.push(Diagnostic::error(span, msg::bad_prefix(prefix))),
+            None if req.settings.prefix.is_some() => {
+                diags.push(Diagnostic::file(Severity::Error, req.root_file, msg::bad_prefix(prefix)))
             }
-            prefix.clone()
+            None => {}
         }
-        None => name.to_string(),
     }
+    prefix.clone()
 }
 
 /// The caller's platform, else begen.yaml's, else `auto`.

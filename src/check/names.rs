@@ -20,7 +20,7 @@ pub(super) fn name_all(
     functions: &mut [Function],
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Module> {
-    let explicit_prefix = req.config.prefix.is_some();
+    let explicit_prefix = req.settings.prefix.is_some() || req.config.prefix.is_some();
     let mut by_module: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     if !modules.namespaced {
         by_module.insert(prefix.to_string(), Vec::new());

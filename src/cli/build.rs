@@ -36,6 +36,12 @@ pub(crate) struct CommonArgs {
     /// Library name [default: begen.yaml's `name`, else DIR's name].
     #[arg(long)]
     pub(crate) name: Option<String>,
+    /// The FFI target prefix: each kernel registers as PREFIX.<function>;
+    /// two libraries loaded in one process need different prefixes, e.g.
+    /// their import paths (mypkg._kernels) [default: begen.yaml's `prefix`,
+    /// else the library name].
+    #[arg(long)]
+    pub(crate) prefix: Option<String>,
     /// Which kernels to build: cpu skips CUDA sources (with a warning each),
     /// cuda requires nvcc, auto requires nvcc only when there are CUDA
     /// sources [default: begen.yaml's `platform`, else auto].
@@ -110,6 +116,7 @@ fn settings(common: &CommonArgs) -> Result<Settings, i32> {
     let mut settings = Settings::new(&common.dir);
     settings.out = Some(common.out.clone());
     settings.name = common.name.clone();
+    settings.prefix = common.prefix.clone();
     settings.platform = common.platform.map(Into::into);
     settings.jax_min = common.jax_min.clone();
     Ok(settings)

@@ -5,6 +5,7 @@
 
 mod build;
 mod install;
+mod new;
 mod scan;
 
 /// Like `eprintln!`, but a closed stderr (`begen scan DIR 2>&1 >/dev/null |
@@ -47,6 +48,7 @@ const tensors are inputs (arg), non-const tensors outputs (ret), scalars
 attributes (attr.alpha:float32), `int64_t stream` the CUDA stream.
 
 Typical use:
+  begen new mykernels                        # a kernel package: pip wheel . builds it
   begen scan kernels                         # what begen sees, with diagnostics
   begen scan kernels --format json           # the same, for tools
   begen build kernels --out out --name ops   # out/libops.so, ops.py, ops.pyi, ops.yaml
@@ -67,6 +69,8 @@ enum Command {
     Build(build::BuildArgs),
     /// Print the toolchain begen resolves (XLA FFI headers, compilers, CUDA).
     Doctor(build::DoctorArgs),
+    /// Create a kernel package: pyproject.toml with begen's build hook, a CPU kernel with its gradient, a test.
+    New(new::NewArgs),
 }
 
 /// Runs the CLI; returns the process exit status.
@@ -77,5 +81,6 @@ pub fn main() -> i32 {
         Command::Generate(args) => build::generate(args),
         Command::Build(args) => build::build(args),
         Command::Doctor(args) => build::doctor(args),
+        Command::New(args) => new::run(args),
     }
 }

@@ -1,0 +1,158 @@
+//! `begen new PATH`: a kernel package that builds and passes its own test
+//! in one command. The files are templates/new/, embedded in the binary;
+//! `{{key}}` placeholders are filled with the package's names.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use crate::model::{is_identifier, is_py_keyword};
+
+/// `begen new PATH`.
+#[derive(Debug, Args)]
+#[command(after_help = NEW_GUIDE)]
+pub(crate) struct NewArgs {
+    /// The project folder to create (it must not exist, or be empty).
+    pub(crate) path: PathBuf,
+    /// The Python package's import name [default: PATH's folder name, with
+    /// `-` as `_`].
+    #[arg(long)]
+    pub(crate) package: Option<String>,
+    /// Add a CUDA kernel (kernels/square_cuda.cu) beside the CPU one; the
+    /// wheel's build then needs nvcc.
+    #[arg(long)]
+    pub(crate) cuda: bool,
+}
+
+const NEW_GUIDE: &str = "\
+What it writes (PATH = mykernels):
+  pyproject.toml               hatchling + begen's build hook: `pip wheel .` compiles the kernels
+  kernels/square.cpp           a CPU kernel (`// @BE square ...`) and its backward kernel
+  kernels/begen.yaml           pairs them: jax.grad(mykernels.square) runs square_bwd
+  src/mykernels/__init__.py    the package; the wheel adds _kernels.py and lib_kernels.so
+  tests/test_package.py        the kernel against numpy, its gradient by check_grads
+  README.md, .gitignore
+The kernels register with XLA as mykernels._kernels.<kernel> (the import
+path), so the package loads beside any other begen-built one.
+
+Then:
+  cd mykernels
+  pip wheel . --no-deps -w dist        # -v shows begen's report (platform tag, glibc)
+  pip install dist/*.whl pytest
+  pytest tests";
+
+/// One file of the scaffold: where it goes and its template.
+struct File {
+    path: &'static str,
+    text: &'static str,
+    cuda_only: bool,
+}
+
+const FILES: &[File] = &[
+    File { path: "pyproject.toml", text: include_str!("../../templates/new/pyproject.toml"), cuda_only: false },
+    File { path: "README.md", text: include_str!("../../templates/new/README.md"), cuda_only: false },
+    File { path: ".gitignore", text: include_str!("../../templates/new/gitignore"), cuda_only: false },
+    File { path: "kernels/begen.yaml", text: include_str!("../../templates/new/kernels/begen.yaml"), cuda_only: false },
+    File { path: "kernels/square.cpp", text: include_str!("../../templates/new/kernels/square.cpp"), cuda_only: false },
+    File {
+        path: "kernels/square_cuda.cu",
+        text: include_str!("../../templates/new/kernels/square_cuda.cu"),
+        cuda_only: true,
+    },
+    File {
+        path: "src/{{package}}/__init__.py",
+        text: include_str!("../../templates/new/src/__init__.py"),
+        cuda_only: false,
+    },
+    File {
+        path: "tests/test_package.py",
+        text: include_str!("../../templates/new/tests/test_package.py"),
+        cuda_only: false,
+    },
+];
+
+const CUDA_TEST: &str = include_str!("../../templates/new/tests_cuda.py");
+
+pub(crate) fn run(args: &NewArgs) -> i32 {
+    match create(args) {
+        Ok(package) => {
+            super::say!("created {} (package `{package}`)", args.path.display());
+            super::say!(
+                "next: cd {} && pip wheel . --no-deps -w dist && pip install dist/*.whl pytest && pytest tests",
+                args.path.display()
+            );
+            0
+        }
+        Err(why) => {
+            super::say!("error: {why}");
+            2
+        }
+    }
+}
+
+/// The package's import name: `--package`, else the folder's name with
+/// `-` as `_`; an identifier that is not a Python keyword.
+fn package_name(args: &NewArgs) -> Result<String, String> {
+    let (name, from) = match &args.package {
+        Some(name) => (name.clone(), "--package"),
+        None => {
+            let folder = args.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            (folder.replace('-', "_"), "the folder's name")
+        }
+    };
+    if !is_identifier(&name) || is_py_keyword(&name) || name.starts_with('_') {
+        return Err(format!(
+            "`{}` ({from}) is not a usable Python package name: use letters, digits and `_`, not starting with a \
+             digit or `_`, not a Python keyword; pass --package NAME",
+            name.escape_debug()
+        ));
+    }
+    Ok(name)
+}
+
+/// Fills `{{key}}` placeholders.
+fn fill(text: &str, values: &[(&str, String)]) -> String {
+    let mut out = text.to_string();
+    for (key, value) in values {
+        out = out.replace(&format!("{{{{{key}}}}}"), value);
+    }
+    out
+}
+
+fn create(args: &NewArgs) -> Result<String, String> {
+    let package = package_name(args)?;
+    let root: &Path = &args.path;
+    if root.exists() {
+        let empty = root.read_dir().map_err(|e| format!("{}: {e}", root.display()))?.next().is_none();
+        if !root.is_dir() || !empty {
+            return Err(format!(
+                "{} exists and is not an empty folder: `begen new` writes a whole project and overwrites nothing",
+                root.display()
+            ));
+        }
+    }
+    let dist = package.replace('_', "-");
+    let exports = if args.cuda { vec!["square", "square_cuda"] } else { vec!["square"] };
+    let values = [
+        ("package", package.clone()),
+        ("dist", dist),
+        ("dist_file", package.clone()),
+        ("begen_version", env!("CARGO_PKG_VERSION").to_string()),
+        ("platform", if args.cuda { "auto" } else { "cpu" }.to_string()),
+        ("cuda_and", if args.cuda { " and CUDA" } else { "" }.to_string()),
+        ("cuda_files", if args.cuda { ", `kernels/square_cuda.cu`" } else { "" }.to_string()),
+        ("cuda_functions", if args.cuda { "  square_cuda: {vjp: square_cuda_bwd}\n" } else { "" }.to_string()),
+        ("exports", exports.join(", ")),
+        ("all", exports.iter().map(|e| format!("\"{e}\"")).collect::<Vec<_>>().join(", ")),
+        ("cuda_imports", if args.cuda { "import pytest  # noqa: E402\n" } else { "" }.to_string()),
+        ("cuda_test", if args.cuda { fill(CUDA_TEST, &[("package", package.clone())]) } else { String::new() }),
+    ];
+    for file in FILES.iter().filter(|f| args.cuda || !f.cuda_only) {
+        let path = root.join(fill(file.path, &values));
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+        }
+        std::fs::write(&path, fill(file.text, &values)).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(package)
+}
