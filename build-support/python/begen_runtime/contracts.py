@@ -121,8 +121,9 @@ def _begen_outputs(fn, out, specs, d, c):
 
 
 def _begen_size(fn, d, name, value):
-    # An integer attribute named like an output's dimension gives it its
-    # value (a dimension an input has too must agree).
+    # An integer attribute named like a dimension: it gives an output's
+    # dimension its value, and must agree with an input's extent (a kernel
+    # told a larger `n` than its input has would read past the buffer).
     if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
         raise TypeError(f"{fn}: attribute '{name}' sizes dimension '{name}': it takes an integer, got {value!r}")
     if value < 0:
