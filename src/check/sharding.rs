@@ -104,7 +104,11 @@ fn problems(f: &Function) -> Vec<Problem> {
                         Some(msg::HINT_SHARD_RAGGED),
                     ));
                 } else if size_attrs.contains(&d.as_str()) {
-                    out.push((Some((key, d.clone())), msg::shard_sized_by_attr(&f.name, d), None));
+                    out.push((
+                        Some((key, d.clone())),
+                        msg::shard_sized_by_attr(&f.name, key, d),
+                        Some(msg::HINT_SHARD_SIZED),
+                    ));
                 } else if let Some((p, _)) = outputs.iter().find(|(_, ds)| !has(ds, d)) {
                     out.push((
                         Some((key, d.clone())),
@@ -117,6 +121,12 @@ fn problems(f: &Function) -> Vec<Problem> {
                     out.push((Some((key, d.clone())), msg::shard_and_reduce(&f.name, d), None));
                 } else if let Some((p, _)) = outputs.iter().find(|(_, ds)| has(ds, d)) {
                     out.push((Some((key, d.clone())), msg::reduce_in_output(&f.name, d, &p.name), None));
+                } else if size_attrs.contains(&d.as_str()) {
+                    out.push((
+                        Some((key, d.clone())),
+                        msg::shard_sized_by_attr(&f.name, key, d),
+                        Some(msg::HINT_SHARD_SIZED),
+                    ));
                 }
             }
         }

@@ -1020,10 +1020,18 @@ pub(crate) const HINT_SHARD_RAGGED: &str = "each device computes its block of ev
 pub(crate) const HINT_SHARD_OUTPUT: &str = "declare a dimension the output sums over in `reduce:` instead; a dimension \
      in neither list is gathered on every device before the call (always right)";
 
-pub(crate) fn shard_sized_by_attr(function: &str, dim: &str) -> String {
-    let (function, dim) = (q(function), q(dim));
-    format!("`shard:` of '{function}' names '{dim}', an output size given by the attribute '{dim}': it cannot be split")
+pub(crate) fn shard_sized_by_attr(function: &str, key: &str, dim: &str) -> String {
+    let (function, key, dim) = (q(function), q(key), q(dim));
+    format!(
+        "`{key}:` of '{function}' names '{dim}', which the integer attribute '{dim}' also gives: split along it, each \
+         device holds a block of '{dim}' but the attribute still says the whole extent, so the kernel would read or \
+         write past its block"
+    )
 }
+
+pub(crate) const HINT_SHARD_SIZED: &str = "a kernel that takes the extent from its array's shape (a `BE::Tensor`'s \
+     dims) instead of an attribute can be split along it; otherwise leave the dimension out of `shard:` and `reduce:` \
+     (a dimension in neither list is gathered on every device before the call)";
 
 pub(crate) fn reduce_in_output(function: &str, dim: &str, output: &str) -> String {
     let (function, dim, output) = (q(function), q(dim), q(output));
