@@ -1041,6 +1041,17 @@ pub(crate) fn reduce_in_output(function: &str, dim: &str, output: &str) -> Strin
     )
 }
 
+pub(crate) fn reduce_not_numeric(function: &str, output: &str, dtype: &str) -> String {
+    let (function, output, dtype) = (q(function), q(output), q(dtype));
+    format!(
+        "`reduce:` of '{function}': its output '{output}' is {dtype}, which cannot be a sum: each device computes a \
+         partial output and `reduce:` adds them up"
+    )
+}
+
+pub(crate) const HINT_REDUCE_NUMERIC: &str = "return a number (an int32 count, a float) and compare it after the call, \
+     or leave the dimension out of `reduce:` (a dimension in neither list is gathered on every device before the call)";
+
 pub(crate) fn shard_and_reduce(function: &str, dim: &str) -> String {
     let (function, dim) = (q(function), q(dim));
     format!("'{function}' names '{dim}' in both `shard:` and `reduce:`: a dimension is one or the other")
