@@ -554,8 +554,9 @@ pub(crate) fn library_shadows_module(name: &str, from: &str) -> String {
     let from = q(from);
     format!(
         "the library name `{name}` (the {from}) is not usable: the generated Python module `{name}` and the \
-         module `{name}` that it or JAX imports (from Python's standard library, or jax, jaxlib, numpy, ml_dtypes \
-         and JAX's other dependencies) would hide one another"
+         module `{name}` that it or JAX imports (from Python's standard library, or jax, jaxlib, numpy, ml_dtypes, \
+         JAX's other dependencies and the modules it looks for at start-up: `jax_plugins`, its GPU and TPU plugins) \
+         would hide one another"
     )
 }
 
