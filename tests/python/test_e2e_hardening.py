@@ -1,12 +1,15 @@
 """Calls that once read past a buffer or computed garbage, now refused or
 right: an integer attribute named like an input's dimension checked against
-that input's extent at trace time (the kernel trusts it as a length)."""
+that input's extent at trace time (the kernel trusts it as a length); a
+dimension received by any LP64 spelling of an integer type (`long`,
+`size_t`, `std::int64_t`, `unsigned long`, `int64_t const`, ...)."""
 
 import numpy as np
 import pytest
 from conftest import import_module, run_begen
 
 KERNEL = """\
+#include <cstddef>
 #include <cstdint>
 
 #include "brainevent/common.h"
@@ -17,6 +20,17 @@ void total(const float* x, float* y, int64_t n) {
     for (int64_t i = 0; i < n; ++i) s += x[i];
     *y = s;
 }
+"""
+
+# One kernel per spelling of the parameter that receives dimension n.
+DIM_TYPES = ["long", "size_t", "std::int64_t", "unsigned long", "int64_t const", "std::size_t", "ptrdiff_t",
+             "long long int", "unsigned", "std::uint32_t", "long unsigned int", "const std::ptrdiff_t"]
+for i, ty in enumerate(DIM_TYPES):
+    KERNEL += f"""
+// @BE twice{i} arg:float32[n] ret:float32[n] dim.n
+void twice{i}(const float* x, float* y, {ty} n) {{
+    for (long long i = 0; i < static_cast<long long>(n); ++i) y[i] = 2 * x[i];
+}}
 """
 
 
@@ -43,3 +57,9 @@ def test_an_attribute_named_like_an_input_dimension_must_equal_its_extent(m, jax
         jax.jit(lambda v: m.total(v, n=15))(x)
     with pytest.raises(TypeError, match=r"total: attribute 'n' sizes dimension 'n': it takes an integer"):
         m.total(x, n=16.0)
+
+
+@pytest.mark.parametrize("i", range(len(DIM_TYPES)), ids=DIM_TYPES)
+def test_a_dimension_received_by_any_integer_type(m, jax_cpu, i):
+    x = np.arange(7, dtype=np.float32)
+    np.testing.assert_array_equal(getattr(m, f"twice{i}")(x), 2 * x)
