@@ -874,6 +874,18 @@ pub(crate) fn primitive_and_vjp(function: &str, key: &str) -> String {
 pub(crate) const HINT_PRIMITIVE_VJP: &str = "keep `vjp` for a kernel differentiated in reverse mode only; with `jvp` or \
      `linear` (and `transpose`), forward and reverse mode both work";
 
+pub(crate) fn jvp_and_linear(function: &str, key: &str) -> String {
+    let (function, key) = (q(function), q(key));
+    format!(
+        "'{function}' has both `jvp` and `{key}`: with a tangent kernel, JAX differentiates through it and never \
+         through `linear`/`transpose`, so reverse mode would need the tangent kernel's own transposes"
+    )
+}
+
+pub(crate) const HINT_JVP_LINEAR: &str = "a kernel linear in its inputs needs no tangent kernel: keep `linear` and \
+     `transpose` and drop `jvp`; a nonlinear kernel keeps `jvp`, and its tangent kernel gets `linear` and `transpose` \
+     (docs/primitives.md)";
+
 pub(crate) fn transpose_not_linear(function: &str, param: &str) -> String {
     let (function, param) = (q(function), q(param));
     format!("`transpose:` of '{function}' names '{param}', which its `linear:` does not list")
