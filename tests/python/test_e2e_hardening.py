@@ -2,7 +2,8 @@
 right: an integer attribute named like an input's dimension checked against
 that input's extent at trace time (the kernel trusts it as a length); a
 dimension received by any LP64 spelling of an integer type (`long`,
-`size_t`, `std::int64_t`, `unsigned long`, `int64_t const`, ...)."""
+`size_t`, `std::int64_t`, `unsigned long`, `int64_t const`, ...); an out=
+that is not a ShapeDtypeStruct refused naming the kernel."""
 
 import numpy as np
 import pytest
@@ -63,3 +64,13 @@ def test_an_attribute_named_like_an_input_dimension_must_equal_its_extent(m, jax
 def test_a_dimension_received_by_any_integer_type(m, jax_cpu, i):
     x = np.arange(7, dtype=np.float32)
     np.testing.assert_array_equal(getattr(m, f"twice{i}")(x), 2 * x)
+
+
+def test_out_takes_a_struct_for_one_output(m, jax_cpu):
+    x = np.arange(16, dtype=np.float32)
+    struct = jax_cpu.ShapeDtypeStruct((), np.float32)
+    assert float(m.total(x, n=16, out=struct)) == 120.0
+    with pytest.raises(TypeError, match=r"^total: out= takes a jax.ShapeDtypeStruct; got \(ShapeDtypeStruct.*\(tuple\) for output 'y'$"):
+        m.total(x, n=16, out=(struct,))
+    with pytest.raises(TypeError, match=r"^total: out= takes a jax.ShapeDtypeStruct; got 3 \(int\) for output 'y'$"):
+        m.total(x, n=16, out=3)

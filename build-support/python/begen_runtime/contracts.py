@@ -7,7 +7,7 @@ Above the `# begen: emit below` line: only what this file needs on its own.
 import jax as _jax
 import numpy as _np
 
-from .core import _begen_dtype, _begen_honest
+from .core import _begen_dtype, _begen_honest, _begen_show
 
 # begen: emit below
 
@@ -115,6 +115,10 @@ def _begen_outputs(fn, out, specs, d, c):
         out = (out,)
     elif not isinstance(out, (tuple, list)) or len(out) != n:
         raise TypeError(f"{fn}: out= takes a tuple of {n} jax.ShapeDtypeStruct, one per output")
+    for s, (name, _, _) in zip(out, specs):
+        if not hasattr(s, "shape") or not hasattr(s, "dtype"):
+            takes = "a jax.ShapeDtypeStruct" if n == 1 else f"a tuple of {n} jax.ShapeDtypeStruct, one per output"
+            raise TypeError(f"{fn}: out= takes {takes}; got {_begen_show(s)} for output '{name}'")
     for s, (name, dtype, dims) in zip(out, specs):
         _begen_match(fn, s, name, dtype, dims, d, c, "output")
     return list(out)
