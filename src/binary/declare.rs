@@ -10,33 +10,20 @@
 //! unreadable file, an unknown convention, a struct that cannot be laid
 //! out) is a diagnostic at the place in begen.yaml that causes it.
 
-use std::path::Path;
 use std::sync::Arc;
 
-use crate::config::{Config, ConfigFile, KernelConfig};
+use crate::config::KernelConfig;
 use crate::diag::{Diagnostic, messages::binary as bm};
 use crate::model::binary::{BinaryImage, Convention};
 use crate::model::decl::{Callee, Declared, LocateError};
 use crate::model::{AttrType, Platform, is_identifier};
-use crate::source::{FileId, SourceMap, Span};
+use crate::settings::RunInput;
+use crate::source::Span;
 
 use super::elf::Cubin;
 use super::fatbin::Fatbin;
 use super::layout::{CType, Member, StructDef, Structs};
 use super::ptx::{self, PtxEntry};
-
-/// What the binary front end reads from: begen.yaml, where it is, and the
-/// root its files are under.
-pub(crate) struct Manifest<'a> {
-    pub(crate) map: &'a SourceMap,
-    pub(crate) config: &'a Config,
-    pub(crate) config_file: Option<&'a ConfigFile>,
-    /// The kernel directory, absolute.
-    pub(crate) root: &'a Path,
-    /// The pseudo-file standing for the root (where a kernel begen.yaml
-    /// does not show is declared).
-    pub(crate) root_file: FileId,
-}
 
 /// What a binary file holds, as far as begen can read it.
 #[derive(Debug, Clone)]
@@ -76,7 +63,7 @@ pub(crate) struct Binaries {
     pub(crate) structs: Structs,
 }
 
-fn span(mf: &Manifest, word: &str, after_line: usize) -> Option<Span> {
+fn span(mf: &RunInput, word: &str, after_line: usize) -> Option<Span> {
     mf.config_file.map(|c| c.span(mf.map, word, after_line))
 }
 
@@ -88,7 +75,7 @@ fn push(diags: &mut Vec<Diagnostic>, at: Option<Span>, d: impl FnOnce(Span) -> D
 
 /// Reads `structs:` and `binaries:`: the structs' layouts, each binary's
 /// bytes and contents, and one declared function per kernel.
-pub(crate) fn declare(mf: &Manifest, diags: &mut Vec<Diagnostic>) -> (Vec<Declared>, Binaries) {
+pub(crate) fn declare(mf: &RunInput, diags: &mut Vec<Diagnostic>) -> (Vec<Declared>, Binaries) {
     let mut out = Binaries { structs: declare_structs(mf, diags), ..Binaries::default() };
     let mut declared = Vec::new();
     let mut after = 1;
@@ -157,7 +144,7 @@ pub(crate) fn declare(mf: &Manifest, diags: &mut Vec<Diagnostic>) -> (Vec<Declar
 /// Where begen.yaml writes `word` as a value (a list item, not a key), on
 /// the first line at or after `after_line` that has it: a token such as
 /// `dim.n` must not be found in a later kernel's `dim.n:uint64`.
-fn value_span(mf: &Manifest, word: &str, after_line: usize) -> Option<Span> {
+fn value_span(mf: &RunInput, word: &str, after_line: usize) -> Option<Span> {
     let id = mf.config_file?.id;
     let text = String::from_utf8_lossy(&mf.map.get(id).bytes).into_owned();
     let bound = |c: Option<char>| c.is_none_or(|c| c.is_whitespace() || "[],\"'#{}".contains(c));
@@ -179,7 +166,7 @@ fn value_span(mf: &Manifest, word: &str, after_line: usize) -> Option<Span> {
 
 /// The bytes of a binary: a file under the root with one of the three
 /// extensions.
-fn read_binary(mf: &Manifest, file: &str, at: Option<Span>, diags: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
+fn read_binary(mf: &RunInput, file: &str, at: Option<Span>, diags: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
     let path = std::path::Path::new(file);
     let inside = path.is_relative() && !path.components().any(|c| matches!(c, std::path::Component::ParentDir));
     let known = [".cubin", ".fatbin", ".ptx"].iter().any(|e| file.ends_with(e));
@@ -243,7 +230,7 @@ impl Contents {
 /// the members: each struct is read once and added when the last struct
 /// it contains is (a chain of 8,000 structs declared in any order, or one
 /// of 100,000 members, takes milliseconds).
-fn declare_structs(mf: &Manifest, diags: &mut Vec<Diagnostic>) -> Structs {
+fn declare_structs(mf: &RunInput, diags: &mut Vec<Diagnostic>) -> Structs {
     /// A member's type: a scalar, or the struct of an index in `pending`
     /// (`None`: a struct that is never laid out, one with a bad name).
     enum Ty {

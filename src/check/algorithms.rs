@@ -8,13 +8,14 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::{Request, config_span};
+use super::config_span;
 use crate::config::FunctionConfig;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::{
     Algorithm, AttrType, Extent, Function, Implementation, Module, Param, ScalarKind, TensorType, Token, is_identifier,
     is_py_keyword, is_py_reserved,
 };
+use crate::settings::RunInput;
 use crate::source::Span;
 
 /// An algorithm whose implementations were found, before the functions'
@@ -27,20 +28,20 @@ pub(super) struct Listed {
 }
 
 /// Where begen.yaml writes `word` as a value at or after `after`.
-pub(super) fn value_span(req: &Request, word: &str, after: usize) -> Option<Span> {
+pub(super) fn value_span(req: &RunInput, word: &str, after: usize) -> Option<Span> {
     req.config_file.as_ref().map(|c| c.value_span(req.map, word, after))
 }
 
 /// The 1-based line where begen.yaml writes `key` as a key at or after
 /// `after`, or `after` when it does not.
-pub(super) fn key_line(req: &Request, key: &str, after: usize) -> usize {
+pub(super) fn key_line(req: &RunInput, key: &str, after: usize) -> usize {
     config_span(req, key, after).map_or(after, |s| req.map.position(s).0)
 }
 
 /// Checks `algorithms:`: names, implementations that exist (once each, in
 /// one module) and agree with each other. Returns the algorithms whose
 /// implementations all resolved.
-pub(super) fn check_algorithms(req: &Request, functions: &[Function], diags: &mut Vec<Diagnostic>) -> Vec<Listed> {
+pub(super) fn check_algorithms(req: &RunInput, functions: &[Function], diags: &mut Vec<Diagnostic>) -> Vec<Listed> {
     if req.config.algorithms.is_empty() {
         return Vec::new();
     }
@@ -197,7 +198,7 @@ pub(super) fn resolve(
 /// names an attribute of `f`, and each value fits its type. Problems are
 /// reported at `key`'s entry in begen.yaml.
 pub(super) fn check_unsupported(
-    req: &Request,
+    req: &RunInput,
     key: &str,
     opts: &FunctionConfig,
     f: &Function,
@@ -266,7 +267,7 @@ fn py_literal(v: &serde_yaml_ng::Value, ty: AttrType) -> Option<String> {
 /// Resolves and checks each `vjp:`: the backward kernel is a function of
 /// the forward's module that fits it. A backward that does not is an error
 /// and the option is dropped.
-pub(super) fn check_vjps(req: &Request, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
+pub(super) fn check_vjps(req: &RunInput, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
     let functions_line = key_line(req, "functions", 1);
     let mut reported = BTreeSet::new();
     for k in 0..functions.len() {

@@ -96,6 +96,7 @@ fn failed(diags: &[Diagnostic]) -> bool {
 /// decided later, with the annotated functions').
 pub(super) fn check_kernel(
     d: &Declared,
+    names: model::FunctionNames,
     kernel: &BinaryKernel,
     bins: &Binaries,
     req_map: &SourceMap,
@@ -106,25 +107,9 @@ pub(super) fn check_kernel(
     let function = check_call(d, kernel, bins, locate, &mut diags).map(|(params, call)| {
         let (file, path) = config_name;
         let (line, column) = req_map.position(d.name_span);
-        model::Function {
-            name: d.name.clone(),
-            module: String::new(),
-            target: String::new(),
-            py_name: String::new(),
-            handler: String::new(),
-            trampoline: String::new(),
-            file: file.to_string(),
-            variant: None,
-            path: path.to_path_buf(),
-            line,
-            column,
-            platform: Platform::Cuda,
-            params,
-            options: model::FunctionOptions::default(),
-            consts: Vec::new(),
-            instances: Vec::new(),
-            binary: Some(Box::new(call)),
-        }
+        let at =
+            model::Defined { file: file.to_string(), path: path.to_path_buf(), line, column, platform: Platform::Cuda };
+        model::Function::new(d.name.clone(), names, at, params, Vec::new(), Some(Box::new(call)))
     });
     (function, diags)
 }

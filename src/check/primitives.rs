@@ -8,16 +8,16 @@
 
 use std::collections::BTreeSet;
 
-use super::Request;
 use super::algorithms::{DimMap, consts_text, contract_text, contracts_agree, key_line, value_span};
 use crate::config::FunctionConfig;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::{Function, Param, Token};
+use crate::settings::RunInput;
 use crate::source::Span;
 
 /// Checks the primitive options of every function; a function with a
 /// problem keeps none of them (its Python function stays a plain call).
-pub(super) fn check_primitives(req: &Request, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
+pub(super) fn check_primitives(req: &RunInput, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
     let functions_line = key_line(req, "functions", 1);
     let mut reported = BTreeSet::new();
     for k in 0..functions.len() {
@@ -48,7 +48,7 @@ pub(super) fn check_primitives(req: &Request, functions: &mut [Function], diags:
 /// One error: where, its message, its notes, its hint.
 type Problem = (Option<Span>, String, Vec<String>, Option<&'static str>);
 
-fn check_one(req: &Request, f: &Function, functions: &[Function], line: usize, out: &mut Vec<Diagnostic>) {
+fn check_one(req: &RunInput, f: &Function, functions: &[Function], line: usize, out: &mut Vec<Diagnostic>) {
     let at_key = |word: &str| value_span(req, word, line);
     let o = &f.options;
     let mut errors: Vec<Problem> = Vec::new();

@@ -9,15 +9,15 @@
 
 use std::collections::BTreeSet;
 
-use super::Request;
 use super::algorithms::{key_line, value_span};
 use crate::config::FunctionConfig;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::{Function, Param};
+use crate::settings::RunInput;
 
 /// Checks the sharding options of every function; a function with a
 /// problem keeps none of them (its calls are gathered, as undeclared).
-pub(super) fn check_sharding(req: &Request, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
+pub(super) fn check_sharding(req: &RunInput, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
     let functions_line = key_line(req, "functions", 1);
     let mut reported = BTreeSet::new();
     for f in functions.iter_mut() {

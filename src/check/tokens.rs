@@ -1,9 +1,9 @@
 //! The token language of an arg_spec: `arg`, `ret`, `stream`,
 //! `attr.<name>[:<type>]`, and the kernix aliases (`args`, `rets`,
-//! `ctx.stream`, `attrs.<name>`), normalised on the way in; and the typed
-//! forms of seed 002: `arg:<dtype>[<dims>]`, `ret:...`, `inout[:...]`,
-//! `dim.<name>[:<type>]` and `const.<NAME>=<v1>,<v2>,...`; and the
-//! attributes of issue 10: `attr.<name>:<Struct>` (a struct defined in the
+//! `ctx.stream`, `attrs.<name>`), normalised on the way in; the typed
+//! forms: `arg:<dtype>[<dims>]`, `ret:...`, `inout[:...]`,
+//! `dim.<name>[:<type>]` and `const.<NAME>=<v1>,<v2>,...`; and the struct
+//! and array attributes: `attr.<name>:<Struct>` (a struct defined in the
 //! sources) and `attr.<name>:<dtype>[]` (a 1-D array).
 
 use crate::model::{AttrType, ElementType, Extent, TensorType, is_identifier};
@@ -45,6 +45,29 @@ pub(crate) enum SpecToken {
         name: String,
         values: Vec<String>,
     },
+}
+
+/// The token as written (normalised): what messages quote.
+impl std::fmt::Display for SpecToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tensor = |f: &mut std::fmt::Formatter<'_>, word: &str, c: &Option<TensorType>| match c {
+            Some(c) => write!(f, "{word}:{c}"),
+            None => f.write_str(word),
+        };
+        match self {
+            SpecToken::Arg(c) => tensor(f, "arg", c),
+            SpecToken::Ret(c) => tensor(f, "ret", c),
+            SpecToken::InOut(c) => tensor(f, "inout", c),
+            SpecToken::Stream => f.write_str("stream"),
+            SpecToken::Attr { name, ty: Some(ty) } => write!(f, "attr.{name}:{ty}"),
+            SpecToken::Attr { name, ty: None } => write!(f, "attr.{name}"),
+            SpecToken::Struct { name, ty } => write!(f, "attr.{name}:{ty}"),
+            SpecToken::Array { name, ty } => write!(f, "attr.{name}:{ty}[]"),
+            SpecToken::Dim { name, ty: Some(ty) } => write!(f, "dim.{name}:{ty}"),
+            SpecToken::Dim { name, ty: None } => write!(f, "dim.{name}"),
+            SpecToken::Const { name, values } => write!(f, "const.{name}={}", values.join(",")),
+        }
+    }
 }
 
 impl SpecToken {
