@@ -24,6 +24,7 @@ use crate::model::decl::Declared;
 use crate::model::{self, AttrType, ElementType, Extent, Param, Platform, TensorType, Token, is_identifier};
 use crate::source::{SourceMap, Span};
 
+use super::Checked;
 use super::function::check_tokens;
 use super::tokens::SpecToken;
 
@@ -92,24 +93,23 @@ fn failed(diags: &[Diagnostic]) -> bool {
     diags.iter().any(|d| d.severity == Severity::Error)
 }
 
-/// Checks one binary kernel into a function (module, target and names are
-/// decided later, with the annotated functions').
+/// Checks one binary kernel (its names are decided when it is kept, as an
+/// annotated function's are).
 pub(super) fn check_kernel(
     d: &Declared,
-    names: model::FunctionNames,
     kernel: &BinaryKernel,
     bins: &Binaries,
     req_map: &SourceMap,
     config_name: (&str, &std::path::Path),
     locate: Locate,
-) -> (Option<model::Function>, Vec<Diagnostic>) {
+) -> (Option<Checked>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let function = check_call(d, kernel, bins, locate, &mut diags).map(|(params, call)| {
         let (file, path) = config_name;
         let (line, column) = req_map.position(d.name_span);
         let at =
             model::Defined { file: file.to_string(), path: path.to_path_buf(), line, column, platform: Platform::Cuda };
-        model::Function::new(d.name.clone(), names, at, params, Vec::new(), Some(Box::new(call)))
+        Checked { at, params, consts: Vec::new(), binary: Some(Box::new(call)) }
     });
     (function, diags)
 }

@@ -1,6 +1,7 @@
 //! One declared function: its arg_spec from inline or begen.yaml tokens,
 //! cross-checked against the signature, or inferred from it.
 
+use super::Checked;
 use super::attrs::{self, Explicit};
 use super::contract;
 use super::infer::{self, Role};
@@ -12,11 +13,7 @@ use crate::source::{SourceMap, Span};
 
 /// Checks one declared function: the function when it is sound, and every
 /// diagnostic found (warnings may come with a function).
-pub(super) fn check_declared(
-    c: &Declared,
-    names: model::FunctionNames,
-    map: &SourceMap,
-) -> (Option<model::Function>, Vec<Diagnostic>) {
+pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<Checked>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     if let Some(e) = &c.enclosing {
         let text = match e {
@@ -95,7 +92,7 @@ pub(super) fn check_declared(
     let source = map.get(file);
     let at =
         model::Defined { file: source.name.clone(), path: source.path.clone(), line, column, platform: c.platform };
-    let func = model::Function::new(c.name.clone(), names, at, params, consts, None);
+    let func = Checked { at, params, consts, binary: None };
     (Some(func), diags)
 }
 

@@ -28,10 +28,11 @@ use std::path::{Path, PathBuf};
 
 use crate::binary::declare::Binaries;
 use crate::diag::{Diagnostic, Severity, messages as msg};
+use crate::model::binary::BinaryCall;
 use crate::model::decl::{Callee, Declared};
 use crate::model::{
-    Function, FunctionOptions, Library, Platform, PlatformChoice, Settings, SourceFile, Token, Variant, VmapMethod,
-    is_identifier, is_py_keyword, shadows_py_module,
+    Const, Defined, Function, FunctionOptions, Library, Param, Platform, PlatformChoice, Settings, SourceFile, Token,
+    Variant, VmapMethod, is_identifier, is_py_keyword, shadows_py_module,
 };
 use crate::par;
 use crate::settings::RunInput;
@@ -206,6 +207,16 @@ fn check_config_sources(req: &RunInput, diags: &mut Vec<Diagnostic>) {
     }
 }
 
+/// A declared function that checked out, before it is named: where it is
+/// defined, its parameters and template consts, and what a precompiled
+/// kernel's handler launches.
+pub(super) struct Checked {
+    pub(super) at: Defined,
+    pub(super) params: Vec<Param>,
+    pub(super) consts: Vec<Const>,
+    pub(super) binary: Option<Box<BinaryCall>>,
+}
+
 /// How a declared function's name stands in its module.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Repeat {
@@ -291,13 +302,10 @@ fn check_functions(
                 }
                 Repeat::Unique | Repeat::First => None,
             };
-            let is_variant = variant.is_some();
-            let names = naming.of(&d.name, module, variant);
-            let (function, mut diags) = match d.callee {
-                Callee::Source { .. } => function::check_declared(&d, names, map),
+            let (checked, mut diags) = match d.callee {
+                Callee::Source { .. } => function::check_declared(&d, map),
                 Callee::Binary { kernel } => binaries::check_kernel(
                     &d,
-                    names,
                     &binaries.kernels[kernel],
                     binaries,
                     map,
@@ -307,11 +315,15 @@ fn check_functions(
             };
             // A variant repeats its source's functions: their own problems are
             // reported once, with the source's.
-            if is_variant {
+            if variant.is_some() {
                 diags.clear();
             }
             diags.extend(repeated);
-            item.function = function.filter(|_| item.repeat == Repeat::Unique).map(Box::new);
+            // Named only when kept: a large tree may repeat every name.
+            item.function = checked.filter(|_| item.repeat == Repeat::Unique).map(|c| {
+                let names = naming.of(&d.name, module, variant);
+                Box::new(Function::new(d.name.clone(), names, c.at, c.params, c.consts, c.binary))
+            });
             item.diags = diags;
         },
     );
