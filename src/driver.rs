@@ -115,8 +115,6 @@ const RELEASE_AT: usize = 8 << 20;
 /// # Ok::<(), begen::Error>(())
 /// ```
 pub fn run(settings: &Settings) -> Result<Run, Error> {
-    // The helper threads start while this thread walks the tree.
-    crate::par::start();
     let root = &settings.root;
     let mut map = SourceMap::default();
     let root_file = map.add(".", root, Vec::new());
