@@ -30,10 +30,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use crate::Error;
-use crate::binary::{self, declare::Manifest};
+use crate::binary;
 use crate::build::{self as compile, Toolchain};
 pub use crate::build::{BuildOutput, Env, Generated, Reporter, StderrReporter};
-use crate::check::{self, Request};
+use crate::check;
 use crate::config::{self, SourceSpec, yaml_path};
 use crate::diag::Severity;
 use crate::diag::{self, Diagnostic};
@@ -43,6 +43,7 @@ use crate::model::decl::Listed;
 pub use crate::model::{Platform, PlatformChoice};
 use crate::parse::{self, Headers};
 use crate::scan::{self, Kind};
+use crate::settings::RunInput;
 pub use crate::settings::Settings;
 
 use crate::source::{FileId, SourceMap};
@@ -85,25 +86,11 @@ impl Run {
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
-
-    /// The scan document of `begen scan --format json`: the functions (name,
-    /// file, line, platform, arg_spec, module, target...) and every
-    /// diagnostic, pretty-printed, ending with a newline.
-    ///
-    /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-    /// let json = run.to_json();
-    /// assert!(json.starts_with('{') && json.ends_with("}\n"));
-    /// # Ok::<(), begen::Error>(())
-    /// ```
-    pub fn to_json(&self) -> String {
-        crate::report::Report::new(self).to_json()
-    }
 }
 
 /// How much source text a JSON or YAML scan must let go of for the memory
-/// to be handed back to the system at once (a 20-fold brainevent tree: peak
-/// 77 -> 59 MB).
+/// to be handed back to the system at once (on a large tree this lowers the
+/// peak by about a quarter).
 const RELEASE_AT: usize = 8 << 20;
 
 /// Runs the front ends and `check` over `settings.root`. Fails only when the
@@ -118,8 +105,6 @@ const RELEASE_AT: usize = 8 << 20;
 /// # Ok::<(), begen::Error>(())
 /// ```
 pub fn run(settings: &Settings) -> Result<Run, Error> {
-    // The helper threads start while this thread walks the tree.
-    crate::par::start();
     let root = &settings.root;
     let mut map = SourceMap::default();
     let root_file = map.add(".", root, Vec::new());
@@ -160,23 +145,20 @@ pub fn run(settings: &Settings) -> Result<Run, Error> {
 
     // The second front end: begen.yaml's precompiled kernels.
     let absolute = std::fs::canonicalize(root).map_err(|e| Error::io(root, e))?;
-    let manifest =
-        Manifest { map: &map, config: &config, config_file: config_file.as_ref(), root: &absolute, root_file };
-    let (kernels, binaries) = binary::declare::declare(&manifest, &mut diags);
-    declared.push(kernels);
-
-    // check: decide everything.
-    let request = Request {
+    let input = RunInput {
         map: &map,
         config: &config,
-        config_file: config_file.clone(),
+        config_file: config_file.as_ref(),
         root: &absolute,
         root_file,
         settings,
         sources: &sources,
-        binaries: &binaries,
     };
-    let (library, check_diags) = check::check(&request, declared);
+    let (kernels, binaries) = binary::declare::declare(&input, &mut diags);
+    declared.push(kernels);
+
+    // check: decide everything.
+    let (library, check_diags) = check::check(&input, &binaries, declared);
     diags.extend(check_diags);
     diag::sort(&mut diags, &map);
 

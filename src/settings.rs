@@ -153,3 +153,26 @@ fn host_triple() -> String {
         os => format!("{arch}-unknown-{os}"),
     }
 }
+
+/// What the stages after the scan read about one run, built once by the
+/// driver: the binary front end (`binary::declare`) and `check` take it.
+pub(crate) struct RunInput<'a> {
+    /// Every file entered and read.
+    pub(crate) map: &'a crate::source::SourceMap,
+    /// begen.yaml as read (the defaults when there is none).
+    pub(crate) config: &'a crate::config::Config,
+    /// begen.yaml's text and word index, when there is one.
+    pub(crate) config_file: Option<&'a crate::config::ConfigFile>,
+    /// The kernel directory, absolute.
+    pub(crate) root: &'a Path,
+    /// A pseudo-file standing for the root, for diagnostics about the
+    /// library as a whole that no file holds (a name from the directory,
+    /// a kernel begen.yaml does not show).
+    pub(crate) root_file: crate::source::FileId,
+    /// The caller's settings: the library name (`--name`, `Build::name`),
+    /// platform, output directory (sources under it are not the library's),
+    /// include directories, and whether the library is to be built.
+    pub(crate) settings: &'a Settings,
+    /// Every source file found, in walk order.
+    pub(crate) sources: &'a [(crate::source::FileId, crate::model::Platform)],
+}

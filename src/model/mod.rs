@@ -523,7 +523,112 @@ pub struct Function {
     pub(crate) binary: Option<Box<binary::BinaryCall>>,
 }
 
+/// A function's names in the library, decided from its module and the
+/// library's name and prefix before it is checked (`check::names`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FunctionNames {
+    /// The module it belongs to.
+    pub(crate) module: String,
+    /// The variant of its source it is compiled in, if any.
+    pub(crate) variant: Option<String>,
+    /// Its XLA FFI target.
+    pub(crate) target: String,
+    /// Its exported handler symbol.
+    pub(crate) handler: String,
+    /// Its hidden trampoline symbol.
+    pub(crate) trampoline: String,
+}
+
+/// Where a function is defined: its file (as the user names it and as
+/// found on disk), the position of its name, and its platform.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Defined {
+    pub(crate) file: String,
+    pub(crate) path: PathBuf,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+    pub(crate) platform: Platform,
+}
+
 impl Function {
+    /// A checked function with its names, where it is defined, its
+    /// parameters and template consts, and what a precompiled kernel's
+    /// handler launches. Its Python name starts as its own name (the module's
+    /// other names may rename it, `check::names`); its options are the
+    /// defaults until begen.yaml's `functions:` entry is applied; a template
+    /// kernel's instances are made from its names and consts.
+    pub(crate) fn new(
+        name: String,
+        names: FunctionNames,
+        at: Defined,
+        params: Vec<Param>,
+        consts: Vec<Const>,
+        binary: Option<Box<binary::BinaryCall>>,
+    ) -> Function {
+        let FunctionNames { module, variant, target, handler, trampoline } = names;
+        let Defined { file, path, line, column, platform } = at;
+        let mut f = Function {
+            py_name: name.clone(),
+            name,
+            module,
+            target,
+            handler,
+            trampoline,
+            file,
+            variant,
+            path,
+            line,
+            column,
+            platform,
+            params,
+            options: FunctionOptions::default(),
+            consts,
+            instances: Vec::new(),
+            binary,
+        };
+        f.instances = f.instances_of_consts();
+        f
+    }
+
+    /// The instantiations of a template kernel: one per combination of its
+    /// consts' values, each with its own target (`<target>[T=float32,N=4]`)
+    /// and symbols (`<symbol>__float32_4`).
+    fn instances_of_consts(&self) -> Vec<Instance> {
+        if self.consts.is_empty() {
+            return Vec::new();
+        }
+        let mut combos: Vec<Vec<String>> = vec![Vec::new()];
+        for k in &self.consts {
+            combos = combos
+                .into_iter()
+                .flat_map(|prefix| {
+                    k.values.iter().map(move |v| {
+                        let mut c = prefix.clone();
+                        c.push(v.clone());
+                        c
+                    })
+                })
+                .collect();
+        }
+        combos
+            .into_iter()
+            .map(|values| {
+                let shown: Vec<String> =
+                    self.consts.iter().zip(&values).map(|(k, v)| format!("{}={v}", k.name)).collect();
+                // Symbol-safe: `-3` becomes `m3`.
+                let suffix: Vec<String> = values.iter().map(|v| v.replace('-', "m")).collect();
+                let suffix = suffix.join("_");
+                Instance {
+                    key: format!("{}[{}]", self.name, shown.join(",")),
+                    target: format!("{}[{}]", self.target, shown.join(",")),
+                    handler: format!("{}__{suffix}", self.handler),
+                    trampoline: format!("{}__{suffix}", self.trampoline),
+                    values,
+                }
+            })
+            .collect()
+    }
+
     /// The canonical arg_spec, one token per C++ parameter, as `begen scan`
     /// reports it (`arg`, `attr.x:float32`).
     ///
