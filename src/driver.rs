@@ -128,6 +128,12 @@ const RELEASE_AT: usize = 8 << 20;
 /// # Ok::<(), begen::Error>(())
 /// ```
 pub fn run(settings: &Settings) -> Result<Run, Error> {
+    run_in(settings, &Env::new())
+}
+
+/// [`run`], reading the environment through `env` (a build's, whose
+/// variables build.rs reports to Cargo).
+fn run_in(settings: &Settings, env: &Env) -> Result<Run, Error> {
     // The helper threads start while this thread walks the tree.
     crate::par::start();
     let root = &settings.root;
@@ -183,6 +189,7 @@ pub fn run(settings: &Settings) -> Result<Run, Error> {
         root: &absolute,
         root_file,
         settings,
+        env,
         sources: &sources,
         binaries: &binaries,
     };
@@ -233,12 +240,12 @@ fn listed(
 
 /// Runs the pipeline for a build or generation into `settings.out`:
 /// reports every diagnostic and the files read; error diagnostics stop here.
-fn checked(settings: &Settings, reporter: &mut dyn Reporter) -> Result<Run, Error> {
+fn checked(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<Run, Error> {
     let Some(out) = &settings.out else {
         return Err(Error::other("no output directory: set the settings' `out`"));
     };
     let input = Settings { building: true, ..settings.clone() };
-    let run = run(&input)?;
+    let run = run_in(&input, env)?;
     reporter.files_read(&run.files_read);
     for d in &run.diagnostics {
         reporter.diagnostic(d, &run.sources);
@@ -255,8 +262,7 @@ fn checked(settings: &Settings, reporter: &mut dyn Reporter) -> Result<Run, Erro
 /// named `begen`, whose manifest would be `begen.yaml`) is refused before
 /// anything is written.
 fn refuse_overwriting_inputs(out: &std::path::Path, run: &Run) -> Result<(), Error> {
-    let name = &run.library.name;
-    let outputs = [format!("lib{name}.so"), format!("{name}.py"), format!("{name}.pyi"), format!("{name}.yaml")];
+    let outputs = run.library.plan.outputs.all();
     let same = |a: &std::path::Path, b: &std::path::Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
@@ -294,10 +300,10 @@ fn refuse_overwriting_inputs(out: &std::path::Path, run: &Run) -> Result<(), Err
 /// # Ok::<(), begen::Error>(())
 /// ```
 pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<Generated, Error> {
-    let run = checked(settings, reporter)?;
-    let api = compile::xla_ffi_api(&run.library, settings, env, reporter);
+    let run = checked(settings, env, reporter)?;
+    let api = compile::xla_ffi_api(&run.library, env, reporter);
     let emitted = emit::emit(&run.library, api.as_deref());
-    let files = compile::write_sources(settings.out_dir(), &run.library.name, &emitted)?;
+    let files = compile::write_sources(run.library.plan.out(), &run.library.name, &emitted)?;
     Ok(Generated { library: run.library, files, diagnostics: run.diagnostics })
 }
 
@@ -316,11 +322,11 @@ pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> 
 /// # Ok::<(), begen::Error>(())
 /// ```
 pub fn build(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput, Error> {
-    let run = checked(settings, reporter)?;
-    compile::refuse_foreign_outputs(settings.out_dir(), &run.library.name)?;
-    let tools = Toolchain::resolve(&run.library, settings, env, reporter)?;
+    let run = checked(settings, env, reporter)?;
+    compile::refuse_foreign_outputs(&run.library)?;
+    let tools = Toolchain::resolve(&run.library, env, reporter)?;
     let emitted = emit::emit(&run.library, tools.xla_ffi_api.as_deref());
-    compile::build_library(&run.library, &emitted, tools, settings, env, reporter)
+    compile::build_library(&run.library, &emitted, tools, env, reporter)
         .map(|out| BuildOutput { diagnostics: run.diagnostics, ..out })
 }
 

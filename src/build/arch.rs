@@ -58,28 +58,6 @@ impl fmt::Display for CudaArch {
     }
 }
 
-/// Where the architecture list came from (printed by `begen doctor`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ArchSource {
-    Option,
-    Env,
-    Config,
-    LocalGpu,
-    Default,
-}
-
-impl ArchSource {
-    pub(crate) fn describe(self) -> &'static str {
-        match self {
-            ArchSource::Option => "--arch / Build::arch",
-            ArchSource::Env => "BEGEN_CUDA_ARCH",
-            ArchSource::Config => "begen.yaml cuda.arch",
-            ArchSource::LocalGpu => "this machine's GPUs (nvidia-smi)",
-            ArchSource::Default => "begen's default list",
-        }
-    }
-}
-
 /// Parses a list given as several strings, each possibly `,`/space-separated.
 /// Returns the first unparsable entry as the error.
 pub(crate) fn parse_list<S: AsRef<str>>(items: &[S]) -> Result<Vec<CudaArch>, String> {
@@ -171,7 +149,7 @@ mod tests {
 mod examples {
     #[test]
     fn cuda_arch() {
-        use crate::build::CudaArch;
+        use crate::build::arch::CudaArch;
         let a = CudaArch::parse("9.0").unwrap();
         assert_eq!(a.to_string(), "sm_90");
         assert_eq!(CudaArch::parse("sm_90a").unwrap().to_string(), "sm_90a");
@@ -180,7 +158,7 @@ mod examples {
 
     #[test]
     fn gencode_flags() {
-        use crate::build::{CudaArch, arch::gencode_flags};
+        use crate::build::arch::{CudaArch, gencode_flags};
         let archs = [CudaArch::parse("sm_80").unwrap(), CudaArch::parse("sm_90a").unwrap()];
         assert_eq!(
             gencode_flags(&archs),
@@ -200,14 +178,14 @@ mod doc_examples {
 
     #[test]
     fn cuda_arch() {
-        use crate::build::CudaArch;
+        use crate::build::arch::CudaArch;
         assert_eq!(CudaArch::parse("9.0").unwrap().to_string(), "sm_90");
         assert!(CudaArch::parse("sm_x").is_none());
     }
 
     #[test]
     fn cuda_arch_parse() {
-        use crate::build::CudaArch;
+        use crate::build::arch::CudaArch;
         let a = CudaArch::parse("sm_90a").unwrap();
         assert_eq!((a.number, a.suffix), (90, Some('a')));
         assert_eq!(CudaArch::parse("compute_86"), CudaArch::parse("8.6"));

@@ -19,6 +19,9 @@ mod function;
 mod infer;
 mod modules;
 mod names;
+mod plan;
+
+pub(crate) use plan::backend as plan_backend;
 mod primitives;
 mod sharding;
 mod tokens;
@@ -31,7 +34,7 @@ use crate::config::{Config, ConfigFile};
 use crate::diag::{Diagnostic, Severity, messages as msg};
 use crate::model::decl::{Callee, Declared};
 use crate::model::{
-    Function, FunctionOptions, Library, Platform, PlatformChoice, Settings, SourceFile, Token, Variant, VmapMethod,
+    Function, FunctionOptions, Library, Platform, PlatformChoice, SourceFile, Token, Variant, VmapMethod,
     is_identifier, is_py_keyword, shadows_py_module,
 };
 use crate::par;
@@ -51,6 +54,9 @@ pub(crate) struct Request<'a> {
     /// platform, output directory (sources under it are not the library's),
     /// include directories, and whether the library is to be built.
     pub(crate) settings: &'a crate::settings::Settings,
+    /// The environment the caller's settings are read with: what the
+    /// caller leaves unset, a variable may set before begen.yaml does.
+    pub(crate) env: &'a crate::build::Env,
     /// Every source file found, in walk order.
     pub(crate) sources: &'a [(FileId, Platform)],
     /// What the binary front end read: the kernels `Callee::Binary`
@@ -105,8 +111,8 @@ pub(crate) fn check(req: &Request, declared: Vec<Vec<Declared>>) -> (Library, Ve
     let namespaced = modules.namespaced;
     let modules = names::name_all(req, &name, &prefix, &modules, &mut functions, &mut diags);
     let algorithms = algorithms::resolve(listed, &functions, &modules, namespaced, &mut diags);
-    check_include_paths(req, &functions, &mut sources, &mut diags);
-    let settings = Settings { jax_min, ..settings(req, choice, &sources) };
+    let plan = plan::resolve(req, &name, choice, &sources, jax_min);
+    check_include_paths(req, &plan.includes, &functions, &mut sources, &mut diags);
     let library = Library {
         name,
         prefix,
@@ -115,7 +121,7 @@ pub(crate) fn check(req: &Request, declared: Vec<Vec<Declared>>) -> (Library, Ve
         namespaced,
         sources,
         algorithms,
-        settings,
+        plan,
         root: req.root.to_path_buf(),
         binaries: req.binaries.images.clone(),
     };
@@ -570,10 +576,16 @@ fn check_sources(
 /// UTF-8 without `"`, `\` or control characters. Where a directory searched
 /// before the root (the caller's or begen.yaml's include directories) holds
 /// a file of the same relative path, the absolute path is written instead.
-fn check_include_paths(req: &Request, functions: &[Function], sources: &mut [SourceFile], diags: &mut Vec<Diagnostic>) {
+fn check_include_paths(
+    req: &Request,
+    includes: &[PathBuf],
+    functions: &[Function],
+    sources: &mut [SourceFile],
+    diags: &mut Vec<Diagnostic>,
+) {
     let annotated: BTreeSet<&str> = functions.iter().map(|f| f.file.as_str()).collect();
-    let before_root: Vec<PathBuf> =
-        req.settings.includes.iter().cloned().chain(req.config.include_dirs.iter().map(|d| req.root.join(d))).collect();
+    // The plan's include directories end with the root itself.
+    let before_root = includes.strip_suffix(&[req.root.to_path_buf()]).unwrap_or(includes);
     for s in sources.iter_mut().filter(|s| annotated.contains(s.file.as_str())) {
         let shadowed = before_root.iter().any(|d| d.join(&s.file).is_file());
         let path: PathBuf = if shadowed {
@@ -608,28 +620,6 @@ pub(crate) fn include_path_text(path: &Path) -> Result<String, String> {
         return Err(msg::path_contains(c));
     }
     Ok(text.to_string())
-}
-
-/// Build settings from begen.yaml, resolved against the root.
-fn settings(req: &Request, choice: PlatformChoice, sources: &[SourceFile]) -> Settings {
-    let c = req.config;
-    let has_cuda = sources.iter().any(|s| s.platform == Platform::Cuda);
-    Settings {
-        include_dirs: c.include_dirs.iter().map(|d| req.root.join(d)).collect(),
-        cxx_flags: c.cxx_flags.clone(),
-        cuda_arch: c.cuda.arch.clone(),
-        cuda_flags: c.cuda.flags.clone(),
-        cuda: match choice {
-            PlatformChoice::Cuda => true,
-            PlatformChoice::Auto => has_cuda,
-            PlatformChoice::Cpu => false,
-        },
-        link_libs: c.link.libs.clone(),
-        link_dirs: c.link.dirs.iter().map(|d| req.root.join(d)).collect(),
-        link_args: c.link.args.clone(),
-        jax_min: None,
-        compiler_launcher: c.compiler_launcher.clone(),
-    }
 }
 
 /// `include_dirs:` entries must be directories (a missing one would be
