@@ -330,5 +330,15 @@ pub fn build(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Res
         .map(|out| BuildOutput { diagnostics: run.diagnostics, ..out })
 }
 
+/// `begen doctor`'s report for the caller's `settings`: each backend's
+/// plan as `check` would resolve it without a begen.yaml.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`)
+pub(crate) fn doctor(settings: &Settings, env: &Env) -> Vec<compile::DoctorLine> {
+    let config = config::Config::default();
+    let backend = |platform| check::plan_backend(settings, &config, platform, env);
+    let ask = compile::DoctorAsk { jax_min: settings.jax_min.as_deref(), arch: &settings.arch, backend: &backend };
+    compile::doctor(&ask, env)
+}
+
 #[cfg(test)]
 mod tests;

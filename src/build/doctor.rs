@@ -1,20 +1,20 @@
 //! `begen doctor`: every toolchain piece a build would use, found the way
 //! a build finds it, and what is missing.
 
+// Used by the CLI (`begen doctor`, `begen scan`).
+#![cfg_attr(not(feature = "cli"), allow(dead_code))]
+
 use std::path::{Path, PathBuf};
 
 use super::backend::{self, TuInputs};
 use super::toolchain::{self, Discovery};
 use super::{Env, arch, jaxlib, support};
-use crate::check::plan_backend;
-use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::model::Platform;
-use crate::settings::Settings;
+use crate::model::plan::BackendPlan;
 
 /// One line of `begen doctor`: what, and what was found (or why not).
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
 pub(crate) struct DoctorLine {
     /// The piece looked for, e.g. `nvcc` or `XLA FFI headers`.
     pub(crate) what: &'static str,
@@ -50,14 +50,23 @@ fn doctor_target(jax_min: Option<&str>, running: Option<&PathBuf>, env: &Env) ->
     }
 }
 
-/// Resolves every toolchain piece the way [`build`] would and says what
-/// it found; `opts.root` supplies begen.yaml's CUDA settings when present.
-#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
-pub(crate) fn doctor(opts: &Settings, env: &Env) -> Vec<DoctorLine> {
+/// What `begen doctor` is asked about: the caller's settings, resolved as
+/// `check` resolves them (begen.yaml is not read).
+pub(crate) struct DoctorAsk<'a> {
+    /// The release whose headers builds would use (`--jax-min`).
+    pub(crate) jax_min: Option<&'a str>,
+    /// The architectures given (`--arch`), checked even without nvcc.
+    pub(crate) arch: &'a [String],
+    /// A backend's plan, asked for only when its toolchain is looked at
+    /// (so that the environment it reads is what the report says it read).
+    pub(crate) backend: &'a dyn Fn(Platform) -> BackendPlan,
+}
+
+/// Resolves every toolchain piece the way a build would and says what it
+/// found.
+pub(crate) fn doctor(ask: &DoctorAsk<'_>, env: &Env) -> Vec<DoctorLine> {
     let d = Discovery::new(env);
     let mut lines = Vec::new();
-    let line =
-        |what, found: Result<String>, required| DoctorLine { what, found: found.map_err(|e| e.to_string()), required };
     let xla = d.xla_ffi_include();
     lines.push(line(
         "XLA FFI headers",
@@ -69,7 +78,7 @@ pub(crate) fn doctor(opts: &Settings, env: &Env) -> Vec<DoctorLine> {
             .map_err(|e| Error::toolchain(e.to_string())),
         true,
     ));
-    lines.push(line("builds target", Ok(doctor_target(opts.jax_min.as_deref(), xla.as_ref().ok(), env)), true));
+    lines.push(line("builds target", Ok(doctor_target(ask.jax_min, xla.as_ref().ok(), env)), true));
     let support = match env.var("BEGEN_SUPPORT_INCLUDE") {
         Some(dir) => format!("{dir} (BEGEN_SUPPORT_INCLUDE)"),
         None => format!(
@@ -79,17 +88,24 @@ pub(crate) fn doctor(opts: &Settings, env: &Env) -> Vec<DoctorLine> {
         ),
     };
     lines.push(line("support headers", Ok(support), true));
+    lines.push(line("host C++ (cc, CXX)", host_compiler(&(ask.backend)(Platform::Cpu), &d), true));
+    lines.extend(cuda_lines(ask, &d));
+    lines.push(line("Python asked", Ok(d.python()), false));
+    lines.push(line("JAX in that Python", jax_report(&d), false));
+    lines
+}
+
+/// One line of the report.
+fn line(what: &'static str, found: Result<String>, required: bool) -> DoctorLine {
+    DoctorLine { what, found: found.map_err(|e| e.to_string()), required }
+}
+
+/// The host C++ compiler's command, once it has run: it must run, not
+/// only be named.
+fn host_compiler(host_plan: &BackendPlan, d: &Discovery) -> Result<String> {
     let scratch = std::env::temp_dir().join(format!("begen-doctor-{}", std::process::id()));
-    // The compiler must run, not only be named.
-    let host_plan = plan_backend(opts, &Config::default(), Platform::Cpu, env);
-    let tu = TuInputs {
-        includes: &[],
-        system_includes: &[],
-        prefix_maps: &[],
-        work: &scratch,
-        cc_metadata: opts.cc_metadata,
-    };
-    let host = backend::probe(Platform::Cpu, &d).and_then(|cpu| cpu.command(&host_plan, &tu, &d, false));
+    let tu = TuInputs { includes: &[], system_includes: &[], prefix_maps: &[], work: &scratch, cc_metadata: false };
+    let host = backend::probe(Platform::Cpu, d).and_then(|cpu| cpu.command(host_plan, &tu, d, false));
     let host = host.and_then(|cmd| {
         let runs = std::process::Command::new(&cmd.program).arg("--version").output();
         match runs {
@@ -105,11 +121,17 @@ pub(crate) fn doctor(opts: &Settings, env: &Env) -> Vec<DoctorLine> {
             ))),
         }
     });
-    lines.push(line("host C++ (cc, CXX)", host, true));
+    let _ = std::fs::remove_dir_all(&scratch);
+    host
+}
+
+/// The CUDA lines: the architectures asked for, nvcc, its static runtime
+/// and the architectures a build would take.
+fn cuda_lines(ask: &DoctorAsk<'_>, d: &Discovery) -> Vec<DoctorLine> {
+    let mut lines = Vec::new();
     // Architectures asked for are checked even without nvcc.
-    if !opts.arch.is_empty() {
-        let asked =
-            arch::parse_list(&opts.arch).map(|l| l.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", "));
+    if !ask.arch.is_empty() {
+        let asked = arch::parse_list(ask.arch).map(|l| l.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", "));
         lines.push(line(
             "--arch",
             asked.map_err(|bad| {
@@ -130,8 +152,8 @@ pub(crate) fn doctor(opts: &Settings, env: &Env) -> Vec<DoctorLine> {
                     .ok_or_else(|| Error::toolchain("libcudart_static.a not found beside nvcc")),
                 false,
             ));
-            let asked = plan_backend(opts, &Config::default(), Platform::Cuda, env).arch;
-            let archs = d.cuda_archs(asked.as_ref(), &cuda).map(|(archs, source)| {
+            let plan = (ask.backend)(Platform::Cuda);
+            let archs = d.cuda_archs(plan.arch.as_ref(), &cuda).map(|(archs, source)| {
                 let names: Vec<String> = archs.iter().map(|a| a.to_string()).collect();
                 format!("{} (from {}); {}", names.join(", "), source.describe(), arch::gencode_flags(&archs).join(" "))
             });
@@ -139,15 +161,11 @@ pub(crate) fn doctor(opts: &Settings, env: &Env) -> Vec<DoctorLine> {
         }
         Err(e) => lines.push(line("nvcc", Err(e), false)),
     }
-    lines.push(line("Python asked", Ok(d.python()), false));
-    lines.push(line("JAX in that Python", jax_report(&d), false));
-    let _ = std::fs::remove_dir_all(&scratch);
     lines
 }
 
 /// jax and jaxlib versions and the backends JAX finds (a GPU needs its
 /// CUDA plugin), as `BEGEN_PYTHON` sees them.
-#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
 fn jax_report(d: &Discovery) -> Result<String> {
     let probe = "import jax, jaxlib; print(jax.__version__, jaxlib.__version__, \
                  sorted({d.platform for d in jax.devices()}), jax.default_backend())";
@@ -165,7 +183,6 @@ fn jax_report(d: &Discovery) -> Result<String> {
     Ok(format!("jax {jax}, jaxlib {jaxlib}; devices {}", rest.join(" ")))
 }
 
-#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
 fn describe_cmd(cmd: &super::compile::CompilerCmd) -> String {
     let mut s = cmd.program.display().to_string();
     for a in &cmd.args {

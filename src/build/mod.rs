@@ -53,7 +53,6 @@ mod backend;
 mod compdb;
 mod compile;
 mod doctor;
-mod env;
 mod files;
 mod jaxlib;
 mod link;
@@ -68,8 +67,8 @@ mod work;
 
 use std::path::{Path, PathBuf};
 
+pub use crate::env::Env;
 pub(crate) use crate::model::PlatformChoice;
-pub use env::Env;
 
 use crate::diag::{Diagnostic, Severity};
 use crate::error::{Error, Result};
@@ -80,7 +79,7 @@ use crate::source::SourceMap;
 use backend::{Backend, LinkNeeds, TuInputs};
 use compile::{Compilers, Unit};
 #[cfg_attr(not(feature = "cli"), allow(unused_imports))] // used by the CLI (`begen doctor`, `begen scan`)
-pub(crate) use doctor::doctor;
+pub(crate) use doctor::{DoctorAsk, DoctorLine, doctor};
 use toolchain::Discovery;
 
 /// Where a build reports as it goes: diagnostics, progress lines and

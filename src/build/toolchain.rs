@@ -11,9 +11,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use super::arch::{self, CudaArch};
-use super::env::Env;
 use super::probes::Probes;
 use super::process::{self, Finished, Stopped};
+use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::model::plan::{ArchRequest, ArchSource};
 

@@ -56,7 +56,7 @@ pub(crate) struct Request<'a> {
     pub(crate) settings: &'a crate::settings::Settings,
     /// The environment the caller's settings are read with: what the
     /// caller leaves unset, a variable may set before begen.yaml does.
-    pub(crate) env: &'a crate::build::Env,
+    pub(crate) env: &'a crate::env::Env,
     /// Every source file found, in walk order.
     pub(crate) sources: &'a [(FileId, Platform)],
     /// What the binary front end read: the kernels `Callee::Binary`

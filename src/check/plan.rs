@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::Request;
-use crate::build::Env;
 use crate::config::Config;
+use crate::env::Env;
 use crate::model::plan::{ArchRequest, ArchSource, BackendPlan, CcBase, Launcher, LinkPlan, Outputs, Plan};
 use crate::model::{Platform, PlatformChoice, SourceFile};
 use crate::settings::Settings;
