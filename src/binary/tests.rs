@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use super::cutile::{self, Array, Constant, Param};
 use super::elf::Cubin;
 use super::layout::{CType, ParamLayout, Structs};
-use crate::env::Env;
+use crate::build::Env;
 
 #[path = "../../tests/support/tools.rs"]
 #[allow(dead_code)]

@@ -1,10 +1,10 @@
 //! CUDA architectures: parsing what the user wrote (`sm_90`, `90`, `9.0`,
 //! `sm_90a`), choosing a list, and turning it into nvcc `-gencode` flags.
 //!
-//! Order of choice: `--arch` / `Build::arch`, then `BEGEN_CUDA_ARCH`, then
-//! `cuda.arch` in begen.yaml, then the GPUs of this machine
-//! (`nvidia-smi --query-gpu=compute_cap`), then [`DEFAULT_ARCHS`] (those
-//! the found nvcc supports). Each architecture gets its SASS; the newest
+//! Order of choice: the plan's request (`check` takes `--arch` /
+//! `Build::arch`, then `BEGEN_CUDA_ARCH`, then `cuda.arch` in begen.yaml),
+//! else the GPUs of this machine (`nvidia-smi --query-gpu=compute_cap`),
+//! else [`DEFAULT_ARCHS`] (those the found nvcc supports). Each architecture gets its SASS; the newest
 //! one without a suffix also gets PTX so that newer GPUs can JIT it.
 //! Suffixed targets (`sm_90a`, `sm_100f`) are tied to their GPU family and
 //! never get PTX.

@@ -604,7 +604,7 @@ pub(crate) fn parse_depfile(text: &str) -> Vec<PathBuf> {
 mod tests {
     use super::*;
 
-    /// Issue 25: a dependency that is a device or a FIFO (`#include
+    /// A dependency that is a device or a FIFO (`#include
     /// "/dev/stdin"`) is never read, when recorded or when checked; it is
     /// returned to be warned about, and a rebuild is decided on its stat.
     #[cfg(unix)]

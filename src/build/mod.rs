@@ -1,8 +1,16 @@
 //! Stage 5, build: from the checked library and its generated files,
 //! compile every translation unit and link `lib<NAME>.so` beside the
 //! generated Python module and manifest. `begen::driver::build` runs the
-//! whole pipeline into it; this module holds its environment ([`Env`]), its
-//! [`Reporter`] and its results.
+//! whole pipeline into it; this module holds its [`Reporter`] and its
+//! results.
+//!
+//! The build executes the library's plan ([`crate::model::plan`], made by
+//! `check`) and reads no setting of its own: [`Toolchain::resolve`] probes
+//! the machine for what the plan needs (the work directory, XLA's FFI
+//! headers, one [`backend::Backend`] per backend of the plan, the
+//! libraries to link), then [`build_library`] runs compile (each backend's
+//! command, [`compile`]), link ([`link`]) and commit (staged outputs
+//! renamed into OUT).
 //!
 //! ```no_run
 //! use begen::driver::{Env, Settings, StderrReporter};
@@ -20,20 +28,15 @@
 //!   compiled by the source's own compiler (host C++ for `.cpp`, nvcc for
 //!   `.cu`); it includes no XLA header. Every XLA FFI handler of the library
 //!   is in one glue TU, `gen/<NAME>.begen.cc`, compiled by the host C++
-//!   compiler: XLA's FFI headers (about 1.5 s of g++ per TU, more under
-//!   nvcc) are parsed once per library instead of once per source.
+//!   compiler: XLA's FFI headers, slow to compile (more so under nvcc),
+//!   are parsed once per library instead of once per source.
 //!   Un-annotated sources compile as they are.
-//! - Host TUs: cc's C++ compiler (`CXX`), `-std=c++17 -fPIC`. CUDA TUs: the
-//!   nvcc begen found, driven with cc's flags for nvcc (`-ccbin` = the host
-//!   compiler, `-Xcompiler -fPIC`), `-std=c++17` and one `-gencode` per
-//!   architecture (see [`arch`]).
+//! - Each platform's TUs compile with its backend ([`backend`]): host C++
+//!   with cc's C++ compiler, CUDA with the nvcc begen found.
 //! - Linking: the host compiler links the objects directly (no archive)
-//!   with `-shared -Wl,--no-undefined`. CUDA libraries link the *static*
-//!   CUDA runtime (`libcudart_static.a`, nvcc's own default), so the `.so`
-//!   needs no `libcudart.so` on the loader's path; `--exclude-libs,ALL`
-//!   keeps that runtime's symbols private so they never clash with the
-//!   runtime JAX loads. CUDA and XLA share the driver's primary context,
-//!   so XLA's stream is valid in the kernel's runtime.
+//!   with `-shared -Wl,--no-undefined --exclude-libs,ALL`, then the plan's
+//!   libraries and arguments, then what each backend's runtime needs (the
+//!   static CUDA runtime for CUDA objects).
 //! - `--platform cpu` with CUDA sources present: those sources and their
 //!   kernels are skipped, each with a warning (never silently). `cuda`
 //!   requires nvcc. `auto` (the default) requires nvcc only when CUDA

@@ -2,14 +2,16 @@
 //! of the front end and begen.yaml it resolves every arg_spec (inline or
 //! begen.yaml tokens, or inference from the signature), each function's
 //! module and FFI target, the library's name, prefix and platform, every
-//! generated symbol and Python name, and which sources are built; it reports
+//! generated symbol and Python name, which sources are built and how (the
+//! build plan, `plan.rs`: the caller's settings, the environment and
+//! begen.yaml merged); it reports
 //! everything wrong on the way, going on past each problem. What it returns
 //! is a [`Library`] that `emit` and `build` cannot fail on.
 //!
 //! One dispatcher ([`check`]) calls small `check_*` functions, in order:
 //! the library's settings, each function, modules, duplicate names,
 //! per-function options, platform and generated-file filtering, names and
-//! symbols, include paths.
+//! symbols, the build plan, include paths.
 
 mod algorithms;
 mod attrs;
@@ -52,7 +54,8 @@ pub(crate) struct Request<'a> {
     pub(crate) root_file: FileId,
     /// The caller's settings: the library name (`--name`, `Build::name`),
     /// platform, output directory (sources under it are not the library's),
-    /// include directories, and whether the library is to be built.
+    /// whether the library is to be built, and everything the build plan
+    /// takes from them.
     pub(crate) settings: &'a crate::settings::Settings,
     /// The environment the caller's settings are read with: what the
     /// caller leaves unset, a variable may set before begen.yaml does.
