@@ -95,6 +95,12 @@ pub(crate) struct Compilers {
 }
 
 impl Compilers {
+    /// The host C++ compiler, whose driver links.
+    pub(crate) fn host(&self) -> Result<&CompilerCmd> {
+        let found = self.by_platform.iter().find(|(p, _)| *p == Platform::Cpu).map(|(_, cmd)| cmd);
+        found.ok_or_else(|| Error::other("internal: no host C++ compiler".to_string()))
+    }
+
     fn for_unit(&self, unit: &Unit) -> Result<&CompilerCmd> {
         let found = self.by_platform.iter().find(|(p, _)| *p == unit.platform).map(|(_, cmd)| cmd);
         found.ok_or_else(|| {

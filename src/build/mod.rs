@@ -445,7 +445,7 @@ pub(crate) fn build_library(
         needs.args.extend(more.args);
         needs.reads.extend(more.reads);
     }
-    let linker = &compilers.by_platform[0].1.program;
+    let linker = &compilers.host()?.program;
     let job = link::LinkJob {
         work: &work,
         linker,

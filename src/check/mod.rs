@@ -22,11 +22,11 @@ mod infer;
 mod modules;
 mod names;
 mod plan;
-
-pub(crate) use plan::backend as plan_backend;
 mod primitives;
 mod sharding;
 mod tokens;
+
+pub(crate) use plan::backend as plan_backend;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
