@@ -2,14 +2,16 @@
 //! of the front end and begen.yaml it resolves every arg_spec (inline or
 //! begen.yaml tokens, or inference from the signature), each function's
 //! module and FFI target, the library's name, prefix and platform, every
-//! generated symbol and Python name, and which sources are built; it reports
+//! generated symbol and Python name, which sources are built and how (the
+//! build plan, `plan.rs`: the caller's settings, the environment and
+//! begen.yaml merged); it reports
 //! everything wrong on the way, going on past each problem. What it returns
 //! is a [`Library`] that `emit` and `build` cannot fail on.
 //!
 //! One dispatcher ([`check`]) calls small `check_*` functions, in order:
 //! the library's settings, each function, modules, duplicate names,
 //! per-function options, platform and generated-file filtering, names and
-//! symbols, include paths.
+//! symbols, the build plan, include paths.
 
 mod algorithms;
 mod attrs;
@@ -19,9 +21,12 @@ mod function;
 mod infer;
 mod modules;
 mod names;
+mod plan;
 mod primitives;
 mod sharding;
 mod tokens;
+
+pub(crate) use plan::backend as plan_backend;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -32,8 +37,8 @@ use crate::diag::{Diagnostic, Severity, messages as msg};
 use crate::model::binary::BinaryCall;
 use crate::model::decl::{Callee, Declared};
 use crate::model::{
-    Const, Defined, Function, FunctionOptions, Library, Param, Platform, PlatformChoice, Settings, SourceFile, Token,
-    Variant, VmapMethod, is_identifier, is_py_keyword, shadows_py_module,
+    Const, Defined, Function, FunctionOptions, Library, Param, Platform, PlatformChoice, SourceFile, Token, Variant,
+    VmapMethod, is_identifier, is_py_keyword, shadows_py_module,
 };
 use crate::par;
 use crate::settings::RunInput;
@@ -92,8 +97,8 @@ pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Decla
     let namespaced = modules.namespaced;
     let modules = names::name_all(req, &prefix, &modules, &mut functions, &mut diags);
     let algorithms = algorithms::resolve(listed, &functions, &modules, namespaced, &mut diags);
-    check_include_paths(req, &functions, &mut sources, &mut diags);
-    let settings = Settings { jax_min, ..settings(req, choice, &sources) };
+    let plan = plan::resolve(req, &name, choice, &sources, jax_min, !binaries.images.is_empty());
+    check_include_paths(req, &plan.includes, &functions, &mut sources, &mut diags);
     let library = Library {
         name,
         prefix,
@@ -102,7 +107,7 @@ pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Decla
         namespaced,
         sources,
         algorithms,
-        settings,
+        plan,
         root: req.root.to_path_buf(),
         binaries: binaries.images.clone(),
     };
@@ -577,13 +582,14 @@ fn check_sources(
 /// a file of the same relative path, the absolute path is written instead.
 fn check_include_paths(
     req: &RunInput,
+    includes: &[PathBuf],
     functions: &[Function],
     sources: &mut [SourceFile],
     diags: &mut Vec<Diagnostic>,
 ) {
     let annotated: BTreeSet<&str> = functions.iter().map(|f| f.file.as_str()).collect();
-    let before_root: Vec<PathBuf> =
-        req.settings.includes.iter().cloned().chain(req.config.include_dirs.iter().map(|d| req.root.join(d))).collect();
+    // The plan's include directories end with the root itself.
+    let before_root = includes.strip_suffix(&[req.root.to_path_buf()]).unwrap_or(includes);
     for s in sources.iter_mut().filter(|s| annotated.contains(s.file.as_str())) {
         let shadowed = before_root.iter().any(|d| d.join(&s.file).is_file());
         let path: PathBuf = if shadowed {
@@ -618,28 +624,6 @@ pub(crate) fn include_path_text(path: &Path) -> Result<String, String> {
         return Err(msg::path_contains(c));
     }
     Ok(text.to_string())
-}
-
-/// Build settings from begen.yaml, resolved against the root.
-fn settings(req: &RunInput, choice: PlatformChoice, sources: &[SourceFile]) -> Settings {
-    let c = req.config;
-    let has_cuda = sources.iter().any(|s| s.platform == Platform::Cuda);
-    Settings {
-        include_dirs: c.include_dirs.iter().map(|d| req.root.join(d)).collect(),
-        cxx_flags: c.cxx_flags.clone(),
-        cuda_arch: c.cuda.arch.clone(),
-        cuda_flags: c.cuda.flags.clone(),
-        cuda: match choice {
-            PlatformChoice::Cuda => true,
-            PlatformChoice::Auto => has_cuda,
-            PlatformChoice::Cpu => false,
-        },
-        link_libs: c.link.libs.clone(),
-        link_dirs: c.link.dirs.iter().map(|d| req.root.join(d)).collect(),
-        link_args: c.link.args.clone(),
-        jax_min: None,
-        compiler_launcher: c.compiler_launcher.clone(),
-    }
 }
 
 /// `include_dirs:` entries must be directories (a missing one would be

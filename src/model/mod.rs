@@ -12,6 +12,7 @@ pub(crate) mod binary;
 pub(crate) mod decl;
 pub(crate) mod generated;
 mod ident;
+pub(crate) mod plan;
 pub(crate) mod pynames;
 mod scalar;
 mod view;
@@ -769,33 +770,6 @@ pub(crate) struct Module {
     pub(crate) functions: Vec<usize>,
 }
 
-/// Build settings from begen.yaml, resolved against the root.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct Settings {
-    /// Include directories, absolute.
-    pub(crate) include_dirs: Vec<PathBuf>,
-    /// Flags for host C++ translation units.
-    pub(crate) cxx_flags: Vec<String>,
-    /// CUDA architectures as written (`sm_90`, `9.0`).
-    pub(crate) cuda_arch: Vec<String>,
-    /// Flags for nvcc translation units.
-    pub(crate) cuda_flags: Vec<String>,
-    /// Whether nvcc is required: CUDA sources are built.
-    pub(crate) cuda: bool,
-    /// Libraries to link, by `-l` name (`cublas`).
-    pub(crate) link_libs: Vec<String>,
-    /// Directories to search for them first, absolute.
-    pub(crate) link_dirs: Vec<PathBuf>,
-    /// Arguments passed to the linker as they are.
-    pub(crate) link_args: Vec<String>,
-    /// The jax release whose jaxlib's XLA FFI headers the handlers are
-    /// compiled against (`--jax-min`, else begen.yaml's `jax_min`); none:
-    /// the running jaxlib's.
-    pub(crate) jax_min: Option<String>,
-    /// begen.yaml's `compiler_launcher` (`ccache`, `sccache`).
-    pub(crate) compiler_launcher: Option<String>,
-}
-
 /// What `emit` and `build` take: the checked functions of one library.
 /// Made only by `check` (through `driver::run`; it is non-exhaustive,
 /// so no other crate can make one): every name in it is a checked
@@ -826,8 +800,8 @@ pub struct Library {
     pub(crate) sources: Vec<SourceFile>,
     /// begen.yaml's algorithms, sorted by name.
     pub(crate) algorithms: Vec<Algorithm>,
-    /// Include directories, flags, CUDA architectures and whether nvcc is needed.
-    pub(crate) settings: Settings,
+    /// How it is built: inputs, flags, backends, link, outputs.
+    pub(crate) plan: plan::Plan,
     /// The root the sources were found under (absolute).
     pub(crate) root: PathBuf,
     /// The images of begen.yaml's `binaries:` that kernels use.
@@ -1043,11 +1017,5 @@ mod doc_examples {
     fn variant() {
         let v = crate::model::Variant { module: "mv_b256".into(), defines: vec![("BLOCK".into(), "256".into())] };
         assert_eq!(v.defines[0].1, "256");
-    }
-
-    #[test]
-    fn settings() {
-        let settings = crate::model::Settings::default();
-        assert!(settings.include_dirs.is_empty() && !settings.cuda);
     }
 }
