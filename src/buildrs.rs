@@ -264,6 +264,13 @@ impl Build {
     /// The cc configuration host C++ TUs start from, for anything the
     /// setters above do not cover (defines, compiler, opt level...).
     ///
+    /// This is the one place begen's API shows a type of another crate:
+    /// build scripts already configure compilers through cc, and cc (which
+    /// begen runs to pick the compiler and its flags) has more options
+    /// than begen could mirror. The type is [`begen::cc::Build`](crate::cc),
+    /// cc as begen depends on it, so a build script needs no `cc` of its
+    /// own; a new major release of cc is a new major release of begen.
+    ///
     /// ```no_run
     /// let mut b = begen::Build::new();
     /// b.cc_host().define("USE_FAST_MATH", None).opt_level(3);
@@ -273,7 +280,8 @@ impl Build {
         &mut self.settings.host_cc
     }
 
-    /// The cc configuration nvcc TUs start from.
+    /// The cc configuration nvcc TUs start from (see [`Build::cc_host`]
+    /// for why it is cc's type).
     ///
     /// ```no_run
     /// let mut b = begen::Build::new();

@@ -30,10 +30,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 use crate::Error;
-use crate::binary::{self, declare::Manifest};
+use crate::binary;
 use crate::build::{self as compile, Toolchain};
 pub use crate::build::{BuildOutput, Env, Generated, Reporter, StderrReporter};
-use crate::check::{self, Request};
+use crate::check;
 use crate::config::{self, SourceSpec, yaml_path};
 use crate::diag::Severity;
 use crate::diag::{self, Diagnostic};
@@ -43,6 +43,7 @@ use crate::model::decl::Listed;
 pub use crate::model::{Platform, PlatformChoice};
 use crate::parse::{self, Headers};
 use crate::scan::{self, Kind};
+use crate::settings::RunInput;
 pub use crate::settings::Settings;
 
 use crate::source::{FileId, SourceMap};
@@ -85,25 +86,11 @@ impl Run {
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(Diagnostic::is_error)
     }
-
-    /// The scan document of `begen scan --format json`: the functions (name,
-    /// file, line, platform, arg_spec, module, target...) and every
-    /// diagnostic, pretty-printed, ending with a newline.
-    ///
-    /// ```no_run
-    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
-    /// let json = run.to_json();
-    /// assert!(json.starts_with('{') && json.ends_with("}\n"));
-    /// # Ok::<(), begen::Error>(())
-    /// ```
-    pub fn to_json(&self) -> String {
-        crate::report::Report::new(self).to_json()
-    }
 }
 
 /// How much source text a JSON or YAML scan must let go of for the memory
-/// to be handed back to the system at once (a 20-fold brainevent tree: peak
-/// 77 -> 59 MB).
+/// to be handed back to the system at once (on a large tree this lowers the
+/// peak by about a quarter).
 const RELEASE_AT: usize = 8 << 20;
 
 /// Runs the front ends and `check` over `settings.root`. Fails only when the
@@ -118,8 +105,12 @@ const RELEASE_AT: usize = 8 << 20;
 /// # Ok::<(), begen::Error>(())
 /// ```
 pub fn run(settings: &Settings) -> Result<Run, Error> {
-    // The helper threads start while this thread walks the tree.
-    crate::par::start();
+    run_in(settings, &Env::new())
+}
+
+/// [`run`], reading the environment through `env` (a build's, whose
+/// variables build.rs reports to Cargo).
+fn run_in(settings: &Settings, env: &Env) -> Result<Run, Error> {
     let root = &settings.root;
     let mut map = SourceMap::default();
     let root_file = map.add(".", root, Vec::new());
@@ -160,23 +151,21 @@ pub fn run(settings: &Settings) -> Result<Run, Error> {
 
     // The second front end: begen.yaml's precompiled kernels.
     let absolute = std::fs::canonicalize(root).map_err(|e| Error::io(root, e))?;
-    let manifest =
-        Manifest { map: &map, config: &config, config_file: config_file.as_ref(), root: &absolute, root_file };
-    let (kernels, binaries) = binary::declare::declare(&manifest, &mut diags);
-    declared.push(kernels);
-
-    // check: decide everything.
-    let request = Request {
+    let input = RunInput {
         map: &map,
         config: &config,
-        config_file: config_file.clone(),
+        config_file: config_file.as_ref(),
         root: &absolute,
         root_file,
         settings,
+        env,
         sources: &sources,
-        binaries: &binaries,
     };
-    let (library, check_diags) = check::check(&request, declared);
+    let (kernels, binaries) = binary::declare::declare(&input, &mut diags);
+    declared.push(kernels);
+
+    // check: decide everything.
+    let (library, check_diags) = check::check(&input, &binaries, declared);
     diags.extend(check_diags);
     diag::sort(&mut diags, &map);
 
@@ -233,12 +222,12 @@ fn listed(
 
 /// Runs the pipeline for a build or generation into `settings.out`:
 /// reports every diagnostic and the files read; error diagnostics stop here.
-fn checked(settings: &Settings, reporter: &mut dyn Reporter) -> Result<Run, Error> {
+fn checked(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<Run, Error> {
     let Some(out) = &settings.out else {
         return Err(Error::other("no output directory: set the settings' `out`"));
     };
     let input = Settings { building: true, ..settings.clone() };
-    let run = run(&input)?;
+    let run = run_in(&input, env)?;
     reporter.files_read(&run.files_read);
     for d in &run.diagnostics {
         reporter.diagnostic(d, &run.sources);
@@ -255,8 +244,7 @@ fn checked(settings: &Settings, reporter: &mut dyn Reporter) -> Result<Run, Erro
 /// named `begen`, whose manifest would be `begen.yaml`) is refused before
 /// anything is written.
 fn refuse_overwriting_inputs(out: &std::path::Path, run: &Run) -> Result<(), Error> {
-    let name = &run.library.name;
-    let outputs = [format!("lib{name}.so"), format!("{name}.py"), format!("{name}.pyi"), format!("{name}.yaml")];
+    let outputs = run.library.plan.outputs.all();
     let same = |a: &std::path::Path, b: &std::path::Path| match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
@@ -294,10 +282,10 @@ fn refuse_overwriting_inputs(out: &std::path::Path, run: &Run) -> Result<(), Err
 /// # Ok::<(), begen::Error>(())
 /// ```
 pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<Generated, Error> {
-    let run = checked(settings, reporter)?;
-    let api = compile::xla_ffi_api(&run.library, settings, env, reporter);
+    let run = checked(settings, env, reporter)?;
+    let api = compile::xla_ffi_api(&run.library, env, reporter);
     let emitted = emit::emit(&run.library, api.as_deref());
-    let files = compile::write_sources(settings.out_dir(), &run.library.name, &emitted)?;
+    let files = compile::write_sources(run.library.plan.out(), &run.library.name, &emitted)?;
     Ok(Generated { library: run.library, files, diagnostics: run.diagnostics })
 }
 
@@ -316,12 +304,22 @@ pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> 
 /// # Ok::<(), begen::Error>(())
 /// ```
 pub fn build(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput, Error> {
-    let run = checked(settings, reporter)?;
-    compile::refuse_foreign_outputs(settings.out_dir(), &run.library.name)?;
-    let tools = Toolchain::resolve(&run.library, settings, env, reporter)?;
+    let run = checked(settings, env, reporter)?;
+    compile::refuse_foreign_outputs(&run.library)?;
+    let tools = Toolchain::resolve(&run.library, env, reporter)?;
     let emitted = emit::emit(&run.library, tools.xla_ffi_api.as_deref());
-    compile::build_library(&run.library, &emitted, tools, settings, env, reporter)
+    compile::build_library(&run.library, &emitted, tools, env, reporter)
         .map(|out| BuildOutput { diagnostics: run.diagnostics, ..out })
+}
+
+/// `begen doctor`'s report for the caller's `settings`: each backend's
+/// plan as `check` would resolve it without a begen.yaml.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`)
+pub(crate) fn doctor(settings: &Settings, env: &Env) -> Vec<compile::DoctorLine> {
+    let config = config::Config::default();
+    let backend = |platform| check::plan_backend(settings, &config, platform, env);
+    let ask = compile::DoctorAsk { jax_min: settings.jax_min.as_deref(), arch: &settings.arch, backend: &backend };
+    compile::doctor(&ask, env)
 }
 
 #[cfg(test)]

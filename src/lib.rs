@@ -38,6 +38,7 @@ mod config;
 pub mod diag;
 pub mod driver;
 mod emit;
+mod env;
 mod error;
 mod model;
 mod par;
@@ -48,5 +49,8 @@ mod settings;
 mod source;
 
 pub use buildrs::Build;
+/// The cc crate as begen uses it: the type of [`Build::cc_host`] and
+/// [`Build::cc_cuda`].
+pub use cc;
 pub use error::{Error, ErrorKind, Result};
 pub use model::{Function, Library};

@@ -149,6 +149,24 @@ pub(crate) struct LabelEntry<'a> {
     pub(crate) message: &'a str,
 }
 
+// The scan document is this module's; `Run` is the driver's, and the
+// driver does not write documents.
+impl Run {
+    /// The scan document of `begen scan --format json`: the functions (name,
+    /// file, line, platform, arg_spec, module, target...) and every
+    /// diagnostic, pretty-printed, ending with a newline.
+    ///
+    /// ```no_run
+    /// let run = begen::driver::run(&begen::driver::Settings::new("kernels"))?;
+    /// let json = run.to_json();
+    /// assert!(json.starts_with('{') && json.ends_with("}\n"));
+    /// # Ok::<(), begen::Error>(())
+    /// ```
+    pub fn to_json(&self) -> String {
+        Report::new(self).to_json()
+    }
+}
+
 impl<'a> Report<'a> {
     /// The document of a run.
     pub(crate) fn new(run: &'a Run) -> Self {

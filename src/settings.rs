@@ -1,8 +1,9 @@
 //! The caller's settings for one run, in one type: the CLI fills it from
-//! its arguments, [`crate::Build`] from its setters, and the stages read it
-//! (`check` the name, platform, output and include directories; `build` the
-//! rest). Adding a setting touches this struct, the setter that fills it
-//! and the stage that reads it.
+//! its arguments, [`crate::Build`] from its setters, and `check` reads it:
+//! the library's name, platform and sources, and the build plan (see
+//! [`crate::model::plan`]), where these settings come before the
+//! environment and begen.yaml. `build` never reads it. Adding a setting
+//! touches this struct, the setter that fills it and `check`'s plan.
 
 use std::path::{Path, PathBuf};
 
@@ -65,10 +66,13 @@ pub struct Settings {
     /// `0.10.2`): its handlers are compiled against that jaxlib's XLA FFI
     /// headers; else begen.yaml's `jax_min`, else the running jaxlib's.
     pub jax_min: Option<String>,
-    /// The cc configuration host TUs start from (compiler, target, opt level...).
-    pub host_cc: cc::Build,
+    /// The cc configuration host TUs start from (compiler, target, opt
+    /// level...). Not public: a cc type in these settings would tie
+    /// begen's API to cc's releases; [`crate::Build::cc_host`] gives it
+    /// to build scripts.
+    pub(crate) host_cc: cc::Build,
     /// The cc configuration CUDA TUs start from.
-    pub cuda_cc: cc::Build,
+    pub(crate) cuda_cc: cc::Build,
     /// The library is to be built: a library name taken from the directory
     /// must then be usable (a scan does not need one). Set by `generate`
     /// and `build`.
@@ -152,4 +156,30 @@ fn host_triple() -> String {
         "macos" => format!("{arch}-apple-darwin"),
         os => format!("{arch}-unknown-{os}"),
     }
+}
+
+/// What the stages after the scan read about one run, built once by the
+/// driver: the binary front end (`binary::declare`) and `check` take it.
+pub(crate) struct RunInput<'a> {
+    /// Every file entered and read.
+    pub(crate) map: &'a crate::source::SourceMap,
+    /// begen.yaml as read (the defaults when there is none).
+    pub(crate) config: &'a crate::config::Config,
+    /// begen.yaml's text and word index, when there is one.
+    pub(crate) config_file: Option<&'a crate::config::ConfigFile>,
+    /// The kernel directory, absolute.
+    pub(crate) root: &'a Path,
+    /// A pseudo-file standing for the root, for diagnostics about the
+    /// library as a whole that no file holds (a name from the directory,
+    /// a kernel begen.yaml does not show).
+    pub(crate) root_file: crate::source::FileId,
+    /// The caller's settings: the library name (`--name`, `Build::name`),
+    /// platform, output directory (sources under it are not the library's),
+    /// include directories, and whether the library is to be built.
+    pub(crate) settings: &'a Settings,
+    /// The environment the caller's settings are read with: what the
+    /// caller leaves unset, a variable may set before begen.yaml does.
+    pub(crate) env: &'a crate::env::Env,
+    /// Every source file found, in walk order.
+    pub(crate) sources: &'a [(crate::source::FileId, crate::model::Platform)],
 }

@@ -10,33 +10,20 @@
 //! unreadable file, an unknown convention, a struct that cannot be laid
 //! out) is a diagnostic at the place in begen.yaml that causes it.
 
-use std::path::Path;
 use std::sync::Arc;
 
-use crate::config::{Config, ConfigFile, KernelConfig, Locator, yaml_path};
+use crate::config::{KernelConfig, Locator, yaml_path};
 use crate::diag::{Diagnostic, messages::binary as bm};
 use crate::model::binary::{BinaryImage, Convention};
 use crate::model::decl::{Callee, Declared, LocateError};
 use crate::model::{AttrType, Platform, is_identifier};
-use crate::source::{FileId, SourceMap, Span};
+use crate::settings::RunInput;
+use crate::source::Span;
 
 use super::elf::Cubin;
 use super::fatbin::Fatbin;
 use super::layout::{CType, Member, StructDef, Structs};
 use super::ptx::{self, PtxEntry};
-
-/// What the binary front end reads from: begen.yaml, where it is, and the
-/// root its files are under.
-pub(crate) struct Manifest<'a> {
-    pub(crate) map: &'a SourceMap,
-    pub(crate) config: &'a Config,
-    pub(crate) config_file: Option<&'a ConfigFile>,
-    /// The kernel directory, absolute.
-    pub(crate) root: &'a Path,
-    /// The pseudo-file standing for the root (where a kernel begen.yaml
-    /// does not show is declared).
-    pub(crate) root_file: FileId,
-}
 
 /// What a binary file holds, as far as begen can read it.
 #[derive(Debug, Clone)]
@@ -78,7 +65,7 @@ pub(crate) struct Binaries {
     pub(crate) structs: Structs,
 }
 
-fn locator<'a>(mf: &Manifest<'a>) -> Locator<'a> {
+fn locator<'a>(mf: &RunInput<'a>) -> Locator<'a> {
     Locator { map: mf.map, file: mf.config_file }
 }
 
@@ -90,7 +77,7 @@ fn push(diags: &mut Vec<Diagnostic>, at: Option<Span>, d: impl FnOnce(Span) -> D
 
 /// Reads `structs:` and `binaries:`: the structs' layouts, each binary's
 /// bytes and contents, and one declared function per kernel.
-pub(crate) fn declare(mf: &Manifest, diags: &mut Vec<Diagnostic>) -> (Vec<Declared>, Binaries) {
+pub(crate) fn declare(mf: &RunInput, diags: &mut Vec<Diagnostic>) -> (Vec<Declared>, Binaries) {
     let mut out = Binaries { structs: declare_structs(mf, diags), ..Binaries::default() };
     let mut declared = Vec::new();
     let at = locator(mf);
@@ -161,7 +148,7 @@ pub(crate) fn declare(mf: &Manifest, diags: &mut Vec<Diagnostic>) -> (Vec<Declar
 
 /// The bytes of a binary: a file under the root with one of the three
 /// extensions.
-fn read_binary(mf: &Manifest, file: &str, at: Option<Span>, diags: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
+fn read_binary(mf: &RunInput, file: &str, at: Option<Span>, diags: &mut Vec<Diagnostic>) -> Option<Vec<u8>> {
     let path = std::path::Path::new(file);
     let inside = path.is_relative() && !path.components().any(|c| matches!(c, std::path::Component::ParentDir));
     let known = [".cubin", ".fatbin", ".ptx"].iter().any(|e| file.ends_with(e));
@@ -225,7 +212,7 @@ impl Contents {
 /// the members: each struct is read once and added when the last struct
 /// it contains is (a chain of 8,000 structs declared in any order, or one
 /// of 100,000 members, takes milliseconds).
-fn declare_structs(mf: &Manifest, diags: &mut Vec<Diagnostic>) -> Structs {
+fn declare_structs(mf: &RunInput, diags: &mut Vec<Diagnostic>) -> Structs {
     /// A member's type: a scalar, or the struct of an index in `pending`
     /// (`None`: a struct that is never laid out, one with a bad name).
     enum Ty {

@@ -1,10 +1,10 @@
 //! CUDA architectures: parsing what the user wrote (`sm_90`, `90`, `9.0`,
 //! `sm_90a`), choosing a list, and turning it into nvcc `-gencode` flags.
 //!
-//! Order of choice: `--arch` / `Build::arch`, then `BEGEN_CUDA_ARCH`, then
-//! `cuda.arch` in begen.yaml, then the GPUs of this machine
-//! (`nvidia-smi --query-gpu=compute_cap`), then [`DEFAULT_ARCHS`] (those
-//! the found nvcc supports). Each architecture gets its SASS; the newest
+//! Order of choice: the plan's request (`check` takes `--arch` /
+//! `Build::arch`, then `BEGEN_CUDA_ARCH`, then `cuda.arch` in begen.yaml),
+//! else the GPUs of this machine (`nvidia-smi --query-gpu=compute_cap`),
+//! else [`DEFAULT_ARCHS`] (those the found nvcc supports). Each architecture gets its SASS; the newest
 //! one without a suffix also gets PTX so that newer GPUs can JIT it.
 //! Suffixed targets (`sm_90a`, `sm_100f`) are tied to their GPU family and
 //! never get PTX.
@@ -55,28 +55,6 @@ impl CudaArch {
 impl fmt::Display for CudaArch {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "sm_{}", self.code())
-    }
-}
-
-/// Where the architecture list came from (printed by `begen doctor`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum ArchSource {
-    Option,
-    Env,
-    Config,
-    LocalGpu,
-    Default,
-}
-
-impl ArchSource {
-    pub(crate) fn describe(self) -> &'static str {
-        match self {
-            ArchSource::Option => "--arch / Build::arch",
-            ArchSource::Env => "BEGEN_CUDA_ARCH",
-            ArchSource::Config => "begen.yaml cuda.arch",
-            ArchSource::LocalGpu => "this machine's GPUs (nvidia-smi)",
-            ArchSource::Default => "begen's default list",
-        }
     }
 }
 
@@ -171,7 +149,7 @@ mod tests {
 mod examples {
     #[test]
     fn cuda_arch() {
-        use crate::build::CudaArch;
+        use crate::build::arch::CudaArch;
         let a = CudaArch::parse("9.0").unwrap();
         assert_eq!(a.to_string(), "sm_90");
         assert_eq!(CudaArch::parse("sm_90a").unwrap().to_string(), "sm_90a");
@@ -180,7 +158,7 @@ mod examples {
 
     #[test]
     fn gencode_flags() {
-        use crate::build::{CudaArch, arch::gencode_flags};
+        use crate::build::arch::{CudaArch, gencode_flags};
         let archs = [CudaArch::parse("sm_80").unwrap(), CudaArch::parse("sm_90a").unwrap()];
         assert_eq!(
             gencode_flags(&archs),
@@ -200,14 +178,14 @@ mod doc_examples {
 
     #[test]
     fn cuda_arch() {
-        use crate::build::CudaArch;
+        use crate::build::arch::CudaArch;
         assert_eq!(CudaArch::parse("9.0").unwrap().to_string(), "sm_90");
         assert!(CudaArch::parse("sm_x").is_none());
     }
 
     #[test]
     fn cuda_arch_parse() {
-        use crate::build::CudaArch;
+        use crate::build::arch::CudaArch;
         let a = CudaArch::parse("sm_90a").unwrap();
         assert_eq!((a.number, a.suffix), (90, Some('a')));
         assert_eq!(CudaArch::parse("compute_86"), CudaArch::parse("8.6"));

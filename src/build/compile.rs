@@ -84,11 +84,10 @@ impl CompilerCmd {
     }
 }
 
-/// The compilers of one build: host C++ always, nvcc when CUDA TUs exist.
+/// The compilers of one build, one per backend (host C++ always).
 #[derive(Debug, Clone)]
 pub(crate) struct Compilers {
-    pub(crate) host: CompilerCmd,
-    pub(crate) cuda: Option<CompilerCmd>,
+    pub(crate) by_platform: Vec<(Platform, CompilerCmd)>,
     /// A program every compile runs through (`ccache`, `sccache`): not
     /// part of a unit's recorded command (a compiler cache changes no
     /// object), nor of the compilation database.
@@ -96,14 +95,17 @@ pub(crate) struct Compilers {
 }
 
 impl Compilers {
+    /// The host C++ compiler, whose driver links.
+    pub(crate) fn host(&self) -> Result<&CompilerCmd> {
+        let found = self.by_platform.iter().find(|(p, _)| *p == Platform::Cpu).map(|(_, cmd)| cmd);
+        found.ok_or_else(|| Error::other("internal: no host C++ compiler".to_string()))
+    }
+
     fn for_unit(&self, unit: &Unit) -> Result<&CompilerCmd> {
-        match unit.platform {
-            Platform::Cpu => Ok(&self.host),
-            Platform::Cuda => self
-                .cuda
-                .as_ref()
-                .ok_or_else(|| Error::other(format!("internal: no CUDA compiler for `{}`", unit.name))),
-        }
+        let found = self.by_platform.iter().find(|(p, _)| *p == unit.platform).map(|(_, cmd)| cmd);
+        found.ok_or_else(|| {
+            Error::other(format!("internal: no {} compiler for `{}`", unit.platform.as_str(), unit.name))
+        })
     }
 }
 
@@ -292,31 +294,62 @@ pub(crate) fn compile_units(
     options: CompileOptions,
     reporter: &mut dyn Reporter,
 ) -> Result<CompileStats> {
+    let stale = stale_units(work, units, compilers, options.explain, reporter)?;
+    let stats = CompileStats { compiled: stale.len(), up_to_date: units.len() - stale.len() };
+    if stale.is_empty() {
+        return Ok(stats);
+    }
+    let failures = run_stale(work, &stale, units, compilers, options, reporter)?;
+    if failures.is_empty() {
+        return Ok(stats);
+    }
+    Err(compile_error(failures))
+}
+
+/// Every unit's command, into the compilation database, and the units
+/// whose objects are stale, longest first (with `explain`, why each is).
+fn stale_units<'u>(
+    work: &Path,
+    units: &'u [Unit],
+    compilers: &Compilers,
+    explain: bool,
+    reporter: &mut dyn Reporter,
+) -> Result<Vec<(&'u Unit, Vec<OsString>)>> {
     let mut stale = Vec::new();
     let mut commands = Vec::with_capacity(units.len());
     for unit in units {
         let argv = compilers.for_unit(unit)?.argv(unit);
         commands.push((unit, argv.clone()));
         if let Some(why) = staleness(work, unit, &argv) {
-            if options.explain {
+            if explain {
                 reporter.progress(&format!("{}: {why}", unit.name));
             }
             stale.push((unit, argv));
         }
     }
     super::compdb::write(work, &commands)?;
-    let stats = CompileStats { compiled: stale.len(), up_to_date: units.len() - stale.len() };
-    if stale.is_empty() {
-        return Ok(stats);
+    if !stale.is_empty() {
+        longest_first(work, &mut stale);
     }
-    longest_first(work, &mut stale);
-    for (unit, _) in &stale {
+    Ok(stale)
+}
+
+/// Compiles the stale units, `jobs` at a time, reporting progress and
+/// warnings; returns the failures, by unit name, with their output.
+fn run_stale(
+    work: &Path,
+    stale: &[(&Unit, Vec<OsString>)],
+    units: &[Unit],
+    compilers: &Compilers,
+    options: CompileOptions,
+    reporter: &mut dyn Reporter,
+) -> Result<Vec<(String, String)>> {
+    for (unit, _) in stale {
         let dir = work.join(&unit.object);
         if let Some(parent) = dir.parent() {
             std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
         }
     }
-
     let total = stale.len();
     let next = AtomicUsize::new(0);
     let (tx, rx) = mpsc::channel::<Event>();
@@ -325,7 +358,7 @@ pub(crate) fn compile_units(
     std::thread::scope(|scope| {
         for _ in 0..options.jobs.clamp(1, total) {
             let tx = tx.clone();
-            let (next, stale) = (&next, &stale);
+            let next = &next;
             scope.spawn(move || {
                 loop {
                     let i = next.fetch_add(1, Ordering::SeqCst);
@@ -362,9 +395,11 @@ pub(crate) fn compile_units(
         }
     });
     warned.finish(work, units, reporter);
-    if failures.is_empty() {
-        return Ok(stats);
-    }
+    Ok(failures)
+}
+
+/// One error for every failed compile.
+fn compile_error(mut failures: Vec<(String, String)>) -> Error {
     failures.sort();
     let what = match failures.as_slice() {
         [(name, _)] => format!("compiling {name}"),
@@ -372,7 +407,7 @@ pub(crate) fn compile_units(
     };
     let output =
         failures.iter().map(|(name, out)| format!("--- {name}\n{}", out.trim_end())).collect::<Vec<_>>().join("\n");
-    Err(Error::compile(what, output))
+    Error::compile(what, output)
 }
 
 enum Event {
@@ -575,7 +610,7 @@ pub(crate) fn parse_depfile(text: &str) -> Vec<PathBuf> {
 mod tests {
     use super::*;
 
-    /// Issue 25: a dependency that is a device or a FIFO (`#include
+    /// A dependency that is a device or a FIFO (`#include
     /// "/dev/stdin"`) is never read, when recorded or when checked; it is
     /// returned to be warned about, and a rebuild is decided on its stat.
     #[cfg(unix)]

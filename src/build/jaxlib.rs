@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use super::env::Env;
 use super::process::{self, Stopped};
+use crate::env::Env;
 use crate::error::{Error, Result};
 use crate::model::is_release_number;
 

@@ -14,17 +14,16 @@ pub(crate) struct LinkJob<'a> {
     pub(crate) linker: &'a Path,
     pub(crate) objects: &'a [PathBuf],
     pub(crate) output: &'a Path,
-    /// `None`: a CPU-only library. `Some(dir)`: link the static CUDA runtime
-    /// from `dir` (`Some(None)`: CUDA, but no `libcudart_static.a` was found).
-    pub(crate) cudart_dir: Option<Option<&'a Path>>,
-    /// Libraries from begen.yaml's `link: libs:`, as found.
+    /// The plan's libraries, as found.
     pub(crate) libs: &'a [FoundLib],
-    /// begen.yaml's `link: args:`, passed as they are.
+    /// The plan's linker arguments, passed as they are.
     pub(crate) extra: &'a [String],
+    /// What the backends add (a GPU runtime), last.
+    pub(crate) runtime: &'a [String],
 }
 
 /// The linker's argv (without the program).
-pub(crate) fn link_args(job: &LinkJob<'_>) -> Result<Vec<String>> {
+pub(crate) fn link_args(job: &LinkJob<'_>) -> Vec<String> {
     let mut args = vec!["-shared".to_string(), "-o".to_string(), job.output.display().to_string()];
     args.extend(job.objects.iter().map(|o| o.display().to_string()));
     let soname = job.output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -45,34 +44,13 @@ pub(crate) fn link_args(job: &LinkJob<'_>) -> Result<Vec<String>> {
         }
     }
     args.extend(job.extra.iter().cloned());
-    match job.cudart_dir {
-        None => {}
-        Some(Some(dir)) => {
-            // nvcc names its temporary files after its process id, and they
-            // reach the objects as local file symbols: dropping local symbols
-            // keeps the library byte-identical across builds.
-            args.push("-Wl,--discard-all".to_string());
-            args.push(format!("-L{}", dir.display()));
-            for lib in ["-lcudart_static", "-ldl", "-lrt", "-lpthread"] {
-                args.push(lib.to_string());
-            }
-        }
-        Some(None) => {
-            return Err(Error::toolchain(
-                "CUDA kernels link the static CUDA runtime, and `libcudart_static.a` was not \
-                 found beside nvcc (tried `lib64`, `lib` and `targets/<arch>-linux/lib` of its \
-                 toolkit, and pip's `nvidia/cuda_runtime/lib`). Install the CUDA runtime \
-                 (`pip install nvidia-cuda-runtime`, or the toolkit's cudart package)."
-                    .to_string(),
-            ));
-        }
-    }
-    Ok(args)
+    args.extend(job.runtime.iter().cloned());
+    args
 }
 
 /// Links; on failure the error carries the command and the linker's output.
 pub(crate) fn link(job: &LinkJob<'_>) -> Result<()> {
-    let args = link_args(job)?;
+    let args = link_args(job);
     let output = Command::new(job.linker)
         .args(&args)
         .current_dir(job.work)

@@ -1,8 +1,16 @@
 //! Stage 5, build: from the checked library and its generated files,
 //! compile every translation unit and link `lib<NAME>.so` beside the
 //! generated Python module and manifest. `begen::driver::build` runs the
-//! whole pipeline into it; this module holds its environment ([`Env`]), its
-//! [`Reporter`] and its results.
+//! whole pipeline into it; this module holds its [`Reporter`] and its
+//! results.
+//!
+//! The build executes the library's plan ([`crate::model::plan`], made by
+//! `check`) and reads no setting of its own: [`Toolchain::resolve`] probes
+//! the machine for what the plan needs (the work directory, XLA's FFI
+//! headers, one [`backend::Backend`] per backend of the plan, the
+//! libraries to link), then [`build_library`] runs compile (each backend's
+//! command, [`compile`]), link ([`link`]) and commit (staged outputs
+//! renamed into OUT).
 //!
 //! ```no_run
 //! use begen::driver::{Env, Settings, StderrReporter};
@@ -20,20 +28,15 @@
 //!   compiled by the source's own compiler (host C++ for `.cpp`, nvcc for
 //!   `.cu`); it includes no XLA header. Every XLA FFI handler of the library
 //!   is in one glue TU, `gen/<NAME>.begen.cc`, compiled by the host C++
-//!   compiler: XLA's FFI headers (about 1.5 s of g++ per TU, more under
-//!   nvcc) are parsed once per library instead of once per source.
+//!   compiler: XLA's FFI headers, slow to compile (more so under nvcc),
+//!   are parsed once per library instead of once per source.
 //!   Un-annotated sources compile as they are.
-//! - Host TUs: cc's C++ compiler (`CXX`), `-std=c++17 -fPIC`. CUDA TUs: the
-//!   nvcc begen found, driven with cc's flags for nvcc (`-ccbin` = the host
-//!   compiler, `-Xcompiler -fPIC`), `-std=c++17` and one `-gencode` per
-//!   architecture (see [`arch`]).
+//! - Each platform's TUs compile with its backend ([`backend`]): host C++
+//!   with cc's C++ compiler, CUDA with the nvcc begen found.
 //! - Linking: the host compiler links the objects directly (no archive)
-//!   with `-shared -Wl,--no-undefined`. CUDA libraries link the *static*
-//!   CUDA runtime (`libcudart_static.a`, nvcc's own default), so the `.so`
-//!   needs no `libcudart.so` on the loader's path; `--exclude-libs,ALL`
-//!   keeps that runtime's symbols private so they never clash with the
-//!   runtime JAX loads. CUDA and XLA share the driver's primary context,
-//!   so XLA's stream is valid in the kernel's runtime.
+//!   with `-shared -Wl,--no-undefined --exclude-libs,ALL`, then the plan's
+//!   libraries and arguments, then what each backend's runtime needs (the
+//!   static CUDA runtime for CUDA objects).
 //! - `--platform cpu` with CUDA sources present: those sources and their
 //!   kernels are skipped, each with a warning (never silently). `cuda`
 //!   requires nvcc. `auto` (the default) requires nvcc only when CUDA
@@ -49,9 +52,10 @@
 //!   generated files, and no debug info is generated unless asked for.
 
 mod arch;
+mod backend;
 mod compdb;
 mod compile;
-mod env;
+mod doctor;
 mod files;
 mod jaxlib;
 mod link;
@@ -66,17 +70,19 @@ mod work;
 
 use std::path::{Path, PathBuf};
 
+pub use crate::env::Env;
 pub(crate) use crate::model::PlatformChoice;
-pub(crate) use arch::CudaArch;
-pub use env::Env;
 
 use crate::diag::{Diagnostic, Severity};
 use crate::error::{Error, Result};
 use crate::model::generated::{Emitted, FileKind, GeneratedFile};
+use crate::model::plan::{Launcher, Plan};
 use crate::model::{Library, Platform};
-use crate::settings::Settings;
 use crate::source::SourceMap;
-use compile::{CompilerCmd, Compilers, Unit};
+use backend::{Backend, LinkNeeds, TuInputs};
+use compile::{Compilers, Unit};
+#[cfg_attr(not(feature = "cli"), allow(unused_imports))] // used by the CLI (`begen doctor`, `begen scan`)
+pub(crate) use doctor::{DoctorAsk, DoctorLine, doctor};
 use toolchain::Discovery;
 
 /// Where a build reports as it goes: diagnostics, progress lines and
@@ -325,7 +331,8 @@ pub(crate) struct Toolchain {
     support_include: PathBuf,
     /// The XLA FFI API version of the headers built against.
     pub(crate) xla_ffi_api: Option<String>,
-    cuda: Option<toolchain::Cuda>,
+    /// One per backend of the plan, in its order (host C++ first).
+    backends: Vec<Box<dyn Backend>>,
     libs: Vec<toolchain::FoundLib>,
     /// The work directory, locked (with OUT) until the build ends.
     work: work::Workspace,
@@ -336,34 +343,38 @@ pub(crate) struct Toolchain {
 impl Toolchain {
     /// Takes the work directory (waiting for another build of the same
     /// OUT or work directory), then finds XLA's FFI headers, begen's
-    /// support headers and, when the library builds CUDA sources, nvcc.
-    pub(crate) fn resolve(
-        library: &Library,
-        opts: &Settings,
-        env: &Env,
-        reporter: &mut dyn Reporter,
-    ) -> Result<Toolchain> {
-        let work = work::Workspace::open(opts, &library.name, env, reporter)?;
+    /// support headers, every backend the plan names, and the libraries
+    /// to link.
+    pub(crate) fn resolve(library: &Library, env: &Env, reporter: &mut dyn Reporter) -> Result<Toolchain> {
+        let plan = &library.plan;
+        let work = work::Workspace::open(plan.out(), plan.work_dir.as_deref(), &library.name, env, reporter)?;
         let probes = probes::Probes::load(&work.dir);
         let discovery = Discovery::with_probes(env, &probes);
-        let xla_include = xla_headers(&discovery, env, library.settings.jax_min.as_deref())?;
-        let support_include = match env.var("BEGEN_SUPPORT_INCLUDE") {
-            Some(dir) => PathBuf::from(dir),
-            // Absolute: compilers run in the work directory.
-            None => support::write_headers(&work.dir.join("include"))?,
-        };
+        let xla_include = xla_headers(&discovery, env, plan.jax_min.as_deref())?;
+        let support_include = support_headers(env, &work.dir)?;
         let xla_ffi_api = toolchain::xla_ffi_api_version(&xla_include);
-        let cuda = if library.settings.cuda { Some(discovery.cuda()?) } else { None };
-        let settings = &library.settings;
-        let dirs: Vec<PathBuf> = opts.link_dirs.iter().chain(&settings.link_dirs).cloned().collect();
-        let libs = settings
-            .link_libs
+        let backends =
+            plan.backends.iter().map(|b| backend::probe(b.platform, &discovery)).collect::<Result<Vec<_>>>()?;
+        let libs = plan
+            .link
+            .libs
             .iter()
-            .chain(&opts.link_libs)
-            .map(|l| discovery.find_library(l, &dirs, cuda.as_ref()))
+            .map(|l| {
+                let toolkit: Vec<PathBuf> = backends.iter().flat_map(|b| b.library_dirs(l)).collect();
+                discovery.find_library(l, &plan.link.dirs, &toolkit)
+            })
             .collect::<Result<Vec<_>>>()?;
         drop(discovery);
-        Ok(Toolchain { xla_include, support_include, xla_ffi_api, cuda, libs, work, probes })
+        Ok(Toolchain { xla_include, support_include, xla_ffi_api, backends, libs, work, probes })
+    }
+}
+
+/// begen's support headers: `BEGEN_SUPPORT_INCLUDE`, else its own, written
+/// into the work directory (absolute: compilers run there).
+fn support_headers(env: &Env, work: &Path) -> Result<PathBuf> {
+    match env.var("BEGEN_SUPPORT_INCLUDE") {
+        Some(dir) => Ok(PathBuf::from(dir)),
+        None => support::write_headers(&work.join("include")),
     }
 }
 
@@ -383,16 +394,12 @@ fn xla_headers(discovery: &Discovery, env: &Env, jax_min: Option<&str>) -> Resul
 /// it (the same work directory a build into OUT uses, locked meanwhile), so
 /// a repeated generation with nothing changed starts no process; a work
 /// directory that cannot be had costs only the probe.
-pub(crate) fn xla_ffi_api(
-    library: &Library,
-    opts: &Settings,
-    env: &Env,
-    reporter: &mut dyn Reporter,
-) -> Option<String> {
-    let workspace = work::Workspace::open(opts, &library.name, env, reporter).ok();
+pub(crate) fn xla_ffi_api(library: &Library, env: &Env, reporter: &mut dyn Reporter) -> Option<String> {
+    let plan = &library.plan;
+    let workspace = work::Workspace::open(plan.out(), plan.work_dir.as_deref(), &library.name, env, reporter).ok();
     let probes = workspace.as_ref().map_or_else(probes::Probes::none, |w| probes::Probes::load(&w.dir));
     let discovery = Discovery::with_probes(env, &probes);
-    let include = xla_headers(&discovery, env, library.settings.jax_min.as_deref()).ok();
+    let include = xla_headers(&discovery, env, library.plan.jax_min.as_deref()).ok();
     drop(discovery);
     probes.finish(env.var("BEGEN_EXPLAIN").is_some(), reporter);
     include.and_then(|i| toolchain::xla_ffi_api_version(&i))
@@ -406,227 +413,176 @@ pub(crate) fn write_sources(out: &Path, library: &str, emitted: &Emitted) -> Res
     files::write_generated_files(out, library, &files)
 }
 
-/// Refuses, naming it, a file in OUT named like one of library `name`'s
-/// four outputs that begen did not write.
-pub(crate) fn refuse_foreign_outputs(out: &Path, name: &str) -> Result<()> {
-    let four = [format!("lib{name}.so"), format!("{name}.py"), format!("{name}.pyi"), format!("{name}.yaml")];
-    files::refuse_foreign(out, name, &four, &[])
+/// Refuses, naming it, a file in OUT named like one of the library's four
+/// outputs that begen did not write.
+pub(crate) fn refuse_foreign_outputs(library: &Library) -> Result<()> {
+    let four = library.plan.outputs.all().map(String::from);
+    files::refuse_foreign(library.plan.out(), &library.name, &four, &[])
 }
 
-/// Compiles and links a checked [`Library`] from its generated files: its
-/// settings supply include directories, flags and whether nvcc is needed.
+/// Compiles and links a checked [`Library`] from its generated files, as
+/// its plan says, with the toolchain found for it: compile, link, commit.
 /// On any failure the previous outputs in OUT are left as they were.
 pub(crate) fn build_library(
     library: &Library,
     emitted: &Emitted,
     tools: Toolchain,
-    opts: &Settings,
     env: &Env,
     reporter: &mut dyn Reporter,
 ) -> Result<BuildOutput> {
-    let Toolchain { xla_include, support_include, xla_ffi_api, cuda, libs, work: workspace, probes } = tools;
-    let discovery = Discovery::with_probes(env, &probes);
-    let settings = &library.settings;
-    let work = workspace.dir.clone();
+    let plan = &library.plan;
     let explain = env.var("BEGEN_EXPLAIN").is_some();
-    let (units, outputs) = write_generated(&work, library, emitted, &xla_include)?;
+    let work = tools.work.dir.clone();
+    let (units, outputs) = write_generated(&work, library, emitted, &tools.xla_include)?;
+    let compilers = compilers(plan, &tools, &work, env)?;
+    tools.probes.finish(explain, reporter);
+    let options = compile::CompileOptions { jobs: plan.jobs, explain, verbose: plan.verbose, timeout: plan.timeout };
+    let stats = compile::compile_units(&work, &units, &compilers, options, reporter)?;
+    let objects = objects(library, &work, &units, env, explain, reporter)?;
+    let mut needs = LinkNeeds::default();
+    for b in &tools.backends {
+        let more = b.link_needs()?;
+        needs.args.extend(more.args);
+        needs.reads.extend(more.reads);
+    }
+    let linker = &compilers.host()?.program;
+    let job = link::LinkJob {
+        work: &work,
+        linker,
+        objects: &objects,
+        output: Path::new(&plan.outputs.library),
+        libs: &tools.libs,
+        extra: &plan.link.args,
+        runtime: &needs.args,
+    };
+    let changed = commit(library, &tools, &job, &needs.reads, &outputs, explain, reporter)?;
+    let paths = plan.outputs.all().map(|name| plan.out().join(name));
+    let [library_path, module_path, stub_path, manifest_path] = paths;
+    Ok(BuildOutput {
+        library: library.clone(),
+        library_path,
+        module_path,
+        stub_path,
+        manifest_path,
+        changed,
+        compiled: stats.compiled,
+        up_to_date: stats.up_to_date,
+        diagnostics: Vec::new(),
+        xla_ffi_api: tools.xla_ffi_api.clone(),
+    })
+}
 
-    let mut includes: Vec<PathBuf> = opts.includes.clone();
-    includes.extend(settings.include_dirs.iter().cloned());
-    includes.push(library.root.clone());
+/// Each backend's compiler command for the plan (the host's first), and
+/// the launcher they run through.
+fn compilers(plan: &Plan, tools: &Toolchain, work: &Path, env: &Env) -> Result<Compilers> {
+    let discovery = Discovery::with_probes(env, &tools.probes);
     // Relative when it is the work directory's own (commands run there): a
     // command that names no work directory is the same in every one, so a
     // compiler cache (ccache, sccache) hits across them.
-    includes.push(support_include.strip_prefix(&work).map_or_else(|_| support_include.clone(), Path::to_path_buf));
+    let support = &tools.support_include;
+    let mut includes = plan.includes.clone();
+    includes.push(support.strip_prefix(work).map_or_else(|_| support.clone(), Path::to_path_buf));
     // Only the glue includes XLA's headers; every TU keeps them on its path
     // anyway (a kernel source may include them itself), which costs nothing
     // where they are not included. They are not warning-clean under -Wall
     // -Wextra; as system headers their warnings stay out of the user's
     // build output.
-    let system_includes = vec![xla_include];
-
-    // `__FILE__` (BE_CHECK's messages) relative to the kernel directory, so
-    // the library holds no path of the machine it was built on and the same
-    // tree gives the same bytes wherever it is.
-    let maps = file_prefix_maps(&library.root);
-    let cxx_flags: Vec<String> = maps.iter().cloned().chain(settings.cxx_flags.iter().cloned()).collect();
-    let host = host_compiler(opts, &cxx_flags, &includes, &system_includes, &work, Some(&discovery))?;
-    let cuda_cmd = match &cuda {
-        Some(cuda) => {
-            let (archs, _) = discovery.cuda_archs(&opts.arch, &settings.cuda_arch, cuda)?;
-            // nvcc has no such option of its own: its host compiler, which
-            // also preprocesses the device code, does the mapping.
-            let cuda_flags: Vec<String> =
-                maps.iter().map(|m| format!("-Xcompiler={m}")).chain(settings.cuda_flags.iter().cloned()).collect();
-            Some(cuda_compiler(opts, &cuda_flags, &includes, &system_includes, &work, cuda, &archs, Some(&discovery))?)
-        }
-        None => None,
+    let system_includes = [tools.xla_include.clone()];
+    let tu = TuInputs {
+        includes: &includes,
+        system_includes: &system_includes,
+        prefix_maps: &plan.prefix_maps,
+        work,
+        cc_metadata: plan.cc_metadata,
     };
-    let launcher = compiler_launcher(opts, settings, &discovery, env)?;
-    let compilers = Compilers { host: host.clone(), cuda: cuda_cmd, launcher };
-    drop(discovery);
-    probes.finish(explain, reporter);
-    let jobs = opts.jobs.unwrap_or_else(|| {
-        env.var("NUM_JOBS")
-            .and_then(|n| n.parse().ok())
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-    });
-    // A compile that hangs is stopped: 30 minutes by default.
-    let seconds = env.var("BEGEN_COMPILE_TIMEOUT").and_then(|s| s.parse::<u64>().ok()).unwrap_or(1800);
-    let timeout = std::time::Duration::from_secs(seconds.max(1));
-    let options = compile::CompileOptions { jobs, explain, verbose: opts.verbose, timeout };
-    let stats = compile::compile_units(&work, &units, &compilers, options, reporter)?;
+    let mut by_platform = Vec::new();
+    for (b, asked) in tools.backends.iter().zip(&plan.backends) {
+        by_platform.push((b.platform(), b.command(asked, &tu, &discovery, true)?));
+    }
+    let launcher = compiler_launcher(plan.launcher.as_ref(), &discovery)?;
+    Ok(Compilers { by_platform, launcher })
+}
 
-    let lib_file = format!("lib{}.so", library.name);
-    let mut objects: Vec<PathBuf> = units.iter().map(|u| u.object.clone()).collect();
-    if library.namespaced {
-        let tool = |var: &str, default: &str| PathBuf::from(env.var(var).unwrap_or_else(|| default.to_string()));
-        let mut notes = Vec::new();
-        let localized =
-            link::localize_clashes(&work, &objects, &tool("NM", "nm"), &tool("OBJCOPY", "objcopy"), &mut notes);
-        if explain {
-            notes.iter().for_each(|n| reporter.progress(n));
-        }
-        objects = localized?;
+/// The objects to link: each unit's, with the symbols that clash between
+/// the modules of a namespaced library made local (see
+/// [`link::localize_clashes`]).
+fn objects(
+    library: &Library,
+    work: &Path,
+    units: &[Unit],
+    env: &Env,
+    explain: bool,
+    reporter: &mut dyn Reporter,
+) -> Result<Vec<PathBuf>> {
+    let objects: Vec<PathBuf> = units.iter().map(|u| u.object.clone()).collect();
+    if !library.namespaced {
+        return Ok(objects);
     }
-    // Binary kernels open the CUDA driver with dlopen (in libc from glibc 2.34, in libdl before).
-    let extra: Vec<String> = settings
-        .link_args
-        .iter()
-        .chain(&opts.link_args)
-        .cloned()
-        .chain(library.binaries.iter().take(1).map(|_| "-ldl".to_string()))
-        .collect();
-    fn job<'a>(base: &link::LinkJob<'a>, output: &'a Path) -> link::LinkJob<'a> {
-        link::LinkJob { output, ..*base }
+    let tool = |var: &str, default: &str| PathBuf::from(env.var(var).unwrap_or_else(|| default.to_string()));
+    let mut notes = Vec::new();
+    let localized = link::localize_clashes(work, &objects, &tool("NM", "nm"), &tool("OBJCOPY", "objcopy"), &mut notes);
+    if explain {
+        notes.iter().for_each(|n| reporter.progress(n));
     }
-    let lib_path = PathBuf::from(&lib_file);
-    let base = link::LinkJob {
-        work: &work,
-        linker: &host.program,
-        objects: &objects,
-        output: &lib_path,
-        cudart_dir: cuda.as_ref().map(|c| c.cudart_dir.as_deref()),
-        libs: &libs,
-        extra: &extra,
-    };
+    localized
+}
 
-    // Nothing to link or write when the objects, the command and OUT are
-    // as the last build left them.
-    let out = opts.out_dir();
-    let name = &library.name;
-    let paths = OutputPaths::new(out, name);
-    let mut read: Vec<PathBuf> = objects.clone();
-    read.extend(libs.iter().map(|l| l.dir.join(&l.file)));
-    if let Some(dir) = cuda.as_ref().and_then(|c| c.cudart_dir.as_ref()) {
-        read.push(dir.join("libcudart_static.a"));
-    }
-    let inputs = relink::LinkInputs::new(&work, &host.program, &link::link_args(&base)?, &read);
+/// Links into a staging folder of OUT and renames the outputs into place
+/// (only those whose bytes changed); nothing at all when the objects, the
+/// command and OUT are as the last build left them. Returns the outputs
+/// that changed.
+fn commit(
+    library: &Library,
+    tools: &Toolchain,
+    job: &link::LinkJob<'_>,
+    runtime_reads: &[PathBuf],
+    outputs: &[&GeneratedFile],
+    explain: bool,
+    reporter: &mut dyn Reporter,
+) -> Result<Vec<PathBuf>> {
+    let (plan, work) = (&library.plan, job.work);
+    let (out, names) = (plan.out(), &plan.outputs);
+    let lib_path = out.join(&names.library);
+    let mut read: Vec<PathBuf> = job.objects.to_vec();
+    read.extend(tools.libs.iter().map(|l| l.dir.join(&l.file)));
+    read.extend(runtime_reads.iter().cloned());
+    let inputs = relink::LinkInputs::new(work, job.linker, &link::link_args(job), &read);
     let expected: Vec<(PathBuf, &[u8])> =
         outputs.iter().map(|f| (out.join(&f.rel_path), f.contents.as_bytes())).collect();
-    let why = inputs.stale(&work, &paths.library, &expected);
-    let changed = match why {
-        None => Vec::new(),
-        Some(why) => {
-            if explain {
-                reporter.progress(&format!("{lib_file}: linking, as {why}"));
-            }
-            relink::LinkInputs::forget(&work);
-            let staging = workspace.stage(&library.name)?;
-            let stage = &staging.0;
-            let staged_lib = stage.join(&lib_file);
-            link::link(&job(&base, &staged_lib))?;
-            let mut staged = vec![stage.join(&lib_file)];
-            for file in outputs {
-                let path = stage.join(&file.rel_path);
-                std::fs::write(&path, file.contents.as_bytes()).map_err(|e| Error::io(&path, e))?;
-                staged.push(path);
-            }
-            let changed = files::commit_staged(&staged, out, &format!("{name}.py"))?;
-            drop(staging);
-            inputs.save(&work, &paths.library);
-            changed
-        }
+    let Some(why) = inputs.stale(work, &lib_path, &expected) else {
+        return Ok(Vec::new());
     };
-
-    Ok(BuildOutput {
-        library: library.clone(),
-        library_path: paths.library,
-        module_path: paths.module,
-        stub_path: paths.stub,
-        manifest_path: paths.manifest,
-        changed,
-        compiled: stats.compiled,
-        up_to_date: stats.up_to_date,
-        diagnostics: Vec::new(),
-        xla_ffi_api,
-    })
-}
-
-/// The four outputs' paths in OUT.
-struct OutputPaths {
-    library: PathBuf,
-    module: PathBuf,
-    stub: PathBuf,
-    manifest: PathBuf,
-}
-
-impl OutputPaths {
-    fn new(out: &Path, name: &str) -> OutputPaths {
-        OutputPaths {
-            library: out.join(format!("lib{name}.so")),
-            module: out.join(format!("{name}.py")),
-            stub: out.join(format!("{name}.pyi")),
-            manifest: out.join(format!("{name}.yaml")),
-        }
+    if explain {
+        reporter.progress(&format!("{}: linking, as {why}", names.library));
     }
+    relink::LinkInputs::forget(work);
+    let staging = tools.work.stage(&library.name)?;
+    let stage = &staging.0;
+    let staged_lib = stage.join(&names.library);
+    link::link(&link::LinkJob { output: &staged_lib, ..*job })?;
+    let mut staged = vec![staged_lib];
+    for file in outputs {
+        let path = stage.join(&file.rel_path);
+        std::fs::write(&path, file.contents.as_bytes()).map_err(|e| Error::io(&path, e))?;
+        staged.push(path);
+    }
+    let changed = files::commit_staged(&staged, out, &names.module)?;
+    drop(staging);
+    inputs.save(work, &lib_path);
+    Ok(changed)
 }
 
-/// The program every compile runs through: the settings' (build.rs's
-/// `.compiler_launcher`), else `BEGEN_COMPILER_LAUNCHER`, else begen.yaml's
-/// `compiler_launcher`; a path, or a name found on `PATH`. One that cannot
-/// be found is an error naming where it was set.
-fn compiler_launcher(
-    opts: &Settings,
-    settings: &crate::model::Settings,
-    discovery: &Discovery,
-    env: &Env,
-) -> Result<Option<PathBuf>> {
-    let (program, from) =
-        match (&opts.compiler_launcher, env.var("BEGEN_COMPILER_LAUNCHER"), &settings.compiler_launcher) {
-            (Some(p), _, _) => (p.clone(), "the build script's `.compiler_launcher`"),
-            (None, Some(p), _) => (p, "BEGEN_COMPILER_LAUNCHER"),
-            (None, None, Some(p)) => (p.clone(), "begen.yaml's `compiler_launcher`"),
-            (None, None, None) => return Ok(None),
-        };
-    let program = program.trim();
-    if program.is_empty() {
+/// The program every compile runs through, as the plan names it: a path,
+/// or a name found on `PATH`. One that cannot be found is an error naming
+/// where it was set.
+fn compiler_launcher(launcher: Option<&Launcher>, discovery: &Discovery) -> Result<Option<PathBuf>> {
+    let Some(Launcher { program, from }) = launcher else {
         return Ok(None);
-    }
+    };
     match discovery.program_file(Path::new(program)) {
         Some(file) => Ok(Some(file)),
         None => Err(Error::toolchain(crate::diag::messages::launcher_not_found(program, from))),
     }
-}
-
-/// `-ffile-prefix-map` flags that write the kernel directory `root` (as
-/// given and, where it differs, as the file system resolves it) as nothing,
-/// so `__FILE__` of `root/sub/k.cpp` is `sub/k.cpp`. Roots whose path has
-/// a `=` or a comma (which would end the option or nvcc's `-Xcompiler`
-/// argument) are left unmapped.
-fn file_prefix_maps(root: &Path) -> Vec<String> {
-    let mut roots = vec![root.to_path_buf()];
-    if let Ok(real) = std::fs::canonicalize(root)
-        && real != root
-    {
-        roots.push(real);
-    }
-    roots
-        .iter()
-        .map(|r| r.display().to_string())
-        .filter(|r| !r.contains(['=', ',']) && !r.is_empty())
-        .map(|r| format!("-ffile-prefix-map={}/=", r.trim_end_matches('/')))
-        .collect()
 }
 
 /// The XLA FFI headers' contents, as one fingerprint.
@@ -721,162 +677,6 @@ fn write_generated<'e>(
     Ok((units, outputs))
 }
 
-fn cc_error(what: &str, e: cc::Error) -> Error {
-    Error::toolchain(format!("{what}: {e}. Set CXX to a working C++17 compiler (g++ or clang++)."))
-}
-
-/// The host C++ command from cc: its compiler and flags, plus C++17, PIC,
-/// the include directories and the configured flags. With a `discovery`
-/// that keeps probes, cc's detection is reused (see [`detected`]).
-fn host_compiler(
-    opts: &Settings,
-    cxx_flags: &[String],
-    includes: &[PathBuf],
-    system_includes: &[PathBuf],
-    work: &Path,
-    discovery: Option<&Discovery>,
-) -> Result<CompilerCmd> {
-    let mut b = opts.host_cc.clone();
-    b.cpp(true).pic(true).std("c++17").out_dir(work.join("cc")).includes(includes);
-    for dir in system_includes {
-        b.flag("-isystem").flag(dir.as_os_str());
-    }
-    for flag in cxx_flags.iter().chain(&opts.cxx_flags) {
-        b.flag(flag);
-    }
-    detected(&b, "host C++ compiler", opts, discovery, None, || {
-        let tool = b.try_get_compiler().map_err(|e| cc_error("no usable host C++ compiler", e))?;
-        Ok(CompilerCmd::from_tool(&tool, None))
-    })
-}
-
-/// The nvcc command: cc's flags for nvcc with begen's nvcc as the program.
-#[allow(clippy::too_many_arguments)]
-fn cuda_compiler(
-    opts: &Settings,
-    cuda_flags: &[String],
-    includes: &[PathBuf],
-    system_includes: &[PathBuf],
-    work: &Path,
-    cuda: &toolchain::Cuda,
-    archs: &[CudaArch],
-    discovery: Option<&Discovery>,
-) -> Result<CompilerCmd> {
-    let mut b = opts.cuda_cc.clone();
-    // cc's `.std()` would reach only the host compiler (`-Xcompiler`); nvcc's
-    // own front end needs the dialect too.
-    b.cpp(true).cuda(true).pic(true).out_dir(work.join("cc")).includes(includes).flag("-std=c++17");
-    for dir in system_includes {
-        b.flag("-isystem").flag(dir.as_os_str());
-    }
-    for flag in arch::gencode_flags(archs) {
-        b.flag(flag);
-    }
-    for flag in cuda_flags.iter().chain(&opts.cuda_flags) {
-        b.flag(flag);
-    }
-    detected(&b, "CUDA compiler", opts, discovery, Some(&cuda.nvcc), || {
-        // cc asserts (panics) when CXX carries arguments in CUDA mode; turn that
-        // into an error rather than a backtrace.
-        let tool = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| b.try_get_compiler()))
-            .map_err(|_| {
-                Error::toolchain(
-                    "cc cannot drive nvcc when CXX carries arguments; set CXX to the compiler alone \
-                     (flags go in CXXFLAGS)"
-                        .to_string(),
-                )
-            })?
-            .map_err(|e| cc_error("no usable host compiler for nvcc", e))?;
-        Ok(CompilerCmd::from_tool(&tool, Some(&cuda.nvcc)))
-    })
-}
-
-/// cc's answer for the configuration `b` (`detect` runs cc, which starts
-/// the compiler to learn its family), kept in the build's probes while
-/// `b`, the environment and the compiler binaries (the program, nvcc's
-/// `-ccbin` host compiler) are the same. Not kept when cc prints `cargo:`
-/// lines (build.rs): Cargo must hear of every variable cc reads, each time.
-fn detected(
-    b: &cc::Build,
-    what: &str,
-    opts: &Settings,
-    discovery: Option<&Discovery>,
-    nvcc: Option<&Path>,
-    detect: impl FnOnce() -> Result<CompilerCmd>,
-) -> Result<CompilerCmd> {
-    let config = cc_config(b);
-    let Some(discovery) = discovery.filter(|_| !opts.cc_metadata && !config.contains("metadata: true")) else {
-        return detect();
-    };
-    let inputs = format!("{config}\nnvcc {}", nvcc.map(|p| p.display().to_string()).unwrap_or_default());
-    let mut failure = None;
-    let cmd: Option<CompilerCmd> = discovery.remembered(what, &inputs, || match detect() {
-        Ok(cmd) => {
-            let mut programs = vec![cmd.program.clone()];
-            let mut args = cmd.args.iter().map(|a| a.to_string_lossy());
-            while let Some(arg) = args.next() {
-                match arg.strip_prefix("-ccbin") {
-                    Some("") => programs.extend(args.next().map(|a| PathBuf::from(a.as_ref()))),
-                    Some(rest) => programs.push(PathBuf::from(rest.trim_start_matches('='))),
-                    None => {}
-                }
-            }
-            let files: Option<Vec<PathBuf>> = programs.iter().map(|p| discovery.program_file(p)).collect();
-            (Some(cmd), files)
-        }
-        Err(e) => {
-            failure = Some(e);
-            (None, None)
-        }
-    });
-    match (cmd, failure) {
-        (Some(cmd), _) => Ok(cmd),
-        (None, Some(e)) => Err(e),
-        (None, None) => Err(Error::other(format!("internal: no answer for the {what}"))),
-    }
-}
-
-/// cc's configuration as text, without its caches (filled as cc runs) and
-/// its once-only flags, which say nothing about the compiler it picks.
-fn cc_config(b: &cc::Build) -> String {
-    let mut text = format!("{b:?}");
-    for field in ["build_cache: ", "checked_dbg_var: "] {
-        text = without_field(&text, field);
-    }
-    text
-}
-
-/// `text` (a `Debug` rendering) without the value of `field`: up to the
-/// next `,` or closing bracket outside brackets and quotes.
-fn without_field(text: &str, field: &str) -> String {
-    let Some(start) = text.find(field) else {
-        return text.to_string();
-    };
-    let value = start + field.len();
-    let (mut depth, mut quoted, mut escaped) = (0i32, false, false);
-    let mut end = text.len();
-    for (i, c) in text[value..].char_indices() {
-        match c {
-            _ if escaped => escaped = false,
-            '\\' if quoted => escaped = true,
-            '"' => quoted = !quoted,
-            _ if quoted => {}
-            '{' | '[' | '(' => depth += 1,
-            '}' | ']' | ')' if depth == 0 => {
-                end = value + i;
-                break;
-            }
-            '}' | ']' | ')' => depth -= 1,
-            ',' if depth == 0 => {
-                end = value + i;
-                break;
-            }
-            _ => {}
-        }
-    }
-    format!("{}{}", &text[..value], &text[end..])
-}
-
 /// The nvcc a build would use, found as `begen doctor` says (`NVCC`,
 /// `CUDA_PATH`, `CUDA_HOME`, `PATH`, `/usr/local/cuda`, then pip's CUDA in
 /// `BEGEN_PYTHON`'s environment).
@@ -894,159 +694,6 @@ pub(crate) fn nvcc(env: &Env) -> Result<PathBuf> {
 /// Counts diagnostics by severity (for summaries).
 pub(crate) fn count(diagnostics: &[Diagnostic], severity: Severity) -> usize {
     diagnostics.iter().filter(|d| d.severity == severity).count()
-}
-
-/// One line of `begen doctor`: what, and what was found (or why not).
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
-pub(crate) struct DoctorLine {
-    /// The piece looked for, e.g. `nvcc` or `XLA FFI headers`.
-    pub(crate) what: &'static str,
-    /// What was found (path, version...), or why nothing usable was.
-    pub(crate) found: std::result::Result<String, String>,
-    /// A missing piece that every build needs (nvcc is only needed for CUDA).
-    pub(crate) required: bool,
-}
-
-/// What a build will compile against and so which jax releases it loads on
-/// (nothing is downloaded here).
-fn doctor_target(jax_min: Option<&str>, running: Option<&PathBuf>, env: &Env) -> String {
-    let api = |dir: &Path| toolchain::xla_ffi_api_version(dir).unwrap_or_else(|| "unknown".into());
-    match jax_min {
-        Some(v) if !crate::model::is_release_number(v) => format!("--jax-min `{v}` is not a jax release number"),
-        Some(v) => match (jaxlib::cached(env, v), jaxlib::cache_dir(env, v)) {
-            (Some(dir), _) => {
-                format!("XLA FFI API {} from jaxlib {v}'s headers ({}): jax {v} and newer", api(&dir), dir.display())
-            }
-            (None, Some(dir)) => format!(
-                "jaxlib {v}'s XLA FFI headers: jax {v} and newer (not cached yet: a build downloads them into {})",
-                dir.join("include").display()
-            ),
-            (None, None) => format!("jaxlib {v}'s XLA FFI headers, but neither XDG_CACHE_HOME nor HOME is set"),
-        },
-        None => match running {
-            Some(dir) => format!(
-                "XLA FFI API {} (the headers above): jax releases with that API and newer; --jax-min VERSION for older ones",
-                api(dir)
-            ),
-            None => "unknown: no XLA FFI headers found".to_string(),
-        },
-    }
-}
-
-/// Resolves every toolchain piece the way [`build`] would and says what
-/// it found; `opts.root` supplies begen.yaml's CUDA settings when present.
-#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
-pub(crate) fn doctor(opts: &Settings, env: &Env) -> Vec<DoctorLine> {
-    let d = Discovery::new(env);
-    let mut lines = Vec::new();
-    let line =
-        |what, found: Result<String>, required| DoctorLine { what, found: found.map_err(|e| e.to_string()), required };
-    let xla = d.xla_ffi_include();
-    lines.push(line(
-        "XLA FFI headers",
-        xla.as_ref()
-            .map(|dir| {
-                let api = toolchain::xla_ffi_api_version(dir).unwrap_or_else(|| "unknown".into());
-                format!("{} (API {api})", dir.display())
-            })
-            .map_err(|e| Error::toolchain(e.to_string())),
-        true,
-    ));
-    lines.push(line("builds target", Ok(doctor_target(opts.jax_min.as_deref(), xla.as_ref().ok(), env)), true));
-    let support = match env.var("BEGEN_SUPPORT_INCLUDE") {
-        Some(dir) => format!("{dir} (BEGEN_SUPPORT_INCLUDE)"),
-        None => format!(
-            "embedded, version {} ({} headers, written into each build's work directory)",
-            support::version(),
-            support::HEADERS.len()
-        ),
-    };
-    lines.push(line("support headers", Ok(support), true));
-    let scratch = std::env::temp_dir().join(format!("begen-doctor-{}", std::process::id()));
-    // The compiler must run, not only be named.
-    let host = host_compiler(opts, &[], &[], &[], &scratch, None).and_then(|cmd| {
-        let runs = std::process::Command::new(&cmd.program).arg("--version").output();
-        match runs {
-            Ok(out) if out.status.success() => Ok(describe_cmd(&cmd)),
-            Ok(out) => Err(Error::toolchain(format!(
-                "`{}` does not run: {}",
-                cmd.program.display(),
-                String::from_utf8_lossy(&out.stderr).trim()
-            ))),
-            Err(e) => Err(Error::toolchain(format!(
-                "`{}` does not run ({e}): install a C++17 compiler or set CXX",
-                cmd.program.display()
-            ))),
-        }
-    });
-    lines.push(line("host C++ (cc, CXX)", host, true));
-    // Architectures asked for are checked even without nvcc.
-    if !opts.arch.is_empty() {
-        let asked =
-            arch::parse_list(&opts.arch).map(|l| l.iter().map(|a| a.to_string()).collect::<Vec<_>>().join(", "));
-        lines.push(line(
-            "--arch",
-            asked.map_err(|bad| {
-                Error::toolchain(format!("`{bad}` is not a CUDA architecture (write sm_90, 90 or 9.0)"))
-            }),
-            true,
-        ));
-    }
-    match d.cuda() {
-        Ok(cuda) => {
-            let version = cuda.version.clone().unwrap_or_else(|| "version unknown".into());
-            lines.push(line("nvcc", Ok(format!("{} ({version})", cuda.nvcc.display())), false));
-            lines.push(line(
-                "CUDA runtime (static)",
-                cuda.cudart_dir
-                    .as_ref()
-                    .map(|p| p.join("libcudart_static.a").display().to_string())
-                    .ok_or_else(|| Error::toolchain("libcudart_static.a not found beside nvcc")),
-                false,
-            ));
-            let archs = d.cuda_archs(&opts.arch, &[], &cuda).map(|(archs, source)| {
-                let names: Vec<String> = archs.iter().map(|a| a.to_string()).collect();
-                format!("{} (from {}); {}", names.join(", "), source.describe(), arch::gencode_flags(&archs).join(" "))
-            });
-            lines.push(line("CUDA architectures", archs, false));
-        }
-        Err(e) => lines.push(line("nvcc", Err(e), false)),
-    }
-    lines.push(line("Python asked", Ok(d.python()), false));
-    lines.push(line("JAX in that Python", jax_report(&d), false));
-    let _ = std::fs::remove_dir_all(&scratch);
-    lines
-}
-
-/// jax and jaxlib versions and the backends JAX finds (a GPU needs its
-/// CUDA plugin), as `BEGEN_PYTHON` sees them.
-#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
-fn jax_report(d: &Discovery) -> Result<String> {
-    let probe = "import jax, jaxlib; print(jax.__version__, jaxlib.__version__, \
-                 sorted({d.platform for d in jax.devices()}), jax.default_backend())";
-    let python = d.python();
-    let out = d.run_probe(Path::new(&python), &["-c", probe]).map_err(Error::toolchain)?;
-    if !out.status.success() {
-        let why = String::from_utf8_lossy(&out.stderr);
-        let last = why.trim().lines().last().unwrap_or("no output");
-        return Err(Error::toolchain(format!("`{python}` cannot import jax: {last}")));
-    }
-    let text = String::from_utf8_lossy(&out.stdout);
-    let mut parts = text.split_whitespace();
-    let (jax, jaxlib) = (parts.next().unwrap_or("?"), parts.next().unwrap_or("?"));
-    let rest: Vec<&str> = parts.collect();
-    Ok(format!("jax {jax}, jaxlib {jaxlib}; devices {}", rest.join(" ")))
-}
-
-#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
-fn describe_cmd(cmd: &CompilerCmd) -> String {
-    let mut s = cmd.program.display().to_string();
-    for a in &cmd.args {
-        s.push(' ');
-        s.push_str(&a.to_string_lossy());
-    }
-    s
 }
 
 #[cfg(test)]

@@ -10,11 +10,12 @@ use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::arch::{self, ArchSource, CudaArch};
-use super::env::Env;
+use super::arch::{self, CudaArch};
 use super::probes::Probes;
 use super::process::{self, Finished, Stopped};
+use crate::env::Env;
 use crate::error::{Error, Result};
+use crate::model::plan::{ArchRequest, ArchSource};
 
 /// What a probe of `$BEGEN_PYTHON` learned (one run, on first need).
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -316,28 +317,13 @@ impl<'e> Discovery<'e> {
         candidates.into_iter().find(|dir| dir.join("libcudart_static.a").is_file())
     }
 
-    /// Finds a library to link, by `-l` name: in `dirs` (begen.yaml's
-    /// `link: dirs:`), then, when CUDA is in use, beside nvcc's toolkit and
-    /// in pip's `nvidia/*/lib` folders, then in `LIBRARY_PATH` and the
-    /// system's folders. A missing one is one paragraph saying where begen
-    /// looked and how to fix it.
-    pub(crate) fn find_library(&self, name: &str, dirs: &[PathBuf], cuda: Option<&Cuda>) -> Result<FoundLib> {
-        let mut candidates: Vec<(PathBuf, bool)> = dirs.iter().map(|d| (d.clone(), true)).collect();
-        if let Some(top) = cuda.and_then(|c| c.nvcc.parent()?.parent().map(Path::to_path_buf)) {
-            for d in
-                [top.join("lib64"), top.join("lib"), top.join(format!("targets/{}-linux/lib", std::env::consts::ARCH))]
-            {
-                candidates.push((d, true));
-            }
-            if let Some(nvidia) = top.parent() {
-                candidates.push((nvidia.join(name).join("lib"), true));
-                if let Ok(entries) = std::fs::read_dir(nvidia) {
-                    let mut more: Vec<PathBuf> = entries.flatten().map(|e| e.path().join("lib")).collect();
-                    more.sort();
-                    candidates.extend(more.into_iter().map(|d| (d, true)));
-                }
-            }
-        }
+    /// Finds a library to link, by `-l` name: in `dirs` (the plan's
+    /// `link: dirs:`), then in `toolkit` (the backends' own folders, such
+    /// as nvcc's toolkit and pip's `nvidia/*/lib`), then in `LIBRARY_PATH`
+    /// and the system's folders. A missing one is one paragraph saying
+    /// where begen looked and how to fix it.
+    pub(crate) fn find_library(&self, name: &str, dirs: &[PathBuf], toolkit: &[PathBuf]) -> Result<FoundLib> {
+        let mut candidates: Vec<(PathBuf, bool)> = dirs.iter().chain(toolkit).map(|d| (d.clone(), true)).collect();
         if let Some(paths) = self.env.var("LIBRARY_PATH") {
             candidates.extend(std::env::split_paths(&paths).map(|d| (d, false)));
         }
@@ -368,13 +354,9 @@ impl<'e> Discovery<'e> {
         )))
     }
 
-    /// The architectures to build for and where the choice came from.
-    pub(crate) fn cuda_archs(
-        &self,
-        option: &[String],
-        config: &[String],
-        cuda: &Cuda,
-    ) -> Result<(Vec<CudaArch>, ArchSource)> {
+    /// The architectures to build for and where the choice came from: the
+    /// plan's request, else this machine's GPUs, else begen's list.
+    pub(crate) fn cuda_archs(&self, request: Option<&ArchRequest>, cuda: &Cuda) -> Result<(Vec<CudaArch>, ArchSource)> {
         let parse = |items: &[String], source: ArchSource| {
             let archs = arch::parse_list(items).map_err(|bad| {
                 Error::toolchain(format!(
@@ -393,14 +375,8 @@ impl<'e> Discovery<'e> {
             }
             Ok((archs, source))
         };
-        if !option.is_empty() {
-            return parse(option, ArchSource::Option);
-        }
-        if let Some(value) = self.env.var("BEGEN_CUDA_ARCH") {
-            return parse(&[value], ArchSource::Env);
-        }
-        if !config.is_empty() {
-            return parse(config, ArchSource::Config);
+        if let Some(request) = request {
+            return parse(&request.items, request.source);
         }
         let local = self.local_gpus();
         if !local.is_empty() {
@@ -536,13 +512,15 @@ mod tests {
         let env = Env::new().without("BEGEN_CUDA_ARCH");
         let cuda = Cuda { nvcc: PathBuf::from("nvcc"), version: None, cudart_dir: None, supported: vec![90] };
         let d = Discovery::new(&env);
-        for config in [vec![String::new()], vec![" , ".to_string()]] {
-            let err = d.cuda_archs(&[], &config, &cuda).unwrap_err().to_string();
+        let asked =
+            |items: &[&str], source| ArchRequest { items: items.iter().map(|s| s.to_string()).collect(), source };
+        for config in [asked(&[""], ArchSource::Config), asked(&[" , "], ArchSource::Config)] {
+            let err = d.cuda_archs(Some(&config), &cuda).unwrap_err().to_string();
             assert!(err.contains("begen.yaml cuda.arch names no CUDA architecture"), "{err}");
         }
-        let err = d.cuda_archs(&[",".to_string()], &[], &cuda).unwrap_err().to_string();
+        let err = d.cuda_archs(Some(&asked(&[","], ArchSource::Option)), &cuda).unwrap_err().to_string();
         assert!(err.contains("names no CUDA architecture"), "{err}");
-        let (archs, _) = d.cuda_archs(&[], &["sm_90".to_string()], &cuda).unwrap();
+        let (archs, _) = d.cuda_archs(Some(&asked(&["sm_90"], ArchSource::Config)), &cuda).unwrap();
         assert_eq!(archs.len(), 1);
     }
 

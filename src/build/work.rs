@@ -23,7 +23,6 @@ use std::path::{Path, PathBuf};
 use super::{Env, Reporter};
 use crate::error::{Error, Result};
 use crate::model::generated::fnv1a;
-use crate::settings::Settings;
 
 /// The work directory of one build, held (locked) while the value lives.
 pub(crate) struct Workspace {
@@ -36,16 +35,22 @@ pub(crate) struct Workspace {
 }
 
 impl Workspace {
-    /// Creates OUT and the work directory of library `name`, and takes
+    /// Creates OUT and the work directory of library `name` (under
+    /// `work_dir` when one is given), and takes
     /// both locks (waiting, and saying so, while another build holds one).
-    pub(crate) fn open(settings: &Settings, name: &str, env: &Env, reporter: &mut dyn Reporter) -> Result<Workspace> {
-        let out = settings.out_dir();
+    pub(crate) fn open(
+        out: &Path,
+        work_dir: Option<&Path>,
+        name: &str,
+        env: &Env,
+        reporter: &mut dyn Reporter,
+    ) -> Result<Workspace> {
         std::fs::create_dir_all(out).map_err(|e| Error::io(out, e))?;
         let out = std::fs::canonicalize(out).map_err(|e| Error::io(out, e))?;
         // A directory can be locked like a file (flock on its descriptor):
         // OUT gains no lock file.
         let out_lock = lock(File::open(&out).map_err(|e| Error::io(&out, e))?, &out, reporter)?;
-        let (dir, owned) = match &settings.work_dir {
+        let (dir, owned) = match work_dir {
             Some(root) => (root.join(name), false),
             None => (default_root(&out, env).join(name), true),
         };
@@ -139,6 +144,7 @@ fn claim(dir: &Path, out: &Path) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::Settings;
 
     struct Quiet(Vec<String>);
     impl Reporter for Quiet {
@@ -163,7 +169,8 @@ mod tests {
     fn the_default_work_directory_is_a_cache_keyed_by_out_outside_it() {
         let (dir, settings) = scratch("default");
         let env = Env::new().with("XDG_CACHE_HOME", &dir.join("cache").display().to_string());
-        let work = Workspace::open(&settings, "k", &env, &mut Quiet(Vec::new())).unwrap();
+        let work = Workspace::open(settings.out_dir(), settings.work_dir.as_deref(), "k", &env, &mut Quiet(Vec::new()))
+            .unwrap();
         let out = std::fs::canonicalize(dir.join("out")).unwrap();
         let key = format!("{:016x}", fnv1a(out.as_os_str().as_encoded_bytes()));
         assert_eq!(work.dir, dir.join("cache/begen/work").join(key).join("k"));
@@ -173,7 +180,8 @@ mod tests {
 
         // A relative XDG_CACHE_HOME is ignored (HOME's .cache instead).
         let env = Env::new().with("XDG_CACHE_HOME", "rel").with("HOME", &dir.join("home").display().to_string());
-        let work = Workspace::open(&settings, "k", &env, &mut Quiet(Vec::new())).unwrap();
+        let work = Workspace::open(settings.out_dir(), settings.work_dir.as_deref(), "k", &env, &mut Quiet(Vec::new()))
+            .unwrap();
         assert!(work.dir.starts_with(dir.join("home/.cache/begen/work")), "{}", work.dir.display());
         std::fs::remove_dir_all(&dir).unwrap();
     }
@@ -182,7 +190,10 @@ mod tests {
     fn a_new_out_drops_the_old_work_files_and_a_given_work_dir_is_kept() {
         let (dir, mut settings) = scratch("claim");
         let env = Env::new().with("XDG_CACHE_HOME", &dir.join("cache").display().to_string());
-        let open = |settings: &Settings| Workspace::open(settings, "k", &env, &mut Quiet(Vec::new())).unwrap();
+        let open = |settings: &Settings| {
+            Workspace::open(settings.out_dir(), settings.work_dir.as_deref(), "k", &env, &mut Quiet(Vec::new()))
+                .unwrap()
+        };
         let work = open(&settings).dir.clone();
         std::fs::create_dir_all(work.join("obj")).unwrap();
         std::fs::write(work.join("obj/a.o"), "object").unwrap();
@@ -209,7 +220,9 @@ mod tests {
     fn the_stage_is_in_out_and_goes_away() {
         let (dir, mut settings) = scratch("stage");
         settings.work_dir = Some(dir.join("work"));
-        let work = Workspace::open(&settings, "k", &Env::new(), &mut Quiet(Vec::new())).unwrap();
+        let work =
+            Workspace::open(settings.out_dir(), settings.work_dir.as_deref(), "k", &Env::new(), &mut Quiet(Vec::new()))
+                .unwrap();
         let stage = work.stage("k").unwrap();
         std::fs::write(stage.0.join("libk.so"), "x").unwrap();
         assert_eq!(stage.0.parent(), Some(work.out.as_path()));

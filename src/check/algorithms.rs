@@ -8,13 +8,14 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::{Request, config_span};
+use super::config_span;
 use crate::config::{AlgorithmConfig, FunctionConfig, ImplementationConfig, Seg, yaml_path};
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::{
     Algorithm, AttrType, Extent, Function, Implementation, Module, Param, ScalarKind, TensorType, Token, is_identifier,
     is_py_keyword, is_py_reserved,
 };
+use crate::settings::RunInput;
 use crate::source::Span;
 
 /// An algorithm whose implementations were found, before the functions'
@@ -27,14 +28,14 @@ pub(super) struct Listed {
 }
 
 /// Where begen.yaml writes the value at `path` (see [`crate::config::ConfigFile::value`]).
-pub(super) fn value_span(req: &Request, path: &[Seg]) -> Option<Span> {
+pub(super) fn value_span(req: &RunInput, path: &[Seg]) -> Option<Span> {
     req.config_file.as_ref().map(|c| c.value(req.map, path))
 }
 
 /// Checks `algorithms:`: names, implementations that exist (once each, in
 /// one module) and agree with each other. Returns the algorithms whose
 /// implementations all resolved.
-pub(super) fn check_algorithms(req: &Request, functions: &[Function], diags: &mut Vec<Diagnostic>) -> Vec<Listed> {
+pub(super) fn check_algorithms(req: &RunInput, functions: &[Function], diags: &mut Vec<Diagnostic>) -> Vec<Listed> {
     if req.config.algorithms.is_empty() {
         return Vec::new();
     }
@@ -197,7 +198,7 @@ pub(super) fn resolve(
 /// names an attribute of `f`, and each value fits its type. Problems are
 /// reported at `key`'s entry in begen.yaml.
 pub(super) fn check_unsupported(
-    req: &Request,
+    req: &RunInput,
     key: &str,
     opts: &FunctionConfig,
     f: &Function,
@@ -265,7 +266,7 @@ fn py_literal(v: &serde_yaml_ng::Value, ty: AttrType) -> Option<String> {
 /// Resolves and checks each `vjp:`: the backward kernel is a function of
 /// the forward's module that fits it. A backward that does not is an error
 /// and the option is dropped.
-pub(super) fn check_vjps(req: &Request, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
+pub(super) fn check_vjps(req: &RunInput, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
     let mut reported = BTreeSet::new();
     for k in 0..functions.len() {
         let Some(raw) = functions[k].options.vjp.clone() else { continue };

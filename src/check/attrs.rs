@@ -4,7 +4,6 @@
 //! (`attr.p:Affine`, `attr.w:float32[]`), and the checks of a struct's
 //! definition, each problem located where it is written.
 
-use super::function::declared;
 use super::infer;
 use super::tokens::SpecToken;
 use crate::diag::{Diagnostic, messages as msg};
@@ -53,7 +52,7 @@ pub(super) fn shape<'a>(c: &'a Declared, p: &DeclParam, param: &str) -> Result<O
         return match p.indirection {
             _ if readable => Ok(Some(Shape::Struct(s))),
             Indirection::Reference => {
-                fail(msg::struct_by_mutable_reference(&c.name, param, &declared(p)), msg::hint_struct_by_value(ty))
+                fail(msg::struct_by_mutable_reference(&c.name, param, &p.to_string()), msg::hint_struct_by_value(ty))
             }
             // A pointer: the scalar rules' error.
             _ => Ok(None),
@@ -61,7 +60,7 @@ pub(super) fn shape<'a>(c: &'a Declared, p: &DeclParam, param: &str) -> Result<O
     }
     let Some((container, inner)) = container(&p.ty) else { return Ok(None) };
     let Some(container) = container else {
-        return fail(msg::array_unqualified(&c.name, param, &declared(p)), msg::HINT_ARRAY_SPANS.into());
+        return fail(msg::array_unqualified(&c.name, param, &p.to_string()), msg::HINT_ARRAY_SPANS.into());
     };
     let element = match container {
         Container::Vector => Some(inner),
@@ -69,13 +68,13 @@ pub(super) fn shape<'a>(c: &'a Declared, p: &DeclParam, param: &str) -> Result<O
     };
     let Some(element) = element else {
         let span = p.ty.split('<').next().unwrap_or("Span");
-        return fail(msg::array_mutable(&c.name, param, &declared(p)), msg::hint_array_const(span, inner));
+        return fail(msg::array_mutable(&c.name, param, &p.to_string()), msg::hint_array_const(span, inner));
     };
     let Some((element, ty, half)) = infer::element_type(element) else {
-        return fail(msg::array_element(&c.name, param, &declared(p), element), msg::HINT_ARRAY_ELEMENTS.into());
+        return fail(msg::array_element(&c.name, param, &p.to_string(), element), msg::HINT_ARRAY_ELEMENTS.into());
     };
     if !readable {
-        return fail(msg::array_indirect(&c.name, param, &declared(p)), msg::HINT_ARRAY_BY_VALUE.into());
+        return fail(msg::array_indirect(&c.name, param, &p.to_string()), msg::HINT_ARRAY_BY_VALUE.into());
     }
     Ok(Some(Shape::Array(ArrayDecl { container, element, ty, half })))
 }
@@ -178,7 +177,7 @@ pub(super) fn resolve_explicit(
         }
     };
     let contradiction = |shown: String| {
-        Diagnostic::error(tok_span, msg::token_contradicts(&shown, name, &declared(p)))
+        Diagnostic::error(tok_span, msg::token_contradicts(&shown, name, &p.to_string()))
             .with(p.span, msg::LABEL_DECLARED_HERE)
     };
     let named = |an: &str, shown: String, diags: &mut Vec<Diagnostic>| {
@@ -220,26 +219,10 @@ pub(super) fn resolve_explicit(
             done(param_of(c, shape, name, p.span, None, map, diags))
         }
         (SpecToken::Struct { .. } | SpecToken::Array { .. }, _) | (_, Some(_)) => {
-            diags.push(contradiction(shown(tok)));
+            diags.push(contradiction(tok.to_string()));
             done(None)
         }
         (_, None) => Explicit::NotMine,
-    }
-}
-
-/// A token as written, for messages.
-fn shown(t: &SpecToken) -> String {
-    match t {
-        SpecToken::Struct { name, ty } => format!("attr.{name}:{ty}"),
-        SpecToken::Array { name, ty } => format!("attr.{name}:{ty}[]"),
-        SpecToken::Attr { name, ty: Some(ty) } => format!("attr.{name}:{ty}"),
-        SpecToken::Attr { name, ty: None } => format!("attr.{name}"),
-        SpecToken::Arg(_) => "arg".into(),
-        SpecToken::Ret(_) => "ret".into(),
-        SpecToken::InOut(_) => "inout".into(),
-        SpecToken::Stream => "stream".into(),
-        SpecToken::Dim { name, .. } => format!("dim.{name}"),
-        SpecToken::Const { name, .. } => format!("const.{name}"),
     }
 }
 

@@ -24,6 +24,7 @@ use crate::model::decl::Declared;
 use crate::model::{self, AttrType, ElementType, Extent, Param, Platform, TensorType, Token, is_identifier};
 use crate::source::{SourceMap, Span};
 
+use super::Checked;
 use super::function::check_tokens;
 use super::tokens::SpecToken;
 
@@ -92,8 +93,8 @@ fn failed(diags: &[Diagnostic]) -> bool {
     diags.iter().any(|d| d.severity == Severity::Error)
 }
 
-/// Checks one binary kernel into a function (module, target and names are
-/// decided later, with the annotated functions').
+/// Checks one binary kernel (its names are decided when it is kept, as an
+/// annotated function's are).
 pub(super) fn check_kernel(
     d: &Declared,
     kernel: &BinaryKernel,
@@ -101,30 +102,14 @@ pub(super) fn check_kernel(
     req_map: &SourceMap,
     config_name: (&str, &std::path::Path),
     locate: Locate,
-) -> (Option<model::Function>, Vec<Diagnostic>) {
+) -> (Option<Checked>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let function = check_call(d, kernel, bins, locate, &mut diags).map(|(params, call)| {
         let (file, path) = config_name;
         let (line, column) = req_map.position(d.name_span);
-        model::Function {
-            name: d.name.clone(),
-            module: String::new(),
-            target: String::new(),
-            py_name: String::new(),
-            handler: String::new(),
-            trampoline: String::new(),
-            file: file.to_string(),
-            variant: None,
-            path: path.to_path_buf(),
-            line,
-            column,
-            platform: Platform::Cuda,
-            params,
-            options: model::FunctionOptions::default(),
-            consts: Vec::new(),
-            instances: Vec::new(),
-            binary: Some(Box::new(call)),
-        }
+        let at =
+            model::Defined { file: file.to_string(), path: path.to_path_buf(), line, column, platform: Platform::Cuda };
+        Checked { at, params, consts: Vec::new(), binary: Some(Box::new(call)) }
     });
     (function, diags)
 }

@@ -1,6 +1,7 @@
 //! One declared function: its arg_spec from inline or begen.yaml tokens,
 //! cross-checked against the signature, or inferred from it.
 
+use super::Checked;
 use super::attrs::{self, Explicit};
 use super::contract;
 use super::infer::{self, Role};
@@ -12,7 +13,7 @@ use crate::source::{SourceMap, Span};
 
 /// Checks one declared function: the function when it is sound, and every
 /// diagnostic found (warnings may come with a function).
-pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<model::Function>, Vec<Diagnostic>) {
+pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<Checked>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     if let Some(e) = &c.enclosing {
         let text = match e {
@@ -89,25 +90,9 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<model::Fu
         Callee::Binary { .. } => return (None, diags),
     };
     let source = map.get(file);
-    let func = model::Function {
-        name: c.name.clone(),
-        module: String::new(),
-        target: String::new(),
-        py_name: String::new(),
-        handler: String::new(),
-        trampoline: String::new(),
-        file: source.name.clone(),
-        variant: None,
-        path: source.path.clone(),
-        line,
-        column,
-        platform: c.platform,
-        params,
-        options: model::FunctionOptions::default(),
-        consts,
-        instances: Vec::new(),
-        binary: None,
-    };
+    let at =
+        model::Defined { file: source.name.clone(), path: source.path.clone(), line, column, platform: c.platform };
+    let func = Checked { at, params, consts, binary: None };
     (Some(func), diags)
 }
 
@@ -201,20 +186,6 @@ fn param_name(p: &DeclParam, index: usize) -> String {
     p.name.clone().unwrap_or_else(|| format!("param{index}"))
 }
 
-/// How a parameter is declared, for messages.
-pub(super) fn declared(p: &DeclParam) -> String {
-    let c = if p.is_const { "const " } else { "" };
-    let ind = match p.indirection {
-        Indirection::Value => "",
-        Indirection::Pointer => "*",
-        Indirection::Reference => "&",
-        Indirection::RvalueReference => "&&",
-        Indirection::Array => "[]",
-        Indirection::Function => "(*)(...)",
-    };
-    format!("{c}{}{ind}", p.ty)
-}
-
 fn param(name: String, token: Token, half_repr: Option<HalfRepr>, span: Span, map: &SourceMap) -> Param {
     Param { name, py_name: String::new(), token, half_repr, pointer: None, array: None, line: map.position(span).0 }
 }
@@ -247,7 +218,7 @@ fn infer_all(c: &Declared, sig: &Signature, map: &SourceMap, diags: &mut Vec<Dia
             }
             Role::ScalarIndirect => {
                 diags.push(
-                    Diagnostic::error(loc, msg::pointer_attr(&c.name, &name, &declared(p))).hint(pointer_hint(p)),
+                    Diagnostic::error(loc, msg::pointer_attr(&c.name, &name, &p.to_string())).hint(pointer_hint(p)),
                 );
                 continue;
             }
@@ -339,7 +310,7 @@ fn resolve_param(
     let loc = p.span;
     let role = infer::role(p);
     let contradiction = |shown: &str| {
-        Diagnostic::error(tok_loc, msg::token_contradicts(shown, name, &declared(p)))
+        Diagnostic::error(tok_loc, msg::token_contradicts(shown, name, &p.to_string()))
             .with(loc, msg::LABEL_DECLARED_HERE)
     };
     let is_pointer = matches!(p.indirection, Indirection::Pointer | Indirection::Array);
@@ -359,7 +330,7 @@ fn resolve_param(
             let Some(contract) = ct else {
                 let dtype = infer::scalar_type(&p.ty).map_or("float32", AttrType::as_str);
                 diags.push(
-                    Diagnostic::error(tok_loc, msg::untyped_pointer(&c.name, name, &declared(p)))
+                    Diagnostic::error(tok_loc, msg::untyped_pointer(&c.name, name, &p.to_string()))
                         .with(loc, msg::LABEL_DECLARED_HERE)
                         .hint(msg::hint_pointer_tensor(name, dtype)),
                 );
@@ -374,7 +345,7 @@ fn resolve_param(
                             .hint(msg::HINT_INOUT),
                     );
                 } else {
-                    diags.push(contradiction(&shown(tok)));
+                    diags.push(contradiction(&tok.to_string()));
                 }
                 return None;
             }
@@ -382,7 +353,7 @@ fn resolve_param(
                 diags.push(
                     Diagnostic::error(
                         tok_loc,
-                        msg::pointer_dtype(&c.name, name, &declared(p), &contract.dtype.to_string()),
+                        msg::pointer_dtype(&c.name, name, &p.to_string(), &contract.dtype.to_string()),
                     )
                     .with(loc, msg::LABEL_DECLARED_HERE),
                 );
@@ -455,7 +426,7 @@ fn resolve_param(
             }
         }
         (SpecToken::Attr { .. } | SpecToken::Dim { .. }, Role::ScalarIndirect) => {
-            diags.push(Diagnostic::error(loc, msg::pointer_attr(&c.name, name, &declared(p))).hint(pointer_hint(p)));
+            diags.push(Diagnostic::error(loc, msg::pointer_attr(&c.name, name, &p.to_string())).hint(pointer_hint(p)));
             None
         }
         (_, Role::TensorIndirect) => {
@@ -463,29 +434,9 @@ fn resolve_param(
             None
         }
         _ => {
-            diags.push(contradiction(&shown(tok)));
+            diags.push(contradiction(&tok.to_string()));
             None
         }
-    }
-}
-
-fn shown(t: &SpecToken) -> String {
-    let tensor = |word: &str, c: &Option<model::TensorType>| match c {
-        Some(c) => format!("{word}:{c}"),
-        None => word.to_string(),
-    };
-    match t {
-        SpecToken::Arg(c) => tensor("arg", c),
-        SpecToken::Ret(c) => tensor("ret", c),
-        SpecToken::InOut(c) => tensor("inout", c),
-        SpecToken::Stream => "stream".into(),
-        SpecToken::Attr { name, ty: Some(ty) } => format!("attr.{name}:{ty}"),
-        SpecToken::Attr { name, ty: None } => format!("attr.{name}"),
-        SpecToken::Struct { name, ty } => format!("attr.{name}:{ty}"),
-        SpecToken::Array { name, ty } => format!("attr.{name}:{ty}[]"),
-        SpecToken::Dim { name, ty: Some(ty) } => format!("dim.{name}:{ty}"),
-        SpecToken::Dim { name, ty: None } => format!("dim.{name}"),
-        SpecToken::Const { name, values } => format!("const.{name}={}", values.join(",")),
     }
 }
 

@@ -2,14 +2,16 @@
 //! of the front end and begen.yaml it resolves every arg_spec (inline or
 //! begen.yaml tokens, or inference from the signature), each function's
 //! module and FFI target, the library's name, prefix and platform, every
-//! generated symbol and Python name, and which sources are built; it reports
+//! generated symbol and Python name, which sources are built and how (the
+//! build plan, `plan.rs`: the caller's settings, the environment and
+//! begen.yaml merged); it reports
 //! everything wrong on the way, going on past each problem. What it returns
 //! is a [`Library`] that `emit` and `build` cannot fail on.
 //!
 //! One dispatcher ([`check`]) calls small `check_*` functions, in order:
 //! the library's settings, each function, modules, duplicate names,
 //! per-function options, platform and generated-file filtering, names and
-//! symbols, include paths.
+//! symbols, the build plan, include paths.
 
 mod algorithms;
 mod attrs;
@@ -19,49 +21,33 @@ mod function;
 mod infer;
 mod modules;
 mod names;
+mod plan;
 mod primitives;
 mod sharding;
 mod tokens;
+
+pub(crate) use plan::backend as plan_backend;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::binary::declare::Binaries;
-use crate::config::{Config, ConfigFile, Seg, yaml_path};
+use crate::config::{Seg, yaml_path};
 use crate::diag::{Diagnostic, Severity, messages as msg};
+use crate::model::binary::BinaryCall;
 use crate::model::decl::{Callee, Declared};
 use crate::model::{
-    Function, FunctionOptions, Library, Platform, PlatformChoice, Settings, SourceFile, Token, Variant, VmapMethod,
-    is_identifier, is_py_keyword, shadows_py_module,
+    Const, Defined, Function, FunctionOptions, Library, Param, Platform, PlatformChoice, SourceFile, Token, Variant,
+    VmapMethod, is_identifier, is_py_keyword, shadows_py_module,
 };
 use crate::par;
-use crate::source::{FileId, SourceMap, Span};
-
-/// What `check` works from besides the declared functions.
-pub(crate) struct Request<'a> {
-    pub(crate) map: &'a SourceMap,
-    pub(crate) config: &'a Config,
-    pub(crate) config_file: Option<ConfigFile>,
-    /// The kernel directory, absolute.
-    pub(crate) root: &'a Path,
-    /// A pseudo-file standing for the root, for diagnostics about the
-    /// library as a whole that no file holds (a name from the directory).
-    pub(crate) root_file: FileId,
-    /// The caller's settings: the library name (`--name`, `Build::name`),
-    /// platform, output directory (sources under it are not the library's),
-    /// include directories, and whether the library is to be built.
-    pub(crate) settings: &'a crate::settings::Settings,
-    /// Every source file found, in walk order.
-    pub(crate) sources: &'a [(FileId, Platform)],
-    /// What the binary front end read: the kernels `Callee::Binary`
-    /// indexes, their images and the structs they may take.
-    pub(crate) binaries: &'a Binaries,
-}
+use crate::settings::RunInput;
+use crate::source::{FileId, Span};
 
 /// Checks everything: the library (with the functions that checked out)
 /// and every diagnostic. Errors among the diagnostics mean the library must
 /// not be built.
-pub(crate) fn check(req: &Request, declared: Vec<Vec<Declared>>) -> (Library, Vec<Diagnostic>) {
+pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Declared>>) -> (Library, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let name = check_library_name(req, &mut diags);
     let prefix = check_prefix(req, &name, &mut diags);
@@ -82,7 +68,13 @@ pub(crate) fn check(req: &Request, declared: Vec<Vec<Declared>>) -> (Library, Ve
         instances.iter().flat_map(|i| [i.declared.name.clone(), format!("{}.{}", i.module, i.declared.name)]).collect()
     };
     let repeats = find_repeats(&instances);
-    let functions = check_functions(req, instances, &repeats, &modules, &mut diags);
+    let naming = names::Naming {
+        library: &name,
+        prefix: &prefix,
+        namespaced: modules.namespaced,
+        explicit_prefix: req.settings.prefix.is_some() || req.config.prefix.is_some(),
+    };
+    let functions = check_functions(req, binaries, instances, &repeats, &modules, &naming, &mut diags);
     let mut functions = check_options(req, functions, &declared_names, &mut diags);
     primitives::check_primitives(req, &mut functions, &mut diags);
     sharding::check_sharding(req, &mut functions, &mut diags);
@@ -103,10 +95,10 @@ pub(crate) fn check(req: &Request, declared: Vec<Vec<Declared>>) -> (Library, Ve
         diags.push(Diagnostic::file(Severity::Warning, req.root_file, msg::NO_FUNCTIONS).hint(msg::HINT_NO_FUNCTIONS));
     }
     let namespaced = modules.namespaced;
-    let modules = names::name_all(req, &name, &prefix, &modules, &mut functions, &mut diags);
+    let modules = names::name_all(req, &prefix, &modules, &mut functions, &mut diags);
     let algorithms = algorithms::resolve(listed, &functions, &modules, namespaced, &mut diags);
-    check_include_paths(req, &functions, &mut sources, &mut diags);
-    let settings = Settings { jax_min, ..settings(req, choice, &sources) };
+    let plan = plan::resolve(req, &name, choice, &sources, jax_min, !binaries.images.is_empty());
+    check_include_paths(req, &plan.includes, &functions, &mut sources, &mut diags);
     let library = Library {
         name,
         prefix,
@@ -115,20 +107,20 @@ pub(crate) fn check(req: &Request, declared: Vec<Vec<Declared>>) -> (Library, Ve
         namespaced,
         sources,
         algorithms,
-        settings,
+        plan,
         root: req.root.to_path_buf(),
-        binaries: req.binaries.images.clone(),
+        binaries: binaries.images.clone(),
     };
     (library, diags)
 }
 
 /// The source file of that relative name, if the root holds one.
-pub(super) fn source_id(req: &Request, file: &str) -> Option<FileId> {
+pub(super) fn source_id(req: &RunInput, file: &str) -> Option<FileId> {
     req.sources.iter().map(|(id, _)| *id).find(|id| req.map.get(*id).name == file)
 }
 
 /// Where begen.yaml writes the key at `path` (see [`ConfigFile::key`]).
-pub(super) fn config_span(req: &Request, path: &[Seg]) -> Option<Span> {
+pub(super) fn config_span(req: &RunInput, path: &[Seg]) -> Option<Span> {
     req.config_file.as_ref().map(|c| c.key(req.map, path))
 }
 
@@ -136,7 +128,7 @@ pub(super) fn config_span(req: &Request, path: &[Seg]) -> Option<Span> {
 /// `lib<name>.so` and the Python module, so it must be an identifier and
 /// not a Python keyword. A scan reports only a bad name begen.yaml gives:
 /// another matters only once something is built.
-fn check_library_name(req: &Request, diags: &mut Vec<Diagnostic>) -> String {
+fn check_library_name(req: &RunInput, diags: &mut Vec<Diagnostic>) -> String {
     let dir = req.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let (name, from, span) = match (req.settings.name.as_deref(), &req.config.name) {
         (Some(n), _) => (n.to_string(), "given name", None),
@@ -166,7 +158,7 @@ fn check_library_name(req: &Request, diags: &mut Vec<Diagnostic>) -> String {
 
 /// The caller's prefix (`--prefix`), else begen.yaml's `prefix`
 /// (identifiers joined by dots), else the name.
-fn check_prefix(req: &Request, name: &str, diags: &mut Vec<Diagnostic>) -> String {
+fn check_prefix(req: &RunInput, name: &str, diags: &mut Vec<Diagnostic>) -> String {
     let (prefix, span) = match (&req.settings.prefix, &req.config.prefix) {
         (Some(prefix), _) => (prefix, None),
         (None, Some(prefix)) => (prefix, config_span(req, &yaml_path!["prefix"])),
@@ -185,7 +177,7 @@ fn check_prefix(req: &Request, name: &str, diags: &mut Vec<Diagnostic>) -> Strin
 }
 
 /// The caller's platform, else begen.yaml's, else `auto`.
-fn check_platform(req: &Request, diags: &mut Vec<Diagnostic>) -> PlatformChoice {
+fn check_platform(req: &RunInput, diags: &mut Vec<Diagnostic>) -> PlatformChoice {
     let configured = req.config.platform.as_deref().and_then(|p| {
         let choice = PlatformChoice::parse(p);
         if choice.is_none()
@@ -200,7 +192,7 @@ fn check_platform(req: &Request, diags: &mut Vec<Diagnostic>) -> PlatformChoice 
 
 /// The caller's `jax_min`, else begen.yaml's: a release number (`0.10.2`),
 /// since begen asks pip for that jaxlib and names a folder after it.
-fn check_jax_min(req: &Request, diags: &mut Vec<Diagnostic>) -> Option<String> {
+fn check_jax_min(req: &RunInput, diags: &mut Vec<Diagnostic>) -> Option<String> {
     let (version, span) = match (&req.settings.jax_min, &req.config.jax_min) {
         (Some(v), _) => (v, None),
         (None, Some(v)) => (v, config_span(req, &yaml_path!["jax_min"])),
@@ -218,13 +210,23 @@ fn check_jax_min(req: &Request, diags: &mut Vec<Diagnostic>) -> Option<String> {
 }
 
 /// `sources:` keys must name source files under the root.
-fn check_config_sources(req: &Request, diags: &mut Vec<Diagnostic>) {
+fn check_config_sources(req: &RunInput, diags: &mut Vec<Diagnostic>) {
     for file in req.config.sources.keys() {
         let known = source_id(req, file).is_some();
         if !known && let Some(span) = config_span(req, &yaml_path!["sources", file]) {
             diags.push(Diagnostic::error(span, msg::config_source_missing(file)));
         }
     }
+}
+
+/// A declared function that checked out, before it is named: where it is
+/// defined, its parameters and template consts, and what a precompiled
+/// kernel's handler launches.
+pub(super) struct Checked {
+    pub(super) at: Defined,
+    pub(super) params: Vec<Param>,
+    pub(super) consts: Vec<Const>,
+    pub(super) binary: Option<Box<BinaryCall>>,
 }
 
 /// How a declared function's name stands in its module.
@@ -262,15 +264,16 @@ fn find_repeats(instances: &[Instance]) -> Vec<Repeat> {
 /// out and have a name of their own in their module. The workers report the
 /// repeated names too, and drop what is not kept.
 fn check_functions(
-    req: &Request,
+    req: &RunInput,
+    binaries: &Binaries,
     instances: Vec<Instance>,
     repeats: &[Repeat],
     modules: &modules::Modules,
+    naming: &names::Naming,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Function> {
-    let binaries = req.binaries;
     let map = req.map;
-    let locate = crate::config::Locator { map, file: req.config_file.as_ref() };
+    let locate = crate::config::Locator { map, file: req.config_file };
     let config_path = req.root.join(crate::config::FILE);
     // Small items (a declared function and a checked one are large, and a
     // large tree has thousands): each takes its instance out of `slots` and
@@ -293,7 +296,24 @@ fn check_functions(
         || (),
         |_, item| {
             let Some(Instance { declared: d, module, variant }) = item.instance.take() else { return };
-            let (function, mut diags) = match d.callee {
+            // A repeated name, reported after the function's own problems.
+            let repeated = match item.repeat {
+                Repeat::Again(first) => {
+                    let (message, hint) = if modules.namespaced {
+                        (msg::duplicate_in_module(&d.name, &module), msg::HINT_DUPLICATE_MODULES)
+                    } else {
+                        (msg::duplicate_function(&d.name), msg::HINT_DUPLICATE)
+                    };
+                    Some(
+                        Diagnostic::error(d.name_span, message)
+                            .label(msg::LABEL_EXPORTED_AGAIN)
+                            .with(first, msg::LABEL_FIRST_EXPORTED)
+                            .hint(hint),
+                    )
+                }
+                Repeat::Unique | Repeat::First => None,
+            };
+            let (checked, mut diags) = match d.callee {
                 Callee::Source { .. } => function::check_declared(&d, map),
                 Callee::Binary { kernel } => binaries::check_kernel(
                     &d,
@@ -309,23 +329,11 @@ fn check_functions(
             if variant.is_some() {
                 diags.clear();
             }
-            if let Repeat::Again(first) = item.repeat {
-                let (message, hint) = if modules.namespaced {
-                    (msg::duplicate_in_module(&d.name, &module), msg::HINT_DUPLICATE_MODULES)
-                } else {
-                    (msg::duplicate_function(&d.name), msg::HINT_DUPLICATE)
-                };
-                diags.push(
-                    Diagnostic::error(d.name_span, message)
-                        .label(msg::LABEL_EXPORTED_AGAIN)
-                        .with(first, msg::LABEL_FIRST_EXPORTED)
-                        .hint(hint),
-                );
-            }
-            item.function = function.filter(|_| item.repeat == Repeat::Unique).map(|mut f| {
-                f.module = module;
-                f.variant = variant;
-                Box::new(f)
+            diags.extend(repeated);
+            // Named only when kept: a large tree may repeat every name.
+            item.function = checked.filter(|_| item.repeat == Repeat::Unique).map(|c| {
+                let names = naming.of(&d.name, module, variant);
+                Box::new(Function::new(d.name.clone(), names, c.at, c.params, c.consts, c.binary))
             });
             item.diags = diags;
         },
@@ -376,7 +384,7 @@ fn instances(
 /// begen.yaml's `variants:`: each names a source, a module that is an
 /// identifier, and defines of identifiers to numbers, booleans or
 /// identifiers (they are written into generated C++).
-fn check_variants(req: &Request, diags: &mut Vec<Diagnostic>) -> BTreeMap<FileId, Vec<Variant>> {
+fn check_variants(req: &RunInput, diags: &mut Vec<Diagnostic>) -> BTreeMap<FileId, Vec<Variant>> {
     let mut out = BTreeMap::new();
     for (file, list) in &req.config.variants {
         let Some(id) = source_id(req, file) else {
@@ -432,7 +440,7 @@ fn define_value(value: &serde_yaml_ng::Value) -> Option<String> {
 /// (every function of that name, in any module) or `module.function`; one
 /// that names no declared function is an error.
 fn check_options(
-    req: &Request,
+    req: &RunInput,
     mut functions: Vec<Function>,
     declared_names: &BTreeSet<String>,
     diags: &mut Vec<Diagnostic>,
@@ -495,7 +503,7 @@ fn check_options(
 /// `vmap_method` that passes the batch as a leading dimension
 /// (`expand_dims`, `broadcast_all`, `legacy_vectorized`): an error at
 /// begen.yaml's `vmap_method`, naming the kernel, the parameter and why.
-fn fixed_rank_batching(req: &Request, key: &str, f: &Function) -> Option<Diagnostic> {
+fn fixed_rank_batching(req: &RunInput, key: &str, f: &Function) -> Option<Diagnostic> {
     let method = f.options.vmap_method;
     if matches!(method, VmapMethod::Sequential | VmapMethod::SequentialUnrolled) {
         return None;
@@ -521,7 +529,7 @@ fn is_generated(name: &str) -> bool {
 /// (silently when under the output directory, with a warning for a stray
 /// generated wrapper) and, for platform `cpu`, CUDA sources (a warning each).
 fn check_sources(
-    req: &Request,
+    req: &RunInput,
     functions: &[Function],
     choice: PlatformChoice,
     variants: &BTreeMap<FileId, Vec<Variant>>,
@@ -572,10 +580,16 @@ fn check_sources(
 /// UTF-8 without `"`, `\` or control characters. Where a directory searched
 /// before the root (the caller's or begen.yaml's include directories) holds
 /// a file of the same relative path, the absolute path is written instead.
-fn check_include_paths(req: &Request, functions: &[Function], sources: &mut [SourceFile], diags: &mut Vec<Diagnostic>) {
+fn check_include_paths(
+    req: &RunInput,
+    includes: &[PathBuf],
+    functions: &[Function],
+    sources: &mut [SourceFile],
+    diags: &mut Vec<Diagnostic>,
+) {
     let annotated: BTreeSet<&str> = functions.iter().map(|f| f.file.as_str()).collect();
-    let before_root: Vec<PathBuf> =
-        req.settings.includes.iter().cloned().chain(req.config.include_dirs.iter().map(|d| req.root.join(d))).collect();
+    // The plan's include directories end with the root itself.
+    let before_root = includes.strip_suffix(&[req.root.to_path_buf()]).unwrap_or(includes);
     for s in sources.iter_mut().filter(|s| annotated.contains(s.file.as_str())) {
         let shadowed = before_root.iter().any(|d| d.join(&s.file).is_file());
         let path: PathBuf = if shadowed {
@@ -612,33 +626,11 @@ pub(crate) fn include_path_text(path: &Path) -> Result<String, String> {
     Ok(text.to_string())
 }
 
-/// Build settings from begen.yaml, resolved against the root.
-fn settings(req: &Request, choice: PlatformChoice, sources: &[SourceFile]) -> Settings {
-    let c = req.config;
-    let has_cuda = sources.iter().any(|s| s.platform == Platform::Cuda);
-    Settings {
-        include_dirs: c.include_dirs.iter().map(|d| req.root.join(d)).collect(),
-        cxx_flags: c.cxx_flags.clone(),
-        cuda_arch: c.cuda.arch.clone(),
-        cuda_flags: c.cuda.flags.clone(),
-        cuda: match choice {
-            PlatformChoice::Cuda => true,
-            PlatformChoice::Auto => has_cuda,
-            PlatformChoice::Cpu => false,
-        },
-        link_libs: c.link.libs.clone(),
-        link_dirs: c.link.dirs.iter().map(|d| req.root.join(d)).collect(),
-        link_args: c.link.args.clone(),
-        jax_min: None,
-        compiler_launcher: c.compiler_launcher.clone(),
-    }
-}
-
 /// `include_dirs:` entries must be directories (a missing one would be
 /// passed to the compiler silently): a relative one from the root, which may
 /// lead out of it (`../shared/include`), an absolute one as it is (a system
 /// folder such as `/usr/include/eigen3`).
-fn check_include_dirs(req: &Request, diags: &mut Vec<Diagnostic>) {
+fn check_include_dirs(req: &RunInput, diags: &mut Vec<Diagnostic>) {
     check_dirs(req, &yaml_path!["include_dirs"], &req.config.include_dirs, msg::include_dir_missing, diags);
 }
 
@@ -646,7 +638,7 @@ fn check_include_dirs(req: &Request, diags: &mut Vec<Diagnostic>) {
 /// (it may lead out of it), an absolute one as it is; a missing one is an
 /// error where begen.yaml lists it (`dirs` is the list at `section`).
 fn check_dirs(
-    req: &Request,
+    req: &RunInput,
     section: &[Seg],
     dirs: &[String],
     missing: fn(&str) -> String,
@@ -663,7 +655,7 @@ fn check_dirs(
 
 /// `link:` values: a library is a plain `-l` name (no path, no `lib`
 /// prefix or extension needed), a directory must exist (as `include_dirs:`).
-fn check_link(req: &Request, diags: &mut Vec<Diagnostic>) {
+fn check_link(req: &RunInput, diags: &mut Vec<Diagnostic>) {
     let link = &req.config.link;
     for (i, lib) in link.libs.iter().enumerate() {
         let plain = !lib.is_empty() && lib.chars().all(|c| c.is_ascii_alphanumeric() || "_-+.".contains(c));

@@ -11,10 +11,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::algorithms::value_span;
-use super::{Request, config_span};
+use super::config_span;
 use crate::config::yaml_path;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::is_identifier;
+use crate::settings::RunInput;
 use crate::source::FileId;
 
 /// The module of every source file.
@@ -45,7 +46,7 @@ pub(super) fn per_file_name(file: &str) -> String {
 }
 
 /// Assigns every source file a module.
-pub(super) fn assign(req: &Request, prefix: &str, diags: &mut Vec<Diagnostic>) -> Modules {
+pub(super) fn assign(req: &RunInput, prefix: &str, diags: &mut Vec<Diagnostic>) -> Modules {
     let mut modules = Modules { of: HashMap::new(), default: prefix.to_string(), namespaced: false };
     let Some(config) = &req.config.modules else { return modules };
     modules.namespaced = true;

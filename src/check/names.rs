@@ -5,49 +5,59 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::Request;
 use super::modules::Modules;
 use crate::diag::{Diagnostic, messages as msg};
-use crate::model::{Function, Instance, Module, RecordMember, Token, is_py_keyword, is_py_reserved};
+use crate::model::{Function, FunctionNames, Module, RecordMember, Token, is_py_keyword, is_py_reserved};
+use crate::settings::RunInput;
 
-/// Fills in each function's target, symbols and Python names, and returns
+/// How a library names its functions: its name and prefix, whether
+/// modules are namespaces, and whether begen.yaml sets the prefix.
+pub(super) struct Naming<'a> {
+    pub(super) library: &'a str,
+    pub(super) prefix: &'a str,
+    pub(super) namespaced: bool,
+    pub(super) explicit_prefix: bool,
+}
+
+impl Naming<'_> {
+    /// The target and symbols of function `name` of `module` (compiled in
+    /// `variant`, if any).
+    pub(super) fn of(&self, name: &str, module: String, variant: Option<String>) -> FunctionNames {
+        let Naming { library, prefix, namespaced, explicit_prefix } = *self;
+        let target = if namespaced && explicit_prefix {
+            format!("{prefix}.{module}.{name}")
+        } else {
+            format!("{module}.{name}")
+        };
+        let (handler, trampoline) = if namespaced {
+            (format!("begen_{library}_{module}_{name}"), format!("begen_call_{library}_{module}_{name}"))
+        } else {
+            (format!("begen_{library}_{name}"), format!("begen_call_{library}_{name}"))
+        };
+        FunctionNames { module, variant, target, handler, trampoline }
+    }
+}
+
+/// Names each function's parameters and the Python names, and returns
 /// the modules (sorted by name) with their functions' indices.
 pub(super) fn name_all(
-    req: &Request,
-    library: &str,
+    req: &RunInput,
     prefix: &str,
     modules: &Modules,
     functions: &mut [Function],
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Module> {
-    let explicit_prefix = req.settings.prefix.is_some() || req.config.prefix.is_some();
     let mut by_module: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     if !modules.namespaced {
         by_module.insert(prefix.to_string(), Vec::new());
     }
-    // Each function's own names, on the worker threads (a large tree has
-    // thousands of functions, and this is the check's serial end).
+    // Each function's parameters' names, on the worker threads (a large
+    // tree has thousands of functions, and this is the check's serial end).
     crate::par::for_each(
         functions,
         crate::par::threads(),
         || (),
         |_, f| {
-            f.target = if modules.namespaced && explicit_prefix {
-                format!("{prefix}.{}.{}", f.module, f.name)
-            } else {
-                format!("{}.{}", f.module, f.name)
-            };
-            let (handler, trampoline) = if modules.namespaced {
-                (
-                    format!("begen_{library}_{}_{}", f.module, f.name),
-                    format!("begen_call_{library}_{}_{}", f.module, f.name),
-                )
-            } else {
-                (format!("begen_{library}_{}", f.name), format!("begen_call_{library}_{}", f.name))
-            };
-            f.handler = handler;
-            f.trampoline = trampoline;
-            f.instances = instances(f);
             name_params(f);
         },
     );
@@ -163,7 +173,7 @@ fn first_choice(name: &str, reserved: &[&str]) -> String {
 
 /// Where a function is named: its declaration, or begen.yaml's entry of a
 /// binary kernel.
-fn function_span(req: &Request, f: &Function) -> Option<crate::source::Span> {
+fn function_span(req: &RunInput, f: &Function) -> Option<crate::source::Span> {
     let config = req.config_file.as_ref().filter(|_| f.binary.is_some()).map(|c| c.id);
     config.or_else(|| super::source_id(req, &f.file)).map(|id| {
         let start = req.map.get(id).line_range(f.line).start + f.column - 1;
@@ -196,44 +206,6 @@ fn base_name(name: &str) -> String {
     } else {
         name.to_string()
     }
-}
-
-/// The instantiations of a template kernel: one per combination of its
-/// consts' values, each with its own target (`<target>[T=float32,N=4]`) and
-/// symbols (`<symbol>__float32_4`).
-fn instances(f: &Function) -> Vec<Instance> {
-    if f.consts.is_empty() {
-        return Vec::new();
-    }
-    let mut combos: Vec<Vec<String>> = vec![Vec::new()];
-    for k in &f.consts {
-        combos = combos
-            .into_iter()
-            .flat_map(|prefix| {
-                k.values.iter().map(move |v| {
-                    let mut c = prefix.clone();
-                    c.push(v.clone());
-                    c
-                })
-            })
-            .collect();
-    }
-    combos
-        .into_iter()
-        .map(|values| {
-            let shown: Vec<String> = f.consts.iter().zip(&values).map(|(k, v)| format!("{}={v}", k.name)).collect();
-            // Symbol-safe: `-3` becomes `m3`.
-            let suffix: Vec<String> = values.iter().map(|v| v.replace('-', "m")).collect();
-            let suffix = suffix.join("_");
-            Instance {
-                key: format!("{}[{}]", f.name, shown.join(",")),
-                target: format!("{}[{}]", f.target, shown.join(",")),
-                handler: format!("{}__{suffix}", f.handler),
-                trampoline: format!("{}__{suffix}", f.trampoline),
-                values,
-            }
-        })
-        .collect()
 }
 
 /// Names begen's copy of each struct of a struct attribute in the glue:
@@ -288,7 +260,7 @@ fn name_params(f: &mut Function) {
 
 /// Every handler and trampoline symbol must be distinct: a symbol that is
 /// another function's is an error at both.
-fn check_symbols(req: &Request, functions: &[Function], diags: &mut Vec<Diagnostic>) {
+fn check_symbols(req: &RunInput, functions: &[Function], diags: &mut Vec<Diagnostic>) {
     let mut owner: HashMap<&str, usize, crate::par::FxBuildHasher> = HashMap::default();
     for (k, f) in functions.iter().enumerate() {
         let symbols = [f.handler.as_str(), f.trampoline.as_str()]

@@ -10,17 +10,17 @@
 
 use std::collections::BTreeSet;
 
-use super::Request;
 use super::algorithms::{DimMap, consts_text, contract_text, contracts_agree, value_span};
 use super::config_span;
 use crate::config::{FunctionConfig, yaml_path};
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::{Function, Param, Token};
+use crate::settings::RunInput;
 use crate::source::Span;
 
 /// Checks the primitive options of every function; a function with a
 /// problem keeps none of them (its Python function stays a plain call).
-pub(super) fn check_primitives(req: &Request, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
+pub(super) fn check_primitives(req: &RunInput, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
     let mut reported = BTreeSet::new();
     for k in 0..functions.len() {
         let o = &functions[k].options;
@@ -50,7 +50,7 @@ pub(super) fn check_primitives(req: &Request, functions: &mut [Function], diags:
 type Problem = (Option<Span>, String, Vec<String>, Option<&'static str>);
 
 /// `key`: the entry of `functions:` that sets `f`'s primitive options.
-fn check_one(req: &Request, f: &Function, functions: &[Function], key: &str, out: &mut Vec<Diagnostic>) {
+fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, out: &mut Vec<Diagnostic>) {
     let option = |option: &str| config_span(req, &yaml_path!["functions", key, option]);
     let o = &f.options;
     let mut errors: Vec<Problem> = Vec::new();

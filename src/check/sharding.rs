@@ -10,14 +10,15 @@
 
 use std::collections::BTreeSet;
 
-use super::{Request, config_span};
+use super::config_span;
 use crate::config::{FunctionConfig, yaml_path};
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::{AttrType, ElementType, Function, Param};
+use crate::settings::RunInput;
 
 /// Checks the sharding options of every function; a function with a
 /// problem keeps none of them (its calls are gathered, as undeclared).
-pub(super) fn check_sharding(req: &Request, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
+pub(super) fn check_sharding(req: &RunInput, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
     let mut reported = BTreeSet::new();
     for f in functions.iter_mut() {
         if !f.options.is_sharded() {

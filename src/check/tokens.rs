@@ -47,6 +47,29 @@ pub(crate) enum SpecToken {
     },
 }
 
+/// The token as written (normalised): what messages quote.
+impl std::fmt::Display for SpecToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tensor = |f: &mut std::fmt::Formatter<'_>, word: &str, c: &Option<TensorType>| match c {
+            Some(c) => write!(f, "{word}:{c}"),
+            None => f.write_str(word),
+        };
+        match self {
+            SpecToken::Arg(c) => tensor(f, "arg", c),
+            SpecToken::Ret(c) => tensor(f, "ret", c),
+            SpecToken::InOut(c) => tensor(f, "inout", c),
+            SpecToken::Stream => f.write_str("stream"),
+            SpecToken::Attr { name, ty: Some(ty) } => write!(f, "attr.{name}:{ty}"),
+            SpecToken::Attr { name, ty: None } => write!(f, "attr.{name}"),
+            SpecToken::Struct { name, ty } => write!(f, "attr.{name}:{ty}"),
+            SpecToken::Array { name, ty } => write!(f, "attr.{name}:{ty}[]"),
+            SpecToken::Dim { name, ty: Some(ty) } => write!(f, "dim.{name}:{ty}"),
+            SpecToken::Dim { name, ty: None } => write!(f, "dim.{name}"),
+            SpecToken::Const { name, values } => write!(f, "const.{name}={}", values.join(",")),
+        }
+    }
+}
+
 impl SpecToken {
     /// Whether it stands for one parameter of the signature (`const.` does not).
     pub(crate) fn is_param(&self) -> bool {

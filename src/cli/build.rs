@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use crate::Error;
-use crate::build;
 use crate::driver::{Env, PlatformChoice, Settings, StderrReporter};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -178,7 +177,7 @@ pub(crate) fn doctor(args: &DoctorArgs) -> i32 {
     let mut opts = Settings::new(".");
     opts.arch = args.arch.clone();
     opts.jax_min = args.jax_min.clone();
-    let lines = build::doctor(&opts, &env);
+    let lines = crate::driver::doctor(&opts, &env);
     let mut ok = true;
     super::out!("begen {}", env!("CARGO_PKG_VERSION"));
     match std::env::current_exe() {

@@ -129,12 +129,12 @@ pub(crate) fn manifest(lib: &Library, xla_api_version: Option<&str>) -> Manifest
     let any_cuda = lib.functions.iter().any(|f| f.platform == Platform::Cuda);
     Manifest {
         library: lib.name.clone(),
-        shared_library: format!("lib{}.so", lib.name),
-        python_module: format!("{}.py", lib.name),
+        shared_library: lib.plan.outputs.library.clone(),
+        python_module: lib.plan.outputs.module.clone(),
         target_prefix: lib.prefix.clone(),
         platform: if any_cuda { Platform::Cuda } else { Platform::Cpu }.as_str().to_string(),
         xla_ffi_api_version: xla_api_version.map(String::from),
-        jax_min: lib.settings.jax_min.clone(),
+        jax_min: lib.plan.jax_min.clone(),
         xla_ffi_api_symbol: super::cpp::ffi_api_symbol(&lib.name),
         begen_version: env!("CARGO_PKG_VERSION").to_string(),
         modules: lib

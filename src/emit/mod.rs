@@ -95,19 +95,19 @@ pub(crate) fn emit(lib: &Library, xla_api_version: Option<&str>) -> Emitted {
     }
     let module = python::py_module_view(lib);
     files.push(GeneratedFile {
-        rel_path: format!("{}.py", lib.name),
+        rel_path: lib.plan.outputs.module.clone(),
         kind: FileKind::PythonModule,
         source: None,
         contents: with_build_id(render(&ModuleTemplate { m: &module })),
     });
     files.push(GeneratedFile {
-        rel_path: format!("{}.pyi", lib.name),
+        rel_path: lib.plan.outputs.stub.clone(),
         kind: FileKind::PythonStub,
         source: None,
         contents: render(&StubTemplate { m: &module }),
     });
     files.push(GeneratedFile {
-        rel_path: format!("{}.yaml", lib.name),
+        rel_path: lib.plan.outputs.manifest.clone(),
         kind: FileKind::Manifest,
         source: None,
         contents: manifest::emit_manifest(lib, xla_api_version),

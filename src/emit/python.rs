@@ -1057,13 +1057,13 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
     PyModuleView {
         name: library.name.clone(),
         sources: sources.into_iter().collect(),
-        library_file: py_str(&format!("lib{}.so", library.name)),
+        library_file: py_str(&library.plan.outputs.library),
         imports: runtime::imports(&sections, needs_ml_dtypes(library)),
         runtime: sections.iter().map(|s| s.body()).collect(),
         sections,
         needs_lists: any_param(library, |t| t.is_list()),
         namespaced: library.namespaced,
-        linked: library.settings.link_libs.iter().map(|l| py_str(l)).collect(),
+        linked: library.plan.link.preload.iter().map(|l| py_str(l)).collect(),
         all: all_top(names),
         targets: fs
             .iter()
@@ -1126,7 +1126,7 @@ fn module_sections(library: &Library, has_vjp: bool, has_primitive: bool, has_sh
         (Section::Sharding, has_sharding),
         (Section::Algorithms, algorithms),
         (Section::Registry, true),
-        (Section::Linked, !library.settings.link_libs.is_empty()),
+        (Section::Linked, !library.plan.link.preload.is_empty()),
         (Section::Modules, library.namespaced),
     ];
     wanted.into_iter().filter(|(_, used)| *used).map(|(s, _)| s).collect()

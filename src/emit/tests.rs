@@ -16,7 +16,7 @@ use super::python::py_function_view;
 use super::*;
 use crate::model::{
     ArrayBinding, AttrType, Container, Function, FunctionOptions, HalfRepr, Library, Module, Param, Platform,
-    RecordMember, RecordType, Settings, SourceFile, Token, VmapMethod,
+    RecordMember, RecordType, SourceFile, Token, VmapMethod,
 };
 
 fn param(name: &str, token: Token) -> Param {
@@ -83,7 +83,7 @@ fn library(name: &str, mut functions: Vec<Function>) -> Library {
         namespaced: false,
         sources,
         algorithms: Vec::new(),
-        settings: Settings::default(),
+        plan: crate::model::plan::Plan::empty(name),
         root: PathBuf::from("/"),
         binaries: Vec::new(),
     }

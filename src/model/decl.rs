@@ -9,7 +9,7 @@
 //! they are but for that new kind.
 
 use crate::model::Platform;
-use crate::source::{FileId, Span};
+use crate::source::{FileId, SourceFile, Span};
 
 /// What the generated handler calls.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,6 +129,23 @@ pub(crate) struct DeclParam {
     pub(crate) span: Span,
 }
 
+/// The parameter's declared type as messages show it: `const float*`,
+/// `BE::Tensor&`, `int[]` (qualifier, type, declarator; no name).
+impl std::fmt::Display for DeclParam {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let c = if self.is_const { "const " } else { "" };
+        let ind = match self.indirection {
+            Indirection::Value => "",
+            Indirection::Pointer => "*",
+            Indirection::Reference => "&",
+            Indirection::RvalueReference => "&&",
+            Indirection::Array => "[]",
+            Indirection::Function => "(*)(...)",
+        };
+        write!(f, "{c}{}{ind}", self.ty)
+    }
+}
+
 /// Where a signature's text came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Origin {
@@ -214,6 +231,17 @@ pub(crate) struct Scanned {
     /// blanked, byte for byte.
     pub(crate) code: Vec<u8>,
     pub(crate) annotations: Vec<Annotation>,
+}
+
+/// A source file on its way to `parse`: read and scanned by whichever
+/// worker takes it (`scan::Pending` implements it, `parse::declare` calls
+/// it), so the scan runs file by file inside the parse.
+pub(crate) trait ToScan: Send {
+    /// Its entry in the source map.
+    fn file(&self) -> FileId;
+    /// Reads the file into its entry (`slot`) and finds its annotations;
+    /// `None` when there is nothing to parse.
+    fn scan(&mut self, slot: &mut SourceFile) -> Option<Scanned>;
 }
 
 /// One `// @BE name tokens...`.

@@ -12,6 +12,7 @@ pub(crate) mod binary;
 pub(crate) mod decl;
 pub(crate) mod generated;
 mod ident;
+pub(crate) mod plan;
 pub(crate) mod pynames;
 mod scalar;
 mod view;
@@ -523,7 +524,112 @@ pub struct Function {
     pub(crate) binary: Option<Box<binary::BinaryCall>>,
 }
 
+/// A function's names in the library, decided from its module and the
+/// library's name and prefix before it is checked (`check::names`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FunctionNames {
+    /// The module it belongs to.
+    pub(crate) module: String,
+    /// The variant of its source it is compiled in, if any.
+    pub(crate) variant: Option<String>,
+    /// Its XLA FFI target.
+    pub(crate) target: String,
+    /// Its exported handler symbol.
+    pub(crate) handler: String,
+    /// Its hidden trampoline symbol.
+    pub(crate) trampoline: String,
+}
+
+/// Where a function is defined: its file (as the user names it and as
+/// found on disk), the position of its name, and its platform.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Defined {
+    pub(crate) file: String,
+    pub(crate) path: PathBuf,
+    pub(crate) line: usize,
+    pub(crate) column: usize,
+    pub(crate) platform: Platform,
+}
+
 impl Function {
+    /// A checked function with its names, where it is defined, its
+    /// parameters and template consts, and what a precompiled kernel's
+    /// handler launches. Its Python name starts as its own name (the module's
+    /// other names may rename it, `check::names`); its options are the
+    /// defaults until begen.yaml's `functions:` entry is applied; a template
+    /// kernel's instances are made from its names and consts.
+    pub(crate) fn new(
+        name: String,
+        names: FunctionNames,
+        at: Defined,
+        params: Vec<Param>,
+        consts: Vec<Const>,
+        binary: Option<Box<binary::BinaryCall>>,
+    ) -> Function {
+        let FunctionNames { module, variant, target, handler, trampoline } = names;
+        let Defined { file, path, line, column, platform } = at;
+        let mut f = Function {
+            py_name: name.clone(),
+            name,
+            module,
+            target,
+            handler,
+            trampoline,
+            file,
+            variant,
+            path,
+            line,
+            column,
+            platform,
+            params,
+            options: FunctionOptions::default(),
+            consts,
+            instances: Vec::new(),
+            binary,
+        };
+        f.instances = f.instances_of_consts();
+        f
+    }
+
+    /// The instantiations of a template kernel: one per combination of its
+    /// consts' values, each with its own target (`<target>[T=float32,N=4]`)
+    /// and symbols (`<symbol>__float32_4`).
+    fn instances_of_consts(&self) -> Vec<Instance> {
+        if self.consts.is_empty() {
+            return Vec::new();
+        }
+        let mut combos: Vec<Vec<String>> = vec![Vec::new()];
+        for k in &self.consts {
+            combos = combos
+                .into_iter()
+                .flat_map(|prefix| {
+                    k.values.iter().map(move |v| {
+                        let mut c = prefix.clone();
+                        c.push(v.clone());
+                        c
+                    })
+                })
+                .collect();
+        }
+        combos
+            .into_iter()
+            .map(|values| {
+                let shown: Vec<String> =
+                    self.consts.iter().zip(&values).map(|(k, v)| format!("{}={v}", k.name)).collect();
+                // Symbol-safe: `-3` becomes `m3`.
+                let suffix: Vec<String> = values.iter().map(|v| v.replace('-', "m")).collect();
+                let suffix = suffix.join("_");
+                Instance {
+                    key: format!("{}[{}]", self.name, shown.join(",")),
+                    target: format!("{}[{}]", self.target, shown.join(",")),
+                    handler: format!("{}__{suffix}", self.handler),
+                    trampoline: format!("{}__{suffix}", self.trampoline),
+                    values,
+                }
+            })
+            .collect()
+    }
+
     /// The canonical arg_spec, one token per C++ parameter, as `begen scan`
     /// reports it (`arg`, `attr.x:float32`).
     ///
@@ -664,33 +770,6 @@ pub(crate) struct Module {
     pub(crate) functions: Vec<usize>,
 }
 
-/// Build settings from begen.yaml, resolved against the root.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub(crate) struct Settings {
-    /// Include directories, absolute.
-    pub(crate) include_dirs: Vec<PathBuf>,
-    /// Flags for host C++ translation units.
-    pub(crate) cxx_flags: Vec<String>,
-    /// CUDA architectures as written (`sm_90`, `9.0`).
-    pub(crate) cuda_arch: Vec<String>,
-    /// Flags for nvcc translation units.
-    pub(crate) cuda_flags: Vec<String>,
-    /// Whether nvcc is required: CUDA sources are built.
-    pub(crate) cuda: bool,
-    /// Libraries to link, by `-l` name (`cublas`).
-    pub(crate) link_libs: Vec<String>,
-    /// Directories to search for them first, absolute.
-    pub(crate) link_dirs: Vec<PathBuf>,
-    /// Arguments passed to the linker as they are.
-    pub(crate) link_args: Vec<String>,
-    /// The jax release whose jaxlib's XLA FFI headers the handlers are
-    /// compiled against (`--jax-min`, else begen.yaml's `jax_min`); none:
-    /// the running jaxlib's.
-    pub(crate) jax_min: Option<String>,
-    /// begen.yaml's `compiler_launcher` (`ccache`, `sccache`).
-    pub(crate) compiler_launcher: Option<String>,
-}
-
 /// What `emit` and `build` take: the checked functions of one library.
 /// Made only by `check` (through `driver::run`; it is non-exhaustive,
 /// so no other crate can make one): every name in it is a checked
@@ -721,8 +800,8 @@ pub struct Library {
     pub(crate) sources: Vec<SourceFile>,
     /// begen.yaml's algorithms, sorted by name.
     pub(crate) algorithms: Vec<Algorithm>,
-    /// Include directories, flags, CUDA architectures and whether nvcc is needed.
-    pub(crate) settings: Settings,
+    /// How it is built: inputs, flags, backends, link, outputs.
+    pub(crate) plan: plan::Plan,
     /// The root the sources were found under (absolute).
     pub(crate) root: PathBuf,
     /// The images of begen.yaml's `binaries:` that kernels use.
@@ -938,11 +1017,5 @@ mod doc_examples {
     fn variant() {
         let v = crate::model::Variant { module: "mv_b256".into(), defines: vec![("BLOCK".into(), "256".into())] };
         assert_eq!(v.defines[0].1, "256");
-    }
-
-    #[test]
-    fn settings() {
-        let settings = crate::model::Settings::default();
-        assert!(settings.include_dirs.is_empty() && !settings.cuda);
     }
 }

@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::decl::{
-    Callee, DeclParam, DeclStruct, Declared, Enclosing, Limit, Listed, LocateError, Origin, Scanned, Signature,
+    Callee, DeclParam, DeclStruct, Declared, Enclosing, Limit, Listed, LocateError, Origin, Scanned, Signature, ToScan,
 };
 use crate::par;
 use crate::source::{FileId, SourceFile, SourceMap, Span};
@@ -44,16 +44,6 @@ struct FileParse<'a> {
     declared: Vec<Declared>,
     /// Located already: its includes name no file.
     done: bool,
-}
-
-/// A source file on its way to the parser: read and scanned by whichever
-/// worker takes it (`scan::Pending`).
-pub(crate) trait ToScan: Send {
-    /// Its entry in the source map.
-    fn file(&self) -> FileId;
-    /// Reads the file into its entry (`slot`) and finds its annotations;
-    /// `None` when there is nothing to parse.
-    fn scan(&mut self, slot: &mut SourceFile) -> Option<Scanned>;
 }
 
 /// Reads and scans each of `sources` (each says what it found) and reads

@@ -14,7 +14,7 @@ use std::path::Path;
 use crate::Error;
 use crate::diag::{Diagnostic, Severity, messages as msg};
 use crate::model::Platform;
-use crate::model::decl::{Annotation, Scanned};
+use crate::model::decl::{Annotation, Scanned, ToScan};
 use crate::source::{FileId, SourceFile, SourceMap, lex};
 use annotation::{Comment, Word, classify};
 pub(crate) use walk::Kind;
@@ -94,7 +94,7 @@ pub(crate) fn pending(files: &[Entered], wanted: &BTreeSet<FileId>) -> Vec<Pendi
     files.iter().map(|&file| Pending { file, wanted: wanted.contains(&file.id), diags: Vec::new() }).collect()
 }
 
-impl crate::parse::ToScan for Pending {
+impl ToScan for Pending {
     fn file(&self) -> FileId {
         self.file.id
     }
