@@ -156,6 +156,23 @@ fn generate_removes_only_what_this_library_wrote_before() {
 }
 
 #[test]
+fn a_library_named_like_a_module_jax_imports_at_start_up_is_refused() {
+    // JAX imports `jax_plugins` and looks for its GPU and TPU plugins by
+    // top-level name when it starts: a module of that name first on
+    // `sys.path` would be imported in their place.
+    let base = scratch("jax_startup_names");
+    let (dir, out) = (base.join("k"), base.join("out"));
+    one_kernel_tree(&dir, "a", "f");
+    for name in ["jax_plugins", "jax_cuda12_plugin", "libtpu"] {
+        let done = begen(&["generate", dir.to_str().unwrap(), "--out", out.to_str().unwrap(), "--name", name]);
+        assert_eq!(done.status.code(), Some(1), "{name}");
+        let err = String::from_utf8_lossy(&done.stderr);
+        assert!(err.contains(&format!("the library name `{name}` (the given name) is not usable")), "{err}");
+        assert!(!out.join(format!("{name}.py")).exists(), "{name}: nothing written");
+    }
+}
+
+#[test]
 fn an_output_begen_did_not_write_is_refused() {
     let base = scratch("foreign_output");
     let (dir, out) = (base.join("k"), base.join("out"));

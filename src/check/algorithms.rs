@@ -330,7 +330,9 @@ impl DimMap {
 /// Whether two contracts agree. `strict`: an untyped side agrees only with
 /// an untyped side, and a fixed extent only with the same fixed extent (an
 /// algorithm's implementations); otherwise what only one side says is not
-/// compared (a backward kernel may be less specific).
+/// compared (a backward kernel `b` may be less specific than `a`, never
+/// more: a fixed extent where `a` names a dimension would fit one extent
+/// of it only, and fail at run time for the others).
 pub(super) fn contracts_agree(a: Option<&TensorType>, b: Option<&TensorType>, dims: &mut DimMap, strict: bool) -> bool {
     let (a, b) = match (a, b) {
         (Some(a), Some(b)) => (a, b),
@@ -346,7 +348,8 @@ pub(super) fn contracts_agree(a: Option<&TensorType>, b: Option<&TensorType>, di
                 && x.iter().zip(y).all(|(p, q)| match (p, q) {
                     (Extent::Fixed(m), Extent::Fixed(n)) => m == n,
                     (Extent::Named(m), Extent::Named(n)) => dims.pair(m, n),
-                    _ => !strict,
+                    (Extent::Named(_), Extent::Fixed(_)) => false,
+                    (Extent::Fixed(_), Extent::Named(_)) => !strict,
                 })
         }
         (None, None) => true,

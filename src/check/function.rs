@@ -370,7 +370,7 @@ fn resolve_param(
             Some((Token::Stream, None, None))
         }
         (SpecToken::Dim { name: dim, ty }, Role::Scalar { ty: inferred }) => {
-            let inferred = inferred.filter(|t| t.is_integer());
+            let inferred = inferred.filter(|t| t.is_integer()).or_else(|| infer::dim_type(&p.ty));
             let ty = match (ty, inferred) {
                 (Some(t), _) => match infer::explicit_fits(*t, &p.ty) {
                     Ok(_) => *t,

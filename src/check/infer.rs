@@ -20,6 +20,64 @@ pub(crate) fn element_type(cpp: &str) -> Option<(&'static str, AttrType, Option<
         .or_else(|| AttrType::from_cuda(cpp).map(|(s, t, r)| (s, t, Some(r))))
 }
 
+/// The integer type a parameter receiving a dimension (`dim.n`) is declared
+/// with, by any spelling of one on LP64 Linux: the table's, `long`,
+/// `unsigned`, `long int`, `signed long`, the `<cstdint>`/`<cstddef>`
+/// typedefs with or without `std::` (`std::int64_t`, `size_t`,
+/// `std::ptrdiff_t`). Unlike an attribute's type, a dimension's is not
+/// looked up in the arg_spec system's table: the handler passes the extent,
+/// and the C++ compiler converts it to the declared type. `None` for a type
+/// that is not an integer (`float`, `bool`, an unknown typedef).
+pub(crate) fn dim_type(cpp: &str) -> Option<AttrType> {
+    let name = cpp.strip_prefix("::").unwrap_or(cpp);
+    let name = name.strip_prefix("std::").unwrap_or(name);
+    match name {
+        "int8_t" => return Some(AttrType::Int8),
+        "uint8_t" => return Some(AttrType::UInt8),
+        "int16_t" => return Some(AttrType::Int16),
+        "uint16_t" => return Some(AttrType::UInt16),
+        "int32_t" => return Some(AttrType::Int32),
+        "uint32_t" => return Some(AttrType::UInt32),
+        "int64_t" | "ptrdiff_t" | "ssize_t" | "intptr_t" | "intmax_t" => return Some(AttrType::Int64),
+        "uint64_t" | "size_t" | "uintptr_t" | "uintmax_t" => return Some(AttrType::UInt64),
+        _ => {}
+    }
+    // A builtin integer type: its words in any order (`long unsigned int`).
+    let (mut sign, mut unsigned, mut short, mut longs, mut int, mut char) = (0, false, 0, 0, 0, 0);
+    for word in cpp.split_whitespace() {
+        match word {
+            "signed" => sign += 1,
+            "unsigned" => (sign, unsigned) = (sign + 1, true),
+            "short" => short += 1,
+            "long" => longs += 1,
+            "int" => int += 1,
+            "char" => char += 1,
+            _ => return None,
+        }
+    }
+    let sized = match (char, short, longs) {
+        (0, 0, 0) if sign + int > 0 => 32,
+        (1, 0, 0) => 8,
+        (0, 1, 0) => 16,
+        (0, 0, 1 | 2) => 64,
+        _ => return None,
+    };
+    if sign > 1 || int > 1 || (char == 1 && int == 1) {
+        return None;
+    }
+    // Plain `char` is signed on x86-64 Linux, as the table has it.
+    Some(match (sized, unsigned) {
+        (8, false) => AttrType::Int8,
+        (8, true) => AttrType::UInt8,
+        (16, false) => AttrType::Int16,
+        (16, true) => AttrType::UInt16,
+        (32, false) => AttrType::Int32,
+        (32, true) => AttrType::UInt32,
+        (_, false) => AttrType::Int64,
+        (_, true) => AttrType::UInt64,
+    })
+}
+
 /// Whether `ty` names brainevent's tensor view.
 pub(crate) fn is_tensor_type(ty: &str) -> bool {
     matches!(ty, "BE::Tensor" | "::BE::Tensor" | "Tensor")
@@ -110,6 +168,43 @@ mod tests {
         assert_eq!(explicit_fits(AttrType::BFloat16, "nv_bfloat16"), Ok(Some(HalfRepr::CudaBFloat16)));
         for alias in ["_Float16", "fp16", "float", "int16_t"] {
             assert_eq!(explicit_fits(AttrType::Float16, alias), Err(Contradiction), "{alias}");
+        }
+    }
+    #[test]
+    fn dimension_types_by_any_lp64_spelling() {
+        use AttrType::*;
+        for (cpp, want) in [
+            ("int64_t", Int64),
+            ("std::int64_t", Int64),
+            ("::std::int64_t", Int64),
+            ("long", Int64),
+            ("long int", Int64),
+            ("signed long", Int64),
+            ("long long", Int64),
+            ("long long int", Int64),
+            ("unsigned long", UInt64),
+            ("long unsigned int", UInt64),
+            ("unsigned long long", UInt64),
+            ("size_t", UInt64),
+            ("std::size_t", UInt64),
+            ("::size_t", UInt64),
+            ("ptrdiff_t", Int64),
+            ("std::ptrdiff_t", Int64),
+            ("ssize_t", Int64),
+            ("int", Int32),
+            ("signed", Int32),
+            ("unsigned", UInt32),
+            ("std::uint32_t", UInt32),
+            ("short", Int16),
+            ("unsigned short int", UInt16),
+            ("char", Int8),
+            ("unsigned char", UInt8),
+        ] {
+            assert_eq!(dim_type(cpp), Some(want), "{cpp}");
+        }
+        for cpp in ["float", "double", "bool", "real_t", "long double", "unsigned signed", "char int", "short long", ""]
+        {
+            assert_eq!(dim_type(cpp), None, "{cpp}");
         }
     }
 }

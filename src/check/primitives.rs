@@ -1,10 +1,12 @@
 //! begen.yaml's `linear:`, `transpose:` and `jvp:` (kernels as JAX
 //! primitives), checked at build time so that the generated rules never
 //! meet a kernel of the wrong shape: the listed inputs are float tensors, a
-//! transposed input is a linear one, and each tangent or transpose kernel
+//! transposed input is a linear one, a kernel with a tangent kernel has no
+//! `linear`/`transpose` (JAX would never use them), and each tangent or
+//! transpose kernel
 //! takes and returns what its rule passes (counts, dtypes, typed shapes with
-//! dimension names mapped, attributes by name, the same platform and
-//! constants). Each error names both kernels and the parameter.
+//! dimension names mapped, no fixed extent where the kernel names a
+//! dimension, attributes by name, the same platform and constants). Each error names both kernels and the parameter.
 
 use std::collections::BTreeSet;
 
@@ -60,6 +62,10 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
             Vec::new(),
             Some(msg::HINT_PRIMITIVE_VJP),
         ));
+    }
+    if o.jvp.is_some() && (!o.linear.is_empty() || !o.transpose.is_empty()) {
+        let key = if o.linear.is_empty() { "transpose" } else { "linear" };
+        errors.push((option("jvp"), msg::jvp_and_linear(&f.name, key), Vec::new(), Some(msg::HINT_JVP_LINEAR)));
     }
     if o.has_side_effect {
         errors.push((option("has_side_effect"), msg::primitive_side_effect(&f.name), Vec::new(), None));

@@ -3,8 +3,9 @@
 //! wrongly: every name is a dimension of the kernel's typed contract, a
 //! `shard` dimension is in an input and in every output (each device
 //! computes its block of each output), a `reduce` dimension is in an input
-//! and in no output (each device computes a partial sum of every output),
-//! and no array has a split dimension twice. Each error is at the
+//! and in no output (each device computes a partial sum of every output,
+//! so every output is a number: not `bool`), no array has a split dimension
+//! twice and no split dimension is an integer attribute's too. Each error is at the
 //! function's begen.yaml entry and names the kernel and the dimension.
 
 use std::collections::BTreeSet;
@@ -12,7 +13,7 @@ use std::collections::BTreeSet;
 use super::config_span;
 use crate::config::{FunctionConfig, yaml_path};
 use crate::diag::{Diagnostic, messages as msg};
-use crate::model::{Function, Param};
+use crate::model::{AttrType, ElementType, Function, Param};
 use crate::settings::RunInput;
 
 /// Checks the sharding options of every function; a function with a
@@ -82,6 +83,16 @@ fn problems(f: &Function) -> Vec<Problem> {
             }
         }
     }
+    if let Some(d) = o.reduce.first()
+        && let Some((p, dtype)) = outputs.iter().find_map(|(p, _)| Some((*p, not_numeric(f, p)?)))
+    {
+        out.push((
+            Some(("reduce", d.clone())),
+            msg::reduce_not_numeric(&f.name, &p.name, &dtype),
+            Some(msg::HINT_REDUCE_NUMERIC),
+        ));
+        return out;
+    }
     let size_attrs: Vec<&str> = f.attrs().filter(|(_, ty)| ty.is_integer()).map(|(p, _)| p.name.as_str()).collect();
     let has = |ds: &[Option<&str>], d: &str| ds.contains(&Some(d));
     for (key, names) in [("shard", &o.shard), ("reduce", &o.reduce)] {
@@ -105,7 +116,11 @@ fn problems(f: &Function) -> Vec<Problem> {
                         Some(msg::HINT_SHARD_RAGGED),
                     ));
                 } else if size_attrs.contains(&d.as_str()) {
-                    out.push((Some((key, d.clone())), msg::shard_sized_by_attr(&f.name, d), None));
+                    out.push((
+                        Some((key, d.clone())),
+                        msg::shard_sized_by_attr(&f.name, key, d),
+                        Some(msg::HINT_SHARD_SIZED),
+                    ));
                 } else if let Some((p, _)) = outputs.iter().find(|(_, ds)| !has(ds, d)) {
                     out.push((
                         Some((key, d.clone())),
@@ -118,9 +133,29 @@ fn problems(f: &Function) -> Vec<Problem> {
                     out.push((Some((key, d.clone())), msg::shard_and_reduce(&f.name, d), None));
                 } else if let Some((p, _)) = outputs.iter().find(|(_, ds)| has(ds, d)) {
                     out.push((Some((key, d.clone())), msg::reduce_in_output(&f.name, d, &p.name), None));
+                } else if size_attrs.contains(&d.as_str()) {
+                    out.push((
+                        Some((key, d.clone())),
+                        msg::shard_sized_by_attr(&f.name, key, d),
+                        Some(msg::HINT_SHARD_SIZED),
+                    ));
                 }
             }
         }
     }
     out
+}
+
+/// The element type of output `p` when it (or one of the types a template
+/// parameter is instantiated with) cannot be summed: `bool`.
+fn not_numeric(f: &Function, p: &Param) -> Option<String> {
+    let c = p.token.contract()?;
+    match &c.dtype {
+        ElementType::Dtype(AttrType::Bool) => Some("bool".to_string()),
+        ElementType::Dtype(_) => None,
+        ElementType::Param(name) => {
+            let k = f.consts.iter().find(|k| k.name == *name)?;
+            k.values.iter().any(|v| v == "bool").then(|| format!("{name} (bool among its values)"))
+        }
+    }
 }

@@ -330,11 +330,12 @@ fn named_dims<'a>(params: impl Iterator<Item = &'a Param>) -> BTreeSet<&'a str> 
         .collect()
 }
 
-/// The integer attributes of `f` named like a dimension of one of its
-/// outputs: each gives that dimension its value.
+/// The integer attributes of `f` named like a dimension of its contracts:
+/// each gives an output's dimension its value, and is checked against an
+/// input's extent (a kernel reading `n` elements must get `n`).
 fn size_attrs(f: &Function) -> Vec<&Param> {
-    let output_dims = named_dims(f.output_params());
-    f.attrs().filter(|(p, ty)| ty.is_integer() && output_dims.contains(p.name.as_str())).map(|(p, _)| p).collect()
+    let dims = named_dims(f.input_params().chain(f.output_params()));
+    f.attrs().filter(|(p, ty)| ty.is_integer() && dims.contains(p.name.as_str())).map(|(p, _)| p).collect()
 }
 
 /// Whether output `p`'s shape follows from the inputs' and the integer

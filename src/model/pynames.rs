@@ -43,9 +43,35 @@ pub(crate) const PY_IMPORTS: [PyImport; 9] = [
 /// gate's `sys` and `jaxlib`, `jax.export`, the linked libraries' `nvidia`).
 pub(crate) const PY_LATE_IMPORTS: [&str; 5] = ["sys", "jaxlib", "jax", "nvidia", "warnings"];
 
-/// The third-party modules JAX imports (its dependencies), beside those
-/// above: a library of one of their names would be imported in their place.
-const JAX_DEPENDENCIES: [&str; 5] = ["opt_einsum", "scipy", "typing_extensions", "flatbuffers", "nvidia"];
+/// The third-party modules JAX imports by top-level name (its dependencies)
+/// or tries to at start-up (its plugins' namespace `jax_plugins`, the GPU and
+/// TPU plugins it looks for, optional helpers), beside those above: a
+/// library of one of their names, first on `sys.path`, would be imported in
+/// their place (a `jax_plugins.py` fails every computation). Found by
+/// logging every import JAX 0.12 tries while it starts a backend and jits,
+/// and by reading `jaxlib/plugin_support.py` and `jax/_src/xla_bridge.py`.
+const JAX_STARTUP_IMPORTS: [&str; 20] = [
+    "opt_einsum",
+    "scipy",
+    "typing_extensions",
+    "flatbuffers",
+    "nvidia",
+    "jax_plugins",
+    "jax_cuda12_plugin",
+    "jax_cuda13_plugin",
+    "jax_rocm10_plugin",
+    "jax_rocm7_plugin",
+    "jax_rocm60_plugin",
+    "jax_oneapi_plugin",
+    "libtpu",
+    "cloudpickle",
+    "etils",
+    "filelock",
+    "pygments",
+    "web_pdb",
+    "zstandard",
+    "compression",
+];
 
 /// Python's standard library (`sys.stdlib_module_names` of Python 3.11):
 /// JAX imports many of these, and a module of one of their names is either
@@ -369,7 +395,7 @@ const PY_STDLIB: [&str; 305] = [
 pub(crate) fn shadows_py_module(name: &str) -> bool {
     PY_IMPORTS.iter().any(|i| i.module == name)
         || PY_LATE_IMPORTS.contains(&name)
-        || JAX_DEPENDENCIES.contains(&name)
+        || JAX_STARTUP_IMPORTS.contains(&name)
         || PY_STDLIB.binary_search(&name).is_ok()
 }
 
@@ -471,6 +497,11 @@ mod tests {
     #[test]
     fn modules_the_generated_code_or_jax_imports_are_refused() {
         for name in ["typing", "jaxlib", "functools", "math", "abc", "io", "site", "numpy", "jax", "ml_dtypes", "os"] {
+            assert!(shadows_py_module(name), "{name}");
+        }
+        // What JAX imports or tries to import at start-up: its plugin
+        // namespace, the plugins it looks for, optional helpers.
+        for name in ["jax_plugins", "jax_cuda12_plugin", "jax_cuda13_plugin", "jax_rocm60_plugin", "libtpu", "etils"] {
             assert!(shadows_py_module(name), "{name}");
         }
         for name in ["mykernels", "e2e_cpu", "k", "ops", "Typing", "begen"] {

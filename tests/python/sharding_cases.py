@@ -81,6 +81,15 @@ def case(f, args, ref, rtol=1e-12):
     }
 
 
+def error(f, args):
+    # The exception a call raises, as text ("" when none).
+    try:
+        jax.jit(f)(*args)
+    except Exception as e:
+        return f"{type(e).__name__}: {e}"
+    return ""
+
+
 def one_device(f, *args):
     # The kernel on unsplit arrays, on one device: what every split must equal.
     return np.asarray(f(*[np.asarray(a) for a in args]))
@@ -162,6 +171,18 @@ if mode in ("explicit", "auto"):
         csr_dense,
         rtol=1e-5,
     )
+
+    # A reduce dimension of extent 0 (the plain call: nothing to split).
+    results["empty_reduce"] = case(
+        m.matvec, (put(np.zeros((N, 0), np.float32), None, "x"), put(np.zeros(0, np.float32), "x")), np.zeros(N)
+    )
+    results["empty_count"] = case(m.count_pos, (put(np.zeros(0, np.float32), "x"),), np.zeros((), np.int32))
+    # Errors quote the caller's shapes and name the kernel.
+    results["errors"] = {
+        "out": error(lambda a: m.rowsum(a, out=jax.ShapeDtypeStruct((N - 1,), np.float32)), (put(x, "x"),)),
+        "mismatch": error(m.matvec, (put(A, "x"), put(v[:-1]))),
+        "no_derivative": error(jax.grad(lambda a: m.rowsum(a).sum()), (put(x, "x"),)),
+    }
 
     # A spiking network: the membrane potential and the spikes split over
     # the population (the scan's carry), a recurrent weight matrix split by

@@ -146,11 +146,21 @@ def test_concrete_jax_scalars(jax_cpu, attrs):
         ("f32", 1 + 2j, TypeError, "takes a real number"),
         ("f64", np.complex64(1), TypeError, "takes a real number"),
         ("i32", np.array("7"), TypeError, "takes a number"),
+        # An integer a float type cannot hold exactly: not rounded silently.
+        ("f32", 16777217, ValueError, "the integer 16777217 has no exact float32 value (it would round to 16777216.0)"),
+        ("f32", np.int64(-(2**24) - 1), ValueError, "the integer -16777217 has no exact float32 value"),
+        ("f32", np.array(2**31 - 1), ValueError, "the integer 2147483647 has no exact float32 value"),
+        ("f64", 2**53 + 1, ValueError, "the integer 9007199254740993 has no exact float64 value"),
+        ("f64", np.uint64(2**64 - 1), ValueError, "the integer 18446744073709551615 has no exact float64 value"),
+        ("c64", 16777217, ValueError, "the integer 16777217 has no exact float32 value"),
+        # A longdouble beyond float64: out of range, never inf.
+        ("f64", np.longdouble("1e400"), ValueError, "is out of range"),
+        ("f32", np.longdouble("-1e400"), ValueError, "is out of range"),
     ],
 )
 def test_values_that_do_not_fit(jax_cpu, attrs, name, value, error, detail):
     ty = {"b": "bool", "i8": "int8", "u8": "uint8", "i16": "int16", "u16": "uint16", "i32": "int32",
-          "u32": "uint32", "i64": "int64", "u64": "uint64", "f32": "float32", "f64": "float64"}[name]
+          "u32": "uint32", "i64": "int64", "u64": "uint64", "f32": "float32", "f64": "float64", "c64": "complex64"}[name]
     with pytest.raises(error) as info:
         call(jax_cpu, attrs, **{name: value})
     message = str(info.value)
@@ -158,6 +168,14 @@ def test_values_that_do_not_fit(jax_cpu, attrs, name, value, error, detail):
     assert detail in message, message
     # Raised by the generated module itself, before anything reached XLA.
     assert info.traceback[-1].path.name == "attrconv.py", info.traceback[-1]
+
+
+def test_floats_and_exact_integers_still_convert(jax_cpu, attrs):
+    # An integer a float type holds is exact; a float is rounded to it (rounding is not range).
+    got = call(jax_cpu, attrs, f32=16777216, f64=2**53)
+    assert (got[ORDER.index("f32")], got[ORDER.index("f64")]) == (16777216.0, 2.0**53)
+    assert call(jax_cpu, attrs, f32=16777217.0)[ORDER.index("f32")] == 16777216.0
+    assert call(jax_cpu, attrs, f64=np.longdouble("inf"))[ORDER.index("f64")] == math.inf
 
 
 def test_traced_value_is_named(jax_cpu, attrs):

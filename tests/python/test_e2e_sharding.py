@@ -47,6 +47,8 @@ def shapes(result, target):
 def test_every_case_equals_the_one_device_call(results):
     _, _, r = results
     for name, result in r.items():
+        if name == "errors":
+            continue  # the calls that must fail: test_errors_quote_the_callers_shapes_and_name_the_kernel
         assert "error" not in result, f"{name}: {result.get('error')}"
         assert result["equal"], f"{name}: the numbers differ from the one-device call's"
 
@@ -173,6 +175,24 @@ def test_a_split_the_plan_cannot_use_is_gathered_as_the_warning_says(results):
             "rowsum: parameter 'x' is split along dimension 'k', which begen.yaml does not declare in `shard:` or "
             "`reduce:`" + gathered
         ]
+
+
+def test_an_empty_reduce_dimension_is_the_plain_call(results):
+    _, _, r = results
+    for name in ("empty_reduce", "empty_count"):
+        assert "error" not in r[name], f"{name}: {r[name].get('error')}"
+        assert r[name]["equal"], name
+        assert r[name]["collectives"] == {}, name
+
+
+def test_errors_quote_the_callers_shapes_and_name_the_kernel(results):
+    devices, _, r = results
+    e = r["errors"]
+    n = 4 * devices
+    assert f"ValueError: rowsum: dimension 'n' is {n} (from 'x' axis 0) but output 'y' has {n - 1} at axis 0" == e["out"]
+    assert "ValueError: matvec: dimension 'k' is 24 (from 'A' axis 1) but parameter 'x' has 23 at axis 0" == e["mismatch"]
+    assert "rowsum" in e["no_derivative"] and "cannot be differentiated" in e["no_derivative"], e["no_derivative"]
+    assert "begen_partitioned" not in e["no_derivative"], e["no_derivative"]
 
 
 def test_a_recurrent_network_scans_with_its_state_split(results):

@@ -7,7 +7,7 @@ Above the `# begen: emit below` line: only what this file needs on its own.
 import jax as _jax
 import numpy as _np
 
-from .core import _begen_dtype, _begen_honest
+from .core import _begen_dtype, _begen_honest, _begen_show
 
 # begen: emit below
 
@@ -115,14 +115,19 @@ def _begen_outputs(fn, out, specs, d, c):
         out = (out,)
     elif not isinstance(out, (tuple, list)) or len(out) != n:
         raise TypeError(f"{fn}: out= takes a tuple of {n} jax.ShapeDtypeStruct, one per output")
+    for s, (name, _, _) in zip(out, specs):
+        if not hasattr(s, "shape") or not hasattr(s, "dtype"):
+            takes = "a jax.ShapeDtypeStruct" if n == 1 else f"a tuple of {n} jax.ShapeDtypeStruct, one per output"
+            raise TypeError(f"{fn}: out= takes {takes}; got {_begen_show(s)} for output '{name}'")
     for s, (name, dtype, dims) in zip(out, specs):
         _begen_match(fn, s, name, dtype, dims, d, c, "output")
     return list(out)
 
 
 def _begen_size(fn, d, name, value):
-    # An integer attribute named like an output's dimension gives it its
-    # value (a dimension an input has too must agree).
+    # An integer attribute named like a dimension: it gives an output's
+    # dimension its value, and must agree with an input's extent (a kernel
+    # told a larger `n` than its input has would read past the buffer).
     if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
         raise TypeError(f"{fn}: attribute '{name}' sizes dimension '{name}': it takes an integer, got {value!r}")
     if value < 0:

@@ -11,8 +11,10 @@ from .core import _begen_show, _begen_text
 # begen: emit below
 
 # Attribute conversion. Values must fit the declared type exactly: a
-# fraction, an out-of-range value or a non-number is an error naming the
-# kernel, the attribute and its type (`where`), raised before XLA sees it.
+# fraction, an out-of-range value, an integer a float type cannot hold or a
+# non-number is an error naming the kernel, the attribute and its type
+# (`where`), raised before XLA sees it. A float is rounded to a narrower
+# float type (rounding is not range).
 # Runs at trace time only.
 
 
@@ -66,18 +68,38 @@ def _begen_bool(value, where):
     return _np.bool_(v)
 
 
+def _begen_real(kind, v, value, where):
+    # A real number as a Python float: one too large for a float64 (a huge
+    # int, a longdouble) is out of range, never silently infinite.
+    try:
+        f = float(v)
+    except OverflowError:
+        raise ValueError(f"{where}: {_begen_text(value)} is out of range") from None
+    if _np.isinf(f) and not (kind == "f" and _np.isinf(v)):
+        raise ValueError(f"{where}: {_begen_text(value)} is out of range")
+    return f
+
+
+def _begen_exact(kind, v, out, dtype, where):
+    # An integer must reach a float type exactly: 16777217 has no float32.
+    if kind in "iu" and _np.isfinite(out) and int(out) != v:
+        name = _np.dtype(dtype).name
+        raise ValueError(
+            f"{where}: the integer {v} has no exact {name} value (it would round to {float(out)!r}); "
+            "pass a float to accept the rounding"
+        )
+
+
 def _begen_float(value, dtype, where):
     kind, v = _begen_kind(value, where)
     if kind not in "biuf":
         raise TypeError(f"{where} takes a real number, got {_begen_show(value)}")
-    try:
-        v = float(v)
-    except OverflowError:
-        raise ValueError(f"{where}: {_begen_text(value)} is out of range") from None
+    f = _begen_real(kind, v, value, where)
     with _np.errstate(over="ignore"):
-        out = dtype(v)
-    if _np.isinf(out) and not _np.isinf(v):
-        raise ValueError(f"{where}: {v!r} is out of range (largest {_np.finfo(dtype).max!r})")
+        out = dtype(f)
+    if _np.isinf(out) and not _np.isinf(f):
+        raise ValueError(f"{where}: {f!r} is out of range (largest {_np.finfo(dtype).max!r})")
+    _begen_exact(kind, v, out, dtype, where)
     return out
 
 
@@ -88,11 +110,12 @@ def _begen_half(value, dtype, wire, where):
     kind, v = _begen_kind(value, where)
     if kind not in "biuf":
         raise TypeError(f"{where} takes a real number, got {_begen_show(value)}")
-    v = float(v)
+    f = _begen_real(kind, v, value, where)
     with _np.errstate(over="ignore"):
-        out = _np.asarray(v, dtype=dtype)
-    if not _np.isfinite(out.astype(_np.float32)) and _np.isfinite(v):  # inf, or NaN where there is no inf
-        raise ValueError(f"{where}: {v!r} is out of range for a 16-bit float")
+        out = _np.asarray(f, dtype=dtype)
+    if not _np.isfinite(out.astype(_np.float32)) and _np.isfinite(f):  # inf, or NaN where there is no inf
+        raise ValueError(f"{where}: {f!r} is out of range for a 16-bit float")
+    _begen_exact(kind, v, out.astype(_np.float64)[()], dtype, where)
     return out.view(wire)[()]
 
 
@@ -102,6 +125,7 @@ def _begen_complex(value, dtype, where):
     kind, v = _begen_kind(value, where)
     if kind not in "biufc":
         raise TypeError(f"{where} takes a number, got {_begen_show(value)}")
-    v = complex(v)
-    parts = _np.array([_begen_float(v.real, dtype, where), _begen_float(v.imag, dtype, where)], dtype=dtype)
+    # An integer is the real part as itself, so that it is checked exactly.
+    real, imag = (v, 0) if kind in "iu" else (complex(v).real, complex(v).imag)
+    parts = _np.array([_begen_float(real, dtype, where), _begen_float(imag, dtype, where)], dtype=dtype)
     return parts

@@ -124,6 +124,10 @@ def _begen_split(rule, arrays):
     # whether each input must be resharded to its in_spec first).
     if len(rule[2]) != len(arrays) or _begen_manual():
         return None
+    # An empty array is not split (XLA's partitioner mishandles zero-sized
+    # blocks): the plain call, which has nothing to gather.
+    if any(0 in _jax.numpy.shape(x) for x in arrays):
+        return None
     found = [_begen_explicit(x) for x in arrays]
     meshes = [f[0] for f in found if f is not None]
     if not meshes:
@@ -174,6 +178,7 @@ def _begen_shard_map(plan, rule, call, arrays, out):
     # outputs' partial sums added up over the `reduce` dimensions' axes.
     mesh, in_specs, out_specs, psum, axes, moves = plan
     mesh_shape = dict(mesh.shape)
+    given = arrays, out
     if any(moves):
         from jax.sharding import NamedSharding
 
@@ -196,9 +201,29 @@ def _begen_shard_map(plan, rule, call, arrays, out):
             result = _jax.tree_util.tree_map(lambda y: _jax.lax.psum(y, psum), result)
         return result
 
-    return _jax.shard_map(
-        body, mesh=mesh, in_specs=in_specs, out_specs=out_specs[0] if single else out_specs, check_vma=False
-    )(*arrays)
+    try:
+        return _jax.shard_map(
+            body, mesh=mesh, in_specs=in_specs, out_specs=out_specs[0] if single else out_specs, check_vma=False
+        )(*arrays)
+    except (TypeError, ValueError):
+        # The kernel's checks ran on each device's blocks: an error of the
+        # call is said again in the shapes the caller gave.
+        _begen_whole(call, *given)
+        raise
+
+
+def _begen_whole(call, arrays, out):
+    # Traces call(*arrays, out) on the whole arrays, unsplit, without
+    # running it: its contract errors quote the caller's shapes.
+    traced = [i for i, x in enumerate(arrays) if isinstance(x, _jax.Array)]
+
+    def whole(*xs):
+        full = list(arrays)
+        for i, x in zip(traced, xs):
+            full[i] = x
+        return call(*full, out)
+
+    _jax.eval_shape(whole, *(_jax.ShapeDtypeStruct(_jax.numpy.shape(arrays[i]), arrays[i].dtype) for i in traced))
 
 
 # Auto mesh axes: the FFI call as a custom_partitioning, decided when the
@@ -224,7 +249,7 @@ def _begen_partition_primitive():
     if _begen_partitioned_p:
         return _begen_partitioned_p[0]
     from jax.extend.core import Primitive
-    from jax.interpreters import batching, mlir
+    from jax.interpreters import ad, batching, mlir
 
     p = Primitive("begen_partitioned")
     p.multiple_results = True
@@ -247,8 +272,15 @@ def _begen_partition_primitive():
         size, moved = _begen_batch_front(args, dims)
         return p.bind(*moved, fn=fn, structs=structs, rule=rule, batch=(size, *batch)), [0] * len(structs)
 
+    def no_derivative(primals, tangents, *, fn, structs, rule, batch):
+        raise ValueError(
+            f"{rule[0]}: the FFI call cannot be differentiated (begen.yaml gives it no vjp:, jvp: or linear:); "
+            "you can use jax.custom_jvp or jax.custom_vjp to add support"
+        )
+
     p.def_impl(apply)
     p.def_abstract_eval(abstract)
+    ad.primitive_jvps[p] = no_derivative
     mlir.register_lowering(p, lower)
     try:
         # jit lowers without its devices unless a primitive needs them, as

@@ -554,8 +554,9 @@ pub(crate) fn library_shadows_module(name: &str, from: &str) -> String {
     let from = q(from);
     format!(
         "the library name `{name}` (the {from}) is not usable: the generated Python module `{name}` and the \
-         module `{name}` that it or JAX imports (from Python's standard library, or jax, jaxlib, numpy, ml_dtypes \
-         and JAX's other dependencies) would hide one another"
+         module `{name}` that it or JAX imports (from Python's standard library, or jax, jaxlib, numpy, ml_dtypes, \
+         JAX's other dependencies and the modules it looks for at start-up: `jax_plugins`, its GPU and TPU plugins) \
+         would hide one another"
     )
 }
 
@@ -873,6 +874,18 @@ pub(crate) fn primitive_and_vjp(function: &str, key: &str) -> String {
 pub(crate) const HINT_PRIMITIVE_VJP: &str = "keep `vjp` for a kernel differentiated in reverse mode only; with `jvp` or \
      `linear` (and `transpose`), forward and reverse mode both work";
 
+pub(crate) fn jvp_and_linear(function: &str, key: &str) -> String {
+    let (function, key) = (q(function), q(key));
+    format!(
+        "'{function}' has both `jvp` and `{key}`: with a tangent kernel, JAX differentiates through it and never \
+         through `linear`/`transpose`, so reverse mode would need the tangent kernel's own transposes"
+    )
+}
+
+pub(crate) const HINT_JVP_LINEAR: &str = "a kernel linear in its inputs needs no tangent kernel: keep `linear` and \
+     `transpose` and drop `jvp`; a nonlinear kernel keeps `jvp`, and its tangent kernel gets `linear` and `transpose` \
+     (docs/primitives.md)";
+
 pub(crate) fn transpose_not_linear(function: &str, param: &str) -> String {
     let (function, param) = (q(function), q(param));
     format!("`transpose:` of '{function}' names '{param}', which its `linear:` does not list")
@@ -1020,10 +1033,18 @@ pub(crate) const HINT_SHARD_RAGGED: &str = "each device computes its block of ev
 pub(crate) const HINT_SHARD_OUTPUT: &str = "declare a dimension the output sums over in `reduce:` instead; a dimension \
      in neither list is gathered on every device before the call (always right)";
 
-pub(crate) fn shard_sized_by_attr(function: &str, dim: &str) -> String {
-    let (function, dim) = (q(function), q(dim));
-    format!("`shard:` of '{function}' names '{dim}', an output size given by the attribute '{dim}': it cannot be split")
+pub(crate) fn shard_sized_by_attr(function: &str, key: &str, dim: &str) -> String {
+    let (function, key, dim) = (q(function), q(key), q(dim));
+    format!(
+        "`{key}:` of '{function}' names '{dim}', which the integer attribute '{dim}' also gives: split along it, each \
+         device holds a block of '{dim}' but the attribute still says the whole extent, so the kernel would read or \
+         write past its block"
+    )
 }
+
+pub(crate) const HINT_SHARD_SIZED: &str = "a kernel that takes the extent from its array's shape (a `BE::Tensor`'s \
+     dims) instead of an attribute can be split along it; otherwise leave the dimension out of `shard:` and `reduce:` \
+     (a dimension in neither list is gathered on every device before the call)";
 
 pub(crate) fn reduce_in_output(function: &str, dim: &str, output: &str) -> String {
     let (function, dim, output) = (q(function), q(dim), q(output));
@@ -1032,6 +1053,17 @@ pub(crate) fn reduce_in_output(function: &str, dim: &str, output: &str) -> Strin
          over '{dim}' cannot have it"
     )
 }
+
+pub(crate) fn reduce_not_numeric(function: &str, output: &str, dtype: &str) -> String {
+    let (function, output, dtype) = (q(function), q(output), q(dtype));
+    format!(
+        "`reduce:` of '{function}': its output '{output}' is {dtype}, which cannot be a sum: each device computes a \
+         partial output and `reduce:` adds them up"
+    )
+}
+
+pub(crate) const HINT_REDUCE_NUMERIC: &str = "return a number (an int32 count, a float) and compare it after the call, \
+     or leave the dimension out of `reduce:` (a dimension in neither list is gathered on every device before the call)";
 
 pub(crate) fn shard_and_reduce(function: &str, dim: &str) -> String {
     let (function, dim) = (q(function), q(dim));

@@ -75,6 +75,11 @@ def test_outputs_are_inferred_or_checked():
         contracts._begen_outputs("f", jax.ShapeDtypeStruct((3,), np.float32), (("y", "float32", (4,)),), d, c)
     with pytest.raises(TypeError, match="out= takes a tuple of 2 jax.ShapeDtypeStruct"):
         contracts._begen_outputs("f", given, (("y", None, None), ("z", None, None)), d, c)
+    # Not a struct where one is due: a TypeError naming the kernel and the output.
+    with pytest.raises(TypeError, match=r"^f: out= takes a jax.ShapeDtypeStruct; got \(ShapeDtypeStruct.* for output 'y'$"):
+        contracts._begen_outputs("f", (given,), (("y", "float32", ("n",)),), d, c)
+    with pytest.raises(TypeError, match=r"^f: out= takes a tuple of 2 jax.ShapeDtypeStruct, one per output; got None"):
+        contracts._begen_outputs("f", (given, None), (("y", None, None), ("z", None, None)), d, c)
 
 
 def test_instances_and_in_place_results():

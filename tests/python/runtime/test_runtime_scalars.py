@@ -65,6 +65,48 @@ def test_16_bit_floats_travel_as_their_bits():
         scalars._begen_half(1j, np.float16, np.uint16, W)
 
 
+@pytest.mark.parametrize(
+    ("value", "dtype", "nearest"),
+    [
+        (16777217, np.float32, "16777216.0"),
+        (np.int32(-16777217), np.float32, "-16777216.0"),
+        (2**53 + 1, np.float64, "9007199254740992.0"),
+        (2049, np.float16, "2048.0"),
+        (np.uint16(65535), np.float16, "inf"),
+        (257, ml_dtypes.bfloat16, "256.0"),
+        (np.int64(2**40 + 1), ml_dtypes.bfloat16, "1099511627776.0"),
+    ],
+)
+def test_an_integer_a_float_type_cannot_hold_is_refused(value, dtype, nearest):
+    name = np.dtype(dtype).name
+    convert = scalars._begen_float if dtype in (np.float32, np.float64) else (
+        lambda v, t, w: scalars._begen_half(v, t, np.uint16, w)
+    )
+    with pytest.raises(ValueError, match=rf"^{W}: .*"):
+        convert(value, dtype, W)
+    try:
+        convert(value, dtype, W)
+    except ValueError as e:
+        assert f"has no exact {name} value (it would round to {nearest})" in str(e) or "out of range" in str(e), e
+
+
+def test_exact_integers_and_rounded_floats_convert():
+    assert scalars._begen_float(16777216, np.float32, W) == np.float32(16777216)
+    assert scalars._begen_float(16777217.0, np.float32, W) == np.float32(16777216)
+    assert scalars._begen_half(2048, np.float16, np.uint16, W) == np.float16(2048).view(np.uint16)
+    assert scalars._begen_half(256, ml_dtypes.bfloat16, np.uint16, W) == 0x4380
+    assert scalars._begen_float(True, np.float32, W) == np.float32(1.0)
+
+
+def test_a_longdouble_beyond_float64_is_out_of_range():
+    for dtype in (np.float64, np.float32):
+        with pytest.raises(ValueError, match=r"np.longdouble\('1e\+400'\) is out of range$"):
+            scalars._begen_float(np.longdouble("1e400"), dtype, W)
+    with pytest.raises(ValueError, match="is out of range"):
+        scalars._begen_half(np.longdouble("-1e400"), np.float16, np.uint16, W)
+    assert np.isinf(scalars._begen_float(np.longdouble("inf"), np.float32, W))
+
+
 def test_a_float_passed_as_bits_travels_as_the_wire_dtype_given():
     # The wire comes from the caller (begen's type table), not the helper:
     # an 8-bit float travels as uint8.
