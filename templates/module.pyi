@@ -31,10 +31,8 @@ class _BegenRegistry:
 registry: Final[_BegenRegistry]
 {%- for f in m.functions %}
 def {{ f.py_name }}({% call fun::params(f.params, true) %}{% endcall %}) -> {% call fun::several("jax.Array", f.outputs) %}{% endcall %}:
-    """{{ f.doc_first }}
-{%- for line in f.doc_rest %}
-{% if !line.is_empty() %}{{ line }}{% endif %}
-{%- endfor %}
+    """{% call fun::doc_first(f.doc) %}{% endcall %}
+{%- call fun::doc_rest(f.doc, "    ") %}{% endcall %}
     """
 {%- endfor %}
 {%- for n in m.modules %}
@@ -51,10 +49,8 @@ class _begen_{{ n.py_name }}:
 {%- for f in n.functions %}
     @staticmethod
     def {{ f.py_name }}({% call fun::params(f.params, true) %}{% endcall %}) -> {% call fun::several("jax.Array", f.outputs) %}{% endcall %}:
-        """{{ f.doc_first }}
-{%- for line in f.doc_rest %}
-{% if !line.is_empty() %}    {{ line }}{% endif %}
-{%- endfor %}
+        """{% call fun::doc_first(f.doc) %}{% endcall %}
+{%- call fun::doc_rest(f.doc, "        ") %}{% endcall %}
         """
 {%- endfor %}
 
@@ -62,9 +58,7 @@ class _begen_{{ n.py_name }}:
 {%- endfor %}
 {%- for a in m.algorithms %}
 def {{ a.function.py_name }}({% call fun::params(a.function.params, true) %}{% endcall %}) -> {% call fun::several("jax.Array", a.function.outputs) %}{% endcall %}:
-    """{{ a.function.doc_first }}
-{%- for line in a.function.doc_rest %}
-{% if !line.is_empty() %}{{ line }}{% endif %}
-{%- endfor %}
+    """{% call fun::doc_first(a.function.doc) %}{% endcall %}
+{%- call fun::doc_rest(a.function.doc, "    ") %}{% endcall %}
     """
 {%- endfor %}

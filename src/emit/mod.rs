@@ -30,7 +30,7 @@ use askama::Template;
 use crate::model::generated::{Emitted, FileKind, GeneratedFile};
 use crate::model::{Function, Library};
 // The Python templates match on these by name.
-use python::{PyArg, PyBody, PyCheck, PyConversion, PyParam, PyResult, PyReturn};
+use python::{PyArg, PyBody, PyCheck, PyConversion, PyDoc, PyInputRole, PyParam, PyResult, PyReturn, PyRuleDoc};
 
 pub(crate) use names::{glue_rel_path, wrapper_rel_path};
 

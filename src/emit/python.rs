@@ -80,10 +80,8 @@ pub(crate) struct PyFunctionView {
     pub(crate) params: Vec<PyParam>,
     /// How many arrays it returns (the stub's return annotation).
     pub(crate) outputs: usize,
-    /// The docstring's first line.
-    pub(crate) doc_first: String,
-    /// Its further lines, indented (empty lines stay empty).
-    pub(crate) doc_rest: Vec<String>,
+    /// What its docstring says.
+    pub(crate) doc: PyDoc,
     /// What the body does after `register()`.
     pub(crate) body: PyBody,
     /// Its positional parameters (the inputs), in order.
@@ -94,6 +92,67 @@ pub(crate) struct PyFunctionView {
     /// Whether the body calls `register()` first (an algorithm's does not:
     /// its implementations do).
     pub(crate) registers: bool,
+}
+
+/// What a function's docstring says (its texts safe in a docstring).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PyDoc {
+    Kernel(Box<PyKernelDoc>),
+    /// An algorithm's: its implementations, (name, priority) per platform
+    /// (`cpu`, `cuda`) that has any, and whether a refused call falls back.
+    Algorithm {
+        name: String,
+        platforms: Vec<(&'static str, Vec<(String, i64)>)>,
+        fallback: bool,
+    },
+}
+
+/// The docstring of a kernel's function: the kernel (its platform in
+/// capitals, its name, file and line) and arg_spec; for a typed one each
+/// input (Python name, contract, role), each `ret` (name, contract) and
+/// each const (Python name, values, whether the inputs' dtype gives it);
+/// side effects, unsupported values (attribute, values), and what the
+/// wrappers around its call add: the backward kernel of a `vjp`, a
+/// primitive's rules, the axes a kernel run per shard splits along and
+/// reduces over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyKernelDoc {
+    pub(crate) platform: String,
+    pub(crate) name: String,
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) arg_spec: String,
+    pub(crate) typed: bool,
+    pub(crate) inputs: Vec<(String, String, PyInputRole)>,
+    pub(crate) rets: Vec<(String, String)>,
+    pub(crate) out_optional: bool,
+    pub(crate) consts: Vec<(String, String, bool)>,
+    pub(crate) side_effect: bool,
+    pub(crate) unsupported: Vec<(String, String)>,
+    pub(crate) backward: Option<String>,
+    pub(crate) rules: Option<Vec<PyRuleDoc>>,
+    pub(crate) shards: Option<(Option<String>, Option<String>)>,
+}
+
+/// What an input is, for the docstring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PyInputRole {
+    Input,
+    /// Updated in place and returned.
+    InPlace,
+    /// A list or tuple of arrays.
+    List,
+}
+
+/// One rule of a primitive, for the docstring.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PyRuleDoc {
+    /// Its tangent kernel.
+    Tangent(String),
+    /// The inputs it is linear in.
+    Linear(String),
+    /// (the input, its transpose kernel).
+    Transpose(String, String),
 }
 
 /// One entry of a function's parameter list.
@@ -633,13 +692,11 @@ pub(crate) fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
         call,
         primitive: None,
     };
-    let (doc_first, doc_rest) = emit_doc(&parts);
     PyFunctionView {
         py_name: f.py_name.clone(),
         params: emit_params(&parts),
         outputs: parts.outputs.len(),
-        doc_first,
-        doc_rest,
+        doc: emit_doc(&parts),
         body: PyBody::Kernel(Box::new(body)),
         inputs: parts.input_names(),
         keywords: emit_keywords(&parts),
@@ -807,44 +864,46 @@ fn emit_const_specs(parts: &FunctionParts) -> Vec<PyConstSpec> {
 /// The docstring: its first line, then the arg_spec, each input's and
 /// output's contract and each const (typed functions), side effects and
 /// unsupported values.
-fn emit_doc(parts: &FunctionParts) -> (String, Vec<String>) {
+fn emit_doc(parts: &FunctionParts) -> PyDoc {
     let f = parts.f;
-    let doc_first = format!(
-        "Calls the {} kernel `{}` ({}:{}) through XLA FFI.",
-        f.platform.as_str().to_uppercase(),
-        f.name,
-        comment_text(&f.file),
-        f.line
-    );
-    let mut doc_rest = vec![String::new(), format!("    arg_spec: {}", comment_text(&f.spec_tokens().join(", ")))];
-    if parts.typed {
-        doc_rest.push(String::new());
-        for p in &parts.inputs {
-            let contract = comment_text(&contract_text(p.token.contract()));
-            let line = match p.token {
-                Token::InOut(_) => format!("{contract} (updated in place and returned)"),
-                Token::List(_) => format!("a list or tuple of {contract} (inputs, at least one)"),
-                _ => format!("{contract} (input)"),
-            };
-            doc_rest.push(format!("    {}: {line}", p.py_name));
-        }
-        for p in &parts.rets {
-            let how = if parts.out_optional { "out= optional" } else { "give out=" };
-            doc_rest.push(format!("    -> {}: {} ({how})", p.name, comment_text(&contract_text(p.token.contract()))));
-        }
-        for k in &f.consts {
-            let how = if parts.fixed_by_input(&k.name) { "from the inputs' dtype" } else { "keyword" };
-            doc_rest.push(format!("    {}: one of {} ({how})", k.py_name, comment_text(&k.values.join(", "))));
-        }
-    }
-    if f.options.has_side_effect {
-        doc_rest.push(String::new());
-        doc_rest.push("    Has side effects: XLA keeps every call.".into());
-    }
-    for (attr, values) in &f.options.unsupported {
-        doc_rest.push(format!("    Does not support {attr} = {}.", comment_text(&values.join(", "))));
-    }
-    (doc_first, doc_rest)
+    let contract = |p: &Param| comment_text(&contract_text(p.token.contract()));
+    PyDoc::Kernel(Box::new(PyKernelDoc {
+        platform: f.platform.as_str().to_uppercase(),
+        name: f.name.clone(),
+        file: comment_text(&f.file),
+        line: f.line,
+        arg_spec: comment_text(&f.spec_tokens().join(", ")),
+        typed: parts.typed,
+        inputs: parts
+            .inputs
+            .iter()
+            .map(|p| {
+                let role = match p.token {
+                    Token::InOut(_) => PyInputRole::InPlace,
+                    Token::List(_) => PyInputRole::List,
+                    _ => PyInputRole::Input,
+                };
+                (p.py_name.clone(), contract(p), role)
+            })
+            .collect(),
+        rets: parts.rets.iter().map(|p| (p.name.clone(), contract(p))).collect(),
+        out_optional: parts.out_optional,
+        consts: f
+            .consts
+            .iter()
+            .map(|k| (k.py_name.clone(), comment_text(&k.values.join(", ")), parts.fixed_by_input(&k.name)))
+            .collect(),
+        side_effect: f.options.has_side_effect,
+        unsupported: f
+            .options
+            .unsupported
+            .iter()
+            .map(|(attr, values)| (attr.clone(), comment_text(&values.join(", "))))
+            .collect(),
+        backward: None,
+        rules: None,
+        shards: None,
+    }))
 }
 
 /// The keyword parameters: (what it is, its Python name), what being an
@@ -903,8 +962,9 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
         args.push(PyArg::Avals(structs));
     }
     body.vjp = Some(PyVjp { backward: bwd_view.py_name.clone(), cotangents: f.outputs(), args });
-    view.doc_rest.push(String::new());
-    view.doc_rest.push(format!("    Differentiable: a jax.custom_vjp whose backward kernel is `{}`.", bwd.name));
+    if let PyDoc::Kernel(doc) = &mut view.doc {
+        doc.backward = Some(bwd.name.clone());
+    }
 }
 
 /// The call of a related kernel's Python function (`g`, a tangent or
@@ -944,14 +1004,14 @@ pub(crate) fn with_primitive(
                 .filter(|(_, p)| f.float_inputs().any(|q| q.name == p.name))
                 .map(|(i, _)| PyArg::Tangent(i)),
         );
-        doc.push(format!("tangent kernel `{}`", functions[k].name));
+        doc.push(PyRuleDoc::Tangent(functions[k].name.clone()));
         related_call(view, &views[k], args)
     });
     let index = |name: &str| f.input_params().position(|p| p.name == name);
     let linear = f.options.linear.iter().filter_map(|p| index(p)).map(|i| PyLit::Raw(i.to_string()));
     let linear = PyLit::tuple(linear);
     if !f.options.linear.is_empty() {
-        doc.push(format!("linear in {}", comment_text(&f.options.linear.join(", "))));
+        doc.push(PyRuleDoc::Linear(comment_text(&f.options.linear.join(", "))));
     }
     let mut transposes = Vec::new();
     for (param, kernel) in &f.options.transpose {
@@ -959,13 +1019,14 @@ pub(crate) fn with_primitive(
         let mut args: Vec<PyArg> = inputs.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, x)| x.clone()).collect();
         args.extend((0..f.outputs()).map(PyArg::Cotangent));
         transposes.push((i, related_call(view, &views[k], args)));
-        doc.push(format!("transpose of {} `{}`", comment_text(param), functions[k].name));
+        doc.push(PyRuleDoc::Transpose(comment_text(param), functions[k].name.clone()));
     }
     let names = PyLit::strs(f.input_params().map(|p| &p.name));
     let PyBody::Kernel(body) = &mut view.body else { return };
     body.primitive = Some(PyPrimitive { jvp, transposes, linear, names });
-    view.doc_rest.push(String::new());
-    view.doc_rest.push(format!("    A JAX primitive (jvp, transpose, vmap): {}.", doc.join("; ")));
+    if let PyDoc::Kernel(kernel) = &mut view.doc {
+        kernel.rules = Some(doc);
+    }
 }
 
 /// Makes `view` (of `f`, shown as `shown`) plan its call across devices
@@ -1004,16 +1065,11 @@ pub(crate) fn with_sharding(view: &mut PyFunctionView, f: &Function, shown: &str
     });
     let out = view.keywords.iter().any(|(what, _)| what == "out");
     body.split = Some(PySplit { rule, per_shard, out });
-    if f.options.is_sharded() {
-        let mut said = Vec::new();
-        if !f.options.shard.is_empty() {
-            said.push(format!("split along {}", comment_text(&f.options.shard.join(", "))));
-        }
-        if !f.options.reduce.is_empty() {
-            said.push(format!("partial sums over {} added up", comment_text(&f.options.reduce.join(", "))));
-        }
-        view.doc_rest.push(String::new());
-        view.doc_rest.push(format!("    Runs per shard across devices: {}.", said.join("; ")));
+    if f.options.is_sharded()
+        && let PyDoc::Kernel(doc) = &mut view.doc
+    {
+        let said = |axes: &[String]| (!axes.is_empty()).then(|| comment_text(&axes.join(", ")));
+        doc.shards = Some((said(&f.options.shard), said(&f.options.reduce)));
     }
     true
 }
@@ -1025,21 +1081,19 @@ fn py_algorithm_view(library: &Library, a: &Algorithm, views: &[(usize, PyFuncti
     let view_of = |k: usize| views.iter().find(|(i, _, _)| *i == k).expect("every function has a view");
     let (_, first, _) = view_of(a.implementations[0].function);
     let mut implementations = Vec::new();
-    let mut doc_rest = vec![String::new()];
-    for platform in [Platform::Cpu, Platform::Cuda] {
-        let listed: Vec<String> = a
-            .implementations
-            .iter()
-            .filter(|i| library.functions[i.function].platform == platform)
-            .map(|i| format!("{} (priority {})", library.functions[i.function].name, i.priority))
-            .collect();
-        if !listed.is_empty() {
-            doc_rest.push(format!("    {}: {}", platform.as_str(), comment_text(&listed.join(", "))));
-        }
-    }
-    if !a.fallback {
-        doc_rest.push("    A call the best implementation refuses is an error (no fallback).".into());
-    }
+    let platforms = [Platform::Cpu, Platform::Cuda]
+        .into_iter()
+        .map(|platform| {
+            let listed: Vec<(String, i64)> = a
+                .implementations
+                .iter()
+                .filter(|i| library.functions[i.function].platform == platform)
+                .map(|i| (comment_text(&library.functions[i.function].name), i.priority))
+                .collect();
+            (platform.as_str(), listed)
+        })
+        .filter(|(_, listed)| !listed.is_empty())
+        .collect();
     for i in &a.implementations {
         let f = &library.functions[i.function];
         let (_, view, path) = view_of(i.function);
@@ -1067,11 +1121,7 @@ fn py_algorithm_view(library: &Library, a: &Algorithm, views: &[(usize, PyFuncti
         py_name: a.name.clone(),
         params: first.params.clone(),
         outputs: first.outputs,
-        doc_first: format!(
-            "Algorithm `{}`: calls its best implementation for the platform the call is lowered for.",
-            a.name
-        ),
-        doc_rest,
+        doc: PyDoc::Algorithm { name: a.name.clone(), platforms, fallback: a.fallback },
         body: PyBody::Dispatch(PyDispatch { name: py_str(&a.name), keywords }),
         inputs: first.inputs.clone(),
         keywords: first.keywords.clone(),

@@ -7,15 +7,81 @@
 
 
 {{ ind }}def {{ f.py_name }}({% call params(f.params, false) %}{% endcall %}):
-{{ ind }}    """{{ f.doc_first }}
-{%- for line in f.doc_rest %}
-{% if !line.is_empty() %}{{ ind }}{{ line }}{% endif %}
-{%- endfor %}
+{{ ind }}    """{% call doc_first(f.doc) %}{% endcall %}
+{%- call doc_rest(f.doc, ind ~ "    ") %}{% endcall %}
 {{ ind }}    """
 {%- if f.registers %}
 {{ ind }}    register()
 {%- endif %}
 {%- call body(f, ind ~ "    ") %}{% endcall %}
+{%- endmacro %}
+
+{#- The docstring's first line. -#}
+{%- macro doc_first(d) -%}
+{%- match d %}
+{%- when PyDoc::Kernel(k) %}Calls the {{ k.platform }} kernel `{{ k.name }}` ({{ k.file }}:{{ k.line }}) through XLA FFI.
+{%- when PyDoc::Algorithm { name, .. } -%}
+Algorithm `{{ name }}`: calls its best implementation for the platform the call is lowered for.
+{%- endmatch %}
+{%- endmacro %}
+
+{#- The docstring's further lines, at indentation `ind` (empty lines stay
+    empty). #}
+{%- macro doc_rest(d, ind) %}
+{%- match d %}
+{%- when PyDoc::Kernel(k) %}
+
+{{ ind }}arg_spec: {{ k.arg_spec }}
+{%- if k.typed %}
+{% for (py, contract, role) in k.inputs %}
+{{ ind }}{{ py }}: {% match role %}
+{%- when PyInputRole::InPlace %}{{ contract }} (updated in place and returned)
+{%- when PyInputRole::List %}a list or tuple of {{ contract }} (inputs, at least one)
+{%- when PyInputRole::Input %}{{ contract }} (input)
+{%- endmatch %}
+{%- endfor %}
+{%- for (name, contract) in k.rets %}
+{{ ind }}-> {{ name }}: {{ contract }} ({% if k.out_optional %}out= optional{% else %}give out={% endif %})
+{%- endfor %}
+{%- for (py, values, from_inputs) in k.consts %}
+{{ ind }}{{ py }}: one of {{ values }} ({% if from_inputs %}from the inputs' dtype{% else %}keyword{% endif %})
+{%- endfor %}
+{%- endif %}
+{%- if k.side_effect %}
+
+{{ ind }}Has side effects: XLA keeps every call.
+{%- endif %}
+{%- for (attr, values) in k.unsupported %}
+{{ ind }}Does not support {{ attr }} = {{ values }}.
+{%- endfor %}
+{%- if let Some(backward) = k.backward %}
+
+{{ ind }}Differentiable: a jax.custom_vjp whose backward kernel is `{{ backward }}`.
+{%- endif %}
+{%- if let Some(rules) = k.rules %}
+
+{{ ind }}A JAX primitive (jvp, transpose, vmap): {% for r in rules %}{% if !loop.first %}; {% endif %}
+{%- match r %}
+{%- when PyRuleDoc::Tangent(t) %}tangent kernel `{{ t }}`
+{%- when PyRuleDoc::Linear(l) %}linear in {{ l }}
+{%- when PyRuleDoc::Transpose(p, t) %}transpose of {{ p }} `{{ t }}`
+{%- endmatch %}
+{%- endfor %}.
+{%- endif %}
+{%- if let Some((shard, reduce)) = k.shards %}
+
+{{ ind }}Runs per shard across devices: {% if let Some(s) = shard %}split along {{ s }}{% endif %}
+{%- if shard.is_some() && reduce.is_some() %}; {% endif %}
+{%- if let Some(r) = reduce %}partial sums over {{ r }} added up{% endif %}.
+{%- endif %}
+{%- when PyDoc::Algorithm { platforms, fallback, .. } %}
+{% for (platform, listed) in platforms %}
+{{ ind }}{{ platform }}: {% for (n, p) in listed %}{% if !loop.first %}, {% endif %}{{ n }} (priority {{ p }}){% endfor %}
+{%- endfor %}
+{%- if !fallback %}
+{{ ind }}A call the best implementation refuses is an error (no fallback).
+{%- endif %}
+{%- endmatch %}
 {%- endmacro %}
 
 {#- The parameter list, annotated for the stub. -#}
