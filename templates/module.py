@@ -114,7 +114,7 @@ def export_safety_checks():
 
 @_begen_module
 def {{ n.py_name }}():
-    """{{ n.doc }}"""
+    """Module `{{ n.module }}` of {{ n.library }}: {{ n.functions.len() }} kernel(s)."""
 
     __all__ = [{{ n.all|join(", ") }}]
 

@@ -39,7 +39,7 @@ def {{ f.py_name }}({% call fun::params(f.params, true) %}{% endcall %}) -> {% c
 
 @type_check_only
 class _begen_{{ n.py_name }}:
-    """{{ n.doc }}"""
+    """Module `{{ n.module }}` of {{ n.library }}: {{ n.functions.len() }} kernel(s)."""
     LIBRARY: Final[str]
     TARGETS: Final[dict[str, str]]
     @staticmethod

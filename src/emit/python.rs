@@ -62,8 +62,9 @@ pub(crate) struct PyModuleView {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PyNamespaceView {
     pub(crate) py_name: String,
-    /// Its docstring (safe text).
-    pub(crate) doc: String,
+    /// Its name and the library's, for its docstring (safe text).
+    pub(crate) module: String,
+    pub(crate) library: String,
     /// `__all__` of the namespace, as literals.
     pub(crate) all: Vec<String>,
     /// (function literal, target literal) for its `TARGETS`.
@@ -439,7 +440,8 @@ pub(crate) struct PyAlgorithmView {
 /// An implementation of an algorithm (`_BegenImplementation`): the
 /// algorithm's and the function's names, the platform (literals), the
 /// priority, the unsupported values (by Python name, a literal), the
-/// expression reaching the function, and the keywords it names otherwise
+/// function (its namespace in a library of modules, its Python name), and
+/// the keywords it names otherwise
 /// (the algorithm's name, its own; literals).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PyImplementation {
@@ -448,7 +450,8 @@ pub(crate) struct PyImplementation {
     pub(crate) platform: String,
     pub(crate) priority: i64,
     pub(crate) unsupported: Vec<(String, PyLit)>,
-    pub(crate) path: String,
+    pub(crate) namespace: Option<String>,
+    pub(crate) py_name: String,
     pub(crate) renames: Vec<(String, String)>,
 }
 
@@ -1077,7 +1080,11 @@ pub(crate) fn with_sharding(view: &mut PyFunctionView, f: &Function, shown: &str
 /// The Python function and registry row of an algorithm. Its signature is
 /// its first implementation's; each implementation is called with its own
 /// keyword names (they differ only where a name had to be changed).
-fn py_algorithm_view(library: &Library, a: &Algorithm, views: &[(usize, PyFunctionView, String)]) -> PyAlgorithmView {
+fn py_algorithm_view(
+    library: &Library,
+    a: &Algorithm,
+    views: &[(usize, PyFunctionView, Option<String>)],
+) -> PyAlgorithmView {
     let view_of = |k: usize| views.iter().find(|(i, _, _)| *i == k).expect("every function has a view");
     let (_, first, _) = view_of(a.implementations[0].function);
     let mut implementations = Vec::new();
@@ -1096,7 +1103,7 @@ fn py_algorithm_view(library: &Library, a: &Algorithm, views: &[(usize, PyFuncti
         .collect();
     for i in &a.implementations {
         let f = &library.functions[i.function];
-        let (_, view, path) = view_of(i.function);
+        let (_, view, namespace) = view_of(i.function);
         let renames: Vec<(String, String)> = first
             .keywords
             .iter()
@@ -1111,7 +1118,8 @@ fn py_algorithm_view(library: &Library, a: &Algorithm, views: &[(usize, PyFuncti
             platform: py_str(f.platform.as_str()),
             priority: i.priority,
             unsupported: unsupported_values(f),
-            path: path.clone(),
+            namespace: namespace.clone(),
+            py_name: view.py_name.clone(),
             renames,
         });
     }
@@ -1157,18 +1165,18 @@ pub(crate) fn jax_platform(p: Platform) -> &'static str {
 pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
     let sources: BTreeSet<String> = library.functions.iter().map(|f| comment_text(&f.file)).collect();
     let fs = &library.functions;
-    // Every function's view, with the Python expression that reaches it
-    // from the module's top level (for the algorithms' registry).
+    // Every function's view, with the namespace that holds it in a library
+    // of modules (for the algorithms' registry).
     let py_module = |f: &Function| library.modules.iter().find(|m| m.name == f.module).map(|m| m.py_name.clone());
-    let mut views: Vec<(usize, PyFunctionView, String)> = fs
+    let mut views: Vec<(usize, PyFunctionView, Option<String>)> = fs
         .iter()
         .enumerate()
         .map(|(k, f)| {
             if library.namespaced {
                 let m = py_module(f).unwrap_or_default();
-                (k, py_function_view(f, &format!("{}.{}", f.module, f.name)), format!("{m}.{}", f.py_name))
+                (k, py_function_view(f, &format!("{}.{}", f.module, f.name)), Some(m))
             } else {
-                (k, py_function_view(f, &f.name), f.py_name.clone())
+                (k, py_function_view(f, &f.name), None)
             }
         })
         .collect();
@@ -1205,12 +1213,8 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
                 let functions: Vec<PyFunctionView> = m.functions.iter().map(|&k| views[k].1.clone()).collect();
                 PyNamespaceView {
                     py_name: m.py_name.clone(),
-                    doc: comment_text(&format!(
-                        "Module `{}` of {}: {} kernel(s).",
-                        m.name,
-                        library.name,
-                        functions.len()
-                    )),
+                    module: comment_text(&m.name),
+                    library: comment_text(&library.name),
                     all: all(functions.iter().map(|f| f.py_name.as_str())),
                     targets: m
                         .functions

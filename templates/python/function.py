@@ -281,6 +281,6 @@ _begen_array({{ v }}, {{ ty }}, {{ wire }}, lambda x, w: {% call scalar(element,
 {%- macro implementation(i) -%}
 _BegenImplementation({{ i.algorithm }}, {{ i.function }}, {{ i.platform }}, {{ i.priority }}, {{ "{" }}
 {%- for (py, values) in i.unsupported %}{% if !loop.first %}, {% endif %}{{ py }}: {{ values }}{% endfor -%}
-}, {{ i.path }}, {{ "{" }}
+}, {% if let Some(n) = i.namespace %}{{ n }}.{% endif %}{{ i.py_name }}, {{ "{" }}
 {%- for (a, b) in i.renames %}{% if !loop.first %}, {% endif %}{{ a }}: {{ b }}{% endfor %}})
 {%- endmacro %}
