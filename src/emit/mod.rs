@@ -10,7 +10,9 @@
 //!
 //! Rust resolves every name, type and expression into a view model
 //! ([`cpp`] for the wrappers, [`python`] for the module); the askama
-//! templates in `templates/` only loop and print.
+//! templates in `templates/` only loop and print. The Python functions are
+//! written by the macros of `templates/python/function.py`, which the module
+//! and the stub import: Rust writes no Python statement.
 //! The manifest is serialized with serde, not templated.
 //!
 
@@ -27,6 +29,8 @@ use askama::Template;
 
 use crate::model::generated::{Emitted, FileKind, GeneratedFile};
 use crate::model::{Function, Library};
+// The Python templates match on these by name.
+use python::{PyArg, PyBody, PyCheck, PyConversion, PyDoc, PyInputRole, PyParam, PyResult, PyReturn, PyRuleDoc};
 
 pub(crate) use names::{glue_rel_path, wrapper_rel_path};
 

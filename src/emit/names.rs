@@ -77,6 +77,62 @@ pub(crate) fn py_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| String::from("\"\""))
 }
 
+/// A value the generated module reads as data (a name, a dtype, a number,
+/// a tuple of them), written as a Python literal: a serialization, like
+/// [`py_str`]'s, of values, never of statements (those are the templates').
+///
+/// ```ignore
+/// let dims = PyLit::tuple(["n".into(), PyLit::Raw("4".into())]);
+/// assert_eq!(dims.to_string(), "(\"n\", 4)");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PyLit {
+    /// A string, quoted by [`py_str`].
+    Str(String),
+    /// Text that is already a literal: a number, `None`, `True`, a value
+    /// `check` accepted as a Python literal.
+    Raw(String),
+    /// `()`, `(a,)`, `(a, b)`.
+    Tuple(Vec<PyLit>),
+}
+
+impl PyLit {
+    /// A tuple of `items`.
+    pub(crate) fn tuple(items: impl IntoIterator<Item = PyLit>) -> PyLit {
+        PyLit::Tuple(items.into_iter().collect())
+    }
+
+    /// A tuple of strings.
+    pub(crate) fn strs<S: AsRef<str>>(items: impl IntoIterator<Item = S>) -> PyLit {
+        PyLit::tuple(items.into_iter().map(|s| PyLit::Str(s.as_ref().to_string())))
+    }
+}
+
+impl From<&str> for PyLit {
+    fn from(s: &str) -> PyLit {
+        PyLit::Str(s.to_string())
+    }
+}
+
+impl std::fmt::Display for PyLit {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PyLit::Str(s) => out.write_str(&py_str(s)),
+            PyLit::Raw(s) => out.write_str(s),
+            PyLit::Tuple(items) => {
+                out.write_str("(")?;
+                for (k, item) in items.iter().enumerate() {
+                    if k > 0 {
+                        out.write_str(", ")?;
+                    }
+                    write!(out, "{item}")?;
+                }
+                out.write_str(if items.len() == 1 { ",)" } else { ")" })
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -94,6 +150,9 @@ mod tests {
     #[test]
     fn python_literals() {
         assert_eq!(py_str("a\"b\\"), "\"a\\\"b\\\\\"");
+        assert_eq!(PyLit::tuple([]).to_string(), "()");
+        assert_eq!(PyLit::strs(["a"]).to_string(), "(\"a\",)");
+        assert_eq!(PyLit::tuple(["n".into(), PyLit::Raw("4".into())]).to_string(), "(\"n\", 4)");
     }
 }
 

@@ -1,5 +1,7 @@
-//! The view model of the Python module and its stub: names, signatures and
-//! attribute conversions, resolved in Rust; `templates/module.py(i)` print it.
+//! The view model of the Python module and its stub: names, signatures,
+//! attribute conversions and every statement's parts, resolved in Rust;
+//! `templates/module.py(i)` and the macros of `templates/python/` write
+//! them out as Python.
 
 use std::collections::BTreeSet;
 
@@ -9,7 +11,7 @@ use crate::model::{
 };
 
 use super::cpp::Unit;
-use super::names::{comment_text, py_str};
+use super::names::{PyLit, comment_text, py_str};
 use super::runtime::{self, Section};
 use crate::model::is_py_keyword;
 
@@ -49,7 +51,7 @@ pub(crate) struct PyModuleView {
     pub(crate) api_symbol: String,
     /// `_BEGEN_WIDE`: the dtypes JAX holds only in x64 mode, as a tuple of
     /// literals ([`py_wide_dtypes`]).
-    pub(crate) wide: String,
+    pub(crate) wide: PyLit,
     /// `_BEGEN_BUILD`: empty in the view; emit writes the hash of the
     /// module's text in its place.
     pub(crate) build: String,
@@ -60,8 +62,9 @@ pub(crate) struct PyModuleView {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PyNamespaceView {
     pub(crate) py_name: String,
-    /// Its docstring (safe text).
-    pub(crate) doc: String,
+    /// Its name and the library's, for its docstring (safe text).
+    pub(crate) module: String,
+    pub(crate) library: String,
     /// `__all__` of the namespace, as literals.
     pub(crate) all: Vec<String>,
     /// (function literal, target literal) for its `TARGETS`.
@@ -74,19 +77,14 @@ pub(crate) struct PyNamespaceView {
 pub(crate) struct PyFunctionView {
     /// The function's name in Python (`_` appended to a Python keyword).
     pub(crate) py_name: String,
-    /// The parameter list, e.g. `x, /, *, alpha, out`.
-    pub(crate) signature: String,
-    /// The same, annotated, for the stub.
-    pub(crate) stub_signature: String,
-    /// The stub's return annotation.
-    pub(crate) stub_return: String,
-    /// The docstring's first line.
-    pub(crate) doc_first: String,
-    /// Its further lines, indented (empty lines stay empty).
-    pub(crate) doc_rest: Vec<String>,
-    /// The body's statements after `register()`, one line each (nested
-    /// lines carry their own indentation).
-    pub(crate) body: Vec<String>,
+    /// Its parameters, e.g. `x, /, *, alpha, out` (annotated in the stub).
+    pub(crate) params: Vec<PyParam>,
+    /// How many arrays it returns (the stub's return annotation).
+    pub(crate) outputs: usize,
+    /// What its docstring says.
+    pub(crate) doc: PyDoc,
+    /// What the body does after `register()`.
+    pub(crate) body: PyBody,
     /// Its positional parameters (the inputs), in order.
     pub(crate) inputs: Vec<String>,
     /// Its keyword parameters: (what it is, its Python name), what being an
@@ -97,6 +95,336 @@ pub(crate) struct PyFunctionView {
     pub(crate) registers: bool,
 }
 
+/// What a function's docstring says (its texts safe in a docstring).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PyDoc {
+    Kernel(Box<PyKernelDoc>),
+    /// An algorithm's: its implementations, (name, priority) per platform
+    /// (`cpu`, `cuda`) that has any, and whether a refused call falls back.
+    Algorithm {
+        name: String,
+        platforms: Vec<(&'static str, Vec<(String, i64)>)>,
+        fallback: bool,
+    },
+}
+
+/// The docstring of a kernel's function: the kernel (its platform in
+/// capitals, its name, file and line) and arg_spec; for a typed one each
+/// input (Python name, contract, role), each `ret` (name, contract) and
+/// each const (Python name, values, whether the inputs' dtype gives it);
+/// side effects, unsupported values (attribute, values), and what the
+/// wrappers around its call add: the backward kernel of a `vjp`, a
+/// primitive's rules, the axes a kernel run per shard splits along and
+/// reduces over.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyKernelDoc {
+    pub(crate) platform: String,
+    pub(crate) name: String,
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) arg_spec: String,
+    pub(crate) typed: bool,
+    pub(crate) inputs: Vec<(String, String, PyInputRole)>,
+    pub(crate) rets: Vec<(String, String)>,
+    pub(crate) out_optional: bool,
+    pub(crate) consts: Vec<(String, String, bool)>,
+    pub(crate) side_effect: bool,
+    pub(crate) unsupported: Vec<(String, String)>,
+    pub(crate) backward: Option<String>,
+    pub(crate) rules: Option<Vec<PyRuleDoc>>,
+    pub(crate) shards: Option<(Option<String>, Option<String>)>,
+}
+
+/// What an input is, for the docstring.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PyInputRole {
+    Input,
+    /// Updated in place and returned.
+    InPlace,
+    /// A list or tuple of arrays.
+    List,
+}
+
+/// One rule of a primitive, for the docstring.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PyRuleDoc {
+    /// Its tangent kernel.
+    Tangent(String),
+    /// The inputs it is linear in.
+    Linear(String),
+    /// (the input, its transpose kernel).
+    Transpose(String, String),
+}
+
+/// One entry of a function's parameter list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PyParam {
+    /// An input array (`list`: a sequence of arrays), positional.
+    Input { name: String, list: bool },
+    /// `/`: the inputs before it are positional only.
+    Slash,
+    /// `*`: the parameters after it are keywords only.
+    Star,
+    /// An attribute, with its stub type.
+    Attr { name: String, stub: &'static str },
+    /// A const given as a keyword, with its stub type and its default
+    /// literal (where it has only one value).
+    Const { name: String, stub: &'static str, default: Option<String> },
+    /// `out`: the structs of the `ret` outputs (`optional` where they can
+    /// be inferred from the inputs).
+    Out { optional: bool, structs: usize },
+}
+
+/// A function's body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PyBody {
+    /// A kernel's: its arguments checked and converted, then its XLA call.
+    Kernel(Box<PyKernelBody>),
+    /// An algorithm's: the call of its best implementation.
+    Dispatch(PyDispatch),
+}
+
+/// The body of a kernel's function, in the order it runs: planned across
+/// devices (`split`), unsupported values refused, attributes converted
+/// (`hoisted`), inputs checked, then the call, which `vjp` wraps in a
+/// `jax.custom_vjp` and `primitive` binds as a JAX primitive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyKernelBody {
+    /// How error messages name the function, as a literal.
+    pub(crate) shown: String,
+    /// Planned across devices first, where every array is shaped.
+    pub(crate) split: Option<PySplit>,
+    /// A `jax.custom_vjp` whose primal is the rest of the body.
+    pub(crate) vjp: Option<PyVjp>,
+    /// The attributes with values the kernel does not support, refused.
+    pub(crate) refusals: Vec<PyRefusal>,
+    /// The attributes are converted in statements of their own
+    /// (`_begen_v<k>`) and the call names the results: a primitive's FFI
+    /// call runs later, when it is lowered.
+    pub(crate) hoisted: bool,
+    /// The inputs, checked.
+    pub(crate) check: PyCheck,
+    pub(crate) call: PyCall,
+    /// The call is a JAX primitive's (`_begen_bind`).
+    pub(crate) primitive: Option<PyPrimitive>,
+}
+
+/// An attribute whose values the kernel does not support: its XLA name as
+/// a literal, its Python name and the values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyRefusal {
+    pub(crate) attr: String,
+    pub(crate) py: String,
+    pub(crate) values: PyLit,
+}
+
+/// How a function checks its inputs before the call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PyCheck {
+    /// Without contracts: the x64 check (`names`: the inputs' names), and
+    /// where `out=` is a tuple (`outs`, not one), its length, with the
+    /// message its error gives as a literal.
+    Untyped { names: PyLit, outs: Option<(usize, String)> },
+    /// With contracts: inputs checked and consts resolved, sizes set by
+    /// attributes, outputs checked or inferred.
+    Typed(PyTyped),
+}
+
+/// The checks of a typed function.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyTyped {
+    /// Some input is a list of arrays (`_begen_list_inputs`).
+    pub(crate) lists: bool,
+    /// The inputs' contracts (`(name, dtype, dims)`, a list's marked).
+    pub(crate) specs: PyLit,
+    pub(crate) consts: Vec<PyConstSpec>,
+    /// The integer attributes that set a dimension: (its name as a literal,
+    /// the Python parameter).
+    pub(crate) sizes: Vec<(String, String)>,
+    /// The `ret` outputs' contracts, where there are any.
+    pub(crate) outputs: Option<PyLit>,
+}
+
+/// A const for `_begen_inputs`: its name, Python name and kind (as
+/// literals), the parameter giving it (a keyword const) and its values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyConstSpec {
+    pub(crate) name: String,
+    pub(crate) py: String,
+    pub(crate) kind: String,
+    pub(crate) given: Option<String>,
+    pub(crate) values: PyLit,
+}
+
+/// The XLA FFI call of a kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyCall {
+    /// Called through the runtime's `_begen_ffi_call` with the rule: a
+    /// kernel that may be split is partitioned there under auto mesh axes.
+    pub(crate) ruled: bool,
+    pub(crate) key: PyKey,
+    /// The structs of its results (one, or a tuple of them).
+    pub(crate) results: Vec<PyResult>,
+    /// (input, output) index pairs of in-place inputs.
+    pub(crate) aliases: Vec<(usize, usize)>,
+    /// `vmap_method=`, as a literal.
+    pub(crate) vmap: String,
+    pub(crate) side_effect: bool,
+    /// The array operands, then every list's elements (the handler reads
+    /// them as its remaining arguments), list by list.
+    pub(crate) arrays: Vec<String>,
+    pub(crate) lists: Vec<String>,
+    /// The attributes, converted.
+    pub(crate) attrs: Vec<PyAttrArg>,
+    /// What the function returns of the call's results.
+    pub(crate) returns: PyReturn,
+}
+
+/// A kernel's key in `TARGETS`: its name as a literal, or an instance's
+/// (`_begen_key`, from the consts `_begen_inputs` resolved).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyKey {
+    pub(crate) name: String,
+    pub(crate) instanced: bool,
+}
+
+/// One result struct of an XLA call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PyResult {
+    /// `out` as given.
+    Out,
+    /// `out`, a sequence, as a tuple.
+    OutTuple,
+    /// The `k`-th struct `_begen_outputs` made.
+    Ret(usize),
+    /// An in-place input's own.
+    Like(String),
+    /// A list's hidden words result (the list, its word count).
+    Words(String, usize),
+}
+
+/// What a function returns of its call's results.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PyReturn {
+    /// All of them.
+    All,
+    /// The first alone (one real result, then lists' words).
+    First,
+    /// The first `n` (the real results, then lists' words), as a tuple.
+    Prefix(usize),
+}
+
+/// An attribute argument of the call: XLA's name (a Python keyword is
+/// passed as `**{"name": ...}`, `xla_lit`), and its conversion from the
+/// Python parameter `py`, which quotes `label` (a literal, e.g.
+/// `"f: attribute 'n' (int8)"`) in its errors.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyAttrArg {
+    pub(crate) xla: String,
+    pub(crate) xla_lit: String,
+    pub(crate) keyword: bool,
+    pub(crate) py: String,
+    pub(crate) label: String,
+    pub(crate) conversion: PyConversion,
+}
+
+/// How an attribute value becomes what the C++ side decodes (the arg_spec
+/// system's table).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PyConversion {
+    /// A scalar.
+    Scalar(PyScalar),
+    /// A struct given as a dict of its members, packed into the struct's
+    /// bytes (a uint8 array of `size`): each leaf (its member path) at its
+    /// offset.
+    Struct { leaves: Vec<(PyLit, u32, PyScalar)>, size: u32 },
+    /// A struct of an annotated kernel, given as a dict, into the dict XLA
+    /// decodes: each member (its name and type, as literals) converted.
+    Record { members: Vec<(String, String, PyScalar)> },
+    /// A sequence or a 1-D array into the 1-D numpy array XLA gets: its
+    /// type's name as a literal, the element dtype, each element's
+    /// conversion.
+    Array { ty: String, wire: &'static str, element: PyScalar },
+}
+
+/// A scalar's conversion: the runtime helper of its kind, called with the
+/// value, these dtypes, then the label its errors quote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyScalar {
+    pub(crate) helper: &'static str,
+    pub(crate) dtypes: Vec<&'static str>,
+}
+
+/// One argument of a call the module writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum PyArg {
+    /// A parameter or variable.
+    Name(String),
+    /// `_begen_ct<k>`: the cotangent of output `k`.
+    Cotangent(usize),
+    /// `_begen_t<k>`: the tangent of input `k`.
+    Tangent(usize),
+    /// `name=value`, the value a variable.
+    Keyword(String, String),
+    /// `out=` the structs of these inputs (`_begen_aval`): one, or a tuple.
+    Avals(Vec<String>),
+}
+
+/// The plan across devices a fully shaped typed kernel starts with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PySplit {
+    /// `_begen_r`: the kernel's name, its inputs' names, each input's and
+    /// output's dimension names, `shard`, `reduce`.
+    pub(crate) rule: PyLit,
+    /// A kernel that may be split runs per shard by calling itself on each
+    /// block with these arguments (`out` is the block's structs); one that
+    /// may not only warns where an input is split.
+    pub(crate) per_shard: Option<Vec<PyArg>>,
+    /// The function takes `out`.
+    pub(crate) out: bool,
+}
+
+/// A `jax.custom_vjp` whose backward pass calls the backward kernel's
+/// function `backward` with the primal inputs, one cotangent per output
+/// (`cotangents`) and `args` (its attributes, `out=`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyVjp {
+    pub(crate) backward: String,
+    pub(crate) cotangents: usize,
+    pub(crate) args: Vec<PyArg>,
+}
+
+/// A kernel bound as its JAX primitive: its FFI call is a closure
+/// (`_begen_raw`), and so is each tangent or transpose kernel's call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyPrimitive {
+    pub(crate) jvp: Option<PyRelated>,
+    /// (the input it transposes, by position; the call).
+    pub(crate) transposes: Vec<(usize, PyRelated)>,
+    /// The positions of the inputs it is linear in.
+    pub(crate) linear: PyLit,
+    /// The inputs' names.
+    pub(crate) names: PyLit,
+}
+
+/// A call of a related kernel's function inside a rule's closure, whose
+/// parameters are `args` and `out`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyRelated {
+    pub(crate) function: String,
+    pub(crate) args: Vec<PyArg>,
+    /// The keywords passed on (attributes, `out=out`).
+    pub(crate) keywords: Vec<PyArg>,
+}
+
+/// An algorithm's body: `_begen_dispatch` with its name (a literal), its
+/// inputs and its keywords, by their literal names.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyDispatch {
+    pub(crate) name: String,
+    pub(crate) keywords: Vec<(String, String)>,
+}
+
 /// An algorithm of the library: its Python function (top level) and its
 /// row of the registry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,64 +432,65 @@ pub(crate) struct PyAlgorithmView {
     pub(crate) function: PyFunctionView,
     /// Its name, as a literal.
     pub(crate) name: String,
-    /// `True` / `False`.
-    pub(crate) fallback: String,
-    /// Best first: one tuple expression per implementation
-    /// (`_BegenImplementation(...)`).
-    pub(crate) implementations: Vec<String>,
+    pub(crate) fallback: bool,
+    /// Best first.
+    pub(crate) implementations: Vec<PyImplementation>,
 }
 
-/// The Python expression converting attribute value `v` to what the C++
-/// side decodes (the arg_spec system's table): each kind by its runtime
-/// helper, with the row's dtype; a float passed as bits travels as its
-/// wire type's bits, a complex number as [real, imag] of its wire type.
-/// `where` is the Python literal the conversions quote in their errors,
-/// e.g. `"f: attribute 'n' (int8)"`.
-pub(crate) fn py_attr_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
+/// An implementation of an algorithm (`_BegenImplementation`): the
+/// algorithm's and the function's names, the platform (literals), the
+/// priority, the unsupported values (by Python name, a literal), the
+/// function (its namespace in a library of modules, its Python name), and
+/// the keywords it names otherwise
+/// (the algorithm's name, its own; literals).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyImplementation {
+    pub(crate) algorithm: String,
+    pub(crate) function: String,
+    pub(crate) platform: String,
+    pub(crate) priority: i64,
+    pub(crate) unsupported: Vec<(String, PyLit)>,
+    pub(crate) namespace: Option<String>,
+    pub(crate) py_name: String,
+    pub(crate) renames: Vec<(String, String)>,
+}
+
+/// The conversion of a scalar attribute to what the C++ side decodes:
+/// each kind by its runtime helper, with the row's dtype; a float passed
+/// as bits travels as its wire type's bits, a complex number as
+/// [real, imag] of its wire type.
+pub(crate) fn py_scalar(ty: AttrType) -> PyScalar {
     let s = ty.facts();
     let wire = s.wire.facts().py_dtype;
-    match s.kind {
-        ScalarKind::Bool => format!("_begen_bool({v}, {where})"),
-        ScalarKind::Int { .. } => format!("_begen_int({v}, {}, {where})", s.py_dtype),
-        ScalarKind::Float => format!("_begen_float({v}, {}, {where})", s.py_dtype),
-        ScalarKind::FloatBits => format!("_begen_half({v}, {}, {wire}, {where})", s.py_dtype),
-        ScalarKind::Complex => format!("_begen_complex({v}, {wire}, {where})"),
-    }
+    let (helper, dtypes) = match s.kind {
+        ScalarKind::Bool => ("_begen_bool", vec![]),
+        ScalarKind::Int { .. } => ("_begen_int", vec![s.py_dtype]),
+        ScalarKind::Float => ("_begen_float", vec![s.py_dtype]),
+        ScalarKind::FloatBits => ("_begen_half", vec![s.py_dtype, wire]),
+        ScalarKind::Complex => ("_begen_complex", vec![wire]),
+    };
+    PyScalar { helper, dtypes }
 }
 
-/// The Python expression packing a struct attribute given as a dict of its
-/// members into the struct's bytes (a uint8 array): each leaf converted
-/// as an attribute of its type, at its offset.
-pub(crate) fn py_struct_conversion(ty: &crate::model::binary::StructType, v: &str, r#where: &str) -> String {
-    let leaves = py_tuple(ty.leaves.iter().map(|l| {
-        let path = py_tuple(l.path.iter().map(|n| py_str(n)));
-        format!("({path}, {}, lambda x, w: {})", l.offset, py_attr_conversion(l.ty, "x", "w"))
-    }));
-    format!("_begen_struct({v}, {leaves}, {}, {where})", ty.size, r#where = r#where)
+/// The conversion of a struct attribute given as a dict of its members:
+/// each leaf converted as an attribute of its type, at its offset.
+pub(crate) fn py_struct_conversion(ty: &crate::model::binary::StructType) -> PyConversion {
+    let leaves = ty.leaves.iter().map(|l| (PyLit::strs(&l.path), l.offset, py_scalar(l.ty))).collect();
+    PyConversion::Struct { leaves, size: ty.size }
 }
 
-/// The Python expression converting a struct attribute of an annotated
-/// kernel, given as a dict of its members, into the dict XLA decodes: each
+/// The conversion of a struct attribute of an annotated kernel: each
 /// member converted as an attribute of its type.
-pub(crate) fn py_record_conversion(ty: &RecordType, v: &str, r#where: &str) -> String {
-    let members = py_tuple(ty.members.iter().map(|m| {
-        format!("({}, {}, lambda x, w: {})", py_str(&m.name), py_str(m.ty.as_str()), py_attr_conversion(m.ty, "x", "w"))
-    }));
-    format!("_begen_record({v}, {members}, {where})", r#where = r#where)
+pub(crate) fn py_record_conversion(ty: &RecordType) -> PyConversion {
+    let members = ty.members.iter().map(|m| (py_str(&m.name), py_str(m.ty.as_str()), py_scalar(m.ty))).collect();
+    PyConversion::Record { members }
 }
 
-/// The Python expression converting an array attribute, given as a
-/// sequence or a 1-D array, into the 1-D numpy array XLA gets (of the
-/// element type [`super::cpp::array_wire`] names).
-pub(crate) fn py_array_conversion(ty: AttrType, v: &str, r#where: &str) -> String {
+/// The conversion of an array attribute into the 1-D numpy array XLA gets
+/// (of the element type [`super::cpp::array_wire`] names).
+pub(crate) fn py_array_conversion(ty: AttrType) -> PyConversion {
     let (wire, _) = ty.facts().array_wire;
-    format!(
-        "_begen_array({v}, {}, {}, lambda x, w: {}, {where})",
-        py_str(ty.as_str()),
-        wire.facts().py_dtype,
-        py_attr_conversion(ty, "x", "w"),
-        r#where = r#where
-    )
+    PyConversion::Array { ty: py_str(ty.as_str()), wire: wire.facts().py_dtype, element: py_scalar(ty) }
 }
 
 /// The Python type users pass for an attribute, for the stub.
@@ -187,30 +516,30 @@ fn py_const_kind(k: &Const) -> &'static str {
 
 /// A contract as the Python helpers read it: `(name, dtype, dims)`, dtype
 /// `None`, a dtype name or a 1-tuple naming a type const, dims `None` or a
-/// tuple of names and integers.
-fn py_spec(name: &str, contract: Option<&TensorType>) -> String {
-    let Some(c) = contract else { return format!("({}, None, None)", py_str(name)) };
-    let dtype = match &c.dtype {
-        ElementType::Dtype(t) => py_str(t.as_str()),
-        ElementType::Param(k) => format!("({},)", py_str(k)),
+/// tuple of names and integers; a list's is marked with a fourth `True`.
+fn py_spec(name: &str, contract: Option<&TensorType>, list: bool) -> PyLit {
+    let none = || PyLit::Raw("None".into());
+    let (dtype, dims) = match contract {
+        None => (none(), none()),
+        Some(c) => (
+            match &c.dtype {
+                ElementType::Dtype(t) => t.as_str().into(),
+                ElementType::Param(k) => PyLit::strs([k]),
+            },
+            match &c.dims {
+                None => none(),
+                Some(dims) => PyLit::tuple(dims.iter().map(|d| match d {
+                    Extent::Named(n) => PyLit::Str(n.clone()),
+                    Extent::Fixed(n) => PyLit::Raw(n.to_string()),
+                })),
+            },
+        ),
     };
-    let dims = match &c.dims {
-        None => "None".to_string(),
-        Some(dims) => py_tuple(dims.iter().map(|d| match d {
-            Extent::Named(n) => py_str(n),
-            Extent::Fixed(n) => n.to_string(),
-        })),
-    };
-    format!("({}, {dtype}, {dims})", py_str(name))
-}
-
-/// `(a,)`, `(a, b)`, `()`.
-fn py_tuple(items: impl Iterator<Item = String>) -> String {
-    let items: Vec<String> = items.collect();
-    match items.len() {
-        1 => format!("({},)", items[0]),
-        _ => format!("({})", items.join(", ")),
+    let mut spec = vec![name.into(), dtype, dims];
+    if list {
+        spec.push(PyLit::Raw("True".into()));
     }
+    PyLit::Tuple(spec)
 }
 
 /// Whether a function needs the typed path (contracts, constants, in-place
@@ -227,9 +556,6 @@ fn contract_text(c: Option<&TensorType>) -> String {
     c.map_or_else(|| "any dtype and shape".to_string(), |c| c.to_string())
 }
 
-/// The conversion of an attribute value `v`, quoted by `where` in its errors.
-type Convert<'a> = Box<dyn Fn(&str, &str) -> String + 'a>;
-
 /// One keyword attribute of a Python function.
 struct PyAttr<'a> {
     /// Its name in XLA's call.
@@ -240,7 +566,7 @@ struct PyAttr<'a> {
     stub: &'static str,
     /// Its type as error messages show it (`int8`, `float16[]`, a struct's name).
     shown: String,
-    convert: Convert<'a>,
+    conversion: PyConversion,
 }
 
 /// What the parts of one function's Python view are built from: its
@@ -292,21 +618,20 @@ impl<'a> FunctionParts<'a> {
     fn lists_and_fixed(&self) -> (Vec<&'a Param>, Vec<&'a Param>) {
         self.inputs.iter().copied().partition(|p| p.token.is_list())
     }
+
+    /// The inputs' Python names.
+    fn input_names(&self) -> Vec<String> {
+        self.inputs.iter().map(|p| p.py_name.clone()).collect()
+    }
 }
 
 /// A parameter's keyword attribute, if it is one.
 fn py_attr(p: &Param) -> Option<PyAttr<'_>> {
-    let (name, stub, convert): (&String, &'static str, Convert) = match &p.token {
-        Token::Attr { name, ty } => {
-            let ty = *ty;
-            (name, py_attr_type(ty), Box::new(move |v, w| py_attr_conversion(ty, v, w)))
-        }
-        Token::Struct { name, ty } => (name, "dict", Box::new(move |v, w| py_struct_conversion(ty, v, w))),
-        Token::Record { name, ty } => (name, "dict[str, Any]", Box::new(move |v, w| py_record_conversion(ty, v, w))),
-        Token::Array { name, ty } => {
-            let ty = *ty;
-            (name, "ArrayLike", Box::new(move |v, w| py_array_conversion(ty, v, w)))
-        }
+    let (name, stub, conversion) = match &p.token {
+        Token::Attr { name, ty } => (name, py_attr_type(*ty), PyConversion::Scalar(py_scalar(*ty))),
+        Token::Struct { name, ty } => (name, "dict", py_struct_conversion(ty)),
+        Token::Record { name, ty } => (name, "dict[str, Any]", py_record_conversion(ty)),
+        Token::Array { name, ty } => (name, "ArrayLike", py_array_conversion(*ty)),
         Token::Arg(_) | Token::Ret(_) | Token::InOut(_) | Token::List(_) | Token::Stream | Token::Dim { .. } => {
             return None;
         }
@@ -315,7 +640,7 @@ fn py_attr(p: &Param) -> Option<PyAttr<'_>> {
         Token::Struct { ty, .. } => ty.name.clone(),
         other => other.to_string().rsplit(':').next().unwrap_or("").to_string(),
     };
-    Some(PyAttr { xla: name, py: &p.py_name, stub, shown, convert })
+    Some(PyAttr { xla: name, py: &p.py_name, stub, shown, conversion })
 }
 
 /// The dimension names the contracts of `params` use.
@@ -360,176 +685,128 @@ fn inferable(f: &Function, inputs: &[&Param], p: &Param) -> bool {
 /// one-module library) is its name (`name[T=float32,N=4]` per instance).
 pub(crate) fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
     let parts = FunctionParts::of(f, shown);
-    let (signature, stub_signature) = emit_signature(&parts);
-    let mut hoisted = Vec::new();
-    let call_args = emit_call_args(&parts, f.options.is_primitive().then_some(&mut hoisted));
-    let mut body = if parts.typed { emit_typed_body(&parts, call_args) } else { emit_untyped_body(&parts, call_args) };
-    let refusals = emit_refusals(&parts).len();
-    body.splice(refusals..refusals, hoisted);
-    let (doc_first, doc_rest) = emit_doc(&parts);
+    let (check, call) = if parts.typed { emit_typed_body(&parts) } else { emit_untyped_body(&parts) };
+    let body = PyKernelBody {
+        shown: py_str(shown),
+        split: None,
+        vjp: None,
+        refusals: emit_refusals(f),
+        hoisted: f.options.is_primitive(),
+        check,
+        call,
+        primitive: None,
+    };
     PyFunctionView {
         py_name: f.py_name.clone(),
-        signature,
-        stub_signature,
-        stub_return: emit_stub_return(&parts),
-        doc_first,
-        doc_rest,
-        body,
-        inputs: parts.inputs.iter().map(|p| p.py_name.clone()).collect(),
+        params: emit_params(&parts),
+        outputs: parts.outputs.len(),
+        doc: emit_doc(&parts),
+        body: PyBody::Kernel(Box::new(body)),
+        inputs: parts.input_names(),
         keywords: emit_keywords(&parts),
         registers: true,
     }
 }
 
-/// The parameter list and the stub's annotated one: the inputs
-/// (positional only), then the attributes, the keyword consts and `out`.
-fn emit_signature(parts: &FunctionParts) -> (String, String) {
-    let inputs = &parts.inputs;
-    let mut params: Vec<String> = inputs.iter().map(|p| p.py_name.clone()).collect();
-    let mut stub: Vec<String> = inputs
-        .iter()
-        .map(|p| {
-            let ty = if p.token.is_list() { "Sequence[ArrayLike]" } else { "ArrayLike" };
-            format!("{}: {ty}", p.py_name)
-        })
-        .collect();
-    if !inputs.is_empty() {
-        params.push("/".into());
-        stub.push("/".into());
+/// The parameter list: the inputs (positional only), then the attributes,
+/// the keyword consts and `out`.
+fn emit_params(parts: &FunctionParts) -> Vec<PyParam> {
+    let mut params: Vec<PyParam> =
+        parts.inputs.iter().map(|p| PyParam::Input { name: p.py_name.clone(), list: p.token.is_list() }).collect();
+    if !parts.inputs.is_empty() {
+        params.push(PyParam::Slash);
     }
     if !parts.attrs.is_empty() || !parts.rets.is_empty() || !parts.keyword_consts.is_empty() {
-        params.push("*".into());
-        stub.push("*".into());
+        params.push(PyParam::Star);
     }
-    for a in &parts.attrs {
-        params.push(a.py.to_string());
-        stub.push(format!("{}: {}", a.py, a.stub));
-    }
-    for k in &parts.keyword_consts {
-        let default = match k.values.as_slice() {
-            [only] => format!("={}", py_const_value(k, only)),
-            _ => String::new(),
-        };
-        params.push(format!("{}{default}", k.py_name));
-        stub.push(format!("{}: {}{default}", k.py_name, py_const_type(k)));
-    }
-    let struct_ty = match parts.rets.len() {
-        1 => "jax.ShapeDtypeStruct".to_string(),
-        n => format!("tuple[{}]", vec!["jax.ShapeDtypeStruct"; n].join(", ")),
-    };
+    params.extend(parts.attrs.iter().map(|a| PyParam::Attr { name: a.py.to_string(), stub: a.stub }));
+    params.extend(parts.keyword_consts.iter().map(|k| PyParam::Const {
+        name: k.py_name.clone(),
+        stub: py_const_type(k),
+        default: match k.values.as_slice() {
+            [only] => Some(py_const_value(k, only)),
+            _ => None,
+        },
+    }));
     if !parts.rets.is_empty() {
-        if parts.out_optional {
-            params.push("out=None".into());
-            stub.push(format!("out: {struct_ty} | None = None"));
-        } else {
-            params.push("out".into());
-            stub.push(format!("out: {struct_ty}"));
-        }
+        params.push(PyParam::Out { optional: parts.out_optional, structs: parts.rets.len() });
     }
-    (params.join(", "), stub.join(", "))
+    params
 }
 
-/// The stub's return annotation.
-fn emit_stub_return(parts: &FunctionParts) -> String {
-    match parts.outputs.len() {
-        1 => "jax.Array".to_string(),
-        n => format!("tuple[{}]", vec!["jax.Array"; n].join(", ")),
-    }
+/// Each attribute as XLA gets it, converted; its errors say which it is.
+fn emit_attr_args(parts: &FunctionParts) -> Vec<PyAttrArg> {
+    parts
+        .attrs
+        .iter()
+        .map(|a| PyAttrArg {
+            xla: a.xla.to_string(),
+            xla_lit: py_str(a.xla),
+            keyword: !is_py_keyword(a.xla),
+            py: a.py.to_string(),
+            label: py_str(&format!("{}: attribute '{}' ({})", parts.shown, a.py, a.shown)),
+            conversion: a.conversion.clone(),
+        })
+        .collect()
 }
 
-/// XLA's operands and attributes: the arrays, then every list's elements
-/// (the handler reads them as its remaining arguments), list by list, then
-/// each attribute converted. With `hoisted`, each conversion is a statement
-/// pushed there (run when the function is called) and the call names its
-/// result: a primitive's FFI call runs later, when it is lowered.
-fn emit_call_args(parts: &FunctionParts, mut hoisted: Option<&mut Vec<String>>) -> Vec<String> {
-    let (lists, fixed) = parts.lists_and_fixed();
-    let mut call_args: Vec<String> = fixed.iter().map(|p| p.py_name.clone()).collect();
-    call_args.extend(lists.iter().map(|p| format!("*{}", p.py_name)));
-    for a in &parts.attrs {
-        let r#where = py_str(&format!("{}: attribute '{}' ({})", parts.shown, a.py, a.shown));
-        let mut value = (a.convert)(a.py, &r#where);
-        if let Some(hoisted) = hoisted.as_deref_mut() {
-            let var = format!("_begen_v{}", hoisted.len());
-            hoisted.push(format!("{var} = {value}"));
-            value = var;
-        }
-        if is_py_keyword(a.xla) {
-            call_args.push(format!("**{{{}: {value}}}", py_str(a.xla)));
-        } else {
-            call_args.push(format!("{}={value}", a.xla));
-        }
-    }
-    call_args
-}
-
-/// `vmap_method=` of the call (with `has_side_effect=True` where set).
-fn emit_vmap(f: &Function) -> String {
-    let vmap = py_str(f.options.vmap_method.as_str());
-    if f.options.has_side_effect { format!("{vmap}, has_side_effect=True") } else { vmap }
-}
-
-/// The statements before the call both bodies begin with: unsupported
-/// attribute values refused.
-fn emit_refusals(parts: &FunctionParts) -> Vec<String> {
+/// The call's parts both bodies share: its operands (the arrays, then the
+/// lists), its attributes, `vmap_method=` and side effects.
+fn emit_call(parts: &FunctionParts, key: PyKey, results: Vec<PyResult>) -> PyCall {
     let f = parts.f;
-    if f.options.unsupported.is_empty() {
-        return Vec::new();
+    let (lists, fixed) = parts.lists_and_fixed();
+    PyCall {
+        ruled: false,
+        key,
+        results,
+        aliases: Vec::new(),
+        vmap: py_str(f.options.vmap_method.as_str()),
+        side_effect: f.options.has_side_effect,
+        arrays: fixed.iter().map(|p| p.py_name.clone()).collect(),
+        lists: lists.iter().map(|p| p.py_name.clone()).collect(),
+        attrs: emit_attr_args(parts),
+        returns: PyReturn::All,
     }
-    vec![format!("_begen_refuse({}, {})", py_str(parts.shown), unsupported_table(f))]
 }
 
-/// The body of a function without contracts: the x64 check and the
-/// arg_spec system's call, `out=` as given.
-fn emit_untyped_body(parts: &FunctionParts, call_args: Vec<String>) -> Vec<String> {
+/// The attributes with values the kernel does not support, refused before
+/// the call.
+fn emit_refusals(f: &Function) -> Vec<PyRefusal> {
+    unsupported(f)
+        .map(|(attr, py, values)| PyRefusal {
+            attr: py_str(attr),
+            py: py.to_string(),
+            values: PyLit::tuple(values.iter().cloned().map(PyLit::Raw)),
+        })
+        .collect()
+}
+
+/// A function without contracts: the x64 check and the arg_spec system's
+/// call, `out=` as given.
+fn emit_untyped_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
     let (f, shown) = (parts.f, parts.shown);
-    let mut body = emit_refusals(parts);
-    let arrays = py_tuple(parts.inputs.iter().map(|p| p.py_name.clone()));
-    body.push(format!(
-        "_begen_honest({}, {arrays}, {})",
-        py_str(shown),
-        py_tuple(parts.inputs.iter().map(|p| py_str(&p.py_name)))
-    ));
-    let out_expr = match parts.rets.len() {
-        1 => "out".to_string(),
-        n => {
-            let msg = py_str(&format!("{shown}: out= takes a tuple of {n} jax.ShapeDtypeStruct, one per output"));
-            body.push(format!("if not isinstance(out, (tuple, list)) or len(out) != {n}:"));
-            body.push(format!("    raise TypeError({msg})"));
-            "tuple(out)".to_string()
-        }
-    };
-    body.push(format!(
-        "return _jax.ffi.ffi_call(TARGETS[{}], {out_expr}, vmap_method={})({})",
-        py_str(&f.name),
-        emit_vmap(f),
-        call_args.join(", ")
-    ));
-    body
+    let n = parts.rets.len();
+    let outs = (n != 1)
+        .then(|| (n, py_str(&format!("{shown}: out= takes a tuple of {n} jax.ShapeDtypeStruct, one per output"))));
+    let result = if n == 1 { PyResult::Out } else { PyResult::OutTuple };
+    let check = PyCheck::Untyped { names: PyLit::strs(parts.input_names()), outs };
+    (check, emit_call(parts, PyKey { name: py_str(&f.name), instanced: false }, vec![result]))
 }
 
-/// The body of a typed function: inputs checked and consts resolved,
-/// outputs checked or inferred, in-place inputs aliased, each list's hidden
-/// words result dropped.
-fn emit_typed_body(parts: &FunctionParts, call_args: Vec<String>) -> Vec<String> {
+/// A typed function: inputs checked and consts resolved, outputs checked
+/// or inferred, in-place inputs aliased, each list's hidden words result
+/// dropped.
+fn emit_typed_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
     let f = parts.f;
-    let shown_lit = py_str(parts.shown);
     let (lists, fixed) = parts.lists_and_fixed();
-    let mut body = emit_refusals(parts);
-    let arrays = py_tuple(parts.inputs.iter().map(|p| p.py_name.clone()));
-    let check = if lists.is_empty() { "_begen_inputs" } else { "_begen_list_inputs" };
-    body.push(format!(
-        "_begen_d, _begen_c = {check}({shown_lit}, {arrays}, {}, {})",
-        emit_input_specs(parts),
-        emit_const_specs(parts)
-    ));
-    for p in size_attrs(f) {
-        body.push(format!("_begen_size({shown_lit}, _begen_d, {}, {})", py_str(&p.name), p.py_name));
-    }
-    if !parts.rets.is_empty() {
-        let out_specs = py_tuple(parts.rets.iter().map(|p| py_spec(&p.name, p.token.contract())));
-        body.push(format!("_begen_o = _begen_outputs({shown_lit}, out, {out_specs}, _begen_d, _begen_c)"));
-    }
+    let check = PyTyped {
+        lists: !lists.is_empty(),
+        specs: PyLit::tuple(parts.inputs.iter().map(|p| py_spec(&p.py_name, p.token.contract(), p.token.is_list()))),
+        consts: emit_const_specs(parts),
+        sizes: size_attrs(f).into_iter().map(|p| (py_str(&p.name), p.py_name.clone())).collect(),
+        outputs: (!parts.rets.is_empty())
+            .then(|| PyLit::tuple(parts.rets.iter().map(|p| py_spec(&p.name, p.token.contract(), false)))),
+    };
     let mut results = Vec::new();
     let mut aliases = Vec::new();
     let mut ret_k = 0;
@@ -537,11 +814,11 @@ fn emit_typed_body(parts: &FunctionParts, call_args: Vec<String>) -> Vec<String>
         match p.token {
             Token::InOut(_) => {
                 let in_index = fixed.iter().position(|q| q.name == p.name).unwrap_or(0);
-                aliases.push(format!("{in_index}: {out_index}"));
-                results.push(format!("_begen_like({})", p.py_name));
+                aliases.push((in_index, out_index));
+                results.push(PyResult::Like(p.py_name.clone()));
             }
             _ => {
-                results.push(format!("_begen_o[{ret_k}]"));
+                results.push(PyResult::Ret(ret_k));
                 ret_k += 1;
             }
         }
@@ -550,103 +827,87 @@ fn emit_typed_body(parts: &FunctionParts, call_args: Vec<String>) -> Vec<String>
     let real = results.len();
     for p in &lists {
         let rank = p.token.contract().and_then(|c| c.dims.as_ref()).map_or(0, Vec::len);
-        results.push(format!("_begen_words({}, {})", p.py_name, 1 + 2 * rank));
+        results.push(PyResult::Words(p.py_name.clone(), 1 + 2 * rank));
     }
-    let result_expr = if results.len() == 1 { results[0].clone() } else { py_tuple(results.into_iter()) };
-    let key = target_key(f);
-    let aliases =
-        if aliases.is_empty() { String::new() } else { format!(", input_output_aliases={{{}}}", aliases.join(", ")) };
+    let mut call = emit_call(parts, target_key(f), results);
+    call.aliases = aliases;
     // A kernel that may be split calls through the runtime's
     // `_begen_ffi_call`: under auto mesh axes it is partitioned there.
-    let ffi_call = if f.options.is_sharded() { "_begen_ffi_call(_begen_r, " } else { "_jax.ffi.ffi_call(" };
-    let call = format!(
-        "{ffi_call}TARGETS[{key}], {result_expr}{aliases}, vmap_method={})({})",
-        emit_vmap(f),
-        call_args.join(", ")
-    );
-    body.push(match (lists.is_empty(), real) {
-        (true, _) => format!("return {call}"),
-        (false, 1) => format!("return {call}[0]"),
-        (false, n) => format!("return tuple({call}[:{n}])"),
-    });
-    body
+    call.ruled = f.options.is_sharded();
+    call.returns = match (lists.is_empty(), real) {
+        (true, _) => PyReturn::All,
+        (false, 1) => PyReturn::First,
+        (false, n) => PyReturn::Prefix(n),
+    };
+    (PyCheck::Typed(check), call)
 }
 
-/// The expression of a typed function's key in `TARGETS` (an instance's,
-/// from the consts `_begen_inputs` resolved).
-fn target_key(f: &Function) -> String {
-    if f.consts.is_empty() { py_str(&f.name) } else { format!("_begen_key({}, _begen_c)", py_str(&f.name)) }
-}
-
-/// The inputs' contracts for `_begen_inputs`: a list's spec is its
-/// elements', marked.
-fn emit_input_specs(parts: &FunctionParts) -> String {
-    py_tuple(parts.inputs.iter().map(|p| {
-        let spec = py_spec(&p.py_name, p.token.contract());
-        match spec.strip_suffix(')') {
-            Some(open) if p.token.is_list() => format!("{open}, True)"),
-            _ => spec,
-        }
-    }))
+/// A typed function's key in `TARGETS` (an instance's, from the consts
+/// `_begen_inputs` resolved).
+fn target_key(f: &Function) -> PyKey {
+    PyKey { name: py_str(&f.name), instanced: !f.consts.is_empty() }
 }
 
 /// The consts for `_begen_inputs`: `(name, Python name, kind, the given
 /// value or None, the instantiated values)`.
-fn emit_const_specs(parts: &FunctionParts) -> String {
-    py_tuple(parts.f.consts.iter().map(|k| {
-        let given =
-            if parts.keyword_consts.iter().any(|g| g.name == k.name) { k.py_name.clone() } else { "None".into() };
-        format!(
-            "({}, {}, {}, {given}, {})",
-            py_str(&k.name),
-            py_str(&k.py_name),
-            py_str(py_const_kind(k)),
-            py_tuple(k.values.iter().map(|v| py_str(v)))
-        )
-    }))
+fn emit_const_specs(parts: &FunctionParts) -> Vec<PyConstSpec> {
+    parts
+        .f
+        .consts
+        .iter()
+        .map(|k| PyConstSpec {
+            name: py_str(&k.name),
+            py: py_str(&k.py_name),
+            kind: py_str(py_const_kind(k)),
+            given: parts.keyword_consts.iter().any(|g| g.name == k.name).then(|| k.py_name.clone()),
+            values: PyLit::strs(&k.values),
+        })
+        .collect()
 }
 
 /// The docstring: its first line, then the arg_spec, each input's and
 /// output's contract and each const (typed functions), side effects and
 /// unsupported values.
-fn emit_doc(parts: &FunctionParts) -> (String, Vec<String>) {
+fn emit_doc(parts: &FunctionParts) -> PyDoc {
     let f = parts.f;
-    let doc_first = format!(
-        "Calls the {} kernel `{}` ({}:{}) through XLA FFI.",
-        f.platform.as_str().to_uppercase(),
-        f.name,
-        comment_text(&f.file),
-        f.line
-    );
-    let mut doc_rest = vec![String::new(), format!("    arg_spec: {}", comment_text(&f.spec_tokens().join(", ")))];
-    if parts.typed {
-        doc_rest.push(String::new());
-        for p in &parts.inputs {
-            let contract = comment_text(&contract_text(p.token.contract()));
-            let line = match p.token {
-                Token::InOut(_) => format!("{contract} (updated in place and returned)"),
-                Token::List(_) => format!("a list or tuple of {contract} (inputs, at least one)"),
-                _ => format!("{contract} (input)"),
-            };
-            doc_rest.push(format!("    {}: {line}", p.py_name));
-        }
-        for p in &parts.rets {
-            let how = if parts.out_optional { "out= optional" } else { "give out=" };
-            doc_rest.push(format!("    -> {}: {} ({how})", p.name, comment_text(&contract_text(p.token.contract()))));
-        }
-        for k in &f.consts {
-            let how = if parts.fixed_by_input(&k.name) { "from the inputs' dtype" } else { "keyword" };
-            doc_rest.push(format!("    {}: one of {} ({how})", k.py_name, comment_text(&k.values.join(", "))));
-        }
-    }
-    if f.options.has_side_effect {
-        doc_rest.push(String::new());
-        doc_rest.push("    Has side effects: XLA keeps every call.".into());
-    }
-    for (attr, values) in &f.options.unsupported {
-        doc_rest.push(format!("    Does not support {attr} = {}.", comment_text(&values.join(", "))));
-    }
-    (doc_first, doc_rest)
+    let contract = |p: &Param| comment_text(&contract_text(p.token.contract()));
+    PyDoc::Kernel(Box::new(PyKernelDoc {
+        platform: f.platform.as_str().to_uppercase(),
+        name: f.name.clone(),
+        file: comment_text(&f.file),
+        line: f.line,
+        arg_spec: comment_text(&f.spec_tokens().join(", ")),
+        typed: parts.typed,
+        inputs: parts
+            .inputs
+            .iter()
+            .map(|p| {
+                let role = match p.token {
+                    Token::InOut(_) => PyInputRole::InPlace,
+                    Token::List(_) => PyInputRole::List,
+                    _ => PyInputRole::Input,
+                };
+                (p.py_name.clone(), contract(p), role)
+            })
+            .collect(),
+        rets: parts.rets.iter().map(|p| (p.name.clone(), contract(p))).collect(),
+        out_optional: parts.out_optional,
+        consts: f
+            .consts
+            .iter()
+            .map(|k| (k.py_name.clone(), comment_text(&k.values.join(", ")), parts.fixed_by_input(&k.name)))
+            .collect(),
+        side_effect: f.options.has_side_effect,
+        unsupported: f
+            .options
+            .unsupported
+            .iter()
+            .map(|(attr, values)| (attr.clone(), comment_text(&values.join(", "))))
+            .collect(),
+        backward: None,
+        rules: None,
+        shards: None,
+    }))
 }
 
 /// The keyword parameters: (what it is, its Python name), what being an
@@ -670,21 +931,10 @@ fn unsupported(f: &Function) -> impl Iterator<Item = (&str, &str, &Vec<String>)>
     })
 }
 
-/// `{"alpha": (alpha, (0.0,)), ...}`: each attribute's value with the
-/// values the kernel does not support, for `_begen_refuse`.
-fn unsupported_table(f: &Function) -> String {
-    let items: Vec<String> = unsupported(f)
-        .map(|(attr, py, values)| format!("{}: ({py}, {})", py_str(attr), py_tuple(values.iter().cloned())))
-        .collect();
-    format!("{{{}}}", items.join(", "))
-}
-
-/// The values a kernel does not support, without the arguments, for the
-/// registry: `{"alpha": (0.0,)}`, by the attributes' Python names.
-fn unsupported_values(f: &Function) -> String {
-    let items: Vec<String> =
-        unsupported(f).map(|(_, py, values)| format!("{}: {}", py_str(py), py_tuple(values.iter().cloned()))).collect();
-    format!("{{{}}}", items.join(", "))
+/// The values a kernel does not support, for the registry: by the
+/// attributes' Python names (literals).
+fn unsupported_values(f: &Function) -> Vec<(String, PyLit)> {
+    unsupported(f).map(|(_, py, values)| (py_str(py), PyLit::tuple(values.iter().cloned().map(PyLit::Raw)))).collect()
 }
 
 /// Makes `view` (of `f`) a `jax.custom_vjp` whose backward pass calls
@@ -692,20 +942,14 @@ fn unsupported_values(f: &Function) -> String {
 /// function; the backward gets the primal inputs, one cotangent per output,
 /// the attributes `bwd` declares (by name) and `out=` the inputs' structs.
 pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, bwd_view: &PyFunctionView) {
-    let inputs = view.inputs.clone();
-    let n_out = f.outputs();
-    let mut body = vec![format!("def _begen_primal({}):", inputs.join(", "))];
-    body.extend(view.body.iter().map(|line| format!("    {line}")));
-    let cts: Vec<String> = (0..n_out).map(|k| format!("_begen_ct{k}")).collect();
-    let mut args: Vec<String> = inputs.clone();
-    args.extend(cts.iter().cloned());
-    let mut call: Vec<String> = args.clone();
+    let PyBody::Kernel(body) = &mut view.body else { return };
+    let mut args = Vec::new();
     for (what, py) in &bwd_view.keywords {
         if what == "out" {
             continue;
         }
         if let Some((_, fwd_py)) = view.keywords.iter().find(|(w, _)| w == what) {
-            call.push(format!("{py}={fwd_py}"));
+            args.push(PyArg::Keyword(py.clone(), fwd_py.clone()));
         }
     }
     // The backward's outputs are the cotangents of the forward's inputs,
@@ -713,40 +957,34 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
     let mut structs = Vec::new();
     for (k, p) in bwd.params.iter().filter(|p| p.token.is_output()).enumerate() {
         if matches!(p.token, Token::Ret(_))
-            && let Some(x) = inputs.get(k)
+            && let Some(x) = view.inputs.get(k)
         {
-            structs.push(format!("_begen_aval({x})"));
+            structs.push(x.clone());
         }
     }
     if bwd_view.keywords.iter().any(|(w, _)| w == "out") {
-        let out = if structs.len() == 1 { structs[0].clone() } else { py_tuple(structs.into_iter()) };
-        call.push(format!("out={out}"));
+        args.push(PyArg::Avals(structs));
     }
-    body.push(format!("def _begen_backward({}):", args.join(", ")));
-    body.push(format!("    return {}({})", bwd_view.py_name, call.join(", ")));
-    body.push(format!(
-        "return _begen_vjp(_begen_primal, _begen_backward, {}, {n_out})",
-        py_tuple(inputs.iter().cloned())
-    ));
-    view.body = body;
-    view.doc_rest.push(String::new());
-    view.doc_rest.push(format!("    Differentiable: a jax.custom_vjp whose backward kernel is `{}`.", bwd.name));
+    body.vjp = Some(PyVjp { backward: bwd_view.py_name.clone(), cotangents: f.outputs(), args });
+    if let PyDoc::Kernel(doc) = &mut view.doc {
+        doc.backward = Some(bwd.name.clone());
+    }
 }
 
 /// The call of a related kernel's Python function (`g`, a tangent or
 /// transpose kernel of the kernel `view` shows) inside a rule's closure:
 /// `args` first, then the attributes `g` declares (by name, from the
 /// kernel's own keywords) and `out=out`.
-fn related_call(view: &PyFunctionView, g: &PyFunctionView, args: &[String]) -> String {
-    let mut call: Vec<String> = args.to_vec();
+fn related_call(view: &PyFunctionView, g: &PyFunctionView, args: Vec<PyArg>) -> PyRelated {
+    let mut keywords = Vec::new();
     for (what, py) in &g.keywords {
         if what == "out" {
-            call.push("out=out".into());
+            keywords.push(PyArg::Keyword("out".into(), "out".into()));
         } else if let Some((_, own)) = view.keywords.iter().find(|(w, _)| w == what) {
-            call.push(format!("{py}={own}"));
+            keywords.push(PyArg::Keyword(py.clone(), own.clone()));
         }
     }
-    format!("{}({})", g.py_name, call.join(", "))
+    PyRelated { function: g.py_name.clone(), args, keywords }
 }
 
 /// Makes `view` (of `f`, a typed kernel with `linear:` or `jvp:`, without
@@ -759,62 +997,40 @@ pub(crate) fn with_primitive(
     functions: &[Function],
     views: &[PyFunctionView],
 ) {
-    let Some(last) = view.body.pop() else { return };
-    let call = last.strip_prefix("return ").unwrap_or(&last).to_string();
-    let inputs = view.inputs.clone();
+    let inputs: Vec<PyArg> = view.inputs.iter().cloned().map(PyArg::Name).collect();
     let find = |name: &str| functions.iter().position(|g| g.module == f.module && g.name == name);
-    let mut body = std::mem::take(&mut view.body);
-    body.push(format!("def _begen_raw({}):", inputs.join(", ")));
-    body.push(format!("    return {call}"));
     let mut doc = Vec::new();
-    let jvp = match f.options.jvp.as_deref().and_then(&find) {
-        Some(k) => {
-            let floats: Vec<String> = f
-                .input_params()
+    let jvp = f.options.jvp.as_deref().and_then(&find).map(|k| {
+        let mut args = inputs.clone();
+        args.extend(
+            f.input_params()
                 .enumerate()
                 .filter(|(_, p)| f.float_inputs().any(|q| q.name == p.name))
-                .map(|(i, _)| format!("_begen_t{i}"))
-                .collect();
-            let mut args = inputs.clone();
-            args.extend(floats.iter().cloned());
-            let mut params = args.clone();
-            params.push("out".into());
-            body.push(format!("def _begen_jvp({}):", params.join(", ")));
-            body.push(format!("    return {}", related_call(view, &views[k], &args)));
-            doc.push(format!("tangent kernel `{}`", functions[k].name));
-            "_begen_jvp".to_string()
-        }
-        None => "None".to_string(),
-    };
+                .map(|(i, _)| PyArg::Tangent(i)),
+        );
+        doc.push(PyRuleDoc::Tangent(functions[k].name.clone()));
+        related_call(view, &views[k], args)
+    });
     let index = |name: &str| f.input_params().position(|p| p.name == name);
-    let linear: Vec<String> = f.options.linear.iter().filter_map(|p| index(p)).map(|i| i.to_string()).collect();
+    let linear = f.options.linear.iter().filter_map(|p| index(p)).map(|i| PyLit::Raw(i.to_string()));
+    let linear = PyLit::tuple(linear);
     if !f.options.linear.is_empty() {
-        doc.push(format!("linear in {}", comment_text(&f.options.linear.join(", "))));
+        doc.push(PyRuleDoc::Linear(comment_text(&f.options.linear.join(", "))));
     }
     let mut transposes = Vec::new();
     for (param, kernel) in &f.options.transpose {
         let (Some(i), Some(k)) = (index(param), find(kernel)) else { continue };
-        let mut args: Vec<String> =
-            inputs.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, x)| x.clone()).collect();
-        args.extend((0..f.outputs()).map(|o| format!("_begen_ct{o}")));
-        let mut params = args.clone();
-        params.push("out".into());
-        body.push(format!("def _begen_transpose{i}({}):", params.join(", ")));
-        body.push(format!("    return {}", related_call(view, &views[k], &args)));
-        transposes.push(format!("({i}, _begen_transpose{i})"));
-        doc.push(format!("transpose of {} `{}`", comment_text(param), functions[k].name));
+        let mut args: Vec<PyArg> = inputs.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, x)| x.clone()).collect();
+        args.extend((0..f.outputs()).map(PyArg::Cotangent));
+        transposes.push((i, related_call(view, &views[k], args)));
+        doc.push(PyRuleDoc::Transpose(comment_text(param), functions[k].name.clone()));
     }
-    body.push(format!(
-        "return _begen_bind(TARGETS[{}], _begen_raw, {}, _begen_o, {}, {jvp}, {}, {})",
-        target_key(f),
-        py_tuple(inputs.iter().cloned()),
-        py_tuple(linear.into_iter()),
-        py_tuple(transposes.into_iter()),
-        py_tuple(f.input_params().map(|p| py_str(&p.name)))
-    ));
-    view.body = body;
-    view.doc_rest.push(String::new());
-    view.doc_rest.push(format!("    A JAX primitive (jvp, transpose, vmap): {}.", doc.join("; ")));
+    let names = PyLit::strs(f.input_params().map(|p| &p.name));
+    let PyBody::Kernel(body) = &mut view.body else { return };
+    body.primitive = Some(PyPrimitive { jvp, transposes, linear, names });
+    if let PyDoc::Kernel(kernel) = &mut view.doc {
+        kernel.rules = Some(doc);
+    }
 }
 
 /// Makes `view` (of `f`, shown as `shown`) plan its call across devices
@@ -823,132 +1039,105 @@ pub(crate) fn with_primitive(
 /// that may be split runs per shard under explicit mesh axes by calling
 /// itself on each block (`_begen_shard_map`); one that may not only warns
 /// where an input is split (it is gathered). Without shapes for every
-/// array, nothing can be named: the body stays as it is.
-pub(crate) fn with_sharding(view: &mut PyFunctionView, f: &Function, shown: &str) {
+/// array, nothing can be named: the body stays as it is. Returns whether
+/// it planned.
+pub(crate) fn with_sharding(view: &mut PyFunctionView, f: &Function, shown: &str) -> bool {
     if !is_typed(f) || !f.is_fully_shaped() {
-        return;
+        return false;
     }
-    let dims =
-        |p: &Param| py_tuple(p.dim_names().unwrap_or_default().into_iter().map(|d| d.map_or("None".into(), py_str)));
-    let names = |v: &[String]| py_tuple(v.iter().map(|d| py_str(d)));
-    let rule = format!(
-        "({}, {}, {}, {}, {}, {})",
-        py_str(shown),
-        py_tuple(f.input_params().map(|p| py_str(&p.name))),
-        py_tuple(f.input_params().map(dims)),
-        py_tuple(f.output_params().map(dims)),
-        names(&f.options.shard),
-        names(&f.options.reduce)
-    );
-    let arrays = py_tuple(view.inputs.iter().cloned());
-    let mut head = vec![format!("_begen_r = {rule}")];
-    if f.options.is_sharded() {
-        let mut call: Vec<String> = view.inputs.clone();
-        call.extend(view.keywords.iter().map(|(_, py)| format!("{py}={py}")));
-        let mut params = view.inputs.clone();
-        params.push("_begen_out".into());
-        let call = call.into_iter().map(|a| if a == "out=out" { "out=_begen_out".into() } else { a });
-        let out = if view.keywords.iter().any(|(what, _)| what == "out") { "out" } else { "None" };
-        head.push(format!("_begen_p = _begen_split(_begen_r, {arrays})"));
-        head.push("if _begen_p is not None:".into());
-        head.push(format!(
-            "    return _begen_shard_map(_begen_p, _begen_r, lambda {}: {}({}), {arrays}, {out})",
-            params.join(", "),
-            view.py_name,
-            call.collect::<Vec<_>>().join(", ")
-        ));
-    } else {
-        head.push(format!("_begen_split(_begen_r, {arrays})"));
+    let PyBody::Kernel(body) = &mut view.body else { return false };
+    let dims = |p: &Param| {
+        PyLit::tuple(
+            p.dim_names().unwrap_or_default().into_iter().map(|d| d.map_or(PyLit::Raw("None".into()), PyLit::from)),
+        )
+    };
+    let rule = PyLit::tuple([
+        shown.into(),
+        PyLit::strs(f.input_params().map(|p| &p.name)),
+        PyLit::tuple(f.input_params().map(dims)),
+        PyLit::tuple(f.output_params().map(dims)),
+        PyLit::strs(&f.options.shard),
+        PyLit::strs(&f.options.reduce),
+    ]);
+    let per_shard = f.options.is_sharded().then(|| {
+        let mut call: Vec<PyArg> = view.inputs.iter().cloned().map(PyArg::Name).collect();
+        call.extend(view.keywords.iter().map(|(_, py)| {
+            let value = if py == "out" { "_begen_out" } else { py };
+            PyArg::Keyword(py.clone(), value.to_string())
+        }));
+        call
+    });
+    let out = view.keywords.iter().any(|(what, _)| what == "out");
+    body.split = Some(PySplit { rule, per_shard, out });
+    if f.options.is_sharded()
+        && let PyDoc::Kernel(doc) = &mut view.doc
+    {
+        let said = |axes: &[String]| (!axes.is_empty()).then(|| comment_text(&axes.join(", ")));
+        doc.shards = Some((said(&f.options.shard), said(&f.options.reduce)));
     }
-    view.body.splice(0..0, head);
-    if f.options.is_sharded() {
-        let mut said = Vec::new();
-        if !f.options.shard.is_empty() {
-            said.push(format!("split along {}", comment_text(&f.options.shard.join(", "))));
-        }
-        if !f.options.reduce.is_empty() {
-            said.push(format!("partial sums over {} added up", comment_text(&f.options.reduce.join(", "))));
-        }
-        view.doc_rest.push(String::new());
-        view.doc_rest.push(format!("    Runs per shard across devices: {}.", said.join("; ")));
-    }
+    true
 }
 
 /// The Python function and registry row of an algorithm. Its signature is
 /// its first implementation's; each implementation is called with its own
 /// keyword names (they differ only where a name had to be changed).
-fn py_algorithm_view(library: &Library, a: &Algorithm, views: &[(usize, PyFunctionView, String)]) -> PyAlgorithmView {
+fn py_algorithm_view(
+    library: &Library,
+    a: &Algorithm,
+    views: &[(usize, PyFunctionView, Option<String>)],
+) -> PyAlgorithmView {
     let view_of = |k: usize| views.iter().find(|(i, _, _)| *i == k).expect("every function has a view");
     let (_, first, _) = view_of(a.implementations[0].function);
     let mut implementations = Vec::new();
-    let mut doc_rest = vec![String::new()];
-    for platform in [Platform::Cpu, Platform::Cuda] {
-        let listed: Vec<String> = a
-            .implementations
-            .iter()
-            .filter(|i| library.functions[i.function].platform == platform)
-            .map(|i| format!("{} (priority {})", library.functions[i.function].name, i.priority))
-            .collect();
-        if !listed.is_empty() {
-            doc_rest.push(format!("    {}: {}", platform.as_str(), comment_text(&listed.join(", "))));
-        }
-    }
-    if !a.fallback {
-        doc_rest.push("    A call the best implementation refuses is an error (no fallback).".into());
-    }
+    let platforms = [Platform::Cpu, Platform::Cuda]
+        .into_iter()
+        .map(|platform| {
+            let listed: Vec<(String, i64)> = a
+                .implementations
+                .iter()
+                .filter(|i| library.functions[i.function].platform == platform)
+                .map(|i| (comment_text(&library.functions[i.function].name), i.priority))
+                .collect();
+            (platform.as_str(), listed)
+        })
+        .filter(|(_, listed)| !listed.is_empty())
+        .collect();
     for i in &a.implementations {
         let f = &library.functions[i.function];
-        let (_, view, path) = view_of(i.function);
-        let renames: Vec<String> = first
+        let (_, view, namespace) = view_of(i.function);
+        let renames: Vec<(String, String)> = first
             .keywords
             .iter()
             .filter_map(|(what, alg_py)| {
                 let (_, own) = view.keywords.iter().find(|(w, _)| w == what)?;
-                (own != alg_py).then(|| format!("{}: {}", py_str(alg_py), py_str(own)))
+                (own != alg_py).then(|| (py_str(alg_py), py_str(own)))
             })
             .collect();
-        implementations.push(format!(
-            "_BegenImplementation({}, {}, {}, {}, {}, {}, {{{}}})",
-            py_str(&a.name),
-            py_str(&shown_name(library, f)),
-            py_str(f.platform.as_str()),
-            i.priority,
-            unsupported_values(f),
-            path,
-            renames.join(", ")
-        ));
+        implementations.push(PyImplementation {
+            algorithm: py_str(&a.name),
+            function: py_str(&shown_name(library, f)),
+            platform: py_str(f.platform.as_str()),
+            priority: i.priority,
+            unsupported: unsupported_values(f),
+            namespace: namespace.clone(),
+            py_name: view.py_name.clone(),
+            renames,
+        });
     }
-    let mut kwargs: Vec<String> =
-        first.keywords.iter().map(|(_, py)| format!("{}: {py}", py_str(py))).collect::<Vec<_>>();
-    kwargs.dedup();
+    let mut keywords: Vec<(String, String)> = first.keywords.iter().map(|(_, py)| (py_str(py), py.clone())).collect();
+    keywords.dedup();
     let function = PyFunctionView {
         py_name: a.name.clone(),
-        signature: first.signature.clone(),
-        stub_signature: first.stub_signature.clone(),
-        stub_return: first.stub_return.clone(),
-        doc_first: format!(
-            "Algorithm `{}`: calls its best implementation for the platform the call is lowered for.",
-            a.name
-        ),
-        doc_rest,
-        body: vec![format!(
-            "return _begen_dispatch({}, {}, {{{}}})",
-            py_str(&a.name),
-            py_tuple(first.inputs.iter().cloned()),
-            kwargs.join(", ")
-        )],
+        params: first.params.clone(),
+        outputs: first.outputs,
+        doc: PyDoc::Algorithm { name: a.name.clone(), platforms, fallback: a.fallback },
+        body: PyBody::Dispatch(PyDispatch { name: py_str(&a.name), keywords }),
         inputs: first.inputs.clone(),
         keywords: first.keywords.clone(),
         registers: false,
     };
-    PyAlgorithmView {
-        function,
-        name: py_str(&a.name),
-        fallback: if a.fallback { "True" } else { "False" }.into(),
-        implementations,
-    }
+    PyAlgorithmView { function, name: py_str(&a.name), fallback: a.fallback, implementations }
 }
-
 /// A function as the registry names it: `module.name` in a library of
 /// modules, else its name.
 fn shown_name(library: &Library, f: &Function) -> String {
@@ -977,18 +1166,18 @@ pub(crate) fn jax_platform(p: Platform) -> &'static str {
 pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
     let sources: BTreeSet<String> = library.functions.iter().map(|f| comment_text(&f.file)).collect();
     let fs = &library.functions;
-    // Every function's view, with the Python expression that reaches it
-    // from the module's top level (for the algorithms' registry).
+    // Every function's view, with the namespace that holds it in a library
+    // of modules (for the algorithms' registry).
     let py_module = |f: &Function| library.modules.iter().find(|m| m.name == f.module).map(|m| m.py_name.clone());
-    let mut views: Vec<(usize, PyFunctionView, String)> = fs
+    let mut views: Vec<(usize, PyFunctionView, Option<String>)> = fs
         .iter()
         .enumerate()
         .map(|(k, f)| {
             if library.namespaced {
                 let m = py_module(f).unwrap_or_default();
-                (k, py_function_view(f, &format!("{}.{}", f.module, f.name)), format!("{m}.{}", f.py_name))
+                (k, py_function_view(f, &format!("{}.{}", f.module, f.name)), Some(m))
             } else {
-                (k, py_function_view(f, &f.name), f.py_name.clone())
+                (k, py_function_view(f, &f.name), None)
             }
         })
         .collect();
@@ -1013,9 +1202,7 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
     for (k, view, _) in views.iter_mut() {
         let f = &fs[*k];
         let shown = if library.namespaced { format!("{}.{}", f.module, f.name) } else { f.name.clone() };
-        let before = view.body.len();
-        with_sharding(view, f, &shown);
-        has_sharding |= view.body.len() != before;
+        has_sharding |= with_sharding(view, f, &shown);
     }
     let algorithms: Vec<PyAlgorithmView> =
         library.algorithms.iter().map(|a| py_algorithm_view(library, a, &views)).collect();
@@ -1027,12 +1214,8 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
                 let functions: Vec<PyFunctionView> = m.functions.iter().map(|&k| views[k].1.clone()).collect();
                 PyNamespaceView {
                     py_name: m.py_name.clone(),
-                    doc: comment_text(&format!(
-                        "Module `{}` of {}: {} kernel(s).",
-                        m.name,
-                        library.name,
-                        functions.len()
-                    )),
+                    module: comment_text(&m.name),
+                    library: comment_text(&library.name),
                     all: all(functions.iter().map(|f| f.py_name.as_str())),
                     targets: m
                         .functions
@@ -1095,8 +1278,8 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
 /// The dtypes JAX holds only with `jax_enable_x64` (the rows' `x64`), as a
 /// Python tuple of their names: a numpy input of one is refused when x64
 /// is off (`_begen_honest`).
-pub(crate) fn py_wide_dtypes() -> String {
-    py_tuple(AttrType::ALL.into_iter().filter(|t| t.facts().x64).map(|t| py_str(t.as_str())))
+pub(crate) fn py_wide_dtypes() -> PyLit {
+    PyLit::strs(AttrType::ALL.into_iter().filter(|t| t.facts().x64).map(|t| t.as_str()))
 }
 
 /// Whether a parameter of a function of `library` has a token `pred` holds for.

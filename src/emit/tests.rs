@@ -12,12 +12,52 @@ use std::path::{Path, PathBuf};
 mod golden;
 
 use super::cpp::{Passed, Unit, handler_view, param_cpp, trampoline_view};
-use super::python::py_function_view;
+use super::python::{PyConversion, PyFunctionView, py_function_view};
 use super::*;
 use crate::model::{
     ArrayBinding, AttrType, Container, Function, FunctionOptions, HalfRepr, Library, Module, Param, Platform,
     RecordMember, RecordType, SourceFile, Token, VmapMethod,
 };
+
+/// One conversion as the module writes it, of value `v`, quoting `w`.
+#[derive(Template)]
+#[template(
+    source = r#"{%- import "python/function.py" as fun -%}{% call fun::conversion(c, v, w) %}{% endcall %}"#,
+    ext = "txt",
+    escape = "none"
+)]
+struct ConversionText<'a> {
+    c: &'a PyConversion,
+    v: &'a str,
+    w: &'a str,
+}
+
+fn conversion_text(c: &PyConversion, v: &str, w: &str) -> String {
+    ConversionText { c, v, w }.render().unwrap()
+}
+
+/// One function as the module writes it (its `def`, docstring and body),
+/// and its stub signature.
+#[derive(Template)]
+#[template(
+    source = r#"{%- import "python/function.py" as fun -%}
+{%- if stub %}{% call fun::params(f.params, true) %}{% endcall %} -> {% call fun::several("jax.Array", f.outputs) %}{% endcall %}
+{%- else %}{% call fun::function(f, "") %}{% endcall %}{% endif %}"#,
+    ext = "txt",
+    escape = "none"
+)]
+struct FunctionText<'a> {
+    f: &'a PyFunctionView,
+    stub: bool,
+}
+
+fn function_text(f: &PyFunctionView) -> String {
+    FunctionText { f, stub: false }.render().unwrap()
+}
+
+fn stub_signature(f: &PyFunctionView) -> String {
+    FunctionText { f, stub: true }.render().unwrap()
+}
 
 fn param(name: &str, token: Token) -> Param {
     Param { name: name.into(), py_name: name.into(), token, half_repr: None, pointer: None, array: None, line: 1 }
@@ -219,7 +259,7 @@ fn struct_attrs_decode_into_the_glue_copy_and_build_the_kernels_struct() {
     let glue = super::cpp::struct_view(&ty);
     assert_eq!(glue.members, ["float scale;", "uint16_t h;"]);
     assert_eq!(glue.decoded, ["xla::ffi::StructMember<float>(\"scale\")", "xla::ffi::StructMember<uint16_t>(\"h\")"]);
-    let py = super::python::py_record_conversion(&ty, "p", "\"f: attribute 'p' (Affine)\"");
+    let py = conversion_text(&super::python::py_record_conversion(&ty), "p", "\"f: attribute 'p' (Affine)\"");
     assert!(
         py.starts_with("_begen_record(p, ((\"scale\", \"float32\", lambda x, w: _begen_float(x, _np.float32, w)),"),
         "{py}"
@@ -250,7 +290,11 @@ fn array_attrs_decode_a_span_and_build_the_kernels_container() {
     assert_eq!(b.bindings[0].binding, ".Attr<xla::ffi::Span<const uint8_t>>(\"w\")");
     assert!(b.bindings[0].checks[0].contains("begen::rt::all_bools(p0_w)"));
     assert_eq!(b.prepare[3], "const xla::ffi::Span<const bool> v0_w(e0_w, static_cast<size_t>(x0_w.size));");
-    let py = super::python::py_array_conversion(AttrType::Float16, "w", "\"f: attribute 'w' (float16[])\"");
+    let py = conversion_text(
+        &super::python::py_array_conversion(AttrType::Float16),
+        "w",
+        "\"f: attribute 'w' (float16[])\"",
+    );
     assert_eq!(
         py,
         "_begen_array(w, \"float16\", _np.uint16, lambda x, w: _begen_half(x, _np.float16, _np.uint16, w), \"f: attribute 'w' (float16[])\")"
@@ -337,9 +381,9 @@ fn handler_binds_in_canonical_order_and_trampoline_calls_in_signature_order() {
 #[test]
 fn python_function_signature_and_conversions() {
     let lib = cpu_case(Path::new("/k"));
-    let f = py_function_view(&lib.functions[2], "mixed_attrs");
-    assert_eq!(f.signature, "x, /, *, flag, n, k, h, b, c, z, d, out");
-    let call = f.body.last().unwrap();
+    let f = function_text(&py_function_view(&lib.functions[2], "mixed_attrs"));
+    assert!(f.contains("def mixed_attrs(x, /, *, flag, n, k, h, b, c, z, d, out):"), "{f}");
+    let call = f.lines().last().unwrap();
     for conversion in [
         "h=_begen_half(h, _np.float16, _np.uint16, \"mixed_attrs: attribute 'h' (float16)\")",
         "b=_begen_half(b, _ml_dtypes.bfloat16, _np.uint16, \"mixed_attrs: attribute 'b' (bfloat16)\")",
@@ -354,18 +398,18 @@ fn python_function_signature_and_conversions() {
     }
 
     let two = py_function_view(&lib.functions[1], "minmax");
-    assert!(two.body.last().unwrap().contains("tuple(out)"));
-    assert_eq!(two.stub_return, "tuple[jax.Array, jax.Array]");
+    assert!(function_text(&two).lines().last().unwrap().contains("tuple(out)"));
+    assert!(stub_signature(&two).ends_with(" -> tuple[jax.Array, jax.Array]"), "{}", stub_signature(&two));
 
     let gpu = cuda_case(Path::new("/k"));
-    let odd = py_function_view(&gpu.functions[1], "lambda_kernel");
-    assert_eq!(odd.signature, "out_, /, *, lambda_, out");
-    assert!(odd.body.last().unwrap().ends_with(
+    let odd = function_text(&py_function_view(&gpu.functions[1], "lambda_kernel"));
+    assert!(odd.contains("def lambda_kernel(out_, /, *, lambda_, out):"), "{odd}");
+    assert!(odd.lines().last().unwrap().ends_with(
         "(out_, **{\"lambda\": _begen_int(lambda_, _np.int32, \"lambda_kernel: attribute 'lambda_' (int32)\")})"
     ));
     assert!(
-        py_function_view(&gpu.functions[0], "vector_scale")
-            .body
+        function_text(&py_function_view(&gpu.functions[0], "vector_scale"))
+            .lines()
             .last()
             .unwrap()
             .contains("vmap_method=\"broadcast_all\"")
@@ -594,7 +638,8 @@ fn support_headers_compile_without_cuda_and_behave() {
 /// as the type table gives them (a new row gets its kind's helper).
 #[test]
 fn every_scalar_type_converts_by_its_kind_and_dtypes() {
-    use super::python::{py_array_conversion, py_attr_conversion, py_attr_type};
+    use super::python::{py_array_conversion, py_attr_type, py_scalar};
+    let py_attr_conversion = |ty, v, w| conversion_text(&PyConversion::Scalar(py_scalar(ty)), v, w);
     let want = [
         (AttrType::Bool, "_begen_bool(v, W)", "bool", "_np.uint8"),
         (AttrType::Int8, "_begen_int(v, _np.int8, W)", "int", "_np.int8"),
@@ -618,7 +663,7 @@ fn every_scalar_type_converts_by_its_kind_and_dtypes() {
         assert_eq!(py_attr_type(ty), stub, "{ty}");
         let element = py_attr_conversion(ty, "x", "w");
         assert_eq!(
-            py_array_conversion(ty, "v", "W"),
+            conversion_text(&py_array_conversion(ty), "v", "W"),
             format!("_begen_array(v, \"{ty}\", {array}, lambda x, w: {element}, W)"),
             "{ty}"
         );
