@@ -378,6 +378,12 @@ fn support_headers(env: &Env, work: &Path) -> Result<PathBuf> {
     }
 }
 
+/// The Python that has jax: `BEGEN_PYTHON`, else the venv's begen was
+/// installed into, else `python3`.
+pub(crate) fn python(env: &Env) -> String {
+    Discovery::new(env).python()
+}
+
 /// The XLA FFI headers a build compiles against: jaxlib `jax_min`'s (from
 /// the per-user cache, downloaded once), else `XLA_FFI_INCLUDE_DIR`, else
 /// the running jaxlib's.

@@ -17,6 +17,7 @@
 //! ```
 
 pub(crate) mod messages;
+pub(crate) mod suggest;
 pub mod render;
 
 /// The files a run read, which diagnostics point into (see [`render`]).
