@@ -164,7 +164,10 @@ def make_inputs(module, fn, spec, dims, dtypes, seed):
             # speed depends on their values declares `inputs:`.
             a = np.zeros(extents, dtype)
         arrays.append(jax.device_put(a))
-    attrs = {name: (1.0 if kind in ("float", "complex") else False if kind == "bool" else 1) for name, kind in spec.get("attrs", ())}
+    attrs = {
+        name: (1.0 if kind in ("float", "complex") else False if kind == "bool" else 1)
+        for name, kind in spec.get("attrs", ())
+    }
     attrs.update(dims.get("attrs", {}) if isinstance(dims.get("attrs"), dict) else {})
     return tuple(arrays), attrs
 
@@ -186,14 +189,13 @@ def agree(a, b):
             if not np.array_equal(x, y):
                 return False, math.inf
             continue
-        xf, yf = x.astype(np.complex128 if x.dtype.kind == "c" else np.float64), y.astype(
-            np.complex128 if x.dtype.kind == "c" else np.float64
+        xf, yf = (
+            x.astype(np.complex128 if x.dtype.kind == "c" else np.float64),
+            y.astype(np.complex128 if x.dtype.kind == "c" else np.float64),
         )
-        if not (np.isfinite(xf).all() == np.isfinite(yf).all()):
+        if np.isfinite(xf).all() != np.isfinite(yf).all():
             return False, math.inf
-        diff = np.abs(xf - yf)
-        scale = np.maximum(np.abs(yf), 1.0 if x.dtype.kind != "c" else 1.0)
-        worst = max(worst, float(np.max(diff / scale)))
+        worst = max(worst, float(np.max(np.abs(xf - yf) / np.maximum(np.abs(yf), 1.0))))
         if not np.allclose(xf, yf, rtol=tol[0], atol=tol[1] * float(np.max(np.abs(yf)) or 1.0)):
             return False, worst
     return True, worst
@@ -245,7 +247,14 @@ def tune_key(module, fn, spec, dims, dtypes, args, index, total):
         except Exception as e:  # a candidate that fails is reported, never chosen
             rows.append({"config": cfg, "ok": False, "why": f"{type(e).__name__}: {e}"[:200], "time_us": None})
             continue
-        rows.append({"config": cfg, "ok": ok, "why": None if ok else f"outputs differ from the default's (max relative {worst:.3g})", "time_us": None})
+        rows.append(
+            {
+                "config": cfg,
+                "ok": ok,
+                "why": None if ok else f"outputs differ from the default's (max relative {worst:.3g})",
+                "time_us": None,
+            }
+        )
     usable = [r for r in rows if r["ok"]]
     # Calls per timed loop: about target_ms of the default candidate's time.
     f0 = lambda *xs: call(*xs, config={k: py_value(spec["consts"][k][0], v) for k, v in cands[0].items()}, **attrs)
@@ -258,7 +267,9 @@ def tune_key(module, fn, spec, dims, dtypes, args, index, total):
         runners.append((r, timer(lambda *xs, cfg=cfg: call(*xs, config=cfg, **attrs), arrays, reps)))
     times = {id(r): [] for r, _ in runners}
     for rep in range(args.repeats):
-        say(f"[{index}/{total}] {fn} {label}: timing round {rep + 1}/{args.repeats} ({len(runners)} candidates x {reps} calls)")
+        say(
+            f"[{index}/{total}] {fn} {label}: timing round {rep + 1}/{args.repeats} ({len(runners)} candidates x {reps} calls)"
+        )
         for r, run in runners:  # round-robin, so drift hits every candidate alike
             times[id(r)].append(run() / reps)
     for r, _ in runners:
@@ -266,12 +277,9 @@ def tune_key(module, fn, spec, dims, dtypes, args, index, total):
         r["time_us"] = ts[len(ts) // 2] * 1e6
     default = rows[0]
     best = min(usable, key=lambda r: r["time_us"]) if usable else default
-    if not default["ok"] or default["time_us"] is None:
-        chosen = best
-    elif best["time_us"] < default["time_us"] * (1.0 - args.margin):
-        chosen = best
-    else:
-        chosen = default
+    beats = default["ok"] and default["time_us"] is not None
+    beats = not beats or best["time_us"] < default["time_us"] * (1.0 - args.margin)
+    chosen = best if beats else default
     return rows, chosen, reps
 
 
@@ -315,7 +323,10 @@ def write_table(path, new):
     kept = {ident(e): e for e in read_table(path)}
     for e in new:
         kept[ident(e)] = e
-    entries = sorted(kept.values(), key=lambda e: json.dumps([e.get("kernel"), e.get("device"), e.get("dtypes"), e.get("key")], sort_keys=True))
+    entries = sorted(
+        kept.values(),
+        key=lambda e: json.dumps([e.get("kernel"), e.get("device"), e.get("dtypes"), e.get("key")], sort_keys=True),
+    )
     text = json.dumps({"begen_tune": 1, "entries": entries}, indent=1, sort_keys=True) + "\n"
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
@@ -342,7 +353,9 @@ def plot(path, results):
     for ax, (fn, label, device, rows, chosen) in zip(axes[:, 0], [(r[0], r[1], r[2], r[3], r[4]) for r in results]):
         usable = [r for r in rows if r["time_us"] is not None]
         names = [show(r["config"]) + (" *" if r is chosen else "") for r in usable]
-        ax.barh(names, [r["time_us"] for r in usable], color=["tab:green" if r is chosen else "tab:gray" for r in usable])
+        ax.barh(
+            names, [r["time_us"] for r in usable], color=["tab:green" if r is chosen else "tab:gray" for r in usable]
+        )
         ax.invert_yaxis()
         ax.set_xlabel("time per call (us)")
         ax.set_title(f"{fn}  {label}  ({device})", fontsize=9)
@@ -380,7 +393,9 @@ def main(argv):
         spec = tuned[fn]
         missing = [k for k in spec["key"] if k not in dims]
         if missing:
-            raise SystemExit(f"begen tune: {fn}: the key needs dimension '{missing[0]}' (key: {', '.join(spec['key'])})")
+            raise SystemExit(
+                f"begen tune: {fn}: the key needs dimension '{missing[0]}' (key: {', '.join(spec['key'])})"
+            )
         rows, chosen, _ = tune_key(module, fn, spec, dims, dtypes, args, i, len(unique))
         arrays, _ = make_inputs(module, fn, spec, dims, dtypes, seed=i)
         key = module._begen_tune_key(fn, {k: (v, "") for k, v in dims.items()}, [a.dtype.name for a in arrays])

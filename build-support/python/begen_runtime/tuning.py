@@ -8,6 +8,7 @@ import os as _os
 import threading as _threading
 
 import jax as _jax
+import numpy as _np
 
 # The generated module defines these for its library.
 LIBRARY = _os.path.join(_os.getcwd(), "libbegen_runtime.so")
@@ -37,7 +38,7 @@ _begen_tune_tables = {}
 _begen_tune_warned = set()
 
 
-class BegenTuneTableError(ValueError):
+class _BegenTuneTableError(ValueError):
     """A tuning table that cannot be read as one: it names the file."""
 
 
@@ -92,7 +93,9 @@ def _begen_tune_fixed(fn, config, given):
             continue
         text = _begen_tune_text(fn, kind, fixed[name])
         if text not in built:
-            raise ValueError(f"{fn}: {name}={fixed[name]!r} is not a built candidate; {name} is one of {', '.join(built)}")
+            raise ValueError(
+                f"{fn}: {name}={fixed[name]!r} is not a built candidate; {name} is one of {', '.join(built)}"
+            )
         values[name] = text
     return values, frozenset(fixed)
 
@@ -147,17 +150,17 @@ def _begen_tune_parse(path, data):
     import json
 
     def bad(why):
-        return BegenTuneTableError(f"{path}: not a begen tuning table: {why}")
+        return _BegenTuneTableError(f"{path}: not a begen tuning table: {why}")
 
     try:
         doc = json.loads(data)
     except (ValueError, UnicodeDecodeError) as e:
         raise bad(f"invalid JSON ({e})") from None
     if not isinstance(doc, dict) or doc.get("begen_tune") != _BEGEN_TUNE_FORMAT:
-        raise bad(f"the top level must be an object with \"begen_tune\": {_BEGEN_TUNE_FORMAT}")
+        raise bad(f'the top level must be an object with "begen_tune": {_BEGEN_TUNE_FORMAT}')
     entries = doc.get("entries")
     if not isinstance(entries, list):
-        raise bad("\"entries\" must be a list")
+        raise bad('"entries" must be a list')
     checked = []
     for i, e in enumerate(entries):
         ok = (
@@ -174,8 +177,8 @@ def _begen_tune_parse(path, data):
         )
         if not ok:
             raise bad(
-                f"entry {i} must have \"kernel\", \"hash\", \"device\" (strings), \"dtypes\" (strings), "
-                f"\"key\" (dim -> integer) and \"config\" (parameter -> text)"
+                f'entry {i} must have "kernel", "hash", "device" (strings), "dtypes" (strings), '
+                f'"key" (dim -> integer) and "config" (parameter -> text)'
             )
         checked.append(e)
     return checked
@@ -191,21 +194,21 @@ def _begen_tune_entries(path):
     import stat
 
     if not stat.S_ISREG(st.st_mode):
-        raise BegenTuneTableError(f"{path}: not a begen tuning table: not a regular file")
+        raise _BegenTuneTableError(f"{path}: not a begen tuning table: not a regular file")
     stamp = (st.st_mtime_ns, st.st_size)
     with _begen_tune_lock:
         hit = _begen_tune_tables.get(path)
         if hit is not None and hit[0] == stamp:
             return hit[1]
     if st.st_size > _BEGEN_TUNE_MAX_BYTES:
-        raise BegenTuneTableError(
+        raise _BegenTuneTableError(
             f"{path}: not a begen tuning table: {st.st_size} bytes, over the {_BEGEN_TUNE_MAX_BYTES} a table may have"
         )
     try:
         with open(path, "rb") as f:
             data = f.read(_BEGEN_TUNE_MAX_BYTES + 1)
     except OSError as e:
-        raise BegenTuneTableError(f"{path}: cannot read the tuning table: {e.strerror}") from None
+        raise _BegenTuneTableError(f"{path}: cannot read the tuning table: {e.strerror}") from None
     entries = _begen_tune_parse(path, data)
     with _begen_tune_lock:
         _begen_tune_tables[path] = (stamp, entries)
@@ -279,11 +282,22 @@ def _begen_tune_record(path, fn, d, dtypes, extents):
         f.write(line + "\n")
 
 
-def _begen_tune_pick(fn, c, d, dtypes, values, fixed, extents=None):
+def _begen_tune_dtypes(arrays):
+    # The inputs' dtype names, as a key holds them.
+    out = []
+    for a in arrays:
+        dtype = getattr(a, "dtype", None)
+        out.append(_np.dtype(dtype if dtype is not None else _np.asarray(a).dtype).name)
+    return tuple(out)
+
+
+def _begen_tune_pick(fn, c, d, arrays, values, fixed, extents=None):
     # The consts `c` of a call with its tuned ones chosen: `values` (the
     # caller's and the defaults) when every one is fixed or BEGEN_TUNE
-    # says so, else the tables' choice for the call's key.
+    # says so, else the tables' choice for the call's key (its inputs'
+    # dtypes, its key dims).
     spec = _BEGEN_TUNE[fn]
+    dtypes = _begen_tune_dtypes(arrays)
     chosen = dict(values)
     record = _os.environ.get("BEGEN_TUNE_RECORD")
     if record:
