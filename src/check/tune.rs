@@ -4,8 +4,6 @@
 //! instances of the `const.` values it is tuned over, so every one is
 //! already compiled into the library and callable by name.
 
-use std::path::PathBuf;
-
 use super::source_id;
 use crate::config::{Locator, TuneConfig, yaml_path};
 use crate::diag::suggest::closest;
@@ -153,7 +151,11 @@ fn check_kernel(
         match f.consts.iter().position(|k| k.name == *name) {
             None => {
                 let near = closest(name, f.consts.iter().map(|k| k.name.as_str()));
-                report(Part::Word("consts", name), msg::tune_unknown_const(key, name, near), Some(msg::HINT_TUNE_CONSTS));
+                report(
+                    Part::Word("consts", name),
+                    msg::tune_unknown_const(key, name, near),
+                    Some(msg::HINT_TUNE_CONSTS),
+                );
             }
             Some(k) => match f.consts[k].kind {
                 ConstKind::Value(ty) if matches!(ty.kind(), ScalarKind::Int { .. } | ScalarKind::Bool) => {
@@ -204,9 +206,7 @@ fn check_kernel(
         seen.push(dim);
     }
     if let Some(inputs) = &entry.inputs {
-        let ok = inputs
-            .split_once(':')
-            .is_some_and(|(m, g)| m.split('.').all(is_identifier) && is_identifier(g));
+        let ok = inputs.split_once(':').is_some_and(|(m, g)| m.split('.').all(is_identifier) && is_identifier(g));
         if !ok {
             report(Part::Value("inputs"), msg::tune_bad_inputs(key, inputs), None);
         }
@@ -229,7 +229,9 @@ fn check_kernel(
 fn canonical(v: &serde_yaml_ng::Value, c: &crate::model::Const) -> Option<String> {
     let text = match v {
         serde_yaml_ng::Value::Bool(b) => b.to_string(),
-        serde_yaml_ng::Value::Number(n) => n.as_i64().map(|n| n.to_string()).or_else(|| n.as_u64().map(|n| n.to_string()))?,
+        serde_yaml_ng::Value::Number(n) => {
+            n.as_i64().map(|n| n.to_string()).or_else(|| n.as_u64().map(|n| n.to_string()))?
+        }
         serde_yaml_ng::Value::String(s) => s.clone(),
         _ => return None,
     };
@@ -261,7 +263,7 @@ fn check_table(
     value: &serde_yaml_ng::Value,
     at: Option<Span>,
     diags: &mut Vec<Diagnostic>,
-) -> Option<PathBuf> {
+) -> Option<String> {
     let Some(rel) = value.as_str() else {
         if let Some(span) = at {
             diags.push(Diagnostic::error(span, msg::TUNE_TABLE_NOT_A_PATH));
@@ -271,7 +273,7 @@ fn check_table(
     let span = at?;
     let path = req.root.join(rel);
     match read_table(&path) {
-        Ok(()) => Some(path),
+        Ok(text) => Some(text),
         Err(why) => {
             diags.push(Diagnostic::error(span, msg::tune_bad_table(rel, &why)));
             None
@@ -281,7 +283,7 @@ fn check_table(
 
 /// Whether the file at `path` is a tuning table: the shape the generated
 /// module reads (`begen_tune: 1`, entries with their fields).
-pub(crate) fn read_table(path: &std::path::Path) -> Result<(), String> {
+pub(crate) fn read_table(path: &std::path::Path) -> Result<String, String> {
     let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => "there is no such file".to_string(),
         _ => e.to_string(),
@@ -292,8 +294,8 @@ pub(crate) fn read_table(path: &std::path::Path) -> Result<(), String> {
     if meta.len() > MAX_TABLE_BYTES {
         return Err(format!("{} bytes, over the {MAX_TABLE_BYTES} a table may have", meta.len()));
     }
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    let doc: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| format!("invalid JSON ({e})"))?;
+    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
+    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("invalid JSON ({e})"))?;
     if doc.get("begen_tune").and_then(|v| v.as_i64()) != Some(1) {
         return Err("the top level must be an object with \"begen_tune\": 1".into());
     }
@@ -317,5 +319,5 @@ pub(crate) fn read_table(path: &std::path::Path) -> Result<(), String> {
             ));
         }
     }
-    Ok(())
+    Ok(text)
 }

@@ -90,7 +90,11 @@ fn tune(args: &TuneArgs) -> Result<i32, String> {
     };
     let module = args.out.join(format!("{name}.py"));
     if !module.is_file() {
-        return Err(format!("{} does not exist: build the library into {} first", module.display(), args.out.display()));
+        return Err(format!(
+            "{} does not exist: build the library into {} first",
+            module.display(),
+            args.out.display()
+        ));
     }
     let env = Env::new();
     let python = build::python(&env);

@@ -17,8 +17,8 @@
 //! ```
 
 pub(crate) mod messages;
-pub(crate) mod suggest;
 pub mod render;
+pub(crate) mod suggest;
 
 /// The files a run read, which diagnostics point into (see [`render`]).
 pub use crate::source::SourceMap;

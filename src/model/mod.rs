@@ -817,9 +817,9 @@ pub struct Library {
 pub(crate) struct Tuning {
     /// Sorted by function index.
     pub(crate) kernels: Vec<Tuned>,
-    /// The shipped table (`table:`), checked to be one; written into OUT
-    /// as `<NAME>.tune.json`.
-    pub(crate) table: Option<PathBuf>,
+    /// The shipped table (`table:`): its text, checked to be a table;
+    /// written into OUT as `<NAME>.tune.json`.
+    pub(crate) table: Option<String>,
 }
 
 impl Tuning {
