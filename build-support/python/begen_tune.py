@@ -377,6 +377,14 @@ def main(argv):
     else:
         keys = shape_keys(json.loads(args.shapes_json or "{}"))
     wanted = set(filter(None, args.kernels.split(",")))
+    for fn in sorted({k[0] for k in keys if k[0] not in tuned} | (wanted - set(tuned))):
+        import difflib
+
+        near = difflib.get_close_matches(fn, list(tuned), n=1)
+        more = f" (did you mean {near[0]!r}?)" if near else ""
+        raise SystemExit(
+            f"begen tune: {fn!r} is not a tuned kernel of {args.name}{more}; its tuned kernels: {', '.join(sorted(tuned))}"
+        )
     keys = [k for k in keys if k[0] in tuned and (not wanted or k[0] in wanted)]
     # One measurement per bucketed key: keys of one bucket share an entry.
     seen, unique = set(), []
