@@ -560,8 +560,16 @@ fn commit(
     let inputs = relink::LinkInputs::new(work, job.linker, &link::link_args(job), &read);
     let expected: Vec<(PathBuf, &[u8])> =
         outputs.iter().map(|f| (out.join(&f.rel_path), f.contents.as_bytes())).collect();
+    // A table this build does not ship (begen.yaml no longer names one)
+    // must not go on choosing candidates from OUT, even when nothing else
+    // changed.
+    let table = out.join(&names.tune_table);
+    let dropped = library.tuning.table.is_none() && table.is_file();
+    if dropped {
+        std::fs::remove_file(&table).map_err(|e| Error::io(&table, e))?;
+    }
     let Some(why) = inputs.stale(work, &lib_path, &expected) else {
-        return Ok(Vec::new());
+        return Ok(if dropped { vec![table] } else { Vec::new() });
     };
     if explain {
         reporter.progress(&format!("{}: linking, as {why}", names.library));
@@ -578,13 +586,7 @@ fn commit(
         staged.push(path);
     }
     let mut changed = files::commit_staged(&staged, out, &names.module)?;
-    // A table this build does not ship (begen.yaml no longer names one)
-    // must not go on choosing candidates from OUT.
-    let table = out.join(&names.tune_table);
-    if library.tuning.table.is_none() && table.is_file() {
-        std::fs::remove_file(&table).map_err(|e| Error::io(&table, e))?;
-        changed.push(table);
-    }
+    changed.extend(dropped.then_some(table));
     drop(staging);
     inputs.save(work, &lib_path);
     Ok(changed)

@@ -60,7 +60,7 @@ Declare the candidates in begen.yaml, build, then tune on the machine to tune fo
   # begen.yaml:         tune: {colsum: {consts: [BLOCK], key: [n]}}
   begen build kernels --out out
   begen tune out --shapes shapes.yaml          # shapes.yaml: colsum: [{n: 512, m: 512}, {n: 8192, m: 512}]
-  begen tune out --record python train.py     # or: the keys train.py traces
+  begen tune out --record python train.py      # or: the keys train.py traces
 Each candidate's outputs are checked against the default's, then timed as many
 calls inside one jit; the winners go into the user's table
 ($BEGEN_TUNE_DIR, else ~/.cache/begen/tune/<NAME>.tune.json), which the

@@ -406,7 +406,7 @@ pub(crate) fn shadows_py_module(name: &str) -> bool {
 /// function, module or parameter of one of these names would hide one, so
 /// it gets a `_` appended. Every name starting with `_begen` is reserved
 /// too (see [`is_py_reserved`]).
-pub(crate) const PY_RESERVED: [&str; 78] = [
+pub(crate) const PY_RESERVED: [&str; 73] = [
     // The module's own names (the template's and the runtime's).
     "register",
     "registry",
@@ -470,11 +470,6 @@ pub(crate) const PY_RESERVED: [&str; 78] = [
     "zip",
     "enumerate",
     "object",
-    "frozenset",
-    "all",
-    "abs",
-    "max",
-    "sum",
     "OSError",
     "UnicodeDecodeError",
     // The stub's names.

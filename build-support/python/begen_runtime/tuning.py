@@ -62,11 +62,16 @@ def _begen_tune_text(fn, kind, value):
         return None
 
 
+def _begen_tune_value(kind, text):
+    # A const's canonical text as the Python value its keyword takes.
+    return text == "true" if kind == "bool" else int(text)
+
+
 def _begen_tune_fixed(fn, config, given):
     # The tuned consts the caller fixed, by keyword (`given`: const ->
-    # value or None) or by `config=`, as canonical text; each one checked
-    # against the built candidates. Returns (every tuned const's value, the
-    # default's where not fixed; the names fixed).
+    # value or None) or by `config=`, each checked against the built
+    # candidates. Returns (every tuned const's value as its keyword takes
+    # it, the default's where not fixed; the names fixed).
     spec = _BEGEN_TUNE[fn]
     consts = spec["consts"]
     fixed = {}
@@ -81,23 +86,19 @@ def _begen_tune_fixed(fn, config, given):
     for name, value in given.items():
         if value is None:
             continue
-        if name in fixed and _begen_tune_text(fn, consts[name][0], fixed[name]) != _begen_tune_text(
-            fn, consts[name][0], value
-        ):
+        kind = consts[name][0]
+        if name in fixed and _begen_tune_text(fn, kind, fixed[name]) != _begen_tune_text(fn, kind, value):
             raise ValueError(f"{fn}: {name}={value!r} and config={{{name!r}: {fixed[name]!r}}} disagree")
         fixed[name] = value
     values = {}
     for name, (kind, built, default) in consts.items():
-        if name not in fixed:
-            values[name] = default
-            continue
-        text = _begen_tune_text(fn, kind, fixed[name])
+        text = _begen_tune_text(fn, kind, fixed[name]) if name in fixed else default
         if text not in built:
             raise ValueError(
                 f"{fn}: {name}={fixed[name]!r} is not a built candidate; {name} is one of {', '.join(built)}"
             )
-        values[name] = text
-    return values, frozenset(fixed)
+        values[name] = _begen_tune_value(kind, text)
+    return values, set(fixed)
 
 
 def _begen_tune_bucket(v):
@@ -169,11 +170,11 @@ def _begen_tune_parse(path, data):
             and isinstance(e.get("hash"), str)
             and isinstance(e.get("device"), str)
             and isinstance(e.get("dtypes"), list)
-            and all(isinstance(t, str) for t in e["dtypes"])
+            and not [t for t in e["dtypes"] if not isinstance(t, str)]
             and isinstance(e.get("key"), dict)
-            and all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in e["key"].items())
+            and not [v for v in e["key"].values() if not isinstance(v, int) or isinstance(v, bool)]
             and isinstance(e.get("config"), dict)
-            and all(isinstance(k, str) and isinstance(v, str) for k, v in e["config"].items())
+            and not [v for v in e["config"].values() if not isinstance(v, str)]
         )
         if not ok:
             raise bad(
@@ -223,10 +224,10 @@ def _begen_tune_warn(path, fn, why):
         _begen_tune_warned.add(key)
     import warnings
 
-    warnings.warn(f"{path}: the tuning entry of {fn} is ignored: {why}", RuntimeWarning, stacklevel=4)
+    warnings.warn(f"{path}: the tuning entry of {fn} is ignored: {why}", stacklevel=4)
 
 
-def _begen_tune_usable(path, fn, e, key, fixed, values):
+def _begen_tune_usable(path, fn, e, key, fixed, c):
     # Whether entry `e` of the table at `path` applies to a call of `fn`
     # with this device and these dtypes: for this kernel as built now (else
     # a warning, once), agreeing with the consts the caller fixed.
@@ -242,22 +243,26 @@ def _begen_tune_usable(path, fn, e, key, fixed, values):
     if set(e["config"]) != set(consts) or any(e["config"][n] not in consts[n][1] for n in consts):
         _begen_tune_warn(path, fn, f"its candidate {e['config']} is not one this build holds")
         return False
-    return all(e["config"][n] == values[n] for n in fixed)
+    return not [n for n in fixed if e["config"][n] != c[n]]
 
 
 def _begen_tune_distance(a, b):
     # How far apart two bucketed keys are: the sum of their log2 distances.
-    return sum(abs(a[k].bit_length() - b[k].bit_length()) for k in a)
+    far = 0
+    for k in a:
+        step = a[k].bit_length() - b[k].bit_length()
+        far += step if step > 0 else -step
+    return far
 
 
-def _begen_tune_lookup(fn, key, fixed, values):
+def _begen_tune_lookup(fn, key, fixed, c):
     # The config the tables give for `key`: an exact bucket from the user's
     # table, then the shipped one; else the nearest bucket of either (the
     # user's first on a tie); None when neither has an entry that applies.
     nearest = None
     for path in (_begen_tune_user_table(), _begen_tune_shipped_table()):
         for e in _begen_tune_entries(path):
-            if not _begen_tune_usable(path, fn, e, key, fixed, values):
+            if not _begen_tune_usable(path, fn, e, key, fixed, c):
                 continue
             if e["key"] == key[2]:
                 return e["config"]
@@ -291,25 +296,25 @@ def _begen_tune_dtypes(arrays):
     return tuple(out)
 
 
-def _begen_tune_pick(fn, c, d, arrays, values, fixed, extents=None):
-    # The consts `c` of a call with its tuned ones chosen: `values` (the
-    # caller's and the defaults) when every one is fixed or BEGEN_TUNE
-    # says so, else the tables' choice for the call's key (its inputs'
-    # dtypes, its key dims).
+def _begen_tune_pick(fn, c, d, arrays, fixed, extents=None):
+    # The consts `c` of a call (the tuned ones the caller's or the
+    # defaults, as `_begen_inputs` resolved them) with the tuned ones the
+    # tables choose for the call's key (its inputs' dtypes, its key dims),
+    # unless the caller fixed every one or BEGEN_TUNE says not to.
     spec = _BEGEN_TUNE[fn]
     dtypes = _begen_tune_dtypes(arrays)
-    chosen = dict(values)
     record = _os.environ.get("BEGEN_TUNE_RECORD")
     if record:
         _begen_tune_record(record, fn, d, dtypes, extents)
     mode = _os.environ.get("BEGEN_TUNE", "")
     if mode not in ("", "default", "off"):
         raise ValueError(f"BEGEN_TUNE={mode!r}: it takes 'default' or 'off' (or is unset)")
-    if len(fixed) < len(spec["consts"]) and not mode:
-        key = _begen_tune_key(fn, d, dtypes, extents)
-        found = None if key is None else _begen_tune_lookup(fn, key, fixed, values)
-        if found is not None:
-            chosen.update(found)
+    if len(fixed) == len(spec["consts"]) or mode:
+        return c
+    key = _begen_tune_key(fn, d, dtypes, extents)
+    found = None if key is None else _begen_tune_lookup(fn, key, fixed, c)
+    if found is None:
+        return c
     out = dict(c)
-    out.update(chosen)
+    out.update(found)
     return out

@@ -54,8 +54,9 @@ def write(path, *entries):
 
 def pick(n, config=None, block=None, dtype=np.float32):
     values, fixed = tuning._begen_tune_fixed("colsum", config, {"BLOCK": block, "UNROLL": None})
-    c = {"BLOCK": values["BLOCK"], "UNROLL": values["UNROLL"]}
-    return tuning._begen_tune_pick("colsum", c, {"n": (n, "from 'x'")}, (np.zeros(1, dtype),), values, fixed)
+    assert isinstance(values["BLOCK"], int) and isinstance(values["UNROLL"], bool)
+    c = {"BLOCK": str(values["BLOCK"]), "UNROLL": "true" if values["UNROLL"] else "false"}
+    return tuning._begen_tune_pick("colsum", c, {"n": (n, "from 'x'")}, (np.zeros(1, dtype),), fixed)
 
 
 def test_buckets_are_powers_of_two_at_or_above():
@@ -125,7 +126,7 @@ def test_begen_tune_default_or_off_ignores_the_tables(tables, monkeypatch):
 
 def test_stale_and_foreign_entries_are_ignored_with_one_warning(tables):
     write(tables["user"], entry(128, "64", hash="old"))
-    with pytest.warns(RuntimeWarning, match="sources changed since it was tuned"):
+    with pytest.warns(UserWarning, match="sources changed since it was tuned"):
         assert pick(100)["BLOCK"] == "1"
     import warnings
 
@@ -133,7 +134,7 @@ def test_stale_and_foreign_entries_are_ignored_with_one_warning(tables):
         warnings.simplefilter("error")
         assert pick(100)["BLOCK"] == "1"  # once
     write(tables["user"], entry(128, "32"))
-    with pytest.warns(RuntimeWarning, match=r"not one this build holds"):
+    with pytest.warns(UserWarning, match=r"not one this build holds"):
         assert pick(100)["BLOCK"] == "1"
     # Another kernel's entries are not this one's business.
     write(tables["user"], entry(128, "64", kernel="other.colsum"))
@@ -176,17 +177,14 @@ def test_a_huge_table_or_a_fifo_is_refused_unread(tables, monkeypatch):
 
 def test_a_symbolic_key_dim_takes_the_default(tables):
     write(tables["user"], entry(128, "64"))
-    values, fixed = tuning._begen_tune_fixed("colsum", None, {"BLOCK": None, "UNROLL": None})
-    c = dict(values)
+    c = {"BLOCK": "1", "UNROLL": "false"}
     assert (
-        tuning._begen_tune_pick("colsum", c, {"n": ("b", "x")}, (np.zeros(1, np.float32),), values, fixed)["BLOCK"]
-        == "1"
+        tuning._begen_tune_pick("colsum", c, {"n": ("b", "x")}, (np.zeros(1, np.float32),), set())["BLOCK"] == "1"
     )
 
 
 def test_per_shard_extents_choose_the_entry(tables):
     write(tables["user"], entry(128, "64"), entry(1024, "8"))
-    values, fixed = tuning._begen_tune_fixed("colsum", None, {"BLOCK": None, "UNROLL": None})
-    x = np.zeros(1, np.float32)
-    got = tuning._begen_tune_pick("colsum", dict(values), {"n": (1024, "x")}, (x,), values, fixed, {"n": 128})
+    c, x = {"BLOCK": "1", "UNROLL": "false"}, np.zeros(1, np.float32)
+    got = tuning._begen_tune_pick("colsum", c, {"n": (1024, "x")}, (x,), set(), {"n": 128})
     assert got["BLOCK"] == "64"
