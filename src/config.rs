@@ -31,6 +31,9 @@
 //! structs: {Affine: [tag:uint16, scale:float64]}   # passed by value to binary kernels
 //! binaries:                  # precompiled kernels (see `BinaryConfig`)
 //!   - {file: k.cubin, convention: c, kernels: {k: {params: [...], grid: [1], block: [128]}}}
+//! tune:                      # candidates compiled in, chosen per device and shape
+//!   colsum: {consts: [BLOCK], key: [n]}
+//!   table: tuning/kernels.tune.json   # shipped as OUT/<NAME>.tune.json
 //! link:
 //!   libs: [cublas]           # CUDA toolkit libraries are found where nvcc's toolkit is
 //!   dirs: [third_party/lib]  # relative to the root
@@ -89,6 +92,43 @@ pub(crate) struct Config {
     /// Precompiled GPU kernels (see `BinaryConfig`).
     #[serde(default)]
     pub(crate) binaries: Vec<BinaryConfig>,
+    /// Tuned kernels (a kernel's name -> [`TuneConfig`]) and `table:`, the
+    /// shipped tuning table; each entry is read by `check`, which reports
+    /// its mistakes where they are written.
+    #[serde(default)]
+    pub(crate) tune: BTreeMap<String, serde_yaml_ng::Value>,
+}
+
+/// One `tune:` entry: which compiled-in candidates of a kernel are
+/// measured, the dims that key the table, the default.
+///
+/// ```yaml
+/// tune:
+///   colsum: {consts: [BLOCK], key: [n], default: {BLOCK: 64}, inputs: "my_inputs:colsum"}
+///   table: tuning/kernels.tune.json
+/// ```
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TuneConfig {
+    /// The kernel's `const.` parameters whose instances are the candidates.
+    #[serde(default)]
+    pub(crate) consts: Vec<String>,
+    /// Typed-contract dimensions whose (bucketed) values select an entry.
+    #[serde(default)]
+    pub(crate) key: Vec<String>,
+    /// The candidate a call runs when no table has an entry for it.
+    #[serde(default)]
+    pub(crate) default: BTreeMap<String, serde_yaml_ng::Value>,
+    /// `module:function`, a Python generator of realistic inputs for a key.
+    pub(crate) inputs: Option<String>,
+    /// A source's candidates: defines, each combination compiled in.
+    #[serde(default)]
+    pub(crate) defines: BTreeMap<String, serde_yaml_ng::Value>,
+    /// Which combinations of `defines` are candidates.
+    #[serde(rename = "where")]
+    pub(crate) where_: Option<String>,
+    /// An algorithm: its implementations are the candidates.
+    pub(crate) implementations: Option<bool>,
 }
 
 /// One `binaries:` entry: a file, its calling convention and its kernels,
@@ -666,6 +706,11 @@ impl Locator<'_> {
     /// [`ConfigFile::value`].
     pub(crate) fn value(&self, path: &[Seg]) -> Option<Span> {
         self.file.map(|f| f.value(self.map, path))
+    }
+
+    /// [`ConfigFile::find`].
+    pub(crate) fn find(&self, path: &[Seg], text: &str) -> Option<Span> {
+        self.file.map(|f| f.find(self.map, path, text))
     }
 }
 

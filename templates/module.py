@@ -52,6 +52,28 @@ _BEGEN_BUILD = "{{ m.build }}"
 
 # The dtypes JAX holds only in x64 mode: with it off, an input of one is refused.
 _BEGEN_WIDE = {{ m.wide }}
+{%- if !m.tune.is_empty() %}
+
+# The tuned kernels (begen.yaml's `tune:`): each one's FFI target, tuned
+# consts (kind, built values, default), key dims, the hash of what its
+# candidates are compiled from, and what `begen tune` calls and feeds it.
+_BEGEN_TUNE = {
+{%- for t in m.tune %}
+    {{ t.key }}: {
+        "target": {{ t.target }},
+        "platform": {{ t.platform }},
+        "consts": {{ "{" }}{% for (n, v) in t.consts %}{% if !loop.first %}, {% endif %}{{ n }}: {{ v }}{% endfor %}},
+        "key": {{ t.dims }},
+        "hash": {{ t.hash }},
+        "call": {{ t.call }},
+        "args": {{ t.args }},
+        "types": {{ "{" }}{% for (n, v) in t.types %}{% if !loop.first %}, {% endif %}{{ n }}: {{ v }}{% endfor %}},
+        "attrs": {{ t.attrs }},
+        "inputs": {{ t.inputs }},
+    },
+{%- endfor %}
+}
+{%- endif %}
 
 
 def register():

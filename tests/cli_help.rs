@@ -39,3 +39,8 @@ fn top_level_help() {
 fn new_help() {
     check("new");
 }
+
+#[test]
+fn tune_help() {
+    check("tune");
+}

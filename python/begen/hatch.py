@@ -171,7 +171,8 @@ class BegenBuildHook(BuildHookInterface):
 
         manifest = _read_manifest(out / f"{name}.yaml")
         dest = settings["destination"]
-        for file in (f"lib{name}.so", f"{name}.py", f"{name}.pyi", f"{name}.yaml"):
+        shipped = (f"{name}.tune.json",) if (out / f"{name}.tune.json").is_file() else ()
+        for file in (f"lib{name}.so", f"{name}.py", f"{name}.pyi", f"{name}.yaml", *shipped):
             build_data["force_include"][str(out / file)] = f"{dest}/{file}" if dest else file
         build_data["pure_python"] = False
         library = out / f"lib{name}.so"

@@ -295,7 +295,8 @@ impl Generated {
 
 impl BuildOutput {
     /// Copies the files Python needs — `lib<NAME>.so`, `<NAME>.py`,
-    /// `<NAME>.pyi` and the manifest `<NAME>.yaml` — into `dir` (a folder of a
+    /// `<NAME>.pyi`, the manifest `<NAME>.yaml` and, when begen.yaml ships
+    /// one, the tuning table `<NAME>.tune.json` — into `dir` (a folder of a
     /// Python package), under the same names, so the module finds the
     /// library beside it there too. A file is written only when its bytes
     /// changed (its mtime otherwise kept), through a temporary file renamed
@@ -312,7 +313,11 @@ impl BuildOutput {
     /// ```
     pub fn copy_python_outputs(&self, dir: &Path) -> Result<Vec<PathBuf>> {
         let mut written = Vec::new();
-        for from in [&self.library_path, &self.module_path, &self.stub_path, &self.manifest_path] {
+        let table = self.library.plan.out().join(&self.library.plan.outputs.tune_table);
+        let shipped = self.library.tuning.table.is_some().then_some(&table);
+        for from in
+            [&self.library_path, &self.module_path, &self.stub_path, &self.manifest_path].into_iter().chain(shipped)
+        {
             let bytes = std::fs::read(from).map_err(|e| Error::io(from, e))?;
             let to = dir.join(from.file_name().unwrap_or_default());
             if files::write_if_changed(&to, &bytes)? {
@@ -376,6 +381,12 @@ fn support_headers(env: &Env, work: &Path) -> Result<PathBuf> {
         Some(dir) => Ok(PathBuf::from(dir)),
         None => support::write_headers(&work.join("include")),
     }
+}
+
+/// The Python that has jax: `BEGEN_PYTHON`, else the venv's begen was
+/// installed into, else `python3`.
+pub(crate) fn python(env: &Env) -> String {
+    Discovery::new(env).python()
 }
 
 /// The XLA FFI headers a build compiles against: jaxlib `jax_min`'s (from
@@ -549,8 +560,16 @@ fn commit(
     let inputs = relink::LinkInputs::new(work, job.linker, &link::link_args(job), &read);
     let expected: Vec<(PathBuf, &[u8])> =
         outputs.iter().map(|f| (out.join(&f.rel_path), f.contents.as_bytes())).collect();
+    // A table this build does not ship (begen.yaml no longer names one)
+    // must not go on choosing candidates from OUT, even when nothing else
+    // changed.
+    let table = out.join(&names.tune_table);
+    let dropped = library.tuning.table.is_none() && table.is_file();
+    if dropped {
+        std::fs::remove_file(&table).map_err(|e| Error::io(&table, e))?;
+    }
     let Some(why) = inputs.stale(work, &lib_path, &expected) else {
-        return Ok(Vec::new());
+        return Ok(if dropped { vec![table] } else { Vec::new() });
     };
     if explain {
         reporter.progress(&format!("{}: linking, as {why}", names.library));
@@ -566,7 +585,8 @@ fn commit(
         std::fs::write(&path, file.contents.as_bytes()).map_err(|e| Error::io(&path, e))?;
         staged.push(path);
     }
-    let changed = files::commit_staged(&staged, out, &names.module)?;
+    let mut changed = files::commit_staged(&staged, out, &names.module)?;
+    changed.extend(dropped.then_some(table));
     drop(staging);
     inputs.save(work, &lib_path);
     Ok(changed)

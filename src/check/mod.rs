@@ -25,6 +25,7 @@ mod plan;
 mod primitives;
 mod sharding;
 mod tokens;
+mod tune;
 
 pub(crate) use plan::backend as plan_backend;
 
@@ -99,6 +100,7 @@ pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Decla
     let algorithms = algorithms::resolve(listed, &functions, &modules, namespaced, &mut diags);
     let plan = plan::resolve(req, &name, choice, &sources, jax_min, !binaries.images.is_empty());
     check_include_paths(req, &plan.includes, &functions, &mut sources, &mut diags);
+    let tuning = tune::check_tune(req, &functions, &modules, namespaced, &mut diags);
     let library = Library {
         name,
         prefix,
@@ -110,6 +112,7 @@ pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Decla
         plan,
         root: req.root.to_path_buf(),
         binaries: binaries.images.clone(),
+        tuning,
     };
     (library, diags)
 }

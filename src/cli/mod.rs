@@ -7,6 +7,7 @@ mod build;
 mod install;
 mod new;
 mod scan;
+mod tune;
 
 /// Like `eprintln!`, but a closed stderr (`begen scan DIR 2>&1 >/dev/null |
 /// head -1`) is not a panic: what cannot be shown is dropped.
@@ -53,6 +54,7 @@ Typical use:
   begen scan kernels --format json           # the same, for tools
   begen build kernels --out out --name ops   # out/libops.so, ops.py, ops.pyi, ops.yaml
   begen doctor                               # which compilers and headers it uses
+  begen tune out --shapes shapes.yaml        # time tuned kernels' candidates here
 Then, in Python:
   import sys; sys.path.insert(0, \"out\"); import ops
   y = ops.scale(x, alpha=2.0, out=jax.ShapeDtypeStruct(x.shape, x.dtype))
@@ -71,6 +73,8 @@ enum Command {
     Doctor(build::DoctorArgs),
     /// Create a kernel package: pyproject.toml with begen's build hook, a CPU kernel with its gradient, a test.
     New(new::NewArgs),
+    /// Time a built library's tuned kernels' candidates here; keep the fastest per device and shape.
+    Tune(tune::TuneArgs),
 }
 
 /// Runs the CLI; returns the process exit status.
@@ -82,5 +86,6 @@ pub fn main() -> i32 {
         Command::Build(args) => build::build(args),
         Command::Doctor(args) => build::doctor(args),
         Command::New(args) => new::run(args),
+        Command::Tune(args) => tune::run(args),
     }
 }

@@ -18,6 +18,7 @@
 
 pub(crate) mod messages;
 pub mod render;
+pub(crate) mod suggest;
 
 /// The files a run read, which diagnostics point into (see [`render`]).
 pub use crate::source::SourceMap;

@@ -116,6 +116,14 @@ pub(crate) fn emit(lib: &Library, xla_api_version: Option<&str>) -> Emitted {
         source: None,
         contents: manifest::emit_manifest(lib, xla_api_version),
     });
+    if let Some(table) = &lib.tuning.table {
+        files.push(GeneratedFile {
+            rel_path: lib.plan.outputs.tune_table.clone(),
+            kind: FileKind::TuneTable,
+            source: None,
+            contents: table.clone(),
+        });
+    }
     Emitted { files }
 }
 

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use crate::model::{
     Algorithm, AttrType, Const, ConstKind, ElementType, Extent, Function, Library, Param, Platform, RecordType,
-    ScalarKind, TensorType, Token,
+    ScalarKind, TensorType, Token, Tuned,
 };
 
 use super::cpp::Unit;
@@ -55,6 +55,8 @@ pub(crate) struct PyModuleView {
     /// `_BEGEN_BUILD`: empty in the view; emit writes the hash of the
     /// module's text in its place.
     pub(crate) build: String,
+    /// `_BEGEN_TUNE`: the tuned kernels (none: no such dict).
+    pub(crate) tune: Vec<PyTuneSpec>,
 }
 
 /// One module of a library of several: a namespace built by a function of
@@ -173,6 +175,8 @@ pub(crate) enum PyParam {
     /// `out`: the structs of the `ret` outputs (`optional` where they can
     /// be inferred from the inputs).
     Out { optional: bool, structs: usize },
+    /// `config=None`: a tuned kernel's candidate, by its tuned consts.
+    Config,
 }
 
 /// A function's body.
@@ -243,6 +247,44 @@ pub(crate) struct PyTyped {
     pub(crate) sizes: Vec<(String, String)>,
     /// The `ret` outputs' contracts, where there are any.
     pub(crate) outputs: Option<PyLit>,
+    /// A tuned kernel: its key in `_BEGEN_TUNE` and its tuned consts (their
+    /// names as literals and their keywords), chosen after the inputs are
+    /// checked.
+    pub(crate) tune: Option<PyTune>,
+}
+
+/// How a tuned kernel's function chooses its candidate.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyTune {
+    pub(crate) key: String,
+    pub(crate) given: Vec<(String, String)>,
+}
+
+/// A tuned kernel's entry of the module's `_BEGEN_TUNE` (every field a
+/// literal): what the runtime chooses with and `begen tune` measures with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyTuneSpec {
+    /// The function as its messages name it (`name` or `module.name`).
+    pub(crate) key: String,
+    /// The FFI target without the instance (`prefix.name`), the table's
+    /// `kernel`.
+    pub(crate) target: String,
+    pub(crate) platform: String,
+    /// Each tuned const: its name, and (kind, its values, its default).
+    pub(crate) consts: Vec<(String, PyLit)>,
+    /// The key dims.
+    pub(crate) dims: PyLit,
+    pub(crate) hash: String,
+    /// The function's path from the module (`name` or `module.name`).
+    pub(crate) call: String,
+    /// The inputs' contracts, as `_begen_inputs` takes them.
+    pub(crate) args: PyLit,
+    /// Each type const: its name and values.
+    pub(crate) types: Vec<(String, PyLit)>,
+    /// Each attribute's keyword and Python type.
+    pub(crate) attrs: PyLit,
+    /// `module:function`, or `None`.
+    pub(crate) inputs: String,
 }
 
 /// A const for `_begen_inputs`: its name, Python name and kind (as
@@ -254,6 +296,9 @@ pub(crate) struct PyConstSpec {
     pub(crate) kind: String,
     pub(crate) given: Option<String>,
     pub(crate) values: PyLit,
+    /// A tuned const: its value is the caller's or the default
+    /// (`_begen_tv`), until the tables choose.
+    pub(crate) tuned: bool,
 }
 
 /// The XLA FFI call of a kernel.
@@ -708,6 +753,79 @@ pub(crate) fn py_function_view(f: &Function, shown: &str) -> PyFunctionView {
     }
 }
 
+/// A tuned kernel's function: its tuned consts' keywords default to
+/// `None` (the tables choose), `config=` fixes them by name, and the
+/// consts are chosen after the inputs are checked. A call split across
+/// devices passes both on to each block's call.
+pub(crate) fn with_tuning(view: &mut PyFunctionView, f: &Function, tuned: &Tuned, shown: &str) {
+    let tuned_consts: Vec<&Const> = tuned.consts.iter().map(|&k| &f.consts[k]).collect();
+    let is_tuned = |name: &str| tuned_consts.iter().any(|k| k.py_name == name);
+    let mut params = Vec::new();
+    for p in std::mem::take(&mut view.params) {
+        if matches!(p, PyParam::Out { .. }) {
+            params.push(PyParam::Config);
+        }
+        params.push(match p {
+            PyParam::Const { name, stub, .. } if is_tuned(&name) => {
+                let stub = if stub == "bool" { "bool | None" } else { "int | None" };
+                PyParam::Const { name, stub, default: Some("None".into()) }
+            }
+            other => other,
+        });
+    }
+    if !params.contains(&PyParam::Config) {
+        params.push(PyParam::Config);
+    }
+    view.params = params;
+    view.keywords.push(("config".into(), "config".into()));
+    let PyBody::Kernel(body) = &mut view.body else { return };
+    let PyCheck::Typed(t) = &mut body.check else { return };
+    for c in &mut t.consts {
+        c.tuned = tuned_consts.iter().any(|k| py_str(&k.name) == c.name);
+    }
+    t.tune = Some(PyTune {
+        key: py_str(shown),
+        given: tuned_consts.iter().map(|k| (py_str(&k.name), k.py_name.clone())).collect(),
+    });
+}
+
+/// A tuned kernel's `_BEGEN_TUNE` entry.
+fn py_tune_spec(library: &Library, f: &Function, tuned: &Tuned, shown: &str) -> PyTuneSpec {
+    let consts = tuned
+        .consts
+        .iter()
+        .zip(&tuned.default)
+        .map(|(&k, default)| {
+            let c = &f.consts[k];
+            (py_str(&c.name), PyLit::tuple([py_const_kind(c).into(), PyLit::strs(&c.values), default.as_str().into()]))
+        })
+        .collect();
+    let types = f
+        .consts
+        .iter()
+        .filter(|c| c.kind == ConstKind::Type)
+        .map(|c| (py_str(&c.name), PyLit::strs(&c.values)))
+        .collect();
+    let attrs = PyLit::tuple(f.attrs().map(|(p, ty)| PyLit::strs([p.py_name.as_str(), ty.kind().py_type()])));
+    let call = match library.modules.iter().find(|m| m.name == f.module) {
+        Some(m) if library.namespaced => format!("{}.{}", m.py_name, f.py_name),
+        _ => f.py_name.clone(),
+    };
+    PyTuneSpec {
+        key: py_str(shown),
+        target: py_str(&f.target),
+        platform: py_str(f.platform.as_str()),
+        consts,
+        dims: PyLit::strs(&tuned.key),
+        hash: py_str(&tuned.hash),
+        call: py_str(&call),
+        args: PyLit::tuple(f.input_params().map(|p| py_spec(&p.py_name, p.token.contract(), p.token.is_list()))),
+        types,
+        attrs,
+        inputs: tuned.inputs.as_deref().map_or_else(|| "None".to_string(), py_str),
+    }
+}
+
 /// The parameter list: the inputs (positional only), then the attributes,
 /// the keyword consts and `out`.
 fn emit_params(parts: &FunctionParts) -> Vec<PyParam> {
@@ -806,6 +924,7 @@ fn emit_typed_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
         sizes: size_attrs(f).into_iter().map(|p| (py_str(&p.name), p.py_name.clone())).collect(),
         outputs: (!parts.rets.is_empty())
             .then(|| PyLit::tuple(parts.rets.iter().map(|p| py_spec(&p.name, p.token.contract(), false)))),
+        tune: None,
     };
     let mut results = Vec::new();
     let mut aliases = Vec::new();
@@ -861,6 +980,7 @@ fn emit_const_specs(parts: &FunctionParts) -> Vec<PyConstSpec> {
             kind: py_str(py_const_kind(k)),
             given: parts.keyword_consts.iter().any(|g| g.name == k.name).then(|| k.py_name.clone()),
             values: PyLit::strs(&k.values),
+            tuned: false,
         })
         .collect()
 }
@@ -1181,6 +1301,15 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
             }
         })
         .collect();
+    let mut tune = Vec::new();
+    for (k, view, _) in views.iter_mut() {
+        if let Some(tuned) = library.tuning.of(*k) {
+            let f = &fs[*k];
+            let shown = if library.namespaced { format!("{}.{}", f.module, f.name) } else { f.name.clone() };
+            with_tuning(view, f, tuned, &shown);
+            tune.push(py_tune_spec(library, f, tuned, &shown));
+        }
+    }
     let plain: Vec<PyFunctionView> = views.iter().map(|(_, v, _)| v.clone()).collect();
     let mut has_vjp = false;
     for (k, view, _) in views.iter_mut() {
@@ -1236,7 +1365,11 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
         .map(|f: &PyFunctionView| f.py_name.as_str())
         .chain(modules.iter().map(|m| m.py_name.as_str()))
         .chain(algorithms.iter().map(|a| a.function.py_name.as_str()));
-    let sections = runtime::sections(module_sections(library, has_vjp, has_primitive, has_sharding));
+    let mut wanted = module_sections(library, has_vjp, has_primitive, has_sharding);
+    if !tune.is_empty() {
+        wanted.push(Section::Tuning);
+    }
+    let sections = runtime::sections(wanted);
     PyModuleView {
         name: library.name.clone(),
         sources: sources.into_iter().collect(),
@@ -1272,6 +1405,7 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
         api_symbol: py_str(&super::cpp::ffi_api_symbol(&library.name)),
         wide: py_wide_dtypes(),
         build: String::new(),
+        tune,
     }
 }
 

@@ -28,6 +28,8 @@ pub(crate) enum Section {
     Arrays,
     /// Typed contracts: inputs and outputs checked, consts resolved.
     Contracts,
+    /// `tune:` kernels: the candidate chosen when a call is traced.
+    Tuning,
     /// A binary kernel's lists of arrays.
     Lists,
     /// `unsupported:` attribute values refused.
@@ -55,7 +57,7 @@ macro_rules! section_files {
         impl Section {
             /// Every section, in the order a module prints them.
             #[cfg(test)]
-            pub(crate) const ALL: [Section; 15] = [$(Section::$section),*];
+            pub(crate) const ALL: [Section; 16] = [$(Section::$section),*];
 
             /// The file's name under `build-support/python/begen_runtime/`.
             #[cfg(test)]
@@ -82,6 +84,7 @@ section_files! {
     Records => "records.py",
     Arrays => "arrays.py",
     Contracts => "contracts.py",
+    Tuning => "tuning.py",
     Lists => "lists.py",
     Unsupported => "unsupported.py",
     Vjp => "vjp.py",

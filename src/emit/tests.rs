@@ -126,6 +126,7 @@ fn library(name: &str, mut functions: Vec<Function>) -> Library {
         plan: crate::model::plan::Plan::empty(name),
         root: PathBuf::from("/"),
         binaries: Vec::new(),
+        tuning: Default::default(),
     }
 }
 

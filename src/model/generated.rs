@@ -23,6 +23,8 @@ pub(crate) enum FileKind {
     PythonStub,
     /// `<name>.yaml`.
     Manifest,
+    /// `<name>.tune.json`, the shipped tuning table.
+    TuneTable,
 }
 
 /// One generated file: where it goes (relative to the output directory,

@@ -806,6 +806,47 @@ pub struct Library {
     pub(crate) root: PathBuf,
     /// The images of begen.yaml's `binaries:` that kernels use.
     pub(crate) binaries: Vec<binary::BinaryImage>,
+    /// begen.yaml's `tune:`: the tuned kernels and the shipped table.
+    pub(crate) tuning: Tuning,
+}
+
+/// What begen.yaml's `tune:` declares, checked: kernels whose compiled-in
+/// candidates a call chooses among when it is traced, and the table
+/// shipped with the library.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Tuning {
+    /// Sorted by function index.
+    pub(crate) kernels: Vec<Tuned>,
+    /// The shipped table (`table:`): its text, checked to be a table;
+    /// written into OUT as `<NAME>.tune.json`.
+    pub(crate) table: Option<String>,
+}
+
+impl Tuning {
+    /// The tuning of function `index` of the library, if it is tuned.
+    pub(crate) fn of(&self, index: usize) -> Option<&Tuned> {
+        self.kernels.iter().find(|t| t.function == index)
+    }
+}
+
+/// One tuned kernel: its candidates are the instances of its tuned consts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Tuned {
+    /// Index into [`Library::functions`].
+    pub(crate) function: usize,
+    /// Indices into the function's consts: the tuned ones (integer or bool
+    /// value parameters), in the function's order.
+    pub(crate) consts: Vec<usize>,
+    /// Each tuned const's default value (one of its values, canonical).
+    pub(crate) default: Vec<String>,
+    /// Typed-contract dimensions of the inputs that key the table.
+    pub(crate) key: Vec<String>,
+    /// `module:function` generating realistic inputs (checked identifiers).
+    pub(crate) inputs: Option<String>,
+    /// A hash of what the candidates are compiled from (the kernel's source
+    /// file, its contract and its candidates), 16 hex digits: a table entry
+    /// made for other sources is stale.
+    pub(crate) hash: String,
 }
 
 #[cfg(test)]

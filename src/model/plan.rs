@@ -22,6 +22,9 @@ pub(crate) struct Outputs {
     pub(crate) stub: String,
     /// `<NAME>.yaml`, the manifest.
     pub(crate) manifest: String,
+    /// `<NAME>.tune.json`, the shipped tuning table: a fifth output only
+    /// when begen.yaml declares `tune: table:`.
+    pub(crate) tune_table: String,
 }
 
 impl Outputs {
@@ -32,6 +35,7 @@ impl Outputs {
             module: format!("{name}.py"),
             stub: format!("{name}.pyi"),
             manifest: format!("{name}.yaml"),
+            tune_table: format!("{name}.tune.json"),
         }
     }
 

@@ -40,8 +40,9 @@ pub(crate) const PY_IMPORTS: [PyImport; 9] = [
 ];
 
 /// Modules the generated module imports inside its functions (the version
-/// gate's `sys` and `jaxlib`, `jax.export`, the linked libraries' `nvidia`).
-pub(crate) const PY_LATE_IMPORTS: [&str; 5] = ["sys", "jaxlib", "jax", "nvidia", "warnings"];
+/// gate's `sys` and `jaxlib`, `jax.export`, the linked libraries' `nvidia`,
+/// the tuning tables' `json` and `stat`).
+pub(crate) const PY_LATE_IMPORTS: [&str; 7] = ["sys", "jaxlib", "jax", "nvidia", "warnings", "json", "stat"];
 
 /// The third-party modules JAX imports by top-level name (its dependencies)
 /// or tries to at start-up (its plugins' namespace `jax_plugins`, the GPU and
@@ -405,7 +406,7 @@ pub(crate) fn shadows_py_module(name: &str) -> bool {
 /// function, module or parameter of one of these names would hide one, so
 /// it gets a `_` appended. Every name starting with `_begen` is reserved
 /// too (see [`is_py_reserved`]).
-pub(crate) const PY_RESERVED: [&str; 67] = [
+pub(crate) const PY_RESERVED: [&str; 73] = [
     // The module's own names (the template's and the runtime's).
     "register",
     "registry",
@@ -422,6 +423,10 @@ pub(crate) const PY_RESERVED: [&str; 67] = [
     "_ALGORITHMS",
     "_BEGEN_WIDE",
     "_BEGEN_BUILD",
+    "_BEGEN_TUNE",
+    "_BEGEN_TUNE_FORMAT",
+    "_BEGEN_TUNE_MAX_BYTES",
+    "_BegenTuneTableError",
     "_BegenImplementation",
     "_BegenRegistry",
     "_BegenCall",
@@ -465,6 +470,8 @@ pub(crate) const PY_RESERVED: [&str; 67] = [
     "zip",
     "enumerate",
     "object",
+    "OSError",
+    "UnicodeDecodeError",
     // The stub's names.
     "jax",
     "ArrayLike",

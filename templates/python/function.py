@@ -97,6 +97,7 @@ Algorithm `{{ name }}`: calls its best implementation for the platform the call 
 {%- if stub %}: {% call several("jax.ShapeDtypeStruct", structs) %}{% endcall %}{% if optional %} | None = None{% endif %}
 {%- else if optional %}=None
 {%- endif %}
+{%- when PyParam::Config %}config{% if stub %}: dict[str, int | bool] | None = None{% else %}=None{% endif %}
 {%- endmatch %}
 {%- endfor %}
 {%- endmacro %}
@@ -156,14 +157,21 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {{ ind }}    raise TypeError({{ message }})
 {%- endif %}
 {%- when PyCheck::Typed(t) %}
+{%- if let Some(tu) = t.tune %}
+{{ ind }}_begen_tv, _begen_tf = _begen_tune_fixed({{ tu.key }}, config, {{ "{" }}
+{%- for (n, py) in tu.given %}{% if !loop.first %}, {% endif %}{{ n }}: {{ py }}{% endfor %}})
+{%- endif %}
 {{ ind }}_begen_d, _begen_c = {% if t.lists %}_begen_list_inputs{% else %}_begen_inputs{% endif -%}
 ({{ k.shown }}, {% call tuple(f.inputs) %}{% endcall %}, {{ t.specs }}, (
 {%- for c in t.consts %}{% if !loop.first %}, {% endif -%}
-({{ c.name }}, {{ c.py }}, {{ c.kind }}, {% if let Some(g) = c.given %}{{ g }}{% else %}None{% endif %}, {{ c.values }})
+({{ c.name }}, {{ c.py }}, {{ c.kind }}, {% if c.tuned %}_begen_tv[{{ c.name }}]{% else if let Some(g) = c.given %}{{ g }}{% else %}None{% endif %}, {{ c.values }})
 {%- endfor %}{% if t.consts.len() == 1 %},{% endif %}))
 {%- for (name, py) in t.sizes %}
 {{ ind }}_begen_size({{ k.shown }}, _begen_d, {{ name }}, {{ py }})
 {%- endfor %}
+{%- if let Some(tu) = t.tune %}
+{{ ind }}_begen_c = _begen_tune_pick({{ tu.key }}, _begen_c, _begen_d, {% call tuple(f.inputs) %}{% endcall %}, _begen_tf)
+{%- endif %}
 {%- if let Some(outputs) = t.outputs %}
 {{ ind }}_begen_o = _begen_outputs({{ k.shown }}, out, {{ outputs }}, _begen_d, _begen_c)
 {%- endif %}

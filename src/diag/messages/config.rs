@@ -91,3 +91,94 @@ pub(crate) fn launcher_not_found(program: &str, from: &str) -> String {
          Install it (`apt-get install ccache`, `cargo install sccache`), give its path, or unset it"
     )
 }
+
+// ---- tuning ----
+
+/// ` (did you mean `x`?)` when a close name exists.
+fn did_you_mean(near: Option<&str>) -> String {
+    near.map(|n| format!(" (did you mean `{}`?)", q(n))).unwrap_or_default()
+}
+
+pub(crate) fn bad_tune_entry(key: &str, err: &str) -> String {
+    let (key, err) = (q(key), q(err));
+    format!("`tune: {key}` cannot be read: {err}")
+}
+
+pub(crate) fn tune_unknown_kernel(key: &str, near: Option<&str>) -> String {
+    let more = did_you_mean(near);
+    let key = q(key);
+    format!("`tune:` names `{key}`, which is not a kernel of this library{more}")
+}
+
+pub(crate) fn tune_ambiguous_kernel(key: &str, named: &[String]) -> String {
+    let (key, named) = (q(key), named.iter().map(|n| format!("`{}`", q(n))).collect::<Vec<_>>().join(", "));
+    format!("`tune:` names `{key}`, which several modules have: write one of {named}")
+}
+
+pub(crate) fn tune_no_consts(key: &str) -> String {
+    let key = q(key);
+    format!("`tune: {key}` lists no `consts:`: its candidates are the instances of the consts it names")
+}
+
+pub(crate) const HINT_TUNE_CONSTS: &str = "declare the candidates as template values in the annotation \
+     (`const.BLOCK=64,128,256`) and name them: `tune: {kernel: {consts: [BLOCK], key: [n]}}`";
+
+pub(crate) fn tune_unknown_const(key: &str, name: &str, near: Option<&str>) -> String {
+    let more = did_you_mean(near);
+    let (key, name) = (q(key), q(name));
+    format!("`tune: {key}` names const '{name}', which '{key}' does not have{more}")
+}
+
+pub(crate) fn tune_const_not_value(key: &str, name: &str) -> String {
+    let (key, name) = (q(key), q(name));
+    format!(
+        "`tune: {key}` names const '{name}', which is not an integer or bool value: a type const is decided by the \
+         inputs' dtypes, not tuned"
+    )
+}
+
+pub(crate) fn tune_repeated(key: &str, name: &str) -> String {
+    let (key, name) = (q(key), q(name));
+    format!("`tune: {key}` lists `{name}` twice")
+}
+
+pub(crate) fn tune_bad_default(key: &str, name: &str, value: &str, values: &[String]) -> String {
+    let (key, name, value) = (q(key), q(name), q(value));
+    let values = values.iter().map(|v| q(v).to_string()).collect::<Vec<_>>().join(", ");
+    format!("`tune: {key}` defaults {name} to `{value}`, which is not a built candidate: {name} is one of {values}")
+}
+
+pub(crate) fn tune_default_not_tuned(key: &str, name: &str) -> String {
+    let (key, name) = (q(key), q(name));
+    format!("`tune: {key}` gives a default for `{name}`, which is not under its `consts:`")
+}
+
+pub(crate) fn tune_unknown_key(key: &str, dim: &str, near: Option<&str>) -> String {
+    let more = did_you_mean(near);
+    let (key, dim) = (q(key), q(dim));
+    format!("`tune: {key}` keys on dimension `{dim}`, which no input of '{key}' has{more}")
+}
+
+pub(crate) const HINT_TUNE_KEY: &str = "a key dimension is a named dimension of an input's typed contract \
+     (`arg:float32[n, m]` has `n` and `m`)";
+
+pub(crate) fn tune_bad_inputs(key: &str, inputs: &str) -> String {
+    let (key, inputs) = (q(key), q(inputs));
+    format!("`tune: {key}`'s `inputs: {inputs}` is not `module:function` (Python identifiers, the module dotted)")
+}
+
+pub(crate) const TUNE_DEFINES_UNSUPPORTED: &str =
+    "`tune:` over a source's `defines:` is not supported by this begen: its candidates must be `const.` instances";
+
+pub(crate) const HINT_TUNE_DEFINES: &str = "make the tuned macro a template parameter (`template <int BLOCK>`) and \
+     annotate it `const.BLOCK=128,256,512`; or build each configuration as a `variants:` module";
+
+pub(crate) const TUNE_IMPLEMENTATIONS_UNSUPPORTED: &str =
+    "`tune:` over an algorithm's implementations is not supported by this begen: name a kernel and its consts";
+
+pub(crate) const TUNE_TABLE_NOT_A_PATH: &str = "`tune: table:` takes a path relative to the root";
+
+pub(crate) fn tune_bad_table(path: &str, why: &str) -> String {
+    let (path, why) = (q(path), q(why));
+    format!("`tune: table: {path}` is not a begen tuning table: {why}")
+}

@@ -1,0 +1,459 @@
+"""`begen tune`: measures every compiled-in candidate of a library's tuned
+kernels on this machine and writes the winners into a tuning table.
+
+The `begen` program embeds this file and runs it with the Python that has
+jax (BEGEN_PYTHON), as `python -c <this file> ARGS`; the arguments are
+already checked and normalised by the program (`begen tune --help`). It
+imports the generated module from OUT and uses only what the module
+declares in `_BEGEN_TUNE`, so any library begen built can be tuned by the
+begen that built it.
+
+For each kernel and key (from `--shapes`, or the keys a recorded run of the
+user's program traced) it builds inputs (the kernel's `inputs:` generator,
+else random data of the declared dtypes and shapes), checks every
+candidate's outputs against the default's, times each candidate as many
+calls inside one `jit`, and keeps a candidate other than the default only
+when it wins by the margin. The table is written atomically, merged with
+what the file held.
+"""
+
+import argparse
+import itertools
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+# Tolerances a candidate's outputs must meet against the default's: a
+# candidate may sum in another order, so floats are compared relative to
+# their own precision; integers and booleans must be equal.
+TOLERANCE = {
+    "float16": (1e-2, 1e-2),
+    "bfloat16": (5e-2, 5e-2),
+    "float32": (1e-4, 1e-5),
+    "float64": (1e-9, 1e-12),
+    "complex64": (1e-4, 1e-5),
+    "complex128": (1e-9, 1e-12),
+}
+
+
+def say(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(prog="begen tune", add_help=False)
+    p.add_argument("out")
+    p.add_argument("name")
+    p.add_argument("--shapes-json")
+    p.add_argument("--record", nargs=argparse.REMAINDER)
+    p.add_argument("--kernels", default="")
+    p.add_argument("--margin", type=float, default=0.02)
+    p.add_argument("--export")
+    p.add_argument("--plot")
+    p.add_argument("--repeats", type=int, default=5)
+    p.add_argument("--target-ms", type=float, default=20.0)
+    p.add_argument("--dry-run", action="store_true")
+    return p.parse_args(argv)
+
+
+def load_module(out, name):
+    sys.path.insert(0, os.path.abspath(out))
+    import importlib
+
+    return importlib.import_module(name)
+
+
+def resolve(module, dotted):
+    obj = module
+    for part in dotted.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def recorded_keys(module, argv):
+    # Runs the user's program with the module recording every tuned call it
+    # traces; returns (kernel, dims, dtypes) of each distinct one.
+    with tempfile.TemporaryDirectory(prefix="begen-tune-") as tmp:
+        path = os.path.join(tmp, "keys.jsonl")
+        env = dict(os.environ, BEGEN_TUNE_RECORD=path, BEGEN_TUNE="default")
+        say(f"begen tune: recording the keys `{' '.join(argv)}` traces")
+        rc = subprocess.call(argv, env=env)
+        if rc != 0:
+            raise SystemExit(f"begen tune: the recorded program exited with status {rc}; nothing was tuned")
+        keys = []
+        try:
+            with open(path, encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except FileNotFoundError:
+            lines = []
+        for line in lines:
+            rec = json.loads(line)
+            keys.append((rec["kernel"], rec["dims"], tuple(rec["dtypes"])))
+        return keys
+
+
+def shape_keys(shapes):
+    # (kernel, dims, dtypes or None) of each entry of --shapes.
+    keys = []
+    for kernel, entries in shapes.items():
+        for dims in entries:
+            dims = dict(dims)
+            dtypes = dims.pop("dtypes", None)
+            keys.append((kernel, dims, tuple(dtypes) if dtypes else None))
+    return keys
+
+
+def candidates(spec):
+    # Every combination of the tuned consts' built values, the default first.
+    names = list(spec["consts"])
+    default = {n: spec["consts"][n][2] for n in names}
+    every = [dict(zip(names, vals)) for vals in itertools.product(*(spec["consts"][n][1] for n in names))]
+    return [default] + [c for c in every if c != default]
+
+
+def show(config):
+    return ",".join(f"{k}={v}" for k, v in config.items())
+
+
+def py_value(kind, text):
+    if kind == "bool":
+        return text == "true"
+    return int(text)
+
+
+def make_inputs(module, fn, spec, dims, dtypes, seed):
+    # The call's positional arrays and attribute keywords for one key.
+    import jax
+    import numpy as np
+
+    if spec.get("inputs"):
+        mod_name, _, func = spec["inputs"].partition(":")
+        import importlib
+
+        gen = getattr(importlib.import_module(mod_name), func)
+        made = gen(kernel=fn, dims=dict(dims), dtypes=dtypes)
+        arrays, attrs = made if isinstance(made, tuple) and len(made) == 2 and isinstance(made[1], dict) else (made, {})
+        return tuple(jax.device_put(a) for a in arrays), dict(attrs)
+    types = {}
+    if dtypes:
+        for (name, dtype, _), got in zip(spec["args"], dtypes):
+            if isinstance(dtype, (tuple, list)):
+                types[dtype[0]] = got
+    for t, allowed in spec.get("types", {}).items():
+        types.setdefault(t, allowed[0])
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for name, dtype, shape in spec["args"]:
+        dtype = types[dtype[0]] if isinstance(dtype, (tuple, list)) else dtype
+        missing = [w for w in shape if not isinstance(w, int) and w not in dims]
+        if missing:
+            raise SystemExit(
+                f"begen tune: {fn}: the key gives no value for dimension '{missing[0]}' of input '{name}'; "
+                f"give it in --shapes (e.g. {fn}: [{{{', '.join(f'{w}: 1024' for w in missing)}}}])"
+            )
+        extents = tuple(w if isinstance(w, int) else int(dims[w]) for w in shape)
+        kind = np.dtype(dtype).kind if dtype not in ("bfloat16",) else "f"
+        if kind in "fc":
+            a = rng.standard_normal(extents).astype(dtype)
+        else:
+            # Integers could be indices: zeros stay in bounds. A kernel whose
+            # speed depends on their values declares `inputs:`.
+            a = np.zeros(extents, dtype)
+        arrays.append(jax.device_put(a))
+    attrs = {
+        name: (1.0 if kind in ("float", "complex") else False if kind == "bool" else 1)
+        for name, kind in spec.get("attrs", ())
+    }
+    attrs.update(dims.get("attrs", {}) if isinstance(dims.get("attrs"), dict) else {})
+    return tuple(arrays), attrs
+
+
+def agree(a, b):
+    # Whether a candidate's outputs equal the default's to the tolerance of
+    # their dtype; (ok, the largest difference seen).
+    import numpy as np
+
+    worst = 0.0
+    for x, y in zip(a, b):
+        x, y = np.asarray(x), np.asarray(y)
+        if x.shape != y.shape or x.dtype != y.dtype:
+            return False, math.inf
+        if x.size == 0:
+            continue
+        tol = TOLERANCE.get(x.dtype.name)
+        if tol is None:
+            if not np.array_equal(x, y):
+                return False, math.inf
+            continue
+        xf, yf = (
+            x.astype(np.complex128 if x.dtype.kind == "c" else np.float64),
+            y.astype(np.complex128 if x.dtype.kind == "c" else np.float64),
+        )
+        if np.isfinite(xf).all() != np.isfinite(yf).all():
+            return False, math.inf
+        worst = max(worst, float(np.max(np.abs(xf - yf) / np.maximum(np.abs(yf), 1.0))))
+        if not np.allclose(xf, yf, rtol=tol[0], atol=tol[1] * float(np.max(np.abs(yf)) or 1.0)):
+            return False, worst
+    return True, worst
+
+
+def feed(carry, out):
+    # The next call's inputs: the same, but for 0 * (an element of the
+    # outputs) added to one element of an input. XLA can prove neither
+    # that the call's result is unused nor that it is the same every
+    # time, so it neither drops the call nor hoists it out of the loop;
+    # the zero is made exactly zero (not NaN) so the inputs never change.
+    import jax.numpy as jnp
+
+    outs = out if isinstance(out, (tuple, list)) else (out,)
+    tap = next((o.reshape(-1)[0] for o in outs if o.size), None)
+    k = next((i for i, x in enumerate(carry) if x.size), None)
+    if tap is None or k is None:
+        return carry
+    z = jnp.real(tap).astype(jnp.float32) * 0
+    z = jnp.where(jnp.isfinite(z), z, 0.0)
+    x = carry[k]
+    at = (0,) * x.ndim
+    x = x.at[at].set(x[at] | (z != 0)) if x.dtype == jnp.bool_ else x.at[at].add(z.astype(x.dtype))
+    return (*carry[:k], x, *carry[k + 1 :])
+
+
+def timer(call, arrays, reps):
+    # A jitted loop of `reps` calls, each one's inputs depending on the
+    # last one's outputs (`feed`).
+    import jax
+
+    def body(_, carry):
+        return feed(carry, call(*carry))
+
+    loop = jax.jit(lambda xs: jax.lax.fori_loop(0, reps, body, xs))
+
+    def run():
+        t0 = time.perf_counter()
+        jax.block_until_ready(loop(arrays))
+        return time.perf_counter() - t0
+
+    run()  # compile
+    return run
+
+
+def outputs_of(result):
+    return tuple(result) if isinstance(result, (tuple, list)) else (result,)
+
+
+def tune_key(module, fn, spec, dims, dtypes, args, index, total):
+    import jax
+
+    call = resolve(module, spec["call"])
+    arrays, attrs = make_inputs(module, fn, spec, dims, dtypes, seed=index)
+    cands = candidates(spec)
+    label = " ".join(f"{k}={v}" for k, v in dims.items() if k != "attrs")
+
+    def run_one(cfg):
+        return outputs_of(call(*arrays, config={k: py_value(spec["consts"][k][0], v) for k, v in cfg.items()}, **attrs))
+
+    reference = jax.block_until_ready(run_one(cands[0]))
+    rows = []
+    for i, cfg in enumerate(cands):
+        say(f"[{index}/{total}] {fn} {label}: checking {i + 1}/{len(cands)} {show(cfg)}")
+        try:
+            got = jax.block_until_ready(run_one(cfg))
+            ok, worst = agree(got, reference) if i else (True, 0.0)
+        except Exception as e:  # a candidate that fails is reported, never chosen
+            rows.append({"config": cfg, "ok": False, "why": f"{type(e).__name__}: {e}"[:200], "time_us": None})
+            continue
+        rows.append(
+            {
+                "config": cfg,
+                "ok": ok,
+                "why": None if ok else f"outputs differ from the default's (max relative {worst:.3g})",
+                "time_us": None,
+            }
+        )
+    usable = [r for r in rows if r["ok"]]
+    # Calls per timed loop: about target_ms of the default candidate's time.
+    f0 = lambda *xs: call(*xs, config={k: py_value(spec["consts"][k][0], v) for k, v in cands[0].items()}, **attrs)
+    probe = timer(f0, arrays, 1)
+    one = min(probe() for _ in range(3))
+    reps = max(1, min(1000, int(args.target_ms / 1000 / max(one, 1e-6))))
+    runners = []
+    for r in usable:
+        cfg = {k: py_value(spec["consts"][k][0], v) for k, v in r["config"].items()}
+        runners.append((r, timer(lambda *xs, cfg=cfg: call(*xs, config=cfg, **attrs), arrays, reps)))
+    times = {id(r): [] for r, _ in runners}
+    for rep in range(args.repeats):
+        say(
+            f"[{index}/{total}] {fn} {label}: timing round {rep + 1}/{args.repeats} ({len(runners)} candidates x {reps} calls)"
+        )
+        for r, run in runners:  # round-robin, so drift hits every candidate alike
+            times[id(r)].append(run() / reps)
+    for r, _ in runners:
+        ts = sorted(times[id(r)])
+        r["time_us"] = ts[len(ts) // 2] * 1e6
+    default = rows[0]
+    best = min(usable, key=lambda r: r["time_us"]) if usable else default
+    beats = default["ok"] and default["time_us"] is not None
+    beats = not beats or best["time_us"] < default["time_us"] * (1.0 - args.margin)
+    chosen = best if beats else default
+    return rows, chosen, reps
+
+
+def print_table(fn, label, device, dtypes, rows, chosen):
+    default = rows[0]
+    print(f"\n{fn}  {label}  ({', '.join(dtypes)}; {device})")
+    print(f"  {'candidate':<40} {'time (us)':>12} {'vs default':>11}")
+    for r in rows:
+        name = show(r["config"]) + (" (default)" if r is default else "")
+        if r["time_us"] is None:
+            print(f"  {name:<40} {'-':>12} {'-':>11}  not usable: {r['why']}")
+            continue
+        ratio = r["time_us"] / default["time_us"] if default["time_us"] else float("nan")
+        mark = "  <- chosen" if r is chosen else ""
+        print(f"  {name:<40} {r['time_us']:>12.1f} {ratio:>10.2f}x{mark}")
+
+
+def read_table(path):
+    if not os.path.exists(path):
+        return []
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        doc = json.loads(data)
+        entries = doc["entries"]
+        assert doc.get("begen_tune") == 1 and isinstance(entries, list)
+    except Exception:
+        raise SystemExit(
+            f"begen tune: {path} is not a begen tuning table, so it was left as it is and nothing was written; "
+            f"move it away and tune again"
+        ) from None
+    return entries
+
+
+def write_table(path, new):
+    # Merges `new` into the table at `path` (an entry of the same kernel,
+    # device, dtypes and key replaced) and writes it atomically.
+    def ident(e):
+        return (e.get("kernel"), e.get("device"), tuple(e.get("dtypes", ())), json.dumps(e.get("key"), sort_keys=True))
+
+    kept = {ident(e): e for e in read_table(path)}
+    for e in new:
+        kept[ident(e)] = e
+    entries = sorted(
+        kept.values(),
+        key=lambda e: json.dumps([e.get("kernel"), e.get("device"), e.get("dtypes"), e.get("key")], sort_keys=True),
+    )
+    text = json.dumps({"begen_tune": 1, "entries": entries}, indent=1, sort_keys=True) + "\n"
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".begen-tune-", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def plot(path, results):
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise SystemExit("begen tune: --plot needs matplotlib in this Python (pip install matplotlib)") from None
+    n = len(results)
+    fig, axes = plt.subplots(n, 1, figsize=(8, 2.2 + 0.35 * max(len(r[3]) for r in results) * n), squeeze=False)
+    for ax, (fn, label, device, rows, chosen) in zip(axes[:, 0], [(r[0], r[1], r[2], r[3], r[4]) for r in results]):
+        usable = [r for r in rows if r["time_us"] is not None]
+        names = [show(r["config"]) + (" *" if r is chosen else "") for r in usable]
+        ax.barh(
+            names, [r["time_us"] for r in usable], color=["tab:green" if r is chosen else "tab:gray" for r in usable]
+        )
+        ax.invert_yaxis()
+        ax.set_xlabel("time per call (us)")
+        ax.set_title(f"{fn}  {label}  ({device})", fontsize=9)
+        ax.tick_params(axis="y", labelsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    say(f"begen tune: wrote {path}")
+
+
+def main(argv):
+    args = parse_args(argv)
+    t0 = time.perf_counter()
+    module = load_module(args.out, args.name)
+    tuned = getattr(module, "_BEGEN_TUNE", {})
+    if not tuned:
+        raise SystemExit(f"begen tune: {args.name} declares no tuned kernel (begen.yaml `tune:`); nothing to tune")
+    if args.record:
+        keys = recorded_keys(module, args.record)
+    else:
+        keys = shape_keys(json.loads(args.shapes_json or "{}"))
+    wanted = set(filter(None, args.kernels.split(",")))
+    for fn in sorted({k[0] for k in keys if k[0] not in tuned} | (wanted - set(tuned))):
+        import difflib
+
+        near = difflib.get_close_matches(fn, list(tuned), n=1)
+        more = f" (did you mean {near[0]!r}?)" if near else ""
+        raise SystemExit(
+            f"begen tune: {fn!r} is not a tuned kernel of {args.name}{more}; its tuned kernels: {', '.join(sorted(tuned))}"
+        )
+    keys = [k for k in keys if k[0] in tuned and (not wanted or k[0] in wanted)]
+    # One measurement per bucketed key: keys of one bucket share an entry.
+    seen, unique = set(), []
+    for fn, dims, dtypes in keys:
+        spec = tuned[fn]
+        ident = (fn, tuple(module._begen_tune_bucket(dims[k]) for k in spec["key"] if k in dims), dtypes)
+        if ident not in seen:
+            seen.add(ident)
+            unique.append((fn, dims, dtypes))
+    if not unique:
+        raise SystemExit("begen tune: no key to tune (give --shapes FILE, or --record CMD that calls a tuned kernel)")
+    entries, results = [], []
+    for i, (fn, dims, dtypes) in enumerate(unique, 1):
+        spec = tuned[fn]
+        missing = [k for k in spec["key"] if k not in dims]
+        if missing:
+            raise SystemExit(
+                f"begen tune: {fn}: the key needs dimension '{missing[0]}' (key: {', '.join(spec['key'])})"
+            )
+        rows, chosen, _ = tune_key(module, fn, spec, dims, dtypes, args, i, len(unique))
+        arrays, _ = make_inputs(module, fn, spec, dims, dtypes, seed=i)
+        key = module._begen_tune_key(fn, {k: (v, "") for k, v in dims.items()}, [a.dtype.name for a in arrays])
+        device, used_dtypes, bucketed = key
+        label = " ".join(f"{k}={v}" for k, v in dims.items() if k != "attrs")
+        print_table(fn, label, device, used_dtypes, rows, chosen)
+        results.append((fn, label, device, rows, chosen))
+        entries.append(
+            {
+                "kernel": spec["target"],
+                "hash": spec["hash"],
+                "device": device,
+                "dtypes": list(used_dtypes),
+                "key": bucketed,
+                "config": chosen["config"],
+                "times_us": {show(r["config"]): round(r["time_us"], 3) for r in rows if r["time_us"] is not None},
+                "rejected": {show(r["config"]): r["why"] for r in rows if not r["ok"]},
+            }
+        )
+    if not args.dry_run:
+        user = module._begen_tune_user_table()
+        write_table(user, entries)
+        say(f"begen tune: wrote {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} into {user}")
+        if args.export:
+            write_table(args.export, entries)
+            say(f"begen tune: exported them into {args.export} (ship it with begen.yaml `tune: table:`)")
+    if args.plot:
+        plot(args.plot, results)
+    say(f"begen tune: {len(unique)} key(s) tuned in {time.perf_counter() - t0:.1f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

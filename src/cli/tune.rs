@@ -1,0 +1,178 @@
+//! `begen tune OUT`: measures the compiled-in candidates of a built
+//! library's tuned kernels on this machine and writes the winners into a
+//! tuning table. The measuring is Python's (it calls the kernels through
+//! JAX): this file finds the library, reads `--shapes`, and runs the tuner
+//! embedded from `build-support/python/begen_tune.py` with the Python that
+//! has jax.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use crate::build;
+use crate::driver::Env;
+
+/// The tuner, run as `python -c TUNER ARGS`.
+const TUNER: &str = include_str!("../../build-support/python/begen_tune.py");
+
+/// `begen tune OUT`.
+#[derive(Debug, Args)]
+#[command(after_help = TUNE_GUIDE)]
+pub(crate) struct TuneArgs {
+    /// The output directory of `begen build` (holds lib<NAME>.so and <NAME>.py).
+    pub(crate) out: PathBuf,
+    /// The library's name [default: the one library in OUT].
+    #[arg(long)]
+    pub(crate) name: Option<String>,
+    /// YAML: kernel -> a list of dim values, each one key to tune, e.g.
+    /// `colsum: [{n: 512}, {n: 4096}]`.
+    #[arg(long, value_name = "FILE", conflicts_with = "record")]
+    pub(crate) shapes: Option<PathBuf>,
+    /// Run this program (everything after `--record`, which comes last)
+    /// and tune the keys its calls of tuned kernels trace.
+    #[arg(long, value_name = "CMD", num_args = 1.., allow_hyphen_values = true)]
+    pub(crate) record: Vec<String>,
+    /// Tune only these kernels (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub(crate) kernels: Vec<String>,
+    /// A candidate replaces the default only when faster by this fraction.
+    #[arg(long, default_value_t = 0.02, value_parser = margin)]
+    pub(crate) margin: f64,
+    /// Also write the entries into this table, for shipping (begen.yaml
+    /// `tune: table: PATH`).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) export: Option<PathBuf>,
+    /// Draw each key's candidate times into this PNG (needs matplotlib).
+    #[arg(long, value_name = "PNG")]
+    pub(crate) plot: Option<PathBuf>,
+    /// Timed rounds per candidate (the median is kept).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub(crate) repeats: u32,
+    /// Measure and print, but write no table.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+}
+
+const TUNE_GUIDE: &str = "\
+Declare the candidates in begen.yaml, build, then tune on the machine to tune for:
+  # kernels/colsum.cpp: // @BE colsum arg:float32[n,m] ret:float32[m] const.BLOCK=1,16,64
+  # begen.yaml:         tune: {colsum: {consts: [BLOCK], key: [n]}}
+  begen build kernels --out out
+  begen tune out --shapes shapes.yaml          # shapes.yaml: colsum: [{n: 512, m: 512}, {n: 8192, m: 512}]
+  begen tune out --record python train.py      # or: the keys train.py traces
+Each candidate's outputs are checked against the default's, then timed as many
+calls inside one jit; the winners go into the user's table
+($BEGEN_TUNE_DIR, else ~/.cache/begen/tune/<NAME>.tune.json), which the
+module reads when a call is traced. --export writes a table to ship.
+BEGEN_TUNE=default makes every call take the declared default.";
+
+fn margin(text: &str) -> Result<f64, String> {
+    let m: f64 = text.parse().map_err(|_| format!("`{text}` is not a number"))?;
+    if (0.0..1.0).contains(&m) { Ok(m) } else { Err("the margin is a fraction from 0 up to 1, e.g. 0.02".into()) }
+}
+
+/// Runs the tuner; the exit status.
+pub(crate) fn run(args: &TuneArgs) -> i32 {
+    match tune(args) {
+        Ok(status) => status,
+        Err(message) => {
+            super::say!("begen error: {message}");
+            2
+        }
+    }
+}
+
+fn tune(args: &TuneArgs) -> Result<i32, String> {
+    let name = match &args.name {
+        Some(name) => name.clone(),
+        None => library_in(&args.out)?,
+    };
+    let module = args.out.join(format!("{name}.py"));
+    if !module.is_file() {
+        return Err(format!(
+            "{} does not exist: build the library into {} first",
+            module.display(),
+            args.out.display()
+        ));
+    }
+    let env = Env::new();
+    let python = build::python(&env);
+    let mut cmd = std::process::Command::new(&python);
+    cmd.arg("-c").arg(TUNER).arg(&args.out).arg(&name);
+    if let Some(file) = &args.shapes {
+        cmd.arg("--shapes-json").arg(shapes_json(file)?);
+    }
+    if !args.kernels.is_empty() {
+        cmd.arg("--kernels").arg(args.kernels.join(","));
+    }
+    cmd.arg("--margin").arg(args.margin.to_string()).arg("--repeats").arg(args.repeats.to_string());
+    if let Some(path) = &args.export {
+        cmd.arg("--export").arg(path);
+    }
+    if let Some(path) = &args.plot {
+        cmd.arg("--plot").arg(path);
+    }
+    if args.dry_run {
+        cmd.arg("--dry-run");
+    }
+    if args.shapes.is_none() && args.record.is_empty() {
+        return Err("give the keys to tune: --shapes FILE, or --record CMD ... to record them from a run".into());
+    }
+    if !args.record.is_empty() {
+        cmd.arg("--record").args(&args.record);
+    }
+    let status = cmd.status().map_err(|e| format!("cannot run {python} (BEGEN_PYTHON): {e}"))?;
+    Ok(status.code().unwrap_or(2))
+}
+
+/// The one library begen built into `out`: a `<NAME>.yaml` manifest with
+/// its `<NAME>.py` and `lib<NAME>.so`.
+fn library_in(out: &Path) -> Result<String, String> {
+    let entries = std::fs::read_dir(out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".yaml")).map(str::to_string))
+        .filter(|n| out.join(format!("{n}.py")).is_file() && out.join(format!("lib{n}.so")).is_file())
+        .collect();
+    names.sort();
+    match names.len() {
+        1 => Ok(names.remove(0)),
+        0 => Err(format!("{} holds no library begen built (lib<NAME>.so, <NAME>.py, <NAME>.yaml)", out.display())),
+        _ => Err(format!("{} holds several libraries ({}): choose one with --name", out.display(), names.join(", "))),
+    }
+}
+
+/// `--shapes FILE` as the JSON the tuner reads, checked for shape: a
+/// mapping of kernel names to lists of mappings of dims to integers (and
+/// `dtypes:`, a list of dtype names; `attrs:`, attribute values).
+fn shapes_json(file: &Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    type Shapes = BTreeMap<String, Vec<BTreeMap<String, serde_yaml_ng::Value>>>;
+    let shapes: Shapes = serde_yaml_ng::from_str(&text).map_err(|e| {
+        format!("{}: {e}; write it as `kernel: [{{n: 512, m: 64}}, {{n: 4096, m: 64}}]`", file.display())
+    })?;
+    let mut doc = serde_json::Map::new();
+    for (kernel, keys) in shapes {
+        let mut list = Vec::new();
+        for key in keys {
+            let mut entry = serde_json::Map::new();
+            for (dim, value) in key {
+                let json = match (dim.as_str(), &value) {
+                    (_, serde_yaml_ng::Value::Number(n)) if n.as_u64().is_some() => serde_json::json!(n.as_u64()),
+                    ("dtypes" | "attrs", _) => serde_json::to_value(&value).map_err(|e| e.to_string())?,
+                    _ => {
+                        return Err(format!(
+                            "{}: `{kernel}`: dimension `{dim}` must be a non-negative integer",
+                            file.display()
+                        ));
+                    }
+                };
+                entry.insert(dim, json);
+            }
+            list.push(serde_json::Value::Object(entry));
+        }
+        doc.insert(kernel, serde_json::Value::Array(list));
+    }
+    Ok(serde_json::Value::Object(doc).to_string())
+}
