@@ -12,6 +12,7 @@ use clap::Args;
 
 use crate::build;
 use crate::driver::Env;
+use crate::model::plan::Outputs;
 
 /// The tuner, run as `python -c TUNER ARGS`.
 const TUNER: &str = include_str!("../../build-support/python/begen_tune.py");
@@ -88,7 +89,7 @@ fn tune(args: &TuneArgs) -> Result<i32, String> {
         Some(name) => name.clone(),
         None => library_in(&args.out)?,
     };
-    let module = args.out.join(format!("{name}.py"));
+    let module = args.out.join(Outputs::of(&name).module);
     if !module.is_file() {
         return Err(format!(
             "{} does not exist: build the library into {} first",
@@ -133,7 +134,10 @@ fn library_in(out: &Path) -> Result<String, String> {
     let mut names: Vec<String> = entries
         .filter_map(|e| e.ok())
         .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix(".yaml")).map(str::to_string))
-        .filter(|n| out.join(format!("{n}.py")).is_file() && out.join(format!("lib{n}.so")).is_file())
+        .filter(|n| {
+            let names = Outputs::of(n);
+            out.join(names.module).is_file() && out.join(names.library).is_file()
+        })
         .collect();
     names.sort();
     match names.len() {

@@ -107,12 +107,21 @@ def _begen_tune_bucket(v):
     return 0 if v <= 0 else 1 << (v - 1).bit_length()
 
 
+# platform -> the device kind its calls lower for, asked once: a process's
+# devices do not change.
+_begen_tune_kinds = {}
+
+
 def _begen_tune_device(platform):
     # The kind of the devices the call lowers for: the kernel's platform's.
-    try:
-        return _jax.devices("gpu" if platform == "cuda" else "cpu")[0].device_kind
-    except RuntimeError:
-        return None
+    kind = _begen_tune_kinds.get(platform)
+    if kind is None:
+        try:
+            kind = _jax.devices("gpu" if platform == "cuda" else "cpu")[0].device_kind
+        except RuntimeError:
+            return None
+        _begen_tune_kinds[platform] = kind
+    return kind
 
 
 def _begen_tune_key(fn, d, dtypes, extents=None):
