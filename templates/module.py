@@ -97,6 +97,9 @@ def register():
                 target, _jax.ffi.pycapsule(getattr(_lib, symbol)), platform=platform
             ),
         )
+{%- if m.sharded %}
+        _begen_register_partitioner()
+{%- endif %}
         _registered = True
 
 
@@ -120,8 +123,15 @@ def export_safety_checks():
     calls are not in jax.export's list of stable targets.
     """
     from jax import export as _export
+{%- if m.sharded %}
+
+    # A call split under auto mesh axes exports as begen's partitioned call.
+    targets = [target for target, _, _ in _HANDLERS] + [_BEGEN_PARTITIONED]
+    return [_export.DisabledSafetyCheck.custom_call(target) for target in targets]
+{%- else %}
 
     return [_export.DisabledSafetyCheck.custom_call(target) for target, _, _ in _HANDLERS]
+{%- endif %}
 {%- for section in m.runtime %}
 
 

@@ -57,6 +57,9 @@ pub(crate) struct PyModuleView {
     pub(crate) build: String,
     /// `_BEGEN_TUNE`: the tuned kernels (none: no such dict).
     pub(crate) tune: Vec<PyTuneSpec>,
+    /// The module holds the sharding section: `register()` registers the
+    /// partitioner of exported split calls, and the export checks name it.
+    pub(crate) sharded: bool,
 }
 
 /// One module of a library of several: a namespace built by a function of
@@ -1376,6 +1379,7 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
         library_file: py_str(&library.plan.outputs.library),
         imports: runtime::imports(&sections, needs_ml_dtypes(library)),
         runtime: sections.iter().map(|s| s.body()).collect(),
+        sharded: sections.contains(&Section::Sharding),
         sections,
         needs_lists: any_param(library, |t| t.is_list()),
         namespaced: library.namespaced,

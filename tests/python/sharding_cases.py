@@ -202,28 +202,40 @@ if mode in ("explicit", "auto"):
     W01 = (0.5 * rng.random((N, N)) / N).astype(np.float32)
     results["network"] = case(network, (put(v0, "x"), put(s0, "x"), put(W01, "x")), np.asarray(network(v0, s0, W01)))
 
-elif mode.endswith("export"):
-    from jax import export
-
-    f = jax.jit(m.matvec)
-    exported = export.export(f, disabled_checks=m.export_safety_checks())(put(A, "x"), put(v))
-    with open(f"{files}/exported.bin", "wb") as file:
-        file.write(exported.serialize())
-    np.save(f"{files}/A.npy", A)
-    np.save(f"{files}/v.npy", v)
-    results["exported"] = {"devices": exported.nr_devices}
-
-elif mode.endswith("deserialize"):
-    with open(f"{files}/exported.bin", "rb") as file:
-        exported = m.deserialize(bytearray(file.read()))
-    A, v = np.load(f"{files}/A.npy"), np.load(f"{files}/v.npy")
-    y = exported.call(put(A, "x"), put(v))
-    text = jax.jit(exported.call).lower(put(A, "x"), put(v)).compile().as_text()
-    results["deserialized"] = {
-        "equal": bool(np.allclose(np.asarray(y), A @ v, rtol=1e-5)),
-        "spec": str(y.sharding.spec) if isinstance(y.sharding, NamedSharding) else str(y.sharding),
-        "all_gather": hlo_collectives.ops(text)["all-gather"],
-        "calls": [operands(line) for line in text.splitlines() if "custom_call_target=" in line],
+elif mode.endswith(("export", "deserialize")):
+    # Each exported call: the function, its inputs (split as given), the
+    # numbers it must give.
+    x = rng.normal(size=(N, 6)).astype(np.float32)
+    exports = {
+        "matvec": (m.matvec, lambda: (put(A, "x"), put(v)), lambda: A @ v),
+        "matvec_k": (m.matvec, lambda: (put(A, None, "x"), put(v, "x")), lambda: A @ v),
+        "rowscale": (lambda a: m.rowscale(a, s=2.5), lambda: (put(x, "x"),), lambda: 2.5 * (x + np.arange(6))),
     }
+    if mode.endswith("export"):
+        from jax import export
+
+        for name, (f, args, _) in exports.items():
+            exported = export.export(jax.jit(f), disabled_checks=m.export_safety_checks())(*args())
+            with open(f"{files}/{name}.bin", "wb") as file:
+                file.write(exported.serialize())
+        np.save(f"{files}/A.npy", A)
+        np.save(f"{files}/v.npy", v)
+        np.save(f"{files}/x.npy", x)
+        results["exported"] = {"devices": exported.nr_devices}
+    else:
+        A, v, x = np.load(f"{files}/A.npy"), np.load(f"{files}/v.npy"), np.load(f"{files}/x.npy")
+        results["deserialized"] = {}
+        for name, (_, args, want) in exports.items():
+            with open(f"{files}/{name}.bin", "rb") as file:
+                exported = m.deserialize(bytearray(file.read()))
+            y = exported.call(*args())
+            text = jax.jit(exported.call).lower(*args()).compile().as_text()
+            counts = hlo_collectives.ops(text)
+            results["deserialized"][name] = {
+                "equal": bool(np.allclose(np.asarray(y), want(), rtol=1e-5, atol=1e-5)),
+                "spec": str(y.sharding.spec) if isinstance(y.sharding, NamedSharding) else str(y.sharding),
+                "collectives": {k: n for k, n in counts.items() if n},
+                "calls": [operands(line) for line in text.splitlines() if "custom_call_target=" in line],
+            }
 
 print(json.dumps(results))

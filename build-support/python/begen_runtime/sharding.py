@@ -15,8 +15,12 @@ at trace time and costing nothing per call:
   shard_map's own rules, and it exports.
 - auto mesh axes: nothing is known before XLA's partitioner runs, so the
   FFI call itself is a `custom_partitioning` whose Shardy rule comes from
-  the contract. It cannot be serialized: an exported function gets the
-  plain call (every input gathered: right, not split).
+  the contract. That cannot be serialized, so an exported function gets a
+  custom call of its own (`_BEGEN_PARTITIONED`) carrying the contract's
+  Shardy rule and, as its backend config, everything needed to call the
+  kernel on one shard (a JSON text). The partitioner registered under that
+  name by `register()` splits it when the deserialized function is
+  compiled: the export stays split in any process that imported the module.
 
 A dimension not declared is gathered where an input is split along it, as
 XLA does for any custom call; under explicit axes a warning says so once.
@@ -254,25 +258,29 @@ def _begen_partition_primitive():
     p = Primitive("begen_partitioned")
     p.multiple_results = True
 
-    def apply(*args, fn, structs, rule, batch):
+    def apply(*args, fn, structs, rule, batch, spec):
         return list(_begen_vmapped(fn, structs, batch)(*args))
 
-    def abstract(*args, fn, structs, rule, batch):
+    def abstract(*args, fn, structs, rule, batch, spec):
         return [_jax.typeof(_jax.ShapeDtypeStruct((*batch, *s.shape), s.dtype)) for s in structs]
 
-    def lower(ctx, *args, fn, structs, rule, batch):
-        params = {"fn": fn, "structs": structs, "rule": rule, "batch": batch}
+    def lower(ctx, *args, fn, structs, rule, batch, spec):
+        params = {"fn": fn, "structs": structs, "rule": rule, "batch": batch, "spec": spec}
         devices = getattr(ctx.module_context.axis_context, "device_assignment", ())
+        if ctx.module_context.lowering_parameters.for_export:
+            exported = _begen_export_lowering(ctx, args, spec, rule, batch)
+            if exported is not None:
+                return exported
         if ctx.module_context.lowering_parameters.for_export or devices is None:
             return mlir.lower_fun(lambda *a: apply(*a, **params), multiple_results=True)(ctx, *args)
         partitioned = _begen_custom_partitioning(fn, structs, rule, batch)
         return mlir.lower_fun(lambda *a: list(partitioned(*a)), multiple_results=True)(ctx, *args)
 
-    def batcher(args, dims, *, fn, structs, rule, batch):
+    def batcher(args, dims, *, fn, structs, rule, batch, spec):
         size, moved = _begen_batch_front(args, dims)
-        return p.bind(*moved, fn=fn, structs=structs, rule=rule, batch=(size, *batch)), [0] * len(structs)
+        return p.bind(*moved, fn=fn, structs=structs, rule=rule, batch=(size, *batch), spec=spec), [0] * len(structs)
 
-    def no_derivative(primals, tangents, *, fn, structs, rule, batch):
+    def no_derivative(primals, tangents, *, fn, structs, rule, batch, spec):
         raise ValueError(
             f"{rule[0]}: the FFI call cannot be differentiated (begen.yaml gives it no vjp:, jvp: or linear:); "
             "you can use jax.custom_jvp or jax.custom_vjp to add support"
@@ -380,7 +388,241 @@ def _begen_ffi_call(rule, target, result, **options):
             out = _jax.ffi.ffi_call(target, local if many else local[0], **options)(*a, **attrs)
             return tuple(out) if many else (out,)
 
-        out = _begen_partition_primitive().bind(*arrays, fn=fn, structs=structs, rule=rule, batch=())
+        spec = _begen_export_spec(target, structs, many, options, attrs)
+        out = _begen_partition_primitive().bind(*arrays, fn=fn, structs=structs, rule=rule, batch=(), spec=spec)
         return tuple(out) if many else out[0]
 
     return call
+
+
+# Export under auto mesh axes. The exported custom call names no Python
+# object: its backend config is a JSON text of the FFI target, its options
+# and attributes, the outputs' global structs and the contract's rule, and
+# the partitioner registered under `_BEGEN_PARTITIONED` (by the library's
+# `register()`, in whatever process compiles it) rebuilds the per-shard call
+# from it. A call whose attributes JSON cannot hold exactly gets the plain
+# call in the export (every input gathered: right, not split).
+
+_BEGEN_PARTITIONED = "begen_partitioned_v1"
+
+
+def _begen_encode_attr(value):
+    # One attribute as JSON, exactly; None when JSON cannot hold it.
+    import numpy as np
+
+    if isinstance(value, (bool, int, str)) and not isinstance(value, np.generic):
+        return {"py": value}
+    if isinstance(value, float):
+        return {"py": value}
+    if isinstance(value, np.generic) and value.dtype.kind in "biuf":
+        return {"dtype": value.dtype.str, "value": value.item()}
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        return {"dtype": value.dtype.str, "array": value.tolist(), "shape": list(value.shape)}
+    return None
+
+
+def _begen_decode_attr(entry):
+    import numpy as np
+
+    if "py" in entry:
+        return entry["py"]
+    dtype = np.dtype(entry["dtype"])
+    if "array" in entry:
+        return np.asarray(entry["array"], dtype=dtype).reshape(entry["shape"])
+    return dtype.type(entry["value"])
+
+
+def _begen_export_spec(target, structs, many, options, attrs):
+    # The JSON text the exported custom call carries, or None.
+    import json
+
+    encoded = {}
+    for name, value in attrs.items():
+        entry = _begen_encode_attr(value)
+        if entry is None:
+            return None
+        encoded[name] = entry
+    opts = {}
+    for name, value in options.items():
+        if name == "input_output_aliases" and isinstance(value, dict):
+            opts[name] = [[int(k), int(v)] for k, v in value.items()]
+        elif isinstance(value, (bool, int, str)) or value is None:
+            opts[name] = value
+        else:
+            return None
+    return json.dumps(
+        {
+            "target": target,
+            "many": many,
+            "structs": [[list(s.shape), _jax.numpy.dtype(s.dtype).str] for s in structs],
+            "options": opts,
+            "attrs": encoded,
+        },
+        sort_keys=True,
+    )
+
+
+def _begen_export_lowering(ctx, args, spec, rule, batch):
+    # The export's custom call: `_BEGEN_PARTITIONED`, with the contract's
+    # Shardy rule and `spec` (plus the rule and batch) as backend config.
+    # None where it cannot be written (no spec, one device, a JAX without
+    # the pieces): the caller lowers the plain call.
+    import json
+
+    num = getattr(ctx.module_context.axis_context, "num_devices", 1)
+    if spec is None or num is None or num < 2:
+        return None
+    try:
+        from jax._src.custom_partitioning_sharding_rule import sdy_sharding_rule_to_mlir
+        from jax._src.lib.mlir import ir
+        from jax._src.lib.mlir.dialects import hlo
+        from jax.experimental.custom_partitioning import SdyShardingRule
+        from jax.interpreters import mlir
+    except ImportError:
+        return None
+    config = dict(json.loads(spec), rule=list(rule), batch=list(batch), platforms=list(ctx.module_context.platforms))
+    in_types = [mlir.aval_to_ir_type(ctx.module_context, a) for a in ctx.avals_in]
+    out_types = [mlir.aval_to_ir_type(ctx.module_context, a) for a in ctx.avals_out]
+    op = hlo.CustomCallOp(
+        out_types,
+        list(args),
+        call_target_name=ir.StringAttr.get(_BEGEN_PARTITIONED),
+        has_side_effect=ir.BoolAttr.get(False),
+        api_version=mlir.i32_attr(2),
+        called_computations=ir.ArrayAttr.get([]),
+        backend_config=ir.StringAttr.get(json.dumps(config, sort_keys=True)),
+        operand_layouts=None,
+        result_layouts=None,
+    )
+    in_maps, out_maps, reduction, whole = _begen_factors(rule, batch)
+    sdy = SdyShardingRule(in_maps, out_maps, reduction_factors=reduction, need_replication_factors=whole)
+    op.attributes["sdy.sharding_rule"] = sdy_sharding_rule_to_mlir(sdy, in_types, out_types)
+    return list(op.results)
+
+
+def _begen_untuple(rule):
+    # The rule as the JSON text held it (lists) back in its tuple form.
+    name, params, ins, outs, shard, reduce = rule
+    return (
+        name,
+        tuple(params),
+        tuple(tuple(d) for d in ins),
+        tuple(tuple(d) for d in outs),
+        tuple(shard),
+        tuple(reduce),
+    )
+
+
+def _begen_export_partition(arg_shapes, arg_shardings, result_shape, result_sharding, backend_config):
+    # XLA's partitioner asks how to split one exported call. The factors
+    # split are those the operands are tiled along (the first operand's
+    # tiling of a factor wins; XLA moves any other to match), each on a
+    # mesh axis of its own named after it; the per-shard call is the FFI
+    # call on the blocks, its partial sums added over the reduced factors.
+    import json
+
+    import numpy as np
+    from jax._src import core, sharding_impls
+    from jax._src.interpreters import mlir
+    from jax.sharding import Mesh, NamedSharding, PartitionSpec
+
+    config = json.loads(backend_config)
+    rule, batch = _begen_untuple(config["rule"]), tuple(config["batch"])
+    in_maps, out_maps, reduction, whole = _begen_factors(rule, batch)
+    splittable = {f for maps in in_maps for f in maps} - set(whole)
+    total, tiles = 1, {}
+    for s in arg_shardings:
+        if not s.is_replicated() and len(s.tile_assignment_devices()) > total:
+            total = len(s.tile_assignment_devices())
+    for maps, s, shape in zip(in_maps, arg_shardings, arg_shapes):
+        if s.is_replicated():
+            continue
+        for f, t, extent in zip(maps, s.tile_assignment_dimensions(), shape.dimensions()):
+            used = int(np.prod(list(tiles.values()))) if tiles else 1
+            if t > 1 and f in splittable and f not in tiles and extent % t == 0 and total % (used * t) == 0:
+                tiles[f] = t
+    names = tuple(tiles)
+    sizes = tuple(tiles[f] for f in names)
+    rest = total // (int(np.prod(sizes)) if sizes else 1)
+    if rest > 1:
+        names, sizes = names + ("begen_rest",), sizes + (rest,)
+    if not names:
+        names, sizes = ("begen_rest",), (1,)
+    mesh = Mesh(np.array(_jax.devices()[: int(np.prod(sizes))]).reshape(sizes), names)
+    in_shardings = [NamedSharding(mesh, PartitionSpec(*(f if f in tiles else None for f in maps))) for maps in in_maps]
+    out_shardings = [
+        NamedSharding(mesh, PartitionSpec(*(f if f in tiles and f not in reduction else None for f in maps)))
+        for maps in out_maps
+    ]
+    psum = tuple(f for f in reduction if f in tiles)
+    structs = tuple(_jax.ShapeDtypeStruct(tuple(shape), dtype) for shape, dtype in config["structs"])
+    local = tuple(
+        _begen_local(s, maps[len(batch) :], {f: f for f in tiles if f not in reduction}, tiles)
+        for s, maps in zip(structs, out_maps)
+    )
+    options = dict(config["options"])
+    if "input_output_aliases" in options:
+        options["input_output_aliases"] = {k: v for k, v in options["input_output_aliases"]}
+    attrs = {k: _begen_decode_attr(v) for k, v in config["attrs"].items()}
+    many, target = config["many"], config["target"]
+
+    def fn(outs, *a):
+        out = _jax.ffi.ffi_call(target, outs if many else outs[0], **options)(*a, **attrs)
+        return tuple(out) if many else (out,)
+
+    def lower(*args):
+        out = _begen_vmapped(fn, local, batch)(*args)
+        return tuple(_jax.lax.psum(y, psum) for y in out) if psum else out
+
+    hlo_in = [sh._to_xla_hlo_sharding(len(s.dimensions())) for sh, s in zip(in_shardings, arg_shapes)]
+    results = result_shape.tuple_shapes() if result_shape.is_tuple() else (result_shape,)
+    hlo_out = [sh._to_xla_hlo_sharding(len(s.dimensions())) for sh, s in zip(out_shardings, results)]
+    blocks = [core.ShapedArray(h.tile(s).dimensions(), s.numpy_dtype()) for h, s in zip(hlo_in, arg_shapes)]
+    closed = _jax.make_jaxpr(lower, axis_env=list(mesh.shape.items()))(*blocks)
+    platforms = config["platforms"]
+    if len(platforms) != 1:
+        platforms = ["cuda" if _jax.default_backend() == "gpu" else _jax.default_backend()]
+    context = sharding_impls.SPMDAxisContext(mesh, frozenset(mesh.axis_names))
+    with core.extend_axis_env_nd(mesh.shape.items()):
+        if getattr(closed, "is_high", False):
+            from jax._src.interpreters import partial_eval as pe
+
+            closed = pe.lower_jaxpr2(closed)
+        module = mlir.build_mlir_module_helper(
+            closed, name="begen_shard", platforms=platforms, backend=None, axis_context=context
+        )
+    if result_shape.is_tuple():
+        from jax._src.lib import xla_client as xc
+
+        out_sharding = xc.HloSharding.tuple_sharding(result_shape, hlo_out)
+    else:
+        out_sharding = hlo_out[0]
+    return mlir.module_to_bytecode(module), hlo_in, out_sharding
+
+
+def _begen_register_partitioner():
+    # Registers `_BEGEN_PARTITIONED`'s partitioner with XLA (and with the
+    # PJRT plugins, as they load). Registering it again, from another begen
+    # library in the process, replaces it with the same code.
+    try:
+        from functools import partial
+
+        from jax._src import xla_bridge
+        from jax._src.lib import xla_client as xc
+    except ImportError:
+        return
+
+    def keep(user_sharding, shape, backend_config):
+        return user_sharding
+
+    def infer(arg_shapes, arg_shardings, result_shape, backend_config):
+        return None
+
+    args = {
+        "prop_user_sharding": keep,
+        "partition": _begen_export_partition,
+        "infer_sharding_from_operands": infer,
+        "can_side_effecting_have_replicated_sharding": True,
+    }
+    xc.register_custom_call_partitioner(_BEGEN_PARTITIONED, **args)
+    xla_bridge.register_plugin_callbacks(partial(xc.register_custom_call_partitioner, name=_BEGEN_PARTITIONED, **args))
