@@ -36,10 +36,11 @@ from hlo_collectives import ops
 
 if len(sys.argv) > 2 and sys.argv[2] == "--deserialize":
     # The fresh process of the export check: run the file on the same mesh.
-    mesh = jax.make_mesh((jax.device_count(),), ("x",))
-    with open(sys.argv[3], "rb") as f:
+    axis_type = AxisType.Auto if sys.argv[3] == "auto" else AxisType.Explicit
+    mesh = jax.make_mesh((jax.device_count(),), ("x",), axis_types=(axis_type,))
+    with open(sys.argv[4], "rb") as f:
         exported = m.deserialize(bytearray(f.read()))
-    A, v = np.load(sys.argv[4]), np.load(sys.argv[5])
+    A, v = np.load(sys.argv[5]), np.load(sys.argv[6])
     args = (jax.device_put(A, NamedSharding(mesh, P("x"))), jax.device_put(v, NamedSharding(mesh, P())))
     y = exported.call(*args)
     text = jax.jit(exported.call).lower(*args).compile().as_text()
@@ -135,22 +136,26 @@ for axis_type in (AxisType.Explicit, AxisType.Auto):
         check(calls["matvec_cuda"][0] == f"f32[{n},{k // G}]", f"{kind} matvec k-split operand {calls}")
         check(gathers == 0 and reduces == 1, f"{kind} matvec k-split: {gathers} all-gathers, {reduces} all-reduces")
 
-# A sharded export, run in a fresh process on the same mesh.
-mesh = jax.make_mesh((G,), ("x",))
-args = (jax.device_put(x, NamedSharding(mesh, P("x"))), jax.device_put(v, NamedSharding(mesh, P())))
-exported = export.export(jax.jit(m.matvec_cuda), disabled_checks=m.export_safety_checks())(*args)
-scratch = tempfile.mkdtemp()
-paths = [f"{scratch}/exported.bin", f"{scratch}/A.npy", f"{scratch}/v.npy"]
-with open(paths[0], "wb") as f:
-    f.write(exported.serialize())
-np.save(paths[1], x)
-np.save(paths[2], v)
-proc = subprocess.run(
-    [sys.executable, __file__, out_dir, "--deserialize", *paths], capture_output=True, text=True, check=False
-)
-assert proc.returncode == 0, proc.stdout + proc.stderr
-result = json.loads(proc.stdout.strip().splitlines()[-1])
-check(np.allclose(np.asarray(result["y"]), x @ v, rtol=1e-4, atol=1e-4), "deserialized matvec_cuda")
-check(result["all_gather"] == 0, "the deserialized call gathers")
+# A sharded export, run in a fresh process on the same mesh: explicit axes
+# export their shard_map, auto axes begen's partitioned call. Either way the
+# deserialized call runs per GPU with no gather.
+for axes in ("explicit", "auto"):
+    axis_type = AxisType.Auto if axes == "auto" else AxisType.Explicit
+    mesh = jax.make_mesh((G,), ("x",), axis_types=(axis_type,))
+    args = (jax.device_put(x, NamedSharding(mesh, P("x"))), jax.device_put(v, NamedSharding(mesh, P())))
+    exported = export.export(jax.jit(m.matvec_cuda), disabled_checks=m.export_safety_checks())(*args)
+    scratch = tempfile.mkdtemp()
+    paths = [f"{scratch}/exported.bin", f"{scratch}/A.npy", f"{scratch}/v.npy"]
+    with open(paths[0], "wb") as f:
+        f.write(exported.serialize())
+    np.save(paths[1], x)
+    np.save(paths[2], v)
+    proc = subprocess.run(
+        [sys.executable, __file__, out_dir, "--deserialize", axes, *paths], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    result = json.loads(proc.stdout.strip().splitlines()[-1])
+    check(np.allclose(np.asarray(result["y"]), x @ v, rtol=1e-4, atol=1e-4), f"{axes}: deserialized matvec_cuda")
+    check(result["all_gather"] == 0, f"{axes}: the deserialized call gathers")
 
 print(f"check_sharding: {checks} checks passed on {G} GPU(s) ({jax.devices()[0].device_kind})")
