@@ -158,10 +158,15 @@ cargo_lane() {
     if [[ -f "$demo/Cargo.toml" ]]; then
         # One target directory for both crates: begen's dependencies build
         # once. The example resolves with begen's own Cargo.lock (its lock
-        # file is not tracked), so it gets the same versions, reuses their
-        # builds and needs no registry index. With nvcc (the pip toolkit
-        # from setup.sh) the CUDA kernels compile too.
+        # file is not tracked), so it gets the same versions and needs no
+        # registry index; its build-dependencies (begen and all of begen's)
+        # are built with debug = false, as Cargo.toml's
+        # [profile.dev.package."*"] builds begen's dependencies, so they are
+        # the units `cargo test` built (begen's library itself builds again:
+        # without the `cli` feature). With nvcc (the pip toolkit from
+        # setup.sh) the CUDA kernels compile too.
         cp Cargo.lock "$demo/Cargo.lock"
+        export CARGO_PROFILE_DEV_BUILD_OVERRIDE_DEBUG=false
         local features=()
         [[ -n "${NVCC:-}" ]] && features=(--features cuda)
         step "kernels-demo cargo test" cargo test --all-targets "${features[@]}" \
