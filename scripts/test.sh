@@ -101,8 +101,16 @@ end_lane() {
         [[ $r == ok* ]] || failed=1
     done < "$LOGS/lane-$name.results"
 }
-# A stopped run stops its background work too.
-trap 'for p in "${lane_pid[@]}" "${jax_setup_pid[@]}"; do kill "$p" 2>/dev/null; done' INT TERM
+# A stopped run stops its background work too, and still stops.
+declare -A jax_setup_pid=()
+stop_background() {
+    local p
+    for p in "${lane_pid[@]}" "${jax_setup_pid[@]}"; do
+        kill "$p" 2>/dev/null
+    done
+}
+trap 'stop_background; exit 130' INT
+trap 'stop_background; exit 143' TERM
 
 # pytest exits 5 when it collected no tests: nothing to run is not a failure.
 run_pytest() {
@@ -119,7 +127,6 @@ run_pytest() {
 # venv under target/ (scripts/setup-jax.sh). pip mostly downloads and
 # unpacks, so both are made in the background while cargo compiles.
 jax_versions=(0.10.2 0.11.2)
-declare -A jax_setup_pid=()
 if [[ -d tests/python ]]; then
     for v in "${jax_versions[@]}"; do
         bash scripts/setup-jax.sh "$v" > "$LOGS/setup-jax-$v.out" 2> "$LOGS/setup-jax-$v.log" < /dev/null &
