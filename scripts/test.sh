@@ -16,6 +16,13 @@
 # scripts/setup-jax.sh), with the cross-version test in between (one build
 # with --jax-min 0.10.2, called under all three); scripts/wheel-check.sh (begen's
 # wheel and a kernel project's wheel, each installed into a fresh venv).
+#
+# Two lanes share the cores once the crate's tests have passed their build:
+# the cargo lane (clippy, the example crate, demo.sh, wheel-check.sh: much of
+# it one rustc or one linker at a time) runs in the background beside the
+# pytest lane, whose steps wait on compilers and subprocesses. The older jax
+# venvs are made in the background while cargo builds. A background step's
+# output goes to its log and is printed when its lane ends.
 # CI=true (the default here) means a missing JAX, nvcc or network is a test
 # failure, not a skip. Every step runs even after a failure; the summary at
 # the end lists each step, and the exit status is non-zero when any failed.
@@ -27,6 +34,7 @@ cd "$ROOT" || exit 2
 export CI="${CI:-true}"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 start=$SECONDS
+LOGS="$ROOT/target/test-logs"
 
 if ! bash scripts/setup.sh; then
     echo "test.sh: scripts/setup.sh failed; nothing was tested" >&2
@@ -34,6 +42,7 @@ if ! bash scripts/setup.sh; then
 fi
 # shellcheck source=env.sh
 source scripts/env.sh || exit 1
+mkdir -p "$LOGS"
 
 declare -a names=() results=()
 failed=0
@@ -42,8 +51,7 @@ failed=0
 # runner's closing lines for the summary.
 step() {
     local name="$1"; shift
-    local log="$ROOT/target/test-logs/${name//[^A-Za-z0-9_.-]/_}.log"
-    mkdir -p "$(dirname "$log")"
+    local log="$LOGS/${name//[^A-Za-z0-9_.-]/_}.log"
     echo
     echo "==== $name: $*"
     local t0=$SECONDS
@@ -51,13 +59,58 @@ step() {
     local rc=${PIPESTATUS[0]}
     names+=("$name")
     if [[ $rc == 0 ]]; then
-        results+=("ok      $(( SECONDS - t0 ))s")
+        results+=("ok      $(( SECONDS - t0 ))s${lane:+ ($lane lane)}")
     else
-        results+=("FAILED  $(( SECONDS - t0 ))s (exit $rc, log: ${log#"$ROOT"/})")
+        results+=("FAILED  $(( SECONDS - t0 ))s${lane:+ ($lane lane)} (exit $rc, log: ${log#"$ROOT"/})")
         failed=1
     fi
     return 0
 }
+
+# start_lane NAME FUNCTION: run FUNCTION's steps in the background, their
+# output in target/test-logs/lane-NAME.log; end_lane prints that log and
+# adds the lane's steps to the summary.
+lane=""
+declare -A lane_pid=()
+start_lane() {
+    local name="$1" fn="$2"
+    rm -f "$LOGS/lane-$name.results"
+    (
+        lane="$name"; names=(); results=(); failed=0
+        "$fn"
+        for i in "${!names[@]}"; do
+            printf '%s\t%s\n' "${names[$i]}" "${results[$i]}"
+        done > "$LOGS/lane-$name.results"
+    ) > "$LOGS/lane-$name.log" 2>&1 < /dev/null &
+    lane_pid[$name]=$!
+}
+end_lane() {
+    local name="$1"
+    wait "${lane_pid[$name]}"
+    unset "lane_pid[$name]"
+    echo
+    echo "==== the $name lane (ran in the background; log: ${LOGS#"$ROOT"/}/lane-$name.log)"
+    cat "$LOGS/lane-$name.log"
+    if [[ ! -f "$LOGS/lane-$name.results" ]]; then
+        names+=("$name lane"); results+=("FAILED  (it ended before its summary)"); failed=1
+        return
+    fi
+    local n r
+    while IFS=$'\t' read -r n r; do
+        names+=("$n"); results+=("$r")
+        [[ $r == ok* ]] || failed=1
+    done < "$LOGS/lane-$name.results"
+}
+# A stopped run stops its background work too, and still stops.
+declare -A jax_setup_pid=()
+stop_background() {
+    local p
+    for p in "${lane_pid[@]}" "${jax_setup_pid[@]}"; do
+        kill "$p" 2>/dev/null
+    done
+}
+trap 'stop_background; exit 130' INT
+trap 'stop_background; exit 143' TERM
 
 # pytest exits 5 when it collected no tests: nothing to run is not a failure.
 run_pytest() {
@@ -69,6 +122,17 @@ run_pytest() {
     fi
     return $rc
 }
+
+# The version matrix: the other jax releases begen supports, each in its own
+# venv under target/ (scripts/setup-jax.sh). pip mostly downloads and
+# unpacks, so both are made in the background while cargo compiles.
+jax_versions=(0.10.2 0.11.2)
+if [[ -d tests/python ]]; then
+    for v in "${jax_versions[@]}"; do
+        bash scripts/setup-jax.sh "$v" > "$LOGS/setup-jax-$v.out" 2> "$LOGS/setup-jax-$v.log" < /dev/null &
+        jax_setup_pid[$v]=$!
+    done
+fi
 
 # The crate's #[ignore]d tests compile generated code (g++, JAX's XLA headers,
 # nvcc): setup.sh has provided all three by now, so CI runs them too.
@@ -90,39 +154,60 @@ for component in rustfmt clippy; do
     fi
 done
 step "cargo fmt --check" cargo fmt --check
-step "cargo clippy" cargo clippy --all-targets -- -D warnings
 
-demo="examples/kernels-demo"
-if [[ -f "$demo/Cargo.toml" ]]; then
-        # One target directory for both crates: begen's dependencies build once.
-    # With nvcc (the pip toolkit from setup.sh) the CUDA kernels compile too.
-    features=()
-    [[ -n "${NVCC:-}" ]] && features=(--features cuda)
-    step "kernels-demo cargo test" cargo test --all-targets "${features[@]}" \
-        --manifest-path "$demo/Cargo.toml" --target-dir "$ROOT/target"
-    # README's first command: build the example, call its kernels from JAX.
-    step "scripts/demo.sh" bash scripts/demo.sh
-else
-    echo
-    echo "test.sh: $demo/Cargo.toml does not exist yet; the example crate is not tested"
-fi
+# The cargo lane: clippy, the example crate, the wheels. target/debug/begen,
+# which the pytest lane runs, is not rebuilt by any of them (clippy only
+# checks; the example builds begen's library as a build-dependency).
+cargo_lane() {
+    step "cargo clippy" cargo clippy --all-targets -- -D warnings
+
+    demo="examples/kernels-demo"
+    if [[ -f "$demo/Cargo.toml" ]]; then
+        # One target directory for both crates: begen's dependencies build
+        # once. The example resolves with begen's own Cargo.lock (its lock
+        # file is not tracked), so it gets the same versions and needs no
+        # registry index; its build-dependencies (begen and all of begen's)
+        # are built with debug = false, as Cargo.toml's
+        # [profile.dev.package."*"] builds begen's dependencies, so they are
+        # the units `cargo test` built (begen's library itself builds again:
+        # without the `cli` feature). With nvcc (the pip toolkit from
+        # setup.sh) the CUDA kernels compile too.
+        cp Cargo.lock "$demo/Cargo.lock"
+        export CARGO_PROFILE_DEV_BUILD_OVERRIDE_DEBUG=false
+        local features=()
+        [[ -n "${NVCC:-}" ]] && features=(--features cuda)
+        step "kernels-demo cargo test" cargo test --all-targets "${features[@]}" \
+            --manifest-path "$demo/Cargo.toml" --target-dir "$ROOT/target"
+        # README's first command: build the example, call its kernels from JAX.
+        step "scripts/demo.sh" bash scripts/demo.sh
+    else
+        echo
+        echo "test.sh: $demo/Cargo.toml does not exist yet; the example crate is not tested"
+    fi
+
+    # The pip route: begen's wheel, the example project's wheel, fresh venvs.
+    step "scripts/wheel-check.sh" bash scripts/wheel-check.sh
+}
+start_lane cargo cargo_lane
 
 if [[ -d tests/python ]]; then
     # Python tests find the CLI here; build it once so they need not.
     export BEGEN_BIN="${BEGEN_BIN:-$ROOT/target/debug/begen}"
-    # The version matrix: the other jax releases begen supports, each in
-    # its own venv under target/ (scripts/setup-jax.sh). The cross-version
-    # test in the run above builds once with --jax-min 0.10.2 and calls the
-    # library under each of them; then the CPU end-to-end tests run under
-    # each, begen asking that Python for its jax (not the ruff lints of the
-    # generated code: they do not depend on jax, and ruff is .venv's).
+    # The cross-version test in the run over tests/python builds once with
+    # --jax-min 0.10.2 and calls the library under each older jax; then the
+    # CPU end-to-end tests run under each, begen asking that Python for its
+    # jax (not the ruff lints of the generated code: they do not depend on
+    # jax, and ruff is .venv's).
     matrix=()
-    for v in 0.10.2 0.11.2; do
-        if py="$(bash scripts/setup-jax.sh "$v")"; then
-            matrix+=("$py")
+    for v in "${jax_versions[@]}"; do
+        if wait "${jax_setup_pid[$v]}"; then
+            matrix+=("$(cat "$LOGS/setup-jax-$v.out")")
+            cat "$LOGS/setup-jax-$v.log"
         else
-            names+=("setup-jax.sh $v"); results+=("FAILED"); failed=1
+            cat "$LOGS/setup-jax-$v.log"
+            names+=("setup-jax.sh $v"); results+=("FAILED  (log: ${LOGS#"$ROOT"/}/setup-jax-$v.log)"); failed=1
         fi
+        unset "jax_setup_pid[$v]"
     done
     BEGEN_JAX_MATRIX="$(IFS=:; echo "${matrix[*]}")"
     export BEGEN_JAX_MATRIX
@@ -138,8 +223,7 @@ if [[ -d tests/python ]]; then
     done
 fi
 
-# The pip route: begen's wheel, the example project's wheel, fresh venvs.
-step "scripts/wheel-check.sh" bash scripts/wheel-check.sh
+end_lane cargo
 
 echo
 echo "==== summary ($(( SECONDS - start ))s, CI=$CI)"

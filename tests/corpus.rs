@@ -86,7 +86,7 @@ fn kernix_hazards_match_the_preprocessor() {
 
 #[test]
 fn brainevent_tree_builds_as_one_library() {
-    // Compiles the whole tree (minutes: about 3 to 5 on 2 cores) with the pip toolkit's nvcc.
+    // Compiles the whole tree (minutes, on 2 cores) with the pip toolkit's nvcc, unoptimised.
     if !ci() && std::env::var_os("NVCC").is_none() {
         unavailable("NVCC is not set (source scripts/env.sh)");
         return;

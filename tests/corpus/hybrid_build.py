@@ -6,7 +6,8 @@ hybrid-scheduler CSR kernels on 0.3.0) also include `brainevent/dtypes.h` or
 copy of those headers (build-support/include/brainevent/). For every `.cu`
 file of the wheel that includes one of them, this copies the file alone into
 a scratch directory and runs `begen build --platform cuda` for one
-architecture twice:
+architecture (the host compiler and cicc at -O0:
+brainevent_corpus.BUILD_CONFIG) twice:
 
   - with begen's headers: `-I` names only a directory holding brainevent's
     `cuda_common.h`, so every `brainevent/*.h` comes from begen;
@@ -107,6 +108,7 @@ def build_source(exe, env, a, src, rel, names, wheel_include, work) -> int:
     kernels = work / "src"
     kernels.mkdir(parents=True)
     shutil.copyfile(src, kernels / src.name)
+    (kernels / "begen.yaml").write_text(bc.BUILD_CONFIG)
     includes = {"brainevent": wheel_include}
     if USES_CUDA_COMMON.search(src.read_text(encoding="utf-8")):
         # Only cuda_common.h, away from brainevent's own brainevent/*.h.

@@ -7,10 +7,13 @@ the wheel's `cuda_common.h` (not brainevent's own `brainevent/*.h`: the sources
 compile against begen's support headers), writes
 
     name: brainevent_aot
+    cxx_flags: [-O0]
+    cuda: {flags: [-Xcompiler=-O0, -Xcicc=-O0]}
     modules: {names: {FILE: NAME, ...}}
 
 with the module name brainevent gives every file (tests/corpus/kernix_modules.py;
-a file no call loads keeps its per-file name, as in modules_compare.py), and runs
+a file no call loads keeps its per-file name, as in modules_compare.py; the
+host compiler and cicc at -O0: brainevent_corpus.BUILD_CONFIG), and runs
 
     begen build TREE --out OUT --arch sm_90 -I INCLUDE --work-dir OUT.work --quiet
 
@@ -194,7 +197,7 @@ def layout(corpus, cuda_common, scratch: pathlib.Path, skipped):
 def run_checks(exe, nm, tree, include, out, expected, named) -> list[str]:
     """Scan, build, then check the manifest and the exports. Prints each
     step's summary and failures; returns the failures."""
-    config = f"name: {LIBRARY}\n" + mc.names_yaml(named)
+    config = f"name: {LIBRARY}\n" + bc.BUILD_CONFIG + mc.names_yaml(named)
     failures = []
 
     # (a) the scan of the tree that is built: functions, arg_specs, modules, targets
