@@ -17,7 +17,7 @@ import jax
 import jax.numpy as jnp
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "gpu"))
-from interleaved import chained, ratio, run, table  # noqa: E402
+from interleaved import chained, ratio, run, table
 
 
 def main():
@@ -32,7 +32,11 @@ def main():
 
     nat.register()
     lib = ctypes.cdll.LoadLibrary(os.path.join(a.out, "libnat.so"))
-    jax.ffi.register_ffi_target("hand.add_one", jax.ffi.pycapsule(lib.hand_add_one), platform=a.platform.upper() if a.platform == "cuda" else "cpu")
+    jax.ffi.register_ffi_target(
+        "hand.add_one",
+        jax.ffi.pycapsule(lib.hand_add_one),
+        platform=a.platform.upper() if a.platform == "cuda" else "cpu",
+    )
     x0 = jnp.zeros((a.n,), jnp.float32)
     out = jax.ShapeDtypeStruct(x0.shape, x0.dtype)
     variants = {

@@ -21,7 +21,6 @@ Usage: python prepare.py JAX_GIT_DIR OUT BEGEN [cpu|cuda]
 """
 
 import io
-import os
 import re
 import shutil
 import subprocess
@@ -56,11 +55,7 @@ def extract(git_dir: Path) -> dict[str, str]:
     that holds `src/jax_ffi_example` is read as examples/ffi already
     extracted (what the device gets: no git directory travels there)."""
     if (git_dir / "src" / "jax_ffi_example").is_dir():
-        return {
-            p.relative_to(git_dir).as_posix(): p.read_text()
-            for p in git_dir.rglob("*")
-            if p.is_file()
-        }
+        return {p.relative_to(git_dir).as_posix(): p.read_text() for p in git_dir.rglob("*") if p.is_file()}
     data = subprocess.run(
         ["git", "--git-dir", str(git_dir), "archive", "--format=tar", "HEAD", "examples/ffi"],
         check=True,
@@ -101,7 +96,7 @@ def annotate(text: str, names: list[str]) -> str:
     text = re.sub(r'#include "nanobind/nanobind.h"\n', "", text)
     text = re.sub(r"namespace nb = nanobind;\n", "", text)
     for name in names:
-        pattern = re.compile(r"^(ffi::Error|void)\s+" + name + r"\(", re.M)
+        pattern = re.compile(r"^(ffi::Error|void)\s+" + name + r"\(", re.MULTILINE)
         m = pattern.search(text)
         if m is None:
             raise SystemExit(f"{name}: no impl function found to annotate")
@@ -145,7 +140,7 @@ def main() -> None:
     tests.mkdir()
     for name in TESTS[platform]:
         text = files["tests/" + name]
-        changed = re.sub(r"^from jax_ffi_example import", "from begen_ffi_example import", text, flags=re.M)
+        changed = re.sub(r"^from jax_ffi_example import", "from begen_ffi_example import", text, flags=re.MULTILINE)
         if changed == text:
             raise SystemExit(f"{name}: no `from jax_ffi_example import` line")
         (tests / name).write_text(changed)

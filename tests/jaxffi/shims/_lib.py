@@ -5,6 +5,6 @@ import sys
 
 sys.path.insert(0, os.environ["BEGEN_FFI_EXAMPLES_LIB"])
 
-import _ffi_examples as lib  # noqa: E402
+import _ffi_examples as lib
 
 __all__ = ["lib"]

@@ -10,7 +10,6 @@ Wrappers that remain, and why:
 
 import jax
 import numpy as np
-
 from begen_ffi_example._lib import lib
 
 

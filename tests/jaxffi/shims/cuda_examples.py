@@ -11,7 +11,6 @@ the target, and fails where begen's binding differs.
 import jax
 import jax.numpy as jnp
 import numpy as np
-
 from begen_ffi_example._lib import lib
 
 

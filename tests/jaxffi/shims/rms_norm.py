@@ -8,7 +8,6 @@ begen's functions take where an output is not shaped by a contract.
 from functools import partial
 
 import jax
-
 from begen_ffi_example._lib import lib
 
 
