@@ -14,7 +14,9 @@
 #   --jax-min 0.10.2 and into JAXMIN_DIR/new against a newer jaxlib than here.
 #   Also not in the default, on brainevent's CUDA tree: `brainevent-loop`
 #   (needs OLD_BEGEN, an older begen binary) and `brainevent-ccache` (needs
-#   CCACHE, a ccache binary): see those steps below.
+#   CCACHE, a ccache binary): see those steps below. `ffi` (not in the
+#   default): jax's examples/ffi cuda_examples, from .carry/jax-examples-ffi.
+#   `bench-native` (not in the default): bench/ffi_native on the GPU.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -169,6 +171,20 @@ elif step brainevent-ccache; then
     echo "== brainevent-ccache: skipped (needs CCACHE, a ccache binary, and brainevent's sources in $CORPUS)"
 fi
 
+# jax's own examples/ffi (cuda_examples) built by begen from their impl
+# functions, run by their own test file (tests/jaxffi/prepare.py); not in
+# the default STEPS. The device has no network: extract the examples here
+# first into the ignored .carry/ and carry it:
+#   python tests/jaxffi/prepare.py --extract /work/.mirror/jax-ml+jax/repo .carry/jax-examples-ffi
+# needs absl-py importable (carry a `pip install --target` folder on PYTHONPATH).
+if step ffi; then
+    echo "== jax's examples/ffi (cuda_examples) built by begen, their own tests"
+    FFI_SRC="${JAX_FFI_EXAMPLES:-$ROOT/.carry/jax-examples-ffi}"
+    "$PY" tests/jaxffi/prepare.py "$FFI_SRC" "$WORK/jaxffi" "$BEGEN" cuda
+    (cd "$WORK/jaxffi" && PYTHONPATH="$WORK/jaxffi/pkg${PYTHONPATH:+:$PYTHONPATH}" \
+        BEGEN_FFI_EXAMPLES_LIB="$WORK/jaxffi/lib" "$PY" -m pytest -q -p no:cacheprovider -rA tests) || true
+fi
+
 xla_inc="$("$PY" -c 'import jax.ffi; print(jax.ffi.include_dir())')"
 cap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)"
 if step bench; then
@@ -187,4 +203,9 @@ if step bench-binary; then
     BEGEN_BENCH_CUBIN=bench/gpu/binaries/bin/add_one.cubin \
         XLA_FLAGS="${XLA_FLAGS:-} --xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL" \
         "$PY" bench/gpu/binary_overhead.py "$WORK/ovhbin" "$WORK/hand_binary.so" --rounds "${ROUNDS:-300}"
+fi
+if step bench-native; then
+    echo "== per-call cost of a native XLA FFI signature bound by begen against the hand-written Bind (one library)"
+    "$BEGEN" build bench/ffi_native/cuda --out "$WORK/nat" --name nat --platform cuda --quiet
+    "$PY" bench/ffi_native/native_overhead.py "$WORK/nat" --platform cuda --rounds "${ROUNDS:-300}"
 fi

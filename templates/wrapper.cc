@@ -17,6 +17,9 @@
 #include {{ inc }}
 {%- endfor %}
 #include "begen/trampoline.h"
+{%- if w.has_natives %}
+#include "begen/native.h"
+{%- endif %}
 {%- if w.host_only %}
 #endif  // !defined(__CUDA_ARCH__)
 {%- endif %}
@@ -44,7 +47,12 @@ BEGEN_TRAMPOLINE const char* {{ t.symbol }}({{ t.params }}) noexcept {
 {%- for s in t.prepare %}
     {{ s }}
 {%- endfor %}
+{%- match t.returned %}
+{%- when Some(check) %}
+    return begen::tr::{{ check }}({{ t.function }}({{ t.call_args|join(", ") }}));
+{%- when None %}
     {{ t.function }}({{ t.call_args|join(", ") }});
+{%- endmatch %}
   } catch (const std::exception& begen_e) {
     return begen::tr::failed(begen_e.what());
   } catch (...) {
@@ -52,6 +60,32 @@ BEGEN_TRAMPOLINE const char* {{ t.symbol }}({{ t.params }}) noexcept {
   }
   return nullptr;
 }
+{%- endfor %}
+{%- for n in w.natives %}
+
+// {{ n.function }}: {{ n.arg_spec }}
+// Declared with XLA FFI's types: bound as declared, called directly.
+namespace {{ n.ns }} {
+using Fn = decltype(&{{ n.function }});
+{%- for a in n.aliases %}
+{{ a }}
+{%- endfor %}
+static xla::ffi::Error call({{ n.params|join(", ") }}) {
+  try {
+    {{ n.call }}
+  } catch (const std::exception& begen_e) {
+    return begen::native::failed("{{ n.function }}", &begen_e);
+  } catch (...) {
+    return begen::native::failed("{{ n.function }}", nullptr);
+  }
+}
+}  // namespace {{ n.ns }}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL({{ n.symbol }}, {{ n.ns }}::call,
+                              xla::ffi::Ffi::Bind()
+{%- for b in n.bindings %}
+                                  {{ b }}
+{%- endfor %});
 {%- endfor %}
 {%- if w.host_only %}
 

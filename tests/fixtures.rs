@@ -62,6 +62,8 @@ cases!(
     err_duplicates,
     err_contradictions,
     err_stream_cpu,
+    err_native,
+    native,
     err_locate,
     err_files,
     err_config_yaml,

@@ -23,6 +23,8 @@ headers!(
     "begen/cuda_driver.h",
     "begen/ffi_support.h",
     "begen/list_words.h",
+    "begen/native.h",
+    "begen/status.h",
     "begen/trampoline.h",
     "begen/version.h",
     "brainevent/check.h",

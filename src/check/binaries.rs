@@ -109,7 +109,14 @@ pub(super) fn check_kernel(
         let (line, column) = req_map.position(d.name_span);
         let at =
             model::Defined { file: file.to_string(), path: path.to_path_buf(), line, column, platform: Platform::Cuda };
-        Checked { at, params, consts: Vec::new(), binary: Some(Box::new(call)) }
+        Checked {
+            at,
+            params,
+            consts: Vec::new(),
+            binary: Some(Box::new(call)),
+            returns: crate::model::Returns::Void,
+            native: None,
+        }
     });
     (function, diags)
 }

@@ -5,6 +5,7 @@ use super::Checked;
 use super::attrs::{self, Explicit};
 use super::contract;
 use super::infer::{self, Role};
+use super::native;
 use super::tokens::{self, SpecToken, TokenError};
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::decl::{Callee, DeclParam, Declared, Enclosing, Indirection, LocateError, Signature};
@@ -59,8 +60,23 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<Checked>,
             None
         }
     };
+    let returns = sig.and_then(|s| native::returns(c, s, &mut diags)).unwrap_or_default();
+    let native_sig = sig.filter(|s| native::is_native(s));
+    if let (Some(_), Some(tokens)) = (native_sig, &c.tokens) {
+        let at = tokens.first().map_or(c.name_span, |(_, s)| *s);
+        diags.push(Diagnostic::error(at, msg::native_tokens(&c.name)).hint(msg::HINT_NATIVE_TOKENS));
+    }
     if diags.iter().any(Diagnostic::is_error) {
         return (None, diags);
+    }
+    let mut native = None;
+    if let Some(sig) = native_sig {
+        let Some((params, n)) = native::infer_native(c, sig, map, &mut diags) else { return (None, diags) };
+        check_roles(c, &params, &mut diags);
+        if diags.iter().any(Diagnostic::is_error) {
+            return (None, diags);
+        }
+        native = Some((params, n));
     }
     let Some(consts) = contract::resolve_consts(c, sig, &consts_raw, &mut diags) else { return (None, diags) };
     if let Some(tokens) = &tokens {
@@ -69,14 +85,22 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<Checked>,
             return (None, diags);
         }
     }
-    let params = match (tokens, sig) {
-        (Some(tokens), Some(sig)) => check_against_signature(c, &tokens, sig, map, &mut diags),
-        (Some(tokens), None) => check_tokens_alone(c, &tokens, map, &mut diags),
-        (None, Some(sig)) => infer_all(c, sig, map, &mut diags),
-        (None, None) => None,
+    let (params, native) = match native {
+        Some((params, n)) => (Some(params), Some(n)),
+        None => (None, None),
+    };
+    let params = match (params, tokens, sig) {
+        (Some(params), _, _) => Some(params),
+        (None, Some(tokens), Some(sig)) => check_against_signature(c, &tokens, sig, map, &mut diags),
+        (None, Some(tokens), None) => check_tokens_alone(c, &tokens, map, &mut diags),
+        (None, None, Some(sig)) => infer_all(c, sig, map, &mut diags),
+        (None, None, None) => None,
     };
     let Some(params) = params else { return (None, diags) };
-    check_roles(c, &params, &mut diags);
+    if native.is_none() {
+        check_roles(c, &params, &mut diags);
+        check_order(c, &params, &mut diags);
+    }
     if diags.iter().any(Diagnostic::is_error) {
         return (None, diags);
     }
@@ -92,7 +116,7 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<Checked>,
     let source = map.get(file);
     let at =
         model::Defined { file: source.name.clone(), path: source.path.clone(), line, column, platform: c.platform };
-    let func = Checked { at, params, consts, binary: None };
+    let func = Checked { at, params, consts, binary: None, returns, native };
     (Some(func), diags)
 }
 
@@ -521,6 +545,11 @@ fn check_roles(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
     if c.tokens.is_some() && !params.iter().any(|p| p.token.is_output()) {
         diags.push(Diagnostic::error(c.name_span, msg::no_output_explicit(&c.name)));
     }
+}
+
+/// The conventional order's warning (a native kernel binds in its own
+/// order, as XLA allows).
+fn check_order(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
     let rank = |t: &Token| match t {
         Token::Arg(_) | Token::InOut(_) | Token::List(_) => 0,
         Token::Ret(_) => 1,

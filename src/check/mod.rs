@@ -21,6 +21,7 @@ mod function;
 mod infer;
 mod modules;
 mod names;
+mod native;
 mod plan;
 mod primitives;
 mod sharding;
@@ -230,6 +231,8 @@ pub(super) struct Checked {
     pub(super) params: Vec<Param>,
     pub(super) consts: Vec<Const>,
     pub(super) binary: Option<Box<BinaryCall>>,
+    pub(super) returns: crate::model::Returns,
+    pub(super) native: Option<crate::model::Native>,
 }
 
 /// How a declared function's name stands in its module.
@@ -336,7 +339,10 @@ fn check_functions(
             // Named only when kept: a large tree may repeat every name.
             item.function = checked.filter(|_| item.repeat == Repeat::Unique).map(|c| {
                 let names = naming.of(&d.name, module, variant);
-                Box::new(Function::new(d.name.clone(), names, c.at, c.params, c.consts, c.binary))
+                let mut f = Function::new(d.name.clone(), names, c.at, c.params, c.consts, c.binary);
+                f.returns = c.returns;
+                f.native = c.native;
+                Box::new(f)
             });
             item.diags = diags;
         },

@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 
 use crate::model::{
     ArrayBinding, AttrType, ConstKind, Container, ElementType, Extent, Function, HalfRepr, Instance, Library, Param,
-    Platform, Pointer, RecordType, ScalarKind, TensorType, Token,
+    Platform, Pointer, RecordType, Returns, ScalarKind, TensorType, Token,
 };
 
 use super::names::comment_text;
@@ -48,6 +48,11 @@ pub(crate) struct WrapperView {
     /// the host-only part so that the device passes instantiate it too.
     pub(crate) instantiations: Vec<String>,
     pub(crate) trampolines: Vec<TrampolineView>,
+    /// The handlers of its kernels written against XLA FFI's own types,
+    /// generated here rather than in the glue.
+    pub(crate) natives: Vec<super::native::NativeView>,
+    /// Whether it includes `begen/native.h` (it has such kernels).
+    pub(crate) has_natives: bool,
 }
 
 /// One trampoline: `extern "C" const char* <symbol>(<params>) noexcept`.
@@ -66,6 +71,9 @@ pub(crate) struct TrampolineView {
     pub(crate) prepare: Vec<String>,
     /// The expressions passed to the kernel, in its parameter order.
     pub(crate) call_args: Vec<String>,
+    /// The helper of `begen/trampoline.h` that turns the kernel's returned
+    /// status into the trampoline's result; `None` for a `void` kernel.
+    pub(crate) returned: Option<&'static str>,
 }
 
 /// The glue translation unit of a library: every XLA FFI handler.
@@ -870,6 +878,12 @@ pub(crate) fn trampoline_view(unit: &Unit) -> TrampolineView {
         params: params_text,
         prepare,
         call_args: params.iter().map(|(_, _, c)| c.call_arg.clone()).collect(),
+        returned: match f.returns {
+            Returns::Void => None,
+            Returns::Status => Some("returned_status"),
+            Returns::FfiError => Some("returned_error"),
+            Returns::FfiErrorOr => Some("returned_error_or"),
+        },
     }
 }
 
@@ -931,7 +945,17 @@ pub(crate) fn wrapper_view(
             .filter(|u| u.instance.is_some())
             .map(|u| format!("{}{}", u.f.name, u.template_args()))
             .collect(),
-        trampolines: functions.iter().flat_map(|f| Unit::all(f)).map(|u| trampoline_view(&u)).collect(),
+        trampolines: functions
+            .iter()
+            .filter(|f| f.native.is_none())
+            .flat_map(|f| Unit::all(f))
+            .map(|u| trampoline_view(&u))
+            .collect(),
+        natives: functions
+            .iter()
+            .filter_map(|f| f.native.as_ref().map(|n| super::native::native_view(f, &n.params)))
+            .collect(),
+        has_natives: functions.iter().any(|f| f.native.is_some()),
     }
 }
 
@@ -946,7 +970,9 @@ pub(crate) const HANDLERS_PER_GLUE: usize = 64;
 /// part; each part has the structs its handlers decode. At least one part
 /// (the first also defines the FFI API version symbol).
 pub(crate) fn glue_views(library: &Library) -> Vec<GlueView> {
-    let units: Vec<Unit> = library.functions.iter().filter(|f| f.binary.is_none()).flat_map(Unit::all).collect();
+    // A native kernel's handler is in its source's TU.
+    let units: Vec<Unit> =
+        library.functions.iter().filter(|f| f.binary.is_none() && f.native.is_none()).flat_map(Unit::all).collect();
     let chunks: Vec<&[Unit]> = if units.is_empty() { vec![&[]] } else { units.chunks(HANDLERS_PER_GLUE).collect() };
     let parts = chunks.len();
     chunks

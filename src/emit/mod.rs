@@ -20,6 +20,7 @@ mod binary;
 pub(crate) mod cpp;
 mod manifest;
 mod names;
+mod native;
 pub(crate) mod python;
 pub(crate) mod runtime;
 

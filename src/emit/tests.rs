@@ -86,6 +86,8 @@ fn function(name: &str, file: &str, root: &Path, platform: Platform, params: Vec
         consts: Vec::new(),
         instances: Vec::new(),
         binary: None,
+        returns: crate::model::Returns::Void,
+        native: None,
     }
 }
 

@@ -166,6 +166,8 @@ pub(crate) struct Signature {
     /// `None` for a plain function.
     pub(crate) template: Option<Vec<TemplateParam>>,
     pub(crate) variadic: bool,
+    /// The return type as written (see `parse::signature::ParsedSig::ret`).
+    pub(crate) ret: String,
     /// `__global__` or `__device__` (without `__host__`): not callable from
     /// the host wrapper.
     pub(crate) device_only: Option<&'static str>,

@@ -522,6 +522,52 @@ pub struct Function {
     /// A precompiled kernel (begen.yaml's `binaries:`): what its handler
     /// launches. `None` for an annotated source's function.
     pub(crate) binary: Option<Box<binary::BinaryCall>>,
+    /// What the kernel returns and how the handler passes it on.
+    pub(crate) returns: Returns,
+    /// A kernel declared with XLA FFI's own parameter types: the handler is
+    /// generated in the source's translation unit and binds each parameter
+    /// as declared. `None` for a `BE::Tensor` or typed-pointer kernel.
+    pub(crate) native: Option<Native>,
+}
+
+/// What a kernel returns: nothing, or a status whose error the handler
+/// returns to XLA with its code. Any other return type is refused by
+/// `check` (its value would be discarded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum Returns {
+    #[default]
+    Void,
+    /// `BE::Status` (begen's headers): `ok()`, `code()`, `message()`.
+    Status,
+    /// `xla::ffi::Error`.
+    FfiError,
+    /// `xla::ffi::ErrorOr<T>`: its error is returned; its value is not used.
+    FfiErrorOr,
+}
+
+/// A kernel written against XLA FFI's own types: how each parameter (in
+/// signature order) is bound. The types are the kernel's own, so the
+/// binding names them through the function's type, never by a spelling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Native {
+    pub(crate) params: Vec<NativeBind>,
+}
+
+/// How one parameter of a native kernel is bound.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum NativeBind {
+    /// `.Arg<T>()`: a buffer (`Buffer<...>`, `AnyBuffer`).
+    Arg,
+    /// `.Ret<T>()` of the `Result<T>` the kernel takes.
+    Ret,
+    /// `.Attr<T>("name")`: a scalar, a span, a string.
+    Attr(String),
+    /// `.Attrs()`: every attribute as an `ffi::Dictionary`.
+    Attrs,
+    /// `.Ctx<T>()` as declared (`PlatformStream<T>`, `State<T>`, ...).
+    Ctx,
+    /// `.Ctx<PlatformStream<cudaStream_t>>()` for a `cudaStream_t`.
+    CudaStream,
 }
 
 /// A function's names in the library, decided from its module and the
@@ -586,6 +632,8 @@ impl Function {
             consts,
             instances: Vec::new(),
             binary,
+            returns: Returns::Void,
+            native: None,
         };
         f.instances = f.instances_of_consts();
         f

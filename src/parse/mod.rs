@@ -580,6 +580,7 @@ fn parse_decl(
         origin: Origin::Direct,
         template: parsed.template,
         variadic: parsed.variadic,
+        ret: parsed.ret,
         device_only,
     })
 }

@@ -37,6 +37,10 @@ pub(crate) struct ParsedSig {
     pub(crate) template: Option<Vec<TemplateParam>>,
     /// The parameter list ends in `...`.
     pub(crate) variadic: bool,
+    /// The return type as written, whitespace normalised, without
+    /// `static`/`inline` or a leading `const`; a pointer or reference
+    /// return ends in `*` or `&` (`void`, `ffi::Error`, `const char*`).
+    pub(crate) ret: String,
 }
 
 /// Why a text is not a function declaration we can bind.
@@ -209,6 +213,7 @@ impl SignatureParser {
             params,
             template: None,
             variadic: false,
+            ret: "void".to_string(),
         })
     }
 
@@ -263,6 +268,7 @@ impl SignatureParser {
             params,
             template,
             variadic,
+            ret: return_type(func, &owned),
         })
     }
 }
@@ -441,6 +447,36 @@ fn raw_param(node: Node, src: &[u8]) -> RawParam {
         decl = d.child_by_field_name("declarator").or_else(|| last_named_child(d));
     }
     RawParam { name, ty, is_const, indirection, start: node.start_byte(), end: node.end_byte() }
+}
+
+/// The return type of the function declarator `func`: the `type` of the
+/// declaration around it, with `*`/`&` for each pointer or reference
+/// declarator between them; empty where there is none (a constructor-like
+/// macro call).
+fn return_type(func: Node, src: &[u8]) -> String {
+    let mut suffix = String::new();
+    let mut up = func.parent();
+    while let Some(n) = up {
+        match n.kind() {
+            "pointer_declarator" => suffix.insert(0, '*'),
+            "reference_declarator" => suffix.insert_str(0, if text_of(n, src).starts_with("&&") { "&&" } else { "&" }),
+            "parenthesized_declarator" | "attributed_declarator" => {}
+            _ => {
+                let ty = n.child_by_field_name("type").map(|t| normalize_type(&text_of(t, src))).unwrap_or_default();
+                let mut is_const = false;
+                let mut cursor = n.walk();
+                for child in n.children(&mut cursor) {
+                    if child.kind() == "type_qualifier" && text_of(child, src) == "const" {
+                        is_const = true;
+                    }
+                }
+                let constness = if is_const && !suffix.is_empty() { "const " } else { "" };
+                return format!("{constness}{ty}{suffix}");
+            }
+        }
+        up = n.parent();
+    }
+    String::new()
 }
 
 pub(super) fn last_named_child(node: Node) -> Option<Node> {

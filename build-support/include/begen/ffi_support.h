@@ -189,12 +189,18 @@ BEGEN_HIDDEN inline ArrayArg array_arg(xla::ffi::Span<const T> s, size_t per_ele
     return ArrayArg{s.begin(), static_cast<int64_t>(s.size() / per_element)};
 }
 
-/// A C++ exception escaped the kernel: the message its trampoline
-/// returned, prefixed with the kernel's name (null: no message).
+/// The kernel failed (threw, or returned an error): the failure its
+/// trampoline returned (an error code byte, then the message; see
+/// `begen::tr::failed`), the message prefixed with the kernel's name.
 BEGEN_HIDDEN inline xla::ffi::Error kernel_failed(const char* function, const char* what) {
-    return xla::ffi::Error(xla::ffi::ErrorCode::kInternal,
-                           std::string(function) + ": " +
-                               (what != nullptr ? what : "unknown C++ exception"));
+    int code = static_cast<int>(xla::ffi::ErrorCode::kInternal);
+    if (what != nullptr && what[0] != '\0') {
+        code = static_cast<unsigned char>(what[0]);
+        ++what;
+    }
+    if (code <= 0 || code > 16) code = static_cast<int>(xla::ffi::ErrorCode::kInternal);
+    return xla::ffi::Error(static_cast<xla::ffi::ErrorCode>(code),
+                           std::string(function) + ": " + (what != nullptr ? what : "unknown C++ exception"));
 }
 
 /// The stream handle in the form kernels take it (`int64_t stream`).

@@ -15,7 +15,12 @@
 #include <cstring>
 #include <stdexcept>
 
+#include <exception>
+#include <optional>
+#include <string>
+
 #include "begen/abi.h"
+#include "begen/status.h"
 #include "brainevent/common.h"
 
 namespace begen {
@@ -73,16 +78,19 @@ BEGEN_HIDDEN inline void zero_output(const TensorArg& t, int64_t stream) {
 #endif
 }
 
-/// Copies a kernel's exception message (null: not a std::exception) into
-/// this thread's buffer and returns it; the glue reads it before the thread
-/// calls another kernel.
+/// Copies a kernel's failure message (null: not a std::exception) into
+/// this thread's buffer after one byte that holds its XLA error code, and
+/// returns the buffer; the glue reads it before the thread calls another
+/// kernel (`begen::rt::kernel_failed`).
 /// The message reaches Python as text: it is made valid UTF-8 here (a
 /// byte that starts no valid sequence becomes `?`) and cut only between
 /// characters.
-BEGEN_HIDDEN inline const char* failed(const char* what) noexcept {
+BEGEN_HIDDEN inline const char* failed(const char* what, int code) noexcept {
     static thread_local char message[kMessageBytes];
     const auto* text = reinterpret_cast<const unsigned char*>(what != nullptr ? what : "unknown C++ exception");
-    size_t in = 0, out = 0;
+    if (code <= 0 || code > 127) code = static_cast<int>(BE::ErrorCode::kInternal);
+    message[0] = static_cast<char>(code);
+    size_t in = 0, out = 1;
     while (text[in] != '\0') {
         const unsigned char b = text[in];
         size_t len = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
@@ -100,6 +108,60 @@ BEGEN_HIDDEN inline const char* failed(const char* what) noexcept {
     }
     message[out] = '\0';
     return message;
+}
+
+/// The code of the exception being handled (called inside a `catch`): the
+/// code of one that carries it (BE::CheckError of a BE_CHECK_ARG,
+/// BE::StatusError), else INTERNAL. Failure path only: it rethrows.
+BEGEN_HIDDEN inline int current_code() noexcept {
+    int code = static_cast<int>(BE::ErrorCode::kInternal);
+    const std::exception_ptr e = std::current_exception();
+    if (!e) return code;
+    try {
+        std::rethrow_exception(e);
+    } catch (const ::begen::Coded& c) {
+        code = c.error_code();
+    } catch (...) {
+    }
+    return code;
+}
+
+/// A caught exception's message (null: not a std::exception), with the
+/// code of the exception being handled.
+BEGEN_HIDDEN inline const char* failed(const char* what) noexcept {
+    return failed(what, current_code());
+}
+
+/// What a kernel returned: null for success, else its failure. For
+/// `BE::Status`.
+BEGEN_HIDDEN inline const char* returned_status(const BE::Status& s) noexcept {
+    return s.ok() ? nullptr : failed(s.message().c_str(), static_cast<int>(s.code()));
+}
+
+/// An `xla::ffi::Error`'s code, which XLA's headers give as the code or
+/// as an optional one, depending on their version.
+template <typename Code>
+BEGEN_HIDDEN inline int code_value(const std::optional<Code>& c) noexcept {
+    return c.has_value() ? static_cast<int>(*c) : static_cast<int>(BE::ErrorCode::kInternal);
+}
+template <typename Code>
+BEGEN_HIDDEN inline int code_value(const Code& c) noexcept {
+    return static_cast<int>(c);
+}
+
+/// For `xla::ffi::Error` (a template: this header includes no XLA header;
+/// the source that returns one has).
+template <typename Error>
+BEGEN_HIDDEN inline const char* returned_error(const Error& e) {
+    if (e.success()) return nullptr;
+    const std::string text = e.message();
+    return failed(text.c_str(), code_value(e.errc()));
+}
+
+/// For `xla::ffi::ErrorOr<T>`: its error; its value is not used.
+template <typename ErrorOr>
+BEGEN_HIDDEN inline const char* returned_error_or(const ErrorOr& e) {
+    return e.has_error() ? returned_error(e.error()) : nullptr;
 }
 
 }  // namespace tr

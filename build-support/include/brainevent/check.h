@@ -6,6 +6,7 @@
 // exceptions: a failed check prints where it failed and traps.
 //
 //     BE_CHECK(x.ndim() == 2) << "expected a matrix, got rank " << x.ndim();
+//     BE_CHECK_ARG(x.ndim() > 0) << "x must be an array";   // INVALID_ARGUMENT
 //     BE_CUDA_CHECK(cudaMemsetAsync(p, 0, n, stream));
 //     kernel<<<grid, block, 0, stream>>>(...);
 //     BE_CHECK_KERNEL_LAUNCH();
@@ -16,6 +17,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "begen/status.h"
 #include "brainevent/config.h"
 
 namespace BE {
@@ -23,10 +25,17 @@ namespace BE {
 // The exception types are declared in nvcc's device pass too: host code
 // that catches them is still parsed there.
 
-/// Thrown on the host by a failed BE_CHECK.
-class CheckError : public std::runtime_error {
+/// Thrown on the host by a failed BE_CHECK (INTERNAL) or one of the
+/// variants that choose the code (BE_CHECK_ARG: INVALID_ARGUMENT, ...).
+class CheckError : public std::runtime_error, public ::begen::Coded {
 public:
-    explicit CheckError(const std::string& what) : std::runtime_error(what) {}
+    explicit CheckError(const std::string& what, ErrorCode code = ErrorCode::kInternal)
+        : std::runtime_error(what), code_(code) {}
+    int error_code() const noexcept override { return static_cast<int>(code_); }
+    ErrorCode code() const noexcept { return code_; }
+
+private:
+    ErrorCode code_;
 };
 
 /// Thrown on the host by a failed BE_CUDA_CHECK / BE_CHECK_KERNEL_LAUNCH.
@@ -76,13 +85,16 @@ private:
 /// Raises a finished CheckMessage. `operator&` binds looser than `<<`, so
 /// `CheckRaiser() & msg << a << b` streams everything before raising.
 struct CheckRaiser {
+    /// The code of the error a host failure raises (an ErrorCode's value).
+    int code = static_cast<int>(ErrorCode::kInternal);
+
     BE_HOST_DEVICE void operator&(const CheckMessage& msg) const {
 #if !BE_DEVICE_PASS
         std::string what = std::string(msg.file()) + ":" + std::to_string(msg.line()) +
                            ": check failed: " + msg.cond();
         std::string text = msg.text();
         if (!text.empty()) what += ": " + text;
-        throw ::BE::CheckError(what);
+        throw ::BE::CheckError(what, static_cast<ErrorCode>(code));
 #else
         printf("%s:%d: check failed: %s\n", msg.file(), msg.line(), msg.cond());
         __trap();
@@ -107,6 +119,22 @@ struct CheckRaiser {
     (cond) ? (void)0                                                                    \
            : ::BE::detail::CheckRaiser() & ::BE::detail::CheckMessage(__FILE__, __LINE__, \
                                                                       #cond)
+
+/// BE_CHECK with the code of the error it raises on the host
+/// (`BE::ErrorCode::kOutOfRange`, ...); in device code it traps like BE_CHECK.
+#define BE_CHECK_CODE(code, cond)                                                       \
+    (cond) ? (void)0                                                                    \
+           : ::BE::detail::CheckRaiser{static_cast<int>(code)} &                         \
+                 ::BE::detail::CheckMessage(__FILE__, __LINE__, #cond)
+
+/// A check of the caller's input: INVALID_ARGUMENT.
+#define BE_CHECK_ARG(cond) BE_CHECK_CODE(::BE::ErrorCode::kInvalidArgument, cond)
+/// An index or size out of the supported range: OUT_OF_RANGE.
+#define BE_CHECK_RANGE(cond) BE_CHECK_CODE(::BE::ErrorCode::kOutOfRange, cond)
+/// A state the call needs that does not hold: FAILED_PRECONDITION.
+#define BE_CHECK_PRECONDITION(cond) BE_CHECK_CODE(::BE::ErrorCode::kFailedPrecondition, cond)
+/// A case the kernel does not implement: UNIMPLEMENTED.
+#define BE_CHECK_IMPLEMENTED(cond) BE_CHECK_CODE(::BE::ErrorCode::kUnimplemented, cond)
 
 /// Evaluates a CUDA runtime call once; anything but cudaSuccess throws
 /// BE::CudaError (host) or traps (device).

@@ -35,12 +35,14 @@
 pub(crate) mod binary;
 mod check;
 mod config;
+mod native;
 mod source;
 
 use std::fmt;
 
 pub(crate) use check::*;
 pub(crate) use config::*;
+pub(crate) use native::*;
 pub(crate) use source::*;
 
 /// A user-supplied string as a diagnostic shows it: control characters

@@ -1,0 +1,76 @@
+// begen support headers: the XLA FFI handlers of kernels written against
+// XLA FFI's own types (`ffi::Buffer<ffi::F32, 2>`, `ffi::Result<...>`, ...).
+//
+// Generated code only. Such a handler is generated in the kernel source's
+// own translation unit (the source includes XLA's FFI headers already) and
+// binds each parameter as the kernel declares it, named through the
+// function's type (`param_t`), so any spelling (`ffi::`, `xla::ffi::`, a
+// `using`) binds the same; the kernel is called directly, as a hand-written
+// `XLA_FFI_DEFINE_HANDLER_SYMBOL` would.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <string>
+#include <tuple>
+#include <type_traits>
+
+#include "begen/abi.h"
+#include "begen/status.h"
+#include "xla/ffi/api/ffi.h"
+
+namespace begen {
+namespace native {
+
+template <typename F>
+struct Params;
+template <typename R, typename... A>
+struct Params<R (*)(A...)> {
+    using type = std::tuple<A...>;
+};
+template <typename R, typename... A>
+struct Params<R (*)(A...) noexcept> {
+    using type = std::tuple<A...>;
+};
+
+/// The type of parameter `I` of the function pointer type `F`, without
+/// `const` or `&` (what XLA decodes).
+template <typename F, size_t I>
+using param_t = std::decay_t<std::tuple_element_t<I, typename Params<F>::type>>;
+
+template <typename T>
+struct ResultOf;
+template <typename T>
+struct ResultOf<xla::ffi::Result<T>> {
+    using type = T;
+};
+
+/// What `.Ret<...>()` binds for a `Result<T>` parameter: `T`.
+template <typename T>
+using result_t = typename ResultOf<T>::type;
+
+/// A returned `BE::Status` as XLA's error (the codes are XLA's).
+BEGEN_HIDDEN inline xla::ffi::Error from_status(const BE::Status& s) {
+    if (s.ok()) return xla::ffi::Error::Success();
+    return xla::ffi::Error(static_cast<xla::ffi::ErrorCode>(static_cast<int>(s.code())), s.message());
+}
+
+/// A returned `ErrorOr<T>`: its error; its value is not used.
+template <typename T>
+BEGEN_HIDDEN inline xla::ffi::Error from_error_or(const xla::ffi::ErrorOr<T>& e) {
+    return e.has_error() ? e.error() : xla::ffi::Error::Success();
+}
+
+/// An exception escaped the kernel (null: not a std::exception): its
+/// message, prefixed with the kernel's name, with its code when it carries
+/// one (BE_CHECK_ARG, BE::StatusError), else INTERNAL.
+BEGEN_HIDDEN inline xla::ffi::Error failed(const char* function, const std::exception* e) {
+    int code = static_cast<int>(BE::ErrorCode::kInternal);
+    if (const auto* coded = dynamic_cast<const ::begen::Coded*>(e)) code = coded->error_code();
+    if (code <= 0 || code > 16) code = static_cast<int>(BE::ErrorCode::kInternal);
+    return xla::ffi::Error(static_cast<xla::ffi::ErrorCode>(code),
+                           std::string(function) + ": " + (e != nullptr ? e->what() : "unknown C++ exception"));
+}
+
+}  // namespace native
+}  // namespace begen

@@ -1,0 +1,301 @@
+//! Kernels written against XLA FFI's own types (`ffi::Buffer<ffi::F32, 2>`,
+//! `ffi::Result<ffi::AnyBuffer>`, `float eps`, ...): each parameter's role
+//! read from its type, and what any kernel returns.
+
+use crate::diag::{Diagnostic, messages as msg};
+use crate::model::decl::{DeclParam, Declared, Indirection, Signature};
+use crate::model::{
+    ArrayBinding, AttrType, Container, ElementType, Extent, Native, NativeBind, Param, Returns, TensorType, Token,
+};
+use crate::source::SourceMap;
+
+use super::infer;
+
+/// `ty` without a leading `::`, `xla::ffi::` or `ffi::`.
+fn unqualified(ty: &str) -> &str {
+    let ty = ty.strip_prefix("::").unwrap_or(ty);
+    let ty = ty.strip_prefix("xla::").unwrap_or(ty);
+    ty.strip_prefix("ffi::").unwrap_or(ty)
+}
+
+/// What a kernel returns, by the return type as written; `None` for a type
+/// begen does not know (reported).
+pub(super) fn returns(c: &Declared, sig: &Signature, diags: &mut Vec<Diagnostic>) -> Option<Returns> {
+    let ty = sig.ret.as_str();
+    let bare = ty.strip_prefix("::").unwrap_or(ty);
+    let known = match bare {
+        "" | "void" => Some(Returns::Void),
+        "BE::Status" => Some(Returns::Status),
+        _ if ty.starts_with("xla::") || ty.starts_with("::xla::") || ty.starts_with("ffi::") => match unqualified(ty) {
+            "Error" => Some(Returns::FfiError),
+            t if t.starts_with("ErrorOr<") => Some(Returns::FfiErrorOr),
+            _ => None,
+        },
+        _ => None,
+    };
+    if known.is_none() {
+        diags.push(Diagnostic::error(sig.name_span, msg::unknown_return(&c.name, ty)).hint(msg::HINT_RETURN));
+    }
+    known
+}
+
+/// One parameter's type read as XLA FFI's.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Kind {
+    /// An input buffer, with the contract its type fixes.
+    Buffer(Option<TensorType>),
+    /// An output, `Result<...>` of a buffer.
+    Result(Option<TensorType>),
+    RemainingArgs,
+    RemainingRets,
+    Dictionary,
+    StringView,
+    /// `ffi::Span<const T>` of an attribute type.
+    Span(AttrType, String),
+    CudaStream,
+    PlatformStream,
+    State,
+}
+
+/// The top-level template arguments of `X<a,b<c,d>>`: `["a", "b<c,d>"]`.
+fn template_args(ty: &str) -> Option<(&str, Vec<&str>)> {
+    let open = ty.find('<')?;
+    let inner = ty[open + 1..].strip_suffix('>')?;
+    let (mut depth, mut start, mut out) = (0i32, 0, Vec::new());
+    for (i, b) in inner.bytes().enumerate() {
+        match b {
+            b'<' => depth += 1,
+            b'>' => depth -= 1,
+            b',' if depth == 0 => {
+                out.push(inner[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(inner[start..].trim());
+    Some((&ty[..open], out))
+}
+
+/// An XLA `DataType` enumerator as written (`ffi::F32`,
+/// `xla::ffi::DataType::F32`), as begen's type.
+fn dtype(text: &str) -> Option<AttrType> {
+    let t = unqualified(text);
+    let t = t.strip_prefix("DataType::").unwrap_or(t);
+    AttrType::ALL.into_iter().find(|a| a.xla_type() == t)
+}
+
+/// The contract of a buffer type: its element type (when written as a
+/// literal enumerator) and, for rank 0, its (empty) shape.
+fn buffer_contract(ty: &str) -> Option<Option<TensorType>> {
+    if ty == "AnyBuffer" {
+        return Some(None);
+    }
+    let (head, args) = template_args(ty)?;
+    let rank = match head {
+        "Buffer" => match args.get(1) {
+            Some(r) => Some(r.parse::<u32>().ok()),
+            None => Some(None),
+        },
+        "BufferR0" => Some(Some(0)),
+        "BufferR1" => Some(Some(1)),
+        "BufferR2" => Some(Some(2)),
+        "BufferR3" => Some(Some(3)),
+        "BufferR4" => Some(Some(4)),
+        _ => None,
+    }?;
+    let Some(t) = args.first().and_then(|a| dtype(a)) else { return Some(None) };
+    let dims = (rank == Some(0)).then(Vec::<Extent>::new);
+    Some(Some(TensorType { dtype: ElementType::Dtype(t), dims }))
+}
+
+/// `ty` read as an XLA FFI type; `None` for anything else.
+fn kind(ty: &str) -> Option<Kind> {
+    if matches!(ty, "cudaStream_t" | "CUstream" | "hipStream_t") {
+        return Some(Kind::CudaStream);
+    }
+    if matches!(ty, "std::string_view" | "::std::string_view") {
+        return Some(Kind::StringView);
+    }
+    let ty = unqualified(ty);
+    if let Some(c) = buffer_contract(ty) {
+        return Some(Kind::Buffer(c));
+    }
+    match ty {
+        "RemainingArgs" => return Some(Kind::RemainingArgs),
+        "RemainingRets" => return Some(Kind::RemainingRets),
+        "Dictionary" => return Some(Kind::Dictionary),
+        _ => {}
+    }
+    let (head, args) = template_args(ty)?;
+    match head {
+        "Result" => buffer_contract(unqualified(args.first()?)).map(Kind::Result),
+        "ResultBuffer" | "ResultBufferR0" | "ResultBufferR1" | "ResultBufferR2" | "ResultBufferR3"
+        | "ResultBufferR4" => {
+            let inner = format!("{}<{}>", head.strip_prefix("Result").unwrap_or(head), args.join(","));
+            buffer_contract(&inner).map(Kind::Result)
+        }
+        "Span" => {
+            let elem = args.first()?.strip_prefix("const ")?;
+            infer::scalar_type(elem).map(|t| Kind::Span(t, elem.to_string()))
+        }
+        "PlatformStream" => Some(Kind::PlatformStream),
+        "State" => Some(Kind::State),
+        _ => None,
+    }
+}
+
+/// Whether the signature is written against XLA FFI's types: some
+/// parameter is a buffer, a result, a list of either, a dictionary, a
+/// string or a context (a span or a `cudaStream_t` alone does not tell).
+pub(super) fn is_native(sig: &Signature) -> bool {
+    sig.params.iter().any(|p| {
+        matches!(
+            kind(&p.ty),
+            Some(
+                Kind::Buffer(_)
+                    | Kind::Result(_)
+                    | Kind::RemainingArgs
+                    | Kind::RemainingRets
+                    | Kind::Dictionary
+                    | Kind::StringView
+                    | Kind::PlatformStream
+                    | Kind::State
+            )
+        )
+    })
+}
+
+/// Every parameter of a native kernel: the parameters the Python function
+/// sees (tensors, attributes, the stream) and how each C++ parameter is
+/// bound. `None` when one cannot be (reported).
+pub(super) fn infer_native(
+    c: &Declared,
+    sig: &Signature,
+    map: &SourceMap,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(Vec<Param>, Native)> {
+    let before = diags.len();
+    let mut params = Vec::new();
+    let mut binds = Vec::new();
+    let mut named_attrs = false;
+    let mut dictionary = None;
+    for (i, p) in sig.params.iter().enumerate() {
+        let name = p.name.clone().unwrap_or_else(|| format!("param{i}"));
+        let line = map.position(p.span).0;
+        let param = |token: Token| Param {
+            name: name.clone(),
+            py_name: String::new(),
+            token,
+            half_repr: None,
+            pointer: None,
+            array: None,
+            line,
+        };
+        if infer::is_tensor_type(&p.ty) {
+            diags.push(Diagnostic::error(p.span, msg::native_mixed(&c.name, &name)).hint(msg::HINT_NATIVE_MIXED));
+            continue;
+        }
+        let by_value = p.indirection == Indirection::Value || (p.indirection == Indirection::Reference && p.is_const);
+        if !by_value {
+            diags.push(
+                Diagnostic::error(p.span, msg::native_indirect(&c.name, &name, &p.to_string()))
+                    .hint(msg::HINT_NATIVE_INDIRECT),
+            );
+            continue;
+        }
+        let unsupported = |why: &str| Diagnostic::error(p.span, msg::native_unsupported(&c.name, &name, &p.ty, why));
+        match kind(&p.ty) {
+            Some(Kind::Buffer(ct)) => {
+                params.push(param(Token::Arg(ct)));
+                binds.push(NativeBind::Arg);
+            }
+            Some(Kind::Result(ct)) => {
+                params.push(param(Token::Ret(ct)));
+                binds.push(NativeBind::Ret);
+            }
+            Some(Kind::CudaStream) => {
+                params.push(param(Token::Stream));
+                binds.push(NativeBind::CudaStream);
+            }
+            Some(Kind::PlatformStream) => {
+                params.push(param(Token::Stream));
+                binds.push(NativeBind::Ctx);
+            }
+            Some(Kind::Dictionary) => {
+                dictionary = Some(p.span);
+                binds.push(NativeBind::Attrs);
+            }
+            Some(Kind::Span(ty, element)) => {
+                let Some(n) = named(c, p, i, diags) else { continue };
+                let mut a = param(Token::Array { name: n.clone(), ty });
+                a.array = Some(ArrayBinding { container: Container::XlaSpan, element });
+                params.push(a);
+                binds.push(NativeBind::Attr(n));
+                named_attrs = true;
+            }
+            Some(Kind::StringView) => diags.push(unsupported(
+                "string attributes are not bound yet; read it from an `ffi::Dictionary` of the attributes",
+            )),
+            Some(Kind::State) => diags.push(unsupported(
+                "per-executable state needs an instantiate stage, which begen does not generate yet",
+            )),
+            Some(Kind::RemainingArgs | Kind::RemainingRets) => {
+                diags.push(unsupported("variadic inputs and outputs are not bound yet"))
+            }
+            // Integer spellings beyond the table's (`size_t`, `long`) are
+            // bound as the kernel declares them.
+            None => match infer::scalar_type(&p.ty).or_else(|| infer::dim_type(&p.ty)) {
+                Some(ty) if p.indirection == Indirection::Value => {
+                    let Some(n) = named(c, p, i, diags) else { continue };
+                    params.push(param(Token::Attr { name: n.clone(), ty }));
+                    binds.push(NativeBind::Attr(n));
+                    named_attrs = true;
+                }
+                _ => diags.push(
+                    Diagnostic::error(p.span, msg::native_unknown(&c.name, &name, &p.ty)).hint(msg::HINT_NATIVE_TYPES),
+                ),
+            },
+        }
+    }
+    if let Some(at) = dictionary.filter(|_| named_attrs) {
+        diags.push(Diagnostic::error(at, msg::native_dictionary_mixed(&c.name)).hint(msg::HINT_NATIVE_DICTIONARY));
+    }
+    if diags[before..].iter().any(Diagnostic::is_error) {
+        return None;
+    }
+    Some((params, Native { params: binds }))
+}
+
+/// An attribute's name (XLA finds attributes by name).
+fn named(c: &Declared, p: &DeclParam, i: usize, diags: &mut Vec<Diagnostic>) -> Option<String> {
+    if p.name.is_none() {
+        diags.push(Diagnostic::error(p.span, msg::native_unnamed(&c.name, i + 1)));
+    }
+    p.name.clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_xla_types() {
+        let f32 = |dims: Option<Vec<Extent>>| Some(TensorType { dtype: ElementType::Dtype(AttrType::Float32), dims });
+        assert_eq!(kind("ffi::AnyBuffer"), Some(Kind::Buffer(None)));
+        assert_eq!(kind("xla::ffi::Buffer<xla::ffi::DataType::F32,2>"), Some(Kind::Buffer(f32(None))));
+        assert_eq!(kind("ffi::Buffer<ffi::F32>"), Some(Kind::Buffer(f32(None))));
+        assert_eq!(kind("ffi::BufferR0<ffi::F32>"), Some(Kind::Buffer(f32(Some(vec![])))));
+        assert_eq!(kind("ffi::Result<ffi::AnyBuffer>"), Some(Kind::Result(None)));
+        assert_eq!(kind("ffi::ResultBufferR0<ffi::F32>"), Some(Kind::Result(f32(Some(vec![])))));
+        assert_eq!(kind("ffi::ResultBuffer<ffi::F32,1>"), Some(Kind::Result(f32(None))));
+        assert_eq!(kind("ffi::Result<ffi::Buffer<ffi::F32,0>>"), Some(Kind::Result(f32(Some(vec![])))));
+        assert_eq!(kind("ffi::Buffer<T>"), Some(Kind::Buffer(None)));
+        assert_eq!(kind("ffi::Span<const int32_t>"), Some(Kind::Span(AttrType::Int32, "int32_t".into())));
+        assert_eq!(kind("cudaStream_t"), Some(Kind::CudaStream));
+        assert_eq!(kind("ffi::PlatformStream<cudaStream_t>"), Some(Kind::PlatformStream));
+        assert_eq!(kind("ffi::Dictionary"), Some(Kind::Dictionary));
+        assert_eq!(kind("float"), None);
+        assert_eq!(kind("BE::Tensor"), None);
+    }
+}

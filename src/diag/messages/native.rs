@@ -1,0 +1,66 @@
+//! Kernels written against XLA FFI's own types, and what kernels return.
+
+use super::q;
+
+pub(crate) fn unknown_return(func: &str, ty: &str) -> String {
+    let (func, ty) = (q(func), q(ty));
+    format!("'{func}' returns `{ty}`, which begen does not know: the generated handler would discard it")
+}
+
+pub(crate) const HINT_RETURN: &str = "return `void`, `BE::Status` (an error with its code), `xla::ffi::Error` or \
+     `xla::ffi::ErrorOr<T>`; a value the caller needs is an output tensor";
+
+pub(crate) fn native_tokens(func: &str) -> String {
+    let func = q(func);
+    format!("'{func}' takes XLA FFI parameter types, whose roles begen reads from the types: tokens are not used")
+}
+
+pub(crate) const HINT_NATIVE_TOKENS: &str = "write `// @BE name` alone over a kernel with XLA FFI parameter types";
+
+pub(crate) fn native_mixed(func: &str, param: &str) -> String {
+    let (func, param) = (q(func), q(param));
+    format!(
+        "parameter '{param}' of '{func}' is a `BE::Tensor`, but other parameters are XLA FFI buffers: \
+         one kernel takes one kind"
+    )
+}
+
+pub(crate) const HINT_NATIVE_MIXED: &str = "take `xla::ffi::AnyBuffer` (inputs) and `xla::ffi::Result<xla::ffi::AnyBuffer>` (outputs), or `BE::Tensor` throughout";
+
+pub(crate) fn native_unknown(func: &str, param: &str, ty: &str) -> String {
+    let (func, param, ty) = (q(func), q(param), q(ty));
+    format!(
+        "parameter '{param}' of '{func}' has type `{ty}`, which is no XLA FFI argument, result, attribute or context"
+    )
+}
+
+pub(crate) const HINT_NATIVE_TYPES: &str = "XLA FFI kernels take `ffi::Buffer<ffi::F32, R>`, `ffi::AnyBuffer`, \
+     `ffi::Result<...>`/`ffi::ResultBuffer<...>`, scalar attributes (`float`, `int64_t`, `bool`, ...), \
+     `ffi::Span<const T>`, `std::string_view`, `ffi::Dictionary`, `cudaStream_t`/`ffi::PlatformStream<T>`";
+
+pub(crate) fn native_unsupported(func: &str, param: &str, ty: &str, why: &str) -> String {
+    let (func, param, ty) = (q(func), q(param), q(ty));
+    format!("parameter '{param}' of '{func}' has type `{ty}`: {why}")
+}
+
+pub(crate) fn native_indirect(func: &str, param: &str, ty: &str) -> String {
+    let (func, param, ty) = (q(func), q(param), q(ty));
+    format!(
+        "parameter '{param}' of '{func}' takes `{ty}` by pointer or non-const reference: XLA FFI passes it by value"
+    )
+}
+
+pub(crate) const HINT_NATIVE_INDIRECT: &str = "take it by value (or `const&`), as a hand-written XLA FFI handler does";
+
+pub(crate) fn native_unnamed(func: &str, index: usize) -> String {
+    let func = q(func);
+    format!("parameter {index} of '{func}' is an attribute without a name: XLA FFI attributes are found by name")
+}
+
+pub(crate) fn native_dictionary_mixed(func: &str) -> String {
+    let func = q(func);
+    format!("'{func}' takes an `ffi::Dictionary` of all its attributes and named attributes besides")
+}
+
+pub(crate) const HINT_NATIVE_DICTIONARY: &str =
+    "read every attribute from the dictionary (`attrs.get<float>(\"eps\")`), or take each one as a parameter";

@@ -1,0 +1,57 @@
+// Kernels declared with XLA FFI's own types (bound as declared, called
+// directly) and kernels that return a status: a failure reaches Python
+// with its code (tests/python/test_e2e_native.py).
+#include <cmath>
+#include <cstdint>
+#include "xla/ffi/api/ffi.h"
+#include "brainevent/common.h"
+namespace ffi = xla::ffi;
+
+// @BE ScaleImpl
+ffi::Error ScaleImpl(float factor, ffi::Buffer<ffi::F32> x, ffi::ResultBuffer<ffi::F32> y) {
+  if (x.dimensions().size() == 0) return ffi::Error::InvalidArgument("scale: x must be an array");
+  for (size_t i = 0; i < x.element_count(); ++i) y->typed_data()[i] = factor * x.typed_data()[i];
+  return ffi::Error::Success();
+}
+
+// @BE SumArray
+ffi::Error SumArray(ffi::Span<const int32_t> array, ffi::ResultBufferR0<ffi::S32> res) {
+  int64_t t = 0; for (int32_t v : array) t += v;
+  res->typed_data()[0] = t;
+  return ffi::Error::Success();
+}
+
+// @BE DictAttr
+ffi::Error DictAttr(ffi::Dictionary attrs, ffi::ResultBufferR0<ffi::S32> secret, ffi::ResultBufferR0<ffi::S32> count) {
+  auto s = attrs.get<int64_t>("secret");
+  if (s.has_error()) return s.error();
+  secret->typed_data()[0] = s.value();
+  count->typed_data()[0] = attrs.size();
+  return ffi::Error::Success();
+}
+
+// @BE checked_copy
+BE::Status checked_copy(const BE::Tensor x, BE::Tensor y) {
+  if (x.ndim() == 0) return BE::Status::InvalidArgument("x must be an array");
+  for (int64_t i = 0; i < x.numel(); ++i) y.data_ptr<float>()[i] = x.data_ptr<float>()[i];
+  return BE::Status::Ok();
+}
+
+// @BE returns_error
+xla::ffi::Error returns_error(const BE::Tensor x, BE::Tensor y) {
+  if (x.ndim() == 0) return xla::ffi::Error::InvalidArgument("x must be an array");
+  for (int64_t i = 0; i < x.numel(); ++i) y.data_ptr<float>()[i] = x.data_ptr<float>()[i];
+  return xla::ffi::Error::Success();
+}
+
+// @BE plain_check
+void plain_check(const BE::Tensor x, BE::Tensor y) {
+  BE_CHECK(x.ndim() > 0) << "x must be an array";
+  for (int64_t i = 0; i < x.numel(); ++i) y.data_ptr<float>()[i] = x.data_ptr<float>()[i];
+}
+
+// @BE arg_check
+void arg_check(const BE::Tensor x, BE::Tensor y) {
+  BE_CHECK_ARG(x.ndim() > 0) << "x must be an array";
+  for (int64_t i = 0; i < x.numel(); ++i) y.data_ptr<float>()[i] = x.data_ptr<float>()[i];
+}
