@@ -1,30 +1,45 @@
 #!/usr/bin/env bash
 # The pip route, end to end, as a Python user meets it:
 #
-#   1. build begen's wheel with maturin (the distribution `begen-jax`: the
-#      `begen` program + python/begen);
-#   2. install it into a fresh venv and use it from an unrelated directory:
-#      `begen`, `python -m begen`, `begen doctor` (installed by pip, embedded
-#      headers), `begen build` of a kernel tree outside the repository;
-#   3. build the wheel of examples/python-package (a hatchling project whose
-#      kernels begen's build hook compiles) as a user would: `pip wheel .`
-#      with the newest pip, in an isolated build, begen-jax found through
-#      PIP_FIND_LINKS and no constraint variables; check it: a
-#      py3-none-manylinux_2_Y_x86_64 wheel (Y from the library's glibc and
-#      libstdc++ symbol versions) holding the library, module, stub and
-#      manifest and nothing of begen's work files, with its jax/jaxlib
-#      requirements and begen.json; and `pip install -e .` refused clearly;
-#   4. install that wheel into another fresh venv with only jax and numpy (no
-#      begen) and call its kernels from JAX against numpy (check.py).
+#   1. build begen's wheel as it is released (scripts/build-wheel.sh, the
+#      command of .github/workflows/release.yml: a manylinux2014 wheel
+#      linked by zig and audited by auditwheel; the distribution
+#      `begen-jax`: the `begen` program + python/begen);
+#   2. install it into a fresh venv, with no Rust toolchain on PATH, and use
+#      it from an unrelated directory: `begen`, `python -m begen`, `begen
+#      doctor` (installed by pip, embedded headers), `begen build` of a
+#      kernel tree outside the repository;
+#   3. build three kernel wheels at once as a user would: `pip wheel .` with
+#      the newest pip, in an isolated build, begen-jax found through
+#      PIP_FIND_LINKS and no constraint variables:
+#      - examples/python-package (a hatchling project whose kernels begen's
+#        build hook compiles); checked: a py3-none-manylinux_2_Y_x86_64
+#        wheel (Y from the library's glibc and libstdc++ symbol versions)
+#        holding the library, module, stub and manifest and nothing of
+#        begen's work files, with its jax/jaxlib requirements and
+#        begen.json; and `pip install -e .` refused clearly;
+#      - two packages `begen new` makes, sharing their kernels' names:
+#        snnkit, built with the machine's C++ compiler, and
+#        otherkit, built with zig's C++ against glibc 2.28 as CXX (the CPU
+#        route of docs/shipping.md): auditwheel must find it consistent with
+#        manylinux_2_28 or an older tag;
+#   4. install the example's wheel into another fresh venv with only jax and
+#      numpy (no begen) and call its kernels from JAX against numpy
+#      (check.py); then add both scaffolded packages and their test extras
+#      (pytest, begen-jax for begen.testing.check_grads) and run both
+#      packages' tests in one process: they load together, and each checks
+#      its kernels' gradients.
 #
 # usage: scripts/wheel-check.sh        (from scripts/test.sh, or alone)
 # Needs cargo, a C++ compiler and PyPI (the pip cache is used: the JAX
 # wheels are those scripts/setup.sh downloaded for .venv). Work goes to
-# target/wheel-check/; the repository is not written to.
+# target/wheel-check/, the build tools to target/wheel-tools/; the
+# repository is not written to.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 WORK="$ROOT/target/wheel-check"
+TOOLS="$ROOT/target/wheel-tools/venv"
 # PYTHON, else the interpreter scripts/setup.sh chose for .venv, else
 # python3: it must be Python >= 3.12 (requirements.txt pins jax 0.12).
 PY="${PYTHON:-$("$ROOT/.venv/bin/python" -c 'import sys; print(sys._base_executable)' 2>/dev/null || echo python3)}"
@@ -40,32 +55,49 @@ fail() { echo "wheel-check: FAILED: $*" >&2; exit 1; }
 
 # Fresh environments: nothing of the caller's (env.sh's BEGEN_PYTHON, NVCC,
 # XLA_FFI_INCLUDE_DIR, .venv on PATH) leaks into what a new user would have.
-unset BEGEN_PYTHON BEGEN_BIN XLA_FFI_INCLUDE_DIR NVCC CUDA_PATH CUDA_HOME VIRTUAL_ENV PYTHONPATH
+unset BEGEN_PYTHON BEGEN_BIN XLA_FFI_INCLUDE_DIR NVCC CUDA_PATH CUDA_HOME VIRTUAL_ENV PYTHONPATH CXX
 export PATH="$(printf '%s' "$PATH" | tr ':' '\n' | grep -v -e "^$ROOT/" | paste -sd: -)"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 
-rm -rf "$WORK/dist" "$WORK/build-env" "$WORK/user-env" "$WORK/elsewhere" "$WORK/unpacked"
-mkdir -p "$WORK/dist" "$WORK/elsewhere"
+rm -rf "$WORK/dist" "$WORK/build-env" "$WORK/user-env" "$WORK/elsewhere" "$WORK/unpacked" "$WORK/logs"
+mkdir -p "$WORK/dist" "$WORK/elsewhere" "$WORK/bin" "$WORK/logs"
 
-# 1. begen's wheel. The tools venv is kept between runs (keyed on its pins).
-tools="$WORK/tools"
-stamp="$(sha256sum "$ROOT/scripts/wheel-requirements.txt" | cut -d' ' -f1)"
-if [[ "$(cat "$tools/.stamp" 2>/dev/null)" != "$stamp" ]]; then
-    rm -rf "$tools"
-    "$PY" -m venv "$tools"
-    (source "$tools/bin/activate" && "${PIP[@]}" -r "$ROOT/scripts/wheel-requirements.txt")
-    echo "$stamp" > "$tools/.stamp"
-fi
+# 1. begen's wheel, by the release workflow's command (the tools venv and
+# cargo's target/ are kept between runs: an unchanged tree relinks only).
 t=$SECONDS
-(cd "$ROOT" && "$tools/bin/maturin" build --release --quiet -o "$WORK/dist") 2>&1 | grep -v '^\s*Compiling' || true
-begen_whl="$(ls "$WORK"/dist/begen_jax-*.whl)" || fail "maturin built no begen-jax wheel"
-say "built $(basename "$begen_whl") in $((SECONDS - t))s"
+begen_whl="$(PYTHON="$PY" bash "$ROOT/scripts/build-wheel.sh" "$WORK/dist" | tail -1)"
+[[ -f "$begen_whl" ]] || fail "scripts/build-wheel.sh built no wheel"
+say "built and audited $(basename "$begen_whl") ($(du -k "$begen_whl" | cut -f1) KiB) in $((SECONDS - t))s"
+
+# zig's C++ against glibc 2.28, the wrapper of docs/shipping.md (run by the
+# tools' Python: an isolated build's has no ziglang).
+cat > "$WORK/bin/zig-cxx" <<EOF
+#!/bin/sh
+# zig's C++ against glibc 2.28 (x86_64), for begen's CXX.
+for arg do
+  shift
+  case "\$arg" in --target=*|-Wl,--exclude-libs,ALL) ;; *) set -- "\$@" "\$arg" ;; esac
+done
+exec "$TOOLS/bin/python" -m ziglang c++ -target x86_64-linux-gnu.2.28 "\$@"
+EOF
+chmod +x "$WORK/bin/zig-cxx"
+
+# No Rust from here on: the PATH of a user who has none.
+PATH="$(printf '%s' "$PATH" | tr ':' '\n' | while read -r d; do
+    [[ -x "$d/cargo" || -x "$d/rustc" ]] || printf '%s\n' "$d"
+done | paste -sd: -)"
+export PATH
+if command -v cargo >/dev/null || command -v rustc >/dev/null; then
+    fail "cargo or rustc is still on PATH"
+fi
 
 # 2. Install it into a fresh venv; use it from a directory unrelated to the repository.
+t=$SECONDS
 "$PY" -m venv "$WORK/build-env"
 (
     source "$WORK/build-env/bin/activate"
     "${PIP[@]}" "${PINS[@]}" "$begen_whl" jax
+    say "installed $(basename "$begen_whl") into a fresh venv in $((SECONDS - t))s (with jax; no cargo, no rustc)"
     cd "$WORK/elsewhere"
     [[ "$(command -v begen)" == "$WORK/build-env/bin/begen" ]] || fail "begen is not on the venv's PATH"
     begen --version
@@ -85,29 +117,40 @@ np.testing.assert_allclose(elsewhere.axpy(x, x, alpha=2.0, out=jax.ShapeDtypeStr
     say "the installed begen built and ran kernels from $PWD"
 )
 
-# 3. The example project's wheel, built as `pip wheel .` builds it: in an
-# isolated environment with its [build-system] requires (hatchling,
+# 3. The kernel projects' wheels, built as `pip wheel .` builds them: in an
+# isolated environment with their [build-system] requires (hatchling,
 # begen-jax, jax), by the newest pip, with no constraint variables: pip finds
-# begen-jax through PIP_FIND_LINKS until it is on PyPI. From a copy outside
-# the repository.
+# begen-jax through PIP_FIND_LINKS until it is on PyPI. From folders outside
+# the repository; the three at once.
 t=$SECONDS
+new_start=$SECONDS
 cp -r "$ROOT/examples/python-package" "$WORK/elsewhere/vecops"
 rm -rf "$WORK/elsewhere/vecops/build" "$WORK/elsewhere/vecops/dist" "$WORK/elsewhere/vecops/.hatch"
 (
     source "$WORK/build-env/bin/activate"
     python -m pip install --quiet --upgrade pip
     say "building with $(python -m pip --version | cut -d' ' -f1-2)"
-    cd "$WORK/elsewhere/vecops"
     unset PIP_CONSTRAINT PIP_BUILD_CONSTRAINT PIP_NO_BUILD_ISOLATION
-    PIP_FIND_LINKS="$WORK/dist" python -m pip wheel --quiet --no-deps . -w "$WORK/dist"
+    export PIP_FIND_LINKS="$WORK/dist"
+    (cd "$WORK/elsewhere" && begen new snnkit >/dev/null && begen new otherkit >/dev/null)
+    wheel() { (cd "$WORK/elsewhere/$1" && shift && "$@" python -m pip wheel -v --no-deps . -w "$WORK/dist"); }
+    wheel vecops env >"$WORK/logs/vecops.log" 2>&1 & vecops=$!
+    wheel snnkit env >"$WORK/logs/snnkit.log" 2>&1 & snnkit=$!
+    wheel otherkit env CXX="$WORK/bin/zig-cxx" >"$WORK/logs/otherkit.log" 2>&1 & otherkit=$!
+    for p in vecops snnkit otherkit; do
+        wait "${!p}" || { tail -40 "$WORK/logs/$p.log"; fail "pip wheel of $p (log: $WORK/logs/$p.log)"; }
+        grep -h "begen hook:" "$WORK/logs/$p.log" | sed "s/^ */  $p | /" || true
+    done
     # An editable install is refused, with the hook's message.
-    if PIP_FIND_LINKS="$WORK/dist" python -m pip install --no-deps -e . >"$WORK/editable.log" 2>&1; then
+    cd "$WORK/elsewhere/vecops"
+    if python -m pip install --no-deps -e . >"$WORK/editable.log" 2>&1; then
         fail "pip install -e . of a kernel project succeeded; the hook should refuse it"
     fi
     grep -q "editable installs (\`pip install -e\`) are not supported" "$WORK/editable.log" \
         || { cat "$WORK/editable.log"; fail "pip install -e . failed without the hook's message"; }
     say "pip install -e . is refused with the hook's message"
 )
+say "built three kernel wheels at once in $((SECONDS - t))s"
 vec_whl="$(ls "$WORK"/dist/begen_example_vecops-*.whl)" || fail "no wheel of the example"
 [[ "$(basename "$vec_whl")" =~ ^begen_example_vecops-0\.1\.0-py3-none-manylinux_2_([0-9]+)_x86_64\.whl$ ]] \
     || fail "$(basename "$vec_whl") is not tagged py3-none-manylinux_2_Y_x86_64"
@@ -141,7 +184,16 @@ assert built["platform"] == "cpu" and built["xla_ffi_api_version"] and built["ja
 assert built["platform_tag"] in sys.argv[1], built
 print(f"wheel-check: {sys.argv[1].rsplit('/', 1)[-1]}: requires {reqs}; begen.json {built}")
 PY
-say "built and checked the example's wheel in $((SECONDS - t))s"
+say "checked the example's wheel"
+# The zig-built one: auditwheel's own reading of its library.
+zig_whl="$(ls "$WORK"/dist/otherkit-*.whl)" || fail "no wheel of otherkit"
+audit="$("$TOOLS/bin/auditwheel" show "$zig_whl" 2>&1)" || { echo "$audit"; fail "auditwheel show $zig_whl"; }
+echo "$audit" | sed 's/^/  auditwheel | /'
+zig_tag="$(tr -s ' \n' ' ' <<<"$audit" | grep -oE 'consistent with the following platform tag: "manylinux_2_[0-9]+_x86_64"' | grep -oE 'manylinux_2_[0-9]+_x86_64')" \
+    || fail "auditwheel names no manylinux tag for $(basename "$zig_whl")"
+zig_level="${zig_tag#manylinux_2_}"; zig_level="${zig_level%_x86_64}"
+(( zig_level <= 28 )) || fail "the zig-built $(basename "$zig_whl") is $zig_tag, newer than manylinux_2_28"
+say "$(basename "$zig_whl") (zig's C++, glibc 2.28 target): auditwheel says $zig_tag, which glibc 2.28 systems install"
 
 # 4. A user's venv: only the example's wheel and what it requires (jax,
 # jaxlib, numpy); no begen, no build tools. Run from elsewhere, not the source.
@@ -157,4 +209,19 @@ t=$SECONDS
     JAX_PLATFORMS=cpu python "$ROOT/examples/python-package/check.py"
 )
 say "installed the wheel into a fresh venv and called its kernels in $((SECONDS - t))s"
+# Then the two scaffolded packages and their test extras; both packages'
+# tests in one pytest process (each imports its package: both load).
+(
+    source "$WORK/user-env/bin/activate"
+    "${PIP[@]}" "${PINS[@]}" "$WORK"/dist/snnkit-*.whl "$WORK"/dist/otherkit-*.whl pytest "$begen_whl"
+    cd "$WORK/elsewhere"
+    JAX_PLATFORMS=cpu python -m pytest -q -p no:cacheprovider -s snnkit/tests otherkit/tests \
+        --rootdir . --import-mode=importlib
+    JAX_PLATFORMS=cpu python -c "import numpy as np, snnkit, otherkit
+x = np.linspace(-1.0, 1.0, 5)
+np.testing.assert_allclose(snnkit.square(x, scale=2.0), otherkit.square(x, scale=2.0))
+assert snnkit._kernels.TARGETS['square'] == 'snnkit._kernels.square', snnkit._kernels.TARGETS
+assert otherkit._kernels.TARGETS['square'] == 'otherkit._kernels.square', otherkit._kernels.TARGETS"
+)
+say "begen new to both packages' tests passing (built, installed into a fresh venv): $((SECONDS - new_start))s"
 say "all passed in $((SECONDS - start))s"

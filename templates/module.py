@@ -74,6 +74,24 @@ _BEGEN_TUNE = {
 {%- endfor %}
 }
 {%- endif %}
+{%- if !m.grads.is_empty() %}
+
+# The kernels that declare derivatives (begen.yaml's vjp:, jvp:, linear:,
+# transpose:): each one's function, platform, inputs' contracts, type
+# consts, attributes and declarations, for begen.testing.check_grads.
+_BEGEN_GRADS = {
+{%- for g in m.grads %}
+    {{ g.key }}: {
+        "call": {{ g.call }},
+        "platform": {{ g.platform }},
+        "args": {{ g.args }},
+        "types": {{ "{" }}{% for (n, v) in g.types %}{% if !loop.first %}, {% endif %}{{ n }}: {{ v }}{% endfor %}},
+        "attrs": {{ g.attrs }},
+        "declares": {{ "{" }}{% for (n, v) in g.declares %}{% if !loop.first %}, {% endif %}{{ n }}: {{ v }}{% endfor %}},
+    },
+{%- endfor %}
+}
+{%- endif %}
 
 
 def register():

@@ -1,4 +1,6 @@
-"""``python -m begen ARGS``: runs the ``begen`` program with ARGS."""
+"""``python -m begen ARGS``: runs the ``begen`` program with ARGS;
+``python -m begen check-grads OUT ...`` checks a built module's declared
+derivatives (:mod:`begen.testing`) in this Python."""
 
 from __future__ import annotations
 
@@ -10,6 +12,10 @@ from begen import find_begen_bin
 
 
 def main() -> int:
+    if sys.argv[1:2] == ["check-grads"]:
+        from begen.testing import main as check_grads
+
+        return check_grads(sys.argv[2:])
     exe = find_begen_bin()
     # begen asks this Python (the one begen was installed into) about jax,
     # not whatever `python3` PATH finds first.

@@ -30,7 +30,7 @@ What it writes (PATH = mykernels):
   kernels/square.cpp           a CPU kernel (`// @BE square ...`) and its backward kernel
   kernels/begen.yaml           pairs them: jax.grad(mykernels.square) runs square_bwd
   src/mykernels/__init__.py    the package; the wheel adds _kernels.py and lib_kernels.so
-  tests/test_package.py        the kernel against numpy, its gradient by check_grads
+  tests/test_package.py        the kernel against numpy, its gradient by begen.testing.check_grads
   README.md, .gitignore
 The kernels register with XLA as mykernels._kernels.<kernel> (the import
 path), so the package loads beside any other begen-built one.
@@ -38,7 +38,7 @@ path), so the package loads beside any other begen-built one.
 Then:
   cd mykernels
   pip wheel . --no-deps -w dist        # -v shows begen's report (platform tag, glibc)
-  pip install dist/*.whl pytest
+  pip install dist/*.whl pytest begen-jax
   pytest tests";
 
 /// One file of the scaffold: where it goes and its template.
@@ -78,7 +78,7 @@ pub(crate) fn run(args: &NewArgs) -> i32 {
         Ok(package) => {
             super::say!("created {} (package `{package}`)", args.path.display());
             super::say!(
-                "next: cd {} && pip wheel . --no-deps -w dist && pip install dist/*.whl pytest && pytest tests",
+                "next: cd {} && pip wheel . --no-deps -w dist && pip install dist/*.whl pytest begen-jax && pytest tests",
                 args.path.display()
             );
             0

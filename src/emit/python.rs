@@ -60,6 +60,9 @@ pub(crate) struct PyModuleView {
     /// The module holds the sharding section: `register()` registers the
     /// partitioner of exported split calls, and the export checks name it.
     pub(crate) sharded: bool,
+    /// `_BEGEN_GRADS`: the kernels that declare derivatives (none: no such
+    /// dict).
+    pub(crate) grads: Vec<PyGradSpec>,
 }
 
 /// One module of a library of several: a namespace built by a function of
@@ -288,6 +291,28 @@ pub(crate) struct PyTuneSpec {
     pub(crate) attrs: PyLit,
     /// `module:function`, or `None`.
     pub(crate) inputs: String,
+}
+
+/// A kernel's entry of the module's `_BEGEN_GRADS` (every field a
+/// literal): what `begen.testing.check_grads` builds inputs from and what
+/// it reports the kernel declares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyGradSpec {
+    /// The function as its messages name it (`name` or `module.name`).
+    pub(crate) key: String,
+    /// The function's path from the module (`name` or `module.name`).
+    pub(crate) call: String,
+    pub(crate) platform: String,
+    /// The inputs' contracts, `(name, dtype, dims)` by their begen.yaml
+    /// names.
+    pub(crate) args: PyLit,
+    /// Each type const: its name and values.
+    pub(crate) types: Vec<(String, PyLit)>,
+    /// Each attribute's keyword and Python type.
+    pub(crate) attrs: PyLit,
+    /// begen.yaml's derivative declarations: (key, value literal) of
+    /// `vjp`, `jvp`, `linear` and `transpose`, those given.
+    pub(crate) declares: Vec<(String, String)>,
 }
 
 /// A const for `_begen_inputs`: its name, Python name and kind (as
@@ -829,6 +854,47 @@ fn py_tune_spec(library: &Library, f: &Function, tuned: &Tuned, shown: &str) -> 
     }
 }
 
+/// The `_BEGEN_GRADS` entry of `f` (shown as `shown`), when it declares a
+/// derivative.
+fn py_grad_spec(library: &Library, f: &Function, shown: &str) -> Option<PyGradSpec> {
+    let o = &f.options;
+    let mut declares = Vec::new();
+    if let Some(k) = &o.vjp {
+        declares.push((py_str("vjp"), py_str(k)));
+    }
+    if let Some(k) = &o.jvp {
+        declares.push((py_str("jvp"), py_str(k)));
+    }
+    if !o.linear.is_empty() {
+        declares.push((py_str("linear"), PyLit::strs(&o.linear).to_string()));
+    }
+    if !o.transpose.is_empty() {
+        let pairs: Vec<String> = o.transpose.iter().map(|(p, k)| format!("{}: {}", py_str(p), py_str(k))).collect();
+        declares.push((py_str("transpose"), format!("{{{}}}", pairs.join(", "))));
+    }
+    if declares.is_empty() {
+        return None;
+    }
+    let call = match library.modules.iter().find(|m| m.name == f.module) {
+        Some(m) if library.namespaced => format!("{}.{}", m.py_name, f.py_name),
+        _ => f.py_name.clone(),
+    };
+    Some(PyGradSpec {
+        key: py_str(shown),
+        call: py_str(&call),
+        platform: py_str(f.platform.as_str()),
+        args: PyLit::tuple(f.input_params().map(|p| py_spec(&p.name, p.token.contract(), p.token.is_list()))),
+        types: f
+            .consts
+            .iter()
+            .filter(|c| c.kind == ConstKind::Type)
+            .map(|c| (py_str(&c.name), PyLit::strs(&c.values)))
+            .collect(),
+        attrs: PyLit::tuple(f.attrs().map(|(p, ty)| PyLit::strs([p.py_name.as_str(), ty.kind().py_type()]))),
+        declares,
+    })
+}
+
 /// The parameter list: the inputs (positional only), then the attributes,
 /// the keyword consts and `out`.
 fn emit_params(parts: &FunctionParts) -> Vec<PyParam> {
@@ -1313,6 +1379,13 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
             tune.push(py_tune_spec(library, f, tuned, &shown));
         }
     }
+    let grads = fs
+        .iter()
+        .filter_map(|f| {
+            let shown = if library.namespaced { format!("{}.{}", f.module, f.name) } else { f.name.clone() };
+            py_grad_spec(library, f, &shown)
+        })
+        .collect();
     let plain: Vec<PyFunctionView> = views.iter().map(|(_, v, _)| v.clone()).collect();
     let mut has_vjp = false;
     for (k, view, _) in views.iter_mut() {
@@ -1410,6 +1483,7 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
         wide: py_wide_dtypes(),
         build: String::new(),
         tune,
+        grads,
     }
 }
 

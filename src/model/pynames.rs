@@ -424,6 +424,7 @@ pub(crate) const PY_RESERVED: [&str; 74] = [
     "_BEGEN_WIDE",
     "_BEGEN_BUILD",
     "_BEGEN_TUNE",
+    "_BEGEN_GRADS",
     "_BEGEN_TUNE_FORMAT",
     "_BEGEN_TUNE_MAX_BYTES",
     "_BegenTuneTableError",

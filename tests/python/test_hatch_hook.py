@@ -357,7 +357,8 @@ def test_begen_new_makes_a_package_that_builds_and_passes_its_test(tmp_path, jax
     site = tmp_path / "site"
     pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target", str(site)]
     subprocess.run([*pip, str(wheel)], check=True)
-    env = {**os.environ, "PYTHONPATH": str(site), "JAX_PLATFORMS": "cpu"}
+    # Its test extra's begen-jax (begen.testing): this repository's python/.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(REPO / "python")]), "JAX_PLATFORMS": "cpu"}
     tests = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(root / "tests")],
         check=False,

@@ -1,0 +1,492 @@
+"""Gradient checks of a begen-built module's declared derivatives.
+
+:func:`check_grads` checks every kernel whose ``begen.yaml`` declares a
+derivative (``vjp:``, ``jvp:``, ``linear:``, ``transpose:``) against finite
+differences, with :func:`jax.test_util.check_grads`, in each mode the
+declarations support: forward (``fwd``) and reverse (``rev``) mode, and a
+second order in each where the kernels the first order runs are
+differentiable in turn. It reads what the generated module declares in
+``_BEGEN_GRADS`` (the kernels, their inputs' contracts, their attributes,
+their declarations), builds inputs from the contracts unless given a
+generator, and returns a table::
+
+    kernel   mode         max error  result
+    square   rev          2.2e-16    pass
+    square   rev, order 2 -          n/a: not declared (...)
+
+From pytest::
+
+    from begen.testing import check_grads
+    import mypkg
+
+    def test_gradients():
+        check_grads(mypkg._kernels)      # raises AssertionError with the table
+
+From the command line, on a build's OUT folder::
+
+    python -m begen check-grads OUT [--kernels a,b] [--order 1]
+
+It needs jax and numpy, and nothing else of begen: it runs where the
+package's kernels are installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import difflib
+import importlib
+import math
+import os
+import sys
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Union
+
+__all__ = ["GradReport", "GradRow", "check_grads", "declared_kernels", "main"]
+
+#: The modes checked, in order: (mode, order). A second order runs only
+#: where the first order of its mode passed.
+ATTEMPTS = (("fwd", 1), ("rev", 1), ("fwd", 2), ("rev", 2))
+
+# What JAX and begen's runtime say when a derivative is not declared (a
+# custom_vjp in forward mode, an FFI call without rules, an input with no
+# transpose): such a mode is not applicable, not a failure.
+_NOT_DECLARED = (
+    "can't apply forward-mode autodiff (jvp) to a custom_vjp function",
+    "cannot be differentiated",
+    "Differentiation rule for",
+    "Transpose rule (for reverse-mode differentiation) for",
+    "not linear in",
+    "no transpose for",
+    "nor gives the kernel a `jvp`",
+    "gives it no",
+)
+
+Inputs = Union[tuple[Any, ...], tuple[tuple[Any, ...], Mapping[str, Any]]]
+Generator = Callable[..., Inputs]
+
+
+@dataclass
+class GradRow:
+    """One line of the table: a kernel, a mode, the largest difference
+    between the derivative and finite differences, and the result
+    (``pass``, ``FAIL``, ``ERROR``, ``n/a``, ``skipped``) with a note."""
+
+    kernel: str
+    mode: str
+    max_error: float | None
+    result: str
+    note: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.result in ("FAIL", "ERROR")
+
+
+@dataclass
+class GradReport:
+    """What :func:`check_grads` found: one :class:`GradRow` per kernel and
+    mode. ``str(report)`` is the table; ``report.ok`` says whether nothing
+    failed."""
+
+    module: str
+    rows: list = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not any(r.failed for r in self.rows)
+
+    @property
+    def failures(self) -> list:
+        return [r for r in self.rows if r.failed]
+
+    def table(self) -> str:
+        head = ("kernel", "mode", "max error", "result")
+        body = [
+            (r.kernel, r.mode, "-" if r.max_error is None else f"{r.max_error:.3g}", _with_note(r)) for r in self.rows
+        ]
+        widths = [max(len(line[k]) for line in [head, *body]) for k in range(3)]
+        lines = []
+        for line in [head, *body]:
+            lines.append("  ".join(c.ljust(w) for c, w in zip(line[:3], widths)) + "  " + line[3])
+        return "\n".join(x.rstrip() for x in lines)
+
+    def __str__(self) -> str:
+        failed = len(self.failures)
+        verdict = f"{failed} failed" if failed else "all passed"
+        return f"gradient checks of {self.module}: {verdict}\n{self.table()}"
+
+
+def _with_note(r: GradRow) -> str:
+    return f"{r.result}: {r.note}" if r.note else r.result
+
+
+def declared_kernels(module) -> dict:
+    """The kernels of ``module`` (a begen-built module) that declare
+    derivatives, by name, each with what the module says of it (its
+    function's path, platform, inputs' contracts, attributes and
+    declarations)."""
+    grads = getattr(module, "_BEGEN_GRADS", None)
+    if grads is None:
+        if not hasattr(module, "TARGETS") or not hasattr(module, "register"):
+            raise TypeError(f"{getattr(module, '__name__', module)!r} is not a module begen generated")
+        return {}
+    return dict(grads)
+
+
+def check_grads(
+    module,
+    kernels: Iterable[str] | None = None,
+    *,
+    inputs: Generator | Mapping[str, Generator] | None = None,
+    order: int = 2,
+    modes: Sequence[str] = ("fwd", "rev"),
+    atol: float | None = None,
+    rtol: float | None = None,
+    eps: float | None = None,
+    seed: int = 0,
+    raise_on_failure: bool = True,
+) -> GradReport:
+    """Checks the declared derivatives of ``module``'s kernels (all that
+    declare one, or those named in ``kernels``) and returns the table.
+
+    Inputs come from each kernel's contract (named dimensions get small,
+    distinct extents; float inputs standard normal values, integer and
+    boolean inputs zeros, which keeps index arrays in bounds; attributes
+    named like a dimension its extent, other attributes a fixed value),
+    unless ``inputs`` gives them: a callable ``inputs(kernel, rng)`` or a
+    dict of callables ``rng -> ...`` by kernel name, returning the
+    positional arrays, or ``(arrays, attribute keywords)``; ``rng`` is a
+    ``numpy.random.Generator``. The derivative is taken with respect to the
+    float inputs (for a kernel that declares only ``linear:``, the inputs
+    it is linear in). ``order``, ``modes``, ``atol``, ``rtol`` and ``eps``
+    are :func:`jax.test_util.check_grads`'s.
+
+    Raises ``AssertionError`` with the table when a check fails (unless
+    ``raise_on_failure`` is false), ``ValueError`` for a kernel name the
+    module does not declare.
+    """
+    declared = declared_kernels(module)
+    name = getattr(module, "__name__", str(module))
+    if kernels is None:
+        chosen = list(declared)
+    else:
+        chosen = [kernels] if isinstance(kernels, str) else list(kernels)
+        for k in chosen:
+            if k not in declared:
+                raise ValueError(_unknown(name, k, declared))
+    for m in modes:
+        if m not in ("fwd", "rev"):
+            raise ValueError(f"mode {m!r}: the modes are 'fwd' and 'rev'")
+    if order not in (1, 2):
+        raise ValueError(f"order {order!r}: check_grads checks order 1 or 2")
+    report = GradReport(name)
+    if not declared:
+        report.rows.append(GradRow("-", "-", None, "n/a", "the module declares no derivatives (vjp:, jvp:, linear:)"))
+    for k in chosen:
+        report.rows.extend(_check_kernel(module, k, declared[k], inputs, order, modes, atol, rtol, eps, seed))
+    if raise_on_failure and not report.ok:
+        raise AssertionError(str(report))
+    return report
+
+
+def _unknown(module_name, kernel, declared):
+    near = difflib.get_close_matches(kernel, list(declared), n=1)
+    hint = f"; did you mean '{near[0]}'?" if near else ""
+    known = ", ".join(declared) or "none"
+    return f"{module_name}: no kernel '{kernel}' declares a derivative (those that do: {known}){hint}"
+
+
+def _resolve(module, dotted):
+    obj = module
+    for part in dotted.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _platform_devices(platform):
+    import jax
+
+    try:
+        return jax.devices("gpu" if platform == "cuda" else platform)
+    except RuntimeError:
+        return []
+
+
+def _check_kernel(module, key, spec, inputs, order, modes, atol, rtol, eps, seed):
+    import numpy as np
+
+    declares = ", ".join(f"{k}: {_show(v)}" for k, v in spec.get("declares", {}).items())
+    platform = spec.get("platform", "cpu")
+    if not _platform_devices(platform):
+        return [GradRow(key, "-", None, "skipped", f"a {platform} kernel, and JAX has no {platform} device")]
+    fn = _resolve(module, spec["call"])
+    rng = np.random.default_rng(seed)
+    try:
+        arrays, attrs = _inputs_for(key, spec, inputs, rng)
+    except _NeedsInputs as e:
+        return [GradRow(key, "-", None, "ERROR", f"{e}; give its inputs with inputs={{'{key}': ...}}")]
+    wrt = _differentiable(spec, arrays)
+    if not wrt:
+        return [GradRow(key, "-", None, "ERROR", "no float input to differentiate")]
+    with _x64_if_needed(arrays):
+        arrays = [_device(a) for a in arrays]
+
+        def f(*diff):
+            args = list(arrays)
+            for k, x in zip(wrt, diff):
+                args[k] = x
+            return fn(*args, **attrs)
+
+        primal = tuple(arrays[k] for k in wrt)
+        rows = []
+        passed = set()
+        for mode, k in ATTEMPTS:
+            if mode not in modes or k > order:
+                continue
+            label = mode if k == 1 else f"{mode}, order 2"
+            if k == 2 and mode not in passed:
+                continue
+            row = _attempt(key, label, f, primal, mode, k, atol, rtol, eps)
+            if row.result == "pass" and k == 1:
+                passed.add(mode)
+            rows.append(row)
+    if not passed and not any(r.failed for r in rows):
+        rows.append(GradRow(key, "-", None, "FAIL", f"no mode runs, though begen.yaml declares {declares}"))
+    return rows
+
+
+def _show(v):
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{a}: {b}" for a, b in v.items()) + "}"
+    if isinstance(v, (tuple, list)):
+        return "[" + ", ".join(map(str, v)) + "]"
+    return str(v)
+
+
+def _attempt(key, label, f, primal, mode, order, atol, rtol, eps):
+    from jax.test_util import check_grads as jax_check_grads
+
+    with _recording() as errors:
+        try:
+            jax_check_grads(f, primal, order, modes=[mode], atol=atol, rtol=rtol, eps=eps)
+        except AssertionError as e:
+            return GradRow(key, label, _largest(errors), "FAIL", _first_line(e))
+        except Exception as e:
+            text = f"{type(e).__name__}: {e}"
+            if isinstance(e, NotImplementedError) or any(s in str(e) for s in _NOT_DECLARED):
+                return GradRow(key, label, None, "n/a", f"not declared ({_first_line(e)})")
+            return GradRow(key, label, _largest(errors), "ERROR", _first_line(text))
+    return GradRow(key, label, _largest(errors), "pass")
+
+
+def _first_line(e):
+    text = str(e).strip()
+    line = text.splitlines()[0] if text else type(e).__name__
+    return line if len(line) <= 160 else line[:157] + "..."
+
+
+def _largest(errors):
+    return max(errors) if errors else None
+
+
+@contextlib.contextmanager
+def _recording():
+    """Records the largest absolute difference of each comparison
+    jax.test_util.check_grads makes (through the module that implements
+    it); where that module is not there, records nothing."""
+    errors = []
+    try:
+        from jax._src import public_test_util as impl
+    except ImportError:
+        yield errors
+        return
+    original = getattr(impl, "check_close", None)
+    if original is None:
+        yield errors
+        return
+
+    def check_close(xs, ys, *args, **kwargs):
+        with contextlib.suppress(Exception):
+            errors.append(_max_difference(xs, ys))
+        return original(xs, ys, *args, **kwargs)
+
+    impl.check_close = check_close
+    try:
+        yield errors
+    finally:
+        impl.check_close = original
+
+
+def _max_difference(xs, ys):
+    import jax
+    import numpy as np
+
+    worst = 0.0
+    for x, y in zip(jax.tree_util.tree_leaves(xs), jax.tree_util.tree_leaves(ys)):
+        x = np.asarray(x, dtype=np.complex128 if np.iscomplexobj(x) else np.float64)
+        y = np.asarray(y, dtype=x.dtype)
+        if x.size:
+            d = float(np.max(np.abs(x - y)))
+            worst = d if math.isnan(d) else max(worst, d)
+    return worst
+
+
+class _NeedsInputs(Exception):
+    pass
+
+
+def _inputs_for(key, spec, inputs, rng):
+    if inputs is not None:
+        gen = inputs.get(key) if isinstance(inputs, Mapping) else (lambda r, _g=inputs: _g(key, r))
+        if gen is not None:
+            made = gen(rng)
+            if isinstance(made, tuple) and len(made) == 2 and isinstance(made[1], Mapping):
+                return list(made[0]), dict(made[1])
+            return list(made), {}
+    return _from_contracts(spec, rng)
+
+
+def _from_contracts(spec, rng):
+    import numpy as np
+
+    extents = {}
+
+    def extent(d):
+        if isinstance(d, int):
+            return d
+        if d not in extents:
+            extents[d] = 3 + len(extents)
+        return extents[d]
+
+    types = {t: allowed[0] for t, allowed in spec.get("types", {}).items()}
+    arrays = []
+    for arg in spec["args"]:
+        name, dtype, dims = arg[0], arg[1], arg[2]
+        if len(arg) > 3 and arg[3]:
+            raise _NeedsInputs(f"input '{name}' is a list of arrays")
+        if isinstance(dtype, (tuple, list)):
+            dtype = types.get(dtype[0])
+        if dtype is None or dims is None:
+            raise _NeedsInputs(f"input '{name}' has no typed contract (dtype and shape)")
+        shape = tuple(extent(d) for d in dims)
+        arrays.append(_random(rng, np, dtype, shape))
+    attrs = {}
+    for name, kind in spec.get("attrs", ()):
+        if kind == "int":
+            # A size (named like a dimension) gets its extent; so does any
+            # other integer, a small positive count.
+            attrs[name] = extent(name)
+        elif kind == "bool":
+            attrs[name] = False
+        else:
+            attrs[name] = 0.75
+    return arrays, attrs
+
+
+def _random(rng, np, dtype, shape):
+    if dtype in ("float16", "bfloat16", "float32", "float64"):
+        a = rng.standard_normal(shape)
+        if dtype == "bfloat16":
+            import ml_dtypes
+
+            return a.astype(ml_dtypes.bfloat16)
+        return a.astype(dtype)
+    if dtype in ("complex64", "complex128"):
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+    # Integers and booleans could be indices or masks: zeros stay in bounds.
+    return np.zeros(shape, dtype)
+
+
+def _is_float(a):
+    import numpy as np
+
+    kind = np.dtype(getattr(a, "dtype", np.asarray(a).dtype)).kind
+    return kind in "fc" or str(getattr(a, "dtype", "")) == "bfloat16"
+
+
+def _differentiable(spec, arrays):
+    declares = spec.get("declares", {})
+    names = [arg[0] for arg in spec["args"]]
+    floats = [k for k, a in enumerate(arrays) if _is_float(a)]
+    if "linear" in declares and "jvp" not in declares and "vjp" not in declares:
+        linear = set(declares["linear"])
+        return [k for k in floats if k < len(names) and names[k] in linear]
+    return floats
+
+
+def _device(a):
+    import jax
+
+    return jax.device_put(a)
+
+
+@contextlib.contextmanager
+def _x64_if_needed(arrays):
+    import jax
+    import numpy as np
+
+    wide = any(np.dtype(getattr(a, "dtype", "float32")).itemsize == 8 for a in arrays if _is_float(a))
+    wide |= any(np.dtype(getattr(a, "dtype", "float32")) == np.complex128 for a in arrays)
+    if not wide or jax.config.jax_enable_x64:
+        yield
+        return
+    jax.config.update("jax_enable_x64", True)
+    try:
+        yield
+    finally:
+        jax.config.update("jax_enable_x64", False)
+
+
+def _load(out, name):
+    out = os.path.abspath(out)
+    if name is None:
+        found = sorted(f[:-3] for f in os.listdir(out) if f.endswith(".py") and os.path.isfile(os.path.join(out, f)))
+        if len(found) != 1:
+            listed = ", ".join(found) or "none"
+            raise SystemExit(f"check-grads: {out} holds {len(found)} Python modules ({listed}); name one with --name")
+        name = found[0]
+    sys.path.insert(0, out)
+    return importlib.import_module(name)
+
+
+def main(argv=None) -> int:
+    """``python -m begen check-grads OUT [--name NAME] [--kernels a,b]
+    [--order N] [--modes fwd,rev]``: prints the table; exit status 1 when a
+    check failed."""
+    p = argparse.ArgumentParser(
+        prog="python -m begen check-grads",
+        description="Checks every declared vjp, jvp, linear and transpose of a begen-built module against "
+        "finite differences (jax.test_util.check_grads), with inputs built from the typed contracts.",
+    )
+    p.add_argument("out", help="the build's OUT folder (the generated module and its library)")
+    p.add_argument("--name", help="the module's name (default: the one Python module in OUT)")
+    p.add_argument("--kernels", help="comma-separated kernel names (default: every kernel that declares one)")
+    p.add_argument("--order", type=int, default=2, choices=(1, 2), help="the highest order checked (default 2)")
+    p.add_argument("--modes", default="fwd,rev", help="fwd, rev or both (default fwd,rev)")
+    p.add_argument("--atol", type=float)
+    p.add_argument("--rtol", type=float)
+    p.add_argument("--seed", type=int, default=0)
+    a = p.parse_args(argv)
+    if not os.path.isdir(a.out):
+        print(f"check-grads: {a.out}: no such folder (give the OUT folder of `begen build`)", file=sys.stderr)
+        return 2
+    module = _load(a.out, a.name)
+    kernels = [k for k in a.kernels.split(",") if k] if a.kernels else None
+    try:
+        report = check_grads(
+            module,
+            kernels,
+            order=a.order,
+            modes=[m for m in a.modes.split(",") if m],
+            atol=a.atol,
+            rtol=a.rtol,
+            seed=a.seed,
+            raise_on_failure=False,
+        )
+    except (ValueError, TypeError) as e:
+        print(f"check-grads: {e}", file=sys.stderr)
+        return 2
+    print(report)
+    return 0 if report.ok else 1
