@@ -70,6 +70,9 @@ _BEGEN_TUNE = {
         "types": {{ "{" }}{% for (n, v) in t.types %}{% if !loop.first %}, {% endif %}{{ n }}: {{ v }}{% endfor %}},
         "attrs": {{ t.attrs }},
         "inputs": {{ t.inputs }},
+{%- if let Some(c) = t.candidates %}
+        "candidates": {{ c }},
+{%- endif %}
     },
 {%- endfor %}
 }

@@ -111,7 +111,12 @@ def candidates(spec):
     # Every combination of the tuned consts' built values, the default first.
     names = list(spec["consts"])
     default = {n: spec["consts"][n][2] for n in names}
-    every = [dict(zip(names, vals)) for vals in itertools.product(*(spec["consts"][n][1] for n in names))]
+    built = spec.get("candidates")
+    if built is not None:
+        # A source tuned over its defines: only the combinations `where:` allows.
+        every = [dict(zip(names, vals)) for vals in built]
+    else:
+        every = [dict(zip(names, vals)) for vals in itertools.product(*(spec["consts"][n][1] for n in names))]
     return [default] + [c for c in every if c != default]
 
 

@@ -79,7 +79,11 @@ pub(crate) fn link(job: &LinkJob<'_>) -> Result<()> {
 /// source's trampolines call the function of their own source, as separate
 /// libraries would. Returns the objects to link (a localized copy,
 /// `<object>.local.o`, where one was needed). Weak and unique symbols
-/// (inline functions, templates) are left to the linker, which merges them.
+/// (inline functions, templates) are left to the linker, which merges them,
+/// except between the candidates of a source tuned over its defines
+/// (`candidates[k]`): there an inline function or a template may read a
+/// define, and each candidate must keep its own body, so each such symbol
+/// two candidates define is renamed in each (`<name>.begen<k>`).
 ///
 /// Both steps are kept per object: an object's symbols (`<object>.syms`)
 /// and its localized copy (`<object>.local.cmd`) are redone only when the
@@ -89,13 +93,24 @@ pub(crate) fn link(job: &LinkJob<'_>) -> Result<()> {
 pub(crate) fn localize_clashes(
     work: &Path,
     objects: &[PathBuf],
+    candidates: &[bool],
     nm: &Path,
     objcopy: &Path,
     notes: &mut Vec<String>,
 ) -> Result<Vec<PathBuf>> {
     let mut defined: Vec<Vec<String>> = Vec::with_capacity(objects.len());
     for object in objects {
-        defined.push(strong_globals(work, object, nm, notes)?);
+        defined.push(globals(work, object, nm, Binding::Strong, notes)?);
+    }
+    let mut weak: Vec<Vec<String>> = Vec::with_capacity(objects.len());
+    for (object, &candidate) in objects.iter().zip(candidates) {
+        weak.push(if candidate { globals(work, object, nm, Binding::Weak, notes)? } else { Vec::new() });
+    }
+    let mut weak_count: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for names in &weak {
+        for n in names {
+            *weak_count.entry(n.as_str()).or_default() += 1;
+        }
     }
     let mut count: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for names in &defined {
@@ -104,17 +119,25 @@ pub(crate) fn localize_clashes(
         }
     }
     let mut out = Vec::with_capacity(objects.len());
-    for (object, names) in objects.iter().zip(&defined) {
+    for (k, (object, names)) in objects.iter().zip(&defined).enumerate() {
         let clashing: Vec<&String> = names.iter().filter(|n| count[n.as_str()] > 1).collect();
+        let renamed: Vec<String> = weak
+            .get(k)
+            .into_iter()
+            .flatten()
+            .filter(|n| weak_count[n.as_str()] > 1)
+            .map(|n| format!("--redefine-sym={n}={n}.begen{k}"))
+            .collect();
         let local = PathBuf::from(format!("{}.local.o", object.display()));
         let record = work.join(with_suffix(object, ".local.cmd"));
-        if clashing.is_empty() {
+        if clashing.is_empty() && renamed.is_empty() {
             let _ = std::fs::remove_file(work.join(&local));
             let _ = std::fs::remove_file(&record);
             out.push(object.clone());
             continue;
         }
         let mut args: Vec<String> = clashing.iter().map(|n| format!("--localize-symbol={n}")).collect();
+        args.extend(renamed);
         args.push(object.display().to_string());
         args.push(local.display().to_string());
         let made_from = |stamp: Option<Stamp>| format!("{}\n{}\n", stamp_line(stamp), args.join("\n"));
@@ -146,11 +169,22 @@ fn stamp_line(stamp: Option<Stamp>) -> String {
     stamp.map_or_else(|| "none".to_string(), |s| format!("{} {}", s.times(), s.size))
 }
 
-/// The strong global symbols an object defines (`nm -P`: text, data, bss,
-/// read-only data), sorted; from `<object>.syms` while the object is the
-/// one they were listed from.
-fn strong_globals(work: &Path, object: &Path, nm: &Path, notes: &mut Vec<String>) -> Result<Vec<String>> {
-    let record = work.join(with_suffix(object, ".syms"));
+/// Which global symbols [`globals`] lists.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Binding {
+    /// Text, data, bss, read-only data: two definitions clash.
+    Strong,
+    /// Weak and unique (inline functions, template instances, their
+    /// static locals): the linker keeps one of them.
+    Weak,
+}
+
+/// The global symbols of `binding` an object defines (`nm -P`), sorted;
+/// from `<object>.syms` (`.weak`) while the object is the one they were
+/// listed from.
+fn globals(work: &Path, object: &Path, nm: &Path, binding: Binding, notes: &mut Vec<String>) -> Result<Vec<String>> {
+    let suffix = if binding == Binding::Strong { ".syms" } else { ".weak" };
+    let record = work.join(with_suffix(object, suffix));
     let stamp = stamp_line(Stamp::of(&work.join(object)));
     if let Ok(text) = std::fs::read_to_string(&record) {
         let mut lines = text.lines();
@@ -166,7 +200,11 @@ fn strong_globals(work: &Path, object: &Path, nm: &Path, notes: &mut Vec<String>
         .filter_map(|l| {
             let mut parts = l.split_whitespace();
             let (name, kind) = (parts.next()?, parts.next()?);
-            matches!(kind, "T" | "D" | "B" | "R" | "G" | "S").then(|| name.to_string())
+            let wanted = match binding {
+                Binding::Strong => matches!(kind, "T" | "D" | "B" | "R" | "G" | "S"),
+                Binding::Weak => matches!(kind, "W" | "V" | "u"),
+            };
+            wanted.then(|| name.to_string())
         })
         .collect();
     names.sort();

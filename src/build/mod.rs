@@ -526,12 +526,16 @@ fn objects(
     reporter: &mut dyn Reporter,
 ) -> Result<Vec<PathBuf>> {
     let objects: Vec<PathBuf> = units.iter().map(|u| u.object.clone()).collect();
-    if !library.namespaced {
+    // A source tuned over its defines is compiled once per candidate: the
+    // candidates' symbols clash like a namespaced library's modules'.
+    let candidates: Vec<bool> = units.iter().map(|u| crate::emit::is_tune_candidate(&u.name)).collect();
+    if !library.namespaced && !candidates.contains(&true) {
         return Ok(objects);
     }
     let tool = |var: &str, default: &str| PathBuf::from(env.var(var).unwrap_or_else(|| default.to_string()));
     let mut notes = Vec::new();
-    let localized = link::localize_clashes(work, &objects, &tool("NM", "nm"), &tool("OBJCOPY", "objcopy"), &mut notes);
+    let localized =
+        link::localize_clashes(work, &objects, &candidates, &tool("NM", "nm"), &tool("OBJCOPY", "objcopy"), &mut notes);
     if explain {
         notes.iter().for_each(|n| reporter.progress(n));
     }

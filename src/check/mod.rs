@@ -27,6 +27,7 @@ mod primitives;
 mod sharding;
 mod tokens;
 mod tune;
+mod tune_where;
 
 pub(crate) use plan::backend as plan_backend;
 
@@ -101,7 +102,7 @@ pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Decla
     let algorithms = algorithms::resolve(listed, &functions, &modules, namespaced, &mut diags);
     let plan = plan::resolve(req, &name, choice, &sources, jax_min, !binaries.images.is_empty());
     check_include_paths(req, &plan.includes, &functions, &mut sources, &mut diags);
-    let tuning = tune::check_tune(req, &functions, &modules, namespaced, &mut diags);
+    let tuning = tune::check_tune(req, &mut functions, &modules, namespaced, &mut diags);
     let library = Library {
         name,
         prefix,

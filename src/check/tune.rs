@@ -34,12 +34,13 @@ pub(crate) const MAX_TABLE_BYTES: u64 = 16 << 20;
 /// indices are final) and returns what it declares that is sound.
 pub(super) fn check_tune(
     req: &RunInput,
-    functions: &[Function],
+    functions: &mut [Function],
     modules: &[Module],
     namespaced: bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Tuning {
     let mut tuning = Tuning::default();
+    let mut sources: Vec<(String, Vec<usize>, Tuned)> = Vec::new();
     let loc = Locator { map: req.map, file: req.config_file };
     for (key, value) in &req.config.tune {
         let span = loc.key(&yaml_path!["tune", key]);
@@ -64,10 +65,10 @@ pub(super) fn check_tune(
                 continue;
             }
         };
-        if !entry.defines.is_empty() || entry.where_.is_some() {
-            let part = if entry.defines.is_empty() { Part::Key("where") } else { Part::Key("defines") };
-            if let Some(span) = at(part) {
-                diags.push(Diagnostic::error(span, msg::TUNE_DEFINES_UNSUPPORTED).hint(msg::HINT_TUNE_DEFINES));
+        if !entry.defines.is_empty() || entry.where_.is_some() || source_id(req, key).is_some() {
+            let where_at = loc.value(&yaml_path!["tune", key, "where"]);
+            if let Some(source) = check_source(req, key, &entry, functions, at, where_at, diags) {
+                sources.push(source);
             }
             continue;
         }
@@ -82,8 +83,264 @@ pub(super) fn check_tune(
             tuning.kernels.push(tuned);
         }
     }
+    // A source's candidates: each of its kernels, once per combination.
+    for (key, indices, tuned) in sources {
+        for index in indices {
+            let f = &mut functions[index];
+            if tuning.kernels.iter().any(|t| t.function == index) {
+                if let Some(span) = loc.key(&yaml_path!["tune", &key]) {
+                    diags.push(Diagnostic::error(span, msg::tune_twice(&f.name, &key)));
+                }
+                continue;
+            }
+            f.with_define_candidates(&tuned.defines, &tuned.combos);
+            let dims = input_dims(f);
+            let keyed = tuned.key.iter().filter(|d| dims.contains(&d.as_str())).cloned().collect();
+            let hash = candidates_hash(req, f, &tuned.hash);
+            tuning.kernels.push(Tuned { function: index, hash, key: keyed, ..tuned.clone() });
+        }
+    }
     tuning.kernels.sort_by_key(|t| t.function);
     tuning
+}
+
+/// The named dimensions of a kernel's inputs.
+fn input_dims(f: &Function) -> Vec<&str> {
+    f.input_params().filter_map(|p| p.dim_names()).flatten().flatten().collect()
+}
+
+/// The most combinations of a source's defines a library builds (each is a
+/// compile of the source).
+const MAX_COMBINATIONS: usize = 256;
+
+/// A `tune:` entry over a source's `defines:`: the define names and values,
+/// `where:` parsed and evaluated for every combination, the default among
+/// those it allows, the key dims of every kernel of the source. Returns the
+/// source, its kernels and their tuning (its `hash` field holds the text
+/// the declaration adds to each kernel's hash).
+fn check_source(
+    req: &RunInput,
+    key: &str,
+    entry: &TuneConfig,
+    functions: &[Function],
+    at: impl Fn(Part) -> Option<Span>,
+    where_at: Option<Span>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(String, Vec<usize>, Tuned)> {
+    let errors = diags.len();
+    let report = |diags: &mut Vec<Diagnostic>, part: Part, message: String, hint: Option<&'static str>| {
+        if let Some(span) = at(part) {
+            let d = Diagnostic::error(span, message);
+            diags.push(match hint {
+                Some(h) => d.hint(h),
+                None => d,
+            });
+        }
+    };
+    if source_id(req, key).is_none() {
+        let names: Vec<&str> = req.sources.iter().map(|(id, _)| req.map.get(*id).name.as_str()).collect();
+        let near = closest(key, names.iter().copied());
+        report(diags, Part::Entry, msg::tune_not_a_source(key, near), None);
+        return None;
+    }
+    if entry.defines.is_empty() {
+        report(diags, Part::Entry, msg::tune_source_no_defines(key), Some(msg::HINT_TUNE_SOURCE));
+        return None;
+    }
+    if !entry.consts.is_empty() {
+        report(diags, Part::Key("consts"), msg::tune_source_no_defines(key), Some(msg::HINT_TUNE_SOURCE));
+    }
+    if entry.implementations.is_some() {
+        report(diags, Part::Key("implementations"), msg::TUNE_IMPLEMENTATIONS_UNSUPPORTED.to_string(), None);
+    }
+    // The defines, sorted by name; each a list of distinct integers.
+    let mut names = Vec::new();
+    let mut values: Vec<Vec<i64>> = Vec::new();
+    for (name, list) in &entry.defines {
+        let ints: Option<Vec<i64>> = match list {
+            serde_yaml_ng::Value::Sequence(items) if !items.is_empty() => {
+                items.iter().map(|v| if v.is_bool() { None } else { v.as_i64() }).collect()
+            }
+            _ => None,
+        };
+        let distinct = ints.as_ref().is_some_and(|v| v.iter().enumerate().all(|(i, x)| !v[..i].contains(x)));
+        match ints {
+            Some(ints) if distinct && is_identifier(name) => {
+                names.push(name.clone());
+                values.push(ints);
+            }
+            _ => report(diags, Part::Word("defines", name), msg::tune_bad_define(key, name), None),
+        }
+    }
+    if diags.len() > errors {
+        return None;
+    }
+    let count = values.iter().map(|v| v.len() as u128).product::<u128>();
+    if count > MAX_COMBINATIONS as u128 * 64 {
+        report(diags, Part::Key("defines"), msg::tune_too_many(key, count, MAX_COMBINATIONS), None);
+        return None;
+    }
+    let rule = match &entry.where_ {
+        None => None,
+        Some(text) => match super::tune_where::parse(text, &names) {
+            Ok(e) => Some(e),
+            Err(e) => {
+                let span = where_span(req, where_at, text, e.start, e.end);
+                if let Some(span) = span {
+                    diags.push(Diagnostic::error(span, msg::tune_where(key, &e.message, e.near.as_deref())));
+                }
+                return None;
+            }
+        },
+    };
+    let shown = |combo: &[i64]| -> String {
+        let parts: Vec<String> = names.iter().zip(combo).map(|(n, v)| format!("{n}={v}")).collect();
+        format!("{{{}}}", parts.join(", "))
+    };
+    let allowed = |combo: &[i64]| -> Result<bool, String> {
+        match &rule {
+            None => Ok(true),
+            Some(e) => super::tune_where::eval(e, combo).map(|v| v != 0),
+        }
+    };
+    let mut combos: Vec<Vec<i64>> = vec![Vec::new()];
+    for list in &values {
+        combos = combos
+            .into_iter()
+            .flat_map(|prefix| {
+                list.iter().map(move |v| {
+                    let mut c = prefix.clone();
+                    c.push(*v);
+                    c
+                })
+            })
+            .collect();
+    }
+    let mut kept = Vec::new();
+    for combo in combos {
+        match allowed(&combo) {
+            Ok(true) => kept.push(combo),
+            Ok(false) => {}
+            Err(why) => {
+                if let Some(span) = where_at {
+                    diags.push(Diagnostic::error(span, msg::tune_where_failed(key, &shown(&combo), &why)));
+                }
+                return None;
+            }
+        }
+    }
+    if kept.is_empty() {
+        if let Some(span) = where_at {
+            diags.push(Diagnostic::error(span, msg::tune_where_none(key)));
+        }
+        return None;
+    }
+    if kept.len() > MAX_COMBINATIONS {
+        report(diags, Part::Key("defines"), msg::tune_too_many(key, kept.len() as u128, MAX_COMBINATIONS), None);
+        return None;
+    }
+    // The default: each define's given value, else its first.
+    let mut default: Vec<i64> = values.iter().map(|v| v[0]).collect();
+    for (name, v) in &entry.default {
+        match names.iter().position(|n| n == name) {
+            None => {
+                let near = closest(name, names.iter().map(String::as_str));
+                report(diags, Part::Word("default", name), msg::tune_define_default_unknown(key, name, near), None);
+            }
+            Some(k) => match v.as_i64().filter(|x| !v.is_bool() && values[k].contains(x)) {
+                Some(x) => default[k] = x,
+                None => {
+                    let shown = yaml_text(v);
+                    let built: Vec<String> = values[k].iter().map(i64::to_string).collect();
+                    report(
+                        diags,
+                        Part::Word("default", &shown),
+                        msg::tune_bad_default(key, name, &shown, &built),
+                        None,
+                    );
+                }
+            },
+        }
+    }
+    if diags.len() > errors {
+        return None;
+    }
+    if !kept.contains(&default) {
+        let part = if entry.default.is_empty() { Part::Entry } else { Part::Key("default") };
+        report(diags, part, msg::tune_define_default_excluded(key, &shown(&default)), Some(msg::HINT_TUNE_DEFAULT));
+        return None;
+    }
+    let kernels: Vec<usize> = functions
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f.file == key && f.variant.is_none() && f.binary.is_none())
+        .map(|(k, _)| k)
+        .collect();
+    if kernels.is_empty() {
+        report(diags, Part::Entry, msg::tune_source_no_kernels(key), None);
+        return None;
+    }
+    // Each kernel keys on the key dims it has; a dim no kernel has is a slip.
+    let dims: Vec<&str> = kernels.iter().flat_map(|&k| input_dims(&functions[k])).collect();
+    for dim in &entry.key {
+        if !dims.contains(&dim.as_str()) {
+            let near = closest(dim, dims.iter().copied());
+            report(diags, Part::Word("key", dim), msg::tune_unknown_key(key, dim, near), Some(msg::HINT_TUNE_KEY));
+        }
+    }
+    let mut seen = Vec::new();
+    for dim in &entry.key {
+        if seen.contains(&dim) {
+            report(diags, Part::Word("key", dim), msg::tune_repeated(key, dim), None);
+        }
+        seen.push(dim);
+    }
+    if let Some(inputs) = &entry.inputs {
+        let ok = inputs.split_once(':').is_some_and(|(m, g)| m.split('.').all(is_identifier) && is_identifier(g));
+        if !ok {
+            report(diags, Part::Value("inputs"), msg::tune_bad_inputs(key, inputs), None);
+        }
+    }
+    if diags.len() > errors {
+        return None;
+    }
+    let text = |c: &[i64]| c.iter().map(i64::to_string).collect::<Vec<_>>();
+    // What the declaration adds to each kernel's hash: the defines, their
+    // values and `where:`.
+    let declared = format!(
+        "{}\0{}",
+        names.iter().zip(&values).map(|(n, v)| format!("{n}={}", text(v).join(","))).collect::<Vec<_>>().join(";"),
+        entry.where_.as_deref().unwrap_or("")
+    );
+    let tuned = Tuned {
+        function: 0,
+        consts: Vec::new(),
+        default: Vec::new(),
+        key: entry.key.clone(),
+        inputs: entry.inputs.clone(),
+        hash: declared,
+        combos: kept.iter().map(|c| text(c)).collect(),
+        define_default: text(&default),
+        define_values: values.iter().map(|v| text(v)).collect(),
+        defines: names,
+    };
+    Some((key.to_string(), kernels, tuned))
+}
+
+/// Where byte range `start..end` of the `where:` expression `text` is in
+/// begen.yaml: inside the written value when it is written as it reads
+/// (plain or quoted without escapes), else the whole value.
+fn where_span(req: &RunInput, value: Option<Span>, text: &str, start: usize, end: usize) -> Option<Span> {
+    let span = value?;
+    let bytes = req.map.get(span.file).bytes.get(span.start..span.end)?;
+    let raw = std::str::from_utf8(bytes).ok()?;
+    let quoted = raw.len() >= 2 && (raw.starts_with('"') || raw.starts_with('\''));
+    let (inner, skip) = if quoted { (&raw[1..raw.len() - 1], 1) } else { (raw, 0) };
+    if inner != text {
+        return Some(span);
+    }
+    let from = span.start + skip + start;
+    Some(req.map.span(span.file, from, (span.start + skip + end).max(from)))
 }
 
 /// The function a `tune:` key names (`name`, or `module.name` in a library
@@ -220,7 +477,11 @@ fn check_kernel(
         default,
         key: entry.key.clone(),
         inputs: entry.inputs.clone(),
-        hash: candidates_hash(req, f, entry),
+        hash: candidates_hash(req, f, &entry.consts.join(",")),
+        defines: Vec::new(),
+        combos: Vec::new(),
+        define_default: Vec::new(),
+        define_values: Vec::new(),
     })
 }
 
@@ -244,8 +505,9 @@ fn yaml_text(v: &serde_yaml_ng::Value) -> String {
 }
 
 /// What a table entry for this kernel is valid for: its source file, its
-/// contract and candidates, and the tuning declaration.
-fn candidates_hash(req: &RunInput, f: &Function, entry: &TuneConfig) -> String {
+/// contract and candidates, and the tuning declaration (`declared`: the
+/// tuned consts, or a source's defines and `where:`).
+fn candidates_hash(req: &RunInput, f: &Function, declared: &str) -> String {
     let mut text = Vec::new();
     if let Some(id) = source_id(req, &f.file) {
         text.extend_from_slice(&req.map.get(id).bytes);
@@ -253,7 +515,7 @@ fn candidates_hash(req: &RunInput, f: &Function, entry: &TuneConfig) -> String {
     text.push(0);
     text.extend(f.spec_tokens().join(" ").bytes());
     text.push(0);
-    text.extend(entry.consts.join(",").bytes());
+    text.extend(declared.bytes());
     format!("{:016x}", fnv1a(&text))
 }
 

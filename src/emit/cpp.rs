@@ -264,7 +264,7 @@ impl<'a> Unit<'a> {
 
     /// `<float, 4>` for an instance, empty for a plain function.
     fn template_args(&self) -> String {
-        let Some(instance) = self.instance else { return String::new() };
+        let Some(instance) = self.instance.filter(|_| !self.f.consts.is_empty()) else { return String::new() };
         let args: Vec<String> = self
             .f
             .consts
@@ -942,7 +942,7 @@ pub(crate) fn wrapper_view(
             .iter()
             .filter(|f| f.platform == Platform::Cuda)
             .flat_map(|f| Unit::all(f))
-            .filter(|u| u.instance.is_some())
+            .filter(|u| u.instance.is_some() && !u.f.consts.is_empty())
             .map(|u| format!("{}{}", u.f.name, u.template_args()))
             .collect(),
         trampolines: functions

@@ -24,6 +24,7 @@ mod native;
 pub(crate) mod python;
 pub(crate) mod runtime;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use askama::Template;
@@ -33,7 +34,7 @@ use crate::model::{Function, Library};
 // The Python templates match on these by name.
 use python::{PyArg, PyBody, PyCheck, PyConversion, PyDoc, PyInputRole, PyParam, PyResult, PyReturn, PyRuleDoc};
 
-pub(crate) use names::{glue_rel_path, wrapper_rel_path};
+pub(crate) use names::{glue_rel_path, is_tune_candidate, wrapper_rel_path};
 
 #[derive(Template)]
 #[template(path = "wrapper.cc", escape = "none")]
@@ -128,26 +129,65 @@ pub(crate) fn emit(lib: &Library, xla_api_version: Option<&str>) -> Emitted {
     Emitted { files }
 }
 
-/// One wrapper per annotated source file, sorted by file.
+/// A wrapper to emit: its source, the variant or candidate tag, the
+/// defines before the source, its functions (a candidate's holding only
+/// that candidate's instances).
+type Wrapper<'a> = (&'a str, Option<String>, Vec<(String, String)>, Vec<Cow<'a, Function>>);
+
+/// One wrapper per annotated source file, sorted by file; a source tuned
+/// over its defines gets one wrapper per combination instead, each holding
+/// its candidates (see [`names::tune_candidate_tag`]).
 fn emit_wrappers(lib: &Library) -> Vec<GeneratedFile> {
     // One wrapper per source and variant of it.
     let mut by_file: BTreeMap<(&str, Option<&str>), Vec<&Function>> = BTreeMap::new();
     for f in lib.functions.iter().filter(|f| f.binary.is_none()) {
         by_file.entry((f.file.as_str(), f.variant.as_deref())).or_default().push(f);
     }
-    let paths = names::dedup_paths(
-        by_file.iter().map(|((file, variant), fs)| wrapper_rel_path(file, *variant, fs[0].platform)).collect(),
-    );
-    let mut out = Vec::new();
-    for (((file, variant), functions), rel_path) in by_file.into_iter().zip(paths) {
-        let first = functions[0];
+    let mut wrappers: Vec<Wrapper> = Vec::new();
+    for ((file, variant), functions) in by_file {
         let source = lib.sources.iter().find(|s| s.file == file);
-        // `check` set the include text of every source with functions.
-        let include_path = source.and_then(|s| s.include.clone()).unwrap_or_default();
         let defines = source
             .and_then(|s| s.variants.iter().find(|v| Some(v.module.as_str()) == variant))
             .map(|v| v.defines.clone())
             .unwrap_or_default();
+        let tuned =
+            lib.tuning.kernels.iter().find(|t| {
+                !t.defines.is_empty() && functions.iter().any(|f| std::ptr::eq(*f, &lib.functions[t.function]))
+            });
+        let Some(tuned) = tuned else {
+            wrappers.push((
+                file,
+                variant.map(str::to_string),
+                defines,
+                functions.into_iter().map(Cow::Borrowed).collect(),
+            ));
+            continue;
+        };
+        for (k, combo) in tuned.combos.iter().enumerate() {
+            let pairs: Vec<(String, String)> = tuned.defines.iter().cloned().zip(combo.iter().cloned()).collect();
+            let mut all = defines.clone();
+            all.extend(pairs.iter().cloned());
+            let copies = functions
+                .iter()
+                .map(|f| {
+                    let mut f = (*f).clone();
+                    f.instances.retain(|i| i.defines.is_empty() || i.defines == pairs);
+                    Cow::Owned(f)
+                })
+                .collect();
+            wrappers.push((file, Some(names::tune_candidate_tag(k)), all, copies));
+        }
+    }
+    let paths = names::dedup_paths(
+        wrappers.iter().map(|(file, tag, _, fs)| wrapper_rel_path(file, tag.as_deref(), fs[0].platform)).collect(),
+    );
+    let mut out = Vec::new();
+    for ((file, _, defines, functions), rel_path) in wrappers.into_iter().zip(paths) {
+        let functions: Vec<&Function> = functions.iter().map(|f| f.as_ref()).collect();
+        let first = functions[0];
+        let source = lib.sources.iter().find(|s| s.file == file);
+        // `check` set the include text of every source with functions.
+        let include_path = source.and_then(|s| s.include.clone()).unwrap_or_default();
         let w = cpp::wrapper_view(file, include_path, defines, &functions);
         out.push(GeneratedFile {
             rel_path,

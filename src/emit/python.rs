@@ -291,6 +291,9 @@ pub(crate) struct PyTuneSpec {
     pub(crate) attrs: PyLit,
     /// `module:function`, or `None`.
     pub(crate) inputs: String,
+    /// A source tuned over defines: every built candidate, a tuple of
+    /// values in the order of `consts` (the others are not built).
+    pub(crate) candidates: Option<PyLit>,
 }
 
 /// A kernel's entry of the module's `_BEGEN_GRADS` (every field a
@@ -618,7 +621,7 @@ fn py_spec(name: &str, contract: Option<&TensorType>, list: bool) -> PyLit {
 /// Whether a function needs the typed path (contracts, constants, in-place
 /// tensors or dimensions); an untyped one keeps the arg_spec system's call.
 fn is_typed(f: &Function) -> bool {
-    !f.consts.is_empty()
+    !f.instances.is_empty()
         || f.params
             .iter()
             .any(|p| p.token.contract().is_some() || matches!(p.token, Token::InOut(_) | Token::Dim { .. }))
@@ -811,6 +814,18 @@ pub(crate) fn with_tuning(view: &mut PyFunctionView, f: &Function, tuned: &Tuned
     for c in &mut t.consts {
         c.tuned = tuned_consts.iter().any(|k| py_str(&k.name) == c.name);
     }
+    // A source's defines: after the consts, as each candidate's key holds
+    // them; given by `config=` only.
+    for (name, values) in tuned.defines.iter().zip(&tuned.define_values) {
+        t.consts.push(PyConstSpec {
+            name: py_str(name),
+            py: py_str(name),
+            kind: py_str("int"),
+            given: None,
+            values: PyLit::strs(values),
+            tuned: true,
+        });
+    }
     t.tune = Some(PyTune {
         key: py_str(shown),
         given: tuned_consts.iter().map(|k| (py_str(&k.name), k.py_name.clone())).collect(),
@@ -827,7 +842,19 @@ fn py_tune_spec(library: &Library, f: &Function, tuned: &Tuned, shown: &str) -> 
             let c = &f.consts[k];
             (py_str(&c.name), PyLit::tuple([py_const_kind(c).into(), PyLit::strs(&c.values), default.as_str().into()]))
         })
+        .chain(tuned.defines.iter().enumerate().map(|(k, name)| {
+            let values = PyLit::strs(&tuned.define_values[k]);
+            (py_str(name), PyLit::tuple(["int".into(), values, tuned.define_default[k].as_str().into()]))
+        }))
         .collect();
+    // Where `where:` leaves combinations out: the ones built, as tuples of
+    // every tuned parameter's value (the consts', then the defines').
+    let candidates = (!tuned.defines.is_empty()).then(|| {
+        PyLit::tuple(f.instances.iter().map(|i| {
+            let consts = tuned.consts.iter().map(|&k| i.values[k].clone());
+            PyLit::strs(consts.chain(i.defines.iter().map(|(_, v)| v.clone())))
+        }))
+    });
     let types = f
         .consts
         .iter()
@@ -851,6 +878,7 @@ fn py_tune_spec(library: &Library, f: &Function, tuned: &Tuned, shown: &str) -> 
         types,
         attrs,
         inputs: tuned.inputs.as_deref().map_or_else(|| "None".to_string(), py_str),
+        candidates,
     }
 }
 
@@ -1033,7 +1061,7 @@ fn emit_typed_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
 /// A typed function's key in `TARGETS` (an instance's, from the consts
 /// `_begen_inputs` resolved).
 fn target_key(f: &Function) -> PyKey {
-    PyKey { name: py_str(&f.name), instanced: !f.consts.is_empty() }
+    PyKey { name: py_str(&f.name), instanced: !f.instances.is_empty() }
 }
 
 /// The consts for `_begen_inputs`: `(name, Python name, kind, the given

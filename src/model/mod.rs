@@ -288,6 +288,10 @@ pub(crate) struct Instance {
     pub(crate) handler: String,
     /// Its hidden trampoline symbol.
     pub(crate) trampoline: String,
+    /// A candidate of a source tuned over its defines (`tune:` with
+    /// `defines:`): each define's name and value, compiled into a wrapper of
+    /// its own; empty otherwise.
+    pub(crate) defines: Vec<(String, String)>,
 }
 
 /// A tensor parameter the kernel takes as a pointer to its elements
@@ -673,9 +677,46 @@ impl Function {
                     handler: format!("{}__{suffix}", self.handler),
                     trampoline: format!("{}__{suffix}", self.trampoline),
                     values,
+                    defines: Vec::new(),
                 }
             })
             .collect()
+    }
+
+    /// Makes every instance (or the plain function) one per combination
+    /// of a tuned source's defines: `name[BLOCK=1,TASK=4096]`, its own
+    /// target and symbols (`__<values>`), compiled in the wrapper of its
+    /// combination.
+    pub(crate) fn with_define_candidates(&mut self, names: &[String], combos: &[Vec<String>]) {
+        let plain = Instance {
+            values: Vec::new(),
+            key: format!("{}[]", self.name),
+            target: format!("{}[]", self.target),
+            handler: self.handler.clone(),
+            trampoline: self.trampoline.clone(),
+            defines: Vec::new(),
+        };
+        let base = if self.instances.is_empty() { vec![plain] } else { std::mem::take(&mut self.instances) };
+        let mut out = Vec::with_capacity(base.len() * combos.len());
+        for b in &base {
+            for combo in combos {
+                let shown: Vec<String> = names.iter().zip(combo).map(|(n, v)| format!("{n}={v}")).collect();
+                let suffix: Vec<String> = combo.iter().map(|v| v.replace('-', "m")).collect();
+                let suffix = suffix.join("_");
+                let sep = if b.values.is_empty() { "" } else { "," };
+                let open = |s: &str| s[..s.len() - 1].to_string();
+                let joint = if b.values.is_empty() { "__" } else { "_" };
+                out.push(Instance {
+                    values: b.values.clone(),
+                    key: format!("{}{sep}{}]", open(&b.key), shown.join(",")),
+                    target: format!("{}{sep}{}]", open(&b.target), shown.join(",")),
+                    handler: format!("{}{joint}{suffix}", b.handler),
+                    trampoline: format!("{}{joint}{suffix}", b.trampoline),
+                    defines: names.iter().cloned().zip(combo.iter().cloned()).collect(),
+                });
+            }
+        }
+        self.instances = out;
     }
 
     /// The canonical arg_spec, one token per C++ parameter, as `begen scan`
@@ -895,6 +936,16 @@ pub(crate) struct Tuned {
     /// file, its contract and its candidates), 16 hex digits: a table entry
     /// made for other sources is stale.
     pub(crate) hash: String,
+    /// A source tuned over its defines: the defines' names (sorted), after
+    /// the tuned consts in every candidate's key.
+    pub(crate) defines: Vec<String>,
+    /// The combinations of the defines' values that are built (those
+    /// `where:` allows), each one value per define, canonical text.
+    pub(crate) combos: Vec<Vec<String>>,
+    /// The default combination, one of `combos`.
+    pub(crate) define_default: Vec<String>,
+    /// Each define's values as declared (canonical text).
+    pub(crate) define_values: Vec<Vec<String>>,
 }
 
 #[cfg(test)]
@@ -1015,6 +1066,7 @@ mod doc_examples {
             target: "k.axpy[T=float32]".into(),
             handler: "begen_k_axpy__float32".into(),
             trampoline: "begen_call_k_axpy__float32".into(),
+            defines: Vec::new(),
         };
         assert_eq!(i.values[0], "float32");
     }

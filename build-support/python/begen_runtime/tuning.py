@@ -13,8 +13,10 @@ import numpy as _np
 # The generated module defines these for its library.
 LIBRARY = _os.path.join(_os.getcwd(), "libbegen_runtime.so")
 # kernel -> its tuning declaration: the FFI target, the platform, the tuned
-# consts with their built values (canonical text) and declared default, the
-# key dims, and the hash of what the candidates are compiled from.
+# consts (a tuned source's defines after them) with their built values
+# (canonical text) and declared default, the key dims, the hash of what the
+# candidates are compiled from, and, where `where:` leaves combinations
+# out, the built ones ("candidates").
 _BEGEN_TUNE = {}
 
 # begen: emit below
@@ -99,6 +101,20 @@ def _begen_tune_fixed(fn, config, given):
             )
         values[name] = _begen_tune_value(kind, text)
     return values, set(fixed)
+
+
+def _begen_tune_built(fn, c):
+    # `c` (the call's consts, canonical text), refused when it names a
+    # combination `where:` left out of the build.
+    spec = _BEGEN_TUNE[fn]
+    built = spec.get("candidates")
+    if built is None:
+        return c
+    combo = tuple(c[n] for n in spec["consts"])
+    if combo not in built:
+        shown = ", ".join(f"{n}={v}" for n, v in zip(spec["consts"], combo))
+        raise ValueError(f"{fn}: {shown} is not a built candidate: the `where:` of its tuning leaves it out")
+    return c
 
 
 def _begen_tune_bucket(v):
@@ -249,7 +265,12 @@ def _begen_tune_usable(path, fn, e, key, fixed, c):
         _begen_tune_warn(path, fn, "the kernel's sources changed since it was tuned (tune it again)")
         return False
     consts = spec["consts"]
-    if set(e["config"]) != set(consts) or any(e["config"][n] not in consts[n][1] for n in consts):
+    built = spec.get("candidates")
+    if (
+        set(e["config"]) != set(consts)
+        or any(e["config"][n] not in consts[n][1] for n in consts)
+        or (built is not None and tuple(e["config"][n] for n in consts) not in built)
+    ):
         _begen_tune_warn(path, fn, f"its candidate {e['config']} is not one this build holds")
         return False
     return not [n for n in fixed if e["config"][n] != c[n]]
@@ -319,11 +340,11 @@ def _begen_tune_pick(fn, c, d, arrays, fixed, extents=None):
     if mode not in ("", "default", "off"):
         raise ValueError(f"BEGEN_TUNE={mode!r}: it takes 'default' or 'off' (or is unset)")
     if len(fixed) == len(spec["consts"]) or mode:
-        return c
+        return _begen_tune_built(fn, c)
     key = _begen_tune_key(fn, d, dtypes, extents)
     found = None if key is None else _begen_tune_lookup(fn, key, fixed, c)
     if found is None:
-        return c
+        return _begen_tune_built(fn, c)
     out = dict(c)
     out.update(found)
     return out

@@ -167,11 +167,72 @@ pub(crate) fn tune_bad_inputs(key: &str, inputs: &str) -> String {
     format!("`tune: {key}`'s `inputs: {inputs}` is not `module:function` (Python identifiers, the module dotted)")
 }
 
-pub(crate) const TUNE_DEFINES_UNSUPPORTED: &str =
-    "`tune:` over a source's `defines:` is not supported by this begen: its candidates must be `const.` instances";
+pub(crate) fn tune_not_a_source(key: &str, near: Option<&str>) -> String {
+    let more = did_you_mean(near);
+    let key = q(key);
+    format!("`tune: {key}` declares `defines:`, but `{key}` is not a source of this library{more}")
+}
 
-pub(crate) const HINT_TUNE_DEFINES: &str = "make the tuned macro a template parameter (`template <int BLOCK>`) and \
-     annotate it `const.BLOCK=128,256,512`; or build each configuration as a `variants:` module";
+pub(crate) fn tune_source_no_defines(key: &str) -> String {
+    let key = q(key);
+    format!("`tune: {key}` names a source but lists no `defines:`: its candidates are combinations of define values")
+}
+
+pub(crate) const HINT_TUNE_SOURCE: &str = "write `tune: {path/to/src.cu: {defines: {BLOCK: [128, 256]}, where: \
+     \"BLOCK >= 128\", default: {BLOCK: 256}, key: [n]}}`";
+
+pub(crate) fn tune_bad_define(key: &str, name: &str) -> String {
+    let (key, name) = (q(key), q(name));
+    format!(
+        "`tune: {key}` defines `{name}`, which must be a C++ identifier with a non-empty list of distinct integers \
+         (`{name}: [128, 256]`)"
+    )
+}
+
+pub(crate) fn tune_where(key: &str, why: &str, near: Option<&str>) -> String {
+    let more = did_you_mean(near);
+    let (key, why) = (q(key), q(why));
+    format!("`tune: {key}`'s `where:` cannot be read: {why}{more}")
+}
+
+pub(crate) fn tune_where_failed(key: &str, combo: &str, why: &str) -> String {
+    let (key, combo, why) = (q(key), q(combo), q(why));
+    format!("`tune: {key}`'s `where:` cannot be evaluated for {combo}: {why}")
+}
+
+pub(crate) fn tune_where_none(key: &str) -> String {
+    let key = q(key);
+    format!("`tune: {key}`'s `where:` allows no combination of the defines' values: nothing would be built")
+}
+
+pub(crate) fn tune_too_many(key: &str, count: u128, max: usize) -> String {
+    let key = q(key);
+    format!("`tune: {key}` declares {count} combinations of defines, over the {max} a library may build")
+}
+
+pub(crate) fn tune_define_default_unknown(key: &str, name: &str, near: Option<&str>) -> String {
+    let more = did_you_mean(near);
+    let (key, name) = (q(key), q(name));
+    format!("`tune: {key}` gives a default for `{name}`, which is not under its `defines:`{more}")
+}
+
+pub(crate) fn tune_define_default_excluded(key: &str, combo: &str) -> String {
+    let (key, combo) = (q(key), q(combo));
+    format!("`tune: {key}`'s default {combo} is not a built candidate: `where:` does not allow it")
+}
+
+pub(crate) const HINT_TUNE_DEFAULT: &str =
+    "give `default:` one value per define, a combination `where:` allows (else each define's first value is taken)";
+
+pub(crate) fn tune_source_no_kernels(key: &str) -> String {
+    let key = q(key);
+    format!("`tune: {key}` names a source with no annotated kernel: there is nothing to tune")
+}
+
+pub(crate) fn tune_twice(kernel: &str, source: &str) -> String {
+    let (kernel, source) = (q(kernel), q(source));
+    format!("kernel `{kernel}` is tuned by its own `tune:` entry and by its source's `{source}`: keep one")
+}
 
 pub(crate) const TUNE_IMPLEMENTATIONS_UNSUPPORTED: &str =
     "`tune:` over an algorithm's implementations is not supported by this begen: name a kernel and its consts";

@@ -188,3 +188,18 @@ def test_per_shard_extents_choose_the_entry(tables):
     c, x = {"BLOCK": "1", "UNROLL": "false"}, np.zeros(1, np.float32)
     got = tuning._begen_tune_pick("colsum", c, {"n": (1024, "x")}, (x,), set(), {"n": 128})
     assert got["BLOCK"] == "64"
+
+
+def test_built_candidates_restrict_config_and_table_entries(tables, monkeypatch):
+    # A source tuned over its defines: `where:` built three of the four
+    # combinations; one left out is refused by config= and ignored in a table.
+    spec = dict(SPEC, candidates=(("1", "false"), ("8", "false"), ("64", "true")))
+    monkeypatch.setitem(tuning._BEGEN_TUNE, "colsum", spec)
+    assert pick(1000, config={"BLOCK": 64, "UNROLL": True})["BLOCK"] == "64"
+    with pytest.raises(ValueError, match="BLOCK=8, UNROLL=true is not a built candidate"):
+        pick(1000, config={"BLOCK": 8, "UNROLL": True})
+    write(tables["user"], entry(1024, "8", "true"))
+    with pytest.warns(UserWarning, match="not one this build holds"):
+        assert pick(1000) == {"BLOCK": "1", "UNROLL": "false"}
+    write(tables["user"], entry(1024, "64", "true"))
+    assert pick(1000) == {"BLOCK": "64", "UNROLL": "true"}

@@ -1,0 +1,44 @@
+// A source tuned over its defines: every combination `where:` allows is
+// compiled into the library as a candidate. The transpose's speed depends
+// on TILE (TILE=1 walks the output with a stride of a whole row); `probe`
+// reports what an inline function, a template and a plain function of this
+// source see, so that a test can tell each candidate runs its own copy of
+// them (the linker would otherwise keep one body for all candidates).
+#include <cstdint>
+
+#ifndef TILE
+#define TILE 1
+#endif
+#ifndef UNROLL
+#define UNROLL 1
+#endif
+
+inline int64_t tile_seen() { return TILE; }
+
+template <int N>
+int64_t unroll_seen() {
+    return N * UNROLL;
+}
+
+// Not inline, not static: each candidate's copy clashes with the others'.
+int64_t both_seen() { return 100 * TILE + UNROLL; }
+
+// @BE transpose arg:float32[n,m] ret:float32[m,n] dim.n dim.m
+void transpose(const float* x, float* y, int64_t n, int64_t m) {
+    const int64_t tile = tile_seen();
+    for (int64_t i0 = 0; i0 < n; i0 += tile) {
+        for (int64_t j0 = 0; j0 < m; j0 += tile) {
+            const int64_t i1 = i0 + tile < n ? i0 + tile : n;
+            const int64_t j1 = j0 + tile < m ? j0 + tile : m;
+            for (int64_t i = i0; i < i1; ++i) {
+                for (int64_t j = j0; j < j1; ++j) y[j * n + i] = x[i * m + j];
+            }
+        }
+    }
+}
+
+// @BE probe arg:float32[n] ret:float32[n] dim.n
+void probe(const float* x, float* y, int64_t n) {
+    const float seen[3] = {float(tile_seen()), float(unroll_seen<1>()), float(both_seen())};
+    for (int64_t i = 0; i < n; ++i) y[i] = i < 3 ? seen[i] : x[i];
+}
