@@ -167,6 +167,12 @@ fn run_in(settings: &Settings, env: &Env) -> Result<Run, Error> {
     // check: decide everything.
     let (library, check_diags) = check::check(&input, &binaries, declared);
     diags.extend(check_diags);
+    // "No annotated function was found" is news only where nothing else was
+    // said: when every kernel failed, their errors say why, and the kernels
+    // were found.
+    if diags.iter().any(|d| d.severity == Severity::Error) {
+        diags.retain(|d| d.message != diag::messages::NO_FUNCTIONS);
+    }
     diag::sort(&mut diags, &map);
 
     let mut files_read: BTreeSet<PathBuf> = files.iter().map(|f| map.get(f.id).path.clone()).collect();

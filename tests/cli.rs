@@ -269,6 +269,24 @@ fn building_an_empty_directory_warns() {
 }
 
 #[test]
+fn a_library_whose_only_kernel_fails_says_why_and_not_that_none_was_found() {
+    // The kernel's error is the news: "no annotated function was found"
+    // after it would say the annotation was not seen.
+    let dir = scratch("failed_single");
+    std::fs::write(
+        dir.join("k.cpp"),
+        "#include \"brainevent/common.h\"\n// @BE f arg:flaot32[n] ret\nvoid f(const float* x, BE::Tensor y) {}\n",
+    )
+    .unwrap();
+    let out = scratch("failed_single_out");
+    let done = begen(&["generate", dir.to_str().unwrap(), "--out", out.to_str().unwrap(), "--name", "k"]);
+    let stderr = String::from_utf8_lossy(&done.stderr);
+    assert_eq!(done.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("error"), "{stderr}");
+    assert!(!stderr.contains("no annotated function was found"), "{stderr}");
+}
+
+#[test]
 fn doctor_fails_on_a_compiler_that_does_not_run_or_a_bad_arch() {
     let run = |env: (&str, &str), args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_begen")).arg("doctor").args(args).env(env.0, env.1).output().unwrap()

@@ -83,6 +83,7 @@ cases!(
     macro_names,
     typed,
     err_typed,
+    err_did_you_mean,
     err_tune,
     err_macro_limits,
     attrs,

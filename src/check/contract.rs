@@ -164,7 +164,8 @@ pub(super) fn check_contracts(
                 {
                     let param = param_label(c, i);
                     diags.push(
-                        Diagnostic::error(*span, msg::unknown_dtype_param(func, &param, name)).hint(msg::hint_dtypes()),
+                        Diagnostic::error(*span, msg::unknown_dtype_param(func, &param, name))
+                            .hint(msg::hint_dtypes_for(name)),
                     );
                 }
             }

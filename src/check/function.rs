@@ -1,6 +1,8 @@
 //! One declared function: its arg_spec from inline or begen.yaml tokens,
 //! cross-checked against the signature, or inferred from it.
 
+use std::collections::BTreeSet;
+
 use super::Checked;
 use super::attrs::{self, Explicit};
 use super::contract;
@@ -9,7 +11,7 @@ use super::native;
 use super::tokens::{self, SpecToken, TokenError};
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::decl::{Callee, DeclParam, Declared, Enclosing, Indirection, LocateError, Signature};
-use crate::model::{self, AttrType, HalfRepr, Param, Platform, Pointer, Token, is_identifier};
+use crate::model::{self, AttrType, Extent, HalfRepr, Param, Platform, Pointer, Token, is_identifier};
 use crate::source::{SourceMap, Span};
 
 /// Checks one declared function: the function when it is sound, and every
@@ -144,7 +146,7 @@ pub(super) fn check_tokens(func: &str, raw: &[(String, Span)], diags: &mut Vec<D
                 diags.push(Diagnostic::error(loc, msg::bad_array_type(text, &ty)).hint(msg::hint_attr_types()))
             }
             Err(TokenError::BadDtype(word)) => {
-                diags.push(Diagnostic::error(loc, msg::bad_dtype(text, &word)).hint(msg::hint_dtypes()))
+                diags.push(Diagnostic::error(loc, msg::bad_dtype(text, &word)).hint(msg::hint_dtypes_for(&word)))
             }
             Err(TokenError::BadShape(_, why)) => {
                 diags.push(Diagnostic::error(loc, msg::bad_shape(text, why)).hint(msg::HINT_SHAPE))
@@ -297,7 +299,27 @@ fn check_against_signature(
 ) -> Option<Vec<Param>> {
     if tokens.len() != sig.params.len() {
         let loc = sig.name_span;
-        diags.push(Diagnostic::error(loc, msg::count_mismatch(&c.name, tokens.len(), sig.params.len())));
+        // The parameters past the last token have none; those named like a
+        // dimension of the contract want its `dim.` token.
+        let untokened: Vec<String> =
+            sig.params.iter().enumerate().skip(tokens.len()).map(|(i, p)| param_name(p, i)).collect();
+        let named_dims: BTreeSet<&str> = tokens
+            .iter()
+            .filter_map(|(t, _)| match t {
+                SpecToken::Arg(Some(ct)) | SpecToken::Ret(Some(ct)) | SpecToken::InOut(Some(ct)) => ct.dims.as_ref(),
+                _ => None,
+            })
+            .flatten()
+            .filter_map(|e| match e {
+                Extent::Named(n) => Some(n.as_str()),
+                Extent::Fixed(_) => None,
+            })
+            .collect();
+        let dims: Vec<String> = untokened.iter().filter(|n| named_dims.contains(n.as_str())).cloned().collect();
+        diags.push(
+            Diagnostic::error(loc, msg::count_mismatch(&c.name, tokens.len(), sig.params.len(), &untokened))
+                .hint(msg::hint_count_mismatch(&dims)),
+        );
         return None;
     }
     let mut params = Vec::new();

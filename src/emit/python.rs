@@ -103,6 +103,27 @@ pub(crate) struct PyFunctionView {
     pub(crate) registers: bool,
 }
 
+impl PyFunctionView {
+    /// The keyword parameters an eager call keys its jit by (everything but
+    /// the inputs), as Python names.
+    pub(crate) fn static_keywords(&self) -> Vec<&str> {
+        self.params
+            .iter()
+            .filter_map(|p| match p {
+                PyParam::Attr { name, .. } | PyParam::Const { name, .. } => Some(name.as_str()),
+                PyParam::Out { .. } => Some("out"),
+                PyParam::Config => Some("config"),
+                PyParam::Input { .. } | PyParam::Slash | PyParam::Star => None,
+            })
+            .collect()
+    }
+
+    /// A tuned kernel's function: its choice depends on the tables too.
+    pub(crate) fn tuned(&self) -> bool {
+        matches!(&self.body, PyBody::Kernel(k) if matches!(&k.check, PyCheck::Typed(t) if t.tune.is_some()))
+    }
+}
+
 /// What a function's docstring says (its texts safe in a docstring).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum PyDoc {

@@ -431,6 +431,7 @@ pub(crate) const PY_RESERVED: [&str; 74] = [
     "_BegenImplementation",
     "_BegenRegistry",
     "_BegenCall",
+    "_BegenStatic",
     "export_safety_checks",
     // Builtins the runtime and the typed functions call.
     "tuple",

@@ -10,10 +10,24 @@
 {{ ind }}    """{% call doc_first(f.doc) %}{% endcall %}
 {%- call doc_rest(f.doc, ind ~ "    ") %}{% endcall %}
 {{ ind }}    """
+{%- call eager(f, ind ~ "    ") %}{% endcall %}
 {%- if f.registers %}
 {{ ind }}    register()
 {%- endif %}
 {%- call body(f, ind ~ "    ") %}{% endcall %}
+{%- endmacro %}
+
+{#- An eager call (outside every trace) runs as the jax.jit of the
+    function, keyed by its keyword values (and a tuned kernel's tables):
+    see the runtime's `_begen_eager`. #}
+{%- macro eager(f, ind) %}
+{{ ind }}_begen_s = _begen_eager({% call tuple(f.inputs) %}{% endcall %}, {{ "{" }}
+{%- for k in f.static_keywords() %}{% if !loop.first %}, {% endif %}"{{ k }}": {{ k }}{% endfor %}}
+{%- if f.tuned() %}, _begen_tune_state(){% endif %})
+{{ ind }}if _begen_s is not None:
+{{ ind }}    _begen_s = _begen_jit({{ f.py_name }}, _begen_s{% for x in f.inputs %}, {{ x }}{% endfor %})
+{{ ind }}    if _begen_s is not _begen_eager:
+{{ ind }}        return _begen_s
 {%- endmacro %}
 
 {#- The docstring's first line. -#}

@@ -199,3 +199,161 @@ def _begen_batch_front(args, dims):
         for a, d in zip(args, dims)
     ]
     return size, moved
+
+
+# Eager calls. A call outside every trace (no jit, grad, vmap or shard_map
+# around it, every input a concrete array) runs as a jax.jit of its own
+# function, one per function, keyed by the call's other arguments: the
+# checks, the custom_vjp or primitive and the FFI call are traced once per
+# shapes, dtypes and keyword values, as under the caller's own jit, and a
+# repeated call costs one jit dispatch. A call this cannot key exactly (an
+# unhashable value, a Python number as an input, a 64-bit numpy input with
+# x64 off, which jit would narrow before the check that refuses it) takes
+# the plain path, which is what the jit traces anyway: its checks and
+# results are the same either way, and a call whose trace raises is run
+# the plain way again, so that its error is raised exactly as before.
+
+# (the concrete array type, JAX's trace context, the disable_jit flag, the
+# dtypes of _BEGEN_WIDE, the error of a run); False where this JAX lacks
+# them (every call takes the plain path).
+_begen_eager_state = None
+# function -> the jax.jit of its plain path.
+_begen_jits = {}
+
+
+def _begen_eager_init():
+    global _begen_eager_state
+    try:
+        from jax._src import config, core
+        from jax._src.array import ArrayImpl
+
+        wide = {_np.dtype(name): True for name in _BEGEN_WIDE}
+        errors = _jax.errors
+        failed = getattr(errors, "JaxRuntimeError", None) or errors.XlaRuntimeError
+        _begen_eager_state = (ArrayImpl, core.trace_ctx, config.disable_jit, wide, failed)
+        _begen_eager_state[1].is_top_level()
+        bool(_begen_eager_state[2].value)
+    except Exception:
+        _begen_eager_state = False
+    return _begen_eager_state
+
+
+class _BegenStatic:
+    # The keyword values of an eager call as a jit static argument: equal
+    # and hashed by their key (`_begen_frozen`), holding the values
+    # themselves in `values`.
+    __slots__ = ("hash", "key", "values")
+
+    def __init__(self, key, values):
+        self.key = key
+        self.values = values
+        self.hash = key.__hash__()
+
+    def __hash__(self):
+        return self.hash
+
+    def __eq__(self, other):
+        return type(other) is _BegenStatic and self.key == other.key
+
+    def __repr__(self):
+        return repr(self.values)
+
+
+def _begen_frozen(v):
+    # A hashable key for one keyword value, equal only for values every
+    # check and conversion treats alike (1, 1.0 and True differ, and so do
+    # 0.0 and -0.0); None for a value it cannot key (a NaN, an array).
+    t = type(v)
+    if t is float:
+        # Equal floats have equal bits, but for zeros' signs and NaNs.
+        if v != v:  # noqa: PLR0124 (a NaN)
+            return None
+        return (t, v) if v else (t, repr(v))
+    if v is None or t is int or t is bool or t is str:
+        return (t, v)
+    if isinstance(v, _np.generic):
+        return (t, v.tobytes())
+    if t is tuple or t is list:
+        return _begen_frozen_items(t, v)
+    if t is dict:
+        items = _begen_frozen_items(t, v.values())
+        return None if items is None else (items, _begen_frozen_items(t, v))
+    if t is complex:
+        real, imag = _begen_frozen(v.real), _begen_frozen(v.imag)
+        return None if real is None or imag is None else (t, real, imag)
+    if isinstance(v, (type, _np.dtype, _jax.ShapeDtypeStruct)):
+        try:
+            t.__hash__(v)
+        except TypeError:
+            return None
+        return (t, v)
+    return None
+
+
+def _begen_frozen_items(t, values):
+    # _begen_frozen of a sequence's items, under its type `t`.
+    items = [t]
+    for e in values:
+        k = _begen_frozen(e)
+        if k is None:
+            return None
+        items.append(k)
+    return tuple(items)
+
+
+def _begen_eager(arrays, keywords, extra=()):
+    # The static argument of an eager call of a function with these inputs
+    # and keyword values ({name: value}), and `extra`, what else its trace
+    # depends on (a tuned kernel's tables); None: the call takes the plain
+    # path.
+    if extra is None:
+        return None
+    state = _begen_eager_state
+    if not state:
+        if state is False:
+            return None
+        state = _begen_eager_init()
+        if not state:
+            return None
+    array, ctx, disabled, wide, _ = state
+    if disabled.value or not ctx.is_top_level():
+        return None
+    # With x64 off, a 64-bit input must reach the plain path's refusal.
+    narrow = not _jax.config.jax_enable_x64
+    for x in arrays:
+        t = type(x)
+        if t is list or t is tuple:
+            # A list of arrays (a binary kernel's): every element concrete.
+            for e in x:
+                if type(e) is not array or (narrow and e.dtype in wide):
+                    return None
+            continue
+        if t is not array and (t is not _np.ndarray or x.dtype.kind not in "biufc"):
+            return None
+        if narrow and x.dtype in wide:
+            return None
+    key = _begen_frozen_items(extra, keywords.values())
+    return None if key is None else _BegenStatic(key, keywords)
+
+
+def _begen_jit(fn, static, *arrays):
+    # An eager call of `fn` through its jax.jit (made on its first one;
+    # static argument: the call's _BegenStatic); `_begen_eager` when the
+    # trace raised: the caller then takes the plain path, which raises the
+    # same error as a plain call would (jit would re-raise it with its
+    # traceback filtered and a note added). Nothing ran yet then: an error
+    # of the run itself is raised as it is.
+    j = _begen_jits.get(fn)
+    if j is None:
+
+        def plain(static, *arrays):
+            return fn(*arrays, **static.values)
+
+        plain.__name__ = plain.__qualname__ = fn.__name__
+        j = _begen_jits.setdefault(fn, _jax.jit(plain, static_argnums=0))
+    try:
+        return j(static, *arrays)
+    except _begen_eager_state[4]:
+        raise
+    except Exception:
+        return _begen_eager

@@ -348,3 +348,16 @@ def _begen_tune_pick(fn, c, d, arrays, fixed, extents=None):
     out = dict(c)
     out.update(found)
     return out
+
+
+def _begen_tune_state():
+    # What a tuned kernel's eager call chooses with beyond its arguments,
+    # as part of its key (`_begen_eager`): BEGEN_TUNE and where the user's
+    # table is. Like a jit's trace, an eager call's choice is made once per
+    # key: a table written later serves new keys, a new process, or every
+    # key after jax.clear_caches(). None while `begen tune --record`
+    # records every call.
+    env = _os.environ
+    if env.get("BEGEN_TUNE_RECORD"):
+        return None
+    return (env.get("BEGEN_TUNE"), env.get("BEGEN_TUNE_DIR"), env.get("XDG_CACHE_HOME"))

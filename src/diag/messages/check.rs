@@ -79,9 +79,25 @@ pub(crate) fn hint_explicit(param: &str, ty: &str) -> String {
     format!("use the explicit form `attr.{param}:{suggestion}` (inline after the name, or in begen.yaml)")
 }
 
-pub(crate) fn count_mismatch(func: &str, tokens: usize, params: usize) -> String {
+pub(crate) fn count_mismatch(func: &str, tokens: usize, params: usize, untokened: &[String]) -> String {
     let func = q(func);
-    format!("the arg_spec of '{func}' has {tokens} tokens but its signature has {params} parameters")
+    let which = if untokened.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = untokened.iter().map(|n| format!("'{}'", q(n))).collect();
+        format!(": no token for {}", names.join(", "))
+    };
+    format!("the arg_spec of '{func}' has {tokens} tokens but its signature has {params} parameters{which}")
+}
+
+/// The fix of a token count that does not match: `dim.<name>` for the
+/// parameters without a token that name a dimension of the contract.
+pub(crate) fn hint_count_mismatch(dims: &[String]) -> String {
+    if dims.is_empty() {
+        return "give one token per parameter, in the signature's order".to_string();
+    }
+    let tokens: Vec<String> = dims.iter().map(|d| format!("`dim.{}`", q(d))).collect();
+    format!("add {} where the parameter stands: it gives the dimension its value", tokens.join(", "))
 }
 
 pub(crate) fn token_contradicts(token: &str, param: &str, declared: &str) -> String {
@@ -304,6 +320,15 @@ pub(crate) fn bad_dtype(token: &str, word: &str) -> String {
 pub(crate) fn hint_dtypes() -> String {
     let names: Vec<&str> = AttrType::ALL.iter().map(|t| t.as_str()).collect();
     format!("element types are: {}; or a type listed as `const.T=float32,float64`", names.join(", "))
+}
+
+/// [`hint_dtypes`] for a mistyped element type `word`, led by the closest
+/// element type's name where one is close (`flaot32`: `float32`).
+pub(crate) fn hint_dtypes_for(word: &str) -> String {
+    match crate::diag::suggest::closest(word, AttrType::ALL.iter().map(|t| t.as_str())) {
+        Some(near) => format!("did you mean `{near}`? {}", hint_dtypes()),
+        None => hint_dtypes(),
+    }
 }
 
 pub(crate) fn bad_shape(token: &str, why: &str) -> String {
