@@ -38,6 +38,7 @@ cases!(
     infer_table,
     err_algorithms,
     err_vjp,
+    warn_no_inputs,
     err_prims,
     err_sharding,
     err_algorithms_yaml,

@@ -236,7 +236,7 @@ pub(super) fn check_unsupported(
 
 /// A YAML value as the Python literal of an attribute value of type `ty`;
 /// `None` when it is not one.
-fn py_literal(v: &serde_yaml_ng::Value, ty: AttrType) -> Option<String> {
+pub(super) fn py_literal(v: &serde_yaml_ng::Value, ty: AttrType) -> Option<String> {
     use serde_yaml_ng::Value;
     match (ty.kind(), v) {
         (ScalarKind::Bool, Value::Bool(b)) => Some(if *b { "True" } else { "False" }.into()),
@@ -410,6 +410,11 @@ fn compare_implementations(a: &Function, b: &Function) -> Vec<String> {
             Some((_, other)) if other != ty => {
                 out.push(msg::impl_attr_type(&p.name, &ty.to_string(), &a.name, &other.to_string(), &b.name))
             }
+            // The algorithm's function has the first one's signature.
+            Some((q, _)) if q.default != p.default => {
+                let shown = |d: &Option<String>| d.clone().unwrap_or_else(|| "none".into());
+                out.push(msg::impl_attr_default(&p.name, &shown(&p.default), &a.name, &shown(&q.default), &b.name))
+            }
             Some(_) => {}
         }
     }
@@ -470,6 +475,18 @@ fn compare_vjp(fwd: &Function, bwd: &Function) -> Result<Vec<String>, String> {
         }
         return Ok(out);
     }
+    // By name first: a parameter named like another tensor of the forward
+    // (a residual-first backward whose counts line up) would read it at
+    // the wrong size.
+    let want_in: Vec<(String, &Param)> = fi
+        .iter()
+        .enumerate()
+        .map(|(k, p)| (msg::vjp_input(k), *p))
+        .chain(fo.iter().enumerate().map(|(k, p)| (msg::vjp_cotangent("output", k), *p)))
+        .collect();
+    let want_out: Vec<(String, &Param)> =
+        fi.iter().enumerate().map(|(k, p)| (msg::vjp_cotangent("input", k), *p)).collect();
+    out.extend(misnamed(fwd, bwd, (&want_in, &bi), (&want_out, &bo)));
     let mut dims = DimMap::default();
     let mut agree = |what: String, a: &Param, b: &Param, out: &mut Vec<String>| {
         if !contracts_agree(a.token.contract(), b.token.contract(), &mut dims, false) {
@@ -499,6 +516,39 @@ fn compare_vjp(fwd: &Function, bwd: &Function) -> Result<Vec<String>, String> {
         out.push(mismatch(msg::vjp_consts(&fwd.name, &consts_text(fwd), &bwd.name, &consts_text(bwd))));
     }
     Ok(out)
+}
+
+/// Where a kernel `g` related to `f` (its backward, tangent or transpose
+/// kernel) names a parameter like a tensor of `f` other than the one it
+/// receives: an input named like any other input or output of `f`, an
+/// output named like another input of `f` (outputs are often all `out`).
+/// `inputs` and `outputs`: per position, (what it is, `f`'s parameter whose
+/// value, cotangent or tangent it receives), and `g`'s parameter there.
+pub(super) fn misnamed(
+    f: &Function,
+    g: &Function,
+    inputs: (&[(String, &Param)], &[&Param]),
+    outputs: (&[(String, &Param)], &[&Param]),
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let fi: Vec<&Param> = f.input_params().collect();
+    let fo: Vec<&Param> = f.output_params().filter(|p| !matches!(p.token, Token::InOut(_))).collect();
+    for (is_output, (want, got)) in [(false, inputs), (true, outputs)] {
+        for ((what, p), q) in want.iter().zip(got) {
+            if q.name == p.name {
+                continue;
+            }
+            let named =
+                fi.iter().enumerate().find(|(_, r)| r.name == q.name).map(|(k, _)| msg::vjp_input(k)).or_else(|| {
+                    let k = fo.iter().position(|r| r.name == q.name).filter(|_| !is_output)?;
+                    Some(msg::related_output(k))
+                });
+            if let Some(named) = named {
+                out.push(msg::related_misnamed(what, &p.name, &f.name, &q.name, &g.name, &named));
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]

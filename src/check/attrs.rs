@@ -115,6 +115,7 @@ fn param_of(
         pointer: None,
         array: None,
         line,
+        default: None,
     };
     match shape {
         Shape::Struct(s) => {
@@ -334,4 +335,28 @@ fn record(
         line: map.position(s.name_span).0,
         mirror: String::new(),
     })
+}
+
+/// The Python literal of an attribute default written as `text` (`1e-5`,
+/// `3`, `true`), when it is a value of type `ty`.
+pub(super) fn default_literal(text: &str, ty: AttrType) -> Option<String> {
+    use serde_yaml_ng::{Number, Value};
+    let value = match text {
+        "true" | "True" => Value::Bool(true),
+        "false" | "False" => Value::Bool(false),
+        _ => {
+            if let Ok(v) = text.parse::<i64>() {
+                Value::Number(Number::from(v))
+            } else if let Ok(v) = text.parse::<u64>() {
+                Value::Number(Number::from(v))
+            } else if text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '-' | '+' | '.'))
+                && let Ok(v) = text.parse::<f64>()
+            {
+                Value::Number(Number::from(v))
+            } else {
+                return None;
+            }
+        }
+    };
+    super::algorithms::py_literal(&value, ty)
 }

@@ -426,7 +426,7 @@ fn tensor_name(token: &SpecToken, k: usize) -> String {
 }
 
 fn param(name: String, token: Token) -> Param {
-    Param { py_name: String::new(), name, token, half_repr: None, pointer: None, array: None, line: 0 }
+    Param { py_name: String::new(), name, token, half_repr: None, pointer: None, array: None, line: 0, default: None }
 }
 
 fn tensor_token(t: &SpecToken, contract: Option<TensorType>) -> Token {

@@ -30,7 +30,10 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<Checked>,
         diags.push(Diagnostic::error(c.name_span, msg::invalid_function_name(&c.name)).hint(msg::HINT_IDENTIFIER));
         return (None, diags);
     }
-    let all_tokens = c.tokens.as_ref().map(|t| check_tokens(&c.name, t, &mut diags));
+    // Attribute defaults (`attr.eps=1e-5`) are split off before the tokens
+    // are parsed, and set once the attributes' types are known.
+    let (raw_tokens, defaults) = split_defaults(c.tokens.as_deref());
+    let all_tokens = raw_tokens.as_ref().map(|t| check_tokens(&c.name, t, &mut diags));
     for (t, span) in all_tokens.iter().flatten() {
         if let SpecToken::Struct { name, ty } = t {
             attrs::check_struct_known(c, name, ty, *span, map, &mut diags);
@@ -98,7 +101,8 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<Checked>,
         (None, None, Some(sig)) => infer_all(c, sig, map, &mut diags),
         (None, None, None) => None,
     };
-    let Some(params) = params else { return (None, diags) };
+    let Some(mut params) = params else { return (None, diags) };
+    set_defaults(c, &mut params, &defaults, &mut diags);
     if native.is_none() {
         check_roles(c, &params, &mut diags);
         check_order(c, &params, &mut diags);
@@ -120,6 +124,49 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<Checked>,
         model::Defined { file: source.name.clone(), path: source.path.clone(), line, column, platform: c.platform };
     let func = Checked { at, params, consts, binary: None, returns, native };
     (Some(func), diags)
+}
+
+/// An attribute's default as written: (the attribute, its value, the token).
+type Default = (String, String, Span);
+
+/// The tokens with each `attr.<name>[:<type>]=<value>` cut at its `=`, and
+/// the defaults cut off.
+fn split_defaults(tokens: Option<&[(String, Span)]>) -> (Option<Vec<(String, Span)>>, Vec<Default>) {
+    let Some(tokens) = tokens else { return (None, Vec::new()) };
+    let mut kept = Vec::with_capacity(tokens.len());
+    let mut defaults = Vec::new();
+    for (text, span) in tokens {
+        let rest = text.strip_prefix("attr.").or_else(|| text.strip_prefix("attrs."));
+        match (rest, text.split_once('=')) {
+            (Some(rest), Some((head, value))) => {
+                let name = rest.split(['=', ':']).next().unwrap_or_default();
+                defaults.push((name.to_string(), value.trim().to_string(), *span));
+                kept.push((head.to_string(), *span));
+            }
+            _ => kept.push((text.clone(), *span)),
+        }
+    }
+    (Some(kept), defaults)
+}
+
+/// Sets each default on its attribute: a scalar attribute's, as the Python
+/// literal of a value of its type; anything else is an error at the token.
+fn set_defaults(c: &Declared, params: &mut [Param], defaults: &[Default], diags: &mut Vec<Diagnostic>) {
+    for (name, value, span) in defaults {
+        let Some(p) = params.iter_mut().find(|p| p.token.attr_name() == Some(name.as_str())) else { continue };
+        match &p.token {
+            Token::Attr { ty, .. } => match attrs::default_literal(value, *ty) {
+                Some(literal) => p.default = Some(literal),
+                None => diags.push(
+                    Diagnostic::error(*span, msg::bad_attr_default(&c.name, name, value, &ty.to_string()))
+                        .hint(msg::HINT_ATTR_DEFAULT),
+                ),
+            },
+            _ => diags.push(
+                Diagnostic::error(*span, msg::attr_default_not_scalar(&c.name, name)).hint(msg::HINT_ATTR_DEFAULT),
+            ),
+        }
+    }
 }
 
 /// Parses every token, reporting each bad one (and a second `stream`, at
@@ -213,7 +260,16 @@ fn param_name(p: &DeclParam, index: usize) -> String {
 }
 
 fn param(name: String, token: Token, half_repr: Option<HalfRepr>, span: Span, map: &SourceMap) -> Param {
-    Param { name, py_name: String::new(), token, half_repr, pointer: None, array: None, line: map.position(span).0 }
+    Param {
+        name,
+        py_name: String::new(),
+        token,
+        half_repr,
+        pointer: None,
+        array: None,
+        line: map.position(span).0,
+        default: None,
+    }
 }
 
 /// Auto-detection: every parameter's role from its declaration.
@@ -566,6 +622,24 @@ fn check_roles(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
     }
     if c.tokens.is_some() && !params.iter().any(|p| p.token.is_output()) {
         diags.push(Diagnostic::error(c.name_span, msg::no_output_explicit(&c.name)));
+    }
+    // Inferred from the signature, every tensor non-const and two or more
+    // of them: the first ones are most likely inputs that lack `const`
+    // (bound as outputs, XLA hands them over uninitialised).
+    let outputs: Vec<&Param> = params.iter().filter(|p| p.token.is_output()).collect();
+    if c.tokens.is_none()
+        && outputs.len() > 1
+        && !params.iter().any(|p| p.token.is_input())
+        && outputs.iter().all(|p| p.token == Token::Ret(None))
+    {
+        let names: Vec<&str> = outputs[..outputs.len() - 1].iter().map(|p| p.name.as_str()).collect();
+        diags.push(
+            Diagnostic::warning(c.name_span, msg::no_inputs(&c.name, outputs.len(), &names)).hint(msg::hint_no_inputs(
+                &c.name,
+                names[0],
+                outputs.len(),
+            )),
+        );
     }
 }
 

@@ -10,7 +10,7 @@
 
 use std::collections::BTreeSet;
 
-use super::algorithms::{DimMap, consts_text, contract_text, contracts_agree, value_span};
+use super::algorithms::{DimMap, consts_text, contract_text, contracts_agree, misnamed, value_span};
 use super::config_span;
 use crate::config::{FunctionConfig, yaml_path};
 use crate::diag::{Diagnostic, messages as msg};
@@ -200,6 +200,7 @@ fn related(
         errors.push((at, text, Vec::new(), hint));
         return;
     }
+    problems.extend(misnamed(f, g, (&want_in, &gi), (&want_out, &go)));
     let mut dims = DimMap::default();
     for ((label, p), q) in want_in.iter().chain(&want_out).zip(gi.iter().chain(&go)) {
         let (a, b) = (p.token.contract(), q.token.contract());

@@ -194,8 +194,8 @@ pub(crate) enum PyParam {
     Slash,
     /// `*`: the parameters after it are keywords only.
     Star,
-    /// An attribute, with its stub type.
-    Attr { name: String, stub: &'static str },
+    /// An attribute, with its stub type and its default literal, if any.
+    Attr { name: String, stub: &'static str, default: Option<String> },
     /// A const given as a keyword, with its stub type and its default
     /// literal (where it has only one value).
     Const { name: String, stub: &'static str, default: Option<String> },
@@ -486,6 +486,9 @@ pub(crate) struct PySplit {
 /// (`cotangents`) and `args` (its attributes, `out=`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PyVjp {
+    /// The inputs' names for the x64 check, which runs before
+    /// `jax.custom_vjp` converts (and would narrow) them.
+    pub(crate) names: PyLit,
     pub(crate) backward: String,
     pub(crate) cotangents: usize,
     pub(crate) args: Vec<PyArg>,
@@ -664,6 +667,8 @@ struct PyAttr<'a> {
     /// Its type as error messages show it (`int8`, `float16[]`, a struct's name).
     shown: String,
     conversion: PyConversion,
+    /// Its default, a Python literal.
+    default: Option<String>,
 }
 
 /// What the parts of one function's Python view are built from: its
@@ -737,7 +742,7 @@ fn py_attr(p: &Param) -> Option<PyAttr<'_>> {
         Token::Struct { ty, .. } => ty.name.clone(),
         other => other.to_string().rsplit(':').next().unwrap_or("").to_string(),
     };
-    Some(PyAttr { xla: name, py: &p.py_name, stub, shown, conversion })
+    Some(PyAttr { xla: name, py: &p.py_name, stub, shown, conversion, default: p.default.clone() })
 }
 
 /// The dimension names the contracts of `params` use.
@@ -955,7 +960,11 @@ fn emit_params(parts: &FunctionParts) -> Vec<PyParam> {
     if !parts.attrs.is_empty() || !parts.rets.is_empty() || !parts.keyword_consts.is_empty() {
         params.push(PyParam::Star);
     }
-    params.extend(parts.attrs.iter().map(|a| PyParam::Attr { name: a.py.to_string(), stub: a.stub }));
+    params.extend(parts.attrs.iter().map(|a| PyParam::Attr {
+        name: a.py.to_string(),
+        stub: a.stub,
+        default: a.default.clone(),
+    }));
     params.extend(parts.keyword_consts.iter().map(|k| PyParam::Const {
         name: k.py_name.clone(),
         stub: py_const_type(k),
@@ -1203,7 +1212,8 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
     if bwd_view.keywords.iter().any(|(w, _)| w == "out") {
         args.push(PyArg::Avals(structs));
     }
-    body.vjp = Some(PyVjp { backward: bwd_view.py_name.clone(), cotangents: f.outputs(), args });
+    let names = PyLit::strs(&view.inputs);
+    body.vjp = Some(PyVjp { names, backward: bwd_view.py_name.clone(), cotangents: f.outputs(), args });
     if let PyDoc::Kernel(doc) = &mut view.doc {
         doc.backward = Some(bwd.name.clone());
     }

@@ -60,7 +60,16 @@ fn stub_signature(f: &PyFunctionView) -> String {
 }
 
 fn param(name: &str, token: Token) -> Param {
-    Param { name: name.into(), py_name: name.into(), token, half_repr: None, pointer: None, array: None, line: 1 }
+    Param {
+        name: name.into(),
+        py_name: name.into(),
+        token,
+        half_repr: None,
+        pointer: None,
+        array: None,
+        line: 1,
+        default: None,
+    }
 }
 
 fn attr(name: &str, ty: AttrType) -> Param {

@@ -151,6 +151,17 @@ impl Token {
         matches!(self, Token::Ret(_) | Token::InOut(_))
     }
 
+    /// An attribute's name, of whatever kind (scalar, struct, array).
+    pub(crate) fn attr_name(&self) -> Option<&str> {
+        match self {
+            Token::Attr { name, .. }
+            | Token::Struct { name, .. }
+            | Token::Record { name, .. }
+            | Token::Array { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+
     /// The typed contract of a tensor token, if it has one (a list's is
     /// every element's).
     pub(crate) fn contract(&self) -> Option<&TensorType> {
@@ -337,6 +348,8 @@ pub(crate) struct Param {
     pub(crate) array: Option<ArrayBinding>,
     /// 1-based line of the parameter in its file (for diagnostics).
     pub(crate) line: usize,
+    /// A scalar attribute's default (`attr.eps=1e-5`), as a Python literal.
+    pub(crate) default: Option<String>,
 }
 
 impl Param {
@@ -1088,6 +1101,7 @@ mod doc_examples {
             pointer: None,
             array: None,
             line: 3,
+            default: None,
         };
         assert_eq!(alpha.half_repr, Some(HalfRepr::CudaHalf));
     }
@@ -1103,6 +1117,7 @@ mod doc_examples {
             pointer: None,
             array: None,
             line: 2,
+            default: None,
         };
         assert_eq!(x.token.to_string(), "arg");
     }

@@ -105,7 +105,7 @@ Algorithm `{{ name }}`: calls its best implementation for the platform the call 
 {%- when PyParam::Input { name, list } %}{{ name }}{% if stub %}: {% if list %}Sequence[ArrayLike]{% else %}ArrayLike{% endif %}{% endif %}
 {%- when PyParam::Slash %}/
 {%- when PyParam::Star %}*
-{%- when PyParam::Attr { name, stub: ty } %}{{ name }}{% if stub %}: {{ ty }}{% endif %}
+{%- when PyParam::Attr { name, stub: ty, default } %}{{ name }}{% if stub %}: {{ ty }}{% endif %}{% if let Some(d) = default %}={{ d }}{% endif %}
 {%- when PyParam::Const { name, stub: ty, default } %}{{ name }}{% if stub %}: {{ ty }}{% endif %}{% if let Some(d) = default %}={{ d }}{% endif %}
 {%- when PyParam::Out { optional, structs } %}out
 {%- if stub %}: {% call several("jax.ShapeDtypeStruct", structs) %}{% endcall %}{% if optional %} | None = None{% endif %}
@@ -145,6 +145,7 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {{ ind }}def _begen_backward({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}):
 {{ ind }}    return {{ v.backward }}({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}
 {%- if !v.args.is_empty() %}{% if !f.inputs.is_empty() || v.cotangents > 0 %}, {% endif %}{% call args(v.args) %}{% endcall %}{% endif %})
+{{ ind }}_begen_honest({{ k.shown }}, {% call tuple(f.inputs) %}{% endcall %}, {{ v.names }})
 {{ ind }}return _begen_vjp(_begen_primal, _begen_backward, {% call tuple(f.inputs) %}{% endcall %}, {{ v.cotangents }})
 {%- else %}
 {%- call kernel(f, k, ind) %}{% endcall %}

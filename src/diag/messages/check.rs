@@ -826,6 +826,11 @@ pub(crate) fn impl_attr_missing(attr: &str, a: &str, b: &str) -> String {
     format!("attribute '{attr}' of `{a}` is missing from `{b}`")
 }
 
+pub(crate) fn impl_attr_default(attr: &str, this: &str, a: &str, that: &str, b: &str) -> String {
+    let (attr, this, a, that, b) = (q(attr), q(this), q(a), q(that), q(b));
+    format!("attribute '{attr}' defaults to {this} in `{a}` but to {that} in `{b}`")
+}
+
 pub(crate) fn impl_attr_type(attr: &str, ty: &str, a: &str, other: &str, b: &str) -> String {
     let (attr, a, b) = (q(attr), q(a), q(b));
     format!("attribute '{attr}' is {ty} in `{a}` but {other} in `{b}`")
@@ -870,6 +875,19 @@ pub(crate) fn vjp_contract(what: &str, f: (&str, &str, &str), b: (&str, &str, &s
     let (this, fp, ff) = (f.0, q(f.1), q(f.2));
     let (that, bp, bf) = (b.0, q(b.1), q(b.2));
     format!("{what} is {this} ('{fp}' of '{ff}') but {that} ('{bp}' of `{bf}`)")
+}
+
+pub(crate) fn related_output(k: usize) -> String {
+    format!("output {k}")
+}
+
+/// `<what> ('p' of 'f') is bound to 'q' of `g`, which is named like <named> of 'f'`.
+pub(crate) fn related_misnamed(what: &str, fp: &str, f: &str, gp: &str, g: &str, named: &str) -> String {
+    let (fp, f, gp, g) = (q(fp), q(f), q(gp), q(g));
+    format!(
+        "{what} ('{fp}' of '{f}') is bound to '{gp}' of `{g}`, which is named like {named} of '{f}' (parameters \
+         are bound by position, not by name)"
+    )
 }
 
 pub(crate) fn vjp_attr_missing(attr: &str, fwd: &str) -> String {

@@ -102,6 +102,42 @@ pub(crate) fn duplicate_function(name: &str) -> String {
 
 pub(crate) const HINT_DUPLICATE: &str = "function names must be unique across the library (they name the FFI targets)";
 
+pub(crate) fn no_inputs(func: &str, outputs: usize, names: &[&str]) -> String {
+    let func = q(func);
+    let shown: Vec<String> = names.iter().map(|n| format!("'{}'", q(n))).collect();
+    let what = if names.len() == 1 {
+        "is probably an input that lacks `const` (it would be handed over uninitialised)"
+    } else {
+        "are probably inputs that lack `const` (they would be handed over uninitialised)"
+    };
+    format!(
+        "'{func}' has {outputs} outputs and no inputs: every `BE::Tensor` parameter is non-const; {} {what}",
+        shown.join(", ")
+    )
+}
+
+pub(crate) fn hint_no_inputs(func: &str, first: &str, outputs: usize) -> String {
+    let (func, first) = (q(func), q(first));
+    let rets = vec!["ret"; outputs].join(" ");
+    format!(
+        "declare an input const: `const BE::Tensor {first}`; a kernel that really has no inputs says so with its \
+         tokens (`// @BE {func} {rets}`)"
+    )
+}
+
+pub(crate) fn bad_attr_default(func: &str, attr: &str, value: &str, ty: &str) -> String {
+    let (func, attr, value) = (q(func), q(attr), q(value));
+    format!("default `{value}` of attribute '{attr}' of '{func}' is not a {ty} value")
+}
+
+pub(crate) fn attr_default_not_scalar(func: &str, attr: &str) -> String {
+    let (func, attr) = (q(func), q(attr));
+    format!("attribute '{attr}' of '{func}' takes no default: only scalar attributes have one")
+}
+
+pub(crate) const HINT_ATTR_DEFAULT: &str = "a default follows the attribute: `attr.eps=1e-5`, `attr.n:int32=3`, \
+     `attr.on:bool=true` (a number of the attribute's type, or true/false)";
+
 pub(crate) fn out_of_order(func: &str) -> String {
     let func = q(func);
     format!(

@@ -1,0 +1,111 @@
+"""Contracts between kernels, end to end on the CPU: tests/e2e/contracts
+built by the CLI with `--platform cpu` and called from JAX, and small kernel
+directories that begen must refuse or warn about (a backward kernel bound
+by position to the wrong tensors, inputs that lack `const`)."""
+
+import textwrap
+
+import numpy as np
+import pytest
+from conftest import REPO, import_module, run_begen
+
+
+@pytest.fixture(scope="module")
+def m(jax_cpu, tmp_path_factory):
+    out = tmp_path_factory.mktemp("e2e_contracts")
+    run_begen("build", REPO / "tests/e2e/contracts", "--out", out, "--platform", "cpu", "--quiet")
+    return import_module(out, "e2e_contracts")
+
+
+def kernels(tmp_path, source, yaml=None):
+    """A kernel directory with one C++ source (and a begen.yaml)."""
+    d = tmp_path / "kernels"
+    d.mkdir()
+    (d / "k.cpp").write_text('#include <cstdint>\n#include "brainevent/common.h"\n' + textwrap.dedent(source))
+    if yaml is not None:
+        (d / "begen.yaml").write_text(textwrap.dedent(yaml))
+    return d
+
+
+def test_a_float64_input_of_a_kernel_with_a_vjp_is_refused_with_x64_off(m, jax_cpu):
+    jax = jax_cpu
+    x = np.arange(3, dtype=np.float64)
+    jax.config.update("jax_enable_x64", False)
+    try:
+        # jax.custom_vjp would narrow it to float32 before the kernel's own
+        # checks saw it: the refusal runs first.
+        with pytest.raises(TypeError, match="scale2: parameter 'x' is float64, but JAX's x64 mode is off"):
+            m.scale2(x)
+        np.testing.assert_allclose(m.scale2(x.astype(np.float32)), 2 * x)
+    finally:
+        jax.config.update("jax_enable_x64", True)
+    np.testing.assert_allclose(jax.grad(lambda v: m.scale2(v).sum())(np.ones(3, np.float32)), 2.0)
+
+
+def test_a_backward_kernel_bound_to_the_wrong_tensors_is_refused(tmp_path, jax_cpu):
+    # XLA's rms_norm example: its backward takes the residual first. The
+    # counts line up with begen's order (inputs, then one cotangent per
+    # output), so only the names tell that `res` would receive `x`.
+    d = kernels(tmp_path, """
+        // @BE rms_norm
+        void rms_norm(const BE::Tensor x, BE::Tensor y, BE::Tensor res, float eps) {}
+        // @BE rms_norm_bwd
+        void rms_norm_bwd(const BE::Tensor res, const BE::Tensor x, const BE::Tensor ct_y, BE::Tensor ct_x) {}
+    """, "functions:\n  rms_norm: {vjp: rms_norm_bwd}\n")
+    proc = run_begen("build", d, "--out", tmp_path / "out", "--platform", "cpu", check=False)
+    assert proc.returncode != 0, proc.stdout + proc.stderr
+    assert ("input 0 ('x' of 'rms_norm') is bound to 'res' of `rms_norm_bwd`, which is named like output 1 of "
+            "'rms_norm'") in proc.stderr, proc.stderr
+    assert "is bound to 'x' of `rms_norm_bwd`, which is named like input 0" in proc.stderr, proc.stderr
+
+
+def test_tensors_that_lack_const_are_named(tmp_path):
+    d = kernels(tmp_path, """
+        // @BE add_one
+        void add_one(BE::Tensor x, BE::Tensor y) {}
+    """)
+    proc = run_begen("scan", d)
+    assert "warning: 'add_one' has 2 outputs and no inputs" in proc.stderr, proc.stderr
+    assert "'x' is probably an input that lacks `const`" in proc.stderr, proc.stderr
+    # Said with tokens, a kernel without inputs is meant.
+    d2 = tmp_path / "k2"
+    d2.mkdir()
+    (d2 / "k.cpp").write_text('#include "brainevent/common.h"\n// @BE two ret ret\nvoid two(BE::Tensor a, BE::Tensor b) {}\n')
+    assert "no inputs" not in run_begen("scan", d2).stderr
+
+
+def reference_rms_norm(x, eps=1e-5, scale=1.0, center=False):
+    x = x - x.mean(axis=-1, keepdims=True) if center else x
+    return scale * x / np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps)
+
+
+def test_attribute_defaults_give_the_callers_signature(m, jax_cpu):
+    import inspect
+
+    x = np.linspace(-1.0, 2.0, 12, dtype=np.float32).reshape(3, 4)
+    np.testing.assert_allclose(m.rms_norm(x), reference_rms_norm(x), rtol=1e-5)
+    np.testing.assert_allclose(m.rms_norm(x, eps=0.5), reference_rms_norm(x, eps=0.5), rtol=1e-5)
+    np.testing.assert_allclose(m.rms_norm(x, scale=2, center=True), reference_rms_norm(x, 1e-5, 2.0, True), rtol=1e-5)
+    np.testing.assert_allclose(jax_cpu.jit(m.rms_norm)(x), reference_rms_norm(x), rtol=1e-5)
+    sig = inspect.signature(m.rms_norm)
+    assert sig.parameters["eps"].default == 1e-5 and sig.parameters["center"].default is False
+    assert sig.parameters["eps"].kind is inspect.Parameter.KEYWORD_ONLY
+    # Attributes stay keyword-only: two of one type cannot be swapped by position.
+    with pytest.raises(TypeError, match="positional"):
+        m.rms_norm(x, 0.5)
+    xi = np.arange(4, dtype=np.int32)
+    np.testing.assert_array_equal(m.shift(xi, times=2), xi * 2 + 3)
+    np.testing.assert_array_equal(m.shift(xi, times=2, by=-1), xi * 2 - 1)
+    with pytest.raises(TypeError, match="times"):
+        m.shift(xi)
+
+
+def test_a_default_that_does_not_fit_its_type_is_refused(tmp_path):
+    d = kernels(tmp_path, """
+        // @BE f arg ret attr.n:int8=300 attr.on:bool=2 attr.w:float32=abc
+        void f(const BE::Tensor x, BE::Tensor y, int8_t n, bool on, float w) {}
+    """)
+    proc = run_begen("scan", d, check=False)
+    assert proc.returncode != 0
+    for text in ("default `300` of attribute 'n'", "default `2` of attribute 'on'", "default `abc` of attribute 'w'"):
+        assert text in proc.stderr, proc.stderr
