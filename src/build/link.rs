@@ -128,7 +128,7 @@ pub(crate) fn localize_clashes(
             let _ = std::fs::remove_file(&record);
             run_tool(work, objcopy, &args, &format!("localizing clashing symbols of {}", object.display()))?;
             // Only saves the next run: a failure to write it is no error.
-            let _ = std::fs::write(&record, want);
+            let _ = super::files::write_record(&record, want.as_bytes());
         }
         out.push(local);
     }
@@ -177,7 +177,7 @@ fn strong_globals(work: &Path, object: &Path, nm: &Path, notes: &mut Vec<String>
         kept.push('\n');
     }
     // Only saves the next run: a failure to write it is no error.
-    let _ = std::fs::write(&record, kept);
+    let _ = super::files::write_record(&record, kept.as_bytes());
     Ok(names)
 }
 
