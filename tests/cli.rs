@@ -408,6 +408,13 @@ fn jax_min_takes_that_jaxlibs_headers_and_the_manifest_says_so() {
     assert_eq!(done.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&done.stderr);
     assert!(stderr.contains("jax_min `0.10;x` is not a jax release number"), "{stderr}");
+    // A release number outside the supported range: an error naming it.
+    for version in ["99.0", "0.4.1", "1.0"] {
+        let done = run(&["--jax-min", version]);
+        assert_eq!(done.status.code(), Some(1), "{version}");
+        let stderr = String::from_utf8_lossy(&done.stderr);
+        assert!(stderr.contains(&format!("jax_min `{version}` is not a jax release begen supports: it builds for jax 0.10.2 and newer releases below 1.0")), "{stderr}");
+    }
 }
 
 #[test]

@@ -397,3 +397,42 @@ fn include_and_link_dirs_may_be_outside_the_root() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// The caller's `-I DIR`: a relative one is read from the caller's folder
+/// (not the work directory the compilers run in), and one that is not a
+/// directory is an error.
+#[test]
+fn include_options_are_read_from_the_callers_folder_and_must_exist() {
+    let dir = temp_dir("include_options");
+    std::fs::write(dir.join("k.cc"), "int x;\n").unwrap();
+    let mut settings = begen::driver::Settings::new(&dir);
+    // Tests run in the package's folder, which has `tests/` and `src/`.
+    settings.includes = vec!["tests".into(), "src".into(), "no/such/dir".into(), dir.join("gone")];
+    let scan = begen::driver::run(&settings).unwrap();
+    let errors: Vec<&str> = scan.diagnostics.iter().filter(|d| d.is_error()).map(|d| d.message()).collect();
+    assert_eq!(errors.len(), 2, "{errors:?}");
+    assert!(errors[0].starts_with("the include directory `-I no/such/dir` is not a directory"), "{errors:?}");
+    assert!(errors[1].contains("/gone` is not a directory"), "{errors:?}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Many errors on one long begen.yaml line: each diagnostic shows only the
+/// neighbourhood of its mark, so rendering them all is linear in their
+/// number, not their number times the line's length.
+#[test]
+fn many_errors_on_one_long_line_render_quickly() {
+    let dir = temp_dir("long_line");
+    std::fs::write(dir.join("k.cc"), "// @BE f\nvoid f() {}\n").unwrap();
+    let names: Vec<String> = (0..1500).map(|i| format!("bad{i}: {{}}")).collect();
+    std::fs::write(dir.join("begen.yaml"), format!("functions: {{{}}}\n", names.join(","))).unwrap();
+    let scan = begen::driver::run(&begen::driver::Settings::new(&dir)).unwrap();
+    let start = std::time::Instant::now();
+    let mut shown = 0;
+    for d in scan.diagnostics.iter().filter(|d| d.is_error()) {
+        shown += begen::diag::render::render_text(d, &scan.sources, false).len();
+    }
+    assert!(scan.diagnostics.len() >= 1500);
+    assert!(shown < 1500 * 2048, "{shown}");
+    assert!(start.elapsed() < std::time::Duration::from_secs(20), "{:?}", start.elapsed());
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -40,6 +40,6 @@ pub(crate) fn write(work: &Path, commands: &[(&Unit, Vec<OsString>)]) -> Result<
         .collect();
     let mut text = serde_json::to_string_pretty(&entries).unwrap_or_else(|_| "[]".to_string());
     text.push('\n');
-    files::write_if_changed(&work.join(FILE), text.as_bytes())?;
+    files::write_work_file(work, Path::new(FILE), text.as_bytes())?;
     Ok(())
 }

@@ -56,6 +56,11 @@ pub(crate) struct CompilerCmd {
     pub(crate) program: PathBuf,
     pub(crate) args: Vec<OsString>,
     pub(crate) env: Vec<(OsString, OsString)>,
+    /// What the compiler programs are on disk (see the backends'
+    /// `identity`): part of each unit's record, so a compiler changed in
+    /// place recompiles. Found anew each build, never kept with the probes.
+    #[serde(skip)]
+    pub(crate) identity: String,
 }
 
 impl CompilerCmd {
@@ -66,6 +71,7 @@ impl CompilerCmd {
             program: program.map(Path::to_path_buf).unwrap_or_else(|| tool.path().to_path_buf()),
             args: tool.args().to_vec(),
             env: tool.get_envs().map(|(k, v)| (k.to_owned(), v.to_owned())).collect(),
+            identity: String::new(),
         }
     }
 
@@ -130,10 +136,13 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
-fn stamp_text(argv: &[OsString], fingerprint: &str) -> String {
+fn stamp_text(argv: &[OsString], fingerprint: &str, compiler: &str) -> String {
     let mut text: String = argv.iter().map(|a| a.to_string_lossy() + "\n").collect();
     if !fingerprint.is_empty() {
         text.push_str(&format!("# {fingerprint}\n"));
+    }
+    if !compiler.is_empty() {
+        text.push_str(&format!("# compiler {compiler}\n"));
     }
     text
 }
@@ -168,26 +177,58 @@ fn depsfile(object: &Path) -> PathBuf {
     with_suffix(object, ".deps")
 }
 
+/// How much of a compiler's stdout and of its stderr is kept (the first
+/// and the last half): enough for any real error, bounded for a runaway.
+const KEPT_OUTPUT: usize = 1 << 20;
+
+/// How far a file's timestamps may lag the clock: the kernel stamps files
+/// from a coarse clock, at most one tick (1 to 10 ms) behind.
+const CLOCK_TICK: std::time::Duration = std::time::Duration::from_millis(10);
+
+/// The hash field of a dependency that changed while the object was
+/// compiled: the object may hold its old text, so it never matches.
+const CHANGED_DURING_COMPILE: &str = "changed-during-compile";
+
 /// Writes the record of `deps` (paths relative to `work` or absolute):
 /// each one's identity and contents' hash, then the include-search misses
-/// (see [`include_misses`]). Returns the dependencies that are not regular
-/// files (a FIFO, a device), whose contents are not hashed and so not
-/// tracked.
-fn record_deps(work: &Path, object: &Path, deps: &[PathBuf], argv: &[OsString]) -> std::io::Result<Vec<PathBuf>> {
+/// (see [`include_misses`]). A user's file (absolute) changed after the
+/// compile `started` is recorded as [`CHANGED_DURING_COMPILE`]: its bytes
+/// now may not be those the compiler read, so the next build compiles
+/// again. Returns the dependencies that are not regular files (a FIFO, a
+/// device), whose contents are not hashed and so not tracked.
+fn record_deps(
+    work: &Path,
+    object: &Path,
+    deps: &[PathBuf],
+    argv: &[OsString],
+    started: SystemTime,
+) -> std::io::Result<Vec<PathBuf>> {
     let mut text = String::new();
     let mut untracked = Vec::new();
     let now = SystemTime::now();
+    let since = started.checked_sub(CLOCK_TICK).unwrap_or(started);
     for dep in deps {
         let path = work.join(dep);
         if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
             untracked.push(dep.clone());
+        }
+        let stamp = Stamp::of(&path).unwrap_or_default();
+        let ns = since.duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as i128);
+        if dep.is_absolute() && stamp.mtime.max(stamp.ctime) >= ns {
+            text.push_str(&format!(
+                "{}:racy {} {CHANGED_DURING_COMPILE} {}\n",
+                stamp.times(),
+                stamp.size,
+                dep.display()
+            ));
+            continue;
         }
         text.push_str(&dep_line(&path, dep, now));
     }
     for miss in include_misses(work, argv, deps) {
         text.push_str(&format!("absent - - {}\n", miss.display()));
     }
-    std::fs::write(work.join(depsfile(object)), text)?;
+    super::files::write_record(&work.join(depsfile(object)), text.as_bytes())?;
     Ok(untracked)
 }
 
@@ -318,9 +359,10 @@ fn stale_units<'u>(
     let mut stale = Vec::new();
     let mut commands = Vec::with_capacity(units.len());
     for unit in units {
-        let argv = compilers.for_unit(unit)?.argv(unit);
+        let compiler = compilers.for_unit(unit)?;
+        let argv = compiler.argv(unit);
         commands.push((unit, argv.clone()));
-        if let Some(why) = staleness(work, unit, &argv) {
+        if let Some(why) = staleness(work, unit, &argv, &compiler.identity) {
             if explain {
                 reporter.progress(&format!("{}: {why}", unit.name));
             }
@@ -345,10 +387,7 @@ fn run_stale(
     reporter: &mut dyn Reporter,
 ) -> Result<Vec<(String, String)>> {
     for (unit, _) in stale {
-        let dir = work.join(&unit.object);
-        if let Some(parent) = dir.parent() {
-            std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
-        }
+        super::files::private_dir(work, unit.object.parent().unwrap_or(Path::new("")))?;
     }
     let total = stale.len();
     let next = AtomicUsize::new(0);
@@ -365,9 +404,12 @@ fn run_stale(
                     let Some((unit, argv)) = stale.get(i) else {
                         break;
                     };
-                    let env = &compilers.for_unit(unit).map(|c| c.env.clone()).unwrap_or_default();
+                    let compiler = compilers.for_unit(unit).ok();
+                    let env = compiler.map(|c| c.env.as_slice()).unwrap_or_default();
+                    let identity = compiler.map_or("", |c| c.identity.as_str());
                     let _ = tx.send(Event::Started(i));
-                    let result = run_one(work, unit, argv, env, compilers.launcher.as_deref(), options.timeout);
+                    let run = Run { env, identity, launcher: compilers.launcher.as_deref(), timeout: options.timeout };
+                    let result = run_one(work, unit, argv, &run);
                     let _ = tx.send(Event::Finished(i, result));
                 }
             });
@@ -419,16 +461,29 @@ enum Event {
 /// output, begen's notes))` or `Err(command + output)`. A compile that runs
 /// past `timeout` (a source that includes `/dev/zero`, a runaway template)
 /// is stopped.
+/// How one compile runs: the compiler's environment and identity, the
+/// launcher, the time limit.
+struct Run<'a> {
+    env: &'a [(OsString, OsString)],
+    identity: &'a str,
+    launcher: Option<&'a Path>,
+    timeout: std::time::Duration,
+}
+
 fn run_one(
     work: &Path,
     unit: &Unit,
     argv: &[OsString],
-    env: &[(OsString, OsString)],
-    launcher: Option<&Path>,
-    timeout: std::time::Duration,
+    run: &Run<'_>,
 ) -> std::result::Result<(String, String), String> {
+    let Run { env, identity, launcher, timeout } = *run;
     let stamp = work.join(stampfile(&unit.object));
-    let _ = std::fs::remove_file(&stamp);
+    // The compiler writes the object and its depfile where they are named:
+    // whatever is there (a link into another folder among them) goes first,
+    // so nothing is written through it.
+    for old in [stamp.clone(), work.join(&unit.object), work.join(depfile(&unit.object))] {
+        let _ = std::fs::remove_file(&old);
+    }
     let mut cmd = match launcher {
         Some(launcher) => {
             let mut cmd = Command::new(launcher);
@@ -455,7 +510,8 @@ fn run_one(
         .join(" ");
     let start = std::time::Instant::now();
     let text = |out: &[u8], err: &[u8]| String::from_utf8_lossy(out).into_owned() + &String::from_utf8_lossy(err);
-    let finished = match process::run_bounded(&mut cmd, timeout, u64::MAX) {
+    let started = SystemTime::now();
+    let finished = match process::run_kept(&mut cmd, timeout, KEPT_OUTPUT) {
         Ok(f) => f,
         Err(Stopped::Spawn(e)) => {
             return Err(format!("command: {shown}\ncould not run `{program}`: {e}"));
@@ -476,17 +532,18 @@ fn run_one(
         return Err(format!("command: {shown}\n{text}"));
     }
     let deps = std::fs::read_to_string(work.join(depfile(&unit.object))).unwrap_or_default();
-    let untracked = record_deps(work, &unit.object, &parse_depfile(&deps), argv)
+    let untracked = record_deps(work, &unit.object, &parse_depfile(&deps), argv, started)
         .map_err(|e| format!("writing the dependencies of {}: {e}", unit.object.display()))?;
     let mut notes = String::new();
     for dep in untracked {
         notes.push_str(&crate::diag::messages::untracked_dependency(&dep.display().to_string()));
         notes.push('\n');
     }
-    std::fs::write(&stamp, stamp_text(argv, &unit.fingerprint))
+    super::files::write_record(&stamp, stamp_text(argv, &unit.fingerprint, identity).as_bytes())
         .map_err(|e| format!("writing {}: {e}", stamp.display()))?;
     // Only to order the next build: a failure to write it is no error.
-    let _ = std::fs::write(work.join(secsfile(&unit.object)), format!("{:.3}\n", start.elapsed().as_secs_f64()));
+    let secs = format!("{:.3}\n", start.elapsed().as_secs_f64());
+    let _ = super::files::write_record(&work.join(secsfile(&unit.object)), secs.as_bytes());
     Ok((text, notes))
 }
 
@@ -497,13 +554,13 @@ fn run_one(
 /// include-search miss exists now (a new header that would be found first).
 /// A dependency found unchanged by its bytes gets its new identity
 /// recorded, so the next check needs no hashing.
-fn staleness(work: &Path, unit: &Unit, argv: &[OsString]) -> Option<String> {
+fn staleness(work: &Path, unit: &Unit, argv: &[OsString], compiler: &str) -> Option<String> {
     if !work.join(&unit.object).is_file() {
         return Some("no object yet".into());
     }
     match std::fs::read_to_string(work.join(stampfile(&unit.object))) {
-        Ok(stamp) if stamp == stamp_text(argv, &unit.fingerprint) => {}
-        Ok(_) => return Some("the command line or the XLA FFI headers changed".into()),
+        Ok(stamp) if stamp == stamp_text(argv, &unit.fingerprint, compiler) => {}
+        Ok(_) => return Some("the command line, the compiler or the XLA FFI headers changed".into()),
         Err(_) => return Some("no record of the last command".into()),
     }
     let Ok(record) = std::fs::read_to_string(work.join(depsfile(&unit.object))) else {
@@ -517,7 +574,7 @@ fn staleness(work: &Path, unit: &Unit, argv: &[OsString]) -> Option<String> {
         Ok(None) => None,
         Ok(Some(refreshed)) => {
             // Only saves hashing next time: a failure to write is no error.
-            let _ = std::fs::write(work.join(depsfile(&unit.object)), refreshed);
+            let _ = super::files::write_record(&work.join(depsfile(&unit.object)), refreshed.as_bytes());
             None
         }
     }
@@ -557,6 +614,9 @@ fn check_deps(work: &Path, record: &str) -> std::result::Result<Option<String>, 
             refreshed.push_str(line);
             refreshed.push('\n');
             continue;
+        }
+        if hash == CHANGED_DURING_COMPILE {
+            return Err(format!("{dep} changed while it was being compiled"));
         }
         if content_hash(&path).map(|h| format!("{h:016x}")).as_deref() != Some(hash) {
             return Err(format!("{dep} changed"));
@@ -625,7 +685,7 @@ mod tests {
         assert!(content_hash(&work.join("k.cc")).is_some());
         let deps =
             [PathBuf::from("k.cc"), PathBuf::from("pipe"), PathBuf::from("/dev/zero"), PathBuf::from("/dev/stdin")];
-        let untracked = record_deps(&work, Path::new("k.o"), &deps, &[]).unwrap();
+        let untracked = record_deps(&work, Path::new("k.o"), &deps, &[], SystemTime::now()).unwrap();
         assert!(untracked.starts_with(&[PathBuf::from("pipe"), PathBuf::from("/dev/zero")]), "{untracked:?}");
         let record = std::fs::read_to_string(work.join("k.o.deps")).unwrap();
         assert_eq!(record.lines().count(), 4, "{record}");
@@ -663,6 +723,162 @@ mod tests {
         longest_first(&work, &mut stale);
         assert_eq!(names(&stale), ["a", "c", "b", "d"]);
         let _ = std::fs::remove_dir_all(&work);
+    }
+
+    struct Quiet;
+    impl super::Reporter for Quiet {
+        fn diagnostic(&mut self, _: &crate::diag::Diagnostic, _: &crate::source::SourceMap) {}
+        fn progress(&mut self, _: &str) {}
+        fn compiler_output(&mut self, _: &str, _: &str) {}
+    }
+
+    /// A scratch work directory, a user source `k.cc` including `k.h`
+    /// outside it, and a compiler: a shell script that "compiles" by
+    /// copying the source and header text into the object, writing the
+    /// depfile, then running `after` (which may edit the header).
+    #[cfg(unix)]
+    fn fake(name: &str, after: &str) -> (PathBuf, PathBuf, Compilers, Unit) {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("begen-fakecc-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let (work, src) = (dir.join("work"), dir.join("src"));
+        std::fs::create_dir_all(&work).unwrap();
+        std::fs::create_dir_all(&src).unwrap();
+        std::fs::write(src.join("k.cc"), "#include \"k.h\"\n").unwrap();
+        std::fs::write(src.join("k.h"), "3.0\n").unwrap();
+        let cc = dir.join("cc.sh");
+        // argv: -MMD -MF <dep> -c <src> -o <obj>
+        let script = format!(
+            "#!/bin/sh\ncat \"$5\" {h} > \"$7\"\nprintf '%s: %s %s\\n' \"$7\" \"$5\" {h} > \"$3\"\n{after}\n",
+            h = src.join("k.h").display()
+        );
+        std::fs::write(&cc, script).unwrap();
+        std::fs::set_permissions(&cc, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let stamp = Stamp::of(&cc).unwrap();
+        let cmd = CompilerCmd {
+            program: cc.clone(),
+            args: vec![],
+            env: vec![],
+            identity: format!("{} {} {}", cc.display(), stamp.size, stamp.mtime),
+        };
+        let compilers = Compilers { by_platform: vec![(Platform::Cpu, cmd)], launcher: None };
+        // Sources saved just before a compile starts count as saved during it.
+        std::thread::sleep(2 * CLOCK_TICK);
+        let unit = Unit {
+            source: src.join("k.cc"),
+            name: "k.cc".into(),
+            platform: Platform::Cpu,
+            object: PathBuf::from("obj/src/k.cc.o"),
+            fingerprint: String::new(),
+            weight: 1,
+        };
+        (dir, work, compilers, unit)
+    }
+
+    #[cfg(unix)]
+    fn options() -> CompileOptions {
+        CompileOptions { jobs: 1, explain: false, verbose: false, timeout: std::time::Duration::from_secs(20) }
+    }
+
+    /// Every record beside an object (`.deps`, `.cmd`, `.secs`, `.log`, the
+    /// object and its depfile) may be a link planted into another folder:
+    /// none is written through. A linked folder on the way is refused.
+    #[cfg(unix)]
+    #[test]
+    fn a_linked_record_is_replaced_never_written_through() {
+        let (dir, work, compilers, unit) = fake("links", "echo 'warning: w' >&2");
+        std::fs::create_dir_all(work.join("obj/src")).unwrap();
+        let victim = dir.join("victim");
+        for suffix in [".deps", ".cmd", ".secs", ".log", "", ".d"] {
+            std::fs::write(victim.with_extension(format!("v{suffix}")), "precious").unwrap();
+            let link = work.join(with_suffix(&unit.object, suffix));
+            std::os::unix::fs::symlink(victim.with_extension(format!("v{suffix}")), &link).unwrap();
+        }
+        let units = [unit.clone()];
+        compile_units(&work, &units, &compilers, options(), &mut Quiet).unwrap();
+        for suffix in [".deps", ".cmd", ".secs", ".log", "", ".d"] {
+            assert_eq!(std::fs::read_to_string(victim.with_extension(format!("v{suffix}"))).unwrap(), "precious");
+            let record = work.join(with_suffix(&unit.object, suffix));
+            assert!(!std::fs::symlink_metadata(&record).unwrap().file_type().is_symlink(), "{suffix}");
+        }
+        // A linked folder on the way out of the work directory.
+        std::fs::remove_dir_all(work.join("obj")).unwrap();
+        std::fs::create_dir_all(dir.join("elsewhere")).unwrap();
+        std::os::unix::fs::symlink(dir.join("elsewhere"), work.join("obj")).unwrap();
+        let err = compile_units(&work, &units, &compilers, options(), &mut Quiet).unwrap_err();
+        assert!(err.to_string().contains("symbolic link"), "{err}");
+        assert_eq!(std::fs::read_dir(dir.join("elsewhere")).unwrap().count(), 0);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A header saved while its includer compiles: the object may hold the
+    /// old text, so the next build compiles again (and then is up to date).
+    #[cfg(unix)]
+    #[test]
+    fn a_header_saved_during_the_compile_recompiles_next_time() {
+        let (dir, work, compilers, unit) = fake("race", "");
+        let header = dir.join("src/k.h");
+        let script = std::fs::read_to_string(dir.join("cc.sh")).unwrap();
+        // The header is saved after the compiler read it, before it exits.
+        let edit = format!(
+            "{script}[ -f {d}/edited ] || {{ printf '9.0\\n' > {h}; touch {d}/edited; }}\n",
+            d = dir.display(),
+            h = header.display()
+        );
+        std::fs::write(dir.join("cc.sh"), edit).unwrap();
+        let units = [unit.clone()];
+        let stats = compile_units(&work, &units, &compilers, options(), &mut Quiet).unwrap();
+        assert_eq!(stats.compiled, 1);
+        assert!(std::fs::read_to_string(work.join(&unit.object)).unwrap().contains("3.0"), "built from the old text");
+        let why =
+            staleness(&work, &unit, &compilers.by_platform[0].1.argv(&unit), &compilers.by_platform[0].1.identity);
+        assert!(why.as_deref().is_some_and(|w| w.contains("while it was being compiled")), "{why:?}");
+        compile_units(&work, &units, &compilers, options(), &mut Quiet).unwrap();
+        assert!(std::fs::read_to_string(work.join(&unit.object)).unwrap().contains("9.0"));
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        let stats = compile_units(&work, &units, &compilers, options(), &mut Quiet).unwrap();
+        assert_eq!(stats.compiled, 0, "then up to date");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A compiler (here a wrapper script) edited in place at the same path
+    /// is another compiler: its units compile again.
+    #[cfg(unix)]
+    #[test]
+    fn a_compiler_edited_in_place_recompiles() {
+        let (dir, work, mut compilers, unit) = fake("edited", "");
+        let units = [unit.clone()];
+        assert_eq!(compile_units(&work, &units, &compilers, options(), &mut Quiet).unwrap().compiled, 1);
+        assert_eq!(compile_units(&work, &units, &compilers, options(), &mut Quiet).unwrap().compiled, 0);
+        let cc = dir.join("cc.sh");
+        let script = std::fs::read_to_string(&cc).unwrap();
+        std::fs::write(&cc, script + "# -DX now\n").unwrap();
+        let stamp = Stamp::of(&cc).unwrap();
+        compilers.by_platform[0].1.identity = format!("{} {} {}", cc.display(), stamp.size, stamp.mtime);
+        assert_eq!(compile_units(&work, &units, &compilers, options(), &mut Quiet).unwrap().compiled, 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A compiler that floods its output is read to its end with only its
+    /// first and last bytes kept; one that floods without end is stopped
+    /// at the time limit.
+    #[cfg(unix)]
+    #[test]
+    fn a_flooding_compiler_is_bounded_in_memory_and_time() {
+        let (dir, work, compilers, unit) =
+            fake("flood", "head -c 30000000 /dev/zero | tr '\\0' w >&2; echo; echo the-end >&2; exit 1");
+        let units = [unit.clone()];
+        let err = compile_units(&work, &units, &compilers, options(), &mut Quiet).unwrap_err().to_string();
+        assert!(err.len() < 3 * KEPT_OUTPUT, "{}", err.len());
+        assert!(err.contains("the-end") && err.contains("left out"));
+        let (dir2, work2, compilers2, unit2) = fake("flood-forever", "exec yes");
+        let start = std::time::Instant::now();
+        let fast = CompileOptions { timeout: std::time::Duration::from_secs(1), ..options() };
+        let err = compile_units(&work2, &[unit2], &compilers2, fast, &mut Quiet).unwrap_err().to_string();
+        assert!(err.contains("did not finish within 1 s") && err.len() < 3 * KEPT_OUTPUT, "{}", err.len());
+        assert!(start.elapsed() < std::time::Duration::from_secs(10), "{:?}", start.elapsed());
+        std::fs::remove_dir_all(&dir).unwrap();
+        std::fs::remove_dir_all(&dir2).unwrap();
     }
 
     #[test]

@@ -11,16 +11,93 @@ use crate::model::plan::Outputs;
 /// parent directories. Returns whether it wrote. The write goes to a
 /// sibling temporary file renamed over `path`, so readers never see half a file.
 pub(crate) fn write_if_changed(path: &Path, bytes: &[u8]) -> Result<bool> {
-    if std::fs::read(path).is_ok_and(|old| old == bytes) {
+    if holds(path, bytes) {
         return Ok(false);
     }
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(|e| Error::io(parent, e))?;
     }
-    let tmp = sibling_tmp(path);
-    std::fs::write(&tmp, bytes).map_err(|e| Error::io(&tmp, e))?;
-    std::fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;
+    replace(path, bytes, 0o666).map_err(|e| Error::io(path, e))?;
     Ok(true)
+}
+
+/// Whether `path` is a regular file (not a link, a FIFO or a device, which
+/// are never read) holding exactly `bytes`.
+fn holds(path: &Path, bytes: &[u8]) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file() && m.len() == bytes.len() as u64)
+        && std::fs::read(path).is_ok_and(|old| old == bytes)
+}
+
+/// Puts `bytes` at `path` in one rename: a fresh sibling temporary file
+/// (created new with `mode` less the umask: a link or file already at that
+/// name is removed, never written through) renamed over `path`, which
+/// replaces a link at `path` rather than following it.
+fn replace(path: &Path, bytes: &[u8], mode: u32) -> std::io::Result<()> {
+    use std::io::Write;
+    let tmp = sibling_tmp(path);
+    let _ = std::fs::remove_file(&tmp);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, mode);
+    #[cfg(not(unix))]
+    let _ = mode;
+    let written = options.open(&tmp).and_then(|mut f| f.write_all(bytes)).and_then(|()| std::fs::rename(&tmp, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    written
+}
+
+/// Creates `work/rel` and the folders on the way (owner-only, 0700), and
+/// returns it. A symbolic link, or anything but a folder, on the way from
+/// `work` is refused: begen never writes out of its work directory.
+pub(crate) fn private_dir(work: &Path, rel: &Path) -> Result<PathBuf> {
+    let mut dir = work.to_path_buf();
+    for part in rel.components() {
+        dir.push(part);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(m) if m.is_dir() => {}
+            Ok(m) => {
+                let what = if m.file_type().is_symlink() { "a symbolic link" } else { "not a folder" };
+                return Err(Error::other(format!(
+                    "`{}` in begen's work directory is {what}: begen writes only its own files there and never                      through a link. Remove it (the work directory holds nothing but what begen can make again)",
+                    dir.display()
+                )));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let mut builder = std::fs::DirBuilder::new();
+                #[cfg(unix)]
+                std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+                match builder.create(&dir) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && dir.is_dir() => {}
+                    Err(e) => return Err(Error::io(&dir, e)),
+                }
+            }
+            Err(e) => return Err(Error::io(&dir, e)),
+        }
+    }
+    Ok(dir)
+}
+
+/// Writes the work file `work/rel` (a record, a generated source) unless it
+/// already holds exactly `bytes`: owner-only (0600), replaced in one rename,
+/// never written through a link (see [`private_dir`]). Returns whether it wrote.
+pub(crate) fn write_work_file(work: &Path, rel: &Path, bytes: &[u8]) -> Result<bool> {
+    let path = work.join(rel);
+    if holds(&path, bytes) {
+        return Ok(false);
+    }
+    private_dir(work, rel.parent().unwrap_or(Path::new("")))?;
+    replace(&path, bytes, 0o600).map_err(|e| Error::io(&path, e))?;
+    Ok(true)
+}
+
+/// [`write_work_file`] for a record whose bytes are seldom the same (no
+/// comparison first) and whose folder exists.
+pub(crate) fn write_record(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace(path, bytes, 0o600)
 }
 
 fn sibling_tmp(path: &Path) -> PathBuf {

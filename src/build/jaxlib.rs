@@ -85,6 +85,15 @@ pub(crate) fn headers(env: &Env, python: &str, version: &str) -> Result<PathBuf>
     std::fs::create_dir_all(&work).map_err(|e| Error::io(&work, e))?;
     let fetched = fetch(env, python, version, &work);
     let include = dir.join("include");
+    // A cache left half-written (a copy interrupted, a download killed
+    // before the header was in place) is not one: it goes, moved aside
+    // first so a concurrent build never sees it half-removed.
+    if std::fs::symlink_metadata(&include).is_ok() && !include.join(HEADER).is_file() {
+        let aside = dir.join(format!("stale-{}", std::process::id()));
+        if std::fs::rename(&include, &aside).is_ok() {
+            let _ = std::fs::remove_dir_all(&aside);
+        }
+    }
     let result = fetched.and_then(|()| match std::fs::rename(work.join("include"), &include) {
         Ok(()) => Ok(include.clone()),
         Err(_) if include.join(HEADER).is_file() => Ok(include.clone()),
@@ -154,6 +163,32 @@ mod tests {
         std::fs::write(api.join("ffi.h"), "").unwrap();
         let include = headers(&env, "/nonexistent/python", "0.10.2").unwrap();
         assert_eq!(include, base.join("begen/jaxlib-0.10.2/include"));
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+
+    /// A cache left half-written (its folder there, the header not) is
+    /// replaced by the next download, not an error.
+    #[cfg(unix)]
+    #[test]
+    fn a_half_written_cache_recovers() {
+        use std::os::unix::fs::PermissionsExt;
+        let base = std::env::temp_dir().join(format!("begen-jaxlib-half-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let env = Env::new().with("XDG_CACHE_HOME", base.to_str().unwrap());
+        let half = base.join("begen/jaxlib-0.10.2/include/xla/ffi");
+        std::fs::create_dir_all(half.join("api")).unwrap();
+        std::fs::write(half.join("api/c_api.h"), "partial").unwrap();
+        // A "Python" that fetches: `python -c SCRIPT VERSION WORK`.
+        let python = base.join("python");
+        std::fs::write(
+            &python,
+            "#!/bin/sh\nmkdir -p \"$4/include/xla/ffi/api\" && echo ok > \"$4/include/xla/ffi/api/ffi.h\"\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&python, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let include = headers(&env, python.to_str().unwrap(), "0.10.2").unwrap();
+        assert_eq!(std::fs::read_to_string(include.join(HEADER)).unwrap(), "ok\n");
+        assert!(!include.join("xla/ffi/api/c_api.h").exists(), "the half-written cache went");
         std::fs::remove_dir_all(&base).unwrap();
     }
 

@@ -151,7 +151,7 @@ pub(crate) fn localize_clashes(
             let _ = std::fs::remove_file(&record);
             run_tool(work, objcopy, &args, &format!("localizing clashing symbols of {}", object.display()))?;
             // Only saves the next run: a failure to write it is no error.
-            let _ = std::fs::write(&record, want);
+            let _ = super::files::write_record(&record, want.as_bytes());
         }
         out.push(local);
     }
@@ -215,7 +215,7 @@ fn globals(work: &Path, object: &Path, nm: &Path, binding: Binding, notes: &mut 
         kept.push('\n');
     }
     // Only saves the next run: a failure to write it is no error.
-    let _ = std::fs::write(&record, kept);
+    let _ = super::files::write_record(&record, kept.as_bytes());
     Ok(names)
 }
 

@@ -379,7 +379,7 @@ impl Toolchain {
 fn support_headers(env: &Env, work: &Path) -> Result<PathBuf> {
     match env.var("BEGEN_SUPPORT_INCLUDE") {
         Some(dir) => Ok(PathBuf::from(dir)),
-        None => support::write_headers(&work.join("include")),
+        None => support::write_headers(work, Path::new("include")),
     }
 }
 
@@ -689,7 +689,7 @@ fn write_generated<'e>(
     let mut written = Vec::new();
     for file in emitted.translation_units() {
         let path = work.join(&file.rel_path);
-        files::write_if_changed(&path, file.contents.as_bytes())?;
+        files::write_work_file(work, Path::new(&file.rel_path), file.contents.as_bytes())?;
         written.push(path);
     }
     files::remove_stale(&work.join("gen"), &written)?;

@@ -5,7 +5,9 @@
 //!
 //! An answer is reused only while everything it was derived from is as it
 //! was: its inputs (the program's path, the settings and the environment
-//! that choose or configure it, as one text compared whole), and the
+//! that choose or configure it, as one text compared whole; the record
+//! keeps only a hash of that text, never an environment variable's value,
+//! which may be a secret), and the
 //! identity ([`Stamp`]) of each file it depends on — the compiler binary
 //! itself (symbolic links resolved: an `update-alternatives` or a new
 //! toolkit is another file), a Python's site-packages folder (a `pip
@@ -34,6 +36,7 @@ struct Record {
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 struct Entry {
+    /// [`digest`] of the probe's inputs.
     inputs: String,
     files: Vec<(PathBuf, Stamp)>,
     value: serde_json::Value,
@@ -55,8 +58,12 @@ impl Probes {
     pub(crate) fn load(work: &Path) -> Probes {
         let path = work.join(FILE);
         let begen = env!("CARGO_PKG_VERSION").to_string();
-        let record = std::fs::read(&path)
-            .ok()
+        // Only a regular file is read: a FIFO or a device there could block
+        // every build, a link could lead anywhere.
+        let regular = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
+        let record = regular
+            .then(|| std::fs::read(&path).ok())
+            .flatten()
             .and_then(|bytes| serde_json::from_slice::<Record>(&bytes).ok())
             .filter(|r| r.begen == begen)
             .unwrap_or(Record { begen, entries: BTreeMap::new() });
@@ -81,6 +88,7 @@ impl Probes {
         if self.path.is_none() {
             return run().0;
         }
+        let inputs = digest(inputs);
         let why = match self.record.borrow().entries.get(name) {
             None => "no answer on record".to_string(),
             Some(e) if e.inputs != inputs => "its inputs (program, settings or environment) changed".to_string(),
@@ -106,7 +114,7 @@ impl Probes {
             })
             .collect();
         if let Ok(json) = serde_json::to_value(&value) {
-            let entry = Entry { inputs: inputs.to_string(), files, value: json };
+            let entry = Entry { inputs, files, value: json };
             self.record.borrow_mut().entries.insert(name.to_string(), entry);
             *self.dirty.borrow_mut() = true;
         }
@@ -136,10 +144,25 @@ impl Probes {
         if !*self.dirty.borrow() {
             return;
         }
+        let (Some(work), Some(file)) = (path.parent(), path.file_name()) else { return };
         if let Ok(text) = serde_json::to_string_pretty(&*self.record.borrow()) {
-            let _ = super::files::write_if_changed(path, text.as_bytes());
+            let _ = super::files::write_work_file(work, Path::new(file), text.as_bytes());
         }
     }
+}
+
+/// What the record keeps of a probe's inputs: a 128-bit hash (two SipHash
+/// passes, keyed apart), enough to tell inputs apart and nothing to read
+/// them back from.
+fn digest(inputs: &str) -> String {
+    use std::hash::{Hash, Hasher};
+    let half = |key: u8| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        key.hash(&mut h);
+        inputs.hash(&mut h);
+        h.finish()
+    };
+    format!("{:016x}{:016x}", half(1), half(2))
 }
 
 #[cfg(test)]
@@ -176,6 +199,83 @@ mod tests {
         // No record kept: always runs.
         assert_eq!(probe(&Probes::none(), "b"), "v2!");
         assert_eq!(*runs.borrow(), 4);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn the_record_keeps_no_value_of_the_environment_and_is_the_owners_alone() {
+        let dir = std::env::temp_dir().join(format!("begen-probes-secret-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        // Every kind of secret a build's environment carries.
+        let secrets = [
+            ("AWS_SECRET_ACCESS_KEY", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"),
+            ("GITHUB_TOKEN", "ghp_0123456789abcdefghijklmnopqrstuvwx"),
+            ("HF_TOKEN", "hf_abcdefghijklmnopqrstuvwxyz012345"),
+            ("PIP_INDEX_URL", "https://user:hunter2-password@pypi.example.com/simple"),
+            ("DATABASE_URL", "postgres://admin:s3cr3t-db-pass@db/prod"),
+        ];
+        let env_with = |token: &str| {
+            let mut env = crate::env::Env::new();
+            for (name, value) in secrets {
+                env = env.with(name, value);
+            }
+            env.with("GITHUB_TOKEN", token)
+        };
+        let env = env_with(secrets[1].1);
+        let probes = Probes::load(&dir);
+        let discovery = crate::build::toolchain::Discovery::with_probes(&env, &probes);
+        let answer: String = discovery.remembered("tool", "tool /usr/bin/tool", || ("answer".into(), Some(vec![])));
+        assert_eq!(answer, "answer");
+        probes.save();
+        let text = std::fs::read_to_string(dir.join(FILE)).unwrap();
+        for (name, value) in secrets {
+            assert!(!text.contains(value) && !text.contains(name), "{name} is in the record:\n{text}");
+        }
+        assert!(!text.contains("/usr/bin/tool"), "inputs are kept as a hash");
+        // Still reused while the environment is the same, not once it changes.
+        let again = Probes::load(&dir);
+        let discovery = crate::build::toolchain::Discovery::with_probes(&env, &again);
+        let _: String = discovery.remembered("tool", "tool /usr/bin/tool", || panic!("probed again"));
+        let other = env_with("ghp_another");
+        let discovery = crate::build::toolchain::Discovery::with_probes(&other, &again);
+        let answer: String = discovery.remembered("tool", "tool /usr/bin/tool", || ("new".into(), None));
+        assert_eq!(answer, "new");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(dir.join(FILE)).unwrap().permissions().mode();
+            assert_eq!(mode & 0o077, 0, "probes.json is the owner's only: {mode:o}");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// A FIFO, a link or a folder at `probes.json` is no record: loading it
+    /// neither blocks nor follows it, and saving replaces the link itself.
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_a_link_at_the_record_neither_hangs_nor_is_written_through() {
+        let dir = std::env::temp_dir().join(format!("begen-probes-fifo-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let made = std::process::Command::new("mkfifo").arg(dir.join(FILE)).status();
+        if made.is_ok_and(|s| s.success()) {
+            let start = std::time::Instant::now();
+            let probes = Probes::load(&dir);
+            assert!(start.elapsed() < std::time::Duration::from_secs(5));
+            let _: u32 = probes.get_or("p", "x", || (1, Some(vec![])));
+            probes.save();
+            assert!(std::fs::symlink_metadata(dir.join(FILE)).unwrap().is_file(), "replaced by a file");
+        }
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        std::fs::remove_file(dir.join(FILE)).unwrap();
+        std::os::unix::fs::symlink(&victim, dir.join(FILE)).unwrap();
+        let probes = Probes::load(&dir);
+        let _: u32 = probes.get_or("p", "x", || (1, Some(vec![])));
+        probes.save();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+        assert!(std::fs::symlink_metadata(dir.join(FILE)).unwrap().is_file());
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -71,7 +71,7 @@ impl LinkInputs {
             return;
         };
         let text = format!("{}--- output\n{} {} {hash:016x}\n", self.0, stamp.times(), stamp.size);
-        let _ = std::fs::write(&path, text);
+        let _ = super::files::write_record(&path, text.as_bytes());
     }
 
     /// Forgets the last link (before one that may fail or be interrupted).

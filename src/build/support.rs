@@ -55,13 +55,13 @@ pub(crate) fn version() -> String {
     }
 }
 
-/// Writes the embedded headers under `dir` (only those whose bytes
-/// changed, so compiled objects stay up to date) and returns `dir`.
-pub(crate) fn write_headers(dir: &Path) -> Result<PathBuf> {
+/// Writes the embedded headers under `work/rel` (only those whose bytes
+/// changed, so compiled objects stay up to date) and returns that folder.
+pub(crate) fn write_headers(work: &Path, rel: &Path) -> Result<PathBuf> {
     for (path, text) in HEADERS {
-        files::write_if_changed(&dir.join(path), text.as_bytes())?;
+        files::write_work_file(work, &rel.join(path), text.as_bytes())?;
     }
-    Ok(dir.to_path_buf())
+    Ok(work.join(rel))
 }
 
 #[cfg(test)]

@@ -49,7 +49,7 @@ impl Warnings {
             return String::new();
         }
         // Only the summary needs it: a failure to keep it is no error.
-        let _ = std::fs::write(&path, output);
+        let _ = super::files::write_record(&path, output.as_bytes());
         let lines: Vec<&str> = output.lines().filter(|l| is_warning(l)).collect();
         if verbose || lines.is_empty() {
             return output.to_string();
@@ -80,7 +80,7 @@ impl Warnings {
         if log.is_empty() {
             let _ = std::fs::remove_file(&path);
         } else {
-            let _ = super::files::write_if_changed(&path, log.as_bytes());
+            let _ = super::files::write_work_file(work, Path::new(LOG), log.as_bytes());
         }
         if self.total > 0 {
             reporter.progress(&format!(

@@ -54,9 +54,13 @@ impl Workspace {
             Some(root) => (root.join(name), false),
             None => (default_root(&out, env).join(name), true),
         };
-        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        create_private(&dir)?;
         let dir = std::path::absolute(&dir).map_err(|e| Error::io(&dir, e))?;
         let path = dir.join("lock");
+        // Opened for writing: a link there would be followed.
+        if std::fs::symlink_metadata(&path).is_ok_and(|m| !m.is_file()) {
+            let _ = std::fs::remove_file(&path);
+        }
         let file = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -90,6 +94,26 @@ impl Drop for Stage {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
+}
+
+/// Creates the work directory `dir` (with its parents) for its owner only
+/// (0700: the work files hold the build's commands and the compiler's
+/// output), and makes one that exists so.
+fn create_private(dir: &Path) -> Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(dir).map_err(|e| Error::io(dir, e))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let meta = std::fs::metadata(dir).map_err(|e| Error::io(dir, e))?;
+        if meta.permissions().mode() & 0o077 != 0 {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(|e| Error::io(dir, e))?;
+        }
+    }
+    Ok(())
 }
 
 /// Takes `file`'s lock (released when it closes).
@@ -138,7 +162,7 @@ fn claim(dir: &Path, out: &Path) -> Result<()> {
         };
         removed.map_err(|e| Error::io(&path, e))?;
     }
-    std::fs::write(&path, record).map_err(|e| Error::io(&path, e))
+    super::files::write_record(&path, record.as_bytes()).map_err(|e| Error::io(&path, e))
 }
 
 #[cfg(test)]

@@ -203,15 +203,33 @@ fn check_jax_min(req: &RunInput, diags: &mut Vec<Diagnostic>) -> Option<String> 
         (None, Some(v)) => (v, config_span(req, &yaml_path!["jax_min"])),
         (None, None) => return None,
     };
-    if crate::model::is_release_number(version) {
+    let message = if !crate::model::is_release_number(version) {
+        msg::bad_jax_min(version)
+    } else if !jax_min_supported(version) {
+        msg::unsupported_jax_min(version, JAX_MIN_OLDEST, JAX_MIN_BEYOND)
+    } else {
         return Some(version.clone());
-    }
+    };
     let d = match span {
-        Some(span) => Diagnostic::error(span, msg::bad_jax_min(version)),
-        None => Diagnostic::file(Severity::Error, req.root_file, msg::bad_jax_min(version)),
+        Some(span) => Diagnostic::error(span, message),
+        None => Diagnostic::file(Severity::Error, req.root_file, message),
     };
     diags.push(d);
     None
+}
+
+/// The oldest jax a library can be built for (`jax_min`), and the first
+/// release number beyond the supported ones (jax has had no 1.x release;
+/// one would have to be tried before it is accepted).
+const JAX_MIN_OLDEST: &str = "0.10.2";
+const JAX_MIN_BEYOND: &str = "1.0";
+
+/// Whether the release number `version` is in
+/// [`JAX_MIN_OLDEST`]..[`JAX_MIN_BEYOND`].
+fn jax_min_supported(version: &str) -> bool {
+    let parts = |v: &str| v.split('.').map(|p| p.parse::<u64>().unwrap_or(u64::MAX)).collect::<Vec<_>>();
+    let v = parts(version);
+    v >= parts(JAX_MIN_OLDEST) && v < parts(JAX_MIN_BEYOND)
 }
 
 /// `sources:` keys must name source files under the root.
@@ -642,6 +660,13 @@ pub(crate) fn include_path_text(path: &Path) -> Result<String, String> {
 /// folder such as `/usr/include/eigen3`).
 fn check_include_dirs(req: &RunInput, diags: &mut Vec<Diagnostic>) {
     check_dirs(req, &yaml_path!["include_dirs"], &req.config.include_dirs, msg::include_dir_missing, diags);
+    // The caller's `-I` (read from the caller's folder, see the plan).
+    for dir in &req.settings.includes {
+        if !plan::caller_path(dir).is_dir() {
+            let message = msg::include_option_missing(&dir.display().to_string());
+            diags.push(Diagnostic::file(Severity::Error, req.root_file, message));
+        }
+    }
 }
 
 /// Each of `dirs` must be a directory, a relative one read from the root

@@ -33,7 +33,8 @@ pub(super) fn resolve(
         backends.push(backend(s, c, Platform::Cuda, env));
     }
     let config_dirs = c.include_dirs.iter().map(|d| req.root.join(d));
-    let includes = s.includes.iter().cloned().chain(config_dirs).chain([req.root.to_path_buf()]).collect();
+    let includes =
+        s.includes.iter().map(|d| caller_path(d)).chain(config_dirs).chain([req.root.to_path_buf()]).collect();
     Plan {
         outputs: Outputs::of(name),
         out: s.out_dir().to_path_buf(),
@@ -53,6 +54,13 @@ pub(super) fn resolve(
         verbose: s.verbose,
         cc_metadata: s.cc_metadata,
     }
+}
+
+/// A path the caller gave (`-I DIR`), absolute: a relative one is read
+/// from the caller's folder (compilers run in the work directory, where it
+/// would name another folder).
+pub(crate) fn caller_path(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// The plan of the backend for `platform`: the caller's cc configuration,
@@ -140,4 +148,14 @@ fn file_prefix_maps(root: &Path) -> Vec<String> {
         .filter(|r| !r.contains(['=', ',']) && !r.is_empty())
         .map(|r| format!("-ffile-prefix-map={}/=", r.trim_end_matches('/')))
         .collect()
+}
+
+#[cfg(test)]
+mod caller_tests {
+    #[test]
+    fn a_relative_include_is_the_callers() {
+        let cwd = std::env::current_dir().unwrap();
+        assert_eq!(super::caller_path(std::path::Path::new("inc")), cwd.join("inc"));
+        assert_eq!(super::caller_path(std::path::Path::new("/abs/inc")), std::path::Path::new("/abs/inc"));
+    }
 }

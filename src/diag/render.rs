@@ -122,6 +122,11 @@ struct Slice {
     marks: Vec<(std::ops::Range<usize>, String)>,
 }
 
+/// Lines longer than this are cut to [`CONTEXT`] bytes either side of the
+/// marks when shown.
+const LONG_LINE: usize = 4096;
+const CONTEXT: usize = 1024;
+
 fn slice(d: &Diagnostic, map: &SourceMap, file: FileId) -> Option<Slice> {
     let mut spans: Vec<(Span, &str)> = Vec::new();
     let primary = file == d.span.file && !d.whole_file;
@@ -135,8 +140,23 @@ fn slice(d: &Diagnostic, map: &SourceMap, file: FileId) -> Option<Slice> {
     let f = map.get(file);
     let lines: Vec<usize> = spans.iter().map(|(s, _)| f.position(s.start).0).collect();
     let (first, last) = (*lines.iter().min()?, *lines.iter().max()?);
-    let from = f.line_range(first).start;
-    let to = f.line_range(last).end;
+    let (mut from, mut to) = (f.line_range(first).start, f.line_range(last).end);
+    // A very long line (a begen.yaml written on one line) is cut to the
+    // neighbourhood of the marks, so that each of many diagnostics on it
+    // costs no more than a short line does; the renderer shows only that
+    // much of a line anyway.
+    if to - from > LONG_LINE {
+        let lo = spans.iter().map(|(s, _)| s.start).min().unwrap_or(from);
+        let hi = spans.iter().map(|(s, _)| s.end).max().unwrap_or(to);
+        let at_char = |mut k: usize| {
+            while f.bytes.get(k).is_some_and(|b| b & 0xC0 == 0x80) {
+                k += 1;
+            }
+            k
+        };
+        from = at_char(lo.saturating_sub(CONTEXT).max(from)).min(lo.max(from));
+        to = at_char(hi.saturating_add(CONTEXT).min(to)).min(to).max(from);
+    }
     // A file whose text was let go shows no snippet.
     let bytes = f.bytes.get(from..to).filter(|_| f.has_text())?;
     let text = shown(bytes);

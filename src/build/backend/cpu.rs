@@ -34,7 +34,7 @@ impl Backend for Cpu {
         for flag in tu.prefix_maps.iter().chain(&plan.flags) {
             b.flag(flag);
         }
-        detected(&b, "host C++ compiler", tu, remember.then_some(discovery), None, || {
+        detected(&b, "host C++ compiler", tu, discovery, remember, None, || {
             let tool = b.try_get_compiler().map_err(|e| cc_error("no usable host C++ compiler", e))?;
             Ok(CompilerCmd::from_tool(&tool, None))
         })

@@ -48,7 +48,7 @@ impl Backend for Cuda {
             b.flag(flag);
         }
         let nvcc = &self.0.nvcc;
-        detected(&b, "CUDA compiler", tu, remember.then_some(discovery), Some(nvcc), || {
+        detected(&b, "CUDA compiler", tu, discovery, remember, Some(nvcc), || {
             // cc asserts (panics) when CXX carries arguments in CUDA mode; turn that
             // into an error rather than a backtrace.
             let tool = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| b.try_get_compiler()))

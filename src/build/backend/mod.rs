@@ -86,7 +86,39 @@ fn cc_error(what: &str, e: cc::Error) -> Error {
 /// `b`, the environment and the compiler binaries (the program, nvcc's
 /// `-ccbin` host compiler) are the same. Not kept when cc prints `cargo:`
 /// lines (build.rs): Cargo must hear of every variable cc reads, each time.
+/// Either way the command carries the programs' identity, found now.
 fn detected(
+    b: &cc::Build,
+    what: &str,
+    tu: &TuInputs<'_>,
+    discovery: &Discovery,
+    remember: bool,
+    nvcc: Option<&Path>,
+    detect: impl FnOnce() -> Result<CompilerCmd>,
+) -> Result<CompilerCmd> {
+    let mut cmd = remembered(b, what, tu, remember.then_some(discovery), nvcc, detect)?;
+    cmd.identity = identity(&cmd, discovery);
+    Ok(cmd)
+}
+
+/// What the programs a compiler command runs are now (the program and
+/// nvcc's host compiler; links resolved): each one's path, size and
+/// modification time. A compiler replaced or edited in place (a wrapper
+/// script) at the same path is another compiler: every unit recompiles.
+fn identity(cmd: &CompilerCmd, discovery: &Discovery) -> String {
+    let mut text = String::new();
+    for program in programs(cmd) {
+        let file = discovery.program_file(&program).and_then(|f| std::fs::canonicalize(&f).ok());
+        let stamp = file.as_deref().and_then(super::stamp::Stamp::of);
+        match (file, stamp) {
+            (Some(file), Some(s)) => text.push_str(&format!("{} {} {} ", file.display(), s.size, s.mtime)),
+            _ => text.push_str(&format!("{} unknown ", program.display())),
+        }
+    }
+    text.trim_end().to_string()
+}
+
+fn remembered(
     b: &cc::Build,
     what: &str,
     tu: &TuInputs<'_>,

@@ -593,6 +593,14 @@ pub(crate) fn include_dir_missing(dir: &str) -> String {
     )
 }
 
+pub(crate) fn include_option_missing(dir: &str) -> String {
+    let dir = q(dir);
+    format!(
+        "the include directory `-I {dir}` is not a directory (a relative one is read from the folder begen runs in; \
+         build.rs: the package's folder)"
+    )
+}
+
 pub(crate) const HINT_LIBRARY_NAME: &str =
     "pass --name NAME (`.name(\"...\")` in build.rs) or set `name:` in begen.yaml";
 

@@ -51,6 +51,14 @@ pub(crate) fn bad_jax_min(value: &str) -> String {
     format!("jax_min `{value}` is not a jax release number: write it like 0.10.2 or 0.12.0.1")
 }
 
+pub(crate) fn unsupported_jax_min(value: &str, oldest: &str, beyond: &str) -> String {
+    let value = q(value);
+    format!(
+        "jax_min `{value}` is not a jax release begen supports: it builds for jax {oldest} and newer releases \
+         below {beyond}"
+    )
+}
+
 pub(crate) fn config_source_missing(file: &str) -> String {
     let file = q(file);
     format!("begen.yaml lists `{file}`, which is not a source file under the root")
