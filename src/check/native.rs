@@ -191,6 +191,7 @@ pub(super) fn infer_native(
             pointer: None,
             array: None,
             line,
+            default: None,
         };
         if infer::is_tensor_type(&p.ty) {
             diags.push(Diagnostic::error(p.span, msg::native_mixed(&c.name, &name)).hint(msg::HINT_NATIVE_MIXED));
