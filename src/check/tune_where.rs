@@ -70,7 +70,7 @@ fn lex(text: &str) -> Result<Vec<(Tok, usize, usize)>, WhereError> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
-    const SYMS: [&str; 15] = ["==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%", "(", ")", "&&", "||"];
+    const SYMS: [&str; 16] = ["==", "!=", "<=", ">=", "<", ">", "+", "-", "*", "/", "%", "(", ")", "&&", "||", "!"];
     while i < bytes.len() {
         let c = bytes[i];
         if c.is_ascii_whitespace() {

@@ -42,7 +42,7 @@ pub(crate) const PY_IMPORTS: [PyImport; 9] = [
 /// Modules the generated module imports inside its functions (the version
 /// gate's `sys` and `jaxlib`, `jax.export`, the linked libraries' `nvidia`,
 /// the tuning tables' `json` and `stat`).
-pub(crate) const PY_LATE_IMPORTS: [&str; 7] = ["sys", "jaxlib", "jax", "nvidia", "warnings", "json", "stat"];
+pub(crate) const PY_LATE_IMPORTS: [&str; 8] = ["sys", "jaxlib", "jax", "nvidia", "warnings", "json", "stat", "functools"];
 
 /// The third-party modules JAX imports by top-level name (its dependencies)
 /// or tries to at start-up (its plugins' namespace `jax_plugins`, the GPU and
@@ -406,7 +406,7 @@ pub(crate) fn shadows_py_module(name: &str) -> bool {
 /// function, module or parameter of one of these names would hide one, so
 /// it gets a `_` appended. Every name starting with `_begen` is reserved
 /// too (see [`is_py_reserved`]).
-pub(crate) const PY_RESERVED: [&str; 76] = [
+pub(crate) const PY_RESERVED: [&str; 77] = [
     // The module's own names (the template's and the runtime's).
     "register",
     "registry",
@@ -424,6 +424,7 @@ pub(crate) const PY_RESERVED: [&str; 76] = [
     "_BEGEN_WIDE",
     "_BEGEN_BUILD",
     "_BEGEN_TUNE",
+    "_BEGEN_PARTITIONED",
     "_BEGEN_GRADS",
     "_BEGEN_TUNE_FORMAT",
     "_BEGEN_TUNE_MAX_BYTES",
