@@ -15,8 +15,9 @@
 #   Also not in the default, on brainevent's CUDA tree: `brainevent-loop`
 #   (needs OLD_BEGEN, an older begen binary) and `brainevent-ccache` (needs
 #   CCACHE, a ccache binary): see those steps below. `ffi` (not in the
-#   default): jax's examples/ffi cuda_examples, from .carry/jax-examples-ffi.
-#   `bench-native` (not in the default): bench/ffi_native on the GPU.
+#   default): jax's examples/ffi cuda_examples, from .carry/jax-examples-ffi;
+#   `eager` and `bench-native` (not in the default): the eager-call and
+#   native-signature (bench/ffi_native) per-call benchmarks.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -203,6 +204,11 @@ if step bench-binary; then
     BEGEN_BENCH_CUBIN=bench/gpu/binaries/bin/add_one.cubin \
         XLA_FLAGS="${XLA_FLAGS:-} --xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL" \
         "$PY" bench/gpu/binary_overhead.py "$WORK/ovhbin" "$WORK/hand_binary.so" --rounds "${ROUNDS:-300}"
+fi
+if step eager; then
+    echo "== eager calls: each binding of one CUDA kernel against a cached plain ffi_call of its target"
+    "$BEGEN" build bench/gpu/eager --out "$WORK/eager" --platform cuda --quiet
+    "$PY" bench/gpu/eager_overhead.py "$WORK/eager"
 fi
 if step bench-native; then
     echo "== per-call cost of a native XLA FFI signature bound by begen against the hand-written Bind (one library)"
