@@ -119,13 +119,11 @@ def main() -> None:
     kernels = out / "kernels"
     shutil.rmtree(out, ignore_errors=True)
     kernels.mkdir(parents=True)
-    if platform == "cuda":
-        # The library's name: the shims import `_ffi_examples`.
-        pass
     annotated = ANNOTATED if platform == "cpu" else CUDA_ANNOTATED
     for name, names in annotated.items():
         (kernels / name).write_text(annotate(files["src/jax_ffi_example/" + name], names))
-    (kernels / "begen.yaml").write_text(CONFIG)
+    if platform == "cpu":  # the options name the CPU sources' kernels
+        (kernels / "begen.yaml").write_text(CONFIG)
     lib = out / "lib"
     subprocess.run(
         [begen, "build", str(kernels), "--out", str(lib), "--name", "_ffi_examples", "--platform", platform],
