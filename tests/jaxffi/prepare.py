@@ -138,7 +138,7 @@ def main() -> None:
     tests.mkdir()
     for name in TESTS[platform]:
         text = files["tests/" + name]
-        changed = re.sub(r"^(\s*)from jax_ffi_example import", r"\1from begen_ffi_example import", text, flags=re.MULTILINE)
+        changed = re.sub(r"^([ \t]*)from jax_ffi_example import", r"\1from begen_ffi_example import", text, flags=re.MULTILINE)
         if changed == text:
             raise SystemExit(f"{name}: no `from jax_ffi_example import` line")
         (tests / name).write_text(changed)
