@@ -137,9 +137,9 @@ fi
 # The crate's #[ignore]d tests compile generated code (g++, JAX's XLA headers,
 # nvcc): setup.sh has provided all three by now, so CI runs them too.
 if [[ $CI == true ]]; then
-    step "cargo test" cargo test --all-targets -- --include-ignored
+    step "cargo test" cargo test --all-targets --no-fail-fast -- --include-ignored
 else
-    step "cargo test" cargo test --all-targets
+    step "cargo test" cargo test --all-targets --no-fail-fast
 fi
 if [[ -f src/lib.rs ]]; then
     step "cargo test --doc" cargo test --doc
