@@ -214,11 +214,13 @@ say "installed the wheel into a fresh venv and called its kernels in $((SECONDS 
 (
     source "$WORK/user-env/bin/activate"
     "${PIP[@]}" "${PINS[@]}" "$WORK"/dist/snnkit-*.whl "$WORK"/dist/otherkit-*.whl pytest "$begen_whl"
-    cd "$WORK/elsewhere"
-    JAX_PLATFORMS=cpu python -m pytest -q -p no:cacheprovider -s snnkit/tests otherkit/tests \
-        --rootdir . --import-mode=importlib
-    JAX_PLATFORMS=cpu python -c "import numpy as np, snnkit, otherkit
-x = np.linspace(-1.0, 1.0, 5)
+    # From a folder that holds no project named like a package (the
+    # projects' own folders would shadow the installed packages).
+    cd "$WORK"
+    JAX_PLATFORMS=cpu python -P -m pytest -q -p no:cacheprovider -s elsewhere/snnkit/tests elsewhere/otherkit/tests \
+        --import-mode=importlib
+    JAX_PLATFORMS=cpu python -P -c "import numpy as np, snnkit, otherkit
+x = np.linspace(-1.0, 1.0, 5, dtype=np.float32)
 np.testing.assert_allclose(snnkit.square(x, scale=2.0), otherkit.square(x, scale=2.0))
 assert snnkit._kernels.TARGETS['square'] == 'snnkit._kernels.square', snnkit._kernels.TARGETS
 assert otherkit._kernels.TARGETS['square'] == 'otherkit._kernels.square', otherkit._kernels.TARGETS"
