@@ -219,8 +219,9 @@ say "installed the wheel into a fresh venv and called its kernels in $((SECONDS 
     cd "$WORK"
     JAX_PLATFORMS=cpu python -P -m pytest -q -p no:cacheprovider -s elsewhere/snnkit/tests elsewhere/otherkit/tests \
         --import-mode=importlib
-    JAX_PLATFORMS=cpu python -P -c "import numpy as np, snnkit, otherkit
-x = np.linspace(-1.0, 1.0, 5, dtype=np.float32)
+    JAX_PLATFORMS=cpu python -P -c "import jax, numpy as np, snnkit, otherkit
+jax.config.update('jax_enable_x64', True)  # the scaffold's kernel takes float64
+x = np.linspace(-1.0, 1.0, 5)
 np.testing.assert_allclose(snnkit.square(x, scale=2.0), otherkit.square(x, scale=2.0))
 assert snnkit._kernels.TARGETS['square'] == 'snnkit._kernels.square', snnkit._kernels.TARGETS
 assert otherkit._kernels.TARGETS['square'] == 'otherkit._kernels.square', otherkit._kernels.TARGETS"
