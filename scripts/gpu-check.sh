@@ -17,7 +17,9 @@
 #   CCACHE, a ccache binary): see those steps below. `ffi` (not in the
 #   default): jax's examples/ffi cuda_examples, from .carry/jax-examples-ffi;
 #   `eager` and `bench-native` (not in the default): the eager-call and
-#   native-signature (bench/ffi_native) per-call benchmarks.
+#   native-signature (bench/ffi_native) per-call benchmarks. `multiproc`
+#   and `where` (not in the default; 2+ GPUs): the sharded kernels run by
+#   one process per GPU, and the strong split's step taken apart.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -88,6 +90,21 @@ if step bench || step multigpu; then
     echo "== sharding: per-call cost of an unsplit call; scaling on 2+ GPUs"
     (cd bench/gpu && "$PY" sharding.py "$WORK/sharding")
 fi
+fi
+
+# Not in the default STEPS: both need 2 or more GPUs.
+if step multiproc || step where; then
+"$BEGEN" build tests/e2e/sharding --out "$WORK/sharding" --platform cuda --quiet
+fi
+if step multiproc; then
+echo "== sharding across processes: one process per GPU, jax.distributed on 127.0.0.1, one global mesh"
+"$PY" tests/gpu/check_multiprocess.py "$WORK/sharding"
+fi
+if step where; then
+echo "== sharding: where a strong split's step goes (each GPU alone, independent programs, the split)"
+for rows in 8388608 16777216; do
+    (cd bench/gpu && "$PY" sharding.py "$WORK/sharding" --where --rows "$rows" --steps 12)
+done
 fi
 
 if step jaxmin && [[ -n "${JAXMIN_DIR:-}" ]]; then

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The pip route, end to end, as a Python user meets it:
 #
-#   1. build begen's wheel as it is released (scripts/build-wheel.sh, the
-#      command of .github/workflows/release.yml: a manylinux2014 wheel
-#      linked by zig and audited by auditwheel; the distribution
-#      `begen-jax`: the `begen` program + python/begen);
+#   1. build begen's sdist and, from it, its wheel as they are released
+#      (scripts/build-wheel.sh, the command of
+#      .github/workflows/release.yml: a manylinux2014 wheel linked by zig
+#      and audited by auditwheel; the distribution `begen-jax`: the `begen`
+#      program + python/begen);
 #   2. install it into a fresh venv, with no Rust toolchain on PATH, and use
 #      it from an unrelated directory: `begen`, `python -m begen`, `begen
 #      doctor` (installed by pip, embedded headers), `begen build` of a

@@ -13,8 +13,14 @@
    `lax.fori_loop` whose carry depends on every step's outputs), so one
    dispatch serves many steps; ms per step is a loop's time over `--inner`,
    median of `--steps` loops.
+3. Where the time goes (`--where`), for the strong-scaling split: each GPU
+   alone running its own block (a slower GPU bounds the split step), all
+   GPUs running their blocks as independent one-GPU programs dispatched
+   together (no SPMD program: the best a split can do), and the split step
+   itself, with `--inner` and 4x `--inner` steps per jit (a cost per
+   dispatch shrinks per step; a cost per step does not).
 
-usage: python bench/gpu/sharding.py OUT [--rounds 300] [--steps 20] [--inner 100]
+usage: python bench/gpu/sharding.py OUT [--rounds 300] [--steps 20] [--inner 100] [--where]
 """
 
 import argparse
@@ -58,10 +64,36 @@ def step_time(f, feed, args, steps, inner):
     return statistics.median(ts)
 
 
+def workload(m, name, rows, put, rng):
+    # (args, (split fn, undeclared fn), feed) of one kernel at `rows` rows.
+    if name == "rowscale_cuda":
+        x = rng.normal(size=(rows, 64)).astype(np.float32)
+        fs = (lambda a: m.rowscale_cuda(a, s=2.0), lambda a: m.rowscale_cuda_plain(a, s=2.0))
+        # y = 2x feeds the next step, as a recurrent update would.
+        return (put(x, "x"),), fs, lambda carry, y: (y,)
+    b, r, per_row = rows // 1024, 1024, 8
+    indptr = np.tile(np.arange(0, r * per_row + 1, per_row, dtype=np.int32), (b, 1))
+    indices = rng.integers(0, 1 << 16, size=(b, r * per_row)).astype(np.int32)
+    data = rng.normal(size=(b, r * per_row)).astype(np.float32)
+    v = rng.normal(size=1 << 16).astype(np.float32)
+    out = jax.ShapeDtypeStruct((b, r), np.float32)
+    fs = (
+        lambda d, i, p, w, out=out: m.csr_rows_cuda(d, i, p, w, out=out),
+        lambda d, i, p, w, out=out: m.csr_rows_cuda_plain(d, i, p, w, out=out),
+    )
+
+    # Each row block's first offset takes 0 * its first output: a
+    # per-block update (no communication) the next step reads.
+    def feed(carry, y):
+        d, i, p, w = carry
+        return d, i, p.at[:, 0].add((y[:, 0] * 0).astype(p.dtype)), w
+
+    return (put(data, "x"), put(indices, "x"), put(indptr, "x"), put(v)), fs, feed
+
+
 def scaling(m, steps, inner, size):
     G = jax.device_count()
     rng = np.random.default_rng(0)
-    k = 64
     one = jax.make_mesh((1,), ("x",), devices=jax.devices()[:1])
     every = jax.make_mesh((G,), ("x",))
     print(
@@ -73,37 +105,50 @@ def scaling(m, steps, inner, size):
             results = []
             for mesh, rows in ((one, rows_per_gpu_1), (every, rows_per_gpu_g * G)):
                 put = lambda a, *spec, mesh=mesh: jax.device_put(a, NamedSharding(mesh, P(*spec)))
-                if name == "rowscale_cuda":
-                    x = rng.normal(size=(rows, k)).astype(np.float32)
-                    args = (put(x, "x"),)
-                    fs = (lambda a: m.rowscale_cuda(a, s=2.0), lambda a: m.rowscale_cuda_plain(a, s=2.0))
-                    # y = 2x feeds the next step, as a recurrent update would.
-                    feed = lambda carry, y: (y,)
-                else:
-                    b, r, per_row = rows // 1024, 1024, 8
-                    indptr = np.tile(np.arange(0, r * per_row + 1, per_row, dtype=np.int32), (b, 1))
-                    indices = rng.integers(0, 1 << 16, size=(b, r * per_row)).astype(np.int32)
-                    data = rng.normal(size=(b, r * per_row)).astype(np.float32)
-                    v = rng.normal(size=1 << 16).astype(np.float32)
-                    args = (put(data, "x"), put(indices, "x"), put(indptr, "x"), put(v))
-                    out = jax.ShapeDtypeStruct((b, r), np.float32)
-                    fs = (
-                        lambda d, i, p, w, out=out: m.csr_rows_cuda(d, i, p, w, out=out),
-                        lambda d, i, p, w, out=out: m.csr_rows_cuda_plain(d, i, p, w, out=out),
-                    )
-
-                    # Each row block's first offset takes 0 * its first output: a
-                    # per-block update (no communication) the next step reads.
-                    def feed(carry, y):
-                        d, i, p, w = carry
-                        return d, i, p.at[:, 0].add((y[:, 0] * 0).astype(p.dtype)), w
-
+                args, fs, feed = workload(m, name, rows, put, rng)
                 results.append([step_time(f, feed, args, steps, inner) for f in fs])
             (t1, _), (tg, tplain) = results
             print(
                 f"{name + ' ' + label:<16}{rows_per_gpu_g * G:>12}{t1:>10.3f}{tg:>10.3f}{tplain:>11.3f}"
                 f"{t1 / tg:>10.2f}{tplain / tg:>11.2f}"
             )
+
+
+def where(m, steps, inner, size):
+    # The strong split's step, taken apart (see the module's docstring).
+    G = jax.device_count()
+    rng = np.random.default_rng(0)
+    print(f"\nwhere the time goes: strong split of {size} rows over {G} GPUs; ms per step, median of {steps}")
+    for name in ("rowscale_cuda", "csr_rows_cuda"):
+        rows = size // G
+        alone = []
+        loops = []
+        for d in jax.devices():
+            mesh = jax.make_mesh((1,), ("x",), devices=[d])
+            put = lambda a, *spec, mesh=mesh: jax.device_put(a, NamedSharding(mesh, P(*spec)))
+            args, fs, feed = workload(m, name, rows, put, rng)
+            alone.append(step_time(fs[0], feed, args, steps, inner))
+            body = lambda _, carry, f=fs[0], feed=feed: feed(carry, f(*carry))
+            loop = jax.jit(lambda *a, body=body: jax.lax.fori_loop(0, inner, body, a))
+            jax.block_until_ready(loop(*args))
+            loops.append((loop, args))
+        ts = []
+        for _ in range(steps):
+            t0 = time.perf_counter()
+            outs = [loop(*args) for loop, args in loops]
+            jax.block_until_ready(outs)
+            ts.append((time.perf_counter() - t0) * 1e3 / inner)
+        together = statistics.median(ts)
+        every = jax.make_mesh((G,), ("x",))
+        put = lambda a, *spec, mesh=every: jax.device_put(a, NamedSharding(mesh, P(*spec)))
+        args, fs, feed = workload(m, name, size, put, rng)
+        split = step_time(fs[0], feed, args, steps, inner)
+        split4 = step_time(fs[0], feed, args, max(steps // 4, 3), 4 * inner)
+        print(f"{name}: each GPU alone " + " ".join(f"{t:.3f}" for t in alone))
+        print(
+            f"{name}: {G} one-GPU programs together {together:.3f}; split {split:.3f} ({inner} steps per jit), "
+            f"{split4:.3f} ({4 * inner} steps per jit)"
+        )
 
 
 def main():
@@ -113,10 +158,14 @@ def main():
     p.add_argument("--steps", type=int, default=20)
     p.add_argument("--inner", type=int, default=100)
     p.add_argument("--rows", type=int, default=1 << 23, help="rows of the 1-GPU problem (k = 64 columns)")
+    p.add_argument("--where", action="store_true", help="only the strong split's step, taken apart")
     a = p.parse_args()
     sys.path.insert(0, a.begen_out)
     import e2e_sharding as m
 
+    if a.where:
+        where(m, a.steps, a.inner, a.rows)
+        return
     per_call(m, a.rounds)
     if jax.device_count() > 1:
         scaling(m, a.steps, a.inner, a.rows)
