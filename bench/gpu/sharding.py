@@ -91,7 +91,7 @@ def workload(m, name, rows, put, rng):
     return (put(data, "x"), put(indices, "x"), put(indptr, "x"), put(v)), fs, feed
 
 
-def scaling(m, steps, inner, size):
+def scaling(m, steps, inner, size, kinds=("strong", "weak"), gather=True):
     G = jax.device_count()
     rng = np.random.default_rng(0)
     one = jax.make_mesh((1,), ("x",), devices=jax.devices()[:1])
@@ -101,16 +101,18 @@ def scaling(m, steps, inner, size):
     )
     print(f"{'kernel':<16}{'rows':>12}{'1 GPU':>10}{f'{G} GPUs':>10}{'no shard:':>11}{'speed-up':>10}{'vs gather':>11}")
     for label, rows_per_gpu_1, rows_per_gpu_g in (("strong", size, size // G), ("weak", size, size)):
+        if label not in kinds:
+            continue
         for name in ("rowscale_cuda", "csr_rows_cuda"):
             results = []
             for mesh, rows in ((one, rows_per_gpu_1), (every, rows_per_gpu_g * G)):
                 put = lambda a, *spec, mesh=mesh: jax.device_put(a, NamedSharding(mesh, P(*spec)))
                 args, fs, feed = workload(m, name, rows, put, rng)
-                results.append([step_time(f, feed, args, steps, inner) for f in fs])
-            (t1, _), (tg, tplain) = results
+                results.append([step_time(f, feed, args, steps, inner) for f in (fs if gather else fs[:1])] + [0.0])
+            (t1, *_), (tg, tplain, *_) = results
             print(
                 f"{name + ' ' + label:<16}{rows_per_gpu_g * G:>12}{t1:>10.3f}{tg:>10.3f}{tplain:>11.3f}"
-                f"{t1 / tg:>10.2f}{tplain / tg:>11.2f}"
+                f"{t1 / tg:>10.2f}{tplain / tg if gather else float('nan'):>11.2f}"
             )
 
 
@@ -159,6 +161,8 @@ def main():
     p.add_argument("--inner", type=int, default=100)
     p.add_argument("--rows", type=int, default=1 << 23, help="rows of the 1-GPU problem (k = 64 columns)")
     p.add_argument("--where", action="store_true", help="only the strong split's step, taken apart")
+    p.add_argument("--only", choices=("strong", "weak"), help="one kind of scaling row")
+    p.add_argument("--no-gather", action="store_true", help="skip the gather-everything baseline (slow at large sizes)")
     a = p.parse_args()
     sys.path.insert(0, a.begen_out)
     import e2e_sharding as m
@@ -166,9 +170,11 @@ def main():
     if a.where:
         where(m, a.steps, a.inner, a.rows)
         return
-    per_call(m, a.rounds)
+    if a.rounds:
+        per_call(m, a.rounds)
     if jax.device_count() > 1:
-        scaling(m, a.steps, a.inner, a.rows)
+        kinds = (a.only,) if a.only else ("strong", "weak")
+        scaling(m, a.steps, a.inner, a.rows, kinds, gather=not a.no_gather)
     else:
         print("\nscaling: 1 GPU; the scaling rows need 2 or more (scripts/gpu-check.sh step `multigpu`)")
 
