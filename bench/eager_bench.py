@@ -63,9 +63,11 @@ def cases(n, device):
     f64 = jax.device_put(np.arange(n, dtype=np.float64), device)
     sq = jax.device_put(np.ones((n, n), np.float32), device)
     out32 = jax.ShapeDtypeStruct((n,), np.float32)
-    scale, axpy, square = ffi(e2e_cpu, "scale", (n,), np.float32, "broadcast_all"), ffi(
-        e2e_typed, "axpy", (n,), np.float32
-    ), ffi(e2e_algo, "square", (n,), np.float64)
+    scale, axpy, square = (
+        ffi(e2e_cpu, "scale", (n,), np.float32, "broadcast_all"),
+        ffi(e2e_typed, "axpy", (n,), np.float32),
+        ffi(e2e_algo, "square", (n,), np.float64),
+    )
     tanh, transpose = ffi(e2e_prims, "tanh_k", (n,), np.float64), ffi(tune, "transpose[BLOCK=1]", (n, n), np.float32)
     two32, two64 = np.float32(2.0), np.float64(2.0)
     return [
@@ -102,25 +104,38 @@ def main():
         variants[(name, "eager", "ffi_call")] = (ref, x)
         variants[(name, "jit", "begen")] = (jax.jit(ours), x)
         variants[(name, "jit", "ffi_call")] = (jax.jit(ref), x)
+    times = measure(variants, a.rounds, a.calls)
+    report(times, names, device.device_kind, a)
+
+
+def measure(variants, rounds, calls):
+    """Microseconds per call of each variant ({key: (f, x)}): warmed up, then
+    every round times each once, in a fresh random order, as `calls` calls
+    dispatched one by one and then waited for."""
     for f, x in variants.values():  # compile and warm up
         for _ in range(20):
             f(x).block_until_ready()
-
     times = {k: [] for k in variants}
     order = list(variants)
     rng = random.Random(0)
-    for _ in range(a.rounds):
+    for _ in range(rounds):
         rng.shuffle(order)
         for k in order:
             f, x = variants[k]
             t0 = time.perf_counter()
-            for _ in range(a.calls):
+            for _ in range(calls):
                 y = f(x)
             y.block_until_ready()
-            times[k].append((time.perf_counter() - t0) / a.calls * 1e6)
+            times[k].append((time.perf_counter() - t0) / calls * 1e6)
+    return times
+
+
+def report(times, names, device_kind, a):
+    """The table: per case and mode, medians and begen / ffi_call ratios."""
+    import jax
 
     print(
-        f"device: {device.device_kind} ({os.cpu_count()} CPUs); jax {jax.__version__}; n={a.n}; "
+        f"device: {device_kind} ({os.cpu_count()} CPUs); jax {jax.__version__}; n={a.n}; "
         f"{a.calls} calls per timing, {a.rounds} interleaved rounds; us/call, median"
     )
     print(f"{'case':<11}{'mode':<7}{'begen':>10}{'ffi_call':>10}{'ratio':>8}{'paired':>8}")
