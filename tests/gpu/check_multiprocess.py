@@ -27,7 +27,6 @@ usage: python tests/gpu/check_multiprocess.py OUT   (e2e_sharding built with --p
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -136,32 +135,16 @@ def gpu_count():
 def driver(out_dir):
     G = gpu_count()
     assert G >= 2, f"step multiproc needs 2 or more GPUs; this machine has {G}"
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    sys.path.insert(0, str(HERE.parents[1] / "python"))
+    from process_group import free_port, run_group
+
+    port = free_port()
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    procs = [
-        subprocess.Popen(
-            [sys.executable, str(HERE), out_dir, "--worker", str(port), str(pid), str(G)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        for pid in range(G)
-    ]
-    outputs = []
+    commands = [[sys.executable, str(HERE), out_dir, "--worker", str(port), str(pid), str(G)] for pid in range(G)]
     try:
-        for p in procs:
-            try:
-                outputs.append(p.communicate(timeout=TIMEOUT_S))
-            except subprocess.TimeoutExpired:
-                raise SystemExit(f"multiproc: the {G}-process job ran past {TIMEOUT_S} s") from None
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
+        runs = run_group(commands, env, TIMEOUT_S)
+    except TimeoutError as e:
+        raise SystemExit(f"multiproc: {e}") from None
     checks, failed = 0, []
 
     def check(cond, what):
@@ -172,9 +155,9 @@ def driver(out_dir):
         else:
             failed.append(what)
 
-    for pid, (p, (out, err)) in enumerate(zip(procs, outputs)):
-        if p.returncode != 0:
-            raise SystemExit(f"multiproc: process {pid} exited {p.returncode}:\n{out}\n{err[-4000:]}")
+    for pid, (rc, out, err) in enumerate(runs):
+        if rc != 0:
+            raise SystemExit(f"multiproc: process {pid} exited {rc}:\n{out}\n{err[-4000:]}")
         r = json.loads(out.strip().splitlines()[-1])
         check(r["process"] == pid and r["devices"] == [G, 1], f"process {pid}: {r['process']}, {r['devices']}")
         for key, res in r.items():
@@ -198,7 +181,7 @@ def driver(out_dir):
                 check(res["operand"] == "f32[2,160]", f"process {pid}, {key}: operand {res['operand']}")
     if failed:
         raise SystemExit("multiproc: FAILED:\n  " + "\n  ".join(failed) + f"\n({checks} checks passed)")
-    kind = json.loads(outputs[0][0].strip().splitlines()[-1])["kind"]
+    kind = json.loads(runs[0][1].strip().splitlines()[-1])["kind"]
     print(f"multiproc: {checks} checks passed: {G} processes of one GPU each ({kind}), explicit and auto axes")
 
 

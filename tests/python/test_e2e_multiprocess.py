@@ -13,14 +13,13 @@ bounded time."""
 
 import json
 import os
-import socket
-import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from conftest import REPO, import_module, missing, run_begen
+from process_group import free_port, run_group
 
 CASES = Path(__file__).with_name("multiprocess_cases.py")
 # The whole run (JAX start, distributed handshake, compiles) on a loaded
@@ -33,12 +32,6 @@ def built(jax_cpu, tmp_path_factory):
     out = tmp_path_factory.mktemp("e2e_multiprocess")
     run_begen("build", REPO / "tests/e2e/sharding", "--out", out, "--platform", "cpu", "--quiet")
     return out
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def inputs():
@@ -79,36 +72,15 @@ def one_process_reference(jax, m, a):
 
 
 def run_job(built, data):
-    # The two processes, reaped whatever happens: a timeout or a failure of
-    # one kills both.
+    # The two processes, reaped whatever happens: a timeout kills both.
     port = free_port()
     env = {**os.environ, "JAX_PLATFORMS": "cpu", "PYTHONUNBUFFERED": "1"}
     env.pop("XLA_FLAGS", None)
-    procs = [
-        subprocess.Popen(
-            [sys.executable, str(CASES), str(built), str(data), str(port), str(pid)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=env,
-        )
-        for pid in range(2)
-    ]
-    outputs = []
+    commands = [[sys.executable, str(CASES), str(built), str(data), str(port), str(pid)] for pid in range(2)]
     try:
-        for p in procs:
-            try:
-                outputs.append(p.communicate(timeout=TIMEOUT_S))
-            except subprocess.TimeoutExpired:
-                for q in procs:
-                    q.kill()
-                pytest.fail(f"the 2-process job ran past {TIMEOUT_S} s")
-    finally:
-        for p in procs:
-            if p.poll() is None:
-                p.kill()
-            p.wait()
-    return [(p.returncode, out, err) for p, (out, err) in zip(procs, outputs)]
+        return run_group(commands, env, TIMEOUT_S)
+    except TimeoutError as e:
+        pytest.fail(str(e))
 
 
 def test_two_processes_of_two_devices_compute_what_one_process_does(jax_cpu, built, tmp_path):
