@@ -49,8 +49,14 @@ def hlo(m, x, **kw):
 
 def write_table(m, path, key, tile):
     spec = m._BEGEN_TUNE["transpose_any"]
-    entry = {"kernel": spec["target"], "hash": spec["hash"], "device": "cpu", "dtypes": ["float32"],
-             "key": key, "config": {"TILE": str(tile)}}
+    entry = {
+        "kernel": spec["target"],
+        "hash": spec["hash"],
+        "device": "cpu",
+        "dtypes": ["float32"],
+        "key": key,
+        "config": {"TILE": str(tile)},
+    }
     path.write_text(json.dumps({"begen_tune": 1, "entries": [entry]}))
 
 
@@ -67,7 +73,13 @@ def test_begen_tune_keys_on_the_extents_and_checks_only_the_outputs_named(built,
     shapes = tmp_path / "shapes.yaml"
     shapes.write_text("transpose_any: [{n: 300, m: 200}]\n")
     proc = run_begen(
-        "tune", built, "--shapes", shapes, "--repeats", "1", env={"BEGEN_TUNE_DIR": str(tmp_path), "PYTHONPATH": str(TREE)}
+        "tune",
+        built,
+        "--shapes",
+        shapes,
+        "--repeats",
+        "1",
+        env={"BEGEN_TUNE_DIR": str(tmp_path), "PYTHONPATH": str(TREE)},
     )
     (entry,) = json.loads((tmp_path / f"{NAME}.tune.json").read_text())["entries"]
     assert entry["key"] == {"n": 512, "m": 256}, proc.stderr
@@ -93,3 +105,65 @@ def test_an_input_of_lower_rank_than_the_key_axis_takes_the_default(module, tmp_
     out = (jax.ShapeDtypeStruct((300,), np.float32), jax.ShapeDtypeStruct((1,), np.int32))
     text = jax.jit(lambda a: module.transpose_any(a, out=out)).lower(x).as_text()
     assert f"{NAME}.transpose_any[TILE=1]" in text
+
+
+def test_foreign_garbage_truncated_and_huge_tables(module, built, tmp_path):
+    """Every table that cannot serve gives a warning naming it (an entry) or
+    a ValueError naming the file (the whole table), never a crash."""
+    import os
+
+    table = tmp_path / f"{NAME}.tune.json"
+    x = np.zeros((300, 200), np.float32)
+    key = {"n": 512, "m": 256}
+    # Foreign: a candidate this build does not hold; warned once, default.
+    write_table(module, table, key, 8)
+    with pytest.warns(UserWarning, match=f"{table}: the tuning entry of transpose_any is ignored: its candidate"):
+        assert target(1) in hlo(module, x)
+    # Another library's kernel: not this kernel's entry, silently passed over.
+    spec = module._BEGEN_TUNE["transpose_any"]
+    other = {
+        "kernel": "elsewhere.transpose_any",
+        "hash": spec["hash"],
+        "device": "cpu",
+        "dtypes": ["float32"],
+        "key": key,
+        "config": {"TILE": "32"},
+    }
+    table.write_text(json.dumps({"begen_tune": 1, "entries": [other]}))
+    assert target(1) in hlo(module, x)
+    bad = {
+        "truncated": ('{"begen_tune": 1, "entries": [{"kernel": ', "invalid JSON"),
+        "garbage": ("\x00\x7f not json at all \x01", "invalid JSON"),
+        "another format": ('{"begen_tune": 2, "entries": []}', '"begen_tune": 1'),
+        "a wrong entry": ('{"begen_tune": 1, "entries": [{"kernel": 3}]}', "entry 0 must have"),
+    }
+    for text, why in bad.values():
+        table.write_text(text)
+        with pytest.raises(ValueError, match=f"{table}: not a begen tuning table: .*{why}"):
+            hlo(module, x)
+    table.unlink()
+    with open(table, "wb") as f:  # huge: refused unread (a sparse file)
+        f.truncate(17 << 20)
+    with pytest.raises(ValueError, match=f"{table}: not a begen tuning table: {17 << 20} bytes, over the"):
+        hlo(module, x)
+    table.unlink()
+    os.mkfifo(table)  # would block a reader forever
+    with pytest.raises(ValueError, match=f"{table}: not a begen tuning table: not a regular file"):
+        hlo(module, x)
+    table.unlink()
+    # begen tune leaves a table it cannot read as it is, and says so.
+    table.write_text("garbage")
+    shapes = tmp_path / "shapes.yaml"
+    shapes.write_text("transpose_any: [{n: 64, m: 64}]\n")
+    proc = run_begen(
+        "tune",
+        built,
+        "--shapes",
+        shapes,
+        "--repeats",
+        "1",
+        check=False,
+        env={"BEGEN_TUNE_DIR": str(tmp_path), "PYTHONPATH": str(TREE)},
+    )
+    assert proc.returncode != 0 and f"{table} is not a begen tuning table" in proc.stderr, proc.stderr
+    assert table.read_text() == "garbage"

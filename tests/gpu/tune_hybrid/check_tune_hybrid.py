@@ -22,12 +22,11 @@ import time
 import types
 
 import jax
-import jax.numpy as jnp
 import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import tune_inputs  # noqa: E402
+import tune_inputs
 
 KERNEL = "binary_csrmv_wat_hybrid_homo_f32_bool"
 NAMES = ("BE_HYBRID_BLOCK_SIZE", "BE_HYBRID_FIXED_SCATTER_BLOCKS", "BE_HYBRID_TPR_THRESHOLD", "BE_HYBRID_TASK_NNZ")
@@ -88,7 +87,11 @@ def load_initialize(wheel):
     # (which needs brainunit and more): only its compile pipeline (kernix:
     # jax and the standard library) is imported.
     root = os.path.join(wheel, "brainevent")
-    for name, path in (("brainevent", root), ("brainevent._op", os.path.join(root, "_op")), ("brainevent._csr", os.path.join(root, "_csr"))):
+    for name, path in (
+        ("brainevent", root),
+        ("brainevent._op", os.path.join(root, "_op")),
+        ("brainevent._csr", os.path.join(root, "_csr")),
+    ):
         m = types.ModuleType(name)
         m.__path__ = [path]
         sys.modules[name] = m
@@ -122,14 +125,25 @@ def main(out, wheel, sizes, tune_times):
         # weight of 1: every sum is an exact integer, whatever the order).
         got, ref = products(f, arrays, attrs)
         if not np.array_equal(got, ref):
-            raise SystemExit(f"tune: {show(choice)}'s output differs from the default's (max {np.max(np.abs(got - ref))})")
+            raise SystemExit(
+                f"tune: {show(choice)}'s output differs from the default's (max {np.max(np.abs(got - ref))})"
+            )
         best = min(times, key=times.get)
         for c in sorted(times, key=times.get):
             mark = " <- begen" if c == choice else ""
             mark += " (default)" if c == tune_inputs.DEFAULT else ""
             print(f"  {show(c):<24} {times[c]:9.2f} us{mark}")
-        rows.append({"n": n, "conn": conn, "choice": choice, "best": best, "times": times, "steps": steps,
-                     "begen_wall": walls.get((n, conn))})
+        rows.append(
+            {
+                "n": n,
+                "conn": conn,
+                "choice": choice,
+                "best": best,
+                "times": times,
+                "steps": steps,
+                "begen_wall": walls.get((n, conn)),
+            }
+        )
         del arrays, spikes
     if os.environ.get("BRAINEVENT_INIT", "1") != "0":
         init = load_initialize(wheel)
@@ -155,14 +169,33 @@ def main(out, wheel, sizes, tune_times):
         vs_init = f"{t[c] / t[init]:.3f}x" if init else "-"
         init_s = f"{r['init_wall']:.1f}" if init else "-"
         tune_s = f"{r['begen_wall']:.1f}" if r["begen_wall"] is not None else "-"
-        print(f"{str(r['n']) + 'x' + str(r['conn']):<16} {show(c):<24} {t[c]:8.2f} {show(b):<24} {t[b]:8.2f} {within:7.3f}x "
-              f"{t[tune_inputs.DEFAULT]:10.2f} {t[c] / t[tune_inputs.DEFAULT]:6.3f}x {show(init) if init else '-':<24} {vs_init:>8} {tune_s:>7} {init_s:>7}")
-    print("   init s: the first size compiles every candidate with nvcc (cold); the others reuse brainevent's compile cache")
+        print(
+            f"{str(r['n']) + 'x' + str(r['conn']):<16} {show(c):<24} {t[c]:8.2f} {show(b):<24} {t[b]:8.2f} {within:7.3f}x "
+            f"{t[tune_inputs.DEFAULT]:10.2f} {t[c] / t[tune_inputs.DEFAULT]:6.3f}x {show(init) if init else '-':<24} {vs_init:>8} {tune_s:>7} {init_s:>7}"
+        )
+    print(
+        "   init s: the first size compiles every candidate with nvcc (cold); the others reuse brainevent's compile cache"
+    )
     print(f"   begen's choice within 2% of the best of 16 at every size: {'yes' if ok else 'NO'}")
     if os.environ.get("OUT"):
         with open(os.path.join(os.environ["OUT"], "tune-hybrid.json"), "w") as fh:
-            json.dump([{k: (list(v) if isinstance(v, tuple) else {show(c): x for c, x in v.items()} if k == "times" else v)
-                        for k, v in r.items()} for r in rows], fh, indent=1)
+            json.dump(
+                [
+                    {
+                        k: (
+                            list(v)
+                            if isinstance(v, tuple)
+                            else {show(c): x for c, x in v.items()}
+                            if k == "times"
+                            else v
+                        )
+                        for k, v in r.items()
+                    }
+                    for r in rows
+                ],
+                fh,
+                indent=1,
+            )
 
 
 if __name__ == "__main__":

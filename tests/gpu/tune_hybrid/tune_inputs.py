@@ -60,7 +60,7 @@ def workload(n_pre, conn, seed=123, batch=100):
         indices = rng.integers(0, n_pre, size=nnz, dtype=np.int32)
         indptr = np.arange(n_pre + 1, dtype=np.int64) * conn
         indptr = indptr.astype(np.int32 if nnz < 2**31 - 1 else np.int64)
-        active = max(int(round(n_pre * SPIKE_SPARSITY)), 1)
+        active = max(round(n_pre * SPIKE_SPARSITY), 1)
         spikes = np.zeros((batch, n_pre), dtype=np.bool_)
         rng = np.random.default_rng(seed + 1)
         for b in range(batch):
