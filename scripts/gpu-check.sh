@@ -170,7 +170,8 @@ if step tune; then
             n="${size%x*}"; conn="${size#*x}"
             printf 'binary_csrmv_wat_hybrid_homo_f32_bool: [{n_pre: %d, nnz: %d}]\n' "$n" "$((n * conn))" > "$tw/shapes.yaml"
             t0=$EPOCHREALTIME
-            (cd tests/gpu/tune_hybrid && "$BEGEN" tune "$tw/out" --shapes "$tw/shapes.yaml" --export "$tw/shipped.tune.json")
+            PYTHONPATH="$ROOT/tests/gpu/tune_hybrid${PYTHONPATH:+:$PYTHONPATH}" \
+                "$BEGEN" tune "$tw/out" --shapes "$tw/shapes.yaml" --export "$tw/shipped.tune.json"
             echo "$n $conn $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')" >> "$tw/walls"
         done
         env BRAINEVENT_CACHE_DIR="$tw/kernix" ${NVCC:+"BRAINEVENT_NVCC_PATH=$NVCC"} \
