@@ -150,7 +150,8 @@ fi
 # compile cache for the others) run for the same sizes, and a table of it
 # all. Needs .cache/brainevent-0.3.0/{corpus,wheel} (only brainevent's
 # compile pipeline is imported: jax and the standard library). Not in the
-# default STEPS; BRAINEVENT_INIT=0 skips init_csr_config.
+# default STEPS; BRAINEVENT_INIT=0 skips init_csr_config; TUNE_LIB=DIR
+# takes the library from DIR (a `begen build` OUT of that tree) unbuilt.
 if step tune; then
     WHEEL="$ROOT/.cache/brainevent-0.3.0/wheel"
     if [[ -f "$CORPUS/_csr/binary_csrmv_hybrid.cu" && -f "$WHEEL/brainevent/_csr/initialize.py" ]]; then
@@ -160,9 +161,16 @@ if step tune; then
         cp tests/gpu/tune_hybrid/begen.yaml "$CORPUS/_csr/binary_csrmv_hybrid.cu" \
             "$WHEEL/brainevent/include/cuda_common.h" "$tw/kernels/"
         tcap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)"
-        start=$SECONDS
-        "$BEGEN" build "$tw/kernels" --out "$tw/out" --arch "sm_$tcap" --quiet
-        echo "tune: the library of 16 candidates built in $((SECONDS - start)) s"
+        if [[ -n "${TUNE_LIB:-}" ]]; then
+            # Built elsewhere (for this GPU's arch), to leave the call's time
+            # to the tuning and to init_csr_config's recompiles.
+            cp -r "$TUNE_LIB" "$tw/out"
+            echo "tune: the library of 16 candidates from $TUNE_LIB"
+        else
+            start=$SECONDS
+            "$BEGEN" build "$tw/kernels" --out "$tw/out" --arch "sm_$tcap" --quiet
+            echo "tune: the library of 16 candidates built in $((SECONDS - start)) s"
+        fi
         export BEGEN_TUNE_DIR="$tw/tables"
         : > "$tw/walls"
         sizes="${TUNE_SIZES:-500000x2000,100000x1000,20000x500}"
