@@ -20,6 +20,9 @@
 #   native-signature (bench/ffi_native) per-call benchmarks. `multiproc`
 #   and `where` (not in the default; 2+ GPUs): the sharded kernels run by
 #   one process per GPU, and the strong split's step taken apart.
+#   `tune` (not in the default): brainevent's CSR hybrid scatter with its 16
+#   tuning candidates in one library, `begen tune` against all 16 timed and
+#   against brainevent's init_csr_config() (see the step below).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -150,6 +153,56 @@ if step brainevent && [[ -d "$CORPUS" && -f "$ROOT/.cache/brainevent-0.3.0/wheel
         echo "brainevent tree: built in $((SECONDS - start)) s; $(nm -D "$WORK/brainevent/out/libbrainevent_aot.so" | grep ' T begen_' | grep -vc ' T begen_ffi_api__') handlers"
     else
         echo "brainevent tree: FAILED after $((SECONDS - start)) s" >&2
+    fi
+fi
+
+# Tuning ahead of time on brainevent's CSR hybrid scatter
+# (tests/gpu/tune_hybrid): `_csr/binary_csrmv_hybrid.cu` built with
+# brainevent's own 16 DEFAULT_CANDIDATES of its scheduler defines compiled
+# into one library; `begen tune` run once per workload size (TUNE_SIZES,
+# n_pre x connections per row; the first is brainevent's default workload)
+# and timed; then, in one process, all 16 timed exhaustively, the chosen
+# candidate's output checked against the default's, and brainevent's
+# init_csr_config() (nvcc per candidate; cold for the first size, its
+# compile cache for the others) run for the same sizes, and a table of it
+# all. Needs .cache/brainevent-0.3.0/{corpus,wheel} (only brainevent's
+# compile pipeline is imported: jax and the standard library). Not in the
+# default STEPS; BRAINEVENT_INIT=0 skips init_csr_config; TUNE_LIB=DIR
+# takes the library from DIR (a `begen build` OUT of that tree) unbuilt.
+if step tune; then
+    WHEEL="$ROOT/.cache/brainevent-0.3.0/wheel"
+    if [[ -f "$CORPUS/_csr/binary_csrmv_hybrid.cu" && -f "$WHEEL/brainevent/_csr/initialize.py" ]]; then
+        echo "== tune: brainevent's CSR hybrid scatter, 16 candidates in one library, begen tune against init_csr_config"
+        tw="$WORK/tune"
+        mkdir -p "$tw/kernels" "$tw/tables"
+        cp tests/gpu/tune_hybrid/begen.yaml "$CORPUS/_csr/binary_csrmv_hybrid.cu" \
+            "$WHEEL/brainevent/include/cuda_common.h" "$tw/kernels/"
+        tcap="$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -1 | tr -d .)"
+        if [[ -n "${TUNE_LIB:-}" ]]; then
+            # Built elsewhere (for this GPU's arch), to leave the call's time
+            # to the tuning and to init_csr_config's recompiles.
+            cp -r "$TUNE_LIB" "$tw/out"
+            echo "tune: the library of 16 candidates from $TUNE_LIB"
+        else
+            start=$SECONDS
+            "$BEGEN" build "$tw/kernels" --out "$tw/out" --arch "sm_$tcap" --quiet
+            echo "tune: the library of 16 candidates built in $((SECONDS - start)) s"
+        fi
+        export BEGEN_TUNE_DIR="$tw/tables"
+        : > "$tw/walls"
+        sizes="${TUNE_SIZES:-500000x2000,100000x1000,20000x500}"
+        for size in ${sizes//,/ }; do
+            n="${size%x*}"; conn="${size#*x}"
+            printf 'binary_csrmv_wat_hybrid_homo_f32_bool: [{n_pre: %d, nnz: %d}]\n' "$n" "$((n * conn))" > "$tw/shapes.yaml"
+            t0=$EPOCHREALTIME
+            PYTHONPATH="$ROOT/tests/gpu/tune_hybrid${PYTHONPATH:+:$PYTHONPATH}" \
+                "$BEGEN" tune "$tw/out" --shapes "$tw/shapes.yaml" --export "$tw/shipped.tune.json"
+            echo "$n $conn $(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.2f", b - a }')" >> "$tw/walls"
+        done
+        env BRAINEVENT_CACHE_DIR="$tw/kernix" ${NVCC:+"BRAINEVENT_NVCC_PATH=$NVCC"} \
+            "$PY" tests/gpu/tune_hybrid/check_tune_hybrid.py "$tw/out" "$WHEEL" "$sizes" "$tw/walls"
+    else
+        echo "== tune: skipped (needs brainevent's sources in $CORPUS and its wheel in $WHEEL)"
     fi
 fi
 

@@ -113,9 +113,9 @@ pub(crate) struct TuneConfig {
     /// The kernel's `const.` parameters whose instances are the candidates.
     #[serde(default)]
     pub(crate) consts: Vec<String>,
-    /// Typed-contract dimensions whose (bucketed) values select an entry.
+    /// The dimensions whose (bucketed) values select an entry.
     #[serde(default)]
-    pub(crate) key: Vec<String>,
+    pub(crate) key: TuneKey,
     /// The candidate a call runs when no table has an entry for it.
     #[serde(default)]
     pub(crate) default: BTreeMap<String, serde_yaml_ng::Value>,
@@ -129,6 +129,43 @@ pub(crate) struct TuneConfig {
     pub(crate) where_: Option<String>,
     /// An algorithm: its implementations are the candidates.
     pub(crate) implementations: Option<bool>,
+}
+
+/// `key:` of a `tune:` entry: typed-contract dimensions by name
+/// (`[n, nnz]`), or each dimension with where a call's inputs give it
+/// (`{n_pre: "vector[0]"}`: input `vector`'s extent along axis 0), for
+/// kernels whose inputs have no typed contract.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(untagged)]
+pub(crate) enum TuneKey {
+    /// Typed-contract dimensions.
+    Dims(Vec<String>),
+    /// Dimension -> `INPUT[AXIS]`.
+    At(BTreeMap<String, String>),
+}
+
+impl Default for TuneKey {
+    fn default() -> Self {
+        TuneKey::Dims(Vec::new())
+    }
+}
+
+impl TuneKey {
+    /// The key's dimension names, in the order written (sorted for a map).
+    pub(crate) fn names(&self) -> Vec<String> {
+        match self {
+            TuneKey::Dims(d) => d.clone(),
+            TuneKey::At(m) => m.keys().cloned().collect(),
+        }
+    }
+
+    /// Where dimension `dim` is read from (`vector[0]`), in the map form.
+    pub(crate) fn at(&self, dim: &str) -> Option<&str> {
+        match self {
+            TuneKey::Dims(_) => None,
+            TuneKey::At(m) => m.get(dim).map(String::as_str),
+        }
+    }
 }
 
 /// One `binaries:` entry: a file, its calling convention and its kernels,

@@ -73,6 +73,9 @@ _BEGEN_TUNE = {
 {%- if let Some(c) = t.candidates %}
         "candidates": {{ c }},
 {%- endif %}
+{%- if let Some(a) = t.key_at %}
+        "key_at": {{ a }},
+{%- endif %}
     },
 {%- endfor %}
 }

@@ -86,6 +86,7 @@ cases!(
     err_typed,
     err_did_you_mean,
     err_tune,
+    err_tune_key_at,
     err_macro_limits,
     attrs,
     err_attrs,

@@ -131,7 +131,8 @@ def py_value(kind, text):
 
 
 def make_inputs(module, fn, spec, dims, dtypes, seed):
-    # The call's positional arrays and attribute keywords for one key.
+    # The call's positional arrays, attribute keywords, and the outputs
+    # whose values are checked (None: all of them) for one key.
     import jax
     import numpy as np
 
@@ -141,8 +142,13 @@ def make_inputs(module, fn, spec, dims, dtypes, seed):
 
         gen = getattr(importlib.import_module(mod_name), func)
         made = gen(kernel=fn, dims=dict(dims), dtypes=dtypes)
+        checked = None
+        if isinstance(made, tuple) and len(made) == 3 and isinstance(made[1], dict):
+            # (arrays, attributes, the indices of the outputs to check): the
+            # others are workspace whose contents any candidate may leave.
+            made, checked = made[:2], tuple(int(k) for k in made[2])
         arrays, attrs = made if isinstance(made, tuple) and len(made) == 2 and isinstance(made[1], dict) else (made, {})
-        return tuple(jax.device_put(a) for a in arrays), dict(attrs)
+        return tuple(jax.device_put(a) for a in arrays), dict(attrs), checked
     types = {}
     if dtypes:
         for (name, dtype, _), got in zip(spec["args"], dtypes):
@@ -174,7 +180,7 @@ def make_inputs(module, fn, spec, dims, dtypes, seed):
         for name, kind in spec.get("attrs", ())
     }
     attrs.update(dims.get("attrs", {}) if isinstance(dims.get("attrs"), dict) else {})
-    return tuple(arrays), attrs
+    return tuple(arrays), attrs, None
 
 
 def agree(a, b):
@@ -254,12 +260,14 @@ def tune_key(module, fn, spec, dims, dtypes, args, index, total):
     import jax
 
     call = resolve(module, spec["call"])
-    arrays, attrs = make_inputs(module, fn, spec, dims, dtypes, seed=index)
+    arrays, attrs, checked = make_inputs(module, fn, spec, dims, dtypes, seed=index)
+    used_dtypes = [a.dtype.name for a in arrays]
     cands = candidates(spec)
     label = " ".join(f"{k}={v}" for k, v in dims.items() if k != "attrs")
 
     def run_one(cfg):
-        return outputs_of(call(*arrays, config={k: py_value(spec["consts"][k][0], v) for k, v in cfg.items()}, **attrs))
+        got = outputs_of(call(*arrays, config={k: py_value(spec["consts"][k][0], v) for k, v in cfg.items()}, **attrs))
+        return got if checked is None else tuple(got[k] for k in checked)
 
     reference = jax.block_until_ready(run_one(cands[0]))
     rows = []
@@ -304,7 +312,7 @@ def tune_key(module, fn, spec, dims, dtypes, args, index, total):
     beats = default["ok"] and default["time_us"] is not None
     beats = not beats or best["time_us"] < default["time_us"] * (1.0 - args.margin)
     chosen = best if beats else default
-    return rows, chosen, reps
+    return rows, chosen, reps, used_dtypes
 
 
 def print_table(fn, label, device, dtypes, rows, chosen):
@@ -428,9 +436,8 @@ def main(argv):
             raise SystemExit(
                 f"begen tune: {fn}: the key needs dimension '{missing[0]}' (key: {', '.join(spec['key'])})"
             )
-        rows, chosen, _ = tune_key(module, fn, spec, dims, dtypes, args, i, len(unique))
-        arrays, _ = make_inputs(module, fn, spec, dims, dtypes, seed=i)
-        key = module._begen_tune_key(fn, {k: (v, "") for k, v in dims.items()}, [a.dtype.name for a in arrays])
+        rows, chosen, _, used = tune_key(module, fn, spec, dims, dtypes, args, i, len(unique))
+        key = module._begen_tune_key(fn, {k: (v, "") for k, v in dims.items()}, used)
         device, used_dtypes, bucketed = key
         label = " ".join(f"{k}={v}" for k, v in dims.items() if k != "attrs")
         print_table(fn, label, device, used_dtypes, rows, chosen)

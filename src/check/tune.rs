@@ -5,7 +5,7 @@
 //! already compiled into the library and callable by name.
 
 use super::source_id;
-use crate::config::{Locator, TuneConfig, yaml_path};
+use crate::config::{Locator, TuneConfig, TuneKey, yaml_path};
 use crate::diag::suggest::closest;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::generated::fnv1a;
@@ -40,7 +40,7 @@ pub(super) fn check_tune(
     diags: &mut Vec<Diagnostic>,
 ) -> Tuning {
     let mut tuning = Tuning::default();
-    let mut sources: Vec<(String, Vec<usize>, Tuned)> = Vec::new();
+    let mut sources: Vec<(String, Vec<usize>, Tuned, TuneKey)> = Vec::new();
     let loc = Locator { map: req.map, file: req.config_file };
     for (key, value) in &req.config.tune {
         let span = loc.key(&yaml_path!["tune", key]);
@@ -67,8 +67,8 @@ pub(super) fn check_tune(
         };
         if !entry.defines.is_empty() || entry.where_.is_some() || source_id(req, key).is_some() {
             let where_at = loc.value(&yaml_path!["tune", key, "where"]);
-            if let Some(source) = check_source(req, key, &entry, functions, at, where_at, diags) {
-                sources.push(source);
+            if let Some((source, kernels, tuned)) = check_source(req, key, &entry, functions, at, where_at, diags) {
+                sources.push((source, kernels, tuned, entry.key.clone()));
             }
             continue;
         }
@@ -84,7 +84,7 @@ pub(super) fn check_tune(
         }
     }
     // A source's candidates: each of its kernels, once per combination.
-    for (key, indices, tuned) in sources {
+    for (key, indices, tuned, key_spec) in sources {
         for index in indices {
             let f = &mut functions[index];
             if tuning.kernels.iter().any(|t| t.function == index) {
@@ -94,14 +94,81 @@ pub(super) fn check_tune(
                 continue;
             }
             f.with_define_candidates(&tuned.defines, &tuned.combos);
+            let key_at = key_at(&key_spec, f);
             let dims = input_dims(f);
-            let keyed = tuned.key.iter().filter(|d| dims.contains(&d.as_str())).cloned().collect();
+            let keyed = tuned
+                .key
+                .iter()
+                .filter(|d| dims.contains(&d.as_str()) || key_at.iter().any(|(k, ..)| k == *d))
+                .cloned()
+                .collect();
             let hash = candidates_hash(req, f, &tuned.hash);
-            tuning.kernels.push(Tuned { function: index, hash, key: keyed, ..tuned.clone() });
+            tuning.kernels.push(Tuned { function: index, hash, key: keyed, key_at, ..tuned.clone() });
         }
     }
     tuning.kernels.sort_by_key(|t| t.function);
     tuning
+}
+
+/// Checks `key:` of `tune:` entry `key` over its kernels `fs`: each
+/// dimension a typed-contract dimension of an input of one of them, or, in
+/// the map form, `INPUT[AXIS]` naming an input of one; none twice.
+fn check_key(
+    key: &str,
+    entry: &TuneConfig,
+    fs: &[&Function],
+    report: &mut dyn FnMut(Part, String, Option<&'static str>),
+) {
+    let dims: Vec<&str> = fs.iter().flat_map(|f| input_dims(f)).collect();
+    let names = entry.key.names();
+    for dim in &names {
+        let Some(at) = entry.key.at(dim) else {
+            if !dims.contains(&dim.as_str()) {
+                let near = closest(dim, dims.iter().copied());
+                report(Part::Word("key", dim), msg::tune_unknown_key(key, dim, near), Some(msg::HINT_TUNE_KEY));
+            }
+            continue;
+        };
+        match parse_at(at) {
+            None => report(Part::Word("key", at), msg::tune_bad_key_at(key, dim, at), Some(msg::HINT_TUNE_KEY_AT)),
+            Some((input, _)) => {
+                if !fs.iter().any(|f| f.input_params().any(|p| p.name == input)) {
+                    let inputs = fs.iter().flat_map(|f| f.input_params().map(|p| p.name.as_str()));
+                    let near = closest(input, inputs);
+                    report(Part::Word("key", at), msg::tune_key_at_unknown(key, dim, input, near), None);
+                }
+            }
+        }
+    }
+    let mut seen = Vec::new();
+    for dim in &names {
+        if seen.contains(&dim) {
+            report(Part::Word("key", dim), msg::tune_repeated(key, dim), None);
+        }
+        seen.push(dim);
+    }
+}
+
+/// `INPUT[AXIS]` (a map-form key's value): the input's name and the axis.
+fn parse_at(at: &str) -> Option<(&str, usize)> {
+    let (input, rest) = at.trim().split_once('[')?;
+    let axis = rest.strip_suffix(']')?.trim().parse().ok()?;
+    let input = input.trim();
+    is_identifier(input).then_some((input, axis))
+}
+
+/// The key dimensions `f` reads from an input's extent: (the dimension,
+/// the input's index among `f`'s inputs, the axis), for those of its
+/// inputs a map-form key names.
+fn key_at(spec: &TuneKey, f: &Function) -> Vec<(String, usize, usize)> {
+    spec.names()
+        .into_iter()
+        .filter_map(|dim| {
+            let (input, axis) = parse_at(spec.at(&dim)?)?;
+            let index = f.input_params().position(|p| p.name == input)?;
+            Some((dim, index, axis))
+        })
+        .collect()
 }
 
 /// The named dimensions of a kernel's inputs.
@@ -281,20 +348,8 @@ fn check_source(
         return None;
     }
     // Each kernel keys on the key dims it has; a dim no kernel has is a slip.
-    let dims: Vec<&str> = kernels.iter().flat_map(|&k| input_dims(&functions[k])).collect();
-    for dim in &entry.key {
-        if !dims.contains(&dim.as_str()) {
-            let near = closest(dim, dims.iter().copied());
-            report(diags, Part::Word("key", dim), msg::tune_unknown_key(key, dim, near), Some(msg::HINT_TUNE_KEY));
-        }
-    }
-    let mut seen = Vec::new();
-    for dim in &entry.key {
-        if seen.contains(&dim) {
-            report(diags, Part::Word("key", dim), msg::tune_repeated(key, dim), None);
-        }
-        seen.push(dim);
-    }
+    let fs: Vec<&Function> = kernels.iter().map(|&k| &functions[k]).collect();
+    check_key(key, entry, &fs, &mut |part, message, hint| report(diags, part, message, hint));
     if let Some(inputs) = &entry.inputs {
         let ok = inputs.split_once(':').is_some_and(|(m, g)| m.split('.').all(is_identifier) && is_identifier(g));
         if !ok {
@@ -316,7 +371,8 @@ fn check_source(
         function: 0,
         consts: Vec::new(),
         default: Vec::new(),
-        key: entry.key.clone(),
+        key: entry.key.names(),
+        key_at: Vec::new(),
         inputs: entry.inputs.clone(),
         hash: declared,
         combos: kept.iter().map(|c| text(c)).collect(),
@@ -448,20 +504,7 @@ fn check_kernel(
             report(Part::Word("default", name), msg::tune_default_not_tuned(key, name), None);
         }
     }
-    let dims: Vec<&str> = f.input_params().filter_map(|p| p.dim_names()).flatten().flatten().collect();
-    for dim in &entry.key {
-        if !dims.contains(&dim.as_str()) {
-            let near = closest(dim, dims.iter().copied());
-            report(Part::Word("key", dim), msg::tune_unknown_key(key, dim, near), Some(msg::HINT_TUNE_KEY));
-        }
-    }
-    let mut seen = Vec::new();
-    for dim in &entry.key {
-        if seen.contains(&dim) {
-            report(Part::Word("key", dim), msg::tune_repeated(key, dim), None);
-        }
-        seen.push(dim);
-    }
+    check_key(key, entry, &[f], &mut report);
     if let Some(inputs) = &entry.inputs {
         let ok = inputs.split_once(':').is_some_and(|(m, g)| m.split('.').all(is_identifier) && is_identifier(g));
         if !ok {
@@ -475,7 +518,8 @@ fn check_kernel(
         function: index,
         consts,
         default,
-        key: entry.key.clone(),
+        key: entry.key.names(),
+        key_at: key_at(&entry.key, f),
         inputs: entry.inputs.clone(),
         hash: candidates_hash(req, f, &entry.consts.join(",")),
         defines: Vec::new(),

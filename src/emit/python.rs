@@ -315,6 +315,9 @@ pub(crate) struct PyTuneSpec {
     /// A source tuned over defines: every built candidate, a tuple of
     /// values in the order of `consts` (the others are not built).
     pub(crate) candidates: Option<PyLit>,
+    /// The key dims read from an input's extent: `(dim, input index,
+    /// axis)` each; None when every key dim is a typed one.
+    pub(crate) key_at: Option<PyLit>,
 }
 
 /// A kernel's entry of the module's `_BEGEN_GRADS` (every field a
@@ -905,6 +908,11 @@ fn py_tune_spec(library: &Library, f: &Function, tuned: &Tuned, shown: &str) -> 
         attrs,
         inputs: tuned.inputs.as_deref().map_or_else(|| "None".to_string(), py_str),
         candidates,
+        key_at: (!tuned.key_at.is_empty()).then(|| {
+            PyLit::tuple(tuned.key_at.iter().map(|(dim, input, axis)| {
+                PyLit::tuple([dim.as_str().into(), PyLit::Raw(input.to_string()), PyLit::Raw(axis.to_string())])
+            }))
+        }),
     }
 }
 

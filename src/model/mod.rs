@@ -943,6 +943,10 @@ pub(crate) struct Tuned {
     pub(crate) default: Vec<String>,
     /// Typed-contract dimensions of the inputs that key the table.
     pub(crate) key: Vec<String>,
+    /// Key dimensions read from an input's extent (`key: {n: "x[0]"}`):
+    /// (the dimension, the input's index among the kernel's inputs, the
+    /// axis). Every one is also in `key`.
+    pub(crate) key_at: Vec<(String, usize, usize)>,
     /// `module:function` generating realistic inputs (checked identifiers).
     pub(crate) inputs: Option<String>,
     /// A hash of what the candidates are compiled from (the kernel's source

@@ -333,6 +333,14 @@ def _begen_tune_pick(fn, c, d, arrays, fixed, extents=None):
     # unless the caller fixed every one or BEGEN_TUNE says not to.
     spec = _BEGEN_TUNE[fn]
     dtypes = _begen_tune_dtypes(arrays)
+    at = spec.get("key_at")
+    if at:
+        # Key dims of a kernel without typed contracts: an input's extent
+        # along an axis (None, so no bucket, where it has no such axis).
+        d = dict(d)
+        for name, i, axis in at:
+            shape = _np.shape(arrays[i])
+            d[name] = (shape[axis] if axis < len(shape) else None, None)
     record = _os.environ.get("BEGEN_TUNE_RECORD")
     if record:
         _begen_tune_record(record, fn, d, dtypes, extents)

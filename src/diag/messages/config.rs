@@ -170,6 +170,20 @@ pub(crate) fn tune_unknown_key(key: &str, dim: &str, near: Option<&str>) -> Stri
 pub(crate) const HINT_TUNE_KEY: &str = "a key dimension is a named dimension of an input's typed contract \
      (`arg:float32[n, m]` has `n` and `m`)";
 
+pub(crate) fn tune_bad_key_at(key: &str, dim: &str, at: &str) -> String {
+    let (key, dim, at) = (q(key), q(dim), q(at));
+    format!("`tune: {key}` reads key dimension `{dim}` from `{at}`, which is not `INPUT[AXIS]`")
+}
+
+pub(crate) const HINT_TUNE_KEY_AT: &str = "a key dimension of a kernel without typed contracts is an input's \
+     extent along an axis: `key: {n_pre: \"vector[0]\", nnz: \"indices[0]\"}`";
+
+pub(crate) fn tune_key_at_unknown(key: &str, dim: &str, input: &str, near: Option<&str>) -> String {
+    let more = did_you_mean(near);
+    let (key, dim, input) = (q(key), q(dim), q(input));
+    format!("`tune: {key}` reads key dimension `{dim}` from input `{input}`, which no kernel of '{key}' has{more}")
+}
+
 pub(crate) fn tune_bad_inputs(key: &str, inputs: &str) -> String {
     let (key, inputs) = (q(key), q(inputs));
     format!("`tune: {key}`'s `inputs: {inputs}` is not `module:function` (Python identifiers, the module dotted)")
