@@ -488,6 +488,98 @@ fn a_compiler_launcher_sees_every_compile() {
     );
 }
 
+/// `CXX` and the launcher with arguments, one of each class: a compiler
+/// with flags (one quoted, with a blank and quotes in it), a compiler cache
+/// cc knows in front of the compiler, a driver with a sub-command and a
+/// target (`zig c++ -target …`), a launcher with arguments (`env A=1 …`);
+/// and values only a shell could give a meaning, refused with where.
+#[test]
+fn cxx_and_launcher_values_with_arguments_split_as_a_shell_does() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let Some(cxx) = on_path("c++") else {
+        support::missing::<()>("c++ on PATH");
+        return;
+    };
+    let (dir, root, out, work) = tree_copy("loop_cxx_words", "cpu");
+    let log = dir.join("argv.log");
+    // Each program logs its arguments one a line, after a `--` line.
+    let program = |name: &str, runs: &str| {
+        let path = dir.join(name);
+        let text = format!("#!/bin/sh\nprintf '%s\\n' -- \"$@\" >> '{}'\n{runs}\n", log.display());
+        std::fs::write(&path, text).unwrap();
+        executable(&path);
+        path.display().to_string()
+    };
+    let cpu = ["--platform", "cpu"];
+    let argvs = |log: &Path| -> Vec<Vec<String>> {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let _ = std::fs::remove_file(log);
+        text.split("--\n").skip(1).map(|a| a.lines().map(str::to_string).collect()).collect()
+    };
+    let compiles = |argvs: &[Vec<String>]| argvs.iter().filter(|a| a.iter().any(|w| w == "-c")).count();
+
+    // Flags, one quoted: every compile and the link get them, in order.
+    let rec = program("rec", &format!("exec '{}' \"$@\"", cxx.display()));
+    let value = format!("{rec} '-DMSG=\"a b\"' -DX");
+    build_ok(&python, &root, &out, &work, &cpu, &[("CXX", &value)]);
+    let seen = argvs(&log);
+    assert_eq!(compiles(&seen), 8, "{seen:#?}");
+    let ran: Vec<&Vec<String>> = seen.iter().filter(|a| a.iter().any(|w| w == "-c" || w == "-shared")).collect();
+    assert_eq!(ran.len(), 9, "{seen:#?}");
+    assert!(ran.iter().all(|a| a[..2] == ["-DMSG=\"a b\"", "-DX"]), "{ran:#?}");
+
+    // A compiler cache cc knows, then the compiler: the cache runs it.
+    let ccache = program("ccache", "exec \"$@\"");
+    let value = format!("{ccache} {}", cxx.display());
+    let again = build_ok(&python, &root, &out, &work, &cpu, &[("CXX", &value)]);
+    assert!(again.contains("8 TUs compiled"), "{again}");
+    let seen = argvs(&log);
+    assert_eq!(compiles(&seen), 8, "{seen:#?}");
+    assert!(seen.iter().all(|a| a[0] == cxx.display().to_string()), "{seen:#?}");
+
+    // A driver with its own sub-command and target, as `zig c++ -target`
+    // (named apart: cc gives a program named `zig` clang's flags).
+    let zig = program(
+        "driver",
+        &format!(
+            "[ \"$1 $2 $3\" = 'c++ -target x86_64-linux-gnu.2.28' ] || exit 7\nshift 3\nexec '{}' \"$@\"",
+            cxx.display()
+        ),
+    );
+    let value = format!("{zig} c++ -target x86_64-linux-gnu.2.28");
+    let built = build_ok(&python, &root, &out, &work, &cpu, &[("CXX", &value)]);
+    assert!(built.contains("8 TUs compiled"), "{built}");
+    let seen = argvs(&log);
+    assert!(seen.iter().filter(|a| a.iter().any(|w| w == "-c" || w == "-shared")).count() == 9, "{seen:#?}");
+
+    // A launcher with arguments: `env` sets a variable for the compile.
+    let launcher = program("launch", "[ \"$BEGEN_TEST_MARK\" = 1 ] || exit 8\nexec \"$@\"");
+    let value = format!("env BEGEN_TEST_MARK=1 {launcher}");
+    let helper = root.join("helper.cpp");
+    std::fs::write(&helper, std::fs::read_to_string(&helper).unwrap() + "\n// edited\n").unwrap();
+    let built = build_ok(&python, &root, &out, &work, &cpu, &[("BEGEN_COMPILER_LAUNCHER", &value)]);
+    assert!(built.contains("TUs compiled"), "{built}");
+    assert!(argvs(&log).iter().any(|a| a.iter().any(|w| w.ends_with("helper.cpp"))), "the launcher ran");
+
+    // What needs a shell: refused, naming the variable and the character.
+    for (var, value, words) in [
+        ("CXX", "g++ $CFLAGS", "at character 5, `$` needs a shell"),
+        ("CXX", "g++ 'unterminated", "at character 5, this `'` is never closed"),
+        ("CXX", "g++ -O2; rm -rf x", "at character 8, `;` needs a shell"),
+        ("BEGEN_COMPILER_LAUNCHER", "ccache `which g++`", "at character 8, `` ` `` needs a shell"),
+    ] {
+        let refused = build(&python, &root, &out, &work, &cpu, &[(var, value)]);
+        let text = stderr(&refused);
+        assert_eq!(refused.status.code(), Some(1), "{value}: {text}");
+        assert!(
+            text.contains(&format!("{var} = `{value}` cannot be split")) && text.contains(words),
+            "{value}: {text}"
+        );
+    }
+}
+
 #[test]
 fn warnings_are_summarised_and_all_of_them_logged() {
     let Some(python) = support::python_with_jax() else {

@@ -100,6 +100,17 @@ pub(crate) fn launcher_not_found(program: &str, from: &str) -> String {
     )
 }
 
+/// A program-and-arguments value (`CXX`, a compiler launcher) that needs a
+/// shell to mean anything.
+pub(crate) fn command_value_unsplittable(from: &str, value: &str, column: usize, what: &str) -> String {
+    let value = q(value);
+    format!(
+        "{from} = `{value}` cannot be split into a program and its arguments: at character {column}, {what}. \
+         begen runs the program itself, without a shell: write the words as a shell would pass them on, \
+         quoting a blank, quote or `\\` that belongs to a word (`CXX=\"g++ '-DMSG=a b'\"`)"
+    )
+}
+
 // ---- tuning ----
 
 /// ` (did you mean `x`?)` when a close name exists.
