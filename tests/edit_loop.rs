@@ -580,6 +580,54 @@ fn cxx_and_launcher_values_with_arguments_split_as_a_shell_does() {
     }
 }
 
+/// Paths that are not UTF-8: a kernel directory and a work directory work
+/// as any other; a source whose name is not UTF-8 (its wrapper could not
+/// name it) and an OUT whose path is not (the link's arguments could not)
+/// are named errors, never a lossy path and a compiler error about a file
+/// that does not exist.
+#[test]
+fn paths_that_are_not_utf8_build_or_are_named_errors() {
+    use std::os::unix::ffi::OsStrExt;
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let dir = scratch("loop_not_utf8");
+    let odd = |name: &[u8]| dir.join(std::ffi::OsStr::from_bytes(name));
+    let root = odd(b"ker\xffnels");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    let kernel = |name: &str| {
+        format!(
+            "#include <cstdint>\n// @BE {name}\nvoid {name}(const BE::Tensor x, BE::Tensor y) {{ (void)x; (void)y; }}\n"
+        )
+    };
+    std::fs::write(root.join("ok.cpp"), kernel("ok")).unwrap();
+    let cpu = ["--platform", "cpu", "--name", "k"];
+    let (out, work) = (dir.join("out"), odd(b"wo\xferk"));
+    let built = build_ok(&python, &root, &out, &work, &cpu, &[]);
+    assert!(built.contains("1 kernels"), "{built}");
+    assert!(out.join("k.py").is_file() && out.join("libk.so").is_file(), "{built}");
+
+    // OUT: refused before anything runs.
+    let odd_out = odd(b"o\xfdut");
+    let refused = build(&python, &root, &odd_out, &work, &cpu, &[]);
+    let text = stderr(&refused);
+    assert_eq!(refused.status.code(), Some(1), "{text}");
+    assert!(text.contains("has a path that is not valid UTF-8"), "{text}");
+    assert!(!odd_out.exists() || std::fs::read_dir(&odd_out).unwrap().count() == 0, "{text}");
+
+    // A source in a folder, or with a name, that is not UTF-8: named.
+    for name in [&b"sub/k\xff.cpp"[..], b"s\xfeub/k.cpp"] {
+        let source = root.join(std::ffi::OsStr::from_bytes(name));
+        std::fs::create_dir_all(source.parent().unwrap()).unwrap();
+        std::fs::write(&source, kernel("odd")).unwrap();
+        let refused = build(&python, &root, &out, &work, &cpu, &[]);
+        let text = stderr(&refused);
+        assert_eq!(refused.status.code(), Some(1), "{text}");
+        assert!(text.contains("it is not valid UTF-8") && !text.contains("No such file"), "{text}");
+        std::fs::remove_file(&source).unwrap();
+    }
+}
+
 #[test]
 fn warnings_are_summarised_and_all_of_them_logged() {
     let Some(python) = support::python_with_jax() else {

@@ -429,6 +429,12 @@ pub(crate) fn write_sources(out: &Path, library: &str, emitted: &Emitted) -> Res
 /// Refuses, naming it, a file in OUT named like one of the library's four
 /// outputs that begen did not write.
 pub(crate) fn refuse_foreign_outputs(library: &Library) -> Result<()> {
+    // The link names its output in its arguments, which are text: an OUT
+    // whose path is not UTF-8 would be written as another, lossy, path.
+    let out = library.plan.out();
+    if std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf()).to_str().is_none() {
+        return Err(Error::other(crate::diag::messages::out_not_utf8(&out.display().to_string())));
+    }
     let four = library.plan.outputs.all().map(String::from);
     files::refuse_foreign(library.plan.out(), &library.name, &four, &[])
 }

@@ -174,11 +174,11 @@ mod tests {
                     k /= alphabet.len();
                 }
                 tried += 1;
-                if let Ok(w) = split(&value) {
-                    if !super::has_quoting(&value) {
-                        let blank: Vec<&str> = value.split([' ', '\t', '\n']).filter(|s| !s.is_empty()).collect();
-                        assert_eq!(w, blank, "{value:?}");
-                    }
+                if let Ok(w) = split(&value)
+                    && !super::has_quoting(&value)
+                {
+                    let blank: Vec<&str> = value.split([' ', '\t', '\n']).filter(|s| !s.is_empty()).collect();
+                    assert_eq!(w, blank, "{value:?}");
                 }
             }
         }

@@ -111,6 +111,15 @@ pub(crate) fn command_value_unsplittable(from: &str, value: &str, column: usize,
     )
 }
 
+/// OUT's path has bytes that are not UTF-8.
+pub(crate) fn out_not_utf8(out: &str) -> String {
+    format!(
+        "the output directory `{}` has a path that is not valid UTF-8 (shown with U+FFFD), which the linker's \
+         arguments cannot carry; build into a directory whose path is UTF-8",
+        q(out)
+    )
+}
+
 // ---- tuning ----
 
 /// ` (did you mean `x`?)` when a close name exists.
