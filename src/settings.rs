@@ -149,7 +149,7 @@ impl Settings {
 }
 
 /// The Rust-style target triple of this machine, for cc outside Cargo.
-fn host_triple() -> String {
+pub(crate) fn host_triple() -> String {
     let arch = std::env::consts::ARCH;
     match std::env::consts::OS {
         "linux" => format!("{arch}-unknown-linux-gnu"),

@@ -488,6 +488,146 @@ fn a_compiler_launcher_sees_every_compile() {
     );
 }
 
+/// `CXX` and the launcher with arguments, one of each class: a compiler
+/// with flags (one quoted, with a blank and quotes in it), a compiler cache
+/// cc knows in front of the compiler, a driver with a sub-command and a
+/// target (`zig c++ -target …`), a launcher with arguments (`env A=1 …`);
+/// and values only a shell could give a meaning, refused with where.
+#[test]
+fn cxx_and_launcher_values_with_arguments_split_as_a_shell_does() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let Some(cxx) = on_path("c++") else {
+        support::missing::<()>("c++ on PATH");
+        return;
+    };
+    let (dir, root, out, work) = tree_copy("loop_cxx_words", "cpu");
+    let log = dir.join("argv.log");
+    // Each program logs its arguments one a line, after a `--` line.
+    let program = |name: &str, runs: &str| {
+        let path = dir.join(name);
+        let text = format!("#!/bin/sh\nprintf '%s\\n' -- \"$@\" >> '{}'\n{runs}\n", log.display());
+        std::fs::write(&path, text).unwrap();
+        executable(&path);
+        path.display().to_string()
+    };
+    let cpu = ["--platform", "cpu"];
+    let argvs = |log: &Path| -> Vec<Vec<String>> {
+        let text = std::fs::read_to_string(log).unwrap_or_default();
+        let _ = std::fs::remove_file(log);
+        text.split("--\n").skip(1).map(|a| a.lines().map(str::to_string).collect()).collect()
+    };
+    let compiles = |argvs: &[Vec<String>]| argvs.iter().filter(|a| a.iter().any(|w| w == "-c")).count();
+
+    // Flags, one quoted: every compile and the link get them, in order.
+    let rec = program("rec", &format!("exec '{}' \"$@\"", cxx.display()));
+    let value = format!("{rec} '-DMSG=\"a b\"' -DX");
+    build_ok(&python, &root, &out, &work, &cpu, &[("CXX", &value)]);
+    let seen = argvs(&log);
+    assert_eq!(compiles(&seen), 8, "{seen:#?}");
+    let ran: Vec<&Vec<String>> = seen.iter().filter(|a| a.iter().any(|w| w == "-c" || w == "-shared")).collect();
+    assert_eq!(ran.len(), 9, "{seen:#?}");
+    assert!(ran.iter().all(|a| a[..2] == ["-DMSG=\"a b\"", "-DX"]), "{ran:#?}");
+
+    // A compiler cache cc knows, then the compiler: the cache runs it.
+    let ccache = program("ccache", "exec \"$@\"");
+    let value = format!("{ccache} {}", cxx.display());
+    let again = build_ok(&python, &root, &out, &work, &cpu, &[("CXX", &value)]);
+    assert!(again.contains("8 TUs compiled"), "{again}");
+    let seen = argvs(&log);
+    assert_eq!(compiles(&seen), 8, "{seen:#?}");
+    assert!(seen.iter().all(|a| a[0] == cxx.display().to_string()), "{seen:#?}");
+
+    // A driver with its own sub-command and target, as `zig c++ -target`
+    // (named apart: cc gives a program named `zig` clang's flags).
+    let zig = program(
+        "driver",
+        &format!(
+            "[ \"$1 $2 $3\" = 'c++ -target x86_64-linux-gnu.2.28' ] || exit 7\nshift 3\nexec '{}' \"$@\"",
+            cxx.display()
+        ),
+    );
+    let value = format!("{zig} c++ -target x86_64-linux-gnu.2.28");
+    let built = build_ok(&python, &root, &out, &work, &cpu, &[("CXX", &value)]);
+    assert!(built.contains("8 TUs compiled"), "{built}");
+    let seen = argvs(&log);
+    assert!(seen.iter().filter(|a| a.iter().any(|w| w == "-c" || w == "-shared")).count() == 9, "{seen:#?}");
+
+    // A launcher with arguments: `env` sets a variable for the compile.
+    let launcher = program("launch", "[ \"$BEGEN_TEST_MARK\" = 1 ] || exit 8\nexec \"$@\"");
+    let value = format!("env BEGEN_TEST_MARK=1 {launcher}");
+    let helper = root.join("helper.cpp");
+    std::fs::write(&helper, std::fs::read_to_string(&helper).unwrap() + "\n// edited\n").unwrap();
+    let built = build_ok(&python, &root, &out, &work, &cpu, &[("BEGEN_COMPILER_LAUNCHER", &value)]);
+    assert!(built.contains("TUs compiled"), "{built}");
+    assert!(argvs(&log).iter().any(|a| a.iter().any(|w| w.ends_with("helper.cpp"))), "the launcher ran");
+
+    // What needs a shell: refused, naming the variable and the character.
+    for (var, value, words) in [
+        ("CXX", "g++ $CFLAGS", "at character 5, `$` needs a shell"),
+        ("CXX", "g++ 'unterminated", "at character 5, this `'` is never closed"),
+        ("CXX", "g++ -O2; rm -rf x", "at character 8, `;` needs a shell"),
+        ("BEGEN_COMPILER_LAUNCHER", "ccache `which g++`", "at character 8, `` ` `` needs a shell"),
+    ] {
+        let refused = build(&python, &root, &out, &work, &cpu, &[(var, value)]);
+        let text = stderr(&refused);
+        assert_eq!(refused.status.code(), Some(1), "{value}: {text}");
+        assert!(
+            text.contains(&format!("{var} = `{value}` cannot be split")) && text.contains(words),
+            "{value}: {text}"
+        );
+    }
+}
+
+/// Paths that are not UTF-8: a kernel directory and a work directory work
+/// as any other; a source whose name is not UTF-8 (its wrapper could not
+/// name it) and an OUT whose path is not (the link's arguments could not)
+/// are named errors, never a lossy path and a compiler error about a file
+/// that does not exist.
+#[test]
+fn paths_that_are_not_utf8_build_or_are_named_errors() {
+    use std::os::unix::ffi::OsStrExt;
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let dir = scratch("loop_not_utf8");
+    let odd = |name: &[u8]| dir.join(std::ffi::OsStr::from_bytes(name));
+    let root = odd(b"ker\xffnels");
+    std::fs::create_dir_all(root.join("sub")).unwrap();
+    let kernel = |name: &str| {
+        format!(
+            "#include <cstdint>\n// @BE {name}\nvoid {name}(const BE::Tensor x, BE::Tensor y) {{ (void)x; (void)y; }}\n"
+        )
+    };
+    std::fs::write(root.join("ok.cpp"), kernel("ok")).unwrap();
+    let cpu = ["--platform", "cpu", "--name", "k"];
+    let (out, work) = (dir.join("out"), odd(b"wo\xferk"));
+    let built = build_ok(&python, &root, &out, &work, &cpu, &[]);
+    assert!(built.contains("1 kernels"), "{built}");
+    assert!(out.join("k.py").is_file() && out.join("libk.so").is_file(), "{built}");
+
+    // OUT: refused before anything runs.
+    let odd_out = odd(b"o\xfdut");
+    let refused = build(&python, &root, &odd_out, &work, &cpu, &[]);
+    let text = stderr(&refused);
+    assert_eq!(refused.status.code(), Some(1), "{text}");
+    assert!(text.contains("has a path that is not valid UTF-8"), "{text}");
+    assert!(!odd_out.exists() || std::fs::read_dir(&odd_out).unwrap().count() == 0, "{text}");
+
+    // A source in a folder, or with a name, that is not UTF-8: named.
+    for name in [&b"sub/k\xff.cpp"[..], b"s\xfeub/k.cpp"] {
+        let source = root.join(std::ffi::OsStr::from_bytes(name));
+        std::fs::create_dir_all(source.parent().unwrap()).unwrap();
+        std::fs::write(&source, kernel("odd")).unwrap();
+        let refused = build(&python, &root, &out, &work, &cpu, &[]);
+        let text = stderr(&refused);
+        assert_eq!(refused.status.code(), Some(1), "{text}");
+        assert!(text.contains("it is not valid UTF-8") && !text.contains("No such file"), "{text}");
+        std::fs::remove_file(&source).unwrap();
+    }
+}
+
 #[test]
 fn warnings_are_summarised_and_all_of_them_logged() {
     let Some(python) = support::python_with_jax() else {

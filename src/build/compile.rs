@@ -15,7 +15,7 @@
 //! work directory with relative paths for generated files, so objects do
 //! not depend on where OUT is.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -56,6 +56,10 @@ pub(crate) struct CompilerCmd {
     pub(crate) program: PathBuf,
     pub(crate) args: Vec<OsString>,
     pub(crate) env: Vec<(OsString, OsString)>,
+    /// How many of `args` were written with the program (`CXX="zig c++
+    /// -target …"`): the link runs with them too.
+    #[serde(default)]
+    pub(crate) lead: usize,
     /// What the compiler programs are on disk (see the backends'
     /// `identity`): part of each unit's record, so a compiler changed in
     /// place recompiles. Found anew each build, never kept with the probes.
@@ -66,10 +70,22 @@ pub(crate) struct CompilerCmd {
 impl CompilerCmd {
     /// Takes program, flags and environment from a cc tool; `program`
     /// replaces cc's choice (nvcc found by begen rather than `$NVCC`).
+    /// Without one, the program is the first word of cc's command: a
+    /// wrapper cc knows (`CXX="ccache g++"`) runs the compiler, and the
+    /// words written after the compiler (`CXX="g++ -DX"`, `CXX="zig c++
+    /// -target …"`) come before cc's flags, as they would in a shell.
     pub(crate) fn from_tool(tool: &cc::Tool, program: Option<&Path>) -> CompilerCmd {
+        let (program, args) = match program {
+            Some(program) => (program.to_path_buf(), tool.args().to_vec()),
+            None => {
+                let cmd = tool.to_command();
+                (PathBuf::from(cmd.get_program()), cmd.get_args().map(OsStr::to_os_string).collect::<Vec<_>>())
+            }
+        };
         CompilerCmd {
-            program: program.map(Path::to_path_buf).unwrap_or_else(|| tool.path().to_path_buf()),
-            args: tool.args().to_vec(),
+            program,
+            lead: args.len().saturating_sub(tool.args().len()),
+            args,
             env: tool.get_envs().map(|(k, v)| (k.to_owned(), v.to_owned())).collect(),
             identity: String::new(),
         }
@@ -97,7 +113,9 @@ pub(crate) struct Compilers {
     /// A program every compile runs through (`ccache`, `sccache`): not
     /// part of a unit's recorded command (a compiler cache changes no
     /// object), nor of the compilation database.
-    pub(crate) launcher: Option<PathBuf>,
+    /// Its program (found) first, then the arguments written with it
+    /// (`env FOO=1 ccache`).
+    pub(crate) launcher: Option<Vec<OsString>>,
 }
 
 impl Compilers {
@@ -466,7 +484,7 @@ enum Event {
 struct Run<'a> {
     env: &'a [(OsString, OsString)],
     identity: &'a str,
-    launcher: Option<&'a Path>,
+    launcher: Option<&'a [OsString]>,
     timeout: std::time::Duration,
 }
 
@@ -485,12 +503,12 @@ fn run_one(
         let _ = std::fs::remove_file(&old);
     }
     let mut cmd = match launcher {
-        Some(launcher) => {
-            let mut cmd = Command::new(launcher);
-            cmd.args(argv);
+        Some([program, args @ ..]) => {
+            let mut cmd = Command::new(program);
+            cmd.args(args).args(argv);
             cmd
         }
-        None => {
+        _ => {
             let mut cmd = Command::new(&argv[0]);
             cmd.args(&argv[1..]);
             cmd
@@ -500,14 +518,8 @@ fn run_one(
     for (k, v) in env {
         cmd.env(k, v);
     }
-    let program = launcher.map_or_else(|| argv[0].to_string_lossy(), |l| l.as_os_str().to_string_lossy());
-    let shown = launcher
-        .map(|l| l.as_os_str())
-        .into_iter()
-        .chain(argv.iter().map(OsString::as_os_str))
-        .map(|a| a.to_string_lossy())
-        .collect::<Vec<_>>()
-        .join(" ");
+    let program = launcher.and_then(<[_]>::first).unwrap_or(&argv[0]).to_string_lossy();
+    let shown = launcher.into_iter().flatten().chain(argv).map(|a| a.to_string_lossy()).collect::<Vec<_>>().join(" ");
     let start = std::time::Instant::now();
     let text = |out: &[u8], err: &[u8]| String::from_utf8_lossy(out).into_owned() + &String::from_utf8_lossy(err);
     let started = SystemTime::now();
@@ -759,6 +771,7 @@ mod tests {
             program: cc.clone(),
             args: vec![],
             env: vec![],
+            lead: 0,
             identity: format!("{} {} {}", cc.display(), stamp.size, stamp.mtime),
         };
         let compilers = Compilers { by_platform: vec![(Platform::Cpu, cmd)], launcher: None };

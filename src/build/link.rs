@@ -12,6 +12,8 @@ use crate::error::{Error, Result};
 pub(crate) struct LinkJob<'a> {
     pub(crate) work: &'a Path,
     pub(crate) linker: &'a Path,
+    /// The words written with the linker's program (`CXX="zig c++"`).
+    pub(crate) lead: &'a [std::ffi::OsString],
     pub(crate) objects: &'a [PathBuf],
     pub(crate) output: &'a Path,
     /// The plan's libraries, as found.
@@ -24,7 +26,8 @@ pub(crate) struct LinkJob<'a> {
 
 /// The linker's argv (without the program).
 pub(crate) fn link_args(job: &LinkJob<'_>) -> Vec<String> {
-    let mut args = vec!["-shared".to_string(), "-o".to_string(), job.output.display().to_string()];
+    let mut args: Vec<String> = job.lead.iter().map(|a| a.to_string_lossy().into_owned()).collect();
+    args.extend(["-shared".to_string(), "-o".to_string(), job.output.display().to_string()]);
     args.extend(job.objects.iter().map(|o| o.display().to_string()));
     let soname = job.output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     args.push(format!("-Wl,-soname,{soname}"));

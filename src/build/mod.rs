@@ -66,8 +66,10 @@ mod stamp;
 mod support;
 mod toolchain;
 mod warnings;
+mod words;
 mod work;
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub use crate::env::Env;
@@ -427,6 +429,12 @@ pub(crate) fn write_sources(out: &Path, library: &str, emitted: &Emitted) -> Res
 /// Refuses, naming it, a file in OUT named like one of the library's four
 /// outputs that begen did not write.
 pub(crate) fn refuse_foreign_outputs(library: &Library) -> Result<()> {
+    // The link names its output in its arguments, which are text: an OUT
+    // whose path is not UTF-8 would be written as another, lossy, path.
+    let out = library.plan.out();
+    if std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf()).to_str().is_none() {
+        return Err(Error::other(crate::diag::messages::out_not_utf8(&out.display().to_string())));
+    }
     let four = library.plan.outputs.all().map(String::from);
     files::refuse_foreign(library.plan.out(), &library.name, &four, &[])
 }
@@ -456,10 +464,11 @@ pub(crate) fn build_library(
         needs.args.extend(more.args);
         needs.reads.extend(more.reads);
     }
-    let linker = &compilers.host()?.program;
+    let host = compilers.host()?;
     let job = link::LinkJob {
         work: &work,
-        linker,
+        linker: &host.program,
+        lead: &host.args[..host.lead.min(host.args.len())],
         objects: &objects,
         output: Path::new(&plan.outputs.library),
         libs: &tools.libs,
@@ -596,16 +605,28 @@ fn commit(
     Ok(changed)
 }
 
-/// The program every compile runs through, as the plan names it: a path,
-/// or a name found on `PATH`. One that cannot be found is an error naming
-/// where it was set.
-fn compiler_launcher(launcher: Option<&Launcher>, discovery: &Discovery) -> Result<Option<PathBuf>> {
+/// The program every compile runs through, as the plan names it, with the
+/// arguments written after it (`env FOO=1 ccache`, split as
+/// [`words::split`] does; a value that is a file's path as a whole is that
+/// file): the program a path, or a name found on `PATH`. One that cannot
+/// be found or split is an error naming where it was set.
+fn compiler_launcher(launcher: Option<&Launcher>, discovery: &Discovery) -> Result<Option<Vec<OsString>>> {
     let Some(Launcher { program, from }) = launcher else {
         return Ok(None);
     };
-    match discovery.program_file(Path::new(program)) {
-        Some(file) => Ok(Some(file)),
-        None => Err(Error::toolchain(crate::diag::messages::launcher_not_found(program, from))),
+    let words = if Path::new(program).is_file() {
+        vec![program.clone()]
+    } else {
+        words::split(program).map_err(|e| {
+            Error::toolchain(crate::diag::messages::command_value_unsplittable(from, program, e.column, &e.what))
+        })?
+    };
+    let Some((first, args)) = words.split_first() else {
+        return Ok(None);
+    };
+    match discovery.program_file(Path::new(first)) {
+        Some(file) => Ok(Some(std::iter::once(file.into_os_string()).chain(args.iter().map(OsString::from)).collect())),
+        None => Err(Error::toolchain(crate::diag::messages::launcher_not_found(first, from))),
     }
 }
 

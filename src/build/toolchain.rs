@@ -87,6 +87,11 @@ impl<'e> Discovery<'e> {
         }
     }
 
+    /// An environment variable, read through the build's environment.
+    pub(crate) fn var(&self, name: &str) -> Option<String> {
+        self.env.var(name)
+    }
+
     /// The file a program name runs: itself when it is a path, else found
     /// on `PATH`.
     pub(crate) fn program_file(&self, program: &Path) -> Option<PathBuf> {

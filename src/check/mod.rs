@@ -623,7 +623,12 @@ fn check_include_paths(
         let path: PathBuf = if shadowed {
             std::path::absolute(&s.path).unwrap_or_else(|_| s.path.clone())
         } else {
-            PathBuf::from(&s.file)
+            // The path as the file system spells it below the root: a name
+            // that is not UTF-8 has only a lossy `file`, which would name
+            // another file.
+            let depth = s.file.split('/').count();
+            let parts: Vec<&std::ffi::OsStr> = s.path.iter().collect();
+            parts[parts.len().saturating_sub(depth)..].iter().collect()
         };
         match include_path_text(&path) {
             Ok(text) => s.include = Some(text),

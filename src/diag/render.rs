@@ -82,6 +82,18 @@ pub fn render_text(d: &Diagnostic, map: &SourceMap, color: bool) -> String {
         message = message.footer(Level::Help.title(h));
     }
     let mut out = renderer.render(message).to_string();
+    // The renderer counts a mark's column from the start of the text it
+    // was given: on a line cut short, the characters cut off its start are
+    // added back.
+    for s in slices.iter().filter(|s| s.shift > 0) {
+        if let Some((range, _)) = s.marks.first().filter(|(r, _)| !s.text[..r.start].contains('\n')) {
+            let column = s.text[..range.start].chars().count() + 1;
+            let (cut, whole) = (format!("{}:{}:{column}\n", s.origin, s.line), column + s.shift);
+            if let Some(at) = out.find(&cut) {
+                out.replace_range(at..at + cut.len(), &format!("{}:{}:{whole}\n", s.origin, s.line));
+            }
+        }
+    }
     if d.whole_file || !places.is_empty() {
         // No source to show: drop the empty gutter lines of the empty snippet.
         out = out.lines().filter(|l| l.trim() != "|").map(|l| format!("{l}\n")).collect();
@@ -120,12 +132,17 @@ struct Slice {
     line: usize,
     primary: bool,
     marks: Vec<(std::ops::Range<usize>, String)>,
+    /// How many characters of its first line were cut off before `text`.
+    shift: usize,
 }
 
 /// Lines longer than this are cut to [`CONTEXT`] bytes either side of the
-/// marks when shown.
+/// marks when shown. The renderer shows at most a terminal's width (140
+/// columns) of a line, at most half of it before the first mark, so the
+/// cut loses nothing it would show while every diagnostic on a long line
+/// costs the renderer a few hundred bytes, not the line's length.
 const LONG_LINE: usize = 4096;
-const CONTEXT: usize = 1024;
+const CONTEXT: usize = 256;
 
 fn slice(d: &Diagnostic, map: &SourceMap, file: FileId) -> Option<Slice> {
     let mut spans: Vec<(Span, &str)> = Vec::new();
@@ -141,6 +158,7 @@ fn slice(d: &Diagnostic, map: &SourceMap, file: FileId) -> Option<Slice> {
     let lines: Vec<usize> = spans.iter().map(|(s, _)| f.position(s.start).0).collect();
     let (first, last) = (*lines.iter().min()?, *lines.iter().max()?);
     let (mut from, mut to) = (f.line_range(first).start, f.line_range(last).end);
+    let line_start = from;
     // A very long line (a begen.yaml written on one line) is cut to the
     // neighbourhood of the marks, so that each of many diagnostics on it
     // costs no more than a short line does; the renderer shows only that
@@ -191,7 +209,8 @@ fn slice(d: &Diagnostic, map: &SourceMap, file: FileId) -> Option<Slice> {
             (start..ceil(at(end).min(text.len())).max(start), clean(label).into_owned())
         })
         .collect();
-    Some(Slice { origin: clean(&f.name).into_owned(), text: text.into_owned(), line: first, primary, marks })
+    let shift = if from > line_start { f.chars_before(from) - f.chars_before(line_start) } else { 0 };
+    Some(Slice { origin: clean(&f.name).into_owned(), text: text.into_owned(), line: first, primary, marks, shift })
 }
 
 /// Source bytes as a snippet shows them: invalid UTF-8 replaced, and every
@@ -222,6 +241,39 @@ fn clean(text: &str) -> Cow<'_, str> {
         return Cow::Borrowed(text);
     }
     Cow::Owned(text.split('\n').map(|line| q(line).to_string()).collect::<Vec<_>>().join("\n"))
+}
+
+#[cfg(test)]
+mod long_lines {
+    use crate::diag::{Diagnostic, SourceMap};
+    use crate::source::Span;
+
+    /// Many diagnostics on one long line (a begen.yaml written on one
+    /// line) each hand the renderer a bounded slice of it, whatever the
+    /// line's length: counted, not timed.
+    #[test]
+    fn each_mark_on_a_long_line_renders_a_bounded_slice() {
+        let names: Vec<String> = (0..20_000).map(|i| format!("bad_{i}")).collect();
+        let line =
+            format!("functions: {{{}}}\n", names.iter().map(|n| format!("{n}: {{}}")).collect::<Vec<_>>().join(", "));
+        let mut map = SourceMap::default();
+        let file = map.add("begen.yaml", "begen.yaml", line.clone().into_bytes());
+        let mut shown = 0;
+        for (i, name) in names.iter().enumerate().step_by(97) {
+            let start = line.find(&format!("{name}:")).unwrap();
+            let d = Diagnostic::error(Span { file, start, end: start + name.len() }, format!("bad name {i}"));
+            let slice = super::slice(&d, &map, file).unwrap();
+            assert!(slice.text.len() <= 2 * super::CONTEXT + name.len() + 4, "{} bytes", slice.text.len());
+            let (range, _) = &slice.marks[0];
+            assert_eq!(&slice.text[range.clone()], name);
+            shown += slice.text.len();
+            let text = super::render_text(&d, &map, false);
+            assert!(text.contains(&format!(" --> begen.yaml:1:{}\n", start + 1)), "{text}");
+            assert!(text.contains(&format!("{name}: {{}}")) && text.lines().all(|l| l.len() < 300), "{text}");
+        }
+        // The line is far longer than all the slices together.
+        assert!(shown < line.len() / 2, "{shown} of {}", line.len());
+    }
 }
 
 #[cfg(test)]

@@ -59,7 +59,14 @@ pub(crate) struct SourceFile {
     len: usize,
     /// Where each line starts (u32: a source over 4 GiB is not a kernel).
     lines: Vec<u32>,
+    /// How many characters come before each [`BLOCK`]-byte block: made
+    /// the first time a character column is asked for, so a column on a
+    /// long line costs at most a block's counting.
+    blocks: std::sync::OnceLock<Vec<u32>>,
 }
+
+/// The block size of [`SourceFile`]'s character index.
+const BLOCK: usize = 512;
 
 impl SourceFile {
     /// A file as read, with its line index.
@@ -68,7 +75,7 @@ impl SourceFile {
         let mut lines = Vec::with_capacity(1 + memchr::memchr_iter(b'\n', &bytes).count());
         lines.push(0);
         lines.extend(memchr::memchr_iter(b'\n', &bytes).map(|i| u32::try_from(i + 1).unwrap_or(u32::MAX)));
-        SourceFile { name: name.into(), path: path.into(), len: bytes.len(), bytes, lines }
+        SourceFile { name: name.into(), path: path.into(), len: bytes.len(), bytes, lines, blocks: Default::default() }
     }
 
     /// Whether its text is still held (see [`SourceMap::forget_texts`]).
@@ -99,6 +106,24 @@ impl SourceFile {
     pub(crate) fn position(&self, offset: usize) -> (usize, usize) {
         let line = self.lines.partition_point(|&s| s as usize <= offset).max(1);
         (line, offset - self.lines[line - 1] as usize + 1)
+    }
+
+    /// How many characters (UTF-8 lead bytes and invalid bytes: every
+    /// byte but a continuation byte) its text has before `offset`.
+    pub(crate) fn chars_before(&self, offset: usize) -> usize {
+        let count = |bytes: &[u8]| bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count();
+        let blocks = self.blocks.get_or_init(|| {
+            let mut total = 0;
+            let mut out = vec![0];
+            for chunk in self.bytes.chunks(BLOCK) {
+                total += count(chunk);
+                out.push(u32::try_from(total).unwrap_or(u32::MAX));
+            }
+            out
+        });
+        let offset = offset.min(self.bytes.len());
+        let block = offset / BLOCK;
+        blocks.get(block).map_or(0, |&c| c as usize) + count(&self.bytes[block * BLOCK..offset])
     }
 
     /// The byte range of the 1-based `line`, without its line break.

@@ -149,10 +149,20 @@ fn remembered(
     }
 }
 
-/// The programs a compiler command runs: its own, and nvcc's `-ccbin` host
-/// compiler.
+/// The compiler caches cc recognizes at the head of `CXX`.
+const WRAPPERS: [&str; 7] = ["ccache", "distcc", "sccache", "icecc", "cachepot", "buildcache", "kache"];
+
+/// The programs a compiler command runs: its own, the compiler a cache
+/// runs, and nvcc's `-ccbin` host compiler.
 fn programs(cmd: &CompilerCmd) -> Vec<PathBuf> {
     let mut programs = vec![cmd.program.clone()];
+    // A compiler cache in `CXX` (`ccache g++`) runs the compiler after it.
+    let stem = cmd.program.file_stem().map(|s| s.to_string_lossy().to_ascii_lowercase());
+    if stem.is_some_and(|s| WRAPPERS.contains(&s.as_str()))
+        && let Some(compiler) = cmd.args.first()
+    {
+        programs.push(PathBuf::from(compiler));
+    }
     let mut args = cmd.args.iter().map(|a| a.to_string_lossy());
     while let Some(arg) = args.next() {
         match arg.strip_prefix("-ccbin") {

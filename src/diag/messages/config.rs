@@ -100,6 +100,26 @@ pub(crate) fn launcher_not_found(program: &str, from: &str) -> String {
     )
 }
 
+/// A program-and-arguments value (`CXX`, a compiler launcher) that needs a
+/// shell to mean anything.
+pub(crate) fn command_value_unsplittable(from: &str, value: &str, column: usize, what: &str) -> String {
+    let value = q(value);
+    format!(
+        "{from} = `{value}` cannot be split into a program and its arguments: at character {column}, {what}. \
+         begen runs the program itself, without a shell: write the words as a shell would pass them on, \
+         quoting a blank, quote or `\\` that belongs to a word (`CXX=\"g++ '-DMSG=a b'\"`)"
+    )
+}
+
+/// OUT's path has bytes that are not UTF-8.
+pub(crate) fn out_not_utf8(out: &str) -> String {
+    format!(
+        "the output directory `{}` has a path that is not valid UTF-8 (shown with U+FFFD), which the linker's \
+         arguments cannot carry; build into a directory whose path is UTF-8",
+        q(out)
+    )
+}
+
 // ---- tuning ----
 
 /// ` (did you mean `x`?)` when a close name exists.
