@@ -57,7 +57,9 @@ impl Probes {
     /// The answers kept in `work` (none when it has no readable record).
     pub(crate) fn load(work: &Path) -> Probes {
         let path = work.join(FILE);
-        let begen = env!("CARGO_PKG_VERSION").to_string();
+        // The version and the shape of the answers: a record written by a
+        // begen whose answers lack a field this one reads is not reused.
+        let begen = concat!(env!("CARGO_PKG_VERSION"), "+answers.2").to_string();
         // Only a regular file is read: a FIFO or a device there could block
         // every build, a link could lead anywhere.
         let regular = std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_file());
