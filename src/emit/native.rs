@@ -44,6 +44,10 @@ pub(crate) fn native_view(f: &Function, binds: &[NativeBind]) -> NativeView {
                 aliases.push(format!("using R{i} = begen::native::result_t<P{i}>;"));
                 format!(".Ret<{ns}::R{i}>()")
             }
+            NativeBind::ArgResult => {
+                aliases.push(format!("using R{i} = begen::native::result_t<P{i}>;"));
+                format!(".Arg<{ns}::R{i}>()")
+            }
             NativeBind::Attr(name) => format!(".Attr<{ns}::P{i}>(\"{name}\")"),
             NativeBind::Attrs => ".Attrs()".to_string(),
             NativeBind::Ctx => format!(".Ctx<{ns}::P{i}>()"),

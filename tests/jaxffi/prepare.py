@@ -36,7 +36,9 @@ ANNOTATED = {
     "cpu_examples.cc": ["ArrayAttrImpl", "DictionaryAttrImpl", "CounterImpl", "AliasingImpl"],
 }
 CUDA_ANNOTATED = {
-    "cuda_examples.cu": ["FooFwdHost", "FooBwdHost"],
+    # Upstream binds FooBwdHost's `b_plus_1`, declared `ffi::ResultBuffer`,
+    # as an input (`.Arg<>()`): the tokens say so.
+    "cuda_examples.cu": ["FooFwdHost", "FooBwdHost stream arg arg arg ret ret attr.n"],
 }
 TESTS = {
     "cpu": ["rms_norm_test.py", "cpu_examples_test.py"],
@@ -95,12 +97,13 @@ def annotate(text: str, names: list[str]) -> str:
         text = text[: min(cut)]
     text = re.sub(r'#include "nanobind/nanobind.h"\n', "", text)
     text = re.sub(r"namespace nb = nanobind;\n", "", text)
-    for name in names:
+    for annotation in names:  # `Name` or `Name tokens...`
+        name = annotation.split()[0]
         pattern = re.compile(r"^(ffi::Error|void)\s+" + name + r"\(", re.MULTILINE)
         m = pattern.search(text)
         if m is None:
             raise SystemExit(f"{name}: no impl function found to annotate")
-        text = text[: m.start()] + f"// @BE {name}\n" + text[m.start() :]
+        text = text[: m.start()] + f"// @BE {annotation}\n" + text[m.start() :]
     return text
 
 
