@@ -209,6 +209,12 @@ pub(super) fn infer_native(
             continue;
         }
         let by_value = p.indirection == Indirection::Value || (p.indirection == Indirection::Reference && p.is_const);
+        // A pointer to a type of the sources' own (`State* state`): the
+        // per-executable state, as XLA decodes `Ctx<State<T>>`.
+        if p.indirection == Indirection::Pointer && !p.is_const && is_state_type(&p.ty) {
+            binds.push(NativeBind::State(p.span));
+            continue;
+        }
         if !by_value {
             diags.push(
                 Diagnostic::error(p.span, msg::native_indirect(&c.name, &name, &p.to_string()))
@@ -253,9 +259,10 @@ pub(super) fn infer_native(
                 binds.push(NativeBind::Attr(n));
                 named_attrs = true;
             }
-            Some(Kind::State) => diags.push(unsupported(
-                "per-executable state needs an instantiate stage, which begen does not generate yet",
-            )),
+            Some(Kind::State) => diags.push(
+                unsupported("XLA hands per-executable state to the kernel as a pointer")
+                    .hint("take it as `T* state` (what XLA decodes `Ctx<ffi::State<T>>` to)"),
+            ),
             Some(Kind::RemainingArgs | Kind::RemainingRets) => {
                 diags.push(unsupported("variadic inputs and outputs are not bound yet"))
             }
@@ -342,6 +349,16 @@ pub(super) fn apply_tokens(
             );
         }
     }
+}
+
+/// Whether `T` of a `T*` parameter can be a state type: a (qualified)
+/// identifier that is no XLA FFI type and no scalar.
+fn is_state_type(ty: &str) -> bool {
+    kind(ty).is_none()
+        && infer::scalar_type(ty).is_none()
+        && infer::dim_type(ty).is_none()
+        && !matches!(ty, "void" | "char" | "BE::Tensor")
+        && ty.split("::").all(crate::model::is_identifier)
 }
 
 /// An attribute's name (XLA finds attributes by name).

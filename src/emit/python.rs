@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 
 use crate::model::{
-    Algorithm, AttrType, Const, ConstKind, ElementType, Extent, Function, Library, Param, Platform, RecordType,
-    ScalarKind, TensorType, Token, Tuned,
+    Algorithm, AttrType, Const, ConstKind, ElementType, Extent, Function, Library, NativeBind, Param, Platform,
+    RecordType, ScalarKind, TensorType, Token, Tuned,
 };
 
 use super::cpp::Unit;
@@ -44,6 +44,9 @@ pub(crate) struct PyModuleView {
     pub(crate) targets: Vec<(String, String)>,
     /// (target literal, symbol literal, platform literal) for `register()`.
     pub(crate) handlers: Vec<(String, String, String)>,
+    /// Kernels with per-executable state: (handler symbol, instantiate
+    /// handler, state type id function, state type info function) literals.
+    pub(crate) states: Vec<(String, String, String, String)>,
     pub(crate) functions: Vec<PyFunctionView>,
     pub(crate) algorithms: Vec<PyAlgorithmView>,
     /// The exported symbol returning the XLA FFI API version the library
@@ -1563,6 +1566,15 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
                     .map(move |(target, handler)| (py_str(&target), py_str(&handler), py_str(jax_platform(f.platform))))
             })
             .collect(),
+        states: fs
+            .iter()
+            .filter(|f| f.native.iter().flat_map(|n| &n.params).any(|b| matches!(b, NativeBind::State(_))))
+            .filter(|f| f.options.instantiate.is_some())
+            .map(|f| {
+                let (i, id, info) = super::native::state_symbols(&f.handler);
+                (py_str(&f.handler), py_str(&i), py_str(&id), py_str(&info))
+            })
+            .collect(),
         functions,
         modules,
         algorithms,
@@ -1612,7 +1624,7 @@ fn module_sections(library: &Library, has_vjp: bool, has_primitive: bool, has_sh
         (Section::Modules, library.namespaced),
         (
             Section::Natives,
-            library.functions.iter().any(Function::takes_dictionary)
+            library.functions.iter().any(|f| f.takes_dictionary() || f.options.instantiate.is_some())
                 || any_param(library, |t| matches!(t, Token::Str { .. })),
         ),
     ];

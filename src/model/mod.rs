@@ -451,6 +451,9 @@ pub(crate) struct FunctionOptions {
     pub(crate) jvp: Option<String>,
     /// The handler zeroes the outputs before the kernel runs.
     pub(crate) zero_outputs: bool,
+    /// A native kernel's per-executable state: the function (a checked
+    /// identifier) that creates it when XLA instantiates the executable.
+    pub(crate) instantiate: Option<String>,
     /// Typed-contract dimensions a call may be split along across devices
     /// (checked: each in an input and in every output).
     pub(crate) shard: Vec<String>,
@@ -598,6 +601,10 @@ pub(crate) enum NativeBind {
     Ctx,
     /// `.Ctx<PlatformStream<cudaStream_t>>()` for a `cudaStream_t`.
     CudaStream,
+    /// `.Ctx<State<T>>()` for a `T*`: the per-executable state that
+    /// begen.yaml's `instantiate:` function creates (the parameter, for
+    /// messages).
+    State(crate::source::Span),
 }
 
 /// A function's names in the library, decided from its module and the

@@ -67,6 +67,15 @@ def test_result_bound_as_input_by_its_token(native, jax_cpu):
     np.testing.assert_allclose(f(a, b), a * b + 2)
 
 
+def test_per_executable_state(native, jax_cpu):
+    """XLA creates the state once per executable (the instantiate stage)
+    and hands it to each of its calls: a new executable starts at 42."""
+    f = jax_cpu.jit(native.ReadCounter)
+    assert [int(f()) for _ in range(3)] == [42, 43, 44]
+    g = jax_cpu.jit(lambda x: (x, native.ReadCounter()))
+    assert int(g(1)[1]) == 42
+
+
 @pytest.mark.parametrize("name", ["ScaleImpl", "checked_copy", "returns_error", "arg_check"])
 def test_returned_and_checked_errors_keep_their_code(native, jax_cpu, name):
     """A 0-d input the kernel rejects raises INVALID_ARGUMENT: never an

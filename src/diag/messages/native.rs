@@ -18,6 +18,25 @@ pub(crate) fn native_consts(func: &str) -> String {
 pub(crate) const HINT_NATIVE_CONSTS: &str =
     "annotate a non-template function with XLA FFI parameter types, or take `BE::Tensor`s";
 
+pub(crate) fn state_without_instantiate(func: &str) -> String {
+    let func = q(func);
+    format!("'{func}' takes per-executable state, but no function creates it")
+}
+
+pub(crate) const HINT_INSTANTIATE: &str = "name the function that creates the state in begen.yaml: \
+     `functions: {kernel: {instantiate: make_state}}`, where `ffi::ErrorOr<std::unique_ptr<T>> make_state()` \
+     and the kernel takes `T*` (T has a `static xla::ffi::TypeId id`)";
+
+pub(crate) fn bad_instantiate(name: &str) -> String {
+    let name = q(name);
+    format!("`instantiate: {name}` is not a C++ identifier: it names a function of the kernel's source")
+}
+
+pub(crate) fn instantiate_without_state(func: &str, name: &str) -> String {
+    let (func, name) = (q(func), q(name));
+    format!("`instantiate: {name}` is given for '{func}', which takes no state (a `T*` parameter of XLA FFI types)")
+}
+
 pub(crate) fn native_token_count(func: &str, tokens: usize, params: &[String]) -> String {
     let func = q(func);
     let names: Vec<String> = params.iter().map(|n| format!("'{}'", q(n))).collect();

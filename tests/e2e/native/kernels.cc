@@ -3,6 +3,7 @@
 // with its code (tests/python/test_e2e_native.py).
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include "xla/ffi/api/ffi.h"
 #include "brainevent/common.h"
@@ -71,5 +72,23 @@ ffi::Error MulAdd(ffi::Buffer<ffi::F32> a, ffi::ResultBuffer<ffi::F32> b, ffi::R
 ffi::Error Greet(std::string_view word, ffi::ResultBufferR0<ffi::S32> size) {
   if (word == "fail") return ffi::Error::InvalidArgument("word must not be 'fail'");
   size->typed_data()[0] = static_cast<int32_t>(word.size());
+  return ffi::Error::Success();
+}
+
+// Per-executable state, as jax's gpu_examples keeps it: XLA calls
+// MakeCounter once per executable (begen.yaml's `instantiate:`) and hands
+// its state to every call of ReadCounter.
+struct CounterState {
+  static xla::ffi::TypeId id;
+  explicit CounterState(int32_t value) : value(value) {}
+  int32_t value;
+};
+xla::ffi::TypeId CounterState::id = {};
+
+static ffi::ErrorOr<std::unique_ptr<CounterState>> MakeCounter() { return std::make_unique<CounterState>(42); }
+
+// @BE ReadCounter
+ffi::Error ReadCounter(CounterState* state, ffi::ResultBufferR0<ffi::S32> out) {
+  out->typed_data()[0] = state->value++;
   return ffi::Error::Success();
 }
