@@ -364,6 +364,9 @@ pub(crate) struct FunctionConfig {
     pub(crate) jvp: Option<String>,
     /// The handler zeroes the outputs before the kernel runs.
     pub(crate) zero_outputs: Option<bool>,
+    /// A native kernel's state: the function that creates it (XLA's
+    /// instantiate stage).
+    pub(crate) instantiate: Option<String>,
     /// Typed-contract dimensions a call may be split along across devices.
     pub(crate) shard: Option<Vec<String>>,
     /// Typed-contract dimensions the outputs are sums over: split, the

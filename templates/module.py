@@ -34,7 +34,17 @@ _HANDLERS = (
 {%- for (target, symbol, platform) in m.handlers %}
     ({{ target }}, {{ symbol }}, {{ platform }}),
 {%- endfor %}
-){%- if !m.linked.is_empty() %}
+)
+{%- if !m.states.is_empty() %}
+
+# Kernels with per-executable state: handler symbol -> (its instantiate
+# handler, the functions that return its state type's id and info).
+_BEGEN_STATES = {
+{%- for (symbol, instantiate, type_id, type_info) in m.states %}
+    {{ symbol }}: ({{ instantiate }}, {{ type_id }}, {{ type_info }}),
+{%- endfor %}
+}
+{%- endif %}{%- if !m.linked.is_empty() %}
 
 # Libraries lib{{ m.name }}.so links (begen.yaml's `link: libs:`). A CUDA
 # library from pip (`nvidia/*/lib`) is not on the loader's path: it is
@@ -115,12 +125,19 @@ def register():
 {%- endif %}
             _lib = _ctypes.cdll.LoadLibrary(_begen_library_file())
         _begen_check_ffi_api()
+{%- if m.states.is_empty() %}
         _begen_register_targets(
             _HANDLERS,
             lambda target, symbol, platform: _jax.ffi.register_ffi_target(
                 target, _jax.ffi.pycapsule(getattr(_lib, symbol)), platform=platform
             ),
         )
+{%- else %}
+        _begen_register_targets(
+            _HANDLERS,
+            lambda target, symbol, platform: _begen_register_stateful(_lib, target, symbol, platform, _BEGEN_STATES),
+        )
+{%- endif %}
 {%- if m.sharded %}
         _begen_register_partitioner()
 {%- endif %}

@@ -67,6 +67,31 @@ BEGEN_TRAMPOLINE const char* {{ t.symbol }}({{ t.params }}) noexcept {
 // Declared with XLA FFI's types: bound as declared, called directly.
 namespace {{ n.ns }} {
 using Fn = decltype(&{{ n.function }});
+{%- if let Some(s) = n.state %}
+// The per-executable state: what {{ s.function }}() creates, as
+// `ffi::ErrorOr<std::unique_ptr<S>>`, when XLA instantiates the executable.
+template <typename T>
+struct StateOf;
+template <typename T>
+struct StateOf<xla::ffi::ErrorOr<std::unique_ptr<T>>> {
+  using type = T;
+};
+using S = typename StateOf<decltype({{ s.function }}())>::type;
+static xla::ffi::ErrorOr<std::unique_ptr<S>> instantiate() {
+  try {
+    return {{ s.function }}();
+  } catch (const std::exception& begen_e) {
+    return begen::native::failed("{{ s.function }}", &begen_e);
+  } catch (...) {
+    return begen::native::failed("{{ s.function }}", nullptr);
+  }
+}
+#if XLA_FFI_API_MINOR >= 2
+static XLA_FFI_TypeInfo type_info = xla::ffi::MakeTypeInfo<S>();
+#else
+static auto type_info = xla::ffi::TypeInfo<S>();
+#endif
+{%- endif %}
 {%- for a in n.aliases %}
 {{ a }}
 {%- endfor %}
@@ -86,6 +111,12 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL({{ n.symbol }}, {{ n.ns }}::call,
 {%- for b in n.bindings %}
                                   {{ b }}
 {%- endfor %});
+{%- if let Some(s) = n.state %}
+XLA_FFI_DEFINE_HANDLER_SYMBOL({{ s.symbol }}, {{ n.ns }}::instantiate, xla::ffi::Ffi::BindInstantiate());
+// The state type's id and info, for jax.ffi.register_ffi_type.
+extern "C" void* {{ s.type_id }}() { return &{{ n.ns }}::S::id; }
+extern "C" void* {{ s.type_info }}() { return &{{ n.ns }}::type_info; }
+{%- endif %}
 {%- endfor %}
 {%- if w.host_only %}
 

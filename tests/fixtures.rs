@@ -64,6 +64,7 @@ cases!(
     err_contradictions,
     err_stream_cpu,
     err_native,
+    err_native_state,
     native,
     err_locate,
     err_files,

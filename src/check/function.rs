@@ -67,21 +67,25 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<Checked>,
     };
     let returns = sig.and_then(|s| native::returns(c, s, &mut diags)).unwrap_or_default();
     let native_sig = sig.filter(|s| native::is_native(s));
-    if let (Some(_), Some(tokens)) = (native_sig, &c.tokens) {
-        let at = tokens.first().map_or(c.name_span, |(_, s)| *s);
-        diags.push(Diagnostic::error(at, msg::native_tokens(&c.name)).hint(msg::HINT_NATIVE_TOKENS));
+    if let (Some(_), Some((_, _, at))) = (native_sig, consts_raw.first()) {
+        diags.push(Diagnostic::error(*at, msg::native_consts(&c.name)).hint(msg::HINT_NATIVE_CONSTS));
     }
     if diags.iter().any(Diagnostic::is_error) {
         return (None, diags);
     }
     let mut native = None;
     if let Some(sig) = native_sig {
-        let Some((params, n)) = native::infer_native(c, sig, map, &mut diags) else { return (None, diags) };
-        check_roles(c, &params, &mut diags);
+        let Some(mut inferred) = native::infer_native(c, sig, map, &mut diags) else { return (None, diags) };
+        // Tokens over a native kernel state its roles (checked against
+        // the types); they are not the arg_spec of a `BE::Tensor` kernel.
+        if let Some(tokens) = &tokens {
+            native::apply_tokens(c, sig, tokens, &mut inferred, &mut diags);
+        }
+        check_roles(c, &inferred.params, &mut diags);
         if diags.iter().any(Diagnostic::is_error) {
             return (None, diags);
         }
-        native = Some((params, n));
+        native = Some((inferred.params, inferred.native));
     }
     let Some(consts) = contract::resolve_consts(c, sig, &consts_raw, &mut diags) else { return (None, diags) };
     if let Some(tokens) = &tokens {
@@ -649,7 +653,12 @@ fn check_order(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
     let rank = |t: &Token| match t {
         Token::Arg(_) | Token::InOut(_) | Token::List(_) => 0,
         Token::Ret(_) => 1,
-        Token::Attr { .. } | Token::Dim { .. } | Token::Struct { .. } | Token::Record { .. } | Token::Array { .. } => 2,
+        Token::Attr { .. }
+        | Token::Dim { .. }
+        | Token::Struct { .. }
+        | Token::Record { .. }
+        | Token::Array { .. }
+        | Token::Str { .. } => 2,
         Token::Stream => 3,
     };
     if params.windows(2).any(|w| rank(&w[0].token) > rank(&w[1].token)) {

@@ -513,6 +513,7 @@ fn check_options(
                 transpose: opts.transpose.iter().map(|(p, k)| (p.clone(), k.clone())).collect(),
                 jvp: opts.jvp.clone(),
                 zero_outputs: opts.zero_outputs.unwrap_or(false),
+                instantiate: opts.instantiate.clone(),
                 shard: opts.shard.clone().unwrap_or_default(),
                 reduce: opts.reduce.clone().unwrap_or_default(),
             };
@@ -521,9 +522,39 @@ fn check_options(
             {
                 diags.push(d);
             }
+            if let Some(d) = instantiate_problem(req, key, &functions[k])
+                && seen.insert(d.message.clone())
+            {
+                diags.push(d);
+            }
+        }
+    }
+    // A kernel that takes state without a function that creates it.
+    for f in &functions {
+        let state = f.native.iter().flat_map(|n| &n.params).find_map(|b| match b {
+            crate::model::NativeBind::State(at) => Some(*at),
+            _ => None,
+        });
+        if let (Some(at), None) = (state, &f.options.instantiate) {
+            diags.push(Diagnostic::error(at, msg::state_without_instantiate(&f.name)).hint(msg::HINT_INSTANTIATE));
         }
     }
     functions
+}
+
+/// A `functions:` entry's `instantiate:` that is no C++ identifier, or
+/// that names a function for a kernel that takes no state.
+fn instantiate_problem(req: &RunInput, key: &str, f: &Function) -> Option<Diagnostic> {
+    let name = f.options.instantiate.as_ref()?;
+    let span = config_span(req, &yaml_path!["functions", key, "instantiate"])?;
+    let has_state = f.native.iter().flat_map(|n| &n.params).any(|b| matches!(b, crate::model::NativeBind::State(_)));
+    if !is_identifier(name) {
+        Some(Diagnostic::error(span, msg::bad_instantiate(name)).hint(msg::HINT_IDENTIFIER))
+    } else if !has_state {
+        Some(Diagnostic::error(span, msg::instantiate_without_state(&f.name, name)).hint(msg::HINT_INSTANTIATE))
+    } else {
+        None
+    }
 }
 
 /// A kernel whose handler decodes a buffer of fixed rank (a parameter typed

@@ -249,7 +249,8 @@ fn name_params(f: &mut Function) {
             | Token::Attr { .. }
             | Token::Struct { .. }
             | Token::Record { .. }
-            | Token::Array { .. } => py_name(&p.name, &mut taken),
+            | Token::Array { .. }
+            | Token::Str { .. } => py_name(&p.name, &mut taken),
             Token::Ret(_) | Token::Stream | Token::Dim { .. } => String::new(),
         };
     }

@@ -7,9 +7,10 @@ use crate::model::decl::{DeclParam, Declared, Indirection, Signature};
 use crate::model::{
     ArrayBinding, AttrType, Container, ElementType, Extent, Native, NativeBind, Param, Returns, TensorType, Token,
 };
-use crate::source::SourceMap;
+use crate::source::{SourceMap, Span};
 
 use super::infer;
+use super::tokens::SpecToken;
 
 /// `ty` without a leading `::`, `xla::ffi::` or `ffi::`.
 fn unqualified(ty: &str) -> &str {
@@ -166,18 +167,28 @@ pub(super) fn is_native(sig: &Signature) -> bool {
     })
 }
 
-/// Every parameter of a native kernel: the parameters the Python function
-/// sees (tensors, attributes, the stream) and how each C++ parameter is
-/// bound. `None` when one cannot be (reported).
+/// A native kernel's parameters as read from its types: the parameters the
+/// Python function sees (tensors, attributes, the stream), how each C++
+/// parameter is bound, and the C++ parameter (its index in the signature)
+/// of each Python-visible one.
+pub(super) struct Inferred {
+    pub(super) params: Vec<Param>,
+    pub(super) native: Native,
+    pub(super) at: Vec<usize>,
+}
+
+/// Every parameter of a native kernel (see [`Inferred`]). `None` when one
+/// cannot be bound (reported).
 pub(super) fn infer_native(
     c: &Declared,
     sig: &Signature,
     map: &SourceMap,
     diags: &mut Vec<Diagnostic>,
-) -> Option<(Vec<Param>, Native)> {
+) -> Option<Inferred> {
     let before = diags.len();
     let mut params = Vec::new();
     let mut binds = Vec::new();
+    let mut at = Vec::new();
     let mut named_attrs = false;
     let mut dictionary = None;
     for (i, p) in sig.params.iter().enumerate() {
@@ -198,6 +209,12 @@ pub(super) fn infer_native(
             continue;
         }
         let by_value = p.indirection == Indirection::Value || (p.indirection == Indirection::Reference && p.is_const);
+        // A pointer to a type of the sources' own (`State* state`): the
+        // per-executable state, as XLA decodes `Ctx<State<T>>`.
+        if p.indirection == Indirection::Pointer && !p.is_const && is_state_type(&p.ty) {
+            binds.push(NativeBind::State(p.span));
+            continue;
+        }
         if !by_value {
             diags.push(
                 Diagnostic::error(p.span, msg::native_indirect(&c.name, &name, &p.to_string()))
@@ -206,6 +223,7 @@ pub(super) fn infer_native(
             continue;
         }
         let unsupported = |why: &str| Diagnostic::error(p.span, msg::native_unsupported(&c.name, &name, &p.ty, why));
+        let seen = params.len();
         match kind(&p.ty) {
             Some(Kind::Buffer(ct)) => {
                 params.push(param(Token::Arg(ct)));
@@ -235,12 +253,16 @@ pub(super) fn infer_native(
                 binds.push(NativeBind::Attr(n));
                 named_attrs = true;
             }
-            Some(Kind::StringView) => diags.push(unsupported(
-                "string attributes are not bound yet; read it from an `ffi::Dictionary` of the attributes",
-            )),
-            Some(Kind::State) => diags.push(unsupported(
-                "per-executable state needs an instantiate stage, which begen does not generate yet",
-            )),
+            Some(Kind::StringView) => {
+                let Some(n) = named(c, p, i, diags) else { continue };
+                params.push(param(Token::Str { name: n.clone() }));
+                binds.push(NativeBind::Attr(n));
+                named_attrs = true;
+            }
+            Some(Kind::State) => diags.push(
+                unsupported("XLA hands per-executable state to the kernel as a pointer")
+                    .hint("take it as `T* state` (what XLA decodes `Ctx<ffi::State<T>>` to)"),
+            ),
             Some(Kind::RemainingArgs | Kind::RemainingRets) => {
                 diags.push(unsupported("variadic inputs and outputs are not bound yet"))
             }
@@ -258,6 +280,9 @@ pub(super) fn infer_native(
                 ),
             },
         }
+        if params.len() > seen {
+            at.push(i);
+        }
     }
     if let Some(at) = dictionary.filter(|_| named_attrs) {
         diags.push(Diagnostic::error(at, msg::native_dictionary_mixed(&c.name)).hint(msg::HINT_NATIVE_DICTIONARY));
@@ -265,7 +290,75 @@ pub(super) fn infer_native(
     if diags[before..].iter().any(Diagnostic::is_error) {
         return None;
     }
-    Some((params, Native { params: binds }))
+    Some(Inferred { params, native: Native { params: binds }, at })
+}
+
+/// The roles an author states in tokens over a native kernel: one token
+/// per parameter the Python function sees (inputs, outputs, attributes, the
+/// stream; a dictionary takes none), each agreeing with the role its type
+/// gives, but for `arg` over a `Result<T>`: that parameter is bound as an
+/// input (`.Arg<T>()`), as a hand-written binding may bind it (XLA makes
+/// the `Result<T>` from the `T`).
+pub(super) fn apply_tokens(
+    c: &Declared,
+    sig: &Signature,
+    tokens: &[(SpecToken, Span)],
+    inferred: &mut Inferred,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let Inferred { params, native, at } = inferred;
+    if tokens.len() != params.len() {
+        let names: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
+        diags.push(
+            Diagnostic::error(c.name_span, msg::native_token_count(&c.name, tokens.len(), &names))
+                .hint(msg::HINT_NATIVE_TOKEN_COUNT),
+        );
+        return;
+    }
+    let fits = |given: &Option<TensorType>, have: &Option<TensorType>| given.is_none() || given == have;
+    for ((t, span), (p, &i)) in tokens.iter().zip(params.iter_mut().zip(at.iter())) {
+        let decl = &sig.params[i];
+        let ok = match (t, &p.token) {
+            (SpecToken::Arg(g), Token::Arg(h)) | (SpecToken::Ret(g), Token::Ret(h)) => fits(g, h),
+            (SpecToken::Arg(g), Token::Ret(h)) if fits(g, h) => {
+                p.token = Token::Arg(h.clone());
+                native.params[i] = NativeBind::ArgResult;
+                true
+            }
+            (SpecToken::Ret(_), Token::Arg(_)) => {
+                diags.push(
+                    Diagnostic::error(*span, msg::native_ret_of_buffer(&c.name, &p.name, &decl.ty))
+                        .with(decl.span, msg::LABEL_DECLARED_HERE)
+                        .hint(msg::HINT_NATIVE_RET_OF_BUFFER),
+                );
+                continue;
+            }
+            (SpecToken::Stream, Token::Stream) => true,
+            (SpecToken::Attr { name, ty }, Token::Attr { name: n, ty: have }) => {
+                name == n && ty.is_none_or(|t| t == *have)
+            }
+            (SpecToken::Array { name, ty }, Token::Array { name: n, ty: have }) => name == n && ty == have,
+            (SpecToken::Attr { name, ty: None }, Token::Str { name: n }) => name == n,
+            _ => false,
+        };
+        if !ok {
+            diags.push(
+                Diagnostic::error(*span, msg::native_token_mismatch(&c.name, &t.to_string(), &p.name, &decl.ty))
+                    .with(decl.span, msg::LABEL_DECLARED_HERE)
+                    .hint(msg::HINT_NATIVE_TOKEN_MISMATCH),
+            );
+        }
+    }
+}
+
+/// Whether `T` of a `T*` parameter can be a state type: a (qualified)
+/// identifier that is no XLA FFI type and no scalar.
+fn is_state_type(ty: &str) -> bool {
+    kind(ty).is_none()
+        && infer::scalar_type(ty).is_none()
+        && infer::dim_type(ty).is_none()
+        && !matches!(ty, "void" | "char" | "BE::Tensor")
+        && ty.split("::").all(crate::model::is_identifier)
 }
 
 /// An attribute's name (XLA finds attributes by name).

@@ -415,7 +415,8 @@ pub(crate) fn param_cpp(unit: &Unit, i: usize, slot: usize, p: &Param) -> ParamC
         Token::Record { ty, .. } => record_cpp(i, slot, p, ty),
         Token::Array { ty, .. } => array_cpp(function, i, slot, p, *ty),
         // Only binary kernels take structs as bytes and lists; their handlers are `emit::binary`'s.
-        Token::Struct { .. } | Token::List(_) => ParamCpp::default(),
+        // Only kernels with XLA FFI types take strings; their handlers are `emit::native`'s.
+        Token::Struct { .. } | Token::List(_) | Token::Str { .. } => ParamCpp::default(),
     }
 }
 
@@ -636,7 +637,12 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
         Token::Stream => 0,
         Token::Arg(_) | Token::List(_) => 1,
         Token::Ret(_) | Token::InOut(_) => 2,
-        Token::Attr { .. } | Token::Dim { .. } | Token::Struct { .. } | Token::Record { .. } | Token::Array { .. } => 3,
+        Token::Attr { .. }
+        | Token::Dim { .. }
+        | Token::Struct { .. }
+        | Token::Record { .. }
+        | Token::Array { .. }
+        | Token::Str { .. } => 3,
     };
     order.sort_by_key(|(i, p)| (rank(&p.token), *i));
     let mut slots = vec![0; f.params.len()];
@@ -651,7 +657,8 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
             | Token::Dim { .. }
             | Token::Struct { .. }
             | Token::Record { .. }
-            | Token::Array { .. } => {
+            | Token::Array { .. }
+            | Token::Str { .. } => {
                 slots[*i] = attrs;
                 attrs += 1;
             }
@@ -709,7 +716,8 @@ pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
             | Token::Dim { .. }
             | Token::Struct { .. }
             | Token::Record { .. }
-            | Token::Array { .. } => {}
+            | Token::Array { .. }
+            | Token::Str { .. } => {}
         }
     }
     tensors.sort_by_key(|(rank, i, ..)| (*rank, *i));

@@ -27,6 +27,28 @@ pub(crate) struct NativeView {
     pub(crate) call: String,
     /// `.Arg<P0>()`, `.Attr<P1>("eps")`, ... in signature order.
     pub(crate) bindings: Vec<String>,
+    /// Its per-executable state, if it takes one.
+    pub(crate) state: Option<NativeState>,
+}
+
+/// The instantiate stage of a kernel with state: XLA calls the `instantiate`
+/// handler once per executable and hands the state it returns to every call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NativeState {
+    /// The author's function that creates the state (a checked identifier).
+    pub(crate) function: String,
+    /// The exported instantiate handler.
+    pub(crate) symbol: String,
+    /// The exported functions that return the state type's `TypeId` and
+    /// `TypeInfo` (what `jax.ffi.register_ffi_type` takes).
+    pub(crate) type_id: String,
+    pub(crate) type_info: String,
+}
+
+/// The exported symbols of `handler`'s state: (instantiate handler, type
+/// id, type info).
+pub(crate) fn state_symbols(handler: &str) -> (String, String, String) {
+    (format!("{handler}__instantiate"), format!("{handler}__state_type_id"), format!("{handler}__state_type_info"))
 }
 
 /// The handler of a native kernel `f`.
@@ -44,10 +66,22 @@ pub(crate) fn native_view(f: &Function, binds: &[NativeBind]) -> NativeView {
                 aliases.push(format!("using R{i} = begen::native::result_t<P{i}>;"));
                 format!(".Ret<{ns}::R{i}>()")
             }
+            NativeBind::ArgResult => {
+                aliases.push(format!("using R{i} = begen::native::result_t<P{i}>;"));
+                format!(".Arg<{ns}::R{i}>()")
+            }
             NativeBind::Attr(name) => format!(".Attr<{ns}::P{i}>(\"{name}\")"),
             NativeBind::Attrs => ".Attrs()".to_string(),
             NativeBind::Ctx => format!(".Ctx<{ns}::P{i}>()"),
             NativeBind::CudaStream => format!(".Ctx<xla::ffi::PlatformStream<{ns}::P{i}>>()"),
+            NativeBind::State(_) => {
+                aliases.push(format!(
+                    "static_assert(std::is_same_v<P{i}, S*>, \"the state parameter of {} takes a pointer to what {} creates\");",
+                    f.name,
+                    f.options.instantiate.as_deref().unwrap_or("its instantiate function")
+                ));
+                format!(".Ctx<xla::ffi::State<{ns}::S>>()")
+            }
         });
     }
     let args: Vec<String> = (0..binds.len()).map(|i| format!("p{i}")).collect();
@@ -58,7 +92,14 @@ pub(crate) fn native_view(f: &Function, binds: &[NativeBind]) -> NativeView {
         Returns::FfiError => format!("return {call};"),
         Returns::FfiErrorOr => format!("return begen::native::from_error_or({call});"),
     };
+    let state = f.options.instantiate.as_ref().filter(|_| binds.iter().any(|b| matches!(b, NativeBind::State(_)))).map(
+        |function| {
+            let (symbol, type_id, type_info) = state_symbols(&f.handler);
+            NativeState { function: function.clone(), symbol, type_id, type_info }
+        },
+    );
     NativeView {
+        state,
         function: f.name.clone(),
         arg_spec: arg_spec_text(f),
         symbol: f.handler.clone(),

@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 
 use crate::model::{
-    Algorithm, AttrType, Const, ConstKind, ElementType, Extent, Function, Library, Param, Platform, RecordType,
-    ScalarKind, TensorType, Token, Tuned,
+    Algorithm, AttrType, Const, ConstKind, ElementType, Extent, Function, Library, NativeBind, Param, Platform,
+    RecordType, ScalarKind, TensorType, Token, Tuned,
 };
 
 use super::cpp::Unit;
@@ -44,6 +44,9 @@ pub(crate) struct PyModuleView {
     pub(crate) targets: Vec<(String, String)>,
     /// (target literal, symbol literal, platform literal) for `register()`.
     pub(crate) handlers: Vec<(String, String, String)>,
+    /// Kernels with per-executable state: (handler symbol, instantiate
+    /// handler, state type id function, state type info function) literals.
+    pub(crate) states: Vec<(String, String, String, String)>,
     pub(crate) functions: Vec<PyFunctionView>,
     pub(crate) algorithms: Vec<PyAlgorithmView>,
     /// The exported symbol returning the XLA FFI API version the library
@@ -113,9 +116,17 @@ impl PyFunctionView {
                 PyParam::Attr { name, .. } | PyParam::Const { name, .. } => Some(name.as_str()),
                 PyParam::Out { .. } => Some("out"),
                 PyParam::Config => Some("config"),
-                PyParam::Input { .. } | PyParam::Slash | PyParam::Star => None,
+                PyParam::Input { .. } | PyParam::Slash | PyParam::Star | PyParam::Kwargs { .. } => None,
             })
             .collect()
+    }
+
+    /// The name of its free keywords (`**attrs`), if it takes them.
+    pub(crate) fn kwargs(&self) -> Option<&str> {
+        self.params.iter().find_map(|p| match p {
+            PyParam::Kwargs { name } => Some(name.as_str()),
+            _ => None,
+        })
     }
 
     /// A tuned kernel's function: its choice depends on the tables too.
@@ -204,6 +215,9 @@ pub(crate) enum PyParam {
     Out { optional: bool, structs: usize },
     /// `config=None`: a tuned kernel's candidate, by its tuned consts.
     Config,
+    /// `**attrs`: the free keywords of a kernel that takes an
+    /// `ffi::Dictionary`, every one an attribute of the call.
+    Kwargs { name: String },
 }
 
 /// A function's body.
@@ -376,6 +390,9 @@ pub(crate) struct PyCall {
     pub(crate) lists: Vec<String>,
     /// The attributes, converted.
     pub(crate) attrs: Vec<PyAttrArg>,
+    /// The free keywords of a kernel that takes an `ffi::Dictionary`:
+    /// (how errors name the function, as a literal; the parameter).
+    pub(crate) kwargs: Option<(String, String)>,
     /// What the function returns of the call's results.
     pub(crate) returns: PyReturn,
 }
@@ -445,6 +462,8 @@ pub(crate) enum PyConversion {
     /// type's name as a literal, the element dtype, each element's
     /// conversion.
     Array { ty: String, wire: &'static str, element: PyScalar },
+    /// A `str`, checked to be one, for a string attribute.
+    Str,
 }
 
 /// A scalar's conversion: the runtime helper of its kind, called with the
@@ -690,6 +709,9 @@ struct FunctionParts<'a> {
     typed: bool,
     /// Every `ret` can be inferred from the inputs, so `out=` may be left out.
     out_optional: bool,
+    /// A kernel that takes an `ffi::Dictionary`: the Python name of its
+    /// free keywords (`**attrs`).
+    kwargs: Option<String>,
 }
 
 impl<'a> FunctionParts<'a> {
@@ -699,6 +721,9 @@ impl<'a> FunctionParts<'a> {
         let rets: Vec<&Param> = outputs.iter().copied().filter(|p| matches!(p.token, Token::Ret(_))).collect();
         let typed = is_typed(f);
         let out_optional = typed && rets.iter().all(|p| inferable(f, &inputs, p));
+        let kwargs = f
+            .takes_dictionary()
+            .then(|| if inputs.iter().any(|p| p.py_name == "attrs") { "attrs_" } else { "attrs" }.to_string());
         let mut parts = FunctionParts {
             f,
             shown,
@@ -709,6 +734,7 @@ impl<'a> FunctionParts<'a> {
             keyword_consts: Vec::new(),
             typed,
             out_optional,
+            kwargs,
         };
         parts.keyword_consts = f.consts.iter().filter(|k| !parts.fixed_by_input(&k.name)).collect();
         parts
@@ -737,6 +763,7 @@ fn py_attr(p: &Param) -> Option<PyAttr<'_>> {
         Token::Struct { name, ty } => (name, "dict", py_struct_conversion(ty)),
         Token::Record { name, ty } => (name, "dict[str, Any]", py_record_conversion(ty)),
         Token::Array { name, ty } => (name, "ArrayLike", py_array_conversion(*ty)),
+        Token::Str { name } => (name, "str", PyConversion::Str),
         Token::Arg(_) | Token::Ret(_) | Token::InOut(_) | Token::List(_) | Token::Stream | Token::Dim { .. } => {
             return None;
         }
@@ -984,6 +1011,9 @@ fn emit_params(parts: &FunctionParts) -> Vec<PyParam> {
     if !parts.rets.is_empty() {
         params.push(PyParam::Out { optional: parts.out_optional, structs: parts.rets.len() });
     }
+    if let Some(name) = &parts.kwargs {
+        params.push(PyParam::Kwargs { name: name.clone() });
+    }
     params
 }
 
@@ -1018,6 +1048,7 @@ fn emit_call(parts: &FunctionParts, key: PyKey, results: Vec<PyResult>) -> PyCal
         arrays: fixed.iter().map(|p| p.py_name.clone()).collect(),
         lists: lists.iter().map(|p| p.py_name.clone()).collect(),
         attrs: emit_attr_args(parts),
+        kwargs: parts.kwargs.as_ref().map(|k| (py_str(parts.shown), k.clone())),
         returns: PyReturn::All,
     }
 }
@@ -1543,6 +1574,15 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
                     .map(move |(target, handler)| (py_str(&target), py_str(&handler), py_str(jax_platform(f.platform))))
             })
             .collect(),
+        states: fs
+            .iter()
+            .filter(|f| f.native.iter().flat_map(|n| &n.params).any(|b| matches!(b, NativeBind::State(_))))
+            .filter(|f| f.options.instantiate.is_some())
+            .map(|f| {
+                let (i, id, info) = super::native::state_symbols(&f.handler);
+                (py_str(&f.handler), py_str(&i), py_str(&id), py_str(&info))
+            })
+            .collect(),
         functions,
         modules,
         algorithms,
@@ -1590,6 +1630,11 @@ fn module_sections(library: &Library, has_vjp: bool, has_primitive: bool, has_sh
         (Section::Registry, true),
         (Section::Linked, !library.plan.link.preload.is_empty()),
         (Section::Modules, library.namespaced),
+        (
+            Section::Natives,
+            library.functions.iter().any(|f| f.takes_dictionary() || f.options.instantiate.is_some())
+                || any_param(library, |t| matches!(t, Token::Str { .. })),
+        ),
     ];
     wanted.into_iter().filter(|(_, used)| *used).map(|(s, _)| s).collect()
 }
@@ -1602,7 +1647,13 @@ fn needs_ml_dtypes(library: &Library) -> bool {
         Token::Attr { ty, .. } | Token::Array { ty, .. } => names(ty),
         Token::Struct { ty, .. } => ty.leaves.iter().any(|l| names(&l.ty)),
         Token::Record { ty, .. } => ty.members.iter().any(|m| names(&m.ty)),
-        Token::Arg(_) | Token::Ret(_) | Token::InOut(_) | Token::List(_) | Token::Stream | Token::Dim { .. } => false,
+        Token::Arg(_)
+        | Token::Ret(_)
+        | Token::InOut(_)
+        | Token::List(_)
+        | Token::Stream
+        | Token::Dim { .. }
+        | Token::Str { .. } => false,
     })
 }
 

@@ -48,6 +48,9 @@ pub(crate) enum Section {
     Linked,
     /// A library of several modules: module objects.
     Modules,
+    /// Kernels with XLA FFI types: string attributes, dictionaries' free
+    /// keywords.
+    Natives,
 }
 
 /// Each section with its file under `build-support/python/begen_runtime/`,
@@ -57,7 +60,7 @@ macro_rules! section_files {
         impl Section {
             /// Every section, in the order a module prints them.
             #[cfg(test)]
-            pub(crate) const ALL: [Section; 16] = [$(Section::$section),*];
+            pub(crate) const ALL: [Section; 17] = [$(Section::$section),*];
 
             /// The file's name under `build-support/python/begen_runtime/`.
             #[cfg(test)]
@@ -94,6 +97,7 @@ section_files! {
     Registry => "registry.py",
     Linked => "linked.py",
     Modules => "modules.py",
+    Natives => "natives.py",
 }
 
 impl Section {

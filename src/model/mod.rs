@@ -137,6 +137,12 @@ pub(crate) enum Token {
         /// The element type.
         ty: AttrType,
     },
+    /// A string attribute of a kernel with XLA FFI types
+    /// (`std::string_view`): from Python a `str`, to XLA a string attribute.
+    Str {
+        /// The attribute name XLA sees, which is also the C++ parameter's name.
+        name: String,
+    },
 }
 
 impl Token {
@@ -157,7 +163,8 @@ impl Token {
             Token::Attr { name, .. }
             | Token::Struct { name, .. }
             | Token::Record { name, .. }
-            | Token::Array { name, .. } => Some(name),
+            | Token::Array { name, .. }
+            | Token::Str { name } => Some(name),
             _ => None,
         }
     }
@@ -173,7 +180,8 @@ impl Token {
             | Token::Dim { .. }
             | Token::Struct { .. }
             | Token::Record { .. }
-            | Token::Array { .. } => None,
+            | Token::Array { .. }
+            | Token::Str { .. } => None,
         }
     }
 
@@ -200,6 +208,7 @@ impl fmt::Display for Token {
             Token::Struct { name, ty } => write!(f, "attr.{name}:{}", ty.name),
             Token::Record { name, ty } => write!(f, "attr.{name}:{ty}"),
             Token::Array { name, ty } => write!(f, "attr.{name}:{ty}[]"),
+            Token::Str { name } => write!(f, "attr.{name}:str"),
         }
     }
 }
@@ -442,6 +451,9 @@ pub(crate) struct FunctionOptions {
     pub(crate) jvp: Option<String>,
     /// The handler zeroes the outputs before the kernel runs.
     pub(crate) zero_outputs: bool,
+    /// A native kernel's per-executable state: the function (a checked
+    /// identifier) that creates it when XLA instantiates the executable.
+    pub(crate) instantiate: Option<String>,
     /// Typed-contract dimensions a call may be split along across devices
     /// (checked: each in an input and in every output).
     pub(crate) shard: Vec<String>,
@@ -577,6 +589,10 @@ pub(crate) enum NativeBind {
     Arg,
     /// `.Ret<T>()` of the `Result<T>` the kernel takes.
     Ret,
+    /// `.Arg<T>()` of the `Result<T>` the kernel takes: its author stated
+    /// the role (`arg`), as a hand-written binding may (XLA's `Result<T>`
+    /// is made from a `T`).
+    ArgResult,
     /// `.Attr<T>("name")`: a scalar, a span, a string.
     Attr(String),
     /// `.Attrs()`: every attribute as an `ffi::Dictionary`.
@@ -585,6 +601,10 @@ pub(crate) enum NativeBind {
     Ctx,
     /// `.Ctx<PlatformStream<cudaStream_t>>()` for a `cudaStream_t`.
     CudaStream,
+    /// `.Ctx<State<T>>()` for a `T*`: the per-executable state that
+    /// begen.yaml's `instantiate:` function creates (the parameter, for
+    /// messages).
+    State(crate::source::Span),
 }
 
 /// A function's names in the library, decided from its module and the
@@ -787,6 +807,12 @@ impl Function {
         }
     }
 
+    /// Whether it is a kernel with XLA FFI types that takes every
+    /// attribute as an `ffi::Dictionary` (its Python function, free keywords).
+    pub(crate) fn takes_dictionary(&self) -> bool {
+        self.native.as_ref().is_some_and(|n| n.params.contains(&NativeBind::Attrs))
+    }
+
     /// How many output tensors (`ret` and `inout`) XLA returns.
     pub(crate) fn outputs(&self) -> usize {
         self.output_params().count()
@@ -804,7 +830,8 @@ impl Function {
             | Token::Dim { .. }
             | Token::Struct { .. }
             | Token::Record { .. }
-            | Token::Array { .. } => None,
+            | Token::Array { .. }
+            | Token::Str { .. } => None,
         })
     }
 
@@ -816,6 +843,7 @@ impl Function {
         self.params.iter().filter_map(|p| match &p.token {
             Token::Attr { ty, .. } => Some((p, ty.to_string())),
             Token::Array { ty, .. } => Some((p, format!("{ty}[]"))),
+            Token::Str { .. } => Some((p, "str".to_string())),
             Token::Struct { ty, .. } => Some((p, ty.name.clone())),
             Token::Record { ty, .. } => {
                 let members: Vec<String> = ty.members.iter().map(|m| format!("{}: {}", m.name, m.ty)).collect();

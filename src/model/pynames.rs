@@ -407,7 +407,7 @@ pub(crate) fn shadows_py_module(name: &str) -> bool {
 /// function, module or parameter of one of these names would hide one, so
 /// it gets a `_` appended. Every name starting with `_begen` is reserved
 /// too (see [`is_py_reserved`]).
-pub(crate) const PY_RESERVED: [&str; 77] = [
+pub(crate) const PY_RESERVED: [&str; 78] = [
     // The module's own names (the template's and the runtime's).
     "register",
     "registry",
@@ -427,6 +427,7 @@ pub(crate) const PY_RESERVED: [&str; 77] = [
     "_BEGEN_TUNE",
     "_BEGEN_PARTITIONED",
     "_BEGEN_GRADS",
+    "_BEGEN_STATES",
     "_BEGEN_TUNE_FORMAT",
     "_BEGEN_TUNE_MAX_BYTES",
     "_BegenTuneTableError",

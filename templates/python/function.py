@@ -22,8 +22,10 @@
     see the runtime's `_begen_eager`. #}
 {%- macro eager(f, ind) %}
 {{ ind }}_begen_s = _begen_eager({% call tuple(f.inputs) %}{% endcall %}, {{ "{" }}
-{%- for k in f.static_keywords() %}{% if !loop.first %}, {% endif %}"{{ k }}": {{ k }}{% endfor %}}
-{%- if f.tuned() %}, _begen_tune_state(){% endif %})
+{%- for k in f.static_keywords() %}{% if !loop.first %}, {% endif %}"{{ k }}": {{ k }}{% endfor %}
+{%- if let Some(kw) = f.kwargs() %}{% if !f.static_keywords().is_empty() %}, {% endif %}**{{ kw }}{% endif %}}
+{%- if f.tuned() %}, _begen_tune_state(){% endif %}
+{%- if let Some(kw) = f.kwargs() %}, tuple({{ kw }}){% endif %})
 {{ ind }}if _begen_s is not None:
 {{ ind }}    _begen_s = _begen_jit({{ f.py_name }}, _begen_s{% for x in f.inputs %}, {{ x }}{% endfor %})
 {{ ind }}    if _begen_s is not _begen_eager:
@@ -112,6 +114,7 @@ Algorithm `{{ name }}`: calls its best implementation for the platform the call 
 {%- else if optional %}=None
 {%- endif %}
 {%- when PyParam::Config %}config{% if stub %}: dict[str, int | bool] | None = None{% else %}=None{% endif %}
+{%- when PyParam::Kwargs { name } %}**{{ name }}{% if stub %}: Any{% endif %}
 {%- endmatch %}
 {%- endfor %}
 {%- endmacro %}
@@ -238,7 +241,8 @@ TARGETS[{% call key(c.key) %}{% endcall %}], {% if c.results.len() != 1 %}({% en
 {%- if a.keyword %}{{ a.xla }}={% else %}**{{ "{" }}{{ a.xla_lit }}: {% endif %}
 {%- if hoisted %}_begen_v{{ loop.index0 }}{% else %}{% call conversion(a.conversion, a.py, a.label) %}{% endcall %}{% endif %}
 {%- if !a.keyword %}}{% endif %}
-{%- endfor %})
+{%- endfor %}
+{%- if let Some((kw_shown, kw)) = c.kwargs %}{% if !c.arrays.is_empty() || !c.lists.is_empty() || !c.attrs.is_empty() %}, {% endif %}**_begen_attrs({{ kw_shown }}, {{ kw }}){% endif %})
 {%- endmacro %}
 
 {#- A kernel's key in TARGETS. -#}
@@ -258,6 +262,7 @@ TARGETS[{% call key(c.key) %}{% endcall %}], {% if c.results.len() != 1 %}({% en
 {%- for (name, ty, s) in members %}{% if !loop.first %}, {% endif -%}
 ({{ name }}, {{ ty }}, lambda x, w: {% call scalar(s, "x", "w") %}{% endcall %})
 {%- endfor %}{% if members.len() == 1 %},{% endif %}), {{ w }})
+{%- when PyConversion::Str %}_begen_str({{ v }}, {{ w }})
 {%- when PyConversion::Array { ty, wire, element } -%}
 _begen_array({{ v }}, {{ ty }}, {{ wire }}, lambda x, w: {% call scalar(element, "x", "w") %}{% endcall %}, {{ w }})
 {%- endmatch %}

@@ -36,11 +36,22 @@ ANNOTATED = {
     "cpu_examples.cc": ["ArrayAttrImpl", "DictionaryAttrImpl", "CounterImpl", "AliasingImpl"],
 }
 CUDA_ANNOTATED = {
-    "cuda_examples.cu": ["FooFwdHost", "FooBwdHost"],
+    # Upstream binds FooBwdHost's `b_plus_1`, declared `ffi::ResultBuffer`,
+    # as an input (`.Arg<>()`): the tokens say so.
+    "cuda_examples.cu": ["FooFwdHost", "FooBwdHost stream arg arg arg ret ret attr.n"],
+    # gpu_examples.cc calls the CUDA runtime: built as a CUDA source.
+    "gpu_examples.cc": ["StateExecute"],
 }
+# The names the CUDA sources are built under, where they differ.
+CUDA_RENAMED = {"gpu_examples.cc": "gpu_examples.cu"}
+# StateExecute's state comes from StateInstantiate (XLA's instantiate stage).
+CUDA_CONFIG = """\
+functions:
+  StateExecute: {instantiate: StateInstantiate}
+"""
 TESTS = {
     "cpu": ["rms_norm_test.py", "cpu_examples_test.py"],
-    "cuda": ["cuda_examples_test.py"],
+    "cuda": ["cuda_examples_test.py", "gpu_examples_test.py"],
 }
 CONFIG = """\
 functions:
@@ -85,7 +96,7 @@ def matching(text: str, start: int, open_: str, close: str) -> int:
 def annotate(text: str, names: list[str]) -> str:
     """Upstream's source with its binding code dropped and `// @BE` added."""
     # The hand-written handlers: `XLA_FFI_DEFINE_HANDLER_SYMBOL(...);`.
-    while (at := text.find("XLA_FFI_DEFINE_HANDLER_SYMBOL(")) >= 0:
+    while (at := max(text.find("XLA_FFI_DEFINE_HANDLER_SYMBOL("), text.find("XLA_FFI_DEFINE_HANDLER("))) >= 0:
         end = matching(text, text.index("(", at), "(", ")")
         end = text.index(";", end) + 1
         text = text[:at] + text[end:]
@@ -95,12 +106,13 @@ def annotate(text: str, names: list[str]) -> str:
         text = text[: min(cut)]
     text = re.sub(r'#include "nanobind/nanobind.h"\n', "", text)
     text = re.sub(r"namespace nb = nanobind;\n", "", text)
-    for name in names:
-        pattern = re.compile(r"^(ffi::Error|void)\s+" + name + r"\(", re.MULTILINE)
+    for annotation in names:  # `Name` or `Name tokens...`
+        name = annotation.split()[0]
+        pattern = re.compile(r"^(static\s+)?(ffi::Error|void)\s+" + name + r"\(", re.MULTILINE)
         m = pattern.search(text)
         if m is None:
             raise SystemExit(f"{name}: no impl function found to annotate")
-        text = text[: m.start()] + f"// @BE {name}\n" + text[m.start() :]
+        text = text[: m.start()] + f"// @BE {annotation}\n" + text[m.start() :]
     return text
 
 
@@ -121,9 +133,10 @@ def main() -> None:
     kernels.mkdir(parents=True)
     annotated = ANNOTATED if platform == "cpu" else CUDA_ANNOTATED
     for name, names in annotated.items():
-        (kernels / name).write_text(annotate(files["src/jax_ffi_example/" + name], names))
-    if platform == "cpu":  # the options name the CPU sources' kernels
-        (kernels / "begen.yaml").write_text(CONFIG)
+        target = name if platform == "cpu" else CUDA_RENAMED.get(name, name)
+        (kernels / target).write_text(annotate(files["src/jax_ffi_example/" + name], names))
+    # The options name the platform's own kernels.
+    (kernels / "begen.yaml").write_text(CONFIG if platform == "cpu" else CUDA_CONFIG)
     lib = out / "lib"
     subprocess.run(
         [begen, "build", str(kernels), "--out", str(lib), "--name", "_ffi_examples", "--platform", platform],

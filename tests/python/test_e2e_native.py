@@ -24,11 +24,56 @@ def test_native_signatures_bind_as_declared(native, jax_cpu):
     np.testing.assert_allclose(f(x), 3 * x)
     # A rank-0 result buffer needs no out=; a span attribute from a sequence.
     assert int(native.SumArray(array=np.arange(5, dtype=np.int32))) == 10
-    # The whole attribute dictionary, through the target.
-    native.register()
-    i32 = jax_cpu.ShapeDtypeStruct((), np.int32)
-    secret, count = jax_cpu.ffi.ffi_call(native.TARGETS["DictAttr"], (i32, i32))(secret=5, a_string="hi")
+    # The whole attribute dictionary: the function's free keywords.
+    secret, count = native.DictAttr(secret=5, a_string="hi")
     assert (int(secret), int(count)) == (5, 2)
+
+
+def test_dictionary_takes_free_keywords(native, jax_cpu):
+    secret, count = native.DictAttr(secret=3)
+    assert (int(secret), int(count)) == (3, 1)
+    f = jax_cpu.jit(lambda: native.DictAttr(secret=7, a_string="hello", an_int=3, a_float=1.5))
+    assert tuple(int(v) for v in f()) == (7, 4)
+    # Eager calls with the same values under other names are different calls.
+    assert int(native.DictAttr(secret=1, a=2)[1]) == 2
+    assert int(native.DictAttr(secret=1, b=2, c=3)[1]) == 3
+    # The kernel's own error for a missing or mistyped attribute, with its code.
+    with pytest.raises(Exception, match="Unexpected attribute"):
+        native.DictAttr()
+    with pytest.raises(Exception, match="Wrong attribute type"):
+        native.DictAttr(secret="invalid")
+    # A name that is no identifier never reaches XLA.
+    with pytest.raises(TypeError, match="DictAttr: attribute name 'a b' is not an ASCII identifier"):
+        native.DictAttr(secret=1, **{"a b": 2})
+
+
+def test_string_attribute_is_a_str_keyword(native, jax_cpu):
+    assert int(native.Greet(word="hello")) == 5
+    assert int(jax_cpu.jit(lambda: native.Greet(word="héllo wörld"))()) == len("héllo wörld".encode())
+    with pytest.raises(TypeError, match="Greet: attribute 'word' \\(str\\) takes a str, got 3 \\(int\\)"):
+        native.Greet(word=3)
+    with pytest.raises(Exception, match="INVALID_ARGUMENT: word must not be 'fail'"):
+        np.asarray(native.Greet(word="fail"))
+
+
+def test_result_bound_as_input_by_its_token(native, jax_cpu):
+    """`arg` over a `ResultBuffer` binds it as an input: the function takes
+    two arrays and returns one; the token's default is the keyword's."""
+    a = np.arange(4, dtype=np.float32)
+    b = np.full(4, 3.0, dtype=np.float32)
+    np.testing.assert_allclose(native.MulAdd(a, b, out=like(jax_cpu, a)), a * b + 2)
+    np.testing.assert_allclose(native.MulAdd(a, b, k=5, out=like(jax_cpu, a)), a * b + 5)
+    f = jax_cpu.jit(lambda a, b: native.MulAdd(a, b, out=like(jax_cpu, a)))
+    np.testing.assert_allclose(f(a, b), a * b + 2)
+
+
+def test_per_executable_state(native, jax_cpu):
+    """XLA creates the state once per executable (the instantiate stage)
+    and hands it to each of its calls: a new executable starts at 42."""
+    f = jax_cpu.jit(native.ReadCounter)
+    assert [int(f()) for _ in range(3)] == [42, 43, 44]
+    g = jax_cpu.jit(lambda x: (x, native.ReadCounter()))
+    assert int(g(1)[1]) == 42
 
 
 @pytest.mark.parametrize("name", ["ScaleImpl", "checked_copy", "returns_error", "arg_check"])

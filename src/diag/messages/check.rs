@@ -807,6 +807,7 @@ pub(crate) fn role(token: &crate::model::Token) -> &'static str {
         | Token::Struct { .. }
         | Token::Record { .. }
         | Token::Array { .. }
+        | Token::Str { .. }
         | Token::Dim { .. } => "not a tensor",
     }
 }

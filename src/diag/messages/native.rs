@@ -10,12 +10,58 @@ pub(crate) fn unknown_return(func: &str, ty: &str) -> String {
 pub(crate) const HINT_RETURN: &str = "return `void`, `BE::Status` (an error with its code), `xla::ffi::Error` or \
      `xla::ffi::ErrorOr<T>`; a value the caller needs is an output tensor";
 
-pub(crate) fn native_tokens(func: &str) -> String {
+pub(crate) fn native_consts(func: &str) -> String {
     let func = q(func);
-    format!("'{func}' takes XLA FFI parameter types, whose roles begen reads from the types: tokens are not used")
+    format!("'{func}' takes XLA FFI parameter types: a template of them is not instantiated by `const.` tokens")
 }
 
-pub(crate) const HINT_NATIVE_TOKENS: &str = "write `// @BE name` alone over a kernel with XLA FFI parameter types";
+pub(crate) const HINT_NATIVE_CONSTS: &str =
+    "annotate a non-template function with XLA FFI parameter types, or take `BE::Tensor`s";
+
+pub(crate) fn state_without_instantiate(func: &str) -> String {
+    let func = q(func);
+    format!("'{func}' takes per-executable state, but no function creates it")
+}
+
+pub(crate) const HINT_INSTANTIATE: &str = "name the function that creates the state in begen.yaml: \
+     `functions: {kernel: {instantiate: make_state}}`, where `ffi::ErrorOr<std::unique_ptr<T>> make_state()` \
+     and the kernel takes `T*` (T has a `static xla::ffi::TypeId id`)";
+
+pub(crate) fn bad_instantiate(name: &str) -> String {
+    let name = q(name);
+    format!("`instantiate: {name}` is not a C++ identifier: it names a function of the kernel's source")
+}
+
+pub(crate) fn instantiate_without_state(func: &str, name: &str) -> String {
+    let (func, name) = (q(func), q(name));
+    format!("`instantiate: {name}` is given for '{func}', which takes no state (a `T*` parameter of XLA FFI types)")
+}
+
+pub(crate) fn native_token_count(func: &str, tokens: usize, params: &[String]) -> String {
+    let func = q(func);
+    let names: Vec<String> = params.iter().map(|n| format!("'{}'", q(n))).collect();
+    format!("'{func}' has {tokens} token(s) but {} parameter(s) with a role: {}", params.len(), names.join(", "))
+}
+
+pub(crate) const HINT_NATIVE_TOKEN_COUNT: &str = "give one token per input, output, attribute and stream, in the \
+     signature's order (an `ffi::Dictionary` takes none), or write `// @BE name` alone to read every role from the types";
+
+pub(crate) fn native_token_mismatch(func: &str, token: &str, param: &str, ty: &str) -> String {
+    let (func, token, param, ty) = (q(func), q(token), q(param), q(ty));
+    format!("token `{token}` does not fit parameter '{param}' of '{func}', of type `{ty}`")
+}
+
+pub(crate) const HINT_NATIVE_TOKEN_MISMATCH: &str = "a token agrees with the role the XLA FFI type gives \
+     (`arg` a buffer, `ret` a result, `attr.<its name>` an attribute, `stream` a stream); only `arg` over a \
+     `Result<...>` changes one: that result is bound as an input";
+
+pub(crate) fn native_ret_of_buffer(func: &str, param: &str, ty: &str) -> String {
+    let (func, param, ty) = (q(func), q(param), q(ty));
+    format!("parameter '{param}' of '{func}' is an input buffer `{ty}`: it cannot be bound as an output (`ret`)")
+}
+
+pub(crate) const HINT_NATIVE_RET_OF_BUFFER: &str =
+    "XLA hands an output as `ffi::Result<...>` (or `ffi::ResultBuffer<...>`): declare it so, or make the token `arg`";
 
 pub(crate) fn native_mixed(func: &str, param: &str) -> String {
     let (func, param) = (q(func), q(param));
@@ -59,7 +105,10 @@ pub(crate) fn native_unnamed(func: &str, index: usize) -> String {
 
 pub(crate) fn native_dictionary_mixed(func: &str) -> String {
     let func = q(func);
-    format!("'{func}' takes an `ffi::Dictionary` of all its attributes and named attributes besides")
+    format!(
+        "'{func}' takes an `ffi::Dictionary` of all its attributes and named attributes besides, \
+         which XLA does not mix"
+    )
 }
 
 pub(crate) const HINT_NATIVE_DICTIONARY: &str =

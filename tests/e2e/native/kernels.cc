@@ -3,6 +3,8 @@
 // with its code (tests/python/test_e2e_native.py).
 #include <cmath>
 #include <cstdint>
+#include <memory>
+#include <string_view>
 #include "xla/ffi/api/ffi.h"
 #include "brainevent/common.h"
 namespace ffi = xla::ffi;
@@ -54,4 +56,39 @@ void plain_check(const BE::Tensor x, BE::Tensor y) {
 void arg_check(const BE::Tensor x, BE::Tensor y) {
   BE_CHECK_ARG(x.ndim() > 0) << "x must be an array";
   for (int64_t i = 0; i < x.numel(); ++i) y.data_ptr<float>()[i] = x.data_ptr<float>()[i];
+}
+
+// An input declared as a result and bound as an input by its token, as a
+// hand-written `.Arg<>()` may bind it (jax's cuda_examples' `b_plus_1`);
+// tokens also give an attribute's default.
+// @BE MulAdd arg arg ret attr.k=2
+ffi::Error MulAdd(ffi::Buffer<ffi::F32> a, ffi::ResultBuffer<ffi::F32> b, ffi::ResultBuffer<ffi::F32> c, int64_t k) {
+  for (size_t i = 0; i < a.element_count(); ++i) c->typed_data()[i] = a.typed_data()[i] * b->typed_data()[i] + k;
+  return ffi::Error::Success();
+}
+
+// A string attribute (`std::string_view`): a Python `str` keyword.
+// @BE Greet
+ffi::Error Greet(std::string_view word, ffi::ResultBufferR0<ffi::S32> size) {
+  if (word == "fail") return ffi::Error::InvalidArgument("word must not be 'fail'");
+  size->typed_data()[0] = static_cast<int32_t>(word.size());
+  return ffi::Error::Success();
+}
+
+// Per-executable state, as jax's gpu_examples keeps it: XLA calls
+// MakeCounter once per executable (begen.yaml's `instantiate:`) and hands
+// its state to every call of ReadCounter.
+struct CounterState {
+  static xla::ffi::TypeId id;
+  explicit CounterState(int32_t value) : value(value) {}
+  int32_t value;
+};
+xla::ffi::TypeId CounterState::id = {};
+
+static ffi::ErrorOr<std::unique_ptr<CounterState>> MakeCounter() { return std::make_unique<CounterState>(42); }
+
+// @BE ReadCounter
+ffi::Error ReadCounter(CounterState* state, ffi::ResultBufferR0<ffi::S32> out) {
+  out->typed_data()[0] = state->value++;
+  return ffi::Error::Success();
 }

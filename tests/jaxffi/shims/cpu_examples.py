@@ -2,8 +2,6 @@
 
 Wrappers that remain, and why:
 - `array_attr(num)`: the example's API builds the attribute from `num`;
-- `dictionary_attr(**kwargs)`: begen's generated function does not yet take
-  free keywords for an `ffi::Dictionary`, so it calls the target directly;
 - `aliasing(x)`: the alias of a native kernel's input to its output is not
   declared to begen yet (`input_output_aliases` given here).
 """
@@ -17,12 +15,8 @@ def array_attr(num: int):
     return lib.ArrayAttrImpl(array=np.arange(num, dtype=np.int32))
 
 
-def dictionary_attr(**kwargs):
-    lib.register()
-    return jax.ffi.ffi_call(
-        lib.TARGETS["DictionaryAttrImpl"],
-        (jax.ShapeDtypeStruct((), np.int32), jax.ShapeDtypeStruct((), np.int32)),
-    )(**kwargs)
+# The generated function itself: its free keywords are the dictionary.
+dictionary_attr = lib.DictionaryAttrImpl
 
 
 def counter(index):

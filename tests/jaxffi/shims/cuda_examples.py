@@ -2,10 +2,8 @@
 
 Kept from upstream's Python: the `jax.custom_vjp` and the `n` attribute
 computed from the shape. Upstream's `FooBwdHost` declares `b_plus_1` as a
-`ffi::ResultBuffer` but binds it as an input (`.Arg<Buffer<F32>>()`); begen
-reads the role from the type, so its binding takes `b_plus_1` as an output:
-the backward call below passes it as XLA's upstream binding does, through
-the target, and fails where begen's binding differs.
+`ffi::ResultBuffer` but binds it as an input; its annotation's tokens bind
+it so (prepare.py), and the backward call passes it as an input.
 """
 
 import jax
@@ -25,10 +23,9 @@ def foo_fwd(a, b):
 
 def foo_bwd(res, c_grad):
     a, b_plus_1 = res
-    n = np.uint64(np.prod(a.shape))
+    n = int(np.prod(a.shape))
     like = jax.ShapeDtypeStruct(a.shape, a.dtype)
-    lib.register()
-    return jax.ffi.ffi_call(lib.TARGETS["FooBwdHost"], (like, like))(c_grad, a, b_plus_1, n=n)
+    return lib.FooBwdHost(c_grad, a, b_plus_1, n=n, out=(like, like))
 
 
 @jax.custom_vjp
