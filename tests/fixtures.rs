@@ -85,6 +85,7 @@ cases!(
     typed,
     err_typed,
     err_did_you_mean,
+    err_rests,
     err_tune,
     err_macro_limits,
     attrs,

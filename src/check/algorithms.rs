@@ -348,6 +348,11 @@ pub(super) fn contracts_agree(a: Option<&TensorType>, b: Option<&TensorType>, di
                 && x.iter().zip(y).all(|(p, q)| match (p, q) {
                     (Extent::Fixed(m), Extent::Fixed(n)) => m == n,
                     (Extent::Named(m), Extent::Named(n)) => dims.pair(m, n),
+                    // Rests pair like names, apart from them (`...n` is no dimension `n`).
+                    (Extent::Rest(m), Extent::Rest(n)) => {
+                        dims.pair(&Extent::rest_key(m.as_deref()), &Extent::rest_key(n.as_deref()))
+                    }
+                    (Extent::Rest(_), _) | (_, Extent::Rest(_)) => false,
                     (Extent::Named(_), Extent::Fixed(_)) => false,
                     (Extent::Fixed(_), Extent::Named(_)) => !strict,
                 })

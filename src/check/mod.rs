@@ -537,7 +537,10 @@ fn fixed_rank_batching(req: &RunInput, key: &str, f: &Function) -> Option<Diagno
         return None;
     }
     let (param, contract) = f.params.iter().find_map(|p| match &p.token {
-        Token::Arg(Some(t)) | Token::Ret(Some(t)) | Token::InOut(Some(t)) | Token::List(t) if t.dims.is_some() => {
+        // A shape with a rest (`[..., n]`) takes a leading batch dimension.
+        Token::Arg(Some(t)) | Token::Ret(Some(t)) | Token::InOut(Some(t)) | Token::List(t)
+            if t.fixed_rank().is_some() =>
+        {
             Some((p, t))
         }
         _ => None,

@@ -616,7 +616,8 @@ fn py_const_kind(k: &Const) -> &'static str {
 
 /// A contract as the Python helpers read it: `(name, dtype, dims)`, dtype
 /// `None`, a dtype name or a 1-tuple naming a type const, dims `None` or a
-/// tuple of names and integers; a list's is marked with a fourth `True`.
+/// tuple of names and integers, led by `"..."` / `"...rows"` for a rest; a
+/// list's is marked with a fourth `True`.
 fn py_spec(name: &str, contract: Option<&TensorType>, list: bool) -> PyLit {
     let none = || PyLit::Raw("None".into());
     let (dtype, dims) = match contract {
@@ -631,6 +632,7 @@ fn py_spec(name: &str, contract: Option<&TensorType>, list: bool) -> PyLit {
                 Some(dims) => PyLit::tuple(dims.iter().map(|d| match d {
                     Extent::Named(n) => PyLit::Str(n.clone()),
                     Extent::Fixed(n) => PyLit::Raw(n.to_string()),
+                    Extent::Rest(n) => PyLit::Str(Extent::rest_key(n.as_deref())),
                 })),
             },
         ),
@@ -752,9 +754,14 @@ fn named_dims<'a>(params: impl Iterator<Item = &'a Param>) -> BTreeSet<&'a str> 
         .flatten()
         .filter_map(|d| match d {
             Extent::Named(n) => Some(n.as_str()),
-            Extent::Fixed(_) => None,
+            Extent::Fixed(_) | Extent::Rest(_) => None,
         })
         .collect()
+}
+
+/// The rests the contracts of `params` use, as the Python helpers key them.
+fn rest_keys<'a>(params: impl Iterator<Item = &'a Param>) -> BTreeSet<String> {
+    params.filter_map(|p| Some(Extent::rest_key(p.token.contract()?.rest()?))).collect()
 }
 
 /// The integer attributes of `f` named like a dimension of its contracts:
@@ -771,11 +778,13 @@ fn size_attrs(f: &Function) -> Vec<&Param> {
 fn inferable(f: &Function, inputs: &[&Param], p: &Param) -> bool {
     let mut input_dims = named_dims(inputs.iter().copied());
     input_dims.extend(size_attrs(f).into_iter().map(|p| p.name.as_str()));
+    let input_rests = rest_keys(inputs.iter().copied());
     p.token.contract().is_some_and(|c| {
         c.dims.as_ref().is_some_and(|dims| {
             dims.iter().all(|d| match d {
                 Extent::Named(n) => input_dims.contains(n.as_str()),
                 Extent::Fixed(_) => true,
+                Extent::Rest(n) => input_rests.contains(&Extent::rest_key(n.as_deref())),
             })
         })
     })

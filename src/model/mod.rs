@@ -213,6 +213,23 @@ pub(crate) struct TensorType {
     pub(crate) dims: Option<Vec<Extent>>,
 }
 
+impl TensorType {
+    /// The rest its shape starts with (`...`: `Some(None)`; `b...`:
+    /// `Some(Some("b"))`), if any.
+    pub(crate) fn rest(&self) -> Option<Option<&str>> {
+        match self.dims.as_deref()?.first()? {
+            Extent::Rest(name) => Some(name.as_deref()),
+            Extent::Named(_) | Extent::Fixed(_) => None,
+        }
+    }
+
+    /// Its rank when the shape fixes one (dims given, no rest).
+    pub(crate) fn fixed_rank(&self) -> Option<usize> {
+        let dims = self.dims.as_ref()?;
+        self.rest().is_none().then_some(dims.len())
+    }
+}
+
 impl fmt::Display for TensorType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.dtype)?;
@@ -250,6 +267,18 @@ pub(crate) enum Extent {
     Named(String),
     /// A literal extent.
     Fixed(u64),
+    /// Any number of leading extents (`...`, or `name...` to name them):
+    /// written first only. Every tensor of one kernel that writes the same
+    /// rest (the anonymous one, or one name) has the same leading extents,
+    /// and `dim.<name>` receives their product.
+    Rest(Option<String>),
+}
+
+impl Extent {
+    /// A rest's key where the Python helpers record it: `...` or `...name`.
+    pub(crate) fn rest_key(name: Option<&str>) -> String {
+        format!("...{}", name.unwrap_or(""))
+    }
 }
 
 impl fmt::Display for Extent {
@@ -257,6 +286,8 @@ impl fmt::Display for Extent {
         match self {
             Extent::Named(name) => f.write_str(name),
             Extent::Fixed(n) => write!(f, "{n}"),
+            Extent::Rest(None) => f.write_str("..."),
+            Extent::Rest(Some(name)) => write!(f, "{name}..."),
         }
     }
 }
@@ -354,17 +385,16 @@ pub(crate) struct Param {
 
 impl Param {
     /// Its typed contract's dimensions, in order: a name, or None for a
-    /// fixed extent; None when it has no shape.
+    /// fixed extent; None when it has no shape or no fixed rank (`[..., n]`).
     pub(crate) fn dim_names(&self) -> Option<Vec<Option<&str>>> {
         let dims = self.token.contract()?.dims.as_ref()?;
-        Some(
-            dims.iter()
-                .map(|d| match d {
-                    Extent::Named(n) => Some(n.as_str()),
-                    Extent::Fixed(_) => None,
-                })
-                .collect(),
-        )
+        dims.iter()
+            .map(|d| match d {
+                Extent::Named(n) => Some(Some(n.as_str())),
+                Extent::Fixed(_) => Some(None),
+                Extent::Rest(_) => None,
+            })
+            .collect()
     }
 }
 

@@ -109,3 +109,62 @@ def test_a_default_that_does_not_fit_its_type_is_refused(tmp_path):
     assert proc.returncode != 0
     for text in ("default `300` of attribute 'n'", "default `2` of attribute 'on'", "default `abc` of attribute 'w'"):
         assert text in proc.stderr, proc.stderr
+
+
+def test_an_output_shaped_like_its_input_needs_no_out(m, jax_cpu):
+    jax = jax_cpu
+    for shape in [(), (5,), (2, 3, 4)]:
+        x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        np.testing.assert_allclose(m.scale_any(x), 2 * x)
+        np.testing.assert_allclose(jax.jit(lambda v: m.scale_any(v, s=3.0))(x), 3 * x)
+        np.testing.assert_allclose(m.add_same(x, x + 1), 2 * x + 1)
+    xs = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    np.testing.assert_allclose(jax.vmap(m.scale_any)(xs), 2 * xs)
+    with pytest.raises(ValueError, match=r"add_same: leading dimensions '\.\.\.' are \(3,\) \(from 'a'\) but "
+                                         r"parameter 'b' has \(4,\)"):
+        m.add_same(np.ones(3, np.float32), np.ones(4, np.float32))
+    with pytest.raises(ValueError, match=r"add_same: leading dimensions '\.\.\.' are \(3,\) \(from 'a'\) but "
+                                         r"output 'out' has \(2, 3\)"):
+        m.add_same(np.ones(3, np.float32), np.ones(3, np.float32), out=jax.ShapeDtypeStruct((2, 3), np.float32))
+
+
+def test_leading_dimensions_of_any_rank(m, jax_cpu):
+    for shape in [(4,), (3, 4), (2, 3, 4)]:
+        x = np.linspace(-1.0, 2.0, int(np.prod(shape)), dtype=np.float32).reshape(shape)
+        y, inv = m.rms_last(x)
+        assert y.shape == shape and inv.shape == shape[:-1]
+        np.testing.assert_allclose(y, reference_rms_norm(x), rtol=1e-5)
+        np.testing.assert_allclose(inv, 1 / np.sqrt((x * x).mean(axis=-1) + 1e-5), rtol=1e-5)
+    with pytest.raises(ValueError, match=r"rms_last: parameter 'x' must have rank at least 1 \(shape \[rows\.\.\., d\]\), "
+                                         r"got shape \(\)"):
+        m.rms_last(np.float32(1.0))
+
+
+def test_the_handler_checks_a_rest_too(m, jax_cpu):
+    # A call that bypasses the Python function: the handler refuses it.
+    jax = jax_cpu
+    m.register()
+    call = jax.ffi.ffi_call(m.TARGETS["add_same"], jax.ShapeDtypeStruct((3,), np.float32))
+    with pytest.raises(Exception, match=r"add_same: leading dimensions '\.\.\.' are \[3\] \(parameter 'a'\) but "
+                                        r"parameter 'b' has \[4\]"):
+        np.asarray(call(np.ones(3, np.float32), np.ones(4, np.float32)))
+    call = jax.ffi.ffi_call(m.TARGETS["rms_last"], (jax.ShapeDtypeStruct((), np.float32),) * 2)
+    with pytest.raises(Exception, match=r"rms_last: parameter 'x': rank 0, but its shape has 1 trailing dimensions"):
+        np.asarray(call(np.float32(1.0), eps=np.float32(1e-5))[0])
+
+
+def test_ambiguous_and_misplaced_rests_are_refused(tmp_path):
+    d = kernels(tmp_path, """
+        // @BE two arg:float32[a..., n] arg:float32[b..., n] ret:float32[..., n]
+        void two(const BE::Tensor x, const BE::Tensor y, BE::Tensor z) {}
+        // @BE late arg:float32[n, ...] ret:float32[n]
+        void late(const BE::Tensor x, BE::Tensor y) {}
+        // @BE clash arg:float32[n..., n] ret:float32[n]
+        void clash(const BE::Tensor x, BE::Tensor y) {}
+    """)
+    proc = run_begen("scan", d, check=False)
+    assert proc.returncode != 0
+    assert ("the shape of 'z' in 'two' starts with `...`, but 'two' also names its leading dimensions (`a...`): "
+            "which ones `...` means is ambiguous") in proc.stderr, proc.stderr
+    assert "`...` stands first, for the leading dimensions" in proc.stderr, proc.stderr
+    assert "'n' in 'clash' names both leading dimensions (`n...`) and one dimension (`n`)" in proc.stderr, proc.stderr
