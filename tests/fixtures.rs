@@ -86,6 +86,7 @@ cases!(
     err_typed,
     err_did_you_mean,
     err_rests,
+    err_residuals,
     err_tune,
     err_macro_limits,
     attrs,

@@ -508,6 +508,8 @@ fn check_options(
                 vmap_method,
                 has_side_effect: opts.has_side_effect.unwrap_or(false),
                 vjp: opts.vjp.clone(),
+                residuals: opts.residuals.clone().unwrap_or_default(),
+                vjp_bind: Vec::new(),
                 unsupported,
                 linear: opts.linear.clone().unwrap_or_default(),
                 transpose: opts.transpose.iter().map(|(p, k)| (p.clone(), k.clone())).collect(),

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use crate::model::{
     Algorithm, AttrType, Const, ConstKind, ElementType, Extent, Function, Library, Param, Platform, RecordType,
-    ScalarKind, TensorType, Token, Tuned,
+    ScalarKind, TensorType, Token, Tuned, VjpArg,
 };
 
 use super::cpp::Unit;
@@ -492,6 +492,18 @@ pub(crate) struct PyVjp {
     pub(crate) backward: String,
     pub(crate) cotangents: usize,
     pub(crate) args: Vec<PyArg>,
+    /// A backward kernel bound by name (it takes residuals): its inputs'
+    /// expressions (an input's name, `_begen_o[k]`, `_begen_ct[k]`), the
+    /// returned outputs' positions and the number of outputs.
+    pub(crate) residual: Option<PyResidualVjp>,
+}
+
+/// The binding of a backward kernel that takes residuals.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyResidualVjp {
+    pub(crate) exprs: Vec<String>,
+    pub(crate) public: PyLit,
+    pub(crate) outputs: usize,
 }
 
 /// A kernel bound as its JAX primitive: its FFI call is a closure
@@ -1222,9 +1234,37 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
         args.push(PyArg::Avals(structs));
     }
     let names = PyLit::strs(&view.inputs);
-    body.vjp = Some(PyVjp { names, backward: bwd_view.py_name.clone(), cotangents: f.outputs(), args });
+    let outputs: Vec<&Param> = f.output_params().collect();
+    let residual = (!f.options.vjp_bind.is_empty()).then(|| PyResidualVjp {
+        exprs: f
+            .options
+            .vjp_bind
+            .iter()
+            .map(|a| match *a {
+                VjpArg::Input(k) => view.inputs[k].clone(),
+                VjpArg::Output(k) => format!("_begen_o[{k}]"),
+                VjpArg::Cotangent(k) => format!("_begen_ct[{k}]"),
+            })
+            .collect(),
+        public: PyLit::tuple(
+            outputs
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| !f.options.residuals.contains(&p.name))
+                .map(|(k, _)| PyLit::Raw(k.to_string())),
+        ),
+        outputs: outputs.len(),
+    });
+    body.vjp = Some(PyVjp { names, backward: bwd_view.py_name.clone(), cotangents: f.outputs(), args, residual });
+    // The residuals are the backward kernel's only.
+    view.outputs -= f.options.residuals.len();
     if let PyDoc::Kernel(doc) = &mut view.doc {
         doc.backward = Some(bwd.name.clone());
+        for (name, contract) in &mut doc.rets {
+            if f.options.residuals.contains(name) {
+                contract.push_str(&format!(", a residual for `{}`, not returned", bwd.name));
+            }
+        }
     }
 }
 

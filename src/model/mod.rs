@@ -455,6 +455,13 @@ pub(crate) struct FunctionOptions {
     /// takes the inputs and one cotangent per output and returns one
     /// cotangent per input); the Python function is then a `jax.custom_vjp`.
     pub(crate) vjp: Option<String>,
+    /// Outputs (C++ names) kept for the backward kernel only (`residuals:`):
+    /// the Python function returns the others.
+    pub(crate) residuals: Vec<String>,
+    /// How the backward kernel's inputs are bound when it takes residuals
+    /// (checked): one entry per input, by name. Empty: by position, the
+    /// forward's inputs then one cotangent per output.
+    pub(crate) vjp_bind: Vec<VjpArg>,
     /// Attribute values the kernel does not support, per attribute name,
     /// as Python literals (`0.0`, `True`, `3`).
     pub(crate) unsupported: Vec<(String, Vec<String>)>,
@@ -478,6 +485,17 @@ pub(crate) struct FunctionOptions {
     /// Typed-contract dimensions the outputs are sums over (checked: in an
     /// input, in no output); split, the partial outputs are added up.
     pub(crate) reduce: Vec<String>,
+}
+
+/// What one input of a backward kernel bound by name receives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum VjpArg {
+    /// The forward's input of that position.
+    Input(usize),
+    /// The forward's output of that position (among all its outputs): a residual.
+    Output(usize),
+    /// The cotangent of the forward's returned output of that position.
+    Cotangent(usize),
 }
 
 impl FunctionOptions {

@@ -168,3 +168,42 @@ def test_ambiguous_and_misplaced_rests_are_refused(tmp_path):
             "which ones `...` means is ambiguous") in proc.stderr, proc.stderr
     assert "`...` stands first, for the leading dimensions" in proc.stderr, proc.stderr
     assert "'n' in 'clash' names both leading dimensions (`n...`) and one dimension (`n`)" in proc.stderr, proc.stderr
+
+
+def rms_grad(x, ct, eps=1e-5):
+    r = 1 / np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps)
+    return r * ct - r**3 / x.shape[-1] * x * (ct * x).sum(axis=-1, keepdims=True)
+
+
+def test_a_backward_kernel_takes_residuals_by_name(m, jax_cpu):
+    jax = jax_cpu
+    x = np.linspace(-1.0, 2.0, 24, dtype=np.float32).reshape(2, 3, 4)
+    # `inv` is a residual: the function returns y only.
+    y = m.rms_res(x)
+    assert not isinstance(y, (tuple, list)) and y.shape == x.shape
+    np.testing.assert_allclose(y, reference_rms_norm(x), rtol=1e-5)
+    ct = np.cos(np.arange(24, dtype=np.float32)).reshape(2, 3, 4)
+    g = jax.grad(lambda v: (m.rms_res(v) * ct).sum())(x)
+    np.testing.assert_allclose(g, rms_grad(x, ct), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(jax.jit(jax.grad(lambda v: (m.rms_res(v) * ct).sum()))(x), g, rtol=1e-6)
+    from jax.test_util import check_grads
+
+    check_grads(lambda v: m.rms_res(v, eps=0.1), (x.astype(np.float32),), order=1, modes=["rev"],
+                atol=1e-2, rtol=1e-2)
+
+
+def test_residuals_that_do_not_fit_are_refused(tmp_path):
+    d = kernels(tmp_path, """
+        // @BE f arg:float32[n] ret:float32[n] ret:float32[n] dim.n
+        void f(const float* x, float* y, float* res, int64_t n) {}
+        // @BE f_bwd arg:float32[n] arg:float32[n] ret:float32[n] dim.n
+        void f_bwd(const float* res, const float* x, float* ct_x, int64_t n) {}
+        // @BE g arg:float32[n] ret:float32[n] ret:float32[n] dim.n
+        void g(const float* x, float* y, float* res, int64_t n) {}
+    """, "functions:\n  f: {vjp: f_bwd, residuals: [res]}\n  g: {residuals: [rez]}\n")
+    proc = run_begen("scan", d, check=False)
+    assert proc.returncode != 0
+    assert ("the backward kernel `f_bwd` of 'f' takes 0 cotangent(s) beside the residual(s) 'res', but 'f' returns "
+            "1 output(s)") in proc.stderr, proc.stderr
+    assert "`residuals:` of 'g' keeps outputs for a backward kernel, but 'g' has no `vjp:`" in proc.stderr, proc.stderr
+    assert "residual 'rez' is not an output (`ret`) of 'g' (did you mean `res`?)" in proc.stderr, proc.stderr

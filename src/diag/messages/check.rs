@@ -777,6 +777,35 @@ pub(crate) fn vjp_counts(function: &str, vjp: &str, got: (usize, usize), want: (
     )
 }
 
+pub(crate) fn vjp_cotangent_count(function: &str, vjp: &str, got: usize, want: usize, residuals: &[&str]) -> String {
+    let (function, vjp) = (q(function), q(vjp));
+    let residuals: Vec<String> = residuals.iter().map(|r| format!("'{}'", q(r))).collect();
+    let taken =
+        if residuals.is_empty() { String::new() } else { format!(" beside the residual(s) {}", residuals.join(", ")) };
+    format!(
+        "the backward kernel `{vjp}` of '{function}' takes {got} cotangent(s){taken}, but '{function}' returns {want} \
+         output(s): bound by name, an input named like an input or output of '{function}' receives it, and every \
+         other input is the cotangent of the next returned output"
+    )
+}
+
+pub(crate) fn residuals_without_vjp(function: &str) -> String {
+    let function = q(function);
+    format!("`residuals:` of '{function}' keeps outputs for a backward kernel, but '{function}' has no `vjp:`")
+}
+
+pub(crate) fn residual_not_output(function: &str, name: &str, rets: &[&str], near: Option<&str>) -> String {
+    let (function, name) = (q(function), q(name));
+    let rets: Vec<String> = rets.iter().map(|r| format!("'{}'", q(r))).collect();
+    let near = near.map(|n| format!(" (did you mean `{}`?)", q(n))).unwrap_or_default();
+    format!("residual '{name}' is not an output (`ret`) of '{function}'{near}; its outputs are {}", rets.join(", "))
+}
+
+pub(crate) fn residuals_all(function: &str) -> String {
+    let function = q(function);
+    format!("`residuals:` of '{function}' lists every output: the Python function would return nothing")
+}
+
 pub(crate) fn vjp_mismatch(function: &str, vjp: &str, difference: &str) -> String {
     let function = q(function);
     let vjp = q(vjp);

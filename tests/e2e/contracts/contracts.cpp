@@ -68,3 +68,23 @@ void rms_last(const float* x, float* y, float* inv, float eps, int64_t rows, int
         for (int64_t j = 0; j < d; ++j) y[i * d + j] = x[i * d + j] * inv[i];
     }
 }
+
+// Residuals: the forward returns `inv` for its backward kernel only
+// (`residuals: [inv]`), and the backward takes it first, as XLA's own
+// rms_norm_bwd does: its inputs are bound by name.
+// @BE rms_res arg:float32[rows..., d] ret:float32[rows..., d] ret:float32[rows...] attr.eps=1e-5 dim.rows dim.d
+void rms_res(const float* x, float* y, float* inv, float eps, int64_t rows, int64_t d) {
+    rms_last(x, y, inv, eps, rows, d);
+}
+
+// @BE rms_res_bwd arg:float32[rows...] arg:float32[rows..., d] arg:float32[rows..., d] ret:float32[rows..., d] dim.rows dim.d
+void rms_res_bwd(const float* inv, const float* x, const float* ct_y, float* ct_x, int64_t rows, int64_t d) {
+    for (int64_t i = 0; i < rows; ++i) {
+        const float r = inv[i];
+        float dot = 0.0f;
+        for (int64_t j = 0; j < d; ++j) dot += ct_y[i * d + j] * x[i * d + j];
+        for (int64_t j = 0; j < d; ++j) {
+            ct_x[i * d + j] = r * ct_y[i * d + j] - r * r * r / static_cast<float>(d) * x[i * d + j] * dot;
+        }
+    }
+}
