@@ -351,6 +351,9 @@ pub(crate) struct FunctionConfig {
     pub(crate) has_side_effect: Option<bool>,
     /// The backward kernel (`name` or `module.name`, in the same module).
     pub(crate) vjp: Option<String>,
+    /// Outputs (C++ parameter names) the forward kernel returns for its
+    /// backward kernel only: the Python function leaves them out.
+    pub(crate) residuals: Option<Vec<String>>,
     /// Attribute name -> values the kernel does not support.
     #[serde(default)]
     pub(crate) unsupported: BTreeMap<String, Vec<serde_yaml_ng::Value>>,

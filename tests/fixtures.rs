@@ -86,6 +86,8 @@ cases!(
     typed,
     err_typed,
     err_did_you_mean,
+    err_rests,
+    err_residuals,
     err_tune,
     err_tune_key_at,
     err_macro_limits,

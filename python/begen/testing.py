@@ -370,7 +370,10 @@ def _from_contracts(spec, rng):
             dtype = types.get(dtype[0])
         if dtype is None or dims is None:
             raise _NeedsInputs(f"input '{name}' has no typed contract (dtype and shape)")
-        shape = tuple(extent(d) for d in dims)
+        shape = ()
+        for d in dims:
+            # A rest (`...`, `rows...`): two leading dimensions, the same per rest.
+            shape += (extent(d), extent(d + ":2")) if isinstance(d, str) and d.startswith("...") else (extent(d),)
         arrays.append(_random(rng, np, dtype, shape))
     attrs = {}
     for name, kind in spec.get("attrs", ()):

@@ -12,8 +12,8 @@ use super::config_span;
 use crate::config::{AlgorithmConfig, FunctionConfig, ImplementationConfig, Seg, yaml_path};
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::{
-    Algorithm, AttrType, Extent, Function, Implementation, Module, Param, ScalarKind, TensorType, Token, is_identifier,
-    is_py_keyword, is_py_reserved,
+    Algorithm, AttrType, Extent, Function, Implementation, Module, Param, ScalarKind, TensorType, Token, VjpArg,
+    is_identifier, is_py_keyword, is_py_reserved,
 };
 use crate::settings::RunInput;
 use crate::source::Span;
@@ -269,6 +269,7 @@ pub(super) fn py_literal(v: &serde_yaml_ng::Value, ty: AttrType) -> Option<Strin
 pub(super) fn check_vjps(req: &RunInput, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
     let mut reported = BTreeSet::new();
     for k in 0..functions.len() {
+        check_residuals(req, &mut functions[k], diags);
         let Some(raw) = functions[k].options.vjp.clone() else { continue };
         let f = &functions[k];
         let key = [format!("{}.{}", f.module, f.name), f.name.clone()]
@@ -292,10 +293,12 @@ pub(super) fn check_vjps(req: &RunInput, functions: &mut [Function], diags: &mut
             continue;
         };
         let bwd = &functions[b];
-        let (head, rest) = match compare_vjp(f, bwd) {
+        let mut bind = Vec::new();
+        let (head, rest) = match compare_vjp(f, bwd, &mut bind) {
             Err(counts) => (counts, Vec::new()),
             Ok(problems) if problems.is_empty() => {
                 functions[k].options.vjp = Some(bwd.name.clone());
+                functions[k].options.vjp_bind = bind;
                 continue;
             }
             Ok(problems) => (msg::vjp_mismatch(&f.name, &bwd.name, &problems[0]), problems[1..].to_vec()),
@@ -308,6 +311,48 @@ pub(super) fn check_vjps(req: &RunInput, functions: &mut [Function], diags: &mut
             report(d.hint(msg::HINT_VJP));
         }
         functions[k].options.vjp = None;
+    }
+}
+
+/// `residuals:` names outputs (`ret`) of a kernel with a `vjp:`, and
+/// leaves at least one output to return. A wrong one is an error at its
+/// entry, and the list is dropped.
+fn check_residuals(req: &RunInput, f: &mut Function, diags: &mut Vec<Diagnostic>) {
+    if f.options.residuals.is_empty() {
+        return;
+    }
+    let key = [format!("{}.{}", f.module, f.name), f.name.clone()]
+        .into_iter()
+        .find(|key| req.config.functions.get(key).is_some_and(|o| o.residuals.is_some()))
+        .unwrap_or_else(|| f.name.clone());
+    let at = |i: Option<usize>| match i {
+        Some(i) => value_span(req, &yaml_path!["functions", &key, "residuals", i]),
+        None => value_span(req, &yaml_path!["functions", &key, "residuals"]),
+    };
+    let before = diags.len();
+    let rets: Vec<&str> =
+        f.params.iter().filter(|p| matches!(p.token, Token::Ret(_))).map(|p| p.name.as_str()).collect();
+    if f.options.vjp.is_none()
+        && let Some(span) = at(None)
+    {
+        diags.push(Diagnostic::error(span, msg::residuals_without_vjp(&f.name)));
+    }
+    for (i, name) in f.options.residuals.iter().enumerate() {
+        if !rets.contains(&name.as_str())
+            && let Some(span) = at(Some(i))
+        {
+            let near = crate::diag::suggest::closest(name, rets.iter().copied());
+            diags.push(Diagnostic::error(span, msg::residual_not_output(&f.name, name, &rets, near)));
+        }
+    }
+    if diags.len() == before
+        && rets.iter().all(|r| f.options.residuals.iter().any(|n| n == r))
+        && let Some(span) = at(None)
+    {
+        diags.push(Diagnostic::error(span, msg::residuals_all(&f.name)));
+    }
+    if diags.len() != before {
+        f.options.residuals.clear();
     }
 }
 
@@ -348,6 +393,11 @@ pub(super) fn contracts_agree(a: Option<&TensorType>, b: Option<&TensorType>, di
                 && x.iter().zip(y).all(|(p, q)| match (p, q) {
                     (Extent::Fixed(m), Extent::Fixed(n)) => m == n,
                     (Extent::Named(m), Extent::Named(n)) => dims.pair(m, n),
+                    // Rests pair like names, apart from them (`...n` is no dimension `n`).
+                    (Extent::Rest(m), Extent::Rest(n)) => {
+                        dims.pair(&Extent::rest_key(m.as_deref()), &Extent::rest_key(n.as_deref()))
+                    }
+                    (Extent::Rest(_), _) | (_, Extent::Rest(_)) => false,
                     (Extent::Named(_), Extent::Fixed(_)) => false,
                     (Extent::Fixed(_), Extent::Named(_)) => !strict,
                 })
@@ -452,7 +502,7 @@ pub(super) fn consts_text(f: &Function) -> String {
 /// Every way `bwd` fails to be the backward kernel of `fwd`; `Err` with
 /// the whole message when it does not even take and return the right
 /// number of tensors.
-fn compare_vjp(fwd: &Function, bwd: &Function) -> Result<Vec<String>, String> {
+fn compare_vjp(fwd: &Function, bwd: &Function, bind_out: &mut Vec<VjpArg>) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     let mismatch = |what: String| what;
     let (fi, fo, bi, bo) = (inputs(fwd), outputs(fwd), inputs(bwd), outputs(bwd));
@@ -468,6 +518,17 @@ fn compare_vjp(fwd: &Function, bwd: &Function) -> Result<Vec<String>, String> {
             out.push(mismatch(msg::vjp_list(&g.name, &p.name)));
             return Ok(out);
         }
+    }
+    // The outputs the Python function returns: each gets a cotangent.
+    let public: Vec<&Param> = fo.iter().copied().filter(|p| !fwd.options.residuals.contains(&p.name)).collect();
+    // By position as always (the inputs, then one cotangent per output)
+    // unless the counts say it takes residuals, or the forward keeps some.
+    let by_position = fwd.options.residuals.is_empty() && bi.len() == fi.len() + fo.len();
+    if !by_position && bo.len() == fi.len() {
+        return compare_by_name(fwd, bwd, &public, out).map(|(bind, out)| {
+            *bind_out = bind;
+            out
+        });
     }
     if bi.len() != fi.len() + fo.len() || bo.len() != fi.len() {
         if out.is_empty() {
@@ -503,19 +564,76 @@ fn compare_vjp(fwd: &Function, bwd: &Function) -> Result<Vec<String>, String> {
     for (k, p) in fi.iter().enumerate() {
         agree(msg::vjp_cotangent("input", k), p, bo[k], &mut out);
     }
+    attrs_and_consts(fwd, bwd, &mut out);
+    Ok(out)
+}
+
+/// The backward's attributes are the forward's (by name and type), and
+/// their template constants equal.
+fn attrs_and_consts(fwd: &Function, bwd: &Function, out: &mut Vec<String>) {
     for (q, ty) in bwd.attributes() {
         match fwd.attributes().find(|(p, _)| p.name == q.name) {
-            None => out.push(mismatch(msg::vjp_attr_missing(&q.name, &fwd.name))),
+            None => out.push(msg::vjp_attr_missing(&q.name, &fwd.name)),
             Some((_, t)) if t != ty => {
-                out.push(mismatch(msg::vjp_attr_type(&q.name, &t.to_string(), &fwd.name, &ty.to_string(), &bwd.name)))
+                out.push(msg::vjp_attr_type(&q.name, &t.to_string(), &fwd.name, &ty.to_string(), &bwd.name))
             }
             Some(_) => {}
         }
     }
     if fwd.consts != bwd.consts {
-        out.push(mismatch(msg::vjp_consts(&fwd.name, &consts_text(fwd), &bwd.name, &consts_text(bwd))));
+        out.push(msg::vjp_consts(&fwd.name, &consts_text(fwd), &bwd.name, &consts_text(bwd)));
     }
-    Ok(out)
+}
+
+/// A backward kernel that takes residuals, bound by name: an input named
+/// like an input of the forward receives it, one named like an output of
+/// the forward receives that output (a residual), and the others are the
+/// cotangents of the returned outputs, in order. Its outputs are one
+/// cotangent per forward input, by position. Returns the binding and every
+/// problem; `Err` when the cotangents do not count up.
+fn compare_by_name(
+    fwd: &Function,
+    bwd: &Function,
+    public: &[&Param],
+    mut out: Vec<String>,
+) -> Result<(Vec<VjpArg>, Vec<String>), String> {
+    let (fi, fo, bi, bo) = (inputs(fwd), outputs(fwd), inputs(bwd), outputs(bwd));
+    let mut bind = Vec::new();
+    let mut cotangents = 0;
+    for q in &bi {
+        if let Some(k) = fi.iter().position(|p| p.name == q.name) {
+            bind.push(VjpArg::Input(k));
+        } else if let Some(k) = fo.iter().position(|p| p.name == q.name) {
+            bind.push(VjpArg::Output(k));
+        } else {
+            bind.push(VjpArg::Cotangent(cotangents));
+            cotangents += 1;
+        }
+    }
+    if cotangents != public.len() {
+        let residuals: Vec<&str> =
+            bi.iter().filter(|q| fo.iter().any(|p| p.name == q.name)).map(|q| q.name.as_str()).collect();
+        return Err(msg::vjp_cotangent_count(&fwd.name, &bwd.name, cotangents, public.len(), &residuals));
+    }
+    let mut dims = DimMap::default();
+    let mut agree = |what: String, a: &Param, b: &Param, out: &mut Vec<String>| {
+        if !contracts_agree(a.token.contract(), b.token.contract(), &mut dims, false) {
+            let (this, that) = (contract_text(a.token.contract()), contract_text(b.token.contract()));
+            out.push(msg::vjp_contract(&what, (&this, &a.name, &fwd.name), (&that, &b.name, &bwd.name)));
+        }
+    };
+    for (arg, q) in bind.iter().zip(&bi) {
+        match *arg {
+            VjpArg::Input(k) => agree(msg::vjp_input(k), fi[k], q, &mut out),
+            VjpArg::Output(k) => agree(msg::related_output(k), fo[k], q, &mut out),
+            VjpArg::Cotangent(k) => agree(msg::vjp_cotangent("output", k), public[k], q, &mut out),
+        }
+    }
+    for (k, p) in fi.iter().enumerate() {
+        agree(msg::vjp_cotangent("input", k), p, bo[k], &mut out);
+    }
+    attrs_and_consts(fwd, bwd, &mut out);
+    Ok((bind, out))
 }
 
 /// Where a kernel `g` related to `f` (its backward, tangent or transpose

@@ -209,6 +209,11 @@ fn check_slots(
             Some(SpecToken::Array { .. }) => diags.push(Diagnostic::error(s.span, bm::ARRAY_IN_BINARY)),
             _ => {}
         }
+        if let Some(SpecToken::Arg(Some(c)) | SpecToken::Ret(Some(c)) | SpecToken::InOut(Some(c))) = &s.token
+            && c.rest().is_some()
+        {
+            diags.push(Diagnostic::error(s.span, bm::rest_in_binary(&s.text)));
+        }
         if s.list && convention == Convention::C {
             diags.push(Diagnostic::error(s.span, bm::c_list(&s.text)));
         }
@@ -583,7 +588,7 @@ fn named_dims(params: &[Param]) -> Vec<&str> {
         .flatten()
         .filter_map(|e| match e {
             Extent::Named(n) => Some(n.as_str()),
-            Extent::Fixed(_) => None,
+            Extent::Fixed(_) | Extent::Rest(_) => None,
         })
         .collect()
 }

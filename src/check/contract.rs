@@ -140,24 +140,52 @@ pub(super) fn check_contracts(
     diags: &mut Vec<Diagnostic>,
 ) {
     let func = c.name.as_str();
+    // Named dimensions, and the names of named rests (`rows...`): a `dim.`
+    // token may take either.
     let mut dims = BTreeSet::new();
+    let mut rests = BTreeSet::new();
     for (t, _) in tokens {
         if let SpecToken::Arg(Some(ct)) | SpecToken::Ret(Some(ct)) | SpecToken::InOut(Some(ct)) = t {
             for d in ct.dims.iter().flatten() {
-                if let Extent::Named(n) = d {
-                    dims.insert(n.as_str());
+                match d {
+                    Extent::Named(n) => {
+                        dims.insert(n.as_str());
+                    }
+                    Extent::Rest(Some(n)) => {
+                        rests.insert(n.as_str());
+                    }
+                    Extent::Rest(None) | Extent::Fixed(_) => {}
                 }
             }
         }
     }
+    let mut clashed = BTreeSet::new();
     for (i, (t, span)) in tokens.iter().filter(|(t, _)| t.is_param()).enumerate() {
         match t {
-            SpecToken::Dim { name, .. } if !dims.contains(name.as_str()) => {
+            SpecToken::Dim { name, .. } if !dims.contains(name.as_str()) && !rests.contains(name.as_str()) => {
                 diags.push(Diagnostic::error(*span, msg::unknown_dim(func, name)).hint(msg::HINT_UNKNOWN_DIM));
             }
             SpecToken::Arg(Some(ct)) | SpecToken::Ret(Some(ct)) | SpecToken::InOut(Some(ct)) => {
-                if ct.dims.as_ref().is_some_and(|d| d.len() > MAX_RANK) {
+                let fixed = ct.dims.iter().flatten().filter(|d| !matches!(d, Extent::Rest(_))).count();
+                if fixed > MAX_RANK {
                     diags.push(Diagnostic::error(*span, msg::rank_too_high(func, &param_label(c, i))));
+                }
+                match ct.rest() {
+                    // `...` beside named rests: which leading dimensions it means is not said.
+                    Some(None) if !rests.is_empty() => {
+                        let named = rests.first().copied().unwrap_or_default();
+                        diags.push(
+                            Diagnostic::error(*span, msg::rest_ambiguous(func, &param_label(c, i), named))
+                                .hint(msg::HINT_REST_AMBIGUOUS),
+                        );
+                    }
+                    Some(Some(name)) if dims.contains(name) && clashed.insert(name) => {
+                        diags.push(
+                            Diagnostic::error(*span, msg::rest_named_like_dim(func, name))
+                                .hint(msg::HINT_REST_NAMED_LIKE_DIM),
+                        );
+                    }
+                    _ => {}
                 }
                 if let ElementType::Param(name) = &ct.dtype
                     && !consts.iter().any(|k| k.name == *name && k.kind == ConstKind::Type)

@@ -371,8 +371,8 @@ fn check_against_signature(
             })
             .flatten()
             .filter_map(|e| match e {
-                Extent::Named(n) => Some(n.as_str()),
-                Extent::Fixed(_) => None,
+                Extent::Named(n) | Extent::Rest(Some(n)) => Some(n.as_str()),
+                Extent::Fixed(_) | Extent::Rest(None) => None,
             })
             .collect();
         let dims: Vec<String> = untokened.iter().filter(|n| named_dims.contains(n.as_str())).cloned().collect();

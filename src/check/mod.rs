@@ -508,6 +508,8 @@ fn check_options(
                 vmap_method,
                 has_side_effect: opts.has_side_effect.unwrap_or(false),
                 vjp: opts.vjp.clone(),
+                residuals: opts.residuals.clone().unwrap_or_default(),
+                vjp_bind: Vec::new(),
                 unsupported,
                 linear: opts.linear.clone().unwrap_or_default(),
                 transpose: opts.transpose.iter().map(|(p, k)| (p.clone(), k.clone())).collect(),
@@ -568,7 +570,10 @@ fn fixed_rank_batching(req: &RunInput, key: &str, f: &Function) -> Option<Diagno
         return None;
     }
     let (param, contract) = f.params.iter().find_map(|p| match &p.token {
-        Token::Arg(Some(t)) | Token::Ret(Some(t)) | Token::InOut(Some(t)) | Token::List(t) if t.dims.is_some() => {
+        // A shape with a rest (`[..., n]`) takes a leading batch dimension.
+        Token::Arg(Some(t)) | Token::Ret(Some(t)) | Token::InOut(Some(t)) | Token::List(t)
+            if t.fixed_rank().is_some() =>
+        {
             Some((p, t))
         }
         _ => None,

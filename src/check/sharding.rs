@@ -67,6 +67,12 @@ fn problems(f: &Function) -> Vec<Problem> {
         out.push((None, msg::shard_not_plain(&f.name, key, &p.name), None));
         return out;
     }
+    if let Some(p) =
+        f.input_params().chain(f.output_params()).find(|p| p.token.contract().is_some_and(|c| c.rest().is_some()))
+    {
+        out.push((None, msg::shard_rest(&f.name, key, &p.name), None));
+        return out;
+    }
     if let Some(p) = f.input_params().chain(f.output_params()).find(|p| p.dim_names().is_none()) {
         out.push((None, msg::shard_untyped(&f.name, key, &p.name), None));
         return out;

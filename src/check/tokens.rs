@@ -188,7 +188,7 @@ fn parse_contract(text: &str) -> Result<TensorType, TokenError> {
     Ok(TensorType { dtype, dims })
 }
 
-/// `[n, k, 3]`, `[]`.
+/// `[n, k, 3]`, `[]`, `[..., n]`, `[rows..., n]`.
 fn parse_shape(shape: &str) -> Result<Vec<Extent>, TokenError> {
     let bad = |why| TokenError::BadShape(shape.to_string(), why);
     let inner = shape.strip_prefix('[').and_then(|s| s.strip_suffix(']')).ok_or_else(|| bad("it must end in `]`"))?;
@@ -199,12 +199,23 @@ fn parse_shape(shape: &str) -> Result<Vec<Extent>, TokenError> {
         return Ok(Vec::new());
     }
     let mut dims = Vec::new();
-    for d in inner.split(',') {
+    for (i, d) in inner.split(',').enumerate() {
         let d = d.trim();
         if d.is_empty() {
             return Err(bad("a dimension is empty"));
         }
-        if d.bytes().all(|b| b.is_ascii_digit()) {
+        if let Some(name) = d.strip_suffix("...") {
+            if i > 0 {
+                return Err(bad("`...` stands first, for the leading dimensions: `[..., n]`"));
+            }
+            if name.is_empty() {
+                dims.push(Extent::Rest(None));
+            } else if is_identifier(name) {
+                dims.push(Extent::Rest(Some(name.to_string())));
+            } else {
+                return Err(bad("a named rest is an identifier and `...`: `[rows..., n]`"));
+            }
+        } else if d.bytes().all(|b| b.is_ascii_digit()) {
             dims.push(Extent::Fixed(d.parse().map_err(|_| bad("a dimension is too large"))?));
         } else if is_identifier(d) {
             dims.push(Extent::Named(d.to_string()));
@@ -297,6 +308,18 @@ mod tests {
         assert!(matches!(parse_token("arg:float32[[n]]"), Err(TokenError::BadShape(..))));
         assert!(matches!(parse_token("arg:float32[99999999999999999999999]"), Err(TokenError::BadShape(..))));
         assert_eq!(parse_token("arg:1x[n]"), Err(TokenError::BadDtype("1x".into())));
+        let rest = |name: Option<&str>, dims: &[&str]| {
+            let mut v = vec![Extent::Rest(name.map(str::to_string))];
+            v.extend(dims.iter().map(|d| Extent::Named(d.to_string())));
+            Some(TensorType { dtype: ElementType::Dtype(AttrType::Float32), dims: Some(v) })
+        };
+        assert_eq!(parse_token("arg:float32[...]"), Ok(SpecToken::Arg(rest(None, &[]))));
+        assert_eq!(parse_token("ret:float32[..., n]"), Ok(SpecToken::Ret(rest(None, &["n"]))));
+        assert_eq!(parse_token("arg:float32[rows...,n]"), Ok(SpecToken::Arg(rest(Some("rows"), &["n"]))));
+        assert_eq!(parse_token("arg:float32[rows...,n]").unwrap().to_string(), "arg:float32[rows...,n]");
+        assert!(matches!(parse_token("arg:float32[n, ...]"), Err(TokenError::BadShape(..))));
+        assert!(matches!(parse_token("arg:float32[..., ...]"), Err(TokenError::BadShape(..))));
+        assert!(matches!(parse_token("arg:float32[1x...]"), Err(TokenError::BadShape(..))));
     }
 
     #[test]

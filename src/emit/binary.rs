@@ -498,6 +498,8 @@ fn list_checks(f: &Function, l: &ArrayRules, sources: &[cpp::DimSource]) -> Vec<
                 "  if (s[{axis}] != {v}) return begen::rt::bad_extent(\"{fname}\", \
                  begen::bin::element_name(\"{name}\", k).c_str(), {axis}, {v}, s[{axis}]);"
             )),
+            // A binary kernel's contracts have a fixed rank (check refuses a rest).
+            Extent::Rest(_) => {}
             Extent::Named(d) => {
                 let Some(src) = sources.iter().find(|s| s.dim == *d) else { continue };
                 out.push(format!(

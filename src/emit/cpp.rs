@@ -305,8 +305,11 @@ fn cpp_literal(v: &str, ty: AttrType) -> String {
 fn buffer_type(unit: &Unit, contract: Option<&TensorType>) -> String {
     match contract.and_then(|c| Some((unit.dtype(&c.dtype)?, &c.dims))) {
         // An alias without a comma: the binding is a macro argument.
-        Some((t, Some(dims))) => format!("begen::rt::Rank{}<xla::ffi::DataType::{}>", dims.len(), t.xla_type()),
-        Some((t, None)) => format!("xla::ffi::Buffer<xla::ffi::DataType::{}>", t.xla_type()),
+        // A rest (`[..., n]`) leaves the rank open: the handler checks it.
+        Some((t, Some(dims))) if !matches!(dims.first(), Some(Extent::Rest(_))) => {
+            format!("begen::rt::Rank{}<xla::ffi::DataType::{}>", dims.len(), t.xla_type())
+        }
+        Some((t, _)) => format!("xla::ffi::Buffer<xla::ffi::DataType::{}>", t.xla_type()),
         None => "xla::ffi::AnyBuffer".to_string(),
     }
 }
@@ -690,7 +693,18 @@ pub(super) struct DimSource {
     pub(crate) dim: String,
     pub(crate) var: String,
     pub(crate) param: String,
-    pub(crate) axis: usize,
+    /// The axis: a number, or an expression where a rest comes first.
+    pub(crate) axis: String,
+}
+
+/// Where a rest's leading extents are read: the variables of their span
+/// and count, the product's variable, and the parameter.
+struct RestSource {
+    key: String,
+    span: String,
+    count: String,
+    size: String,
+    param: String,
 }
 
 /// [`dim_statements`] and where each named dimension is read: from the
@@ -721,9 +735,59 @@ pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
         }
     }
     tensors.sort_by_key(|(rank, i, ..)| (*rank, *i));
+    let mut rests: Vec<RestSource> = Vec::new();
     for (_, _, p, access, shown) in &tensors {
         let Some(dims) = p.token.contract().and_then(|c| c.dims.as_ref()) else { continue };
+        // A rest: the trailing extents are counted from the end, the leading
+        // ones are one shape per rest across the tensors.
+        let (dims, lead) = match dims.split_first() {
+            Some((Extent::Rest(name), trailing)) => {
+                let k = trailing.len();
+                let size = format!("{access}dimensions().size()");
+                if k > 0 {
+                    out.push(format!(
+                        "if ({size} < {k}) return begen::rt::rank_too_low(\"{function}\", \"{shown}\", {k}, {size});"
+                    ));
+                }
+                let key = Extent::rest_key(name.as_deref());
+                let count = if k == 0 { size.clone() } else { format!("({size} - {k})") };
+                match rests.iter().find(|r| r.key == key) {
+                    None => {
+                        let n = rests.len();
+                        let r = RestSource {
+                            key,
+                            span: format!("rest{n}"),
+                            count: format!("rest{n}_count"),
+                            size: format!("rest{n}_size"),
+                            param: shown.clone(),
+                        };
+                        out.push(format!("const auto {} = {access}dimensions();", r.span));
+                        out.push(format!("const size_t {} = {count};", r.count));
+                        out.push(format!(
+                            "[[maybe_unused]] const int64_t {} = begen::rt::leading_size({}, {});",
+                            r.size, r.span, r.count
+                        ));
+                        rests.push(r);
+                    }
+                    Some(r) => out.push(format!(
+                        "if (!begen::rt::same_leading({span}, {n}, {access}dimensions(), {count})) \
+                         return begen::rt::rest_mismatch(\"{function}\", \"{text}\", \"{first}\", {span}, {n}, \
+                         \"{shown}\", {access}dimensions(), {count});",
+                        span = r.span,
+                        n = r.count,
+                        text = Extent::Rest(name.clone()),
+                        first = r.param,
+                    )),
+                }
+                (trailing, Some(count))
+            }
+            _ => (dims.as_slice(), None),
+        };
         for (axis, d) in dims.iter().enumerate() {
+            let axis = match &lead {
+                Some(count) => format!("{count} + {axis}"),
+                None => axis.to_string(),
+            };
             let got = format!("{access}dimensions()[{axis}]");
             match d {
                 Extent::Fixed(n) => out.push(format!(
@@ -733,7 +797,7 @@ pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
                     None => {
                         let var = format!("dim_{n}");
                         out.push(format!("[[maybe_unused]] const int64_t {var} = {got};"));
-                        known.push(DimSource { dim: n.clone(), var, param: shown.clone(), axis });
+                        known.push(DimSource { dim: n.clone(), var, param: shown.clone(), axis: axis.clone() });
                     }
                     Some(k) => out.push(format!(
                         "if ({got} != {var}) return begen::rt::dim_mismatch(\"{function}\", \"{n}\", \
@@ -743,13 +807,20 @@ pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
                         from_axis = k.axis,
                     )),
                 },
+                Extent::Rest(_) => {}
             }
         }
     }
     for (i, p) in f.params.iter().enumerate() {
         if let Token::Dim { name, ty } = &p.token {
             let cpp = ty.cpp_type();
-            let var = known.iter().find(|k| k.dim == *name).map_or_else(|| "0".to_string(), |k| k.var.clone());
+            let rest = Extent::rest_key(Some(name));
+            let var = known
+                .iter()
+                .find(|k| k.dim == *name)
+                .map(|k| k.var.clone())
+                .or_else(|| rests.iter().find(|r| r.key == rest).map(|r| r.size.clone()))
+                .unwrap_or_else(|| "0".to_string());
             out.push(format!(
                 "if (!begen::rt::fits<{cpp}>({var})) \
                  return begen::rt::dim_overflow(\"{function}\", \"{name}\", \"{}\", \"{cpp}\", {var});",

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use crate::model::{
     Algorithm, AttrType, Const, ConstKind, ElementType, Extent, Function, Library, NativeBind, Param, Platform,
-    RecordType, ScalarKind, TensorType, Token, Tuned,
+    RecordType, ScalarKind, TensorType, Token, Tuned, VjpArg,
 };
 
 use super::cpp::Unit;
@@ -514,6 +514,18 @@ pub(crate) struct PyVjp {
     pub(crate) backward: String,
     pub(crate) cotangents: usize,
     pub(crate) args: Vec<PyArg>,
+    /// A backward kernel bound by name (it takes residuals): its inputs'
+    /// expressions (an input's name, `_begen_o[k]`, `_begen_ct[k]`), the
+    /// returned outputs' positions and the number of outputs.
+    pub(crate) residual: Option<PyResidualVjp>,
+}
+
+/// The binding of a backward kernel that takes residuals.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyResidualVjp {
+    pub(crate) exprs: Vec<String>,
+    pub(crate) public: PyLit,
+    pub(crate) outputs: usize,
 }
 
 /// A kernel bound as its JAX primitive: its FFI call is a closure
@@ -638,7 +650,8 @@ fn py_const_kind(k: &Const) -> &'static str {
 
 /// A contract as the Python helpers read it: `(name, dtype, dims)`, dtype
 /// `None`, a dtype name or a 1-tuple naming a type const, dims `None` or a
-/// tuple of names and integers; a list's is marked with a fourth `True`.
+/// tuple of names and integers, led by `"..."` / `"...rows"` for a rest; a
+/// list's is marked with a fourth `True`.
 fn py_spec(name: &str, contract: Option<&TensorType>, list: bool) -> PyLit {
     let none = || PyLit::Raw("None".into());
     let (dtype, dims) = match contract {
@@ -653,6 +666,7 @@ fn py_spec(name: &str, contract: Option<&TensorType>, list: bool) -> PyLit {
                 Some(dims) => PyLit::tuple(dims.iter().map(|d| match d {
                     Extent::Named(n) => PyLit::Str(n.clone()),
                     Extent::Fixed(n) => PyLit::Raw(n.to_string()),
+                    Extent::Rest(n) => PyLit::Str(Extent::rest_key(n.as_deref())),
                 })),
             },
         ),
@@ -782,9 +796,14 @@ fn named_dims<'a>(params: impl Iterator<Item = &'a Param>) -> BTreeSet<&'a str> 
         .flatten()
         .filter_map(|d| match d {
             Extent::Named(n) => Some(n.as_str()),
-            Extent::Fixed(_) => None,
+            Extent::Fixed(_) | Extent::Rest(_) => None,
         })
         .collect()
+}
+
+/// The rests the contracts of `params` use, as the Python helpers key them.
+fn rest_keys<'a>(params: impl Iterator<Item = &'a Param>) -> BTreeSet<String> {
+    params.filter_map(|p| Some(Extent::rest_key(p.token.contract()?.rest()?))).collect()
 }
 
 /// The integer attributes of `f` named like a dimension of its contracts:
@@ -801,11 +820,13 @@ fn size_attrs(f: &Function) -> Vec<&Param> {
 fn inferable(f: &Function, inputs: &[&Param], p: &Param) -> bool {
     let mut input_dims = named_dims(inputs.iter().copied());
     input_dims.extend(size_attrs(f).into_iter().map(|p| p.name.as_str()));
+    let input_rests = rest_keys(inputs.iter().copied());
     p.token.contract().is_some_and(|c| {
         c.dims.as_ref().is_some_and(|dims| {
             dims.iter().all(|d| match d {
                 Extent::Named(n) => input_dims.contains(n.as_str()),
                 Extent::Fixed(_) => true,
+                Extent::Rest(n) => input_rests.contains(&Extent::rest_key(n.as_deref())),
             })
         })
     })
@@ -1252,9 +1273,37 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
         args.push(PyArg::Avals(structs));
     }
     let names = PyLit::strs(&view.inputs);
-    body.vjp = Some(PyVjp { names, backward: bwd_view.py_name.clone(), cotangents: f.outputs(), args });
+    let outputs: Vec<&Param> = f.output_params().collect();
+    let residual = (!f.options.vjp_bind.is_empty()).then(|| PyResidualVjp {
+        exprs: f
+            .options
+            .vjp_bind
+            .iter()
+            .map(|a| match *a {
+                VjpArg::Input(k) => view.inputs[k].clone(),
+                VjpArg::Output(k) => format!("_begen_o[{k}]"),
+                VjpArg::Cotangent(k) => format!("_begen_ct[{k}]"),
+            })
+            .collect(),
+        public: PyLit::tuple(
+            outputs
+                .iter()
+                .enumerate()
+                .filter(|(_, p)| !f.options.residuals.contains(&p.name))
+                .map(|(k, _)| PyLit::Raw(k.to_string())),
+        ),
+        outputs: outputs.len(),
+    });
+    body.vjp = Some(PyVjp { names, backward: bwd_view.py_name.clone(), cotangents: f.outputs(), args, residual });
+    // The residuals are the backward kernel's only.
+    view.outputs -= f.options.residuals.len();
     if let PyDoc::Kernel(doc) = &mut view.doc {
         doc.backward = Some(bwd.name.clone());
+        for (name, contract) in &mut doc.rets {
+            if f.options.residuals.contains(name) {
+                contract.push_str(&format!(", a residual for `{}`, not returned", bwd.name));
+            }
+        }
     }
 }
 

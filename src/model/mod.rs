@@ -222,6 +222,23 @@ pub(crate) struct TensorType {
     pub(crate) dims: Option<Vec<Extent>>,
 }
 
+impl TensorType {
+    /// The rest its shape starts with (`...`: `Some(None)`; `b...`:
+    /// `Some(Some("b"))`), if any.
+    pub(crate) fn rest(&self) -> Option<Option<&str>> {
+        match self.dims.as_deref()?.first()? {
+            Extent::Rest(name) => Some(name.as_deref()),
+            Extent::Named(_) | Extent::Fixed(_) => None,
+        }
+    }
+
+    /// Its rank when the shape fixes one (dims given, no rest).
+    pub(crate) fn fixed_rank(&self) -> Option<usize> {
+        let dims = self.dims.as_ref()?;
+        self.rest().is_none().then_some(dims.len())
+    }
+}
+
 impl fmt::Display for TensorType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.dtype)?;
@@ -259,6 +276,18 @@ pub(crate) enum Extent {
     Named(String),
     /// A literal extent.
     Fixed(u64),
+    /// Any number of leading extents (`...`, or `name...` to name them):
+    /// written first only. Every tensor of one kernel that writes the same
+    /// rest (the anonymous one, or one name) has the same leading extents,
+    /// and `dim.<name>` receives their product.
+    Rest(Option<String>),
+}
+
+impl Extent {
+    /// A rest's key where the Python helpers record it: `...` or `...name`.
+    pub(crate) fn rest_key(name: Option<&str>) -> String {
+        format!("...{}", name.unwrap_or(""))
+    }
 }
 
 impl fmt::Display for Extent {
@@ -266,6 +295,8 @@ impl fmt::Display for Extent {
         match self {
             Extent::Named(name) => f.write_str(name),
             Extent::Fixed(n) => write!(f, "{n}"),
+            Extent::Rest(None) => f.write_str("..."),
+            Extent::Rest(Some(name)) => write!(f, "{name}..."),
         }
     }
 }
@@ -363,17 +394,16 @@ pub(crate) struct Param {
 
 impl Param {
     /// Its typed contract's dimensions, in order: a name, or None for a
-    /// fixed extent; None when it has no shape.
+    /// fixed extent; None when it has no shape or no fixed rank (`[..., n]`).
     pub(crate) fn dim_names(&self) -> Option<Vec<Option<&str>>> {
         let dims = self.token.contract()?.dims.as_ref()?;
-        Some(
-            dims.iter()
-                .map(|d| match d {
-                    Extent::Named(n) => Some(n.as_str()),
-                    Extent::Fixed(_) => None,
-                })
-                .collect(),
-        )
+        dims.iter()
+            .map(|d| match d {
+                Extent::Named(n) => Some(Some(n.as_str())),
+                Extent::Fixed(_) => Some(None),
+                Extent::Rest(_) => None,
+            })
+            .collect()
     }
 }
 
@@ -434,6 +464,13 @@ pub(crate) struct FunctionOptions {
     /// takes the inputs and one cotangent per output and returns one
     /// cotangent per input); the Python function is then a `jax.custom_vjp`.
     pub(crate) vjp: Option<String>,
+    /// Outputs (C++ names) kept for the backward kernel only (`residuals:`):
+    /// the Python function returns the others.
+    pub(crate) residuals: Vec<String>,
+    /// How the backward kernel's inputs are bound when it takes residuals
+    /// (checked): one entry per input, by name. Empty: by position, the
+    /// forward's inputs then one cotangent per output.
+    pub(crate) vjp_bind: Vec<VjpArg>,
     /// Attribute values the kernel does not support, per attribute name,
     /// as Python literals (`0.0`, `True`, `3`).
     pub(crate) unsupported: Vec<(String, Vec<String>)>,
@@ -460,6 +497,17 @@ pub(crate) struct FunctionOptions {
     /// Typed-contract dimensions the outputs are sums over (checked: in an
     /// input, in no output); split, the partial outputs are added up.
     pub(crate) reduce: Vec<String>,
+}
+
+/// What one input of a backward kernel bound by name receives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum VjpArg {
+    /// The forward's input of that position.
+    Input(usize),
+    /// The forward's output of that position (among all its outputs): a residual.
+    Output(usize),
+    /// The cotangent of the forward's returned output of that position.
+    Cotangent(usize),
 }
 
 impl FunctionOptions {

@@ -52,12 +52,25 @@ fn words(bytes: &[u8], base: usize) -> Vec<Word> {
         let start = i;
         // Whitespace inside `[...]` does not end a word: `arg:float32[n, k]`.
         // Only dimensions continue it: a word with `:`, `.` or `=` after the
-        // whitespace is the next token (`arg:float32[n ret:...` is unclosed).
+        // whitespace is the next token (`arg:float32[n ret:...` is unclosed),
+        // but for the dots of a rest (`[n, ...]`, `[n, rows...]`).
         let mut depth = 0usize;
         let next_is_token = |from: usize| {
             let rest = &bytes[from..];
             let start = rest.iter().position(|b| !b.is_ascii_whitespace()).unwrap_or(rest.len());
-            rest[start..].iter().take_while(|b| !b.is_ascii_whitespace()).any(|b| matches!(b, b':' | b'.' | b'='))
+            let word = &rest[start..start + rest[start..].iter().take_while(|b| !b.is_ascii_whitespace()).count()];
+            let mut k = 0;
+            while k < word.len() {
+                if word[k..].starts_with(b"...") {
+                    k += 3;
+                    continue;
+                }
+                if matches!(word[k], b':' | b'.' | b'=') {
+                    return true;
+                }
+                k += 1;
+            }
+            false
         };
         while i < bytes.len() {
             match bytes[i] {
@@ -96,5 +109,10 @@ mod tests {
         let Comment::Annotation { name, tokens, .. } = classify(src, &c) else { panic!("not an annotation") };
         assert_eq!(name.map(|w| w.text), Some("f".to_string()));
         assert_eq!(tokens.len(), 2);
+        let src = b"// @BE f arg:float32[..., n] arg:float32[n, ...] ret:float32[rows..., n] dim.n";
+        let c = crate::source::lex::lex(src).comments.remove(0);
+        let Comment::Annotation { tokens, .. } = classify(src, &c) else { panic!("not an annotation") };
+        let texts: Vec<String> = tokens.into_iter().map(|w| w.text).collect();
+        assert_eq!(texts, ["arg:float32[..., n]", "arg:float32[n, ...]", "ret:float32[rows..., n]", "dim.n"]);
     }
 }

@@ -143,6 +143,15 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {%- endif %}
 {%- endif %}
 {%- if let Some(v) = k.vjp %}
+{%- if let Some(r) = v.residual %}
+{{ ind }}def _begen_primal({{ f.inputs|join(", ") }}):
+{%- call kernel(f, k, ind ~ "    ") %}{% endcall %}
+{{ ind }}def _begen_backward({% for x in f.inputs %}{{ x }}, {% endfor %}_begen_o, _begen_ct):
+{{ ind }}    return {{ v.backward }}({{ r.exprs|join(", ") }}
+{%- if !v.args.is_empty() %}{% if !r.exprs.is_empty() %}, {% endif %}{% call args(v.args) %}{% endcall %}{% endif %})
+{{ ind }}_begen_honest({{ k.shown }}, {% call tuple(f.inputs) %}{% endcall %}, {{ v.names }})
+{{ ind }}return _begen_vjp_res(_begen_primal, _begen_backward, {% call tuple(f.inputs) %}{% endcall %}, {{ r.public }}, {{ r.outputs }})
+{%- else %}
 {{ ind }}def _begen_primal({{ f.inputs|join(", ") }}):
 {%- call kernel(f, k, ind ~ "    ") %}{% endcall %}
 {{ ind }}def _begen_backward({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}):
@@ -150,6 +159,7 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {%- if !v.args.is_empty() %}{% if !f.inputs.is_empty() || v.cotangents > 0 %}, {% endif %}{% call args(v.args) %}{% endcall %}{% endif %})
 {{ ind }}_begen_honest({{ k.shown }}, {% call tuple(f.inputs) %}{% endcall %}, {{ v.names }})
 {{ ind }}return _begen_vjp(_begen_primal, _begen_backward, {% call tuple(f.inputs) %}{% endcall %}, {{ v.cotangents }})
+{%- endif %}
 {%- else %}
 {%- call kernel(f, k, ind) %}{% endcall %}
 {%- endif %}

@@ -56,7 +56,8 @@ TESTS = {
 CONFIG = """\
 functions:
   RmsNormDispatch: {vmap_method: broadcast_all}
-  RmsNormFwdDispatch: {vmap_method: broadcast_all}
+  # begen's custom_vjp: the backward takes the residual `res` (by name).
+  RmsNormFwdDispatch: {vmap_method: broadcast_all, vjp: RmsNormBwdDispatch, residuals: [res]}
   RmsNormBwdDispatch: {vmap_method: broadcast_all}
 """
 

@@ -109,3 +109,101 @@ def test_a_default_that_does_not_fit_its_type_is_refused(tmp_path):
     assert proc.returncode != 0
     for text in ("default `300` of attribute 'n'", "default `2` of attribute 'on'", "default `abc` of attribute 'w'"):
         assert text in proc.stderr, proc.stderr
+
+
+def test_an_output_shaped_like_its_input_needs_no_out(m, jax_cpu):
+    jax = jax_cpu
+    for shape in [(), (5,), (2, 3, 4)]:
+        x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+        np.testing.assert_allclose(m.scale_any(x), 2 * x)
+        np.testing.assert_allclose(jax.jit(lambda v: m.scale_any(v, s=3.0))(x), 3 * x)
+        np.testing.assert_allclose(m.add_same(x, x + 1), 2 * x + 1)
+    xs = np.arange(24, dtype=np.float32).reshape(2, 3, 4)
+    np.testing.assert_allclose(jax.vmap(m.scale_any)(xs), 2 * xs)
+    with pytest.raises(ValueError, match=r"add_same: leading dimensions '\.\.\.' are \(3,\) \(from 'a'\) but "
+                                         r"parameter 'b' has \(4,\)"):
+        m.add_same(np.ones(3, np.float32), np.ones(4, np.float32))
+    with pytest.raises(ValueError, match=r"add_same: leading dimensions '\.\.\.' are \(3,\) \(from 'a'\) but "
+                                         r"output 'out' has \(2, 3\)"):
+        m.add_same(np.ones(3, np.float32), np.ones(3, np.float32), out=jax.ShapeDtypeStruct((2, 3), np.float32))
+
+
+def test_leading_dimensions_of_any_rank(m, jax_cpu):
+    for shape in [(4,), (3, 4), (2, 3, 4)]:
+        x = np.linspace(-1.0, 2.0, int(np.prod(shape)), dtype=np.float32).reshape(shape)
+        y, inv = m.rms_last(x)
+        assert y.shape == shape and inv.shape == shape[:-1]
+        np.testing.assert_allclose(y, reference_rms_norm(x), rtol=1e-5)
+        np.testing.assert_allclose(inv, 1 / np.sqrt((x * x).mean(axis=-1) + 1e-5), rtol=1e-5)
+    with pytest.raises(ValueError, match=r"rms_last: parameter 'x' must have rank at least 1 \(shape \[rows\.\.\., d\]\), "
+                                         r"got shape \(\)"):
+        m.rms_last(np.float32(1.0))
+
+
+def test_the_handler_checks_a_rest_too(m, jax_cpu):
+    # A call that bypasses the Python function: the handler refuses it.
+    jax = jax_cpu
+    m.register()
+    call = jax.ffi.ffi_call(m.TARGETS["add_same"], jax.ShapeDtypeStruct((3,), np.float32))
+    with pytest.raises(Exception, match=r"add_same: leading dimensions '\.\.\.' are \[3\] \(parameter 'a'\) but "
+                                        r"parameter 'b' has \[4\]"):
+        np.asarray(call(np.ones(3, np.float32), np.ones(4, np.float32)))
+    call = jax.ffi.ffi_call(m.TARGETS["rms_last"], (jax.ShapeDtypeStruct((), np.float32),) * 2)
+    with pytest.raises(Exception, match=r"rms_last: parameter 'x': rank 0, but its shape has 1 trailing dimensions"):
+        np.asarray(call(np.float32(1.0), eps=np.float32(1e-5))[0])
+
+
+def test_ambiguous_and_misplaced_rests_are_refused(tmp_path):
+    d = kernels(tmp_path, """
+        // @BE two arg:float32[a..., n] arg:float32[b..., n] ret:float32[..., n]
+        void two(const BE::Tensor x, const BE::Tensor y, BE::Tensor z) {}
+        // @BE late arg:float32[n, ...] ret:float32[n]
+        void late(const BE::Tensor x, BE::Tensor y) {}
+        // @BE clash arg:float32[n..., n] ret:float32[n]
+        void clash(const BE::Tensor x, BE::Tensor y) {}
+    """)
+    proc = run_begen("scan", d, check=False)
+    assert proc.returncode != 0
+    assert ("the shape of 'z' in 'two' starts with `...`, but 'two' also names its leading dimensions (`a...`): "
+            "which ones `...` means is ambiguous") in proc.stderr, proc.stderr
+    assert "`...` stands first, for the leading dimensions" in proc.stderr, proc.stderr
+    assert "'n' in 'clash' names both leading dimensions (`n...`) and one dimension (`n`)" in proc.stderr, proc.stderr
+
+
+def rms_grad(x, ct, eps=1e-5):
+    r = 1 / np.sqrt((x * x).mean(axis=-1, keepdims=True) + eps)
+    return r * ct - r**3 / x.shape[-1] * x * (ct * x).sum(axis=-1, keepdims=True)
+
+
+def test_a_backward_kernel_takes_residuals_by_name(m, jax_cpu):
+    jax = jax_cpu
+    x = np.linspace(-1.0, 2.0, 24, dtype=np.float32).reshape(2, 3, 4)
+    # `inv` is a residual: the function returns y only.
+    y = m.rms_res(x)
+    assert not isinstance(y, (tuple, list)) and y.shape == x.shape
+    np.testing.assert_allclose(y, reference_rms_norm(x), rtol=1e-5)
+    ct = np.cos(np.arange(24, dtype=np.float32)).reshape(2, 3, 4)
+    g = jax.grad(lambda v: (m.rms_res(v) * ct).sum())(x)
+    np.testing.assert_allclose(g, rms_grad(x, ct), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(jax.jit(jax.grad(lambda v: (m.rms_res(v) * ct).sum()))(x), g, rtol=1e-6)
+    from jax.test_util import check_grads
+
+    check_grads(lambda v: m.rms_res(v, eps=0.1), (x.astype(np.float32),), order=1, modes=["rev"],
+                atol=1e-2, rtol=1e-2)
+
+
+def test_residuals_that_do_not_fit_are_refused(tmp_path):
+    d = kernels(tmp_path, """
+        // @BE f arg:float32[n] ret:float32[n] ret:float32[n] dim.n
+        void f(const float* x, float* y, float* res, int64_t n) {}
+        // @BE f_bwd arg:float32[n] arg:float32[n] ret:float32[n] dim.n
+        void f_bwd(const float* res, const float* x, float* ct_x, int64_t n) {}
+        // @BE g arg:float32[n] ret:float32[n] ret:float32[n] dim.n
+        void g(const float* x, float* y, float* res, int64_t n) {}
+    """, "functions:\n  f: {vjp: f_bwd, residuals: [res]}\n  g: {residuals: [rez]}\n")
+    proc = run_begen("scan", d, check=False)
+    assert proc.returncode != 0
+    assert ("the backward kernel `f_bwd` of 'f' takes 0 cotangent(s) beside the residual(s) 'res', but 'f' returns "
+            "1 output(s)") in proc.stderr, proc.stderr
+    assert "`residuals:` of 'g' keeps outputs for a backward kernel, but 'g' has no `vjp:`" in proc.stderr, proc.stderr
+    assert "residual 'rez' is not an output (`ret`) of 'g' (did you mean `res`?)" in proc.stderr, proc.stderr

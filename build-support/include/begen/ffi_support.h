@@ -126,6 +126,51 @@ BEGEN_HIDDEN inline xla::ffi::Error dim_overflow(const char* function, const cha
                                " does not fit parameter '" + param + "' (" + type + ")");
 }
 
+/// The product of the first `n` extents: the size of a rest (`[..., k]`).
+template <typename Dims>
+BEGEN_HIDDEN inline int64_t leading_size(const Dims& d, size_t n) noexcept {
+    int64_t p = 1;
+    for (size_t i = 0; i < n; ++i) p *= d[i];
+    return p;
+}
+
+/// Whether two tensors have the same leading extents (`na` of `a`, `nb` of `b`).
+template <typename A, typename B>
+BEGEN_HIDDEN inline bool same_leading(const A& a, size_t na, const B& b, size_t nb) noexcept {
+    if (na != nb) return false;
+    for (size_t i = 0; i < na; ++i) {
+        if (a[i] != b[i]) return false;
+    }
+    return true;
+}
+
+/// `[3, 4]`: the first `n` extents of `d`.
+template <typename Dims>
+BEGEN_HIDDEN inline std::string extents_text(const Dims& d, size_t n) {
+    std::string s = "[";
+    for (size_t i = 0; i < n; ++i) s += (i ? ", " : "") + std::to_string(d[i]);
+    return s + "]";
+}
+
+/// A tensor of lower rank than its contract's trailing dimensions.
+BEGEN_HIDDEN inline xla::ffi::Error rank_too_low(const char* function, const char* param, size_t least,
+                                                 size_t got) {
+    return xla::ffi::Error(xla::ffi::ErrorCode::kInvalidArgument,
+                           std::string(function) + ": parameter '" + param + "': rank " + std::to_string(got) +
+                               ", but its shape has " + std::to_string(least) + " trailing dimensions");
+}
+
+/// Two tensors whose leading extents one rest gives differently.
+template <typename A, typename B>
+BEGEN_HIDDEN inline xla::ffi::Error rest_mismatch(const char* function, const char* rest, const char* first,
+                                                  const A& a, size_t na, const char* param, const B& b,
+                                                  size_t nb) {
+    return xla::ffi::Error(xla::ffi::ErrorCode::kInvalidArgument,
+                           std::string(function) + ": leading dimensions '" + rest + "' are " +
+                               extents_text(a, na) + " (parameter '" + first + "') but parameter '" + param +
+                               "' has " + extents_text(b, nb));
+}
+
 /// An in-place tensor whose output is not its input's memory.
 BEGEN_HIDDEN inline xla::ffi::Error not_aliased(const char* function, const char* param) {
     return xla::ffi::Error(xla::ffi::ErrorCode::kInternal,

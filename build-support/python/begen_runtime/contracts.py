@@ -38,12 +38,25 @@ def _begen_match(fn, x, name, dtype, dims, d, c, what):
     if dims is None:
         return
     shape = tuple(x.shape)
-    if len(shape) != len(dims):
+    lead = 0
+    if dims and isinstance(dims[0], str) and dims[0].startswith("..."):
+        # A rest (`...` or `rows...`): any leading extents, one shape per
+        # kernel and name, then the trailing dimensions.
+        rest, dims = dims[0], dims[1:]
+        if len(shape) < len(dims):
+            raise ValueError(
+                f"{fn}: {what} '{name}' must have rank at least {len(dims)} "
+                f"(shape [{', '.join(map(str, (_begen_rest_text(rest),) + dims))}]), got shape {shape}"
+            )
+        lead = len(shape) - len(dims)
+        _begen_dim(fn, d, rest, shape[:lead], f"from '{name}'", f"{what} '{name}' has {shape[:lead]}")
+        shape = shape[lead:]
+    elif len(shape) != len(dims):
         raise ValueError(
             f"{fn}: {what} '{name}' must have rank {len(dims)} (shape [{', '.join(map(str, dims))}]), "
             f"got shape {shape}"
         )
-    for axis, (want, v) in enumerate(zip(dims, shape)):
+    for axis, (want, v) in enumerate(zip(dims, shape), lead):
         if isinstance(want, int):
             if not _begen_same(v, want):
                 raise ValueError(f"{fn}: {what} '{name}' dimension {axis} must be {want}, got {v}")
@@ -51,12 +64,20 @@ def _begen_match(fn, x, name, dtype, dims, d, c, what):
             _begen_dim(fn, d, want, v, f"from '{name}' axis {axis}", f"{what} '{name}' has {v} at axis {axis}")
 
 
+def _begen_rest_text(rest):
+    # A rest as the contract writes it: `...` or `rows...`.
+    return rest[3:] + "..."
+
+
 def _begen_dim(fn, d, dim, v, where, said):
     # Records dimension `dim`'s value `v`, found `where`, or checks it against
-    # the value recorded first; `said` is how an error quotes `v`.
+    # the value recorded first; `said` is how an error quotes `v`. A rest's
+    # value is its leading extents, a tuple.
     if dim in d:
         seen, first = d[dim]
         if not _begen_same(v, seen):
+            if dim.startswith("..."):
+                raise ValueError(f"{fn}: leading dimensions '{_begen_rest_text(dim)}' are {seen} ({first}) but {said}")
             raise ValueError(f"{fn}: dimension '{dim}' is {seen} ({first}) but {said}")
     else:
         d[dim] = (v, where)
@@ -106,9 +127,19 @@ def _begen_outputs(fn, out, specs, d, c):
                 dtype = c[dtype[0]]
             unknown = [w for w in dims if not isinstance(w, int) and w not in d] if dims is not None else None
             if dtype is None or dims is None or unknown:
-                why = f"dimension '{unknown[0]}' is" if unknown else "its shape is"
+                if unknown and unknown[0].startswith("..."):
+                    why = f"leading dimensions '{_begen_rest_text(unknown[0])}' are"
+                else:
+                    why = f"dimension '{unknown[0]}' is" if unknown else "its shape is"
                 raise TypeError(f"{fn}: out= is required: {why} not known from the inputs for output '{name}'")
-            shape = tuple(w if isinstance(w, int) else d[w][0] for w in dims)
+            shape = ()
+            for w in dims:
+                if isinstance(w, int):
+                    shape += (w,)
+                elif w.startswith("..."):
+                    shape += tuple(d[w][0])
+                else:
+                    shape += (d[w][0],)
             structs.append(_jax.ShapeDtypeStruct(shape, dtype))
         return structs
     if n == 1:

@@ -42,3 +42,32 @@ def _begen_vjp(primal, backward, args, n_out):
 
     f.defvjp(fwd, bwd)
     return f(*args)
+
+
+def _begen_vjp_res(primal, backward, args, public, n_out):
+    # A jax.custom_vjp of a kernel whose backward kernel takes residuals:
+    # `primal` returns all `n_out` outputs, the function the outputs at the
+    # positions `public`; the backward pass calls `backward(*inputs,
+    # outputs, cotangents)`, which binds them by name. Integer inputs and
+    # outputs are treated as in `_begen_vjp`.
+    def split(out):
+        outs = tuple(out) if n_out > 1 else (out,)
+        kept = tuple(outs[k] for k in public)
+        return outs, (kept if len(public) > 1 else kept[0]), kept
+
+    f = _jax.custom_vjp(lambda *a: split(primal(*a))[1])
+
+    def fwd(*a):
+        outs, returned, kept = split(primal(*a))
+        return returned, (a, outs, tuple(None if _begen_inexact(o) else _jax.numpy.zeros_like(o) for o in kept))
+
+    def bwd(res, ct):
+        a, outs, zeros = res
+        cts = tuple(ct) if len(public) > 1 else (ct,)
+        cts = tuple(z if z is not None else c for c, z in zip(cts, zeros))
+        grads = backward(*a, outs, cts)
+        grads = tuple(grads) if len(a) > 1 else (grads,)
+        return tuple(g if _begen_inexact(x) else None for x, g in zip(a, grads))
+
+    f.defvjp(fwd, bwd)
+    return f(*args)

@@ -57,6 +57,11 @@ pub(crate) fn bad_kernel_name(name: &str) -> String {
     format!("binary kernel name `{name}` is not an identifier (it names the Python function and the FFI target)")
 }
 
+pub(crate) fn rest_in_binary(token: &str) -> String {
+    let token = q(token);
+    format!("`{token}`: a binary kernel's tensors have a fixed rank; write each dimension (`[n, k]`), not `...`")
+}
+
 pub(crate) const STREAM_IN_BINARY: &str =
     "a binary kernel takes no `stream` token: begen launches it on XLA's stream itself";
 

@@ -337,8 +337,8 @@ pub(crate) fn bad_shape(token: &str, why: &str) -> String {
     format!("the shape in `{token}` does not read: {why}")
 }
 
-pub(crate) const HINT_SHAPE: &str =
-    "write a shape as `[n, k]` (names or non-negative integers, `[]` for a 0-d tensor): `arg:float32[n, k]`";
+pub(crate) const HINT_SHAPE: &str = "write a shape as `[n, k]` (names or non-negative integers, `[]` for a 0-d tensor): \
+     `arg:float32[n, k]`; `[..., n]` or `[rows..., n]` for any leading dimensions";
 
 pub(crate) fn bad_dim_name(token: &str) -> String {
     let token = q(token);
@@ -368,6 +368,31 @@ pub(crate) fn rank_too_high(func: &str, param: &str) -> String {
     let param = q(param);
     format!("the shape of '{param}' in '{func}' has more than 8 dimensions, the most a tensor view holds")
 }
+
+pub(crate) fn rest_ambiguous(func: &str, param: &str, named: &str) -> String {
+    let func = q(func);
+    let param = q(param);
+    let named = q(named);
+    format!(
+        "the shape of '{param}' in '{func}' starts with `...`, but '{func}' also names its leading dimensions \
+         (`{named}...`): which ones `...` means is ambiguous"
+    )
+}
+
+pub(crate) const HINT_REST_AMBIGUOUS: &str =
+    "name every rest of the kernel (`[rows..., n]`), or write `...` alone: one kernel's `...` are one shape";
+
+pub(crate) fn rest_named_like_dim(func: &str, name: &str) -> String {
+    let func = q(func);
+    let name = q(name);
+    format!(
+        "'{name}' in '{func}' names both leading dimensions (`{name}...`) and one dimension (`{name}`): \
+         one name, one meaning"
+    )
+}
+
+pub(crate) const HINT_REST_NAMED_LIKE_DIM: &str =
+    "rename one of them: `[rows..., n]` names the leading dimensions `rows` and the last `n`";
 
 pub(crate) fn unknown_dim(func: &str, dim: &str) -> String {
     let func = q(func);
@@ -752,6 +777,35 @@ pub(crate) fn vjp_counts(function: &str, vjp: &str, got: (usize, usize), want: (
     )
 }
 
+pub(crate) fn vjp_cotangent_count(function: &str, vjp: &str, got: usize, want: usize, residuals: &[&str]) -> String {
+    let (function, vjp) = (q(function), q(vjp));
+    let residuals: Vec<String> = residuals.iter().map(|r| format!("'{}'", q(r))).collect();
+    let taken =
+        if residuals.is_empty() { String::new() } else { format!(" beside the residual(s) {}", residuals.join(", ")) };
+    format!(
+        "the backward kernel `{vjp}` of '{function}' takes {got} cotangent(s){taken}, but '{function}' returns {want} \
+         output(s): bound by name, an input named like an input or output of '{function}' receives it, and every \
+         other input is the cotangent of the next returned output"
+    )
+}
+
+pub(crate) fn residuals_without_vjp(function: &str) -> String {
+    let function = q(function);
+    format!("`residuals:` of '{function}' keeps outputs for a backward kernel, but '{function}' has no `vjp:`")
+}
+
+pub(crate) fn residual_not_output(function: &str, name: &str, rets: &[&str], near: Option<&str>) -> String {
+    let (function, name) = (q(function), q(name));
+    let rets: Vec<String> = rets.iter().map(|r| format!("'{}'", q(r))).collect();
+    let near = near.map(|n| format!(" (did you mean `{}`?)", q(n))).unwrap_or_default();
+    format!("residual '{name}' is not an output (`ret`) of '{function}'{near}; its outputs are {}", rets.join(", "))
+}
+
+pub(crate) fn residuals_all(function: &str) -> String {
+    let function = q(function);
+    format!("`residuals:` of '{function}' lists every output: the Python function would return nothing")
+}
+
 pub(crate) fn vjp_mismatch(function: &str, vjp: &str, difference: &str) -> String {
     let function = q(function);
     let vjp = q(vjp);
@@ -1041,6 +1095,14 @@ pub(crate) fn shard_untyped(function: &str, key: &str, param: &str) -> String {
     format!(
         "`{key}:` of '{function}' needs a typed contract, but its parameter '{param}' has no shape (`arg:<dtype>[<dims>]`): \
          the dimensions a call may be split along are named there"
+    )
+}
+
+pub(crate) fn shard_rest(function: &str, key: &str, param: &str) -> String {
+    let (function, key, param) = (q(function), q(key), q(param));
+    format!(
+        "`{key}:` of '{function}' names the dimensions a call may be split along, but the shape of its \
+         parameter '{param}' starts with `...`: write each dimension (`[n, d]`)"
     )
 }
 
