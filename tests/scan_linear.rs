@@ -180,17 +180,18 @@ fn scan_work_and_memory_grow_linearly() {
     }
     // Memory: the peak of live heap grows linearly too, by the sources'
     // bytes (they stay in the source map) and the functions' results (about
-    // 2.7 KB per kept function: 2.6 bytes per source byte at this tree's
-    // density), not by a code view or macro table per file: each file's is
-    // freed once the file is parsed (held for every file, they would add
-    // more than a byte per source byte).
+    // 2.8 KB per kept function, most of it the parameters' records: about
+    // 2.7 bytes per source byte at this tree's density), not by a code view
+    // or macro table per file: each file's is freed once the file is parsed
+    // (held for every file, they would add more than a byte per source
+    // byte).
     let (low, per_byte) = (slope(|c| c.peak, &one, &four), slope(|c| c.peak, &four, &sixteen));
     assert!(
         (0.75..=1.25).contains(&(per_byte / low)),
         "peak heap per source byte: {low:.3} from 1 to 4 copies, {per_byte:.3} from 4 to 16 (linear: equal)"
     );
     assert!(
-        per_byte <= 4.0,
+        per_byte <= 4.25,
         "peak heap grew {per_byte:.2} bytes per source byte ({} -> {} bytes for {} -> {} source bytes)",
         four.peak,
         sixteen.peak,
