@@ -180,7 +180,7 @@ def export_safety_checks():
 {%- endfor %}
 
 {%- for f in m.functions %}
-{%- call fun::function(f, "") %}{% endcall %}
+{{- crate::emit::py_function(f, "")? }}
 {%- endfor %}
 {%- for n in m.modules %}
 
@@ -198,13 +198,13 @@ def {{ n.py_name }}():
 {%- endfor %}
     }
 {%- for f in n.functions %}
-{%- call fun::function(f, "    ") %}{% endcall %}
+{{- crate::emit::py_function(f, "    ")? }}
 {%- endfor %}
 
     return locals()
 {%- endfor %}
 {%- for a in m.algorithms %}
-{%- call fun::function(a.function, "") %}{% endcall %}
+{{- crate::emit::py_function(a.function, "")? }}
 {%- endfor %}
 
 

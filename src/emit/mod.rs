@@ -66,6 +66,69 @@ struct StubTemplate<'a> {
     m: &'a python::PyModuleView,
 }
 
+/// Pieces of the Python module rendered as templates of their own, each
+/// called from its callers' templates through the function beside it.
+/// askama inlines a macro at every call, so a macro reached along several
+/// paths (a function's body holds up to three kernels, a kernel up to four
+/// calls, a call a conversion per attribute) multiplied into one render
+/// function of some 47,000 lines, and borrow-checking it took most of the
+/// crate's compile time. Called this way, each macro is generated once.
+#[derive(Template)]
+#[template(
+    source = r#"{%- import "python/function.py" as fun -%}{% call fun::function(f, ind) %}{% endcall %}"#,
+    ext = "py",
+    escape = "none"
+)]
+struct PyFunctionText<'a> {
+    f: &'a python::PyFunctionView,
+    ind: &'a str,
+}
+
+#[derive(Template)]
+#[template(
+    source = r#"{%- import "python/function.py" as fun -%}{% call fun::kernel(f, k, ind) %}{% endcall %}"#,
+    ext = "py",
+    escape = "none"
+)]
+struct PyKernelText<'a> {
+    f: &'a python::PyFunctionView,
+    k: &'a python::PyKernelBody,
+    ind: &'a str,
+}
+
+#[derive(Template)]
+#[template(
+    source = r#"{%- import "python/function.py" as fun -%}{% call fun::call(c, hoisted) %}{% endcall %}"#,
+    ext = "py",
+    escape = "none"
+)]
+struct PyCallText<'a> {
+    c: &'a python::PyCall,
+    hoisted: bool,
+}
+
+/// A Python function at indentation `ind` (`function` of function.py).
+pub(crate) fn py_function<D: std::fmt::Display + ?Sized>(
+    f: &python::PyFunctionView,
+    ind: &D,
+) -> askama::Result<String> {
+    PyFunctionText { f, ind: &ind.to_string() }.render()
+}
+
+/// A kernel's statements at indentation `ind` (`kernel` of function.py).
+pub(crate) fn py_kernel<D: std::fmt::Display + ?Sized>(
+    f: &python::PyFunctionView,
+    k: &python::PyKernelBody,
+    ind: &D,
+) -> askama::Result<String> {
+    PyKernelText { f, k, ind: &ind.to_string() }.render()
+}
+
+/// A kernel's XLA FFI call expression (`call` of function.py).
+pub(crate) fn py_call(c: &python::PyCall, hoisted: &bool) -> askama::Result<String> {
+    PyCallText { c, hoisted: *hoisted }.render()
+}
+
 /// The module's text with its `_BEGEN_BUILD` set to a hash of the text
 /// itself (rendered with it empty): two builds' modules differ exactly when
 /// their builds do, which is what the library kept during a commit is named

@@ -67,11 +67,11 @@ def test_config_names_a_candidate_and_where_refuses_the_rest(module, jax_cpu):
 
 def test_begen_tune_picks_a_faster_tile_and_the_traced_call_names_it(built, tmp_path, monkeypatch):
     shapes = tmp_path / "shapes.yaml"
-    shapes.write_text("transpose: [{n: 2048, m: 2048}]\n")
+    shapes.write_text("transpose: [{n: 1024, m: 1024}]\n")
     proc = run_begen("tune", built, "--shapes", shapes, "--repeats", "5", env={"BEGEN_TUNE_DIR": str(tmp_path)})
     report = proc.stdout + proc.stderr
     (entry,) = json.loads((tmp_path / f"{NAME}.tune.json").read_text())["entries"]
-    assert entry["kernel"] == f"{NAME}.transpose" and entry["key"] == {"n": 2048, "m": 2048}
+    assert entry["kernel"] == f"{NAME}.transpose" and entry["key"] == {"n": 1024, "m": 1024}
     assert set(entry["times_us"]) == {f"TILE={t},UNROLL={u}" for t, u in BUILT}, report
     chosen = entry["config"]
     assert chosen["TILE"] != "1", report
@@ -79,7 +79,7 @@ def test_begen_tune_picks_a_faster_tile_and_the_traced_call_names_it(built, tmp_
     monkeypatch.setenv("BEGEN_TUNE_DIR", str(tmp_path))
     monkeypatch.delenv("BEGEN_TUNE", raising=False)
     m = import_module(built, NAME)
-    x = np.zeros((2048, 2048), np.float32)
+    x = np.zeros((1024, 1024), np.float32)
     assert target("transpose", chosen["TILE"], chosen["UNROLL"]) in hlo(m.transpose, x)
     # The nearest bucket; BEGEN_TUNE=default.
     assert target("transpose", chosen["TILE"], chosen["UNROLL"]) in hlo(m.transpose, np.zeros((512, 512), np.float32))

@@ -1,6 +1,7 @@
 // A source tuned over its defines: every combination `where:` allows is
 // compiled into the library as a candidate. The transpose's speed depends
-// on TILE (TILE=1 walks the output with a stride of a whole row); `probe`
+// on TILE (TILE=1 walks the output with a stride of a whole row, and
+// repeats its walk); `probe`
 // reports what an inline function, a template and a plain function of this
 // source see, so that a test can tell each candidate runs its own copy of
 // them (the linker would otherwise keep one body for all candidates).
@@ -26,12 +27,18 @@ int64_t both_seen() { return 100 * TILE + UNROLL; }
 // @BE transpose arg:float32[n,m] ret:float32[m,n] dim.n dim.m
 void transpose(const float* x, float* y, int64_t n, int64_t m) {
     const int64_t tile = tile_seen();
-    for (int64_t i0 = 0; i0 < n; i0 += tile) {
-        for (int64_t j0 = 0; j0 < m; j0 += tile) {
-            const int64_t i1 = i0 + tile < n ? i0 + tile : n;
-            const int64_t j1 = j0 + tile < m ? j0 + tile : m;
-            for (int64_t i = i0; i < i1; ++i) {
-                for (int64_t j = j0; j < j1; ++j) y[j * n + i] = x[i * m + j];
+    // The untiled default also walks the whole matrix eight times, so that
+    // it is the slowest candidate on any cache hierarchy: a test of `begen
+    // tune` can then require a tiled candidate to win.
+    const int passes = TILE == 1 ? 8 : 1;
+    for (int pass = 0; pass < passes; ++pass) {
+        for (int64_t i0 = 0; i0 < n; i0 += tile) {
+            for (int64_t j0 = 0; j0 < m; j0 += tile) {
+                const int64_t i1 = i0 + tile < n ? i0 + tile : n;
+                const int64_t j1 = j0 + tile < m ? j0 + tile : m;
+                for (int64_t i = i0; i < i1; ++i) {
+                    for (int64_t j = j0; j < j1; ++j) y[j * n + i] = x[i * m + j];
+                }
             }
         }
     }
