@@ -112,9 +112,16 @@ stop_background() {
 trap 'stop_background; exit 130' INT
 trap 'stop_background; exit 143' TERM
 
+# pytest runs its test files in parallel processes (pytest-xdist, one file
+# per process: a file's module-scoped builds stay shared). Most of a test's
+# time is waiting (on compilers, subprocesses, JAX's start-up), so three
+# processes keep two cores busy. PYTEST_WORKERS=0 runs them in one process.
+workers=(-n "${PYTEST_WORKERS:-3}" --dist loadfile)
+[[ ${PYTEST_WORKERS:-3} == 0 ]] && workers=()
+
 # pytest exits 5 when it collected no tests: nothing to run is not a failure.
 run_pytest() {
-    "$BEGEN_PYTHON" -m pytest -q "$@"
+    "$BEGEN_PYTHON" -m pytest -q "${workers[@]}" "$@"
     local rc=$?
     if [[ $rc == 5 ]]; then
         echo "test.sh: pytest collected no tests under $*"
@@ -219,7 +226,7 @@ if [[ -d tests/python ]]; then
     for py in "${matrix[@]}"; do
         v="${py%/bin/python}"; v="${v##*/venv-jax-}"
         step "pytest (jax $v)" env -u BEGEN_JAX_MATRIX -u XLA_FFI_INCLUDE_DIR BEGEN_PYTHON="$py" \
-            "$py" -m pytest -q -k "not matrix and not ruff and not name_only_what_they_define" "${cpu_e2e[@]}"
+            "$py" -m pytest -q "${workers[@]}" -k "not matrix and not ruff and not name_only_what_they_define" "${cpu_e2e[@]}"
     done
 fi
 
