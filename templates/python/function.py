@@ -128,7 +128,7 @@ Algorithm `{{ name }}`: calls its best implementation for the platform the call 
 {%- macro body(f, ind) %}
 {%- match f.body %}
 {%- when PyBody::Dispatch(d) %}
-{{ ind }}return _begen_dispatch({{ d.name }}, {% call tuple(f.inputs) %}{% endcall %}, {{ "{" }}
+{{ ind }}return _begen_dispatch{% if d.tuned %}_tuned{% endif %}({{ d.name }}, {% call tuple(f.inputs) %}{% endcall %}, {{ "{" }}
 {%- for (lit, py) in d.keywords %}{% if !loop.first %}, {% endif %}{{ lit }}: {{ py }}{% endfor %}})
 {%- when PyBody::Kernel(k) %}
 {%- if let Some(s) = k.split %}
