@@ -160,3 +160,20 @@ def test_one_implementation_per_platform_is_a_warning(tmp_path):
     proc = run_begen("scan", kernels, check=False)
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0 and "warning" in out and "has nothing to choose" in out, out
+
+
+def test_record_tunes_the_keys_a_program_traces(built, tmp_path):
+    program = tmp_path / "prog.py"
+    program.write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(built)!r})\n"
+        "import jax, numpy as np\n"
+        f"import {NAME} as m\n"
+        "x = np.ones(5000, np.float32)\n"
+        "jax.jit(lambda a: m.axpy(a, a, alpha=3.0))(x).block_until_ready()\n"
+    )
+    import sys
+
+    proc = run_begen("tune", built, "--record", sys.executable, program, env={"BEGEN_TUNE_DIR": str(tmp_path)})
+    (entry,) = json.loads((tmp_path / f"{NAME}.tune.json").read_text())["entries"]
+    assert entry["key"] == {"n": 8192} and entry["config"] == {"implementation": FAST}, proc.stdout + proc.stderr
