@@ -115,7 +115,7 @@ impl PyFunctionView {
             .filter_map(|p| match p {
                 PyParam::Attr { name, .. } | PyParam::Const { name, .. } => Some(name.as_str()),
                 PyParam::Out { .. } => Some("out"),
-                PyParam::Config => Some("config"),
+                PyParam::Config { .. } => Some("config"),
                 PyParam::Input { .. } | PyParam::Slash | PyParam::Star | PyParam::Kwargs { .. } => None,
             })
             .collect()
@@ -144,11 +144,13 @@ impl PyFunctionView {
 pub(crate) enum PyDoc {
     Kernel(Box<PyKernelDoc>),
     /// An algorithm's: its implementations, (name, priority) per platform
-    /// (`cpu`, `cuda`) that has any, and whether a refused call falls back.
+    /// (`cpu`, `cuda`) that has any, whether a refused call falls back, and
+    /// whether it is tuned over its implementations.
     Algorithm {
         name: String,
         platforms: Vec<(&'static str, Vec<(String, i64)>)>,
         fallback: bool,
+        tuned: bool,
     },
 }
 
@@ -217,8 +219,10 @@ pub(crate) enum PyParam {
     /// `out`: the structs of the `ret` outputs (`optional` where they can
     /// be inferred from the inputs).
     Out { optional: bool, structs: usize },
-    /// `config=None`: a tuned kernel's candidate, by its tuned consts.
-    Config,
+    /// `config=None`: a tuned kernel's candidate, by its tuned consts; a
+    /// tuned algorithm's implementation too (`implementation`: its stub
+    /// type also takes the implementation's name).
+    Config { implementation: bool },
     /// `**attrs`: the free keywords of a kernel that takes an
     /// `ffi::Dictionary`, every one an attribute of the call.
     Kwargs { name: String },
@@ -880,7 +884,7 @@ pub(crate) fn with_tuning(view: &mut PyFunctionView, f: &Function, tuned: &Tuned
     let mut params = Vec::new();
     for p in std::mem::take(&mut view.params) {
         if matches!(p, PyParam::Out { .. }) {
-            params.push(PyParam::Config);
+            params.push(PyParam::Config { implementation: false });
         }
         params.push(match p {
             PyParam::Const { name, stub, .. } if is_tuned(&name) => {
@@ -890,8 +894,8 @@ pub(crate) fn with_tuning(view: &mut PyFunctionView, f: &Function, tuned: &Tuned
             other => other,
         });
     }
-    if !params.contains(&PyParam::Config) {
-        params.push(PyParam::Config);
+    if !params.iter().any(|p| matches!(p, PyParam::Config { .. })) {
+        params.push(PyParam::Config { implementation: false });
     }
     view.params = params;
     view.keywords.push(("config".into(), "config".into()));
@@ -1021,10 +1025,16 @@ fn py_tuned_algorithm(library: &Library, t: &TunedAlgorithm, view: &mut PyAlgori
     spec.call = py_str(&a.name);
     spec.implementations = Some(format!("{{{}}}", per_platform.join(", ")));
     let f = &mut view.function;
-    if !f.params.contains(&PyParam::Config) {
-        let at = f.params.iter().position(|p| matches!(p, PyParam::Out { .. } | PyParam::Kwargs { .. }));
-        f.params.insert(at.unwrap_or(f.params.len()), PyParam::Config);
-        f.keywords.push(("config".into(), "config".into()));
+    match f.params.iter().position(|p| matches!(p, PyParam::Config { .. })) {
+        Some(k) => f.params[k] = PyParam::Config { implementation: true },
+        None => {
+            let at = f.params.iter().position(|p| matches!(p, PyParam::Out { .. } | PyParam::Kwargs { .. }));
+            f.params.insert(at.unwrap_or(f.params.len()), PyParam::Config { implementation: true });
+            f.keywords.push(("config".into(), "config".into()));
+        }
+    }
+    if let PyDoc::Algorithm { tuned, .. } = &mut f.doc {
+        *tuned = true;
     }
     if let PyBody::Dispatch(d) = &mut f.body {
         d.tuned = true;
@@ -1537,7 +1547,7 @@ fn py_algorithm_view(
         py_name: a.name.clone(),
         params: first.params.clone(),
         outputs: first.outputs,
-        doc: PyDoc::Algorithm { name: a.name.clone(), platforms, fallback: a.fallback },
+        doc: PyDoc::Algorithm { name: a.name.clone(), platforms, fallback: a.fallback, tuned: false },
         body: PyBody::Dispatch(PyDispatch { name: py_str(&a.name), keywords, tuned: false }),
         inputs: first.inputs.clone(),
         keywords: first.keywords.clone(),
