@@ -86,6 +86,9 @@ _BEGEN_TUNE = {
 {%- if let Some(a) = t.key_at %}
         "key_at": {{ a }},
 {%- endif %}
+{%- if let Some(i) = t.implementations %}
+        "implementations": {{ i }},
+{%- endif %}
     },
 {%- endfor %}
 }

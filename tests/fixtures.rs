@@ -90,6 +90,7 @@ cases!(
     err_residuals,
     err_tune,
     err_tune_key_at,
+    err_tune_algorithm,
     err_macro_limits,
     attrs,
     err_attrs,

@@ -14,7 +14,10 @@ else random data of the declared dtypes and shapes), checks every
 candidate's outputs against the default's, times each candidate as many
 calls inside one `jit`, and keeps a candidate other than the default only
 when it wins by the margin. The table is written atomically, merged with
-what the file held.
+what the file held. An algorithm tuned over its implementations
+(`implementations: true`) is measured the same way: its candidates are its
+implementations for the platform this machine runs (those that support the
+call), the default the first of them in priority order.
 """
 
 import argparse
@@ -107,8 +110,16 @@ def shape_keys(shapes):
     return keys
 
 
-def candidates(spec):
-    # Every combination of the tuned consts' built values, the default first.
+def platform_of(module):
+    # The platform an algorithm's call lowers for here ("cpu", "cuda").
+    return module._begen_platform()
+
+
+def candidates(spec, platform=None):
+    # Every combination of the tuned consts' built values, the default first;
+    # an algorithm's implementations for `platform`, in priority order.
+    if spec.get("implementations") is not None:
+        return [{"implementation": n} for n in spec["implementations"].get(platform, ())]
     names = list(spec["consts"])
     default = {n: spec["consts"][n][2] for n in names}
     built = spec.get("candidates")
@@ -121,10 +132,14 @@ def candidates(spec):
 
 
 def show(config):
+    if list(config) == ["implementation"]:
+        return config["implementation"]
     return ",".join(f"{k}={v}" for k, v in config.items())
 
 
 def py_value(kind, text):
+    if kind == "implementation":
+        return text
     if kind == "bool":
         return text == "true"
     return int(text)
@@ -262,14 +277,29 @@ def tune_key(module, fn, spec, dims, dtypes, args, index, total):
     call = resolve(module, spec["call"])
     arrays, attrs, checked = make_inputs(module, fn, spec, dims, dtypes, seed=index)
     used_dtypes = [a.dtype.name for a in arrays]
-    cands = candidates(spec)
+    algorithm = spec.get("implementations") is not None
+    cands = candidates(spec, platform_of(module) if algorithm else None)
     label = " ".join(f"{k}={v}" for k, v in dims.items() if k != "attrs")
 
     def run_one(cfg):
         got = outputs_of(call(*arrays, config={k: py_value(spec["consts"][k][0], v) for k, v in cfg.items()}, **attrs))
         return got if checked is None else tuple(got[k] for k in checked)
 
-    reference = jax.block_until_ready(run_one(cands[0]))
+    refused = []
+    if algorithm:
+        # An implementation that refuses the call (an unsupported attribute
+        # value) is reported and never chosen; the default is the first in
+        # priority order that supports it, as a call without a table runs.
+        while cands:
+            try:
+                reference = jax.block_until_ready(run_one(cands[0]))
+                break
+            except ValueError as e:
+                refused.append({"config": cands.pop(0), "ok": False, "why": str(e)[:200], "time_us": None})
+        if not cands:
+            raise SystemExit(f"begen tune: {fn}: no implementation supports this call: {refused[0]['why']}")
+    else:
+        reference = jax.block_until_ready(run_one(cands[0]))
     rows = []
     for i, cfg in enumerate(cands):
         say(f"[{index}/{total}] {fn} {label}: checking {i + 1}/{len(cands)} {show(cfg)}")
@@ -312,13 +342,16 @@ def tune_key(module, fn, spec, dims, dtypes, args, index, total):
     beats = default["ok"] and default["time_us"] is not None
     beats = not beats or best["time_us"] < default["time_us"] * (1.0 - args.margin)
     chosen = best if beats else default
-    return rows, chosen, reps, used_dtypes
+    import jax as _jax
+
+    given = tuple(_jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays)
+    return rows + refused, chosen, given, used_dtypes
 
 
-def print_table(fn, label, device, dtypes, rows, chosen):
+def print_table(fn, label, device, dtypes, rows, chosen, what="candidate"):
     default = rows[0]
     print(f"\n{fn}  {label}  ({', '.join(dtypes)}; {device})")
-    print(f"  {'candidate':<40} {'time (us)':>12} {'vs default':>11}")
+    print(f"  {what:<40} {'time (us)':>12} {'vs default':>11}")
     for r in rows:
         name = show(r["config"]) + (" (default)" if r is default else "")
         if r["time_us"] is None:
@@ -436,11 +469,22 @@ def main(argv):
             raise SystemExit(
                 f"begen tune: {fn}: the key needs dimension '{missing[0]}' (key: {', '.join(spec['key'])})"
             )
-        rows, chosen, _, used = tune_key(module, fn, spec, dims, dtypes, args, i, len(unique))
-        key = module._begen_tune_key(fn, {k: (v, "") for k, v in dims.items()}, used)
+        algorithm = spec.get("implementations") is not None
+        if algorithm:
+            platform = platform_of(module)
+            built = spec["implementations"].get(platform, ())
+            if len(built) < 2:
+                say(f"[{i}/{len(unique)}] {fn}: {len(built)} implementation(s) on {platform}: nothing to choose, skipped")
+                continue
+        rows, chosen, given, used = tune_key(module, fn, spec, dims, dtypes, args, i, len(unique))
+        if algorithm:
+            # The key as the dispatch reads it: extents from the inputs.
+            key = module._begen_tune_algorithm_key(fn, platform, given)
+        else:
+            key = module._begen_tune_key(fn, {k: (v, "") for k, v in dims.items()}, used)
         device, used_dtypes, bucketed = key
         label = " ".join(f"{k}={v}" for k, v in dims.items() if k != "attrs")
-        print_table(fn, label, device, used_dtypes, rows, chosen)
+        print_table(fn, label, device, used_dtypes, rows, chosen, "implementation" if algorithm else "candidate")
         results.append((fn, label, device, rows, chosen))
         entries.append(
             {

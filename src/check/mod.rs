@@ -102,7 +102,7 @@ pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Decla
     let algorithms = algorithms::resolve(listed, &functions, &modules, namespaced, &mut diags);
     let plan = plan::resolve(req, &name, choice, &sources, jax_min, !binaries.images.is_empty());
     check_include_paths(req, &plan.includes, &functions, &mut sources, &mut diags);
-    let tuning = tune::check_tune(req, &mut functions, &modules, namespaced, &mut diags);
+    let tuning = tune::check_tune(req, &mut functions, &modules, &algorithms, namespaced, &mut diags);
     let library = Library {
         name,
         prefix,

@@ -9,7 +9,7 @@ use crate::config::{Locator, TuneConfig, TuneKey, yaml_path};
 use crate::diag::suggest::closest;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::generated::fnv1a;
-use crate::model::{ConstKind, Function, Module, ScalarKind, Tuned, Tuning, is_identifier};
+use crate::model::{Algorithm, ConstKind, Function, Module, ScalarKind, Tuned, TunedAlgorithm, Tuning, is_identifier};
 use crate::settings::RunInput;
 use crate::source::Span;
 
@@ -36,6 +36,7 @@ pub(super) fn check_tune(
     req: &RunInput,
     functions: &mut [Function],
     modules: &[Module],
+    algorithms: &[Algorithm],
     namespaced: bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Tuning {
@@ -65,16 +66,18 @@ pub(super) fn check_tune(
                 continue;
             }
         };
+        if let Some(on) = entry.implementations
+            && source_id(req, key).is_none()
+        {
+            if let Some(t) = check_algorithm(req, key, &entry, on, functions, algorithms, at, diags) {
+                tuning.algorithms.push(t);
+            }
+            continue;
+        }
         if !entry.defines.is_empty() || entry.where_.is_some() || source_id(req, key).is_some() {
             let where_at = loc.value(&yaml_path!["tune", key, "where"]);
             if let Some((source, kernels, tuned)) = check_source(req, key, &entry, functions, at, where_at, diags) {
                 sources.push((source, kernels, tuned, entry.key.clone()));
-            }
-            continue;
-        }
-        if entry.implementations.is_some() {
-            if let Some(span) = at(Part::Key("implementations")) {
-                diags.push(Diagnostic::error(span, msg::TUNE_IMPLEMENTATIONS_UNSUPPORTED));
             }
             continue;
         }
@@ -218,7 +221,7 @@ fn check_source(
         report(diags, Part::Key("consts"), msg::tune_source_no_defines(key), Some(msg::HINT_TUNE_SOURCE));
     }
     if entry.implementations.is_some() {
-        report(diags, Part::Key("implementations"), msg::TUNE_IMPLEMENTATIONS_UNSUPPORTED.to_string(), None);
+        report(diags, Part::Key("implementations"), msg::tune_source_implementations(key), None);
     }
     // The defines, sorted by name; each a list of distinct integers.
     let mut names = Vec::new();
@@ -526,6 +529,121 @@ fn check_kernel(
         combos: Vec::new(),
         define_default: Vec::new(),
         define_values: Vec::new(),
+    })
+}
+
+/// A `tune:` entry over an algorithm's implementations
+/// (`implementations: true`): the algorithm, its key dims over the
+/// highest-priority implementation's inputs (whose signature the Python
+/// function has), the inputs generator. The default is the priority order,
+/// so `default:`, `consts:`, `defines:` and `where:` are errors. An
+/// algorithm with at most one built implementation per platform has nothing
+/// to choose: a warning, since whether it has depends on the platforms
+/// built (`--platform cpu` drops the CUDA ones of a tree that has several).
+#[allow(clippy::too_many_arguments)]
+fn check_algorithm(
+    req: &RunInput,
+    key: &str,
+    entry: &TuneConfig,
+    on: bool,
+    functions: &[Function],
+    algorithms: &[Algorithm],
+    at: impl Fn(Part) -> Option<Span>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<TunedAlgorithm> {
+    let errors = diags.len();
+    let mut report = |part: Part, message: String, hint: Option<&'static str>| {
+        if let Some(span) = at(part) {
+            let d = Diagnostic::error(span, message);
+            diags.push(match hint {
+                Some(h) => d.hint(h),
+                None => d,
+            });
+        }
+    };
+    if !on {
+        report(Part::Value("implementations"), msg::tune_implementations_not_true(key), None);
+    }
+    let extra = [
+        ("consts", !entry.consts.is_empty()),
+        ("default", !entry.default.is_empty()),
+        ("defines", !entry.defines.is_empty()),
+        ("where", entry.where_.is_some()),
+    ];
+    for (what, given) in extra {
+        if given {
+            report(Part::Key(what), msg::tune_algorithm_extra(key, what), None);
+        }
+    }
+    let Some(index) = algorithms.iter().position(|a| a.name == key) else {
+        // Declared but not built (its implementations all CUDA under
+        // `--platform cpu`): its own warning says so already.
+        if !req.config.algorithms.contains_key(key) {
+            let near = closest(key, req.config.algorithms.keys().map(String::as_str));
+            report(Part::Entry, msg::tune_not_an_algorithm(key, near), Some(msg::HINT_TUNE_ALGORITHM));
+        }
+        return None;
+    };
+    let a = &algorithms[index];
+    let first = &functions[a.implementations[0].function];
+    check_key(key, entry, &[first], &mut report);
+    if let Some(inputs) = &entry.inputs {
+        let ok = inputs.split_once(':').is_some_and(|(m, g)| m.split('.').all(is_identifier) && is_identifier(g));
+        if !ok {
+            report(Part::Value("inputs"), msg::tune_bad_inputs(key, inputs), None);
+        }
+    }
+    if diags.len() > errors {
+        return None;
+    }
+    // Each platform's implementations: a platform with two or more has a
+    // choice to make.
+    let mut per_platform: Vec<(&str, usize)> = Vec::new();
+    for i in &a.implementations {
+        let p = functions[i.function].platform.as_str();
+        match per_platform.iter_mut().find(|(q, _)| *q == p) {
+            Some((_, n)) => *n += 1,
+            None => per_platform.push((p, 1)),
+        }
+    }
+    if per_platform.iter().all(|(_, n)| *n < 2) {
+        if let Some(span) = at(Part::Key("implementations")) {
+            let shown: Vec<&str> = per_platform.iter().map(|(p, _)| *p).collect();
+            diags.push(Diagnostic::warning(span, msg::tune_nothing_to_choose(key, &shown.join(", "))));
+        }
+        return None;
+    }
+    // Every key dim as (dim, input, axis) of the first implementation's
+    // inputs: a typed dim at its first place, a map-form one as written.
+    let mut key_dims = Vec::new();
+    for dim in entry.key.names() {
+        if entry.key.at(&dim).is_some() {
+            continue;
+        }
+        let found = first
+            .input_params()
+            .enumerate()
+            .find_map(|(i, p)| p.dim_names()?.iter().position(|d| *d == Some(dim.as_str())).map(|axis| (i, axis)));
+        if let Some((i, axis)) = found {
+            key_dims.push((dim, i, axis));
+        }
+    }
+    key_dims.extend(key_at(&entry.key, first));
+    let declared: Vec<String> = a
+        .implementations
+        .iter()
+        .map(|i| {
+            let f = &functions[i.function];
+            let own = candidates_hash(req, f, &format!("{}:{}", f.platform.as_str(), i.priority));
+            format!("{}.{}={own}", f.module, f.name)
+        })
+        .collect();
+    Some(TunedAlgorithm {
+        algorithm: index,
+        key: entry.key.names(),
+        key_at: key_dims,
+        inputs: entry.inputs.clone(),
+        hash: format!("{:016x}", fnv1a(declared.join(";").as_bytes())),
     })
 }
 

@@ -26,15 +26,15 @@ pub(crate) struct TuneArgs {
     /// The library's name [default: the one library in OUT].
     #[arg(long)]
     pub(crate) name: Option<String>,
-    /// YAML: kernel -> a list of dim values, each one key to tune, e.g.
-    /// `colsum: [{n: 512}, {n: 4096}]`.
+    /// YAML: kernel (or algorithm) -> a list of dim values, each one key to
+    /// tune, e.g. `colsum: [{n: 512}, {n: 4096}]`.
     #[arg(long, value_name = "FILE", conflicts_with = "record")]
     pub(crate) shapes: Option<PathBuf>,
     /// Run this program (everything after `--record`, which comes last)
     /// and tune the keys its calls of tuned kernels trace.
     #[arg(long, value_name = "CMD", num_args = 1.., allow_hyphen_values = true)]
     pub(crate) record: Vec<String>,
-    /// Tune only these kernels (comma-separated).
+    /// Tune only these kernels and algorithms (comma-separated).
     #[arg(long, value_delimiter = ',')]
     pub(crate) kernels: Vec<String>,
     /// A candidate replaces the default only when faster by this fraction.
@@ -62,6 +62,7 @@ Declare the candidates in begen.yaml, build, then tune on the machine to tune fo
   begen build kernels --out out
   begen tune out --shapes shapes.yaml          # shapes.yaml: colsum: [{n: 512, m: 512}, {n: 8192, m: 512}]
   begen tune out --record python train.py      # or: the keys train.py traces
+An algorithm is tuned over its implementations: tune: {add: {implementations: true, key: [n]}}.
 Each candidate's outputs are checked against the default's, then timed as many
 calls inside one jit; the winners go into the user's table
 ($BEGEN_TUNE_DIR, else ~/.cache/begen/tune/<NAME>.tune.json), which the

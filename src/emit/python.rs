@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use crate::model::{
     Algorithm, AttrType, Const, ConstKind, ElementType, Extent, Function, Library, NativeBind, Param, Platform,
-    RecordType, ScalarKind, TensorType, Token, Tuned, VjpArg,
+    RecordType, ScalarKind, TensorType, Token, Tuned, TunedAlgorithm, VjpArg,
 };
 
 use super::cpp::Unit;
@@ -115,7 +115,7 @@ impl PyFunctionView {
             .filter_map(|p| match p {
                 PyParam::Attr { name, .. } | PyParam::Const { name, .. } => Some(name.as_str()),
                 PyParam::Out { .. } => Some("out"),
-                PyParam::Config => Some("config"),
+                PyParam::Config { .. } => Some("config"),
                 PyParam::Input { .. } | PyParam::Slash | PyParam::Star | PyParam::Kwargs { .. } => None,
             })
             .collect()
@@ -129,9 +129,13 @@ impl PyFunctionView {
         })
     }
 
-    /// A tuned kernel's function: its choice depends on the tables too.
+    /// A tuned kernel's or algorithm's function: its choice depends on the
+    /// tables too.
     pub(crate) fn tuned(&self) -> bool {
-        matches!(&self.body, PyBody::Kernel(k) if matches!(&k.check, PyCheck::Typed(t) if t.tune.is_some()))
+        match &self.body {
+            PyBody::Kernel(k) => matches!(&k.check, PyCheck::Typed(t) if t.tune.is_some()),
+            PyBody::Dispatch(d) => d.tuned,
+        }
     }
 }
 
@@ -140,11 +144,13 @@ impl PyFunctionView {
 pub(crate) enum PyDoc {
     Kernel(Box<PyKernelDoc>),
     /// An algorithm's: its implementations, (name, priority) per platform
-    /// (`cpu`, `cuda`) that has any, and whether a refused call falls back.
+    /// (`cpu`, `cuda`) that has any, whether a refused call falls back, and
+    /// whether it is tuned over its implementations.
     Algorithm {
         name: String,
         platforms: Vec<(&'static str, Vec<(String, i64)>)>,
         fallback: bool,
+        tuned: bool,
     },
 }
 
@@ -213,8 +219,10 @@ pub(crate) enum PyParam {
     /// `out`: the structs of the `ret` outputs (`optional` where they can
     /// be inferred from the inputs).
     Out { optional: bool, structs: usize },
-    /// `config=None`: a tuned kernel's candidate, by its tuned consts.
-    Config,
+    /// `config=None`: a tuned kernel's candidate, by its tuned consts; a
+    /// tuned algorithm's implementation too (`implementation`: its stub
+    /// type also takes the implementation's name).
+    Config { implementation: bool },
     /// `**attrs`: the free keywords of a kernel that takes an
     /// `ffi::Dictionary`, every one an attribute of the call.
     Kwargs { name: String },
@@ -332,6 +340,9 @@ pub(crate) struct PyTuneSpec {
     /// The key dims read from an input's extent: `(dim, input index,
     /// axis)` each; None when every key dim is a typed one.
     pub(crate) key_at: Option<PyLit>,
+    /// An algorithm tuned over its implementations: each platform's
+    /// implementations, best first (None for a kernel).
+    pub(crate) implementations: Option<String>,
 }
 
 /// A kernel's entry of the module's `_BEGEN_GRADS` (every field a
@@ -557,6 +568,8 @@ pub(crate) struct PyRelated {
 pub(crate) struct PyDispatch {
     pub(crate) name: String,
     pub(crate) keywords: Vec<(String, String)>,
+    /// Tuned over its implementations (`_begen_dispatch_tuned`).
+    pub(crate) tuned: bool,
 }
 
 /// An algorithm of the library: its Python function (top level) and its
@@ -871,7 +884,7 @@ pub(crate) fn with_tuning(view: &mut PyFunctionView, f: &Function, tuned: &Tuned
     let mut params = Vec::new();
     for p in std::mem::take(&mut view.params) {
         if matches!(p, PyParam::Out { .. }) {
-            params.push(PyParam::Config);
+            params.push(PyParam::Config { implementation: false });
         }
         params.push(match p {
             PyParam::Const { name, stub, .. } if is_tuned(&name) => {
@@ -881,8 +894,8 @@ pub(crate) fn with_tuning(view: &mut PyFunctionView, f: &Function, tuned: &Tuned
             other => other,
         });
     }
-    if !params.contains(&PyParam::Config) {
-        params.push(PyParam::Config);
+    if !params.iter().any(|p| matches!(p, PyParam::Config { .. })) {
+        params.push(PyParam::Config { implementation: false });
     }
     view.params = params;
     view.keywords.push(("config".into(), "config".into()));
@@ -961,7 +974,75 @@ fn py_tune_spec(library: &Library, f: &Function, tuned: &Tuned, shown: &str) -> 
                 PyLit::tuple([dim.as_str().into(), PyLit::Raw(input.to_string()), PyLit::Raw(axis.to_string())])
             }))
         }),
+        implementations: None,
     }
+}
+
+/// A tuned algorithm's function and its `_BEGEN_TUNE` entry: the function
+/// takes `config=` (`{"implementation": NAME}` picks one) and dispatches
+/// through the tables; the entry's one tuned parameter is `implementation`
+/// (its values the implementations, the default the highest-priority one),
+/// and what `begen tune` feeds it is the highest-priority implementation's
+/// (whose signature the function has).
+fn py_tuned_algorithm(library: &Library, t: &TunedAlgorithm, view: &mut PyAlgorithmView) -> PyTuneSpec {
+    let a = &library.algorithms[t.algorithm];
+    let first = &library.functions[a.implementations[0].function];
+    let names: Vec<String> =
+        a.implementations.iter().map(|i| shown_name(library, &library.functions[i.function])).collect();
+    let per_platform: Vec<String> = [Platform::Cpu, Platform::Cuda]
+        .into_iter()
+        .filter_map(|p| {
+            let listed: Vec<String> = a
+                .implementations
+                .iter()
+                .map(|i| &library.functions[i.function])
+                .filter(|f| f.platform == p)
+                .map(|f| shown_name(library, f))
+                .collect();
+            (!listed.is_empty()).then(|| format!("{}: {}", py_str(p.as_str()), PyLit::strs(&listed)))
+        })
+        .collect();
+    let tuned = Tuned {
+        function: a.implementations[0].function,
+        consts: Vec::new(),
+        default: Vec::new(),
+        key: t.key.clone(),
+        key_at: t.key_at.clone(),
+        inputs: t.inputs.clone(),
+        hash: t.hash.clone(),
+        defines: Vec::new(),
+        combos: Vec::new(),
+        define_default: Vec::new(),
+        define_values: Vec::new(),
+    };
+    let mut spec = py_tune_spec(library, first, &tuned, &a.name);
+    spec.target = py_str(&format!("algorithm:{}.{}", library.prefix, a.name));
+    spec.platform = "None".into();
+    spec.consts = vec![(
+        py_str("implementation"),
+        PyLit::tuple(["implementation".into(), PyLit::strs(&names), names[0].as_str().into()]),
+    )];
+    spec.call = py_str(&a.name);
+    spec.implementations = Some(format!("{{{}}}", per_platform.join(", ")));
+    let f = &mut view.function;
+    match f.params.iter().position(|p| matches!(p, PyParam::Config { .. })) {
+        Some(k) => f.params[k] = PyParam::Config { implementation: true },
+        None => {
+            let at = f.params.iter().position(|p| matches!(p, PyParam::Out { .. } | PyParam::Kwargs { .. }));
+            f.params.insert(at.unwrap_or(f.params.len()), PyParam::Config { implementation: true });
+            f.keywords.push(("config".into(), "config".into()));
+        }
+    }
+    if let PyDoc::Algorithm { tuned, .. } = &mut f.doc {
+        *tuned = true;
+    }
+    if let PyBody::Dispatch(d) = &mut f.body {
+        d.tuned = true;
+        if !d.keywords.iter().any(|(_, py)| py == "config") {
+            d.keywords.push((py_str("config"), "config".into()));
+        }
+    }
+    spec
 }
 
 /// The `_BEGEN_GRADS` entry of `f` (shown as `shown`), when it declares a
@@ -1466,8 +1547,8 @@ fn py_algorithm_view(
         py_name: a.name.clone(),
         params: first.params.clone(),
         outputs: first.outputs,
-        doc: PyDoc::Algorithm { name: a.name.clone(), platforms, fallback: a.fallback },
-        body: PyBody::Dispatch(PyDispatch { name: py_str(&a.name), keywords }),
+        doc: PyDoc::Algorithm { name: a.name.clone(), platforms, fallback: a.fallback, tuned: false },
+        body: PyBody::Dispatch(PyDispatch { name: py_str(&a.name), keywords, tuned: false }),
         inputs: first.inputs.clone(),
         keywords: first.keywords.clone(),
         registers: false,
@@ -1556,8 +1637,11 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
         let shown = if library.namespaced { format!("{}.{}", f.module, f.name) } else { f.name.clone() };
         has_sharding |= with_sharding(view, f, &shown);
     }
-    let algorithms: Vec<PyAlgorithmView> =
+    let mut algorithms: Vec<PyAlgorithmView> =
         library.algorithms.iter().map(|a| py_algorithm_view(library, a, &views)).collect();
+    for t in &library.tuning.algorithms {
+        tune.push(py_tuned_algorithm(library, t, &mut algorithms[t.algorithm]));
+    }
     let (functions, modules) = if library.namespaced {
         let modules: Vec<PyNamespaceView> = library
             .modules
@@ -1591,6 +1675,9 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
     let mut wanted = module_sections(library, has_vjp, has_primitive, has_sharding);
     if !tune.is_empty() {
         wanted.push(Section::Tuning);
+    }
+    if !library.tuning.algorithms.is_empty() {
+        wanted.push(Section::TuneAlgorithms);
     }
     let sections = runtime::sections(wanted);
     PyModuleView {

@@ -42,6 +42,9 @@ pub(crate) enum Section {
     Sharding,
     /// `algorithms:` dispatch.
     Algorithms,
+    /// An algorithm under `tune:` (`implementations: true`): its
+    /// implementation chosen from the tuning tables when traced.
+    TuneAlgorithms,
     /// `registry` (every module).
     Registry,
     /// `link: libs:` preloaded from pip's `nvidia` packages.
@@ -60,7 +63,7 @@ macro_rules! section_files {
         impl Section {
             /// Every section, in the order a module prints them.
             #[cfg(test)]
-            pub(crate) const ALL: [Section; 17] = [$(Section::$section),*];
+            pub(crate) const ALL: [Section; 18] = [$(Section::$section),*];
 
             /// The file's name under `build-support/python/begen_runtime/`.
             #[cfg(test)]
@@ -94,6 +97,7 @@ section_files! {
     Primitives => "primitives.py",
     Sharding => "sharding.py",
     Algorithms => "algorithms.py",
+    TuneAlgorithms => "tune_algorithms.py",
     Registry => "registry.py",
     Linked => "linked.py",
     Modules => "modules.py",
@@ -107,6 +111,7 @@ impl Section {
         match self {
             Section::Lists => &[Section::Contracts],
             Section::Algorithms => &[Section::Unsupported],
+            Section::TuneAlgorithms => &[Section::Algorithms, Section::Tuning, Section::Unsupported],
             _ => &[],
         }
     }

@@ -995,6 +995,9 @@ pub struct Library {
 pub(crate) struct Tuning {
     /// Sorted by function index.
     pub(crate) kernels: Vec<Tuned>,
+    /// The algorithms tuned over their implementations
+    /// (`implementations: true`), in begen.yaml's order.
+    pub(crate) algorithms: Vec<TunedAlgorithm>,
     /// The shipped table (`table:`): its text, checked to be a table;
     /// written into OUT as `<NAME>.tune.json`.
     pub(crate) table: Option<String>,
@@ -1005,6 +1008,27 @@ impl Tuning {
     pub(crate) fn of(&self, index: usize) -> Option<&Tuned> {
         self.kernels.iter().find(|t| t.function == index)
     }
+}
+
+/// One algorithm tuned over its implementations: its candidates, per
+/// platform, are its implementations for that platform; the default is the
+/// priority order (the best one that supports the call).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TunedAlgorithm {
+    /// Index into [`Library::algorithms`].
+    pub(crate) algorithm: usize,
+    /// The key dimensions, as begen.yaml names them.
+    pub(crate) key: Vec<String>,
+    /// Where each key dimension is read from: (the dimension, the input's
+    /// index, the axis), resolved over the highest-priority
+    /// implementation's contract (the algorithm's signature), so that
+    /// implementations naming the dimension differently key alike.
+    pub(crate) key_at: Vec<(String, usize, usize)>,
+    /// `module:function` generating realistic inputs (checked identifiers).
+    pub(crate) inputs: Option<String>,
+    /// A hash of what the candidates are (each implementation's source
+    /// file, contract, platform and priority), 16 hex digits.
+    pub(crate) hash: String,
 }
 
 /// One tuned kernel: its candidates are the instances of its tuned consts.

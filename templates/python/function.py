@@ -90,12 +90,16 @@ Algorithm `{{ name }}`: calls its best implementation for the platform the call 
 {%- if shard.is_some() && reduce.is_some() %}; {% endif %}
 {%- if let Some(r) = reduce %}partial sums over {{ r }} added up{% endif %}.
 {%- endif %}
-{%- when PyDoc::Algorithm { platforms, fallback, .. } %}
+{%- when PyDoc::Algorithm { platforms, fallback, tuned, .. } %}
 {% for (platform, listed) in platforms %}
 {{ ind }}{{ platform }}: {% for (n, p) in listed %}{% if !loop.first %}, {% endif %}{{ n }} (priority {{ p }}){% endfor %}
 {%- endfor %}
 {%- if !fallback %}
 {{ ind }}A call the best implementation refuses is an error (no fallback).
+{%- endif %}
+{%- if tuned %}
+{{ ind }}Tuned: per platform, the implementation the tuning tables choose for the device and shape, among those
+{{ ind }}that support the call (else the priority order); config={"implementation": NAME} runs one by name.
 {%- endif %}
 {%- endmatch %}
 {%- endmacro %}
@@ -113,7 +117,7 @@ Algorithm `{{ name }}`: calls its best implementation for the platform the call 
 {%- if stub %}: {% call several("jax.ShapeDtypeStruct", structs) %}{% endcall %}{% if optional %} | None = None{% endif %}
 {%- else if optional %}=None
 {%- endif %}
-{%- when PyParam::Config %}config{% if stub %}: dict[str, int | bool] | None = None{% else %}=None{% endif %}
+{%- when PyParam::Config { implementation } %}config{% if stub %}: dict[str, {% if implementation %}str | {% endif %}int | bool] | None = None{% else %}=None{% endif %}
 {%- when PyParam::Kwargs { name } %}**{{ name }}{% if stub %}: Any{% endif %}
 {%- endmatch %}
 {%- endfor %}
@@ -128,7 +132,7 @@ Algorithm `{{ name }}`: calls its best implementation for the platform the call 
 {%- macro body(f, ind) %}
 {%- match f.body %}
 {%- when PyBody::Dispatch(d) %}
-{{ ind }}return _begen_dispatch({{ d.name }}, {% call tuple(f.inputs) %}{% endcall %}, {{ "{" }}
+{{ ind }}return _begen_dispatch{% if d.tuned %}_tuned{% endif %}({{ d.name }}, {% call tuple(f.inputs) %}{% endcall %}, {{ "{" }}
 {%- for (lit, py) in d.keywords %}{% if !loop.first %}, {% endif %}{{ lit }}: {{ py }}{% endfor %}})
 {%- when PyBody::Kernel(k) %}
 {%- if let Some(s) = k.split %}

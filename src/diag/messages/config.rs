@@ -276,8 +276,40 @@ pub(crate) fn tune_twice(kernel: &str, source: &str) -> String {
     format!("kernel `{kernel}` is tuned by its own `tune:` entry and by its source's `{source}`: keep one")
 }
 
-pub(crate) const TUNE_IMPLEMENTATIONS_UNSUPPORTED: &str =
-    "`tune:` over an algorithm's implementations is not supported by this begen: name a kernel and its consts";
+pub(crate) fn tune_not_an_algorithm(key: &str, near: Option<&str>) -> String {
+    let more = did_you_mean(near);
+    let key = q(key);
+    format!("`tune: {key}` has `implementations: true`, but `{key}` is not an algorithm of this library{more}")
+}
+
+pub(crate) const HINT_TUNE_ALGORITHM: &str = "`implementations: true` measures the implementations of an \
+     algorithm declared under `algorithms:`; a kernel is tuned over its consts (`consts: [BLOCK]`)";
+
+pub(crate) fn tune_implementations_not_true(key: &str) -> String {
+    let key = q(key);
+    format!("`tune: {key}` has `implementations: false`: the key takes `true` only (leave it out to tune a kernel)")
+}
+
+pub(crate) fn tune_algorithm_extra(key: &str, what: &str) -> String {
+    let (key, what) = (q(key), q(what));
+    format!(
+        "`tune: {key}` measures an algorithm's implementations, which takes no `{what}:` (the default is the \
+         priority order: the best implementation that supports the call)"
+    )
+}
+
+pub(crate) fn tune_source_implementations(key: &str) -> String {
+    let key = q(key);
+    format!("`tune: {key}` names a source: `implementations: true` belongs to an algorithm's entry")
+}
+
+pub(crate) fn tune_nothing_to_choose(key: &str, platforms: &str) -> String {
+    let (key, platforms) = (q(key), q(platforms));
+    format!(
+        "`tune: {key}` has nothing to choose: this build holds one implementation of it per platform ({platforms}); \
+         the tuning is ignored"
+    )
+}
 
 pub(crate) const TUNE_TABLE_NOT_A_PATH: &str = "`tune: table:` takes a path relative to the root";
 

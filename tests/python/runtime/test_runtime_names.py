@@ -35,7 +35,7 @@ def test_every_builtin_the_runtime_calls_is_reserved():
     names = reserved()
     assert "open" in names and "_ALGORITHMS" in names
     sections = [s for s in SECTIONS if s.name != "__init__.py"]
-    assert len(sections) == 17
+    assert len(sections) == 18
     for path in sections:
         body = path.read_text().split(MARKER, 1)[1]
         used = {n.id for n in ast.walk(ast.parse(body)) if isinstance(n, ast.Name) and hasattr(builtins, n.id)}
@@ -51,7 +51,7 @@ def test_ruff_passes(folder):
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-@pytest.mark.parametrize("case", ["cpu", "algo", "structs", "modules", "link", "typed", "native"])
+@pytest.mark.parametrize("case", ["cpu", "algo", "structs", "modules", "link", "typed", "native", "tune_algo"])
 def test_generated_modules_name_only_what_they_define(case, tmp_path):
     # pyflakes' rules: no undefined name (a helper whose section was left
     # out), no unused import (an import no section needs), no redefinition.
