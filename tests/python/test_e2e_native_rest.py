@@ -109,6 +109,18 @@ def test_donated_input_is_updated_in_place(rest, jax_cpu):
     assert "output_operand_alias<" in jax_cpu.jit(rest.AliasingImpl).lower(x).as_text()
 
 
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_variadic_inputs_into_an_input_updated_in_place(rest, jax_cpu, n):
+    xs = arrays(n)
+    acc = np.full(4, 1.0, dtype=np.float32)
+    np.testing.assert_allclose(rest.AddAll(acc, xs), acc + sum(xs))
+    f = jax_cpu.jit(rest.AddAll, donate_argnums=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = f(jax_cpu.numpy.asarray(acc), xs)
+    np.testing.assert_allclose(y, acc + sum(xs))
+
+
 def test_unaliased_call_is_refused_by_the_handler(rest, jax_cpu):
     """A raw ffi_call without input_output_aliases hands the kernel two
     buffers: the generated handler refuses it before the kernel runs."""

@@ -88,3 +88,14 @@ ffi::Error Accumulate(ffi::Buffer<ffi::F32> acc, ffi::Buffer<ffi::F32> x, ffi::R
   count->typed_data()[0] = static_cast<int32_t>(acc.element_count());
   return ffi::Error::Success();
 }
+
+// Both at once: an accumulator updated in place by any number of arrays.
+// @BE AddAll inout arg inout
+ffi::Error AddAll(ffi::Buffer<ffi::F32> acc, ffi::RemainingArgs xs, ffi::ResultBuffer<ffi::F32> acc_out) {
+  for (size_t k = 0; k < xs.size(); ++k) {
+    auto x = xs.get<ffi::Buffer<ffi::F32>>(k);
+    if (x.has_error()) return x.error();
+    for (size_t i = 0; i < acc.element_count(); ++i) acc_out->typed_data()[i] += x->typed_data()[i];
+  }
+  return ffi::Error::Success();
+}
