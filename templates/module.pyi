@@ -30,7 +30,7 @@ class _BegenRegistry:
 
 registry: Final[_BegenRegistry]
 {%- for f in m.functions %}
-def {{ f.py_name }}({% call fun::params(f.params, true) %}{% endcall %}) -> {% call fun::several("jax.Array", f.outputs) %}{% endcall %}:
+def {{ f.py_name }}({% call fun::params(f.params, true) %}{% endcall %}) -> {% if f.variadic_out() %}tuple[jax.Array, ...]{% else %}{% call fun::several("jax.Array", f.outputs) %}{% endcall %}{% endif %}:
     """{% call fun::doc_first(f.doc) %}{% endcall %}
 {%- call fun::doc_rest(f.doc, "    ") %}{% endcall %}
     """
@@ -48,7 +48,7 @@ class _begen_{{ n.py_name }}:
     def export_safety_checks() -> list[jax.export.DisabledSafetyCheck]: ...
 {%- for f in n.functions %}
     @staticmethod
-    def {{ f.py_name }}({% call fun::params(f.params, true) %}{% endcall %}) -> {% call fun::several("jax.Array", f.outputs) %}{% endcall %}:
+    def {{ f.py_name }}({% call fun::params(f.params, true) %}{% endcall %}) -> {% if f.variadic_out() %}tuple[jax.Array, ...]{% else %}{% call fun::several("jax.Array", f.outputs) %}{% endcall %}{% endif %}:
         """{% call fun::doc_first(f.doc) %}{% endcall %}
 {%- call fun::doc_rest(f.doc, "        ") %}{% endcall %}
         """
@@ -57,7 +57,7 @@ class _begen_{{ n.py_name }}:
 {{ n.py_name }}: Final[_begen_{{ n.py_name }}]
 {%- endfor %}
 {%- for a in m.algorithms %}
-def {{ a.function.py_name }}({% call fun::params(a.function.params, true) %}{% endcall %}) -> {% call fun::several("jax.Array", a.function.outputs) %}{% endcall %}:
+def {{ a.function.py_name }}({% call fun::params(a.function.params, true) %}{% endcall %}) -> {% if a.function.variadic_out() %}tuple[jax.Array, ...]{% else %}{% call fun::several("jax.Array", a.function.outputs) %}{% endcall %}{% endif %}:
     """{% call fun::doc_first(a.function.doc) %}{% endcall %}
 {%- call fun::doc_rest(a.function.doc, "    ") %}{% endcall %}
     """

@@ -509,7 +509,7 @@ fn compare_vjp(fwd: &Function, bwd: &Function, bind_out: &mut Vec<VjpArg>) -> Re
     if fwd.platform != bwd.platform {
         out.push(mismatch(msg::vjp_platform(&fwd.name, fwd.platform.as_str(), &bwd.name, bwd.platform.as_str())));
     }
-    if let Some(p) = bwd.params.iter().find(|p| matches!(p.token, Token::InOut(_))) {
+    if let Some(p) = bwd.params.iter().find(|p| bwd.in_place(p)) {
         out.push(mismatch(msg::vjp_inout(&p.name)));
     }
     // A list's cotangent would be a list: not bound yet.

@@ -651,8 +651,8 @@ fn check_roles(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
 /// order, as XLA allows).
 fn check_order(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
     let rank = |t: &Token| match t {
-        Token::Arg(_) | Token::InOut(_) | Token::List(_) => 0,
-        Token::Ret(_) => 1,
+        Token::Arg(_) | Token::InOut(_) | Token::List(_) | Token::Args => 0,
+        Token::Ret(_) | Token::Rets => 1,
         Token::Attr { .. }
         | Token::Dim { .. }
         | Token::Struct { .. }

@@ -246,12 +246,13 @@ fn name_params(f: &mut Function) {
             Token::Arg(_)
             | Token::InOut(_)
             | Token::List(_)
+            | Token::Args
             | Token::Attr { .. }
             | Token::Struct { .. }
             | Token::Record { .. }
             | Token::Array { .. }
             | Token::Str { .. } => py_name(&p.name, &mut taken),
-            Token::Ret(_) | Token::Stream | Token::Dim { .. } => String::new(),
+            Token::Ret(_) | Token::Rets | Token::Stream | Token::Dim { .. } => String::new(),
         };
     }
     for k in &mut f.consts {

@@ -5,7 +5,8 @@
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::decl::{DeclParam, Declared, Indirection, Signature};
 use crate::model::{
-    ArrayBinding, AttrType, Container, ElementType, Extent, Native, NativeBind, Param, Returns, TensorType, Token,
+    ArrayBinding, AttrType, Container, ElementType, Extent, Native, NativeAlias, NativeBind, Param, Returns,
+    TensorType, Token,
 };
 use crate::source::{SourceMap, Span};
 
@@ -191,6 +192,9 @@ pub(super) fn infer_native(
     let mut at = Vec::new();
     let mut named_attrs = false;
     let mut dictionary = None;
+    // The parameters that take the remaining inputs and outputs: XLA binds
+    // each once, and no input (output) after it.
+    let (mut rest_args, mut rest_rets): (Option<String>, Option<String>) = (None, None);
     for (i, p) in sig.params.iter().enumerate() {
         let name = p.name.clone().unwrap_or_else(|| format!("param{i}"));
         let line = map.position(p.span).0;
@@ -224,14 +228,52 @@ pub(super) fn infer_native(
         }
         let unsupported = |why: &str| Diagnostic::error(p.span, msg::native_unsupported(&c.name, &name, &p.ty, why));
         let seen = params.len();
+        let after = |rest: &Option<String>, what: &str| {
+            rest.as_ref().map(|r| {
+                Diagnostic::error(p.span, msg::native_after_remaining(&c.name, &name, what, r))
+                    .hint(msg::HINT_NATIVE_REMAINING)
+            })
+        };
         match kind(&p.ty) {
             Some(Kind::Buffer(ct)) => {
+                if let Some(d) = after(&rest_args, "input") {
+                    diags.push(d);
+                    continue;
+                }
                 params.push(param(Token::Arg(ct)));
                 binds.push(NativeBind::Arg);
             }
             Some(Kind::Result(ct)) => {
+                if let Some(d) = after(&rest_rets, "output") {
+                    diags.push(d);
+                    continue;
+                }
                 params.push(param(Token::Ret(ct)));
                 binds.push(NativeBind::Ret);
+            }
+            Some(Kind::RemainingArgs) => {
+                if rest_args.is_some() {
+                    diags.push(
+                        Diagnostic::error(p.span, msg::native_remaining_twice(&c.name, &name, "inputs"))
+                            .hint(msg::HINT_NATIVE_REMAINING),
+                    );
+                    continue;
+                }
+                rest_args = Some(name.clone());
+                params.push(param(Token::Args));
+                binds.push(NativeBind::RemainingArgs);
+            }
+            Some(Kind::RemainingRets) => {
+                if rest_rets.is_some() {
+                    diags.push(
+                        Diagnostic::error(p.span, msg::native_remaining_twice(&c.name, &name, "outputs"))
+                            .hint(msg::HINT_NATIVE_REMAINING),
+                    );
+                    continue;
+                }
+                rest_rets = Some(name.clone());
+                params.push(param(Token::Rets));
+                binds.push(NativeBind::RemainingRets);
             }
             Some(Kind::CudaStream) => {
                 params.push(param(Token::Stream));
@@ -263,9 +305,6 @@ pub(super) fn infer_native(
                 unsupported("XLA hands per-executable state to the kernel as a pointer")
                     .hint("take it as `T* state` (what XLA decodes `Ctx<ffi::State<T>>` to)"),
             ),
-            Some(Kind::RemainingArgs | Kind::RemainingRets) => {
-                diags.push(unsupported("variadic inputs and outputs are not bound yet"))
-            }
             // Integer spellings beyond the table's (`size_t`, `long`) are
             // bound as the kernel declares them.
             None => match infer::scalar_type(&p.ty).or_else(|| infer::dim_type(&p.ty)) {
@@ -290,7 +329,7 @@ pub(super) fn infer_native(
     if diags[before..].iter().any(Diagnostic::is_error) {
         return None;
     }
-    Some(Inferred { params, native: Native { params: binds }, at })
+    Some(Inferred { params, native: Native { params: binds, aliases: Vec::new() }, at })
 }
 
 /// The roles an author states in tokens over a native kernel: one token
@@ -298,7 +337,11 @@ pub(super) fn infer_native(
 /// stream; a dictionary takes none), each agreeing with the role its type
 /// gives, but for `arg` over a `Result<T>`: that parameter is bound as an
 /// input (`.Arg<T>()`), as a hand-written binding may bind it (XLA makes
-/// the `Result<T>` from the `T`).
+/// the `Result<T>` from the `T`). `arg` over `ffi::RemainingArgs` and `ret`
+/// over `ffi::RemainingRets` state the variadic inputs and outputs. An
+/// input updated in place is two parameters, the buffer and the result
+/// XLA aliases to it: `inout` over both pairs them (the k-th input with the
+/// k-th result).
 pub(super) fn apply_tokens(
     c: &Declared,
     sig: &Signature,
@@ -316,11 +359,35 @@ pub(super) fn apply_tokens(
         return;
     }
     let fits = |given: &Option<TensorType>, have: &Option<TensorType>| given.is_none() || given == have;
+    // The `inout` halves, in order: (C++ index, parameter, its contract, the token).
+    type Half = (usize, String, Option<TensorType>, Span);
+    let (mut inout_in, mut inout_out): (Vec<Half>, Vec<Half>) = (Vec::new(), Vec::new());
+    let rest_args = native.params.iter().position(|b| *b == NativeBind::RemainingArgs);
+    let before = diags.len();
     for ((t, span), (p, &i)) in tokens.iter().zip(params.iter_mut().zip(at.iter())) {
         let decl = &sig.params[i];
         let ok = match (t, &p.token) {
             (SpecToken::Arg(g), Token::Arg(h)) | (SpecToken::Ret(g), Token::Ret(h)) => fits(g, h),
+            (SpecToken::Arg(None), Token::Args) | (SpecToken::Ret(None), Token::Rets) => true,
+            (SpecToken::InOut(g), Token::Arg(h)) if fits(g, h) => {
+                inout_in.push((i, p.name.clone(), h.clone(), *span));
+                true
+            }
+            (SpecToken::InOut(g), Token::Ret(h)) if fits(g, h) => {
+                inout_out.push((i, p.name.clone(), h.clone(), *span));
+                true
+            }
             (SpecToken::Arg(g), Token::Ret(h)) if fits(g, h) => {
+                // An input after the remaining inputs: XLA binds none there.
+                if let Some(r) = rest_args.filter(|&r| r < i) {
+                    let rest = sig.params[r].name.clone().unwrap_or_else(|| format!("param{r}"));
+                    diags.push(
+                        Diagnostic::error(*span, msg::native_after_remaining(&c.name, &p.name, "input", &rest))
+                            .with(decl.span, msg::LABEL_DECLARED_HERE)
+                            .hint(msg::HINT_NATIVE_REMAINING),
+                    );
+                    continue;
+                }
                 p.token = Token::Arg(h.clone());
                 native.params[i] = NativeBind::ArgResult;
                 true
@@ -348,6 +415,47 @@ pub(super) fn apply_tokens(
                     .hint(msg::HINT_NATIVE_TOKEN_MISMATCH),
             );
         }
+    }
+    // Pairs are read once every token fits.
+    if !diags[before..].iter().any(Diagnostic::is_error) {
+        pair_inout(c, inout_in, inout_out, native, diags);
+    }
+}
+
+/// Pairs the `inout` inputs with the `inout` results, in order: each such
+/// result is XLA's alias of its input. One left over is an error at its
+/// token, and so is a pair whose types give two dtypes.
+fn pair_inout(
+    c: &Declared,
+    inputs: Vec<(usize, String, Option<TensorType>, Span)>,
+    outputs: Vec<(usize, String, Option<TensorType>, Span)>,
+    native: &mut Native,
+    diags: &mut Vec<Diagnostic>,
+) {
+    let n = inputs.len().min(outputs.len());
+    for (name, span) in inputs.iter().skip(n).map(|h| (&h.1, h.3)) {
+        diags.push(
+            Diagnostic::error(span, msg::native_inout_unpaired(&c.name, name, "input", "a result"))
+                .hint(msg::HINT_NATIVE_INOUT),
+        );
+    }
+    for (name, span) in outputs.iter().skip(n).map(|h| (&h.1, h.3)) {
+        diags.push(
+            Diagnostic::error(span, msg::native_inout_unpaired(&c.name, name, "result", "an input"))
+                .hint(msg::HINT_NATIVE_INOUT),
+        );
+    }
+    for ((i, input, a, _), (o, output, b, span)) in inputs.into_iter().zip(outputs) {
+        if let (Some(a), Some(b)) = (&a, &b)
+            && a.dtype != b.dtype
+        {
+            diags.push(
+                Diagnostic::error(span, msg::native_inout_dtypes(&c.name, &input, &output))
+                    .hint(msg::HINT_NATIVE_INOUT),
+            );
+            continue;
+        }
+        native.aliases.push(NativeAlias { input: i, output: o, input_name: input, output_name: output });
     }
 }
 

@@ -70,7 +70,7 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
     if o.has_side_effect {
         errors.push((option("has_side_effect"), msg::primitive_side_effect(&f.name), Vec::new(), None));
     }
-    if let Some(p) = f.params.iter().find(|p| matches!(p.token, Token::InOut(_)) || p.token.is_list()) {
+    if let Some(p) = f.params.iter().find(|p| f.in_place(p) || p.token.is_list()) {
         errors.push((
             config_span(req, &yaml_path!["functions", key]),
             msg::primitive_not_plain(&f.name, &p.name),
@@ -113,7 +113,7 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
     // The kernels it names are checked where its own parameters can be
     // compared with theirs: typed and plain, and for a transpose, a float
     // input it is linear in.
-    let not_plain = |p: &Param| p.token.is_list() || matches!(p.token, Token::InOut(_));
+    let not_plain = |p: &Param| p.token.is_list() || f.in_place(p);
     if !f.input_params().any(|p| p.token.contract().is_none()) && !f.params.iter().any(not_plain) {
         if let Some(jvp) = &o.jvp {
             let at = value_span(req, &yaml_path!["functions", key, "jvp"]);
@@ -189,7 +189,7 @@ fn related(
     if f.platform != g.platform {
         problems.push(msg::vjp_platform(&f.name, f.platform.as_str(), &g.name, g.platform.as_str()));
     }
-    if let Some(p) = g.params.iter().find(|p| matches!(p.token, Token::InOut(_)) || p.token.is_list()) {
+    if let Some(p) = g.params.iter().find(|p| g.in_place(p) || p.token.is_list()) {
         errors.push((at, msg::primitive_not_plain(&g.name, &p.name), Vec::new(), hint));
         return;
     }

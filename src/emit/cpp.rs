@@ -419,7 +419,8 @@ pub(crate) fn param_cpp(unit: &Unit, i: usize, slot: usize, p: &Param) -> ParamC
         Token::Array { ty, .. } => array_cpp(function, i, slot, p, *ty),
         // Only binary kernels take structs as bytes and lists; their handlers are `emit::binary`'s.
         // Only kernels with XLA FFI types take strings; their handlers are `emit::native`'s.
-        Token::Struct { .. } | Token::List(_) | Token::Str { .. } => ParamCpp::default(),
+        // Only kernels with XLA FFI types take variadic inputs and outputs.
+        Token::Struct { .. } | Token::List(_) | Token::Str { .. } | Token::Args | Token::Rets => ParamCpp::default(),
     }
 }
 
@@ -638,8 +639,8 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
     let mut order: Vec<(usize, &Param)> = f.params.iter().enumerate().collect();
     let rank = |t: &Token| match t {
         Token::Stream => 0,
-        Token::Arg(_) | Token::List(_) => 1,
-        Token::Ret(_) | Token::InOut(_) => 2,
+        Token::Arg(_) | Token::List(_) | Token::Args => 1,
+        Token::Ret(_) | Token::InOut(_) | Token::Rets => 2,
         Token::Attr { .. }
         | Token::Dim { .. }
         | Token::Struct { .. }
@@ -665,7 +666,7 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
                 slots[*i] = attrs;
                 attrs += 1;
             }
-            Token::Stream | Token::List(_) => {}
+            Token::Stream | Token::List(_) | Token::Args | Token::Rets => {}
         }
     }
     let mut out: Vec<(usize, &Param, ParamCpp)> =
@@ -726,6 +727,8 @@ pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
             Token::List(_) => tensors.push((0, i, p, format!("l{i}_0."), format!("{name}[0]"))),
             Token::Ret(_) => tensors.push((1, i, p, format!("{var}->"), name)),
             Token::Stream
+            | Token::Args
+            | Token::Rets
             | Token::Attr { .. }
             | Token::Dim { .. }
             | Token::Struct { .. }
@@ -1030,10 +1033,7 @@ pub(crate) fn wrapper_view(
             .flat_map(|f| Unit::all(f))
             .map(|u| trampoline_view(&u))
             .collect(),
-        natives: functions
-            .iter()
-            .filter_map(|f| f.native.as_ref().map(|n| super::native::native_view(f, &n.params)))
-            .collect(),
+        natives: functions.iter().filter_map(|f| f.native.as_ref().map(|n| super::native::native_view(f, n))).collect(),
         has_natives: functions.iter().any(|f| f.native.is_some()),
     }
 }

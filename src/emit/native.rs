@@ -4,7 +4,7 @@
 //! declares it (`begen::native::param_t`), in signature order, and the
 //! kernel is called directly.
 
-use crate::model::{Function, NativeBind, Returns};
+use crate::model::{Function, Native, NativeBind, Returns};
 
 use super::cpp::arg_spec_text;
 
@@ -52,7 +52,8 @@ pub(crate) fn state_symbols(handler: &str) -> (String, String, String) {
 }
 
 /// The handler of a native kernel `f`.
-pub(crate) fn native_view(f: &Function, binds: &[NativeBind]) -> NativeView {
+pub(crate) fn native_view(f: &Function, native: &Native) -> NativeView {
+    let binds = &native.params;
     let ns = format!("{}_native", f.handler);
     let mut aliases = Vec::new();
     let mut params = Vec::new();
@@ -73,6 +74,8 @@ pub(crate) fn native_view(f: &Function, binds: &[NativeBind]) -> NativeView {
             NativeBind::Attr(name) => format!(".Attr<{ns}::P{i}>(\"{name}\")"),
             NativeBind::Attrs => ".Attrs()".to_string(),
             NativeBind::Ctx => format!(".Ctx<{ns}::P{i}>()"),
+            NativeBind::RemainingArgs => ".RemainingArgs()".to_string(),
+            NativeBind::RemainingRets => ".RemainingRets()".to_string(),
             NativeBind::CudaStream => format!(".Ctx<xla::ffi::PlatformStream<{ns}::P{i}>>()"),
             NativeBind::State(_) => {
                 aliases.push(format!(
@@ -92,6 +95,22 @@ pub(crate) fn native_view(f: &Function, binds: &[NativeBind]) -> NativeView {
         Returns::FfiError => format!("return {call};"),
         Returns::FfiErrorOr => format!("return begen::native::from_error_or({call});"),
     };
+    // An input updated in place reaches the kernel as the same buffer twice
+    // (the generated Python passes `input_output_aliases`); a call that did
+    // not alias them is refused before the kernel runs. The names are the
+    // signature's identifiers.
+    let checks: Vec<String> = native
+        .aliases
+        .iter()
+        .filter(|a| [&a.input_name, &a.output_name].iter().all(|n| crate::model::is_identifier(n)))
+        .map(|a| {
+            format!(
+                "if (!begen::native::same_buffer(p{}, p{})) return begen::native::not_aliased(\"{}\", \"{}\", \"{}\");\n    ",
+                a.input, a.output, f.name, a.input_name, a.output_name
+            )
+        })
+        .collect();
+    let call = format!("{}{call}", checks.concat());
     let state = f.options.instantiate.as_ref().filter(|_| binds.iter().any(|b| matches!(b, NativeBind::State(_)))).map(
         |function| {
             let (symbol, type_id, type_info) = state_symbols(&f.handler);

@@ -107,6 +107,12 @@ pub(crate) struct PyFunctionView {
 }
 
 impl PyFunctionView {
+    /// Whether it returns a variadic number of arrays (a native kernel's
+    /// variadic outputs): the stub's `tuple[jax.Array, ...]`.
+    pub(crate) fn variadic_out(&self) -> bool {
+        self.params.iter().any(|p| matches!(p, PyParam::Out { variadic: true, .. }))
+    }
+
     /// The keyword parameters an eager call keys its jit by (everything but
     /// the inputs), as Python names.
     pub(crate) fn static_keywords(&self) -> Vec<&str> {
@@ -217,8 +223,9 @@ pub(crate) enum PyParam {
     /// literal (where it has only one value).
     Const { name: String, stub: &'static str, default: Option<String> },
     /// `out`: the structs of the `ret` outputs (`optional` where they can
-    /// be inferred from the inputs).
-    Out { optional: bool, structs: usize },
+    /// be inferred from the inputs); `variadic`: a sequence of them, the
+    /// variadic outputs' after the others'.
+    Out { optional: bool, structs: usize, variadic: bool },
     /// `config=None`: a tuned kernel's candidate, by its tuned consts; a
     /// tuned algorithm's implementation too (`implementation`: its stub
     /// type also takes the implementation's name).
@@ -276,11 +283,22 @@ pub(crate) struct PyRefusal {
 pub(crate) enum PyCheck {
     /// Without contracts: the x64 check (`names`: the inputs' names), and
     /// where `out=` is a tuple (`outs`, not one), its length, with the
-    /// message its error gives as a literal.
-    Untyped { names: PyLit, outs: Option<(usize, String)> },
+    /// message its error gives as a literal. A native kernel's variadic
+    /// inputs and outputs: `rest`.
+    Untyped { names: PyLit, outs: Option<(usize, String)>, rest: Option<Box<PyRest>> },
     /// With contracts: inputs checked and consts resolved, sizes set by
     /// attributes, outputs checked or inferred.
     Typed(PyTyped),
+}
+
+/// The checks of a native kernel's variadic inputs (each a list or tuple
+/// of arrays: its parameter, and its name as a literal) and of `out=` where
+/// it has variadic outputs (a list or tuple of at least `n` structs, the
+/// other outputs' first; the message its error gives as a literal).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyRest {
+    pub(crate) inputs: Vec<(String, String)>,
+    pub(crate) outs: Option<(usize, String)>,
 }
 
 /// The checks of a typed function.
@@ -427,6 +445,10 @@ pub(crate) enum PyResult {
     Ret(usize),
     /// An in-place input's own.
     Like(String),
+    /// `out[k]`, of a sequence.
+    OutItem(usize),
+    /// `out[k:]`, spread: the variadic outputs' structs.
+    OutRest(usize),
     /// A list's hidden words result (the list, its word count).
     Words(String, usize),
 }
@@ -739,14 +761,25 @@ struct FunctionParts<'a> {
     /// A kernel that takes an `ffi::Dictionary`: the Python name of its
     /// free keywords (`**attrs`).
     kwargs: Option<String>,
+    /// A native kernel's variadic outputs: `out=` is a sequence, the
+    /// variadic outputs' structs after the others'.
+    variadic_out: bool,
 }
 
 impl<'a> FunctionParts<'a> {
     fn of(f: &'a Function, shown: &'a str) -> FunctionParts<'a> {
         let inputs: Vec<&Param> = f.input_params().collect();
         let outputs: Vec<&Param> = f.output_params().collect();
-        let rets: Vec<&Param> = outputs.iter().copied().filter(|p| matches!(p.token, Token::Ret(_))).collect();
-        let typed = is_typed(f);
+        let rets: Vec<&Param> = outputs
+            .iter()
+            .copied()
+            .filter(|p| matches!(p.token, Token::Ret(_)) && aliased_to(f, &p.name).is_none())
+            .collect();
+        // A native kernel with variadic inputs or outputs checks no
+        // contracts here (XLA's binding checks each buffer's): it takes
+        // `out=` for every output it does not update in place.
+        let variadic = f.params.iter().any(|p| matches!(p.token, Token::Args | Token::Rets));
+        let typed = is_typed(f) && !variadic;
         let out_optional = typed && rets.iter().all(|p| inferable(f, &inputs, p));
         let kwargs = f
             .takes_dictionary()
@@ -762,6 +795,7 @@ impl<'a> FunctionParts<'a> {
             typed,
             out_optional,
             kwargs,
+            variadic_out: f.params.iter().any(|p| p.token == Token::Rets),
         };
         parts.keyword_consts = f.consts.iter().filter(|k| !parts.fixed_by_input(&k.name)).collect();
         parts
@@ -783,6 +817,13 @@ impl<'a> FunctionParts<'a> {
     }
 }
 
+/// The input a native kernel's output `name` is updated in place from
+/// (`inout` over both), if it is one.
+fn aliased_to<'a>(f: &'a Function, name: &str) -> Option<&'a str> {
+    let native = f.native.as_ref()?;
+    native.aliases.iter().find(|a| a.output_name == name).map(|a| a.input_name.as_str())
+}
+
 /// A parameter's keyword attribute, if it is one.
 fn py_attr(p: &Param) -> Option<PyAttr<'_>> {
     let (name, stub, conversion) = match &p.token {
@@ -791,9 +832,14 @@ fn py_attr(p: &Param) -> Option<PyAttr<'_>> {
         Token::Record { name, ty } => (name, "dict[str, Any]", py_record_conversion(ty)),
         Token::Array { name, ty } => (name, "ArrayLike", py_array_conversion(*ty)),
         Token::Str { name } => (name, "str", PyConversion::Str),
-        Token::Arg(_) | Token::Ret(_) | Token::InOut(_) | Token::List(_) | Token::Stream | Token::Dim { .. } => {
-            return None;
-        }
+        Token::Arg(_)
+        | Token::Ret(_)
+        | Token::InOut(_)
+        | Token::List(_)
+        | Token::Args
+        | Token::Rets
+        | Token::Stream
+        | Token::Dim { .. } => return None,
     };
     let shown = match &p.token {
         Token::Struct { ty, .. } => ty.name.clone(),
@@ -1094,7 +1140,7 @@ fn emit_params(parts: &FunctionParts) -> Vec<PyParam> {
     if !parts.inputs.is_empty() {
         params.push(PyParam::Slash);
     }
-    if !parts.attrs.is_empty() || !parts.rets.is_empty() || !parts.keyword_consts.is_empty() {
+    if !parts.attrs.is_empty() || !parts.rets.is_empty() || !parts.keyword_consts.is_empty() || parts.variadic_out {
         params.push(PyParam::Star);
     }
     params.extend(parts.attrs.iter().map(|a| PyParam::Attr {
@@ -1110,8 +1156,12 @@ fn emit_params(parts: &FunctionParts) -> Vec<PyParam> {
             _ => None,
         },
     }));
-    if !parts.rets.is_empty() {
-        params.push(PyParam::Out { optional: parts.out_optional, structs: parts.rets.len() });
+    if !parts.rets.is_empty() || parts.variadic_out {
+        params.push(PyParam::Out {
+            optional: parts.out_optional,
+            structs: parts.rets.len(),
+            variadic: parts.variadic_out,
+        });
     }
     if let Some(name) = &parts.kwargs {
         params.push(PyParam::Kwargs { name: name.clone() });
@@ -1172,11 +1222,68 @@ fn emit_refusals(f: &Function) -> Vec<PyRefusal> {
 fn emit_untyped_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
     let (f, shown) = (parts.f, parts.shown);
     let n = parts.rets.len();
-    let outs = (n != 1)
-        .then(|| (n, py_str(&format!("{shown}: out= takes a tuple of {n} jax.ShapeDtypeStruct, one per output"))));
-    let result = if n == 1 { PyResult::Out } else { PyResult::OutTuple };
-    let check = PyCheck::Untyped { names: PyLit::strs(parts.input_names()), outs };
-    (check, emit_call(parts, PyKey { name: py_str(&f.name), instanced: false }, vec![result]))
+    let aliased = parts.outputs.iter().any(|p| aliased_to(f, &p.name).is_some());
+    if !aliased && !parts.variadic_out && !parts.inputs.iter().any(|p| p.token == Token::Args) {
+        let outs = (n != 1)
+            .then(|| (n, py_str(&format!("{shown}: out= takes a tuple of {n} jax.ShapeDtypeStruct, one per output"))));
+        let result = if n == 1 { PyResult::Out } else { PyResult::OutTuple };
+        let check = PyCheck::Untyped { names: PyLit::strs(parts.input_names()), outs, rest: None };
+        return (check, emit_call(parts, PyKey { name: py_str(&f.name), instanced: false }, vec![result]));
+    }
+    // A native kernel's outputs in XLA's order: an input updated in place
+    // has its input's struct, a result its struct of `out=` (one alone is
+    // `out` itself, several or variadic ones a sequence), the variadic
+    // outputs the rest of `out=`.
+    let (fixed, _) = {
+        let (lists, fixed) = parts.lists_and_fixed();
+        (fixed, lists)
+    };
+    let mut results = Vec::new();
+    let mut aliases = Vec::new();
+    let mut k = 0;
+    for (out_index, p) in parts.outputs.iter().enumerate() {
+        if let Some(input) = aliased_to(f, &p.name) {
+            let in_index = fixed.iter().position(|q| q.name == input).unwrap_or(0);
+            aliases.push((in_index, out_index));
+            results.push(PyResult::Like(fixed.get(in_index).map_or_else(String::new, |q| q.py_name.clone())));
+        } else if p.token == Token::Rets {
+            results.push(PyResult::OutRest(k));
+        } else {
+            results.push(if n == 1 && !parts.variadic_out { PyResult::Out } else { PyResult::OutItem(k) });
+            k += 1;
+        }
+    }
+    // The variadic outputs alone: `out=` as a tuple.
+    if results == [PyResult::OutRest(0)] {
+        results = vec![PyResult::OutTuple];
+    }
+    let outs = if parts.variadic_out {
+        None
+    } else {
+        (n > 1)
+            .then(|| (n, py_str(&format!("{shown}: out= takes a tuple of {n} jax.ShapeDtypeStruct, one per output"))))
+    };
+    let rest_outs = parts.variadic_out.then(|| {
+        let what = match n {
+            0 => "one per output".to_string(),
+            _ => format!("{n} for the fixed outputs, then one per variadic output"),
+        };
+        (n, py_str(&format!("{shown}: out= takes a list or tuple of jax.ShapeDtypeStruct: {what}")))
+    });
+    let rest = PyRest {
+        inputs: parts
+            .inputs
+            .iter()
+            .filter(|p| p.token == Token::Args)
+            .map(|p| (p.py_name.clone(), py_str(&p.py_name)))
+            .collect(),
+        outs: rest_outs,
+    };
+    let names = PyLit::strs(fixed.iter().map(|p| p.py_name.as_str()));
+    let check = PyCheck::Untyped { names, outs, rest: Some(Box::new(rest)) };
+    let mut call = emit_call(parts, PyKey { name: py_str(&f.name), instanced: false }, results);
+    call.aliases = aliases;
+    (check, call)
 }
 
 /// A typed function: inputs checked and consts resolved, outputs checked
@@ -1198,6 +1305,13 @@ fn emit_typed_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
     let mut aliases = Vec::new();
     let mut ret_k = 0;
     for (out_index, p) in parts.outputs.iter().enumerate() {
+        if let Some(input) = aliased_to(f, &p.name) {
+            // A native kernel's result updated in place from an input.
+            let in_index = fixed.iter().position(|q| q.name == input).unwrap_or(0);
+            aliases.push((in_index, out_index));
+            results.push(PyResult::Like(fixed.get(in_index).map_or_else(String::new, |q| q.py_name.clone())));
+            continue;
+        }
         match p.token {
             Token::InOut(_) => {
                 let in_index = fixed.iter().position(|q| q.name == p.name).unwrap_or(0);
@@ -1270,9 +1384,11 @@ fn emit_doc(parts: &FunctionParts) -> PyDoc {
             .inputs
             .iter()
             .map(|p| {
+                let in_place = f.native.iter().flat_map(|n| &n.aliases).any(|a| a.input_name == p.name);
                 let role = match p.token {
                     Token::InOut(_) => PyInputRole::InPlace,
-                    Token::List(_) => PyInputRole::List,
+                    _ if in_place => PyInputRole::InPlace,
+                    Token::List(_) | Token::Args => PyInputRole::List,
                     _ => PyInputRole::Input,
                 };
                 (p.py_name.clone(), contract(p), role)
@@ -1757,7 +1873,7 @@ fn module_sections(library: &Library, has_vjp: bool, has_primitive: bool, has_sh
         (Section::Records, any_param(library, |t| matches!(t, Token::Record { .. }))),
         (Section::Arrays, any_param(library, |t| matches!(t, Token::Array { .. }))),
         (Section::Contracts, library.functions.iter().any(is_typed)),
-        (Section::Lists, any_param(library, |t| t.is_list())),
+        (Section::Lists, any_param(library, |t| matches!(t, Token::List(_)))),
         (Section::Unsupported, algorithms || library.functions.iter().any(|f| !f.options.unsupported.is_empty())),
         (Section::Vjp, has_vjp),
         (Section::Primitives, has_primitive),
@@ -1771,6 +1887,7 @@ fn module_sections(library: &Library, has_vjp: bool, has_primitive: bool, has_sh
             library.functions.iter().any(|f| f.takes_dictionary() || f.options.instantiate.is_some())
                 || any_param(library, |t| matches!(t, Token::Str { .. })),
         ),
+        (Section::Variadic, any_param(library, |t| matches!(t, Token::Args | Token::Rets))),
     ];
     wanted.into_iter().filter(|(_, used)| *used).map(|(s, _)| s).collect()
 }
@@ -1787,6 +1904,8 @@ fn needs_ml_dtypes(library: &Library) -> bool {
         | Token::Ret(_)
         | Token::InOut(_)
         | Token::List(_)
+        | Token::Args
+        | Token::Rets
         | Token::Stream
         | Token::Dim { .. }
         | Token::Str { .. } => false,

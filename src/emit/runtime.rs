@@ -54,6 +54,8 @@ pub(crate) enum Section {
     /// Kernels with XLA FFI types: string attributes, dictionaries' free
     /// keywords.
     Natives,
+    /// Kernels with XLA FFI types: variadic inputs and outputs.
+    Variadic,
 }
 
 /// Each section with its file under `build-support/python/begen_runtime/`,
@@ -63,7 +65,7 @@ macro_rules! section_files {
         impl Section {
             /// Every section, in the order a module prints them.
             #[cfg(test)]
-            pub(crate) const ALL: [Section; 18] = [$(Section::$section),*];
+            pub(crate) const ALL: [Section; 19] = [$(Section::$section),*];
 
             /// The file's name under `build-support/python/begen_runtime/`.
             #[cfg(test)]
@@ -102,6 +104,7 @@ section_files! {
     Linked => "linked.py",
     Modules => "modules.py",
     Natives => "natives.py",
+    Variadic => "variadic.py",
 }
 
 impl Section {

@@ -112,6 +112,14 @@ pub(crate) enum Token {
     /// least one array, each of the contract (the named dimensions are
     /// shared by every element); to XLA one input buffer per element.
     List(TensorType),
+    /// The variadic inputs of a kernel with XLA FFI types
+    /// (`ffi::RemainingArgs`), written `arg...`: from Python a list or tuple
+    /// of arrays, to XLA one input per element after the other inputs.
+    Args,
+    /// The variadic outputs of a kernel with XLA FFI types
+    /// (`ffi::RemainingRets`), written `ret...`: `out=` lists their structs
+    /// after the other outputs'.
+    Rets,
     /// A struct passed by value (binary kernels): from Python a dict of
     /// its members, to XLA the struct's bytes.
     Struct {
@@ -149,12 +157,13 @@ impl Token {
     /// Whether it is read by the kernel: a tensor (`arg` or `inout`) or a
     /// list of arrays.
     pub(crate) fn is_input(&self) -> bool {
-        matches!(self, Token::Arg(_) | Token::InOut(_) | Token::List(_))
+        matches!(self, Token::Arg(_) | Token::InOut(_) | Token::List(_) | Token::Args)
     }
 
-    /// Whether it is a tensor XLA returns (`ret` or `inout`).
+    /// Whether it is a tensor XLA returns (`ret` or `inout`), or the
+    /// variadic outputs.
     pub(crate) fn is_output(&self) -> bool {
-        matches!(self, Token::Ret(_) | Token::InOut(_))
+        matches!(self, Token::Ret(_) | Token::InOut(_) | Token::Rets)
     }
 
     /// An attribute's name, of whatever kind (scalar, struct, array).
@@ -175,7 +184,9 @@ impl Token {
         match self {
             Token::Arg(c) | Token::Ret(c) | Token::InOut(c) => c.as_ref(),
             Token::List(c) => Some(c),
-            Token::Stream
+            Token::Args
+            | Token::Rets
+            | Token::Stream
             | Token::Attr { .. }
             | Token::Dim { .. }
             | Token::Struct { .. }
@@ -185,9 +196,10 @@ impl Token {
         }
     }
 
-    /// Whether it is a list of arrays.
+    /// Whether it is a list of arrays (a binary kernel's list, or a native
+    /// kernel's variadic inputs or outputs).
     pub(crate) fn is_list(&self) -> bool {
-        matches!(self, Token::List(_))
+        matches!(self, Token::List(_) | Token::Args | Token::Rets)
     }
 }
 
@@ -202,6 +214,8 @@ impl fmt::Display for Token {
             Token::Ret(c) => tensor(f, "ret", c),
             Token::InOut(c) => tensor(f, "inout", c),
             Token::List(c) => write!(f, "arg:{c}..."),
+            Token::Args => f.write_str("arg..."),
+            Token::Rets => f.write_str("ret..."),
             Token::Stream => f.write_str("stream"),
             Token::Attr { name, ty } => write!(f, "attr.{name}:{ty}"),
             Token::Dim { name, ty } => write!(f, "dim.{name}:{ty}"),
@@ -628,6 +642,19 @@ pub(crate) enum Returns {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Native {
     pub(crate) params: Vec<NativeBind>,
+    /// The outputs updated in place (`inout` over an input and over a
+    /// result): each aliased to its input (XLA's `input_output_aliases`).
+    pub(crate) aliases: Vec<NativeAlias>,
+}
+
+/// An output of a native kernel that is an input updated in place: the two
+/// C++ parameters (indices in the signature, and names).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NativeAlias {
+    pub(crate) input: usize,
+    pub(crate) output: usize,
+    pub(crate) input_name: String,
+    pub(crate) output_name: String,
 }
 
 /// How one parameter of a native kernel is bound.
@@ -647,6 +674,10 @@ pub(crate) enum NativeBind {
     Attrs,
     /// `.Ctx<T>()` as declared (`PlatformStream<T>`, `State<T>`, ...).
     Ctx,
+    /// `.RemainingArgs()`: the inputs after the others.
+    RemainingArgs,
+    /// `.RemainingRets()`: the outputs after the others.
+    RemainingRets,
     /// `.Ctx<PlatformStream<cudaStream_t>>()` for a `cudaStream_t`.
     CudaStream,
     /// `.Ctx<State<T>>()` for a `T*`: the per-executable state that
@@ -810,13 +841,32 @@ impl Function {
     /// # Ok::<(), begen::Error>(())
     /// ```
     pub fn arg_spec(&self) -> Vec<String> {
-        self.params.iter().map(|p| p.token.to_string()).collect()
+        self.params.iter().map(|p| self.shown_token(p)).collect()
+    }
+
+    /// Whether a parameter is updated in place: an `inout` tensor, or
+    /// either half (buffer, result) of a native kernel's input aliased to
+    /// its result.
+    pub(crate) fn in_place(&self, p: &Param) -> bool {
+        matches!(p.token, Token::InOut(_))
+            || self.native.iter().flat_map(|n| &n.aliases).any(|a| a.input_name == p.name || a.output_name == p.name)
+    }
+
+    /// A parameter's token as text: `inout` for either half of a native
+    /// kernel's input updated in place (its buffer and its result).
+    fn shown_token(&self, p: &Param) -> String {
+        let aliased =
+            self.native.iter().flat_map(|n| &n.aliases).any(|a| a.input_name == p.name || a.output_name == p.name);
+        match &p.token {
+            Token::Arg(c) | Token::Ret(c) if aliased => Token::InOut(c.clone()).to_string(),
+            t => t.to_string(),
+        }
     }
 
     /// The arg_spec as text, then a template kernel's `const.` tokens:
     /// what comments, docstrings and the scan table show.
     pub(crate) fn spec_tokens(&self) -> Vec<String> {
-        let tokens = self.params.iter().map(|p| p.token.to_string());
+        let tokens = self.params.iter().map(|p| self.shown_token(p));
         tokens.chain(self.consts.iter().map(|k| format!("const.{}={}", k.name, k.values.join(",")))).collect()
     }
 
@@ -874,6 +924,8 @@ impl Function {
             | Token::Ret(_)
             | Token::InOut(_)
             | Token::List(_)
+            | Token::Args
+            | Token::Rets
             | Token::Stream
             | Token::Dim { .. }
             | Token::Struct { .. }
@@ -897,9 +949,14 @@ impl Function {
                 let members: Vec<String> = ty.members.iter().map(|m| format!("{}: {}", m.name, m.ty)).collect();
                 Some((p, format!("{} {{{}}}", ty.name, members.join(", "))))
             }
-            Token::Arg(_) | Token::Ret(_) | Token::InOut(_) | Token::List(_) | Token::Stream | Token::Dim { .. } => {
-                None
-            }
+            Token::Arg(_)
+            | Token::Ret(_)
+            | Token::InOut(_)
+            | Token::List(_)
+            | Token::Args
+            | Token::Rets
+            | Token::Stream
+            | Token::Dim { .. } => None,
         })
     }
 }

@@ -113,8 +113,8 @@ Algorithm `{{ name }}`: calls its best implementation for the platform the call 
 {%- when PyParam::Star %}*
 {%- when PyParam::Attr { name, stub: ty, default } %}{{ name }}{% if stub %}: {{ ty }}{% endif %}{% if let Some(d) = default %}={{ d }}{% endif %}
 {%- when PyParam::Const { name, stub: ty, default } %}{{ name }}{% if stub %}: {{ ty }}{% endif %}{% if let Some(d) = default %}={{ d }}{% endif %}
-{%- when PyParam::Out { optional, structs } %}out
-{%- if stub %}: {% call several("jax.ShapeDtypeStruct", structs) %}{% endcall %}{% if optional %} | None = None{% endif %}
+{%- when PyParam::Out { optional, structs, variadic } %}out
+{%- if stub %}: {% if variadic %}Sequence[jax.ShapeDtypeStruct]{% else %}{% call several("jax.ShapeDtypeStruct", structs) %}{% endcall %}{% endif %}{% if optional %} | None = None{% endif %}
 {%- else if optional %}=None
 {%- endif %}
 {%- when PyParam::Config { implementation } %}config{% if stub %}: dict[str, {% if implementation %}str | {% endif %}int | bool] | None = None{% else %}=None{% endif %}
@@ -182,8 +182,20 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {%- endfor %}
 {%- endif %}
 {%- match k.check %}
-{%- when PyCheck::Untyped { names, outs } %}
+{%- when PyCheck::Untyped { names, outs, rest } %}
+{%- if let Some(r) = rest %}
+{%- for (x, lit) in r.inputs %}
+{{ ind }}_begen_rest_inputs({{ k.shown }}, {{ x }}, {{ lit }})
+{%- endfor %}
+{%- if !k.call.arrays.is_empty() %}
+{{ ind }}_begen_honest({{ k.shown }}, {% call tuple(k.call.arrays) %}{% endcall %}, {{ names }})
+{%- endif %}
+{%- if let Some((n, message)) = r.outs %}
+{{ ind }}_begen_rest_out(out, {{ n }}, {{ message }})
+{%- endif %}
+{%- else %}
 {{ ind }}_begen_honest({{ k.shown }}, {% call tuple(f.inputs) %}{% endcall %}, {{ names }})
+{%- endif %}
 {%- if let Some((n, message)) = outs %}
 {{ ind }}if not isinstance(out, (tuple, list)) or len(out) != {{ n }}:
 {{ ind }}    raise TypeError({{ message }})
@@ -243,6 +255,8 @@ TARGETS[{% call key(c.key) %}{% endcall %}], {% if c.results.len() != 1 %}({% en
 {%- when PyResult::OutTuple %}tuple(out)
 {%- when PyResult::Ret(k) %}_begen_o[{{ k }}]
 {%- when PyResult::Like(x) %}_begen_like({{ x }})
+{%- when PyResult::OutItem(k) %}out[{{ k }}]
+{%- when PyResult::OutRest(k) %}*tuple(out)[{{ k }}:]
 {%- when PyResult::Words(x, n) %}_begen_words({{ x }}, {{ n }})
 {%- endmatch %}
 {%- endfor %}{% if c.results.len() != 1 %}){% endif %}

@@ -33,7 +33,8 @@ HERE = Path(__file__).resolve().parent
 # The impl functions annotated, per example source.
 ANNOTATED = {
     "rms_norm.cc": ["RmsNormDispatch", "RmsNormFwdDispatch", "RmsNormBwdDispatch"],
-    "cpu_examples.cc": ["ArrayAttrImpl", "DictionaryAttrImpl", "CounterImpl", "AliasingImpl"],
+    # AliasingImpl's result is its input updated in place: `inout` over both.
+    "cpu_examples.cc": ["ArrayAttrImpl", "DictionaryAttrImpl", "CounterImpl", "AliasingImpl inout inout"],
 }
 CUDA_ANNOTATED = {
     # Upstream binds FooBwdHost's `b_plus_1`, declared `ffi::ResultBuffer`,

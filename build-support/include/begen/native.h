@@ -72,5 +72,21 @@ BEGEN_HIDDEN inline xla::ffi::Error failed(const char* function, const std::exce
                            std::string(function) + ": " + (e != nullptr ? e->what() : "unknown C++ exception"));
 }
 
+/// Whether an input buffer and a result are one buffer (an input updated
+/// in place, which XLA aliases to its result).
+template <typename A, typename R>
+BEGEN_HIDDEN inline bool same_buffer(const A& input, const R& result) {
+    return input.untyped_data() == result->untyped_data();
+}
+
+/// The error of a call that did not alias an input updated in place to its
+/// result (a raw `jax.ffi.ffi_call` without `input_output_aliases`).
+BEGEN_HIDDEN inline xla::ffi::Error not_aliased(const char* function, const char* input, const char* result) {
+    return xla::ffi::Error(xla::ffi::ErrorCode::kInvalidArgument,
+                           std::string(function) + ": '" + result + "' is '" + input +
+                               "' updated in place, but XLA passed them as two buffers: call it with "
+                               "input_output_aliases (the generated function does)");
+}
+
 }  // namespace native
 }  // namespace begen

@@ -854,7 +854,8 @@ pub(crate) fn role(token: &crate::model::Token) -> &'static str {
     match token {
         Token::InOut(_) => "updated in place",
         Token::Arg(_) => "an input",
-        Token::List(_) => "a list of inputs",
+        Token::List(_) | Token::Args => "a list of inputs",
+        Token::Rets => "a list of outputs",
         Token::Ret(_) => "an output",
         Token::Stream
         | Token::Attr { .. }

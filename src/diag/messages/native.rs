@@ -52,7 +52,8 @@ pub(crate) fn native_token_mismatch(func: &str, token: &str, param: &str, ty: &s
 }
 
 pub(crate) const HINT_NATIVE_TOKEN_MISMATCH: &str = "a token agrees with the role the XLA FFI type gives \
-     (`arg` a buffer, `ret` a result, `attr.<its name>` an attribute, `stream` a stream); only `arg` over a \
+     (`arg` a buffer or `ffi::RemainingArgs`, `ret` a result or `ffi::RemainingRets`, `attr.<its name>` an \
+     attribute, `stream` a stream, `inout` a buffer or a result updated in place); only `arg` over a \
      `Result<...>` changes one: that result is bound as an input";
 
 pub(crate) fn native_ret_of_buffer(func: &str, param: &str, ty: &str) -> String {
@@ -113,3 +114,36 @@ pub(crate) fn native_dictionary_mixed(func: &str) -> String {
 
 pub(crate) const HINT_NATIVE_DICTIONARY: &str =
     "read every attribute from the dictionary (`attrs.get<float>(\"eps\")`), or take each one as a parameter";
+
+pub(crate) fn native_remaining_twice(func: &str, param: &str, what: &str) -> String {
+    let (func, param) = (q(func), q(param));
+    format!("parameter '{param}' of '{func}' takes the remaining {what} a second time: XLA binds them just once")
+}
+
+pub(crate) fn native_after_remaining(func: &str, param: &str, noun: &str, rest: &str) -> String {
+    let (func, param, rest) = (q(func), q(param), q(rest));
+    format!(
+        "parameter '{param}' of '{func}' is an {noun} after '{rest}', which takes the remaining {noun}s: \
+         XLA binds no {noun} after them"
+    )
+}
+
+pub(crate) const HINT_NATIVE_REMAINING: &str = "declare `ffi::RemainingArgs` after every input buffer and \
+     `ffi::RemainingRets` after every result (attributes and contexts may come anywhere), as XLA's `Bind()` requires";
+
+pub(crate) fn native_inout_unpaired(func: &str, param: &str, side: &str, other: &str) -> String {
+    let (func, param) = (q(func), q(param));
+    format!("`inout` over {side} '{param}' of '{func}' has no `inout` over {other} to pair with")
+}
+
+pub(crate) const HINT_NATIVE_INOUT: &str = "an input updated in place is two parameters of a kernel with XLA \
+     FFI types, the buffer and the result XLA aliases to it: write `inout` over both (the k-th input with the \
+     k-th result), e.g. `// @BE Aliasing inout inout` for `(ffi::AnyBuffer x, ffi::Result<ffi::AnyBuffer> y)`";
+
+pub(crate) fn native_inout_dtypes(func: &str, input: &str, output: &str) -> String {
+    let (func, input, output) = (q(func), q(input), q(output));
+    format!(
+        "'{output}' of '{func}' is aliased to '{input}' (`inout`), but their types give different dtypes: \
+         XLA aliases buffers of one dtype and shape"
+    )
+}

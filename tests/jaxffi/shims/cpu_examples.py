@@ -1,12 +1,9 @@
 """jax's cpu_examples over begen's generated functions.
 
 Wrappers that remain, and why:
-- `array_attr(num)`: the example's API builds the attribute from `num`;
-- `aliasing(x)`: the alias of a native kernel's input to its output is not
-  declared to begen yet (`input_output_aliases` given here).
+- `array_attr(num)`: the example's API builds the attribute from `num`.
 """
 
-import jax
 import numpy as np
 from begen_ffi_example._lib import lib
 
@@ -23,8 +20,6 @@ def counter(index):
     return lib.CounterImpl(index=int(index))
 
 
-def aliasing(x):
-    lib.register()
-    return jax.ffi.ffi_call(
-        lib.TARGETS["AliasingImpl"], jax.ShapeDtypeStruct(x.shape, x.dtype), input_output_aliases={0: 0}
-    )(x)
+# The generated function itself: `inout` over the input and its result
+# aliases them (`input_output_aliases={0: 0}`).
+aliasing = lib.AliasingImpl
