@@ -6,7 +6,7 @@ hybrid-scheduler CSR kernels on 0.3.0) also include `brainevent/dtypes.h` or
 copy of those headers (build-support/include/brainevent/). For every `.cu`
 file of the wheel that includes one of them, this copies the file alone into
 a scratch directory and runs `begen build --platform cuda` for one
-architecture (the host compiler and cicc at -O0:
+architecture (the host compiler, cicc and ptxas at -O0:
 brainevent_corpus.BUILD_CONFIG) twice:
 
   - with begen's headers: `-I` names only a directory holding brainevent's

@@ -8,12 +8,12 @@ compile against begen's support headers), writes
 
     name: brainevent_aot
     cxx_flags: [-O0]
-    cuda: {flags: [-Xcompiler=-O0, -Xcicc=-O0]}
+    cuda: {flags: [-Xcompiler=-O0, -Xcicc=-O0, -Xptxas=-O0]}
     modules: {names: {FILE: NAME, ...}}
 
 with the module name brainevent gives every file (tests/corpus/kernix_modules.py;
 a file no call loads keeps its per-file name, as in modules_compare.py; the
-host compiler and cicc at -O0: brainevent_corpus.BUILD_CONFIG), and runs
+host compiler, cicc and ptxas at -O0: brainevent_corpus.BUILD_CONFIG), and runs
 
     begen build TREE --out OUT --arch sm_90 -I INCLUDE --work-dir OUT.work --quiet
 
