@@ -462,7 +462,7 @@ fn compare_implementations(a: &Function, b: &Function) -> Vec<String> {
             }
             // The algorithm's function has the first one's signature.
             Some((q, _)) if q.default != p.default => {
-                let shown = |d: &Option<String>| d.clone().unwrap_or_else(|| "none".into());
+                let shown = |d: &Option<Box<str>>| d.as_deref().unwrap_or("none").to_string();
                 out.push(msg::impl_attr_default(&p.name, &shown(&p.default), &a.name, &shown(&q.default), &b.name))
             }
             Some(_) => {}

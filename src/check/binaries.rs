@@ -149,7 +149,7 @@ fn check_call(
     // Struct attributes get their layout.
     for (p, s) in bound.params.iter_mut().zip(&slots) {
         if let (Some(id), Token::Attr { name, .. }) = (s.strukt, &p.token) {
-            p.token = Token::Struct { name: name.clone(), ty: struct_type(&bins.structs, id) };
+            p.token = Token::Struct { name: name.clone(), ty: Box::new(struct_type(&bins.structs, id)) };
         }
     }
     check_names(&bound.params, &slots, diags);
@@ -431,7 +431,7 @@ fn tensor_name(token: &SpecToken, k: usize) -> String {
 }
 
 fn param(name: String, token: Token) -> Param {
-    Param { py_name: String::new(), name, token, half_repr: None, pointer: None, array: None, line: 0, default: None }
+    Param { py_name: String::new(), name, token, half_repr: None, pointer: None, array: None, default: None }
 }
 
 fn tensor_token(t: &SpecToken, contract: Option<TensorType>) -> Token {

@@ -7,7 +7,7 @@ use crate::model::decl::{DeclParam, Declared, Indirection, Signature};
 use crate::model::{
     ArrayBinding, AttrType, Container, ElementType, Extent, Native, NativeBind, Param, Returns, TensorType, Token,
 };
-use crate::source::{SourceMap, Span};
+use crate::source::Span;
 
 use super::infer;
 use super::tokens::SpecToken;
@@ -179,12 +179,7 @@ pub(super) struct Inferred {
 
 /// Every parameter of a native kernel (see [`Inferred`]). `None` when one
 /// cannot be bound (reported).
-pub(super) fn infer_native(
-    c: &Declared,
-    sig: &Signature,
-    map: &SourceMap,
-    diags: &mut Vec<Diagnostic>,
-) -> Option<Inferred> {
+pub(super) fn infer_native(c: &Declared, sig: &Signature, diags: &mut Vec<Diagnostic>) -> Option<Inferred> {
     let before = diags.len();
     let mut params = Vec::new();
     let mut binds = Vec::new();
@@ -193,7 +188,6 @@ pub(super) fn infer_native(
     let mut dictionary = None;
     for (i, p) in sig.params.iter().enumerate() {
         let name = p.name.clone().unwrap_or_else(|| format!("param{i}"));
-        let line = map.position(p.span).0;
         let param = |token: Token| Param {
             name: name.clone(),
             py_name: String::new(),
@@ -201,7 +195,6 @@ pub(super) fn infer_native(
             half_repr: None,
             pointer: None,
             array: None,
-            line,
             default: None,
         };
         if infer::is_tensor_type(&p.ty) {
@@ -248,7 +241,7 @@ pub(super) fn infer_native(
             Some(Kind::Span(ty, element)) => {
                 let Some(n) = named(c, p, i, diags) else { continue };
                 let mut a = param(Token::Array { name: n.clone(), ty });
-                a.array = Some(ArrayBinding { container: Container::XlaSpan, element });
+                a.array = Some(Box::new(ArrayBinding { container: Container::XlaSpan, element }));
                 params.push(a);
                 binds.push(NativeBind::Attr(n));
                 named_attrs = true;

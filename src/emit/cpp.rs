@@ -492,8 +492,11 @@ fn array_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> 
     }
     let arg = format!("a{i}_{name}");
     // `check` gives every array attribute its binding.
-    let binding =
-        p.array.clone().unwrap_or(ArrayBinding { container: Container::Vector, element: ty.cpp_type().into() });
+    let binding = p
+        .array
+        .as_deref()
+        .cloned()
+        .unwrap_or(ArrayBinding { container: Container::Vector, element: ty.cpp_type().into() });
     let element = &binding.element;
     let read = format!("x{i}_{name}");
     let data = format!("e{i}_{name}");

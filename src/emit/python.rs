@@ -786,7 +786,14 @@ fn py_attr(p: &Param) -> Option<PyAttr<'_>> {
         Token::Struct { ty, .. } => ty.name.clone(),
         other => other.to_string().rsplit(':').next().unwrap_or("").to_string(),
     };
-    Some(PyAttr { xla: name, py: &p.py_name, stub, shown, conversion, default: p.default.clone() })
+    Some(PyAttr {
+        xla: name,
+        py: &p.py_name,
+        stub,
+        shown,
+        conversion,
+        default: p.default.as_deref().map(str::to_string),
+    })
 }
 
 /// The dimension names the contracts of `params` use.

@@ -60,16 +60,7 @@ fn stub_signature(f: &PyFunctionView) -> String {
 }
 
 fn param(name: &str, token: Token) -> Param {
-    Param {
-        name: name.into(),
-        py_name: name.into(),
-        token,
-        half_repr: None,
-        pointer: None,
-        array: None,
-        line: 1,
-        default: None,
-    }
+    Param { name: name.into(), py_name: name.into(), token, half_repr: None, pointer: None, array: None, default: None }
 }
 
 fn attr(name: &str, ty: AttrType) -> Param {
@@ -254,7 +245,7 @@ fn struct_attrs_decode_into_the_glue_copy_and_build_the_kernels_struct() {
         line: 2,
         mirror: "begen_struct_Affine".into(),
     };
-    let p = cpp_of(2, 1, &param("p", Token::Record { name: "p".into(), ty: ty.clone() }));
+    let p = cpp_of(2, 1, &param("p", Token::Record { name: "p".into(), ty: Box::new(ty.clone()) }));
     assert_eq!(p.bindings[0].binding, ".Attr<begen_struct_Affine>(\"p\")");
     assert_eq!(p.bindings[0].impl_param, "begen_struct_Affine p2_p");
     assert_eq!(p.locals, ["const void* const m2_p[] = {&p2_p.scale, &p2_p.h};"]);
@@ -281,7 +272,7 @@ fn struct_attrs_decode_into_the_glue_copy_and_build_the_kernels_struct() {
 #[test]
 fn array_attrs_decode_a_span_and_build_the_kernels_container() {
     let array = |ty: AttrType, container: Container, element: &str| Param {
-        array: Some(ArrayBinding { container, element: element.into() }),
+        array: Some(Box::new(ArrayBinding { container, element: element.into() })),
         ..param("w", Token::Array { name: "w".into(), ty })
     };
     let w = cpp_of(3, 0, &array(AttrType::Float32, Container::BeSpan, "float"));

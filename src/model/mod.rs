@@ -117,16 +117,17 @@ pub(crate) enum Token {
     Struct {
         /// The attribute name XLA sees.
         name: String,
-        /// Its layout.
-        ty: binary::StructType,
+        /// Its layout (boxed: a struct is rare, and a parameter's record is
+        /// kept for every function).
+        ty: Box<binary::StructType>,
     },
     /// A struct attribute of an annotated kernel: from Python a dict of its
     /// members, to XLA a dictionary attribute it decodes into the struct.
     Record {
         /// The attribute name XLA sees, which is also the C++ parameter's name.
         name: String,
-        /// The struct, as begen read it.
-        ty: RecordType,
+        /// The struct, as begen read it (boxed, as a `Struct`'s layout).
+        ty: Box<RecordType>,
     },
     /// A 1-D array attribute (`attr.w:float32[]`): from Python a sequence
     /// or 1-D array, to XLA an array attribute, to the kernel a span or a
@@ -382,14 +383,14 @@ pub(crate) struct Param {
     pub(crate) token: Token,
     /// Set for float16/bfloat16 attrs only.
     pub(crate) half_repr: Option<HalfRepr>,
-    /// Set for a typed tensor taken as a pointer to its elements.
-    pub(crate) pointer: Option<Pointer>,
+    /// Set for a typed tensor taken as a pointer to its elements. The
+    /// rarely set fields are boxed: a large tree keeps every function's
+    /// parameters, most of them plain tensors.
+    pub(crate) pointer: Option<Box<Pointer>>,
     /// Set for an array attribute: the container the kernel takes it in.
-    pub(crate) array: Option<ArrayBinding>,
-    /// 1-based line of the parameter in its file (for diagnostics).
-    pub(crate) line: usize,
+    pub(crate) array: Option<Box<ArrayBinding>>,
     /// A scalar attribute's default (`attr.eps=1e-5`), as a Python literal.
-    pub(crate) default: Option<String>,
+    pub(crate) default: Option<Box<str>>,
 }
 
 impl Param {
@@ -1180,7 +1181,6 @@ mod doc_examples {
             half_repr: Some(HalfRepr::CudaHalf),
             pointer: None,
             array: None,
-            line: 3,
             default: None,
         };
         assert_eq!(alpha.half_repr, Some(HalfRepr::CudaHalf));
@@ -1196,7 +1196,6 @@ mod doc_examples {
             half_repr: None,
             pointer: None,
             array: None,
-            line: 2,
             default: None,
         };
         assert_eq!(x.token.to_string(), "arg");
