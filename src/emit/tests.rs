@@ -82,7 +82,7 @@ fn function(name: &str, file: &str, root: &Path, platform: Platform, params: Vec
         column: 6,
         platform,
         params,
-        options: FunctionOptions::default(),
+        options: FunctionOptions::default().into(),
         consts: Vec::new(),
         instances: Vec::new(),
         binary: None,
@@ -193,7 +193,8 @@ pub(crate) fn cuda_case(root: &Path) -> Library {
         ],
     );
     scale.options =
-        FunctionOptions { command_buffer: true, vmap_method: VmapMethod::BroadcastAll, ..FunctionOptions::default() };
+        FunctionOptions { command_buffer: true, vmap_method: VmapMethod::BroadcastAll, ..FunctionOptions::default() }
+            .into();
     // Out of the conventional order, with names Python cannot use as is.
     let odd = function(
         "lambda_kernel",

@@ -500,6 +500,60 @@ pub(crate) struct FunctionOptions {
     pub(crate) reduce: Vec<String>,
 }
 
+/// A function's [`FunctionOptions`], boxed only once one is set: most
+/// functions of a large tree have no entry under `functions:`, and each
+/// keeps its record until the library is done with. Reads see the
+/// defaults where nothing is stored; a write stores the defaults first.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Options(Option<Box<FunctionOptions>>);
+
+/// What [`Options`] reads where none are stored.
+static DEFAULT_OPTIONS: FunctionOptions = FunctionOptions {
+    command_buffer: false,
+    vmap_method: VmapMethod::Sequential,
+    has_side_effect: false,
+    vjp: None,
+    residuals: Vec::new(),
+    vjp_bind: Vec::new(),
+    unsupported: Vec::new(),
+    linear: Vec::new(),
+    transpose: Vec::new(),
+    jvp: None,
+    zero_outputs: false,
+    instantiate: None,
+    shard: Vec::new(),
+    reduce: Vec::new(),
+};
+
+impl std::ops::Deref for Options {
+    type Target = FunctionOptions;
+
+    fn deref(&self) -> &FunctionOptions {
+        self.0.as_deref().unwrap_or(&DEFAULT_OPTIONS)
+    }
+}
+
+impl std::ops::DerefMut for Options {
+    fn deref_mut(&mut self) -> &mut FunctionOptions {
+        self.0.get_or_insert_with(Box::default)
+    }
+}
+
+impl From<FunctionOptions> for Options {
+    fn from(options: FunctionOptions) -> Options {
+        Options((options != DEFAULT_OPTIONS).then(|| Box::new(options)))
+    }
+}
+
+/// Equal when they read the same (stored defaults or none).
+impl PartialEq for Options {
+    fn eq(&self, other: &Options) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Options {}
+
 /// What one input of a backward kernel bound by name receives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum VjpArg {
@@ -588,7 +642,7 @@ pub struct Function {
     /// Parameters in C++ signature order; `params[i].token` is `arg_spec()[i]`.
     pub(crate) params: Vec<Param>,
     /// Its entry under `functions:` in begen.yaml (defaults otherwise).
-    pub(crate) options: FunctionOptions,
+    pub(crate) options: Options,
     /// The template parameters a template kernel is instantiated over
     /// (`const.` tokens), in the template's order; empty for a plain function.
     pub(crate) consts: Vec<Const>,
@@ -714,7 +768,7 @@ impl Function {
             column,
             platform,
             params,
-            options: FunctionOptions::default(),
+            options: Options::default(),
             consts,
             instances: Vec::new(),
             binary,
@@ -1055,6 +1109,19 @@ mod doc_examples {
         assert!(opts.is_primitive());
         let linear = crate::model::FunctionOptions { linear: vec!["x".into()], ..Default::default() };
         assert!(linear.is_primitive());
+    }
+
+    #[test]
+    fn options_read_the_defaults_until_one_is_set() {
+        use crate::model::{FunctionOptions, Options, VmapMethod};
+        let mut o = Options::default();
+        assert_eq!(*o, FunctionOptions::default());
+        assert_eq!(o, Options::from(FunctionOptions::default()));
+        o.vmap_method = VmapMethod::ExpandDims;
+        assert_eq!(o.vmap_method, VmapMethod::ExpandDims);
+        assert_ne!(o, Options::default());
+        o.vmap_method = VmapMethod::Sequential;
+        assert_eq!(o, Options::default());
     }
 
     #[test]
