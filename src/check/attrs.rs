@@ -107,8 +107,8 @@ fn param_of(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Param> {
     let mut param = Param {
-        name: name.to_string(),
-        py_name: String::new(),
+        name: name.into(),
+        py_name: Box::default(),
         token: Token::Stream,
         half_repr: None,
         pointer: None,

@@ -264,7 +264,7 @@ fn param_name(p: &DeclParam, index: usize) -> String {
 }
 
 fn param(name: String, token: Token, half_repr: Option<HalfRepr>) -> Param {
-    Param { name, py_name: String::new(), token, half_repr, pointer: None, array: None, default: None }
+    Param { name: name.into(), py_name: Box::default(), token, half_repr, pointer: None, array: None, default: None }
 }
 
 /// Auto-detection: every parameter's role from its declaration.
@@ -627,7 +627,7 @@ fn check_roles(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
         && !params.iter().any(|p| p.token.is_input())
         && outputs.iter().all(|p| p.token == Token::Ret(None))
     {
-        let names: Vec<&str> = outputs[..outputs.len() - 1].iter().map(|p| p.name.as_str()).collect();
+        let names: Vec<&str> = outputs[..outputs.len() - 1].iter().map(|p| &*p.name).collect();
         diags.push(
             Diagnostic::warning(c.name_span, msg::no_inputs(&c.name, outputs.len(), &names)).hint(msg::hint_no_inputs(
                 &c.name,

@@ -189,8 +189,8 @@ pub(super) fn infer_native(c: &Declared, sig: &Signature, diags: &mut Vec<Diagno
     for (i, p) in sig.params.iter().enumerate() {
         let name = p.name.clone().unwrap_or_else(|| format!("param{i}"));
         let param = |token: Token| Param {
-            name: name.clone(),
-            py_name: String::new(),
+            name: name.as_str().into(),
+            py_name: Box::default(),
             token,
             half_repr: None,
             pointer: None,
@@ -301,7 +301,7 @@ pub(super) fn apply_tokens(
 ) {
     let Inferred { params, native, at } = inferred;
     if tokens.len() != params.len() {
-        let names: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
+        let names: Vec<String> = params.iter().map(|p| p.name.to_string()).collect();
         diags.push(
             Diagnostic::error(c.name_span, msg::native_token_count(&c.name, tokens.len(), &names))
                 .hint(msg::HINT_NATIVE_TOKEN_COUNT),

@@ -722,7 +722,7 @@ pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
     let mut tensors: Vec<(u8, usize, &Param, String, String)> = Vec::new();
     for (i, p) in f.params.iter().enumerate() {
         let var = format!("p{i}_{}", p.name);
-        let name = p.name.clone();
+        let name = p.name.to_string();
         match &p.token {
             Token::Arg(_) => tensors.push((0, i, p, format!("{var}."), name)),
             Token::InOut(_) => tensors.push((0, i, p, format!("q{i}_{}.", p.name), name)),

@@ -96,8 +96,8 @@ fn function(name: &str, file: &str, root: &Path, platform: Platform, params: Vec
 fn library(name: &str, mut functions: Vec<Function>) -> Library {
     for f in &mut functions {
         for p in &mut f.params {
-            if crate::model::is_py_keyword(&p.name) || p.name == "out" {
-                p.py_name = format!("{}_", p.name);
+            if crate::model::is_py_keyword(&p.name) || &*p.name == "out" {
+                p.py_name = format!("{}_", p.name).into();
             }
         }
         f.module = name.into();

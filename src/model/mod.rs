@@ -373,19 +373,20 @@ pub(crate) enum HalfRepr {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Param {
     /// The parameter's name in the signature (a checked C++ identifier; for
-    /// attrs it is also the attribute name XLA sees).
-    pub(crate) name: String,
+    /// attrs it is also the attribute name XLA sees). Names are boxed
+    /// strings, as the rare fields below are boxed: a large tree keeps
+    /// every function's parameters.
+    pub(crate) name: Box<str>,
     /// Its name in the typed Python function (inputs and attributes only):
     /// the C++ name, with `_` appended where it would be a Python keyword,
     /// a name the module uses itself, `out`, or taken.
-    pub(crate) py_name: String,
+    pub(crate) py_name: Box<str>,
     /// The role and resolved type.
     pub(crate) token: Token,
     /// Set for float16/bfloat16 attrs only.
     pub(crate) half_repr: Option<HalfRepr>,
     /// Set for a typed tensor taken as a pointer to its elements. The
-    /// rarely set fields are boxed: a large tree keeps every function's
-    /// parameters, most of them plain tensors.
+    /// rarely set fields are boxed: most parameters are plain tensors.
     pub(crate) pointer: Option<Box<Pointer>>,
     /// Set for an array attribute: the container the kernel takes it in.
     pub(crate) array: Option<Box<ArrayBinding>>,
