@@ -190,8 +190,8 @@ fn scan_work_and_memory_grow_linearly() {
     }
     // Memory: the peak of live heap grows linearly too, by the sources'
     // bytes (they stay in the source map) and the functions' results (about
-    // 2 KB per kept function, most of it the parameters' records: about
-    // 1.9 bytes per source byte at this tree's density), not by a code view
+    // 1.9 KB per kept function, most of it the parameters' records: about
+    // 1.8 bytes per source byte at this tree's density), not by a code view
     // or macro table per file: each file's is freed once the file is parsed
     // (held for every file, they would add more than a byte per source
     // byte).
