@@ -206,8 +206,8 @@ pub(super) fn check_unsupported(
 ) -> Vec<(String, Vec<String>)> {
     let mut out = Vec::new();
     for (attr, values) in &opts.unsupported {
-        let Some((_, ty)) = f.attrs().find(|(p, _)| p.name == *attr) else {
-            let other = f.attributes().find(|(p, _)| p.name == *attr);
+        let Some((_, ty)) = f.attrs().find(|(p, _)| *p.name == **attr) else {
+            let other = f.attributes().find(|(p, _)| *p.name == **attr);
             if let Some(span) = config_span(req, &yaml_path!["functions", key, "unsupported", attr]) {
                 let text = match other {
                     Some((_, ty)) => msg::unsupported_not_scalar(&f.name, attr, &ty),
@@ -330,8 +330,7 @@ fn check_residuals(req: &RunInput, f: &mut Function, diags: &mut Vec<Diagnostic>
         None => value_span(req, &yaml_path!["functions", &key, "residuals"]),
     };
     let before = diags.len();
-    let rets: Vec<&str> =
-        f.params.iter().filter(|p| matches!(p.token, Token::Ret(_))).map(|p| p.name.as_str()).collect();
+    let rets: Vec<&str> = f.params.iter().filter(|p| matches!(p.token, Token::Ret(_))).map(|p| &*p.name).collect();
     if f.options.vjp.is_none()
         && let Some(span) = at(None)
     {
@@ -462,7 +461,7 @@ fn compare_implementations(a: &Function, b: &Function) -> Vec<String> {
             }
             // The algorithm's function has the first one's signature.
             Some((q, _)) if q.default != p.default => {
-                let shown = |d: &Option<String>| d.clone().unwrap_or_else(|| "none".into());
+                let shown = |d: &Option<Box<str>>| d.as_deref().unwrap_or("none").to_string();
                 out.push(msg::impl_attr_default(&p.name, &shown(&p.default), &a.name, &shown(&q.default), &b.name))
             }
             Some(_) => {}
@@ -520,7 +519,8 @@ fn compare_vjp(fwd: &Function, bwd: &Function, bind_out: &mut Vec<VjpArg>) -> Re
         }
     }
     // The outputs the Python function returns: each gets a cotangent.
-    let public: Vec<&Param> = fo.iter().copied().filter(|p| !fwd.options.residuals.contains(&p.name)).collect();
+    let public: Vec<&Param> =
+        fo.iter().copied().filter(|p| !fwd.options.residuals.iter().any(|r| *r == *p.name)).collect();
     // By position as always (the inputs, then one cotangent per output)
     // unless the counts say it takes residuals, or the forward keeps some.
     let by_position = fwd.options.residuals.is_empty() && bi.len() == fi.len() + fo.len();
@@ -612,7 +612,7 @@ fn compare_by_name(
     }
     if cotangents != public.len() {
         let residuals: Vec<&str> =
-            bi.iter().filter(|q| fo.iter().any(|p| p.name == q.name)).map(|q| q.name.as_str()).collect();
+            bi.iter().filter(|q| fo.iter().any(|p| p.name == q.name)).map(|q| &*q.name).collect();
         return Err(msg::vjp_cotangent_count(&fwd.name, &bwd.name, cotangents, public.len(), &residuals));
     }
     let mut dims = DimMap::default();

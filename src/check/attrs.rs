@@ -106,26 +106,25 @@ fn param_of(
     map: &SourceMap,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Param> {
-    let line = map.position(use_span).0;
     let mut param = Param {
-        name: name.to_string(),
-        py_name: String::new(),
+        name: name.into(),
+        py_name: Box::default(),
         token: Token::Stream,
         half_repr: None,
         pointer: None,
         array: None,
-        line,
         default: None,
     };
     match shape {
         Shape::Struct(s) => {
-            param.token = Token::Record { name: name.to_string(), ty: record(c, s, name, use_span, map, diags)? };
+            param.token =
+                Token::Record { name: name.to_string(), ty: Box::new(record(c, s, name, use_span, map, diags)?) };
         }
         Shape::Array(a) => {
             let (ty, half) = ty.unwrap_or((a.ty, a.half));
             param.token = Token::Array { name: name.to_string(), ty };
             param.half_repr = half;
-            param.array = Some(ArrayBinding { container: a.container, element: a.element.to_string() });
+            param.array = Some(Box::new(ArrayBinding { container: a.container, element: a.element.to_string() }));
         }
     }
     Some(param)

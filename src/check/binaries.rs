@@ -149,7 +149,7 @@ fn check_call(
     // Struct attributes get their layout.
     for (p, s) in bound.params.iter_mut().zip(&slots) {
         if let (Some(id), Token::Attr { name, .. }) = (s.strukt, &p.token) {
-            p.token = Token::Struct { name: name.clone(), ty: struct_type(&bins.structs, id) };
+            p.token = Token::Struct { name: name.clone(), ty: Box::new(struct_type(&bins.structs, id)) };
         }
     }
     check_names(&bound.params, &slots, diags);
@@ -431,7 +431,15 @@ fn tensor_name(token: &SpecToken, k: usize) -> String {
 }
 
 fn param(name: String, token: Token) -> Param {
-    Param { py_name: String::new(), name, token, half_repr: None, pointer: None, array: None, line: 0, default: None }
+    Param {
+        py_name: Box::default(),
+        name: name.into(),
+        token,
+        half_repr: None,
+        pointer: None,
+        array: None,
+        default: None,
+    }
 }
 
 fn tensor_token(t: &SpecToken, contract: Option<TensorType>) -> Token {
@@ -563,7 +571,7 @@ fn resolve_c(k: usize, s: &Slot, structs: &Structs) -> Result<(Param, CType, Arg
 fn check_names(params: &[Param], slots: &[Slot], diags: &mut Vec<Diagnostic>) {
     let mut seen: BTreeMap<&str, ()> = BTreeMap::new();
     for (p, s) in params.iter().zip(slots) {
-        if seen.insert(p.name.as_str(), ()).is_some() {
+        if seen.insert(&*p.name, ()).is_some() {
             diags.push(Diagnostic::error(s.span, bm::duplicate_param(&p.name)));
         }
     }

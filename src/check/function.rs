@@ -75,7 +75,7 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<Checked>,
     }
     let mut native = None;
     if let Some(sig) = native_sig {
-        let Some(mut inferred) = native::infer_native(c, sig, map, &mut diags) else { return (None, diags) };
+        let Some(mut inferred) = native::infer_native(c, sig, &mut diags) else { return (None, diags) };
         // Tokens over a native kernel state its roles (checked against
         // the types); they are not the arg_spec of a `BE::Tensor` kernel.
         if let Some(tokens) = &tokens {
@@ -160,7 +160,7 @@ fn set_defaults(c: &Declared, params: &mut [Param], defaults: &[Default], diags:
         let Some(p) = params.iter_mut().find(|p| p.token.attr_name() == Some(name.as_str())) else { continue };
         match &p.token {
             Token::Attr { ty, .. } => match attrs::default_literal(value, *ty) {
-                Some(literal) => p.default = Some(literal),
+                Some(literal) => p.default = Some(literal.into()),
                 None => diags.push(
                     Diagnostic::error(*span, msg::bad_attr_default(&c.name, name, value, &ty.to_string()))
                         .hint(msg::HINT_ATTR_DEFAULT),
@@ -263,17 +263,8 @@ fn param_name(p: &DeclParam, index: usize) -> String {
     p.name.clone().unwrap_or_else(|| format!("param{index}"))
 }
 
-fn param(name: String, token: Token, half_repr: Option<HalfRepr>, span: Span, map: &SourceMap) -> Param {
-    Param {
-        name,
-        py_name: String::new(),
-        token,
-        half_repr,
-        pointer: None,
-        array: None,
-        line: map.position(span).0,
-        default: None,
-    }
+fn param(name: String, token: Token, half_repr: Option<HalfRepr>) -> Param {
+    Param { name: name.into(), py_name: Box::default(), token, half_repr, pointer: None, array: None, default: None }
 }
 
 /// Auto-detection: every parameter's role from its declaration.
@@ -320,7 +311,7 @@ fn infer_all(c: &Declared, sig: &Signature, map: &SourceMap, diags: &mut Vec<Dia
                 continue;
             }
         };
-        params.push(param(name, token, None, loc, map));
+        params.push(param(name, token, None));
     }
     if diags.iter().any(Diagnostic::is_error) {
         return None;
@@ -393,8 +384,8 @@ fn check_against_signature(
             Explicit::NotMine => {}
         }
         if let Some((token, half_repr, pointer)) = resolve_param(c, tok, *tok_loc, p, &name, diags) {
-            let mut param = param(name, token, half_repr, p.span, map);
-            param.pointer = pointer;
+            let mut param = param(name, token, half_repr);
+            param.pointer = pointer.map(Box::new);
             params.push(param);
         }
     }
@@ -600,7 +591,7 @@ fn check_tokens_alone(
                 continue;
             }
         };
-        params.push(param(name, token, half, *loc, map));
+        params.push(param(name, token, half));
     }
     (!diags.iter().any(Diagnostic::is_error)).then_some(params)
 }
@@ -636,7 +627,7 @@ fn check_roles(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
         && !params.iter().any(|p| p.token.is_input())
         && outputs.iter().all(|p| p.token == Token::Ret(None))
     {
-        let names: Vec<&str> = outputs[..outputs.len() - 1].iter().map(|p| p.name.as_str()).collect();
+        let names: Vec<&str> = outputs[..outputs.len() - 1].iter().map(|p| &*p.name).collect();
         diags.push(
             Diagnostic::warning(c.name_span, msg::no_inputs(&c.name, outputs.len(), &names)).hint(msg::hint_no_inputs(
                 &c.name,

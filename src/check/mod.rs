@@ -302,18 +302,28 @@ fn check_functions(
     let config_path = req.root.join(crate::config::FILE);
     // Small items (a declared function and a checked one are large, and a
     // large tree has thousands): each takes its instance out of `slots` and
-    // drops it on the worker.
+    // drops it on the worker, and a function that may be kept (its name is
+    // unique) is written into a slot of its own in `kept`, in order, which
+    // becomes the functions in place: no second copy of every function.
     struct Item<'a> {
         instance: &'a mut Option<Instance>,
         repeat: Repeat,
-        function: Option<Box<Function>>,
+        function: Option<&'a mut Option<Function>>,
         diags: Vec<Diagnostic>,
     }
     let mut slots: Vec<Option<Instance>> = instances.into_iter().map(Some).collect();
+    let unique = repeats.iter().filter(|&&r| r == Repeat::Unique).count();
+    let mut kept: Vec<Option<Function>> = std::iter::repeat_with(|| None).take(unique).collect();
+    let mut kept_slots = kept.iter_mut();
     let mut items: Vec<Item> = slots
         .iter_mut()
         .zip(repeats)
-        .map(|(instance, &repeat)| Item { instance, repeat, function: None, diags: Vec::new() })
+        .map(|(instance, &repeat)| Item {
+            instance,
+            repeat,
+            function: if repeat == Repeat::Unique { kept_slots.next() } else { None },
+            diags: Vec::new(),
+        })
         .collect();
     par::for_each(
         &mut items,
@@ -356,23 +366,25 @@ fn check_functions(
             }
             diags.extend(repeated);
             // Named only when kept: a large tree may repeat every name.
-            item.function = checked.filter(|_| item.repeat == Repeat::Unique).map(|c| {
+            if let (Some(slot), Some(c)) = (item.function.as_deref_mut(), checked) {
                 let names = naming.of(&d.name, module, variant);
                 let mut f = Function::new(d.name.clone(), names, c.at, c.params, c.consts, c.binary);
                 f.returns = c.returns;
                 f.native = c.native;
-                Box::new(f)
-            });
+                *slot = Some(f);
+            }
             item.diags = diags;
         },
     );
-    let mut functions = Vec::new();
     // One allocation: a large tree has a diagnostic per function.
     diags.reserve(items.iter().map(|i| i.diags.len()).sum());
     for item in items {
         diags.extend(item.diags);
-        functions.extend(item.function.map(|f| *f));
     }
+    // In place (an `Option<Function>` is a `Function`'s size): `flatten`
+    // would collect into a new vector.
+    #[expect(clippy::filter_map_identity, reason = "collects in place, where `flatten` allocates anew")]
+    let functions = kept.into_iter().filter_map(|f| f).collect();
     functions
 }
 
@@ -518,7 +530,8 @@ fn check_options(
                 instantiate: opts.instantiate.clone(),
                 shard: opts.shard.clone().unwrap_or_default(),
                 reduce: opts.reduce.clone().unwrap_or_default(),
-            };
+            }
+            .into();
             if let Some(d) = fixed_rank_batching(req, key, &functions[k])
                 && seen.insert(d.message.clone())
             {

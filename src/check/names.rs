@@ -81,7 +81,7 @@ pub(super) fn name_all(
         let params: Vec<(&str, bool)> = f
             .params
             .iter()
-            .map(|p| (p.name.as_str(), !p.py_name.is_empty()))
+            .map(|p| (&*p.name, !p.py_name.is_empty()))
             .chain(f.consts.iter().map(|k| (k.name.as_str(), true)))
             .collect();
         let named: Vec<&str> = params.iter().filter(|(_, py)| *py).map(|(n, _)| *n).collect();
@@ -251,8 +251,8 @@ fn name_params(f: &mut Function) {
             | Token::Struct { .. }
             | Token::Record { .. }
             | Token::Array { .. }
-            | Token::Str { .. } => py_name(&p.name, &mut taken),
-            Token::Ret(_) | Token::Rets | Token::Stream | Token::Dim { .. } => String::new(),
+            | Token::Str { .. } => py_name(&p.name, &mut taken).into(),
+            Token::Ret(_) | Token::Rets | Token::Stream | Token::Dim { .. } => Box::default(),
         };
     }
     for k in &mut f.consts {

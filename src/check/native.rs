@@ -8,7 +8,7 @@ use crate::model::{
     ArrayBinding, AttrType, Container, ElementType, Extent, Native, NativeAlias, NativeBind, Param, Returns,
     TensorType, Token,
 };
-use crate::source::{SourceMap, Span};
+use crate::source::Span;
 
 use super::infer;
 use super::tokens::SpecToken;
@@ -180,12 +180,7 @@ pub(super) struct Inferred {
 
 /// Every parameter of a native kernel (see [`Inferred`]). `None` when one
 /// cannot be bound (reported).
-pub(super) fn infer_native(
-    c: &Declared,
-    sig: &Signature,
-    map: &SourceMap,
-    diags: &mut Vec<Diagnostic>,
-) -> Option<Inferred> {
+pub(super) fn infer_native(c: &Declared, sig: &Signature, diags: &mut Vec<Diagnostic>) -> Option<Inferred> {
     let before = diags.len();
     let mut params = Vec::new();
     let mut binds = Vec::new();
@@ -197,15 +192,13 @@ pub(super) fn infer_native(
     let (mut rest_args, mut rest_rets): (Option<String>, Option<String>) = (None, None);
     for (i, p) in sig.params.iter().enumerate() {
         let name = p.name.clone().unwrap_or_else(|| format!("param{i}"));
-        let line = map.position(p.span).0;
         let param = |token: Token| Param {
-            name: name.clone(),
-            py_name: String::new(),
+            name: name.as_str().into(),
+            py_name: Box::default(),
             token,
             half_repr: None,
             pointer: None,
             array: None,
-            line,
             default: None,
         };
         if infer::is_tensor_type(&p.ty) {
@@ -290,7 +283,7 @@ pub(super) fn infer_native(
             Some(Kind::Span(ty, element)) => {
                 let Some(n) = named(c, p, i, diags) else { continue };
                 let mut a = param(Token::Array { name: n.clone(), ty });
-                a.array = Some(ArrayBinding { container: Container::XlaSpan, element });
+                a.array = Some(Box::new(ArrayBinding { container: Container::XlaSpan, element }));
                 params.push(a);
                 binds.push(NativeBind::Attr(n));
                 named_attrs = true;
@@ -351,7 +344,7 @@ pub(super) fn apply_tokens(
 ) {
     let Inferred { params, native, at } = inferred;
     if tokens.len() != params.len() {
-        let names: Vec<String> = params.iter().map(|p| p.name.clone()).collect();
+        let names: Vec<String> = params.iter().map(|p| p.name.to_string()).collect();
         diags.push(
             Diagnostic::error(c.name_span, msg::native_token_count(&c.name, tokens.len(), &names))
                 .hint(msg::HINT_NATIVE_TOKEN_COUNT),
@@ -370,11 +363,11 @@ pub(super) fn apply_tokens(
             (SpecToken::Arg(g), Token::Arg(h)) | (SpecToken::Ret(g), Token::Ret(h)) => fits(g, h),
             (SpecToken::Arg(None), Token::Args) | (SpecToken::Ret(None), Token::Rets) => true,
             (SpecToken::InOut(g), Token::Arg(h)) if fits(g, h) => {
-                inout_in.push((i, p.name.clone(), h.clone(), *span));
+                inout_in.push((i, p.name.to_string(), h.clone(), *span));
                 true
             }
             (SpecToken::InOut(g), Token::Ret(h)) if fits(g, h) => {
-                inout_out.push((i, p.name.clone(), h.clone(), *span));
+                inout_out.push((i, p.name.to_string(), h.clone(), *span));
                 true
             }
             (SpecToken::Arg(g), Token::Ret(h)) if fits(g, h) => {

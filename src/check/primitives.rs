@@ -87,10 +87,10 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
         ));
     }
     for name in &o.linear {
-        let text = match f.params.iter().find(|p| p.name == *name) {
+        let text = match f.params.iter().find(|p| *p.name == **name) {
             None => Some(msg::linear_unknown(&f.name, name)),
             Some(p) if !matches!(p.token, Token::Arg(_)) => Some(msg::linear_not_input(&f.name, name)),
-            Some(p) if p.token.contract().is_some() && !f.float_inputs().any(|q| q.name == *name) => {
+            Some(p) if p.token.contract().is_some() && !f.float_inputs().any(|q| *q.name == **name) => {
                 Some(msg::linear_not_float(&f.name, name, &contract_text(p.token.contract())))
             }
             Some(_) => None,
@@ -120,7 +120,7 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
             related(f, functions, jvp, None, at, &mut errors);
         }
         for (param, kernel) in &o.transpose {
-            if o.linear.contains(param) && f.float_inputs().any(|p| p.name == *param) {
+            if o.linear.contains(param) && f.float_inputs().any(|p| *p.name == **param) {
                 let at = value_span(req, &yaml_path!["functions", key, "transpose", param]);
                 related(f, functions, kernel, Some(param), at, &mut errors);
             }
@@ -178,10 +178,10 @@ fn related(
         }
         Some(param) => {
             want_in.extend(
-                inputs.iter().enumerate().filter(|(_, p)| p.name != param).map(|(k, p)| (msg::vjp_input(k), *p)),
+                inputs.iter().enumerate().filter(|(_, p)| &*p.name != param).map(|(k, p)| (msg::vjp_input(k), *p)),
             );
             want_in.extend(outputs.iter().enumerate().map(|(k, p)| (msg::vjp_cotangent("output", k), *p)));
-            let (k, p) = inputs.iter().enumerate().find(|(_, p)| p.name == param).expect("a linear input");
+            let (k, p) = inputs.iter().enumerate().find(|(_, p)| &*p.name == param).expect("a linear input");
             want_out.push((msg::vjp_cotangent("input", k), *p));
         }
     }

@@ -99,7 +99,7 @@ fn problems(f: &Function) -> Vec<Problem> {
         ));
         return out;
     }
-    let size_attrs: Vec<&str> = f.attrs().filter(|(_, ty)| ty.is_integer()).map(|(p, _)| p.name.as_str()).collect();
+    let size_attrs: Vec<&str> = f.attrs().filter(|(_, ty)| ty.is_integer()).map(|(p, _)| &*p.name).collect();
     let has = |ds: &[Option<&str>], d: &str| ds.contains(&Some(d));
     for (key, names) in [("shard", &o.shard), ("reduce", &o.reduce)] {
         for d in names {

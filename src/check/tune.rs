@@ -135,8 +135,8 @@ fn check_key(
         match parse_at(at) {
             None => report(Part::Word("key", at), msg::tune_bad_key_at(key, dim, at), Some(msg::HINT_TUNE_KEY_AT)),
             Some((input, _)) => {
-                if !fs.iter().any(|f| f.input_params().any(|p| p.name == input)) {
-                    let inputs = fs.iter().flat_map(|f| f.input_params().map(|p| p.name.as_str()));
+                if !fs.iter().any(|f| f.input_params().any(|p| &*p.name == input)) {
+                    let inputs = fs.iter().flat_map(|f| f.input_params().map(|p| &*p.name));
                     let near = closest(input, inputs);
                     report(Part::Word("key", at), msg::tune_key_at_unknown(key, dim, input, near), None);
                 }
@@ -168,7 +168,7 @@ fn key_at(spec: &TuneKey, f: &Function) -> Vec<(String, usize, usize)> {
         .into_iter()
         .filter_map(|dim| {
             let (input, axis) = parse_at(spec.at(&dim)?)?;
-            let index = f.input_params().position(|p| p.name == input)?;
+            let index = f.input_params().position(|p| &*p.name == input)?;
             Some((dim, index, axis))
         })
         .collect()

@@ -493,8 +493,11 @@ fn array_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> 
     }
     let arg = format!("a{i}_{name}");
     // `check` gives every array attribute its binding.
-    let binding =
-        p.array.clone().unwrap_or(ArrayBinding { container: Container::Vector, element: ty.cpp_type().into() });
+    let binding = p
+        .array
+        .as_deref()
+        .cloned()
+        .unwrap_or(ArrayBinding { container: Container::Vector, element: ty.cpp_type().into() });
     let element = &binding.element;
     let read = format!("x{i}_{name}");
     let data = format!("e{i}_{name}");
@@ -720,7 +723,7 @@ pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
     let mut tensors: Vec<(u8, usize, &Param, String, String)> = Vec::new();
     for (i, p) in f.params.iter().enumerate() {
         let var = format!("p{i}_{}", p.name);
-        let name = p.name.clone();
+        let name = p.name.to_string();
         match &p.token {
             Token::Arg(_) => tensors.push((0, i, p, format!("{var}."), name)),
             Token::InOut(_) => tensors.push((0, i, p, format!("q{i}_{}.", p.name), name)),

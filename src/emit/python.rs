@@ -783,7 +783,7 @@ impl<'a> FunctionParts<'a> {
         let out_optional = typed && rets.iter().all(|p| inferable(f, &inputs, p));
         let kwargs = f
             .takes_dictionary()
-            .then(|| if inputs.iter().any(|p| p.py_name == "attrs") { "attrs_" } else { "attrs" }.to_string());
+            .then(|| if inputs.iter().any(|p| &*p.py_name == "attrs") { "attrs_" } else { "attrs" }.to_string());
         let mut parts = FunctionParts {
             f,
             shown,
@@ -813,7 +813,7 @@ impl<'a> FunctionParts<'a> {
 
     /// The inputs' Python names.
     fn input_names(&self) -> Vec<String> {
-        self.inputs.iter().map(|p| p.py_name.clone()).collect()
+        self.inputs.iter().map(|p| p.py_name.to_string()).collect()
     }
 }
 
@@ -845,7 +845,14 @@ fn py_attr(p: &Param) -> Option<PyAttr<'_>> {
         Token::Struct { ty, .. } => ty.name.clone(),
         other => other.to_string().rsplit(':').next().unwrap_or("").to_string(),
     };
-    Some(PyAttr { xla: name, py: &p.py_name, stub, shown, conversion, default: p.default.clone() })
+    Some(PyAttr {
+        xla: name,
+        py: &p.py_name,
+        stub,
+        shown,
+        conversion,
+        default: p.default.as_deref().map(str::to_string),
+    })
 }
 
 /// The dimension names the contracts of `params` use.
@@ -870,7 +877,7 @@ fn rest_keys<'a>(params: impl Iterator<Item = &'a Param>) -> BTreeSet<String> {
 /// input's extent (a kernel reading `n` elements must get `n`).
 fn size_attrs(f: &Function) -> Vec<&Param> {
     let dims = named_dims(f.input_params().chain(f.output_params()));
-    f.attrs().filter(|(p, ty)| ty.is_integer() && dims.contains(p.name.as_str())).map(|(p, _)| p).collect()
+    f.attrs().filter(|(p, ty)| ty.is_integer() && dims.contains(&*p.name)).map(|(p, _)| p).collect()
 }
 
 /// Whether output `p`'s shape follows from the inputs' and the integer
@@ -878,7 +885,7 @@ fn size_attrs(f: &Function) -> Vec<&Param> {
 /// `ret`, or one with a dimension nothing gives, without `out=`.
 fn inferable(f: &Function, inputs: &[&Param], p: &Param) -> bool {
     let mut input_dims = named_dims(inputs.iter().copied());
-    input_dims.extend(size_attrs(f).into_iter().map(|p| p.name.as_str()));
+    input_dims.extend(size_attrs(f).into_iter().map(|p| &*p.name));
     let input_rests = rest_keys(inputs.iter().copied());
     p.token.contract().is_some_and(|c| {
         c.dims.as_ref().is_some_and(|dims| {
@@ -997,7 +1004,7 @@ fn py_tune_spec(library: &Library, f: &Function, tuned: &Tuned, shown: &str) -> 
         .filter(|c| c.kind == ConstKind::Type)
         .map(|c| (py_str(&c.name), PyLit::strs(&c.values)))
         .collect();
-    let attrs = PyLit::tuple(f.attrs().map(|(p, ty)| PyLit::strs([p.py_name.as_str(), ty.kind().py_type()])));
+    let attrs = PyLit::tuple(f.attrs().map(|(p, ty)| PyLit::strs([&*p.py_name, ty.kind().py_type()])));
     let call = match library.modules.iter().find(|m| m.name == f.module) {
         Some(m) if library.namespaced => format!("{}.{}", m.py_name, f.py_name),
         _ => f.py_name.clone(),
@@ -1127,7 +1134,7 @@ fn py_grad_spec(library: &Library, f: &Function, shown: &str) -> Option<PyGradSp
             .filter(|c| c.kind == ConstKind::Type)
             .map(|c| (py_str(&c.name), PyLit::strs(&c.values)))
             .collect(),
-        attrs: PyLit::tuple(f.attrs().map(|(p, ty)| PyLit::strs([p.py_name.as_str(), ty.kind().py_type()]))),
+        attrs: PyLit::tuple(f.attrs().map(|(p, ty)| PyLit::strs([&*p.py_name, ty.kind().py_type()]))),
         declares,
     })
 }
@@ -1136,7 +1143,7 @@ fn py_grad_spec(library: &Library, f: &Function, shown: &str) -> Option<PyGradSp
 /// the keyword consts and `out`.
 fn emit_params(parts: &FunctionParts) -> Vec<PyParam> {
     let mut params: Vec<PyParam> =
-        parts.inputs.iter().map(|p| PyParam::Input { name: p.py_name.clone(), list: p.token.is_list() }).collect();
+        parts.inputs.iter().map(|p| PyParam::Input { name: p.py_name.to_string(), list: p.token.is_list() }).collect();
     if !parts.inputs.is_empty() {
         params.push(PyParam::Slash);
     }
@@ -1197,8 +1204,8 @@ fn emit_call(parts: &FunctionParts, key: PyKey, results: Vec<PyResult>) -> PyCal
         aliases: Vec::new(),
         vmap: py_str(f.options.vmap_method.as_str()),
         side_effect: f.options.has_side_effect,
-        arrays: fixed.iter().map(|p| p.py_name.clone()).collect(),
-        lists: lists.iter().map(|p| p.py_name.clone()).collect(),
+        arrays: fixed.iter().map(|p| p.py_name.to_string()).collect(),
+        lists: lists.iter().map(|p| p.py_name.to_string()).collect(),
         attrs: emit_attr_args(parts),
         kwargs: parts.kwargs.as_ref().map(|k| (py_str(parts.shown), k.clone())),
         returns: PyReturn::All,
@@ -1243,9 +1250,9 @@ fn emit_untyped_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
     let mut k = 0;
     for (out_index, p) in parts.outputs.iter().enumerate() {
         if let Some(input) = aliased_to(f, &p.name) {
-            let in_index = fixed.iter().position(|q| q.name == input).unwrap_or(0);
+            let in_index = fixed.iter().position(|q| &*q.name == input).unwrap_or(0);
             aliases.push((in_index, out_index));
-            results.push(PyResult::Like(fixed.get(in_index).map_or_else(String::new, |q| q.py_name.clone())));
+            results.push(PyResult::Like(fixed.get(in_index).map_or_else(String::new, |q| q.py_name.to_string())));
         } else if p.token == Token::Rets {
             results.push(PyResult::OutRest(k));
         } else {
@@ -1275,11 +1282,11 @@ fn emit_untyped_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
             .inputs
             .iter()
             .filter(|p| p.token == Token::Args)
-            .map(|p| (p.py_name.clone(), py_str(&p.py_name)))
+            .map(|p| (p.py_name.to_string(), py_str(&p.py_name)))
             .collect(),
         outs: rest_outs,
     };
-    let names = PyLit::strs(fixed.iter().map(|p| p.py_name.as_str()));
+    let names = PyLit::strs(fixed.iter().map(|p| &*p.py_name));
     let check = PyCheck::Untyped { names, outs, rest: Some(Box::new(rest)) };
     let mut call = emit_call(parts, PyKey { name: py_str(&f.name), instanced: false }, results);
     call.aliases = aliases;
@@ -1296,7 +1303,7 @@ fn emit_typed_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
         lists: !lists.is_empty(),
         specs: PyLit::tuple(parts.inputs.iter().map(|p| py_spec(&p.py_name, p.token.contract(), p.token.is_list()))),
         consts: emit_const_specs(parts),
-        sizes: size_attrs(f).into_iter().map(|p| (py_str(&p.name), p.py_name.clone())).collect(),
+        sizes: size_attrs(f).into_iter().map(|p| (py_str(&p.name), p.py_name.to_string())).collect(),
         outputs: (!parts.rets.is_empty())
             .then(|| PyLit::tuple(parts.rets.iter().map(|p| py_spec(&p.name, p.token.contract(), false)))),
         tune: None,
@@ -1307,16 +1314,16 @@ fn emit_typed_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
     for (out_index, p) in parts.outputs.iter().enumerate() {
         if let Some(input) = aliased_to(f, &p.name) {
             // A native kernel's result updated in place from an input.
-            let in_index = fixed.iter().position(|q| q.name == input).unwrap_or(0);
+            let in_index = fixed.iter().position(|q| &*q.name == input).unwrap_or(0);
             aliases.push((in_index, out_index));
-            results.push(PyResult::Like(fixed.get(in_index).map_or_else(String::new, |q| q.py_name.clone())));
+            results.push(PyResult::Like(fixed.get(in_index).map_or_else(String::new, |q| q.py_name.to_string())));
             continue;
         }
         match p.token {
             Token::InOut(_) => {
                 let in_index = fixed.iter().position(|q| q.name == p.name).unwrap_or(0);
                 aliases.push((in_index, out_index));
-                results.push(PyResult::Like(p.py_name.clone()));
+                results.push(PyResult::Like(p.py_name.to_string()));
             }
             _ => {
                 results.push(PyResult::Ret(ret_k));
@@ -1328,7 +1335,7 @@ fn emit_typed_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
     let real = results.len();
     for p in &lists {
         let rank = p.token.contract().and_then(|c| c.dims.as_ref()).map_or(0, Vec::len);
-        results.push(PyResult::Words(p.py_name.clone(), 1 + 2 * rank));
+        results.push(PyResult::Words(p.py_name.to_string(), 1 + 2 * rank));
     }
     let mut call = emit_call(parts, target_key(f), results);
     call.aliases = aliases;
@@ -1384,17 +1391,17 @@ fn emit_doc(parts: &FunctionParts) -> PyDoc {
             .inputs
             .iter()
             .map(|p| {
-                let in_place = f.native.iter().flat_map(|n| &n.aliases).any(|a| a.input_name == p.name);
+                let in_place = f.native.iter().flat_map(|n| &n.aliases).any(|a| *a.input_name == *p.name);
                 let role = match p.token {
                     Token::InOut(_) => PyInputRole::InPlace,
                     _ if in_place => PyInputRole::InPlace,
                     Token::List(_) | Token::Args => PyInputRole::List,
                     _ => PyInputRole::Input,
                 };
-                (p.py_name.clone(), contract(p), role)
+                (p.py_name.to_string(), contract(p), role)
             })
             .collect(),
-        rets: parts.rets.iter().map(|p| (p.name.clone(), contract(p))).collect(),
+        rets: parts.rets.iter().map(|p| (p.name.to_string(), contract(p))).collect(),
         out_optional: parts.out_optional,
         consts: f
             .consts
@@ -1430,7 +1437,7 @@ fn emit_keywords(parts: &FunctionParts) -> Vec<(String, String)> {
 /// its Python name, the values as Python literals).
 fn unsupported(f: &Function) -> impl Iterator<Item = (&str, &str, &Vec<String>)> {
     f.options.unsupported.iter().map(|(attr, values)| {
-        let py = f.params.iter().find(|p| p.name == *attr).map_or(attr.as_str(), |p| p.py_name.as_str());
+        let py = f.params.iter().find(|p| *p.name == **attr).map_or(attr.as_str(), |p| &*p.py_name);
         (attr.as_str(), py, values)
     })
 }
@@ -1486,7 +1493,7 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
             outputs
                 .iter()
                 .enumerate()
-                .filter(|(_, p)| !f.options.residuals.contains(&p.name))
+                .filter(|(_, p)| !f.options.residuals.iter().any(|r| *r == *p.name))
                 .map(|(k, _)| PyLit::Raw(k.to_string())),
         ),
         outputs: outputs.len(),
@@ -1544,7 +1551,7 @@ pub(crate) fn with_primitive(
         doc.push(PyRuleDoc::Tangent(functions[k].name.clone()));
         related_call(view, &views[k], args)
     });
-    let index = |name: &str| f.input_params().position(|p| p.name == name);
+    let index = |name: &str| f.input_params().position(|p| &*p.name == name);
     let linear = f.options.linear.iter().filter_map(|p| index(p)).map(|i| PyLit::Raw(i.to_string()));
     let linear = PyLit::tuple(linear);
     if !f.options.linear.is_empty() {

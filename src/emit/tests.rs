@@ -60,16 +60,7 @@ fn stub_signature(f: &PyFunctionView) -> String {
 }
 
 fn param(name: &str, token: Token) -> Param {
-    Param {
-        name: name.into(),
-        py_name: name.into(),
-        token,
-        half_repr: None,
-        pointer: None,
-        array: None,
-        line: 1,
-        default: None,
-    }
+    Param { name: name.into(), py_name: name.into(), token, half_repr: None, pointer: None, array: None, default: None }
 }
 
 fn attr(name: &str, ty: AttrType) -> Param {
@@ -91,7 +82,7 @@ fn function(name: &str, file: &str, root: &Path, platform: Platform, params: Vec
         column: 6,
         platform,
         params,
-        options: FunctionOptions::default(),
+        options: FunctionOptions::default().into(),
         consts: Vec::new(),
         instances: Vec::new(),
         binary: None,
@@ -105,8 +96,8 @@ fn function(name: &str, file: &str, root: &Path, platform: Platform, params: Vec
 fn library(name: &str, mut functions: Vec<Function>) -> Library {
     for f in &mut functions {
         for p in &mut f.params {
-            if crate::model::is_py_keyword(&p.name) || p.name == "out" {
-                p.py_name = format!("{}_", p.name);
+            if crate::model::is_py_keyword(&p.name) || &*p.name == "out" {
+                p.py_name = format!("{}_", p.name).into();
             }
         }
         f.module = name.into();
@@ -202,7 +193,8 @@ pub(crate) fn cuda_case(root: &Path) -> Library {
         ],
     );
     scale.options =
-        FunctionOptions { command_buffer: true, vmap_method: VmapMethod::BroadcastAll, ..FunctionOptions::default() };
+        FunctionOptions { command_buffer: true, vmap_method: VmapMethod::BroadcastAll, ..FunctionOptions::default() }
+            .into();
     // Out of the conventional order, with names Python cannot use as is.
     let odd = function(
         "lambda_kernel",
@@ -254,7 +246,7 @@ fn struct_attrs_decode_into_the_glue_copy_and_build_the_kernels_struct() {
         line: 2,
         mirror: "begen_struct_Affine".into(),
     };
-    let p = cpp_of(2, 1, &param("p", Token::Record { name: "p".into(), ty: ty.clone() }));
+    let p = cpp_of(2, 1, &param("p", Token::Record { name: "p".into(), ty: Box::new(ty.clone()) }));
     assert_eq!(p.bindings[0].binding, ".Attr<begen_struct_Affine>(\"p\")");
     assert_eq!(p.bindings[0].impl_param, "begen_struct_Affine p2_p");
     assert_eq!(p.locals, ["const void* const m2_p[] = {&p2_p.scale, &p2_p.h};"]);
@@ -281,7 +273,7 @@ fn struct_attrs_decode_into_the_glue_copy_and_build_the_kernels_struct() {
 #[test]
 fn array_attrs_decode_a_span_and_build_the_kernels_container() {
     let array = |ty: AttrType, container: Container, element: &str| Param {
-        array: Some(ArrayBinding { container, element: element.into() }),
+        array: Some(Box::new(ArrayBinding { container, element: element.into() })),
         ..param("w", Token::Array { name: "w".into(), ty })
     };
     let w = cpp_of(3, 0, &array(AttrType::Float32, Container::BeSpan, "float"));

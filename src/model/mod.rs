@@ -125,16 +125,17 @@ pub(crate) enum Token {
     Struct {
         /// The attribute name XLA sees.
         name: String,
-        /// Its layout.
-        ty: binary::StructType,
+        /// Its layout (boxed: a struct is rare, and a parameter's record is
+        /// kept for every function).
+        ty: Box<binary::StructType>,
     },
     /// A struct attribute of an annotated kernel: from Python a dict of its
     /// members, to XLA a dictionary attribute it decodes into the struct.
     Record {
         /// The attribute name XLA sees, which is also the C++ parameter's name.
         name: String,
-        /// The struct, as begen read it.
-        ty: RecordType,
+        /// The struct, as begen read it (boxed, as a `Struct`'s layout).
+        ty: Box<RecordType>,
     },
     /// A 1-D array attribute (`attr.w:float32[]`): from Python a sequence
     /// or 1-D array, to XLA an array attribute, to the kernel a span or a
@@ -386,24 +387,25 @@ pub(crate) enum HalfRepr {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Param {
     /// The parameter's name in the signature (a checked C++ identifier; for
-    /// attrs it is also the attribute name XLA sees).
-    pub(crate) name: String,
+    /// attrs it is also the attribute name XLA sees). Names are boxed
+    /// strings, as the rare fields below are boxed: a large tree keeps
+    /// every function's parameters.
+    pub(crate) name: Box<str>,
     /// Its name in the typed Python function (inputs and attributes only):
     /// the C++ name, with `_` appended where it would be a Python keyword,
     /// a name the module uses itself, `out`, or taken.
-    pub(crate) py_name: String,
+    pub(crate) py_name: Box<str>,
     /// The role and resolved type.
     pub(crate) token: Token,
     /// Set for float16/bfloat16 attrs only.
     pub(crate) half_repr: Option<HalfRepr>,
-    /// Set for a typed tensor taken as a pointer to its elements.
-    pub(crate) pointer: Option<Pointer>,
+    /// Set for a typed tensor taken as a pointer to its elements. The
+    /// rarely set fields are boxed: most parameters are plain tensors.
+    pub(crate) pointer: Option<Box<Pointer>>,
     /// Set for an array attribute: the container the kernel takes it in.
-    pub(crate) array: Option<ArrayBinding>,
-    /// 1-based line of the parameter in its file (for diagnostics).
-    pub(crate) line: usize,
+    pub(crate) array: Option<Box<ArrayBinding>>,
     /// A scalar attribute's default (`attr.eps=1e-5`), as a Python literal.
-    pub(crate) default: Option<String>,
+    pub(crate) default: Option<Box<str>>,
 }
 
 impl Param {
@@ -513,6 +515,60 @@ pub(crate) struct FunctionOptions {
     pub(crate) reduce: Vec<String>,
 }
 
+/// A function's [`FunctionOptions`], boxed only once one is set: most
+/// functions of a large tree have no entry under `functions:`, and each
+/// keeps its record until the library is done with. Reads see the
+/// defaults where nothing is stored; a write stores the defaults first.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Options(Option<Box<FunctionOptions>>);
+
+/// What [`Options`] reads where none are stored.
+static DEFAULT_OPTIONS: FunctionOptions = FunctionOptions {
+    command_buffer: false,
+    vmap_method: VmapMethod::Sequential,
+    has_side_effect: false,
+    vjp: None,
+    residuals: Vec::new(),
+    vjp_bind: Vec::new(),
+    unsupported: Vec::new(),
+    linear: Vec::new(),
+    transpose: Vec::new(),
+    jvp: None,
+    zero_outputs: false,
+    instantiate: None,
+    shard: Vec::new(),
+    reduce: Vec::new(),
+};
+
+impl std::ops::Deref for Options {
+    type Target = FunctionOptions;
+
+    fn deref(&self) -> &FunctionOptions {
+        self.0.as_deref().unwrap_or(&DEFAULT_OPTIONS)
+    }
+}
+
+impl std::ops::DerefMut for Options {
+    fn deref_mut(&mut self) -> &mut FunctionOptions {
+        self.0.get_or_insert_with(Box::default)
+    }
+}
+
+impl From<FunctionOptions> for Options {
+    fn from(options: FunctionOptions) -> Options {
+        Options((options != DEFAULT_OPTIONS).then(|| Box::new(options)))
+    }
+}
+
+/// Equal when they read the same (stored defaults or none).
+impl PartialEq for Options {
+    fn eq(&self, other: &Options) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Options {}
+
 /// What one input of a backward kernel bound by name receives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum VjpArg {
@@ -601,7 +657,7 @@ pub struct Function {
     /// Parameters in C++ signature order; `params[i].token` is `arg_spec()[i]`.
     pub(crate) params: Vec<Param>,
     /// Its entry under `functions:` in begen.yaml (defaults otherwise).
-    pub(crate) options: FunctionOptions,
+    pub(crate) options: Options,
     /// The template parameters a template kernel is instantiated over
     /// (`const.` tokens), in the template's order; empty for a plain function.
     pub(crate) consts: Vec<Const>,
@@ -744,7 +800,7 @@ impl Function {
             column,
             platform,
             params,
-            options: FunctionOptions::default(),
+            options: Options::default(),
             consts,
             instances: Vec::new(),
             binary,
@@ -849,14 +905,18 @@ impl Function {
     /// its result.
     pub(crate) fn in_place(&self, p: &Param) -> bool {
         matches!(p.token, Token::InOut(_))
-            || self.native.iter().flat_map(|n| &n.aliases).any(|a| a.input_name == p.name || a.output_name == p.name)
+            || self
+                .native
+                .iter()
+                .flat_map(|n| &n.aliases)
+                .any(|a| *a.input_name == *p.name || *a.output_name == *p.name)
     }
 
     /// A parameter's token as text: `inout` for either half of a native
     /// kernel's input updated in place (its buffer and its result).
     fn shown_token(&self, p: &Param) -> String {
         let aliased =
-            self.native.iter().flat_map(|n| &n.aliases).any(|a| a.input_name == p.name || a.output_name == p.name);
+            self.native.iter().flat_map(|n| &n.aliases).any(|a| *a.input_name == *p.name || *a.output_name == *p.name);
         match &p.token {
             Token::Arg(c) | Token::Ret(c) if aliased => Token::InOut(c.clone()).to_string(),
             t => t.to_string(),
@@ -1138,6 +1198,19 @@ mod doc_examples {
     }
 
     #[test]
+    fn options_read_the_defaults_until_one_is_set() {
+        use crate::model::{FunctionOptions, Options, VmapMethod};
+        let mut o = Options::default();
+        assert_eq!(*o, FunctionOptions::default());
+        assert_eq!(o, Options::from(FunctionOptions::default()));
+        o.vmap_method = VmapMethod::ExpandDims;
+        assert_eq!(o.vmap_method, VmapMethod::ExpandDims);
+        assert_ne!(o, Options::default());
+        o.vmap_method = VmapMethod::Sequential;
+        assert_eq!(o, Options::default());
+    }
+
+    #[test]
     fn platform() {
         assert_eq!(crate::model::Platform::Cuda.as_str(), "cuda");
     }
@@ -1261,7 +1334,6 @@ mod doc_examples {
             half_repr: Some(HalfRepr::CudaHalf),
             pointer: None,
             array: None,
-            line: 3,
             default: None,
         };
         assert_eq!(alpha.half_repr, Some(HalfRepr::CudaHalf));
@@ -1277,7 +1349,6 @@ mod doc_examples {
             half_repr: None,
             pointer: None,
             array: None,
-            line: 2,
             default: None,
         };
         assert_eq!(x.token.to_string(), "arg");
