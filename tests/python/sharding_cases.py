@@ -8,19 +8,25 @@ compiled HLO the all-gathers, all-reduces and the custom calls' operand shapes.
 MODE is `explicit` (jax.make_mesh's default axes), `auto`, `export` (a
 sharded call exported to FILES/exported.bin) or `deserialize` (that file run in
 this fresh process on the same mesh); `auto-export` and `auto-deserialize`
-do the same on a mesh of auto axes.
+do the same on a mesh of auto axes. `eager` and `auto-eager` make calls
+outside jit, XLA dumping every module it compiles to FILES/dump: the
+collectives and custom calls are read from there.
 """
 
 import json
+import os
 import re
 import sys
 import warnings
+from pathlib import Path
 
 import numpy as np
 
 out_dir, devices, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 files = sys.argv[4] if len(sys.argv) > 4 else out_dir
 sys.path.insert(0, out_dir)
+if mode.endswith("eager"):
+    os.environ["XLA_FLAGS"] = f"--xla_dump_to={files}/dump --xla_dump_hlo_as_text"
 
 import jax
 
@@ -75,8 +81,8 @@ def case(f, args, ref, rtol=1e-12):
     return {
         "equal": bool(equal),
         "spec": str(spec.spec) if isinstance(spec, NamedSharding) else None,
-        "warnings": [str(w.message) for w in caught if "is split along dimension" in str(w.message)],
-        "warned_at": sorted({w.filename.rsplit("/", 1)[-1] for w in caught if "is split along" in str(w.message)}),
+        "warnings": [str(w.message) for w in caught if "gathered on every device" in str(w.message)],
+        "warned_at": sorted({w.filename.rsplit("/", 1)[-1] for w in caught if "gathered on every" in str(w.message)}),
         **facts,
     }
 
@@ -172,6 +178,20 @@ if mode in ("explicit", "auto"):
         rtol=1e-5,
     )
 
+    # vmap over a batch axis split across the devices: each device runs the
+    # kernel on its batch elements; an unbatched input beside it is sliced.
+    Bb = rng.normal(size=(2 * devices, 4, K)).astype(np.float32)
+    Ab = rng.normal(size=(2 * devices, 4, 24))
+    results["vmap_batch_split"] = case(jax.vmap(m.rowsum), (put(Bb, "x"),), Bb.sum(2), rtol=1e-5)
+    results["vmap_batch_unbatched"] = case(
+        jax.vmap(m.matvec, in_axes=(0, None)), (put(Ab.astype(np.float32), "x"), put(v)), Ab @ v, rtol=1e-5
+    )
+    results["vmap_batch_linear"] = case(jax.vmap(m.mv, in_axes=(0, None)), (put(Ab, "x"), put(vd)), Ab @ vd)
+    results["vmap_batch_grid"] = case(jax.vmap(m.rowsum), (put(Bb, "x", "y", on=grid),), Bb.sum(2), rtol=1e-5)
+    # Inside a shard_map manual on 'x' only, the rows split along 'y'.
+    partial = jax.shard_map(m.rowsum, mesh=grid, in_specs=P(), out_specs=P(), axis_names={"x"}, check_vma=False)
+    results["partial_manual"] = case(partial, (put(x, "y", on=grid),), x.sum(1), rtol=1e-5)
+
     # A reduce dimension of extent 0 (the plain call: nothing to split).
     results["empty_reduce"] = case(
         m.matvec, (put(np.zeros((N, 0), np.float32), None, "x"), put(np.zeros(0, np.float32), "x")), np.zeros(N)
@@ -182,6 +202,13 @@ if mode in ("explicit", "auto"):
         "out": error(lambda a: m.rowsum(a, out=jax.ShapeDtypeStruct((N - 1,), np.float32)), (put(x, "x"),)),
         "mismatch": error(m.matvec, (put(A, "x"), put(v[:-1]))),
         "no_derivative": error(jax.grad(lambda a: m.rowsum(a).sum()), (put(x, "x"),)),
+        "k_split": error(m.matvec, (put(A, None, "x"), put(v[: 24 - devices], "x"))),
+        "vmap_out": error(
+            jax.vmap(lambda a: m.rowsum(a, out=jax.ShapeDtypeStruct((N - 1,), np.float32))), (put(B, None, "x"),)
+        ),
+        "vmap_batch_out": error(
+            jax.vmap(lambda a: m.rowsum(a, out=jax.ShapeDtypeStruct((3,), np.float32))), (put(Bb, "x"),)
+        ),
     }
 
     # A spiking network: the membrane potential and the spikes split over
@@ -201,6 +228,33 @@ if mode in ("explicit", "auto"):
     v0 = rng.random(N).astype(np.float32)
     W01 = (0.5 * rng.random((N, N)) / N).astype(np.float32)
     results["network"] = case(network, (put(v0, "x"), put(s0, "x"), put(W01, "x")), np.asarray(network(v0, s0, W01)))
+
+elif mode.endswith("eager"):
+    # Calls outside jit: each compiles modules of its own (the call, and
+    # the slicing of its inputs), all read back from the dump.
+    dump = Path(files) / "dump"
+
+    def eager(f, args, ref):
+        before = set(dump.glob("*after_optimizations.txt"))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            y = f(*args)
+        text = "\n".join(p.read_text() for p in sorted(set(dump.glob("*after_optimizations.txt")) - before))
+        counts = hlo_collectives.ops(text)
+        return {
+            "equal": bool(np.allclose(np.asarray(y), ref, rtol=1e-5, atol=1e-6)),
+            "spec": str(y.sharding.spec) if isinstance(y.sharding, NamedSharding) else None,
+            "warnings": [str(w.message) for w in caught if "gathered on every device" in str(w.message)],
+            "collectives": {k: n for k, n in counts.items() if n},
+            "calls": [operands(line) for line in text.splitlines() if 'custom_call_target="e2e' in line],
+        }
+
+    Bb = rng.normal(size=(2 * devices, 4, K)).astype(np.float32)
+    results["eager_vmap"] = eager(jax.vmap(m.rowsum), (put(Bb, "x"),), Bb.sum(2))
+    Br = rng.normal(size=(3, N, K)).astype(np.float32)
+    results["eager_vmap_rows"] = eager(jax.vmap(m.rowsum), (put(Br, None, "x"),), Br.sum(2))
+    results["eager_vjp"] = eager(lambda a: jax.vjp(m.square, a)[1](a)[0], (put(d, "x"),), 2 * d * d)
+    results["eager_rows"] = eager(m.matvec, (put(A, "x"), put(v)), A @ v)
 
 elif mode.endswith(("export", "deserialize")):
     # Each exported call: the function, its inputs (split as given), the

@@ -185,6 +185,63 @@ def test_an_empty_reduce_dimension_is_the_plain_call(results):
         assert r[name]["collectives"] == {}, name
 
 
+def test_vmap_over_a_split_batch_axis_runs_each_devices_batch_elements(results):
+    # The batch axis is no dimension of the kernel's: each device calls it
+    # (once per batch element) on its block of the batch, nothing gathered;
+    # an unbatched input beside it is sliced to the same blocks.
+    r = results[2]
+    assert shapes(r["vmap_batch_split"], "rowsum") == [["f32[4,6]"]]
+    assert shapes(r["vmap_batch_unbatched"], "matvec") == [["f32[4,24]", "f32[24]"]]
+    assert shapes(r["vmap_batch_linear"], "mv") == [["f64[4,24]", "f64[24]"]]
+    # The batch along 'x', the rows along 'y' (declared): both stay split.
+    assert shapes(r["vmap_batch_grid"], "rowsum") == [["f32[2,6]"]]
+    for name in ("vmap_batch_split", "vmap_batch_unbatched", "vmap_batch_linear", "vmap_batch_grid"):
+        assert r[name]["collectives"] == {} and r[name]["warnings"] == [], (name, r[name])
+        assert r[name]["spec"].startswith("P('x'"), (name, r[name]["spec"])
+    assert r["vmap_batch_grid"]["spec"] == "P('x', 'y')"
+
+
+def test_a_shard_map_manual_on_some_axes_splits_explicit_axes_and_warns_on_auto_ones(results):
+    # Inside a shard_map manual on 'x' only, the rows split along 'y':
+    # explicit axes are planned as outside it (each device its rows); auto
+    # axes cannot be, and the warning names the kernel and the input that
+    # XLA gathers: the HLO's one all-gather.
+    devices, mode, r = results
+    pm = r["partial_manual"]
+    if mode == "explicit":
+        assert shapes(pm, "rowsum") == [[f"f32[{2 * devices},6]"]]
+        assert pm["collectives"] == {} and pm["warnings"] == []
+    else:
+        assert shapes(pm, "rowsum") == [[f"f32[{4 * devices},6]"]]
+        assert pm["collectives"] == {"all-gather": 1}
+        assert pm["warned_at"] == ["sharding_cases.py"]
+        assert pm["warnings"] == [
+            (
+                "rowsum: called inside a shard_map manual on mesh axes 'x' only, so it cannot be split along the "
+                "auto axes 'y': parameter 'x', where split along them, is gathered on every device (all-gather) "
+                "before the call (make the shard_map manual on every axis, or the mesh's axes explicit)"
+            )
+        ]
+
+
+@pytest.mark.parametrize("mode", ["eager", "auto-eager"])
+def test_eager_calls_on_split_arrays_run_per_shard(built, tmp_path, mode):
+    # Outside jit: an eager vmap (its batch axis split, or a declared
+    # dimension), an eager vjp and a plain call are each compiled split, as
+    # under jit; every module XLA compiled for them is read back.
+    r = run(built, 4, mode, tmp_path)
+    for name, result in r.items():
+        assert result["equal"] and result["collectives"] == {} and result["warnings"] == [], (name, result)
+    assert r["eager_vmap"]["calls"] == [["e2e_sharding.rowsum", ["f32[4,6]"]]]
+    assert r["eager_vmap"]["spec"] in ("P('x',)", "P('x', None)")
+    assert r["eager_vmap_rows"]["calls"] == [["e2e_sharding.rowsum", ["f32[4,6]"]]]
+    assert sorted(r["eager_vjp"]["calls"]) == [
+        ["e2e_sharding.square", ["f64[4]"]],
+        ["e2e_sharding.square_bwd", ["f64[4]", "f64[4]"]],
+    ]
+    assert r["eager_rows"]["calls"] == [["e2e_sharding.matvec", ["f32[4,24]", "f32[24]"]]]
+
+
 def test_errors_quote_the_callers_shapes_and_name_the_kernel(results):
     devices, _, r = results
     e = r["errors"]
@@ -197,6 +254,19 @@ def test_errors_quote_the_callers_shapes_and_name_the_kernel(results):
     )
     assert "rowsum" in e["no_derivative"] and "cannot be differentiated" in e["no_derivative"], e["no_derivative"]
     assert "begen_partitioned" not in e["no_derivative"], e["no_derivative"]
+    # k split (the vector too) and a vmap whose batch axis is split: the
+    # caller's extents, not one device's.
+    assert (
+        f"ValueError: matvec: dimension 'k' is 24 (from 'A' axis 1) but parameter 'x' has {24 - devices} at axis 0"
+        == e["k_split"]
+    )
+    assert (
+        f"ValueError: rowsum: dimension 'n' is {n} (from 'x' axis 0) but output 'y' has {n - 1} at axis 0"
+        == e["vmap_out"]
+    )
+    assert (
+        "ValueError: rowsum: dimension 'n' is 4 (from 'x' axis 0) but output 'y' has 3 at axis 0" == e["vmap_batch_out"]
+    )
 
 
 def test_a_recurrent_network_scans_with_its_state_split(results):

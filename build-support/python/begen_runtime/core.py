@@ -194,11 +194,36 @@ def _begen_batch_front(args, dims):
     # (the new batch axis's size, every input with that axis in front): a
     # batched input's axis moved there, an unbatched input broadcast.
     size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
-    moved = [
-        _jax.numpy.moveaxis(a, d, 0) if d is not None else _jax.numpy.broadcast_to(a, (size, *_jax.numpy.shape(a)))
-        for a, d in zip(args, dims)
-    ]
+    moved = [_jax.numpy.moveaxis(a, d, 0) if d is not None else None for a, d in zip(args, dims)]
+    split = _begen_front_split(moved)
+    for i, (a, d) in enumerate(zip(args, dims)):
+        if d is None:
+            moved[i] = _jax.numpy.broadcast_to(a, (size, *_jax.numpy.shape(a)))
+            if split is not None:
+                # Split like the batched inputs (vmap needs its batch axis
+                # split alike in every input): each device's slice.
+                moved[i] = _jax.sharding.reshard(moved[i], split)
     return size, moved
+
+
+def _begen_front_split(moved):
+    # The NamedSharding splitting only the front axis as the first batched
+    # input's type splits it along explicit mesh axes; None when it is not.
+    for x in (x for x in moved if x is not None):
+        try:
+            sharding = _jax.typeof(x).sharding
+            spec = tuple(sharding.spec)
+            entry = spec[0] if spec else None
+            names = (entry,) if isinstance(entry, str) else tuple(entry or ())
+            types = dict(zip(sharding.mesh.axis_names, sharding.mesh.axis_types))
+            explicit = names and not any(types[n] != _jax.sharding.AxisType.Explicit for n in names)
+        except Exception:
+            explicit = False  # no sharding in its type (an older JAX, a plain value)
+        if explicit:
+            from jax.sharding import NamedSharding, PartitionSpec
+
+            return NamedSharding(sharding.mesh, PartitionSpec(entry))
+    return None
 
 
 # Eager calls. A call outside every trace (no jit, grad, vmap or shard_map

@@ -25,6 +25,14 @@ at trace time and costing nothing per call:
 A dimension not declared is gathered where an input is split along it, as
 XLA does for any custom call; under explicit axes a warning says so once.
 
+A vmap's batch axis split across devices is no dimension of the kernel's:
+the batched call runs under a shard_map of that axis (each device its
+batch elements). Inside a shard_map manual on only some mesh axes,
+explicit ones left are planned as anywhere (a nested shard_map naming
+them); auto ones cannot be (no custom_partitioning there), so the call is
+the plain one and a warning names the inputs XLA gathers. Outside jit, a
+call on split arrays is a jit of its own, lowered (and split) as under jit.
+
 Above the `# begen: emit below` line: only what this file needs on its own.
 """
 
@@ -45,13 +53,27 @@ def _begen_axis_names(entry):
 
 
 def _begen_manual():
-    # Whether this trace runs inside a shard_map (some mesh axis manual):
-    # its arrays are blocks already.
+    # Whether this trace runs inside a shard_map manual on every mesh axis
+    # of several devices: its arrays are whole blocks already. Inside one
+    # manual on only some axes, the others still split arrays, and the call
+    # is split along them as anywhere else.
     try:
         mesh = _jax.sharding.get_abstract_mesh()
-        return any(t == _jax.sharding.AxisType.Manual for t in mesh.axis_types)
+        sizes = dict(mesh.shape)
+        types = [t for n, t in zip(mesh.axis_names, mesh.axis_types) if sizes[n] > 1]
+        return bool(types) and not any(t != _jax.sharding.AxisType.Manual for t in types)
     except Exception:
         return False
+
+
+def _begen_manual_axes():
+    # The manual mesh axes of this trace (inside a shard_map): a nested
+    # shard_map names the axes it makes manual, the others left as they are.
+    try:
+        mesh = _jax.sharding.get_abstract_mesh()
+        return {n for n, t in zip(mesh.axis_names, mesh.axis_types) if t == _jax.sharding.AxisType.Manual}
+    except Exception:
+        return set()
 
 
 def _begen_explicit(x):
@@ -75,7 +97,11 @@ def _begen_explicit(x):
 
 
 def _begen_warn(name, param, dim, why):
-    key = (name, param, dim)
+    _begen_say((name, param, dim), f"{name}: parameter '{param}' is split along dimension '{dim}', {why}")
+
+
+def _begen_say(key, message):
+    # A UserWarning, once per key.
     if key in _begen_warned:
         return
     _begen_warned.add(key)
@@ -86,7 +112,42 @@ def _begen_warn(name, param, dim, why):
     level, frame = 2, sys._getframe(1)
     while frame is not None and (frame.f_code.co_filename == __file__ or "/jax/" in frame.f_code.co_filename):
         level, frame = level + 1, frame.f_back
-    warnings.warn(f"{name}: parameter '{param}' is split along dimension '{dim}', {why}", stacklevel=level)
+    warnings.warn(message, stacklevel=level)
+
+
+def _begen_warn_manual(rule, manual):
+    # Inside a shard_map manual on only some mesh axes, the others auto:
+    # XLA's partitioner cannot hand a custom_partitioning such a call, so it
+    # is the plain call, its inputs gathered along the auto axes. Said once
+    # per kernel and axes, naming the inputs with a declared dimension (an
+    # undeclared one is gathered in any case). Whether the call must be the
+    # plain one: not where every axis left is explicit.
+    try:
+        mesh = _jax.sharding.get_abstract_mesh()
+        sizes = dict(mesh.shape)
+        auto = [
+            n for n, t in zip(mesh.axis_names, mesh.axis_types) if t == _jax.sharding.AxisType.Auto and sizes[n] > 1
+        ]
+    except Exception:
+        return True
+    declared = set(rule[4]) | set(rule[5])
+    params = [p for p, dims in zip(rule[1], rule[2]) if declared & set(dims)]
+    if not auto:
+        # Explicit axes only: the call is planned (and a vmap's split batch
+        # axis run per block) as outside the shard_map.
+        return False
+    if not params:
+        return True
+    quoted = lambda names: ", ".join(repr(n) for n in sorted(names))
+    _begen_say(
+        (rule[0], "manual", tuple(sorted(manual)), tuple(auto)),
+        f"{rule[0]}: called inside a shard_map manual on mesh axes {quoted(manual)} only, so it cannot be split "
+        f"along the auto axes {quoted(auto)}: parameter{'s' if len(params) > 1 else ''} {quoted(params)}, where "
+        f"split along them, {'is' if len(params) == 1 else 'are'} gathered on every device (all-gather) "
+        "before the call "
+        "(make the shard_map manual on every axis, or the mesh's axes explicit)",
+    )
+    return True
 
 
 def _begen_choose(rule, specs, extent_of, mesh_shape):
@@ -205,9 +266,18 @@ def _begen_shard_map(plan, rule, call, arrays, out):
             result = _jax.tree_util.tree_map(lambda y: _jax.lax.psum(y, psum), result)
         return result
 
+    extra = {}
+    if _begen_manual_axes():
+        # Inside a shard_map manual on other axes: manual on the plan's too.
+        extra["axis_names"] = {n for e in axes.values() for n in _begen_axis_names(e)}
     try:
         return _jax.shard_map(
-            body, mesh=mesh, in_specs=in_specs, out_specs=out_specs[0] if single else out_specs, check_vma=False
+            body,
+            mesh=mesh,
+            in_specs=in_specs,
+            out_specs=out_specs[0] if single else out_specs,
+            check_vma=False,
+            **extra,
         )(*arrays)
     except (TypeError, ValueError):
         # The kernel's checks ran on each device's blocks: an error of the
@@ -271,14 +341,21 @@ def _begen_partition_primitive():
             exported = _begen_export_lowering(ctx, args, spec, rule, batch)
             if exported is not None:
                 return exported
-        if ctx.module_context.lowering_parameters.for_export or devices is None:
+        # Inside a shard_map manual on some axes, XLA's partitioner cannot
+        # hand the call to a custom_partitioning: the plain call.
+        manual = getattr(ctx.module_context.axis_context, "manual_axes", None)
+        if ctx.module_context.lowering_parameters.for_export or devices is None or manual:
             return mlir.lower_fun(lambda *a: apply(*a, **params), multiple_results=True)(ctx, *args)
         partitioned = _begen_custom_partitioning(fn, structs, rule, batch)
         return mlir.lower_fun(lambda *a: list(partitioned(*a)), multiple_results=True)(ctx, *args)
 
     def batcher(args, dims, *, fn, structs, rule, batch, spec):
         size, moved = _begen_batch_front(args, dims)
-        return p.bind(*moved, fn=fn, structs=structs, rule=rule, batch=(size, *batch), spec=spec), [0] * len(structs)
+        params = {"fn": fn, "structs": structs, "rule": rule, "batch": (size, *batch), "spec": spec}
+        split = _begen_batch_split(moved)
+        if split is None:
+            return p.bind(*moved, **params), [0] * len(structs)
+        return _begen_batch_shard_map(split, moved, params), [0] * len(structs)
 
     def no_derivative(primals, tangents, *, fn, structs, rule, batch, spec):
         raise ValueError(
@@ -286,7 +363,16 @@ def _begen_partition_primitive():
             "you can use jax.custom_jvp or jax.custom_vjp to add support"
         )
 
-    p.def_impl(apply)
+    def eager(*args, **params):
+        # Run outside jit (inside an eager vmap or grad, say): on arrays
+        # split over several devices, as a jit of its own, so that it is
+        # lowered, and partitioned, as under the caller's jit; the plain
+        # call (XLA gathering every input) otherwise.
+        if any(_begen_split_array(a) for a in args):
+            return _jax.jit(lambda *a: p.bind(*a, **params))(*args)
+        return apply(*args, **params)
+
+    p.def_impl(eager)
     p.def_abstract_eval(abstract)
     ad.primitive_jvps[p] = no_derivative
     mlir.register_lowering(p, lower)
@@ -301,6 +387,69 @@ def _begen_partition_primitive():
     batching.primitive_batchers[p] = batcher
     _begen_partitioned_p.append(p)
     return p
+
+
+def _begen_split_array(x):
+    # Whether x is a concrete array split over several devices.
+    sharding = getattr(x, "sharding", None) if isinstance(x, _jax.Array) else None
+    try:
+        return sharding is not None and len(sharding.device_set) > 1 and not sharding.is_fully_replicated
+    except Exception:
+        return False
+
+
+def _begen_batch_split(moved):
+    # (mesh, entry) when a vmapped call's new batch axis (in front of
+    # `moved`) is split along explicit mesh axes; None otherwise.
+    for x in moved:
+        found = _begen_explicit(x)
+        if found is not None and found[1][0] is not None:
+            mesh, spec = found
+            sizes = dict(mesh.shape)
+            names = tuple(n for n in _begen_axis_names(spec[0]) if sizes[n] > 1)
+            if names:
+                return mesh, names if len(names) > 1 else names[0]
+    return None
+
+
+def _begen_batch_shard_map(split, moved, params):
+    # The call on each device's block of the batch axis, under jax.shard_map:
+    # a batch element needs only itself, so nothing is gathered along it.
+    # (The FFI call's own vmap_method, a scan, cannot run over a split axis.)
+    # Every input is resharded to be split along the batch axis only: a
+    # split of another axis here is along a dimension the call does not
+    # split (the trace saw none), so it is gathered, as it would be anyway.
+    from jax.sharding import NamedSharding, PartitionSpec
+
+    mesh, entry = split
+    count = 1
+    for n in _begen_axis_names(entry):
+        count *= dict(mesh.shape)[n]
+    # (Explicit axes divide the axes they split: the blocks are equal.)
+    want = PartitionSpec(entry)
+    moved = [
+        _jax.sharding.reshard(x, NamedSharding(mesh, want)) if _begen_differs(_begen_spec(x), want) else x
+        for x in moved
+    ]
+    local = dict(params, batch=(params["batch"][0] // count, *params["batch"][1:]))
+
+    def body(*blocks):
+        return tuple(_begen_vmapped(params["fn"], params["structs"], local["batch"])(*blocks))
+
+    outs = tuple(want for _ in params["structs"])
+    # Inside a shard_map manual on other axes: manual on the batch's too.
+    extra = {"axis_names": set(_begen_axis_names(entry))} if _begen_manual_axes() else {}
+    return list(
+        _jax.shard_map(body, mesh=mesh, in_specs=tuple(want for _ in moved), out_specs=outs, check_vma=False, **extra)(
+            *moved
+        )
+    )
+
+
+def _begen_spec(x):
+    # x's PartitionSpec over explicit mesh axes, padded to its rank.
+    found = _begen_explicit(x)
+    return found[1] if found is not None else (None,) * _jax.numpy.ndim(x)
 
 
 def _begen_factors(rule, batch):
@@ -380,7 +529,11 @@ def _begen_ffi_call(rule, target, result, **options):
     many = isinstance(result, (tuple, list))
     structs = tuple(result) if many else (result,)
 
+    manual = _begen_manual_axes()
+
     def call(*arrays, **attrs):
+        if manual and _begen_warn_manual(rule, manual):
+            return plain(*arrays, **attrs)
         if len(arrays) != len(rule[2]) or any(_begen_explicit(x) is not None for x in arrays):
             return plain(*arrays, **attrs)
 
