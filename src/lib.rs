@@ -48,6 +48,9 @@ mod scan;
 mod settings;
 mod source;
 
+/// The readers of begen's work-directory records, for tests/fuzz.rs.
+#[doc(hidden)]
+pub use build::fuzz_hooks;
 pub use buildrs::Build;
 /// The cc crate as begen uses it: the type of [`Build::cc_host`] and
 /// [`Build::cc_cuda`].

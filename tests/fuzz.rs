@@ -10,6 +10,16 @@
 //! test --release --test fuzz`),
 //! `BEGEN_FUZZ_SEED` the random seed. The run prints how many inputs it
 //! ran, and how many panicked.
+//!
+//! A second class mutates the records begen reads back from its work
+//! directory on a later build (dependency records, depfiles, probe answers,
+//! the link record, the module's build id, `begen generate`'s record) and
+//! calls their readers directly (`begen::fuzz_hooks`): each must reject a
+//! record or accept a well-formed one, never panic, and never have begen
+//! remove a file it did not write. Run together, the records take a
+//! quarter as many inputs and the front end a twentieth fewer (the same
+//! time as the front end alone); `BEGEN_FUZZ_CLASSES=records` or
+//! `front-end` runs one group with all the inputs.
 
 // Test code reads its switches from the environment directly (clippy.toml).
 #![allow(clippy::disallowed_methods)]
@@ -631,6 +641,19 @@ fn fuzz_front_end_and_config() {
     }));
     let base = if Path::new("/dev/shm").is_dir() { PathBuf::from("/dev/shm") } else { std::env::temp_dir() };
     let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(4);
+    let only = std::env::var("BEGEN_FUZZ_CLASSES").unwrap_or_default();
+    let wants = |group: &str| only.is_empty() || only.split(',').any(|g| g.trim() == group);
+    // Run together, the classes share the time of the front end's alone:
+    // the records (far cheaper each) take a quarter as many inputs, the
+    // front end a twentieth fewer. Run alone, a group takes all `count`.
+    let (front, records) = match (wants("front-end"), wants("records")) {
+        (true, true) => (count - count / 20, count / 4),
+        (true, false) => (count, 0),
+        (false, true) => (0, count),
+        (false, false) => (0, 0),
+    };
+    let record_failures = if records > 0 { fuzz_records(&base, workers, records, seed) } else { Vec::new() };
+    let count = front;
     let done = AtomicUsize::new(0);
     let stats = Stats::new();
     let start = Instant::now();
@@ -669,4 +692,246 @@ fn fuzz_front_end_and_config() {
     }
     assert_eq!(ran, count);
     assert!(panics.is_empty(), "{} input(s) panicked (shown above)", panics.len());
+    assert!(record_failures.is_empty(), "{} record(s) panicked or were misread (shown above)", record_failures.len());
+}
+
+/// The work-directory records' class: `count` mutated records over
+/// `workers` threads; prints the counts per record and returns the failures.
+fn fuzz_records(base: &Path, workers: usize, count: usize, seed: u64) -> Vec<String> {
+    let stats: [[AtomicUsize; 3]; 6] = std::array::from_fn(|_| std::array::from_fn(|_| AtomicUsize::new(0)));
+    let start = Instant::now();
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..workers)
+            .map(|w| {
+                let dir = base.join(format!("begen-fuzz-records-{}-{w}", std::process::id()));
+                let n = count / workers + usize::from(w < count % workers);
+                let stats = &stats;
+                s.spawn(move || {
+                    let f = record_worker(&dir, seed.wrapping_add(w as u64 * 0x9e37_79b9), n, stats);
+                    let _ = std::fs::remove_dir_all(&dir);
+                    f
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    println!(
+        "fuzz: {count} work-directory records in {:.1} s ({workers} workers, seed {seed}), {} failed",
+        start.elapsed().as_secs_f64(),
+        failures.len()
+    );
+    for (kind, counts) in RECORDS.iter().zip(&stats) {
+        let [tried, rejected, failed] = counts.each_ref().map(|c| c.load(Ordering::Relaxed));
+        println!(
+            "  {:<9} {tried:>8} tried, {rejected:>8} rejected, {:>8} accepted, {failed} panicked or misread",
+            format!("{kind:?}"),
+            tried - rejected - failed
+        );
+    }
+    for f in &failures {
+        println!("--- {f}");
+    }
+    failures
+}
+
+/// Pieces of begen's work-directory records, spliced into them.
+const RECORD_DICT: &[&str] = &[
+    " ",
+    ":",
+    ":racy",
+    "absent - - ",
+    "changed-during-compile",
+    "-",
+    "-1",
+    "0",
+    "18446744073709551616",
+    "340282366920938463463374607431768211456",
+    "ffffffffffffffff",
+    "../",
+    "/",
+    "/dev/stdin",
+    "\n",
+    "\r\n",
+    "\0",
+    "\u{ff}",
+    "--- output\n",
+    "_BEGEN_BUILD = \"",
+    "\"",
+    "{",
+    "}",
+    "[",
+    "]",
+    "null",
+    "1e999",
+    "\"begen\": ",
+    "\"entries\": ",
+    "\"inputs\": ",
+    "\"files\": ",
+    "\"value\": ",
+    "{\"size\": 1, \"mtime\": 1, \"ctime\": 1, \"ino\": 1}",
+];
+
+/// The records [`record_input`] reads back, one class of the fuzz run.
+#[derive(Clone, Copy, Debug)]
+enum Record {
+    /// An object's dependency record (`<obj>.deps`).
+    Deps,
+    /// A compiler's depfile (`<obj>.d`).
+    Depfile,
+    /// The probe answers (`probes.json`).
+    Probes,
+    /// The record of the last link (`link.record`).
+    Link,
+    /// The generated module's `_BEGEN_BUILD` id.
+    Module,
+    /// The record of `begen generate`'s files (`OUT/gen/<lib>.begen-files`).
+    Generated,
+}
+
+const RECORDS: [Record; 6] =
+    [Record::Deps, Record::Depfile, Record::Probes, Record::Link, Record::Module, Record::Generated];
+
+/// One worker's real records (the seeds), written by begen's own writers
+/// in `dir`.
+fn record_seeds(dir: &Path) -> Vec<Vec<u8>> {
+    std::fs::write(dir.join("a.h"), "int a;\n").unwrap();
+    std::fs::write(dir.join("b.h"), "int b;\n").unwrap();
+    std::fs::write(dir.join("libk.so"), "library bytes").unwrap();
+    let deps = begen::fuzz_hooks::record_deps(dir, Path::new("k.o"), &["a.h".into(), "b.h".into()]);
+    let depfile = "k.o: k.cc a.h \\\n  b\\ c.h $$x.h\n".to_string();
+    let answer = vec!["recorded".to_string(), "answer".to_string()];
+    let _ = std::fs::remove_file(dir.join("probes.json"));
+    begen::fuzz_hooks::probe(dir, "p", "inputs", answer, Some(vec![dir.join("a.h")]));
+    let probes = std::fs::read(dir.join("probes.json")).unwrap_or_default();
+    begen::fuzz_hooks::link_stale(dir, &["-o".into(), "libk.so".into()], &dir.join("libk.so"), true);
+    let link = std::fs::read(dir.join("link.record")).unwrap_or_default();
+    let module = b"import ctypes\n_BEGEN_BUILD = \"0123456789abcdef\"\n".to_vec();
+    let generated = b"k.begen.cc\nk.begen.h\n".to_vec();
+    vec![deps.into_bytes(), depfile.into_bytes(), probes, link, module, generated]
+}
+
+/// Mutates a record: [`mutate`]'s edits with the records' pieces, and now
+/// and then a truncation, a very long line or random bytes.
+fn mutate_record(rng: &mut Rng, bytes: &mut Vec<u8>, pool: &[Vec<u8>]) {
+    match rng.below(10) {
+        0 => bytes.truncate(rng.below(bytes.len() + 1)),
+        1 => {
+            let at = rng.below(bytes.len() + 1);
+            let long = vec![b"9a/\0 :"[rng.below(6)]; rng.below(100_000)];
+            bytes.splice(at..at, long);
+        }
+        2 => *bytes = (0..rng.below(512)).map(|_| rng.next() as u8).collect(),
+        _ => mutate(rng, bytes, RECORD_DICT, pool),
+    }
+}
+
+/// Writes a mutated record of `kind` into `dir` and has begen read it:
+/// `Ok(true)` when begen accepted it, `Ok(false)` when it rejected it (the
+/// next build redoes the step), `Err` when it accepted a malformed one.
+fn record_input(kind: Record, rng: &mut Rng, dir: &Path, seeds: &[Vec<u8>]) -> Result<bool, String> {
+    let mut bytes = seeds[kind as usize].clone();
+    mutate_record(rng, &mut bytes, seeds);
+    // begen reads its text records with `read_to_string`: other bytes are
+    // no record at all.
+    let text = String::from_utf8(bytes.clone());
+    match kind {
+        Record::Deps => {
+            let Ok(text) = text else { return Ok(false) };
+            match begen::fuzz_hooks::check_deps(dir, &text) {
+                Err(_) => Ok(false),
+                Ok(()) => {
+                    // Accepted: every line names a file with its identity.
+                    for line in text.lines() {
+                        let fields: Vec<&str> = line.splitn(4, ' ').collect();
+                        if fields.len() != 4 {
+                            return Err(format!("accepted the line {line:?}"));
+                        }
+                    }
+                    Ok(true)
+                }
+            }
+        }
+        Record::Depfile => {
+            let Ok(text) = text else { return Ok(false) };
+            let deps = begen::fuzz_hooks::depfile_prerequisites(&text);
+            Ok(!deps.is_empty())
+        }
+        Record::Probes => {
+            std::fs::write(dir.join("probes.json"), &bytes).unwrap();
+            // The answer is typed by its reader (a list of strings here):
+            // one of another shape makes the probe run again.
+            let fresh = vec!["fresh".to_string()];
+            Ok(begen::fuzz_hooks::probe(dir, "p", "inputs", fresh.clone(), None) != fresh)
+        }
+        Record::Link => {
+            std::fs::write(dir.join("link.record"), &bytes).unwrap();
+            let args = ["-o".to_string(), "libk.so".to_string()];
+            match begen::fuzz_hooks::link_stale(dir, &args, &dir.join("libk.so"), false) {
+                Some(_) => Ok(false),
+                None if bytes == seeds[Record::Link as usize] => Ok(true),
+                None => {
+                    // Only the library's identity and hash may differ.
+                    let (inputs, _) = text.as_deref().unwrap_or("").split_once("--- output\n").unwrap_or_default();
+                    let (want, _) =
+                        std::str::from_utf8(&seeds[Record::Link as usize]).unwrap().split_once("--- output\n").unwrap();
+                    if inputs == want { Ok(true) } else { Err("accepted a link record of other inputs".into()) }
+                }
+            }
+        }
+        Record::Module => {
+            std::fs::write(dir.join("m.py"), &bytes).unwrap();
+            match begen::fuzz_hooks::module_build(&dir.join("m.py")) {
+                None => Ok(false),
+                Some(id) if id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit()) => Ok(true),
+                Some(id) => Err(format!("accepted the build id {id:?}")),
+            }
+        }
+        Record::Generated => {
+            // OUT holds a file of the user's beside begen's; a folder beside
+            // OUT holds another: no record may have begen remove either.
+            let out = dir.join("out");
+            let _ = std::fs::create_dir_all(out.join("gen"));
+            std::fs::write(out.join("precious.txt"), "keep").unwrap();
+            std::fs::write(dir.join("precious.txt"), "keep").unwrap();
+            std::fs::write(out.join("gen/k.begen-files"), &bytes).unwrap();
+            let accepted = begen::fuzz_hooks::write_generated(&out, "k", &[("k.begen.cc", "int k;\n")]).is_ok();
+            for kept in [out.join("precious.txt"), dir.join("precious.txt")] {
+                if !kept.is_file() {
+                    return Err(format!("removed {}, a file begen did not write", kept.display()));
+                }
+            }
+            Ok(accepted)
+        }
+    }
+}
+
+/// Runs `count` mutated work-directory records on one worker in `dir`;
+/// adds to `stats` per record kind (tried, rejected, panicked or accepted
+/// a malformed one); returns the failures.
+fn record_worker(dir: &Path, seed: u64, count: usize, stats: &[[AtomicUsize; 3]; 6]) -> Vec<String> {
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir).unwrap();
+    let seeds = record_seeds(dir);
+    let mut rng = Rng(seed | 1);
+    let mut failures = Vec::new();
+    for i in 0..count {
+        let kind = RECORDS[i % RECORDS.len()];
+        let result = catch_unwind(AssertUnwindSafe(|| record_input(kind, &mut rng, dir, &seeds)));
+        let counts = &stats[kind as usize];
+        counts[0].fetch_add(1, Ordering::Relaxed);
+        match result {
+            Ok(Ok(true)) => {}
+            Ok(Ok(false)) => _ = counts[1].fetch_add(1, Ordering::Relaxed),
+            Ok(Err(why)) => {
+                counts[2].fetch_add(1, Ordering::Relaxed);
+                failures.push(format!("{kind:?} (seed {seed}, input {i}): {why}"));
+            }
+            Err(_) => {
+                counts[2].fetch_add(1, Ordering::Relaxed);
+                let message = LAST_PANIC.lock().map(|m| m.clone()).unwrap_or_default();
+                failures.push(format!("{kind:?} (seed {seed}, input {i}) panicked: {message}"));
+            }
+        }
+    }
+    failures
 }

@@ -137,7 +137,7 @@ class BegenBuildHook(BuildHookInterface):
         settings = self._settings()
         root = Path(self.root)
         kernels = root / settings["kernels"]
-        if not kernels.is_dir():
+        if not _is_dir(kernels):
             raise ValueError(f"begen hook: `kernels` is {settings['kernels']!r}, and {kernels} is not a directory")
         name, prefix = _library_names(settings["name"], kernels, settings["destination"])
         build_dir = _checked_build_dir(root, settings["build-dir"], settings["kernels"], self._sources())
@@ -228,6 +228,15 @@ class BegenBuildHook(BuildHookInterface):
         unknown = sorted(set(config) - _KEYS)
         if unknown:
             raise ValueError(f"begen hook: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(_KEYS))}")
+        for key in ("kernels", "destination", "build-dir", "name", "platform", "jax-min"):
+            if key in config and not isinstance(config[key], str):
+                raise ValueError(f"begen hook: `{key}` {config[key]!r} is not a string")
+        for key in ("arch", "include-dirs"):
+            listed = config.get(key, [])
+            if isinstance(listed, str) and key == "arch":
+                continue
+            if not isinstance(listed, list) or not all(isinstance(v, str) and v for v in listed):
+                raise ValueError(f"begen hook: `{key}` {listed!r} is not a list of names (strings)")
         settings: dict[str, Any] = {
             "kernels": str(config.get("kernels", "kernels")),
             "destination": _destination(config.get("destination", "")),
@@ -320,7 +329,23 @@ def _build_dir(value: Any, kernels: str) -> str:
     return "/".join(parts)
 
 
+def _is_dir(path: Path) -> bool:
+    """Whether ``path`` is a folder; False also where it cannot be looked
+    at (a name too long for the file system)."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
 def _checked_build_dir(root: Path, build_dir: str, kernels: str, sources: list[str]) -> Path:
+    try:
+        return _checked_build_dir_at(root, build_dir, kernels, sources)
+    except OSError as e:
+        raise ValueError(f"begen hook: `build-dir` {build_dir!r} cannot be used: {e}") from e
+
+
+def _checked_build_dir_at(root: Path, build_dir: str, kernels: str, sources: list[str]) -> Path:
     """The build directory, once it is sure to be begen's: no symbolic link
     on the way to it (the folder must be where it is written), not a folder
     the wheel takes files from, and, when it exists, made by begen (holding

@@ -214,7 +214,7 @@ const CHANGED_DURING_COMPILE: &str = "changed-during-compile";
 /// now may not be those the compiler read, so the next build compiles
 /// again. Returns the dependencies that are not regular files (a FIFO, a
 /// device), whose contents are not hashed and so not tracked.
-fn record_deps(
+pub(crate) fn record_deps(
     work: &Path,
     object: &Path,
     deps: &[PathBuf],
@@ -596,7 +596,7 @@ fn staleness(work: &Path, unit: &Unit, argv: &[OsString], compiler: &str) -> Opt
 /// change; `Ok(Some(record))` when unchanged but some file was decided by
 /// its bytes (the record with its identity now); `Ok(None)` when every
 /// identity was as recorded.
-fn check_deps(work: &Path, record: &str) -> std::result::Result<Option<String>, String> {
+pub(crate) fn check_deps(work: &Path, record: &str) -> std::result::Result<Option<String>, String> {
     let mut refreshed = String::new();
     let mut rehashed = false;
     let now = SystemTime::now();

@@ -756,3 +756,76 @@ mod doc_examples {
         assert_eq!(crate::build::count(&diags, Severity::Error), 1);
     }
 }
+
+/// The readers of the records begen keeps in its work directory (and in
+/// OUT), reached directly by the bounded fuzz run (tests/fuzz.rs): each
+/// must take any bytes without a panic and either reject the record (the
+/// next build redoes the step) or accept a well-formed one. Not an API.
+#[doc(hidden)]
+pub mod fuzz_hooks {
+    use std::path::{Path, PathBuf};
+
+    /// Checks an object's dependency record (`<obj>.deps`, paths relative
+    /// to `work`): `Ok(())` when every file is as recorded, else why not.
+    pub fn check_deps(work: &Path, record: &str) -> std::result::Result<(), String> {
+        super::compile::check_deps(work, record).map(|_| ())
+    }
+
+    /// Writes the dependency record of `object` (built from `deps`, paths
+    /// relative to `work`) as a compile does; returns its text.
+    pub fn record_deps(work: &Path, object: &Path, deps: &[PathBuf]) -> String {
+        let started = std::time::SystemTime::UNIX_EPOCH;
+        let _ = super::compile::record_deps(work, object, deps, &[], started);
+        std::fs::read_to_string(work.join({
+            let mut name = object.as_os_str().to_owned();
+            name.push(".deps");
+            PathBuf::from(name)
+        }))
+        .unwrap_or_default()
+    }
+
+    /// Reads `text` as the identity fields of a record line (`times`,
+    /// `size`); `true` when they parse.
+    pub fn stamp_parses(times: &str, size: &str) -> bool {
+        super::stamp::Stamp::parse(times, size).is_some()
+    }
+
+    /// The prerequisites of a compiler's depfile (`<obj>.d`).
+    pub fn depfile_prerequisites(text: &str) -> Vec<PathBuf> {
+        super::compile::parse_depfile(text)
+    }
+
+    /// Loads `work/probes.json` and asks for probe `name` with `inputs`:
+    /// the answer on record when it is valid, else `fresh` (the probe
+    /// "runs"; with `keep` the answer is recorded and saved with the
+    /// identity of `files`).
+    pub fn probe(work: &Path, name: &str, inputs: &str, fresh: Vec<String>, keep: Option<Vec<PathBuf>>) -> Vec<String> {
+        let probes = super::probes::Probes::load(work);
+        let value = probes.get_or(name, inputs, || (fresh, keep));
+        probes.save();
+        value
+    }
+
+    /// Whether the link record in `work` (`link.record`) lets a link of
+    /// `args` into `library` be skipped: `None` when it does, else why not.
+    /// With `save`, records the link first (as a build does after one).
+    pub fn link_stale(work: &Path, args: &[String], library: &Path, save: bool) -> Option<String> {
+        let inputs = || super::relink::LinkInputs::new(work, Path::new("ld"), args, &[]);
+        if save {
+            inputs().save(work, library);
+        }
+        inputs().stale(work, library, &[])
+    }
+
+    /// The `_BEGEN_BUILD` id of the generated module at `path`.
+    pub fn module_build(path: &Path) -> Option<String> {
+        super::files::module_build(path)
+    }
+
+    /// Writes generated `files` (path relative to `out`, text) of
+    /// `library` as `begen generate` does, after the record of the last
+    /// run (`out/gen/<library>.begen-files`), whatever it holds.
+    pub fn write_generated(out: &Path, library: &str, files: &[(&str, &str)]) -> crate::Result<Vec<PathBuf>> {
+        super::files::write_generated_files(out, library, files)
+    }
+}
