@@ -61,7 +61,10 @@ pub(super) fn check_tune(
             Ok(entry) => entry,
             Err(e) => {
                 if let Some(span) = span {
-                    diags.push(Diagnostic::error(span, msg::bad_tune_entry(key, &e.to_string())));
+                    let err = e.to_string();
+                    let near = crate::config::near_field(&err);
+                    let near = near.as_ref().map(|(k, n)| (*k, n.as_str()));
+                    diags.push(Diagnostic::error(span, msg::bad_tune_entry(key, &err, near)));
                 }
                 continue;
             }
