@@ -802,10 +802,26 @@ pub(crate) fn load(root: &Path, map: &mut SourceMap) -> (Config, Option<ConfigFi
             let message = e.to_string();
             // The location is shown apart; drop serde's " at line N column M".
             let message = message.find(" at line ").map_or(message.as_str(), |k| &message[..k]);
-            let d = Diagnostic::error(map.span(id, at, at), msg::yaml_error(message));
+            let near = near_field(message);
+            let near = near.as_ref().map(|(k, n)| (*k, n.as_str()));
+            let d = Diagnostic::error(map.span(id, at, at), msg::yaml_error(message, near));
             (Config::default(), Some(file), vec![d])
         }
     }
+}
+
+/// For serde's "unknown field `shrad`, expected one of `vjp`, `shard`, ..."
+/// (and "unknown variant ..."): the expected name closest to the unknown
+/// one, when one is close enough to be a slip, and where the unknown name
+/// ends in the message (just after its closing backquote).
+pub(crate) fn near_field(message: &str) -> Option<(usize, String)> {
+    let start = ["unknown field `", "unknown variant `"].iter().find_map(|p| message.find(p).map(|k| k + p.len()))?;
+    let (word, rest) = message[start..].split_once('`')?;
+    let (_, expected) = rest.split_once(", expected ")?;
+    // The expected names are every other piece between backquotes.
+    let names = expected.split('`').skip(1).step_by(2);
+    let near = crate::diag::suggest::closest(word, names)?;
+    Some((start + word.len() + 1, near.to_string()))
 }
 
 /// How deep begen.yaml may nest flow collections (`[`, `{`): a begen.yaml
@@ -1023,5 +1039,34 @@ link: {libs: [m, scale], dirs: []}
         let start = std::time::Instant::now();
         assert!(too_deep(&deep(200_000)).is_some());
         assert!(start.elapsed().as_secs() < 5);
+    }
+
+    /// Every level's unknown key is said with the key it is a slip of, right
+    /// after it, at the key's line and column.
+    #[test]
+    fn an_unknown_key_says_which_it_is_a_slip_of() {
+        let cases = [
+            ("nmae: lib\n", "unknown field `nmae` (did you mean `name`?), expected one of", (1, 1)),
+            ("functions:\n  f: {shrad: {x: [n]}}\n", "unknown field `shrad` (did you mean `shard`?)", (2, 7)),
+            ("functions:\n  f: {vpj: g}\n", "unknown field `vpj` (did you mean `vjp`?)", (2, 7)),
+            ("functions:\n  f: {residual: [y]}\n", "unknown field `residual` (did you mean `residuals`?)", (2, 7)),
+            ("functions:\n  f: {instanciate: {}}\n", "(did you mean `instantiate`?)", (2, 7)),
+            ("cuda:\n  arhc: [sm_90]\n", "unknown field `arhc` (did you mean `arch`?), expected", (2, 3)),
+            ("modules:\n  per_file: true\n", "unknown field `per_file` (did you mean `per-file`?)", (2, 3)),
+            ("link: {lbis: [m]}\n", "unknown field `lbis` (did you mean `libs`?)", (1, 8)),
+            ("zzzzzz: 1\n", "unknown field `zzzzzz`, expected one of", (1, 1)),
+        ];
+        for (text, want, (line, column)) in cases {
+            let dir =
+                std::env::temp_dir().join(format!("begen-dym-{}-{line}-{column}-{}", std::process::id(), text.len()));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join(FILE), text).unwrap();
+            let mut map = SourceMap::default();
+            let (_, _, diags) = load(&dir, &mut map);
+            std::fs::remove_dir_all(&dir).unwrap();
+            assert_eq!(diags.len(), 1, "{text}");
+            assert!(diags[0].message.contains(want), "{text}: {}", diags[0].message);
+            assert_eq!(map.position(diags[0].span), (line, column), "{text}");
+        }
     }
 }

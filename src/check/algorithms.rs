@@ -32,6 +32,13 @@ pub(super) fn value_span(req: &RunInput, path: &[Seg]) -> Option<Span> {
     req.config_file.as_ref().map(|c| c.value(req.map, path))
 }
 
+/// The name of a function of `module` closest to `name`, a kernel
+/// begen.yaml names that is none of them (`vjp: bwd_nmae`).
+pub(super) fn near_in_module<'a>(functions: &'a [Function], module: &str, name: &str) -> Option<&'a str> {
+    let names = functions.iter().filter(|g| g.module == module).map(|g| g.name.as_str());
+    crate::diag::suggest::closest(name, names)
+}
+
 /// Checks `algorithms:`: names, implementations that exist (once each, in
 /// one module) and agree with each other. Returns the algorithms whose
 /// implementations all resolved.
@@ -89,7 +96,11 @@ pub(super) fn check_algorithms(req: &RunInput, functions: &[Function], diags: &m
                 None | Some([]) => {
                     // A declared function that failed its own checks is
                     // reported there; it is still not an implementation.
-                    push(diags, msg::unknown_implementation(name, key));
+                    // In name order: a tie goes to the same name on every run.
+                    let mut names: Vec<&str> = by_key.keys().map(String::as_str).collect();
+                    names.sort_unstable();
+                    let near = crate::diag::suggest::closest(key, names);
+                    push(diags, msg::unknown_implementation(name, key, near));
                     ok = false;
                 }
                 Some([k]) => {
@@ -287,7 +298,8 @@ pub(super) fn check_vjps(req: &RunInput, functions: &mut [Function], diags: &mut
             .position(|g| g.module == f.module && (g.name == raw || format!("{}.{}", g.module, g.name) == raw));
         let Some(b) = bwd else {
             if let Some(at) = at {
-                report(Diagnostic::error(at, msg::unknown_vjp(&f.name, &raw, &f.module)).hint(msg::HINT_VJP));
+                let near = near_in_module(functions, &f.module, &raw);
+                report(Diagnostic::error(at, msg::unknown_vjp(&f.name, &raw, &f.module, near)).hint(msg::HINT_VJP));
             }
             functions[k].options.vjp = None;
             continue;

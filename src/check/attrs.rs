@@ -183,7 +183,15 @@ pub(super) fn resolve_explicit(
     let named = |an: &str, shown: String, diags: &mut Vec<Diagnostic>| {
         let ok = p.name.as_deref() == Some(an);
         if !ok {
-            diags.push(contradiction(shown));
+            // A slip of the parameter's name is said as one, with the token as meant.
+            diags.push(match crate::diag::suggest::closest(an, p.name.as_deref()) {
+                Some(near) => {
+                    let fixed = shown.replacen(&format!("attr.{an}"), &format!("attr.{near}"), 1);
+                    Diagnostic::error(tok_span, msg::attr_misspelled(&shown, &c.name, name, &fixed))
+                        .with(p.span, msg::LABEL_DECLARED_HERE)
+                }
+                None => contradiction(shown),
+            });
         }
         ok
     };
@@ -263,7 +271,10 @@ fn unknown_struct(c: &Declared, attr: &str, ty: &str, at: Span, map: &SourceMap)
         Callee::Source { file } => map.get(file).name.clone(),
         Callee::Binary { .. } => String::new(),
     };
-    Diagnostic::error(at, msg::unknown_struct(&c.name, attr, ty, &file)).hint(msg::hint_unknown_struct())
+    // A slip is of an attribute type (`flaot32`) or of a struct's name.
+    let names = AttrType::ALL.iter().map(|t| t.as_str()).chain(c.structs.iter().map(|s| s.name.as_str()));
+    let near = crate::diag::suggest::closest(ty, names);
+    Diagnostic::error(at, msg::unknown_struct(&c.name, attr, ty, &file, near)).hint(msg::hint_unknown_struct())
 }
 
 /// Checks a struct's definition; its type when every member can be bound.

@@ -163,7 +163,8 @@ pub(super) fn check_contracts(
     for (i, (t, span)) in tokens.iter().filter(|(t, _)| t.is_param()).enumerate() {
         match t {
             SpecToken::Dim { name, .. } if !dims.contains(name.as_str()) && !rests.contains(name.as_str()) => {
-                diags.push(Diagnostic::error(*span, msg::unknown_dim(func, name)).hint(msg::HINT_UNKNOWN_DIM));
+                let near = crate::diag::suggest::closest(name, dims.iter().copied());
+                diags.push(Diagnostic::error(*span, msg::unknown_dim(func, name, near)).hint(msg::HINT_UNKNOWN_DIM));
             }
             SpecToken::Arg(Some(ct)) | SpecToken::Ret(Some(ct)) | SpecToken::InOut(Some(ct)) => {
                 let fixed = ct.dims.iter().flatten().filter(|d| !matches!(d, Extent::Rest(_))).count();

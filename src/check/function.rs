@@ -185,7 +185,8 @@ pub(super) fn check_tokens(func: &str, raw: &[(String, Span)], diags: &mut Vec<D
             }
             Ok(t) => out.push((t, loc)),
             Err(TokenError::Unknown) => {
-                diags.push(Diagnostic::error(loc, msg::unknown_token(text)).hint(msg::HINT_TOKENS))
+                let near = tokens::near_token(text);
+                diags.push(Diagnostic::error(loc, msg::unknown_token(text, near.as_deref())).hint(msg::HINT_TOKENS))
             }
             Err(TokenError::BadAttrName(name)) => {
                 diags.push(Diagnostic::error(loc, msg::invalid_attr_name(&name)).hint(msg::HINT_IDENTIFIER))
@@ -194,7 +195,11 @@ pub(super) fn check_tokens(func: &str, raw: &[(String, Span)], diags: &mut Vec<D
                 diags.push(Diagnostic::error(loc, msg::bad_attr_type(text, &ty)).hint(msg::hint_attr_types()))
             }
             Err(TokenError::BadArrayType(ty)) => {
-                diags.push(Diagnostic::error(loc, msg::bad_array_type(text, &ty)).hint(msg::hint_attr_types()))
+                let near = tokens::near_array_type(&ty);
+                diags.push(
+                    Diagnostic::error(loc, msg::bad_array_type(text, &ty, near.as_deref()))
+                        .hint(msg::hint_attr_types()),
+                )
             }
             Err(TokenError::BadDtype(word)) => {
                 diags.push(Diagnostic::error(loc, msg::bad_dtype(text, &word)).hint(msg::hint_dtypes_for(&word)))
@@ -205,7 +210,11 @@ pub(super) fn check_tokens(func: &str, raw: &[(String, Span)], diags: &mut Vec<D
             Err(TokenError::BadDimName(_)) => {
                 diags.push(Diagnostic::error(loc, msg::bad_dim_name(text)).hint(msg::HINT_IDENTIFIER))
             }
-            Err(TokenError::BadDimType(ty)) => diags.push(Diagnostic::error(loc, msg::bad_dim_type(text, &ty))),
+            Err(TokenError::BadDimType(ty)) => {
+                let integers = AttrType::ALL.iter().filter(|t| t.is_integer()).map(|t| t.as_str());
+                let near = crate::diag::suggest::closest(&ty, integers);
+                diags.push(Diagnostic::error(loc, msg::bad_dim_type(text, &ty, near)))
+            }
             Err(TokenError::BadConst(why)) => diags.push(Diagnostic::error(loc, msg::bad_const(text, why))),
             Err(TokenError::BadConstValue(v)) => diags.push(Diagnostic::error(loc, msg::bad_const_value(text, &v))),
         }
@@ -499,7 +508,14 @@ fn resolve_param(
                 }
             };
             if p.name.as_deref() != Some(an.as_str()) {
-                diags.push(contradiction(&format!("attr.{an}")));
+                let shown = format!("attr.{an}");
+                diags.push(match crate::diag::suggest::closest(an, p.name.as_deref()) {
+                    Some(near) => {
+                        Diagnostic::error(tok_loc, msg::attr_misspelled(&shown, &c.name, name, &format!("attr.{near}")))
+                            .with(loc, msg::LABEL_DECLARED_HERE)
+                    }
+                    None => contradiction(&shown),
+                });
                 return None;
             }
             match ty {

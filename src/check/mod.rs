@@ -188,7 +188,14 @@ fn check_platform(req: &RunInput, diags: &mut Vec<Diagnostic>) -> PlatformChoice
         if choice.is_none()
             && let Some(span) = config_span(req, &yaml_path!["platform"])
         {
-            diags.push(Diagnostic::error(span, msg::bad_platform(p)));
+            // Other accelerators' names are no slips of `cpu` (`tpu`, one
+            // edit away); a GPU is built for as `cuda`.
+            let near = match p {
+                "gpu" | "nvidia" => Some("cuda"),
+                "tpu" | "rocm" | "metal" => None,
+                _ => crate::diag::suggest::closest(p, ["cpu", "cuda", "auto"]),
+            };
+            diags.push(Diagnostic::error(span, msg::bad_platform(p, near)));
         }
         choice
     });
@@ -498,14 +505,16 @@ fn check_options(
             None => VmapMethod::default(),
             Some(v) => VmapMethod::parse(v).unwrap_or_else(|| {
                 if let Some(span) = config_span(req, &yaml_path!["functions", key, "vmap_method"]) {
-                    diags.push(Diagnostic::error(span, msg::bad_vmap_method(v)));
+                    let near = crate::diag::suggest::closest(v, VmapMethod::ALL.iter().map(|m| m.as_str()));
+                    diags.push(Diagnostic::error(span, msg::bad_vmap_method(v, near)));
                 }
                 VmapMethod::default()
             }),
         };
         if !declared_names.contains(key) {
             if let Some(span) = config_span(req, &yaml_path!["functions", key]) {
-                diags.push(Diagnostic::error(span, msg::unknown_config_function(key)));
+                let near = crate::diag::suggest::closest(key, declared_names.iter().map(String::as_str));
+                diags.push(Diagnostic::error(span, msg::unknown_config_function(key, near)));
             }
             continue;
         }

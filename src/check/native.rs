@@ -401,7 +401,20 @@ pub(super) fn apply_tokens(
             (SpecToken::Attr { name, ty: None }, Token::Str { name: n }) => name == n,
             _ => false,
         };
-        if !ok {
+        // An attribute token whose name is a slip of the attribute's.
+        let slip = match t {
+            SpecToken::Attr { name, .. } | SpecToken::Array { name, .. } if p.token.attr_name().is_some() => {
+                crate::diag::suggest::closest(name, p.token.attr_name())
+                    .map(|near| t.to_string().replacen(&format!("attr.{name}"), &format!("attr.{near}"), 1))
+            }
+            _ => None,
+        };
+        if !ok && let Some(fixed) = &slip {
+            diags.push(
+                Diagnostic::error(*span, msg::attr_misspelled(&t.to_string(), &c.name, &p.name, fixed))
+                    .with(decl.span, msg::LABEL_DECLARED_HERE),
+            );
+        } else if !ok {
             diags.push(
                 Diagnostic::error(*span, msg::native_token_mismatch(&c.name, &t.to_string(), &p.name, &decl.ty))
                     .with(decl.span, msg::LABEL_DECLARED_HERE)

@@ -153,7 +153,8 @@ fn related(
         .find(|g| g.module == f.module && (g.name == name || format!("{}.{}", g.module, g.name) == name));
     let Some(g) = found else {
         let subject = msg::related_kernel(&f.name, name, transpose_of);
-        errors.push((at, msg::unknown_related(&subject, &f.module), Vec::new(), hint));
+        let near = super::algorithms::near_in_module(functions, &f.module, name);
+        errors.push((at, msg::unknown_related(&subject, &f.module, near), Vec::new(), hint));
         return;
     };
     let subject = msg::related_kernel(&f.name, &g.name, transpose_of);

@@ -6,6 +6,7 @@
 //! struct and array attributes: `attr.<name>:<Struct>` (a struct defined in the
 //! sources) and `attr.<name>:<dtype>[]` (a 1-D array).
 
+use crate::diag::suggest::closest;
 use crate::model::{AttrType, ElementType, Extent, TensorType, is_identifier};
 
 /// One token as written, normalised but not yet checked against a signature.
@@ -161,6 +162,38 @@ pub(crate) fn parse_token(raw: &str) -> Result<SpecToken, TokenError> {
         return Ok(SpecToken::Struct { name, ty: t.to_string() });
     }
     Err(TokenError::BadAttrType(t.to_string()))
+}
+
+/// The token a mistyped one most likely meant (`agr:float32[n]`:
+/// `arg:float32[n]`, `strem`: `stream`, `dmi.n`: `dim.n`): a whole token
+/// close to a bare one, else the word before its first `:` or `.` replaced
+/// by the closest word that takes that separator. None when nothing is close.
+pub(crate) fn near_token(raw: &str) -> Option<String> {
+    // Words a user may write for a role: what begen calls them.
+    match raw {
+        "in" | "input" | "inputs" => return Some("arg".to_string()),
+        "out" | "output" | "outputs" => return Some("ret".to_string()),
+        _ => {}
+    }
+    let bare = ["arg", "ret", "inout", "stream", "ctx.stream"];
+    if let Some(near) = closest(raw, bare) {
+        return Some(near.to_string());
+    }
+    let k = raw.find([':', '.'])?;
+    let (head, rest) = raw.split_at(k);
+    let heads = if rest.starts_with(':') { ["arg", "ret", "inout"] } else { ["attr", "dim", "const"] };
+    closest(head, heads).map(|h| format!("{h}{rest}"))
+}
+
+/// The array attribute type a mistyped one most likely meant
+/// (`flaot32[]`: `float32[]`).
+pub(crate) fn near_array_type(ty: &str) -> Option<String> {
+    let (element, brackets) = ty.find('[').map_or((ty, "[]"), |k| (&ty[..k], &ty[k..]));
+    if brackets != "[]" {
+        // A shape where `[]` belongs is no slip of a name.
+        return None;
+    }
+    closest(element, AttrType::ALL.iter().map(|t| t.as_str())).map(|t| format!("{t}[]"))
 }
 
 fn split_type(s: &str) -> (&str, Option<&str>) {

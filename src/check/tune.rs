@@ -60,8 +60,14 @@ pub(super) fn check_tune(
         let entry: TuneConfig = match serde_yaml_ng::from_value(value.clone()) {
             Ok(entry) => entry,
             Err(e) => {
+                let err = e.to_string();
+                let near = crate::config::near_field(&err);
+                let near = near.as_ref().map(|(k, n)| (*k, n.as_str()));
+                // A mistyped key is shown where it is written, the rest at the entry.
+                let unknown = near.and_then(|(k, _)| err[..k - 1].rsplit('`').next());
+                let span = unknown.and_then(|word| loc.key(&yaml_path!["tune", key, word])).or(span);
                 if let Some(span) = span {
-                    diags.push(Diagnostic::error(span, msg::bad_tune_entry(key, &e.to_string())));
+                    diags.push(Diagnostic::error(span, msg::bad_tune_entry(key, &err, near)));
                 }
                 continue;
             }

@@ -22,8 +22,9 @@ pub(crate) fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a s
     best.map(|(_, c)| c)
 }
 
-/// Levenshtein distance over characters, case-insensitive for a change of
-/// case alone costing nothing but a tie-break.
+/// Edit distance over characters (Levenshtein, with two neighbours swapped
+/// counting as one edit, the commonest slip: `agr` for `arg`),
+/// case-insensitive for a change of case alone costing nothing but a tie-break.
 fn distance(a: &str, b: &str) -> usize {
     let a: Vec<char> = a.chars().flat_map(char::to_lowercase).collect();
     let b: Vec<char> = b.chars().flat_map(char::to_lowercase).collect();
@@ -31,17 +32,23 @@ fn distance(a: &str, b: &str) -> usize {
     if a.len().abs_diff(b.len()) > a.len().max(b.len()) / 2 + 1 || a.len() > 256 || b.len() > 256 {
         return usize::MAX;
     }
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.iter().enumerate() {
-        let mut prev = row[0];
+    // Two rows back (for a swap), the previous row and the current one.
+    let mut before: Vec<usize> = vec![0; b.len() + 1];
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut row: Vec<usize> = vec![0; b.len() + 1];
+    for i in 0..a.len() {
         row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cur = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != cb)).min(row[j] + 1).min(cur + 1);
-            prev = cur;
+        for j in 0..b.len() {
+            let mut d = (prev[j] + usize::from(a[i] != b[j])).min(row[j] + 1).min(prev[j + 1] + 1);
+            if i > 0 && j > 0 && a[i] == b[j - 1] && a[i - 1] == b[j] {
+                d = d.min(before[j - 1] + 1);
+            }
+            row[j + 1] = d;
         }
+        std::mem::swap(&mut before, &mut prev);
+        std::mem::swap(&mut prev, &mut row);
     }
-    row[b.len()]
+    prev[b.len()]
 }
 
 #[cfg(test)]
@@ -53,6 +60,9 @@ mod tests {
         assert_eq!(closest("BLOK", ["BLOCK", "WARPS"]), Some("BLOCK"));
         assert_eq!(closest("colsun", ["colsum", "rowsum"]), Some("colsum"));
         assert_eq!(closest("nn", ["n", "m"]), Some("n"));
+        assert_eq!(closest("agr", ["arg", "ret"]), Some("arg"));
+        assert_eq!(closest("alpah", ["alpha", "beta"]), Some("alpha"));
+        assert_eq!(closest("gar", ["arg"]), None);
         assert_eq!(closest("block", ["BLOCK"]), Some("BLOCK"));
         assert_eq!(closest("zzzzzz", ["BLOCK", "WARPS"]), None);
         assert_eq!(closest("x", []), None);

@@ -3,7 +3,7 @@
 //! symbols), algorithms and gradients.
 
 use super::source::hint_attr_types;
-use super::{q, q_list};
+use super::{did_you_mean, q, q_list};
 use crate::model::AttrType;
 
 // ---- inferring the arg_spec ----
@@ -107,6 +107,14 @@ pub(crate) fn token_contradicts(token: &str, param: &str, declared: &str) -> Str
     format!("`{token}` contradicts the signature: parameter '{param}' is declared `{declared}`")
 }
 
+/// An attribute token whose name is a slip of its parameter's (`attr.alpah`
+/// where the signature has `alpha`): `fixed` is the token as meant.
+pub(crate) fn attr_misspelled(token: &str, func: &str, param: &str, fixed: &str) -> String {
+    let (token, func, param) = (q(token), q(func), q(param));
+    let more = did_you_mean(Some(fixed));
+    format!("`{token}` names no parameter of '{func}': the parameter in its place is '{param}'{more}")
+}
+
 pub(crate) const LABEL_DECLARED_HERE: &str = "declared here";
 
 pub(crate) fn bare_attr_without_signature(func: &str, name: &str) -> String {
@@ -117,20 +125,22 @@ pub(crate) fn bare_attr_without_signature(func: &str, name: &str) -> String {
 
 // ---- struct and array attributes ----
 
-pub(crate) fn bad_array_type(token: &str, ty: &str) -> String {
+pub(crate) fn bad_array_type(token: &str, ty: &str, near: Option<&str>) -> String {
     let token = q(token);
     let ty = q(ty);
-    format!("`{ty}` in `{token}` is not an array attribute type: an array attribute is 1-D, written `<type>[]`")
+    let more = did_you_mean(near);
+    format!("`{ty}` in `{token}` is not an array attribute type{more}: an array attribute is 1-D, written `<type>[]`")
 }
 
-pub(crate) fn unknown_struct(func: &str, attr: &str, ty: &str, file: &str) -> String {
+pub(crate) fn unknown_struct(func: &str, attr: &str, ty: &str, file: &str, near: Option<&str>) -> String {
     let func = q(func);
     let attr = q(attr);
     let ty = q(ty);
     let file = q(file);
+    let more = did_you_mean(near);
     format!(
         "`{ty}`, the type of attribute '{attr}' of '{func}', is neither an attribute type nor a struct defined at \
-         file scope in `{file}` or a local header it includes"
+         file scope in `{file}` or a local header it includes{more}"
     )
 }
 
@@ -345,10 +355,11 @@ pub(crate) fn bad_dim_name(token: &str) -> String {
     format!("`{token}`: a dimension's name must be a C++ identifier")
 }
 
-pub(crate) fn bad_dim_type(token: &str, ty: &str) -> String {
+pub(crate) fn bad_dim_type(token: &str, ty: &str, near: Option<&str>) -> String {
     let token = q(token);
     let ty = q(ty);
-    format!("`{token}`: `{ty}` is not an integer type, so no dimension fits it")
+    let more = did_you_mean(near);
+    format!("`{token}`: `{ty}` is not an integer type, so no dimension fits it{more}")
 }
 
 pub(crate) fn bad_const(token: &str, why: &str) -> String {
@@ -394,10 +405,11 @@ pub(crate) fn rest_named_like_dim(func: &str, name: &str) -> String {
 pub(crate) const HINT_REST_NAMED_LIKE_DIM: &str =
     "rename one of them: `[rows..., n]` names the leading dimensions `rows` and the last `n`";
 
-pub(crate) fn unknown_dim(func: &str, dim: &str) -> String {
+pub(crate) fn unknown_dim(func: &str, dim: &str, near: Option<&str>) -> String {
     let func = q(func);
     let dim = q(dim);
-    format!("`dim.{dim}` of '{func}' names a dimension that no tensor of '{func}' has")
+    let more = did_you_mean(near.map(|n| format!("dim.{n}")).as_deref());
+    format!("`dim.{dim}` of '{func}' names a dimension that no tensor of '{func}' has{more}")
 }
 
 pub(crate) const HINT_UNKNOWN_DIM: &str =
@@ -719,10 +731,11 @@ pub(crate) fn empty_algorithm(name: &str) -> String {
     format!("algorithm `{name}` has no implementations")
 }
 
-pub(crate) fn unknown_implementation(algorithm: &str, function: &str) -> String {
+pub(crate) fn unknown_implementation(algorithm: &str, function: &str, near: Option<&str>) -> String {
     let algorithm = q(algorithm);
     let function = q(function);
-    format!("implementation `{function}` of algorithm `{algorithm}` is not an exported function")
+    let more = did_you_mean(near);
+    format!("implementation `{function}` of algorithm `{algorithm}` is not an exported function{more}")
 }
 
 pub(crate) fn ambiguous_implementation(algorithm: &str, function: &str, modules: &[String]) -> String {
@@ -758,11 +771,12 @@ pub(crate) fn algorithm_not_built(name: &str) -> String {
     format!("algorithm `{name}` has no implementation in this build (its kernels are not built for this platform)")
 }
 
-pub(crate) fn unknown_vjp(function: &str, vjp: &str, module: &str) -> String {
+pub(crate) fn unknown_vjp(function: &str, vjp: &str, module: &str, near: Option<&str>) -> String {
     let function = q(function);
     let vjp = q(vjp);
     let module = q(module);
-    format!("the backward kernel `{vjp}` of '{function}' is not an exported function of module `{module}`")
+    let more = did_you_mean(near);
+    format!("the backward kernel `{vjp}` of '{function}' is not an exported function of module `{module}`{more}")
 }
 
 pub(crate) const HINT_VJP: &str = "the backward kernel takes the forward's inputs, then one cotangent per forward output, \
@@ -1048,8 +1062,8 @@ pub(crate) fn related_kernel(function: &str, kernel: &str, transpose_of: Option<
     }
 }
 
-pub(crate) fn unknown_related(subject: &str, module: &str) -> String {
-    format!("{subject} is not an exported function of module `{}`", q(module))
+pub(crate) fn unknown_related(subject: &str, module: &str, near: Option<&str>) -> String {
+    format!("{subject} is not an exported function of module `{}`{}", q(module), did_you_mean(near))
 }
 
 pub(crate) fn related_counts(

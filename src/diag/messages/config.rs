@@ -1,11 +1,15 @@
 //! Texts about begen.yaml as a whole: its syntax, options, links, defines.
 
-use super::q;
+use super::{did_you_mean, q};
 // ---- begen.yaml ----
 
-pub(crate) fn yaml_error(err: &str) -> String {
-    let err = q(err);
-    format!("invalid begen.yaml: {err}")
+/// serde's complaint `err`; `near`: where in it the unknown name ends and
+/// the name it is likely a slip of, said right after it.
+pub(crate) fn yaml_error(err: &str, near: Option<(usize, &str)>) -> String {
+    let (head, tail) = near.map_or((err, ""), |(k, _)| err.split_at(k));
+    let (head, tail) = (q(head), q(tail));
+    let more = did_you_mean(near.map(|(_, n)| n));
+    format!("invalid begen.yaml: {head}{more}{tail}")
 }
 
 pub(crate) const CONFIG_NOT_A_FILE: &str =
@@ -15,15 +19,17 @@ pub(crate) fn yaml_too_deep(limit: usize) -> String {
     format!("invalid begen.yaml: flow collections (`[`, `{{`) nested more than {limit} deep")
 }
 
-pub(crate) fn unknown_config_function(name: &str) -> String {
+pub(crate) fn unknown_config_function(name: &str, near: Option<&str>) -> String {
     let name = q(name);
-    format!("begen.yaml sets options for '{name}', which is not an exported function")
+    let more = did_you_mean(near);
+    format!("begen.yaml sets options for '{name}', which is not an exported function{more}")
 }
 
-pub(crate) fn bad_vmap_method(value: &str) -> String {
+pub(crate) fn bad_vmap_method(value: &str, near: Option<&str>) -> String {
     let value = q(value);
+    let more = did_you_mean(near);
     format!(
-        "unknown vmap_method `{value}`: expected sequential, sequential_unrolled, expand_dims, broadcast_all or \
+        "unknown vmap_method `{value}`{more}: expected sequential, sequential_unrolled, expand_dims, broadcast_all or \
          legacy_vectorized"
     )
 }
@@ -41,9 +47,10 @@ pub(crate) const HINT_VMAP_FIXED_RANK: &str = "use `vmap_method: sequential` (th
      which call the kernel once per example; or take the parameter as an untyped `BE::Tensor` (`arg`/`ret`), whose \
      handler takes any rank, and handle the leading batch dimension in the kernel";
 
-pub(crate) fn bad_platform(value: &str) -> String {
+pub(crate) fn bad_platform(value: &str, near: Option<&str>) -> String {
     let value = q(value);
-    format!("unknown platform `{value}`: expected cpu, cuda or auto")
+    let more = did_you_mean(near);
+    format!("unknown platform `{value}`{more}: expected cpu, cuda or auto")
 }
 
 pub(crate) fn bad_jax_min(value: &str) -> String {
@@ -122,14 +129,12 @@ pub(crate) fn out_not_utf8(out: &str) -> String {
 
 // ---- tuning ----
 
-/// ` (did you mean `x`?)` when a close name exists.
-fn did_you_mean(near: Option<&str>) -> String {
-    near.map(|n| format!(" (did you mean `{}`?)", q(n))).unwrap_or_default()
-}
-
-pub(crate) fn bad_tune_entry(key: &str, err: &str) -> String {
-    let (key, err) = (q(key), q(err));
-    format!("`tune: {key}` cannot be read: {err}")
+/// `near` as in [`yaml_error`].
+pub(crate) fn bad_tune_entry(key: &str, err: &str, near: Option<(usize, &str)>) -> String {
+    let (head, tail) = near.map_or((err, ""), |(k, _)| err.split_at(k));
+    let (key, head, tail) = (q(key), q(head), q(tail));
+    let more = did_you_mean(near.map(|(_, n)| n));
+    format!("`tune: {key}` cannot be read: {head}{more}{tail}")
 }
 
 pub(crate) fn tune_unknown_kernel(key: &str, near: Option<&str>) -> String {

@@ -84,6 +84,12 @@ pub(crate) fn q_list(items: &[String], delim: &str, sep: &str) -> String {
     items.iter().map(|s| format!("{delim}{}{delim}", q(s))).collect::<Vec<_>>().join(sep)
 }
 
+/// ` (did you mean `x`?)` when a close name exists (see
+/// [`crate::diag::suggest::closest`]), else nothing.
+pub(crate) fn did_you_mean(near: Option<&str>) -> String {
+    near.map(|n| format!(" (did you mean `{}`?)", q(n))).unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,11 +111,12 @@ mod tests {
         let evil = "f\x1b[2K\x1b[1A";
         for text in [
             no_output(evil),
-            unknown_token(evil),
+            unknown_token(evil, Some(evil)),
             invalid_function_name(evil),
             binary::bad_binary_path(evil),
             binary::symbol_missing(evil, evil),
-            yaml_error(evil),
+            yaml_error(evil, None),
+            yaml_error(evil, Some((0, evil))),
             bad_algorithm_name(evil),
         ] {
             assert!(!text.contains('\x1b'), "{text:?}");

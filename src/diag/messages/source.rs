@@ -50,9 +50,10 @@ pub(crate) fn invalid_attr_name(name: &str) -> String {
 pub(crate) const HINT_IDENTIFIER: &str =
     "names are ASCII letters, digits and `_`, do not start with a digit and are not C++ keywords";
 
-pub(crate) fn unknown_token(token: &str) -> String {
+pub(crate) fn unknown_token(token: &str, near: Option<&str>) -> String {
     let token = q(token);
-    format!("unknown arg_spec token `{token}`")
+    let more = super::did_you_mean(near);
+    format!("unknown arg_spec token `{token}`{more}")
 }
 
 pub(crate) const HINT_TOKENS: &str = "tokens are `arg`, `ret`, `stream`, `attr.<name>[:<type>]` (a type, a struct's name or \
