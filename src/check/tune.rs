@@ -457,13 +457,7 @@ fn check_kernel(
 ) -> Option<Tuned> {
     let errors = diags.len();
     let mut report = |part: Part, message: String, hint: Option<&'static str>| {
-        if let Some(span) = at(part) {
-            let d = Diagnostic::error(span, message);
-            diags.push(match hint {
-                Some(h) => d.hint(h),
-                None => d,
-            });
-        }
+        report_at(&at, diags, part, message, hint);
     };
     if entry.consts.is_empty() {
         report(Part::Entry, msg::tune_no_consts(key), Some(msg::HINT_TUNE_CONSTS));
@@ -559,13 +553,7 @@ fn check_algorithm(
 ) -> Option<TunedAlgorithm> {
     let errors = diags.len();
     let mut report = |part: Part, message: String, hint: Option<&'static str>| {
-        if let Some(span) = at(part) {
-            let d = Diagnostic::error(span, message);
-            diags.push(match hint {
-                Some(h) => d.hint(h),
-                None => d,
-            });
-        }
+        report_at(&at, diags, part, message, hint);
     };
     if !on {
         report(Part::Value("implementations"), msg::tune_implementations_not_true(key), None);
@@ -750,4 +738,22 @@ pub(crate) fn read_table(path: &std::path::Path) -> Result<String, String> {
         }
     }
     Ok(text)
+}
+
+/// An error at `part`'s place in begen.yaml, with its hint; nothing where
+/// `at` finds no place for it.
+fn report_at(
+    at: &impl Fn(Part) -> Option<Span>,
+    diags: &mut Vec<Diagnostic>,
+    part: Part,
+    message: String,
+    hint: Option<&'static str>,
+) {
+    if let Some(span) = at(part) {
+        let d = Diagnostic::error(span, message);
+        diags.push(match hint {
+            Some(h) => d.hint(h),
+            None => d,
+        });
+    }
 }

@@ -824,6 +824,15 @@ fn aliased_to<'a>(f: &'a Function, name: &str) -> Option<&'a str> {
     native.aliases.iter().find(|a| a.output_name == name).map(|a| a.input_name.as_str())
 }
 
+/// A native kernel's result `name` updated in place from an input: that
+/// input's index among the `fixed` inputs, and the result, which takes the
+/// input's struct.
+fn aliased_result(f: &Function, fixed: &[&Param], name: &str) -> Option<(usize, PyResult)> {
+    let input = aliased_to(f, name)?;
+    let in_index = fixed.iter().position(|q| &*q.name == input).unwrap_or(0);
+    Some((in_index, PyResult::Like(fixed.get(in_index).map_or_else(String::new, |q| q.py_name.to_string()))))
+}
+
 /// A parameter's keyword attribute, if it is one.
 fn py_attr(p: &Param) -> Option<PyAttr<'_>> {
     let (name, stub, conversion) = match &p.token {
@@ -1241,18 +1250,14 @@ fn emit_untyped_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
     // has its input's struct, a result its struct of `out=` (one alone is
     // `out` itself, several or variadic ones a sequence), the variadic
     // outputs the rest of `out=`.
-    let (fixed, _) = {
-        let (lists, fixed) = parts.lists_and_fixed();
-        (fixed, lists)
-    };
+    let (_, fixed) = parts.lists_and_fixed();
     let mut results = Vec::new();
     let mut aliases = Vec::new();
     let mut k = 0;
     for (out_index, p) in parts.outputs.iter().enumerate() {
-        if let Some(input) = aliased_to(f, &p.name) {
-            let in_index = fixed.iter().position(|q| &*q.name == input).unwrap_or(0);
+        if let Some((in_index, like)) = aliased_result(f, &fixed, &p.name) {
             aliases.push((in_index, out_index));
-            results.push(PyResult::Like(fixed.get(in_index).map_or_else(String::new, |q| q.py_name.to_string())));
+            results.push(like);
         } else if p.token == Token::Rets {
             results.push(PyResult::OutRest(k));
         } else {
@@ -1312,11 +1317,9 @@ fn emit_typed_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
     let mut aliases = Vec::new();
     let mut ret_k = 0;
     for (out_index, p) in parts.outputs.iter().enumerate() {
-        if let Some(input) = aliased_to(f, &p.name) {
-            // A native kernel's result updated in place from an input.
-            let in_index = fixed.iter().position(|q| &*q.name == input).unwrap_or(0);
+        if let Some((in_index, like)) = aliased_result(f, &fixed, &p.name) {
             aliases.push((in_index, out_index));
-            results.push(PyResult::Like(fixed.get(in_index).map_or_else(String::new, |q| q.py_name.to_string())));
+            results.push(like);
             continue;
         }
         match p.token {
