@@ -22,7 +22,8 @@
 #   one process per GPU, and the strong split's step taken apart.
 #   `tune` (not in the default): brainevent's CSR hybrid scatter with its 16
 #   tuning candidates in one library, `begen tune` against all 16 timed and
-#   against brainevent's init_csr_config() (see the step below).
+#   against brainevent's init_csr_config() (see the step below). `tune-algo`
+#   (not in the default): an algorithm tuned over its CUDA implementations.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -92,6 +93,12 @@ fi
 if step bench || step multigpu; then
     echo "== sharding: per-call cost of an unsplit call; scaling on 2+ GPUs"
     (cd bench/gpu && "$PY" sharding.py "$WORK/sharding")
+fi
+if step multigpu; then
+    # Strong scaling at a size that fills the GPUs better (a step's fixed
+    # cost, `--fit`, weighs less), and a step's fixed and per-row cost.
+    (cd bench/gpu && "$PY" sharding.py "$WORK/sharding" --rows 33554432 --only strong --no-gather --rounds 0 --steps 10)
+    (cd bench/gpu && CUDA_VISIBLE_DEVICES=0 "$PY" sharding.py "$WORK/sharding" --fit --rows 8388608 --steps 10)
 fi
 fi
 
@@ -204,6 +211,18 @@ if step tune; then
     else
         echo "== tune: skipped (needs brainevent's sources in $CORPUS and its wheel in $WHEEL)"
     fi
+fi
+
+if step tune-algo; then
+    echo "== tune-algo: an algorithm tuned over its CUDA implementations"
+    "$BEGEN" build tests/gpu/tune_algo --out "$WORK/tune_algo" --quiet
+    export BEGEN_TUNE_DIR="$WORK/tune_algo_tables"
+    mkdir -p "$BEGEN_TUNE_DIR"
+    "$PY" tests/gpu/check_tune_algo.py "$WORK/tune_algo" before
+    printf 'axpy: [{n: %d}]\n' $((1 << 22)) > "$WORK/tune_algo_shapes.yaml"
+    "$BEGEN" tune "$WORK/tune_algo" --shapes "$WORK/tune_algo_shapes.yaml"
+    "$PY" tests/gpu/check_tune_algo.py "$WORK/tune_algo" after
+    unset BEGEN_TUNE_DIR
 fi
 
 # brainevent's CUDA tree as one library of per-file modules, in folder $1

@@ -20,7 +20,11 @@
    itself, with `--inner` and 4x `--inner` steps per jit (a cost per
    dispatch shrinks per step; a cost per step does not).
 
-usage: python bench/gpu/sharding.py OUT [--rounds 300] [--steps 20] [--inner 100] [--where]
+4. A step's fixed and per-row cost (`--fit`, one GPU): t(rows) = a + b rows
+   fitted over four sizes, with 1 and 8 steps per loop iteration; `a`
+   bounds strong scaling.
+
+usage: python bench/gpu/sharding.py OUT [--rounds 300] [--steps 20] [--inner 100] [--where | --fit]
 """
 
 import argparse
@@ -46,14 +50,14 @@ def per_call(m, rounds):
     ratio(times, "shard: [n]", "no shard:", "declared / undeclared, unsplit call")
 
 
-def step_time(f, feed, args, steps, inner):
+def step_time(f, feed, args, steps, inner, unroll=1):
     # ms per step: `inner` calls of f in one jitted fori_loop, each step's
     # inputs made from the last step's outputs by `feed` (a true data
     # dependency: XLA can neither drop a call nor hoist it out of the loop).
     def body(_, carry):
         return feed(carry, f(*carry))
 
-    loop = jax.jit(lambda *a: jax.lax.fori_loop(0, inner, body, a))
+    loop = jax.jit(lambda *a: jax.lax.fori_loop(0, inner, body, a, unroll=unroll))
     for _ in range(2):
         jax.block_until_ready(loop(*args))
     ts = []
@@ -153,6 +157,38 @@ def where(m, steps, inner, size):
         )
 
 
+def fit(m, steps, inner, size):
+    # A step's time on one GPU against its rows, t(n) = a + b n (least
+    # squares over size/8 .. size): `a` is what a step costs whatever its
+    # size (launches, the loop, the feed), which a split cannot divide, and
+    # it bounds strong scaling on G GPUs at t(N) / t(N/G). Twice: one step
+    # per loop iteration, and 8 steps per iteration (`unroll`), which
+    # removes most of the loop's own cost from `a`.
+    rng = np.random.default_rng(0)
+    one = jax.make_mesh((1,), ("x",), devices=jax.devices()[:1])
+    put = lambda a, *spec: jax.device_put(a, NamedSharding(one, P(*spec)))
+    sizes = [size >> s for s in (3, 2, 1, 0)]
+    print(f"\nfit: t(rows) = a + b rows on 1 GPU; ms per step, {inner} steps per jit, median of {steps}")
+    print(
+        f"{'kernel':<16}{'unroll':>7}"
+        + "".join(f"{n:>10}" for n in sizes)
+        + f"{'a us':>8}{'b ns/row':>10}{'bound 2':>8}{'bound 4':>8}"
+    )
+    for name in ("rowscale_cuda", "csr_rows_cuda"):
+        for unroll in (1, 8):
+            ts = []
+            for n in sizes:
+                args, fs, feed = workload(m, name, n, put, rng)
+                ts.append(step_time(fs[0], feed, args, steps, inner, unroll))
+            b, a = np.polyfit(np.array(sizes, float), np.array(ts), 1)
+            bound = lambda g, a=a, b=b: (a + b * size) / (a + b * size / g)
+            print(
+                f"{name:<16}{unroll:>7}"
+                + "".join(f"{t:>10.4f}" for t in ts)
+                + f"{a * 1e3:>8.1f}{b * 1e6:>10.4f}{bound(2):>8.2f}{bound(4):>8.2f}"
+            )
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("begen_out")
@@ -161,6 +197,7 @@ def main():
     p.add_argument("--inner", type=int, default=100)
     p.add_argument("--rows", type=int, default=1 << 23, help="rows of the 1-GPU problem (k = 64 columns)")
     p.add_argument("--where", action="store_true", help="only the strong split's step, taken apart")
+    p.add_argument("--fit", action="store_true", help="only a step's fixed and per-row cost on 1 GPU")
     p.add_argument("--only", choices=("strong", "weak"), help="one kind of scaling row")
     p.add_argument("--no-gather", action="store_true", help="skip the gather-everything baseline (slow at large sizes)")
     a = p.parse_args()
@@ -169,6 +206,9 @@ def main():
 
     if a.where:
         where(m, a.steps, a.inner, a.rows)
+        return
+    if a.fit:
+        fit(m, a.steps, a.inner, a.rows)
         return
     if a.rounds:
         per_call(m, a.rounds)
