@@ -224,6 +224,36 @@ fn cuda_struct_and_array_attributes_compile_without_warnings() {
     assert!(module.contains("def _begen_record(") && module.contains("def _begen_array("), "{module}");
 }
 
+/// tests/gpu/tune_algo, an algorithm tuned over its CUDA implementations:
+/// both compile with nvcc, warnings as errors, are exported, and the module
+/// lists them as the algorithm's CUDA candidates. tests/gpu/check_tune_algo.py
+/// tunes and runs them on a GPU.
+#[test]
+fn cuda_algorithm_implementations_to_tune_compile() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let Some(nvcc) = support::nvcc(&python) else {
+        return;
+    };
+    let (root, out, out_s) = dirs("tests/gpu/tune_algo", "cuda_tune_algo");
+    let nvcc_s = nvcc.display().to_string();
+    let built = begen_ok(
+        &python,
+        &["build", &root, "--out", &out_s, "--arch", "sm_90"],
+        &[("NVCC", &nvcc_s), ("CXXFLAGS", "-Wall -Wextra -Werror")],
+    );
+    let log = stderr(&built);
+    assert!(!log.contains("warning"), "{log}");
+    let exported = support::exported_symbols(&out.join("libtune_algo.so"));
+    for f in ["axpy_one_block", "axpy_grid"] {
+        let symbol = format!("begen_tune_algo_{f}");
+        assert!(exported.contains(&symbol), "{symbol} missing from {exported:?}");
+    }
+    let module = std::fs::read_to_string(out.join("tune_algo.py")).unwrap();
+    assert!(module.contains(r#""implementations": {"cuda": ("axpy_one_block", "axpy_grid")}"#), "{module}");
+}
+
 #[test]
 fn cuda_modules_with_one_function_name_in_three_sources_link() {
     let Some(python) = support::python_with_jax() else {
