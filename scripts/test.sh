@@ -17,12 +17,13 @@
 # with --jax-min 0.10.2, called under all three); scripts/wheel-check.sh (begen's
 # wheel and a kernel project's wheel, each installed into a fresh venv).
 #
-# Two lanes share the cores once the crate's tests have passed their build:
-# the cargo lane (clippy, the example crate, demo.sh, wheel-check.sh: much of
-# it one rustc or one linker at a time) runs in the background beside the
-# pytest lane, whose steps wait on compilers and subprocesses. The older jax
-# venvs are made in the background while cargo builds. A background step's
-# output goes to its log and is printed when its lane ends.
+# Two lanes share the cores once the crate's tests are built: the cargo
+# lane (clippy, the example crate, demo.sh, wheel-check.sh: much of it one
+# rustc, one linker or one pip at a time) runs in the background beside the
+# crate's tests and then the pytest lane, whose steps wait on compilers and
+# subprocesses. The older jax venvs are made in the background while cargo
+# builds. A background step's output goes to its log and is printed when its
+# lane ends.
 # CI=true (the default here) means a missing JAX, nvcc or network is a test
 # failure, not a skip. Every step runs even after a failure; the summary at
 # the end lists each step, and the exit status is non-zero when any failed.
@@ -141,31 +142,12 @@ if [[ -d tests/python ]]; then
     done
 fi
 
-# The crate's #[ignore]d tests compile generated code (g++, JAX's XLA headers,
-# nvcc): setup.sh has provided all three by now, so CI runs them too.
-if [[ $CI == true ]]; then
-    step "cargo test" cargo test --all-targets --no-fail-fast -- --include-ignored
-else
-    step "cargo test" cargo test --all-targets --no-fail-fast
-fi
-if [[ -f src/lib.rs ]]; then
-    step "cargo test --doc" cargo test --doc
-fi
-
-# The lints: formatting (rustfmt.toml) and clippy, warnings denied
-# (clippy.toml bans reading the environment around begen::build::Env).
-for component in rustfmt clippy; do
-    sub=${component/rustfmt/fmt}
-    if ! cargo "$sub" --version >/dev/null 2>&1 && command -v rustup >/dev/null; then
-        rustup component add "$component"
-    fi
-done
-step "cargo fmt --check" cargo fmt --check
-
 # The cargo lane: clippy, the example crate, the wheels. target/debug/begen,
 # which the pytest lane runs, is not rebuilt by any of them (clippy only
 # checks; the example builds begen's library as a build-dependency).
 cargo_lane() {
+    # clippy, warnings denied (clippy.toml bans reading the environment
+    # around begen::build::Env).
     step "cargo clippy" cargo clippy --all-targets -- -D warnings
 
     demo="examples/kernels-demo"
@@ -195,7 +177,31 @@ cargo_lane() {
     # The pip route: begen's wheel, the example project's wheel, fresh venvs.
     step "scripts/wheel-check.sh" bash scripts/wheel-check.sh
 }
+
+# The lints need their components; rustup adds them before the lane starts.
+for component in rustfmt clippy; do
+    sub=${component/rustfmt/fmt}
+    if ! cargo "$sub" --version >/dev/null 2>&1 && command -v rustup >/dev/null; then
+        rustup component add "$component"
+    fi
+done
+
+# The crate's tests are built first; the cargo lane then runs beside them
+# (it needs nothing they build, and cargo holds no lock while tests run).
+# The #[ignore]d tests compile generated code (g++, JAX's XLA headers,
+# nvcc): setup.sh has provided all three by now, so CI runs them too.
+step "cargo test --no-run" cargo test --all-targets --no-run
 start_lane cargo cargo_lane
+if [[ $CI == true ]]; then
+    step "cargo test" cargo test --all-targets --no-fail-fast -- --include-ignored
+else
+    step "cargo test" cargo test --all-targets --no-fail-fast
+fi
+if [[ -f src/lib.rs ]]; then
+    step "cargo test --doc" cargo test --doc
+fi
+# Formatting (rustfmt.toml).
+step "cargo fmt --check" cargo fmt --check
 
 if [[ -d tests/python ]]; then
     # Python tests find the CLI here; build it once so they need not.
