@@ -328,14 +328,14 @@ def _begen_partition_primitive():
     p = Primitive("begen_partitioned")
     p.multiple_results = True
 
-    def apply(*args, fn, structs, rule, batch, spec):
+    def apply(*args, fn, structs, rule, batch, spec, shard):
         return list(_begen_vmapped(fn, structs, batch)(*args))
 
-    def abstract(*args, fn, structs, rule, batch, spec):
+    def abstract(*args, fn, structs, rule, batch, spec, shard):
         return [_jax.typeof(_jax.ShapeDtypeStruct((*batch, *s.shape), s.dtype)) for s in structs]
 
-    def lower(ctx, *args, fn, structs, rule, batch, spec):
-        params = {"fn": fn, "structs": structs, "rule": rule, "batch": batch, "spec": spec}
+    def lower(ctx, *args, fn, structs, rule, batch, spec, shard):
+        params = {"fn": fn, "structs": structs, "rule": rule, "batch": batch, "spec": spec, "shard": shard}
         devices = getattr(ctx.module_context.axis_context, "device_assignment", ())
         if ctx.module_context.lowering_parameters.for_export:
             exported = _begen_export_lowering(ctx, args, spec, rule, batch)
@@ -346,18 +346,18 @@ def _begen_partition_primitive():
         manual = getattr(ctx.module_context.axis_context, "manual_axes", None)
         if ctx.module_context.lowering_parameters.for_export or devices is None or manual:
             return mlir.lower_fun(lambda *a: apply(*a, **params), multiple_results=True)(ctx, *args)
-        partitioned = _begen_custom_partitioning(fn, structs, rule, batch)
+        partitioned = _begen_custom_partitioning(fn, structs, rule, batch, shard)
         return mlir.lower_fun(lambda *a: list(partitioned(*a)), multiple_results=True)(ctx, *args)
 
-    def batcher(args, dims, *, fn, structs, rule, batch, spec):
+    def batcher(args, dims, *, fn, structs, rule, batch, spec, shard):
         size, moved = _begen_batch_front(args, dims)
-        params = {"fn": fn, "structs": structs, "rule": rule, "batch": (size, *batch), "spec": spec}
+        params = {"fn": fn, "structs": structs, "rule": rule, "batch": (size, *batch), "spec": spec, "shard": shard}
         split = _begen_batch_split(moved)
         if split is None:
             return p.bind(*moved, **params), [0] * len(structs)
         return _begen_batch_shard_map(split, moved, params), [0] * len(structs)
 
-    def no_derivative(primals, tangents, *, fn, structs, rule, batch, spec):
+    def no_derivative(primals, tangents, *, fn, structs, rule, batch, spec, shard):
         raise ValueError(
             f"{rule[0]}: the FFI call cannot be differentiated (begen.yaml gives it no vjp:, jvp: or linear:); "
             "you can use jax.custom_jvp or jax.custom_vjp to add support"
@@ -480,7 +480,10 @@ def _begen_factors(rule, batch):
     return in_maps, out_maps, reduction, tuple(whole)
 
 
-def _begen_custom_partitioning(fn, structs, rule, batch):
+def _begen_custom_partitioning(fn, structs, rule, batch, shard=None):
+    # `shard` (a tuned kernel's): {dim: per-shard extent} -> the FFI call
+    # of the candidate the tuning tables give for one shard, chosen when
+    # XLA's partitioner has decided the split; None: `fn` on every shard.
     from jax.experimental.custom_partitioning import SdyShardingRule, custom_partitioning
     from jax.sharding import NamedSharding, PartitionSpec
 
@@ -509,8 +512,10 @@ def _begen_custom_partitioning(fn, structs, rule, batch):
         # One device's outputs: each unbatched output's factors name its dimensions.
         local = tuple(_begen_local(s, maps[len(batch) :], axes, dict(mesh.shape)) for s, maps in zip(structs, out_maps))
 
+        call = fn if shard is None else shard(_begen_shard_extents(in_maps, arg_shapes, axes, dict(mesh.shape)))
+
         def lower(*args):
-            out = _begen_vmapped(fn, local, batch)(*args)
+            out = _begen_vmapped(call, local, batch)(*args)
             return tuple(_jax.lax.psum(y, psum) for y in out) if psum else out
 
         return mesh, lower, out_shardings, in_shardings
@@ -520,9 +525,27 @@ def _begen_custom_partitioning(fn, structs, rule, batch):
     return call
 
 
-def _begen_ffi_call(rule, target, result, **options):
+def _begen_shard_extents(in_maps, arg_shapes, axes, mesh_shape):
+    # Each declared dimension's extent on one shard ({dim: extent}): its
+    # global extent, from the first input that has it, over the devices of
+    # the mesh axes the partition splits it along.
+    extents = {}
+    for maps, a in zip(in_maps, arg_shapes):
+        for f, extent in zip(maps, a.shape):
+            if not f.startswith("d_") or f[2:] in extents:
+                continue
+            for n in _begen_axis_names(axes.get(f)):
+                extent //= mesh_shape[n]
+            extents[f[2:]] = extent
+    return extents
+
+
+def _begen_ffi_call(rule, target, result, pick=None, **options):
     # jax.ffi.ffi_call(target, result, **options), split by `rule` under auto
     # mesh axes when there are several devices; the plain call otherwise.
+    # `pick` (a tuned kernel's): {dim: per-shard extent} -> the target of
+    # the candidate for one shard, asked when the call is partitioned, so
+    # that each device runs the candidate its block's extents select.
     plain = _jax.ffi.ffi_call(target, result, **options)
     if _jax.device_count() < 2 or _begen_manual():
         return plain
@@ -537,12 +560,20 @@ def _begen_ffi_call(rule, target, result, **options):
         if len(arrays) != len(rule[2]) or any(_begen_explicit(x) is not None for x in arrays):
             return plain(*arrays, **attrs)
 
-        def fn(local, *a):
-            out = _jax.ffi.ffi_call(target, local if many else local[0], **options)(*a, **attrs)
-            return tuple(out) if many else (out,)
+        def calling(target):
+            def fn(local, *a):
+                out = _jax.ffi.ffi_call(target, local if many else local[0], **options)(*a, **attrs)
+                return tuple(out) if many else (out,)
 
+            return fn
+
+        shard = None if pick is None else (lambda extents: calling(pick(extents)))
+        # An export carries the target chosen here, for the global extents:
+        # its partitioner runs in a process that may not hold the tables.
         spec = _begen_export_spec(target, structs, many, options, attrs)
-        out = _begen_partition_primitive().bind(*arrays, fn=fn, structs=structs, rule=rule, batch=(), spec=spec)
+        out = _begen_partition_primitive().bind(
+            *arrays, fn=calling(target), structs=structs, rule=rule, batch=(), spec=spec, shard=shard
+        )
         return tuple(out) if many else out[0]
 
     return call
