@@ -111,8 +111,9 @@ def test_an_auto_axis_split_call_keys_on_the_per_shard_extent(built, tmp_path):
     # Under auto axes the split is XLA's: the candidate is chosen again
     # where the call is partitioned, from each shard's extent, so the
     # compiled HLO names the per-shard entry's candidate; the numbers are
-    # the unsplit call's. config= still wins, and so does the export's
-    # choice, made when it is traced (the global extent's).
+    # the unsplit call's. config= still wins. An export carries the
+    # candidates chosen when it is exported, per way to split, and runs the
+    # one for the split it is compiled with.
     write_table(import_module(built, NAME), tmp_path)
     lines = run_program(
         built,
@@ -131,6 +132,11 @@ def test_an_auto_axis_split_call_keys_on_the_per_shard_extent(built, tmp_path):
         exported = m.deserialize(export.export(f, disabled_checks=m.export_safety_checks())(split).serialize())
         print("export", named(exported.call, split))
         print("export_equal", np.array_equal(np.asarray(exported.call(split)), want))
+        with open(os.path.join(os.environ["BEGEN_TUNE_DIR"], "scaled.bin"), "wb") as file:
+            file.write(export.export(f, disabled_checks=m.export_safety_checks())(split).serialize())
+        fixed = jax.jit(lambda v: m.scaled(v, a=2.0, config={"TWO_PASS": False}))
+        exported = m.deserialize(export.export(fixed, disabled_checks=m.export_safety_checks())(split).serialize())
+        print("export_config", named(exported.call, split))
         """,
     )
     assert lines["split"] == "['true']", lines  # each block of 1024: the per-shard entry
@@ -139,8 +145,26 @@ def test_an_auto_axis_split_call_keys_on_the_per_shard_extent(built, tmp_path):
     assert lines["config"] == "['false']", lines
     assert lines["keyword"] == "['false']", lines
     assert lines["vmap"] == "['true']", lines  # rows of 1024, one per device
-    assert lines["export"] == "['false']", lines  # chosen when exported, for the global extent
+    assert lines["export"] == "['true']", lines  # chosen when exported, for each way to split
     assert lines["export_equal"] == "True", lines
+    assert lines["export_config"] == "['false']", lines
+    # Deserialized in a process without the table: the choice is the export's.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "scaled.bin").write_bytes((tmp_path / "scaled.bin").read_bytes())
+    lines = run_program(
+        built,
+        elsewhere,
+        AUTO,
+        """
+        with open(os.path.join(os.environ["BEGEN_TUNE_DIR"], "scaled.bin"), "rb") as file:
+            exported = m.deserialize(bytearray(file.read()))
+        print("split", named(exported.call, split))
+        print("equal", np.array_equal(np.asarray(exported.call(split)), want))
+        """,
+    )
+    assert lines["split"] == "['true']", lines
+    assert lines["equal"] == "True", lines
 
 
 def test_begen_tune_default_wins_under_auto_axes(built, tmp_path):

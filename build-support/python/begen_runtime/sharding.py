@@ -338,7 +338,7 @@ def _begen_partition_primitive():
         params = {"fn": fn, "structs": structs, "rule": rule, "batch": batch, "spec": spec, "shard": shard}
         devices = getattr(ctx.module_context.axis_context, "device_assignment", ())
         if ctx.module_context.lowering_parameters.for_export:
-            exported = _begen_export_lowering(ctx, args, spec, rule, batch)
+            exported = _begen_export_lowering(ctx, args, spec, rule, batch, shard)
             if exported is not None:
                 return exported
         # Inside a shard_map manual on some axes, XLA's partitioner cannot
@@ -481,8 +481,8 @@ def _begen_factors(rule, batch):
 
 
 def _begen_custom_partitioning(fn, structs, rule, batch, shard=None):
-    # `shard` (a tuned kernel's): {dim: per-shard extent} -> the FFI call
-    # of the candidate the tuning tables give for one shard, chosen when
+    # `shard` (a tuned kernel's): {dim: per-shard extent} -> the FFI target
+    # of the candidate the tuning tables give for one shard, asked when
     # XLA's partitioner has decided the split; None: `fn` on every shard.
     from jax.experimental.custom_partitioning import SdyShardingRule, custom_partitioning
     from jax.sharding import NamedSharding, PartitionSpec
@@ -512,7 +512,10 @@ def _begen_custom_partitioning(fn, structs, rule, batch, shard=None):
         # One device's outputs: each unbatched output's factors name its dimensions.
         local = tuple(_begen_local(s, maps[len(batch) :], axes, dict(mesh.shape)) for s, maps in zip(structs, out_maps))
 
-        call = fn if shard is None else shard(_begen_shard_extents(in_maps, arg_shapes, axes, dict(mesh.shape)))
+        call = fn
+        if shard is not None:
+            target = shard(_begen_shard_extents(in_maps, arg_shapes, axes, dict(mesh.shape)))
+            call = lambda local, *a: fn(local, *a, target=target)
 
         def lower(*args):
             out = _begen_vmapped(call, local, batch)(*args)
@@ -560,19 +563,13 @@ def _begen_ffi_call(rule, target, result, pick=None, **options):
         if len(arrays) != len(rule[2]) or any(_begen_explicit(x) is not None for x in arrays):
             return plain(*arrays, **attrs)
 
-        def calling(target):
-            def fn(local, *a):
-                out = _jax.ffi.ffi_call(target, local if many else local[0], **options)(*a, **attrs)
-                return tuple(out) if many else (out,)
+        def fn(local, *a, target=target):
+            out = _jax.ffi.ffi_call(target, local if many else local[0], **options)(*a, **attrs)
+            return tuple(out) if many else (out,)
 
-            return fn
-
-        shard = None if pick is None else (lambda extents: calling(pick(extents)))
-        # An export carries the target chosen here, for the global extents:
-        # its partitioner runs in a process that may not hold the tables.
         spec = _begen_export_spec(target, structs, many, options, attrs)
         out = _begen_partition_primitive().bind(
-            *arrays, fn=calling(target), structs=structs, rule=rule, batch=(), spec=spec, shard=shard
+            *arrays, fn=fn, structs=structs, rule=rule, batch=(), spec=spec, shard=pick
         )
         return tuple(out) if many else out[0]
 
@@ -646,9 +643,48 @@ def _begen_export_spec(target, structs, many, options, attrs):
     )
 
 
-def _begen_export_lowering(ctx, args, spec, rule, batch):
+def _begen_export_shards(ctx, rule, batch, shard, target, num):
+    # A tuned call's candidates per split, chosen now for the exported call
+    # (the process that compiles it may hold other tables, or none): for
+    # each way the partitioner may split the declared dimensions over `num`
+    # devices, [{dim: per-shard extent}, target] where the tables give
+    # another candidate than `target`. [] for a symbolic extent, or past
+    # 256 ways (the export's choice then is `target` on every shard).
+    in_maps, _, _, whole = _begen_factors(rule, batch)
+    extents = {}
+    for maps, a in zip(in_maps, ctx.avals_in):
+        for f, extent in zip(maps, a.shape):
+            if f.startswith("d_") and f[2:] not in extents:
+                if not isinstance(extent, int):
+                    return []
+                extents[f[2:]] = extent
+    ways = [({}, 1)]
+    for d, extent in extents.items():
+        if f"d_{d}" in whole:
+            continue
+        ways = [
+            ({**w, d: t}, used * t)
+            for w, used in ways
+            for t in range(1, num + 1)
+            if num % (used * t) == 0 and extent % t == 0
+        ]
+        if len(ways) > 256:
+            return []
+    shards = []
+    for w, used in ways:
+        if used == 1:
+            continue
+        local = {d: extent // w.get(d, 1) for d, extent in extents.items()}
+        chosen = shard(local)
+        if chosen != target:
+            shards.append([local, chosen])
+    return shards
+
+
+def _begen_export_lowering(ctx, args, spec, rule, batch, shard=None):
     # The export's custom call: `_BEGEN_PARTITIONED`, with the contract's
-    # Shardy rule and `spec` (plus the rule and batch) as backend config.
+    # Shardy rule and `spec` (plus the rule and batch) as backend config;
+    # a tuned call's (`shard`) per-split candidates too.
     # None where it cannot be written (no spec, one device, a JAX without
     # the pieces): the caller lowers the plain call.
     import json
@@ -665,6 +701,9 @@ def _begen_export_lowering(ctx, args, spec, rule, batch):
     except ImportError:
         return None
     config = dict(json.loads(spec), rule=list(rule), batch=list(batch), platforms=list(ctx.module_context.platforms))
+    shards = [] if shard is None else _begen_export_shards(ctx, rule, batch, shard, config["target"], num)
+    if shards:
+        config["shards"] = shards
     in_types = [mlir.aval_to_ir_type(ctx.module_context, a) for a in ctx.avals_in]
     out_types = [mlir.aval_to_ir_type(ctx.module_context, a) for a in ctx.avals_out]
     op = hlo.CustomCallOp(
@@ -749,6 +788,16 @@ def _begen_export_partition(arg_shapes, arg_shardings, result_shape, result_shar
         options["input_output_aliases"] = {k: v for k, v in options["input_output_aliases"]}
     attrs = {k: _begen_decode_attr(v) for k, v in config["attrs"].items()}
     many, target = config["many"], config["target"]
+    if config.get("shards"):
+        # A tuned call: the candidate chosen at export for this split.
+        blocks = {}
+        for maps, shape in zip(in_maps, arg_shapes):
+            for f, extent in zip(maps, shape.dimensions()):
+                if f.startswith("d_") and f[2:] not in blocks:
+                    blocks[f[2:]] = extent // tiles.get(f, 1)
+        for extents, chosen in config["shards"]:
+            if extents == blocks:
+                target = chosen
 
     def fn(outs, *a):
         out = _jax.ffi.ffi_call(target, outs if many else outs[0], **options)(*a, **attrs)
