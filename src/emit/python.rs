@@ -405,6 +405,10 @@ pub(crate) struct PyCall {
     /// Called through the runtime's `_begen_ffi_call` with the rule: a
     /// kernel that may be split is partitioned there under auto mesh axes.
     pub(crate) ruled: bool,
+    /// A tuned kernel that may be split: its key in `_BEGEN_TUNE` and its
+    /// inputs as a tuple, for the candidate chosen again per shard where
+    /// the call is partitioned under auto mesh axes (`pick=`).
+    pub(crate) retune: Option<(String, String)>,
     pub(crate) key: PyKey,
     /// The structs of its results (one, or a tuple of them).
     pub(crate) results: Vec<PyResult>,
@@ -978,6 +982,13 @@ pub(crate) fn with_tuning(view: &mut PyFunctionView, f: &Function, tuned: &Tuned
             tuned: true,
         });
     }
+    if body.call.ruled {
+        let inputs = match view.inputs.as_slice() {
+            [one] => format!("({one},)"),
+            many => format!("({})", many.join(", ")),
+        };
+        body.call.retune = Some((py_str(shown), inputs));
+    }
     t.tune = Some(PyTune {
         key: py_str(shown),
         given: tuned_consts.iter().map(|k| (py_str(&k.name), k.py_name.clone())).collect(),
@@ -1208,6 +1219,7 @@ fn emit_call(parts: &FunctionParts, key: PyKey, results: Vec<PyResult>) -> PyCal
     let (lists, fixed) = parts.lists_and_fixed();
     PyCall {
         ruled: false,
+        retune: None,
         key,
         results,
         aliases: Vec::new(),

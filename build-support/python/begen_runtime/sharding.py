@@ -328,17 +328,17 @@ def _begen_partition_primitive():
     p = Primitive("begen_partitioned")
     p.multiple_results = True
 
-    def apply(*args, fn, structs, rule, batch, spec):
+    def apply(*args, fn, structs, rule, batch, spec, shard):
         return list(_begen_vmapped(fn, structs, batch)(*args))
 
-    def abstract(*args, fn, structs, rule, batch, spec):
+    def abstract(*args, fn, structs, rule, batch, spec, shard):
         return [_jax.typeof(_jax.ShapeDtypeStruct((*batch, *s.shape), s.dtype)) for s in structs]
 
-    def lower(ctx, *args, fn, structs, rule, batch, spec):
-        params = {"fn": fn, "structs": structs, "rule": rule, "batch": batch, "spec": spec}
+    def lower(ctx, *args, fn, structs, rule, batch, spec, shard):
+        params = {"fn": fn, "structs": structs, "rule": rule, "batch": batch, "spec": spec, "shard": shard}
         devices = getattr(ctx.module_context.axis_context, "device_assignment", ())
         if ctx.module_context.lowering_parameters.for_export:
-            exported = _begen_export_lowering(ctx, args, spec, rule, batch)
+            exported = _begen_export_lowering(ctx, args, spec, rule, batch, shard)
             if exported is not None:
                 return exported
         # Inside a shard_map manual on some axes, XLA's partitioner cannot
@@ -346,18 +346,18 @@ def _begen_partition_primitive():
         manual = getattr(ctx.module_context.axis_context, "manual_axes", None)
         if ctx.module_context.lowering_parameters.for_export or devices is None or manual:
             return mlir.lower_fun(lambda *a: apply(*a, **params), multiple_results=True)(ctx, *args)
-        partitioned = _begen_custom_partitioning(fn, structs, rule, batch)
+        partitioned = _begen_custom_partitioning(fn, structs, rule, batch, shard)
         return mlir.lower_fun(lambda *a: list(partitioned(*a)), multiple_results=True)(ctx, *args)
 
-    def batcher(args, dims, *, fn, structs, rule, batch, spec):
+    def batcher(args, dims, *, fn, structs, rule, batch, spec, shard):
         size, moved = _begen_batch_front(args, dims)
-        params = {"fn": fn, "structs": structs, "rule": rule, "batch": (size, *batch), "spec": spec}
+        params = {"fn": fn, "structs": structs, "rule": rule, "batch": (size, *batch), "spec": spec, "shard": shard}
         split = _begen_batch_split(moved)
         if split is None:
             return p.bind(*moved, **params), [0] * len(structs)
         return _begen_batch_shard_map(split, moved, params), [0] * len(structs)
 
-    def no_derivative(primals, tangents, *, fn, structs, rule, batch, spec):
+    def no_derivative(primals, tangents, *, fn, structs, rule, batch, spec, shard):
         raise ValueError(
             f"{rule[0]}: the FFI call cannot be differentiated (begen.yaml gives it no vjp:, jvp: or linear:); "
             "you can use jax.custom_jvp or jax.custom_vjp to add support"
@@ -480,7 +480,10 @@ def _begen_factors(rule, batch):
     return in_maps, out_maps, reduction, tuple(whole)
 
 
-def _begen_custom_partitioning(fn, structs, rule, batch):
+def _begen_custom_partitioning(fn, structs, rule, batch, shard=None):
+    # `shard` (a tuned kernel's): {dim: per-shard extent} -> the FFI target
+    # of the candidate the tuning tables give for one shard, asked when
+    # XLA's partitioner has decided the split; None: `fn` on every shard.
     from jax.experimental.custom_partitioning import SdyShardingRule, custom_partitioning
     from jax.sharding import NamedSharding, PartitionSpec
 
@@ -509,8 +512,13 @@ def _begen_custom_partitioning(fn, structs, rule, batch):
         # One device's outputs: each unbatched output's factors name its dimensions.
         local = tuple(_begen_local(s, maps[len(batch) :], axes, dict(mesh.shape)) for s, maps in zip(structs, out_maps))
 
+        call = fn
+        if shard is not None:
+            target = shard(_begen_shard_extents(in_maps, arg_shapes, axes, dict(mesh.shape)))
+            call = lambda local, *a: fn(local, *a, target=target)
+
         def lower(*args):
-            out = _begen_vmapped(fn, local, batch)(*args)
+            out = _begen_vmapped(call, local, batch)(*args)
             return tuple(_jax.lax.psum(y, psum) for y in out) if psum else out
 
         return mesh, lower, out_shardings, in_shardings
@@ -520,9 +528,27 @@ def _begen_custom_partitioning(fn, structs, rule, batch):
     return call
 
 
-def _begen_ffi_call(rule, target, result, **options):
+def _begen_shard_extents(in_maps, arg_shapes, axes, mesh_shape):
+    # Each declared dimension's extent on one shard ({dim: extent}): its
+    # global extent, from the first input that has it, over the devices of
+    # the mesh axes the partition splits it along.
+    extents = {}
+    for maps, a in zip(in_maps, arg_shapes):
+        for f, extent in zip(maps, a.shape):
+            if not f.startswith("d_") or f[2:] in extents:
+                continue
+            for n in _begen_axis_names(axes.get(f)):
+                extent //= mesh_shape[n]
+            extents[f[2:]] = extent
+    return extents
+
+
+def _begen_ffi_call(rule, target, result, pick=None, **options):
     # jax.ffi.ffi_call(target, result, **options), split by `rule` under auto
     # mesh axes when there are several devices; the plain call otherwise.
+    # `pick` (a tuned kernel's): {dim: per-shard extent} -> the target of
+    # the candidate for one shard, asked when the call is partitioned, so
+    # that each device runs the candidate its block's extents select.
     plain = _jax.ffi.ffi_call(target, result, **options)
     if _jax.device_count() < 2 or _begen_manual():
         return plain
@@ -537,12 +563,14 @@ def _begen_ffi_call(rule, target, result, **options):
         if len(arrays) != len(rule[2]) or any(_begen_explicit(x) is not None for x in arrays):
             return plain(*arrays, **attrs)
 
-        def fn(local, *a):
+        def fn(local, *a, target=target):
             out = _jax.ffi.ffi_call(target, local if many else local[0], **options)(*a, **attrs)
             return tuple(out) if many else (out,)
 
         spec = _begen_export_spec(target, structs, many, options, attrs)
-        out = _begen_partition_primitive().bind(*arrays, fn=fn, structs=structs, rule=rule, batch=(), spec=spec)
+        out = _begen_partition_primitive().bind(
+            *arrays, fn=fn, structs=structs, rule=rule, batch=(), spec=spec, shard=pick
+        )
         return tuple(out) if many else out[0]
 
     return call
@@ -615,9 +643,48 @@ def _begen_export_spec(target, structs, many, options, attrs):
     )
 
 
-def _begen_export_lowering(ctx, args, spec, rule, batch):
+def _begen_export_shards(ctx, rule, batch, shard, target, num):
+    # A tuned call's candidates per split, chosen now for the exported call
+    # (the process that compiles it may hold other tables, or none): for
+    # each way the partitioner may split the declared dimensions over `num`
+    # devices, [{dim: per-shard extent}, target] where the tables give
+    # another candidate than `target`. [] for a symbolic extent, or past
+    # 256 ways (the export's choice then is `target` on every shard).
+    in_maps, _, _, whole = _begen_factors(rule, batch)
+    extents = {}
+    for maps, a in zip(in_maps, ctx.avals_in):
+        for f, extent in zip(maps, a.shape):
+            if f.startswith("d_") and f[2:] not in extents:
+                if not isinstance(extent, int):
+                    return []
+                extents[f[2:]] = extent
+    ways = [({}, 1)]
+    for d, extent in extents.items():
+        if f"d_{d}" in whole:
+            continue
+        ways = [
+            ({**w, d: t}, used * t)
+            for w, used in ways
+            for t in range(1, num + 1)
+            if num % (used * t) == 0 and extent % t == 0
+        ]
+        if len(ways) > 256:
+            return []
+    shards = []
+    for w, used in ways:
+        if used == 1:
+            continue
+        local = {d: extent // w.get(d, 1) for d, extent in extents.items()}
+        chosen = shard(local)
+        if chosen != target:
+            shards.append([local, chosen])
+    return shards
+
+
+def _begen_export_lowering(ctx, args, spec, rule, batch, shard=None):
     # The export's custom call: `_BEGEN_PARTITIONED`, with the contract's
-    # Shardy rule and `spec` (plus the rule and batch) as backend config.
+    # Shardy rule and `spec` (plus the rule and batch) as backend config;
+    # a tuned call's (`shard`) per-split candidates too.
     # None where it cannot be written (no spec, one device, a JAX without
     # the pieces): the caller lowers the plain call.
     import json
@@ -634,6 +701,9 @@ def _begen_export_lowering(ctx, args, spec, rule, batch):
     except ImportError:
         return None
     config = dict(json.loads(spec), rule=list(rule), batch=list(batch), platforms=list(ctx.module_context.platforms))
+    shards = [] if shard is None else _begen_export_shards(ctx, rule, batch, shard, config["target"], num)
+    if shards:
+        config["shards"] = shards
     in_types = [mlir.aval_to_ir_type(ctx.module_context, a) for a in ctx.avals_in]
     out_types = [mlir.aval_to_ir_type(ctx.module_context, a) for a in ctx.avals_out]
     op = hlo.CustomCallOp(
@@ -718,6 +788,16 @@ def _begen_export_partition(arg_shapes, arg_shardings, result_shape, result_shar
         options["input_output_aliases"] = {k: v for k, v in options["input_output_aliases"]}
     attrs = {k: _begen_decode_attr(v) for k, v in config["attrs"].items()}
     many, target = config["many"], config["target"]
+    if config.get("shards"):
+        # A tuned call: the candidate chosen at export for this split.
+        blocks = {}
+        for maps, shape in zip(in_maps, arg_shapes):
+            for f, extent in zip(maps, shape.dimensions()):
+                if f.startswith("d_") and f[2:] not in blocks:
+                    blocks[f[2:]] = extent // tiles.get(f, 1)
+        for extents, chosen in config["shards"]:
+            if extents == blocks:
+                target = chosen
 
     def fn(outs, *a):
         out = _jax.ffi.ffi_call(target, outs if many else outs[0], **options)(*a, **attrs)
