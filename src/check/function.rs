@@ -341,6 +341,9 @@ fn infer_all(c: &Declared, sig: &Signature, map: &SourceMap, diags: &mut Vec<Dia
 /// a table type can be bound as a typed tensor.
 fn pointer_hint(p: &DeclParam) -> String {
     match (p.indirection, infer::scalar_type(&p.ty)) {
+        (Indirection::Pointer, _) if p.ty == "char" && p.is_const => {
+            msg::hint_char_pointer(p.name.as_deref().unwrap_or("s"))
+        }
         (Indirection::Pointer | Indirection::Array, Some(t)) => msg::hint_pointer_scalar(t.as_str()),
         _ => msg::HINT_POINTER.to_string(),
     }
@@ -624,7 +627,9 @@ fn check_roles(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
     }
     let mut seen: Vec<&str> = Vec::new();
     for p in params {
-        if let Token::Attr { name, .. } | Token::Record { name, .. } | Token::Array { name, .. } = &p.token {
+        if let Token::Attr { name, .. } | Token::Record { name, .. } | Token::Array { name, .. } | Token::Str { name } =
+            &p.token
+        {
             if seen.contains(&name.as_str()) {
                 diags.push(Diagnostic::error(c.name_span, msg::duplicate_attr(&c.name, name)));
             }

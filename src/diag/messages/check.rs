@@ -1211,3 +1211,38 @@ pub(crate) fn impl_sharding(key: &str, a: &str, av: &str, b: &str, bv: &str) -> 
     let (key, a, b) = (q(key), q(a), q(b));
     format!("their `{key}:` differ ('{a}': [{av}]; '{b}': [{bv}]): an algorithm splits its call one way")
 }
+
+pub(crate) fn string_indirect(func: &str, param: &str, declared: &str) -> String {
+    let func = q(func);
+    let param = q(param);
+    let declared = q(declared);
+    format!(
+        "parameter '{param}' of '{func}' takes a string attribute by pointer or non-const reference (`{declared}`): \
+         XLA hands the kernel a view of the string's bytes"
+    )
+}
+
+pub(crate) fn string_owned(func: &str, param: &str, declared: &str) -> String {
+    let func = q(func);
+    let param = q(param);
+    let declared = q(declared);
+    format!(
+        "parameter '{param}' of '{func}' takes a `std::string` (`{declared}`): a string attribute reaches the \
+         kernel as a view of XLA's bytes, valid during the call"
+    )
+}
+
+pub(crate) fn hint_string_view(param: &str) -> String {
+    let param = q(param);
+    format!(
+        "take it as `std::string_view {param}` (copy it into a `std::string` in the kernel where it must outlive the call)"
+    )
+}
+
+pub(crate) fn hint_char_pointer(param: &str) -> String {
+    let param = q(param);
+    format!(
+        "a string attribute is `std::string_view {param}` (a Python `str` keyword; XLA's bytes are not \
+         NUL-terminated, so no `const char*`); bytes read as data are a typed tensor, `arg:int8[n]`"
+    )
+}
