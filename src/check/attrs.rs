@@ -26,6 +26,8 @@ pub(super) enum Shape<'a> {
     Array(ArrayDecl),
     /// `std::string_view`, by value or const reference: a string attribute.
     Str,
+    /// `BE::Attrs`, by value or const reference: every attribute.
+    Dict,
 }
 
 /// An array container as declared.
@@ -57,6 +59,13 @@ pub(super) fn shape<'a>(c: &'a Declared, p: &DeclParam, param: &str) -> Result<O
             Ok(Some(Shape::Str))
         } else {
             fail(msg::string_indirect(&c.name, param, &p.to_string()), msg::hint_string_view(param))
+        };
+    }
+    if is_dict(&p.ty) {
+        return if readable {
+            Ok(Some(Shape::Dict))
+        } else {
+            fail(msg::dict_indirect(&c.name, param, &p.to_string()), msg::hint_dict_by_value(param))
         };
     }
     if matches!(p.ty.as_str(), "std::string" | "::std::string") {
@@ -98,6 +107,11 @@ pub(super) fn shape<'a>(c: &'a Declared, p: &DeclParam, param: &str) -> Result<O
 /// Whether `ty` is the string view XLA decodes a string attribute to.
 pub(super) fn is_string_view(ty: &str) -> bool {
     matches!(ty, "std::string_view" | "::std::string_view")
+}
+
+/// Whether `ty` is begen's dictionary of attributes.
+pub(super) fn is_dict(ty: &str) -> bool {
+    matches!(ty, "BE::Attrs" | "::BE::Attrs")
 }
 
 /// The container of an array type (`None` for a `Span` without its
@@ -148,6 +162,7 @@ fn param_of(
             param.array = Some(Box::new(ArrayBinding { container: a.container, element: a.element.to_string() }));
         }
         Shape::Str => param.token = Token::Str { name: name.to_string() },
+        Shape::Dict => param.token = Token::Dict,
     }
     Some(param)
 }

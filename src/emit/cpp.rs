@@ -418,6 +418,7 @@ pub(crate) fn param_cpp(unit: &Unit, i: usize, slot: usize, p: &Param) -> ParamC
         Token::Record { ty, .. } => record_cpp(i, slot, p, ty),
         Token::Array { ty, .. } => array_cpp(function, i, slot, p, *ty),
         Token::Str { .. } => str_cpp(i, slot, p),
+        Token::Dict => dict_cpp(i, slot, p),
         // Only binary kernels take structs as bytes and lists; their handlers are `emit::binary`'s.
         // Only kernels with XLA FFI types take variadic inputs and outputs.
         Token::Struct { .. } | Token::List(_) | Token::Args | Token::Rets => ParamCpp::default(),
@@ -549,6 +550,24 @@ fn str_cpp(i: usize, slot: usize, p: &Param) -> ParamCpp {
     }
 }
 
+/// Every attribute as one dictionary: XLA decodes them as an
+/// `ffi::Dictionary`; the handler passes it with the glue's reader
+/// (`begen::DictArg`), and the trampoline hands the kernel a `BE::Attrs`
+/// over it, whose getters read by key through the glue.
+fn dict_cpp(i: usize, slot: usize, p: &Param) -> ParamCpp {
+    let name = &p.name;
+    let raw = format!("p{i}_{name}");
+    let arg = format!("a{i}_{name}");
+    let value = format!("v{i}_{name}");
+    ParamCpp {
+        bindings: attr_binding(".Attrs()".into(), format!("xla::ffi::Dictionary {raw}"), vec![]),
+        passed: Passed::Attr(format!("&{arg}")),
+        locals: vec![format!("const begen::DictArg {arg} = begen::rt::dict_arg({raw});")],
+        prepare: vec![format!("const BE::Attrs {value}(*static_cast<const begen::DictArg*>(begen_a[{slot}]));")],
+        call_arg: value,
+    }
+}
+
 /// The kernel's pointer argument for a typed tensor: the data cast to the
 /// declared element type (the template argument's type for `T*`), whose
 /// size is asserted at compile time.
@@ -673,7 +692,8 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
         | Token::Struct { .. }
         | Token::Record { .. }
         | Token::Array { .. }
-        | Token::Str { .. } => 3,
+        | Token::Str { .. }
+        | Token::Dict => 3,
     };
     order.sort_by_key(|(i, p)| (rank(&p.token), *i));
     let mut slots = vec![0; f.params.len()];
@@ -689,7 +709,8 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
             | Token::Struct { .. }
             | Token::Record { .. }
             | Token::Array { .. }
-            | Token::Str { .. } => {
+            | Token::Str { .. }
+            | Token::Dict => {
                 slots[*i] = attrs;
                 attrs += 1;
             }
@@ -761,7 +782,8 @@ pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
             | Token::Struct { .. }
             | Token::Record { .. }
             | Token::Array { .. }
-            | Token::Str { .. } => {}
+            | Token::Str { .. }
+            | Token::Dict => {}
         }
     }
     tensors.sort_by_key(|(rank, i, ..)| (*rank, *i));
@@ -981,6 +1003,7 @@ pub(crate) fn trampoline_view(unit: &Unit) -> TrampolineView {
                         | Token::Record { .. }
                         | Token::Array { .. }
                         | Token::Str { .. }
+                        | Token::Dict
                 )
             }),
             "const void* const*",

@@ -877,6 +877,7 @@ pub(crate) fn role(token: &crate::model::Token) -> &'static str {
         | Token::Record { .. }
         | Token::Array { .. }
         | Token::Str { .. }
+        | Token::Dict
         | Token::Dim { .. } => "not a tensor",
     }
 }
@@ -1246,3 +1247,34 @@ pub(crate) fn hint_char_pointer(param: &str) -> String {
          NUL-terminated, so no `const char*`); bytes read as data are a typed tensor, `arg:int8[n]`"
     )
 }
+
+pub(crate) fn dict_mixed(func: &str, param: &str, attr: &str) -> String {
+    let (func, param, attr) = (q(func), q(param), q(attr));
+    format!(
+        "parameter '{param}' of '{func}' takes every attribute as `BE::Attrs`, and '{attr}' is a named attribute \
+         besides: XLA does not mix the two"
+    )
+}
+
+pub(crate) const HINT_DICT_MIXED: &str =
+    "read every attribute from the dictionary (`attrs.get<float>(\"eps\")`), or take each one as a parameter";
+
+pub(crate) fn dict_twice(func: &str, param: &str) -> String {
+    let (func, param) = (q(func), q(param));
+    format!("parameter '{param}' of '{func}' takes the attributes a second time: XLA hands one dictionary")
+}
+
+pub(crate) fn dict_indirect(func: &str, param: &str, declared: &str) -> String {
+    let (func, param, declared) = (q(func), q(param), q(declared));
+    format!(
+        "parameter '{param}' of '{func}' takes `BE::Attrs` by pointer or non-const reference (`{declared}`): \
+         the dictionary is read-only"
+    )
+}
+
+pub(crate) fn hint_dict_by_value(param: &str) -> String {
+    let param = q(param);
+    format!("take it by value, `BE::Attrs {param}` (a view of XLA's attributes, valid during the call)")
+}
+
+pub(crate) const HINT_DICT_TWICE: &str = "take one `BE::Attrs` and read every attribute from it";
