@@ -294,6 +294,12 @@ inline int32_t dict_number(const xla::ffi::Dictionary& d, std::string_view key, 
         status = dict_status::kOk;
     };
     attempt(To{});
+    // The types a Python number arrives as come first: a failed decode
+    // builds XLA's error message.
+    if constexpr (std::is_floating_point<To>::value) {
+        attempt(double{});
+        attempt(float{});
+    }
     if constexpr (!std::is_same<To, bool>::value) {
         attempt(int64_t{});
         attempt(int32_t{});
@@ -303,10 +309,6 @@ inline int32_t dict_number(const xla::ffi::Dictionary& d, std::string_view key, 
         attempt(uint32_t{});
         attempt(uint16_t{});
         attempt(uint8_t{});
-    }
-    if constexpr (std::is_floating_point<To>::value) {
-        attempt(double{});
-        attempt(float{});
     }
     return status;
 }
