@@ -65,6 +65,7 @@ cases!(
     err_stream_cpu,
     err_native,
     err_native_state,
+    err_vocab,
     native,
     err_locate,
     err_files,

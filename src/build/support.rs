@@ -19,6 +19,7 @@ macro_rules! headers {
 
 headers!(
     "begen/abi.h",
+    "begen/attrs.h",
     "begen/binary_launch.h",
     "begen/cuda_driver.h",
     "begen/ffi_support.h",

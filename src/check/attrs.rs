@@ -13,6 +13,10 @@ use crate::model::{
 };
 use crate::source::{SourceMap, Span};
 
+/// The type a string attribute's token names, `attr.<name>:str` (read as
+/// a struct's name by the token parser).
+pub(super) const STR: &str = "str";
+
 /// What a parameter's declaration makes it beyond the arg_spec system's
 /// table.
 pub(super) enum Shape<'a> {
@@ -20,6 +24,10 @@ pub(super) enum Shape<'a> {
     Struct(&'a DeclStruct),
     /// A span or vector of a known element type.
     Array(ArrayDecl),
+    /// `std::string_view`, by value or const reference: a string attribute.
+    Str,
+    /// `BE::Attrs`, by value or const reference: every attribute.
+    Dict,
 }
 
 /// An array container as declared.
@@ -46,6 +54,23 @@ pub(super) fn shape<'a>(c: &'a Declared, p: &DeclParam, param: &str) -> Result<O
         Indirection::Reference => p.is_const,
         Indirection::Pointer | Indirection::RvalueReference | Indirection::Array | Indirection::Function => false,
     };
+    if is_string_view(&p.ty) {
+        return if readable {
+            Ok(Some(Shape::Str))
+        } else {
+            fail(msg::string_indirect(&c.name, param, &p.to_string()), msg::hint_string_view(param))
+        };
+    }
+    if is_dict(&p.ty) {
+        return if readable {
+            Ok(Some(Shape::Dict))
+        } else {
+            fail(msg::dict_indirect(&c.name, param, &p.to_string()), msg::hint_dict_by_value(param))
+        };
+    }
+    if matches!(p.ty.as_str(), "std::string" | "::std::string") {
+        return fail(msg::string_owned(&c.name, param, &p.to_string()), msg::hint_string_view(param));
+    }
     // `struct S p` (C's elaborated form) names `S` too.
     let ty = p.ty.strip_prefix("struct ").unwrap_or(&p.ty);
     if let Some(s) = c.structs.iter().find(|s| s.name == ty) {
@@ -77,6 +102,16 @@ pub(super) fn shape<'a>(c: &'a Declared, p: &DeclParam, param: &str) -> Result<O
         return fail(msg::array_indirect(&c.name, param, &p.to_string()), msg::HINT_ARRAY_BY_VALUE.into());
     }
     Ok(Some(Shape::Array(ArrayDecl { container, element, ty, half })))
+}
+
+/// Whether `ty` is the string view XLA decodes a string attribute to.
+pub(super) fn is_string_view(ty: &str) -> bool {
+    matches!(ty, "std::string_view" | "::std::string_view")
+}
+
+/// Whether `ty` is begen's dictionary of attributes.
+pub(super) fn is_dict(ty: &str) -> bool {
+    matches!(ty, "BE::Attrs" | "::BE::Attrs")
 }
 
 /// The container of an array type (`None` for a `Span` without its
@@ -126,6 +161,8 @@ fn param_of(
             param.half_repr = half;
             param.array = Some(Box::new(ArrayBinding { container: a.container, element: a.element.to_string() }));
         }
+        Shape::Str => param.token = Token::Str { name: name.to_string() },
+        Shape::Dict => param.token = Token::Dict,
     }
     Some(param)
 }
@@ -197,7 +234,14 @@ pub(super) fn resolve_explicit(
     };
     let done = |param: Option<Param>| Explicit::Done(param.map(Box::new));
     match (tok, &shape) {
-        (SpecToken::Struct { name: an, ty }, _) if !c.structs.iter().any(|s| s.name == *ty) => {
+        // `attr.<name>:str`: the token of a string attribute.
+        (SpecToken::Struct { name: an, ty }, Some(Shape::Str)) if ty == STR => {
+            if !named(an, format!("attr.{an}:{STR}"), diags) {
+                return done(None);
+            }
+            done(param_of(c, &Shape::Str, name, p.span, None, map, diags))
+        }
+        (SpecToken::Struct { name: an, ty }, _) if ty != STR && !c.structs.iter().any(|s| s.name == *ty) => {
             diags.push(unknown_struct(c, an, ty, tok_span, map));
             done(None)
         }
@@ -244,6 +288,9 @@ pub(super) fn struct_alone(
     map: &SourceMap,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Param> {
+    if ty == STR {
+        return param_of(c, &Shape::Str, attr, at, None, map, diags);
+    }
     let Some(s) = c.structs.iter().find(|s| s.name == ty) else {
         diags.push(unknown_struct(c, attr, ty, at, map));
         return None;
@@ -261,7 +308,7 @@ pub(super) fn check_struct_known(
     map: &SourceMap,
     diags: &mut Vec<Diagnostic>,
 ) {
-    if !c.structs.iter().any(|s| s.name == ty) {
+    if ty != STR && !c.structs.iter().any(|s| s.name == ty) {
         diags.push(unknown_struct(c, attr, ty, at, map));
     }
 }

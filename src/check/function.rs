@@ -106,6 +106,9 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<Checked>,
         (None, None, None) => None,
     };
     let Some(mut params) = params else { return (None, diags) };
+    if let Some(sig) = sig {
+        check_dictionary(c, sig, &params, &mut diags);
+    }
     set_defaults(c, &mut params, &defaults, &mut diags);
     if native.is_none() {
         check_roles(c, &params, &mut diags);
@@ -341,6 +344,9 @@ fn infer_all(c: &Declared, sig: &Signature, map: &SourceMap, diags: &mut Vec<Dia
 /// a table type can be bound as a typed tensor.
 fn pointer_hint(p: &DeclParam) -> String {
     match (p.indirection, infer::scalar_type(&p.ty)) {
+        (Indirection::Pointer, _) if p.ty == "char" && p.is_const => {
+            msg::hint_char_pointer(p.name.as_deref().unwrap_or("s"))
+        }
         (Indirection::Pointer | Indirection::Array, Some(t)) => msg::hint_pointer_scalar(t.as_str()),
         _ => msg::HINT_POINTER.to_string(),
     }
@@ -357,12 +363,15 @@ fn check_against_signature(
     map: &SourceMap,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Vec<Param>> {
-    if tokens.len() != sig.params.len() {
+    // A dictionary of attributes takes no token (as an `ffi::Dictionary`
+    // over a native kernel): the tokens state the other parameters.
+    let is_dict = |p: &DeclParam| attrs::is_dict(&p.ty);
+    let stated: Vec<(usize, &DeclParam)> = sig.params.iter().enumerate().filter(|(_, p)| !is_dict(p)).collect();
+    if tokens.len() != stated.len() {
         let loc = sig.name_span;
         // The parameters past the last token have none; those named like a
         // dimension of the contract want its `dim.` token.
-        let untokened: Vec<String> =
-            sig.params.iter().enumerate().skip(tokens.len()).map(|(i, p)| param_name(p, i)).collect();
+        let untokened: Vec<String> = stated.iter().skip(tokens.len()).map(|(i, p)| param_name(p, *i)).collect();
         let named_dims: BTreeSet<&str> = tokens
             .iter()
             .filter_map(|(t, _)| match t {
@@ -377,14 +386,22 @@ fn check_against_signature(
             .collect();
         let dims: Vec<String> = untokened.iter().filter(|n| named_dims.contains(n.as_str())).cloned().collect();
         diags.push(
-            Diagnostic::error(loc, msg::count_mismatch(&c.name, tokens.len(), sig.params.len(), &untokened))
+            Diagnostic::error(loc, msg::count_mismatch(&c.name, tokens.len(), stated.len(), &untokened))
                 .hint(msg::hint_count_mismatch(&dims)),
         );
         return None;
     }
     let mut params = Vec::new();
-    for (i, ((tok, tok_loc), p)) in tokens.iter().zip(&sig.params).enumerate() {
+    let mut tokens = tokens.iter();
+    for (i, p) in sig.params.iter().enumerate() {
         let name = param_name(p, i);
+        if is_dict(p) {
+            if let Ok(Some(param)) = attrs::infer_param(c, p, &name, map, diags) {
+                params.push(param);
+            }
+            continue;
+        }
+        let Some((tok, tok_loc)) = tokens.next() else { break };
         match attrs::resolve_explicit(c, tok, *tok_loc, p, &name, map, diags) {
             Explicit::Done(param) => {
                 params.extend(param.map(|p| *p));
@@ -624,7 +641,9 @@ fn check_roles(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
     }
     let mut seen: Vec<&str> = Vec::new();
     for p in params {
-        if let Token::Attr { name, .. } | Token::Record { name, .. } | Token::Array { name, .. } = &p.token {
+        if let Token::Attr { name, .. } | Token::Record { name, .. } | Token::Array { name, .. } | Token::Str { name } =
+            &p.token
+        {
             if seen.contains(&name.as_str()) {
                 diags.push(Diagnostic::error(c.name_span, msg::duplicate_attr(&c.name, name)));
             }
@@ -654,6 +673,28 @@ fn check_roles(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
     }
 }
 
+/// A `BE::Attrs` parameter takes every attribute: XLA hands one
+/// dictionary, and binds no named attribute beside it. Each problem is
+/// reported at the parameter.
+fn check_dictionary(c: &Declared, sig: &Signature, params: &[Param], diags: &mut Vec<Diagnostic>) {
+    let dicts: Vec<&DeclParam> = sig.params.iter().filter(|p| attrs::is_dict(&p.ty)).collect();
+    let Some(first) = dicts.first() else { return };
+    let first_name = first.name.as_deref().unwrap_or("attrs");
+    for again in &dicts[1..] {
+        let name = again.name.as_deref().unwrap_or("attrs");
+        diags.push(
+            Diagnostic::error(again.span, msg::dict_twice(&c.name, name))
+                .with(first.span, msg::LABEL_DECLARED_HERE)
+                .hint(msg::HINT_DICT_TWICE),
+        );
+    }
+    if let Some(named) = params.iter().find(|p| p.token.attr_name().is_some()) {
+        diags.push(
+            Diagnostic::error(first.span, msg::dict_mixed(&c.name, first_name, &named.name)).hint(msg::HINT_DICT_MIXED),
+        );
+    }
+}
+
 /// The conventional order's warning (a native kernel binds in its own
 /// order, as XLA allows).
 fn check_order(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
@@ -665,7 +706,8 @@ fn check_order(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
         | Token::Struct { .. }
         | Token::Record { .. }
         | Token::Array { .. }
-        | Token::Str { .. } => 2,
+        | Token::Str { .. }
+        | Token::Dict => 2,
         Token::Stream => 3,
     };
     if params.windows(2).any(|w| rank(&w[0].token) > rank(&w[1].token)) {

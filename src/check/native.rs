@@ -148,8 +148,9 @@ fn kind(ty: &str) -> Option<Kind> {
 }
 
 /// Whether the signature is written against XLA FFI's types: some
-/// parameter is a buffer, a result, a list of either, a dictionary, a
-/// string or a context (a span or a `cudaStream_t` alone does not tell).
+/// parameter is a buffer, a result, a list of either, a dictionary or a
+/// context (a span, a string or a `cudaStream_t` alone does not tell:
+/// `BE::Tensor` kernels take them too).
 pub(super) fn is_native(sig: &Signature) -> bool {
     sig.params.iter().any(|p| {
         matches!(
@@ -160,7 +161,6 @@ pub(super) fn is_native(sig: &Signature) -> bool {
                     | Kind::RemainingArgs
                     | Kind::RemainingRets
                     | Kind::Dictionary
-                    | Kind::StringView
                     | Kind::PlatformStream
                     | Kind::State
             )
@@ -399,6 +399,7 @@ pub(super) fn apply_tokens(
             }
             (SpecToken::Array { name, ty }, Token::Array { name: n, ty: have }) => name == n && ty == have,
             (SpecToken::Attr { name, ty: None }, Token::Str { name: n }) => name == n,
+            (SpecToken::Struct { name, ty }, Token::Str { name: n }) => name == n && ty == super::attrs::STR,
             _ => false,
         };
         // An attribute token whose name is a slip of the attribute's.

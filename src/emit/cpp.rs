@@ -417,10 +417,11 @@ pub(crate) fn param_cpp(unit: &Unit, i: usize, slot: usize, p: &Param) -> ParamC
         Token::Attr { ty, .. } => attr_cpp(function, i, slot, p, *ty),
         Token::Record { ty, .. } => record_cpp(i, slot, p, ty),
         Token::Array { ty, .. } => array_cpp(function, i, slot, p, *ty),
+        Token::Str { .. } => str_cpp(i, slot, p),
+        Token::Dict => dict_cpp(i, slot, p),
         // Only binary kernels take structs as bytes and lists; their handlers are `emit::binary`'s.
-        // Only kernels with XLA FFI types take strings; their handlers are `emit::native`'s.
         // Only kernels with XLA FFI types take variadic inputs and outputs.
-        Token::Struct { .. } | Token::List(_) | Token::Str { .. } | Token::Args | Token::Rets => ParamCpp::default(),
+        Token::Struct { .. } | Token::List(_) | Token::Args | Token::Rets => ParamCpp::default(),
     }
 }
 
@@ -521,6 +522,48 @@ fn array_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> 
             format!("const {element}* {data} = static_cast<const {element}*>({read}.data);"),
             build,
         ],
+        call_arg: value,
+    }
+}
+
+/// A string attribute: XLA decodes it as a `std::string_view` (its UTF-8
+/// bytes, valid for the call); the handler passes their address and
+/// number as a `begen::ArrayArg`, and the trampoline hands the kernel a
+/// `std::string_view` over them.
+fn str_cpp(i: usize, slot: usize, p: &Param) -> ParamCpp {
+    let name = &p.name;
+    let raw = format!("p{i}_{name}");
+    let arg = format!("a{i}_{name}");
+    let read = format!("x{i}_{name}");
+    ParamCpp {
+        bindings: attr_binding(
+            format!(".Attr<std::string_view>(\"{name}\")"),
+            format!("std::string_view {raw}"),
+            vec![],
+        ),
+        passed: Passed::Attr(format!("&{arg}")),
+        locals: vec![format!("const begen::ArrayArg {arg} = {{{raw}.data(), static_cast<int64_t>({raw}.size())}};")],
+        prepare: vec![format!(
+            "const begen::ArrayArg& {read} = *static_cast<const begen::ArrayArg*>(begen_a[{slot}]);"
+        )],
+        call_arg: format!("std::string_view(static_cast<const char*>({read}.data), static_cast<size_t>({read}.size))"),
+    }
+}
+
+/// Every attribute as one dictionary: XLA decodes them as an
+/// `ffi::Dictionary`; the handler passes it with the glue's reader
+/// (`begen::DictArg`), and the trampoline hands the kernel a `BE::Attrs`
+/// over it, whose getters read by key through the glue.
+fn dict_cpp(i: usize, slot: usize, p: &Param) -> ParamCpp {
+    let name = &p.name;
+    let raw = format!("p{i}_{name}");
+    let arg = format!("a{i}_{name}");
+    let value = format!("v{i}_{name}");
+    ParamCpp {
+        bindings: attr_binding(".Attrs()".into(), format!("xla::ffi::Dictionary {raw}"), vec![]),
+        passed: Passed::Attr(format!("&{arg}")),
+        locals: vec![format!("const begen::DictArg {arg} = begen::rt::dict_arg({raw});")],
+        prepare: vec![format!("const BE::Attrs {value}(*static_cast<const begen::DictArg*>(begen_a[{slot}]));")],
         call_arg: value,
     }
 }
@@ -649,7 +692,8 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
         | Token::Struct { .. }
         | Token::Record { .. }
         | Token::Array { .. }
-        | Token::Str { .. } => 3,
+        | Token::Str { .. }
+        | Token::Dict => 3,
     };
     order.sort_by_key(|(i, p)| (rank(&p.token), *i));
     let mut slots = vec![0; f.params.len()];
@@ -665,7 +709,8 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
             | Token::Struct { .. }
             | Token::Record { .. }
             | Token::Array { .. }
-            | Token::Str { .. } => {
+            | Token::Str { .. }
+            | Token::Dict => {
                 slots[*i] = attrs;
                 attrs += 1;
             }
@@ -737,7 +782,8 @@ pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
             | Token::Struct { .. }
             | Token::Record { .. }
             | Token::Array { .. }
-            | Token::Str { .. } => {}
+            | Token::Str { .. }
+            | Token::Dict => {}
         }
     }
     tensors.sort_by_key(|(rank, i, ..)| (*rank, *i));
@@ -949,7 +995,17 @@ pub(crate) fn trampoline_view(unit: &Unit) -> TrampolineView {
     let params_text = [
         named(uses(|t| t.is_input() || t.is_output()), "const begen::TensorArg*", "begen_t"),
         named(
-            uses(|t| matches!(t, Token::Attr { .. } | Token::Dim { .. } | Token::Record { .. } | Token::Array { .. })),
+            uses(|t| {
+                matches!(
+                    t,
+                    Token::Attr { .. }
+                        | Token::Dim { .. }
+                        | Token::Record { .. }
+                        | Token::Array { .. }
+                        | Token::Str { .. }
+                        | Token::Dict
+                )
+            }),
             "const void* const*",
             "begen_a",
         ),

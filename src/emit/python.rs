@@ -852,7 +852,8 @@ fn py_attr(p: &Param) -> Option<PyAttr<'_>> {
         | Token::Args
         | Token::Rets
         | Token::Stream
-        | Token::Dim { .. } => return None,
+        | Token::Dim { .. }
+        | Token::Dict => return None,
     };
     let shown = match &p.token {
         Token::Struct { ty, .. } => ty.name.clone(),
@@ -1930,7 +1931,8 @@ fn needs_ml_dtypes(library: &Library) -> bool {
         | Token::Rets
         | Token::Stream
         | Token::Dim { .. }
-        | Token::Str { .. } => false,
+        | Token::Str { .. }
+        | Token::Dict => false,
     })
 }
 

@@ -152,6 +152,10 @@ pub(crate) enum Token {
         /// The attribute name XLA sees, which is also the C++ parameter's name.
         name: String,
     },
+    /// Every attribute of the call as one dictionary (`BE::Attrs`, a
+    /// `BE::Tensor` kernel's `ffi::Dictionary`): from Python free keywords,
+    /// to XLA each an attribute, to the kernel typed getters by key.
+    Dict,
 }
 
 impl Token {
@@ -193,7 +197,8 @@ impl Token {
             | Token::Struct { .. }
             | Token::Record { .. }
             | Token::Array { .. }
-            | Token::Str { .. } => None,
+            | Token::Str { .. }
+            | Token::Dict => None,
         }
     }
 
@@ -224,6 +229,7 @@ impl fmt::Display for Token {
             Token::Record { name, ty } => write!(f, "attr.{name}:{ty}"),
             Token::Array { name, ty } => write!(f, "attr.{name}:{ty}[]"),
             Token::Str { name } => write!(f, "attr.{name}:str"),
+            Token::Dict => f.write_str("attrs"),
         }
     }
 }
@@ -969,6 +975,7 @@ impl Function {
     /// attribute as an `ffi::Dictionary` (its Python function, free keywords).
     pub(crate) fn takes_dictionary(&self) -> bool {
         self.native.as_ref().is_some_and(|n| n.params.contains(&NativeBind::Attrs))
+            || self.params.iter().any(|p| p.token == Token::Dict)
     }
 
     /// How many output tensors (`ret` and `inout`) XLA returns.
@@ -991,7 +998,8 @@ impl Function {
             | Token::Struct { .. }
             | Token::Record { .. }
             | Token::Array { .. }
-            | Token::Str { .. } => None,
+            | Token::Str { .. }
+            | Token::Dict => None,
         })
     }
 
@@ -1004,6 +1012,7 @@ impl Function {
             Token::Attr { ty, .. } => Some((p, ty.to_string())),
             Token::Array { ty, .. } => Some((p, format!("{ty}[]"))),
             Token::Str { .. } => Some((p, "str".to_string())),
+            Token::Dict => None,
             Token::Struct { ty, .. } => Some((p, ty.name.clone())),
             Token::Record { ty, .. } => {
                 let members: Vec<String> = ty.members.iter().map(|m| format!("{}: {}", m.name, m.ty)).collect();

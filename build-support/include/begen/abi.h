@@ -34,6 +34,31 @@ struct ArrayArg {
     int64_t size;
 };
 
+/// Every attribute of a call, as the glue hands it to a trampoline (a
+/// kernel's `BE::Attrs`): XLA's dictionary, opaque here, and the glue's
+/// function that reads one entry of it. `get` reads attribute `name`
+/// (`size` bytes) as `kind` (an `xla_type` code, `dict_kind::kStr` or
+/// `dict_kind::kAny`) into `out` (a value of the kind's C++ type; an
+/// `ArrayArg` of the UTF-8 bytes for a string; nothing for `kAny`) and
+/// returns a `dict_status`.
+struct DictArg {
+    const void* dict;
+    int32_t (*get)(const void* dict, const char* name, int64_t size, int32_t kind, void* out);
+    int64_t size;
+};
+
+namespace dict_kind {
+constexpr int32_t kAny = 0;   // only whether the key is there
+constexpr int32_t kStr = -1;  // a string
+}  // namespace dict_kind
+
+namespace dict_status {
+constexpr int32_t kOk = 0;
+constexpr int32_t kMissing = 1;
+constexpr int32_t kWrongType = 2;
+constexpr int32_t kOutOfRange = 3;
+}  // namespace dict_status
+
 /// The highest rank the glue passes on: the dimensions a BE::Tensor view
 /// holds (BE::kMaxDim).
 constexpr int64_t kMaxRank = 8;

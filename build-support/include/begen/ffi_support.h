@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
+#include <type_traits>
 
 #include "begen/abi.h"
 #include "xla/ffi/api/ffi.h"
@@ -252,6 +254,96 @@ BEGEN_HIDDEN inline xla::ffi::Error kernel_failed(const char* function, const ch
 template <typename Stream>
 BEGEN_HIDDEN inline int64_t stream_handle(Stream s) noexcept {
     return static_cast<int64_t>(reinterpret_cast<intptr_t>(s));
+}
+
+/// Whether the integer or float `v` is a `To` (a float takes any number;
+/// an integer a value in its range; a bool only a bool).
+template <typename To, typename From>
+inline bool dict_fits(From v) noexcept {
+    if constexpr (std::is_floating_point<To>::value || std::is_same<To, From>::value) {
+        return true;
+    } else if constexpr (std::is_floating_point<From>::value) {
+        return false;
+    } else if constexpr (std::is_signed<From>::value) {
+        if (v < 0) {
+            return std::is_signed<To>::value &&
+                   static_cast<int64_t>(v) >= static_cast<int64_t>(std::numeric_limits<To>::min());
+        }
+        return static_cast<uint64_t>(v) <= static_cast<uint64_t>(std::numeric_limits<To>::max());
+    } else {
+        return static_cast<uint64_t>(v) <= static_cast<uint64_t>(std::numeric_limits<To>::max());
+    }
+}
+
+/// Reads attribute `key` as the number `To`: its own type first, then (a
+/// Python int arrives as int64, a float as float64) any integer a `To`
+/// holds, or any number for a float. A bool is only a bool.
+template <typename To>
+inline int32_t dict_number(const xla::ffi::Dictionary& d, std::string_view key, void* out) {
+    int32_t status = dict_status::kWrongType;
+    auto attempt = [&](auto tag) {
+        using From = decltype(tag);
+        if (status != dict_status::kWrongType) return;
+        xla::ffi::ErrorOr<From> v = d.get<From>(key);
+        if (!v.has_value()) return;
+        if (!dict_fits<To>(*v)) {
+            status = dict_status::kOutOfRange;
+            return;
+        }
+        *static_cast<To*>(out) = static_cast<To>(*v);
+        status = dict_status::kOk;
+    };
+    attempt(To{});
+    // The types a Python number arrives as come first: a failed decode
+    // builds XLA's error message.
+    if constexpr (std::is_floating_point<To>::value) {
+        attempt(double{});
+        attempt(float{});
+    }
+    if constexpr (!std::is_same<To, bool>::value) {
+        attempt(int64_t{});
+        attempt(int32_t{});
+        attempt(int16_t{});
+        attempt(int8_t{});
+        attempt(uint64_t{});
+        attempt(uint32_t{});
+        attempt(uint16_t{});
+        attempt(uint8_t{});
+    }
+    return status;
+}
+
+/// `DictArg::get` of the glue: one entry of an `xla::ffi::Dictionary`.
+inline int32_t dict_get(const void* dict, const char* name, int64_t size, int32_t kind, void* out) {
+    const auto& d = *static_cast<const xla::ffi::Dictionary*>(dict);
+    const std::string_view key(name, static_cast<size_t>(size));
+    if (!d.contains(key)) return dict_status::kMissing;
+    switch (kind) {
+    case dict_kind::kAny: return dict_status::kOk;
+    case dict_kind::kStr: {
+        xla::ffi::ErrorOr<std::string_view> v = d.get<std::string_view>(key);
+        if (!v.has_value()) return dict_status::kWrongType;
+        *static_cast<ArrayArg*>(out) = ArrayArg{v->data(), static_cast<int64_t>(v->size())};
+        return dict_status::kOk;
+    }
+    case xla_type::kPred: return dict_number<bool>(d, key, out);
+    case xla_type::kS8: return dict_number<int8_t>(d, key, out);
+    case xla_type::kS16: return dict_number<int16_t>(d, key, out);
+    case xla_type::kS32: return dict_number<int32_t>(d, key, out);
+    case xla_type::kS64: return dict_number<int64_t>(d, key, out);
+    case xla_type::kU8: return dict_number<uint8_t>(d, key, out);
+    case xla_type::kU16: return dict_number<uint16_t>(d, key, out);
+    case xla_type::kU32: return dict_number<uint32_t>(d, key, out);
+    case xla_type::kU64: return dict_number<uint64_t>(d, key, out);
+    case xla_type::kF32: return dict_number<float>(d, key, out);
+    case xla_type::kF64: return dict_number<double>(d, key, out);
+    default: return dict_status::kWrongType;
+    }
+}
+
+/// The dictionary of a call as a trampoline takes it.
+inline DictArg dict_arg(const xla::ffi::Dictionary& d) noexcept {
+    return DictArg{&d, &dict_get, static_cast<int64_t>(d.size())};
 }
 
 }  // namespace rt

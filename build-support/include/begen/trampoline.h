@@ -20,6 +20,7 @@
 #include <string>
 
 #include "begen/abi.h"
+#include "begen/attrs.h"
 #include "begen/status.h"
 #include "brainevent/common.h"
 

@@ -16,3 +16,4 @@
 #include "brainevent/span.h"
 #include "brainevent/check.h"
 #include "brainevent/dispatch.h"
+#include "begen/attrs.h"

@@ -877,6 +877,7 @@ pub(crate) fn role(token: &crate::model::Token) -> &'static str {
         | Token::Record { .. }
         | Token::Array { .. }
         | Token::Str { .. }
+        | Token::Dict
         | Token::Dim { .. } => "not a tensor",
     }
 }
@@ -1211,3 +1212,69 @@ pub(crate) fn impl_sharding(key: &str, a: &str, av: &str, b: &str, bv: &str) -> 
     let (key, a, b) = (q(key), q(a), q(b));
     format!("their `{key}:` differ ('{a}': [{av}]; '{b}': [{bv}]): an algorithm splits its call one way")
 }
+
+pub(crate) fn string_indirect(func: &str, param: &str, declared: &str) -> String {
+    let func = q(func);
+    let param = q(param);
+    let declared = q(declared);
+    format!(
+        "parameter '{param}' of '{func}' takes a string attribute by pointer or non-const reference (`{declared}`): \
+         XLA hands the kernel a view of the string's bytes"
+    )
+}
+
+pub(crate) fn string_owned(func: &str, param: &str, declared: &str) -> String {
+    let func = q(func);
+    let param = q(param);
+    let declared = q(declared);
+    format!(
+        "parameter '{param}' of '{func}' takes a `std::string` (`{declared}`): a string attribute reaches the \
+         kernel as a view of XLA's bytes, valid during the call"
+    )
+}
+
+pub(crate) fn hint_string_view(param: &str) -> String {
+    let param = q(param);
+    format!(
+        "take it as `std::string_view {param}` (copy it into a `std::string` in the kernel where it must outlive the call)"
+    )
+}
+
+pub(crate) fn hint_char_pointer(param: &str) -> String {
+    let param = q(param);
+    format!(
+        "a string attribute is `std::string_view {param}` (a Python `str` keyword; XLA's bytes are not \
+         NUL-terminated, so no `const char*`); bytes read as data are a typed tensor, `arg:int8[n]`"
+    )
+}
+
+pub(crate) fn dict_mixed(func: &str, param: &str, attr: &str) -> String {
+    let (func, param, attr) = (q(func), q(param), q(attr));
+    format!(
+        "parameter '{param}' of '{func}' takes every attribute as `BE::Attrs`, and '{attr}' is a named attribute \
+         besides: XLA does not mix the two"
+    )
+}
+
+pub(crate) const HINT_DICT_MIXED: &str =
+    "read every attribute from the dictionary (`attrs.get<float>(\"eps\")`), or take each one as a parameter";
+
+pub(crate) fn dict_twice(func: &str, param: &str) -> String {
+    let (func, param) = (q(func), q(param));
+    format!("parameter '{param}' of '{func}' takes the attributes a second time: XLA hands one dictionary")
+}
+
+pub(crate) fn dict_indirect(func: &str, param: &str, declared: &str) -> String {
+    let (func, param, declared) = (q(func), q(param), q(declared));
+    format!(
+        "parameter '{param}' of '{func}' takes `BE::Attrs` by pointer or non-const reference (`{declared}`): \
+         the dictionary is read-only"
+    )
+}
+
+pub(crate) fn hint_dict_by_value(param: &str) -> String {
+    let param = q(param);
+    format!("take it by value, `BE::Attrs {param}` (a view of XLA's attributes, valid during the call)")
+}
+
+pub(crate) const HINT_DICT_TWICE: &str = "take one `BE::Attrs` and read every attribute from it";
