@@ -414,7 +414,9 @@ def _differentiable(spec, arrays):
     names = [arg[0] for arg in spec["args"]]
     floats = [k for k, a in enumerate(arrays) if _is_float(a)]
     if "linear" in declares and "jvp" not in declares and "vjp" not in declares:
-        linear = set(declares["linear"])
+        # An input linear alone (a name) or in a group linear together (a
+        # tuple of names): the group's inputs are differentiated together.
+        linear = {n for item in declares["linear"] for n in ((item,) if isinstance(item, str) else item)}
         return [k for k in floats if k < len(names) and names[k] in linear]
     return floats
 

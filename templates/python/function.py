@@ -227,13 +227,13 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {{ ind }}def _begen_jvp({% call args(r.args) %}{% endcall %}{% if !r.args.is_empty() %}, {% endif %}out):
 {{ ind }}    return {% call related(r) %}{% endcall %}
 {%- endif %}
-{%- for (i, r) in p.transposes %}
+{%- for (_, i, r) in p.transposes %}
 {{ ind }}def _begen_transpose{{ i }}({% call args(r.args) %}{% endcall %}{% if !r.args.is_empty() %}, {% endif %}out):
 {{ ind }}    return {% call related(r) %}{% endcall %}
 {%- endfor %}
-{{ ind }}return _begen_bind(TARGETS[{% call key(k.call.key) %}{% endcall %}], _begen_raw, {% call tuple(f.inputs) %}{% endcall -%}
+{{ ind }}return {{ p.bind }}(TARGETS[{% call key(k.call.key) %}{% endcall %}], _begen_raw, {% call tuple(f.inputs) %}{% endcall -%}
 , _begen_o, {{ p.linear }}, {% if p.jvp.is_some() %}_begen_jvp{% else %}None{% endif %}, (
-{%- for (i, r) in p.transposes %}{% if !loop.first %}, {% endif %}({{ i }}, _begen_transpose{{ i }}){% endfor %}
+{%- for (key, i, _) in p.transposes %}{% if !loop.first %}, {% endif %}({{ key }}, _begen_transpose{{ i }}){% endfor %}
 {%- if p.transposes.len() == 1 %},{% endif %}), {{ p.names }})
 {%- else %}
 {{ ind }}return {% match k.call.returns -%}
