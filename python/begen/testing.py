@@ -51,7 +51,8 @@ ATTEMPTS = (("fwd", 1), ("rev", 1), ("fwd", 2), ("rev", 2))
 
 # What JAX and begen's runtime say when a derivative is not declared (a
 # custom_vjp in forward mode, an FFI call without rules, an input with no
-# transpose): such a mode is not applicable, not a failure.
+# transpose, forward mode through a backward kernel beside `linear:`): such
+# a mode is not applicable, not a failure.
 _NOT_DECLARED = (
     "can't apply forward-mode autodiff (jvp) to a custom_vjp function",
     "cannot be differentiated",
@@ -61,6 +62,8 @@ _NOT_DECLARED = (
     "no transpose for",
     "nor gives the kernel a `jvp`",
     "gives it no",
+    "no forward mode in",
+    "no second derivative through its backward kernel",
 )
 
 Inputs = Union[tuple[Any, ...], tuple[tuple[Any, ...], Mapping[str, Any]]]

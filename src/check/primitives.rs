@@ -56,14 +56,13 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
     let option = |option: &str| config_span(req, &yaml_path!["functions", key, option]);
     let o = &f.options;
     let mut errors: Vec<Problem> = Vec::new();
-    if o.vjp.is_some() {
-        let primitive = if o.jvp.is_some() { "jvp" } else { "linear" };
-        errors.push((
-            option("vjp"),
-            msg::primitive_and_vjp(&f.name, primitive),
-            Vec::new(),
-            Some(msg::HINT_PRIMITIVE_VJP),
-        ));
+    // `vjp` beside `linear` is a primitive whose other inputs go through
+    // the backward kernel; beside `jvp` JAX would use only one of them.
+    if o.vjp.is_some() && o.jvp.is_some() {
+        errors.push((option("vjp"), msg::primitive_and_vjp(&f.name, "jvp"), Vec::new(), Some(msg::HINT_PRIMITIVE_VJP)));
+    }
+    if o.vjp.is_some() && !o.residuals.is_empty() && o.jvp.is_none() {
+        errors.push((option("residuals"), msg::primitive_residuals(&f.name), Vec::new(), None));
     }
     if o.jvp.is_some() && (!o.linear.is_empty() || !o.transpose.is_empty()) {
         let key = if o.linear.is_empty() { "transpose" } else { "linear" };

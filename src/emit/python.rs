@@ -206,6 +206,9 @@ pub(crate) enum PyRuleDoc {
     Linear(String),
     /// (the input, its transpose kernel).
     Transpose(String, String),
+    /// Its backward kernel (`vjp:` beside `linear:`): reverse mode in the
+    /// inputs it is not linear in.
+    Backward(String),
 }
 
 /// One entry of a function's parameter list.
@@ -574,8 +577,12 @@ pub(crate) struct PyPrimitive {
     pub(crate) linear: PyLit,
     /// The runtime function that binds it: `_begen_bind`, or
     /// `_begen_bind_joint` for a kernel with groups of inputs linear
-    /// together (section `joint`).
+    /// together or a backward kernel (section `joint`).
     pub(crate) bind: &'static str,
+    /// Its backward kernel's call (`vjp:` beside `linear:`, bound by
+    /// position: the inputs, then one cotangent per output), passed to the
+    /// bind as `_begen_backward`.
+    pub(crate) backward: Option<PyVjp>,
     /// The inputs' names.
     pub(crate) names: PyLit,
 }
@@ -1587,11 +1594,20 @@ pub(crate) fn with_primitive(
         doc.push(PyRuleDoc::Transpose(comment_text(param), functions[k].name.clone()));
     }
     let names = PyLit::strs(f.input_params().map(|p| &p.name));
-    let bind = if groups.is_empty() { "_begen_bind" } else { "_begen_bind_joint" };
     let PyBody::Kernel(body) = &mut view.body else { return };
-    body.primitive = Some(PyPrimitive { jvp, transposes, linear, bind, names });
+    // A backward kernel beside `linear:` (checked: bound by position) runs
+    // in the primitive's rules instead of a jax.custom_vjp.
+    let backward = body.vjp.take();
+    if let Some(b) = &f.options.vjp
+        && backward.is_some()
+    {
+        doc.push(PyRuleDoc::Backward(b.clone()));
+    }
+    let bind = if groups.is_empty() && backward.is_none() { "_begen_bind" } else { "_begen_bind_joint" };
+    body.primitive = Some(PyPrimitive { jvp, transposes, linear, bind, backward, names });
     if let PyDoc::Kernel(kernel) = &mut view.doc {
         kernel.rules = Some(doc);
+        kernel.backward = None;
     }
 }
 
@@ -1906,7 +1922,11 @@ fn module_sections(library: &Library, has_vjp: bool, has_primitive: bool, has_sh
         (Section::Unsupported, algorithms || library.functions.iter().any(|f| !f.options.unsupported.is_empty())),
         (Section::Vjp, has_vjp),
         (Section::Primitives, has_primitive),
-        (Section::Joint, library.functions.iter().any(|f| !f.options.groups.is_empty())),
+        (
+            Section::Joint,
+            (library.functions.iter())
+                .any(|f| !f.options.groups.is_empty() || (f.options.is_primitive() && f.options.vjp.is_some())),
+        ),
         (Section::Sharding, has_sharding),
         (Section::Algorithms, algorithms),
         (Section::Registry, true),

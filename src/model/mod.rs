@@ -478,7 +478,9 @@ pub(crate) struct FunctionOptions {
     pub(crate) has_side_effect: bool,
     /// The backward kernel, a function of the same module (checked: it
     /// takes the inputs and one cotangent per output and returns one
-    /// cotangent per input); the Python function is then a `jax.custom_vjp`.
+    /// cotangent per input); the Python function is then a `jax.custom_vjp`,
+    /// or with `linear` a JAX primitive whose other inputs' reverse mode
+    /// runs it.
     pub(crate) vjp: Option<String>,
     /// Outputs (C++ names) kept for the backward kernel only (`residuals:`):
     /// the Python function returns the others.

@@ -1,9 +1,13 @@
-"""Groups of inputs linear together, end to end on the CPU: tests/e2e/joint
-built by the CLI and called from JAX, against jnp references, eagerly and
-under jit — the jvp is the kernel on the group's tangents at once, one
-transpose kernel returns a cotangent per input of the group, and what is
-not linear (one input of a group with the others fixed, an input declared
-nowhere) is refused by name, never a wrong number."""
+"""Groups of inputs linear together, and `vjp:` beside `linear:`, end to end
+on the CPU: tests/e2e/joint built by the CLI and called from JAX, against
+jnp references, eagerly and under jit — the jvp is the kernel on the
+group's tangents at once, one transpose kernel returns a cotangent per
+input of the group, a backward kernel differentiates the inputs that are
+not linear in reverse mode, and what is not declared (one input of a group
+with the others fixed, an input declared nowhere, forward mode through a
+backward kernel) is refused by name, never a wrong number."""
+
+import re
 
 import numpy as np
 import pytest
@@ -109,13 +113,65 @@ def test_what_is_not_linear_is_refused_by_name(m, jax_cpu, rng):
         jax.linear_transpose(lambda a, b: m.wgp(a, b, dc, s=1.0), dt, dt)(ct)
 
 
+def escale_ref(x, y):
+    import jax.numpy as jnp
+
+    return 0.5 * jnp.exp(x) * y
+
+
+def escale2_ref(x, y):
+    return x * x * y
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("which", ["escale", "escale2"])
+def test_a_backward_kernel_beside_linear(m, jax_cpu, rng, jit, which):
+    # escale has a transpose kernel for y; escale2's y is transposed by its
+    # backward kernel (with y zero: the kernel is linear in it).
+    jax = jax_cpu
+    wrap = jax.jit if jit else (lambda f: f)
+    f, ref = {"escale": (lambda a, b: m.escale(a, b, s=0.5), escale_ref), "escale2": (m.escale2, escale2_ref)}[which]
+    x, y, ty, ct = (rng.normal(size=5) for _ in range(4))
+    close(wrap(f)(x, y), ref(x, y))
+    # Reverse mode in any input: x through the backward kernel, y through
+    # the transpose (or the backward kernel).
+    for argnums in (0, 1, (0, 1)):
+        got = wrap(jax.grad(lambda a, b: (f(a, b) ** 2).sum(), argnums=argnums))(x, y)
+        want = jax.grad(lambda a, b: (ref(a, b) ** 2).sum(), argnums=argnums)(x, y)
+        for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+            close(g, w)
+    _, vjp = jax.vjp(f, x, y)
+    _, vjp_ref = jax.vjp(ref, x, y)
+    for g, w in zip(vjp(ct), vjp_ref(ct)):
+        close(g, w)
+    # Forward mode and the linear transpose in y, the linear input.
+    _, t = wrap(lambda b, u: jax.jvp(lambda v: f(x, v), (b,), (u,)))(y, ty)
+    close(t, ref(x, ty))
+    (cy,) = wrap(lambda c: jax.linear_transpose(lambda v: f(x, v), y)(c))(ct)
+    close(cy, jax.vjp(lambda v: ref(x, v), y)[1](ct)[0])
+    # vmap of a grad.
+    xs, ys = rng.normal(size=(3, 5)), rng.normal(size=(3, 5))
+    gs = jax.vmap(jax.grad(lambda a, b: f(a, b).sum()))(xs, ys)
+    close(gs, jax.vmap(jax.grad(lambda a, b: ref(a, b).sum()))(xs, ys))
+    check_grads(f, (x, y), order=1, modes=("rev",))
+    check_grads(lambda v: f(x, v), (y,), order=1, modes=("fwd", "rev"))
+    # Forward mode in x has no rule: refused by name, eagerly, under jit and
+    # for jax.hessian (forward over reverse).
+    with pytest.raises(TypeError, match=rf"e2e_joint\.{which}: no forward mode in 'x'"):
+        wrap(lambda a, u: jax.jvp(lambda v: f(v, y), (a,), (u,)))(x, ty)
+    with pytest.raises(TypeError, match=r"no forward mode in 'x'"):
+        jax.hessian(lambda a: f(a, y).sum())(x)
+
+
 def test_check_grads_of_the_module(m, jax_cpu):
     from begen.testing import check_grads as begen_check_grads
 
     report = begen_check_grads(m, order=1)
     text = str(report)
-    assert "gp      fwd" in text and "gp      rev" in text
+    for kernel, mode in [("gp", "fwd"), ("gp", "rev"), ("wgp", "fwd"), ("wgp", "rev"), ("escale", "rev")]:
+        assert re.search(rf"^{kernel} +{mode} +\S+ +pass$", text, re.MULTILINE), text
     assert "FAIL" not in text and "ERROR" not in text
+    assert "n/a: not declared (e2e_joint.escale: no forward mode in 'x'" in text
 
 
 def test_the_docstring_and_grads_table(m):
@@ -123,3 +179,5 @@ def test_the_docstring_and_grads_table(m):
     assert "linear in w, [dt, dc] together" in m.wgp.__doc__
     assert m._BEGEN_GRADS["wgp"]["declares"]["linear"] == ("w", ("dt", "dc"))
     assert m._BEGEN_GRADS["gp"]["declares"]["transpose"] == {"dt, dc": "gp_t"}
+    assert "through backward kernel `escale_bwd`" in m.escale.__doc__
+    assert "custom_vjp" not in m.escale.__doc__

@@ -995,6 +995,14 @@ pub(crate) fn primitive_and_vjp(function: &str, key: &str) -> String {
 pub(crate) const HINT_PRIMITIVE_VJP: &str = "keep `vjp` for a kernel differentiated in reverse mode only; with `jvp` or \
      `linear` (and `transpose`), forward and reverse mode both work";
 
+pub(crate) fn primitive_residuals(function: &str) -> String {
+    let function = q(function);
+    format!(
+        "'{function}' has `vjp` and `linear` with `residuals`: beside `linear`, the backward kernel is bound by \
+         position (the inputs, then one cotangent per output), so it takes no residuals"
+    )
+}
+
 pub(crate) fn jvp_and_linear(function: &str, key: &str) -> String {
     let (function, key) = (q(function), q(key));
     format!(

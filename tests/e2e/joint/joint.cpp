@@ -36,3 +36,37 @@ void wgp_t(const double* w, const double* ct, double* gdt, double* gdc, int64_t 
         gdc[i] = 2.0 * s * w[i] * ct[i];
     }
 }
+
+// z = exp(x) * y: linear in y, nonlinear in x.
+// @BE escale arg:float64[n] arg:float64[n] ret:float64[n] dim.n attr.s:float64
+void escale(const double* x, const double* y, double* z, int64_t n, double s) {
+    for (int64_t i = 0; i < n; ++i) z[i] = s * std::exp(x[i]) * y[i];
+}
+
+// @BE escale_ty arg:float64[n] arg:float64[n] ret:float64[n] dim.n attr.s:float64
+void escale_ty(const double* x, const double* ct, double* gy, int64_t n, double s) {
+    for (int64_t i = 0; i < n; ++i) gy[i] = s * std::exp(x[i]) * ct[i];
+}
+
+// The backward kernel: the cotangents of x and y.
+// @BE escale_bwd arg:float64[n] arg:float64[n] arg:float64[n] ret:float64[n] ret:float64[n] dim.n attr.s:float64
+void escale_bwd(const double* x, const double* y, const double* ct, double* gx, double* gy, int64_t n, double s) {
+    for (int64_t i = 0; i < n; ++i) {
+        gx[i] = s * std::exp(x[i]) * y[i] * ct[i];
+        gy[i] = s * std::exp(x[i]) * ct[i];
+    }
+}
+
+// z = x^2 * y, its backward kernel the one derivative kernel.
+// @BE escale2 arg:float64[n] arg:float64[n] ret:float64[n] dim.n
+void escale2(const double* x, const double* y, double* z, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) z[i] = x[i] * x[i] * y[i];
+}
+
+// @BE escale2_bwd arg:float64[n] arg:float64[n] arg:float64[n] ret:float64[n] ret:float64[n] dim.n
+void escale2_bwd(const double* x, const double* y, const double* ct, double* gx, double* gy, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+        gx[i] = 2.0 * x[i] * y[i] * ct[i];
+        gy[i] = x[i] * x[i] * ct[i];
+    }
+}
