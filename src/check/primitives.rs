@@ -64,8 +64,9 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
     if o.vjp.is_some() && !o.residuals.is_empty() && o.jvp.is_none() {
         errors.push((option("residuals"), msg::primitive_residuals(&f.name), Vec::new(), None));
     }
-    if o.jvp.is_some() && (!o.linear.is_empty() || !o.transpose.is_empty()) {
-        let key = if o.linear.is_empty() { "transpose" } else { "linear" };
+    let linear = !o.linear.is_empty() || !o.groups.is_empty();
+    if o.jvp.is_some() && (linear || !o.transpose.is_empty()) {
+        let key = if linear { "linear" } else { "transpose" };
         errors.push((option("jvp"), msg::jvp_and_linear(&f.name, key), Vec::new(), Some(msg::HINT_JVP_LINEAR)));
     }
     if o.has_side_effect {

@@ -163,6 +163,31 @@ def test_a_backward_kernel_beside_linear(m, jax_cpu, rng, jit, which):
         jax.hessian(lambda a: f(a, y).sum())(x)
 
 
+@pytest.mark.parametrize("jit", [False, True])
+def test_a_group_beside_a_backward_kernel(m, jax_cpu, rng, jit):
+    # gpx: linear in (dt, dc) together, no transpose kernel (the backward
+    # kernel transposes the group), differentiable in x in reverse mode.
+    jax = jax_cpu
+    wrap = jax.jit if jit else (lambda f: f)
+    x, dt, dc, t1, t2, ct = (rng.normal(size=5) for _ in range(6))
+    close(wrap(m.gpx)(x, dt, dc), gp_ref(x, dt, dc))
+    for argnums in (0, 1, (1, 2), (0, 1, 2)):
+        got = wrap(jax.grad(lambda *a: (m.gpx(*a) ** 2).sum(), argnums=argnums))(x, dt, dc)
+        want = jax.grad(lambda *a: (gp_ref(*a) ** 2).sum(), argnums=argnums)(x, dt, dc)
+        for g, w in zip(jax.tree.leaves(got), jax.tree.leaves(want)):
+            close(g, w)
+    _, t = wrap(lambda a, b, u, v: jax.jvp(lambda p, q: m.gpx(x, p, q), (a, b), (u, v)))(dt, dc, t1, t2)
+    close(t, gp_ref(x, t1, t2))
+    gdt, gdc = wrap(lambda c: jax.linear_transpose(lambda a, b: m.gpx(x, a, b), dt, dc)(c))(ct)
+    close(gdt, np.sin(x) * ct)
+    close(gdc, x * ct)
+    with pytest.raises(NotImplementedError, match=r"e2e_joint\.gpx: not linear in dc with dt fixed"):
+        jax.linear_transpose(lambda b: m.gpx(x, dt, b), dc)(ct)
+    with pytest.raises(TypeError, match=r"e2e_joint\.gpx: no forward mode in 'x'"):
+        jax.jvp(lambda a: m.gpx(a, dt, dc), (x,), (t1,))
+    check_grads(m.gpx, (x, dt, dc), order=1, modes=("rev",))
+
+
 def test_check_grads_of_the_module(m, jax_cpu):
     from begen.testing import check_grads as begen_check_grads
 

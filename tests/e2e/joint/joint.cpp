@@ -70,3 +70,19 @@ void escale2_bwd(const double* x, const double* y, const double* ct, double* gx,
         gy[i] = x[i] * x[i] * ct[i];
     }
 }
+
+// gp again, with a backward kernel for every input.
+// @BE gpx arg:float64[n] arg:float64[n] arg:float64[n] ret:float64[n] dim.n
+void gpx(const double* x, const double* dt, const double* dc, double* y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = std::sin(x[i]) * dt[i] + x[i] * dc[i];
+}
+
+// @BE gpx_bwd arg:float64[n] arg:float64[n] arg:float64[n] arg:float64[n] ret:float64[n] ret:float64[n] ret:float64[n] dim.n
+void gpx_bwd(const double* x, const double* dt, const double* dc, const double* ct, double* gx, double* gdt,
+             double* gdc, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+        gx[i] = (std::cos(x[i]) * dt[i] + dc[i]) * ct[i];
+        gdt[i] = std::sin(x[i]) * ct[i];
+        gdc[i] = x[i] * ct[i];
+    }
+}
