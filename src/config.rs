@@ -358,9 +358,11 @@ pub(crate) struct FunctionConfig {
     #[serde(default)]
     pub(crate) unsupported: BTreeMap<String, Vec<serde_yaml_ng::Value>>,
     /// Inputs (C++ parameter names) the outputs are linear in, each with
-    /// the others fixed: the kernel is then its own jvp.
-    pub(crate) linear: Option<Vec<String>>,
-    /// A linear input -> its transpose kernel (`name` or `module.name`).
+    /// the others fixed, and groups (a nested list) linear in their inputs
+    /// together: the kernel is then its own jvp.
+    pub(crate) linear: Option<Vec<LinearItem>>,
+    /// A linear input, or a group (`"a, b"`: its inputs, comma-separated),
+    /// -> its transpose kernel (`name` or `module.name`).
     #[serde(default)]
     pub(crate) transpose: BTreeMap<String, String>,
     /// The tangent kernel (`name` or `module.name`, in the same module).
@@ -375,6 +377,14 @@ pub(crate) struct FunctionConfig {
     /// Typed-contract dimensions the outputs are sums over: split, the
     /// partial outputs are added up across devices.
     pub(crate) reduce: Option<Vec<String>>,
+}
+
+/// One item of `linear:`: an input linear with the others fixed, or a
+/// group (a nested list) of inputs linear together.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum LinearItem {
+    One(String),
+    Group(Vec<String>),
 }
 
 // A list or a mapping, a name or a mapping: deserialized by hand so that a
@@ -393,6 +403,25 @@ impl<'de> Deserialize<'de> for AlgorithmConfig {
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
                 Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(AlgorithmConfig::Full)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for LinearItem {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = LinearItem;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an input's name, or a list of inputs linear together")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(LinearItem::One(v.to_string()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                Deserialize::deserialize(serde::de::value::SeqAccessDeserializer::new(seq)).map(LinearItem::Group)
             }
         }
         d.deserialize_any(V)

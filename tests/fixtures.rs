@@ -40,6 +40,8 @@ cases!(
     err_vjp,
     warn_no_inputs,
     err_prims,
+    err_joint,
+    err_joint_yaml,
     err_sharding,
     err_algorithms_yaml,
     err_config_locations,

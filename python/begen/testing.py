@@ -51,7 +51,8 @@ ATTEMPTS = (("fwd", 1), ("rev", 1), ("fwd", 2), ("rev", 2))
 
 # What JAX and begen's runtime say when a derivative is not declared (a
 # custom_vjp in forward mode, an FFI call without rules, an input with no
-# transpose): such a mode is not applicable, not a failure.
+# transpose, forward mode through a backward kernel beside `linear:`): such
+# a mode is not applicable, not a failure.
 _NOT_DECLARED = (
     "can't apply forward-mode autodiff (jvp) to a custom_vjp function",
     "cannot be differentiated",
@@ -61,6 +62,8 @@ _NOT_DECLARED = (
     "no transpose for",
     "nor gives the kernel a `jvp`",
     "gives it no",
+    "no forward mode in",
+    "no second derivative through its backward kernel",
 )
 
 Inputs = Union[tuple[Any, ...], tuple[tuple[Any, ...], Mapping[str, Any]]]
@@ -414,7 +417,9 @@ def _differentiable(spec, arrays):
     names = [arg[0] for arg in spec["args"]]
     floats = [k for k, a in enumerate(arrays) if _is_float(a)]
     if "linear" in declares and "jvp" not in declares and "vjp" not in declares:
-        linear = set(declares["linear"])
+        # An input linear alone (a name) or in a group linear together (a
+        # tuple of names): the group's inputs are differentiated together.
+        linear = {n for item in declares["linear"] for n in ((item,) if isinstance(item, str) else item)}
         return [k for k in floats if k < len(names) and names[k] in linear]
     return floats
 

@@ -35,7 +35,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use crate::binary::declare::Binaries;
-use crate::config::{Seg, yaml_path};
+use crate::config::{LinearItem, Seg, yaml_path};
 use crate::diag::{Diagnostic, Severity, messages as msg};
 use crate::model::binary::BinaryCall;
 use crate::model::decl::{Callee, Declared};
@@ -532,7 +532,18 @@ fn check_options(
                 residuals: opts.residuals.clone().unwrap_or_default(),
                 vjp_bind: Vec::new(),
                 unsupported,
-                linear: opts.linear.clone().unwrap_or_default(),
+                linear: (opts.linear.iter().flatten())
+                    .filter_map(|l| match l {
+                        LinearItem::One(name) => Some(name.clone()),
+                        LinearItem::Group(_) => None,
+                    })
+                    .collect(),
+                groups: (opts.linear.iter().flatten())
+                    .filter_map(|l| match l {
+                        LinearItem::Group(names) => Some(names.clone()),
+                        LinearItem::One(_) => None,
+                    })
+                    .collect(),
                 transpose: opts.transpose.iter().map(|(p, k)| (p.clone(), k.clone())).collect(),
                 jvp: opts.jvp.clone(),
                 zero_outputs: opts.zero_outputs.unwrap_or(false),

@@ -13,8 +13,9 @@ use std::collections::BTreeSet;
 use super::algorithms::{DimMap, consts_text, contract_text, contracts_agree, misnamed, value_span};
 use super::config_span;
 use crate::config::{FunctionConfig, yaml_path};
+use crate::diag::suggest::closest;
 use crate::diag::{Diagnostic, messages as msg};
-use crate::model::{Function, Param, Token};
+use crate::model::{Function, Param, Token, group_key};
 use crate::settings::RunInput;
 use crate::source::Span;
 
@@ -40,6 +41,7 @@ pub(super) fn check_primitives(req: &RunInput, functions: &mut [Function], diags
         if failed {
             let o = &mut functions[k].options;
             o.linear.clear();
+            o.groups.clear();
             o.transpose.clear();
             o.jvp = None;
         }
@@ -54,17 +56,17 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
     let option = |option: &str| config_span(req, &yaml_path!["functions", key, option]);
     let o = &f.options;
     let mut errors: Vec<Problem> = Vec::new();
-    if o.vjp.is_some() {
-        let primitive = if o.jvp.is_some() { "jvp" } else { "linear" };
-        errors.push((
-            option("vjp"),
-            msg::primitive_and_vjp(&f.name, primitive),
-            Vec::new(),
-            Some(msg::HINT_PRIMITIVE_VJP),
-        ));
+    // `vjp` beside `linear` is a primitive whose other inputs go through
+    // the backward kernel; beside `jvp` JAX would use only one of them.
+    if o.vjp.is_some() && o.jvp.is_some() {
+        errors.push((option("vjp"), msg::primitive_and_vjp(&f.name, "jvp"), Vec::new(), Some(msg::HINT_PRIMITIVE_VJP)));
     }
-    if o.jvp.is_some() && (!o.linear.is_empty() || !o.transpose.is_empty()) {
-        let key = if o.linear.is_empty() { "transpose" } else { "linear" };
+    if o.vjp.is_some() && !o.residuals.is_empty() && o.jvp.is_none() {
+        errors.push((option("residuals"), msg::primitive_residuals(&f.name), Vec::new(), None));
+    }
+    let linear = !o.linear.is_empty() || !o.groups.is_empty();
+    if o.jvp.is_some() && (linear || !o.transpose.is_empty()) {
+        let key = if linear { "linear" } else { "transpose" };
         errors.push((option("jvp"), msg::jvp_and_linear(&f.name, key), Vec::new(), Some(msg::HINT_JVP_LINEAR)));
     }
     if o.has_side_effect {
@@ -86,28 +88,46 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
             None,
         ));
     }
-    for name in &o.linear {
+    let linear_at =
+        |name: &str| req.config_file.as_ref().map(|c| c.find(req.map, &yaml_path!["functions", key, "linear"], name));
+    let params = || f.params.iter().map(|p| &*p.name);
+    let mut listed = BTreeSet::new();
+    let members =
+        o.linear.iter().map(|n| (n, None)).chain(o.groups.iter().flat_map(|g| g.iter().map(move |n| (n, Some(g)))));
+    for (name, group) in members {
         let text = match f.params.iter().find(|p| *p.name == **name) {
-            None => Some(msg::linear_unknown(&f.name, name)),
+            None => Some(match group {
+                None => msg::linear_unknown(&f.name, name),
+                Some(g) => msg::linear_group_unknown(&f.name, name, &g.join(", "), closest(name, params())),
+            }),
             Some(p) if !matches!(p.token, Token::Arg(_)) => Some(msg::linear_not_input(&f.name, name)),
             Some(p) if p.token.contract().is_some() && !f.float_inputs().any(|q| *q.name == **name) => {
                 Some(msg::linear_not_float(&f.name, name, &contract_text(p.token.contract())))
             }
+            Some(_) if !listed.insert(name.as_str()) => Some(msg::linear_twice(&f.name, name)),
             Some(_) => None,
         };
         if let Some(text) = text {
-            let at = req.config_file.as_ref().map(|c| c.find(req.map, &yaml_path!["functions", key, "linear"], name));
-            errors.push((at, text, Vec::new(), None));
+            errors.push((linear_at(name), text, Vec::new(), None));
         }
     }
+    for g in o.groups.iter().filter(|g| g.len() < 2) {
+        let at = g.first().map_or_else(|| option("linear"), |n| linear_at(n));
+        errors.push((at, msg::linear_group_small(&f.name, &g.join(", ")), Vec::new(), None));
+    }
+    let group_texts: Vec<String> = o.groups.iter().map(|g| g.join(", ")).collect();
     for (param, _) in &o.transpose {
-        if !o.linear.contains(param) {
-            errors.push((
-                config_span(req, &yaml_path!["functions", key, "transpose", param]),
-                msg::transpose_not_linear(&f.name, param),
-                Vec::new(),
-                None,
-            ));
+        let at = config_span(req, &yaml_path!["functions", key, "transpose", param]);
+        match group_key(param) {
+            Some(names) if !o.groups.contains(&names) => {
+                let near = closest(&names.join(", "), group_texts.iter().map(String::as_str));
+                errors.push((at, msg::transpose_not_group(&f.name, param, near), Vec::new(), None));
+            }
+            Some(_) => {}
+            None if !o.linear.contains(param) => {
+                errors.push((at, msg::transpose_not_linear(&f.name, param), Vec::new(), None));
+            }
+            None => {}
         }
     }
     // The kernels it names are checked where its own parameters can be
@@ -120,9 +140,16 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
             related(f, functions, jvp, None, at, &mut errors);
         }
         for (param, kernel) in &o.transpose {
-            if o.linear.contains(param) && f.float_inputs().any(|p| *p.name == **param) {
+            let names = match group_key(param) {
+                Some(names) if names.len() > 1 && o.groups.contains(&names) => names,
+                Some(_) => continue,
+                None if o.linear.contains(param) => vec![param.clone()],
+                None => continue,
+            };
+            // Each a float input listed once (else reported above).
+            if names.iter().all(|n| listed.contains(n.as_str())) {
                 let at = value_span(req, &yaml_path!["functions", key, "transpose", param]);
-                related(f, functions, kernel, Some(param), at, &mut errors);
+                related(f, functions, kernel, Some(&names), at, &mut errors);
             }
         }
     }
@@ -138,26 +165,33 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
 }
 
 /// Checks kernel `name`, the tangent kernel of `f` (`transpose_of` None)
-/// or the transpose kernel for its input `transpose_of`.
+/// or the transpose kernel for its input `transpose_of` (one name) or its
+/// group of inputs linear together (two or more).
 fn related(
     f: &Function,
     functions: &[Function],
     name: &str,
-    transpose_of: Option<&str>,
+    transpose_of: Option<&[String]>,
     at: Option<Span>,
     errors: &mut Vec<Problem>,
 ) {
-    let hint = Some(if transpose_of.is_some() { msg::HINT_TRANSPOSE } else { msg::HINT_JVP });
+    let hint = Some(match transpose_of {
+        None => msg::HINT_JVP,
+        Some(names) if names.len() > 1 => msg::HINT_TRANSPOSE_GROUP,
+        Some(_) => msg::HINT_TRANSPOSE,
+    });
+    let shown = transpose_of.map(|names| names.join(", "));
+    let transposed = shown.as_deref();
     let found = functions
         .iter()
         .find(|g| g.module == f.module && (g.name == name || format!("{}.{}", g.module, g.name) == name));
     let Some(g) = found else {
-        let subject = msg::related_kernel(&f.name, name, transpose_of);
+        let subject = msg::related_kernel(&f.name, name, transposed);
         let near = super::algorithms::near_in_module(functions, &f.module, name);
         errors.push((at, msg::unknown_related(&subject, &f.module, near), Vec::new(), hint));
         return;
     };
-    let subject = msg::related_kernel(&f.name, &g.name, transpose_of);
+    let subject = msg::related_kernel(&f.name, &g.name, transposed);
     // What `g` must take and return: (what the parameter is, `f`'s parameter
     // whose contract it has).
     let inputs: Vec<&Param> = f.input_params().collect();
@@ -177,13 +211,14 @@ fn related(
             );
             want_out.extend(outputs.iter().enumerate().map(|(k, p)| (msg::tangent_of_output(k), *p)));
         }
-        Some(param) => {
-            want_in.extend(
-                inputs.iter().enumerate().filter(|(_, p)| &*p.name != param).map(|(k, p)| (msg::vjp_input(k), *p)),
-            );
+        Some(names) => {
+            let inside = |p: &Param| names.iter().any(|n| **n == *p.name);
+            want_in.extend(inputs.iter().enumerate().filter(|(_, p)| !inside(p)).map(|(k, p)| (msg::vjp_input(k), *p)));
             want_in.extend(outputs.iter().enumerate().map(|(k, p)| (msg::vjp_cotangent("output", k), *p)));
-            let (k, p) = inputs.iter().enumerate().find(|(_, p)| &*p.name == param).expect("a linear input");
-            want_out.push((msg::vjp_cotangent("input", k), *p));
+            for n in names {
+                let (k, p) = inputs.iter().enumerate().find(|(_, p)| *p.name == **n).expect("a linear input");
+                want_out.push((msg::vjp_cotangent("input", k), *p));
+            }
         }
     }
     let mut problems = Vec::new();

@@ -206,6 +206,9 @@ pub(crate) enum PyRuleDoc {
     Linear(String),
     /// (the input, its transpose kernel).
     Transpose(String, String),
+    /// Its backward kernel (`vjp:` beside `linear:`): reverse mode in the
+    /// inputs it is not linear in.
+    Backward(String),
 }
 
 /// One entry of a function's parameter list.
@@ -570,10 +573,20 @@ pub(crate) struct PyResidualVjp {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PyPrimitive {
     pub(crate) jvp: Option<PyRelated>,
-    /// (the input it transposes, by position; the call).
-    pub(crate) transposes: Vec<(usize, PyRelated)>,
-    /// The positions of the inputs it is linear in.
+    /// (what it transposes: an input's position, or a tuple of a group's;
+    /// its closure's number, the first position; the call).
+    pub(crate) transposes: Vec<(PyLit, usize, PyRelated)>,
+    /// The positions of the inputs it is linear in, each alone (a number)
+    /// or together (a tuple of a group's).
     pub(crate) linear: PyLit,
+    /// The runtime function that binds it: `_begen_bind`, or
+    /// `_begen_bind_joint` for a kernel with groups of inputs linear
+    /// together or a backward kernel (section `joint`).
+    pub(crate) bind: &'static str,
+    /// Its backward kernel's call (`vjp:` beside `linear:`, bound by
+    /// position: the inputs, then one cotangent per output), passed to the
+    /// bind as `_begen_backward`.
+    pub(crate) backward: Option<PyVjp>,
     /// The inputs' names.
     pub(crate) names: PyLit,
 }
@@ -1130,8 +1143,10 @@ fn py_grad_spec(library: &Library, f: &Function, shown: &str) -> Option<PyGradSp
     if let Some(k) = &o.jvp {
         declares.push((py_str("jvp"), py_str(k)));
     }
-    if !o.linear.is_empty() {
-        declares.push((py_str("linear"), PyLit::strs(&o.linear).to_string()));
+    if !o.linear.is_empty() || !o.groups.is_empty() {
+        let groups = o.groups.iter().map(PyLit::strs);
+        let linear = PyLit::tuple(o.linear.iter().map(|p| PyLit::Str(p.clone())).chain(groups));
+        declares.push((py_str("linear"), linear.to_string()));
     }
     if !o.transpose.is_empty() {
         let pairs: Vec<String> = o.transpose.iter().map(|(p, k)| format!("{}: {}", py_str(p), py_str(k))).collect();
@@ -1568,24 +1583,44 @@ pub(crate) fn with_primitive(
         related_call(view, &views[k], args)
     });
     let index = |name: &str| f.input_params().position(|p| &*p.name == name);
-    let linear = f.options.linear.iter().filter_map(|p| index(p)).map(|i| PyLit::Raw(i.to_string()));
-    let linear = PyLit::tuple(linear);
-    if !f.options.linear.is_empty() {
-        doc.push(PyRuleDoc::Linear(comment_text(&f.options.linear.join(", "))));
+    let number = |i: usize| PyLit::Raw(i.to_string());
+    let groups = &f.options.groups;
+    let group = |g: &[String]| PyLit::tuple(g.iter().filter_map(|p| index(p)).map(number));
+    let linear = f.options.linear.iter().filter_map(|p| index(p)).map(number);
+    let linear = PyLit::tuple(linear.chain(groups.iter().map(|g| group(g))));
+    let mut shown: Vec<String> = f.options.linear.clone();
+    shown.extend(groups.iter().map(|g| format!("[{}] together", g.join(", "))));
+    if !shown.is_empty() {
+        doc.push(PyRuleDoc::Linear(comment_text(&shown.join(", "))));
     }
     let mut transposes = Vec::new();
     for (param, kernel) in &f.options.transpose {
-        let (Some(i), Some(k)) = (index(param), find(kernel)) else { continue };
-        let mut args: Vec<PyArg> = inputs.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, x)| x.clone()).collect();
+        let names = crate::model::group_key(param).unwrap_or_else(|| vec![param.clone()]);
+        let at: Vec<usize> = names.iter().filter_map(|p| index(p)).collect();
+        let (Some(&i), Some(k)) = (at.first(), find(kernel)) else { continue };
+        let inside = |j: &usize| at.contains(j);
+        let mut args: Vec<PyArg> =
+            inputs.iter().enumerate().filter(|(j, _)| !inside(j)).map(|(_, x)| x.clone()).collect();
         args.extend((0..f.outputs()).map(PyArg::Cotangent));
-        transposes.push((i, related_call(view, &views[k], args)));
+        let key = if at.len() > 1 { PyLit::tuple(at.iter().copied().map(number)) } else { number(i) };
+        transposes.push((key, i, related_call(view, &views[k], args)));
         doc.push(PyRuleDoc::Transpose(comment_text(param), functions[k].name.clone()));
     }
     let names = PyLit::strs(f.input_params().map(|p| &p.name));
     let PyBody::Kernel(body) = &mut view.body else { return };
-    body.primitive = Some(PyPrimitive { jvp, transposes, linear, names });
+    // A backward kernel beside `linear:` (checked: bound by position) runs
+    // in the primitive's rules instead of a jax.custom_vjp.
+    let backward = body.vjp.take();
+    if let Some(b) = &f.options.vjp
+        && backward.is_some()
+    {
+        doc.push(PyRuleDoc::Backward(b.clone()));
+    }
+    let bind = if groups.is_empty() && backward.is_none() { "_begen_bind" } else { "_begen_bind_joint" };
+    body.primitive = Some(PyPrimitive { jvp, transposes, linear, bind, backward, names });
     if let PyDoc::Kernel(kernel) = &mut view.doc {
         kernel.rules = Some(doc);
+        kernel.backward = None;
     }
 }
 
@@ -1900,6 +1935,11 @@ fn module_sections(library: &Library, has_vjp: bool, has_primitive: bool, has_sh
         (Section::Unsupported, algorithms || library.functions.iter().any(|f| !f.options.unsupported.is_empty())),
         (Section::Vjp, has_vjp),
         (Section::Primitives, has_primitive),
+        (
+            Section::Joint,
+            (library.functions.iter())
+                .any(|f| !f.options.groups.is_empty() || (f.options.is_primitive() && f.options.vjp.is_some())),
+        ),
         (Section::Sharding, has_sharding),
         (Section::Algorithms, algorithms),
         (Section::Registry, true),

@@ -38,6 +38,9 @@ pub(crate) enum Section {
     Vjp,
     /// `linear:`/`jvp:` kernels, as JAX primitives.
     Primitives,
+    /// Primitives with groups of inputs linear together (`linear: [[a, b]]`):
+    /// their jvp and transpose rules.
+    Joint,
     /// Typed kernels across devices: `shard:`/`reduce:` plans.
     Sharding,
     /// `algorithms:` dispatch.
@@ -65,7 +68,7 @@ macro_rules! section_files {
         impl Section {
             /// Every section, in the order a module prints them.
             #[cfg(test)]
-            pub(crate) const ALL: [Section; 19] = [$(Section::$section),*];
+            pub(crate) const ALL: [Section; 20] = [$(Section::$section),*];
 
             /// The file's name under `build-support/python/begen_runtime/`.
             #[cfg(test)]
@@ -97,6 +100,7 @@ section_files! {
     Unsupported => "unsupported.py",
     Vjp => "vjp.py",
     Primitives => "primitives.py",
+    Joint => "joint.py",
     Sharding => "sharding.py",
     Algorithms => "algorithms.py",
     TuneAlgorithms => "tune_algorithms.py",
@@ -113,6 +117,7 @@ impl Section {
     pub(crate) fn requires(self) -> &'static [Section] {
         match self {
             Section::Lists => &[Section::Contracts],
+            Section::Joint => &[Section::Primitives],
             Section::Algorithms => &[Section::Unsupported],
             Section::TuneAlgorithms => &[Section::Algorithms, Section::Tuning, Section::Unsupported],
             _ => &[],

@@ -484,7 +484,9 @@ pub(crate) struct FunctionOptions {
     pub(crate) has_side_effect: bool,
     /// The backward kernel, a function of the same module (checked: it
     /// takes the inputs and one cotangent per output and returns one
-    /// cotangent per input); the Python function is then a `jax.custom_vjp`.
+    /// cotangent per input); the Python function is then a `jax.custom_vjp`,
+    /// or with `linear` a JAX primitive whose other inputs' reverse mode
+    /// runs it.
     pub(crate) vjp: Option<String>,
     /// Outputs (C++ names) kept for the backward kernel only (`residuals:`):
     /// the Python function returns the others.
@@ -500,9 +502,16 @@ pub(crate) struct FunctionOptions {
     /// linear in, each with the others fixed (checked); with `jvp`, the
     /// Python function binds a JAX primitive.
     pub(crate) linear: Vec<String>,
+    /// Groups of inputs (C++ parameter names, float tensors, none listed
+    /// twice: checked) the outputs are linear in together, the other inputs
+    /// fixed (`linear: [[a, b]]`): the jvp is the kernel on the group's
+    /// tangents at once.
+    pub(crate) groups: Vec<Vec<String>>,
     /// A linear input's transpose kernel, a function of the same module
     /// (checked: it takes the other inputs and one cotangent per output and
-    /// returns the input's cotangent): (parameter name, kernel name).
+    /// returns the input's cotangent): (parameter name, kernel name). A
+    /// group's is keyed `"a, b"` (its names, comma-separated) and returns
+    /// one cotangent per input of the group.
     pub(crate) transpose: Vec<(String, String)>,
     /// The tangent kernel, a function of the same module (checked: it
     /// takes the inputs and one tangent per float input and returns one
@@ -538,6 +547,7 @@ static DEFAULT_OPTIONS: FunctionOptions = FunctionOptions {
     vjp_bind: Vec::new(),
     unsupported: Vec::new(),
     linear: Vec::new(),
+    groups: Vec::new(),
     transpose: Vec::new(),
     jvp: None,
     zero_outputs: false,
@@ -586,10 +596,16 @@ pub(crate) enum VjpArg {
     Cotangent(usize),
 }
 
+/// The inputs a `transpose:` key names when it is a group's (`"a, b"`:
+/// comma-separated), else None.
+pub(crate) fn group_key(key: &str) -> Option<Vec<String>> {
+    key.contains(',').then(|| key.split(',').map(|n| n.trim().to_string()).collect())
+}
+
 impl FunctionOptions {
     /// Whether the Python function binds a JAX primitive (`linear` or `jvp`).
     pub(crate) fn is_primitive(&self) -> bool {
-        !self.linear.is_empty() || self.jvp.is_some()
+        !self.linear.is_empty() || !self.groups.is_empty() || self.jvp.is_some()
     }
 
     /// Whether a call may be split across devices (`shard` or `reduce`).

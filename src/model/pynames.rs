@@ -407,7 +407,7 @@ pub(crate) fn shadows_py_module(name: &str) -> bool {
 /// function, module or parameter of one of these names would hide one, so
 /// it gets a `_` appended. Every name starting with `_begen` is reserved
 /// too (see [`is_py_reserved`]).
-pub(crate) const PY_RESERVED: [&str; 78] = [
+pub(crate) const PY_RESERVED: [&str; 79] = [
     // The module's own names (the template's and the runtime's).
     "register",
     "registry",
@@ -434,6 +434,7 @@ pub(crate) const PY_RESERVED: [&str; 78] = [
     "_BegenImplementation",
     "_BegenRegistry",
     "_BegenCall",
+    "_BegenJointCall",
     "_BegenStatic",
     "export_safety_checks",
     // Builtins the runtime and the typed functions call.

@@ -81,6 +81,7 @@ Algorithm `{{ name }}`: calls its best implementation for the platform the call 
 {%- when PyRuleDoc::Tangent(t) %}tangent kernel `{{ t }}`
 {%- when PyRuleDoc::Linear(l) %}linear in {{ l }}
 {%- when PyRuleDoc::Transpose(p, t) %}transpose of {{ p }} `{{ t }}`
+{%- when PyRuleDoc::Backward(b) %}reverse mode in the other inputs through backward kernel `{{ b }}` (no forward mode there)
 {%- endmatch %}
 {%- endfor %}.
 {%- endif %}
@@ -227,14 +228,19 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {{ ind }}def _begen_jvp({% call args(r.args) %}{% endcall %}{% if !r.args.is_empty() %}, {% endif %}out):
 {{ ind }}    return {% call related(r) %}{% endcall %}
 {%- endif %}
-{%- for (i, r) in p.transposes %}
+{%- for (_, i, r) in p.transposes %}
 {{ ind }}def _begen_transpose{{ i }}({% call args(r.args) %}{% endcall %}{% if !r.args.is_empty() %}, {% endif %}out):
 {{ ind }}    return {% call related(r) %}{% endcall %}
 {%- endfor %}
-{{ ind }}return _begen_bind(TARGETS[{% call key(k.call.key) %}{% endcall %}], _begen_raw, {% call tuple(f.inputs) %}{% endcall -%}
+{%- if let Some(v) = p.backward %}
+{{ ind }}def _begen_backward({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}):
+{{ ind }}    return {{ v.backward }}({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}
+{%- if !v.args.is_empty() %}{% if !f.inputs.is_empty() || v.cotangents > 0 %}, {% endif %}{% call args(v.args) %}{% endcall %}{% endif %})
+{%- endif %}
+{{ ind }}return {{ p.bind }}(TARGETS[{% call key(k.call.key) %}{% endcall %}], _begen_raw, {% call tuple(f.inputs) %}{% endcall -%}
 , _begen_o, {{ p.linear }}, {% if p.jvp.is_some() %}_begen_jvp{% else %}None{% endif %}, (
-{%- for (i, r) in p.transposes %}{% if !loop.first %}, {% endif %}({{ i }}, _begen_transpose{{ i }}){% endfor %}
-{%- if p.transposes.len() == 1 %},{% endif %}), {{ p.names }})
+{%- for (key, i, _) in p.transposes %}{% if !loop.first %}, {% endif %}({{ key }}, _begen_transpose{{ i }}){% endfor %}
+{%- if p.transposes.len() == 1 %},{% endif %}), {{ p.names }}{% if p.backward.is_some() %}, _begen_backward{% endif %})
 {%- else %}
 {{ ind }}return {% match k.call.returns -%}
 {%- when PyReturn::All %}{{ crate::emit::py_call(k.call, k.hoisted)? }}

@@ -996,6 +996,14 @@ pub(crate) fn primitive_and_vjp(function: &str, key: &str) -> String {
 pub(crate) const HINT_PRIMITIVE_VJP: &str = "keep `vjp` for a kernel differentiated in reverse mode only; with `jvp` or \
      `linear` (and `transpose`), forward and reverse mode both work";
 
+pub(crate) fn primitive_residuals(function: &str) -> String {
+    let function = q(function);
+    format!(
+        "'{function}' has `vjp` and `linear` with `residuals`: beside `linear`, the backward kernel is bound by \
+         position (the inputs, then one cotangent per output), so it takes no residuals"
+    )
+}
+
 pub(crate) fn jvp_and_linear(function: &str, key: &str) -> String {
     let (function, key) = (q(function), q(key));
     format!(
@@ -1016,6 +1024,39 @@ pub(crate) fn transpose_not_linear(function: &str, param: &str) -> String {
 pub(crate) fn linear_unknown(function: &str, param: &str) -> String {
     let (function, param) = (q(function), q(param));
     format!("`linear:` of '{function}' names '{param}', which is not one of its parameters")
+}
+
+pub(crate) fn linear_group_unknown(function: &str, param: &str, group: &str, near: Option<&str>) -> String {
+    let (function, param, group) = (q(function), q(param), q(group));
+    format!(
+        "`linear:` of '{function}' names '{param}' in the group [{group}], which is not one of its parameters{}",
+        did_you_mean(near)
+    )
+}
+
+pub(crate) fn linear_group_small(function: &str, group: &str) -> String {
+    let (function, group) = (q(function), q(group));
+    format!(
+        "`linear:` of '{function}' has the group [{group}]: a group of inputs linear together names two or more \
+         (list an input linear on its own without brackets)"
+    )
+}
+
+pub(crate) fn linear_twice(function: &str, param: &str) -> String {
+    let (function, param) = (q(function), q(param));
+    format!(
+        "`linear:` of '{function}' lists '{param}' twice: an input is linear either on its own or in one group of \
+         inputs linear together"
+    )
+}
+
+pub(crate) fn transpose_not_group(function: &str, key: &str, near: Option<&str>) -> String {
+    let (function, key) = (q(function), q(key));
+    format!(
+        "`transpose:` of '{function}' names the group '{key}', which its `linear:` does not declare as a group (a \
+         nested list of the same inputs in the same order){}",
+        did_you_mean(near)
+    )
 }
 
 pub(crate) fn linear_not_input(function: &str, param: &str) -> String {
@@ -1077,6 +1118,11 @@ pub(crate) fn related_counts(
     let function = q(function);
     let (takes, returns) = if tangent {
         (format!("the inputs of '{function}', then one tangent per float input"), "one tangent per output")
+    } else if want.1 > 1 {
+        (
+            format!("the inputs of '{function}' other than the group's, then one cotangent per output"),
+            "one cotangent per input of the group",
+        )
     } else {
         (format!("the other inputs of '{function}', then one cotangent per output"), "the input's cotangent")
     };
@@ -1096,6 +1142,10 @@ pub(crate) fn tangent_of_input(k: usize) -> String {
 
 pub(crate) const HINT_JVP: &str = "the tangent kernel takes the kernel's inputs, then one tangent per float input, and \
      returns one tangent per output (same shapes and dtypes); attributes are passed to it by name";
+
+pub(crate) const HINT_TRANSPOSE_GROUP: &str = "a group's transpose kernel takes the kernel's inputs other than the \
+     group's (in order), then one cotangent per output, and returns one cotangent per input of the group (in the \
+     group's order); attributes are passed to it by name";
 
 pub(crate) const HINT_TRANSPOSE: &str = "a transpose kernel takes the kernel's inputs other than the linear one (in \
      order), then one cotangent per output, and returns that input's cotangent; attributes are passed to it by name";
