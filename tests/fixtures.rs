@@ -34,6 +34,9 @@ macro_rules! cases {
 
 cases!(
     binaries,
+    contracts,
+    err_contracts,
+    order_warnings,
     err_binaries,
     infer_table,
     err_algorithms,

@@ -7,6 +7,7 @@ use super::Checked;
 use super::attrs::{self, Explicit};
 use super::contract;
 use super::infer::{self, Role};
+use super::named;
 use super::native;
 use super::tokens::{self, SpecToken, TokenError};
 use crate::diag::{Diagnostic, messages as msg};
@@ -14,9 +15,35 @@ use crate::model::decl::{Callee, DeclParam, Declared, Enclosing, Indirection, Lo
 use crate::model::{self, AttrType, Extent, HalfRepr, Param, Platform, Pointer, Token, is_identifier};
 use crate::source::{SourceMap, Span};
 
+/// What checking one function needs of the library: its named contracts,
+/// and whether the conventional order's warning is on for it.
+pub(super) struct Context<'a> {
+    pub(super) contracts: &'a named::Contracts,
+    pub(super) warn_order: bool,
+}
+
 /// Checks one declared function: the function when it is sound, and every
-/// diagnostic found (warnings may come with a function).
-pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<Checked>, Vec<Diagnostic>) {
+/// diagnostic found (warnings may come with a function). Tokens that use a
+/// named contract are checked with the contract's tokens in its place, and
+/// what is said at the use points at the contract's definition too.
+pub(super) fn check_declared(c: &Declared, map: &SourceMap, cx: &Context) -> (Option<Checked>, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let Some((expanded, uses, sound)) = named::expand(c, cx.contracts, &mut diags) else {
+        let (checked, more) = check_expanded(c, map, cx);
+        diags.extend(more);
+        return (checked, diags);
+    };
+    if !sound || diags.iter().any(Diagnostic::is_error) {
+        return (None, diags);
+    }
+    let (checked, mut more) = check_expanded(&expanded, map, cx);
+    named::label_uses(&uses, &mut more);
+    diags.extend(more);
+    (checked, diags)
+}
+
+/// [`check_declared`] of a function whose tokens use no named contract.
+fn check_expanded(c: &Declared, map: &SourceMap, cx: &Context) -> (Option<Checked>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     if let Some(e) = &c.enclosing {
         let text = match e {
@@ -109,7 +136,9 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<Checked>,
     set_defaults(c, &mut params, &defaults, &mut diags);
     if native.is_none() {
         check_roles(c, &params, &mut diags);
-        check_order(c, &params, &mut diags);
+        if cx.warn_order {
+            check_order(c, &params, &mut diags);
+        }
     }
     if diags.iter().any(Diagnostic::is_error) {
         return (None, diags);

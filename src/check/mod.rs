@@ -20,6 +20,7 @@ mod contract;
 mod function;
 mod infer;
 mod modules;
+mod named;
 mod names;
 mod native;
 mod plan;
@@ -304,7 +305,10 @@ fn check_functions(
     naming: &names::Naming,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Function> {
+    // begen.yaml's named contracts, which the functions' tokens may use.
+    let contracts = &named::declared(req, diags);
     let map = req.map;
+    let config = &req.config;
     let locate = crate::config::Locator { map, file: req.config_file };
     let config_path = req.root.join(crate::config::FILE);
     // Small items (a declared function and a checked one are large, and a
@@ -356,7 +360,10 @@ fn check_functions(
                 Repeat::Unique | Repeat::First => None,
             };
             let (checked, mut diags) = match d.callee {
-                Callee::Source { .. } => function::check_declared(&d, map),
+                Callee::Source { .. } => {
+                    let cx = function::Context { contracts, warn_order: warn_order(config, &d.name, &module) };
+                    function::check_declared(&d, map, &cx)
+                }
                 Callee::Binary { kernel } => binaries::check_kernel(
                     &d,
                     &binaries.kernels[kernel],
@@ -393,6 +400,19 @@ fn check_functions(
     #[expect(clippy::filter_map_identity, reason = "collects in place, where `flatten` allocates anew")]
     let functions = kept.into_iter().filter_map(|f| f).collect();
     functions
+}
+
+/// Whether the conventional order's warning is on for function `name` of
+/// `module`: its `functions:` entry's `warnings: {order: ...}` (keyed
+/// `module.name` or `name`), else the top-level one's, else on.
+fn warn_order(config: &crate::config::Config, name: &str, module: &str) -> bool {
+    let functions = &config.functions;
+    let entry = if functions.is_empty() {
+        None
+    } else {
+        functions.get(&format!("{module}.{name}")).or_else(|| functions.get(name))
+    };
+    entry.and_then(|f| f.warnings.order).or(config.warnings.order).unwrap_or(true)
 }
 
 /// A declared function in one module: its file's, or one of its file's

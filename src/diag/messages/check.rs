@@ -1211,3 +1211,51 @@ pub(crate) fn impl_sharding(key: &str, a: &str, av: &str, b: &str, bv: &str) -> 
     let (key, a, b) = (q(key), q(a), q(b));
     format!("their `{key}:` differ ('{a}': [{av}]; '{b}': [{bv}]): an algorithm splits its call one way")
 }
+
+// ---- named contracts (`contracts:`, `contract=<name>`) ----
+
+pub(crate) fn unknown_contract(func: &str, name: &str, near: Option<&str>) -> String {
+    let (func, more) = (q(func), super::did_you_mean(near));
+    let name = q(name);
+    format!("'{func}' uses contract '{name}', which begen.yaml's `contracts:` does not declare{more}")
+}
+
+pub(crate) const HINT_UNKNOWN_CONTRACT: &str =
+    "declare it in begen.yaml: `contracts: {<name>: \"arg:float32[n] ret:float32[n]\"}`, then write `contract=<name>`";
+
+pub(crate) fn bad_contract_ref(token: &str) -> String {
+    let token = q(token);
+    format!("`{token}` does not name a contract: `contract=` takes the name of one of begen.yaml's `contracts:`")
+}
+
+pub(crate) fn contract_bad_name(name: &str) -> String {
+    let name = q(name);
+    format!("contract name '{name}' is not an identifier")
+}
+
+pub(crate) fn contract_nested(name: &str) -> String {
+    let name = q(name);
+    format!("contract '{name}' uses another contract; a contract's tokens are written out in full")
+}
+
+pub(crate) fn contract_empty(name: &str) -> String {
+    let name = q(name);
+    format!("contract '{name}' has no tokens")
+}
+
+pub(crate) fn contract_token_again(func: &str, token: &str, name: &str, what: &str) -> String {
+    let (func, token, name) = (q(func), q(token), q(name));
+    format!(
+        "'{func}' writes `{token}` beside contract '{name}', which gives {what} already; \
+         it is unclear which one is meant"
+    )
+}
+
+pub(crate) const HINT_CONTRACT_BESIDE: &str = "tokens beside `contract=<name>` stand for the parameters before or \
+     after the contract's, in the order written; to change one of the contract's tokens, \
+     declare another contract or write the tokens in full";
+
+pub(crate) fn label_contract_defined(name: &str) -> String {
+    let name = q(name);
+    format!("contract '{name}' is defined here")
+}
