@@ -34,6 +34,9 @@ macro_rules! cases {
 
 cases!(
     binaries,
+    err_did_you_mean_options,
+    err_did_you_mean_paths,
+    err_did_you_mean_structs,
     contracts,
     err_contracts,
     order_warnings,

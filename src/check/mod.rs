@@ -245,9 +245,15 @@ fn check_config_sources(req: &RunInput, diags: &mut Vec<Diagnostic>) {
     for file in req.config.sources.keys() {
         let known = source_id(req, file).is_some();
         if !known && let Some(span) = config_span(req, &yaml_path!["sources", file]) {
-            diags.push(Diagnostic::error(span, msg::config_source_missing(file)));
+            diags.push(Diagnostic::error(span, msg::config_source_missing(file, near_source(req, file))));
         }
     }
+}
+
+/// The source file under the root whose relative name is closest to `file`,
+/// a name begen.yaml gives that is none of them.
+pub(super) fn near_source<'a>(req: &'a RunInput, file: &str) -> Option<&'a str> {
+    crate::diag::suggest::closest(file, req.sources.iter().map(|(id, _)| req.map.get(*id).name.as_str()))
 }
 
 /// A declared function that checked out, before it is named: where it is
@@ -456,7 +462,7 @@ fn check_variants(req: &RunInput, diags: &mut Vec<Diagnostic>) -> BTreeMap<FileI
     for (file, list) in &req.config.variants {
         let Some(id) = source_id(req, file) else {
             if let Some(span) = config_span(req, &yaml_path!["variants", file]) {
-                diags.push(Diagnostic::error(span, msg::config_source_missing(file)));
+                diags.push(Diagnostic::error(span, msg::config_source_missing(file, near_source(req, file))));
             }
             continue;
         };

@@ -13,6 +13,7 @@ use std::collections::BTreeSet;
 use super::algorithms::{DimMap, consts_text, contract_text, contracts_agree, misnamed, value_span};
 use super::config_span;
 use crate::config::{FunctionConfig, yaml_path};
+use crate::diag::suggest::closest;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::{Function, Param, Token};
 use crate::settings::RunInput;
@@ -88,7 +89,12 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
     }
     for name in &o.linear {
         let text = match f.params.iter().find(|p| *p.name == **name) {
-            None => Some(msg::linear_unknown(&f.name, name)),
+            None => {
+                // The closest input, else the closest parameter.
+                let inputs = f.params.iter().filter(|p| matches!(p.token, Token::Arg(_))).map(|p| &*p.name);
+                let near = closest(name, inputs).or_else(|| closest(name, f.params.iter().map(|p| &*p.name)));
+                Some(msg::linear_unknown(&f.name, name, near))
+            }
             Some(p) if !matches!(p.token, Token::Arg(_)) => Some(msg::linear_not_input(&f.name, name)),
             Some(p) if p.token.contract().is_some() && !f.float_inputs().any(|q| *q.name == **name) => {
                 Some(msg::linear_not_float(&f.name, name, &contract_text(p.token.contract())))
@@ -104,7 +110,7 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
         if !o.linear.contains(param) {
             errors.push((
                 config_span(req, &yaml_path!["functions", key, "transpose", param]),
-                msg::transpose_not_linear(&f.name, param),
+                msg::transpose_not_linear(&f.name, param, closest(param, o.linear.iter().map(String::as_str))),
                 Vec::new(),
                 None,
             ));

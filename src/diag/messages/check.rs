@@ -597,9 +597,9 @@ pub(crate) fn module_collision(module: &str, file: &str, other: &str) -> String 
 pub(crate) const HINT_MODULE_COLLISION: &str =
     "give one of them another name under `modules: names:` (a name given there explicitly may be shared on purpose)";
 
-pub(crate) fn modules_entry_missing(path: &str) -> String {
-    let path = q(path);
-    format!("begen.yaml names a module for `{path}`, which is not a source file or directory under the root")
+pub(crate) fn modules_entry_missing(path: &str, near: Option<&str>) -> String {
+    let (path, more) = (q(path), did_you_mean(near));
+    format!("begen.yaml names a module for `{path}`, which is not a source file or directory under the root{more}")
 }
 
 pub(crate) fn bad_library_name(name: &str, from: &str) -> String {
@@ -827,10 +827,11 @@ pub(crate) fn vjp_mismatch(function: &str, vjp: &str, difference: &str) -> Strin
     format!("the backward kernel `{vjp}` does not fit '{function}': {difference}")
 }
 
-pub(crate) fn unsupported_not_an_attribute(function: &str, attr: &str) -> String {
+pub(crate) fn unsupported_not_an_attribute(function: &str, attr: &str, near: Option<&str>) -> String {
     let function = q(function);
     let attr = q(attr);
-    format!("`unsupported:` of '{function}' names `{attr}`, which is not one of its attributes")
+    let more = did_you_mean(near);
+    format!("`unsupported:` of '{function}' names `{attr}`, which is not one of its attributes{more}")
 }
 
 pub(crate) fn unsupported_not_scalar(function: &str, attr: &str, ty: &str) -> String {
@@ -1007,14 +1008,14 @@ pub(crate) const HINT_JVP_LINEAR: &str = "a kernel linear in its inputs needs no
      `transpose` and drop `jvp`; a nonlinear kernel keeps `jvp`, and its tangent kernel gets `linear` and `transpose` \
      (docs/primitives.md)";
 
-pub(crate) fn transpose_not_linear(function: &str, param: &str) -> String {
-    let (function, param) = (q(function), q(param));
-    format!("`transpose:` of '{function}' names '{param}', which its `linear:` does not list")
+pub(crate) fn transpose_not_linear(function: &str, param: &str, near: Option<&str>) -> String {
+    let (function, param, more) = (q(function), q(param), did_you_mean(near));
+    format!("`transpose:` of '{function}' names '{param}', which its `linear:` does not list{more}")
 }
 
-pub(crate) fn linear_unknown(function: &str, param: &str) -> String {
-    let (function, param) = (q(function), q(param));
-    format!("`linear:` of '{function}' names '{param}', which is not one of its parameters")
+pub(crate) fn linear_unknown(function: &str, param: &str, near: Option<&str>) -> String {
+    let (function, param, more) = (q(function), q(param), did_you_mean(near));
+    format!("`linear:` of '{function}' names '{param}', which is not one of its parameters{more}")
 }
 
 pub(crate) fn linear_not_input(function: &str, param: &str) -> String {
@@ -1129,6 +1130,7 @@ pub(crate) fn shard_not_plain(function: &str, key: &str, param: &str) -> String 
 }
 
 pub(crate) fn shard_unknown_dim(function: &str, key: &str, dim: &str, dims: &[String]) -> String {
+    let more = did_you_mean(crate::diag::suggest::closest(dim, dims.iter().map(String::as_str)));
     let (function, key, dim) = (q(function), q(key), q(dim));
     let known = if dims.is_empty() {
         "none".to_string()
@@ -1136,7 +1138,8 @@ pub(crate) fn shard_unknown_dim(function: &str, key: &str, dim: &str, dims: &[St
         dims.iter().map(|d| format!("'{}'", q(d))).collect::<Vec<_>>().join(", ")
     };
     format!(
-        "`{key}:` of '{function}' names '{dim}', which is not a dimension of its typed contract (its dimensions: {known})"
+        "`{key}:` of '{function}' names '{dim}', which is not a dimension of its typed contract \
+         (its dimensions: {known}){more}"
     )
 }
 
