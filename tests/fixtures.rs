@@ -34,6 +34,7 @@ macro_rules! cases {
 
 cases!(
     binaries,
+    err_rets_like,
     err_did_you_mean_options,
     err_did_you_mean_paths,
     err_did_you_mean_structs,

@@ -60,6 +60,7 @@ fn check_expanded(c: &Declared, map: &SourceMap, cx: &Context) -> (Option<Checke
     // Attribute defaults (`attr.eps=1e-5`) are split off before the tokens
     // are parsed, and set once the attributes' types are known.
     let (raw_tokens, defaults) = split_defaults(c.tokens.as_deref());
+    let (raw_tokens, likes) = native::split_likes(raw_tokens);
     let all_tokens = raw_tokens.as_ref().map(|t| check_tokens(&c.name, t, &mut diags));
     for (t, span) in all_tokens.iter().flatten() {
         if let SpecToken::Struct { name, ty } = t {
@@ -107,12 +108,21 @@ fn check_expanded(c: &Declared, map: &SourceMap, cx: &Context) -> (Option<Checke
         // the types); they are not the arg_spec of a `BE::Tensor` kernel.
         if let Some(tokens) = &tokens {
             native::apply_tokens(c, sig, tokens, &mut inferred, &mut diags);
+            if !diags.iter().any(Diagnostic::is_error) {
+                native::apply_likes(c, &likes, &mut inferred, &mut diags);
+            }
         }
         check_roles(c, &inferred.params, &mut diags);
         if diags.iter().any(Diagnostic::is_error) {
             return (None, diags);
         }
         native = Some((inferred.params, inferred.native));
+    }
+    if native.is_none()
+        && let Some((_, token, at)) = likes.first()
+    {
+        diags.push(Diagnostic::error(*at, msg::rets_like_not_native(&c.name, token)).hint(msg::HINT_RETS_LIKE));
+        return (None, diags);
     }
     let Some(consts) = contract::resolve_consts(c, sig, &consts_raw, &mut diags) else { return (None, diags) };
     if let Some(tokens) = &tokens {

@@ -449,6 +449,11 @@ pub(crate) enum PyResult {
     OutItem(usize),
     /// `out[k:]`, spread: the variadic outputs' structs.
     OutRest(usize),
+    /// One struct like each array of a list input, spread: variadic
+    /// outputs stated `ret:like(<list>)`.
+    LikeEach(String),
+    /// [`PyResult::LikeEach`] as the call's only results, a tuple.
+    LikeEachTuple(String),
     /// A list's hidden words result (the list, its word count).
     Words(String, usize),
 }
@@ -764,6 +769,9 @@ struct FunctionParts<'a> {
     /// A native kernel's variadic outputs: `out=` is a sequence, the
     /// variadic outputs' structs after the others'.
     variadic_out: bool,
+    /// Variadic outputs like each array of this list input (its Python
+    /// name): made from it, not from `out=`.
+    rets_like: Option<String>,
 }
 
 impl<'a> FunctionParts<'a> {
@@ -784,6 +792,13 @@ impl<'a> FunctionParts<'a> {
         let kwargs = f
             .takes_dictionary()
             .then(|| if inputs.iter().any(|p| &*p.py_name == "attrs") { "attrs_" } else { "attrs" }.to_string());
+        // Variadic outputs like a list input's arrays need no `out=`.
+        let rets_like = f
+            .native
+            .as_ref()
+            .and_then(|n| n.rets_like.as_deref())
+            .and_then(|name| f.params.iter().find(|p| &*p.name == name))
+            .map(|p| p.py_name.to_string());
         let mut parts = FunctionParts {
             f,
             shown,
@@ -795,7 +810,8 @@ impl<'a> FunctionParts<'a> {
             typed,
             out_optional,
             kwargs,
-            variadic_out: f.params.iter().any(|p| p.token == Token::Rets),
+            variadic_out: f.params.iter().any(|p| p.token == Token::Rets) && rets_like.is_none(),
+            rets_like,
         };
         parts.keyword_consts = f.consts.iter().filter(|k| !parts.fixed_by_input(&k.name)).collect();
         parts
@@ -1258,6 +1274,8 @@ fn emit_untyped_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
         if let Some((in_index, like)) = aliased_result(f, &fixed, &p.name) {
             aliases.push((in_index, out_index));
             results.push(like);
+        } else if let (Token::Rets, Some(list)) = (&p.token, &parts.rets_like) {
+            results.push(PyResult::LikeEach(list.clone()));
         } else if p.token == Token::Rets {
             results.push(PyResult::OutRest(k));
         } else {
@@ -1268,6 +1286,9 @@ fn emit_untyped_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
     // The variadic outputs alone: `out=` as a tuple.
     if results == [PyResult::OutRest(0)] {
         results = vec![PyResult::OutTuple];
+    }
+    if let [PyResult::LikeEach(list)] = results.as_slice() {
+        results = vec![PyResult::LikeEachTuple(list.clone())];
     }
     let outs = if parts.variadic_out {
         None
@@ -1882,7 +1903,11 @@ fn module_sections(library: &Library, has_vjp: bool, has_primitive: bool, has_sh
         (Section::Structs, any_param(library, |t| matches!(t, Token::Struct { .. }))),
         (Section::Records, any_param(library, |t| matches!(t, Token::Record { .. }))),
         (Section::Arrays, any_param(library, |t| matches!(t, Token::Array { .. }))),
-        (Section::Contracts, library.functions.iter().any(is_typed)),
+        (
+            Section::Contracts,
+            // `_begen_like` makes the structs of outputs like a list's arrays.
+            library.functions.iter().any(|f| is_typed(f) || f.native.as_ref().is_some_and(|n| n.rets_like.is_some())),
+        ),
         (Section::Lists, any_param(library, |t| matches!(t, Token::List(_)))),
         (Section::Unsupported, algorithms || library.functions.iter().any(|f| !f.options.unsupported.is_empty())),
         (Section::Vjp, has_vjp),
