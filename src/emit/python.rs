@@ -108,9 +108,16 @@ pub(crate) struct PyFunctionView {
 
 impl PyFunctionView {
     /// Whether it returns a variadic number of arrays (a native kernel's
-    /// variadic outputs): the stub's `tuple[jax.Array, ...]`.
+    /// variadic outputs, from `out=` or like a list input's arrays): the
+    /// stub's `tuple[jax.Array, ...]`.
     pub(crate) fn variadic_out(&self) -> bool {
-        self.params.iter().any(|p| matches!(p, PyParam::Out { variadic: true, .. }))
+        let like_each = match &self.body {
+            PyBody::Kernel(k) => {
+                k.call.results.iter().any(|r| matches!(r, PyResult::LikeEach(_) | PyResult::LikeEachTuple(_)))
+            }
+            PyBody::Dispatch(_) => false,
+        };
+        like_each || self.params.iter().any(|p| matches!(p, PyParam::Out { variadic: true, .. }))
     }
 
     /// The keyword parameters an eager call keys its jit by (everything but

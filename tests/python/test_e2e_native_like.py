@@ -77,3 +77,10 @@ def test_a_list_name_that_is_none_gets_the_closest(tmp_path):
 def test_over_a_result_that_is_not_remaining_rets(tmp_path):
     out = scan(tmp_path, "F arg ret:like(xs)", "F(ffi::RemainingArgs xs, ffi::Result<ffi::AnyBuffer> y)")
     assert "`ret:like(xs)` is written over 'y' of 'F', which is not `ffi::RemainingRets`" in out
+
+
+def test_the_stub_returns_a_tuple_of_any_length(m):
+    from pathlib import Path
+
+    stub = Path(m.__file__).with_suffix(".pyi").read_text()
+    assert "def Doubles(xs: Sequence[ArrayLike], /) -> tuple[jax.Array, ...]:" in stub
