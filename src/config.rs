@@ -34,6 +34,9 @@
 //! tune:                      # candidates compiled in, chosen per device and shape
 //!   colsum: {consts: [BLOCK], key: [n]}
 //!   table: tuning/kernels.tune.json   # shipped as OUT/<NAME>.tune.json
+//! contracts:                # a whole arg_spec, named once: `// @BE k contract=pair`
+//!   pair: "arg:float64[n, d] arg:float64[m, d] ret:float64[n, m]"
+//! warnings: {order: false}   # begen warnings turned off (also per function)
 //! link:
 //!   libs: [cublas]           # CUDA toolkit libraries are found where nvcc's toolkit is
 //!   dirs: [third_party/lib]  # relative to the root
@@ -97,6 +100,23 @@ pub(crate) struct Config {
     /// its mistakes where they are written.
     #[serde(default)]
     pub(crate) tune: BTreeMap<String, serde_yaml_ng::Value>,
+    /// Named contracts: a name -> the tokens of a whole arg_spec, written
+    /// once and used by several kernels through `contract=<name>`.
+    #[serde(default)]
+    pub(crate) contracts: BTreeMap<String, String>,
+    /// begen's own warnings the library turns off (`{order: false}`).
+    #[serde(default)]
+    pub(crate) warnings: WarningsConfig,
+}
+
+/// `warnings:`, at the top or per function: begen's warnings that can be
+/// turned off, each on (`true`) unless set to `false`.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct WarningsConfig {
+    /// Parameters out of the conventional order (inputs, outputs,
+    /// attributes, stream).
+    pub(crate) order: Option<bool>,
 }
 
 /// One `tune:` entry: which compiled-in candidates of a kernel are
@@ -377,6 +397,10 @@ pub(crate) struct FunctionConfig {
     /// Typed-contract dimensions the outputs are sums over: split, the
     /// partial outputs are added up across devices.
     pub(crate) reduce: Option<Vec<String>>,
+    /// begen's warnings turned off (or back on) for this function; they
+    /// win over the top-level `warnings:`.
+    #[serde(default)]
+    pub(crate) warnings: WarningsConfig,
 }
 
 /// One item of `linear:`: an input linear with the others fixed, or a

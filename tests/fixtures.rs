@@ -34,6 +34,13 @@ macro_rules! cases {
 
 cases!(
     binaries,
+    err_rets_like,
+    err_did_you_mean_options,
+    err_did_you_mean_paths,
+    err_did_you_mean_structs,
+    contracts,
+    err_contracts,
+    order_warnings,
     err_binaries,
     infer_table,
     err_algorithms,

@@ -256,8 +256,12 @@ fn declare_structs(mf: &RunInput, diags: &mut Vec<Diagnostic>) -> Structs {
                 read.push((member, Ty::Struct(inner)));
             } else {
                 ok = false;
+                // The closest of the types and the other structs' names.
+                let types = AttrType::ALL.iter().map(|t| t.as_str());
+                let others = mf.config.structs.keys().map(String::as_str).filter(|n| *n != name.as_str());
+                let near = crate::diag::suggest::closest(ty, types.chain(others));
                 push(diags, member_span(), |s| {
-                    Diagnostic::error(s, bm::bad_member_type(name, member, ty)).hint(msg_types())
+                    Diagnostic::error(s, bm::bad_member_type(name, member, ty, near)).hint(msg_types())
                 });
             }
         }

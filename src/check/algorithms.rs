@@ -222,7 +222,10 @@ pub(super) fn check_unsupported(
             if let Some(span) = config_span(req, &yaml_path!["functions", key, "unsupported", attr]) {
                 let text = match other {
                     Some((_, ty)) => msg::unsupported_not_scalar(&f.name, attr, &ty),
-                    None => msg::unsupported_not_an_attribute(&f.name, attr),
+                    None => {
+                        let near = crate::diag::suggest::closest(attr, f.attributes().map(|(p, _)| &*p.name));
+                        msg::unsupported_not_an_attribute(&f.name, attr, near)
+                    }
                 };
                 diags.push(Diagnostic::error(span, text));
             }

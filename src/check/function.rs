@@ -7,6 +7,7 @@ use super::Checked;
 use super::attrs::{self, Explicit};
 use super::contract;
 use super::infer::{self, Role};
+use super::named;
 use super::native;
 use super::tokens::{self, SpecToken, TokenError};
 use crate::diag::{Diagnostic, messages as msg};
@@ -14,9 +15,35 @@ use crate::model::decl::{Callee, DeclParam, Declared, Enclosing, Indirection, Lo
 use crate::model::{self, AttrType, Extent, HalfRepr, Param, Platform, Pointer, Token, is_identifier};
 use crate::source::{SourceMap, Span};
 
+/// What checking one function needs of the library: its named contracts,
+/// and whether the conventional order's warning is on for it.
+pub(super) struct Context<'a> {
+    pub(super) contracts: &'a named::Contracts,
+    pub(super) warn_order: bool,
+}
+
 /// Checks one declared function: the function when it is sound, and every
-/// diagnostic found (warnings may come with a function).
-pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<Checked>, Vec<Diagnostic>) {
+/// diagnostic found (warnings may come with a function). Tokens that use a
+/// named contract are checked with the contract's tokens in its place, and
+/// what is said at the use points at the contract's definition too.
+pub(super) fn check_declared(c: &Declared, map: &SourceMap, cx: &Context) -> (Option<Checked>, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let Some((expanded, uses, sound)) = named::expand(c, cx.contracts, &mut diags) else {
+        let (checked, more) = check_expanded(c, map, cx);
+        diags.extend(more);
+        return (checked, diags);
+    };
+    if !sound || diags.iter().any(Diagnostic::is_error) {
+        return (None, diags);
+    }
+    let (checked, mut more) = check_expanded(&expanded, map, cx);
+    named::label_uses(&uses, &mut more);
+    diags.extend(more);
+    (checked, diags)
+}
+
+/// [`check_declared`] of a function whose tokens use no named contract.
+fn check_expanded(c: &Declared, map: &SourceMap, cx: &Context) -> (Option<Checked>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     if let Some(e) = &c.enclosing {
         let text = match e {
@@ -33,6 +60,7 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<Checked>,
     // Attribute defaults (`attr.eps=1e-5`) are split off before the tokens
     // are parsed, and set once the attributes' types are known.
     let (raw_tokens, defaults) = split_defaults(c.tokens.as_deref());
+    let (raw_tokens, likes) = native::split_likes(raw_tokens);
     let all_tokens = raw_tokens.as_ref().map(|t| check_tokens(&c.name, t, &mut diags));
     for (t, span) in all_tokens.iter().flatten() {
         if let SpecToken::Struct { name, ty } = t {
@@ -80,12 +108,21 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<Checked>,
         // the types); they are not the arg_spec of a `BE::Tensor` kernel.
         if let Some(tokens) = &tokens {
             native::apply_tokens(c, sig, tokens, &mut inferred, &mut diags);
+            if !diags.iter().any(Diagnostic::is_error) {
+                native::apply_likes(c, &likes, &mut inferred, &mut diags);
+            }
         }
         check_roles(c, &inferred.params, &mut diags);
         if diags.iter().any(Diagnostic::is_error) {
             return (None, diags);
         }
         native = Some((inferred.params, inferred.native));
+    }
+    if native.is_none()
+        && let Some((_, token, at)) = likes.first()
+    {
+        diags.push(Diagnostic::error(*at, msg::rets_like_not_native(&c.name, token)).hint(msg::HINT_RETS_LIKE));
+        return (None, diags);
     }
     let Some(consts) = contract::resolve_consts(c, sig, &consts_raw, &mut diags) else { return (None, diags) };
     if let Some(tokens) = &tokens {
@@ -112,7 +149,9 @@ pub(super) fn check_declared(c: &Declared, map: &SourceMap) -> (Option<Checked>,
     set_defaults(c, &mut params, &defaults, &mut diags);
     if native.is_none() {
         check_roles(c, &params, &mut diags);
-        check_order(c, &params, &mut diags);
+        if cx.warn_order {
+            check_order(c, &params, &mut diags);
+        }
     }
     if diags.iter().any(Diagnostic::is_error) {
         return (None, diags);

@@ -20,6 +20,7 @@ mod contract;
 mod function;
 mod infer;
 mod modules;
+mod named;
 mod names;
 mod native;
 mod plan;
@@ -244,9 +245,15 @@ fn check_config_sources(req: &RunInput, diags: &mut Vec<Diagnostic>) {
     for file in req.config.sources.keys() {
         let known = source_id(req, file).is_some();
         if !known && let Some(span) = config_span(req, &yaml_path!["sources", file]) {
-            diags.push(Diagnostic::error(span, msg::config_source_missing(file)));
+            diags.push(Diagnostic::error(span, msg::config_source_missing(file, near_source(req, file))));
         }
     }
+}
+
+/// The source file under the root whose relative name is closest to `file`,
+/// a name begen.yaml gives that is none of them.
+pub(super) fn near_source<'a>(req: &'a RunInput, file: &str) -> Option<&'a str> {
+    crate::diag::suggest::closest(file, req.sources.iter().map(|(id, _)| req.map.get(*id).name.as_str()))
 }
 
 /// A declared function that checked out, before it is named: where it is
@@ -304,7 +311,10 @@ fn check_functions(
     naming: &names::Naming,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Function> {
+    // begen.yaml's named contracts, which the functions' tokens may use.
+    let contracts = &named::declared(req, diags);
     let map = req.map;
+    let config = &req.config;
     let locate = crate::config::Locator { map, file: req.config_file };
     let config_path = req.root.join(crate::config::FILE);
     // Small items (a declared function and a checked one are large, and a
@@ -356,7 +366,10 @@ fn check_functions(
                 Repeat::Unique | Repeat::First => None,
             };
             let (checked, mut diags) = match d.callee {
-                Callee::Source { .. } => function::check_declared(&d, map),
+                Callee::Source { .. } => {
+                    let cx = function::Context { contracts, warn_order: warn_order(config, &d.name, &module) };
+                    function::check_declared(&d, map, &cx)
+                }
                 Callee::Binary { kernel } => binaries::check_kernel(
                     &d,
                     &binaries.kernels[kernel],
@@ -393,6 +406,19 @@ fn check_functions(
     #[expect(clippy::filter_map_identity, reason = "collects in place, where `flatten` allocates anew")]
     let functions = kept.into_iter().filter_map(|f| f).collect();
     functions
+}
+
+/// Whether the conventional order's warning is on for function `name` of
+/// `module`: its `functions:` entry's `warnings: {order: ...}` (keyed
+/// `module.name` or `name`), else the top-level one's, else on.
+fn warn_order(config: &crate::config::Config, name: &str, module: &str) -> bool {
+    let functions = &config.functions;
+    let entry = if functions.is_empty() {
+        None
+    } else {
+        functions.get(&format!("{module}.{name}")).or_else(|| functions.get(name))
+    };
+    entry.and_then(|f| f.warnings.order).or(config.warnings.order).unwrap_or(true)
 }
 
 /// A declared function in one module: its file's, or one of its file's
@@ -436,7 +462,7 @@ fn check_variants(req: &RunInput, diags: &mut Vec<Diagnostic>) -> BTreeMap<FileI
     for (file, list) in &req.config.variants {
         let Some(id) = source_id(req, file) else {
             if let Some(span) = config_span(req, &yaml_path!["variants", file]) {
-                diags.push(Diagnostic::error(span, msg::config_source_missing(file)));
+                diags.push(Diagnostic::error(span, msg::config_source_missing(file, near_source(req, file))));
             }
             continue;
         };

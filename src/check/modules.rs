@@ -8,7 +8,7 @@
 //! dropped, components joined by `_`); else the file is in the module named
 //! after the prefix.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::algorithms::value_span;
 use super::config_span;
@@ -110,7 +110,12 @@ pub(super) fn assign(req: &RunInput, prefix: &str, diags: &mut Vec<Diagnostic>) 
     }
     for ((_, key, _), used) in names.iter().zip(used) {
         if !used && let Some(span) = config_span(req, &yaml_path!["modules", "names", *key]) {
-            diags.push(Diagnostic::error(span, msg::modules_entry_missing(key)));
+            // The closest source file or directory holding one.
+            let files = req.sources.iter().map(|(id, _)| req.map.get(*id).name.as_str());
+            let dirs: BTreeSet<&str> =
+                files.clone().flat_map(|f| f.match_indices('/').map(move |(k, _)| &f[..k])).collect();
+            let near = crate::diag::suggest::closest(key, files.chain(dirs));
+            diags.push(Diagnostic::error(span, msg::modules_entry_missing(key, near)));
         }
     }
     modules

@@ -322,7 +322,7 @@ pub(super) fn infer_native(c: &Declared, sig: &Signature, diags: &mut Vec<Diagno
     if diags[before..].iter().any(Diagnostic::is_error) {
         return None;
     }
-    Some(Inferred { params, native: Native { params: binds, aliases: Vec::new() }, at })
+    Some(Inferred { params, native: Native { params: binds, aliases: Vec::new(), rets_like: None }, at })
 }
 
 /// The roles an author states in tokens over a native kernel: one token
@@ -482,6 +482,48 @@ fn named(c: &Declared, p: &DeclParam, i: usize, diags: &mut Vec<Diagnostic>) -> 
         diags.push(Diagnostic::error(p.span, msg::native_unnamed(&c.name, i + 1)));
     }
     p.name.clone()
+}
+
+/// `ret:like(<xs>)` as written: its token's index, the text, and where.
+pub(super) type Like = (usize, String, Span);
+
+/// The tokens with each `ret:like(<xs>)` read as `ret`, and those tokens
+/// (what they say is checked once the roles are known, [`apply_likes`]).
+pub(super) fn split_likes(tokens: Option<Vec<(String, Span)>>) -> (Option<Vec<(String, Span)>>, Vec<Like>) {
+    let Some(mut tokens) = tokens else { return (None, Vec::new()) };
+    let mut likes = Vec::new();
+    for (i, (text, span)) in tokens.iter_mut().enumerate() {
+        let head = text.strip_prefix("ret:like(").or_else(|| text.strip_prefix("rets:like("));
+        if head.is_some_and(|h| h.ends_with(')')) {
+            likes.push((i, std::mem::replace(text, "ret".to_string()), *span));
+        }
+    }
+    (Some(tokens), likes)
+}
+
+/// Each `ret:like(<xs>)`: over `ffi::RemainingRets`, naming the kernel's
+/// `ffi::RemainingArgs`; the outputs are then one per element of that
+/// list, each shaped and typed like it.
+pub(super) fn apply_likes(c: &Declared, likes: &[Like], inferred: &mut Inferred, diags: &mut Vec<Diagnostic>) {
+    for (i, text, span) in likes {
+        let name = text.split_once('(').map(|(_, r)| r.trim_end_matches(')')).unwrap_or_default().trim();
+        let Some(p) = inferred.params.get(*i) else { continue };
+        if p.token != Token::Rets {
+            diags.push(
+                Diagnostic::error(*span, msg::rets_like_not_rets(&c.name, text, &p.name)).hint(msg::HINT_RETS_LIKE),
+            );
+            continue;
+        }
+        let lists: Vec<&str> = inferred.params.iter().filter(|q| q.token == Token::Args).map(|q| &*q.name).collect();
+        if !lists.contains(&name) {
+            let near = crate::diag::suggest::closest(name, lists.iter().copied());
+            diags.push(
+                Diagnostic::error(*span, msg::rets_like_unknown(&c.name, text, name, near)).hint(msg::HINT_RETS_LIKE),
+            );
+            continue;
+        }
+        inferred.native.rets_like = Some(name.to_string());
+    }
 }
 
 #[cfg(test)]

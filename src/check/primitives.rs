@@ -96,10 +96,15 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
         o.linear.iter().map(|n| (n, None)).chain(o.groups.iter().flat_map(|g| g.iter().map(move |n| (n, Some(g)))));
     for (name, group) in members {
         let text = match f.params.iter().find(|p| *p.name == **name) {
-            None => Some(match group {
-                None => msg::linear_unknown(&f.name, name),
-                Some(g) => msg::linear_group_unknown(&f.name, name, &g.join(", "), closest(name, params())),
-            }),
+            None => {
+                // The closest input, else the closest parameter.
+                let inputs = f.params.iter().filter(|p| matches!(p.token, Token::Arg(_))).map(|p| &*p.name);
+                let near = closest(name, inputs).or_else(|| closest(name, params()));
+                Some(match group {
+                    None => msg::linear_unknown(&f.name, name, near),
+                    Some(g) => msg::linear_group_unknown(&f.name, name, &g.join(", "), near),
+                })
+            }
             Some(p) if !matches!(p.token, Token::Arg(_)) => Some(msg::linear_not_input(&f.name, name)),
             Some(p) if p.token.contract().is_some() && !f.float_inputs().any(|q| *q.name == **name) => {
                 Some(msg::linear_not_float(&f.name, name, &contract_text(p.token.contract())))
@@ -125,7 +130,8 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
             }
             Some(_) => {}
             None if !o.linear.contains(param) => {
-                errors.push((at, msg::transpose_not_linear(&f.name, param), Vec::new(), None));
+                let near = closest(param, o.linear.iter().map(String::as_str));
+                errors.push((at, msg::transpose_not_linear(&f.name, param, near), Vec::new(), None));
             }
             None => {}
         }

@@ -108,9 +108,16 @@ pub(crate) struct PyFunctionView {
 
 impl PyFunctionView {
     /// Whether it returns a variadic number of arrays (a native kernel's
-    /// variadic outputs): the stub's `tuple[jax.Array, ...]`.
+    /// variadic outputs, from `out=` or like a list input's arrays): the
+    /// stub's `tuple[jax.Array, ...]`.
     pub(crate) fn variadic_out(&self) -> bool {
-        self.params.iter().any(|p| matches!(p, PyParam::Out { variadic: true, .. }))
+        let like_each = match &self.body {
+            PyBody::Kernel(k) => {
+                k.call.results.iter().any(|r| matches!(r, PyResult::LikeEach(_) | PyResult::LikeEachTuple(_)))
+            }
+            PyBody::Dispatch(_) => false,
+        };
+        like_each || self.params.iter().any(|p| matches!(p, PyParam::Out { variadic: true, .. }))
     }
 
     /// The keyword parameters an eager call keys its jit by (everything but
@@ -456,6 +463,11 @@ pub(crate) enum PyResult {
     OutItem(usize),
     /// `out[k:]`, spread: the variadic outputs' structs.
     OutRest(usize),
+    /// One struct like each array of a list input, spread: variadic
+    /// outputs stated `ret:like(<list>)`.
+    LikeEach(String),
+    /// [`PyResult::LikeEach`] as the call's only results, a tuple.
+    LikeEachTuple(String),
     /// A list's hidden words result (the list, its word count).
     Words(String, usize),
 }
@@ -781,6 +793,9 @@ struct FunctionParts<'a> {
     /// A native kernel's variadic outputs: `out=` is a sequence, the
     /// variadic outputs' structs after the others'.
     variadic_out: bool,
+    /// Variadic outputs like each array of this list input (its Python
+    /// name): made from it, not from `out=`.
+    rets_like: Option<String>,
 }
 
 impl<'a> FunctionParts<'a> {
@@ -801,6 +816,13 @@ impl<'a> FunctionParts<'a> {
         let kwargs = f
             .takes_dictionary()
             .then(|| if inputs.iter().any(|p| &*p.py_name == "attrs") { "attrs_" } else { "attrs" }.to_string());
+        // Variadic outputs like a list input's arrays need no `out=`.
+        let rets_like = f
+            .native
+            .as_ref()
+            .and_then(|n| n.rets_like.as_deref())
+            .and_then(|name| f.params.iter().find(|p| &*p.name == name))
+            .map(|p| p.py_name.to_string());
         let mut parts = FunctionParts {
             f,
             shown,
@@ -812,7 +834,8 @@ impl<'a> FunctionParts<'a> {
             typed,
             out_optional,
             kwargs,
-            variadic_out: f.params.iter().any(|p| p.token == Token::Rets),
+            variadic_out: f.params.iter().any(|p| p.token == Token::Rets) && rets_like.is_none(),
+            rets_like,
         };
         parts.keyword_consts = f.consts.iter().filter(|k| !parts.fixed_by_input(&k.name)).collect();
         parts
@@ -1286,6 +1309,8 @@ fn emit_untyped_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
         if let Some((in_index, like)) = aliased_result(f, &fixed, &p.name) {
             aliases.push((in_index, out_index));
             results.push(like);
+        } else if let (Token::Rets, Some(list)) = (&p.token, &parts.rets_like) {
+            results.push(PyResult::LikeEach(list.clone()));
         } else if p.token == Token::Rets {
             results.push(PyResult::OutRest(k));
         } else {
@@ -1296,6 +1321,9 @@ fn emit_untyped_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
     // The variadic outputs alone: `out=` as a tuple.
     if results == [PyResult::OutRest(0)] {
         results = vec![PyResult::OutTuple];
+    }
+    if let [PyResult::LikeEach(list)] = results.as_slice() {
+        results = vec![PyResult::LikeEachTuple(list.clone())];
     }
     let outs = if parts.variadic_out {
         None
@@ -1930,7 +1958,11 @@ fn module_sections(library: &Library, has_vjp: bool, has_primitive: bool, has_sh
         (Section::Structs, any_param(library, |t| matches!(t, Token::Struct { .. }))),
         (Section::Records, any_param(library, |t| matches!(t, Token::Record { .. }))),
         (Section::Arrays, any_param(library, |t| matches!(t, Token::Array { .. }))),
-        (Section::Contracts, library.functions.iter().any(is_typed)),
+        (
+            Section::Contracts,
+            // `_begen_like` makes the structs of outputs like a list's arrays.
+            library.functions.iter().any(|f| is_typed(f) || f.native.as_ref().is_some_and(|n| n.rets_like.is_some())),
+        ),
         (Section::Lists, any_param(library, |t| matches!(t, Token::List(_)))),
         (Section::Unsupported, algorithms || library.functions.iter().any(|f| !f.options.unsupported.is_empty())),
         (Section::Vjp, has_vjp),

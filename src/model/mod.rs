@@ -723,6 +723,10 @@ pub(crate) struct Native {
     /// The outputs updated in place (`inout` over an input and over a
     /// result): each aliased to its input (XLA's `input_output_aliases`).
     pub(crate) aliases: Vec<NativeAlias>,
+    /// `ret:like(<xs>)` over `ffi::RemainingRets`: the C++ name of the
+    /// `ffi::RemainingArgs` input whose elements the variadic outputs are
+    /// shaped and typed like, one output per element (no `out=` for them).
+    pub(crate) rets_like: Option<String>,
 }
 
 /// An output of a native kernel that is an input updated in place: the two

@@ -41,7 +41,7 @@ pub(crate) fn classify(src: &[u8], c: &LineComment) -> Comment {
     Comment::Annotation { at, name: words.next(), tokens: words.collect() }
 }
 
-fn words(bytes: &[u8], base: usize) -> Vec<Word> {
+pub(crate) fn words(bytes: &[u8], base: usize) -> Vec<Word> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {

@@ -263,6 +263,8 @@ TARGETS[{% call key(c.key) %}{% endcall %}], {% if c.results.len() != 1 %}({% en
 {%- when PyResult::Like(x) %}_begen_like({{ x }})
 {%- when PyResult::OutItem(k) %}out[{{ k }}]
 {%- when PyResult::OutRest(k) %}*tuple(out)[{{ k }}:]
+{%- when PyResult::LikeEach(x) %}*(_begen_like(_x) for _x in {{ x }})
+{%- when PyResult::LikeEachTuple(x) %}tuple(_begen_like(_x) for _x in {{ x }})
 {%- when PyResult::Words(x, n) %}_begen_words({{ x }}, {{ n }})
 {%- endmatch %}
 {%- endfor %}{% if c.results.len() != 1 %}){% endif %}

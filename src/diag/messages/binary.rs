@@ -36,11 +36,12 @@ pub(crate) fn bad_member(strukt: &str, member: &str) -> String {
     format!("struct `{strukt}`: member `{member}` is not `<name>:<type>`")
 }
 
-pub(crate) fn bad_member_type(strukt: &str, member: &str, ty: &str) -> String {
+pub(crate) fn bad_member_type(strukt: &str, member: &str, ty: &str, near: Option<&str>) -> String {
     let strukt = q(strukt);
     let member = q(member);
     let ty = q(ty);
-    format!("struct `{strukt}`: member `{member}` has unknown type `{ty}`")
+    let more = super::did_you_mean(near);
+    format!("struct `{strukt}`: member `{member}` has unknown type `{ty}`{more}")
 }
 
 pub(crate) fn bad_struct(why: &str) -> String {

@@ -597,9 +597,9 @@ pub(crate) fn module_collision(module: &str, file: &str, other: &str) -> String 
 pub(crate) const HINT_MODULE_COLLISION: &str =
     "give one of them another name under `modules: names:` (a name given there explicitly may be shared on purpose)";
 
-pub(crate) fn modules_entry_missing(path: &str) -> String {
-    let path = q(path);
-    format!("begen.yaml names a module for `{path}`, which is not a source file or directory under the root")
+pub(crate) fn modules_entry_missing(path: &str, near: Option<&str>) -> String {
+    let (path, more) = (q(path), did_you_mean(near));
+    format!("begen.yaml names a module for `{path}`, which is not a source file or directory under the root{more}")
 }
 
 pub(crate) fn bad_library_name(name: &str, from: &str) -> String {
@@ -827,10 +827,11 @@ pub(crate) fn vjp_mismatch(function: &str, vjp: &str, difference: &str) -> Strin
     format!("the backward kernel `{vjp}` does not fit '{function}': {difference}")
 }
 
-pub(crate) fn unsupported_not_an_attribute(function: &str, attr: &str) -> String {
+pub(crate) fn unsupported_not_an_attribute(function: &str, attr: &str, near: Option<&str>) -> String {
     let function = q(function);
     let attr = q(attr);
-    format!("`unsupported:` of '{function}' names `{attr}`, which is not one of its attributes")
+    let more = did_you_mean(near);
+    format!("`unsupported:` of '{function}' names `{attr}`, which is not one of its attributes{more}")
 }
 
 pub(crate) fn unsupported_not_scalar(function: &str, attr: &str, ty: &str) -> String {
@@ -1016,14 +1017,14 @@ pub(crate) const HINT_JVP_LINEAR: &str = "a kernel linear in its inputs needs no
      `transpose` and drop `jvp`; a nonlinear kernel keeps `jvp`, and its tangent kernel gets `linear` and `transpose` \
      (docs/primitives.md)";
 
-pub(crate) fn transpose_not_linear(function: &str, param: &str) -> String {
-    let (function, param) = (q(function), q(param));
-    format!("`transpose:` of '{function}' names '{param}', which its `linear:` does not list")
+pub(crate) fn transpose_not_linear(function: &str, param: &str, near: Option<&str>) -> String {
+    let (function, param, more) = (q(function), q(param), did_you_mean(near));
+    format!("`transpose:` of '{function}' names '{param}', which its `linear:` does not list{more}")
 }
 
-pub(crate) fn linear_unknown(function: &str, param: &str) -> String {
-    let (function, param) = (q(function), q(param));
-    format!("`linear:` of '{function}' names '{param}', which is not one of its parameters")
+pub(crate) fn linear_unknown(function: &str, param: &str, near: Option<&str>) -> String {
+    let (function, param, more) = (q(function), q(param), did_you_mean(near));
+    format!("`linear:` of '{function}' names '{param}', which is not one of its parameters{more}")
 }
 
 pub(crate) fn linear_group_unknown(function: &str, param: &str, group: &str, near: Option<&str>) -> String {
@@ -1180,6 +1181,7 @@ pub(crate) fn shard_not_plain(function: &str, key: &str, param: &str) -> String 
 }
 
 pub(crate) fn shard_unknown_dim(function: &str, key: &str, dim: &str, dims: &[String]) -> String {
+    let more = did_you_mean(crate::diag::suggest::closest(dim, dims.iter().map(String::as_str)));
     let (function, key, dim) = (q(function), q(key), q(dim));
     let known = if dims.is_empty() {
         "none".to_string()
@@ -1187,7 +1189,8 @@ pub(crate) fn shard_unknown_dim(function: &str, key: &str, dim: &str, dims: &[St
         dims.iter().map(|d| format!("'{}'", q(d))).collect::<Vec<_>>().join(", ")
     };
     format!(
-        "`{key}:` of '{function}' names '{dim}', which is not a dimension of its typed contract (its dimensions: {known})"
+        "`{key}:` of '{function}' names '{dim}', which is not a dimension of its typed contract \
+         (its dimensions: {known}){more}"
     )
 }
 
@@ -1328,3 +1331,51 @@ pub(crate) fn hint_dict_by_value(param: &str) -> String {
 }
 
 pub(crate) const HINT_DICT_TWICE: &str = "take one `BE::Attrs` and read every attribute from it";
+
+// ---- named contracts (`contracts:`, `contract=<name>`) ----
+
+pub(crate) fn unknown_contract(func: &str, name: &str, near: Option<&str>) -> String {
+    let (func, more) = (q(func), super::did_you_mean(near));
+    let name = q(name);
+    format!("'{func}' uses contract '{name}', which begen.yaml's `contracts:` does not declare{more}")
+}
+
+pub(crate) const HINT_UNKNOWN_CONTRACT: &str =
+    "declare it in begen.yaml: `contracts: {<name>: \"arg:float32[n] ret:float32[n]\"}`, then write `contract=<name>`";
+
+pub(crate) fn bad_contract_ref(token: &str) -> String {
+    let token = q(token);
+    format!("`{token}` does not name a contract: `contract=` takes the name of one of begen.yaml's `contracts:`")
+}
+
+pub(crate) fn contract_bad_name(name: &str) -> String {
+    let name = q(name);
+    format!("contract name '{name}' is not an identifier")
+}
+
+pub(crate) fn contract_nested(name: &str) -> String {
+    let name = q(name);
+    format!("contract '{name}' uses another contract; a contract's tokens are written out in full")
+}
+
+pub(crate) fn contract_empty(name: &str) -> String {
+    let name = q(name);
+    format!("contract '{name}' has no tokens")
+}
+
+pub(crate) fn contract_token_again(func: &str, token: &str, name: &str, what: &str) -> String {
+    let (func, token, name) = (q(func), q(token), q(name));
+    format!(
+        "'{func}' writes `{token}` beside contract '{name}', which gives {what} already; \
+         it is unclear which one is meant"
+    )
+}
+
+pub(crate) const HINT_CONTRACT_BESIDE: &str = "tokens beside `contract=<name>` stand for the parameters before or \
+     after the contract's, in the order written; to change one of the contract's tokens, \
+     declare another contract or write the tokens in full";
+
+pub(crate) fn label_contract_defined(name: &str) -> String {
+    let name = q(name);
+    format!("contract '{name}' is defined here")
+}

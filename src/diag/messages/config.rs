@@ -66,9 +66,9 @@ pub(crate) fn unsupported_jax_min(value: &str, oldest: &str, beyond: &str) -> St
     )
 }
 
-pub(crate) fn config_source_missing(file: &str) -> String {
-    let file = q(file);
-    format!("begen.yaml lists `{file}`, which is not a source file under the root")
+pub(crate) fn config_source_missing(file: &str, near: Option<&str>) -> String {
+    let (file, more) = (q(file), super::did_you_mean(near));
+    format!("begen.yaml lists `{file}`, which is not a source file under the root{more}")
 }
 
 // ---- linking ----
