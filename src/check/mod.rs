@@ -337,7 +337,7 @@ fn check_functions(
         par::threads(),
         || (),
         |_, item| {
-            let Some(Instance { declared: d, module, variant }) = item.instance.take() else { return };
+            let Some(Instance { declared: mut d, module, variant }) = item.instance.take() else { return };
             // A repeated name, reported after the function's own problems.
             let repeated = match item.repeat {
                 Repeat::Again(first) => {
@@ -356,7 +356,13 @@ fn check_functions(
                 Repeat::Unique | Repeat::First => None,
             };
             let (checked, mut diags) = match d.callee {
-                Callee::Source { .. } => function::check_declared(&d, map),
+                Callee::Source { .. } => {
+                    let key = format!("{module}.{}", d.name);
+                    d.stateful = [&d.name, &key]
+                        .iter()
+                        .any(|k| req.config.functions.get(k.as_str()).is_some_and(|o| o.instantiate.is_some()));
+                    function::check_declared(&d, map)
+                }
                 Callee::Binary { kernel } => binaries::check_kernel(
                     &d,
                     &binaries.kernels[kernel],
@@ -566,12 +572,12 @@ fn check_options(
     }
     // A kernel that takes state without a function that creates it.
     for f in &functions {
-        let state = f.native.iter().flat_map(|n| &n.params).find_map(|b| match b {
-            crate::model::NativeBind::State(at) => Some(*at),
-            _ => None,
-        });
-        if let (Some(at), None) = (state, &f.options.instantiate) {
-            diags.push(Diagnostic::error(at, msg::state_without_instantiate(&f.name)).hint(msg::HINT_INSTANTIATE));
+        if let (Some(at), None) = (f.state_param(), &f.options.instantiate) {
+            if f.native.is_some() {
+                diags.push(Diagnostic::error(at, msg::state_without_instantiate(&f.name)).hint(msg::HINT_INSTANTIATE));
+            } else {
+                diags.push(Diagnostic::error(at, msg::be_state_without_instantiate(&f.name)).hint(msg::HINT_BE_STATE));
+            }
         }
     }
     functions
@@ -582,11 +588,12 @@ fn check_options(
 fn instantiate_problem(req: &RunInput, key: &str, f: &Function) -> Option<Diagnostic> {
     let name = f.options.instantiate.as_ref()?;
     let span = config_span(req, &yaml_path!["functions", key, "instantiate"])?;
-    let has_state = f.native.iter().flat_map(|n| &n.params).any(|b| matches!(b, crate::model::NativeBind::State(_)));
     if !is_identifier(name) {
         Some(Diagnostic::error(span, msg::bad_instantiate(name)).hint(msg::HINT_IDENTIFIER))
-    } else if !has_state {
+    } else if !f.takes_state() && f.native.is_some() {
         Some(Diagnostic::error(span, msg::instantiate_without_state(&f.name, name)).hint(msg::HINT_INSTANTIATE))
+    } else if !f.takes_state() {
+        Some(Diagnostic::error(span, msg::be_instantiate_without_state(&f.name, name)).hint(msg::HINT_BE_STATE))
     } else {
         None
     }
