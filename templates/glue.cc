@@ -49,6 +49,42 @@ XLA_FFI_REGISTER_STRUCT_ATTR_DECODING({{ s.mirror }}
 {%- endfor %}
 {%- endif %}
 {%- for h in g.handlers %}
+{%- if let Some(s) = h.state %}
+
+// The per-executable state of {{ h.function }} ({{ h.source }}), as the glue holds it:
+// what {{ s.function }}() created in the kernel's TU, with that TU's deleter.
+BEGEN_TRAMPOLINE const char* {{ s.make }}(void** state, void (**destroy)(void*)) noexcept;
+
+struct {{ s.opaque }} {
+  void* ptr = nullptr;
+  void (*destroy)(void*) = nullptr;
+  {{ s.opaque }}() = default;
+  {{ s.opaque }}(const {{ s.opaque }}&) = delete;
+  {{ s.opaque }}& operator=(const {{ s.opaque }}&) = delete;
+  ~{{ s.opaque }}() {
+    if (ptr != nullptr) destroy(ptr);
+  }
+  static xla::ffi::TypeId id;
+};
+xla::ffi::TypeId {{ s.opaque }}::id = {};
+
+static xla::ffi::ErrorOr<std::unique_ptr<{{ s.opaque }}>> {{ s.opaque }}_make() {
+  auto state = std::make_unique<{{ s.opaque }}>();
+  const char* failure = {{ s.make }}(&state->ptr, &state->destroy);
+  if (failure != nullptr) return begen::rt::kernel_failed("{{ s.function }}", failure);
+  return state;
+}
+
+XLA_FFI_DEFINE_HANDLER_SYMBOL({{ s.instantiate }}, {{ s.opaque }}_make, xla::ffi::Ffi::BindInstantiate());
+#if XLA_FFI_API_MINOR >= 2
+static XLA_FFI_TypeInfo {{ s.opaque }}_info = xla::ffi::MakeTypeInfo<{{ s.opaque }}>();
+#else
+static auto {{ s.opaque }}_info = xla::ffi::TypeInfo<{{ s.opaque }}>();
+#endif
+// The state type's id and info, for jax.ffi.register_ffi_type.
+extern "C" __attribute__((visibility("default"))) void* {{ s.type_id }}() { return &{{ s.opaque }}::id; }
+extern "C" __attribute__((visibility("default"))) void* {{ s.type_info }}() { return &{{ s.opaque }}_info; }
+{%- endif %}
 
 // {{ h.function }} ({{ h.source }}): {{ h.arg_spec }}
 BEGEN_TRAMPOLINE const char* {{ h.trampoline }}(

@@ -60,6 +60,28 @@ BEGEN_TRAMPOLINE const char* {{ t.symbol }}({{ t.params }}) noexcept {
   }
   return nullptr;
 }
+{%- if let Some(s) = t.state %}
+
+// The per-executable state of {{ t.function }}: {{ s.function }}() creates it when XLA
+// instantiates the executable; the glue holds it as this pointer and deleter.
+static_assert(std::is_same<decltype({{ s.function }}()), std::unique_ptr<{{ s.ty }}>>::value,
+              "{{ s.function }}() must return std::unique_ptr<{{ s.ty }}>: what the state parameter '{{ s.param }}' of {{ t.function }} refers to");
+BEGEN_TRAMPOLINE const char* {{ s.make }}(void** begen_state, void (**begen_destroy)(void*)) noexcept {
+  try {
+    std::unique_ptr<{{ s.ty }}> begen_made = {{ s.function }}();
+    if (begen_made == nullptr) {
+      return begen::tr::failed("{{ s.function }}() returned no state", static_cast<int>(BE::ErrorCode::kInternal));
+    }
+    *begen_destroy = [](void* begen_p) { delete static_cast<{{ s.ty }}*>(begen_p); };
+    *begen_state = begen_made.release();
+  } catch (const std::exception& begen_e) {
+    return begen::tr::failed(begen_e.what());
+  } catch (...) {
+    return begen::tr::failed(nullptr);
+  }
+  return nullptr;
+}
+{%- endif %}
 {%- endfor %}
 {%- for n in w.natives %}
 

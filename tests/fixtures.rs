@@ -75,6 +75,7 @@ cases!(
     err_native,
     err_native_state,
     err_vocab,
+    err_vocab_state,
     native,
     err_locate,
     err_files,

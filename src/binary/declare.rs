@@ -131,6 +131,7 @@ pub(crate) fn declare(mf: &RunInput, diags: &mut Vec<Diagnostic>) -> (Vec<Declar
                 callee: Callee::Binary { kernel: out.kernels.len() },
                 enclosing: None,
                 structs: Vec::new(),
+                stateful: false,
             });
             out.kernels.push(BinaryKernel {
                 image,

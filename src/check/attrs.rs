@@ -28,6 +28,9 @@ pub(super) enum Shape<'a> {
     Str,
     /// `BE::Attrs`, by value or const reference: every attribute.
     Dict,
+    /// A non-const reference to a class type: the per-executable state
+    /// (the type as declared, without C's `struct `).
+    State(String),
 }
 
 /// An array container as declared.
@@ -71,6 +74,10 @@ pub(super) fn shape<'a>(c: &'a Declared, p: &DeclParam, param: &str) -> Result<O
     if matches!(p.ty.as_str(), "std::string" | "::std::string") {
         return fail(msg::string_owned(&c.name, param, &p.to_string()), msg::hint_string_view(param));
     }
+    if is_state(c, p) {
+        let ty = p.ty.strip_prefix("struct ").unwrap_or(&p.ty);
+        return Ok(Some(Shape::State(ty.to_string())));
+    }
     // `struct S p` (C's elaborated form) names `S` too.
     let ty = p.ty.strip_prefix("struct ").unwrap_or(&p.ty);
     if let Some(s) = c.structs.iter().find(|s| s.name == ty) {
@@ -107,6 +114,31 @@ pub(super) fn shape<'a>(c: &'a Declared, p: &DeclParam, param: &str) -> Result<O
 /// Whether `ty` is the string view XLA decodes a string attribute to.
 pub(super) fn is_string_view(ty: &str) -> bool {
     matches!(ty, "std::string_view" | "::std::string_view")
+}
+
+/// Whether `p` is the kernel's per-executable state: a non-const lvalue
+/// reference to a type that is no tensor, number, string, dictionary,
+/// array container or template parameter of the kernel (a `T&` of the
+/// author's own type, which begen.yaml's `instantiate:` function creates).
+pub(super) fn is_state(c: &Declared, p: &DeclParam) -> bool {
+    let template_param = c
+        .signature
+        .as_ref()
+        .ok()
+        .and_then(|s| s.template.as_ref())
+        .is_some_and(|t| t.iter().any(|tp| tp.name.as_deref() == Some(p.ty.as_str())));
+    p.indirection == Indirection::Reference
+        && !p.is_const
+        && !infer::is_tensor_type(&p.ty)
+        && !is_string_view(&p.ty)
+        && !is_dict(&p.ty)
+        && infer::element_type(&p.ty).is_none()
+        && container(&p.ty).is_none()
+        && !template_param
+        && !p.ty.contains(['<', '(', '['])
+        // A struct of the source by mutable reference is a mistaken
+        // attribute, unless begen.yaml makes the kernel stateful.
+        && (c.stateful || !c.structs.iter().any(|s| s.name == p.ty.strip_prefix("struct ").unwrap_or(&p.ty)))
 }
 
 /// Whether `ty` is begen's dictionary of attributes.
@@ -163,6 +195,7 @@ fn param_of(
         }
         Shape::Str => param.token = Token::Str { name: name.to_string() },
         Shape::Dict => param.token = Token::Dict,
+        Shape::State(ty) => param.token = Token::State { ty: ty.clone(), at: use_span },
     }
     Some(param)
 }

@@ -346,7 +346,7 @@ fn infer_all(c: &Declared, sig: &Signature, map: &SourceMap, diags: &mut Vec<Dia
             }
             Role::ScalarIndirect => {
                 diags.push(
-                    Diagnostic::error(loc, msg::pointer_attr(&c.name, &name, &p.to_string())).hint(pointer_hint(p)),
+                    Diagnostic::error(loc, msg::pointer_attr(&c.name, &name, &p.to_string())).hint(pointer_hint(c, p)),
                 );
                 continue;
             }
@@ -381,12 +381,16 @@ fn infer_all(c: &Declared, sig: &Signature, map: &SourceMap, diags: &mut Vec<Dia
 
 /// The hint for a pointer parameter that is not a tensor token: a pointer to
 /// a table type can be bound as a typed tensor.
-fn pointer_hint(p: &DeclParam) -> String {
+fn pointer_hint(c: &Declared, p: &DeclParam) -> String {
     match (p.indirection, infer::scalar_type(&p.ty)) {
         (Indirection::Pointer, _) if p.ty == "char" && p.is_const => {
             msg::hint_char_pointer(p.name.as_deref().unwrap_or("s"))
         }
         (Indirection::Pointer | Indirection::Array, Some(t)) => msg::hint_pointer_scalar(t.as_str()),
+        // A pointer to a type of the author's own: meant as the state.
+        (Indirection::Pointer, None) if c.stateful && infer::element_type(&p.ty).is_none() && !p.ty.contains('<') => {
+            msg::hint_state_pointer(&p.ty, p.name.as_deref().unwrap_or("state"))
+        }
         _ => msg::HINT_POINTER.to_string(),
     }
 }
@@ -404,7 +408,9 @@ fn check_against_signature(
 ) -> Option<Vec<Param>> {
     // A dictionary of attributes takes no token (as an `ffi::Dictionary`
     // over a native kernel): the tokens state the other parameters.
-    let is_dict = |p: &DeclParam| attrs::is_dict(&p.ty);
+    // Nor does the per-executable state (`T& state`): XLA hands it from
+    // the instantiate stage.
+    let is_dict = |p: &DeclParam| attrs::is_dict(&p.ty) || attrs::is_state(c, p);
     let stated: Vec<(usize, &DeclParam)> = sig.params.iter().enumerate().filter(|(_, p)| !is_dict(p)).collect();
     if tokens.len() != stated.len() {
         let loc = sig.name_span;
@@ -595,7 +601,9 @@ fn resolve_param(
             }
         }
         (SpecToken::Attr { .. } | SpecToken::Dim { .. }, Role::ScalarIndirect) => {
-            diags.push(Diagnostic::error(loc, msg::pointer_attr(&c.name, name, &p.to_string())).hint(pointer_hint(p)));
+            diags.push(
+                Diagnostic::error(loc, msg::pointer_attr(&c.name, name, &p.to_string())).hint(pointer_hint(c, p)),
+            );
             None
         }
         (_, Role::TensorIndirect) => {
@@ -738,18 +746,21 @@ fn check_dictionary(c: &Declared, sig: &Signature, params: &[Param], diags: &mut
 /// order, as XLA allows).
 fn check_order(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
     let rank = |t: &Token| match t {
-        Token::Arg(_) | Token::InOut(_) | Token::List(_) | Token::Args => 0,
-        Token::Ret(_) | Token::Rets => 1,
+        Token::Arg(_) | Token::InOut(_) | Token::List(_) | Token::Args => Some(0u8),
+        Token::Ret(_) | Token::Rets => Some(1),
         Token::Attr { .. }
         | Token::Dim { .. }
         | Token::Struct { .. }
         | Token::Record { .. }
         | Token::Array { .. }
         | Token::Str { .. }
-        | Token::Dict => 2,
-        Token::Stream => 3,
+        | Token::Dict => Some(2),
+        Token::Stream => Some(3),
+        // Bound from XLA's context like the stream, in any place.
+        Token::State { .. } => None,
     };
-    if params.windows(2).any(|w| rank(&w[0].token) > rank(&w[1].token)) {
+    let ranks: Vec<u8> = params.iter().filter_map(|p| rank(&p.token)).collect();
+    if ranks.windows(2).any(|w| w[0] > w[1]) {
         diags.push(Diagnostic::warning(c.name_span, msg::out_of_order(&c.name)));
     }
 }

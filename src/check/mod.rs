@@ -347,7 +347,7 @@ fn check_functions(
         par::threads(),
         || (),
         |_, item| {
-            let Some(Instance { declared: d, module, variant }) = item.instance.take() else { return };
+            let Some(Instance { declared: mut d, module, variant }) = item.instance.take() else { return };
             // A repeated name, reported after the function's own problems.
             let repeated = match item.repeat {
                 Repeat::Again(first) => {
@@ -367,7 +367,9 @@ fn check_functions(
             };
             let (checked, mut diags) = match d.callee {
                 Callee::Source { .. } => {
-                    let cx = function::Context { contracts, warn_order: warn_order(config, &d.name, &module) };
+                    let entry = function_entry(config, &d.name, &module);
+                    d.stateful = entry.is_some_and(|o| o.instantiate.is_some());
+                    let cx = function::Context { contracts, warn_order: warn_order(config, entry) };
                     function::check_declared(&d, map, &cx)
                 }
                 Callee::Binary { kernel } => binaries::check_kernel(
@@ -411,13 +413,23 @@ fn check_functions(
 /// Whether the conventional order's warning is on for function `name` of
 /// `module`: its `functions:` entry's `warnings: {order: ...}` (keyed
 /// `module.name` or `name`), else the top-level one's, else on.
-fn warn_order(config: &crate::config::Config, name: &str, module: &str) -> bool {
+/// begen.yaml's `functions:` entry of a function: under `module.name`, else
+/// under its plain name.
+fn function_entry<'c>(
+    config: &'c crate::config::Config,
+    name: &str,
+    module: &str,
+) -> Option<&'c crate::config::FunctionConfig> {
     let functions = &config.functions;
-    let entry = if functions.is_empty() {
-        None
-    } else {
-        functions.get(&format!("{module}.{name}")).or_else(|| functions.get(name))
-    };
+    if functions.is_empty() {
+        return None;
+    }
+    functions.get(&format!("{module}.{name}")).or_else(|| functions.get(name))
+}
+
+/// Whether the conventional-order warning is on: the function's setting,
+/// else the library's, else on.
+fn warn_order(config: &crate::config::Config, entry: Option<&crate::config::FunctionConfig>) -> bool {
     entry.and_then(|f| f.warnings.order).or(config.warnings.order).unwrap_or(true)
 }
 
@@ -592,12 +604,12 @@ fn check_options(
     }
     // A kernel that takes state without a function that creates it.
     for f in &functions {
-        let state = f.native.iter().flat_map(|n| &n.params).find_map(|b| match b {
-            crate::model::NativeBind::State(at) => Some(*at),
-            _ => None,
-        });
-        if let (Some(at), None) = (state, &f.options.instantiate) {
-            diags.push(Diagnostic::error(at, msg::state_without_instantiate(&f.name)).hint(msg::HINT_INSTANTIATE));
+        if let (Some(at), None) = (f.state_param(), &f.options.instantiate) {
+            if f.native.is_some() {
+                diags.push(Diagnostic::error(at, msg::state_without_instantiate(&f.name)).hint(msg::HINT_INSTANTIATE));
+            } else {
+                diags.push(Diagnostic::error(at, msg::be_state_without_instantiate(&f.name)).hint(msg::HINT_BE_STATE));
+            }
         }
     }
     functions
@@ -608,11 +620,12 @@ fn check_options(
 fn instantiate_problem(req: &RunInput, key: &str, f: &Function) -> Option<Diagnostic> {
     let name = f.options.instantiate.as_ref()?;
     let span = config_span(req, &yaml_path!["functions", key, "instantiate"])?;
-    let has_state = f.native.iter().flat_map(|n| &n.params).any(|b| matches!(b, crate::model::NativeBind::State(_)));
     if !is_identifier(name) {
         Some(Diagnostic::error(span, msg::bad_instantiate(name)).hint(msg::HINT_IDENTIFIER))
-    } else if !has_state {
+    } else if !f.takes_state() && f.native.is_some() {
         Some(Diagnostic::error(span, msg::instantiate_without_state(&f.name, name)).hint(msg::HINT_INSTANTIATE))
+    } else if !f.takes_state() {
+        Some(Diagnostic::error(span, msg::be_instantiate_without_state(&f.name, name)).hint(msg::HINT_BE_STATE))
     } else {
         None
     }

@@ -252,7 +252,9 @@ fn name_params(f: &mut Function) {
             | Token::Record { .. }
             | Token::Array { .. }
             | Token::Str { .. } => py_name(&p.name, &mut taken).into(),
-            Token::Ret(_) | Token::Rets | Token::Stream | Token::Dim { .. } | Token::Dict => Box::default(),
+            Token::Ret(_) | Token::Rets | Token::Stream | Token::Dim { .. } | Token::Dict | Token::State { .. } => {
+                Box::default()
+            }
         };
     }
     for k in &mut f.consts {

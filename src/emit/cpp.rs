@@ -74,6 +74,33 @@ pub(crate) struct TrampolineView {
     /// The helper of `begen/trampoline.h` that turns the kernel's returned
     /// status into the trampoline's result; `None` for a `void` kernel.
     pub(crate) returned: Option<&'static str>,
+    /// Its per-executable state, if it takes one.
+    pub(crate) state: Option<StateView>,
+}
+
+/// The per-executable state of a `BE::Tensor` kernel (`T& state`). The
+/// glue cannot name `T` (its TU includes no kernel source), so it holds
+/// the state as an opaque pointer with the deleter of the kernel's TU: its
+/// instantiate handler calls the `make` trampoline, which runs the
+/// `instantiate:` function and hands back the released pointer; each call
+/// passes the pointer on, and the kernel's trampoline casts it back to `T&`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct StateView {
+    /// The author's function that creates it (a checked identifier).
+    pub(crate) function: String,
+    /// The trampoline in the kernel's TU that runs it (hidden).
+    pub(crate) make: String,
+    /// The glue's opaque state type (its own XLA `TypeId`).
+    pub(crate) opaque: String,
+    /// The exported instantiate handler and the state type's id and info
+    /// functions (`emit::native::state_symbols`).
+    pub(crate) instantiate: String,
+    pub(crate) type_id: String,
+    pub(crate) type_info: String,
+    /// The kernel's parameter type `T`, as declared, and the parameter's
+    /// name, for the trampoline's `static_assert`.
+    pub(crate) ty: String,
+    pub(crate) param: String,
 }
 
 /// The glue translation unit of a library: every XLA FFI handler.
@@ -154,6 +181,8 @@ pub(crate) struct HandlerView {
     pub(crate) call_args: Vec<String>,
     /// `, {xla::ffi::Traits::kCmdBufferCompatible}` or empty.
     pub(crate) traits: String,
+    /// Its per-executable state, if it takes one.
+    pub(crate) state: Option<StateView>,
 }
 
 /// How a parameter crosses from the handler to the trampoline.
@@ -419,6 +448,7 @@ pub(crate) fn param_cpp(unit: &Unit, i: usize, slot: usize, p: &Param) -> ParamC
         Token::Array { ty, .. } => array_cpp(function, i, slot, p, *ty),
         Token::Str { .. } => str_cpp(i, slot, p),
         Token::Dict => dict_cpp(i, slot, p),
+        Token::State { ty, .. } => state_cpp(unit, i, slot, p, ty),
         // Only binary kernels take structs as bytes and lists; their handlers are `emit::binary`'s.
         // Only kernels with XLA FFI types take variadic inputs and outputs.
         Token::Struct { .. } | Token::List(_) | Token::Args | Token::Rets => ParamCpp::default(),
@@ -568,6 +598,55 @@ fn dict_cpp(i: usize, slot: usize, p: &Param) -> ParamCpp {
     }
 }
 
+/// The per-executable state (`T& state`): XLA hands the handler the glue's
+/// opaque state (`Ctx<State<...>>`), whose pointer goes on in the
+/// attributes array; the trampoline casts it back to the kernel's `T`.
+fn state_cpp(unit: &Unit, i: usize, slot: usize, p: &Param, ty: &str) -> ParamCpp {
+    let name = &p.name;
+    let raw = format!("p{i}_{name}");
+    let value = format!("v{i}_{name}");
+    let opaque = state_opaque(unit);
+    ParamCpp {
+        bindings: vec![Binding {
+            slot: Slot::Ctx,
+            binding: format!(".Ctx<xla::ffi::State<{opaque}>>()"),
+            impl_param: format!("{opaque}* {raw}"),
+            checks: vec![],
+        }],
+        passed: Passed::Attr(format!("{raw}->ptr")),
+        locals: vec![],
+        prepare: vec![format!("{ty}& {value} = *static_cast<{ty}*>(const_cast<void*>(begen_a[{slot}]));")],
+        call_arg: value,
+    }
+}
+
+/// The glue's opaque state type of `unit`'s handler.
+fn state_opaque(unit: &Unit) -> String {
+    format!("{}_state", unit.handler())
+}
+
+/// The state of `unit`, if its kernel takes one and begen.yaml names the
+/// function that creates it.
+fn state_view(unit: &Unit) -> Option<StateView> {
+    let f = unit.f;
+    let function = f.options.instantiate.clone()?;
+    let (param, ty) = f.params.iter().find_map(|p| match &p.token {
+        Token::State { ty, .. } => Some((p.name.clone(), ty.clone())),
+        _ => None,
+    })?;
+    let (instantiate, type_id, type_info) = super::native::state_symbols(unit.handler());
+    Some(StateView {
+        function,
+        make: format!("{}__make_state", unit.trampoline()),
+        opaque: state_opaque(unit),
+        instantiate,
+        type_id,
+        type_info,
+        ty,
+        param: param.to_string(),
+    })
+}
+
 /// The kernel's pointer argument for a typed tensor: the data cast to the
 /// declared element type (the template argument's type for `T*`), whose
 /// size is asserted at compile time.
@@ -684,7 +763,7 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
     let f = unit.f;
     let mut order: Vec<(usize, &Param)> = f.params.iter().enumerate().collect();
     let rank = |t: &Token| match t {
-        Token::Stream => 0,
+        Token::Stream | Token::State { .. } => 0,
         Token::Arg(_) | Token::List(_) | Token::Args => 1,
         Token::Ret(_) | Token::InOut(_) | Token::Rets => 2,
         Token::Attr { .. }
@@ -710,7 +789,8 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
             | Token::Record { .. }
             | Token::Array { .. }
             | Token::Str { .. }
-            | Token::Dict => {
+            | Token::Dict
+            | Token::State { .. } => {
                 slots[*i] = attrs;
                 attrs += 1;
             }
@@ -783,7 +863,8 @@ pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
             | Token::Record { .. }
             | Token::Array { .. }
             | Token::Str { .. }
-            | Token::Dict => {}
+            | Token::Dict
+            | Token::State { .. } => {}
         }
     }
     tensors.sort_by_key(|(rank, i, ..)| (*rank, *i));
@@ -930,6 +1011,7 @@ pub(crate) fn handler_view(unit: &Unit) -> HandlerView {
         } else {
             String::new()
         },
+        state: state_view(unit),
     }
 }
 
@@ -1004,6 +1086,7 @@ pub(crate) fn trampoline_view(unit: &Unit) -> TrampolineView {
                         | Token::Array { .. }
                         | Token::Str { .. }
                         | Token::Dict
+                        | Token::State { .. }
                 )
             }),
             "const void* const*",
@@ -1025,6 +1108,7 @@ pub(crate) fn trampoline_view(unit: &Unit) -> TrampolineView {
             Returns::FfiError => Some("returned_error"),
             Returns::FfiErrorOr => Some("returned_error_or"),
         },
+        state: state_view(unit),
     }
 }
 
@@ -1066,7 +1150,11 @@ pub(crate) fn wrapper_view(
         }
     }
     includes.push("<exception>".into());
-    if params().any(|p| matches!(p.token, Token::Record { .. })) {
+    let state = params().any(|p| matches!(p.token, Token::State { .. }));
+    if state {
+        includes.push("<memory>".into());
+    }
+    if state || params().any(|p| matches!(p.token, Token::Record { .. })) {
         includes.push("<type_traits>".into());
     }
     if params().any(|p| p.array.as_ref().is_some_and(|a| a.container == Container::Vector)) {

@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 
 use crate::model::{
-    Algorithm, AttrType, Const, ConstKind, ElementType, Extent, Function, Library, NativeBind, Param, Platform,
-    RecordType, ScalarKind, TensorType, Token, Tuned, TunedAlgorithm, VjpArg,
+    Algorithm, AttrType, Const, ConstKind, ElementType, Extent, Function, Library, Param, Platform, RecordType,
+    ScalarKind, TensorType, Token, Tuned, TunedAlgorithm, VjpArg,
 };
 
 use super::cpp::Unit;
@@ -889,7 +889,8 @@ fn py_attr(p: &Param) -> Option<PyAttr<'_>> {
         | Token::Rets
         | Token::Stream
         | Token::Dim { .. }
-        | Token::Dict => return None,
+        | Token::Dict
+        | Token::State { .. } => return None,
     };
     let shown = match &p.token {
         Token::Struct { ty, .. } => ty.name.clone(),
@@ -1914,11 +1915,15 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
             .collect(),
         states: fs
             .iter()
-            .filter(|f| f.native.iter().flat_map(|n| &n.params).any(|b| matches!(b, NativeBind::State(_))))
-            .filter(|f| f.options.instantiate.is_some())
-            .map(|f| {
-                let (i, id, info) = super::native::state_symbols(&f.handler);
-                (py_str(&f.handler), py_str(&i), py_str(&id), py_str(&info))
+            .filter(|f| f.takes_state() && f.options.instantiate.is_some())
+            .flat_map(|f| {
+                // A `BE::Tensor` kernel's handler per instance; a native
+                // kernel has one.
+                let handlers = if f.native.is_some() { vec![f.handler.clone()] } else { handlers_of(f) };
+                handlers.into_iter().map(|h| {
+                    let (i, id, info) = super::native::state_symbols(&h);
+                    (py_str(&h), py_str(&i), py_str(&id), py_str(&info))
+                })
             })
             .collect(),
         functions,
@@ -2004,13 +2009,19 @@ fn needs_ml_dtypes(library: &Library) -> bool {
         | Token::Stream
         | Token::Dim { .. }
         | Token::Str { .. }
-        | Token::Dict => false,
+        | Token::Dict
+        | Token::State { .. } => false,
     })
 }
 
 /// A function's `TARGETS` entries: its name, or one key per instance.
 fn targets(f: &Function) -> Vec<(String, String)> {
     Unit::all(f).iter().map(|u| (u.key().to_string(), u.target().to_string())).collect()
+}
+
+/// A function's handler symbols, one per instance.
+fn handlers_of(f: &Function) -> Vec<String> {
+    Unit::all(f).iter().map(|u| u.handler().to_string()).collect()
 }
 
 /// A function's (target, handler symbol) pairs.

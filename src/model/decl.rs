@@ -41,6 +41,10 @@ pub(crate) struct Declared {
     /// parameter's type, the type of `attr.p:S`), found at file scope in
     /// its source or the local headers that source includes.
     pub(crate) structs: Vec<DeclStruct>,
+    /// Whether begen.yaml names an `instantiate:` function for it: a
+    /// non-const reference to a struct of its source is then its state,
+    /// not a mutable struct attribute.
+    pub(crate) stateful: bool,
 }
 
 /// A struct definition as written, before checking.

@@ -156,6 +156,15 @@ pub(crate) enum Token {
     /// `BE::Tensor` kernel's `ffi::Dictionary`): from Python free keywords,
     /// to XLA each an attribute, to the kernel typed getters by key.
     Dict,
+    /// The kernel's per-executable state (`T& state` of a `BE::Tensor`
+    /// kernel), created by begen.yaml's `instantiate:` function when XLA
+    /// instantiates the executable: no Python argument, no attribute.
+    State {
+        /// The declared type `T`, as spelled.
+        ty: String,
+        /// The parameter's declaration, where its errors point.
+        at: crate::source::Span,
+    },
 }
 
 impl Token {
@@ -198,7 +207,8 @@ impl Token {
             | Token::Record { .. }
             | Token::Array { .. }
             | Token::Str { .. }
-            | Token::Dict => None,
+            | Token::Dict
+            | Token::State { .. } => None,
         }
     }
 
@@ -230,6 +240,7 @@ impl fmt::Display for Token {
             Token::Array { name, ty } => write!(f, "attr.{name}:{ty}[]"),
             Token::Str { name } => write!(f, "attr.{name}:str"),
             Token::Dict => f.write_str("attrs"),
+            Token::State { .. } => f.write_str("state"),
         }
     }
 }
@@ -998,6 +1009,26 @@ impl Function {
             || self.params.iter().any(|p| p.token == Token::Dict)
     }
 
+    /// Whether it takes per-executable state: a native kernel's `T*` of
+    /// XLA FFI types, a `BE::Tensor` kernel's `T&`.
+    pub(crate) fn takes_state(&self) -> bool {
+        self.state_param().is_some()
+    }
+
+    /// Where its state parameter is declared, if it takes one.
+    pub(crate) fn state_param(&self) -> Option<crate::source::Span> {
+        let native = self.native.iter().flat_map(|n| &n.params).find_map(|b| match b {
+            NativeBind::State(at) => Some(*at),
+            _ => None,
+        });
+        native.or_else(|| {
+            self.params.iter().find_map(|p| match p.token {
+                Token::State { at, .. } => Some(at),
+                _ => None,
+            })
+        })
+    }
+
     /// How many output tensors (`ret` and `inout`) XLA returns.
     pub(crate) fn outputs(&self) -> usize {
         self.output_params().count()
@@ -1019,7 +1050,8 @@ impl Function {
             | Token::Record { .. }
             | Token::Array { .. }
             | Token::Str { .. }
-            | Token::Dict => None,
+            | Token::Dict
+            | Token::State { .. } => None,
         })
     }
 
@@ -1032,7 +1064,7 @@ impl Function {
             Token::Attr { ty, .. } => Some((p, ty.to_string())),
             Token::Array { ty, .. } => Some((p, format!("{ty}[]"))),
             Token::Str { .. } => Some((p, "str".to_string())),
-            Token::Dict => None,
+            Token::Dict | Token::State { .. } => None,
             Token::Struct { ty, .. } => Some((p, ty.name.clone())),
             Token::Record { ty, .. } => {
                 let members: Vec<String> = ty.members.iter().map(|m| format!("{}: {}", m.name, m.ty)).collect();

@@ -187,6 +187,7 @@ impl FileParse<'_> {
                 callee: Callee::Source { file: id },
                 enclosing: enclosing_scope(&scopes),
                 structs: Vec::new(),
+                stateful: false,
             });
         }
         for l in self.listed {
@@ -205,6 +206,7 @@ impl FileParse<'_> {
                 callee: Callee::Source { file: id },
                 enclosing: None,
                 structs: Vec::new(),
+                stateful: false,
             });
         }
     }

@@ -879,6 +879,7 @@ pub(crate) fn role(token: &crate::model::Token) -> &'static str {
         | Token::Array { .. }
         | Token::Str { .. }
         | Token::Dict
+        | Token::State { .. }
         | Token::Dim { .. } => "not a tensor",
     }
 }

@@ -37,6 +37,34 @@ pub(crate) fn instantiate_without_state(func: &str, name: &str) -> String {
     format!("`instantiate: {name}` is given for '{func}', which takes no state (a `T*` parameter of XLA FFI types)")
 }
 
+pub(crate) fn be_state_without_instantiate(func: &str) -> String {
+    let func = q(func);
+    format!(
+        "'{func}' takes per-executable state (a non-const `T&` parameter), but begen.yaml names no function \
+         that creates it"
+    )
+}
+
+pub(crate) fn be_instantiate_without_state(func: &str, name: &str) -> String {
+    let (func, name) = (q(func), q(name));
+    format!(
+        "`instantiate: {name}` is given for '{func}', which takes no state: the state is a parameter `T& state`, \
+         neither by value nor by pointer"
+    )
+}
+
+pub(crate) fn hint_state_pointer(ty: &str, param: &str) -> String {
+    let (ty, param) = (q(ty), q(param));
+    format!(
+        "per-executable state (begen.yaml's `instantiate:`) is taken as a reference, `{ty}& {param}`; data is \
+         a tensor"
+    )
+}
+
+pub(crate) const HINT_BE_STATE: &str = "name the function that creates the state in begen.yaml: \
+     `functions: {kernel: {instantiate: make_state}}`, where `std::unique_ptr<T> make_state()` is in the kernel's \
+     source and the kernel takes `T& state` (a struct attribute is taken by value or const reference)";
+
 pub(crate) fn native_token_count(func: &str, tokens: usize, params: &[String]) -> String {
     let func = q(func);
     let names: Vec<String> = params.iter().map(|n| format!("'{}'", q(n))).collect();

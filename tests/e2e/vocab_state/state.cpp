@@ -1,0 +1,35 @@
+// Per-executable state of `BE::Tensor` kernels (`T& state`): begen.yaml's
+// `instantiate:` function creates it once per executable, and every call
+// of that executable gets the same one: tests/python/test_e2e_vocab_state.py.
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+
+#include "brainevent/common.h"
+
+struct Counter {
+  int32_t value;
+};
+
+std::unique_ptr<Counter> MakeCounter() { return std::make_unique<Counter>(Counter{42}); }
+
+// out = the count of this executable's calls, from 42.
+// @BE ReadCounter
+void ReadCounter(BE::Tensor out, Counter& counter) {
+  static_cast<int32_t*>(out.data_ptr())[0] = counter.value++;
+}
+
+// Typed pointers with the state stated beside tokens (it takes none):
+// y[i] = x[i] + the count, from 42.
+// @BE AddCount arg:float32[n] ret:float32[n] dim.n
+void AddCount(const float* x, float* y, Counter& counter, int64_t n) {
+  const float c = static_cast<float>(counter.value++);
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] + c;
+}
+
+// A state whose creation fails: the executable is not created, and the
+// error names the function that threw.
+std::unique_ptr<Counter> MakeBroken() { throw std::invalid_argument("no counter today"); }
+
+// @BE Broken
+void Broken(BE::Tensor out, Counter& counter) { static_cast<int32_t*>(out.data_ptr())[0] = counter.value; }
