@@ -21,8 +21,9 @@
 # lane (clippy, the example crate, demo.sh, wheel-check.sh: much of it one
 # rustc, one linker or one pip at a time) runs in the background beside the
 # crate's tests and then the pytest lane, whose steps wait on compilers and
-# subprocesses. The older jax venvs are made in the background while cargo
-# builds. A background step's output goes to its log and is printed when its
+# subprocesses; the jax lane (the CPU end-to-end tests under the older jax
+# releases) runs beside the run over tests/python. The older jax venvs are
+# made in the background while cargo builds. A background step's output goes to its log and is printed when its
 # lane ends.
 # CI=true (the default here) means a missing JAX, nvcc or network is a test
 # failure, not a skip. Every step runs even after a failure; the summary at
@@ -224,19 +225,26 @@ if [[ -d tests/python ]]; then
     done
     BEGEN_JAX_MATRIX="$(IFS=:; echo "${matrix[*]}")"
     export BEGEN_JAX_MATRIX
-    step "pytest tests/python" run_pytest tests/python
     cpu_e2e=(tests/python/runtime tests/python/test_e2e_cpu.py tests/python/test_e2e_typed.py
              tests/python/test_e2e_modules.py tests/python/test_e2e_structs.py tests/python/test_e2e_algo.py
              tests/python/test_attr_conversion.py tests/python/test_e2e_versions.py tests/python/test_e2e_sharding.py
              tests/python/test_e2e_multiprocess.py)
-    for py in "${matrix[@]}"; do
-        v="${py%/bin/python}"; v="${v##*/venv-jax-}"
-        step "pytest (jax $v)" env -u BEGEN_JAX_MATRIX -u XLA_FFI_INCLUDE_DIR BEGEN_PYTHON="$py" \
-            "$py" -m pytest -q "${workers[@]}" -k "not matrix and not ruff and not name_only_what_they_define" "${cpu_e2e[@]}"
-    done
+    # The older jax releases' runs are a lane of their own, beside the run
+    # over tests/python: each needs only the built begen and its venv.
+    jax_lane() {
+        local py v
+        for py in "${matrix[@]}"; do
+            v="${py%/bin/python}"; v="${v##*/venv-jax-}"
+            step "pytest (jax $v)" env -u BEGEN_JAX_MATRIX -u XLA_FFI_INCLUDE_DIR BEGEN_PYTHON="$py" \
+                "$py" -m pytest -q "${workers[@]}" -k "not matrix and not ruff and not name_only_what_they_define" "${cpu_e2e[@]}"
+        done
+    }
+    start_lane jax jax_lane
+    step "pytest tests/python" run_pytest tests/python
 fi
 
 end_lane cargo
+[[ -n "${lane_pid[jax]:-}" ]] && end_lane jax
 
 echo
 echo "==== summary ($(( SECONDS - start ))s, CI=$CI)"
