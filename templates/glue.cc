@@ -71,7 +71,9 @@ xla::ffi::TypeId {{ s.opaque }}::id = {};
 static xla::ffi::ErrorOr<std::unique_ptr<{{ s.opaque }}>> {{ s.opaque }}_make() {
   auto state = std::make_unique<{{ s.opaque }}>();
   const char* failure = {{ s.make }}(&state->ptr, &state->destroy);
-  if (failure != nullptr) return begen::rt::kernel_failed("{{ s.function }}", failure);
+  // Through `Unexpected`: older XLA headers' ErrorOr takes no bare Error.
+  if (failure != nullptr)
+    return xla::ffi::Unexpected<xla::ffi::Error>(begen::rt::kernel_failed("{{ s.function }}", failure));
   return state;
 }
 

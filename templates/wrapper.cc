@@ -103,9 +103,10 @@ static xla::ffi::ErrorOr<std::unique_ptr<S>> instantiate() {
   try {
     return {{ s.function }}();
   } catch (const std::exception& begen_e) {
-    return begen::native::failed("{{ s.function }}", &begen_e);
+    // Through `Unexpected`: older XLA headers' ErrorOr takes no bare Error.
+    return xla::ffi::Unexpected<xla::ffi::Error>(begen::native::failed("{{ s.function }}", &begen_e));
   } catch (...) {
-    return begen::native::failed("{{ s.function }}", nullptr);
+    return xla::ffi::Unexpected<xla::ffi::Error>(begen::native::failed("{{ s.function }}", nullptr));
   }
 }
 #if XLA_FFI_API_MINOR >= 2
