@@ -76,6 +76,8 @@ cases!(
     err_native_state,
     err_vocab,
     err_vocab_state,
+    tensor_lists,
+    err_tensors,
     native,
     err_locate,
     err_files,

@@ -26,6 +26,7 @@ headers!(
     "begen/list_words.h",
     "begen/native.h",
     "begen/status.h",
+    "begen/tensors.h",
     "begen/trampoline.h",
     "begen/version.h",
     "brainevent/check.h",

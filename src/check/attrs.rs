@@ -48,7 +48,7 @@ pub(super) struct ArrayDecl {
 /// The parameter's shape if it is a struct or array attribute (`Ok(None)`
 /// when it is neither), or the error that makes it an unusable one.
 pub(super) fn shape<'a>(c: &'a Declared, p: &DeclParam, param: &str) -> Result<Option<Shape<'a>>, Box<Diagnostic>> {
-    if infer::is_tensor_type(&p.ty) {
+    if infer::is_tensor_type(&p.ty) || infer::is_tensor_list_type(&p.ty) {
         return Ok(None);
     }
     let fail = |text: String, hint: String| Err(Box::new(Diagnostic::error(p.span, text).hint(hint)));
@@ -130,6 +130,7 @@ pub(super) fn is_state(c: &Declared, p: &DeclParam) -> bool {
     p.indirection == Indirection::Reference
         && !p.is_const
         && !infer::is_tensor_type(&p.ty)
+        && !infer::is_tensor_list_type(&p.ty)
         && !is_string_view(&p.ty)
         && !is_dict(&p.ty)
         && infer::element_type(&p.ty).is_none()

@@ -116,6 +116,7 @@ pub(super) fn check_kernel(
             binary: Some(Box::new(call)),
             returns: crate::model::Returns::Void,
             native: None,
+            rets_like: None,
         }
     });
     (function, diags)

@@ -102,6 +102,7 @@ fn check_expanded(c: &Declared, map: &SourceMap, cx: &Context) -> (Option<Checke
         return (None, diags);
     }
     let mut native = None;
+    let mut rets_like = None;
     if let Some(sig) = native_sig {
         let Some(mut inferred) = native::infer_native(c, sig, &mut diags) else { return (None, diags) };
         // Tokens over a native kernel state its roles (checked against
@@ -109,7 +110,7 @@ fn check_expanded(c: &Declared, map: &SourceMap, cx: &Context) -> (Option<Checke
         if let Some(tokens) = &tokens {
             native::apply_tokens(c, sig, tokens, &mut inferred, &mut diags);
             if !diags.iter().any(Diagnostic::is_error) {
-                native::apply_likes(c, &likes, &mut inferred, &mut diags);
+                rets_like = native::apply_likes(c, &likes, &inferred.params, &mut diags);
             }
         }
         check_roles(c, &inferred.params, &mut diags);
@@ -117,12 +118,6 @@ fn check_expanded(c: &Declared, map: &SourceMap, cx: &Context) -> (Option<Checke
             return (None, diags);
         }
         native = Some((inferred.params, inferred.native));
-    }
-    if native.is_none()
-        && let Some((_, token, at)) = likes.first()
-    {
-        diags.push(Diagnostic::error(*at, msg::rets_like_not_native(&c.name, token)).hint(msg::HINT_RETS_LIKE));
-        return (None, diags);
     }
     let Some(consts) = contract::resolve_consts(c, sig, &consts_raw, &mut diags) else { return (None, diags) };
     if let Some(tokens) = &tokens {
@@ -135,6 +130,23 @@ fn check_expanded(c: &Declared, map: &SourceMap, cx: &Context) -> (Option<Checke
         Some((params, n)) => (Some(params), Some(n)),
         None => (None, None),
     };
+    // `ret:like(<xs>)` reads as `ret`: over anything but a list it says
+    // something else than the author meant, so that is said first.
+    if let (None, Some(sig)) = (&params, sig) {
+        let stated = sig.params.iter().filter(|p| !attrs::is_dict(&p.ty) && !attrs::is_state(c, p));
+        let stated: Vec<&DeclParam> = stated.collect();
+        for (i, text, span) in &likes {
+            if let Some(p) = stated.get(*i).filter(|p| !infer::is_tensor_list_type(&p.ty)) {
+                let name = param_name(p, *i);
+                diags.push(
+                    Diagnostic::error(*span, msg::rets_like_not_rets(&c.name, text, &name)).hint(msg::HINT_RETS_LIKE),
+                );
+            }
+        }
+        if diags.iter().any(Diagnostic::is_error) {
+            return (None, diags);
+        }
+    }
     let params = match (params, tokens, sig) {
         (Some(params), _, _) => Some(params),
         (None, Some(tokens), Some(sig)) => check_against_signature(c, &tokens, sig, map, &mut diags),
@@ -143,6 +155,12 @@ fn check_expanded(c: &Declared, map: &SourceMap, cx: &Context) -> (Option<Checke
         (None, None, None) => None,
     };
     let Some(mut params) = params else { return (None, diags) };
+    if native.is_none() && !likes.is_empty() {
+        // The tokens state every parameter but a dictionary and the state.
+        let stated: Vec<Param> =
+            params.iter().filter(|p| !matches!(p.token, Token::Dict | Token::State { .. })).cloned().collect();
+        rets_like = native::apply_likes(c, &likes, &stated, &mut diags);
+    }
     if let Some(sig) = sig {
         check_dictionary(c, sig, &params, &mut diags);
     }
@@ -168,7 +186,7 @@ fn check_expanded(c: &Declared, map: &SourceMap, cx: &Context) -> (Option<Checke
     let source = map.get(file);
     let at =
         model::Defined { file: source.name.clone(), path: source.path.clone(), line, column, platform: c.platform };
-    let func = Checked { at, params, consts, binary: None, returns, native };
+    let func = Checked { at, params, consts, binary: None, returns, native, rets_like };
     (Some(func), diags)
 }
 
@@ -339,9 +357,11 @@ fn infer_all(c: &Declared, sig: &Signature, map: &SourceMap, diags: &mut Vec<Dia
         let token = match infer::role(p) {
             Role::Tensor { is_const: true } => Token::Arg(None),
             Role::Tensor { is_const: false } => Token::Ret(None),
+            Role::TensorList { is_const: true } => Token::Args,
+            Role::TensorList { is_const: false } => Token::Rets,
             Role::Stream => Token::Stream,
             Role::TensorIndirect => {
-                diags.push(Diagnostic::error(loc, msg::tensor_indirect(&c.name, &name)).hint(msg::HINT_TENSOR));
+                diags.push(Diagnostic::error(loc, msg::tensor_indirect(&c.name, &name)).hint(tensor_hint(p)));
                 continue;
             }
             Role::ScalarIndirect => {
@@ -377,6 +397,12 @@ fn infer_all(c: &Declared, sig: &Signature, map: &SourceMap, diags: &mut Vec<Dia
         return None;
     }
     Some(params)
+}
+
+/// The hint for a tensor or list of tensors that cannot be bound as
+/// declared.
+fn tensor_hint(p: &DeclParam) -> &'static str {
+    if infer::is_tensor_list_type(&p.ty) { msg::HINT_TENSOR_LIST } else { msg::HINT_TENSOR }
 }
 
 /// The hint for a pointer parameter that is not a tensor token: a pointer to
@@ -486,6 +512,25 @@ fn resolve_param(
         (SpecToken::Arg(ct), Role::Tensor { is_const: true }) => Some((Token::Arg(ct.clone()), None, None)),
         (SpecToken::Ret(ct), Role::Tensor { is_const: false }) => Some((Token::Ret(ct.clone()), None, None)),
         (SpecToken::InOut(ct), Role::Tensor { is_const: false }) => Some((Token::InOut(ct.clone()), None, None)),
+        (SpecToken::Arg(None), Role::TensorList { is_const: true }) => Some((Token::Args, None, None)),
+        (SpecToken::Ret(None), Role::TensorList { is_const: false }) => Some((Token::Rets, None, None)),
+        (SpecToken::Arg(Some(_)) | SpecToken::Ret(Some(_)), Role::TensorList { .. }) => {
+            let plain = if matches!(tok, SpecToken::Arg(_)) { "arg" } else { "ret" };
+            diags.push(
+                Diagnostic::error(tok_loc, msg::list_contract(&c.name, name, &tok.to_string()))
+                    .with(loc, msg::LABEL_DECLARED_HERE)
+                    .hint(msg::hint_list_contract(plain)),
+            );
+            None
+        }
+        (SpecToken::InOut(_), Role::TensorList { .. }) => {
+            diags.push(
+                Diagnostic::error(tok_loc, msg::list_inout(&c.name, name))
+                    .with(loc, msg::LABEL_DECLARED_HERE)
+                    .hint(msg::HINT_LIST_INOUT),
+            );
+            None
+        }
         (SpecToken::InOut(_), Role::Tensor { is_const: true }) => {
             diags.push(
                 Diagnostic::error(tok_loc, msg::inout_on_const(&c.name, name))
@@ -565,9 +610,11 @@ fn resolve_param(
             let inferred = match role {
                 Role::Scalar { ty } => ty,
                 // `int64_t stream` given as an attribute.
-                Role::Stream | Role::Tensor { .. } | Role::TensorIndirect | Role::ScalarIndirect => {
-                    Some(AttrType::Int64)
-                }
+                Role::Stream
+                | Role::Tensor { .. }
+                | Role::TensorList { .. }
+                | Role::TensorIndirect
+                | Role::ScalarIndirect => Some(AttrType::Int64),
             };
             if p.name.as_deref() != Some(an.as_str()) {
                 let shown = format!("attr.{an}");
@@ -607,7 +654,7 @@ fn resolve_param(
             None
         }
         (_, Role::TensorIndirect) => {
-            diags.push(Diagnostic::error(loc, msg::tensor_indirect(&c.name, name)).hint(msg::HINT_TENSOR));
+            diags.push(Diagnostic::error(loc, msg::tensor_indirect(&c.name, name)).hint(tensor_hint(p)));
             None
         }
         _ => {
@@ -686,6 +733,18 @@ fn check_roles(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
     if streams > 0 && c.platform == Platform::Cpu {
         diags.push(Diagnostic::error(c.name_span, msg::stream_in_cpu(&c.name)).hint(msg::HINT_STREAM_CPU));
     }
+    // XLA hands the variadic inputs, and the variadic outputs, as one list each.
+    for (want, what) in [(Token::Args, "inputs"), (Token::Rets, "outputs")] {
+        let lists: Vec<&Param> = params.iter().filter(|p| p.token == want).collect();
+        if let [first, again, ..] = lists.as_slice() {
+            let at = decl_span(c, &again.name).unwrap_or(c.name_span);
+            let mut d = Diagnostic::error(at, msg::list_twice(&c.name, &first.name, &again.name, what));
+            if let Some(first_at) = decl_span(c, &first.name) {
+                d = d.with(first_at, msg::LABEL_DECLARED_HERE);
+            }
+            diags.push(d.hint(msg::hint_list_twice(what)));
+        }
+    }
     let mut seen: Vec<&str> = Vec::new();
     for p in params {
         if let Token::Attr { name, .. } | Token::Record { name, .. } | Token::Array { name, .. } | Token::Str { name } =
@@ -718,6 +777,12 @@ fn check_roles(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
             )),
         );
     }
+}
+
+/// Where parameter `name` of `c`'s signature is declared.
+fn decl_span(c: &Declared, name: &str) -> Option<Span> {
+    let sig = c.signature.as_ref().ok()?;
+    sig.params.iter().find(|p| p.name.as_deref() == Some(name)).map(|p| p.span)
 }
 
 /// A `BE::Attrs` parameter takes every attribute: XLA hands one

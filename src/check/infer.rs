@@ -83,12 +83,22 @@ pub(crate) fn is_tensor_type(ty: &str) -> bool {
     matches!(ty, "BE::Tensor" | "::BE::Tensor" | "Tensor")
 }
 
+/// Whether `ty` names begen's list of tensors (a kernel's variadic inputs
+/// or outputs).
+pub(crate) fn is_tensor_list_type(ty: &str) -> bool {
+    matches!(ty, "BE::Tensors" | "::BE::Tensors" | "Tensors")
+}
+
 /// What a parameter is, judged from its declaration alone.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Role {
     /// `BE::Tensor` by value or reference.
     Tensor { is_const: bool },
-    /// A tensor by pointer, array or rvalue reference: never bindable.
+    /// `BE::Tensors` by value or reference: variadic inputs (`const`) or
+    /// outputs.
+    TensorList { is_const: bool },
+    /// A tensor or list by pointer, array or rvalue reference: never
+    /// bindable.
     TensorIndirect,
     /// `int64_t stream`.
     Stream,
@@ -100,6 +110,14 @@ pub(crate) enum Role {
 
 /// Classifies one parameter.
 pub(crate) fn role(p: &DeclParam) -> Role {
+    if is_tensor_list_type(&p.ty) {
+        return match p.indirection {
+            Indirection::Value | Indirection::Reference => Role::TensorList { is_const: p.is_const },
+            Indirection::Pointer | Indirection::RvalueReference | Indirection::Array | Indirection::Function => {
+                Role::TensorIndirect
+            }
+        };
+    }
     if is_tensor_type(&p.ty) {
         return match p.indirection {
             Indirection::Value | Indirection::Reference => Role::Tensor { is_const: p.is_const },

@@ -266,6 +266,7 @@ pub(super) struct Checked {
     pub(super) binary: Option<Box<BinaryCall>>,
     pub(super) returns: crate::model::Returns,
     pub(super) native: Option<crate::model::Native>,
+    pub(super) rets_like: Option<String>,
 }
 
 /// How a declared function's name stands in its module.
@@ -393,6 +394,7 @@ fn check_functions(
                 let mut f = Function::new(d.name.clone(), names, c.at, c.params, c.consts, c.binary);
                 f.returns = c.returns;
                 f.native = c.native;
+                f.rets_like = c.rets_like;
                 *slot = Some(f);
             }
             item.diags = diags;

@@ -322,7 +322,7 @@ pub(super) fn infer_native(c: &Declared, sig: &Signature, diags: &mut Vec<Diagno
     if diags[before..].iter().any(Diagnostic::is_error) {
         return None;
     }
-    Some(Inferred { params, native: Native { params: binds, aliases: Vec::new(), rets_like: None }, at })
+    Some(Inferred { params, native: Native { params: binds, aliases: Vec::new() }, at })
 }
 
 /// The roles an author states in tokens over a native kernel: one token
@@ -501,20 +501,27 @@ pub(super) fn split_likes(tokens: Option<Vec<(String, Span)>>) -> (Option<Vec<(S
     (Some(tokens), likes)
 }
 
-/// Each `ret:like(<xs>)`: over `ffi::RemainingRets`, naming the kernel's
-/// `ffi::RemainingArgs`; the outputs are then one per element of that
-/// list, each shaped and typed like it.
-pub(super) fn apply_likes(c: &Declared, likes: &[Like], inferred: &mut Inferred, diags: &mut Vec<Diagnostic>) {
+/// Each `ret:like(<xs>)`: over the variadic outputs (`BE::Tensors`,
+/// `ffi::RemainingRets`), naming the kernel's variadic input; the outputs
+/// are then one per element of that list, each shaped and typed like it.
+/// `params` are the kernel's, one per token (what it returns: the input).
+pub(super) fn apply_likes(
+    c: &Declared,
+    likes: &[Like],
+    params: &[Param],
+    diags: &mut Vec<Diagnostic>,
+) -> Option<String> {
+    let mut like = None;
     for (i, text, span) in likes {
         let name = text.split_once('(').map(|(_, r)| r.trim_end_matches(')')).unwrap_or_default().trim();
-        let Some(p) = inferred.params.get(*i) else { continue };
+        let Some(p) = params.get(*i) else { continue };
         if p.token != Token::Rets {
             diags.push(
                 Diagnostic::error(*span, msg::rets_like_not_rets(&c.name, text, &p.name)).hint(msg::HINT_RETS_LIKE),
             );
             continue;
         }
-        let lists: Vec<&str> = inferred.params.iter().filter(|q| q.token == Token::Args).map(|q| &*q.name).collect();
+        let lists: Vec<&str> = params.iter().filter(|q| q.token == Token::Args).map(|q| &*q.name).collect();
         if !lists.contains(&name) {
             let near = crate::diag::suggest::closest(name, lists.iter().copied());
             diags.push(
@@ -522,8 +529,9 @@ pub(super) fn apply_likes(c: &Declared, likes: &[Like], inferred: &mut Inferred,
             );
             continue;
         }
-        inferred.native.rets_like = Some(name.to_string());
+        like = Some(name.to_string());
     }
+    like
 }
 
 #[cfg(test)]

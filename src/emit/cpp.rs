@@ -204,7 +204,11 @@ pub(crate) enum Slot {
     #[default]
     Ctx,
     Input,
+    /// The variadic inputs: after every other input, as XLA requires.
+    Inputs,
     Output,
+    /// The variadic outputs: after every other output.
+    Outputs,
     Attr,
 }
 
@@ -449,9 +453,52 @@ pub(crate) fn param_cpp(unit: &Unit, i: usize, slot: usize, p: &Param) -> ParamC
         Token::Str { .. } => str_cpp(i, slot, p),
         Token::Dict => dict_cpp(i, slot, p),
         Token::State { ty, .. } => state_cpp(unit, i, slot, p, ty),
+        Token::Args => list_cpp(unit, i, slot, p, false),
+        Token::Rets => list_cpp(unit, i, slot, p, true),
         // Only binary kernels take structs as bytes and lists; their handlers are `emit::binary`'s.
-        // Only kernels with XLA FFI types take variadic inputs and outputs.
-        Token::Struct { .. } | Token::List(_) | Token::Args | Token::Rets => ParamCpp::default(),
+        Token::Struct { .. } | Token::List(_) => ParamCpp::default(),
+    }
+}
+
+/// A variadic list (`BE::Tensors`): XLA hands the handler the inputs or
+/// outputs after the others (`RemainingArgs`, `RemainingRets`), which it
+/// checks one by one and packs as TensorArgs; the list goes on in the
+/// attributes array, and the trampoline hands the kernel a `BE::Tensors`
+/// over it.
+fn list_cpp(unit: &Unit, i: usize, slot: usize, p: &Param, output: bool) -> ParamCpp {
+    let function = &unit.f.name;
+    let name = &p.name;
+    let raw = format!("p{i}_{name}");
+    let items = format!("v{i}_{name}");
+    let list = format!("l{i}_{name}");
+    let view = format!("t{i}_{name}");
+    let (slot_of, binding, remaining) = if output {
+        (Slot::Outputs, ".RemainingRets()", "xla::ffi::RemainingRets")
+    } else {
+        (Slot::Inputs, ".RemainingArgs()", "xla::ffi::RemainingArgs")
+    };
+    let read = format!("*static_cast<const begen::TensorList*>(begen_a[{slot}])");
+    let mut prepare = vec![format!("BE::Tensors {view}({read});")];
+    if output && unit.f.options.zero_outputs {
+        prepare.push(format!("begen::tr::zero_outputs({read}, begen_stream);"));
+    }
+    ParamCpp {
+        bindings: vec![Binding {
+            slot: slot_of,
+            binding: binding.into(),
+            impl_param: format!("{remaining} {raw}"),
+            checks: vec![],
+        }],
+        passed: Passed::Attr(format!("&{list}")),
+        locals: vec![
+            format!("std::vector<begen::TensorArg> {items};"),
+            format!(
+                "if (xla::ffi::Error e = begen::rt::list_args({raw}, \"{function}\", \"{name}\", {items}); e.failure()) return e;"
+            ),
+            format!("const begen::TensorList {list}{{{items}.data(), static_cast<int64_t>({items}.size())}};"),
+        ],
+        prepare,
+        call_arg: view,
     }
 }
 
@@ -790,11 +837,13 @@ fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
             | Token::Array { .. }
             | Token::Str { .. }
             | Token::Dict
-            | Token::State { .. } => {
+            | Token::State { .. }
+            | Token::Args
+            | Token::Rets => {
                 slots[*i] = attrs;
                 attrs += 1;
             }
-            Token::Stream | Token::List(_) | Token::Args | Token::Rets => {}
+            Token::Stream | Token::List(_) => {}
         }
     }
     let mut out: Vec<(usize, &Param, ParamCpp)> =
@@ -1075,7 +1124,11 @@ pub(crate) fn trampoline_view(unit: &Unit) -> TrampolineView {
         if used { format!("{decl} {name}") } else { decl.to_string() }
     };
     let params_text = [
-        named(uses(|t| t.is_input() || t.is_output()), "const begen::TensorArg*", "begen_t"),
+        named(
+            uses(|t| matches!(t, Token::Arg(_) | Token::Ret(_) | Token::InOut(_))),
+            "const begen::TensorArg*",
+            "begen_t",
+        ),
         named(
             uses(|t| {
                 matches!(
@@ -1087,6 +1140,8 @@ pub(crate) fn trampoline_view(unit: &Unit) -> TrampolineView {
                         | Token::Str { .. }
                         | Token::Dict
                         | Token::State { .. }
+                        | Token::Args
+                        | Token::Rets
                 )
             }),
             "const void* const*",

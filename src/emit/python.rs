@@ -801,7 +801,10 @@ struct FunctionParts<'a> {
 impl<'a> FunctionParts<'a> {
     fn of(f: &'a Function, shown: &'a str) -> FunctionParts<'a> {
         let inputs: Vec<&Param> = f.input_params().collect();
-        let outputs: Vec<&Param> = f.output_params().collect();
+        // XLA binds the variadic outputs after the others: a `BE::Tensors`
+        // may be declared anywhere, and its results come last.
+        let mut outputs: Vec<&Param> = f.output_params().collect();
+        outputs.sort_by_key(|p| p.token == Token::Rets);
         let rets: Vec<&Param> = outputs
             .iter()
             .copied()
@@ -818,9 +821,8 @@ impl<'a> FunctionParts<'a> {
             .then(|| if inputs.iter().any(|p| &*p.py_name == "attrs") { "attrs_" } else { "attrs" }.to_string());
         // Variadic outputs like a list input's arrays need no `out=`.
         let rets_like = f
-            .native
-            .as_ref()
-            .and_then(|n| n.rets_like.as_deref())
+            .rets_like
+            .as_deref()
             .and_then(|name| f.params.iter().find(|p| &*p.name == name))
             .map(|p| p.py_name.to_string());
         let mut parts = FunctionParts {
@@ -1966,7 +1968,7 @@ fn module_sections(library: &Library, has_vjp: bool, has_primitive: bool, has_sh
         (
             Section::Contracts,
             // `_begen_like` makes the structs of outputs like a list's arrays.
-            library.functions.iter().any(|f| is_typed(f) || f.native.as_ref().is_some_and(|n| n.rets_like.is_some())),
+            library.functions.iter().any(|f| is_typed(f) || f.rets_like.is_some()),
         ),
         (Section::Lists, any_param(library, |t| matches!(t, Token::List(_)))),
         (Section::Unsupported, algorithms || library.functions.iter().any(|f| !f.options.unsupported.is_empty())),

@@ -708,6 +708,11 @@ pub struct Function {
     /// generated in the source's translation unit and binds each parameter
     /// as declared. `None` for a `BE::Tensor` or typed-pointer kernel.
     pub(crate) native: Option<Native>,
+    /// `ret:like(<xs>)` over the variadic outputs (`BE::Tensors`,
+    /// `ffi::RemainingRets`): the C++ name of the variadic input whose
+    /// elements they are shaped and typed like, one output per element
+    /// (no `out=` for them).
+    pub(crate) rets_like: Option<String>,
 }
 
 /// What a kernel returns: nothing, or a status whose error the handler
@@ -734,10 +739,6 @@ pub(crate) struct Native {
     /// The outputs updated in place (`inout` over an input and over a
     /// result): each aliased to its input (XLA's `input_output_aliases`).
     pub(crate) aliases: Vec<NativeAlias>,
-    /// `ret:like(<xs>)` over `ffi::RemainingRets`: the C++ name of the
-    /// `ffi::RemainingArgs` input whose elements the variadic outputs are
-    /// shaped and typed like, one output per element (no `out=` for them).
-    pub(crate) rets_like: Option<String>,
 }
 
 /// An output of a native kernel that is an input updated in place: the two
@@ -843,6 +844,7 @@ impl Function {
             binary,
             returns: Returns::Void,
             native: None,
+            rets_like: None,
         };
         f.instances = f.instances_of_consts();
         f

@@ -71,12 +71,15 @@ def scan(tmp_path, annotation, signature):
 
 def test_a_list_name_that_is_none_gets_the_closest(tmp_path):
     out = scan(tmp_path, "F arg ret:like(x)", "F(ffi::RemainingArgs xs, ffi::RemainingRets ys)")
-    assert "`ret:like(x)` names 'x', which is not an `ffi::RemainingArgs` parameter of 'F' (did you mean `xs`?)" in out
+    assert (
+        "`ret:like(x)` names 'x', which is not a list of inputs (`const BE::Tensors`, `ffi::RemainingArgs`) of 'F' "
+        "(did you mean `xs`?)"
+    ) in out
 
 
 def test_over_a_result_that_is_not_remaining_rets(tmp_path):
     out = scan(tmp_path, "F arg ret:like(xs)", "F(ffi::RemainingArgs xs, ffi::Result<ffi::AnyBuffer> y)")
-    assert "`ret:like(xs)` is written over 'y' of 'F', which is not `ffi::RemainingRets`" in out
+    assert "`ret:like(xs)` is written over 'y' of 'F', which is not a list of outputs (`BE::Tensors`" in out
 
 
 def test_the_stub_returns_a_tuple_of_any_length(m):

@@ -27,6 +27,13 @@ struct TensorArg {
     int32_t dtype;
 };
 
+/// A variable number of buffers (a kernel's `BE::Tensors`), as the glue
+/// hands them to a trampoline: `size` TensorArgs, valid for the call.
+struct TensorList {
+    const TensorArg* items;
+    int64_t size;
+};
+
 /// An array attribute, as the glue hands it to a trampoline: its
 /// elements (XLA's, host memory valid for the call) and their number.
 struct ArrayArg {

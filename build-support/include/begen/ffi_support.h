@@ -15,6 +15,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <vector>
 
 #include "begen/abi.h"
 #include "xla/ffi/api/ffi.h"
@@ -92,6 +93,25 @@ template <typename Buffer>
 BEGEN_HIDDEN inline bool rank_fits(Buffer& b) noexcept {
     return b.dimensions().size() <= static_cast<size_t>(kMaxRank);
 }
+
+/// A variadic list's element: an input's buffer, or an output's result.
+BEGEN_HIDDEN inline xla::ffi::AnyBuffer& list_buffer(xla::ffi::AnyBuffer& b) noexcept { return b; }
+BEGEN_HIDDEN inline xla::ffi::AnyBuffer& list_buffer(xla::ffi::Result<xla::ffi::AnyBuffer>& r) noexcept {
+    return *r;
+}
+
+/// The name of element `k` of list `param` in messages: `xs[2]`.
+BEGEN_HIDDEN inline std::string list_element(const char* param, size_t k) {
+    return std::string(param) + "[" + std::to_string(k) + "]";
+}
+
+/// The buffers of a variadic list (`ffi::RemainingArgs` for a kernel's
+/// `const BE::Tensors`, `ffi::RemainingRets` for its `BE::Tensors`) as
+/// the trampoline receives them, into `out`; each checked as a single
+/// tensor is, an error naming the element (`xs[2]`).
+template <typename Remaining>
+BEGEN_HIDDEN inline xla::ffi::Error list_args(const Remaining& list, const char* function, const char* param,
+                                              std::vector<TensorArg>& out);
 
 /// Whether a dimension's value is representable in the integer type `I`.
 template <typename I>
@@ -197,6 +217,27 @@ BEGEN_HIDDEN inline xla::ffi::Error rank_too_high(const char* function, const ch
                            std::string(function) + ": parameter '" + param + "': rank " +
                                std::to_string(rank) + " exceeds BE::kMaxDim (" +
                                std::to_string(kMaxRank) + ")");
+}
+
+template <typename Remaining>
+BEGEN_HIDDEN inline xla::ffi::Error list_args(const Remaining& list, const char* function, const char* param,
+                                              std::vector<TensorArg>& out) {
+    out.reserve(list.size());
+    for (size_t k = 0; k < list.size(); ++k) {
+        auto got = list.template get<xla::ffi::AnyBuffer>(k);
+        if (!got.has_value()) {
+            return xla::ffi::Error(xla::ffi::ErrorCode::kInvalidArgument,
+                                   std::string(function) + ": parameter '" + list_element(param, k) +
+                                       "': " + got.error().message());
+        }
+        xla::ffi::AnyBuffer& b = list_buffer(*got);
+        if (!dtype_supported(b.element_type())) {
+            return unsupported_dtype(function, list_element(param, k).c_str(), b.element_type());
+        }
+        if (!rank_fits(b)) return rank_too_high(function, list_element(param, k).c_str(), b.dimensions().size());
+        out.push_back(tensor_arg(b));
+    }
+    return xla::ffi::Error::Success();
 }
 
 /// A complex attribute must arrive as [real, imag].

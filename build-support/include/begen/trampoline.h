@@ -22,37 +22,14 @@
 #include "begen/abi.h"
 #include "begen/attrs.h"
 #include "begen/status.h"
+#include "begen/tensors.h"
 #include "brainevent/common.h"
 
 namespace begen {
 namespace tr {
 
-/// The BE::DType of an XLA element type code the glue let through.
-BEGEN_HIDDEN inline BE::DType dtype(int32_t code) noexcept {
-    switch (code) {
-    case xla_type::kPred: return BE::DType::Bool;
-    case xla_type::kS8: return BE::DType::Int8;
-    case xla_type::kS16: return BE::DType::Int16;
-    case xla_type::kS32: return BE::DType::Int32;
-    case xla_type::kS64: return BE::DType::Int64;
-    case xla_type::kU8: return BE::DType::UInt8;
-    case xla_type::kU16: return BE::DType::UInt16;
-    case xla_type::kU32: return BE::DType::UInt32;
-    case xla_type::kU64: return BE::DType::UInt64;
-    case xla_type::kF16: return BE::DType::Float16;
-    case xla_type::kBF16: return BE::DType::BFloat16;
-    case xla_type::kF32: return BE::DType::Float32;
-    case xla_type::kF64: return BE::DType::Float64;
-    case xla_type::kC64: return BE::DType::Complex64;
-    case xla_type::kC128: return BE::DType::Complex128;
-    default: return BE::DType::Invalid;
-    }
-}
-
 /// The view of one buffer (the extents are copied into the view).
-BEGEN_HIDDEN inline BE::Tensor view(const TensorArg& t) {
-    return BE::Tensor(t.data, t.dims, static_cast<int>(t.ndim), dtype(t.dtype));
-}
+BEGEN_HIDDEN inline BE::Tensor view(const TensorArg& t) { return view_of(t); }
 
 /// An attribute the glue passed by address, read as its C++ type.
 template <typename T>
@@ -77,6 +54,11 @@ BEGEN_HIDDEN inline void zero_output(const TensorArg& t, int64_t stream) {
     (void)stream;
     std::memset(t.data, 0, bytes);
 #endif
+}
+
+/// Zeroes every output of a variadic list (`zero_outputs`).
+BEGEN_HIDDEN inline void zero_outputs(const TensorList& l, int64_t stream) {
+    for (int64_t k = 0; k < l.size; ++k) zero_output(l.items[k], stream);
 }
 
 /// Copies a kernel's failure message (null: not a std::exception) into

@@ -6,7 +6,9 @@
 //
 // and get BE::Tensor / BE::DType (tensor.h), BE::Span for array attributes
 // (span.h), BE_CHECK and the CUDA error checks (check.h), the dtype dispatch
-// helpers (dispatch.h), and the headers' version, BEGEN_SUPPORT_VERSION_MAJOR/MINOR (begen/version.h). Everything
+// helpers (dispatch.h), BE::Attrs for every attribute as one dictionary
+// (begen/attrs.h), BE::Tensors for variadic tensor lists (begen/tensors.h),
+// and the headers' version, BEGEN_SUPPORT_VERSION_MAJOR/MINOR (begen/version.h). Everything
 // here compiles as plain C++17 without CUDA; the CUDA-only parts switch on
 // when nvcc compiles the file.
 #pragma once
@@ -17,3 +19,4 @@
 #include "brainevent/check.h"
 #include "brainevent/dispatch.h"
 #include "begen/attrs.h"
+#include "begen/tensors.h"

@@ -1380,3 +1380,39 @@ pub(crate) fn label_contract_defined(name: &str) -> String {
     let name = q(name);
     format!("contract '{name}' is defined here")
 }
+
+// ---- `BE::Tensors`: variadic inputs and outputs ----
+
+pub(crate) const HINT_TENSOR_LIST: &str =
+    "take a list of tensors by value, `const BE::Tensors xs` (inputs) or `BE::Tensors outs` (outputs)";
+
+pub(crate) fn list_contract(func: &str, param: &str, token: &str) -> String {
+    let (func, param, token) = (q(func), q(param), q(token));
+    format!(
+        "`{token}` gives '{param}' of '{func}' a shape contract, and '{param}' is a list of tensors \
+         (`BE::Tensors`): each of its arrays has a shape and element type of its own"
+    )
+}
+
+pub(crate) fn hint_list_contract(plain: &str) -> String {
+    format!("write `{plain}` alone over a list; the kernel reads each element's shape and dtype from its BE::Tensor")
+}
+
+pub(crate) fn list_inout(func: &str, param: &str) -> String {
+    let (func, param) = (q(func), q(param));
+    format!("`inout` is written over '{param}' of '{func}', a list of tensors (`BE::Tensors`)")
+}
+
+pub(crate) const HINT_LIST_INOUT: &str = "a list cannot be updated in place: take the inputs as \
+     `const BE::Tensors` (`arg`) and the results as `BE::Tensors` (`ret`)";
+
+pub(crate) fn list_twice(func: &str, first: &str, again: &str, what: &str) -> String {
+    let (func, first, again) = (q(func), q(first), q(again));
+    format!(
+        "'{func}' takes two lists of {what}, '{first}' and '{again}'; XLA hands a call's variadic {what} as one list"
+    )
+}
+
+pub(crate) fn hint_list_twice(what: &str) -> String {
+    format!("take one `BE::Tensors` for the variadic {what} and tell its parts apart by position or by an attribute")
+}

@@ -178,20 +178,22 @@ pub(crate) fn native_inout_dtypes(func: &str, input: &str, output: &str) -> Stri
 
 // ---- `ret:like(<xs>)`: variadic outputs shaped like variadic inputs ----
 
-pub(crate) fn rets_like_not_native(func: &str, token: &str) -> String {
-    let (func, token) = (q(func), q(token));
-    format!("`{token}` states the outputs of `ffi::RemainingRets`, and '{func}' is not a kernel with XLA FFI's types")
-}
-
 pub(crate) fn rets_like_not_rets(func: &str, token: &str, param: &str) -> String {
     let (func, token, param) = (q(func), q(token), q(param));
-    format!("`{token}` is written over '{param}' of '{func}', which is not `ffi::RemainingRets`")
+    format!(
+        "`{token}` is written over '{param}' of '{func}', which is not a list of outputs \
+         (`BE::Tensors`, `ffi::RemainingRets`)"
+    )
 }
 
 pub(crate) fn rets_like_unknown(func: &str, token: &str, name: &str, near: Option<&str>) -> String {
     let (func, token, name, more) = (q(func), q(token), q(name), super::did_you_mean(near));
-    format!("`{token}` names '{name}', which is not an `ffi::RemainingArgs` parameter of '{func}'{more}")
+    format!(
+        "`{token}` names '{name}', which is not a list of inputs (`const BE::Tensors`, `ffi::RemainingArgs`) \
+         of '{func}'{more}"
+    )
 }
 
-pub(crate) const HINT_RETS_LIKE: &str = "write `ret:like(<xs>)` over `ffi::RemainingRets`, `<xs>` the kernel's \
-     `ffi::RemainingArgs`: one output per element of that list, each shaped and typed like it";
+pub(crate) const HINT_RETS_LIKE: &str = "write `ret:like(<xs>)` over a list of outputs (`BE::Tensors`, \
+     `ffi::RemainingRets`), `<xs>` the kernel's list of inputs: one output per element of that list, each shaped \
+     and typed like it";
