@@ -76,6 +76,7 @@ cases!(
     err_native_state,
     err_vocab,
     err_vocab_state,
+    err_state_symbols,
     tensor_lists,
     err_tensors,
     native,

@@ -266,12 +266,10 @@ fn name_params(f: &mut Function) {
 /// another function's is an error at both.
 fn check_symbols(req: &RunInput, functions: &[Function], diags: &mut Vec<Diagnostic>) {
     let mut owner: HashMap<&str, usize, crate::par::FxBuildHasher> = HashMap::default();
+    let symbols: Vec<Vec<String>> = functions.iter().map(Function::symbols).collect();
     for (k, f) in functions.iter().enumerate() {
-        let symbols = [f.handler.as_str(), f.trampoline.as_str()]
-            .into_iter()
-            .chain(f.instances.iter().flat_map(|i| [i.handler.as_str(), i.trampoline.as_str()]));
-        for symbol in symbols {
-            if let Some(&other) = owner.get(symbol) {
+        for symbol in &symbols[k] {
+            if let Some(&other) = owner.get(symbol.as_str()) {
                 let o = &functions[other];
                 let span = |f: &Function| function_span(req, f);
                 let shown = |f: &Function| {
@@ -285,7 +283,7 @@ fn check_symbols(req: &RunInput, functions: &[Function], diags: &mut Vec<Diagnos
                     );
                 }
             } else {
-                owner.insert(symbol, k);
+                owner.insert(symbol.as_str(), k);
             }
         }
     }

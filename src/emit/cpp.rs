@@ -684,7 +684,7 @@ fn state_view(unit: &Unit) -> Option<StateView> {
     let (instantiate, type_id, type_info) = super::native::state_symbols(unit.handler());
     Some(StateView {
         function,
-        make: format!("{}__make_state", unit.trampoline()),
+        make: crate::model::make_state_symbol(unit.trampoline()),
         opaque: state_opaque(unit),
         instantiate,
         type_id,

@@ -45,11 +45,7 @@ pub(crate) struct NativeState {
     pub(crate) type_info: String,
 }
 
-/// The exported symbols of `handler`'s state: (instantiate handler, type
-/// id, type info).
-pub(crate) fn state_symbols(handler: &str) -> (String, String, String) {
-    (format!("{handler}__instantiate"), format!("{handler}__state_type_id"), format!("{handler}__state_type_info"))
-}
+pub(crate) use crate::model::state_symbols;
 
 /// The handler of a native kernel `f`.
 pub(crate) fn native_view(f: &Function, native: &Native) -> NativeView {

@@ -1013,6 +1013,28 @@ impl Function {
 
     /// Whether it takes per-executable state: a native kernel's `T*` of
     /// XLA FFI types, a `BE::Tensor` kernel's `T&`.
+    /// Every symbol its handlers and trampolines are exported or defined
+    /// as: each unit's handler and trampoline and, for a stateful kernel,
+    /// its state's ([`state_symbols`], [`make_state_symbol`]).
+    pub(crate) fn symbols(&self) -> Vec<String> {
+        let units: Vec<(&str, &str)> = if self.instances.is_empty() {
+            vec![(&self.handler, &self.trampoline)]
+        } else {
+            self.instances.iter().map(|i| (i.handler.as_str(), i.trampoline.as_str())).collect()
+        };
+        let mut out = vec![self.handler.clone(), self.trampoline.clone()];
+        for (handler, trampoline) in units {
+            out.extend([handler.to_string(), trampoline.to_string()]);
+            if self.takes_state() {
+                let (instantiate, type_id, type_info) = state_symbols(handler);
+                out.extend([instantiate, type_id, type_info, make_state_symbol(trampoline)]);
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
     pub(crate) fn takes_state(&self) -> bool {
         self.state_param().is_some()
     }
@@ -1243,6 +1265,18 @@ pub(crate) struct Tuned {
     pub(crate) define_default: Vec<String>,
     /// Each define's values as declared (canonical text).
     pub(crate) define_values: Vec<Vec<String>>,
+}
+
+/// The exported symbols of `handler`'s per-executable state: (instantiate
+/// handler, type id, type info).
+pub(crate) fn state_symbols(handler: &str) -> (String, String, String) {
+    (format!("{handler}__instantiate"), format!("{handler}__state_type_id"), format!("{handler}__state_type_info"))
+}
+
+/// The trampoline that runs a `BE::Tensor` kernel's `instantiate:`
+/// function (hidden in the kernel's TU).
+pub(crate) fn make_state_symbol(trampoline: &str) -> String {
+    format!("{trampoline}__make_state")
 }
 
 #[cfg(test)]
