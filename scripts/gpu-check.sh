@@ -24,6 +24,8 @@
 #   tuning candidates in one library, `begen tune` against all 16 timed and
 #   against brainevent's init_csr_config() (see the step below). `tune-algo`
 #   (not in the default): an algorithm tuned over its CUDA implementations.
+#   `lists` (not in the default): kernels over lists of tensors
+#   (`BE::Tensors`), launched per element on XLA's stream.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -223,6 +225,12 @@ if step tune-algo; then
     "$BEGEN" tune "$WORK/tune_algo" --shapes "$WORK/tune_algo_shapes.yaml"
     "$PY" tests/gpu/check_tune_algo.py "$WORK/tune_algo" after
     unset BEGEN_TUNE_DIR
+fi
+
+if step lists; then
+    echo "== lists of tensors: kernels over const BE::Tensors / BE::Tensors, per element on XLA's stream"
+    "$BEGEN" build tests/gpu/lists --out "$WORK/lists" --platform cuda --quiet
+    "$PY" tests/gpu/check_lists.py "$WORK/lists"
 fi
 
 # brainevent's CUDA tree as one library of per-file modules, in folder $1

@@ -254,6 +254,33 @@ fn cuda_algorithm_implementations_to_tune_compile() {
     assert!(module.contains(r#""implementations": {"cuda": ("axpy_one_block", "axpy_grid")}"#), "{module}");
 }
 
+/// tests/gpu/lists, CUDA kernels over `BE::Tensors`: they compile with
+/// nvcc, warnings as errors, and every handler is exported.
+/// tests/gpu/check_lists.py runs them on a GPU.
+#[test]
+fn cuda_kernels_over_lists_of_tensors_compile() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let Some(nvcc) = support::nvcc(&python) else {
+        return;
+    };
+    let (root, out, out_s) = dirs("tests/gpu/lists", "cuda_lists");
+    let nvcc_s = nvcc.display().to_string();
+    let built = begen_ok(
+        &python,
+        &["build", &root, "--out", &out_s, "--arch", "sm_90"],
+        &[("NVCC", &nvcc_s), ("CXXFLAGS", "-Wall -Wextra -Werror")],
+    );
+    let log = stderr(&built);
+    assert!(!log.contains("warning"), "{log}");
+    let exported = support::exported_symbols(&out.join("liblists.so"));
+    for f in ["gpu_sum_all", "gpu_neg_each", "gpu_copies", "gpu_pick"] {
+        let symbol = format!("begen_lists_{f}");
+        assert!(exported.contains(&symbol), "{symbol} missing from {exported:?}");
+    }
+}
+
 #[test]
 fn cuda_modules_with_one_function_name_in_three_sources_link() {
     let Some(python) = support::python_with_jax() else {
