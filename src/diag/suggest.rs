@@ -2,7 +2,8 @@
 
 /// The candidate closest to `word` by edit distance, when it is close
 /// enough to be a slip (at most a third of the word's length, and at least
-/// one edit allowed); ties go to the first.
+/// one edit allowed) and shares a character with it (`z` is no slip of
+/// `A`); ties go to the first.
 ///
 /// ```ignore
 /// assert_eq!(closest("BLOK", ["BLOCK", "WARPS"]), Some("BLOCK"));
@@ -15,7 +16,9 @@ pub(crate) fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a s
             continue;
         }
         let d = distance(word, c);
-        if d <= limit && best.is_none_or(|(b, _)| d < b) {
+        // Every character replaced is another name, not a slip of this one.
+        let replaced_all = d >= word.chars().count().max(c.chars().count());
+        if d <= limit && !replaced_all && best.is_none_or(|(b, _)| d < b) {
             best = Some((d, c));
         }
     }
@@ -66,6 +69,9 @@ mod tests {
         assert_eq!(closest("block", ["BLOCK"]), Some("BLOCK"));
         assert_eq!(closest("zzzzzz", ["BLOCK", "WARPS"]), None);
         assert_eq!(closest("x", []), None);
+        assert_eq!(closest("z", ["A", "n"]), None);
+        assert_eq!(closest("N", ["n", "m"]), Some("n"));
+        assert_eq!(closest("x", ["xs"]), Some("xs"));
         assert_eq!(closest(&"a".repeat(10_000), ["a"]), None);
     }
 }
