@@ -135,7 +135,7 @@ def test_the_shipped_table_and_a_stale_entry(built, table, tmp_path, monkeypatch
         ("axpy_once: {implementations: true}", "`axpy_once` is not an algorithm", 3),
         ("axpy: {implementations: false}", "takes `true` only", 27),
         ("axpy: {implementations: true, default: {BLOCK: 1}}", "takes no `default:`", 33),
-        ("axpy: {implementations: true, key: [m]}", "did you mean `n`", 39),
+        ("axpy: {implementations: true, key: [nm]}", "did you mean `n`", 39),
     ],
 )
 def test_mistakes_are_located(tmp_path, entry, message, column):
