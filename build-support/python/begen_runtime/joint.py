@@ -8,7 +8,15 @@ Above the `# begen: emit below` line: only what this file needs on its own.
 import jax as _jax
 
 from .core import _begen_batch_front
-from .primitives import _begen_batched, _begen_floating, _begen_primitive, _begen_primitives, _BegenCall
+from .primitives import (
+    _begen_batched,
+    _begen_call_types,
+    _begen_floating,
+    _begen_jvp_result,
+    _begen_primitive,
+    _begen_primitives,
+    _BegenCall,
+)
 
 # begen: emit below
 
@@ -129,9 +137,6 @@ def _begen_joint_primitive(name):
         return p
     from jax.interpreters import ad
 
-    def zero(x):
-        return ad.Zero(_jax.typeof(x).to_tangent_aval())
-
     def jvp(primals, tangents, *, call, batch):
         out = p.bind(*primals, call=call, batch=batch)
         given = [k for k, (x, t) in enumerate(zip(primals, tangents)) if type(t) is not ad.Zero and _begen_floating(x)]
@@ -164,9 +169,7 @@ def _begen_joint_primitive(name):
             # no tangent are zeros, marked so that a transpose drops them.
             term = p.bind(*args, call=call.with_zeros(tuple(filled)), batch=batch)
             tout = term if tout is None else [a + b for a, b in zip(tout, term)]
-        if tout is None:
-            return out, [zero(o) for o in out]
-        return out, [t if _begen_floating(o) else zero(o) for o, t in zip(out, tout)]
+        return _begen_jvp_result(out, tout)
 
     def transpose(cts, *args, call, batch):
         undefined = [k for k, a in enumerate(args) if ad.is_undefined_primal(a)]
@@ -218,9 +221,7 @@ def _begen_joint_primitive(name):
 def _begen_bind_joint(name, raw, arrays, outs, linear, jvp, transposes, names, backward=None):
     # Calls kernel `name` through its primitive with the rules of groups and
     # of a backward kernel: the outputs, one array or a tuple.
-    arrays = [_jax.numpy.asarray(a) for a in arrays]
-    ins = tuple((tuple(a.shape), a.dtype) for a in arrays)
-    outs = tuple((tuple(o.shape), o.dtype) for o in outs)
+    arrays, ins, outs = _begen_call_types(arrays, outs)
     call = _BegenJointCall(name, raw, ins, outs, linear, jvp, transposes, names, backward=backward)
     out = _begen_joint_primitive(name).bind(*arrays, call=call, batch=())
     return out[0] if len(out) == 1 else tuple(out)

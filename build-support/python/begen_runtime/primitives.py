@@ -58,6 +58,29 @@ def _begen_floating(x):
     return _jax.numpy.issubdtype(_jax.numpy.result_type(x), _jax.numpy.inexact)
 
 
+def _begen_zero(x):
+    # The symbolic zero tangent of `x`.
+    from jax.interpreters import ad
+
+    return ad.Zero(_jax.typeof(x).to_tangent_aval())
+
+
+def _begen_jvp_result(out, tout):
+    # A jvp rule's answer: the outputs and their tangents, `tout` where an
+    # output is floating, symbolic zeros elsewhere and where no input had a
+    # tangent (`tout` None).
+    if tout is None:
+        return out, [_begen_zero(o) for o in out]
+    return out, [t if _begen_floating(o) else _begen_zero(o) for o, t in zip(out, tout)]
+
+
+def _begen_call_types(arrays, outs):
+    # The inputs as arrays, and the (shape, dtype) of each input and output.
+    arrays = [_jax.numpy.asarray(a) for a in arrays]
+    ins = tuple((tuple(a.shape), a.dtype) for a in arrays)
+    return arrays, ins, tuple((tuple(o.shape), o.dtype) for o in outs)
+
+
 def _begen_primitive(name):
     # The primitive of FFI target `name`, made once.
     p = _begen_primitives.get(name)
@@ -74,9 +97,6 @@ def _begen_primitive(name):
 
     def abstract(*args, call, batch):
         return [_jax.typeof(_jax.ShapeDtypeStruct((*batch, *shape), dtype)) for shape, dtype in call.outs]
-
-    def zero(x):
-        return ad.Zero(_jax.typeof(x).to_tangent_aval())
 
     def jvp(primals, tangents, *, call, batch):
         out = p.bind(*primals, call=call, batch=batch)
@@ -100,9 +120,7 @@ def _begen_primitive(name):
                 args[k] = t
                 term = p.bind(*args, call=call, batch=batch)
                 tout = term if tout is None else [a + b for a, b in zip(tout, term)]
-            if tout is None:
-                return out, [zero(o) for o in out]
-        return out, [t if _begen_floating(o) else zero(o) for o, t in zip(out, tout)]
+        return _begen_jvp_result(out, tout)
 
     def transpose(cts, *args, call, batch):
         undefined = [k for k, a in enumerate(args) if ad.is_undefined_primal(a)]
@@ -147,9 +165,7 @@ def _begen_primitive(name):
 
 def _begen_bind(name, raw, arrays, outs, linear, jvp, transposes, names):
     # Calls kernel `name` through its primitive: the outputs, one array or a tuple.
-    arrays = [_jax.numpy.asarray(a) for a in arrays]
-    ins = tuple((tuple(a.shape), a.dtype) for a in arrays)
-    outs = tuple((tuple(o.shape), o.dtype) for o in outs)
+    arrays, ins, outs = _begen_call_types(arrays, outs)
     call = _BegenCall(name, raw, ins, outs, linear, jvp, transposes, names)
     out = _begen_primitive(name).bind(*arrays, call=call, batch=())
     return out[0] if len(out) == 1 else tuple(out)
