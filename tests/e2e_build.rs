@@ -230,42 +230,26 @@ fn cuda_struct_and_array_attributes_compile_without_warnings() {
 /// tunes and runs them on a GPU.
 #[test]
 fn cuda_algorithm_implementations_to_tune_compile() {
-    let Some(python) = support::python_with_jax() else {
+    let Some(out) = cuda_tree_compiles("tests/gpu/tune_algo", "tune_algo", &["axpy_one_block", "axpy_grid"]) else {
         return;
     };
-    let Some(nvcc) = support::nvcc(&python) else {
-        return;
-    };
-    let (root, out, out_s) = dirs("tests/gpu/tune_algo", "cuda_tune_algo");
-    let nvcc_s = nvcc.display().to_string();
-    let built = begen_ok(
-        &python,
-        &["build", &root, "--out", &out_s, "--arch", "sm_90"],
-        &[("NVCC", &nvcc_s), ("CXXFLAGS", "-Wall -Wextra -Werror")],
-    );
-    let log = stderr(&built);
-    assert!(!log.contains("warning"), "{log}");
-    let exported = support::exported_symbols(&out.join("libtune_algo.so"));
-    for f in ["axpy_one_block", "axpy_grid"] {
-        let symbol = format!("begen_tune_algo_{f}");
-        assert!(exported.contains(&symbol), "{symbol} missing from {exported:?}");
-    }
     let module = std::fs::read_to_string(out.join("tune_algo.py")).unwrap();
     assert!(module.contains(r#""implementations": {"cuda": ("axpy_one_block", "axpy_grid")}"#), "{module}");
 }
 
-/// tests/gpu/lists, CUDA kernels over `BE::Tensors`: they compile with
-/// nvcc, warnings as errors, and every handler is exported.
-/// tests/gpu/check_lists.py runs them on a GPU.
 #[test]
 fn cuda_kernels_over_lists_of_tensors_compile() {
-    let Some(python) = support::python_with_jax() else {
-        return;
-    };
-    let Some(nvcc) = support::nvcc(&python) else {
-        return;
-    };
-    let (root, out, out_s) = dirs("tests/gpu/lists", "cuda_lists");
+    cuda_tree_compiles("tests/gpu/lists", "lists", &["gpu_sum_all", "gpu_neg_each", "gpu_copies", "gpu_pick"]);
+}
+
+/// Builds the CUDA tree `tree` (library `lib`) with nvcc for sm_90,
+/// warnings as errors, and checks that each of `functions` has its
+/// exported handler: the output folder, or `None` where JAX or nvcc is
+/// missing (a failure under CI).
+fn cuda_tree_compiles(tree: &str, lib: &str, functions: &[&str]) -> Option<PathBuf> {
+    let python = support::python_with_jax()?;
+    let nvcc = support::nvcc(&python)?;
+    let (root, out, out_s) = dirs(tree, &format!("cuda_{lib}"));
     let nvcc_s = nvcc.display().to_string();
     let built = begen_ok(
         &python,
@@ -274,11 +258,12 @@ fn cuda_kernels_over_lists_of_tensors_compile() {
     );
     let log = stderr(&built);
     assert!(!log.contains("warning"), "{log}");
-    let exported = support::exported_symbols(&out.join("liblists.so"));
-    for f in ["gpu_sum_all", "gpu_neg_each", "gpu_copies", "gpu_pick"] {
-        let symbol = format!("begen_lists_{f}");
+    let exported = support::exported_symbols(&out.join(format!("lib{lib}.so")));
+    for f in functions {
+        let symbol = format!("begen_{lib}_{f}");
         assert!(exported.contains(&symbol), "{symbol} missing from {exported:?}");
     }
+    Some(out)
 }
 
 #[test]
