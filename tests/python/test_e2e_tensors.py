@@ -101,3 +101,14 @@ def test_outputs_like_the_inputs_need_no_out(tensors, jax_cpu):
             assert y.shape == x.shape and y.dtype == x.dtype
             np.testing.assert_allclose(y, -x)
     assert tensors.neg_each([]) == ()
+
+
+def test_typed_pointers_beside_a_list(tensors, jax_cpu):
+    w = np.array([1, 2, 3, 4], np.float32)
+    xs = arrays(3)
+    out = like(jax_cpu, w)
+    np.testing.assert_allclose(tensors.weighted_sum(w, xs, out=out), w * sum(xs))
+    np.testing.assert_allclose(jax_cpu.jit(lambda w, xs: tensors.weighted_sum(w, xs, out=out))(w, xs), w * sum(xs))
+    # The typed input's contract is still checked by the handler.
+    with pytest.raises(Exception, match="weighted_sum: dimension 'n'"):
+        np.asarray(tensors.weighted_sum(w, xs, out=jax_cpu.ShapeDtypeStruct((3,), np.float32)))

@@ -87,3 +87,14 @@ void neg_each(const BE::Tensors xs, BE::Tensors ys) {
         for (int64_t i = 0; i < xs[k].numel(); ++i) o[i] = -in[i];
     }
 }
+
+// Typed pointers beside a list: y = w * (sum of xs), every x of w's size.
+// @BE weighted_sum arg:float32[n] arg ret:float32[n] dim.n
+void weighted_sum(const float* w, const BE::Tensors xs, float* y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = 0.0f;
+    for (const BE::Tensor x : xs) {
+        BE_CHECK_ARG(x.dtype() == BE::DType::Float32 && x.numel() == n) << "every input is float32 of w's size";
+        for (int64_t i = 0; i < n; ++i) y[i] += x.data_ptr<const float>()[i];
+    }
+    for (int64_t i = 0; i < n; ++i) y[i] *= w[i];
+}
