@@ -112,3 +112,11 @@ def test_typed_pointers_beside_a_list(tensors, jax_cpu):
     # The typed input's contract is still checked by the handler.
     with pytest.raises(Exception, match="weighted_sum: dimension 'n'"):
         np.asarray(tensors.weighted_sum(w, xs, out=jax_cpu.ShapeDtypeStruct((3,), np.float32)))
+
+
+def test_a_list_of_outputs_is_zeroed(tensors, jax_cpu):
+    xs = [np.full(5, 7.0, np.float32), np.full((2, 2), 3.0, np.float32)]
+    for run in (tensors.first_only, jax_cpu.jit(tensors.first_only)):
+        ys = run(xs)
+        np.testing.assert_array_equal(ys[0], [7, 0, 0, 0, 0])
+        np.testing.assert_array_equal(ys[1], [[3, 0], [0, 0]])
