@@ -239,7 +239,11 @@ fn cuda_algorithm_implementations_to_tune_compile() {
 
 #[test]
 fn cuda_kernels_over_lists_of_tensors_compile() {
-    cuda_tree_compiles("tests/gpu/lists", "lists", &["gpu_sum_all", "gpu_neg_each", "gpu_copies", "gpu_pick"]);
+    cuda_tree_compiles(
+        "tests/gpu/lists",
+        "lists",
+        &["gpu_sum_all", "gpu_neg_each", "gpu_copies", "gpu_pick", "gpu_first_only"],
+    );
 }
 
 /// Builds the CUDA tree `tree` (library `lib`) with nvcc for sm_90,

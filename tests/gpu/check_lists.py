@@ -48,4 +48,8 @@ try:
 except Exception as e:
     assert "BE::Tensors: index 4 is past the end of a list of 4 tensors" in str(e), e
 print("PASS gpu_pick: an index past the end is an error")
+ys = jax.jit(m.gpu_first_only)([jnp.full(1000, 7.0, jnp.float32), jnp.full((3, 3), 3.0, jnp.float32)])
+np.testing.assert_array_equal(ys[0], np.r_[7.0, np.zeros(999)].astype(np.float32))
+np.testing.assert_array_equal(ys[1], np.r_[3.0, np.zeros(8)].reshape(3, 3).astype(np.float32))
+print("PASS gpu_first_only: zero_outputs zeroes every output of the list on XLA's stream")
 print("lists: all passed")

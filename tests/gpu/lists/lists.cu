@@ -65,3 +65,15 @@ void gpu_pick(const BE::Tensors xs, BE::Tensor out, int64_t at, int64_t stream) 
     BE_CUDA_CHECK(cudaMemcpyAsync(out.data_ptr(), x.data_ptr(), static_cast<size_t>(out.nbytes()),
                                   cudaMemcpyDeviceToDevice, reinterpret_cast<cudaStream_t>(stream)));
 }
+
+// Writes only the first element of each output: begen.yaml's
+// `zero_outputs` zeroes every output of the list on XLA's stream first.
+// @BE gpu_first_only arg ret:like(xs) stream
+void gpu_first_only(const BE::Tensors xs, BE::Tensors ys, int64_t stream) {
+    for (size_t k = 0; k < ys.size(); ++k) {
+        if (ys[k].numel() > 0) {
+            BE_CUDA_CHECK(cudaMemcpyAsync(ys[k].data_ptr(), xs[k].data_ptr(), sizeof(float), cudaMemcpyDeviceToDevice,
+                                          reinterpret_cast<cudaStream_t>(stream)));
+        }
+    }
+}
