@@ -24,6 +24,9 @@
 #   tuning candidates in one library, `begen tune` against all 16 timed and
 #   against brainevent's init_csr_config() (see the step below). `tune-algo`
 #   (not in the default): an algorithm tuned over its CUDA implementations.
+#   `vocab` (not in the default): begen's own vocabulary in CUDA kernels
+#   (tests/gpu/vocab): BE::Attrs, string attributes, BE::Status errors and
+#   per-executable state in device memory, eagerly and under jit.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -223,6 +226,12 @@ if step tune-algo; then
     "$BEGEN" tune "$WORK/tune_algo" --shapes "$WORK/tune_algo_shapes.yaml"
     "$PY" tests/gpu/check_tune_algo.py "$WORK/tune_algo" after
     unset BEGEN_TUNE_DIR
+fi
+
+if step vocab; then
+    echo "== begen's own vocabulary: BE::Attrs, string attributes, BE::Status, per-executable state in device memory"
+    "$BEGEN" build tests/gpu/vocab --out "$WORK/vocab" --platform cuda --quiet
+    "$PY" tests/gpu/check_vocab.py "$WORK/vocab"
 fi
 
 # brainevent's CUDA tree as one library of per-file modules, in folder $1
