@@ -26,6 +26,9 @@
 #   (not in the default): an algorithm tuned over its CUDA implementations.
 #   `lists` (not in the default): kernels over lists of tensors
 #   (`BE::Tensors`), launched per element on XLA's stream.
+#   `vocab` (not in the default): begen's own vocabulary in CUDA kernels
+#   (tests/gpu/vocab): BE::Attrs, string attributes, BE::Status errors and
+#   per-executable state in device memory, eagerly and under jit.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -231,6 +234,12 @@ if step lists; then
     echo "== lists of tensors: kernels over const BE::Tensors / BE::Tensors, per element on XLA's stream"
     "$BEGEN" build tests/gpu/lists --out "$WORK/lists" --platform cuda --quiet
     "$PY" tests/gpu/check_lists.py "$WORK/lists"
+fi
+
+if step vocab; then
+    echo "== begen's own vocabulary: BE::Attrs, string attributes, BE::Status, per-executable state in device memory"
+    "$BEGEN" build tests/gpu/vocab --out "$WORK/vocab" --platform cuda --quiet
+    "$PY" tests/gpu/check_vocab.py "$WORK/vocab"
 fi
 
 # brainevent's CUDA tree as one library of per-file modules, in folder $1

@@ -270,6 +270,47 @@ fn cuda_tree_compiles(tree: &str, lib: &str, functions: &[&str]) -> Option<PathB
     Some(out)
 }
 
+/// tests/gpu/vocab, begen's own vocabulary in CUDA kernels (`BE::Attrs`,
+/// `std::string_view` attributes, `BE::Status`, per-executable state made
+/// by an `instantiate:` function that allocates device memory): the
+/// wrappers compile with nvcc and the glue with g++, warnings as errors, and
+/// every handler, instantiate handler and state type is exported.
+/// tests/gpu/check_vocab.py runs them on a GPU.
+#[test]
+fn cuda_vocab_attrs_strings_status_and_state_compile_without_warnings() {
+    let Some(python) = support::python_with_jax() else {
+        return;
+    };
+    let Some(nvcc) = support::nvcc(&python) else {
+        return;
+    };
+    let (root, out, out_s) = dirs("tests/gpu/vocab", "cuda_vocab");
+    let nvcc_s = nvcc.display().to_string();
+    let built = begen_ok(
+        &python,
+        &["build", &root, "--out", &out_s, "--platform", "cuda", "--arch", "sm_90"],
+        &[("NVCC", &nvcc_s), ("CXXFLAGS", "-Wall -Wextra -Werror")],
+    );
+    let log = stderr(&built);
+    assert!(!log.contains("warning"), "{log}");
+    let exported = support::exported_symbols(&out.join("libgpu_vocab.so"));
+    for f in ["vocab_affine", "vocab_scale_count", "vocab_apply", "vocab_add_length", "vocab_clip"] {
+        let symbol = format!("begen_gpu_vocab_{f}");
+        assert!(exported.contains(&symbol), "{symbol} missing from {exported:?}");
+    }
+    for f in ["vocab_read_counter", "vocab_add_count", "vocab_no_counter"] {
+        for suffix in ["", "__instantiate", "__state_type_id", "__state_type_info"] {
+            let symbol = format!("begen_gpu_vocab_{f}{suffix}");
+            assert!(exported.contains(&symbol), "{symbol} missing from {exported:?}");
+        }
+    }
+    assert!(!exported.iter().any(|s| s.starts_with("cuda")), "cudart symbols leaked: {exported:?}");
+    let module = std::fs::read_to_string(out.join("gpu_vocab.py")).unwrap();
+    assert!(module.contains("def vocab_affine(x, /, *, out, **attrs):"), "{module}");
+    assert!(module.contains("def vocab_apply(x, /, *, op, out):"), "{module}");
+    assert!(module.contains("def vocab_read_counter(*, out):"), "{module}");
+}
+
 #[test]
 fn cuda_modules_with_one_function_name_in_three_sources_link() {
     let Some(python) = support::python_with_jax() else {
