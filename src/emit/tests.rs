@@ -88,6 +88,7 @@ fn function(name: &str, file: &str, root: &Path, platform: Platform, params: Vec
         binary: None,
         returns: crate::model::Returns::Void,
         native: None,
+        creators: Vec::new(),
     }
 }
 

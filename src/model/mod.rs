@@ -708,6 +708,9 @@ pub struct Function {
     /// generated in the source's translation unit and binds each parameter
     /// as declared. `None` for a `BE::Tensor` or typed-pointer kernel.
     pub(crate) native: Option<Native>,
+    /// What its source declares of the functions begen.yaml's
+    /// `instantiate:` may name for it (for `check`; empty for most).
+    pub(crate) creators: Vec<decl::Creator>,
 }
 
 /// What a kernel returns: nothing, or a status whose error the handler
@@ -843,6 +846,7 @@ impl Function {
             binary,
             returns: Returns::Void,
             native: None,
+            creators: Vec::new(),
         };
         f.instances = f.instances_of_consts();
         f
