@@ -137,7 +137,7 @@ fn run_in(settings: &Settings, env: &Env) -> Result<Run, Error> {
     let include_dirs = config.include_dirs.iter().map(|d| root.join(d)).collect();
     let mut headers = Headers::new(root, include_dirs);
     let (mut declared, parse_diags) =
-        parse::declare(&mut map, &mut pending, settings.show_sources, &listed, &mut headers);
+        parse::declare(&mut map, &mut pending, settings.show_sources, &listed, &creators(&config), &mut headers);
     diags.extend(pending.into_iter().flat_map(|p| p.diags));
     diags.extend(parse_diags);
     if !settings.show_sources {
@@ -187,6 +187,23 @@ fn run_in(settings: &Settings, env: &Env) -> Result<Run, Error> {
         files_read: files_read.into_iter().collect(),
         source_files: sources.len(),
     })
+}
+
+/// begen.yaml's `instantiate:` functions by the name of the kernel each is
+/// given for (a `module.name` key's kernel is `name`): the front end looks
+/// them up in those kernels' sources.
+fn creators(config: &config::Config) -> BTreeMap<String, Vec<String>> {
+    let mut out: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (key, f) in &config.functions {
+        if let Some(make) = &f.instantiate {
+            let kernel = key.rsplit_once('.').map_or(key.as_str(), |(_, name)| name);
+            let names = out.entry(kernel.to_string()).or_default();
+            if !names.contains(make) {
+                names.push(make.clone());
+            }
+        }
+    }
+    out
 }
 
 /// begen.yaml's `sources:`, by file: the functions each entry names, with

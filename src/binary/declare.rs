@@ -132,6 +132,7 @@ pub(crate) fn declare(mf: &RunInput, diags: &mut Vec<Diagnostic>) -> (Vec<Declar
                 enclosing: None,
                 structs: Vec::new(),
                 stateful: false,
+                creators: Vec::new(),
             });
             out.kernels.push(BinaryKernel {
                 image,

@@ -63,7 +63,7 @@ mod probes;
 mod process;
 mod relink;
 mod stamp;
-mod support;
+pub(crate) mod support;
 mod toolchain;
 mod warnings;
 mod words;

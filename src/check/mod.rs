@@ -17,6 +17,7 @@ mod algorithms;
 mod attrs;
 mod binaries;
 mod contract;
+mod creator;
 mod function;
 mod infer;
 mod modules;
@@ -395,6 +396,7 @@ fn check_functions(
                 f.returns = c.returns;
                 f.native = c.native;
                 f.rets_like = c.rets_like;
+                f.creators = std::mem::take(&mut d.creators);
                 *slot = Some(f);
             }
             item.diags = diags;
@@ -617,8 +619,10 @@ fn check_options(
     functions
 }
 
-/// A `functions:` entry's `instantiate:` that is no C++ identifier, or
-/// that names a function for a kernel that takes no state.
+/// A `functions:` entry's `instantiate:` that is no C++ identifier, that
+/// names a function for a kernel that takes no state, or that names one the
+/// kernel's source surely lacks or declares with another signature
+/// ([`creator::problem`]).
 fn instantiate_problem(req: &RunInput, key: &str, f: &Function) -> Option<Diagnostic> {
     let name = f.options.instantiate.as_ref()?;
     let span = config_span(req, &yaml_path!["functions", key, "instantiate"])?;
@@ -629,7 +633,8 @@ fn instantiate_problem(req: &RunInput, key: &str, f: &Function) -> Option<Diagno
     } else if !f.takes_state() {
         Some(Diagnostic::error(span, msg::be_instantiate_without_state(&f.name, name)).hint(msg::HINT_BE_STATE))
     } else {
-        None
+        let at = req.config_file.as_ref().map(|c| c.value(req.map, &yaml_path!["functions", key, "instantiate"]))?;
+        creator::problem(req.config, f, name, at)
     }
 }
 

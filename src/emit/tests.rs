@@ -89,6 +89,7 @@ fn function(name: &str, file: &str, root: &Path, platform: Platform, params: Vec
         returns: crate::model::Returns::Void,
         native: None,
         rets_like: None,
+        creators: Vec::new(),
     }
 }
 

@@ -45,6 +45,46 @@ pub(crate) struct Declared {
     /// non-const reference to a struct of its source is then its state,
     /// not a mutable struct attribute.
     pub(crate) stateful: bool,
+    /// What the source holds of the functions begen.yaml's `instantiate:`
+    /// may name for it (empty unless begen.yaml names one for a function
+    /// of its name).
+    pub(crate) creators: Vec<Creator>,
+}
+
+/// A function that may create a kernel's per-executable state
+/// (begen.yaml's `instantiate:`), as the kernel's source shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Creator {
+    pub(crate) name: String,
+    pub(crate) found: CreatorLookup,
+}
+
+/// Whether the kernel's source declares a creating function, and how.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum CreatorLookup {
+    /// Declared at the source's top level (the first declaration that
+    /// can be called without arguments, else the first).
+    Found {
+        /// Its name in the declaration.
+        at: Span,
+        /// Its return type as written ([`Signature::ret`]).
+        ret: String,
+        /// How many parameters a call must pass (those without a default
+        /// value); `None` where the declaration comes from a macro.
+        required: Option<usize>,
+        /// The names of structs the source defines that its return type or
+        /// the kernel's parameter types write, where the source declares
+        /// no type alias (`typedef`, `using A = ...`): each is a type of its
+        /// own, no alias of another. Empty where it declares one.
+        classes: Vec<String>,
+    },
+    /// Surely not declared anywhere the kernel's translation unit sees:
+    /// the functions the source declares at its top level, for a
+    /// suggestion.
+    Absent { declared: Vec<String> },
+    /// Neither: declared somewhere begen does not read (a header, a
+    /// namespace, a macro), or as a template.
+    Unknown,
 }
 
 /// A struct definition as written, before checking.

@@ -713,6 +713,9 @@ pub struct Function {
     /// elements they are shaped and typed like, one output per element
     /// (no `out=` for them).
     pub(crate) rets_like: Option<String>,
+    /// What its source declares of the functions begen.yaml's
+    /// `instantiate:` may name for it (for `check`; empty for most).
+    pub(crate) creators: Vec<decl::Creator>,
 }
 
 /// What a kernel returns: nothing, or a status whose error the handler
@@ -845,6 +848,7 @@ impl Function {
             returns: Returns::Void,
             native: None,
             rets_like: None,
+            creators: Vec::new(),
         };
         f.instances = f.instances_of_consts();
         f

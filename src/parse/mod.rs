@@ -20,7 +20,8 @@ use std::sync::Arc;
 
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::decl::{
-    Callee, DeclParam, DeclStruct, Declared, Enclosing, Limit, Listed, LocateError, Origin, Scanned, Signature, ToScan,
+    Callee, Creator, CreatorLookup, DeclParam, DeclStruct, Declared, Enclosing, Indirection, Limit, Listed,
+    LocateError, Origin, Scanned, Signature, ToScan,
 };
 use crate::par;
 use crate::source::{FileId, SourceFile, SourceMap, Span};
@@ -36,6 +37,13 @@ struct FileParse<'a> {
     scanned: Scanned,
     /// The functions begen.yaml's `sources:` names in it.
     listed: &'a [Listed],
+    /// begen.yaml's `instantiate:` functions, by the name of the kernel
+    /// they are given for.
+    creators: &'a BTreeMap<String, Vec<String>>,
+    /// Every quoted `#include` names a header of begen's or XLA's that is
+    /// not a file of the tree: begen reads every declaration of the user's
+    /// that the source can see.
+    closed: bool,
     table: MacroTable,
     own: macros::Directives,
     /// The struct definitions of the local headers it includes.
@@ -60,11 +68,16 @@ struct FileParse<'a> {
 /// results; unless `keep_texts`, a source parsed in one go lets go of its
 /// bytes too (on its worker, which reuses the memory for the next file).
 /// The declarations come back by file, in file order.
+///
+/// `creators` holds begen.yaml's `instantiate:` functions by the name of
+/// the kernel they are given for: each declared kernel of such a name
+/// learns what its source declares of them ([`Declared::creators`]).
 pub(crate) fn declare<S: ToScan>(
     map: &mut SourceMap,
     sources: &mut [S],
     keep_texts: bool,
     listed: &BTreeMap<FileId, Vec<Listed>>,
+    creators: &BTreeMap<String, Vec<String>>,
     headers: &mut Headers,
 ) -> (Vec<Vec<Declared>>, Vec<Diagnostic>) {
     let threads = par::threads();
@@ -82,6 +95,8 @@ pub(crate) fn declare<S: ToScan>(
         let mut f = FileParse {
             listed: listed.get(&scanned.file).map_or(&[], Vec::as_slice),
             scanned,
+            creators,
+            closed: false,
             table: MacroTable::default(),
             own: macros::Directives::default(),
             header_structs: Vec::new(),
@@ -90,7 +105,9 @@ pub(crate) fn declare<S: ToScan>(
             done: false,
         };
         f.directives(slot);
-        if search.names_nothing(slot, &f.own) {
+        let names_nothing = search.names_nothing(slot, &f.own);
+        f.closed = names_nothing && f.own.includes.iter().all(|i| is_support_header(i));
+        if names_nothing {
             headers::own_table(std::mem::take(&mut f.own), &mut f.table);
             f.locate(parser.get());
             f.done = true;
@@ -162,6 +179,7 @@ impl FileParse<'_> {
     fn locate(&mut self, parser: &mut SignatureParser) {
         self.locate_all(parser);
         self.find_structs(parser);
+        self.find_creators(parser);
         self.table = MacroTable::default();
         self.header_structs = Vec::new();
         self.scanned = Scanned { code: Vec::new(), annotations: Vec::new(), ..self.scanned };
@@ -188,6 +206,7 @@ impl FileParse<'_> {
                 enclosing: enclosing_scope(&scopes),
                 structs: Vec::new(),
                 stateful: false,
+                creators: Vec::new(),
             });
         }
         for l in self.listed {
@@ -207,6 +226,7 @@ impl FileParse<'_> {
                 enclosing: None,
                 structs: Vec::new(),
                 stateful: false,
+                creators: Vec::new(),
             });
         }
     }
@@ -253,6 +273,188 @@ impl FileParse<'_> {
                     d.structs.push(s.clone());
                 }
             }
+        }
+    }
+}
+
+impl FileParse<'_> {
+    /// Gives each declared kernel that begen.yaml names `instantiate:`
+    /// functions for what its source declares of them; each name is looked
+    /// up once per file, and only in a file with such a kernel.
+    fn find_creators(&mut self, parser: &mut SignatureParser) {
+        if self.creators.is_empty() {
+            return;
+        }
+        let mut looked: HashMap<&str, CreatorLookup> = HashMap::new();
+        let mut functions: Option<Vec<String>> = None;
+        let creators = self.creators;
+        for k in 0..self.declared.len() {
+            let Some(names) = creators.get(&self.declared[k].name) else { continue };
+            for name in names {
+                let found = match looked.get(name.as_str()) {
+                    Some(found) => found.clone(),
+                    None => {
+                        let found = self.creator(parser, name, &mut functions);
+                        looked.insert(name, found.clone());
+                        found
+                    }
+                };
+                self.declared[k].creators.push(Creator { name: name.clone(), found });
+            }
+        }
+    }
+
+    /// What the file declares of the function `name`. It is surely absent
+    /// where begen reads all the source sees ([`FileParse::closed`]), the
+    /// name is not written in the code and no macro pastes tokens into
+    /// names (`##`); it is found where a top-level declaration (or a
+    /// function-like macro's invocation) declares it. Anything else (a
+    /// declaration in a namespace or class, a variable, a template) is left
+    /// to the compiler.
+    fn creator(&self, parser: &mut SignatureParser, name: &str, functions: &mut Option<Vec<String>>) -> CreatorLookup {
+        let code = &self.scanned.code;
+        let file = self.scanned.file;
+        if !crate::model::is_identifier(name) {
+            return CreatorLookup::Unknown;
+        }
+        if !contains_word(code, name.as_bytes()) {
+            if self.closed && !code.windows(2).any(|w| w == b"##") {
+                let declared = functions.get_or_insert_with(|| top_level_functions(parser, file, code));
+                return CreatorLookup::Absent { declared: declared.clone() };
+            }
+            return CreatorLookup::Unknown;
+        }
+        let mut x = Expander::new(&self.table);
+        let found = find_definitions(parser, file, code, name, &mut x);
+        if found.is_empty() || found.iter().any(|(sig, _)| sig.template.is_some()) {
+            return CreatorLookup::Unknown;
+        }
+        // Overloads: the one a call without arguments picks, if any. Two
+        // such that differ are in branches of an `#if`: which one is
+        // compiled is not known here.
+        let callable = |(_, r): &&(Signature, Option<usize>)| r.is_none_or(|r| r == 0);
+        let mut without = found.iter().filter(callable);
+        if let Some((first, _)) = without.next()
+            && without.any(|(sig, _)| sig.ret != first.ret)
+        {
+            return CreatorLookup::Unknown;
+        }
+        let (sig, required) = found.iter().find(callable).unwrap_or(&found[0]);
+        let classes = if declares_alias(code) {
+            Vec::new()
+        } else {
+            let types: Vec<&str> = (self.declared.iter().filter_map(|d| d.signature.as_ref().ok()))
+                .flat_map(|s| s.params.iter().map(|p| p.ty.as_str()))
+                .chain([sig.ret.as_str()])
+                .collect();
+            let mut classes: Vec<String> = structs::candidates(code, file)
+                .into_iter()
+                .flat_map(|f| f.names)
+                .map(|(n, _)| n)
+                .filter(|n| types.iter().any(|t| contains_word(t.as_bytes(), n.as_bytes())))
+                .collect();
+            classes.sort();
+            classes.dedup();
+            classes
+        };
+        CreatorLookup::Found { at: sig.name_span, ret: sig.ret.clone(), required: *required, classes }
+    }
+}
+
+/// Whether an `#include "path"` names one of begen's support headers or
+/// XLA FFI's API headers: none declares a function of the user's.
+fn is_support_header(path: &str) -> bool {
+    crate::build::support::HEADERS.iter().any(|(h, _)| *h == path) || path.starts_with("xla/ffi/api/")
+}
+
+/// Whether `code` declares a type alias (`typedef`, `using A = ...`).
+fn declares_alias(code: &[u8]) -> bool {
+    if contains_word(code, b"typedef") {
+        return true;
+    }
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut from = 0;
+    while let Some(k) = memchr::memmem::find(&code[from..], b"using") {
+        let at = from + k;
+        from = at + 5;
+        if at > 0 && is_ident(code[at - 1]) || code.get(from).is_some_and(|b| is_ident(*b)) {
+            continue;
+        }
+        let name = item::skip_spaces(code, from);
+        let end = name + code[name..].iter().take_while(|b| is_ident(**b)).count();
+        if end > name && &code[name..end] != b"namespace" && code.get(item::skip_spaces(code, end)) == Some(&b'=') {
+            return true;
+        }
+    }
+    false
+}
+
+/// Every top-level declaration of `wanted` in `code`, directly or through
+/// a function-like macro's invocation, with how many arguments a call must
+/// pass (`None` through a macro: its parameters' default values are not
+/// read).
+fn find_definitions(
+    parser: &mut SignatureParser,
+    file: FileId,
+    code: &[u8],
+    wanted: &str,
+    x: &mut Expander,
+) -> Vec<(Signature, Option<usize>)> {
+    let macros = x.table();
+    let mut out = Vec::new();
+    let mut from = 0;
+    loop {
+        match item::next_item(code, from) {
+            Item::End => return out,
+            Item::Decl { start, end, next } => {
+                if contains_word(&code[start..end], wanted.as_bytes())
+                    && let Ok(sig) = parse_decl(parser, file, &code[start..end], start, wanted)
+                    && sig.name == wanted
+                {
+                    let required = sig
+                        .params
+                        .iter()
+                        .filter(|p| !(p.ty == "void" && p.name.is_none() && p.indirection == Indirection::Value))
+                        .filter(|p| !code[p.span.start..p.span.end].contains(&b'='))
+                        .count();
+                    out.push((sig, Some(required)));
+                }
+                from = next.max(from + 1);
+            }
+            Item::Call { name, name_end, close, next, .. } => {
+                let macro_name = String::from_utf8_lossy(&code[name..name_end]).into_owned();
+                if let Some(m) = macros.get_at(&macro_name, name).filter(|m| m.params.is_some()) {
+                    x.at(name);
+                    let call = String::from_utf8_lossy(&code[name..=close]);
+                    if let Ok(sig) = find_in(parser, file, x, &call, wanted, None) {
+                        let origin = Origin::Macro { name: macro_name, defined_at: m.origin.clone() };
+                        out.push((relocate(sig, Span::new(file, name, close + 1), origin), None));
+                    }
+                }
+                from = next.max(from + 1);
+            }
+        }
+    }
+}
+
+/// The names of the functions `code` declares at its top level (for a
+/// suggestion), each once, in file order.
+fn top_level_functions(parser: &mut SignatureParser, file: FileId, code: &[u8]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut from = 0;
+    loop {
+        match item::next_item(code, from) {
+            Item::End => return out,
+            Item::Decl { start, end, next } => {
+                if code[start..end].contains(&b'(')
+                    && let Ok(sig) = parse_decl(parser, file, &code[start..end], start, "")
+                    && !out.contains(&sig.name)
+                {
+                    out.push(sig.name);
+                }
+                from = next.max(from + 1);
+            }
+            Item::Call { next, .. } => from = next.max(from + 1),
         }
     }
 }

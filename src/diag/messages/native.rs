@@ -197,3 +197,28 @@ pub(crate) fn rets_like_unknown(func: &str, token: &str, name: &str, near: Optio
 pub(crate) const HINT_RETS_LIKE: &str = "write `ret:like(<xs>)` over a list of outputs (`BE::Tensors`, \
      `ffi::RemainingRets`), `<xs>` the kernel's list of inputs: one output per element of that list, each shaped \
      and typed like it";
+
+pub(crate) fn instantiate_missing(func: &str, name: &str, near: Option<&str>) -> String {
+    let (func, name) = (q(func), q(name));
+    let near = super::did_you_mean(near);
+    format!("`instantiate: {name}` names no function of the source of '{func}'{near}")
+}
+
+pub(crate) fn instantiate_takes_params(func: &str, name: &str, required: usize) -> String {
+    let (func, name) = (q(func), q(name));
+    let params = if required == 1 { "a parameter".to_string() } else { format!("{required} parameters") };
+    format!("`{name}` cannot create the state of '{func}': it takes {params}, and is called without arguments")
+}
+
+pub(crate) fn instantiate_wrong_return(func: &str, name: &str, ret: &str, want: &str) -> String {
+    let (func, name, ret, want) = (q(func), q(name), q(ret), q(want));
+    format!("`{name}` cannot create the state of '{func}': it returns `{ret}`, where the state is made as `{want}`")
+}
+
+pub(crate) const LABEL_CREATOR: &str = "declared here";
+
+/// The declaration a creating function needs: `ret` is what it returns.
+pub(crate) fn hint_creator(ret: &str, name: &str) -> String {
+    let (ret, name) = (q(ret), q(name));
+    format!("declare it `{ret} {name}()` in the kernel's source (or a header it includes)")
+}
