@@ -11,7 +11,7 @@
 use crate::config::Config;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::decl::CreatorLookup;
-use crate::model::{Function, Token};
+use crate::model::{Function, NativeBind, Token};
 use crate::source::Span;
 
 /// What a return type says of the state a function creates.
@@ -31,8 +31,12 @@ pub(super) fn problem(config: &Config, f: &Function, name: &str, at: Span) -> Op
         Token::State { ty, .. } => Some(ty.as_str()),
         _ => None,
     });
+    let native_ty = f.native.iter().flat_map(|n| &n.params).find_map(|b| match b {
+        NativeBind::State(_, ty) => Some(ty.as_str()),
+        _ => None,
+    });
     let want = match (&f.native, state_ty) {
-        (Some(_), _) => "ffi::ErrorOr<std::unique_ptr<T>>".to_string(),
+        (Some(_), _) => format!("ffi::ErrorOr<std::unique_ptr<{}>>", native_ty.unwrap_or("T")),
         (None, Some(ty)) => format!("std::unique_ptr<{ty}>"),
         (None, None) => return None,
     };

@@ -209,7 +209,7 @@ pub(super) fn infer_native(c: &Declared, sig: &Signature, diags: &mut Vec<Diagno
         // A pointer to a type of the sources' own (`State* state`): the
         // per-executable state, as XLA decodes `Ctx<State<T>>`.
         if p.indirection == Indirection::Pointer && !p.is_const && is_state_type(&p.ty) {
-            binds.push(NativeBind::State(p.span));
+            binds.push(NativeBind::State(p.span, p.ty.strip_prefix("struct ").unwrap_or(&p.ty).to_string()));
             continue;
         }
         if !by_value {

@@ -73,7 +73,7 @@ pub(crate) fn native_view(f: &Function, native: &Native) -> NativeView {
             NativeBind::RemainingArgs => ".RemainingArgs()".to_string(),
             NativeBind::RemainingRets => ".RemainingRets()".to_string(),
             NativeBind::CudaStream => format!(".Ctx<xla::ffi::PlatformStream<{ns}::P{i}>>()"),
-            NativeBind::State(_) => {
+            NativeBind::State(..) => {
                 aliases.push(format!(
                     "static_assert(std::is_same_v<P{i}, S*>, \"the state parameter of {} takes a pointer to what {} creates\");",
                     f.name,
@@ -107,12 +107,13 @@ pub(crate) fn native_view(f: &Function, native: &Native) -> NativeView {
         })
         .collect();
     let call = format!("{}{call}", checks.concat());
-    let state = f.options.instantiate.as_ref().filter(|_| binds.iter().any(|b| matches!(b, NativeBind::State(_)))).map(
-        |function| {
-            let (symbol, type_id, type_info) = state_symbols(&f.handler);
-            NativeState { function: function.clone(), symbol, type_id, type_info }
-        },
-    );
+    let state =
+        f.options.instantiate.as_ref().filter(|_| binds.iter().any(|b| matches!(b, NativeBind::State(..)))).map(
+            |function| {
+                let (symbol, type_id, type_info) = state_symbols(&f.handler);
+                NativeState { function: function.clone(), symbol, type_id, type_info }
+            },
+        );
     NativeView {
         state,
         function: f.name.clone(),

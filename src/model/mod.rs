@@ -778,9 +778,9 @@ pub(crate) enum NativeBind {
     /// `.Ctx<PlatformStream<cudaStream_t>>()` for a `cudaStream_t`.
     CudaStream,
     /// `.Ctx<State<T>>()` for a `T*`: the per-executable state that
-    /// begen.yaml's `instantiate:` function creates (the parameter, for
-    /// messages).
-    State(crate::source::Span),
+    /// begen.yaml's `instantiate:` function creates (the parameter and
+    /// `T` as declared, for messages).
+    State(crate::source::Span, String),
 }
 
 /// A function's names in the library, decided from its module and the
@@ -1046,7 +1046,7 @@ impl Function {
     /// Where its state parameter is declared, if it takes one.
     pub(crate) fn state_param(&self) -> Option<crate::source::Span> {
         let native = self.native.iter().flat_map(|n| &n.params).find_map(|b| match b {
-            NativeBind::State(at) => Some(*at),
+            NativeBind::State(at, _) => Some(*at),
             _ => None,
         });
         native.or_else(|| {
