@@ -48,7 +48,12 @@ pub(super) struct ArrayDecl {
 /// The parameter's shape if it is a struct or array attribute (`Ok(None)`
 /// when it is neither), or the error that makes it an unusable one.
 pub(super) fn shape<'a>(c: &'a Declared, p: &DeclParam, param: &str) -> Result<Option<Shape<'a>>, Box<Diagnostic>> {
-    if infer::is_tensor_type(&p.ty) || infer::is_tensor_list_type(&p.ty) {
+    // A bare `Tensors` is begen's list unless the sources define a struct of
+    // that name.
+    let own_struct = |name: &str| c.structs.iter().any(|s| s.name == name);
+    if infer::is_tensor_type(&p.ty)
+        || (infer::is_tensor_list_type(&p.ty) && !(p.ty == "Tensors" && own_struct("Tensors")))
+    {
         return Ok(None);
     }
     let fail = |text: String, hint: String| Err(Box::new(Diagnostic::error(p.span, text).hint(hint)));
