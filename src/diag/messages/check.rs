@@ -1416,3 +1416,13 @@ pub(crate) fn list_twice(func: &str, first: &str, again: &str, what: &str) -> St
 pub(crate) fn hint_list_twice(what: &str) -> String {
     format!("take one `BE::Tensors` for the variadic {what} and tell its parts apart by position or by an attribute")
 }
+
+pub(crate) fn list_in_template(func: &str, param: &str) -> String {
+    let (func, param) = (q(func), q(param));
+    format!("'{func}' is a template (`const.`) and takes a list of tensors, '{param}': a template kernel takes no list")
+}
+
+pub(crate) const LABEL_TEMPLATE_CONSTS: &str = "the template's values";
+
+pub(crate) const HINT_LIST_IN_TEMPLATE: &str = "declare one kernel per element type (each a plain function over \
+     `BE::Tensors`), or read the element type of each tensor in the kernel (`xs[k].dtype()`)";
