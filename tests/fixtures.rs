@@ -80,6 +80,7 @@ cases!(
     err_state_symbols,
     tensor_lists,
     err_tensors,
+    err_tune_lists,
     err_vocab_instantiate,
     native,
     err_locate,

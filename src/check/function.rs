@@ -165,11 +165,9 @@ fn check_expanded(c: &Declared, map: &SourceMap, cx: &Context) -> (Option<Checke
         check_dictionary(c, sig, &params, &mut diags);
     }
     set_defaults(c, &mut params, &defaults, &mut diags);
-    // A template's instance is chosen from its typed inputs' dtypes, which
-    // the generated function checks; it checks no list's elements.
-    if let (Some(list), Some((_, _, at))) =
-        (params.iter().find(|p| matches!(p.token, Token::Args | Token::Rets)), consts_raw.first())
-    {
+    // A template's instance is chosen where the generated function checks
+    // its contracts, which a kernel with a list of outputs skips.
+    if let (Some(list), Some((_, _, at))) = (params.iter().find(|p| p.token == Token::Rets), consts_raw.first()) {
         let here = decl_span(c, &list.name).unwrap_or(c.name_span);
         diags.push(
             Diagnostic::error(here, msg::list_in_template(&c.name, &list.name))

@@ -9,7 +9,9 @@ use crate::config::{Locator, TuneConfig, TuneKey, yaml_path};
 use crate::diag::suggest::closest;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::generated::fnv1a;
-use crate::model::{Algorithm, ConstKind, Function, Module, ScalarKind, Tuned, TunedAlgorithm, Tuning, is_identifier};
+use crate::model::{
+    Algorithm, ConstKind, Function, Module, ScalarKind, Tuned, TunedAlgorithm, Tuning, is_identifier,
+};
 use crate::settings::RunInput;
 use crate::source::Span;
 
@@ -99,6 +101,17 @@ pub(super) fn check_tune(
             if tuning.kernels.iter().any(|t| t.function == index) {
                 if let Some(span) = loc.key(&yaml_path!["tune", &key]) {
                     diags.push(Diagnostic::error(span, msg::tune_twice(&f.name, &key)));
+                }
+                continue;
+            }
+            // `begen tune` makes a call's inputs from its key, and a list's
+            // from none; a kernel with a list of outputs chooses no candidate.
+            if let Some(list) = f.params.iter().find(|p| p.token.is_list()) {
+                let list = list.name.to_string();
+                if let Some(span) = loc.key(&yaml_path!["tune", &key]) {
+                    diags.push(
+                        Diagnostic::error(span, msg::tune_list_kernel(&f.name, &list, &key)).hint(msg::HINT_TUNE_LIST),
+                    );
                 }
                 continue;
             }
@@ -459,6 +472,9 @@ fn check_kernel(
     let mut report = |part: Part, message: String, hint: Option<&'static str>| {
         report_at(&at, diags, part, message, hint);
     };
+    if let Some(list) = f.params.iter().find(|p| p.token.is_list()) {
+        report(Part::Entry, msg::tune_list_kernel(&f.name, &list.name, key), Some(msg::HINT_TUNE_LIST));
+    }
     if entry.consts.is_empty() {
         report(Part::Entry, msg::tune_no_consts(key), Some(msg::HINT_TUNE_CONSTS));
     }

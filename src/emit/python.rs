@@ -716,7 +716,7 @@ fn py_const_kind(k: &Const) -> &'static str {
 /// `None`, a dtype name or a 1-tuple naming a type const, dims `None` or a
 /// tuple of names and integers, led by `"..."` / `"...rows"` for a rest; a
 /// list's is marked with a fourth `True`.
-fn py_spec(name: &str, contract: Option<&TensorType>, list: bool) -> PyLit {
+fn py_spec(name: &str, contract: Option<&TensorType>, token: &Token) -> PyLit {
     let none = || PyLit::Raw("None".into());
     let (dtype, dims) = match contract {
         None => (none(), none()),
@@ -736,8 +736,12 @@ fn py_spec(name: &str, contract: Option<&TensorType>, list: bool) -> PyLit {
         ),
     };
     let mut spec = vec![name.into(), dtype, dims];
-    if list {
-        spec.push(PyLit::Raw("True".into()));
+    // A list's spec is marked: True where it takes at least one array (a
+    // binary kernel's), False where it may be empty (`BE::Tensors`).
+    match token {
+        Token::List(_) => spec.push(PyLit::Raw("True".into())),
+        Token::Args | Token::Rets => spec.push(PyLit::Raw("False".into())),
+        _ => {}
     }
     PyLit::Tuple(spec)
 }
@@ -749,6 +753,17 @@ fn is_typed(f: &Function) -> bool {
         || f.params
             .iter()
             .any(|p| p.token.contract().is_some() || matches!(p.token, Token::InOut(_) | Token::Dim { .. }))
+}
+
+/// Whether a function's module checks its contracts ([`is_typed`]) on the
+/// typed path. A native kernel with variadic inputs or outputs checks none
+/// there (XLA's binding checks each buffer's): it takes `out=` for every
+/// output it does not update in place. A `BE::Tensors` input is a list of
+/// the typed path (its elements unchecked); a list of outputs keeps a
+/// kernel on the untyped one.
+fn takes_typed_path(f: &Function) -> bool {
+    let has = |t: Token| f.params.iter().any(|p| p.token == t);
+    is_typed(f) && !has(Token::Rets) && (f.native.is_none() || !has(Token::Args))
 }
 
 /// A one-line description of a parameter's contract for docstrings.
@@ -810,11 +825,7 @@ impl<'a> FunctionParts<'a> {
             .copied()
             .filter(|p| matches!(p.token, Token::Ret(_)) && aliased_to(f, &p.name).is_none())
             .collect();
-        // A native kernel with variadic inputs or outputs checks no
-        // contracts here (XLA's binding checks each buffer's): it takes
-        // `out=` for every output it does not update in place.
-        let variadic = f.params.iter().any(|p| matches!(p.token, Token::Args | Token::Rets));
-        let typed = is_typed(f) && !variadic;
+        let typed = takes_typed_path(f);
         let out_optional = typed && rets.iter().all(|p| inferable(f, &inputs, p));
         let kwargs = f
             .takes_dictionary()
@@ -1077,7 +1088,7 @@ fn py_tune_spec(library: &Library, f: &Function, tuned: &Tuned, shown: &str) -> 
         dims: PyLit::strs(&tuned.key),
         hash: py_str(&tuned.hash),
         call: py_str(&call),
-        args: PyLit::tuple(f.input_params().map(|p| py_spec(&p.py_name, p.token.contract(), p.token.is_list()))),
+        args: PyLit::tuple(f.input_params().map(|p| py_spec(&p.py_name, p.token.contract(), &p.token))),
         types,
         attrs,
         inputs: tuned.inputs.as_deref().map_or_else(|| "None".to_string(), py_str),
@@ -1189,7 +1200,7 @@ fn py_grad_spec(library: &Library, f: &Function, shown: &str) -> Option<PyGradSp
         key: py_str(shown),
         call: py_str(&call),
         platform: py_str(f.platform.as_str()),
-        args: PyLit::tuple(f.input_params().map(|p| py_spec(&p.name, p.token.contract(), p.token.is_list()))),
+        args: PyLit::tuple(f.input_params().map(|p| py_spec(&p.name, p.token.contract(), &p.token))),
         types: f
             .consts
             .iter()
@@ -1365,11 +1376,11 @@ fn emit_typed_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
     let (lists, fixed) = parts.lists_and_fixed();
     let check = PyTyped {
         lists: !lists.is_empty(),
-        specs: PyLit::tuple(parts.inputs.iter().map(|p| py_spec(&p.py_name, p.token.contract(), p.token.is_list()))),
+        specs: PyLit::tuple(parts.inputs.iter().map(|p| py_spec(&p.py_name, p.token.contract(), &p.token))),
         consts: emit_const_specs(parts),
         sizes: size_attrs(f).into_iter().map(|p| (py_str(&p.name), p.py_name.to_string())).collect(),
         outputs: (!parts.rets.is_empty())
-            .then(|| PyLit::tuple(parts.rets.iter().map(|p| py_spec(&p.name, p.token.contract(), false)))),
+            .then(|| PyLit::tuple(parts.rets.iter().map(|p| py_spec(&p.name, p.token.contract(), &Token::Ret(None))))),
         tune: None,
     };
     let mut results = Vec::new();
@@ -1393,8 +1404,9 @@ fn emit_typed_body(parts: &FunctionParts) -> (PyCheck, PyCall) {
             }
         }
     }
-    // Each list's words: a hidden result the handler fills, dropped here.
+    // Each binary list's words: a hidden result the handler fills, dropped here.
     let real = results.len();
+    let lists: Vec<&Param> = lists.into_iter().filter(|p| matches!(p.token, Token::List(_))).collect();
     for p in &lists {
         let rank = p.token.contract().and_then(|c| c.dims.as_ref()).map_or(0, Vec::len);
         results.push(PyResult::Words(p.py_name.to_string(), 1 + 2 * rank));
@@ -1970,7 +1982,14 @@ fn module_sections(library: &Library, has_vjp: bool, has_primitive: bool, has_sh
             // `_begen_like` makes the structs of outputs like a list's arrays.
             library.functions.iter().any(|f| is_typed(f) || f.rets_like.is_some()),
         ),
-        (Section::Lists, any_param(library, |t| matches!(t, Token::List(_)))),
+        (
+            Section::Lists,
+            any_param(library, |t| matches!(t, Token::List(_)))
+                || library
+                    .functions
+                    .iter()
+                    .any(|f| takes_typed_path(f) && f.params.iter().any(|p| p.token == Token::Args)),
+        ),
         (Section::Unsupported, algorithms || library.functions.iter().any(|f| !f.options.unsupported.is_empty())),
         (Section::Vjp, has_vjp),
         (Section::Primitives, has_primitive),

@@ -106,12 +106,29 @@ def test_outputs_like_the_inputs_need_no_out(tensors, jax_cpu):
 def test_typed_pointers_beside_a_list(tensors, jax_cpu):
     w = np.array([1, 2, 3, 4], np.float32)
     xs = arrays(3)
-    out = like(jax_cpu, w)
-    np.testing.assert_allclose(tensors.weighted_sum(w, xs, out=out), w * sum(xs))
-    np.testing.assert_allclose(jax_cpu.jit(lambda w, xs: tensors.weighted_sum(w, xs, out=out))(w, xs), w * sum(xs))
-    # The typed input's contract is still checked by the handler.
+    # The typed output is inferred from the typed input: no out=.
+    np.testing.assert_allclose(tensors.weighted_sum(w, xs), w * sum(xs))
+    np.testing.assert_allclose(jax_cpu.jit(tensors.weighted_sum)(w, xs), w * sum(xs))
+    np.testing.assert_allclose(tensors.weighted_sum(w, []), np.zeros(4, np.float32))
+    # The contracts are checked before the call, the list's elements by name.
+    with pytest.raises(ValueError, match="weighted_sum: dimension 'n'"):
+        tensors.weighted_sum(w, xs, out=jax_cpu.ShapeDtypeStruct((3,), np.float32))
+    with pytest.raises(TypeError, match="weighted_sum: parameter 'xs' takes a list or tuple of arrays"):
+        tensors.weighted_sum(w, xs[0])
+    # The handler checks the typed input too, past the Python checks.
+    call = jax_cpu.ffi.ffi_call(tensors.TARGETS["weighted_sum"], jax_cpu.ShapeDtypeStruct((3,), np.float32))
     with pytest.raises(Exception, match="weighted_sum: dimension 'n'"):
-        np.asarray(tensors.weighted_sum(w, xs, out=jax_cpu.ShapeDtypeStruct((3,), np.float32)))
+        np.asarray(call(w, *xs))
+
+
+def test_a_template_beside_a_list_of_inputs(tensors, jax_cpu):
+    # The instance comes from the typed input's dtype.
+    a = np.ones(4, np.float32)
+    xs = arrays(2)
+    np.testing.assert_allclose(tensors.template_sum(a, xs), a + sum(xs))
+    np.testing.assert_allclose(jax_cpu.jit(tensors.template_sum)(a, xs), a + sum(xs))
+    with pytest.raises(Exception, match="every input is of a's size and dtype"):
+        np.asarray(tensors.template_sum(a, [np.ones(4, np.int8)]))
 
 
 def test_a_list_of_outputs_is_zeroed(tensors, jax_cpu):

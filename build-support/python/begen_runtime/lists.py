@@ -13,8 +13,9 @@ from .contracts import _begen_inputs
 
 
 def _begen_list_inputs(fn, arrays, specs, consts):
-    # _begen_inputs for a binary kernel with lists of arrays (their specs
-    # marked True): each list a list or tuple of at least one array, each
+    # _begen_inputs for a kernel with lists of arrays (their specs marked:
+    # True, a binary kernel's list of at least one array; False, a
+    # `BE::Tensors` that may be empty): each list a list or tuple, each
     # element checked against the list's contract and named 'xs[k]'.
     flat_arrays, flat_specs = [], []
     for x, spec in zip(arrays, specs):
@@ -25,7 +26,7 @@ def _begen_list_inputs(fn, arrays, specs, consts):
             continue
         if not isinstance(x, (list, tuple)):
             raise TypeError(f"{fn}: parameter '{name}' takes a list or tuple of arrays, got {type(x).__name__}")
-        if not x:
+        if not x and spec[3]:
             raise ValueError(f"{fn}: parameter '{name}' is an empty list; the kernel takes at least one array")
         if len(x) > 2**31 - 1:
             raise ValueError(f"{fn}: parameter '{name}' lists {len(x)} arrays; the kernel's length is an int32")

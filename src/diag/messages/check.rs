@@ -1419,10 +1419,14 @@ pub(crate) fn hint_list_twice(what: &str) -> String {
 
 pub(crate) fn list_in_template(func: &str, param: &str) -> String {
     let (func, param) = (q(func), q(param));
-    format!("'{func}' is a template (`const.`) and takes a list of tensors, '{param}': a template kernel takes no list")
+    format!(
+        "'{func}' is a template (`const.`) and takes a list of outputs, '{param}': a template kernel takes no \
+         list of outputs"
+    )
 }
 
 pub(crate) const LABEL_TEMPLATE_CONSTS: &str = "the template's values";
 
 pub(crate) const HINT_LIST_IN_TEMPLATE: &str = "declare one kernel per element type (each a plain function over \
-     `BE::Tensors`), or read the element type of each tensor in the kernel (`xs[k].dtype()`)";
+     `BE::Tensors`), or read the element type of each tensor in the kernel (`ys[k].dtype()`); a list of inputs \
+     beside a template's typed inputs is fine";

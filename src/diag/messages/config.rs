@@ -281,6 +281,16 @@ pub(crate) fn tune_twice(kernel: &str, source: &str) -> String {
     format!("kernel `{kernel}` is tuned by its own `tune:` entry and by its source's `{source}`: keep one")
 }
 
+pub(crate) fn tune_list_kernel(kernel: &str, list: &str, source: &str) -> String {
+    let (kernel, list, source) = (q(kernel), q(list), q(source));
+    format!(
+        "`tune: {source}` would tune kernel `{kernel}`, which takes a list of tensors ('{list}'): no list kernel is tuned"
+    )
+}
+
+pub(crate) const HINT_TUNE_LIST: &str = "leave the kernel untuned (in a source of its own where its source is \
+     tuned), or take fixed tensors in place of the list";
+
 pub(crate) fn tune_not_an_algorithm(key: &str, near: Option<&str>) -> String {
     let more = did_you_mean(near);
     let key = q(key);

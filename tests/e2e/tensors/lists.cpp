@@ -107,3 +107,15 @@ void first_only(const BE::Tensors xs, BE::Tensors ys) {
         if (ys[k].numel() > 0) ys[k].data_ptr<float>()[0] = xs[k].data_ptr<const float>()[0];
     }
 }
+
+// A template beside a list of inputs: its instance comes from `a`'s dtype.
+// @BE template_sum arg:T[n] arg ret:T[n] dim.n const.T=float32,float64
+template <typename T>
+void template_sum(const T* a, const BE::Tensors xs, T* y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = a[i];
+    for (const BE::Tensor x : xs) {
+        BE_CHECK_ARG(x.numel() == n && x.element_size() == static_cast<int64_t>(sizeof(T)))
+            << "every input is of a's size and dtype";
+        for (int64_t i = 0; i < n; ++i) y[i] += x.data_ptr<const T>()[i];
+    }
+}
