@@ -811,7 +811,7 @@ mod tests {
                 s.name
             );
             src += &format!(
-                "  if (begen::tr::dtype({}) != {be}) {{ std::puts(\"{t}: begen::tr::dtype\"); bad = 1; }}\n",
+                "  if (begen::dtype_of({}) != {be}) {{ std::puts(\"{t}: begen::dtype_of\"); bad = 1; }}\n",
                 s.xla_code
             );
         }
