@@ -9,9 +9,7 @@ use crate::config::{Locator, TuneConfig, TuneKey, yaml_path};
 use crate::diag::suggest::closest;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::generated::fnv1a;
-use crate::model::{
-    Algorithm, ConstKind, Function, Module, ScalarKind, Tuned, TunedAlgorithm, Tuning, is_identifier,
-};
+use crate::model::{Algorithm, ConstKind, Function, Module, ScalarKind, Tuned, TunedAlgorithm, Tuning, is_identifier};
 use crate::settings::RunInput;
 use crate::source::Span;
 
