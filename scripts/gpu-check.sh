@@ -232,7 +232,7 @@ fi
 
 if step lists; then
     echo "== lists of tensors: kernels over const BE::Tensors / BE::Tensors, per element on XLA's stream"
-    "$BEGEN" build tests/gpu/lists --out "$WORK/lists" --platform cuda --quiet
+    "$BEGEN" build tests/gpu/vocab --out "$WORK/lists" --platform cuda --quiet
     "$PY" tests/gpu/check_lists.py "$WORK/lists"
 fi
 

@@ -237,15 +237,6 @@ fn cuda_algorithm_implementations_to_tune_compile() {
     assert!(module.contains(r#""implementations": {"cuda": ("axpy_one_block", "axpy_grid")}"#), "{module}");
 }
 
-#[test]
-fn cuda_kernels_over_lists_of_tensors_compile() {
-    cuda_tree_compiles(
-        "tests/gpu/lists",
-        "lists",
-        &["gpu_sum_all", "gpu_neg_each", "gpu_copies", "gpu_pick", "gpu_first_only"],
-    );
-}
-
 /// Builds the CUDA tree `tree` (library `lib`) with nvcc for sm_90,
 /// warnings as errors, and checks that each of `functions` has its
 /// exported handler: the output folder, or `None` where JAX or nvcc is
@@ -294,7 +285,9 @@ fn cuda_vocab_attrs_strings_status_and_state_compile_without_warnings() {
     let log = stderr(&built);
     assert!(!log.contains("warning"), "{log}");
     let exported = support::exported_symbols(&out.join("libgpu_vocab.so"));
-    for f in ["vocab_affine", "vocab_scale_count", "vocab_apply", "vocab_add_length", "vocab_clip"] {
+    let lists = ["gpu_sum_all", "gpu_neg_each", "gpu_copies", "gpu_pick", "gpu_first_only"];
+    for f in ["vocab_affine", "vocab_scale_count", "vocab_apply", "vocab_add_length", "vocab_clip"].iter().chain(&lists)
+    {
         let symbol = format!("begen_gpu_vocab_{f}");
         assert!(exported.contains(&symbol), "{symbol} missing from {exported:?}");
     }

@@ -1,4 +1,4 @@
-"""Runs the list kernels of tests/gpu/lists (built by begen into OUT_DIR) on
+"""Runs the list kernels of tests/gpu/vocab/lists.cu (the tree built by begen into OUT_DIR) on
 the GPU against numpy: eagerly and under jit, empty lists, outputs like the
 inputs, a list of outputs before a fixed one, an index past the end.
 
@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 sys.path.insert(0, sys.argv[1])
-import lists as m
+import gpu_vocab as m
 
 assert jax.devices()[0].platform == "gpu", jax.devices()
 n = 100_000
