@@ -14,8 +14,8 @@
 #   --jax-min 0.10.2 and into JAXMIN_DIR/new against a newer jaxlib than here.
 #   Also not in the default, on brainevent's CUDA tree: `brainevent-loop`
 #   (needs OLD_BEGEN, an older begen binary) and `brainevent-ccache` (needs
-#   CCACHE, a ccache binary): see those steps below. `ffi` (not in the
-#   default): jax's examples/ffi cuda_examples, from .carry/jax-examples-ffi;
+#   CCACHE, a ccache binary): see those steps below. `native` (not in the
+#   default): CUDA kernels with XLA FFI's own types (tests/gpu/native);
 #   `eager` and `bench-native` (not in the default): the eager-call and
 #   native-signature (bench/ffi_native) per-call benchmarks. `multiproc`
 #   and `where` (not in the default; 2+ GPUs): the sharded kernels run by
@@ -278,18 +278,13 @@ elif step brainevent-ccache; then
     echo "== brainevent-ccache: skipped (needs CCACHE, a ccache binary, and brainevent's sources in $CORPUS)"
 fi
 
-# jax's own examples/ffi (cuda_examples) built by begen from their impl
-# functions, run by their own test file (tests/jaxffi/prepare.py); not in
-# the default STEPS. The device has no network: extract the examples here
-# first into the ignored .carry/ and carry it:
-#   python tests/jaxffi/prepare.py --extract /work/.mirror/jax-ml+jax/repo .carry/jax-examples-ffi
-# needs absl-py importable (carry a `pip install --target` folder on PYTHONPATH).
-if step ffi; then
-    echo "== jax's examples/ffi (cuda_examples) built by begen, their own tests"
-    FFI_SRC="${JAX_FFI_EXAMPLES:-$ROOT/.carry/jax-examples-ffi}"
-    "$PY" tests/jaxffi/prepare.py "$FFI_SRC" "$WORK/jaxffi" "$BEGEN" cuda
-    (cd "$WORK/jaxffi" && PYTHONPATH="$WORK/jaxffi/pkg${PYTHONPATH:+:$PYTHONPATH}" \
-        BEGEN_FFI_EXAMPLES_LIB="$WORK/jaxffi/lib" "$PY" -m pytest -q -p no:cacheprovider -rA tests) || true
+# CUDA kernels declared with XLA FFI's own types (tests/gpu/native):
+# `cudaStream_t`, typed and untyped buffers, a result bound as an input by
+# its token, a size_t attribute, state made in the instantiate stage.
+if step native; then
+    echo "== XLA FFI's own types in CUDA kernels: streams, buffers, tokens, per-executable state"
+    "$BEGEN" build tests/gpu/native --out "$WORK/native" --platform cuda --quiet
+    "$PY" tests/gpu/check_native.py "$WORK/native"
 fi
 
 xla_inc="$("$PY" -c 'import jax.ffi; print(jax.ffi.include_dir())')"

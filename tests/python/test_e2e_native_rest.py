@@ -80,8 +80,9 @@ def test_variadic_misuse_is_a_located_error(rest, jax_cpu):
 
 
 def test_upstream_aliasing_needs_no_wrapper(rest, jax_cpu):
-    """jax's examples/ffi cpu_examples aliasing test, on the generated
-    function itself: the output is the input's buffer."""
+    """An input updated in place by a kernel with jax's aliasing example's
+    signature, on the generated function itself: the output is the input's
+    buffer, for any dtype and rank."""
     jnp = jax_cpu.numpy
     x = jnp.linspace(0, 0.5, 10)
     np.testing.assert_allclose(rest.AliasingImpl(x), x)

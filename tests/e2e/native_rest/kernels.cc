@@ -61,21 +61,15 @@ ffi::Error Copies(ffi::Buffer<ffi::F32> x, ffi::ResultBufferR0<ffi::S32> n, ffi:
   return ffi::Error::Success();
 }
 
-// jax's examples/ffi cpu_examples' aliasing kernel, as upstream wrote it:
-// the output is the input updated in place.
+// The output is the input's own buffer (`inout` over both): the kernel
+// writes nothing and only checks that XLA handed it one buffer of one type
+// and size, the way jax's aliasing example does (same name and signature).
 // @BE AliasingImpl inout inout
-ffi::Error AliasingImpl(ffi::AnyBuffer input,
-                        ffi::Result<ffi::AnyBuffer> output) {
-  if (input.element_type() != output->element_type() ||
-      input.element_count() != output->element_count()) {
-    return ffi::Error::InvalidArgument(
-        "The input and output data types and sizes must match.");
-  }
-  if (input.untyped_data() != output->untyped_data()) {
-    return ffi::Error::InvalidArgument(
-        "When aliased, the input and output buffers should point to the same "
-        "data.");
-  }
+ffi::Error AliasingImpl(ffi::AnyBuffer input, ffi::Result<ffi::AnyBuffer> output) {
+  if (input.untyped_data() != output->untyped_data())
+    return ffi::Error::InvalidArgument("AliasingImpl: output is not input's buffer");
+  if (input.element_type() != output->element_type() || input.element_count() != output->element_count())
+    return ffi::Error::InvalidArgument("AliasingImpl: output differs from input in type or size");
   return ffi::Error::Success();
 }
 
