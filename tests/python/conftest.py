@@ -22,6 +22,14 @@ RUNTIME = REPO / "build-support" / "python"
 sys.path.insert(0, str(RUNTIME))
 
 
+def pytest_configure(config):
+    # A test file joins scripts/test.sh's jax lane (the CPU end-to-end tests
+    # under each older jax release) with a module-level
+    # `pytestmark = pytest.mark.jax_lane`: test.sh runs the files that say
+    # so, with `-m jax_lane`.
+    config.addinivalue_line("markers", "jax_lane: also run under each older jax release (scripts/test.sh's jax lane)")
+
+
 def missing(what):
     """Skip, or fail under CI=true."""
     if IN_CI:

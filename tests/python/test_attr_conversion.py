@@ -11,6 +11,9 @@ import numpy as np
 import pytest
 from conftest import import_module, run_begen
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 KERNEL = """\
 #include "brainevent/common.h"
 

@@ -13,6 +13,9 @@ import numpy as np
 import pytest
 from conftest import REPO, import_module, missing, run_begen
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 
 def nvcc():
     path = os.environ.get("NVCC")

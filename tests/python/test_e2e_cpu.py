@@ -8,6 +8,9 @@ import numpy as np
 import pytest
 from conftest import import_module, run_begen
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 
 def like(jax, x):
     return jax.ShapeDtypeStruct(x.shape, x.dtype)

@@ -21,6 +21,9 @@ import pytest
 from conftest import REPO, import_module, missing, run_begen
 from process_group import free_port, run_group
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 CASES = Path(__file__).with_name("multiprocess_cases.py")
 # The whole run (JAX start, distributed handshake, compiles) on a loaded
 # machine; a hung collective is cut off here.

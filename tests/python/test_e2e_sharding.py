@@ -17,6 +17,9 @@ from pathlib import Path
 import pytest
 from conftest import REPO, run_begen
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 CASES = Path(__file__).with_name("sharding_cases.py")
 
 

@@ -12,6 +12,9 @@ import numpy as np
 import pytest
 from conftest import REPO, import_module, run_begen
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 
 @pytest.fixture(scope="module")
 def structs(jax_cpu, tmp_path_factory):

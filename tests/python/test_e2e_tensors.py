@@ -6,6 +6,9 @@ import numpy as np
 import pytest
 from conftest import REPO, import_module, run_begen
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 
 @pytest.fixture(scope="module")
 def tensors(jax_cpu, tmp_path_factory):

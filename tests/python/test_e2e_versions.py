@@ -13,6 +13,9 @@ from pathlib import Path
 import pytest
 from conftest import REPO, missing, run_begen
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 
 def run_python(code, **kwargs):
     """Runs `code` in a fresh Python; fails with its output; returns stdout."""

@@ -4,6 +4,9 @@ import numpy as np
 import pytest
 from begen_runtime import arrays, records, scalars, structs
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 W = "f: attribute 'p'"
 
 

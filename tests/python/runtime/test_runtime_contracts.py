@@ -8,6 +8,9 @@ import numpy as np
 import pytest
 from begen_runtime import contracts, core, lists
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 
 @pytest.fixture()
 def x64(monkeypatch):

@@ -6,6 +6,9 @@ import numpy as np
 import pytest
 from begen_runtime import core
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 
 @pytest.mark.parametrize(
     ("text", "want"),

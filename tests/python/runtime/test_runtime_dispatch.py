@@ -10,6 +10,9 @@ import numpy as np
 import pytest
 from begen_runtime import algorithms, linked, modules, registry, unsupported, vjp
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 
 def test_unsupported_values_are_refused_by_value():
     unsupported._begen_refuse("f", {"alpha": (1.0, (0.0, -1.0))})

@@ -11,6 +11,9 @@ import sys
 import pytest
 from conftest import REPO, RUNTIME, import_module, missing, run_begen
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 MARKER = "# begen: emit below\n"
 SECTIONS = sorted((RUNTIME / "begen_runtime").glob("*.py"))
 

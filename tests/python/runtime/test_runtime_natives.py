@@ -3,6 +3,9 @@
 import pytest
 from begen_runtime import natives
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 
 def test_a_string_attribute_is_a_str():
     assert natives._begen_str("fast", "f: attribute 'mode' (str)") == "fast"

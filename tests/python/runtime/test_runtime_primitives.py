@@ -6,6 +6,9 @@ import numpy as np
 import pytest
 from begen_runtime import primitives
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 
 @pytest.fixture(autouse=True)
 def x64(jax_cpu):

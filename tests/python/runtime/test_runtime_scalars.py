@@ -5,6 +5,9 @@ import numpy as np
 import pytest
 from begen_runtime import core, scalars
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 W = "f: attribute 'a'"
 
 

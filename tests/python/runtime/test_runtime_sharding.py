@@ -4,7 +4,11 @@ gives outputs. (Calls across devices: tests/python/test_e2e_sharding.py.)"""
 
 import jax
 import numpy as np
+import pytest
 from begen_runtime import sharding
+
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
 
 # matvec: y[m] = A[m, k] x[k], split along m, partial sums over k.
 MATVEC = ("matvec", ("A", "x"), (("m", "k"), ("k",)), (("m",),), ("m",), ("k",))

@@ -10,6 +10,9 @@ import numpy as np
 import pytest
 from begen_runtime import algorithms, tune_algorithms, tuning
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 SPEC = {
     "target": "algorithm:lib.add",
     "platform": None,

@@ -9,6 +9,9 @@ import numpy as np
 import pytest
 from begen_runtime import tuning
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 SPEC = {
     "target": "lib.colsum",
     "platform": "cpu",

@@ -5,6 +5,9 @@ import numpy as np
 import pytest
 from begen_runtime import variadic
 
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
+
 
 def test_variadic_inputs_are_a_list_or_tuple_of_arrays():
     x = np.zeros(3, np.float32)
