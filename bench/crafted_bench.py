@@ -1,7 +1,7 @@
 """Is `begen scan` linear on crafted input? Time per MB at 1x, 10x and 100x.
 
-Inputs that once made the scan quadratic (issue reports from a hostile-input
-review): annotations over unclosed declarations, bare annotations, a
+Inputs that once made the scan quadratic (what a hostile-input
+review found): annotations over unclosed declarations, bare annotations, a
 begen.yaml with many `functions:` entries, a long run of `[`, a long run of
 spaces inside a typed token's brackets; and for struct attributes, many
 functions whose parameters name many structs, nested and unclosed struct

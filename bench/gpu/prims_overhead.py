@@ -1,5 +1,5 @@
 """Per-call cost of a begen JAX primitive against today's plain binding of
-the same kernel (issue 20: no per-call cost), side by side in one run.
+the same kernel (the goal: no per-call cost), side by side in one run.
 
 tests/gpu/prims_bench builds `inc` (plain) and `inc_p` (the same kernel with
 a tangent kernel, so its Python function binds a primitive), and both again
