@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "xla/ffi/api/ffi.h"
 
@@ -113,7 +114,8 @@ static ffi::ErrorOr<std::unique_ptr<DeviceOffset>> MakeDeviceOffset() {
   const int32_t start = 42;
   if (cudaMemcpy(state->value, &start, sizeof(int32_t), cudaMemcpyHostToDevice) != cudaSuccess)
     return ffi::Error::Internal("MakeDeviceOffset: cudaMemcpy failed");
-  return state;
+  // Spelled out: jaxlib 0.11's ErrorOr takes no implicit move from a local.
+  return ffi::ErrorOr<std::unique_ptr<DeviceOffset>>(std::move(state));
 }
 
 // out = the executable's count, from 42, advanced on the device per call.
