@@ -9,7 +9,7 @@
 # fixtures/ and brainevent's kernel tree (the wheel downloaded with pip into
 # a cache outside the repository, as tests/corpus/brainevent_corpus.py does),
 # each into DEST/<case>/, with the command's exit status, stdout and stderr
-# in DEST/<case>.log (a fixture that does not generate leaves its
+# in DEST/<case>.log (DEST and the scratch folder spelled as such; a fixture that does not generate leaves its
 # diagnostics there). DEST/SHA256SUMS hashes every file. Compare two
 # snapshots with `diff -r BEFORE AFTER`.
 #
@@ -45,7 +45,7 @@ gen() {
     cat "$dest/$name.out"
     echo "--- stderr"
     cat "$dest/$name.err"
-  } >"$dest/$name.log"
+  } | sed "s#$dest/#DEST/#g; s#$work#WORK#g" >"$dest/$name.log"
   rm -f "$dest/$name.out" "$dest/$name.err"
 }
 
