@@ -16,6 +16,7 @@
 //! The manifest is serialized with serde, not templated.
 //!
 
+pub(crate) mod abi;
 mod binary;
 pub(crate) mod cpp;
 mod manifest;
@@ -39,7 +40,7 @@ pub(crate) use names::{glue_rel_path, is_tune_candidate, wrapper_rel_path};
 #[derive(Template)]
 #[template(path = "wrapper.cc", escape = "none")]
 struct WrapperTemplate<'a> {
-    w: &'a cpp::WrapperView,
+    w: &'a abi::WrapperView,
 }
 
 #[derive(Template)]
@@ -143,7 +144,7 @@ fn with_build_id(text: String) -> String {
 /// recorded in the manifest as the XLA FFI API version the wrappers are
 /// built against. It cannot fail: `check` made every name and path safe.
 pub(crate) fn emit(lib: &Library, xla_api_version: Option<&str>) -> Emitted {
-    let mut files = emit_wrappers(lib);
+    let mut files = emit_wrappers(lib, &native::wrapper_section);
     if lib.functions.iter().any(|f| f.binary.is_none()) {
         for g in cpp::glue_views(lib) {
             files.push(GeneratedFile {
@@ -200,7 +201,8 @@ type Wrapper<'a> = (&'a str, Option<String>, Vec<(String, String)>, Vec<Cow<'a, 
 /// One wrapper per annotated source file, sorted by file; a source tuned
 /// over its defines gets one wrapper per combination instead, each holding
 /// its candidates (see [`names::tune_candidate_tag`]).
-fn emit_wrappers(lib: &Library) -> Vec<GeneratedFile> {
+/// `section` is what the targets add to the wrapper of some functions.
+fn emit_wrappers(lib: &Library, section: &dyn Fn(&[&Function]) -> abi::TargetSection) -> Vec<GeneratedFile> {
     // One wrapper per source and variant of it.
     let mut by_file: BTreeMap<(&str, Option<&str>), Vec<&Function>> = BTreeMap::new();
     for f in lib.functions.iter().filter(|f| f.binary.is_none()) {
@@ -251,7 +253,7 @@ fn emit_wrappers(lib: &Library) -> Vec<GeneratedFile> {
         let source = lib.sources.iter().find(|s| s.file == file);
         // `check` set the include text of every source with functions.
         let include_path = source.and_then(|s| s.include.clone()).unwrap_or_default();
-        let w = cpp::wrapper_view(file, include_path, defines, &functions);
+        let w = abi::wrapper_view(file, include_path, defines, &functions, section(&functions));
         out.push(GeneratedFile {
             rel_path,
             kind: FileKind::Wrapper(first.platform),

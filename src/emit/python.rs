@@ -10,7 +10,7 @@ use crate::model::{
     ScalarKind, TensorType, Token, Tuned, TunedAlgorithm, VjpArg,
 };
 
-use super::cpp::Unit;
+use super::abi::Unit;
 use super::names::{PyLit, comment_text, py_str};
 use super::runtime::{self, Section};
 use crate::model::is_py_keyword;

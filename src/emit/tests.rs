@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 #[path = "../../tests/support/golden.rs"]
 mod golden;
 
-use super::cpp::{Passed, Unit, handler_view, param_cpp, trampoline_view};
+use super::abi::{Unit, trampoline_param, trampoline_view};
+use super::cpp::{Binding, Passed, handler_view, param_cpp};
 use super::python::{PyConversion, PyFunctionView, py_function_view};
 use super::*;
 use crate::model::{
@@ -213,10 +214,29 @@ pub(crate) fn cuda_case(root: &Path) -> Library {
     library("gpukernels", vec![scale, odd])
 }
 
-/// `param_cpp` of a parameter of a plain function named `f`.
-fn cpp_of(i: usize, slot: usize, p: &Param) -> super::cpp::ParamCpp {
+/// Both halves of one parameter: the handler's and the trampoline's.
+struct BothHalves {
+    bindings: Vec<Binding>,
+    passed: Passed,
+    locals: Vec<String>,
+    prepare: Vec<String>,
+    call_arg: String,
+}
+
+/// `param_cpp` and `trampoline_param` of a parameter of a plain function
+/// named `f`.
+fn cpp_of(i: usize, slot: usize, p: &Param) -> BothHalves {
     let f = function("f", "a.cpp", Path::new("/k"), Platform::Cpu, vec![]);
-    param_cpp(&Unit { f: &f, instance: None }, i, slot, p)
+    let unit = Unit { f: &f, instance: None };
+    let handler = param_cpp(&unit, i, p);
+    let trampoline = trampoline_param(&unit, i, slot, p);
+    BothHalves {
+        bindings: handler.bindings,
+        passed: handler.passed,
+        locals: handler.locals,
+        prepare: trampoline.prepare,
+        call_arg: trampoline.call_arg,
+    }
 }
 
 #[test]
