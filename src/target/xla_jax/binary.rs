@@ -16,9 +16,9 @@ use crate::model::binary::{ArgValue, ArrayRules, BinaryCall};
 use crate::model::binary::{Expr, Op};
 use crate::model::{AttrType, ElementType, Extent, Function, Library, Param, ScalarKind, Token};
 
-use super::abi::{self, Unit};
 use super::cpp::{self, Binding, Slot};
-use super::names::comment_text;
+use crate::emit::abi::{self, Unit};
+use crate::emit::names::comment_text;
 
 /// The binaries TU of a library.
 #[derive(Debug, Clone, PartialEq, Eq)]
