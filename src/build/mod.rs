@@ -494,7 +494,7 @@ pub(crate) fn build_library(
     tools.probes.finish(explain, reporter);
     let options = compile::CompileOptions { jobs: plan.jobs, explain, verbose: plan.verbose, timeout: plan.timeout };
     let stats = compile::compile_units(&work, &units, &compilers, options, reporter)?;
-    let objects = objects(library, &work, &units, env, explain, reporter)?;
+    let objects = objects(library, emitted, &work, &units, env, explain, reporter)?;
     // The wrappers' (and plain sources') objects are shared; each target
     // links them with its own units' objects into its own library.
     let [target] = tools.targets.as_slice() else {
@@ -578,6 +578,7 @@ fn compilers(plan: &Plan, tools: &Toolchain, work: &Path, env: &Env) -> Result<C
 /// [`link::localize_clashes`]).
 fn objects(
     library: &Library,
+    emitted: &Emitted,
     work: &Path,
     units: &[Unit],
     env: &Env,
@@ -587,7 +588,7 @@ fn objects(
     let objects: Vec<PathBuf> = units.iter().map(|u| u.object.clone()).collect();
     // A source tuned over its defines is compiled once per candidate: the
     // candidates' symbols clash like a namespaced library's modules'.
-    let candidates: Vec<bool> = units.iter().map(|u| crate::emit::is_tune_candidate(&u.name)).collect();
+    let candidates: Vec<bool> = units.iter().map(|u| emitted.tune_candidates.contains(&u.name)).collect();
     if !library.namespaced && !candidates.contains(&true) {
         return Ok(objects);
     }

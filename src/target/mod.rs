@@ -82,7 +82,7 @@ pub(crate) fn emit(lib: &Library, api_version: &dyn Fn(TargetId) -> Option<Strin
         }
         all
     };
-    let mut files = crate::emit::emit_wrappers(lib, &section);
+    let (mut files, tune_candidates) = crate::emit::emit_wrappers(lib, &section);
     for t in selected(lib) {
         files.extend(t.emit(lib, api_version(t.id()).as_deref()));
     }
@@ -94,7 +94,7 @@ pub(crate) fn emit(lib: &Library, api_version: &dyn Fn(TargetId) -> Option<Strin
             contents: table.clone(),
         });
     }
-    Emitted { files }
+    Emitted { files, tune_candidates }
 }
 
 #[cfg(test)]
