@@ -527,7 +527,7 @@ const GOLDEN_ROOT: &str = "/begen-fixture";
 
 fn check_golden(case: &str, lib: &Library) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/emit").join(case);
-    let mut goldens = golden::Goldens::new("cargo test --lib emit::tests::golden");
+    let mut goldens = golden::Goldens::new("cargo test --lib target::xla_jax::tests::golden");
     for f in &emit(lib, Some("0.3")).files {
         goldens.check(&dir.join(&f.rel_path), &f.contents);
     }
@@ -561,7 +561,7 @@ fn run(cmd: &mut std::process::Command) -> String {
 /// Generates the CPU case for its real sources, compiles the wrappers and the glue with
 /// `-Wall -Wextra -Werror` into a shared library and calls every kernel from
 /// JAX (fixtures/emit/cpu/check.py). Needs g++ and a Python with jax:
-/// `BEGEN_PYTHON=/path/to/python cargo test -- --ignored emit`.
+/// `BEGEN_PYTHON=/path/to/python cargo test -- --ignored target::xla_jax`.
 #[test]
 #[ignore = "needs g++ and a Python with jax (BEGEN_PYTHON)"]
 fn cpu_wrappers_compile_and_run_from_jax() {
