@@ -1,0 +1,121 @@
+//! The binding targets: what turns one checked [`Library`] into the files
+//! of one framework's bindings. Everything before (scan, parse, check, the
+//! model and its plan) and the wrappers with their `extern "C"`
+//! trampolines ([`crate::emit::abi`]) are shared; a target owns, in its
+//! folder, its option checks, its emitted files and its toolchain needs
+//! (the headers its translation units compile against, the API version it
+//! records, the shared library it links from the wrappers' objects and its
+//! own units).
+//!
+//! A new target is one folder here (implementing [`Target`]) and one line
+//! in [`TARGETS`] (its `TargetId` constant beside it).
+
+pub(crate) mod xla_jax;
+
+use crate::build::TargetToolchain;
+use crate::diag::Diagnostic;
+use crate::emit::abi::TargetSection;
+use crate::model::generated::{Emitted, FileKind, GeneratedFile, TargetId};
+use crate::model::{Function, Library};
+
+/// One binding target.
+pub(crate) trait Target: Sync {
+    /// Its name, as the CLI and begen.yaml spell it.
+    fn id(&self) -> TargetId;
+
+    /// Its own checks of the checked library (its begen.yaml options, what
+    /// it cannot bind), as diagnostics; a kernel it refuses is refused by
+    /// name.
+    fn check(&self, _lib: &Library) -> Vec<Diagnostic> {
+        Vec::new()
+    }
+
+    /// What it adds to the wrapper of a source's `functions`, compiled with
+    /// the source.
+    fn wrapper_section(&self, functions: &[&Function]) -> TargetSection;
+
+    /// Its files: its translation units (`FileKind::TargetUnit` of its id)
+    /// and its outputs. `api_version` is what its toolchain found, if it
+    /// was asked (`TargetHeaders::api_version`). It cannot fail: `check`
+    /// made every name and path safe.
+    fn emit(&self, lib: &Library, api_version: Option<&str>) -> Vec<GeneratedFile>;
+
+    /// What it needs from the machine.
+    fn toolchain(&self) -> &dyn TargetToolchain;
+}
+
+/// Every known target, one line each.
+pub(crate) const TARGETS: &[&dyn Target] = &[&xla_jax::Jax];
+
+/// The target named `id`. Every `TargetId` in a plan is one of
+/// [`TARGETS`]' (the CLI and begen.yaml give names, looked up here).
+pub(crate) fn of(id: TargetId) -> &'static dyn Target {
+    TARGETS
+        .iter()
+        .copied()
+        .find(|t| t.id() == id)
+        .unwrap_or_else(|| unreachable!("target {id} is not in target::TARGETS"))
+}
+
+/// The target called `name`, if there is one.
+#[cfg_attr(not(test), allow(dead_code))] // the CLI's `--target` and begen.yaml's `targets:` will look names up here
+pub(crate) fn named(name: &str) -> Option<&'static dyn Target> {
+    TARGETS.iter().copied().find(|t| t.id().name() == name)
+}
+
+/// The plan's targets of `lib`.
+pub(crate) fn selected(lib: &Library) -> impl Iterator<Item = &'static dyn Target> + '_ {
+    lib.plan.targets.iter().map(|t| of(*t))
+}
+
+/// Every generated file of `lib`: the wrappers (with every selected
+/// target's section), then each selected target's files in the plan's
+/// order, then the shipped tuning table. `api_version` answers each
+/// target's toolchain's API version, where one was found.
+pub(crate) fn emit(lib: &Library, api_version: &dyn Fn(TargetId) -> Option<String>) -> Emitted {
+    let section = |functions: &[&Function]| {
+        let mut all = TargetSection::default();
+        for t in selected(lib) {
+            let s = t.wrapper_section(functions);
+            all.headers.extend(s.headers);
+            all.code.push_str(&s.code);
+        }
+        all
+    };
+    let (mut files, tune_candidates) = crate::emit::emit_wrappers(lib, &section);
+    for t in selected(lib) {
+        files.extend(t.emit(lib, api_version(t.id()).as_deref()));
+    }
+    if let Some(table) = &lib.tuning.table {
+        files.push(GeneratedFile {
+            rel_path: lib.plan.outputs.tune_table.clone(),
+            kind: FileKind::TuneTable,
+            source: None,
+            contents: table.clone(),
+        });
+    }
+    Emitted { files, tune_candidates }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_target_is_listed_once_by_a_distinct_name() {
+        let mut names: Vec<&str> = TARGETS.iter().map(|t| t.id().name()).collect();
+        assert!(names.contains(&"jax"), "{names:?}");
+        names.sort_unstable();
+        let n = names.len();
+        names.dedup();
+        assert_eq!(names.len(), n, "two targets share a name");
+        for t in TARGETS {
+            assert_eq!(of(t.id()).id(), t.id());
+            assert_eq!(named(t.id().name()).map(|t| t.id()), Some(t.id()));
+        }
+        assert!(named("tensorflow").is_none());
+        for t in crate::model::generated::DEFAULT_TARGETS {
+            assert!(named(t.name()).is_some(), "default target {t} is not listed");
+        }
+    }
+}
