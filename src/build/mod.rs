@@ -6,11 +6,13 @@
 //!
 //! The build executes the library's plan ([`crate::model::plan`], made by
 //! `check`) and reads no setting of its own: [`Toolchain::resolve`] probes
-//! the machine for what the plan needs (the work directory, XLA's FFI
-//! headers, one [`backend::Backend`] per backend of the plan, the
-//! libraries to link), then [`build_library`] runs compile (each backend's
-//! command, [`compile`]), link ([`link`]) and commit (staged outputs
-//! renamed into OUT).
+//! the machine for what the plan needs (the work directory, the headers of
+//! each selected binding target, asked through its [`TargetToolchain`] —
+//! for jax XLA's FFI headers —, one [`backend::Backend`] per backend of the
+//! plan, the libraries to link), then [`build_library`] runs compile (each
+//! backend's command, [`compile`]), link ([`link`]: the target's library
+//! from the shared objects and its own units') and commit (staged outputs
+//! renamed into OUT). The build never names a target's code.
 //!
 //! ```no_run
 //! use begen::driver::{Env, Settings, StderrReporter};
