@@ -27,6 +27,8 @@
 #   brainevent-ccache (needs CCACHE, a ccache binary), on brainevent's CUDA
 #   tree: see those steps below.
 #   native: CUDA kernels with XLA FFI's own types (tests/gpu/native).
+#   torch: CUDA kernels built with --target jax,torch, called from PyTorch
+#     (BEGEN_TORCH_PYTHON, default BEGEN_PYTHON, must import torch with CUDA).
 #   eager, bench-native: the eager-call and native-signature
 #     (bench/ffi_native) per-call benchmarks.
 #   tune: brainevent's CSR hybrid scatter with its 16 tuning candidates in
@@ -51,7 +53,7 @@ mkdir -p "$WORK"
 CORPUS="$ROOT/.cache/brainevent-0.3.0/corpus"
 WHEEL="$ROOT/.cache/brainevent-0.3.0/wheel"
 
-ALL_STEPS="demo modules typed structs algorithms prims sharding multigpu multiproc where jaxmin binaries brainevent tune tune-algo lists vocab native brainevent-loop brainevent-ccache bench bench-binary eager bench-native"
+ALL_STEPS="demo modules typed structs algorithms prims sharding multigpu multiproc where jaxmin binaries brainevent tune tune-algo lists vocab native torch brainevent-loop brainevent-ccache bench bench-binary eager bench-native"
 DEFAULT_STEPS="demo modules typed structs algorithms prims sharding jaxmin binaries brainevent bench bench-binary"
 STEPS=" $(echo "${STEPS:-$DEFAULT_STEPS}" | tr ',' ' ') "
 SKIP=" $(echo "${SKIP:-}" | tr ',' ' ') "
@@ -285,6 +287,17 @@ step_vocab() {
 echo "== begen's own vocabulary: BE::Attrs, string attributes, BE::Status, per-executable state in device memory"
 "$BEGEN" build tests/gpu/vocab --out "$WORK/vocab" --platform cuda --quiet
 "$PY" tests/gpu/check_vocab.py "$WORK/vocab"
+}
+
+# The torch target on the GPU (tests/gpu/torch, tests/gpu/typed): the ops
+# from torch against numpy and the same kernels' JAX functions, forward and
+# backward, a side stream ordered with torch's own ops, torch.compile.
+step_torch() {
+echo "== CUDA kernels from PyTorch and JAX: one build, both targets"
+export BEGEN_TORCH_PYTHON="${BEGEN_TORCH_PYTHON:-$PY}"
+"$BEGEN" build tests/gpu/torch --out "$WORK/torch" --platform cuda --target jax,torch --quiet
+"$BEGEN" build tests/gpu/typed --out "$WORK/typed-torch" --platform cuda --target jax,torch --quiet
+"$PY" tests/gpu/check_torch.py "$WORK/torch" "$WORK/typed-torch"
 }
 
 # CUDA kernels declared with XLA FFI's own types (tests/gpu/native):
