@@ -539,6 +539,10 @@ pub(crate) struct FunctionOptions {
     /// Typed-contract dimensions the outputs are sums over (checked: in an
     /// input, in no output); split, the partial outputs are added up.
     pub(crate) reduce: Vec<String>,
+    /// Outputs that are sums over some `shard` dimensions (checked: each a
+    /// `shard` dimension not in that output's shape): (output name, its
+    /// summed dimensions). Split, their partial outputs are added up.
+    pub(crate) sum: Vec<(String, Vec<String>)>,
 }
 
 /// A function's [`FunctionOptions`], boxed only once one is set: most
@@ -565,6 +569,7 @@ static DEFAULT_OPTIONS: FunctionOptions = FunctionOptions {
     instantiate: None,
     shard: Vec::new(),
     reduce: Vec::new(),
+    sum: Vec::new(),
 };
 
 impl std::ops::Deref for Options {

@@ -1,11 +1,14 @@
 """Section `sharding` (every typed kernel): a call on arrays split across
 devices runs per shard, as begen.yaml's `shard:` and `reduce:` allow.
 
-A kernel's rule is `(name, params, ins, outs, shard, reduce)`: its Python
-name, its inputs' names, each input's and output's dimension names (None
-for a fixed extent), and the dimensions that may be split (`shard`) or
-whose partial outputs are summed (`reduce`). Two mechanisms, both decided
-at trace time and costing nothing per call:
+A kernel's rule is `(name, params, ins, outs, shard, reduce[, sums])`: its
+Python name, its inputs' names, each input's and output's dimension names
+(None for a fixed extent), the dimensions that may be split (`shard`) or
+whose partial outputs are summed (`reduce`), and, where begen.yaml has
+`sum:`, per output the `shard` dimensions that output is a sum over (a
+weight gradient beside a batch-split cotangent: split along them, its
+partial outputs are added up, the others keep the split). Two mechanisms,
+both decided at trace time and costing nothing per call:
 
 - explicit mesh axes (`jax.make_mesh`'s default): the inputs' types say how
   they are split, so the whole function (checks, custom_vjp, primitive and
@@ -150,11 +153,18 @@ def _begen_warn_manual(rule, manual):
     return True
 
 
+def _begen_sums(rule):
+    # Per output, the dimensions its partial outputs are summed over when
+    # split: `reduce`'s, and the `shard` ones `sum:` gives that output.
+    per = rule[6] if len(rule) > 6 else ((),) * len(rule[3])
+    return tuple((*rule[5], *tuple(own)) for own in per)
+
+
 def _begen_choose(rule, specs, extent_of, mesh_shape):
     # The mesh axes each declared dimension is split along, from the first
     # input split along it: {dim: entry}. Other splits are gathered; each
     # (param, dim, why) gathered is listed.
-    _, params, ins, _, shard, reduce = rule
+    params, ins, shard, reduce = rule[1], rule[2], rule[4], rule[5]
     axes, used, gathered = {}, set(), []
     for param, dims, spec in zip(params, ins, specs):
         for i, (d, entry) in enumerate(zip(dims, spec)):
@@ -185,7 +195,7 @@ def _begen_choose(rule, specs, extent_of, mesh_shape):
 
 def _begen_split(rule, arrays):
     # The plan to call a kernel per shard under explicit mesh axes, or None
-    # to call it as is: (mesh, in_specs, out_specs, psum axes, {dim: entry},
+    # to call it as is: (mesh, in_specs, out_specs, psum axes per output, {dim: entry},
     # whether each input must be resharded to its in_spec first).
     if len(rule[2]) != len(arrays) or _begen_manual():
         return None
@@ -210,7 +220,7 @@ def _begen_split(rule, arrays):
 
     in_specs = tuple(PartitionSpec(*(axes.get(d) for d in dims)) for dims in rule[2])
     out_specs = tuple(PartitionSpec(*(axes.get(d) if d in rule[4] else None for d in dims)) for dims in rule[3])
-    psum = tuple(n for d in rule[5] for n in _begen_axis_names(axes.get(d)))
+    psum = tuple(tuple(n for d in dims for n in _begen_axis_names(axes.get(d))) for dims in _begen_sums(rule))
     # shard_map takes each input only as its type says it is split: an
     # input split otherwise (gathered, or split along another axis) or not
     # split where the plan splits it (a replicated array, a numpy constant)
@@ -239,8 +249,8 @@ def _begen_local(struct, dims, axes, mesh_shape):
 
 
 def _begen_shard_map(plan, rule, call, arrays, out):
-    # call(*blocks, out) on each device's blocks, under jax.shard_map; the
-    # outputs' partial sums added up over the `reduce` dimensions' axes.
+    # call(*blocks, out) on each device's blocks, under jax.shard_map; each
+    # output's partial sums added up over its summed dimensions' axes.
     mesh, in_specs, out_specs, psum, axes, moves = plan
     mesh_shape = dict(mesh.shape)
     given = arrays, out
@@ -262,9 +272,12 @@ def _begen_shard_map(plan, rule, call, arrays, out):
 
     def body(*blocks):
         result = call(*blocks, out)
-        if psum:
-            result = _jax.tree_util.tree_map(lambda y: _jax.lax.psum(y, psum), result)
-        return result
+        if not any(psum):
+            return result
+        if len(set(psum)) == 1:
+            # The same axes for every output (`reduce:` only).
+            return _jax.tree_util.tree_map(lambda y: _jax.lax.psum(y, psum[0]), result)
+        return type(result)(_jax.lax.psum(y, axes) if axes else y for y, axes in zip(result, psum))
 
     extra = {}
     if _begen_manual_axes():
@@ -457,7 +470,7 @@ def _begen_factors(rule, batch):
     # the reduction and need-replication factors. A fixed extent, an
     # undeclared dimension and a repeat within one array are each a factor
     # of their own that must stay whole.
-    _, _, ins, outs, shard, reduce = rule
+    ins, outs, shard, reduce = rule[2], rule[3], rule[4], rule[5]
     lead = tuple(f"b{i}" for i in range(len(batch)))
     whole = []
 
@@ -508,7 +521,9 @@ def _begen_custom_partitioning(fn, structs, rule, batch, shard=None):
             NamedSharding(mesh, PartitionSpec(*(axes.get(f) if f not in reduction else None for f in maps)))
             for maps in out_maps
         )
-        psum = tuple(n for f in reduction for n in _begen_axis_names(axes.get(f)))
+        psum = tuple(
+            tuple(n for d in dims for n in _begen_axis_names(axes.get(f"d_{d}"))) for dims in _begen_sums(rule)
+        )
         # One device's outputs: each unbatched output's factors name its dimensions.
         local = tuple(_begen_local(s, maps[len(batch) :], axes, dict(mesh.shape)) for s, maps in zip(structs, out_maps))
 
@@ -519,7 +534,7 @@ def _begen_custom_partitioning(fn, structs, rule, batch, shard=None):
 
         def lower(*args):
             out = _begen_vmapped(call, local, batch)(*args)
-            return tuple(_jax.lax.psum(y, psum) for y in out) if psum else out
+            return tuple(_jax.lax.psum(y, a) if a else y for y, a in zip(out, psum))
 
         return mesh, lower, out_shardings, in_shardings
 
@@ -725,7 +740,7 @@ def _begen_export_lowering(ctx, args, spec, rule, batch, shard=None):
 
 def _begen_untuple(rule):
     # The rule as the JSON text held it (lists) back in its tuple form.
-    name, params, ins, outs, shard, reduce = rule
+    name, params, ins, outs, shard, reduce = rule[:6]
     return (
         name,
         tuple(params),
@@ -733,7 +748,7 @@ def _begen_untuple(rule):
         tuple(tuple(d) for d in outs),
         tuple(shard),
         tuple(reduce),
-    )
+    ) + tuple(tuple(tuple(d) for d in per) for per in rule[6:])
 
 
 def _begen_export_partition(arg_shapes, arg_shardings, result_shape, result_sharding, backend_config):
@@ -777,7 +792,7 @@ def _begen_export_partition(arg_shapes, arg_shardings, result_shape, result_shar
         NamedSharding(mesh, PartitionSpec(*(f if f in tiles and f not in reduction else None for f in maps)))
         for maps in out_maps
     ]
-    psum = tuple(f for f in reduction if f in tiles)
+    psum = tuple(tuple(f"d_{d}" for d in dims if f"d_{d}" in tiles) for dims in _begen_sums(rule))
     structs = tuple(_jax.ShapeDtypeStruct(tuple(shape), dtype) for shape, dtype in config["structs"])
     local = tuple(
         _begen_local(s, maps[len(batch) :], {f: f for f in tiles if f not in reduction}, tiles)
@@ -805,7 +820,7 @@ def _begen_export_partition(arg_shapes, arg_shardings, result_shape, result_shar
 
     def lower(*args):
         out = _begen_vmapped(fn, local, batch)(*args)
-        return tuple(_jax.lax.psum(y, psum) for y in out) if psum else out
+        return tuple(_jax.lax.psum(y, a) if a else y for y, a in zip(out, psum))
 
     hlo_in = [sh._to_xla_hlo_sharding(len(s.dimensions())) for sh, s in zip(in_shardings, arg_shapes)]
     results = result_shape.tuple_shapes() if result_shape.is_tuple() else (result_shape,)

@@ -1,0 +1,89 @@
+"""The calls of tests/e2e/shard_sums on several CPU devices, run in a fresh
+process by tests/python/test_e2e_shard_sums.py (the device count is fixed
+when JAX's backend starts): `python shard_sums_cases.py OUT DEVICES MODE`
+prints one JSON object, a case per key, each with whether every output
+equals jnp's reference, its outputs' PartitionSpecs, the begen warnings
+the call raised, and from the compiled HLO the collectives and the custom
+calls' operand shapes. MODE is `explicit` or `auto` (the mesh's axis type).
+"""
+
+import json
+import re
+import sys
+import warnings
+
+import numpy as np
+
+out_dir, devices, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+sys.path.insert(0, out_dir)
+
+import jax
+
+jax.config.update("jax_num_cpu_devices", devices)
+import e2e_shard_sums as m
+import hlo_collectives
+import jax.numpy as jnp
+from jax.sharding import AxisType, NamedSharding
+from jax.sharding import PartitionSpec as P
+
+axis_type = AxisType.Auto if mode == "auto" else AxisType.Explicit
+mesh = jax.make_mesh((devices,), ("x",), axis_types=(axis_type,))
+rng = np.random.default_rng(0)
+N, D = 4 * devices, 6
+EPS = 1e-5
+
+
+def put(a, *spec):
+    return jax.device_put(a, NamedSharding(mesh, P(*spec)))
+
+
+def operands(line):
+    target = re.search(r'custom_call_target="([^"]+)"', line).group(1)
+    constraints = line.split("operand_layout_constraints={", 1)[-1].split(", api_version", 1)[0]
+    return [target, re.findall(r"[a-z]+\d*\[[\d,]*\]", constraints)]
+
+
+def case(f, args, want):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            got = jax.jit(f)(*args)
+            text = jax.jit(f).lower(*args).compile().as_text()
+        except Exception as e:  # reported, not raised: the test names the case
+            return {"error": f"{type(e).__name__}: {e}"}
+    got = got if isinstance(got, (tuple, list)) else (got,)
+    want = want if isinstance(want, (tuple, list)) else (want,)
+    specs = [str(g.sharding.spec) if isinstance(g.sharding, NamedSharding) else None for g in got]
+    return {
+        "close": [bool(np.allclose(np.asarray(g), np.asarray(w), rtol=1e-4, atol=1e-5)) for g, w in zip(got, want)],
+        "specs": specs,
+        "collectives": {k: v for k, v in hlo_collectives.ops(text).items() if v},
+        "calls": [operands(line) for line in text.splitlines() if "custom_call_target=" in line],
+        "warnings": [str(w.message) for w in caught if "gathered on every device" in str(w.message)],
+    }
+
+
+def rms_ref(x, w):
+    rstd = 1 / jnp.sqrt(jnp.mean(x * x, axis=-1, keepdims=True) + EPS)
+    return x * rstd * w
+
+
+x = rng.normal(size=(N, D)).astype(np.float32)
+w = rng.normal(size=D).astype(np.float32)
+ct = rng.normal(size=(N, D)).astype(np.float32)
+rstd = (1 / np.sqrt(np.mean(x * x, axis=-1) + EPS)).astype(np.float32)
+_, pullback = jax.vjp(rms_ref, x, w)
+ref_ct_x, ref_ct_w = pullback(ct)
+
+results = {
+    # The backward kernel called directly on rows split across devices.
+    "bwd": case(m.rms_norm_bwd, (put(x, "x"), put(w), put(rstd, "x"), put(ct, "x")), (ref_ct_x, ref_ct_w)),
+    "forward": case(m.rms, (put(x, "x"), put(w)), rms_ref(x, w)),
+    # The gradient of both inputs through rms's backward kernel.
+    "grad": case(
+        jax.grad(lambda a, b, c: (m.rms(a, b) * c).sum(), argnums=(0, 1)),
+        (put(x, "x"), put(w), put(ct, "x")),
+        (ref_ct_x, ref_ct_w),
+    ),
+}
+print(json.dumps(results))
