@@ -89,20 +89,16 @@ fn problems(f: &Function) -> Vec<Problem> {
         out.push((None, msg::shard_not_plain(&f.name, key, &p.name), None));
         return out;
     }
-    if let Some(p) =
-        f.input_params().chain(f.output_params()).find(|p| p.token.contract().is_some_and(|c| c.rest().is_some()))
-    {
-        out.push((None, msg::shard_rest(&f.name, key, &p.name), None));
-        return out;
-    }
-    if let Some(p) = f.input_params().chain(f.output_params()).find(|p| p.dim_names().is_none()) {
+    if let Some(p) = f.input_params().chain(f.output_params()).find(|p| p.split_names().is_none()) {
         out.push((None, msg::shard_untyped(&f.name, key, &p.name), None));
         return out;
     }
+    // A named rest (`rows` of `[rows..., d]`) is split like a dimension:
+    // along its leading extents, which every array that writes it shares.
     let inputs: Vec<(&Param, Vec<Option<&str>>)> =
-        f.input_params().map(|p| (p, p.dim_names().unwrap_or_default())).collect();
+        f.input_params().map(|p| (p, p.split_names().unwrap_or_default())).collect();
     let outputs: Vec<(&Param, Vec<Option<&str>>)> =
-        f.output_params().map(|p| (p, p.dim_names().unwrap_or_default())).collect();
+        f.output_params().map(|p| (p, p.split_names().unwrap_or_default())).collect();
     let mut known: Vec<String> = Vec::new();
     for (_, ds) in inputs.iter().chain(&outputs) {
         for d in ds.iter().flatten() {

@@ -1680,10 +1680,15 @@ pub(crate) fn with_sharding(view: &mut PyFunctionView, f: &Function, shown: &str
         return false;
     }
     let PyBody::Kernel(body) = &mut view.body else { return false };
+    // A rest is written `"rows..."` (`"..."` when anonymous): the runtime
+    // gives its leading extents a name each once it sees the ranks.
     let dims = |p: &Param| {
-        PyLit::tuple(
-            p.dim_names().unwrap_or_default().into_iter().map(|d| d.map_or(PyLit::Raw("None".into()), PyLit::from)),
-        )
+        let extents = p.token.contract().and_then(|c| c.dims.as_deref()).unwrap_or_default();
+        PyLit::tuple(extents.iter().map(|d| match d {
+            Extent::Named(n) => PyLit::from(n.as_str()),
+            Extent::Fixed(_) => PyLit::Raw("None".into()),
+            Extent::Rest(name) => PyLit::Str(format!("{}...", name.as_deref().unwrap_or(""))),
+        }))
     };
     let mut rule = vec![
         shown.into(),

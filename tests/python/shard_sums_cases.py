@@ -86,4 +86,27 @@ results = {
         (ref_ct_x, ref_ct_w),
     ),
 }
+# A named rest `rows...`: x of shape (B, R, D), its leading (B, R) split
+# along either axis.
+B, R = devices, 3
+xr = rng.normal(size=(B, R, D)).astype(np.float32)
+ctr = rng.normal(size=(B, R, D)).astype(np.float32)
+_, pullback_r = jax.vjp(rms_ref, xr, w)
+ref_r = pullback_r(ctr)
+xt = np.ascontiguousarray(xr.transpose(1, 0, 2))  # (R, B, D): the split on the second axis
+ctt = np.ascontiguousarray(ctr.transpose(1, 0, 2))
+_, pullback_t = jax.vjp(rms_ref, xt, w)
+grad_rows = jax.grad(lambda a, b, c: (m.rms_rows(a, b) * c).sum(), argnums=(0, 1))
+inv = 1 / np.sqrt(np.mean(xr * xr, axis=-1) + EPS)
+results.update(
+    {
+        "rest_forward": case(m.rms_rows, (put(xr, "x"), put(w)), rms_ref(xr, w)),
+        "rest_forward_axis1": case(m.rms_rows, (put(xt, None, "x"), put(w)), rms_ref(xt, w)),
+        "rest_grad": case(grad_rows, (put(xr, "x"), put(w), put(ctr, "x")), ref_r),
+        "rest_grad_axis1": case(grad_rows, (put(xt, None, "x"), put(w), put(ctt, None, "x")), pullback_t(ctt)),
+        "rest_bwd": case(m.rms_rows_grad, (put(xr, "x"), put(w), put(ctr, "x")), ref_r),
+        "rms_norm": case(m.rms_norm, (put(xr, "x"),), (xr * inv[..., None], inv)),
+        "rest_undeclared": case(m.rms_rows_plain, (put(xr, "x"), put(w)), rms_ref(xr, w)),
+    }
+)
 print(json.dumps(results))

@@ -1,9 +1,12 @@
-"""Per-output sums under a split, end to end on 4 CPU devices: tests/e2e/shard_sums
-built by the CLI, its RMSNorm backward kernels (`shard: [n], sum: {ct_w: [n]}`)
-called on rows split across devices under explicit and auto mesh axes. Each
-device computes its rows of ct_x and a partial ct_w; the compiled HLO has
-exactly one all-reduce (ct_w's) and no all-gather, and both cotangents equal
-jnp's. Each mode runs in a fresh process (tests/python/shard_sums_cases.py)."""
+"""Per-output sums and named rests under a split, end to end on 4 CPU devices:
+tests/e2e/shard_sums built by the CLI, its RMSNorm kernels called on rows split
+across devices under explicit and auto mesh axes. The backward kernels
+(`shard: [n], sum: {ct_w: [n]}`) compute each device's rows of ct_x and a
+partial ct_w: the compiled HLO has exactly one all-reduce (ct_w's) and no
+all-gather, and both cotangents equal jnp's. Over `[rows..., d]` with
+`shard: [rows]` a split of either leading axis stays split; undeclared, it is
+gathered once, with the warning under explicit axes. Each mode runs in a
+fresh process (tests/python/shard_sums_cases.py)."""
 
 import json
 import subprocess
@@ -29,7 +32,7 @@ def results(request, built):
         [sys.executable, str(CASES), str(built), "4", request.param], capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    return json.loads(proc.stdout.strip().splitlines()[-1])
+    return request.param, json.loads(proc.stdout.strip().splitlines()[-1])
 
 
 def targets(result, name):
@@ -37,12 +40,14 @@ def targets(result, name):
 
 
 def test_cotangents_equal_jnp(results):
+    _, results = results
     for name, r in results.items():
         assert "error" not in r, f"{name}: {r.get('error')}"
         assert all(r["close"]), f"{name}: {r['close']}"
 
 
 def test_weight_gradient_is_one_all_reduce_and_nothing_is_gathered(results):
+    _, results = results
     for name in ("bwd", "grad"):
         assert results[name]["collectives"] == {"all-reduce": 1}, (name, results[name]["collectives"])
         assert results[name]["warnings"] == [], name
@@ -55,5 +60,39 @@ def test_weight_gradient_is_one_all_reduce_and_nothing_is_gathered(results):
 
 
 def test_forward_splits_rows_with_no_collective(results):
+    _, results = results
     assert results["forward"]["collectives"] == {}
     assert targets(results["forward"], "rms") == [["f32[4,6]", "f32[6]"]]
+
+
+def test_a_named_rest_splits_along_its_leading_extents(results):
+    _, results = results
+    # x (4, 3, 6) as `rows..., d`: split along either leading axis, each
+    # device's call sees its block of rows, nothing gathered.
+    for name in ("rest_forward", "rest_forward_axis1", "rms_norm"):
+        assert results[name]["collectives"] == {}, (name, results[name]["collectives"])
+        assert results[name]["warnings"] == [], name
+    assert targets(results["rest_forward"], "rms_rows") == [["f32[1,3,6]", "f32[6]"]]
+    assert targets(results["rest_forward_axis1"], "rms_rows") == [["f32[3,1,6]", "f32[6]"]]
+    assert targets(results["rms_norm"], "rms_norm") == [["f32[1,3,6]"]]
+    # The inverse norms `[rows...]` keep the split too.
+    assert results["rms_norm"]["specs"][1] in ("P('x',)", "P('x', None)")
+    # The gradient: the rows' cotangent split, ct_w one all-reduce.
+    for name in ("rest_grad", "rest_grad_axis1", "rest_bwd"):
+        assert results[name]["collectives"] == {"all-reduce": 1}, (name, results[name]["collectives"])
+    assert targets(results["rest_grad"], "rms_rows_grad") == [["f32[1,3,6]", "f32[6]", "f32[1,3,6]"]]
+    assert targets(results["rest_grad_axis1"], "rms_rows_grad") == [["f32[3,1,6]", "f32[6]", "f32[3,1,6]"]]
+
+
+def test_an_undeclared_rest_is_gathered_with_the_warning(results):
+    mode, results = results
+    r = results["rest_undeclared"]
+    assert r["collectives"] == {"all-gather": 1}
+    assert targets(r, "rms_rows_plain") == [["f32[4,3,6]", "f32[6]"]]
+    if mode == "explicit":
+        assert r["warnings"] == [
+            "rms_rows_plain: parameter 'x' is split along dimension 'rows[0]', which begen.yaml does not declare in "
+            "`shard:` or `reduce:`: it is gathered on every device (all-gather) before the call"
+        ]
+    else:
+        assert r["warnings"] == []  # auto axes: XLA's partitioner gathers it, no trace-time warning

@@ -7,8 +7,12 @@ Python name, its inputs' names, each input's and output's dimension names
 whose partial outputs are summed (`reduce`), and, where begen.yaml has
 `sum:`, per output the `shard` dimensions that output is a sum over (a
 weight gradient beside a batch-split cotangent: split along them, its
-partial outputs are added up, the others keep the split). Two mechanisms,
-both decided at trace time and costing nothing per call:
+partial outputs are added up, the others keep the split). A shape that
+starts with a rest writes it `"rows..."` (`"..."` when anonymous); once the
+ranks are known (`_begen_expand`) its leading extents are dimensions of
+their own, `rows[0]`, `rows[1]`..., each split where `rows` is declared
+(the anonymous rest's stay whole). Two mechanisms, both decided at trace
+time and costing nothing per call:
 
 - explicit mesh axes (`jax.make_mesh`'s default): the inputs' types say how
   they are split, so the whole function (checks, custom_vjp, primitive and
@@ -153,6 +157,41 @@ def _begen_warn_manual(rule, manual):
     return True
 
 
+def _begen_expand(rule, arrays):
+    # The rule for these inputs, each rest (a first entry "rows..." or
+    # "...") its leading extents, one name each ("rows[0]", "rows[1]"...;
+    # None for the anonymous rest's: never split), a declared rest
+    # declaring every one of them. The rule itself where there is none.
+    is_rest = lambda dims: bool(dims) and isinstance(dims[0], str) and dims[0].endswith("...")
+    if not any(is_rest(dims) for dims in (*rule[2], *rule[3])):
+        return rule
+    counts = {}
+    for dims, x in zip(rule[2], arrays):
+        if is_rest(dims):
+            counts.setdefault(dims[0][:-3], max(_jax.numpy.ndim(x) - (len(dims) - 1), 0))
+
+    def expand(dims):
+        if not is_rest(dims):
+            return tuple(dims)
+        name = dims[0][:-3]
+        return tuple(f"{name}[{i}]" if name else None for i in range(counts.get(name, 0))) + tuple(dims[1:])
+
+    def names(declared):
+        return tuple(e for d in declared for e in ((f"{d}[{i}]" for i in range(counts[d])) if d in counts else (d,)))
+
+    expanded = (rule[0], rule[1], tuple(map(expand, rule[2])), tuple(map(expand, rule[3])))
+    return expanded + tuple(names(d) for d in rule[4:6]) + tuple(tuple(names(d) for d in per) for per in rule[6:])
+
+
+def _begen_factor(d):
+    # The Shardy factor of dimension d: `d_<name>`, a rest's extent i
+    # (`rows[i]`) `r<i>_rows` (factor names are identifiers).
+    if d.endswith("]"):
+        name, i = d[:-1].split("[")
+        return f"r{i}_{name}"
+    return f"d_{d}"
+
+
 def _begen_sums(rule):
     # Per output, the dimensions its partial outputs are summed over when
     # split: `reduce`'s, and the `shard` ones `sum:` gives that output.
@@ -196,9 +235,11 @@ def _begen_choose(rule, specs, extent_of, mesh_shape):
 def _begen_split(rule, arrays):
     # The plan to call a kernel per shard under explicit mesh axes, or None
     # to call it as is: (mesh, in_specs, out_specs, psum axes per output, {dim: entry},
-    # whether each input must be resharded to its in_spec first).
+    # whether each input must be resharded to its in_spec first, the rule
+    # with its rests expanded).
     if len(rule[2]) != len(arrays) or _begen_manual():
         return None
+    rule = _begen_expand(rule, arrays)
     # An empty array is not split (XLA's partitioner mishandles zero-sized
     # blocks): the plain call, which has nothing to gather.
     if any(0 in _jax.numpy.shape(x) for x in arrays):
@@ -229,7 +270,7 @@ def _begen_split(rule, arrays):
     moves = tuple(_begen_differs(spec, want) for spec, want in zip(specs, in_specs))
     if any(moves) and getattr(_jax.sharding, "reshard", None) is None:
         return None
-    return mesh, in_specs, out_specs, psum, axes, moves
+    return mesh, in_specs, out_specs, psum, axes, moves, rule
 
 
 def _begen_differs(spec, want):
@@ -251,7 +292,7 @@ def _begen_local(struct, dims, axes, mesh_shape):
 def _begen_shard_map(plan, rule, call, arrays, out):
     # call(*blocks, out) on each device's blocks, under jax.shard_map; each
     # output's partial sums added up over its summed dimensions' axes.
-    mesh, in_specs, out_specs, psum, axes, moves = plan
+    mesh, in_specs, out_specs, psum, axes, moves, rule = plan
     mesh_shape = dict(mesh.shape)
     given = arrays, out
     if any(moves):
@@ -482,14 +523,14 @@ def _begen_factors(rule, batch):
                 whole.append(names[-1])
                 continue
             seen.add(d)
-            names.append(f"d_{d}")
+            names.append(_begen_factor(d))
             if d not in shard and d not in reduce and names[-1] not in whole:
                 whole.append(names[-1])
         return lead + tuple(names)
 
     in_maps = tuple(factors(dims) for dims in ins)
     out_maps = tuple(factors(dims) for dims in outs)
-    reduction = tuple(f"d_{d}" for d in reduce)
+    reduction = tuple(_begen_factor(d) for d in reduce)
     return in_maps, out_maps, reduction, tuple(whole)
 
 
@@ -522,7 +563,7 @@ def _begen_custom_partitioning(fn, structs, rule, batch, shard=None):
             for maps in out_maps
         )
         psum = tuple(
-            tuple(n for d in dims for n in _begen_axis_names(axes.get(f"d_{d}"))) for dims in _begen_sums(rule)
+            tuple(n for d in dims for n in _begen_axis_names(axes.get(_begen_factor(d)))) for dims in _begen_sums(rule)
         )
         # One device's outputs: each unbatched output's factors name its dimensions.
         local = tuple(_begen_local(s, maps[len(batch) :], axes, dict(mesh.shape)) for s, maps in zip(structs, out_maps))
@@ -573,7 +614,8 @@ def _begen_ffi_call(rule, target, result, pick=None, **options):
     manual = _begen_manual_axes()
 
     def call(*arrays, **attrs):
-        if manual and _begen_warn_manual(rule, manual):
+        ruled = _begen_expand(rule, arrays)
+        if manual and _begen_warn_manual(ruled, manual):
             return plain(*arrays, **attrs)
         if len(arrays) != len(rule[2]) or any(_begen_explicit(x) is not None for x in arrays):
             return plain(*arrays, **attrs)
@@ -584,7 +626,7 @@ def _begen_ffi_call(rule, target, result, pick=None, **options):
 
         spec = _begen_export_spec(target, structs, many, options, attrs)
         out = _begen_partition_primitive().bind(
-            *arrays, fn=fn, structs=structs, rule=rule, batch=(), spec=spec, shard=pick
+            *arrays, fn=fn, structs=structs, rule=ruled, batch=(), spec=spec, shard=pick
         )
         return tuple(out) if many else out[0]
 
@@ -792,7 +834,7 @@ def _begen_export_partition(arg_shapes, arg_shardings, result_shape, result_shar
         NamedSharding(mesh, PartitionSpec(*(f if f in tiles and f not in reduction else None for f in maps)))
         for maps in out_maps
     ]
-    psum = tuple(tuple(f"d_{d}" for d in dims if f"d_{d}" in tiles) for dims in _begen_sums(rule))
+    psum = tuple(tuple(_begen_factor(d) for d in dims if _begen_factor(d) in tiles) for dims in _begen_sums(rule))
     structs = tuple(_jax.ShapeDtypeStruct(tuple(shape), dtype) for shape, dtype in config["structs"])
     local = tuple(
         _begen_local(s, maps[len(batch) :], {f: f for f in tiles if f not in reduction}, tiles)

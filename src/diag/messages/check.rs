@@ -1166,14 +1166,6 @@ pub(crate) fn shard_untyped(function: &str, key: &str, param: &str) -> String {
     )
 }
 
-pub(crate) fn shard_rest(function: &str, key: &str, param: &str) -> String {
-    let (function, key, param) = (q(function), q(key), q(param));
-    format!(
-        "`{key}:` of '{function}' names the dimensions a call may be split along, but the shape of its \
-         parameter '{param}' starts with `...`: write each dimension (`[n, d]`)"
-    )
-}
-
 pub(crate) fn shard_not_plain(function: &str, key: &str, param: &str) -> String {
     let (function, key, param) = (q(function), q(key), q(param));
     format!(

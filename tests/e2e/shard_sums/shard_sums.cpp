@@ -53,3 +53,29 @@ void rms_grad(const float* x, const float* w, const float* ct_y, float* ct_x, fl
         row_backward(xi, w, row_rstd(xi, d), ct_y + i * d, ct_x + i * d, ct_w, d);
     }
 }
+
+// The same over any leading dimensions: `rows` is their product, and a
+// split of any of them gives each device whole rows.
+// @BE rms_rows arg:float32[rows..., d] arg:float32[d] ret:float32[rows..., d] dim.rows dim.d
+void rms_rows(const float* x, const float* w, float* y, int64_t rows, int64_t d) { rms(x, w, y, rows, d); }
+
+// @BE rms_rows_grad arg:float32[rows..., d] arg:float32[d] arg:float32[rows..., d] ret:float32[rows..., d] ret:float32[d] dim.rows dim.d
+void rms_rows_grad(const float* x, const float* w, const float* ct_y, float* ct_x, float* ct_w, int64_t rows,
+                   int64_t d) {
+    rms_grad(x, w, ct_y, ct_x, ct_w, rows, d);
+}
+
+// docs/typed.md's rms_norm: y and the inverse norm of each row.
+// @BE rms_norm arg:float32[rows..., d] ret:float32[rows..., d] ret:float32[rows...] attr.eps=1e-5 dim.rows dim.d
+void rms_norm(const float* x, float* y, float* inv, float eps, int64_t rows, int64_t d) {
+    for (int64_t i = 0; i < rows; ++i) {
+        float ss = 0.0f;
+        for (int64_t j = 0; j < d; ++j) ss += x[i * d + j] * x[i * d + j];
+        inv[i] = 1.0f / std::sqrt(ss / static_cast<float>(d) + eps);
+        for (int64_t j = 0; j < d; ++j) y[i * d + j] = x[i * d + j] * inv[i];
+    }
+}
+
+// rms_rows without begen.yaml's declarations: split inputs are gathered.
+// @BE rms_rows_plain arg:float32[rows..., d] arg:float32[d] ret:float32[rows..., d] dim.rows dim.d
+void rms_rows_plain(const float* x, const float* w, float* y, int64_t rows, int64_t d) { rms(x, w, y, rows, d); }
