@@ -228,7 +228,7 @@ if [[ -d tests/python ]]; then
     cpu_e2e=(tests/python/runtime tests/python/test_e2e_cpu.py tests/python/test_e2e_typed.py
              tests/python/test_e2e_modules.py tests/python/test_e2e_structs.py tests/python/test_e2e_algo.py
              tests/python/test_attr_conversion.py tests/python/test_e2e_versions.py tests/python/test_e2e_sharding.py
-             tests/python/test_e2e_shard_sums.py
+             tests/python/test_e2e_shard_sums.py tests/python/test_e2e_lowp.py
              tests/python/test_e2e_multiprocess.py tests/python/test_e2e_native.py tests/python/test_e2e_vocab.py
              tests/python/test_e2e_vocab_state.py tests/python/test_e2e_tensors.py)
     # The older jax releases' runs are a lane of their own, beside the run

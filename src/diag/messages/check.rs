@@ -516,15 +516,6 @@ pub(crate) fn const_type_value(func: &str, name: &str, value: &str) -> String {
     format!("`{value}` is not an element type, but '{name}' of '{func}' is a type parameter")
 }
 
-pub(crate) fn const_half_on_cpu(func: &str, name: &str, value: &str) -> String {
-    let func = q(func);
-    let name = q(name);
-    let value = q(value);
-    format!(
-        "`const.{name}={value}` of '{func}': {value} has no C++ type in a CPU source (CUDA sources use `__half`/`__nv_bfloat16`)"
-    )
-}
-
 pub(crate) fn const_duplicate(func: &str, name: &str, value: &str) -> String {
     let func = q(func);
     let name = q(name);
