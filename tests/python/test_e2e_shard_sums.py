@@ -91,8 +91,10 @@ def test_an_undeclared_rest_is_gathered_with_the_warning(results):
     assert targets(r, "rms_rows_plain") == [["f32[4,3,6]", "f32[6]"]]
     if mode == "explicit":
         assert r["warnings"] == [
-            "rms_rows_plain: parameter 'x' is split along dimension 'rows[0]', which begen.yaml does not declare in "
-            "`shard:` or `reduce:`: it is gathered on every device (all-gather) before the call"
+            (
+                "rms_rows_plain: parameter 'x' is split along dimension 'rows[0]', which begen.yaml does not declare "
+                "in `shard:` or `reduce:`: it is gathered on every device (all-gather) before the call"
+            )
         ]
     else:
         assert r["warnings"] == []  # auto axes: XLA's partitioner gathers it, no trace-time warning

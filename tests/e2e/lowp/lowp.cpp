@@ -56,3 +56,34 @@ void from_bf16(const uint16_t* x, float* y, int64_t n) {
 void from_half(const uint16_t* x, float* y, int64_t n) {
     for (int64_t i = 0; i < n; ++i) y[i] = BE::half::from_bits(x[i]);
 }
+
+// y = x^2 and its backward kernel dx = 2 x dy, over bfloat16 or float32
+// (bfloat16 first: check-grads draws its inputs in it).
+// @BE sq_t arg:T[n] ret:T[n] dim.n const.T=bfloat16,float32
+template <typename T>
+void sq_t(const T* x, T* y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = float(x[i]) * float(x[i]);
+}
+
+// @BE sq_t_bwd arg:T[n] arg:T[n] ret:T[n] dim.n const.T=bfloat16,float32
+template <typename T>
+void sq_t_bwd(const T* x, const T* ct, T* dx, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) dx[i] = 2.0f * float(x[i]) * float(ct[i]);
+}
+
+// The same in bfloat16 only: no float32 instance to check it in.
+// @BE sq_bf16 arg:bfloat16[n] ret:bfloat16[n] dim.n
+void sq_bf16(const BE::bfloat16* x, BE::bfloat16* y, int64_t n) { sq_t(x, y, n); }
+
+// @BE sq_bf16_bwd arg:bfloat16[n] arg:bfloat16[n] ret:bfloat16[n] dim.n
+void sq_bf16_bwd(const BE::bfloat16* x, const BE::bfloat16* ct, BE::bfloat16* dx, int64_t n) { sq_t_bwd(x, ct, dx, n); }
+
+// A wrong backward kernel in bfloat16 (a sign error: -2 x dy): the
+// per-dtype tolerance still catches it.
+// @BE sq_bf16_wrong arg:bfloat16[n] ret:bfloat16[n] dim.n
+void sq_bf16_wrong(const BE::bfloat16* x, BE::bfloat16* y, int64_t n) { sq_t(x, y, n); }
+
+// @BE sq_bf16_wrong_bwd arg:bfloat16[n] arg:bfloat16[n] ret:bfloat16[n] dim.n
+void sq_bf16_wrong_bwd(const BE::bfloat16* x, const BE::bfloat16* ct, BE::bfloat16* dx, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) dx[i] = -2.0f * float(x[i]) * float(ct[i]);
+}
