@@ -84,9 +84,8 @@ pub(super) fn resolve_consts(
             }
             TemplateKind::Type => {
                 for v in values {
-                    match AttrType::parse(v) {
-                        None => diags.push(Diagnostic::error(*span, msg::const_type_value(func, name, v))),
-                        Some(_) => {}
+                    if AttrType::parse(v).is_none() {
+                        diags.push(Diagnostic::error(*span, msg::const_type_value(func, name, v)));
                     }
                 }
                 ConstKind::Type
