@@ -1,10 +1,12 @@
 """The calls of tests/e2e/shard_sums on several CPU devices, run in a fresh
 process by tests/python/test_e2e_shard_sums.py (the device count is fixed
-when JAX's backend starts): `python shard_sums_cases.py OUT DEVICES MODE`
+when JAX's backend starts): `python shard_sums_cases.py OUT DEVICES MODE [FILES]`
 prints one JSON object, a case per key, each with whether every output
 equals jnp's reference, its outputs' PartitionSpecs, the begen warnings
 the call raised, and from the compiled HLO the collectives and the custom
-calls' operand shapes. MODE is `explicit` or `auto` (the mesh's axis type).
+calls' operand shapes. MODE is `explicit` or `auto` (the mesh's axis type);
+`export`/`auto-export` export the backward calls to FILES, and
+`deserialize`/`auto-deserialize` run them in this fresh process.
 """
 
 import json
@@ -15,6 +17,7 @@ import warnings
 import numpy as np
 
 out_dir, devices, mode = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+files = sys.argv[4] if len(sys.argv) > 4 else out_dir
 sys.path.insert(0, out_dir)
 
 import jax
@@ -26,7 +29,7 @@ import jax.numpy as jnp
 from jax.sharding import AxisType, NamedSharding
 from jax.sharding import PartitionSpec as P
 
-axis_type = AxisType.Auto if mode == "auto" else AxisType.Explicit
+axis_type = AxisType.Auto if mode.startswith("auto") else AxisType.Explicit
 mesh = jax.make_mesh((devices,), ("x",), axis_types=(axis_type,))
 rng = np.random.default_rng(0)
 N, D = 4 * devices, 6
@@ -74,6 +77,41 @@ ct = rng.normal(size=(N, D)).astype(np.float32)
 rstd = (1 / np.sqrt(np.mean(x * x, axis=-1) + EPS)).astype(np.float32)
 _, pullback = jax.vjp(rms_ref, x, w)
 ref_ct_x, ref_ct_w = pullback(ct)
+
+if mode.endswith(("export", "deserialize")):
+    # The backward kernels exported (rows split, ct_w summed), and run after
+    # deserializing in a fresh process: still split, still one all-reduce.
+    B, R = devices, 3
+    xr = rng.normal(size=(B, R, D)).astype(np.float32)
+    ctr = rng.normal(size=(B, R, D)).astype(np.float32)
+    exports = {
+        "bwd": (m.rms_norm_bwd, lambda: (put(x, "x"), put(w), put(rstd, "x"), put(ct, "x")), (ref_ct_x, ref_ct_w)),
+        "rest_bwd": (m.rms_rows_grad, lambda: (put(xr, "x"), put(w), put(ctr, "x")), jax.vjp(rms_ref, xr, w)[1](ctr)),
+    }
+    results = {}
+    if mode.endswith("export"):
+        from jax import export
+
+        for name, (f, args, _) in exports.items():
+            exported = export.export(jax.jit(f), disabled_checks=m.export_safety_checks())(*args())
+            with open(f"{files}/{name}.bin", "wb") as file:
+                file.write(exported.serialize())
+            results[name] = {"devices": exported.nr_devices}
+    else:
+        for name, (_, args, want) in exports.items():
+            with open(f"{files}/{name}.bin", "rb") as file:
+                exported = m.deserialize(bytearray(file.read()))
+            got = exported.call(*args())
+            text = jax.jit(exported.call).lower(*args()).compile().as_text()
+            results[name] = {
+                "close": [
+                    bool(np.allclose(np.asarray(g), np.asarray(r), rtol=1e-4, atol=1e-5)) for g, r in zip(got, want)
+                ],
+                "collectives": {k: v for k, v in hlo_collectives.ops(text).items() if v},
+                "calls": [operands(line) for line in text.splitlines() if "custom_call_target=" in line],
+            }
+    print(json.dumps(results))
+    sys.exit(0)
 
 results = {
     # The backward kernel called directly on rows split across devices.

@@ -98,3 +98,23 @@ def test_an_undeclared_rest_is_gathered_with_the_warning(results):
         ]
     else:
         assert r["warnings"] == []  # auto axes: XLA's partitioner gathers it, no trace-time warning
+
+
+@pytest.mark.parametrize("mode", ["explicit", "auto"])
+def test_an_exported_backward_stays_split_with_one_all_reduce(built, tmp_path, mode):
+    # Exported (auto axes: begen's partitioned custom call, split again by
+    # the partitioner the module registers) and run in a fresh process.
+    prefix = "" if mode == "explicit" else "auto-"
+
+    def run(step):
+        args = [sys.executable, str(CASES), str(built), "4", prefix + step, str(tmp_path)]
+        proc = subprocess.run(args, capture_output=True, text=True, check=False)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        return json.loads(proc.stdout.strip().splitlines()[-1])
+
+    assert run("export") == {"bwd": {"devices": 4}, "rest_bwd": {"devices": 4}}
+    d = run("deserialize")
+    for name in ("bwd", "rest_bwd"):
+        assert all(d[name]["close"]) and d[name]["collectives"] == {"all-reduce": 1}, (name, d[name])
+    assert targets(d["bwd"], "rms_norm_bwd") == [["f32[4,6]", "f32[6]", "f32[4]", "f32[4,6]"]]
+    assert targets(d["rest_bwd"], "rms_rows_grad") == [["f32[1,3,6]", "f32[6]", "f32[1,3,6]"]]
