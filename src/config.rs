@@ -397,6 +397,11 @@ pub(crate) struct FunctionConfig {
     /// Typed-contract dimensions the outputs are sums over: split, the
     /// partial outputs are added up across devices.
     pub(crate) reduce: Option<Vec<String>>,
+    /// Output (C++ parameter name) -> `shard` dimensions it is a sum over:
+    /// split along one, each device computes a partial output (a weight
+    /// gradient's), added up across devices; the other outputs keep the split.
+    #[serde(default)]
+    pub(crate) sum: BTreeMap<String, Vec<String>>,
     /// begen's warnings turned off (or back on) for this function; they
     /// win over the top-level `warnings:`.
     #[serde(default)]

@@ -233,6 +233,7 @@ def _check_kernel(module, key, spec, inputs, order, modes, atol, rtol, eps, seed
     wrt = _differentiable(spec, arrays)
     if not wrt:
         return [GradRow(key, "-", None, "ERROR", "no float input to differentiate")]
+    arrays, atol, rtol, eps, precision = _precision(spec, arrays, atol, rtol, eps)
     with _x64_if_needed(arrays):
         arrays = [_device(a) for a in arrays]
 
@@ -257,7 +258,40 @@ def _check_kernel(module, key, spec, inputs, order, modes, atol, rtol, eps, seed
             rows.append(row)
     if not passed and not any(r.failed for r in rows):
         rows.append(GradRow(key, "-", None, "FAIL", f"no mode runs, though begen.yaml declares {declares}"))
+    for r in rows:
+        if precision and r.result in ("pass", "FAIL"):
+            r.note = f"{r.note}; {precision}" if r.note else precision
     return rows
+
+
+# Finite differences in 16-bit floats are noise at float32's step (1e-4 is
+# below bfloat16's spacing near 1): (eps, atol and rtol) per dtype, wide
+# enough for its rounding of each evaluation.
+_LOW_PRECISION = {"bfloat16": (2.0**-3, 0.1), "float16": (2.0**-6, 5e-2)}
+
+
+def _precision(spec, arrays, atol, rtol, eps):
+    """How a kernel with bfloat16 or float16 inputs is checked:
+    (arrays, atol, rtol, eps, what the table says). A template whose every
+    such input's type parameter has a float32 instance is checked in
+    float32 (those inputs cast, so its float32 instance runs); another at
+    its dtype's tolerance (`_LOW_PRECISION`, where atol/rtol/eps are not
+    given). Unchanged, saying nothing, without such inputs."""
+    import numpy as np
+
+    low = [k for k, a in enumerate(arrays) if str(getattr(a, "dtype", "")) in _LOW_PRECISION]
+    if not low:
+        return arrays, atol, rtol, eps, ""
+    names = sorted({str(arrays[k].dtype) for k in low})
+    args, types = spec.get("args", ()), spec.get("types", {})
+    param = lambda k: args[k][1][0] if k < len(args) and isinstance(args[k][1], (tuple, list)) else None
+    if all(param(k) is not None and "float32" in types.get(param(k), ()) for k in low):
+        params = {param(k) for k in low}
+        arrays = [np.asarray(a, np.float32) if param(k) in params else a for k, a in enumerate(arrays)]
+        return arrays, atol, rtol, eps, f"checked in float32, its float32 instance ({', '.join(names)} inputs cast)"
+    step, tol = max(_LOW_PRECISION[n] for n in names)
+    atol, rtol, eps = (tol if atol is None else atol), (tol if rtol is None else rtol), (step if eps is None else eps)
+    return arrays, atol, rtol, eps, f"{', '.join(names)} tolerance (eps {eps:g}, atol {atol:g}, rtol {rtol:g})"
 
 
 def _show(v):

@@ -35,6 +35,7 @@ headers!(
     "brainevent/dispatch.h",
     "brainevent/dtypes.h",
     "brainevent/ffi_compat.h",
+    "brainevent/float16.h",
     "brainevent/span.h",
     "brainevent/tensor.h",
 );

@@ -84,12 +84,8 @@ pub(super) fn resolve_consts(
             }
             TemplateKind::Type => {
                 for v in values {
-                    match AttrType::parse(v) {
-                        None => diags.push(Diagnostic::error(*span, msg::const_type_value(func, name, v))),
-                        Some(t) if t.element_cpp(c.platform).is_none() => {
-                            diags.push(Diagnostic::error(*span, msg::const_half_on_cpu(func, name, v)))
-                        }
-                        Some(_) => {}
+                    if AttrType::parse(v).is_none() {
+                        diags.push(Diagnostic::error(*span, msg::const_type_value(func, name, v)));
                     }
                 }
                 ConstKind::Type
@@ -228,6 +224,11 @@ pub(super) fn pointee_fits(dtype: &ElementType, pointee: &str, platform: Platfor
     if let Some(t) = AttrType::from_alias(pointee).or(cuda.filter(|_| platform == Platform::Cuda)) {
         return t == dtype;
     }
+    // begen's 16-bit floats (brainevent/float16.h), on either platform.
+    let own = [("BE::half", AttrType::Float16), ("BE::bfloat16", AttrType::BFloat16)];
+    if let Some((_, t)) = own.iter().find(|(name, _)| *name == pointee) {
+        return *t == dtype;
+    }
     // A float passed as bits, through the unsigned integer of its size.
     if dtype.is_float_bits() && scalar_type(pointee) == Some(dtype.facts().wire) {
         return true;
@@ -253,6 +254,12 @@ mod tests {
         assert!(pointee_fits(&f16, "__half", Platform::Cuda));
         assert!(pointee_fits(&f16, "uint16_t", Platform::Cpu));
         assert!(!pointee_fits(&f16, "__nv_bfloat16", Platform::Cuda));
+        assert!(pointee_fits(&f16, "BE::half", Platform::Cpu));
+        assert!(!pointee_fits(&f16, "BE::bfloat16", Platform::Cpu));
+        let bf16 = ElementType::Dtype(AttrType::BFloat16);
+        assert!(pointee_fits(&bf16, "BE::bfloat16", Platform::Cpu));
+        assert!(pointee_fits(&bf16, "BE::bfloat16", Platform::Cuda));
+        assert!(!pointee_fits(&f32, "BE::half", Platform::Cpu));
         let t = ElementType::Param("T".into());
         assert!(pointee_fits(&t, "T", Platform::Cpu));
         assert!(!pointee_fits(&t, "float", Platform::Cpu));

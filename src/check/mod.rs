@@ -592,6 +592,7 @@ fn check_options(
                 instantiate: opts.instantiate.clone(),
                 shard: opts.shard.clone().unwrap_or_default(),
                 reduce: opts.reduce.clone().unwrap_or_default(),
+                sum: opts.sum.iter().map(|(o, ds)| (o.clone(), ds.clone())).collect(),
             }
             .into();
             if let Some(d) = fixed_rank_batching(req, key, &functions[k])

@@ -349,12 +349,15 @@ pub(crate) fn wrapper_view(
             |p| matches!(&p.token, Token::Record { ty, .. } if ty.members.iter().any(|m| m.half_repr == Some(repr))),
         )
     };
-    // A template instantiated over a 16-bit float names CUDA's type.
-    let instantiated = |t: AttrType| {
-        functions
-            .iter()
-            .any(|f| f.consts.iter().any(|k| k.kind == ConstKind::Type && k.values.iter().any(|v| v == t.as_str())))
+    // A template instantiated over a 16-bit float names CUDA's type (in a
+    // CUDA source) or begen's (`BE::half`, `BE::bfloat16`: a CPU source).
+    let instantiated_on = |t: AttrType, platform: Platform| {
+        functions.iter().any(|f| {
+            f.platform == platform
+                && f.consts.iter().any(|k| k.kind == ConstKind::Type && k.values.iter().any(|v| v == t.as_str()))
+        })
     };
+    let instantiated = |t: AttrType| instantiated_on(t, Platform::Cuda);
     // CUDA's own types the trampolines name, in the table's order.
     let cuda_headers = AttrType::ALL.into_iter().filter_map(|t| {
         let cuda = t.facts().cuda?;
@@ -379,6 +382,9 @@ pub(crate) fn wrapper_view(
         includes.push("<vector>".into());
     }
     includes.extend(cuda_headers.map(String::from));
+    if [AttrType::Float16, AttrType::BFloat16].into_iter().any(|t| instantiated_on(t, Platform::Cpu)) {
+        includes.push("\"brainevent/float16.h\"".into());
+    }
     WrapperView {
         source: comment_text(file),
         include_path,

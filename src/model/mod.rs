@@ -438,6 +438,23 @@ impl Param {
             })
             .collect()
     }
+
+    /// The names a call may be split along, one per entry of its typed
+    /// shape: a dimension's name, a named rest's (`rows` of `[rows..., d]`:
+    /// all its leading extents), None for a fixed extent or the anonymous
+    /// `...`; None without a typed shape.
+    pub(crate) fn split_names(&self) -> Option<Vec<Option<&str>>> {
+        let dims = self.token.contract()?.dims.as_ref()?;
+        Some(
+            dims.iter()
+                .map(|d| match d {
+                    Extent::Named(n) => Some(n.as_str()),
+                    Extent::Fixed(_) => None,
+                    Extent::Rest(name) => name.as_deref(),
+                })
+                .collect(),
+        )
+    }
 }
 
 /// How `jax.vmap` treats calls (jax.ffi's `vmap_method`).
@@ -539,6 +556,10 @@ pub(crate) struct FunctionOptions {
     /// Typed-contract dimensions the outputs are sums over (checked: in an
     /// input, in no output); split, the partial outputs are added up.
     pub(crate) reduce: Vec<String>,
+    /// Outputs that are sums over some `shard` dimensions (checked: each a
+    /// `shard` dimension not in that output's shape): (output name, its
+    /// summed dimensions). Split, their partial outputs are added up.
+    pub(crate) sum: Vec<(String, Vec<String>)>,
 }
 
 /// A function's [`FunctionOptions`], boxed only once one is set: most
@@ -565,6 +586,7 @@ static DEFAULT_OPTIONS: FunctionOptions = FunctionOptions {
     instantiate: None,
     shard: Vec::new(),
     reduce: Vec::new(),
+    sum: Vec::new(),
 };
 
 impl std::ops::Deref for Options {
@@ -973,10 +995,11 @@ impl Function {
         tokens.chain(self.consts.iter().map(|k| format!("const.{}={}", k.name, k.values.join(",")))).collect()
     }
 
-    /// Whether every input and output has a shape and none is a list: a
-    /// sharding plan can name each of their dimensions.
+    /// Whether every input and output has a shape (a rest included) and
+    /// none is a list: a sharding plan can name each of their dimensions
+    /// (a rest's once the ranks are known).
     pub(crate) fn is_fully_shaped(&self) -> bool {
-        self.input_params().chain(self.output_params()).all(|p| !p.token.is_list() && p.dim_names().is_some())
+        self.input_params().chain(self.output_params()).all(|p| !p.token.is_list() && p.split_names().is_some())
     }
 
     /// Its tensor inputs (`arg` and `inout`), in signature order.

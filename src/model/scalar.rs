@@ -460,7 +460,7 @@ const FLOAT16: Scalar = Scalar {
     size: 2,
     align: 2,
     cpp: "uint16_t",
-    element_cpu: None,
+    element_cpu: Some("BE::half"),
     element_cuda: "__half",
     cuda: Some(CudaType {
         repr: HalfRepr::CudaHalf,
@@ -485,7 +485,7 @@ const BFLOAT16: Scalar = Scalar {
     size: 2,
     align: 2,
     cpp: "uint16_t",
-    element_cpu: None,
+    element_cpu: Some("BE::bfloat16"),
     element_cuda: "__nv_bfloat16",
     cuda: Some(CudaType {
         repr: HalfRepr::CudaBFloat16,
@@ -582,7 +582,8 @@ impl AttrType {
     }
 
     /// The C++ element type of a tensor of this type, as a template
-    /// argument: `float`, `__half` (CUDA only; `None` in a CPU source).
+    /// argument: `float`; a 16-bit float is `BE::half`/`BE::bfloat16` in a
+    /// CPU source (brainevent/float16.h), `__half`/`__nv_bfloat16` in CUDA.
     pub(crate) fn element_cpp(self, platform: Platform) -> Option<&'static str> {
         match platform {
             Platform::Cpu => self.facts().element_cpu,
@@ -745,7 +746,8 @@ mod tests {
                     // The bits travel in the unsigned integer of its size.
                     assert_eq!(wire.kind, ScalarKind::Int { signed: false }, "{t}");
                     assert_eq!((wire.size, s.cpp, s.array_wire), (s.size, wire.cpp, (s.wire, 1)), "{t}");
-                    assert!(s.cuda.is_some() && s.element_cpu.is_none(), "{t}");
+                    // begen's own 16-bit types on the CPU (brainevent/float16.h).
+                    assert!(s.cuda.is_some() && s.element_cpu.is_some_and(|c| c.starts_with("BE::")), "{t}");
                 }
                 ScalarKind::Complex => {
                     assert_eq!(wire.kind, ScalarKind::Float, "{t}");
@@ -760,7 +762,7 @@ mod tests {
             // 64-bit numbers, or pairs of them.
             assert_eq!(s.x64, wire.size == 8, "{t}");
             assert!(s.align <= s.size && s.size % s.align == 0, "{t}");
-            if let Some(cpu) = s.element_cpu {
+            if let Some(cpu) = s.element_cpu.filter(|_| s.kind != ScalarKind::FloatBits) {
                 assert_eq!((cpu, s.element_cuda), (s.cpp, s.cpp), "{t}");
             }
             if let Some(c) = s.cuda {
@@ -924,7 +926,8 @@ mod doc_examples {
     fn attr_type_element_cpp() {
         use crate::model::{AttrType, Platform};
         assert_eq!(AttrType::Float16.element_cpp(Platform::Cuda), Some("__half"));
-        assert_eq!(AttrType::Float16.element_cpp(Platform::Cpu), None);
+        assert_eq!(AttrType::Float16.element_cpp(Platform::Cpu), Some("BE::half"));
+        assert_eq!(AttrType::BFloat16.element_cpp(Platform::Cpu), Some("BE::bfloat16"));
     }
 
     #[test]

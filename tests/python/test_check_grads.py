@@ -159,3 +159,27 @@ def test_inputs_from_a_generator(jax_cpu, tmp_path):
     assert report.ok and rows(report)[("csrmv", "rev")].max_error > 0, str(report)
     with pytest.raises(ValueError, match="did you mean 'csrmv'"):
         check_grads(m, ["csrm"])
+
+
+def test_low_precision_kernels_are_checked_in_float32_or_at_their_tolerance(jax_cpu, tmp_path):
+    # Finite differences in bfloat16 at float32's step are noise: jax's own
+    # check_grads fails the correct bfloat16 backward kernel.
+    import ml_dtypes
+    from jax.test_util import check_grads as jax_check_grads
+
+    m = build(REPO / "tests/e2e/lowp", tmp_path, "grads_lowp")
+    x = np.random.default_rng(0).standard_normal(3).astype(ml_dtypes.bfloat16)
+    with pytest.raises(AssertionError):
+        jax_check_grads(m.sq_bf16, (x,), 1, modes=["rev"])
+    report = check_grads(m, raise_on_failure=False)
+    got = rows(report)
+    # A template with a float32 instance: checked there, and said so.
+    assert got[("sq_t", "rev")].result == "pass", str(report)
+    assert got[("sq_t", "rev")].note == "checked in float32, its float32 instance (bfloat16 inputs cast)"
+    assert got[("sq_t", "rev")].max_error < 1e-3, str(report)
+    # bfloat16 only: bfloat16's tolerance, said so; a wrong kernel still fails.
+    tolerance = "bfloat16 tolerance (eps 0.125, atol 0.1, rtol 0.1)"
+    assert got[("sq_bf16", "rev")].result == "pass" and got[("sq_bf16", "rev")].note == tolerance, str(report)
+    wrong = got[("sq_bf16_wrong", "rev")]
+    assert wrong.result == "FAIL" and wrong.note.endswith("; " + tolerance), str(report)
+    assert tolerance in report.table()

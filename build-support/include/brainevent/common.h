@@ -5,7 +5,8 @@
 //     #include "brainevent/common.h"
 //
 // and get BE::Tensor / BE::DType (tensor.h), BE::Span for array attributes
-// (span.h), BE_CHECK and the CUDA error checks (check.h), the dtype dispatch
+// (span.h), BE::bfloat16 and BE::half (float16.h), BE_CHECK and the CUDA
+// error checks (check.h), the dtype dispatch
 // helpers (dispatch.h), BE::Attrs for every attribute as one dictionary
 // (begen/attrs.h), BE::Tensors for variadic tensor lists (begen/tensors.h),
 // and the headers' version, BEGEN_SUPPORT_VERSION_MAJOR/MINOR (begen/version.h). Everything
@@ -16,6 +17,7 @@
 #include "begen/version.h"
 #include "brainevent/tensor.h"
 #include "brainevent/span.h"
+#include "brainevent/float16.h"
 #include "brainevent/check.h"
 #include "brainevent/dispatch.h"
 #include "begen/attrs.h"

@@ -1,11 +1,18 @@
 """Section `sharding` (every typed kernel): a call on arrays split across
 devices runs per shard, as begen.yaml's `shard:` and `reduce:` allow.
 
-A kernel's rule is `(name, params, ins, outs, shard, reduce)`: its Python
-name, its inputs' names, each input's and output's dimension names (None
-for a fixed extent), and the dimensions that may be split (`shard`) or
-whose partial outputs are summed (`reduce`). Two mechanisms, both decided
-at trace time and costing nothing per call:
+A kernel's rule is `(name, params, ins, outs, shard, reduce[, sums])`: its
+Python name, its inputs' names, each input's and output's dimension names
+(None for a fixed extent), the dimensions that may be split (`shard`) or
+whose partial outputs are summed (`reduce`), and, where begen.yaml has
+`sum:`, per output the `shard` dimensions that output is a sum over (a
+weight gradient beside a batch-split cotangent: split along them, its
+partial outputs are added up, the others keep the split). A shape that
+starts with a rest writes it `"rows..."` (`"..."` when anonymous); once the
+ranks are known (`_begen_expand`) its leading extents are dimensions of
+their own, `rows[0]`, `rows[1]`..., each split where `rows` is declared
+(the anonymous rest's stay whole). Two mechanisms, both decided at trace
+time and costing nothing per call:
 
 - explicit mesh axes (`jax.make_mesh`'s default): the inputs' types say how
   they are split, so the whole function (checks, custom_vjp, primitive and
@@ -150,11 +157,53 @@ def _begen_warn_manual(rule, manual):
     return True
 
 
+def _begen_expand(rule, arrays):
+    # The rule for these inputs, each rest (a first entry "rows..." or
+    # "...") its leading extents, one name each ("rows[0]", "rows[1]"...;
+    # None for the anonymous rest's: never split), a declared rest
+    # declaring every one of them. The rule itself where there is none.
+    is_rest = lambda dims: bool(dims) and isinstance(dims[0], str) and dims[0].endswith("...")
+    if not any(is_rest(dims) for dims in (*rule[2], *rule[3])):
+        return rule
+    counts = {}
+    for dims, x in zip(rule[2], arrays):
+        if is_rest(dims):
+            counts.setdefault(dims[0][:-3], max(_jax.numpy.ndim(x) - (len(dims) - 1), 0))
+
+    def expand(dims):
+        if not is_rest(dims):
+            return tuple(dims)
+        name = dims[0][:-3]
+        return tuple(f"{name}[{i}]" if name else None for i in range(counts.get(name, 0))) + tuple(dims[1:])
+
+    def names(declared):
+        return tuple(e for d in declared for e in ((f"{d}[{i}]" for i in range(counts[d])) if d in counts else (d,)))
+
+    expanded = (rule[0], rule[1], tuple(map(expand, rule[2])), tuple(map(expand, rule[3])))
+    return expanded + tuple(names(d) for d in rule[4:6]) + tuple(tuple(names(d) for d in per) for per in rule[6:])
+
+
+def _begen_factor(d):
+    # The Shardy factor of dimension d: `d_<name>`, a rest's extent i
+    # (`rows[i]`) `r<i>_rows` (factor names are identifiers).
+    if d.endswith("]"):
+        name, i = d[:-1].split("[")
+        return f"r{i}_{name}"
+    return f"d_{d}"
+
+
+def _begen_sums(rule):
+    # Per output, the dimensions its partial outputs are summed over when
+    # split: `reduce`'s, and the `shard` ones `sum:` gives that output.
+    per = rule[6] if len(rule) > 6 else ((),) * len(rule[3])
+    return tuple((*rule[5], *tuple(own)) for own in per)
+
+
 def _begen_choose(rule, specs, extent_of, mesh_shape):
     # The mesh axes each declared dimension is split along, from the first
     # input split along it: {dim: entry}. Other splits are gathered; each
     # (param, dim, why) gathered is listed.
-    _, params, ins, _, shard, reduce = rule
+    params, ins, shard, reduce = rule[1], rule[2], rule[4], rule[5]
     axes, used, gathered = {}, set(), []
     for param, dims, spec in zip(params, ins, specs):
         for i, (d, entry) in enumerate(zip(dims, spec)):
@@ -185,10 +234,12 @@ def _begen_choose(rule, specs, extent_of, mesh_shape):
 
 def _begen_split(rule, arrays):
     # The plan to call a kernel per shard under explicit mesh axes, or None
-    # to call it as is: (mesh, in_specs, out_specs, psum axes, {dim: entry},
-    # whether each input must be resharded to its in_spec first).
+    # to call it as is: (mesh, in_specs, out_specs, psum axes per output, {dim: entry},
+    # whether each input must be resharded to its in_spec first, the rule
+    # with its rests expanded).
     if len(rule[2]) != len(arrays) or _begen_manual():
         return None
+    rule = _begen_expand(rule, arrays)
     # An empty array is not split (XLA's partitioner mishandles zero-sized
     # blocks): the plain call, which has nothing to gather.
     if any(0 in _jax.numpy.shape(x) for x in arrays):
@@ -210,7 +261,7 @@ def _begen_split(rule, arrays):
 
     in_specs = tuple(PartitionSpec(*(axes.get(d) for d in dims)) for dims in rule[2])
     out_specs = tuple(PartitionSpec(*(axes.get(d) if d in rule[4] else None for d in dims)) for dims in rule[3])
-    psum = tuple(n for d in rule[5] for n in _begen_axis_names(axes.get(d)))
+    psum = tuple(tuple(n for d in dims for n in _begen_axis_names(axes.get(d))) for dims in _begen_sums(rule))
     # shard_map takes each input only as its type says it is split: an
     # input split otherwise (gathered, or split along another axis) or not
     # split where the plan splits it (a replicated array, a numpy constant)
@@ -219,7 +270,7 @@ def _begen_split(rule, arrays):
     moves = tuple(_begen_differs(spec, want) for spec, want in zip(specs, in_specs))
     if any(moves) and getattr(_jax.sharding, "reshard", None) is None:
         return None
-    return mesh, in_specs, out_specs, psum, axes, moves
+    return mesh, in_specs, out_specs, psum, axes, moves, rule
 
 
 def _begen_differs(spec, want):
@@ -239,9 +290,9 @@ def _begen_local(struct, dims, axes, mesh_shape):
 
 
 def _begen_shard_map(plan, rule, call, arrays, out):
-    # call(*blocks, out) on each device's blocks, under jax.shard_map; the
-    # outputs' partial sums added up over the `reduce` dimensions' axes.
-    mesh, in_specs, out_specs, psum, axes, moves = plan
+    # call(*blocks, out) on each device's blocks, under jax.shard_map; each
+    # output's partial sums added up over its summed dimensions' axes.
+    mesh, in_specs, out_specs, psum, axes, moves, rule = plan
     mesh_shape = dict(mesh.shape)
     given = arrays, out
     if any(moves):
@@ -262,9 +313,12 @@ def _begen_shard_map(plan, rule, call, arrays, out):
 
     def body(*blocks):
         result = call(*blocks, out)
-        if psum:
-            result = _jax.tree_util.tree_map(lambda y: _jax.lax.psum(y, psum), result)
-        return result
+        if not any(psum):
+            return result
+        if len(set(psum)) == 1:
+            # The same axes for every output (`reduce:` only).
+            return _jax.tree_util.tree_map(lambda y: _jax.lax.psum(y, psum[0]), result)
+        return type(result)(_jax.lax.psum(y, axes) if axes else y for y, axes in zip(result, psum))
 
     extra = {}
     if _begen_manual_axes():
@@ -457,7 +511,7 @@ def _begen_factors(rule, batch):
     # the reduction and need-replication factors. A fixed extent, an
     # undeclared dimension and a repeat within one array are each a factor
     # of their own that must stay whole.
-    _, _, ins, outs, shard, reduce = rule
+    ins, outs, shard, reduce = rule[2], rule[3], rule[4], rule[5]
     lead = tuple(f"b{i}" for i in range(len(batch)))
     whole = []
 
@@ -469,14 +523,14 @@ def _begen_factors(rule, batch):
                 whole.append(names[-1])
                 continue
             seen.add(d)
-            names.append(f"d_{d}")
+            names.append(_begen_factor(d))
             if d not in shard and d not in reduce and names[-1] not in whole:
                 whole.append(names[-1])
         return lead + tuple(names)
 
     in_maps = tuple(factors(dims) for dims in ins)
     out_maps = tuple(factors(dims) for dims in outs)
-    reduction = tuple(f"d_{d}" for d in reduce)
+    reduction = tuple(_begen_factor(d) for d in reduce)
     return in_maps, out_maps, reduction, tuple(whole)
 
 
@@ -508,7 +562,9 @@ def _begen_custom_partitioning(fn, structs, rule, batch, shard=None):
             NamedSharding(mesh, PartitionSpec(*(axes.get(f) if f not in reduction else None for f in maps)))
             for maps in out_maps
         )
-        psum = tuple(n for f in reduction for n in _begen_axis_names(axes.get(f)))
+        psum = tuple(
+            tuple(n for d in dims for n in _begen_axis_names(axes.get(_begen_factor(d)))) for dims in _begen_sums(rule)
+        )
         # One device's outputs: each unbatched output's factors name its dimensions.
         local = tuple(_begen_local(s, maps[len(batch) :], axes, dict(mesh.shape)) for s, maps in zip(structs, out_maps))
 
@@ -519,7 +575,7 @@ def _begen_custom_partitioning(fn, structs, rule, batch, shard=None):
 
         def lower(*args):
             out = _begen_vmapped(call, local, batch)(*args)
-            return tuple(_jax.lax.psum(y, psum) for y in out) if psum else out
+            return tuple(_jax.lax.psum(y, a) if a else y for y, a in zip(out, psum))
 
         return mesh, lower, out_shardings, in_shardings
 
@@ -558,7 +614,8 @@ def _begen_ffi_call(rule, target, result, pick=None, **options):
     manual = _begen_manual_axes()
 
     def call(*arrays, **attrs):
-        if manual and _begen_warn_manual(rule, manual):
+        ruled = _begen_expand(rule, arrays)
+        if manual and _begen_warn_manual(ruled, manual):
             return plain(*arrays, **attrs)
         if len(arrays) != len(rule[2]) or any(_begen_explicit(x) is not None for x in arrays):
             return plain(*arrays, **attrs)
@@ -569,7 +626,7 @@ def _begen_ffi_call(rule, target, result, pick=None, **options):
 
         spec = _begen_export_spec(target, structs, many, options, attrs)
         out = _begen_partition_primitive().bind(
-            *arrays, fn=fn, structs=structs, rule=rule, batch=(), spec=spec, shard=pick
+            *arrays, fn=fn, structs=structs, rule=ruled, batch=(), spec=spec, shard=pick
         )
         return tuple(out) if many else out[0]
 
@@ -725,7 +782,7 @@ def _begen_export_lowering(ctx, args, spec, rule, batch, shard=None):
 
 def _begen_untuple(rule):
     # The rule as the JSON text held it (lists) back in its tuple form.
-    name, params, ins, outs, shard, reduce = rule
+    name, params, ins, outs, shard, reduce = rule[:6]
     return (
         name,
         tuple(params),
@@ -733,7 +790,7 @@ def _begen_untuple(rule):
         tuple(tuple(d) for d in outs),
         tuple(shard),
         tuple(reduce),
-    )
+    ) + tuple(tuple(tuple(d) for d in per) for per in rule[6:])
 
 
 def _begen_export_partition(arg_shapes, arg_shardings, result_shape, result_sharding, backend_config):
@@ -777,7 +834,7 @@ def _begen_export_partition(arg_shapes, arg_shardings, result_shape, result_shar
         NamedSharding(mesh, PartitionSpec(*(f if f in tiles and f not in reduction else None for f in maps)))
         for maps in out_maps
     ]
-    psum = tuple(f for f in reduction if f in tiles)
+    psum = tuple(tuple(_begen_factor(d) for d in dims if _begen_factor(d) in tiles) for dims in _begen_sums(rule))
     structs = tuple(_jax.ShapeDtypeStruct(tuple(shape), dtype) for shape, dtype in config["structs"])
     local = tuple(
         _begen_local(s, maps[len(batch) :], {f: f for f in tiles if f not in reduction}, tiles)
@@ -805,7 +862,7 @@ def _begen_export_partition(arg_shapes, arg_shardings, result_shape, result_shar
 
     def lower(*args):
         out = _begen_vmapped(fn, local, batch)(*args)
-        return tuple(_jax.lax.psum(y, psum) for y in out) if psum else out
+        return tuple(_jax.lax.psum(y, a) if a else y for y, a in zip(out, psum))
 
     hlo_in = [sh._to_xla_hlo_sharding(len(s.dimensions())) for sh, s in zip(in_shardings, arg_shapes)]
     results = result_shape.tuple_shapes() if result_shape.is_tuple() else (result_shape,)

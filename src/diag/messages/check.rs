@@ -516,15 +516,6 @@ pub(crate) fn const_type_value(func: &str, name: &str, value: &str) -> String {
     format!("`{value}` is not an element type, but '{name}' of '{func}' is a type parameter")
 }
 
-pub(crate) fn const_half_on_cpu(func: &str, name: &str, value: &str) -> String {
-    let func = q(func);
-    let name = q(name);
-    let value = q(value);
-    format!(
-        "`const.{name}={value}` of '{func}': {value} has no C++ type in a CPU source (CUDA sources use `__half`/`__nv_bfloat16`)"
-    )
-}
-
 pub(crate) fn const_duplicate(func: &str, name: &str, value: &str) -> String {
     let func = q(func);
     let name = q(name);
@@ -1166,14 +1157,6 @@ pub(crate) fn shard_untyped(function: &str, key: &str, param: &str) -> String {
     )
 }
 
-pub(crate) fn shard_rest(function: &str, key: &str, param: &str) -> String {
-    let (function, key, param) = (q(function), q(key), q(param));
-    format!(
-        "`{key}:` of '{function}' names the dimensions a call may be split along, but the shape of its \
-         parameter '{param}' starts with `...`: write each dimension (`[n, d]`)"
-    )
-}
-
 pub(crate) fn shard_not_plain(function: &str, key: &str, param: &str) -> String {
     let (function, key, param) = (q(function), q(key), q(param));
     format!(
@@ -1214,8 +1197,9 @@ pub(crate) const HINT_SHARD_RAGGED: &str = "each device computes its block of ev
      blocks (`data[b, z]`, `indices[b, z]`, `indptr[b, r1]`: each block its own CSR matrix, padded to z non-zeros) and \
      declare `shard: [b]` (docs/sharding.md, \"Ragged operands\")";
 
-pub(crate) const HINT_SHARD_OUTPUT: &str = "declare a dimension the output sums over in `reduce:` instead; a dimension \
-     in neither list is gathered on every device before the call (always right)";
+pub(crate) const HINT_SHARD_OUTPUT: &str = "declare a dimension the output sums over in `reduce:` instead (or, when \
+     only some outputs sum over it, in `sum: {OUTPUT: [DIM]}` beside `shard:`); a dimension in neither list is \
+     gathered on every device before the call (always right)";
 
 pub(crate) fn shard_sized_by_attr(function: &str, key: &str, dim: &str) -> String {
     let (function, key, dim) = (q(function), q(key), q(dim));
@@ -1235,6 +1219,42 @@ pub(crate) fn reduce_in_output(function: &str, dim: &str, output: &str) -> Strin
     format!(
         "`reduce:` of '{function}' names '{dim}', but its output '{output}' has that dimension: an output that is a sum \
          over '{dim}' cannot have it"
+    )
+}
+
+pub(crate) fn sum_unknown_output(function: &str, output: &str, outputs: &[&str]) -> String {
+    let more = did_you_mean(crate::diag::suggest::closest(output, outputs.iter().copied()));
+    let (function, output) = (q(function), q(output));
+    let known = outputs.iter().map(|o| format!("'{}'", q(o))).collect::<Vec<_>>().join(", ");
+    format!(
+        "`sum:` of '{function}' names '{output}', which is not an output of the kernel (its outputs: {known}){more}"
+    )
+}
+
+pub(crate) fn sum_in_output(function: &str, dim: &str, output: &str) -> String {
+    let (function, dim, output) = (q(function), q(dim), q(output));
+    format!(
+        "`sum:` of '{function}' says its output '{output}' is a sum over '{dim}', but '{output}' has that dimension: \
+         an output that is a sum over '{dim}' cannot have it (an output split along it needs only `shard:`)"
+    )
+}
+
+pub(crate) fn sum_not_shard(function: &str, dim: &str, output: &str) -> String {
+    let (function, dim, output) = (q(function), q(dim), q(output));
+    format!(
+        "`sum:` of '{function}' says its output '{output}' is a sum over '{dim}', which `shard:` does not name: only a \
+         dimension the call is split along has partial sums to add up"
+    )
+}
+
+pub(crate) const HINT_SUM_SHARD: &str = "add the dimension to `shard:` (the outputs that have it keep the split, \
+     those that sum over it are added up across devices), or to `reduce:` when every output is a sum over it";
+
+pub(crate) fn sum_not_numeric(function: &str, output: &str, dtype: &str) -> String {
+    let (function, output, dtype) = (q(function), q(output), q(dtype));
+    format!(
+        "`sum:` of '{function}': its output '{output}' is {dtype}, which cannot be a sum: each device computes a \
+         partial output and `sum:` adds them up"
     )
 }
 

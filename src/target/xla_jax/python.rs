@@ -1680,19 +1680,31 @@ pub(crate) fn with_sharding(view: &mut PyFunctionView, f: &Function, shown: &str
         return false;
     }
     let PyBody::Kernel(body) = &mut view.body else { return false };
+    // A rest is written `"rows..."` (`"..."` when anonymous): the runtime
+    // gives its leading extents a name each once it sees the ranks.
     let dims = |p: &Param| {
-        PyLit::tuple(
-            p.dim_names().unwrap_or_default().into_iter().map(|d| d.map_or(PyLit::Raw("None".into()), PyLit::from)),
-        )
+        let extents = p.token.contract().and_then(|c| c.dims.as_deref()).unwrap_or_default();
+        PyLit::tuple(extents.iter().map(|d| match d {
+            Extent::Named(n) => PyLit::from(n.as_str()),
+            Extent::Fixed(_) => PyLit::Raw("None".into()),
+            Extent::Rest(name) => PyLit::Str(format!("{}...", name.as_deref().unwrap_or(""))),
+        }))
     };
-    let rule = PyLit::tuple([
+    let mut rule = vec![
         shown.into(),
         PyLit::strs(f.input_params().map(|p| &p.name)),
         PyLit::tuple(f.input_params().map(dims)),
         PyLit::tuple(f.output_params().map(dims)),
         PyLit::strs(&f.options.shard),
         PyLit::strs(&f.options.reduce),
-    ]);
+    ];
+    // `sum:` (per output, the `shard` dimensions it is a sum over): a
+    // seventh entry, only where one is declared.
+    let summed = |p: &Param| f.options.sum.iter().find(|(o, _)| *o == *p.name).map_or(&[][..], |(_, ds)| &ds[..]);
+    if !f.options.sum.is_empty() {
+        rule.push(PyLit::tuple(f.output_params().map(|p| PyLit::strs(summed(p)))));
+    }
+    let rule = PyLit::tuple(rule);
     let per_shard = f.options.is_sharded().then(|| {
         let mut call: Vec<PyArg> = view.inputs.iter().cloned().map(PyArg::Name).collect();
         call.extend(view.keywords.iter().map(|(_, py)| {
@@ -1707,7 +1719,9 @@ pub(crate) fn with_sharding(view: &mut PyFunctionView, f: &Function, shown: &str
         && let PyDoc::Kernel(doc) = &mut view.doc
     {
         let said = |axes: &[String]| (!axes.is_empty()).then(|| comment_text(&axes.join(", ")));
-        doc.shards = Some((said(&f.options.shard), said(&f.options.reduce)));
+        let mut sums: Vec<String> = f.options.reduce.clone();
+        sums.extend(f.options.sum.iter().map(|(o, ds)| format!("{} (of {o})", ds.join(", "))));
+        doc.shards = Some((said(&f.options.shard), said(&sums)));
     }
     true
 }
