@@ -15,6 +15,7 @@ from .primitives import (
     _begen_jvp_result,
     _begen_primitive,
     _begen_primitives,
+    _begen_take_filled,
     _BegenCall,
 )
 
@@ -221,7 +222,10 @@ def _begen_joint_primitive(name):
 def _begen_bind_joint(name, raw, arrays, outs, linear, jvp, transposes, names, backward=None):
     # Calls kernel `name` through its primitive with the rules of groups and
     # of a backward kernel: the outputs, one array or a tuple.
+    # Called as another kernel's tangent kernel: the inputs that rule filled
+    # with zeros are marked as the group jvp below marks its own.
+    zeros = _begen_take_filled()
     arrays, ins, outs = _begen_call_types(arrays, outs)
-    call = _BegenJointCall(name, raw, ins, outs, linear, jvp, transposes, names, backward=backward)
+    call = _BegenJointCall(name, raw, ins, outs, linear, jvp, transposes, names, backward=backward, zeros=zeros)
     out = _begen_joint_primitive(name).bind(*arrays, call=call, batch=())
     return out[0] if len(out) == 1 else tuple(out)
