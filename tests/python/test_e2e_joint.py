@@ -243,7 +243,13 @@ def test_check_grads_of_the_module(m, jax_cpu):
     report = begen_check_grads(m, order=1)
     text = str(report)
     for kernel, mode in [("gp", "fwd"), ("gp", "rev"), ("wgp", "fwd"), ("wgp", "rev"), ("escale", "rev")]:
-        assert re.search(rf"^{kernel} +{mode} +\S+ +pass$", text, re.MULTILINE), text
+        assert re.search(rf"^{kernel} +{mode} +[\w, ]+ +\S+ +pass$", text, re.MULTILINE), text
+    # Each input alone as well as all together: the tangent kernel linear in
+    # a group runs for each of poly's inputs alone.
+    got = {(r.kernel, r.mode, r.wrt): r.result for r in report.rows}
+    for wrt in ("x, a, b", "x", "a", "b"):
+        assert got[("poly", "rev", wrt)] == "pass", text
+        assert got[("gpx", "rev", wrt.replace("a", "dt").replace("b", "dc"))] == "pass", text
     assert "FAIL" not in text and "ERROR" not in text
     assert "n/a: not declared (e2e_joint.escale: no forward mode in 'x'" in text
 
