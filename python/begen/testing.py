@@ -31,7 +31,7 @@ From pytest::
 
 From the command line, on a build's OUT folder::
 
-    python -m begen check-grads OUT [--kernels a,b] [--order 1]
+    python -m begen check-grads OUT [--kernels a,b] [--order 1] [--inputs mygens:inputs]
 
 It needs jax and numpy, and nothing else of begen: it runs where the
 package's kernels are installed.
@@ -262,6 +262,8 @@ def _check_kernel(module, key, spec, inputs, order, modes, atol, rtol, eps, seed
         draws = _draws(key, spec, inputs, rng)
     except _NeedsInputs as e:
         return [GradRow(key, "-", None, "ERROR", f"{e}; give its inputs with inputs={{'{key}': ...}}")], []
+    except Exception as e:
+        return [GradRow(key, "-", None, "ERROR", f"its inputs generator raised {type(e).__name__}: {e}")], []
     names = [arg[0] for arg in spec["args"]]
     # What each draw ran: {(label, wrt shown): [(draw, row)]}, in order.
     ran = {}
@@ -598,29 +600,91 @@ def _x64_if_needed(arrays):
         jax.config.update("jax_enable_x64", False)
 
 
+class _Usage(Exception):
+    """A command-line mistake: printed as `check-grads: ...`, exit status 2."""
+
+
+def _modules_in(out):
+    return sorted(
+        f[:-3]
+        for f in os.listdir(out)
+        if f.endswith(".py") and f != "__init__.py" and os.path.isfile(os.path.join(out, f))
+    )
+
+
 def _load(out, name):
     out = os.path.abspath(out)
+    found = _modules_in(out)
     if name is None:
-        found = sorted(f[:-3] for f in os.listdir(out) if f.endswith(".py") and os.path.isfile(os.path.join(out, f)))
         if len(found) != 1:
             listed = ", ".join(found) or "none"
-            raise SystemExit(f"check-grads: {out} holds {len(found)} Python modules ({listed}); name one with --name")
+            raise _Usage(f"{out} holds {len(found)} Python modules ({listed}); name one with --name")
         name = found[0]
+    if not all(part.isidentifier() for part in name.split(".")):
+        raise _Usage(
+            f"--name {name!r} is not a module name: give the generated module's name (a Python identifier, "
+            f"such as {found[0] if found else 'mykernels'}), not a path"
+        )
     sys.path.insert(0, out)
-    return importlib.import_module(name)
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name != name.split(".")[0] and e.name != name:
+            raise
+        near = difflib.get_close_matches(name, found, n=1)
+        hint = f"; did you mean '{near[0]}'?" if near else ""
+        raise _Usage(f"no module '{name}' in {out} (its modules: {', '.join(found) or 'none'}){hint}") from None
+
+
+def _generator(spec):
+    # The generator `module:function` names: importable from the current
+    # folder or sys.path.
+    module_name, colon, attr = spec.partition(":")
+    if not colon or not module_name or not attr:
+        raise _Usage(f"--inputs {spec!r}: give module:function, e.g. --inputs mygens:inputs")
+    if not all(p.isidentifier() for p in module_name.split(".")) or not all(p.isidentifier() for p in attr.split(".")):
+        raise _Usage(f"--inputs {spec!r}: module and function are Python names (module:function), not paths")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        obj = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        if e.name != module_name.split(".")[0] and e.name != module_name:
+            raise
+        raise _Usage(f"--inputs {spec!r}: no module '{module_name}' (looked in {os.getcwd()} and sys.path)") from None
+    try:
+        obj = _resolve(obj, attr)
+    except AttributeError:
+        raise _Usage(f"--inputs {spec!r}: module '{module_name}' has no '{attr}'") from None
+    if not callable(obj) and not isinstance(obj, Mapping):
+        raise _Usage(
+            f"--inputs {spec!r}: '{attr}' is a {type(obj).__name__}; give a function (kernel, rng) or a dict of "
+            f"functions rng -> inputs by kernel name"
+        )
+    return obj
 
 
 def main(argv=None) -> int:
-    """``python -m begen check-grads OUT [--name NAME] [--kernels a,b]
-    [--order N] [--modes fwd,rev]``: prints the table; exit status 1 when a
-    check failed."""
+    """``python -m begen check-grads OUT [--name NAME] [--inputs
+    MODULE:FUNCTION] [--kernels a,b] [--order N] [--modes fwd,rev]``:
+    prints the table; exit status 1 when a check failed, 2 for a mistake
+    in the command line."""
     p = argparse.ArgumentParser(
         prog="python -m begen check-grads",
         description="Checks every declared vjp, jvp, linear and transpose of a begen-built module against "
         "finite differences (jax.test_util.check_grads), with inputs built from the typed contracts.",
     )
     p.add_argument("out", help="the build's OUT folder (the generated module and its library)")
-    p.add_argument("--name", help="the module's name (default: the one Python module in OUT)")
+    p.add_argument(
+        "--name",
+        help="the module's name (default: the one Python module in OUT; needed in an installed package's folder)",
+    )
+    p.add_argument(
+        "--inputs",
+        metavar="MODULE:FUNCTION",
+        help="a generator of inputs: FUNCTION(kernel, rng) in MODULE (importable from here), returning the "
+        "arrays or (arrays, keywords) with the attributes and out=; or a dict of rng -> inputs by kernel",
+    )
     p.add_argument("--kernels", help="comma-separated kernel names (default: every kernel that declares one)")
     p.add_argument("--order", type=int, default=2, choices=(1, 2), help="the highest order checked (default 2)")
     p.add_argument("--modes", default="fwd,rev", help="fwd, rev or both (default fwd,rev)")
@@ -631,12 +695,18 @@ def main(argv=None) -> int:
     if not os.path.isdir(a.out):
         print(f"check-grads: {a.out}: no such folder (give the OUT folder of `begen build`)", file=sys.stderr)
         return 2
-    module = _load(a.out, a.name)
+    try:
+        module = _load(a.out, a.name)
+        inputs = _generator(a.inputs) if a.inputs else None
+    except _Usage as e:
+        print(f"check-grads: {e}", file=sys.stderr)
+        return 2
     kernels = [k for k in a.kernels.split(",") if k] if a.kernels else None
     try:
         report = check_grads(
             module,
             kernels,
+            inputs=inputs,
             order=a.order,
             modes=[m for m in a.modes.split(",") if m],
             atol=a.atol,

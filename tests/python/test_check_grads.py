@@ -295,3 +295,60 @@ def test_a_backward_kernel_wrong_only_past_element_8_fails(jax_cpu, tmp_path):
     rev = next(r for r in report.rows if r.mode == "rev")
     assert rev.result == "FAIL" and rev.note.startswith("at n=17:"), str(report)
     assert report.drawn["square"] == ["n=3", "n=17"], str(report)
+
+
+GENERATOR = """\
+import jax
+import numpy as np
+
+
+def inputs(kernel, rng):
+    # twice has no typed contract: the arrays, and out= among the keywords.
+    x = rng.normal(size=6)
+    return (x,), {"out": jax.ShapeDtypeStruct(x.shape, x.dtype)}
+"""
+
+
+def test_the_command_line_takes_a_generator_and_names_the_module(jax_cpu, tmp_path):
+    # A kernel without a typed contract (algo's twice) checked from the
+    # command line through --inputs module:function, out= in its keywords.
+    out = tmp_path / "out"
+    run_begen("build", REPO / "tests/e2e/algo", "--out", out, "--name", "grads_algo_cli", "--platform", "cpu", "--quiet")
+    gens = tmp_path / "gens"
+    gens.mkdir()
+    (gens / "mygens.py").write_text(GENERATOR)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python"), "JAX_PLATFORMS": "cpu"}
+    cmd = [sys.executable, "-m", "begen", "check-grads", str(out), "--kernels", "twice"]
+
+    def run(*extra):
+        return subprocess.run([*cmd, *extra], capture_output=True, text=True, env=env, cwd=gens, check=False)
+
+    ok = run("--inputs", "mygens:inputs", "--order", "1")
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert "all passed" in ok.stdout and "given: shapes (6,)" in ok.stdout, ok.stdout
+    line = next(x for x in ok.stdout.splitlines() if x.startswith("twice") and " rev " in x)
+    assert line.split()[-1] == "pass", ok.stdout
+    # Without it: the row says what to give.
+    bare = run()
+    assert bare.returncode == 1 and "has no typed contract" in bare.stdout, bare.stdout + bare.stderr
+    # Mistakes are one line each, exit status 2, never a traceback.
+    for extra, said in [
+        (("--name", "../x"), "--name '../x' is not a module name"),
+        (("--name", "grads_algo_clj"), "no module 'grads_algo_clj' in "),
+        (("--inputs", "mygens"), "give module:function"),
+        (("--inputs", "nogens:inputs"), "no module 'nogens'"),
+        (("--inputs", "mygens:input"), "module 'mygens' has no 'input'"),
+        (("--inputs", "../mygens.py:inputs"), "not paths"),
+    ]:
+        bad = run(*extra)
+        assert bad.returncode == 2 and said in bad.stderr, (extra, bad.stderr)
+        assert "Traceback" not in bad.stderr, bad.stderr
+    near = run("--name", "grads_algo_clj")
+    assert "did you mean 'grads_algo_cli'?" in near.stderr, near.stderr
+    # An installed package's folder holds __init__.py beside the module:
+    # the module alone is found; two modules need --name.
+    (out / "__init__.py").write_text("")
+    assert run("--inputs", "mygens:inputs", "--order", "1").returncode == 0
+    (out / "other.py").write_text("")
+    two = run()
+    assert two.returncode == 2 and "name one with --name" in two.stderr, two.stderr
