@@ -7,7 +7,9 @@ not linear in reverse mode, and what is not declared (one input of a group
 with the others fixed, an input declared nowhere, forward mode through a
 backward kernel) is refused by name, never a wrong number."""
 
+import os
 import re
+import subprocess
 import sys
 
 import numpy as np
@@ -233,6 +235,51 @@ def test_a_tangent_kernel_linear_in_a_group_differentiates_any_subset(m, jax_cpu
     _, vjp_ref = jax.vjp(lambda *p: poly_ref(*[dict(zip(wrt, p)).get(k, args[k]) for k in range(3)]), *picked)
     for g, w in zip(vjp(ct), vjp_ref(ct)):
         close(g, w)
+
+
+RACE = """
+import sys, threading
+sys.path.insert(0, sys.argv[1])
+import jax, numpy as np
+jax.config.update("jax_enable_x64", True)
+import e2e_joint as m
+x = np.linspace(0.1, 1.0, 5); dt = np.cos(x); dc = np.sin(x)
+barrier = threading.Barrier(8)
+errors = []
+
+def first():
+    barrier.wait()
+    try:
+        np.testing.assert_allclose(jax.grad(lambda a: m.gp(x, a, dc).sum())(dt), np.sin(x), rtol=1e-12)
+        np.testing.assert_allclose(jax.grad(lambda c: m.gpx(c, dt, dc).sum())(x), np.cos(x) * dt + dc, rtol=1e-12)
+    except Exception as e:
+        errors.append(repr(e))
+
+threads = [threading.Thread(target=first) for _ in range(8)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print("errors:", errors)
+np.testing.assert_allclose(jax.grad(lambda b: m.gp(x, dt, b).sum())(dc), x, rtol=1e-12)
+np.testing.assert_allclose(jax.grad(lambda a: (m.poly(a, dt, dc) ** 2).sum())(x),
+                           2 * (x * x * dt + np.sin(dc)) * 2 * x * dt, rtol=1e-12)
+print("after: ok")
+"""
+
+
+def test_first_calls_on_eight_threads_register_the_rules_once(built):
+    # The first grads of a joint-group kernel (and of one with a backward
+    # kernel beside `linear:`), made on eight threads at once in a fresh
+    # process: each is right, and so is every grad after them (a primitive
+    # is published only with its rules).
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    for _ in range(3):
+        proc = subprocess.run(
+            [sys.executable, "-c", RACE, str(built)], capture_output=True, text=True, env=env, check=False
+        )
+        assert proc.returncode == 0 and "errors: []" in proc.stdout, proc.stdout + proc.stderr
+        assert "after: ok" in proc.stdout, proc.stdout + proc.stderr
 
 
 def test_check_grads_of_the_module(m, jax_cpu):

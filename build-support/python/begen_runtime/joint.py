@@ -14,6 +14,7 @@ from .primitives import (
     _begen_floating,
     _begen_jvp_result,
     _begen_primitive,
+    _begen_primitive_lock,
     _begen_primitives,
     _begen_take_filled,
     _BegenCall,
@@ -32,9 +33,6 @@ from .primitives import (
 # second primitive, `<name>:lin`, linear in them: JAX transposes it with the
 # backward kernel (reverse mode) and refuses to evaluate it (forward mode),
 # as jax.custom_vjp does.
-
-_begen_joint_done = set()
-
 
 class _BegenJointCall(_BegenCall):
     # A call with `backward(*inputs, *cts)`, its backward kernel (one
@@ -85,6 +83,15 @@ def _begen_lin_primitive(name):
     p = _begen_primitives.get(key)
     if p is not None:
         return p
+    with _begen_primitive_lock:
+        p = _begen_primitives.get(key)
+        if p is None:
+            p = _begen_make_lin_primitive(key)
+            _begen_primitives[key] = p
+    return p
+
+
+def _begen_make_lin_primitive(key):
     from jax.extend.core import Primitive
     from jax.interpreters import ad, batching, mlir
 
@@ -122,7 +129,6 @@ def _begen_lin_primitive(name):
     ad.primitive_transposes[p] = transpose
     batching.primitive_batchers[p] = batcher
     mlir.register_lowering(p, mlir.lower_fun(refuse, multiple_results=True))
-    _begen_primitives[key] = p
     return p
 
 
@@ -132,10 +138,14 @@ def _begen_joint_items(call):
 
 
 def _begen_joint_primitive(name):
-    # The primitive of FFI target `name` with the rules of groups.
-    p = _begen_primitive(name)
-    if name in _begen_joint_done:
-        return p
+    # The primitive of FFI target `name` with the rules of groups, which
+    # replace its own before it is published: a thread never sees it
+    # without them.
+    return _begen_primitive(name, _begen_joint_rules)
+
+
+def _begen_joint_rules(p):
+    # Gives primitive `p` the jvp and transpose rules of groups.
     from jax.interpreters import ad
 
     def jvp(primals, tangents, *, call, batch):
@@ -215,8 +225,6 @@ def _begen_joint_primitive(name):
 
     ad.primitive_jvps[p] = jvp
     ad.primitive_transposes[p] = transpose
-    _begen_joint_done.add(name)
-    return p
 
 
 def _begen_bind_joint(name, raw, arrays, outs, linear, jvp, transposes, names, backward=None):

@@ -97,11 +97,27 @@ def _begen_call_types(arrays, outs):
     return arrays, ins, tuple((tuple(o.shape), o.dtype) for o in outs)
 
 
-def _begen_primitive(name):
-    # The primitive of FFI target `name`, made once.
+# Held while a primitive is made: two threads making the first call of one
+# kernel at once make it once, and each primitive is published (in
+# `_begen_primitives`) only with all of its rules.
+_begen_primitive_lock = _threading.RLock()
+
+
+def _begen_primitive(name, rules=None):
+    # The primitive of FFI target `name`, made once; `rules(p)` replaces
+    # some of its rules before it is published (section `joint`).
     p = _begen_primitives.get(name)
     if p is not None:
         return p
+    with _begen_primitive_lock:
+        p = _begen_primitives.get(name)
+        if p is None:
+            p = _begen_make_primitive(name, rules)
+            _begen_primitives[name] = p
+    return p
+
+
+def _begen_make_primitive(name, rules):
     from jax.extend.core import Primitive
     from jax.interpreters import ad, batching, mlir
 
@@ -187,7 +203,8 @@ def _begen_primitive(name):
         dispatch.prim_requires_devices_during_lowering.add(p)
     except (ImportError, AttributeError):
         pass
-    _begen_primitives[name] = p
+    if rules is not None:
+        rules(p)
     return p
 
 
