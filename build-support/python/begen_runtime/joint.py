@@ -6,6 +6,7 @@ Above the `# begen: emit below` line: only what this file needs on its own.
 """
 
 import jax as _jax
+from jax.extend.core import Primitive as _JaxPrimitive
 
 from .core import _begen_batch_front
 from .primitives import (
@@ -92,10 +93,9 @@ def _begen_lin_primitive(name):
 
 
 def _begen_make_lin_primitive(key):
-    from jax.extend.core import Primitive
     from jax.interpreters import ad, batching, mlir
 
-    p = Primitive(key)
+    p = _JaxPrimitive(key)
     p.multiple_results = True
 
     def refuse(*args, call, batch, rest):

@@ -7,6 +7,7 @@ Above the `# begen: emit below` line: only what this file needs on its own.
 import threading as _threading
 
 import jax as _jax
+from jax.extend.core import Primitive as _JaxPrimitive
 
 from .core import _begen_batch_front
 
@@ -118,10 +119,9 @@ def _begen_primitive(name, rules=None):
 
 
 def _begen_make_primitive(name, rules):
-    from jax.extend.core import Primitive
     from jax.interpreters import ad, batching, mlir
 
-    p = Primitive(name)
+    p = _JaxPrimitive(name)
     p.multiple_results = True
 
     def apply(*args, call, batch):
