@@ -8,11 +8,18 @@ second order in each where the kernels the first order runs are
 differentiable in turn. It reads what the generated module declares in
 ``_BEGEN_GRADS`` (the kernels, their inputs' contracts, their attributes,
 their declarations), builds inputs from the contracts unless given a
-generator, and returns a table::
+generator, and returns a table: one row per mode and inputs differentiated
+(all float inputs together, then each alone), each checked on every draw
+of inputs, and the draws::
 
-    kernel   mode         max error  result
-    square   rev          2.2e-16    pass
-    square   rev, order 2 -          n/a: not declared (...)
+    kernel  mode          wrt   max error  result
+    mulsum  rev           x, y  2.2e-16    pass
+    mulsum  rev           x     1.1e-16    pass
+    mulsum  rev           y     1.1e-16    pass
+    mulsum  rev, order 2  x, y  -          n/a: not declared (...)
+
+    drawn (every row of a kernel ran on each of its draws):
+      mulsum  n=3 neg=False | n=3 neg=True | n=17 neg=False | n=17 neg=True
 
 From pytest::
 
@@ -24,7 +31,7 @@ From pytest::
 
 From the command line, on a build's OUT folder::
 
-    python -m begen check-grads OUT [--kernels a,b] [--order 1]
+    python -m begen check-grads OUT [--kernels a,b] [--order 1] [--inputs mygens:inputs]
 
 It needs jax and numpy, and nothing else of begen: it runs where the
 package's kernels are installed.
@@ -72,15 +79,18 @@ Generator = Callable[..., Inputs]
 
 @dataclass
 class GradRow:
-    """One line of the table: a kernel, a mode, the largest difference
-    between the derivative and finite differences, and the result
-    (``pass``, ``FAIL``, ``ERROR``, ``n/a``, ``skipped``) with a note."""
+    """One line of the table: a kernel, a mode, the inputs differentiated
+    (``wrt``: all of them, or one alone), the largest difference between
+    the derivative and finite differences over every draw, and the result
+    (``pass``, ``FAIL``, ``ERROR``, ``n/a``, ``skipped``) with a note (a
+    failure names the draw it failed on)."""
 
     kernel: str
     mode: str
     max_error: float | None
     result: str
     note: str = ""
+    wrt: str = "-"
 
     @property
     def failed(self) -> bool:
@@ -89,12 +99,15 @@ class GradRow:
 
 @dataclass
 class GradReport:
-    """What :func:`check_grads` found: one :class:`GradRow` per kernel and
-    mode. ``str(report)`` is the table; ``report.ok`` says whether nothing
-    failed."""
+    """What :func:`check_grads` found: one :class:`GradRow` per kernel,
+    mode and inputs differentiated, and, per kernel, the draws it was
+    checked on (``drawn``: each the extents and attribute values of one
+    set of inputs). ``str(report)`` is the table and the draws;
+    ``report.ok`` says whether nothing failed."""
 
     module: str
     rows: list = field(default_factory=list)
+    drawn: dict = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -105,14 +118,21 @@ class GradReport:
         return [r for r in self.rows if r.failed]
 
     def table(self) -> str:
-        head = ("kernel", "mode", "max error", "result")
+        head = ("kernel", "mode", "wrt", "max error", "result")
         body = [
-            (r.kernel, r.mode, "-" if r.max_error is None else f"{r.max_error:.3g}", _with_note(r)) for r in self.rows
+            (r.kernel, r.mode, r.wrt, "-" if r.max_error is None else f"{r.max_error:.3g}", _with_note(r))
+            for r in self.rows
         ]
-        widths = [max(len(line[k]) for line in [head, *body]) for k in range(3)]
+        widths = [max(len(line[k]) for line in [head, *body]) for k in range(4)]
         lines = []
         for line in [head, *body]:
-            lines.append("  ".join(c.ljust(w) for c, w in zip(line[:3], widths)) + "  " + line[3])
+            lines.append("  ".join(c.ljust(w) for c, w in zip(line[:4], widths)) + "  " + line[4])
+        if self.drawn:
+            lines.append("")
+            lines.append("drawn (every row of a kernel ran on each of its draws):")
+            width = max(len(k) for k in self.drawn)
+            for kernel, draws in self.drawn.items():
+                lines.append(f"  {kernel.ljust(width)}  " + " | ".join(draws))
         return "\n".join(x.rstrip() for x in lines)
 
     def __str__(self) -> str:
@@ -154,17 +174,26 @@ def check_grads(
     """Checks the declared derivatives of ``module``'s kernels (all that
     declare one, or those named in ``kernels``) and returns the table.
 
-    Inputs come from each kernel's contract (named dimensions get small,
-    distinct extents; float inputs standard normal values, integer and
-    boolean inputs zeros, which keeps index arrays in bounds; attributes
-    named like a dimension its extent, other attributes a fixed value),
-    unless ``inputs`` gives them: a callable ``inputs(kernel, rng)`` or a
-    dict of callables ``rng -> ...`` by kernel name, returning the
-    positional arrays, or ``(arrays, attribute keywords)``; ``rng`` is a
+    Inputs come from each kernel's contract, in the draws of ``DRAWS``:
+    named dimensions get distinct extents, small (3, 4, 5, ...) and past a
+    small kernel's threshold (17, 33, 19, 35, ...); float inputs standard
+    normal values, integer and boolean inputs zeros, which keeps index
+    arrays in bounds; an integer attribute named like a dimension its
+    extent, any other a positive count; a boolean attribute False and True;
+    a float attribute 0.75, -1.25, 1.5 and -0.5. A draw of values the
+    kernel declares ``unsupported:`` is left out (the table says so).
+    ``inputs`` gives them instead (one draw): a callable ``inputs(kernel,
+    rng)`` or a dict of callables ``rng -> ...`` by kernel name, returning
+    the positional arrays, or ``(arrays, keywords)``: the attributes by
+    name and, for a kernel whose outputs have no typed contract, ``out=``
+    (a ``jax.ShapeDtypeStruct`` or a tuple of them); ``rng`` is a
     ``numpy.random.Generator``. The derivative is taken with respect to the
-    float inputs (for a kernel that declares only ``linear:``, the inputs
-    it is linear in). ``order``, ``modes``, ``atol``, ``rtol`` and ``eps``
-    are :func:`jax.test_util.check_grads`'s.
+    float inputs together and to each alone (for a kernel that declares
+    only ``linear:``, the inputs it is linear in); the second order with
+    respect to all together. A derivative refused as not declared for one
+    input alone, though it runs for all together, is an error.
+    ``order``, ``modes``, ``atol``, ``rtol`` and ``eps`` are
+    :func:`jax.test_util.check_grads`'s.
 
     Raises ``AssertionError`` with the table when a check fails (unless
     ``raise_on_failure`` is false), ``ValueError`` for a kernel name the
@@ -188,7 +217,10 @@ def check_grads(
     if not declared:
         report.rows.append(GradRow("-", "-", None, "n/a", "the module declares no derivatives (vjp:, jvp:, linear:)"))
     for k in chosen:
-        report.rows.extend(_check_kernel(module, k, declared[k], inputs, order, modes, atol, rtol, eps, seed))
+        rows, drawn = _check_kernel(module, k, declared[k], inputs, order, modes, atol, rtol, eps, seed)
+        report.rows.extend(rows)
+        if drawn:
+            report.drawn[k] = drawn
     if raise_on_failure and not report.ok:
         raise AssertionError(str(report))
     return report
@@ -223,45 +255,117 @@ def _check_kernel(module, key, spec, inputs, order, modes, atol, rtol, eps, seed
     declares = ", ".join(f"{k}: {_show(v)}" for k, v in spec.get("declares", {}).items())
     platform = spec.get("platform", "cpu")
     if not _platform_devices(platform):
-        return [GradRow(key, "-", None, "skipped", f"a {platform} kernel, and JAX has no {platform} device")]
+        return [GradRow(key, "-", None, "skipped", f"a {platform} kernel, and JAX has no {platform} device")], []
     fn = _resolve(module, spec["call"])
     rng = np.random.default_rng(seed)
     try:
-        arrays, attrs = _inputs_for(key, spec, inputs, rng)
+        draws = _draws(key, spec, inputs, rng)
     except _NeedsInputs as e:
-        return [GradRow(key, "-", None, "ERROR", f"{e}; give its inputs with inputs={{'{key}': ...}}")]
-    wrt = _differentiable(spec, arrays)
-    if not wrt:
-        return [GradRow(key, "-", None, "ERROR", "no float input to differentiate")]
-    arrays, atol, rtol, eps, precision = _precision(spec, arrays, atol, rtol, eps)
-    with _x64_if_needed(arrays):
-        arrays = [_device(a) for a in arrays]
-
-        def f(*diff):
-            args = list(arrays)
-            for k, x in zip(wrt, diff):
-                args[k] = x
-            return fn(*args, **attrs)
-
-        primal = tuple(arrays[k] for k in wrt)
-        rows = []
-        passed = set()
-        for mode, k in ATTEMPTS:
-            if mode not in modes or k > order:
+        return [GradRow(key, "-", None, "ERROR", f"{e}; give its inputs with inputs={{'{key}': ...}}")], []
+    except Exception as e:
+        return [GradRow(key, "-", None, "ERROR", f"its inputs generator raised {type(e).__name__}: {e}")], []
+    names = [arg[0] for arg in spec["args"]]
+    # What each draw ran: {(label, wrt shown): [(draw, row)]}, in order.
+    ran = {}
+    shown = []
+    refused = []
+    for arrays, attrs, described in draws:
+        wrt = _differentiable(spec, arrays)
+        if not wrt:
+            return [GradRow(key, "-", None, "ERROR", "no float input to differentiate")], shown
+        arrays, d_atol, d_rtol, d_eps, precision = _precision(spec, arrays, atol, rtol, eps)
+        with _x64_if_needed(arrays):
+            arrays = [_device(a) for a in arrays]
+            why = _refused(fn, arrays, attrs)
+            if why is not None:
+                # A value the kernel declares it does not support: not drawn.
+                refused.append(f"{described}: {why}")
                 continue
-            label = mode if k == 1 else f"{mode}, order 2"
-            if k == 2 and mode not in passed:
-                continue
-            row = _attempt(key, label, f, primal, mode, k, atol, rtol, eps)
-            if row.result == "pass" and k == 1:
-                passed.add(mode)
-            rows.append(row)
-    if not passed and not any(r.failed for r in rows):
+            shown.append(described)
+            # Every float input together, then each alone: a derivative
+            # with respect to one input runs other rules (the zeros filled
+            # in for the rest of a group) than one with respect to all.
+            subsets = [tuple(wrt)] + ([(k,) for k in wrt] if len(wrt) > 1 else [])
+            for mode, k in ATTEMPTS:
+                if mode not in modes or k > order:
+                    continue
+                label = mode if k == 1 else f"{mode}, order 2"
+                for subset in subsets if k == 1 else subsets[:1]:
+                    if k == 2 and not _passed(ran.get((mode, _wrt(names, wrt)), [])):
+                        continue
+                    f, primal = _restricted(fn, arrays, attrs, subset)
+                    row = _attempt(key, label, f, primal, mode, k, d_atol, d_rtol, d_eps)
+                    row.wrt = _wrt(names, subset)
+                    ran.setdefault((label, row.wrt), []).append((described, row))
+    if not shown:
+        note = "; ".join(refused) or "no draw"
+        return [GradRow(key, "-", None, "ERROR", f"every draw was refused ({note}); give its inputs")], shown
+    everything = _wrt(names, _differentiable(spec, draws[0][0]))
+    rows = [_merged(key, label, wrt, got, everything, ran) for (label, wrt), got in ran.items()]
+    if not any(r.result == "pass" for r in rows) and not any(r.failed for r in rows):
         rows.append(GradRow(key, "-", None, "FAIL", f"no mode runs, though begen.yaml declares {declares}"))
     for r in rows:
         if precision and r.result in ("pass", "FAIL"):
             r.note = f"{r.note}; {precision}" if r.note else precision
-    return rows
+    shown += [f"(refused: {r})" for r in refused]
+    return rows, shown
+
+
+def _refused(fn, arrays, attrs):
+    # Why the kernel refuses these attribute values (begen.yaml's
+    # `unsupported:`), or None; any other error is the attempts' to report.
+    try:
+        fn(*arrays, **attrs)
+    except ValueError as e:
+        return _first_line(e) if "(begen.yaml: unsupported)" in str(e) else None
+    except Exception:
+        return None
+    return None
+
+
+def _wrt(names, subset):
+    return ", ".join(names[k] if k < len(names) else f"#{k}" for k in subset)
+
+
+def _passed(got):
+    return bool(got) and all(row.result == "pass" for _, row in got)
+
+
+def _restricted(fn, arrays, attrs, subset):
+    # `fn` as a function of the inputs at `subset`, the others fixed.
+    def f(*diff):
+        args = list(arrays)
+        for k, x in zip(subset, diff):
+            args[k] = x
+        return fn(*args, **attrs)
+
+    return f, tuple(arrays[k] for k in subset)
+
+
+def _merged(key, label, wrt, got, everything, ran):
+    # One row for a mode and inputs over every draw: its first failure (with
+    # the draw it failed on), else pass or n/a. A derivative that is not
+    # declared for one input alone while it runs for all inputs together,
+    # or on one draw and not another, is an error: JAX took other rules
+    # for it than the ones the passing rows checked.
+    worst = [row.max_error for _, row in got if row.max_error is not None]
+    error = max(worst) if worst else None
+    for described, row in got:
+        if row.failed:
+            return GradRow(key, label, error, row.result, f"at {described}: {row.note}", wrt)
+    results = {row.result for _, row in got}
+    together = ran.get((label, everything), [])
+    if "n/a" in results and (results != {"n/a"} or (wrt != everything and _passed(together))):
+        described, row = next((d, r) for d, r in got if r.result == "n/a")
+        why = (
+            f"fails with respect to {wrt} alone, though it runs with respect to {everything} together"
+            if wrt != everything and _passed(together)
+            else "fails on this draw, though it runs on another"
+        )
+        return GradRow(key, label, error, "ERROR", f"at {described}: {why}; {row.note}", wrt)
+    if results == {"n/a"}:
+        return GradRow(key, label, None, "n/a", got[0][1].note, wrt)
+    return GradRow(key, label, error, "pass", "", wrt)
 
 
 # Finite differences in 16-bit floats are noise at float32's step (1e-4 is
@@ -374,41 +478,88 @@ class _NeedsInputs(Exception):
     pass
 
 
-def _inputs_for(key, spec, inputs, rng):
+#: The draws of inputs built from a contract: (extents, attribute
+#: variant). Small extents (3, 4, 5, ...) and ones past a small kernel's
+#: threshold (17, 33, 19, 35, ...), each with the attributes' first and
+#: second variant (booleans False then True; floats 0.75, -1.25, 1.5, -0.5).
+DRAWS = (("small", 0), ("small", 1), ("large", 2), ("large", 3))
+
+_FLOATS = (0.75, -1.25, 1.5, -0.5)
+
+
+def _draws(key, spec, inputs, rng):
+    # [(arrays, keywords, what was drawn)]: one draw of a generator's, else
+    # each of DRAWS from the contracts.
     if inputs is not None:
         gen = inputs.get(key) if isinstance(inputs, Mapping) else (lambda r, _g=inputs: _g(key, r))
         if gen is not None:
-            made = gen(rng)
-            if isinstance(made, tuple) and len(made) == 2 and isinstance(made[1], Mapping):
-                return list(made[0]), dict(made[1])
-            return list(made), {}
-    return _from_contracts(spec, rng)
+            arrays, keywords = _generated(key, gen(rng))
+            return [(arrays, keywords, _described_given(arrays, keywords))]
+    draws = {}
+    for extents, variant in DRAWS:
+        arrays, keywords, described = _from_contracts(spec, rng, extents, variant)
+        # Draws that differ in nothing shown (no attribute to vary) run once.
+        draws.setdefault(described, (arrays, keywords, described))
+    return list(draws.values())
 
 
-def _from_contracts(spec, rng):
+def _generated(key, made):
+    # A generator's answer: the positional arrays, or (arrays, keywords),
+    # the keywords the attributes and, for a kernel whose outputs have no
+    # typed contract, `out=`.
+    if isinstance(made, tuple) and len(made) == 2 and isinstance(made[1], Mapping):
+        return list(made[0]), dict(made[1])
+    if isinstance(made, (tuple, list)):
+        return list(made), {}
+    raise TypeError(
+        f"the inputs of '{key}': a generator returns the positional arrays, or (arrays, keywords) with the "
+        f"attributes and out= among the keywords; got {type(made).__name__}"
+    )
+
+
+def _described_given(arrays, keywords):
+    import numpy as np
+
+    shapes = "x".join(str(tuple(np.shape(a))) for a in arrays) if arrays else "()"
+    attrs = " ".join(f"{k}={_shown_value(v)}" for k, v in keywords.items() if k != "out")
+    return f"given: shapes {shapes}" + (f" {attrs}" if attrs else "")
+
+
+def _shown_value(v):
+    if isinstance(v, float):
+        return f"{v:g}"
+    text = repr(v)
+    return text if len(text) <= 24 else text[:21] + "..."
+
+
+def _from_contracts(spec, rng, size, variant):
     import numpy as np
 
     extents = {}
+    dims = []
 
     def extent(d):
         if isinstance(d, int):
             return d
         if d not in extents:
-            extents[d] = 3 + len(extents)
+            i = len(extents)
+            extents[d] = 3 + i if size == "small" else 17 + 16 * (i % 2) + 2 * (i // 2)
+            if not d.endswith(":2"):
+                dims.append(d)
         return extents[d]
 
     types = {t: allowed[0] for t, allowed in spec.get("types", {}).items()}
     arrays = []
     for arg in spec["args"]:
-        name, dtype, dims = arg[0], arg[1], arg[2]
+        name, dtype, shape_of = arg[0], arg[1], arg[2]
         if len(arg) > 3 and arg[3]:
             raise _NeedsInputs(f"input '{name}' is a list of arrays")
         if isinstance(dtype, (tuple, list)):
             dtype = types.get(dtype[0])
-        if dtype is None or dims is None:
+        if dtype is None or shape_of is None:
             raise _NeedsInputs(f"input '{name}' has no typed contract (dtype and shape)")
         shape = ()
-        for d in dims:
+        for d in shape_of:
             # A rest (`...`, `rows...`): two leading dimensions, the same per rest.
             shape += (extent(d), extent(d + ":2")) if isinstance(d, str) and d.startswith("...") else (extent(d),)
         arrays.append(_random(rng, np, dtype, shape))
@@ -416,13 +567,15 @@ def _from_contracts(spec, rng):
     for name, kind in spec.get("attrs", ()):
         if kind == "int":
             # A size (named like a dimension) gets its extent; so does any
-            # other integer, a small positive count.
+            # other integer, a positive count.
             attrs[name] = extent(name)
         elif kind == "bool":
-            attrs[name] = False
+            attrs[name] = variant % 2 == 1
         else:
-            attrs[name] = 0.75
-    return arrays, attrs
+            attrs[name] = _FLOATS[variant % len(_FLOATS)]
+    shown = [f"{d.lstrip('.') or '...'}={extents[d]}" for d in dims if d not in attrs]
+    shown += [f"{k}={_shown_value(v)}" for k, v in attrs.items()]
+    return arrays, attrs, " ".join(shown) or "no extents or attributes"
 
 
 def _random(rng, np, dtype, shape):
@@ -481,29 +634,91 @@ def _x64_if_needed(arrays):
         jax.config.update("jax_enable_x64", False)
 
 
+class _Usage(Exception):
+    """A command-line mistake: printed as `check-grads: ...`, exit status 2."""
+
+
+def _modules_in(out):
+    return sorted(
+        f[:-3]
+        for f in os.listdir(out)
+        if f.endswith(".py") and f != "__init__.py" and os.path.isfile(os.path.join(out, f))
+    )
+
+
 def _load(out, name):
     out = os.path.abspath(out)
+    found = _modules_in(out)
     if name is None:
-        found = sorted(f[:-3] for f in os.listdir(out) if f.endswith(".py") and os.path.isfile(os.path.join(out, f)))
         if len(found) != 1:
             listed = ", ".join(found) or "none"
-            raise SystemExit(f"check-grads: {out} holds {len(found)} Python modules ({listed}); name one with --name")
+            raise _Usage(f"{out} holds {len(found)} Python modules ({listed}); name one with --name")
         name = found[0]
+    if not all(part.isidentifier() for part in name.split(".")):
+        raise _Usage(
+            f"--name {name!r} is not a module name: give the generated module's name (a Python identifier, "
+            f"such as {found[0] if found else 'mykernels'}), not a path"
+        )
     sys.path.insert(0, out)
-    return importlib.import_module(name)
+    try:
+        return importlib.import_module(name)
+    except ModuleNotFoundError as e:
+        if e.name != name.split(".")[0] and e.name != name:
+            raise
+        near = difflib.get_close_matches(name, found, n=1)
+        hint = f"; did you mean '{near[0]}'?" if near else ""
+        raise _Usage(f"no module '{name}' in {out} (its modules: {', '.join(found) or 'none'}){hint}") from None
+
+
+def _generator(spec):
+    # The generator `module:function` names: importable from the current
+    # folder or sys.path.
+    module_name, colon, attr = spec.partition(":")
+    if not colon or not module_name or not attr:
+        raise _Usage(f"--inputs {spec!r}: give module:function, e.g. --inputs mygens:inputs")
+    if not all(p.isidentifier() for p in module_name.split(".")) or not all(p.isidentifier() for p in attr.split(".")):
+        raise _Usage(f"--inputs {spec!r}: module and function are Python names (module:function), not paths")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        obj = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        if e.name != module_name.split(".")[0] and e.name != module_name:
+            raise
+        raise _Usage(f"--inputs {spec!r}: no module '{module_name}' (looked in {os.getcwd()} and sys.path)") from None
+    try:
+        obj = _resolve(obj, attr)
+    except AttributeError:
+        raise _Usage(f"--inputs {spec!r}: module '{module_name}' has no '{attr}'") from None
+    if not callable(obj) and not isinstance(obj, Mapping):
+        raise _Usage(
+            f"--inputs {spec!r}: '{attr}' is a {type(obj).__name__}; give a function (kernel, rng) or a dict of "
+            f"functions rng -> inputs by kernel name"
+        )
+    return obj
 
 
 def main(argv=None) -> int:
-    """``python -m begen check-grads OUT [--name NAME] [--kernels a,b]
-    [--order N] [--modes fwd,rev]``: prints the table; exit status 1 when a
-    check failed."""
+    """``python -m begen check-grads OUT [--name NAME] [--inputs
+    MODULE:FUNCTION] [--kernels a,b] [--order N] [--modes fwd,rev]``:
+    prints the table; exit status 1 when a check failed, 2 for a mistake
+    in the command line."""
     p = argparse.ArgumentParser(
         prog="python -m begen check-grads",
         description="Checks every declared vjp, jvp, linear and transpose of a begen-built module against "
         "finite differences (jax.test_util.check_grads), with inputs built from the typed contracts.",
     )
     p.add_argument("out", help="the build's OUT folder (the generated module and its library)")
-    p.add_argument("--name", help="the module's name (default: the one Python module in OUT)")
+    p.add_argument(
+        "--name",
+        help="the module's name (default: the one Python module in OUT; needed in an installed package's folder)",
+    )
+    p.add_argument(
+        "--inputs",
+        metavar="MODULE:FUNCTION",
+        help="a generator of inputs: FUNCTION(kernel, rng) in MODULE (importable from here), returning the "
+        "arrays or (arrays, keywords) with the attributes and out=; or a dict of rng -> inputs by kernel",
+    )
     p.add_argument("--kernels", help="comma-separated kernel names (default: every kernel that declares one)")
     p.add_argument("--order", type=int, default=2, choices=(1, 2), help="the highest order checked (default 2)")
     p.add_argument("--modes", default="fwd,rev", help="fwd, rev or both (default fwd,rev)")
@@ -514,12 +729,18 @@ def main(argv=None) -> int:
     if not os.path.isdir(a.out):
         print(f"check-grads: {a.out}: no such folder (give the OUT folder of `begen build`)", file=sys.stderr)
         return 2
-    module = _load(a.out, a.name)
+    try:
+        module = _load(a.out, a.name)
+        inputs = _generator(a.inputs) if a.inputs else None
+    except _Usage as e:
+        print(f"check-grads: {e}", file=sys.stderr)
+        return 2
     kernels = [k for k in a.kernels.split(",") if k] if a.kernels else None
     try:
         report = check_grads(
             module,
             kernels,
+            inputs=inputs,
             order=a.order,
             modes=[m for m in a.modes.split(",") if m],
             atol=a.atol,

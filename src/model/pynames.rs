@@ -27,7 +27,7 @@ const fn import(module: &'static str, statement: &'static str, binds: &'static s
 
 /// Every top-level import a generated module may have, in the order it
 /// prints them (standard library first, as isort and ruff sort them).
-pub(crate) const PY_IMPORTS: [PyImport; 9] = [
+pub(crate) const PY_IMPORTS: [PyImport; 10] = [
     import("ctypes", "import ctypes as _ctypes", "_ctypes", false),
     import("os", "import os as _os", "_os", false),
     import("sys", "import sys as _sys", "_sys", false),
@@ -37,6 +37,9 @@ pub(crate) const PY_IMPORTS: [PyImport; 9] = [
     import("jax", "import jax as _jax", "_jax", true),
     import("numpy", "import numpy as _np", "_np", true),
     import("ml_dtypes", "import ml_dtypes as _ml_dtypes", "_ml_dtypes", true),
+    // At module load, not on the first trace: importing it changes JAX's
+    // trace context, so a jitted function's first call would miss its cache.
+    import("jax", "from jax.extend.core import Primitive as _JaxPrimitive", "_JaxPrimitive", true),
 ];
 
 /// Modules the generated module imports inside its functions (the version
@@ -407,7 +410,7 @@ pub(crate) fn shadows_py_module(name: &str) -> bool {
 /// function, module or parameter of one of these names would hide one, so
 /// it gets a `_` appended. Every name starting with `_begen` is reserved
 /// too (see [`is_py_reserved`]).
-pub(crate) const PY_RESERVED: [&str; 79] = [
+pub(crate) const PY_RESERVED: [&str; 80] = [
     // The module's own names (the template's and the runtime's).
     "register",
     "registry",
@@ -479,6 +482,7 @@ pub(crate) const PY_RESERVED: [&str; 79] = [
     "object",
     "OSError",
     "UnicodeDecodeError",
+    "UnicodeEncodeError",
     // The stub's names.
     "jax",
     "ArrayLike",

@@ -7,11 +7,17 @@ not linear in reverse mode, and what is not declared (one input of a group
 with the others fixed, an input declared nowhere, forward mode through a
 backward kernel) is refused by name, never a wrong number."""
 
+import os
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
 from conftest import REPO, import_module, run_begen
+
+# Runs in scripts/test.sh's jax lane too: under each older jax release.
+pytestmark = pytest.mark.jax_lane
 from jax.test_util import check_grads
 
 
@@ -188,13 +194,112 @@ def test_a_group_beside_a_backward_kernel(m, jax_cpu, rng, jit):
     check_grads(m.gpx, (x, dt, dc), order=1, modes=("rev",))
 
 
+def poly_ref(x, a, b):
+    import jax.numpy as jnp
+
+    return x * x * a + jnp.sin(b)
+
+
+SUBSETS = [(0,), (1,), (2,), (0, 1), (0, 2), (1, 2), (0, 1, 2)]
+
+
+@pytest.mark.parametrize("jit", [False, True])
+@pytest.mark.parametrize("wrt", SUBSETS, ids=lambda w: "-".join("xab"[k] for k in w))
+def test_a_tangent_kernel_linear_in_a_group_differentiates_any_subset(m, jax_cpu, rng, jit, wrt):
+    # The tangent kernel runs with zeros for the inputs not differentiated;
+    # its group's transpose drops their cotangents: reverse mode in any
+    # subset of x, a, b agrees with jnp, and so do forward mode and a
+    # Hessian-vector product through the same path.
+    jax = jax_cpu
+    wrap = jax.jit if jit else (lambda f: f)
+    args = [rng.normal(size=5) for _ in range(3)]
+
+    def loss(fn):
+        def go(*diff):
+            full = list(args)
+            for k, v in zip(wrt, diff):
+                full[k] = v
+            return (fn(*full) ** 2).sum()
+
+        return go
+
+    picked = [args[k] for k in wrt]
+    argnums = tuple(range(len(wrt)))
+    got = wrap(jax.grad(loss(m.poly), argnums=argnums))(*picked)
+    want = jax.grad(loss(poly_ref), argnums=argnums)(*picked)
+    for g, w in zip(got, want):
+        close(g, w)
+    tangents = tuple(rng.normal(size=5) for _ in wrt)
+    _, t = wrap(lambda *p: jax.jvp(loss(m.poly), p, tangents))(*picked)
+    _, tw = jax.jvp(loss(poly_ref), tuple(picked), tangents)
+    close(t, tw)
+    _, vjp = jax.vjp(lambda *p: m.poly(*[dict(zip(wrt, p)).get(k, args[k]) for k in range(3)]), *picked)
+    ct = rng.normal(size=5)
+    _, vjp_ref = jax.vjp(lambda *p: poly_ref(*[dict(zip(wrt, p)).get(k, args[k]) for k in range(3)]), *picked)
+    for g, w in zip(vjp(ct), vjp_ref(ct)):
+        close(g, w)
+
+
+RACE = """
+import sys, threading
+sys.path.insert(0, sys.argv[1])
+import jax, numpy as np
+jax.config.update("jax_enable_x64", True)
+import e2e_joint as m
+x = np.linspace(0.1, 1.0, 5); dt = np.cos(x); dc = np.sin(x)
+barrier = threading.Barrier(8)
+errors = []
+
+def first():
+    barrier.wait()
+    try:
+        np.testing.assert_allclose(jax.grad(lambda a: m.gp(x, a, dc).sum())(dt), np.sin(x), rtol=1e-12)
+        np.testing.assert_allclose(jax.grad(lambda c: m.gpx(c, dt, dc).sum())(x), np.cos(x) * dt + dc, rtol=1e-12)
+    except Exception as e:
+        errors.append(repr(e))
+
+threads = [threading.Thread(target=first) for _ in range(8)]
+for t in threads:
+    t.start()
+for t in threads:
+    t.join()
+print("errors:", errors)
+np.testing.assert_allclose(jax.grad(lambda b: m.gp(x, dt, b).sum())(dc), x, rtol=1e-12)
+np.testing.assert_allclose(jax.grad(lambda a: (m.poly(a, dt, dc) ** 2).sum())(x),
+                           2 * (x * x * dt + np.sin(dc)) * 2 * x * dt, rtol=1e-12)
+print("after: ok")
+"""
+
+
+def test_first_calls_on_eight_threads_register_the_rules_once(built):
+    # The first grads of a joint-group kernel (and of one with a backward
+    # kernel beside `linear:`), made on eight threads at once in a fresh
+    # process: each is right, and so is every grad after them (a primitive
+    # is published only with its rules).
+    env = {**os.environ, "JAX_PLATFORMS": "cpu"}
+    for _ in range(3):
+        proc = subprocess.run(
+            [sys.executable, "-c", RACE, str(built)], capture_output=True, text=True, env=env, check=False
+        )
+        assert proc.returncode == 0 and "errors: []" in proc.stdout, proc.stdout + proc.stderr
+        assert "after: ok" in proc.stdout, proc.stdout + proc.stderr
+
+
 def test_check_grads_of_the_module(m, jax_cpu):
+    if str(REPO / "python") not in sys.path:
+        sys.path.insert(0, str(REPO / "python"))
     from begen.testing import check_grads as begen_check_grads
 
     report = begen_check_grads(m, order=1)
     text = str(report)
     for kernel, mode in [("gp", "fwd"), ("gp", "rev"), ("wgp", "fwd"), ("wgp", "rev"), ("escale", "rev")]:
-        assert re.search(rf"^{kernel} +{mode} +\S+ +pass$", text, re.MULTILINE), text
+        assert re.search(rf"^{kernel} +{mode} +[\w, ]+ +\S+ +pass$", text, re.MULTILINE), text
+    # Each input alone as well as all together: the tangent kernel linear in
+    # a group runs for each of poly's inputs alone.
+    got = {(r.kernel, r.mode, r.wrt): r.result for r in report.rows}
+    for wrt in ("x, a, b", "x", "a", "b"):
+        assert got[("poly", "rev", wrt)] == "pass", text
+        assert got[("gpx", "rev", wrt.replace("a", "dt").replace("b", "dc"))] == "pass", text
     assert "FAIL" not in text and "ERROR" not in text
     assert "n/a: not declared (e2e_joint.escale: no forward mode in 'x'" in text
 

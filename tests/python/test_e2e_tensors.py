@@ -106,6 +106,24 @@ def test_outputs_like_the_inputs_need_no_out(tensors, jax_cpu):
     assert tensors.neg_each([]) == ()
 
 
+def test_outputs_like_a_python_number(tensors, jax_cpu):
+    # A Python number in the list is an array of JAX's default dtype for
+    # it, as for a kernel given out=: float32 with x64 off, where the kernel
+    # takes it; float64 with x64 on, which the kernel itself refuses.
+    jax = jax_cpu
+    x = np.arange(3, dtype=np.float32)
+    jax.config.update("jax_enable_x64", False)
+    try:
+        ys = tensors.neg_each([x, 1.5])
+        assert ys[1].shape == () and ys[1].dtype == np.float32
+        np.testing.assert_allclose(ys[1], -1.5)
+        np.testing.assert_allclose(jax.jit(lambda v: tensors.neg_each([v, 2.0])[1])(x), -2.0)
+    finally:
+        jax.config.update("jax_enable_x64", True)
+    with pytest.raises(Exception, match="neg_each takes float32 arrays"):
+        np.asarray(tensors.neg_each([x, 1.5])[1])
+
+
 def test_typed_pointers_beside_a_list(tensors, jax_cpu):
     w = np.array([1, 2, 3, 4], np.float32)
     xs = arrays(3)

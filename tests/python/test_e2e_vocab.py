@@ -2,6 +2,8 @@
 the capabilities of XLA FFI's own types, end to end on the CPU:
 tests/e2e/vocab built by the CLI."""
 
+import os
+
 import numpy as np
 import pytest
 from conftest import REPO, import_module, run_begen
@@ -78,3 +80,33 @@ def test_dictionary_errors_name_the_key(vocab, jax_cpu):
         np.asarray(vocab.CountAttrs(x, repeat=1.5))
     with pytest.raises(TypeError, match="attribute name 'a b' is not an ASCII identifier"):
         vocab.Affine(x, scale=1.0, out=like(jax_cpu, x), **{"a b": 2})
+
+
+def test_values_jax_cannot_encode_are_refused_by_name(vocab, jax_cpu):
+    # Each refused before jax sees it, naming the kernel and the attribute
+    # (jax or XLA would say "incompatible function arguments", "Python int
+    # too large to convert to C long", "std::bad_cast").
+    x = np.arange(3, dtype=np.float32)
+    out = like(jax_cpu, x)
+    name = os.fsdecode(b"ab\xff")  # a lone surrogate
+    with pytest.raises(ValueError, match=r"^Apply: attribute 'mode' \(str\) takes UTF-8 text, got 'ab\\udcff': a lone"):
+        vocab.Apply(x, mode=name, out=out)
+    with pytest.raises(ValueError, match=r"^AddLength: attribute 'word' \(str\) takes UTF-8 text"):
+        vocab.AddLength(x, word=name, scale=1.0)
+    cases = [
+        ({"mode": name}, ValueError, r"^Affine: attribute 'mode' takes UTF-8 text"),
+        ({"shift": 2**70}, ValueError, r"^Affine: attribute 'shift' is 1180591620717411303424, outside int64"),
+        ({"big": np.uint64(2**64 - 1)}, ValueError, r"^Affine: attribute 'big' is 18446744073709551615, outside int64"),
+        ({"shift": None}, TypeError, r"^Affine: attribute 'shift' takes a bool, an int, .* got None \(NoneType\)"),
+        ({"shift": {1: 2}}, TypeError, r"^Affine: attribute 'shift' is a dict with the key 1: .* keys are str"),
+        ({"shift": {"a": None}}, TypeError, r"^Affine: attribute 'shift', key 'a' takes a bool"),
+        ({"shift": 1j}, TypeError, r"^Affine: attribute 'shift' takes a bool, .* got 1j \(complex\)"),
+    ]
+    for given, error, said in cases:
+        with pytest.raises(error, match=said):
+            vocab.Affine(x, scale=1.0, out=out, **given)
+        with pytest.raises(error, match=said):
+            jax_cpu.jit(lambda v, given=given: vocab.Affine(v, scale=1.0, out=out, **given))(x)
+    # The edges of int64 and a nested dict of str keys still reach the kernel.
+    np.testing.assert_allclose(vocab.Affine(x, scale=1.0, big=2**63 - 1, small=-(2**63), out=out), x)
+    np.testing.assert_allclose(vocab.CountAttrs(x, repeat=1, d={"a": 1, "b": "text"}), x + 2)

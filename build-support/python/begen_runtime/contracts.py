@@ -167,8 +167,11 @@ def _begen_size(fn, d, name, value):
 
 
 def _begen_like(x):
-    # The struct of an in-place tensor's result: its input's.
-    return _jax.ShapeDtypeStruct(_np.shape(x), x.dtype)
+    # The struct of an in-place tensor's result, or of an output like a
+    # list's element: its input's. A Python number is an array of the
+    # dtype the FFI call gives it (JAX's default for its kind).
+    dtype = x.dtype if hasattr(x, "dtype") else _jax.numpy.result_type(x)
+    return _jax.ShapeDtypeStruct(_np.shape(x), dtype)
 
 
 def _begen_key(name, c):

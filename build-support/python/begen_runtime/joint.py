@@ -6,6 +6,7 @@ Above the `# begen: emit below` line: only what this file needs on its own.
 """
 
 import jax as _jax
+from jax.extend.core import Primitive as _JaxPrimitive
 
 from .core import _begen_batch_front
 from .primitives import (
@@ -14,7 +15,9 @@ from .primitives import (
     _begen_floating,
     _begen_jvp_result,
     _begen_primitive,
+    _begen_primitive_lock,
     _begen_primitives,
+    _begen_take_filled,
     _BegenCall,
 )
 
@@ -31,9 +34,6 @@ from .primitives import (
 # second primitive, `<name>:lin`, linear in them: JAX transposes it with the
 # backward kernel (reverse mode) and refuses to evaluate it (forward mode),
 # as jax.custom_vjp does.
-
-_begen_joint_done = set()
-
 
 class _BegenJointCall(_BegenCall):
     # A call with `backward(*inputs, *cts)`, its backward kernel (one
@@ -84,10 +84,18 @@ def _begen_lin_primitive(name):
     p = _begen_primitives.get(key)
     if p is not None:
         return p
-    from jax.extend.core import Primitive
+    with _begen_primitive_lock:
+        p = _begen_primitives.get(key)
+        if p is None:
+            p = _begen_make_lin_primitive(key)
+            _begen_primitives[key] = p
+    return p
+
+
+def _begen_make_lin_primitive(key):
     from jax.interpreters import ad, batching, mlir
 
-    p = Primitive(key)
+    p = _JaxPrimitive(key)
     p.multiple_results = True
 
     def refuse(*args, call, batch, rest):
@@ -121,7 +129,6 @@ def _begen_lin_primitive(name):
     ad.primitive_transposes[p] = transpose
     batching.primitive_batchers[p] = batcher
     mlir.register_lowering(p, mlir.lower_fun(refuse, multiple_results=True))
-    _begen_primitives[key] = p
     return p
 
 
@@ -131,10 +138,14 @@ def _begen_joint_items(call):
 
 
 def _begen_joint_primitive(name):
-    # The primitive of FFI target `name` with the rules of groups.
-    p = _begen_primitive(name)
-    if name in _begen_joint_done:
-        return p
+    # The primitive of FFI target `name` with the rules of groups, which
+    # replace its own before it is published: a thread never sees it
+    # without them.
+    return _begen_primitive(name, _begen_joint_rules)
+
+
+def _begen_joint_rules(p):
+    # Gives primitive `p` the jvp and transpose rules of groups.
     from jax.interpreters import ad
 
     def jvp(primals, tangents, *, call, batch):
@@ -214,14 +225,15 @@ def _begen_joint_primitive(name):
 
     ad.primitive_jvps[p] = jvp
     ad.primitive_transposes[p] = transpose
-    _begen_joint_done.add(name)
-    return p
 
 
 def _begen_bind_joint(name, raw, arrays, outs, linear, jvp, transposes, names, backward=None):
     # Calls kernel `name` through its primitive with the rules of groups and
     # of a backward kernel: the outputs, one array or a tuple.
+    # Called as another kernel's tangent kernel: the inputs that rule filled
+    # with zeros are marked as the group jvp below marks its own.
+    zeros = _begen_take_filled()
     arrays, ins, outs = _begen_call_types(arrays, outs)
-    call = _BegenJointCall(name, raw, ins, outs, linear, jvp, transposes, names, backward=backward)
+    call = _BegenJointCall(name, raw, ins, outs, linear, jvp, transposes, names, backward=backward, zeros=zeros)
     out = _begen_joint_primitive(name).bind(*arrays, call=call, batch=())
     return out[0] if len(out) == 1 else tuple(out)

@@ -4,7 +4,10 @@ kernel as a JAX primitive with jvp, transpose, batching and lowering rules.
 Above the `# begen: emit below` line: only what this file needs on its own.
 """
 
+import threading as _threading
+
 import jax as _jax
+from jax.extend.core import Primitive as _JaxPrimitive
 
 from .core import _begen_batch_front
 
@@ -17,6 +20,20 @@ from .core import _begen_batch_front
 # Lowering traces the FFI call: the primal's HLO is the same custom call.
 
 _begen_primitives = {}
+
+# The inputs of the next kernel bound on this thread that hold zeros a jvp
+# rule filled in (their tangents were symbolic zeros): set around a call of
+# a tangent kernel, taken by its bind (section `joint` marks them, so that
+# its group's transpose drops their cotangents instead of refusing an input
+# of the group held fixed).
+_begen_filled = _threading.local()
+
+
+def _begen_take_filled():
+    # The positions `_begen_filled` holds for this bind, once.
+    zeros = getattr(_begen_filled, "zeros", ())
+    _begen_filled.zeros = ()
+    return zeros
 
 
 class _BegenCall:
@@ -81,15 +98,30 @@ def _begen_call_types(arrays, outs):
     return arrays, ins, tuple((tuple(o.shape), o.dtype) for o in outs)
 
 
-def _begen_primitive(name):
-    # The primitive of FFI target `name`, made once.
+# Held while a primitive is made: two threads making the first call of one
+# kernel at once make it once, and each primitive is published (in
+# `_begen_primitives`) only with all of its rules.
+_begen_primitive_lock = _threading.RLock()
+
+
+def _begen_primitive(name, rules=None):
+    # The primitive of FFI target `name`, made once; `rules(p)` replaces
+    # some of its rules before it is published (section `joint`).
     p = _begen_primitives.get(name)
     if p is not None:
         return p
-    from jax.extend.core import Primitive
+    with _begen_primitive_lock:
+        p = _begen_primitives.get(name)
+        if p is None:
+            p = _begen_make_primitive(name, rules)
+            _begen_primitives[name] = p
+    return p
+
+
+def _begen_make_primitive(name, rules):
     from jax.interpreters import ad, batching, mlir
 
-    p = Primitive(name)
+    p = _JaxPrimitive(name)
     p.multiple_results = True
 
     def apply(*args, call, batch):
@@ -101,10 +133,22 @@ def _begen_primitive(name):
     def jvp(primals, tangents, *, call, batch):
         out = p.bind(*primals, call=call, batch=batch)
         if call.jvp is not None:
-            ts = [ad.instantiate_zeros(t) for x, t in zip(primals, tangents) if _begen_floating(x)]
+            pairs = [(x, t) for x, t in zip(primals, tangents) if _begen_floating(x)]
+            ts = [ad.instantiate_zeros(t) for _, t in pairs]
+            # The tangent kernel's inputs are the primals, then one tangent
+            # per float input: those filled with zeros, by position.
+            filled = tuple(len(primals) + i for i, (_, t) in enumerate(pairs) if type(t) is ad.Zero)
             structs = [_jax.ShapeDtypeStruct(shape, dtype) for shape, dtype in call.outs]
             out_ = structs[0] if len(structs) == 1 else tuple(structs)
-            tout = _begen_batched(lambda *a: call.jvp(*a, out=out_), batch)(*primals, *ts)
+
+            def tangent(*a):
+                _begen_filled.zeros = filled
+                try:
+                    return call.jvp(*a, out=out_)
+                finally:
+                    _begen_filled.zeros = ()
+
+            tout = _begen_batched(tangent, batch)(*primals, *ts)
         else:
             # Linear in each listed input: the kernel on each tangent, summed.
             tout = None
@@ -159,12 +203,14 @@ def _begen_primitive(name):
         dispatch.prim_requires_devices_during_lowering.add(p)
     except (ImportError, AttributeError):
         pass
-    _begen_primitives[name] = p
+    if rules is not None:
+        rules(p)
     return p
 
 
 def _begen_bind(name, raw, arrays, outs, linear, jvp, transposes, names):
     # Calls kernel `name` through its primitive: the outputs, one array or a tuple.
+    _begen_take_filled()
     arrays, ins, outs = _begen_call_types(arrays, outs)
     call = _BegenCall(name, raw, ins, outs, linear, jvp, transposes, names)
     out = _begen_primitive(name).bind(*arrays, call=call, batch=())

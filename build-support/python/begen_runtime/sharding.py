@@ -44,6 +44,7 @@ Above the `# begen: emit below` line: only what this file needs on its own.
 """
 
 import jax as _jax
+from jax.extend.core import Primitive as _JaxPrimitive
 
 from .core import _begen_batch_front
 
@@ -376,10 +377,9 @@ def _begen_vmapped(fn, structs, batch):
 def _begen_partition_primitive():
     if _begen_partitioned_p:
         return _begen_partitioned_p[0]
-    from jax.extend.core import Primitive
     from jax.interpreters import ad, batching, mlir
 
-    p = Primitive("begen_partitioned")
+    p = _JaxPrimitive("begen_partitioned")
     p.multiple_results = True
 
     def apply(*args, fn, structs, rule, batch, spec, shard):

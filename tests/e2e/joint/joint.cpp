@@ -86,3 +86,28 @@ void gpx_bwd(const double* x, const double* dt, const double* dc, const double* 
         gdc[i] = x[i] * ct[i];
     }
 }
+
+// y = x^2 a + sin(b), differentiated through a tangent kernel linear in its
+// three tangents together (one transpose kernel for the group): a gradient
+// with respect to any subset of x, a, b runs the tangent kernel with zeros
+// for the others.
+// @BE poly arg:float64[n] arg:float64[n] arg:float64[n] ret:float64[n] dim.n
+void poly(const double* x, const double* a, const double* b, double* y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] * x[i] * a[i] + std::sin(b[i]);
+}
+
+// @BE poly_jvp arg:float64[n] arg:float64[n] arg:float64[n] arg:float64[n] arg:float64[n] arg:float64[n] ret:float64[n] dim.n
+void poly_jvp(const double* x, const double* a, const double* b, const double* dx, const double* da, const double* db,
+              double* dy, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) dy[i] = 2.0 * x[i] * a[i] * dx[i] + x[i] * x[i] * da[i] + std::cos(b[i]) * db[i];
+}
+
+// @BE poly_jvp_t arg:float64[n] arg:float64[n] arg:float64[n] arg:float64[n] ret:float64[n] ret:float64[n] ret:float64[n] dim.n
+void poly_jvp_t(const double* x, const double* a, const double* b, const double* ct, double* dx, double* da,
+                double* db, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+        dx[i] = 2.0 * x[i] * a[i] * ct[i];
+        da[i] = x[i] * x[i] * ct[i];
+        db[i] = std::cos(b[i]) * ct[i];
+    }
+}
