@@ -189,7 +189,9 @@ def test_low_precision_kernels_are_checked_in_float32_or_at_their_tolerance(jax_
     # A template with a float32 instance: checked there, and said so.
     assert got[("sq_t", "rev")].result == "pass", str(report)
     assert got[("sq_t", "rev")].note == "checked in float32, its float32 instance (bfloat16 inputs cast)"
-    assert got[("sq_t", "rev")].max_error < 1e-3, str(report)
+    # float32 finite differences over every draw (n up to 17): far below
+    # bfloat16's noise (its rows below err by 0.1 and more).
+    assert got[("sq_t", "rev")].max_error < 1e-2, str(report)
     # bfloat16 only: bfloat16's tolerance, said so; a wrong kernel still fails.
     tolerance = "bfloat16 tolerance (eps 0.125, atol 0.1, rtol 0.1)"
     assert got[("sq_bf16", "rev")].result == "pass" and got[("sq_bf16", "rev")].note == tolerance, str(report)
