@@ -407,7 +407,7 @@ pub(crate) fn shadows_py_module(name: &str) -> bool {
 /// function, module or parameter of one of these names would hide one, so
 /// it gets a `_` appended. Every name starting with `_begen` is reserved
 /// too (see [`is_py_reserved`]).
-pub(crate) const PY_RESERVED: [&str; 79] = [
+pub(crate) const PY_RESERVED: [&str; 80] = [
     // The module's own names (the template's and the runtime's).
     "register",
     "registry",
@@ -430,6 +430,7 @@ pub(crate) const PY_RESERVED: [&str; 79] = [
     "_BEGEN_STATES",
     "_BEGEN_TUNE_FORMAT",
     "_BEGEN_TUNE_MAX_BYTES",
+    "_BEGEN_TUNE_MAX_DEPTH",
     "_BegenTuneTableError",
     "_BegenImplementation",
     "_BegenRegistry",
