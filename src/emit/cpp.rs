@@ -661,7 +661,9 @@ fn state_cpp(unit: &Unit, i: usize, slot: usize, p: &Param, ty: &str) -> ParamCp
             checks: vec![],
         }],
         passed: Passed::Attr(format!("{raw}->ptr")),
-        locals: vec![],
+        // Calls that share the state (the shards of one executable on
+        // several devices, threads calling one executable) take turns.
+        locals: vec![format!("const std::lock_guard<std::mutex> {raw}_turn({raw}->turn);")],
         prepare: vec![format!("{ty}& {value} = *static_cast<{ty}*>(const_cast<void*>(begen_a[{slot}]));")],
         call_arg: value,
     }
