@@ -1091,7 +1091,8 @@ link: {libs: [m, scale], dirs: []}
         // parser (quadratic in the depth) would have read them.
         let start = std::time::Instant::now();
         assert!(too_deep(&deep(200_000)).is_some());
-        assert!(start.elapsed().as_secs() < 5);
+        // A hang catcher only (the parser would take minutes).
+        assert!(start.elapsed().as_secs() < 120);
     }
 
     /// Every level's unknown key is said with the key it is a slip of, right

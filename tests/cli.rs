@@ -362,7 +362,8 @@ fn a_python_that_hangs_or_floods_is_stopped() {
                 .output()
                 .unwrap();
             let text = String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
-            assert!(start.elapsed().as_secs() < 30, "{args:?}: {:?}", start.elapsed());
+            // A hang catcher only: the 1 s limit is what the message says.
+            assert!(start.elapsed().as_secs() < 300, "{args:?}: {:?}", start.elapsed());
             assert_eq!(out.status.code(), Some(1), "{args:?}: {text}");
             let named = format!("`{}` {says}", python.display());
             assert!(text.contains(&named), "{args:?}: {text}");
