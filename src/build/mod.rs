@@ -391,6 +391,22 @@ pub(crate) fn python(env: &Env) -> String {
     Discovery::new(env).python()
 }
 
+/// Runs `python -c script args...` with [`python`], bounded as every
+/// question begen asks a program (`BEGEN_PROBE_TIMEOUT`); its stdout, or
+/// why there is none.
+pub(crate) fn ask_python(env: &Env, script: &str, args: &[&str]) -> std::result::Result<String, String> {
+    let d = Discovery::new(env);
+    let python = d.python();
+    let program = d.program_file(Path::new(&python)).ok_or_else(|| format!("`{python}` was not found"))?;
+    let mut all = vec!["-c", script];
+    all.extend_from_slice(args);
+    let f = d.run_probe(&program, &all)?;
+    if !f.status.success() {
+        return Err(format!("`{python}` failed: {}", String::from_utf8_lossy(&f.stderr).trim()));
+    }
+    Ok(String::from_utf8_lossy(&f.stdout).into_owned())
+}
+
 /// The XLA FFI headers a build compiles against: jaxlib `jax_min`'s (from
 /// the per-user cache, downloaded once), else `XLA_FFI_INCLUDE_DIR`, else
 /// the running jaxlib's.
