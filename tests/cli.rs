@@ -488,6 +488,8 @@ fn new_refuses_package_names_that_shadow_a_module() {
         std::fs::create_dir_all(site.join(m)).unwrap();
         std::fs::write(site.join(m).join("__init__.py"), "").unwrap();
     }
+    // The test's switch: the Python env.sh chose, else python3.
+    #[allow(clippy::disallowed_methods)]
     let python = std::env::var("BEGEN_PYTHON").unwrap_or_else(|_| "python3".into());
     let new = |name: &str, python: &str| {
         let dir = base.join("p");
