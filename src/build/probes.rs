@@ -264,7 +264,8 @@ mod tests {
         if made.is_ok_and(|s| s.success()) {
             let start = std::time::Instant::now();
             let probes = Probes::load(&dir);
-            assert!(start.elapsed() < std::time::Duration::from_secs(5));
+            // A hang catcher only: opening the FIFO would block for ever.
+            assert!(start.elapsed() < std::time::Duration::from_secs(120));
             let _: u32 = probes.get_or("p", "x", || (1, Some(vec![])));
             probes.save();
             assert!(std::fs::symlink_metadata(dir.join(FILE)).unwrap().is_file(), "replaced by a file");

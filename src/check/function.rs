@@ -98,6 +98,9 @@ fn check_expanded(c: &Declared, map: &SourceMap, cx: &Context) -> (Option<Checke
     if let (Some(_), Some((_, _, at))) = (native_sig, consts_raw.first()) {
         diags.push(Diagnostic::error(*at, msg::native_consts(&c.name)).hint(msg::HINT_NATIVE_CONSTS));
     }
+    if let Some(sig) = sig.filter(|_| native_sig.is_none()) {
+        check_one_state(c, sig, &mut diags);
+    }
     if diags.iter().any(Diagnostic::is_error) {
         return (None, diags);
     }
@@ -335,6 +338,25 @@ fn locate_error(c: &Declared, e: &LocateError) -> Diagnostic {
         LocateError::MacroMismatch { name: mac, defined_at, found, at } => {
             Diagnostic::error(*at, msg::macro_mismatch(name, mac, defined_at, found))
         }
+    }
+}
+
+/// A kernel has one state: the first non-const `T&` of the author's own
+/// type. Any later one (another state, the same type again, a struct
+/// attribute whose `const` was forgotten) would be handed the same object
+/// cast to its own type, so each is an error at that parameter.
+fn check_one_state(c: &Declared, sig: &Signature, diags: &mut Vec<Diagnostic>) {
+    let mut states = sig.params.iter().enumerate().filter(|(_, p)| attrs::is_state(c, p));
+    let Some((first_at, first)) = states.next() else { return };
+    let state = param_name(first, first_at);
+    let state_ty = first.ty.strip_prefix("struct ").unwrap_or(&first.ty);
+    for (i, p) in states {
+        let ty = p.ty.strip_prefix("struct ").unwrap_or(&p.ty);
+        diags.push(
+            Diagnostic::error(p.span, msg::second_state(&c.name, &param_name(p, i), &p.to_string(), &state, state_ty))
+                .with(first.span, msg::LABEL_THE_STATE)
+                .hint(msg::hint_second_state(ty, &state)),
+        );
     }
 }
 

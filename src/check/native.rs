@@ -190,6 +190,8 @@ pub(super) fn infer_native(c: &Declared, sig: &Signature, diags: &mut Vec<Diagno
     // The parameters that take the remaining inputs and outputs: XLA binds
     // each once, and no input (output) after it.
     let (mut rest_args, mut rest_rets): (Option<String>, Option<String>) = (None, None);
+    // The state parameter met so far: where, its name and its type.
+    let mut state: Option<(Span, String, String)> = None;
     for (i, p) in sig.params.iter().enumerate() {
         let name = p.name.clone().unwrap_or_else(|| format!("param{i}"));
         let param = |token: Token| Param {
@@ -209,7 +211,22 @@ pub(super) fn infer_native(c: &Declared, sig: &Signature, diags: &mut Vec<Diagno
         // A pointer to a type of the sources' own (`State* state`): the
         // per-executable state, as XLA decodes `Ctx<State<T>>`.
         if p.indirection == Indirection::Pointer && !p.is_const && is_state_type(&p.ty) {
-            binds.push(NativeBind::State(p.span, p.ty.strip_prefix("struct ").unwrap_or(&p.ty).to_string()));
+            let ty = p.ty.strip_prefix("struct ").unwrap_or(&p.ty).to_string();
+            // XLA FFI decodes one `Ctx<State<T>>` per handler: a second
+            // would be the same object cast to its own type.
+            if let Some((at, state, state_ty)) = &state {
+                diags.push(
+                    Diagnostic::error(
+                        p.span,
+                        msg::native_second_state(&c.name, &name, &p.to_string(), state, state_ty),
+                    )
+                    .with(*at, msg::LABEL_THE_STATE)
+                    .hint(msg::hint_native_second_state(state)),
+                );
+                continue;
+            }
+            state = Some((p.span, name.clone(), ty.clone()));
+            binds.push(NativeBind::State(p.span, ty));
             continue;
         }
         if !by_value {

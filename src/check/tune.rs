@@ -713,21 +713,51 @@ fn check_table(
     }
 }
 
+/// How deep lists and objects may nest in a tuning table: an entry's
+/// fields are an object in a list in the top-level object. The generated
+/// module's reader (`_BEGEN_TUNE_MAX_DEPTH`) has the same bound.
+pub(crate) const MAX_TABLE_DEPTH: usize = 16;
+
+/// How deep lists and objects nest in `v` (a scalar: 0), without recursion.
+fn depth(v: &serde_json::Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(v, 1)];
+    while let Some((v, d)) = stack.pop() {
+        match v {
+            serde_json::Value::Array(items) => stack.extend(items.iter().map(|x| (x, d + 1))),
+            serde_json::Value::Object(m) => stack.extend(m.values().map(|x| (x, d + 1))),
+            _ => continue,
+        }
+        deepest = deepest.max(d);
+    }
+    deepest
+}
+
 /// Whether the file at `path` is a tuning table: the shape the generated
 /// module reads (`begen_tune: 1`, entries with their fields).
 pub(crate) fn read_table(path: &std::path::Path) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+    let kind = crate::source::not_regular(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => "there is no such file".to_string(),
         _ => e.to_string(),
     })?;
-    if !meta.is_file() {
-        return Err("not a regular file".into());
+    if let Some(kind) = kind {
+        return Err(format!("{kind}, not a regular file"));
     }
+    let meta = std::fs::metadata(path).map_err(|e| e.to_string())?;
     if meta.len() > MAX_TABLE_BYTES {
         return Err(format!("{} bytes, over the {MAX_TABLE_BYTES} a table may have", meta.len()));
     }
-    let text = std::fs::read_to_string(path).map_err(|e| e.to_string())?;
-    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("invalid JSON ({e})"))?;
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let text = String::from_utf8(bytes).map_err(|e| format!("invalid JSON ({e})"))?;
+    let deep = || format!("nested more than {MAX_TABLE_DEPTH} levels deep");
+    let doc: serde_json::Value = serde_json::from_str(&text).map_err(|e| match e.to_string() {
+        // serde_json's own bound (128) is deeper than a table's.
+        m if m.starts_with("recursion limit exceeded") => deep(),
+        m => format!("invalid JSON ({m})"),
+    })?;
+    if depth(&doc) > MAX_TABLE_DEPTH {
+        return Err(deep());
+    }
     if doc.get("begen_tune").and_then(|v| v.as_i64()) != Some(1) {
         return Err("the top level must be an object with \"begen_tune\": 1".into());
     }

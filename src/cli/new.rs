@@ -107,7 +107,84 @@ fn package_name(args: &NewArgs) -> Result<String, String> {
             name.escape_debug()
         ));
     }
+    let python = python_names(&name);
+    if let Some(why) = taken(&name, python.as_ref()) {
+        let free = [format!("{name}_kernels"), format!("my_{name}"), format!("{name}_ops")]
+            .into_iter()
+            .find(|n| taken(n, python.as_ref()).is_none())
+            .map(|n| format!("; did you mean `--package {n}`?"))
+            .unwrap_or_default();
+        return Err(format!(
+            "`{name}` ({from}) is {why}: a package of that name would hide it, and installing its wheel would \
+             replace it{free}"
+        ));
+    }
     Ok(name)
+}
+
+/// Names begen refuses for a package whatever Python says: begen's own
+/// modules (a `begen` package's wheel would uninstall begen-jax's).
+const BEGEN_MODULES: &[&str] = &["begen", "begen_jax", "begen_runtime", "begen_tune"];
+
+/// Standard-library packages `sys.stdlib_module_names` leaves out, refused
+/// also when no Python answers (`test`, CPython's own tests).
+const STDLIB_EXTRA: &[&str] = &["test", "idlelib"];
+
+/// What the Python begen asks knows of `name` and of the names offered
+/// instead: its standard library's names (`sys.stdlib_module_names`, 3.10
+/// and later) and which of them are importable there. `None` when no
+/// Python answers: the built-in lists alone decide then.
+struct PythonNames {
+    stdlib: Vec<String>,
+    importable: Vec<(String, String)>,
+}
+
+/// Asks the Python begen builds with about `name` and its alternatives.
+fn python_names(name: &str) -> Option<PythonNames> {
+    // The current folder is left off the path: it is not where the
+    // package will be imported from.
+    const SCRIPT: &str = "\
+import sys, importlib.util
+sys.path = [p for p in sys.path if p not in ('', '.')]
+print(' '.join(sorted(getattr(sys, 'stdlib_module_names', ()))))
+for n in sys.argv[1:]:
+    try:
+        spec = importlib.util.find_spec(n)
+    except Exception:
+        spec = True
+    if spec is not None:
+        print(n, getattr(spec, 'origin', None) or 'a namespace package')
+";
+    let names = [name.to_string(), format!("{name}_kernels"), format!("my_{name}"), format!("{name}_ops")];
+    let args: Vec<&str> = names.iter().map(String::as_str).collect();
+    let text = crate::build::ask_python(&crate::driver::Env::new(), SCRIPT, &args).ok()?;
+    let mut lines = text.lines();
+    let stdlib = lines.next()?.split_whitespace().map(str::to_string).collect();
+    let importable = lines
+        .filter_map(|l| l.split_once(' '))
+        .map(|(n, origin)| (n.to_string(), origin.escape_debug().to_string()))
+        .collect();
+    Some(PythonNames { stdlib, importable })
+}
+
+/// Why `name` cannot be a package's name, if it cannot: a module of
+/// Python's standard library, one the generated code, JAX or its start-up
+/// imports, begen's own, or one importable in the environment.
+fn taken(name: &str, python: Option<&PythonNames>) -> Option<String> {
+    if BEGEN_MODULES.contains(&name) {
+        return Some("one of begen's own modules".into());
+    }
+    if python.is_some_and(|p| p.stdlib.iter().any(|s| s == name)) {
+        return Some("a module of Python's standard library".into());
+    }
+    if STDLIB_EXTRA.contains(&name) {
+        return Some("a package of Python's standard library".into());
+    }
+    if crate::model::pynames::shadows_py_module(name) {
+        return Some("a module that Python, JAX or the generated code imports".into());
+    }
+    let found = python.and_then(|p| p.importable.iter().find(|(n, _)| n == name));
+    found.map(|(_, origin)| format!("importable in this environment already ({origin})"))
 }
 
 /// Fills `{{key}}` placeholders.

@@ -148,11 +148,56 @@ fn library_in(out: &Path) -> Result<String, String> {
     }
 }
 
+/// The dtype names a `--shapes` key's `dtypes:` may give.
+const DTYPES: &[&str] = &[
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float16",
+    "bfloat16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+];
+
+/// The largest `--shapes` file read: it lists a few keys per kernel.
+const MAX_SHAPES_BYTES: u64 = 1 << 20;
+
 /// `--shapes FILE` as the JSON the tuner reads, checked for shape: a
 /// mapping of kernel names to lists of mappings of dims to integers (and
 /// `dtypes:`, a list of dtype names; `attrs:`, attribute values).
 fn shapes_json(file: &Path) -> Result<String, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    // A FIFO would block the read for ever, a link to `/dev/zero` fill the
+    // memory: only a regular file of a bounded size is read.
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot read {}: {e}", file.display());
+    if let Some(kind) = crate::source::not_regular(file).map_err(|e| cannot(&e))? {
+        return Err(format!("{}: not a shapes file: {kind}, not a regular file", file.display()));
+    }
+    let size = std::fs::metadata(file).map_err(|e| cannot(&e))?.len();
+    if size > MAX_SHAPES_BYTES {
+        return Err(format!(
+            "{}: not a shapes file: {size} bytes, over the {MAX_SHAPES_BYTES} one may have",
+            file.display()
+        ));
+    }
+    let text = std::fs::read_to_string(file).map_err(|e| cannot(&e))?;
+    // The YAML parser is quadratic in the nesting depth: refused first, as
+    // in begen.yaml.
+    if let Some(at) = crate::config::too_deep(&text) {
+        let line = text[..at].matches('\n').count() + 1;
+        return Err(format!(
+            "{}:{line}: not a shapes file: nested more than {} deep",
+            file.display(),
+            crate::config::MAX_FLOW_DEPTH
+        ));
+    }
     type Shapes = BTreeMap<String, Vec<BTreeMap<String, serde_yaml_ng::Value>>>;
     let shapes: Shapes = serde_yaml_ng::from_str(&text).map_err(|e| {
         format!("{}: {e}; write it as `kernel: [{{n: 512, m: 64}}, {{n: 4096, m: 64}}]`", file.display())
@@ -163,13 +208,57 @@ fn shapes_json(file: &Path) -> Result<String, String> {
         for key in keys {
             let mut entry = serde_json::Map::new();
             for (dim, value) in key {
+                let at = || format!("{}: `{}`: `{}`", file.display(), kernel.escape_debug(), dim.escape_debug());
                 let json = match (dim.as_str(), &value) {
+                    ("dtypes", serde_yaml_ng::Value::Sequence(items)) => {
+                        let mut names = Vec::new();
+                        for item in items {
+                            let Some(name) = item.as_str().filter(|n| DTYPES.contains(n)) else {
+                                let text = match item.as_str() {
+                                    Some(n) => format!("`{}`", n.escape_debug()),
+                                    None => serde_json::to_string(item).unwrap_or_default(),
+                                };
+                                let near = item
+                                    .as_str()
+                                    .and_then(|n| crate::diag::suggest::closest(n, DTYPES.iter().copied()));
+                                let more = near.map(|n| format!(" (did you mean `{n}`?)")).unwrap_or_default();
+                                return Err(format!(
+                                    "{}: {} is not a dtype{more}; dtypes: {}",
+                                    at(),
+                                    text.escape_debug(),
+                                    DTYPES.join(", ")
+                                ));
+                            };
+                            names.push(serde_json::json!(name));
+                        }
+                        serde_json::Value::Array(names)
+                    }
+                    ("dtypes", _) => {
+                        return Err(format!("{} must be a list of dtype names, e.g. `dtypes: [float32]`", at()));
+                    }
+                    ("attrs", serde_yaml_ng::Value::Mapping(m)) => {
+                        let scalar = |v: &serde_yaml_ng::Value| v.is_bool() || v.is_number() || v.is_string();
+                        if !m.iter().all(|(k, v)| k.is_string() && scalar(v)) {
+                            return Err(format!(
+                                "{} must map attribute names to numbers or booleans, e.g. `attrs: {{alpha: 0.5}}`",
+                                at()
+                            ));
+                        }
+                        serde_json::to_value(&value).map_err(|e| format!("{}: {e}", at()))?
+                    }
+                    ("attrs", _) => {
+                        return Err(format!(
+                            "{} must map attribute names to numbers or booleans, e.g. `attrs: {{alpha: 0.5}}`",
+                            at()
+                        ));
+                    }
                     (_, serde_yaml_ng::Value::Number(n)) if n.as_u64().is_some() => serde_json::json!(n.as_u64()),
-                    ("dtypes" | "attrs", _) => serde_json::to_value(&value).map_err(|e| e.to_string())?,
                     _ => {
                         return Err(format!(
-                            "{}: `{kernel}`: dimension `{dim}` must be a non-negative integer",
-                            file.display()
+                            "{}: `{}`: dimension `{}` must be a non-negative integer",
+                            file.display(),
+                            kernel.escape_debug(),
+                            dim.escape_debug()
                         ));
                     }
                 };

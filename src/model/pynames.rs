@@ -433,6 +433,7 @@ pub(crate) const PY_RESERVED: [&str; 80] = [
     "_BEGEN_STATES",
     "_BEGEN_TUNE_FORMAT",
     "_BEGEN_TUNE_MAX_BYTES",
+    "_BEGEN_TUNE_MAX_DEPTH",
     "_BegenTuneTableError",
     "_BegenImplementation",
     "_BegenRegistry",

@@ -217,6 +217,34 @@ pub(crate) fn relative(root: &Path, path: &Path) -> String {
     rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/")
 }
 
+/// What is at `path` when it is no regular file (`a FIFO`, `a symbolic
+/// link to a directory`, `a dangling symbolic link`, ...), in the words of
+/// the generated module's table reader; `Ok(None)` for a regular file,
+/// `Err` when nothing is there or it cannot be looked at.
+pub(crate) fn not_regular(path: &std::path::Path) -> Result<Option<String>, std::io::Error> {
+    use std::os::unix::fs::FileTypeExt;
+    let link = std::fs::symlink_metadata(path)?;
+    let Ok(meta) = std::fs::metadata(path) else { return Ok(Some("a dangling symbolic link".into())) };
+    let t = meta.file_type();
+    if t.is_file() {
+        return Ok(None);
+    }
+    let kind = if t.is_dir() {
+        "a directory"
+    } else if t.is_fifo() {
+        "a FIFO"
+    } else if t.is_char_device() {
+        "a character device"
+    } else if t.is_block_device() {
+        "a block device"
+    } else if t.is_socket() {
+        "a socket"
+    } else {
+        "a special file"
+    };
+    Ok(Some(if link.file_type().is_symlink() { format!("a symbolic link to {kind}") } else { kind.to_string() }))
+}
+
 #[cfg(test)]
 mod doc_examples {
     //! The examples of this module's crate-private items, run as unit tests

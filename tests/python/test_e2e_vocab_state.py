@@ -2,6 +2,10 @@
 (`T& state`, created by begen.yaml's `instantiate:` function), end to end
 on the CPU: tests/e2e/vocab_state built by the CLI."""
 
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 from conftest import REPO, import_module, run_begen
@@ -14,7 +18,9 @@ pytestmark = pytest.mark.jax_lane
 def state(jax_cpu, tmp_path_factory):
     out = tmp_path_factory.mktemp("e2e_vocab_state")
     run_begen("build", REPO / "tests/e2e/vocab_state", "--out", out, "--quiet")
-    return import_module(out, "e2e_vocab_state")
+    m = import_module(out, "e2e_vocab_state")
+    m.out_dir = out
+    return m
 
 
 def test_state_of_a_tensor_kernel_per_executable(state, jax_cpu):
@@ -44,3 +50,47 @@ def test_failed_state_creation(state, jax_cpu):
     scalar = jax_cpu.ShapeDtypeStruct((), np.int32)
     with pytest.raises(Exception, match="MakeBroken: no counter today"):
         np.asarray(jax_cpu.jit(lambda: state.Broken(out=scalar))())
+
+
+def test_calls_sharing_a_state_take_turns(state):
+    """On 4 CPU devices the shards of a shard_map and of a pmap run at once
+    and share the executable's one state, as do threads calling one jitted
+    function. SlowCounter reads the count, waits a millisecond and writes it
+    back one higher: calls that overlapped would read one count twice (all
+    four shards read 42, 43, 44 without the glue's turn-taking). Every call
+    reads another count: 12 shards' calls count 42..53, 200 threads' calls
+    200 distinct counts."""
+    script = textwrap.dedent(
+        f"""
+        import sys, threading
+        import jax
+        jax.config.update("jax_num_cpu_devices", 4)
+        import numpy as np
+        from jax.sharding import PartitionSpec as P
+        sys.path.insert(0, {str(state.out_dir)!r})
+        import e2e_vocab_state as m
+        mesh = jax.make_mesh((4,), ("x",))
+        one = jax.ShapeDtypeStruct((1,), np.int32)
+        f = jax.jit(jax.shard_map(lambda: m.SlowCounter(out=one), mesh=mesh, in_specs=(), out_specs=P("x")))
+        print("shard_map", sorted(int(v) for _ in range(3) for v in np.asarray(f())))
+        g = jax.pmap(lambda i: m.SlowCounter(out=one), axis_name="x")
+        print("pmap", sorted(int(v) for _ in range(3) for v in np.asarray(g(np.arange(4))).ravel()))
+        h = jax.jit(lambda: m.SlowCounter(out=jax.ShapeDtypeStruct((), np.int32)))
+        got = [int(h())]
+        def work():
+            for _ in range(50):
+                got.append(int(h()))
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print("threads", len(got), len(set(got)))
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    lines = dict(line.split(" ", 1) for line in proc.stdout.splitlines())
+    assert lines["shard_map"] == str(list(range(42, 54))), proc.stdout
+    assert lines["pmap"] == str(list(range(42, 54))), proc.stdout
+    assert lines["threads"] == "201 201", proc.stdout

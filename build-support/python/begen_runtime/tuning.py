@@ -33,6 +33,10 @@ _BEGEN_TUNE_FORMAT = 1
 # A table larger than this is refused unread: tables hold a few entries per
 # kernel and shape, and reading one must not take a process's memory.
 _BEGEN_TUNE_MAX_BYTES = 16 << 20
+# Tables nest an entry's fields in an object in a list in the top-level
+# object: deeper nesting is refused, before Python's recursion limit (a
+# table nested 100,000 deep) can fail with an error naming no file.
+_BEGEN_TUNE_MAX_DEPTH = 16
 _begen_tune_lock = _threading.Lock()
 # path -> ((mtime_ns, size), entries): a table is parsed once per change.
 _begen_tune_tables = {}
@@ -178,10 +182,15 @@ def _begen_tune_parse(path, data):
     def bad(why):
         return _BegenTuneTableError(f"{path}: not a begen tuning table: {why}")
 
+    deep = f"nested more than {_BEGEN_TUNE_MAX_DEPTH} levels deep"
     try:
         doc = json.loads(data)
     except (ValueError, UnicodeDecodeError) as e:
         raise bad(f"invalid JSON ({e})") from None
+    except RecursionError:
+        raise bad(deep) from None
+    if _begen_tune_depth(doc) > _BEGEN_TUNE_MAX_DEPTH:
+        raise bad(deep)
     if not isinstance(doc, dict) or doc.get("begen_tune") != _BEGEN_TUNE_FORMAT:
         raise bad(f'the top level must be an object with "begen_tune": {_BEGEN_TUNE_FORMAT}')
     entries = doc.get("entries")
@@ -210,17 +219,56 @@ def _begen_tune_parse(path, data):
     return checked
 
 
-def _begen_tune_entries(path):
-    # The entries of the table at `path` ([] when there is none), parsed
-    # once per change of the file.
+def _begen_tune_depth(doc):
+    # How deep lists and objects nest in `doc` (a scalar: 0), without
+    # recursion.
+    deepest, stack = 0, [(doc, 1)]
+    while stack:
+        v, depth = stack.pop()
+        items = v.values() if isinstance(v, dict) else v if isinstance(v, list) else None
+        if items is None:
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((x, depth + 1) for x in items)
+    return deepest
+
+
+def _begen_tune_stat(path, what="begen tuning table"):
+    # The status of the regular file at `path`, None when nothing is there;
+    # anything else (a FIFO, a directory, a device, a socket, a link to one
+    # of them, a dangling link) is an error naming it: reading one would
+    # block, fail or never end, and replacing it would lose what it is.
+    import stat
+
+    try:
+        link = _os.lstat(path)
+    except OSError:
+        return None
     try:
         st = _os.stat(path)
     except OSError:
-        return []
-    import stat
+        raise _BegenTuneTableError(f"{path}: not a {what}: a dangling symbolic link, not a regular file") from None
+    if stat.S_ISREG(st.st_mode):
+        return st
+    kinds = (
+        (stat.S_ISDIR, "a directory"),
+        (stat.S_ISFIFO, "a FIFO"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+        (stat.S_ISSOCK, "a socket"),
+    )
+    kind = next((k for test, k in kinds if test(st.st_mode)), "a special file")
+    if stat.S_ISLNK(link.st_mode):
+        kind = f"a symbolic link to {kind}"
+    raise _BegenTuneTableError(f"{path}: not a {what}: {kind}, not a regular file")
 
-    if not stat.S_ISREG(st.st_mode):
-        raise _BegenTuneTableError(f"{path}: not a begen tuning table: not a regular file")
+
+def _begen_tune_entries(path):
+    # The entries of the table at `path` ([] when there is none), parsed
+    # once per change of the file.
+    st = _begen_tune_stat(path)
+    if st is None:
+        return []
     stamp = (st.st_mtime_ns, st.st_size)
     with _begen_tune_lock:
         hit = _begen_tune_tables.get(path)

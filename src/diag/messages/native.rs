@@ -53,6 +53,40 @@ pub(crate) fn be_instantiate_without_state(func: &str, name: &str) -> String {
     )
 }
 
+pub(crate) fn second_state(func: &str, param: &str, declared: &str, state: &str, state_ty: &str) -> String {
+    let (func, param, declared, state, state_ty) = (q(func), q(param), q(declared), q(state), q(state_ty));
+    format!(
+        "parameter '{param}' of '{func}' takes `{declared}` by non-const reference, but '{state}' (`{state_ty}&`) \
+         is the kernel's state already: a kernel takes one state"
+    )
+}
+
+pub(crate) fn hint_second_state(ty: &str, state: &str) -> String {
+    let (ty, state) = (q(ty), q(state));
+    format!(
+        "an attribute is read-only: take it by const reference (`const {ty}&`) or by value (`{ty}`); the state, \
+         which begen.yaml's `instantiate:` creates, is the first non-const `T&` ('{state}') alone"
+    )
+}
+
+pub(crate) const LABEL_THE_STATE: &str = "the kernel's state";
+
+pub(crate) fn native_second_state(func: &str, param: &str, declared: &str, state: &str, state_ty: &str) -> String {
+    let (func, param, declared, state, state_ty) = (q(func), q(param), q(declared), q(state), q(state_ty));
+    format!(
+        "parameter '{param}' of '{func}' takes `{declared}`, but '{state}' (`{state_ty}*`) is the kernel's state \
+         already: XLA FFI hands a handler one state"
+    )
+}
+
+pub(crate) fn hint_native_second_state(state: &str) -> String {
+    let state = q(state);
+    format!(
+        "the state that begen.yaml's `instantiate:` creates is '{state}' alone; pass anything else as a buffer \
+         or an attribute (by value or `const&`)"
+    )
+}
+
 pub(crate) fn hint_state_pointer(ty: &str, param: &str) -> String {
     let (ty, param) = (q(ty), q(param));
     format!(

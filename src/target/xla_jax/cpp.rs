@@ -428,7 +428,9 @@ fn state_cpp(kernel: &Kernel, i: usize, p: &Param) -> ParamCpp {
             checks: vec![],
         }],
         passed: Passed::Attr(format!("{raw}->ptr")),
-        locals: vec![],
+        // Calls that share the state (the shards of one executable on
+        // several devices, threads calling one executable) take turns.
+        locals: vec![format!("const std::lock_guard<std::mutex> {raw}_turn({raw}->turn);")],
     }
 }
 

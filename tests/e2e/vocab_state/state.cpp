@@ -3,7 +3,9 @@
 // of that executable gets the same one: tests/python/test_e2e_vocab_state.py.
 #include <cstdint>
 #include <memory>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "brainevent/common.h"
 
@@ -33,3 +35,15 @@ std::unique_ptr<Counter> MakeBroken() { throw std::invalid_argument("no counter 
 
 // @BE Broken
 void Broken(BE::Tensor out, Counter& counter) { static_cast<int32_t*>(out.data_ptr())[0] = counter.value; }
+
+// out = the count, read, then written back one higher a millisecond later:
+// two calls inside that millisecond at once would read the same count.
+// The glue lets calls that share a state take turns, so every call reads
+// another count (the shards of a shard_map or pmap, threads).
+// @BE SlowCounter
+void SlowCounter(BE::Tensor out, Counter& counter) {
+  const int32_t seen = counter.value;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  counter.value = seen + 1;
+  static_cast<int32_t*>(out.data_ptr())[0] = seen;
+}

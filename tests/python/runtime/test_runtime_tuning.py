@@ -7,6 +7,7 @@ import os
 
 import numpy as np
 import pytest
+import tune_cases
 from begen_runtime import tuning
 
 # Runs in scripts/test.sh's jax lane too: under each older jax release.
@@ -181,9 +182,7 @@ def test_a_huge_table_or_a_fifo_is_refused_unread(tables, monkeypatch):
 def test_a_symbolic_key_dim_takes_the_default(tables):
     write(tables["user"], entry(128, "64"))
     c = {"BLOCK": "1", "UNROLL": "false"}
-    assert (
-        tuning._begen_tune_pick("colsum", c, {"n": ("b", "x")}, (np.zeros(1, np.float32),), set())["BLOCK"] == "1"
-    )
+    assert tuning._begen_tune_pick("colsum", c, {"n": ("b", "x")}, (np.zeros(1, np.float32),), set())["BLOCK"] == "1"
 
 
 def test_per_shard_extents_choose_the_entry(tables):
@@ -206,3 +205,41 @@ def test_built_candidates_restrict_config_and_table_entries(tables, monkeypatch)
         assert pick(1000) == {"BLOCK": "1", "UNROLL": "false"}
     write(tables["user"], entry(1024, "64", "true"))
     assert pick(1000) == {"BLOCK": "64", "UNROLL": "true"}
+
+
+@pytest.mark.parametrize("case, text, why", tune_cases.BAD_TABLES, ids=[c[0] for c in tune_cases.BAD_TABLES])
+def test_every_malformed_table_is_an_error_naming_the_file(tables, case, text, why):
+    # The cases begen tune and the build's check of a shipped table refuse
+    # with the same words (test_e2e_tune_inputs.py).
+    tables["user"].write_bytes(text)
+    with pytest.raises(tuning._BegenTuneTableError) as e:
+        pick(100)
+    assert str(e.value).startswith(f"{tables['user']}: not a begen tuning table: ") and why in str(e.value)
+
+
+@pytest.mark.parametrize("kind", list(tune_cases.KINDS))
+def test_every_kind_of_non_regular_file_is_refused_by_name(tables, kind):
+    try:
+        keep = tune_cases.make_kind(tables["user"], kind)
+    except (OSError, PermissionError) as e:
+        pytest.skip(f"cannot make a {kind} here: {e}")
+    try:
+        with pytest.raises(tuning._BegenTuneTableError) as e:
+            pick(100)
+        want = f"{tables['user']}: not a begen tuning table: {tune_cases.KINDS[kind]}, not a regular file"
+        assert str(e.value) == want
+        assert tune_cases.same_kind(tables["user"], kind)
+    finally:
+        if keep is not None:
+            keep.close()
+
+
+def test_a_table_nested_at_the_bound_is_read(tables):
+    # 16 levels: the top level, the entries, an entry and 13 lists in a
+    # field of its own; the entry applies.
+    deep = []
+    for _ in range(12):
+        deep = [deep]
+    write(tables["user"], dict(entry(128, "8"), times_us=deep))
+    assert tuning._begen_tune_depth(json.loads(tables["user"].read_bytes())) == 16
+    assert pick(100)["BLOCK"] == "8"

@@ -8,6 +8,7 @@
 // kernel's source (gen/*.begen.cc or .cu); a non-null result is the kernel's
 // error message.
 #include <cstdint>
+#include <mutex>
 
 #include "begen/abi.h"
 #include "begen/ffi_support.h"
@@ -58,6 +59,8 @@ BEGEN_TRAMPOLINE const char* {{ s.make }}(void** state, void (**destroy)(void*))
 struct {{ s.opaque }} {
   void* ptr = nullptr;
   void (*destroy)(void*) = nullptr;
+  // Held across each call of the kernel: one state, one call at a time.
+  std::mutex turn;
   {{ s.opaque }}() = default;
   {{ s.opaque }}(const {{ s.opaque }}&) = delete;
   {{ s.opaque }}& operator=(const {{ s.opaque }}&) = delete;
