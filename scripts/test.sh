@@ -229,7 +229,7 @@ if [[ -d tests/python ]]; then
              tests/python/test_e2e_modules.py tests/python/test_e2e_structs.py tests/python/test_e2e_algo.py
              tests/python/test_attr_conversion.py tests/python/test_e2e_versions.py tests/python/test_e2e_sharding.py
              tests/python/test_e2e_multiprocess.py tests/python/test_e2e_native.py tests/python/test_e2e_vocab.py
-             tests/python/test_e2e_vocab_state.py tests/python/test_e2e_tensors.py)
+             tests/python/test_e2e_vocab_state.py tests/python/test_e2e_tensors.py tests/python/test_e2e_transformer.py)
     # The older jax releases' runs are a lane of their own, beside the run
     # over tests/python: each needs only the built begen and its venv.
     jax_lane() {

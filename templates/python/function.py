@@ -142,7 +142,8 @@ Algorithm `{{ name }}`: calls its best implementation for the platform the call 
 {{ ind }}_begen_p = _begen_split(_begen_r, {% call tuple(f.inputs) %}{% endcall %})
 {{ ind }}if _begen_p is not None:
 {{ ind }}    return _begen_shard_map(_begen_p, _begen_r, lambda {% for x in f.inputs %}{{ x }}, {% endfor -%}
-_begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.inputs) %}{% endcall %}, {% if s.out %}out{% else %}None{% endif %})
+_begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.inputs) %}{% endcall %}, {% if s.out %}out{% else %}None{% endif %}
+{%- if let Some(v) = k.vjp %}{% if let Some(r) = v.residual %}, public={{ r.public }}{% endif %}{% endif %})
 {%- else %}
 {{ ind }}_begen_split(_begen_r, {% call tuple(f.inputs) %}{% endcall %})
 {%- endif %}

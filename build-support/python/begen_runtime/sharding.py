@@ -238,10 +238,14 @@ def _begen_local(struct, dims, axes, mesh_shape):
     return _jax.ShapeDtypeStruct(tuple(shape), struct.dtype)
 
 
-def _begen_shard_map(plan, rule, call, arrays, out):
+def _begen_shard_map(plan, rule, call, arrays, out, public=None):
     # call(*blocks, out) on each device's blocks, under jax.shard_map; the
     # outputs' partial sums added up over the `reduce` dimensions' axes.
+    # `public`: the positions of the outputs the call returns, where it
+    # returns only some (a kernel with `residuals:`); `out` is every one.
     mesh, in_specs, out_specs, psum, axes, moves = plan
+    if public is not None:
+        out_specs = tuple(out_specs[k] for k in public)
     mesh_shape = dict(mesh.shape)
     given = arrays, out
     if any(moves):
