@@ -1527,14 +1527,20 @@ fn unsupported_values(f: &Function) -> Vec<(String, PyLit)> {
 /// function; the backward gets the primal inputs, one cotangent per output,
 /// the attributes `bwd` declares (by name) and `out=` the inputs' structs.
 pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, bwd_view: &PyFunctionView) {
-    let PyBody::Kernel(body) = &mut view.body else { return };
+    if !matches!(view.body, PyBody::Kernel(_)) {
+        return;
+    }
     let mut args = Vec::new();
     for (what, py) in &bwd_view.keywords {
         if what == "out" {
             continue;
         }
         if let Some((_, fwd_py)) = view.keywords.iter().find(|(w, _)| w == what) {
-            args.push(PyArg::Keyword(py.clone(), fwd_py.clone()));
+            // A primitive's backward closure sees the call's resolved consts;
+            // a custom_vjp's backward pass runs outside the primal's body.
+            let value =
+                if f.options.is_primitive() { related_value(view, bwd_view, what, fwd_py) } else { fwd_py.clone() };
+            args.push(PyArg::Keyword(py.clone(), value));
         }
     }
     // The backward's outputs are the cotangents of the forward's inputs,
@@ -1550,6 +1556,7 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
     if bwd_view.keywords.iter().any(|(w, _)| w == "out") {
         args.push(PyArg::Avals(structs));
     }
+    let PyBody::Kernel(body) = &mut view.body else { return };
     let names = PyLit::strs(&view.inputs);
     let outputs: Vec<&Param> = f.output_params().collect();
     let residual = (!f.options.vjp_bind.is_empty()).then(|| PyResidualVjp {
@@ -1595,10 +1602,37 @@ fn related_call(view: &PyFunctionView, g: &PyFunctionView, args: Vec<PyArg>) -> 
         if what == "out" {
             keywords.push(PyArg::Keyword("out".into(), "out".into()));
         } else if let Some((_, own)) = view.keywords.iter().find(|(w, _)| w == what) {
-            keywords.push(PyArg::Keyword(py.clone(), own.clone()));
+            keywords.push(PyArg::Keyword(py.clone(), related_value(view, g, what, own)));
         }
     }
     PyRelated { function: g.py_name.clone(), args, keywords }
+}
+
+/// The tuned const of `view`'s kernel named `name` (its literal): the
+/// tune key's literal, where `view` is tuned and tunes that const.
+fn tuned_const<'a>(view: &'a PyFunctionView, name: &str) -> Option<&'a str> {
+    let PyBody::Kernel(k) = &view.body else { return None };
+    let PyCheck::Typed(t) = &k.check else { return None };
+    let tune = t.tune.as_ref()?;
+    t.consts.iter().any(|c| c.tuned && c.name == name).then_some(tune.key.as_str())
+}
+
+/// What a rule's closure passes for keyword `what` (`own`, the kernel's
+/// parameter) to a related kernel `g` (a tangent, transpose or backward
+/// kernel) inside the kernel's primitive, where the kernel's resolved
+/// consts (`_begen_c`) are in scope. A const the kernel tunes goes on as
+/// the candidate its call runs (the tables', `config=`'s, the keyword's or
+/// the default), unless `g` tunes it too: then `g` chooses for its own
+/// shapes, and only a value the caller fixed (keyword or `config=`) is
+/// passed on.
+fn related_value(view: &PyFunctionView, g: &PyFunctionView, what: &str, own: &str) -> String {
+    let Some(name) = what.strip_prefix("const:").map(py_str) else { return own.to_string() };
+    let Some(key) = tuned_const(view, &name) else { return own.to_string() };
+    if tuned_const(g, &name).is_some() {
+        format!("_begen_tv[{name}] if {name} in _begen_tf else None")
+    } else {
+        format!("_begen_tune_chosen({key}, _begen_c, {name})")
+    }
 }
 
 /// Makes `view` (of `f`, a typed kernel with `linear:` or `jvp:`, without

@@ -72,3 +72,72 @@ def test_a_backward_kernel_without_shard_gives_the_inputs_split(results):
         # input itself, in this loss) each gathered once; nothing summed.
         assert r["cube_grad"]["collectives"] == {"all-gather": 2}
         assert r["cube_grad_replicated"]["collectives"] == {}
+
+
+@pytest.fixture()
+def module(built, monkeypatch, tmp_path):
+    """The module, fresh, on one device, with an empty user table directory."""
+    from conftest import import_module
+
+    monkeypatch.setenv("BEGEN_TUNE_DIR", str(tmp_path))
+    monkeypatch.delenv("BEGEN_TUNE", raising=False)
+    return import_module(built, NAME)
+
+
+def write_table(m, directory, tiles):
+    # A user table choosing, for each kernel named, its TILE for the 16 x 8
+    # matmul (as `begen tune` writes one; the hashes are the build's).
+    entries = []
+    for kernel, tile in tiles.items():
+        spec = m._BEGEN_TUNE[kernel]
+        entries.append(
+            {
+                "kernel": spec["target"],
+                "hash": spec["hash"],
+                "device": "cpu",
+                "dtypes": ["float32", "float32"],
+                "key": {"m": 16, "n": 8},
+                "config": {"TILE": str(tile)},
+                "times_us": {},
+            }
+        )
+    (directory / f"{NAME}.tune.json").write_text(json.dumps({"begen_tune": 1, "entries": entries}))
+
+
+def test_a_tuned_kernels_transpose_runs_the_candidate_its_call_chose(module, tmp_path):
+    import jax
+    import numpy as np
+
+    m = module
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(16, 12)).astype(np.float32)
+    w = rng.normal(size=(8, 12)).astype(np.float32)
+    ct = rng.normal(size=(16, 8)).astype(np.float32)
+
+    def hlo(kernel="matmul_tb", **kw):
+        # The loss too, so that the forward call is compiled beside its transpose.
+        f = jax.value_and_grad(lambda a: (getattr(m, kernel)(a, w, **kw) * ct).sum())
+        loss, grad = jax.jit(f)(x)
+        np.testing.assert_allclose(np.asarray(loss), ((x @ w.T) * ct).sum(), rtol=1e-4)
+        np.testing.assert_allclose(np.asarray(grad), ct @ w, rtol=1e-5, atol=1e-5)
+        text = jax.jit(f).lower(x).compile().as_text()
+        forward = {t for t in (8, 16, 32, 64) if f'"{NAME}.{kernel}[TILE={t}]"' in text}
+        transpose = {t for t in (8, 16, 32, 64) if f'"{NAME}.{kernel}_tx[TILE={t}]"' in text}
+        return forward, transpose
+
+    # No table: the declared default for both.
+    assert hlo() == ({8}, {8})
+    # config= and the const keyword: that candidate for both.
+    assert hlo(config={"TILE": 32}) == ({32}, {32})
+    assert hlo(TILE=64) == ({64}, {64})
+    assert hlo("matmul_tt") == ({8}, {8})
+    # The table's choice for the forward call, which a transpose that is
+    # not tuned runs; a tuned transpose runs its own table entry.
+    write_table(m, tmp_path, {"matmul_tb": 16, "matmul_tt": 32, "matmul_tt_tx": 64})
+    jax.clear_caches()
+    assert hlo() == ({16}, {16})
+    assert hlo("matmul_tt") == ({32}, {64})
+    # A candidate the caller fixes is both kernels', the tables unread.
+    assert hlo(config={"TILE": 32}) == ({32}, {32})
+    assert hlo("matmul_tt", config={"TILE": 16}) == ({16}, {16})
+    assert hlo("matmul_tt", TILE=8) == ({8}, {8})

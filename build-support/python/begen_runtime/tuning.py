@@ -358,6 +358,13 @@ def _begen_tune_pick(fn, c, d, arrays, fixed, extents=None):
     return out
 
 
+def _begen_tune_chosen(fn, c, name):
+    # The value of tuned const `name` in the candidate a call of `fn` runs
+    # (`c`, as `_begen_tune_pick` chose it), as its keyword takes it: what a
+    # related kernel that does not tune it is called with.
+    return _begen_tune_value(_BEGEN_TUNE[fn]["consts"][name][0], c[name])
+
+
 def _begen_tune_state():
     # What a tuned kernel's eager call chooses with beyond its arguments,
     # as part of its key (`_begen_eager`): BEGEN_TUNE and where the user's

@@ -89,3 +89,16 @@ void matmul_tb_tx(const float* w, const float* ct, float* ct_x, int64_t m, int64
                 ct_x[i * k + l] = acc;
             }
 }
+
+// The same pair, each tuned on its own (begen.yaml's `tune:` names both).
+// @BE matmul_tt arg:float32[m,k] arg:float32[n,k] ret:float32[m,n] dim.m dim.k dim.n const.TILE=8,16,32,64
+template <int TILE>
+void matmul_tt(const float* x, const float* w, float* y, int64_t m, int64_t k, int64_t n) {
+    matmul_tb<TILE>(x, w, y, m, k, n);
+}
+
+// @BE matmul_tt_tx arg:float32[n,k] arg:float32[m,n] ret:float32[m,k] dim.m dim.k dim.n const.TILE=8,16,32,64
+template <int TILE>
+void matmul_tt_tx(const float* w, const float* ct, float* ct_x, int64_t m, int64_t k, int64_t n) {
+    matmul_tb_tx<TILE>(w, ct, ct_x, m, k, n);
+}
