@@ -108,6 +108,7 @@ cases!(
     err_did_you_mean_names,
     err_rests,
     err_residuals,
+    err_vjp_integer,
     err_tune,
     err_tune_key_at,
     err_tune_algorithm,

@@ -573,6 +573,7 @@ fn check_options(
                 vjp: opts.vjp.clone(),
                 residuals: opts.residuals.clone().unwrap_or_default(),
                 vjp_bind: Vec::new(),
+                vjp_grads: Vec::new(),
                 unsupported,
                 linear: (opts.linear.iter().flatten())
                     .filter_map(|l| match l {

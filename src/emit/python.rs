@@ -570,6 +570,10 @@ pub(crate) struct PyVjp {
     /// expressions (an input's name, `_begen_o[k]`, `_begen_ct[k]`), the
     /// returned outputs' positions and the number of outputs.
     pub(crate) residual: Option<PyResidualVjp>,
+    /// A backward kernel that leaves out the integer inputs' cotangents:
+    /// per forward input, its cotangent in the backward's result
+    /// (`_begen_g`, `_begen_g[j]`) or `None`.
+    pub(crate) spread: Option<Vec<String>>,
 }
 
 /// The binding of a backward kernel that takes residuals.
@@ -1545,10 +1549,13 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
     }
     // The backward's outputs are the cotangents of the forward's inputs,
     // in order; `out=` describes its `ret`s.
+    // A backward that leaves out the integer inputs' cotangents returns
+    // those of the inputs `vjp_grads` lists.
+    let grads = &f.options.vjp_grads;
     let mut structs = Vec::new();
     for (k, p) in bwd.params.iter().filter(|p| p.token.is_output()).enumerate() {
         if matches!(p.token, Token::Ret(_))
-            && let Some(x) = view.inputs.get(k)
+            && let Some(x) = view.inputs.get(grads.get(k).copied().unwrap_or(k))
         {
             structs.push(x.clone());
         }
@@ -1579,7 +1586,19 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
         ),
         outputs: outputs.len(),
     });
-    body.vjp = Some(PyVjp { names, backward: bwd_view.py_name.clone(), cotangents: f.outputs(), args, residual });
+    // Such a backward's result spread to one entry per input, None (no
+    // cotangent) for an integer one.
+    let spread = (!grads.is_empty()).then(|| {
+        (0..view.inputs.len())
+            .map(|k| match grads.iter().position(|&g| g == k) {
+                Some(_) if grads.len() == 1 => "_begen_g".to_string(),
+                Some(j) => format!("_begen_g[{j}]"),
+                None => "None".to_string(),
+            })
+            .collect()
+    });
+    body.vjp =
+        Some(PyVjp { names, backward: bwd_view.py_name.clone(), cotangents: f.outputs(), args, residual, spread });
     // The residuals are the backward kernel's only.
     view.outputs -= f.options.residuals.len();
     if let PyDoc::Kernel(doc) = &mut view.doc {

@@ -153,16 +153,18 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {{ ind }}def _begen_primal({{ f.inputs|join(", ") }}):
 {{- crate::emit::py_kernel(f, k, ind ~ "    ")? }}
 {{ ind }}def _begen_backward({% for x in f.inputs %}{{ x }}, {% endfor %}_begen_o, _begen_ct):
-{{ ind }}    return {{ v.backward }}({{ r.exprs|join(", ") }}
+{{ ind }}    {% call backward_returns(v) %}{% endcall %}{{ v.backward }}({{ r.exprs|join(", ") }}
 {%- if !v.args.is_empty() %}{% if !r.exprs.is_empty() %}, {% endif %}{% call args(v.args) %}{% endcall %}{% endif %})
+{%- call backward_spread(v, ind) %}{% endcall %}
 {{ ind }}_begen_honest({{ k.shown }}, {% call tuple(f.inputs) %}{% endcall %}, {{ v.names }})
 {{ ind }}return _begen_vjp_res(_begen_primal, _begen_backward, {% call tuple(f.inputs) %}{% endcall %}, {{ r.public }}, {{ r.outputs }})
 {%- else %}
 {{ ind }}def _begen_primal({{ f.inputs|join(", ") }}):
 {{- crate::emit::py_kernel(f, k, ind ~ "    ")? }}
 {{ ind }}def _begen_backward({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}):
-{{ ind }}    return {{ v.backward }}({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}
+{{ ind }}    {% call backward_returns(v) %}{% endcall %}{{ v.backward }}({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}
 {%- if !v.args.is_empty() %}{% if !f.inputs.is_empty() || v.cotangents > 0 %}, {% endif %}{% call args(v.args) %}{% endcall %}{% endif %})
+{%- call backward_spread(v, ind) %}{% endcall %}
 {{ ind }}_begen_honest({{ k.shown }}, {% call tuple(f.inputs) %}{% endcall %}, {{ v.names }})
 {{ ind }}return _begen_vjp(_begen_primal, _begen_backward, {% call tuple(f.inputs) %}{% endcall %}, {{ v.cotangents }})
 {%- endif %}
@@ -235,8 +237,9 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {%- endfor %}
 {%- if let Some(v) = p.backward %}
 {{ ind }}def _begen_backward({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}):
-{{ ind }}    return {{ v.backward }}({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}
+{{ ind }}    {% call backward_returns(v) %}{% endcall %}{{ v.backward }}({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}
 {%- if !v.args.is_empty() %}{% if !f.inputs.is_empty() || v.cotangents > 0 %}, {% endif %}{% call args(v.args) %}{% endcall %}{% endif %})
+{%- call backward_spread(v, ind) %}{% endcall %}
 {%- endif %}
 {{ ind }}return {{ p.bind }}(TARGETS[{% call key(k.call.key) %}{% endcall %}], _begen_raw, {% call tuple(f.inputs) %}{% endcall -%}
 , _begen_o, {{ p.linear }}, {% if p.jvp.is_some() %}_begen_jvp{% else %}None{% endif %}, (
@@ -330,6 +333,20 @@ _begen_array({{ v }}, {{ ty }}, {{ wire }}, lambda x, w: {% call scalar(element,
 {%- endif %}
 {%- endmatch %}
 {%- endfor %}
+{%- endmacro %}
+
+{#- How a backward closure starts its call: `return`, or `_begen_g =`
+    where the result is spread to one cotangent per input. -#}
+{%- macro backward_returns(v) -%}
+{%- if v.spread.is_some() %}_begen_g = {% else %}return {% endif %}
+{%- endmacro %}
+
+{#- The spread: the backward kernel left out the integer inputs'
+    cotangents, which are None. #}
+{%- macro backward_spread(v, ind) %}
+{%- if let Some(sp) = v.spread %}
+{{ ind }}    return ({{ sp|join(", ") }})
+{%- endif %}
 {%- endmacro %}
 
 {#- The inputs, then one cotangent per output. -#}

@@ -141,3 +141,29 @@ def test_a_tuned_kernels_transpose_runs_the_candidate_its_call_chose(module, tmp
     assert hlo(config={"TILE": 32}) == ({32}, {32})
     assert hlo("matmul_tt", config={"TILE": 16}) == ({16}, {16})
     assert hlo("matmul_tt", TILE=8) == ({8}, {8})
+
+
+def test_a_backward_kernel_leaves_out_the_integer_labels_cotangent(results, module):
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    _, r = results
+    # On 4 devices, split along the batch (not declared: gathered).
+    assert calls(r["xent_grad"], "xent_bwd") == [["f32[16,10]", "s32[16]", "f32[16]"]]
+    # On one device, through jax.grad and jax.vjp: the labels get no
+    # cotangent (jax's float0 zero).
+    rng = np.random.default_rng(2)
+    logits = rng.normal(size=(8, 5)).astype(np.float32)
+    labels = rng.integers(0, 5, size=8).astype(np.int32)
+    ref = lambda lg, lb: jax.nn.logsumexp(lg, axis=-1) - jnp.take_along_axis(lg, lb[:, None], axis=-1)[:, 0]
+    got = jax.jit(jax.grad(lambda lg: module.xent(lg, labels).sum()))(logits)
+    np.testing.assert_allclose(
+        np.asarray(got), np.asarray(jax.grad(lambda lg: ref(lg, labels).sum())(logits)), rtol=1e-5, atol=1e-6
+    )
+    ct = rng.normal(size=8).astype(np.float32)
+    g_logits, g_labels = jax.vjp(module.xent, logits, labels)[1](ct)
+    np.testing.assert_allclose(
+        np.asarray(g_logits), np.asarray(jax.vjp(ref, logits, labels)[1](ct)[0]), rtol=1e-5, atol=1e-6
+    )
+    assert g_labels.dtype == jax.dtypes.float0 and g_labels.shape == (8,)

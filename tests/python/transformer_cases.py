@@ -24,6 +24,7 @@ import jax
 jax.config.update("jax_num_cpu_devices", 4)
 import e2e_transformer as m
 import hlo_collectives
+import jax.numpy as jnp
 from jax.sharding import AxisType, NamedSharding
 from jax.sharding import PartitionSpec as P
 
@@ -85,5 +86,19 @@ with jax.set_mesh(mesh):
     results["cube_forward"] = case(m.cube, (put(c, "data"),), c**3)
     results["cube_grad"] = case(jax.grad(cube_loss(m.cube)), (put(c, "data"),), 4 * c**3)
     results["cube_grad_replicated"] = case(jax.grad(cube_loss(m.cube)), (put(c),), 4 * c**3)
+    # Softmax cross-entropy over int32 labels: the backward kernel returns
+    # the logits' cotangent only. Data-parallel: the batch split.
+    logits = rng.normal(size=(16, 10)).astype(np.float32)
+    labels = rng.integers(0, 10, size=16).astype(np.int32)
+
+    def xent_ref(lg, lb):
+        return jax.nn.logsumexp(lg, axis=-1) - jnp.take_along_axis(lg, lb[:, None], axis=-1)[:, 0]
+
+    xent_loss = lambda f: lambda lg, lb: f(lg, lb).mean()
+    results["xent_grad"] = case(
+        jax.grad(xent_loss(m.xent)),
+        (put(logits, "data"), put(labels, "data")),
+        jax.grad(xent_loss(xent_ref))(logits, labels),
+    )
 
 print(json.dumps(results))

@@ -780,13 +780,27 @@ pub(crate) fn unknown_vjp(function: &str, vjp: &str, module: &str, near: Option<
 }
 
 pub(crate) const HINT_VJP: &str = "the backward kernel takes the forward's inputs, then one cotangent per forward output, \
-     and returns one cotangent per forward input (same shapes and dtypes); the forward's attributes are passed to it \
-     by name";
+     and returns one cotangent per forward input (same shapes and dtypes; an integer input's may be left out); the \
+     forward's attributes are passed to it by name";
 
-pub(crate) fn vjp_counts(function: &str, vjp: &str, got: (usize, usize), want: (usize, usize)) -> String {
+pub(crate) fn vjp_counts(
+    function: &str,
+    vjp: &str,
+    got: (usize, usize),
+    want: (usize, usize),
+    integers: &[&str],
+) -> String {
+    // The integer inputs take no cotangent: the backward may leave them out.
+    let or = if integers.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = integers.iter().map(|n| format!("'{}'", q(n))).collect();
+        let (s, need) = if integers.len() == 1 { ("", "needs") } else { ("s", "need") };
+        format!(", or {} leaving out integer input{s} {}, which {need} none", want.1 - integers.len(), names.join(", "))
+    };
     format!(
         "the backward kernel `{vjp}` of '{function}' takes {} input(s) and returns {} output(s); it must take {} \
-         (the inputs of '{function}', then one cotangent per output) and return {} (one cotangent per input)",
+         (the inputs of '{function}', then one cotangent per output) and return {} (one cotangent per input{or})",
         got.0, got.1, want.0, want.1
     )
 }
