@@ -257,7 +257,7 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {#- The XLA FFI call of a kernel; `hoisted`: its attributes were converted
     into `_begen_v<k>` before. -#}
 {%- macro call(c, hoisted) -%}
-{%- if c.ruled %}_begen_ffi_call(_begen_r, {% else %}_jax.ffi.ffi_call({% endif -%}
+_begen_named({{ c.key.name }}, {% if c.ruled %}_begen_ffi_call(_begen_r, {% else %}_jax.ffi.ffi_call({% endif -%}
 TARGETS[{% call key(c.key) %}{% endcall %}], {% if c.results.len() != 1 %}({% endif %}
 {%- for r in c.results %}{% if !loop.first %}, {% endif %}
 {%- match r %}
@@ -275,7 +275,7 @@ TARGETS[{% call key(c.key) %}{% endcall %}], {% if c.results.len() != 1 %}({% en
 {%- if !c.aliases.is_empty() %}, input_output_aliases={{ "{" }}
 {%- for (i, o) in c.aliases %}{% if !loop.first %}, {% endif %}{{ i }}: {{ o }}{% endfor %}}
 {%- endif %}, vmap_method={{ c.vmap }}{% if c.side_effect %}, has_side_effect=True{% endif %}
-{%- if let Some((tune, inputs)) = c.retune %}, pick=lambda _begen_e: TARGETS[_begen_key({{ c.key.name }}, _begen_tune_pick({{ tune }}, _begen_c, _begen_d, {{ inputs }}, _begen_tf, _begen_e))]{% endif %})(
+{%- if let Some((tune, inputs)) = c.retune %}, pick=lambda _begen_e: TARGETS[_begen_key({{ c.key.name }}, _begen_tune_pick({{ tune }}, _begen_c, _begen_d, {{ inputs }}, _begen_tf, _begen_e))]{% endif %}))(
 {%- for a in c.arrays %}{% if !loop.first %}, {% endif %}{{ a }}{% endfor %}
 {%- for l in c.lists %}{% if !loop.first || !c.arrays.is_empty() %}, {% endif %}*{{ l }}{% endfor %}
 {%- for a in c.attrs %}{% if !loop.first || !c.arrays.is_empty() || !c.lists.is_empty() %}, {% endif %}

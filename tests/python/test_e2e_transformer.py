@@ -167,3 +167,62 @@ def test_a_backward_kernel_leaves_out_the_integer_labels_cotangent(results, modu
         np.asarray(g_logits), np.asarray(jax.vjp(ref, logits, labels)[1](ct)[0]), rtol=1e-5, atol=1e-6
     )
     assert g_labels.dtype == jax.dtypes.float0 and g_labels.shape == (8,)
+
+
+def op_names(text, target):
+    # The op_name of every custom call of FFI target `target` in compiled HLO text.
+    import re
+
+    return [
+        re.search(r'op_name="([^"]*)"', line).group(1)
+        for line in text.splitlines()
+        if f'custom_call_target="{NAME}.{target}"' in line
+    ]
+
+
+def test_every_kernel_call_is_named_after_its_kernel_in_the_hlo(module):
+    import jax
+    import numpy as np
+
+    m = module
+    x = np.ones((16, 32), np.float32)
+    w = np.ones((8, 32), np.float32)
+    compiled = lambda f, *a: jax.jit(f).lower(*a).compile().as_text()
+    # A plain call, a custom_vjp's forward and backward kernels, a
+    # primitive's transpose kernel.
+    assert op_names(compiled(m.cube, x[None]), "cube") == ["jit(cube)/cube/ffi_call"]
+    names = op_names(compiled(jax.grad(lambda a: (m.rmsnorm(a) ** 2).sum()), x), "rmsnorm_bwd")
+    assert len(names) == 1 and "rmsnorm_bwd" in names[0].split("/")[-2], names
+    names = op_names(compiled(jax.grad(lambda a: m.matmul_tb(a, w).sum()), x), "matmul_tb_tx[TILE=8]")
+    assert len(names) == 1 and "matmul_tb_tx" in names[0].split("/")[-2], names
+    # The lowered module's locations carry the name too.
+    assert "rmsnorm/ffi_call" in jax.jit(lambda a: m.rmsnorm(a)).lower(x).as_text(debug_info=True)
+
+
+def test_split_calls_are_named_after_their_kernels(results):
+    mode, r = results
+    # Inside shard_map (explicit) and around the custom_partitioning (auto).
+    want = {
+        "explicit": ["shard_map/rmsnorm/ffi_call", "shard_map/rmsnorm_bwd/ffi_call"],
+        "auto": ["jvp(rmsnorm)/", "transpose(jvp(rmsnorm_bwd))/"],
+    }
+    names = r["rms_grad"]["op_names"]
+    assert len(names) == 2 and all(w in n for w, n in zip(want[mode], names)), names
+
+
+def test_a_profiler_trace_names_the_kernels(module, tmp_path):
+    import jax
+    import numpy as np
+
+    m = module
+    x = np.ones((16, 32), np.float32)
+    with jax.profiler.trace(str(tmp_path / "trace")):
+        jax.block_until_ready(m.rmsnorm(x))  # eager
+        jax.block_until_ready(jax.jit(jax.grad(lambda a: m.cube(a).sum()))(x[None]))
+    data = b"".join(p.read_bytes() for p in (tmp_path / "trace").rglob("*.xplane.pb"))
+    assert data, list((tmp_path / "trace").rglob("*"))
+    # The op names, not only the FFI targets (which hold the names anyway).
+    import re
+
+    assert b"rmsnorm/ffi_call" in data
+    assert re.search(rb"cube_bwd\)*/ffi_call", data)  # transpose(jvp(cube_bwd))/ffi_call

@@ -62,6 +62,11 @@ def case(f, args, ref, rtol=1e-4):
         "type": [str(jax.typeof(a)) for a in ys],
         "collectives": {k: v for k, v in counts.items() if v},
         "calls": [operands(line) for line in text.splitlines() if 'custom_call_target="e2e_transformer' in line],
+        "op_names": [
+            re.search(r'op_name="([^"]*)"', line).group(1)
+            for line in text.splitlines()
+            if 'custom_call_target="e2e_transformer' in line
+        ],
     }
 
 
