@@ -226,3 +226,29 @@ def test_a_profiler_trace_names_the_kernels(module, tmp_path):
 
     assert b"rmsnorm/ffi_call" in data
     assert re.search(rb"cube_bwd\)*/ffi_call", data)  # transpose(jvp(cube_bwd))/ffi_call
+
+
+def test_a_table_naming_the_kernels_under_another_prefix_warns(module, tmp_path):
+    # A table exported from a build whose targets are `e2e_transformer.*`,
+    # read by the same kernels packaged as `proj.e2e_transformer.*` (as a
+    # hook-built wheel prefixes them), here the other way round.
+    import jax
+    import numpy as np
+
+    m = module
+    spec = m._BEGEN_TUNE["matmul_tb"]
+    entry = {
+        "kernel": "proj." + spec["target"],
+        "hash": spec["hash"],
+        "device": "cpu",
+        "dtypes": ["float32", "float32"],
+        "key": {"m": 16, "n": 8},
+        "config": {"TILE": "32"},
+    }
+    (tmp_path / f"{NAME}.tune.json").write_text(json.dumps({"begen_tune": 1, "entries": [entry]}))
+    x, w = np.ones((16, 12), np.float32), np.ones((8, 12), np.float32)
+    with pytest.warns(
+        UserWarning, match=r"'proj.e2e_transformer.matmul_tb' \(did you mean 'e2e_transformer.matmul_tb'\?\)"
+    ):
+        text = jax.jit(m.matmul_tb).lower(x, w).compile().as_text()
+    assert f'"{NAME}.matmul_tb[TILE=8]"' in text  # the entry ignored: the default
