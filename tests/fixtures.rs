@@ -109,6 +109,8 @@ cases!(
     err_rests,
     err_residuals,
     err_vjp_integer,
+    err_vjp_cascade,
+    err_yaml_eof,
     err_tune,
     err_tune_key_at,
     err_tune_algorithm,

@@ -279,12 +279,25 @@ pub(super) fn py_literal(v: &serde_yaml_ng::Value, ty: AttrType) -> Option<Strin
 
 /// Resolves and checks each `vjp:`: the backward kernel is a function of
 /// the forward's module that fits it. A backward that does not is an error
-/// and the option is dropped.
-pub(super) fn check_vjps(req: &RunInput, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
+/// and the option is dropped. One that is declared (`declared`: every
+/// declared name, also of kernels that failed their own checks) but failed
+/// has its own error: the option is dropped without another.
+pub(super) fn check_vjps(
+    req: &RunInput,
+    functions: &mut [Function],
+    declared: &BTreeSet<String>,
+    diags: &mut Vec<Diagnostic>,
+) {
     let mut reported = BTreeSet::new();
     for k in 0..functions.len() {
-        check_residuals(req, &mut functions[k], diags);
+        let residuals_failed = check_residuals(req, &mut functions[k], diags);
         let Some(raw) = functions[k].options.vjp.clone() else { continue };
+        if residuals_failed {
+            // Compared without the residuals, the backward kernel would not
+            // fit for that reason alone: the residuals' error is the one.
+            functions[k].options.vjp = None;
+            continue;
+        }
         let f = &functions[k];
         let key = [format!("{}.{}", f.module, f.name), f.name.clone()]
             .into_iter()
@@ -300,7 +313,8 @@ pub(super) fn check_vjps(req: &RunInput, functions: &mut [Function], diags: &mut
             .iter()
             .position(|g| g.module == f.module && (g.name == raw || format!("{}.{}", g.module, g.name) == raw));
         let Some(b) = bwd else {
-            if let Some(at) = at {
+            let failed = declared.contains(&raw) || declared.contains(&format!("{}.{}", f.module, raw));
+            if let Some(at) = at.filter(|_| !failed) {
                 let near = near_in_module(functions, &f.module, &raw);
                 report(Diagnostic::error(at, msg::unknown_vjp(&f.name, &raw, &f.module, near)).hint(msg::HINT_VJP));
             }
@@ -332,10 +346,10 @@ pub(super) fn check_vjps(req: &RunInput, functions: &mut [Function], diags: &mut
 
 /// `residuals:` names outputs (`ret`) of a kernel with a `vjp:`, and
 /// leaves at least one output to return. A wrong one is an error at its
-/// entry, and the list is dropped.
-fn check_residuals(req: &RunInput, f: &mut Function, diags: &mut Vec<Diagnostic>) {
+/// entry, and the list is dropped; returns whether it was.
+fn check_residuals(req: &RunInput, f: &mut Function, diags: &mut Vec<Diagnostic>) -> bool {
     if f.options.residuals.is_empty() {
-        return;
+        return false;
     }
     let key = [format!("{}.{}", f.module, f.name), f.name.clone()]
         .into_iter()
@@ -368,7 +382,9 @@ fn check_residuals(req: &RunInput, f: &mut Function, diags: &mut Vec<Diagnostic>
     }
     if diags.len() != before {
         f.options.residuals.clear();
+        return true;
     }
+    false
 }
 
 /// Dimension names are a function's own: two contracts agree when one

@@ -8,13 +8,16 @@ use crate::model::AttrType;
 
 // ---- inferring the arg_spec ----
 
-/// The arg_spec system's text: every `BE::Tensor` parameter is const.
+/// Every `BE::Tensor` parameter is const: the arg_spec system's first two
+/// lines, then how begen takes an explicit arg_spec (the annotation's
+/// tokens, or begen.yaml's `sources:`), not kernix's Python dict.
 pub(crate) fn no_output(func: &str) -> String {
     let func = q(func);
     format!(
         "No non-const Tensor output found in '{func}'.\n\
          Mark input Tensors with 'const' to distinguish inputs from outputs,\n\
-         or use the explicit dict form: functions={{'{func}': ['arg', 'ret', ...]}}"
+         or give the arg_spec explicitly: `// @BE {func} arg ret ...`, or in begen.yaml \
+         `sources: {{FILE: {{{func}: [arg, ret, ...]}}}}`"
     )
 }
 
