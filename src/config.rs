@@ -856,8 +856,8 @@ pub(crate) fn load(root: &Path, map: &mut SourceMap) -> (Config, Option<ConfigFi
     match read {
         Ok(config) => (config, Some(file), Vec::new()),
         Err(e) => {
-            let at = e.location().map_or(0, |l| l.index());
             let message = e.to_string();
+            let at = yaml_error_at(&text, e.location().map(|l| l.index()), &message);
             // The location is shown apart; drop serde's " at line N column M".
             let message = message.find(" at line ").map_or(message.as_str(), |k| &message[..k]);
             let near = near_field(message);
@@ -866,6 +866,38 @@ pub(crate) fn load(root: &Path, map: &mut SourceMap) -> (Config, Option<ConfigFi
             (Config::default(), Some(file), vec![d])
         }
     }
+}
+
+/// Where a YAML error points: its location, else the first " at line N
+/// column M" of its message. One at the end of the file (an unclosed `{`
+/// or quote: libyaml finds out at the end of the stream) points at where
+/// the construct it was parsing started ("while parsing a flow mapping at
+/// line 2 column 12"), else at the last character written, so that the
+/// snippet shows a line of the file.
+fn yaml_error_at(text: &str, location: Option<usize>, message: &str) -> usize {
+    // The byte offset of a 1-based line and column.
+    let offset = |line: usize, column: usize| {
+        let start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+        let line_text = text[start.min(text.len())..].split('\n').next().unwrap_or("");
+        let col: usize = line_text.chars().take(column.saturating_sub(1)).map(char::len_utf8).sum();
+        (start + col).min(text.len())
+    };
+    // Each " at line N column M" of the message, in order.
+    let marks: Vec<usize> = message
+        .match_indices(" at line ")
+        .filter_map(|(k, p)| {
+            let rest = &message[k + p.len()..];
+            let (line, rest) = rest.split_once(" column ")?;
+            let column: String = rest.chars().take_while(char::is_ascii_digit).collect();
+            Some(offset(line.parse().ok()?, column.parse().ok()?))
+        })
+        .collect();
+    let at = location.or_else(|| marks.first().copied()).unwrap_or(0);
+    let end = text.trim_end().len();
+    if at < end || end == 0 {
+        return at;
+    }
+    marks.iter().copied().find(|&m| m < end).unwrap_or(end - text[..end].chars().next_back().map_or(0, char::len_utf8))
 }
 
 /// For serde's "unknown field `shrad`, expected one of `vjp`, `shard`, ..."

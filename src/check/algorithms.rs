@@ -279,12 +279,25 @@ pub(super) fn py_literal(v: &serde_yaml_ng::Value, ty: AttrType) -> Option<Strin
 
 /// Resolves and checks each `vjp:`: the backward kernel is a function of
 /// the forward's module that fits it. A backward that does not is an error
-/// and the option is dropped.
-pub(super) fn check_vjps(req: &RunInput, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
+/// and the option is dropped. One that is declared (`declared`: every
+/// declared name, also of kernels that failed their own checks) but failed
+/// has its own error: the option is dropped without another.
+pub(super) fn check_vjps(
+    req: &RunInput,
+    functions: &mut [Function],
+    declared: &BTreeSet<String>,
+    diags: &mut Vec<Diagnostic>,
+) {
     let mut reported = BTreeSet::new();
     for k in 0..functions.len() {
-        check_residuals(req, &mut functions[k], diags);
+        let residuals_failed = check_residuals(req, &mut functions[k], diags);
         let Some(raw) = functions[k].options.vjp.clone() else { continue };
+        if residuals_failed {
+            // Compared without the residuals, the backward kernel would not
+            // fit for that reason alone: the residuals' error is the one.
+            functions[k].options.vjp = None;
+            continue;
+        }
         let f = &functions[k];
         let key = [format!("{}.{}", f.module, f.name), f.name.clone()]
             .into_iter()
@@ -300,7 +313,8 @@ pub(super) fn check_vjps(req: &RunInput, functions: &mut [Function], diags: &mut
             .iter()
             .position(|g| g.module == f.module && (g.name == raw || format!("{}.{}", g.module, g.name) == raw));
         let Some(b) = bwd else {
-            if let Some(at) = at {
+            let failed = declared.contains(&raw) || declared.contains(&format!("{}.{}", f.module, raw));
+            if let Some(at) = at.filter(|_| !failed) {
                 let near = near_in_module(functions, &f.module, &raw);
                 report(Diagnostic::error(at, msg::unknown_vjp(&f.name, &raw, &f.module, near)).hint(msg::HINT_VJP));
             }
@@ -308,12 +322,13 @@ pub(super) fn check_vjps(req: &RunInput, functions: &mut [Function], diags: &mut
             continue;
         };
         let bwd = &functions[b];
-        let mut bind = Vec::new();
-        let (head, rest) = match compare_vjp(f, bwd, &mut bind) {
+        let (mut bind, mut grads) = (Vec::new(), Vec::new());
+        let (head, rest) = match compare_vjp(f, bwd, &mut bind, &mut grads) {
             Err(counts) => (counts, Vec::new()),
             Ok(problems) if problems.is_empty() => {
                 functions[k].options.vjp = Some(bwd.name.clone());
                 functions[k].options.vjp_bind = bind;
+                functions[k].options.vjp_grads = grads;
                 continue;
             }
             Ok(problems) => (msg::vjp_mismatch(&f.name, &bwd.name, &problems[0]), problems[1..].to_vec()),
@@ -331,10 +346,10 @@ pub(super) fn check_vjps(req: &RunInput, functions: &mut [Function], diags: &mut
 
 /// `residuals:` names outputs (`ret`) of a kernel with a `vjp:`, and
 /// leaves at least one output to return. A wrong one is an error at its
-/// entry, and the list is dropped.
-fn check_residuals(req: &RunInput, f: &mut Function, diags: &mut Vec<Diagnostic>) {
+/// entry, and the list is dropped; returns whether it was.
+fn check_residuals(req: &RunInput, f: &mut Function, diags: &mut Vec<Diagnostic>) -> bool {
     if f.options.residuals.is_empty() {
-        return;
+        return false;
     }
     let key = [format!("{}.{}", f.module, f.name), f.name.clone()]
         .into_iter()
@@ -367,7 +382,9 @@ fn check_residuals(req: &RunInput, f: &mut Function, diags: &mut Vec<Diagnostic>
     }
     if diags.len() != before {
         f.options.residuals.clear();
+        return true;
     }
+    false
 }
 
 /// Dimension names are a function's own: two contracts agree when one
@@ -513,13 +530,35 @@ pub(super) fn consts_text(f: &Function) -> String {
     msg::consts_text(&consts)
 }
 
+/// Whether input `p` of `f` takes no cotangent: its dtype is a fixed
+/// integer (or bool) one, whose cotangent jax drops.
+fn integer_input(p: &Param) -> bool {
+    p.token.contract().is_some_and(|c| {
+        matches!(c.dtype, crate::model::ElementType::Dtype(t)
+            if !matches!(t.kind(), ScalarKind::Float | ScalarKind::FloatBits | ScalarKind::Complex))
+    })
+}
+
 /// Every way `bwd` fails to be the backward kernel of `fwd`; `Err` with
 /// the whole message when it does not even take and return the right
-/// number of tensors.
-fn compare_vjp(fwd: &Function, bwd: &Function, bind_out: &mut Vec<VjpArg>) -> Result<Vec<String>, String> {
+/// number of tensors. `grads_out`: the inputs `bwd` returns cotangents
+/// for, where it leaves out the integer inputs' (else left empty).
+fn compare_vjp(
+    fwd: &Function,
+    bwd: &Function,
+    bind_out: &mut Vec<VjpArg>,
+    grads_out: &mut Vec<usize>,
+) -> Result<Vec<String>, String> {
     let mut out = Vec::new();
     let mismatch = |what: String| what;
     let (fi, fo, bi, bo) = (inputs(fwd), outputs(fwd), inputs(bwd), outputs(bwd));
+    // One cotangent per input, or one per input that is not an integer.
+    let needed: Vec<usize> = (0..fi.len()).filter(|&k| !integer_input(fi[k])).collect();
+    let grads: Vec<usize> =
+        if needed.len() < fi.len() && bo.len() == needed.len() { needed.clone() } else { (0..fi.len()).collect() };
+    if grads.len() < fi.len() {
+        *grads_out = grads.clone();
+    }
     if fwd.platform != bwd.platform {
         out.push(mismatch(msg::vjp_platform(&fwd.name, fwd.platform.as_str(), &bwd.name, bwd.platform.as_str())));
     }
@@ -539,15 +578,22 @@ fn compare_vjp(fwd: &Function, bwd: &Function, bind_out: &mut Vec<VjpArg>) -> Re
     // By position as always (the inputs, then one cotangent per output)
     // unless the counts say it takes residuals, or the forward keeps some.
     let by_position = fwd.options.residuals.is_empty() && bi.len() == fi.len() + fo.len();
-    if !by_position && bo.len() == fi.len() {
-        return compare_by_name(fwd, bwd, &public, out).map(|(bind, out)| {
+    if !by_position && bo.len() == grads.len() {
+        return compare_by_name(fwd, bwd, &public, &grads, out).map(|(bind, out)| {
             *bind_out = bind;
             out
         });
     }
-    if bi.len() != fi.len() + fo.len() || bo.len() != fi.len() {
+    if bi.len() != fi.len() + fo.len() || bo.len() != grads.len() {
         if out.is_empty() {
-            return Err(msg::vjp_counts(&fwd.name, &bwd.name, (bi.len(), bo.len()), (fi.len() + fo.len(), fi.len())));
+            let integers: Vec<&str> = (0..fi.len()).filter(|k| !needed.contains(k)).map(|k| &*fi[k].name).collect();
+            return Err(msg::vjp_counts(
+                &fwd.name,
+                &bwd.name,
+                (bi.len(), bo.len()),
+                (fi.len() + fo.len(), fi.len()),
+                &integers,
+            ));
         }
         return Ok(out);
     }
@@ -560,8 +606,7 @@ fn compare_vjp(fwd: &Function, bwd: &Function, bind_out: &mut Vec<VjpArg>) -> Re
         .map(|(k, p)| (msg::vjp_input(k), *p))
         .chain(fo.iter().enumerate().map(|(k, p)| (msg::vjp_cotangent("output", k), *p)))
         .collect();
-    let want_out: Vec<(String, &Param)> =
-        fi.iter().enumerate().map(|(k, p)| (msg::vjp_cotangent("input", k), *p)).collect();
+    let want_out: Vec<(String, &Param)> = grads.iter().map(|&k| (msg::vjp_cotangent("input", k), fi[k])).collect();
     out.extend(misnamed(fwd, bwd, (&want_in, &bi), (&want_out, &bo)));
     let mut dims = DimMap::default();
     let mut agree = |what: String, a: &Param, b: &Param, out: &mut Vec<String>| {
@@ -576,8 +621,8 @@ fn compare_vjp(fwd: &Function, bwd: &Function, bind_out: &mut Vec<VjpArg>) -> Re
     for (k, p) in fo.iter().enumerate() {
         agree(msg::vjp_cotangent("output", k), p, bi[fi.len() + k], &mut out);
     }
-    for (k, p) in fi.iter().enumerate() {
-        agree(msg::vjp_cotangent("input", k), p, bo[k], &mut out);
+    for (j, &k) in grads.iter().enumerate() {
+        agree(msg::vjp_cotangent("input", k), fi[k], bo[j], &mut out);
     }
     attrs_and_consts(fwd, bwd, &mut out);
     Ok(out)
@@ -604,12 +649,14 @@ fn attrs_and_consts(fwd: &Function, bwd: &Function, out: &mut Vec<String>) {
 /// like an input of the forward receives it, one named like an output of
 /// the forward receives that output (a residual), and the others are the
 /// cotangents of the returned outputs, in order. Its outputs are one
-/// cotangent per forward input, by position. Returns the binding and every
-/// problem; `Err` when the cotangents do not count up.
+/// cotangent per forward input at the positions `grads`, in order. Returns
+/// the binding and every problem; `Err` when the cotangents do not count
+/// up.
 fn compare_by_name(
     fwd: &Function,
     bwd: &Function,
     public: &[&Param],
+    grads: &[usize],
     mut out: Vec<String>,
 ) -> Result<(Vec<VjpArg>, Vec<String>), String> {
     let (fi, fo, bi, bo) = (inputs(fwd), outputs(fwd), inputs(bwd), outputs(bwd));
@@ -644,8 +691,8 @@ fn compare_by_name(
             VjpArg::Cotangent(k) => agree(msg::vjp_cotangent("output", k), public[k], q, &mut out),
         }
     }
-    for (k, p) in fi.iter().enumerate() {
-        agree(msg::vjp_cotangent("input", k), p, bo[k], &mut out);
+    for (j, &k) in grads.iter().enumerate() {
+        agree(msg::vjp_cotangent("input", k), fi[k], bo[j], &mut out);
     }
     attrs_and_consts(fwd, bwd, &mut out);
     Ok((bind, out))

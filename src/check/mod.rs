@@ -83,7 +83,7 @@ pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Decla
     let mut functions = check_options(req, functions, &declared_names, &mut diags);
     primitives::check_primitives(req, &mut functions, &mut diags);
     sharding::check_sharding(req, &mut functions, &mut diags);
-    algorithms::check_vjps(req, &mut functions, &mut diags);
+    algorithms::check_vjps(req, &mut functions, &declared_names, &mut diags);
     let listed = algorithms::check_algorithms(req, &functions, &mut diags);
     let mut sources = check_sources(req, &functions, choice, &variants, &mut diags);
     if choice == PlatformChoice::Cpu {
@@ -573,6 +573,7 @@ fn check_options(
                 vjp: opts.vjp.clone(),
                 residuals: opts.residuals.clone().unwrap_or_default(),
                 vjp_bind: Vec::new(),
+                vjp_grads: Vec::new(),
                 unsupported,
                 linear: (opts.linear.iter().flatten())
                     .filter_map(|l| match l {

@@ -523,6 +523,10 @@ pub(crate) struct FunctionOptions {
     /// (checked): one entry per input, by name. Empty: by position, the
     /// forward's inputs then one cotangent per output.
     pub(crate) vjp_bind: Vec<VjpArg>,
+    /// The inputs (positions) the backward kernel returns a cotangent for,
+    /// in order, when it leaves out the integer inputs' (checked). Empty:
+    /// one cotangent per input.
+    pub(crate) vjp_grads: Vec<usize>,
     /// Attribute values the kernel does not support, per attribute name,
     /// as Python literals (`0.0`, `True`, `3`).
     pub(crate) unsupported: Vec<(String, Vec<String>)>,
@@ -577,6 +581,7 @@ static DEFAULT_OPTIONS: FunctionOptions = FunctionOptions {
     vjp: None,
     residuals: Vec::new(),
     vjp_bind: Vec::new(),
+    vjp_grads: Vec::new(),
     unsupported: Vec::new(),
     linear: Vec::new(),
     groups: Vec::new(),

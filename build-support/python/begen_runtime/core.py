@@ -172,6 +172,18 @@ def _begen_dtype(x):
     return _np.dtype(x.dtype).name
 
 
+def _begen_named(name, call):
+    # `call` (an FFI call) traced under jax.named_scope(name): the kernel's
+    # name leads the op_name XLA keeps on its custom call, which HLO dumps
+    # and profiler traces show (jit(f)/rmsnorm/ffi_call, not the bare
+    # jit(f)/ffi_call), under jit, eagerly and inside a primitive's rules.
+    def run(*args, **attrs):
+        with _jax.named_scope(name):
+            return call(*args, **attrs)
+
+    return run
+
+
 def _begen_honest(fn, arrays, names):
     # A 64-bit numpy input with x64 off would reach the kernel narrowed to
     # 32 bits, silently: refuse it.

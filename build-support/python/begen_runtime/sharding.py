@@ -290,10 +290,15 @@ def _begen_local(struct, dims, axes, mesh_shape):
     return _jax.ShapeDtypeStruct(tuple(shape), struct.dtype)
 
 
-def _begen_shard_map(plan, rule, call, arrays, out):
+def _begen_shard_map(plan, rule, call, arrays, out, public=None):
     # call(*blocks, out) on each device's blocks, under jax.shard_map; each
     # output's partial sums added up over its summed dimensions' axes.
+    # `public`: the positions of the outputs the call returns, where it
+    # returns only some (a kernel with `residuals:`); `out` is every one.
     mesh, in_specs, out_specs, psum, axes, moves, rule = plan
+    if public is not None:
+        out_specs = tuple(out_specs[k] for k in public)
+        psum = tuple(psum[k] for k in public)
     mesh_shape = dict(mesh.shape)
     given = arrays, out
     if any(moves):

@@ -300,6 +300,43 @@ def _begen_tune_warn(path, fn, why):
     warnings.warn(f"{path}: the tuning entry of {fn} is ignored: {why}", stacklevel=4)
 
 
+def _begen_tune_foreign(path, entries, shipped):
+    # Warns, once per table and names, of entries that name no kernel of
+    # this library: every such entry of the shipped table (it is this
+    # library's alone), and in the user's table (shared by every library of
+    # the same NAME, whose entries are none of this one's business) those
+    # that name one of its kernels with a package prefix more or less: a
+    # table exported from `begen build` names `_kernels.matmul` where a
+    # hook-built wheel's target is `proj._kernels.matmul`.
+    import difflib
+
+    known = sorted({spec["target"] for spec in _BEGEN_TUNE.values()})
+    shown = []
+    for kernel in sorted({e["kernel"] for e in entries} - set(known)):
+        near = [t for t in known if t.endswith("." + kernel) or kernel.endswith("." + t)]
+        if not near and shipped:
+            near = difflib.get_close_matches(kernel, known, 1)
+        if near:
+            shown.append(f"{kernel!r} (did you mean {near[0]!r}?)")
+        elif shipped:
+            shown.append(repr(kernel))
+    if not shown:
+        return
+    key = (path, "foreign", tuple(shown))
+    with _begen_tune_lock:
+        if key in _begen_tune_warned:
+            return
+        _begen_tune_warned.add(key)
+    import warnings
+
+    warnings.warn(
+        f"{path}: tuning entries naming no kernel of this library are ignored: {', '.join(shown)}; its tuned "
+        f"kernels are {', '.join(repr(t) for t in known)} (tune again, or export the table from the library as "
+        f"it is shipped)",
+        stacklevel=4,
+    )
+
+
 def _begen_tune_usable(path, fn, e, key, fixed, c):
     # Whether entry `e` of the table at `path` applies to a call of `fn`
     # with this device and these dtypes: for this kernel as built now (else
@@ -338,8 +375,10 @@ def _begen_tune_lookup(fn, key, fixed, c):
     # table, then the shipped one; else the nearest bucket of either (the
     # user's first on a tie); None when neither has an entry that applies.
     nearest = None
-    for path in (_begen_tune_user_table(), _begen_tune_shipped_table()):
-        for e in _begen_tune_entries(path):
+    for path, shipped in ((_begen_tune_user_table(), False), (_begen_tune_shipped_table(), True)):
+        entries = _begen_tune_entries(path)
+        _begen_tune_foreign(path, entries, shipped)
+        for e in entries:
             if not _begen_tune_usable(path, fn, e, key, fixed, c):
                 continue
             if e["key"] == key[2]:
@@ -404,6 +443,13 @@ def _begen_tune_pick(fn, c, d, arrays, fixed, extents=None):
     out = dict(c)
     out.update(found)
     return out
+
+
+def _begen_tune_chosen(fn, c, name):
+    # The value of tuned const `name` in the candidate a call of `fn` runs
+    # (`c`, as `_begen_tune_pick` chose it), as its keyword takes it: what a
+    # related kernel that does not tune it is called with.
+    return _begen_tune_value(_BEGEN_TUNE[fn]["consts"][name][0], c[name])
 
 
 def _begen_tune_state():

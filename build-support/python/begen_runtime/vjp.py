@@ -20,6 +20,31 @@ def _begen_inexact(x):
     return _jax.numpy.issubdtype(_jax.numpy.result_type(x), _jax.numpy.inexact)
 
 
+def _begen_typed_like(g, x):
+    # Cotangent `g` with the sharding type of its primal input `x`: jax
+    # requires a custom_vjp's cotangents to have the inputs' types, and
+    # under explicit mesh axes a backward kernel that is not split (no
+    # `shard:`) returns whole arrays for an input split across devices.
+    # Resharded to the input's split where the two differ; as is where the
+    # types say nothing (auto axes, one device, a jax without
+    # jax.sharding.reshard).
+    reshard = getattr(_jax.sharding, "reshard", None)
+    if g is None or reshard is None:
+        return g
+    try:
+        want, have = _jax.typeof(x).sharding, _jax.typeof(g).sharding
+        mesh = want.mesh
+        if mesh is None or getattr(mesh, "empty", True):
+            return g
+        rank = _jax.numpy.ndim(x)
+        pad = lambda spec: tuple(spec) + (None,) * (rank - len(tuple(spec)))
+        if pad(want.spec) == pad(getattr(have, "spec", ())):
+            return g
+    except (AttributeError, TypeError):
+        return g
+    return reshard(g, want)
+
+
 def _begen_vjp(primal, backward, args, n_out):
     # A jax.custom_vjp of `primal` whose backward pass calls the backward
     # kernel with the inputs and one cotangent per output. An integer input
@@ -38,7 +63,7 @@ def _begen_vjp(primal, backward, args, n_out):
         cts = tuple(z if z is not None else c for c, z in zip(cts, zeros))
         grads = backward(*a, *cts)
         grads = tuple(grads) if len(a) > 1 else (grads,)
-        return tuple(g if _begen_inexact(x) else None for x, g in zip(a, grads))
+        return tuple(_begen_typed_like(g, x) if _begen_inexact(x) else None for x, g in zip(a, grads))
 
     f.defvjp(fwd, bwd)
     return f(*args)
@@ -67,7 +92,7 @@ def _begen_vjp_res(primal, backward, args, public, n_out):
         cts = tuple(z if z is not None else c for c, z in zip(cts, zeros))
         grads = backward(*a, outs, cts)
         grads = tuple(grads) if len(a) > 1 else (grads,)
-        return tuple(g if _begen_inexact(x) else None for x, g in zip(a, grads))
+        return tuple(_begen_typed_like(g, x) if _begen_inexact(x) else None for x, g in zip(a, grads))
 
     f.defvjp(fwd, bwd)
     return f(*args)

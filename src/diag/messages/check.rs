@@ -8,13 +8,16 @@ use crate::model::AttrType;
 
 // ---- inferring the arg_spec ----
 
-/// The arg_spec system's text: every `BE::Tensor` parameter is const.
+/// Every `BE::Tensor` parameter is const: the arg_spec system's first two
+/// lines, then how begen takes an explicit arg_spec (the annotation's
+/// tokens, or begen.yaml's `sources:`), not kernix's Python dict.
 pub(crate) fn no_output(func: &str) -> String {
     let func = q(func);
     format!(
         "No non-const Tensor output found in '{func}'.\n\
          Mark input Tensors with 'const' to distinguish inputs from outputs,\n\
-         or use the explicit dict form: functions={{'{func}': ['arg', 'ret', ...]}}"
+         or give the arg_spec explicitly: `// @BE {func} arg ret ...`, or in begen.yaml \
+         `sources: {{FILE: {{{func}: [arg, ret, ...]}}}}`"
     )
 }
 
@@ -771,13 +774,27 @@ pub(crate) fn unknown_vjp(function: &str, vjp: &str, module: &str, near: Option<
 }
 
 pub(crate) const HINT_VJP: &str = "the backward kernel takes the forward's inputs, then one cotangent per forward output, \
-     and returns one cotangent per forward input (same shapes and dtypes); the forward's attributes are passed to it \
-     by name";
+     and returns one cotangent per forward input (same shapes and dtypes; an integer input's may be left out); the \
+     forward's attributes are passed to it by name";
 
-pub(crate) fn vjp_counts(function: &str, vjp: &str, got: (usize, usize), want: (usize, usize)) -> String {
+pub(crate) fn vjp_counts(
+    function: &str,
+    vjp: &str,
+    got: (usize, usize),
+    want: (usize, usize),
+    integers: &[&str],
+) -> String {
+    // The integer inputs take no cotangent: the backward may leave them out.
+    let or = if integers.is_empty() {
+        String::new()
+    } else {
+        let names: Vec<String> = integers.iter().map(|n| format!("'{}'", q(n))).collect();
+        let (s, need) = if integers.len() == 1 { ("", "needs") } else { ("s", "need") };
+        format!(", or {} leaving out integer input{s} {}, which {need} none", want.1 - integers.len(), names.join(", "))
+    };
     format!(
         "the backward kernel `{vjp}` of '{function}' takes {} input(s) and returns {} output(s); it must take {} \
-         (the inputs of '{function}', then one cotangent per output) and return {} (one cotangent per input)",
+         (the inputs of '{function}', then one cotangent per output) and return {} (one cotangent per input{or})",
         got.0, got.1, want.0, want.1
     )
 }

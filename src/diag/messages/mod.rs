@@ -122,12 +122,14 @@ mod tests {
             assert!(!text.contains('\x1b'), "{text:?}");
             assert!(text.contains("f\\u{1b}[2K\\u{1b}[1A"), "{text:?}");
         }
-        // The arg_spec system's text is verbatim for a plain name.
+        // The arg_spec system's first lines are verbatim for a plain name;
+        // the explicit form is begen's.
         assert_eq!(
             no_output("my_func"),
             "No non-const Tensor output found in 'my_func'.\n\
              Mark input Tensors with 'const' to distinguish inputs from outputs,\n\
-             or use the explicit dict form: functions={'my_func': ['arg', 'ret', ...]}"
+             or give the arg_spec explicitly: `// @BE my_func arg ret ...`, or in begen.yaml \
+             `sources: {FILE: {my_func: [arg, ret, ...]}}`"
         );
     }
 }

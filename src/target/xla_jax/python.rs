@@ -570,6 +570,10 @@ pub(crate) struct PyVjp {
     /// expressions (an input's name, `_begen_o[k]`, `_begen_ct[k]`), the
     /// returned outputs' positions and the number of outputs.
     pub(crate) residual: Option<PyResidualVjp>,
+    /// A backward kernel that leaves out the integer inputs' cotangents:
+    /// per forward input, its cotangent in the backward's result
+    /// (`_begen_g`, `_begen_g[j]`) or `None`.
+    pub(crate) spread: Option<Vec<String>>,
 }
 
 /// The binding of a backward kernel that takes residuals.
@@ -1527,22 +1531,31 @@ fn unsupported_values(f: &Function) -> Vec<(String, PyLit)> {
 /// function; the backward gets the primal inputs, one cotangent per output,
 /// the attributes `bwd` declares (by name) and `out=` the inputs' structs.
 pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, bwd_view: &PyFunctionView) {
-    let PyBody::Kernel(body) = &mut view.body else { return };
+    if !matches!(view.body, PyBody::Kernel(_)) {
+        return;
+    }
     let mut args = Vec::new();
     for (what, py) in &bwd_view.keywords {
         if what == "out" {
             continue;
         }
         if let Some((_, fwd_py)) = view.keywords.iter().find(|(w, _)| w == what) {
-            args.push(PyArg::Keyword(py.clone(), fwd_py.clone()));
+            // A primitive's backward closure sees the call's resolved consts;
+            // a custom_vjp's backward pass runs outside the primal's body.
+            let value =
+                if f.options.is_primitive() { related_value(view, bwd_view, what, fwd_py) } else { fwd_py.clone() };
+            args.push(PyArg::Keyword(py.clone(), value));
         }
     }
     // The backward's outputs are the cotangents of the forward's inputs,
     // in order; `out=` describes its `ret`s.
+    // A backward that leaves out the integer inputs' cotangents returns
+    // those of the inputs `vjp_grads` lists.
+    let grads = &f.options.vjp_grads;
     let mut structs = Vec::new();
     for (k, p) in bwd.params.iter().filter(|p| p.token.is_output()).enumerate() {
         if matches!(p.token, Token::Ret(_))
-            && let Some(x) = view.inputs.get(k)
+            && let Some(x) = view.inputs.get(grads.get(k).copied().unwrap_or(k))
         {
             structs.push(x.clone());
         }
@@ -1550,6 +1563,7 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
     if bwd_view.keywords.iter().any(|(w, _)| w == "out") {
         args.push(PyArg::Avals(structs));
     }
+    let PyBody::Kernel(body) = &mut view.body else { return };
     let names = PyLit::strs(&view.inputs);
     let outputs: Vec<&Param> = f.output_params().collect();
     let residual = (!f.options.vjp_bind.is_empty()).then(|| PyResidualVjp {
@@ -1572,7 +1586,19 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
         ),
         outputs: outputs.len(),
     });
-    body.vjp = Some(PyVjp { names, backward: bwd_view.py_name.clone(), cotangents: f.outputs(), args, residual });
+    // Such a backward's result spread to one entry per input, None (no
+    // cotangent) for an integer one.
+    let spread = (!grads.is_empty()).then(|| {
+        (0..view.inputs.len())
+            .map(|k| match grads.iter().position(|&g| g == k) {
+                Some(_) if grads.len() == 1 => "_begen_g".to_string(),
+                Some(j) => format!("_begen_g[{j}]"),
+                None => "None".to_string(),
+            })
+            .collect()
+    });
+    body.vjp =
+        Some(PyVjp { names, backward: bwd_view.py_name.clone(), cotangents: f.outputs(), args, residual, spread });
     // The residuals are the backward kernel's only.
     view.outputs -= f.options.residuals.len();
     if let PyDoc::Kernel(doc) = &mut view.doc {
@@ -1595,10 +1621,37 @@ fn related_call(view: &PyFunctionView, g: &PyFunctionView, args: Vec<PyArg>) -> 
         if what == "out" {
             keywords.push(PyArg::Keyword("out".into(), "out".into()));
         } else if let Some((_, own)) = view.keywords.iter().find(|(w, _)| w == what) {
-            keywords.push(PyArg::Keyword(py.clone(), own.clone()));
+            keywords.push(PyArg::Keyword(py.clone(), related_value(view, g, what, own)));
         }
     }
     PyRelated { function: g.py_name.clone(), args, keywords }
+}
+
+/// The tuned const of `view`'s kernel named `name` (its literal): the
+/// tune key's literal, where `view` is tuned and tunes that const.
+fn tuned_const<'a>(view: &'a PyFunctionView, name: &str) -> Option<&'a str> {
+    let PyBody::Kernel(k) = &view.body else { return None };
+    let PyCheck::Typed(t) = &k.check else { return None };
+    let tune = t.tune.as_ref()?;
+    t.consts.iter().any(|c| c.tuned && c.name == name).then_some(tune.key.as_str())
+}
+
+/// What a rule's closure passes for keyword `what` (`own`, the kernel's
+/// parameter) to a related kernel `g` (a tangent, transpose or backward
+/// kernel) inside the kernel's primitive, where the kernel's resolved
+/// consts (`_begen_c`) are in scope. A const the kernel tunes goes on as
+/// the candidate its call runs (the tables', `config=`'s, the keyword's or
+/// the default), unless `g` tunes it too: then `g` chooses for its own
+/// shapes, and only a value the caller fixed (keyword or `config=`) is
+/// passed on.
+fn related_value(view: &PyFunctionView, g: &PyFunctionView, what: &str, own: &str) -> String {
+    let Some(name) = what.strip_prefix("const:").map(py_str) else { return own.to_string() };
+    let Some(key) = tuned_const(view, &name) else { return own.to_string() };
+    if tuned_const(g, &name).is_some() {
+        format!("_begen_tv[{name}] if {name} in _begen_tf else None")
+    } else {
+        format!("_begen_tune_chosen({key}, _begen_c, {name})")
+    }
 }
 
 /// Makes `view` (of `f`, a typed kernel with `linear:` or `jvp:`, without

@@ -243,3 +243,33 @@ def test_a_table_nested_at_the_bound_is_read(tables):
     write(tables["user"], dict(entry(128, "8"), times_us=deep))
     assert tuning._begen_tune_depth(json.loads(tables["user"].read_bytes())) == 16
     assert pick(100)["BLOCK"] == "8"
+@pytest.mark.parametrize("target, named", [("proj.lib.colsum", "lib.colsum"), ("lib.colsum", "proj.lib.colsum")])
+def test_entries_naming_another_prefix_warn_with_did_you_mean(tables, monkeypatch, target, named):
+    # A table exported from `begen build` (`lib.colsum`) read by a wheel
+    # whose target is `proj.lib.colsum`, and the other way: ignored, said once.
+    monkeypatch.setitem(tuning._BEGEN_TUNE, "colsum", dict(SPEC, target=target))
+    write(tables["user"], entry(64, "8", kernel=named), entry(64, "8", kernel="other.colsum"))
+    with pytest.warns(UserWarning) as caught:
+        assert pick(64)["BLOCK"] == "1"
+    (w,) = [w for w in caught if "naming no kernel" in str(w.message)]
+    text = str(w.message)
+    assert str(tables["user"]) in text and f"{named!r} (did you mean {target!r}?)" in text
+    # Another library's entry in the shared user table is none of this one's business.
+    assert "other.colsum" not in text
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert pick(64)["BLOCK"] == "1"  # once
+
+
+def test_a_shipped_table_naming_no_kernel_of_the_library_warns(tables):
+    write(tables["shipped"], entry(64, "8", kernel="elsewhere.thing"), entry(64, "8", kernel="lib.colsun"))
+    with pytest.warns(UserWarning, match=r"ignored: 'elsewhere.thing', 'lib.colsun' \(did you mean 'lib.colsum'\?\)"):
+        assert pick(64)["BLOCK"] == "1"
+
+
+def test_a_table_of_this_librarys_kernels_says_nothing(tables, recwarn):
+    write(tables["user"], entry(64, "8"))
+    assert pick(64)["BLOCK"] == "8"
+    assert not [w for w in recwarn if "naming no kernel" in str(w.message)]

@@ -142,7 +142,8 @@ Algorithm `{{ name }}`: calls its best implementation for the platform the call 
 {{ ind }}_begen_p = _begen_split(_begen_r, {% call tuple(f.inputs) %}{% endcall %})
 {{ ind }}if _begen_p is not None:
 {{ ind }}    return _begen_shard_map(_begen_p, _begen_r, lambda {% for x in f.inputs %}{{ x }}, {% endfor -%}
-_begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.inputs) %}{% endcall %}, {% if s.out %}out{% else %}None{% endif %})
+_begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.inputs) %}{% endcall %}, {% if s.out %}out{% else %}None{% endif %}
+{%- if let Some(v) = k.vjp %}{% if let Some(r) = v.residual %}, public={{ r.public }}{% endif %}{% endif %})
 {%- else %}
 {{ ind }}_begen_split(_begen_r, {% call tuple(f.inputs) %}{% endcall %})
 {%- endif %}
@@ -152,16 +153,18 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {{ ind }}def _begen_primal({{ f.inputs|join(", ") }}):
 {{- crate::target::xla_jax::py_kernel(f, k, ind ~ "    ")? }}
 {{ ind }}def _begen_backward({% for x in f.inputs %}{{ x }}, {% endfor %}_begen_o, _begen_ct):
-{{ ind }}    return {{ v.backward }}({{ r.exprs|join(", ") }}
+{{ ind }}    {% call backward_returns(v) %}{% endcall %}{{ v.backward }}({{ r.exprs|join(", ") }}
 {%- if !v.args.is_empty() %}{% if !r.exprs.is_empty() %}, {% endif %}{% call args(v.args) %}{% endcall %}{% endif %})
+{%- call backward_spread(v, ind) %}{% endcall %}
 {{ ind }}_begen_honest({{ k.shown }}, {% call tuple(f.inputs) %}{% endcall %}, {{ v.names }})
 {{ ind }}return _begen_vjp_res(_begen_primal, _begen_backward, {% call tuple(f.inputs) %}{% endcall %}, {{ r.public }}, {{ r.outputs }})
 {%- else %}
 {{ ind }}def _begen_primal({{ f.inputs|join(", ") }}):
 {{- crate::target::xla_jax::py_kernel(f, k, ind ~ "    ")? }}
 {{ ind }}def _begen_backward({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}):
-{{ ind }}    return {{ v.backward }}({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}
+{{ ind }}    {% call backward_returns(v) %}{% endcall %}{{ v.backward }}({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}
 {%- if !v.args.is_empty() %}{% if !f.inputs.is_empty() || v.cotangents > 0 %}, {% endif %}{% call args(v.args) %}{% endcall %}{% endif %})
+{%- call backward_spread(v, ind) %}{% endcall %}
 {{ ind }}_begen_honest({{ k.shown }}, {% call tuple(f.inputs) %}{% endcall %}, {{ v.names }})
 {{ ind }}return _begen_vjp(_begen_primal, _begen_backward, {% call tuple(f.inputs) %}{% endcall %}, {{ v.cotangents }})
 {%- endif %}
@@ -234,8 +237,9 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {%- endfor %}
 {%- if let Some(v) = p.backward %}
 {{ ind }}def _begen_backward({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}):
-{{ ind }}    return {{ v.backward }}({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}
+{{ ind }}    {% call backward_returns(v) %}{% endcall %}{{ v.backward }}({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}
 {%- if !v.args.is_empty() %}{% if !f.inputs.is_empty() || v.cotangents > 0 %}, {% endif %}{% call args(v.args) %}{% endcall %}{% endif %})
+{%- call backward_spread(v, ind) %}{% endcall %}
 {%- endif %}
 {{ ind }}return {{ p.bind }}(TARGETS[{% call key(k.call.key) %}{% endcall %}], _begen_raw, {% call tuple(f.inputs) %}{% endcall -%}
 , _begen_o, {{ p.linear }}, {% if p.jvp.is_some() %}_begen_jvp{% else %}None{% endif %}, (
@@ -253,7 +257,7 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {#- The XLA FFI call of a kernel; `hoisted`: its attributes were converted
     into `_begen_v<k>` before. -#}
 {%- macro call(c, hoisted) -%}
-{%- if c.ruled %}_begen_ffi_call(_begen_r, {% else %}_jax.ffi.ffi_call({% endif -%}
+_begen_named({{ c.key.name }}, {% if c.ruled %}_begen_ffi_call(_begen_r, {% else %}_jax.ffi.ffi_call({% endif -%}
 TARGETS[{% call key(c.key) %}{% endcall %}], {% if c.results.len() != 1 %}({% endif %}
 {%- for r in c.results %}{% if !loop.first %}, {% endif %}
 {%- match r %}
@@ -271,7 +275,7 @@ TARGETS[{% call key(c.key) %}{% endcall %}], {% if c.results.len() != 1 %}({% en
 {%- if !c.aliases.is_empty() %}, input_output_aliases={{ "{" }}
 {%- for (i, o) in c.aliases %}{% if !loop.first %}, {% endif %}{{ i }}: {{ o }}{% endfor %}}
 {%- endif %}, vmap_method={{ c.vmap }}{% if c.side_effect %}, has_side_effect=True{% endif %}
-{%- if let Some((tune, inputs)) = c.retune %}, pick=lambda _begen_e: TARGETS[_begen_key({{ c.key.name }}, _begen_tune_pick({{ tune }}, _begen_c, _begen_d, {{ inputs }}, _begen_tf, _begen_e))]{% endif %})(
+{%- if let Some((tune, inputs)) = c.retune %}, pick=lambda _begen_e: TARGETS[_begen_key({{ c.key.name }}, _begen_tune_pick({{ tune }}, _begen_c, _begen_d, {{ inputs }}, _begen_tf, _begen_e))]{% endif %}))(
 {%- for a in c.arrays %}{% if !loop.first %}, {% endif %}{{ a }}{% endfor %}
 {%- for l in c.lists %}{% if !loop.first || !c.arrays.is_empty() %}, {% endif %}*{{ l }}{% endfor %}
 {%- for a in c.attrs %}{% if !loop.first || !c.arrays.is_empty() || !c.lists.is_empty() %}, {% endif %}
@@ -329,6 +333,20 @@ _begen_array({{ v }}, {{ ty }}, {{ wire }}, lambda x, w: {% call scalar(element,
 {%- endif %}
 {%- endmatch %}
 {%- endfor %}
+{%- endmacro %}
+
+{#- How a backward closure starts its call: `return`, or `_begen_g =`
+    where the result is spread to one cotangent per input. -#}
+{%- macro backward_returns(v) -%}
+{%- if v.spread.is_some() %}_begen_g = {% else %}return {% endif %}
+{%- endmacro %}
+
+{#- The spread: the backward kernel left out the integer inputs'
+    cotangents, which are None. #}
+{%- macro backward_spread(v, ind) %}
+{%- if let Some(sp) = v.spread %}
+{{ ind }}    return ({{ sp|join(", ") }})
+{%- endif %}
 {%- endmacro %}
 
 {#- The inputs, then one cotangent per output. -#}
