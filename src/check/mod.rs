@@ -639,7 +639,8 @@ fn instantiate_problem(req: &RunInput, key: &str, f: &Function) -> Option<Diagno
 }
 
 /// A kernel whose handler decodes a buffer of fixed rank (a parameter typed
-/// with a shape, `float32[n]`, or a list of such arrays) cannot take a
+/// with a shape, `float32[n]`, a list of such arrays, or a native buffer
+/// type with a rank, `ffi::Buffer<ffi::F64, 2>`) cannot take a
 /// `vmap_method` that passes the batch as a leading dimension
 /// (`expand_dims`, `broadcast_all`, `legacy_vectorized`): an error at
 /// begen.yaml's `vmap_method`, naming the kernel, the parameter and why.
@@ -648,7 +649,7 @@ fn fixed_rank_batching(req: &RunInput, key: &str, f: &Function) -> Option<Diagno
     if matches!(method, VmapMethod::Sequential | VmapMethod::SequentialUnrolled) {
         return None;
     }
-    let (param, contract) = f.params.iter().find_map(|p| match &p.token {
+    let typed = f.params.iter().find_map(|p| match &p.token {
         // A shape with a rest (`[..., n]`) takes a leading batch dimension.
         Token::Arg(Some(t)) | Token::Ret(Some(t)) | Token::InOut(Some(t)) | Token::List(t)
             if t.fixed_rank().is_some() =>
@@ -656,11 +657,25 @@ fn fixed_rank_batching(req: &RunInput, key: &str, f: &Function) -> Option<Diagno
             Some((p, t))
         }
         _ => None,
-    })?;
-    let rank = contract.dims.as_ref().map_or(0, Vec::len);
+    });
+    // A native kernel's buffer type that fixes a rank (`ffi::Buffer<T, 2>`):
+    // XLA's decoder refuses the batched buffer before the kernel runs.
+    let native = || f.native.as_ref()?.ranks.first();
+    let (message, hint) = match (typed, native()) {
+        (Some((param, contract)), _) => {
+            let rank = contract.dims.as_ref().map_or(0, Vec::len);
+            let message =
+                msg::vmap_method_fixed_rank(method.as_str(), &f.name, &param.name, &contract.to_string(), rank);
+            (message, msg::HINT_VMAP_FIXED_RANK.to_string())
+        }
+        (None, Some(r)) => {
+            let message = msg::vmap_method_fixed_rank(method.as_str(), &f.name, &r.name, &r.ty, r.rank as usize);
+            (message, msg::hint_vmap_native_rank(&r.ty, r.rank))
+        }
+        (None, None) => return None,
+    };
     let span = config_span(req, &yaml_path!["functions", key, "vmap_method"])?;
-    let message = msg::vmap_method_fixed_rank(method.as_str(), &f.name, &param.name, &contract.to_string(), rank);
-    Some(Diagnostic::error(span, message).hint(msg::HINT_VMAP_FIXED_RANK))
+    Some(Diagnostic::error(span, message).hint(hint))
 }
 
 /// A wrapper begen generated (emit's names).

@@ -742,6 +742,19 @@ pub(crate) struct Native {
     /// The outputs updated in place (`inout` over an input and over a
     /// result): each aliased to its input (XLA's `input_output_aliases`).
     pub(crate) aliases: Vec<NativeAlias>,
+    /// The buffers whose types fix a rank (`ffi::Buffer<ffi::F64, 2>`), in
+    /// signature order: a batching method that adds a leading dimension
+    /// cannot call the kernel.
+    pub(crate) ranks: Vec<NativeRank>,
+}
+
+/// A native kernel's buffer parameter whose type fixes its rank.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NativeRank {
+    pub(crate) name: Box<str>,
+    /// The C++ type as written, for messages.
+    pub(crate) ty: Box<str>,
+    pub(crate) rank: u32,
 }
 
 /// An output of a native kernel that is an input updated in place: the two

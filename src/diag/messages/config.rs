@@ -47,6 +47,18 @@ pub(crate) const HINT_VMAP_FIXED_RANK: &str = "use `vmap_method: sequential` (th
      which call the kernel once per example; or take the parameter as an untyped `BE::Tensor` (`arg`/`ret`), whose \
      handler takes any rank, and handle the leading batch dimension in the kernel";
 
+/// The fix for a native kernel's fixed-rank buffer under a batching
+/// `vmap_method`: a type without a rank, or the sequential methods.
+pub(crate) fn hint_vmap_native_rank(ty: &str, rank: u32) -> String {
+    let ty = q(ty);
+    format!(
+        "`{ty}` fixes rank {rank}, and the batched buffer has rank {}; take it as a buffer without a rank \
+         (`ffi::Buffer<T>` or `ffi::AnyBuffer`) and handle the leading batch dimension in the kernel, or use \
+         `vmap_method: sequential` (the default) or `sequential_unrolled`, which call the kernel once per example",
+        rank + 1
+    )
+}
+
 pub(crate) fn bad_platform(value: &str, near: Option<&str>) -> String {
     let value = q(value);
     let more = did_you_mean(near);
