@@ -810,29 +810,42 @@ impl Locator<'_> {
     }
 }
 
-/// Reads `root/begen.yaml` into the source map if it exists. Returns the
-/// config (default on any error), where the file is, and diagnostics.
-pub(crate) fn load(root: &Path, map: &mut SourceMap) -> (Config, Option<ConfigFile>, Vec<Diagnostic>) {
-    let path = root.join(FILE);
-    // Absent: no configuration. Present but a directory, a FIFO or a device
-    // (`/dev/zero`): said so, never read (it could block, or never end).
+/// Reads `root/begen.yaml`, or the file `explicit` names (`--config`),
+/// into the source map if it exists. Returns the config (default on any
+/// error), where the file is, and diagnostics.
+pub(crate) fn load(
+    root: &Path,
+    explicit: Option<&Path>,
+    map: &mut SourceMap,
+) -> (Config, Option<ConfigFile>, Vec<Diagnostic>) {
+    let path = explicit.map_or_else(|| root.join(FILE), Path::to_path_buf);
+    let name = explicit.map_or_else(|| FILE.to_string(), |p| shown_name(root, p));
+    let name = name.as_str();
+    // Absent: no configuration, unless it was named. Present but a
+    // directory, a FIFO or a device (`/dev/zero`): said so, never read (it
+    // could block, or never end).
     if std::fs::symlink_metadata(&path).is_err() {
-        return (Config::default(), None, Vec::new());
+        if explicit.is_none() {
+            return (Config::default(), None, Vec::new());
+        }
+        let id = map.add(name, &path, Vec::new());
+        let d = Diagnostic::file(crate::diag::Severity::Error, id, msg::config_missing(name));
+        return (Config::default(), None, vec![d]);
     }
     if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
-        let id = map.add(FILE, &path, Vec::new());
+        let id = map.add(name, &path, Vec::new());
         let d = Diagnostic::file(crate::diag::Severity::Error, id, msg::CONFIG_NOT_A_FILE.to_string());
         return (Config::default(), None, vec![d]);
     }
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
         Err(e) => {
-            let id = map.add(FILE, &path, Vec::new());
+            let id = map.add(name, &path, Vec::new());
             let d = Diagnostic::file(crate::diag::Severity::Error, id, msg::unreadable(&e.to_string()));
             return (Config::default(), None, vec![d]);
         }
     };
-    let id = map.add(FILE, &path, bytes);
+    let id = map.add(name, &path, bytes);
     let text = String::from_utf8_lossy(&map.get(id).bytes).into_owned();
     // Too deep a file is not indexed either: refused before any parser reads it.
     let unread = ConfigFile { id, places: Default::default() };
@@ -860,6 +873,20 @@ pub(crate) fn load(root: &Path, map: &mut SourceMap) -> (Config, Option<ConfigFi
             let d = Diagnostic::error(map.span(id, at, at), msg::yaml_error(message, near));
             (Config::default(), Some(file), vec![d])
         }
+    }
+}
+
+/// How diagnostics name a configuration file given by path: relative to
+/// the kernel directory with `/` separators when it is inside it (as the
+/// sources are named), else the path as given.
+fn shown_name(root: &Path, path: &Path) -> String {
+    let inside = std::fs::canonicalize(root)
+        .ok()
+        .zip(std::fs::canonicalize(path).ok())
+        .and_then(|(r, p)| p.strip_prefix(r).ok().map(Path::to_path_buf));
+    match inside {
+        Some(rel) => rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"),
+        None => path.display().to_string(),
     }
 }
 
@@ -1115,7 +1142,7 @@ link: {libs: [m, scale], dirs: []}
             std::fs::create_dir_all(&dir).unwrap();
             std::fs::write(dir.join(FILE), text).unwrap();
             let mut map = SourceMap::default();
-            let (_, _, diags) = load(&dir, &mut map);
+            let (_, _, diags) = load(&dir, None, &mut map);
             std::fs::remove_dir_all(&dir).unwrap();
             assert_eq!(diags.len(), 1, "{text}");
             assert!(diags[0].message.contains(want), "{text}: {}", diags[0].message);

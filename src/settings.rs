@@ -27,6 +27,10 @@ use crate::model::PlatformChoice;
 pub struct Settings {
     /// The kernel directory (scanned recursively).
     pub root: PathBuf,
+    /// The configuration file to read instead of `root/begen.yaml`
+    /// (`--config`): one kernel directory, several builds. Paths in it stay
+    /// relative to `root`. It must exist.
+    pub config: Option<PathBuf>,
     /// The library name (`--name`); else begen.yaml's `name`, else the
     /// directory's name.
     pub name: Option<String>,
@@ -117,6 +121,7 @@ impl Settings {
             .cargo_output(false);
         Settings {
             root: root.into(),
+            config: None,
             name: None,
             prefix: None,
             platform: None,

@@ -318,7 +318,11 @@ fn check_functions(
     let map = req.map;
     let config = &req.config;
     let locate = crate::config::Locator { map, file: req.config_file };
-    let config_path = req.root.join(crate::config::FILE);
+    // Where a binary kernel is defined: the configuration file.
+    let (config_name, config_path) = match req.config_file {
+        Some(c) => (map.get(c.id).name.to_string(), map.get(c.id).path.clone()),
+        None => (crate::config::FILE.to_string(), req.root.join(crate::config::FILE)),
+    };
     // Small items (a declared function and a checked one are large, and a
     // large tree has thousands): each takes its instance out of `slots` and
     // drops it on the worker, and a function that may be kept (its name is
@@ -379,7 +383,7 @@ fn check_functions(
                     &binaries.kernels[kernel],
                     binaries,
                     map,
-                    (crate::config::FILE, &config_path),
+                    (&config_name, &config_path),
                     &locate,
                 ),
             };

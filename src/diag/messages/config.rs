@@ -15,6 +15,11 @@ pub(crate) fn yaml_error(err: &str, near: Option<(usize, &str)>) -> String {
 pub(crate) const CONFIG_NOT_A_FILE: &str =
     "begen.yaml is not a regular file (a directory, a FIFO or a device); it was not read";
 
+pub(crate) fn config_missing(path: &str) -> String {
+    let path = q(path);
+    format!("the configuration file `{path}` does not exist (named by --config)")
+}
+
 pub(crate) fn yaml_too_deep(limit: usize) -> String {
     format!("invalid begen.yaml: flow collections (`[`, `{{`) nested more than {limit} deep")
 }
