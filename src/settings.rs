@@ -102,7 +102,9 @@ pub struct Settings {
 
 impl Settings {
     /// Settings for `root` outside Cargo: begen.yaml's settings, the host
-    /// triple, `-O2`, no debug info, no `cargo:` lines from cc.
+    /// triple, `-O3` for host TUs (the level setuptools and CMake's Release
+    /// build use: bench/flags_bench.py measures it no slower than `-O2`),
+    /// `-O2` for nvcc's host code, no debug info, no `cargo:` lines from cc.
     ///
     /// ```
     /// let settings = begen::driver::Settings::new("kernels");
@@ -119,6 +121,8 @@ impl Settings {
             .cargo_metadata(false)
             .cargo_warnings(false)
             .cargo_output(false);
+        let cuda_cc = host_cc.clone();
+        host_cc.opt_level(3);
         Settings {
             root: root.into(),
             config: None,
@@ -136,7 +140,7 @@ impl Settings {
             link_dirs: Vec::new(),
             link_args: Vec::new(),
             jax_min: None,
-            cuda_cc: host_cc.clone(),
+            cuda_cc,
             host_cc,
             building: false,
             cc_metadata: false,
