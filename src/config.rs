@@ -401,6 +401,19 @@ pub(crate) struct FunctionConfig {
     /// win over the top-level `warnings:`.
     #[serde(default)]
     pub(crate) warnings: WarningsConfig,
+    /// How `jax.vmap` batches the kernel beyond `vmap_method`.
+    pub(crate) vmap: Option<VmapConfig>,
+}
+
+/// `vmap: {fold: {input: dimension}}`: a batch axis of each listed input
+/// folds into that dimension of its typed contract (the kernel treats the
+/// dimension's slices independently, as a solver's right-hand sides), and
+/// each output's same dimension unfolds into the batch: one call per vmap.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct VmapConfig {
+    #[serde(default)]
+    pub(crate) fold: BTreeMap<String, String>,
 }
 
 /// One item of `linear:`: an input linear with the others fixed, or a

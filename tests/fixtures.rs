@@ -96,6 +96,7 @@ cases!(
     err_variants,
     err_hardening,
     err_vmap_rank,
+    err_fold,
     err_py_twins,
     cr_only,
     ignored_files,

@@ -18,6 +18,7 @@ mod attrs;
 mod binaries;
 mod contract;
 mod creator;
+mod fold;
 mod function;
 mod infer;
 mod modules;
@@ -83,6 +84,7 @@ pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Decla
     let mut functions = check_options(req, functions, &declared_names, &mut diags);
     primitives::check_primitives(req, &mut functions, &mut diags);
     sharding::check_sharding(req, &mut functions, &mut diags);
+    fold::check_fold(req, &mut functions, &mut diags);
     algorithms::check_vjps(req, &mut functions, &mut diags);
     let listed = algorithms::check_algorithms(req, &functions, &mut diags);
     let mut sources = check_sources(req, &functions, choice, &variants, &mut diags);
@@ -596,6 +598,8 @@ fn check_options(
                 instantiate: opts.instantiate.clone(),
                 shard: opts.shard.clone().unwrap_or_default(),
                 reduce: opts.reduce.clone().unwrap_or_default(),
+                fold: opts.vmap.iter().flat_map(|v| &v.fold).map(|(p, d)| (p.clone(), d.clone())).collect(),
+                fold_plan: None,
             }
             .into();
             if let Some(d) = fixed_rank_batching(req, key, &functions[k])

@@ -216,6 +216,8 @@ pub(crate) enum PyRuleDoc {
     /// Its backward kernel (`vjp:` beside `linear:`): reverse mode in the
     /// inputs it is not linear in.
     Backward(String),
+    /// The dimension a vmap folds its batch into (`vmap: fold`).
+    Fold(String),
 }
 
 /// One entry of a function's parameter list.
@@ -601,6 +603,18 @@ pub(crate) struct PyPrimitive {
     pub(crate) backward: Option<PyVjp>,
     /// The inputs' names.
     pub(crate) names: PyLit,
+    /// Its `vmap: fold`, passed to the bind as `fold=`.
+    pub(crate) fold: Option<PyFold>,
+}
+
+/// A checked `vmap: fold`: the closure (`_begen_again`) that calls the
+/// kernel's own function on folded arrays with its attributes and `out`,
+/// the (input position, axis) pairs and each output's axis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyFold {
+    pub(crate) again: PyRelated,
+    pub(crate) inputs: PyLit,
+    pub(crate) outputs: PyLit,
 }
 
 /// A call of a related kernel's function inside a rule's closure, whose
@@ -1649,6 +1663,16 @@ pub(crate) fn with_primitive(
         transposes.push((key, i, related_call(view, &views[k], args)));
         doc.push(PyRuleDoc::Transpose(comment_text(param), functions[k].name.clone()));
     }
+    let fold = f.options.fold_plan.as_ref().and_then(|plan| {
+        let own = find(&f.name)?;
+        let pair = |&(k, axis): &(usize, usize)| PyLit::tuple([number(k), number(axis)]);
+        doc.push(PyRuleDoc::Fold(comment_text(&plan.dim)));
+        Some(PyFold {
+            again: related_call(view, &views[own], inputs.clone()),
+            inputs: PyLit::tuple(plan.inputs.iter().map(pair)),
+            outputs: PyLit::tuple(plan.outputs.iter().copied().map(number)),
+        })
+    });
     let names = PyLit::strs(f.input_params().map(|p| &p.name));
     let PyBody::Kernel(body) = &mut view.body else { return };
     // A backward kernel beside `linear:` (checked: bound by position) runs
@@ -1660,7 +1684,7 @@ pub(crate) fn with_primitive(
         doc.push(PyRuleDoc::Backward(b.clone()));
     }
     let bind = if groups.is_empty() && backward.is_none() { "_begen_bind" } else { "_begen_bind_joint" };
-    body.primitive = Some(PyPrimitive { jvp, transposes, linear, bind, backward, names });
+    body.primitive = Some(PyPrimitive { jvp, transposes, linear, bind, backward, names, fold });
     if let PyDoc::Kernel(kernel) = &mut view.doc {
         kernel.rules = Some(doc);
         kernel.backward = None;

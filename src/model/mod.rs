@@ -539,6 +539,20 @@ pub(crate) struct FunctionOptions {
     /// Typed-contract dimensions the outputs are sums over (checked: in an
     /// input, in no output); split, the partial outputs are added up.
     pub(crate) reduce: Vec<String>,
+    /// begen.yaml's `vmap: {fold: {input: dim}}` as written.
+    pub(crate) fold: Vec<(String, String)>,
+    /// The fold resolved by the check: a vmap whose batched inputs are all
+    /// folded makes one call with the batch inside the dimension.
+    pub(crate) fold_plan: Option<FoldPlan>,
+}
+
+/// A checked `vmap: fold`: for each folded input, its position among the
+/// inputs and the axis of the dimension; for each output, that axis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FoldPlan {
+    pub(crate) dim: String,
+    pub(crate) inputs: Vec<(usize, usize)>,
+    pub(crate) outputs: Vec<usize>,
 }
 
 /// A function's [`FunctionOptions`], boxed only once one is set: most
@@ -565,6 +579,8 @@ static DEFAULT_OPTIONS: FunctionOptions = FunctionOptions {
     instantiate: None,
     shard: Vec::new(),
     reduce: Vec::new(),
+    fold: Vec::new(),
+    fold_plan: None,
 };
 
 impl std::ops::Deref for Options {
@@ -616,7 +632,7 @@ pub(crate) fn group_key(key: &str) -> Option<Vec<String>> {
 impl FunctionOptions {
     /// Whether the Python function binds a JAX primitive (`linear` or `jvp`).
     pub(crate) fn is_primitive(&self) -> bool {
-        !self.linear.is_empty() || !self.groups.is_empty() || self.jvp.is_some()
+        !self.linear.is_empty() || !self.groups.is_empty() || self.jvp.is_some() || self.fold_plan.is_some()
     }
 
     /// Whether a call may be split across devices (`shard` or `reduce`).

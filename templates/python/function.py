@@ -82,6 +82,7 @@ Algorithm `{{ name }}`: calls its best implementation for the platform the call 
 {%- when PyRuleDoc::Linear(l) %}linear in {{ l }}
 {%- when PyRuleDoc::Transpose(p, t) %}transpose of {{ p }} `{{ t }}`
 {%- when PyRuleDoc::Backward(b) %}reverse mode in the other inputs through backward kernel `{{ b }}` (no forward mode there)
+{%- when PyRuleDoc::Fold(d) %}vmap folds the batch into `{{ d }}` (one call)
 {%- endmatch %}
 {%- endfor %}.
 {%- endif %}
@@ -232,6 +233,10 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {{ ind }}def _begen_transpose{{ i }}({% call args(r.args) %}{% endcall %}{% if !r.args.is_empty() %}, {% endif %}out):
 {{ ind }}    return {% call related(r) %}{% endcall %}
 {%- endfor %}
+{%- if let Some(fo) = p.fold %}
+{{ ind }}def _begen_again({% call args(fo.again.args) %}{% endcall %}{% if !fo.again.args.is_empty() %}, {% endif %}out):
+{{ ind }}    return {% call related(fo.again) %}{% endcall %}
+{%- endif %}
 {%- if let Some(v) = p.backward %}
 {{ ind }}def _begen_backward({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}):
 {{ ind }}    return {{ v.backward }}({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}
@@ -240,7 +245,8 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {{ ind }}return {{ p.bind }}(TARGETS[{% call key(k.call.key) %}{% endcall %}], _begen_raw, {% call tuple(f.inputs) %}{% endcall -%}
 , _begen_o, {{ p.linear }}, {% if p.jvp.is_some() %}_begen_jvp{% else %}None{% endif %}, (
 {%- for (key, i, _) in p.transposes %}{% if !loop.first %}, {% endif %}({{ key }}, _begen_transpose{{ i }}){% endfor %}
-{%- if p.transposes.len() == 1 %},{% endif %}), {{ p.names }}{% if p.backward.is_some() %}, _begen_backward{% endif %})
+{%- if p.transposes.len() == 1 %},{% endif %}), {{ p.names }}{% if p.backward.is_some() %}, _begen_backward{% endif %}
+{%- if let Some(fo) = p.fold %}, fold=(_begen_again, {{ fo.inputs }}, {{ fo.outputs }}){% endif %})
 {%- else %}
 {{ ind }}return {% match k.call.returns -%}
 {%- when PyReturn::All %}{{ crate::emit::py_call(k.call, k.hoisted)? }}

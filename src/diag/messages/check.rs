@@ -1430,3 +1430,73 @@ pub(crate) const LABEL_TEMPLATE_CONSTS: &str = "the template's values";
 pub(crate) const HINT_LIST_IN_TEMPLATE: &str = "declare one kernel per element type (each a plain function over \
      `BE::Tensors`), or read the element type of each tensor in the kernel (`ys[k].dtype()`); a list of inputs \
      beside a template's typed inputs is fine";
+
+// `vmap: {fold: {input: dim}}`
+
+pub(crate) fn fold_unknown_input(function: &str, name: &str, near: Option<&str>) -> String {
+    let (function, name) = (q(function), q(name));
+    let more = did_you_mean(near);
+    format!("`vmap: fold` of '{function}' names '{name}', which is not one of its inputs{more}")
+}
+
+pub(crate) fn fold_untyped(function: &str, param: &str) -> String {
+    let (function, param) = (q(function), q(param));
+    format!(
+        "`vmap: fold` of '{function}' needs a typed contract with named dimensions, but its parameter '{param}' has \
+         none (`arg:<dtype>[<dims>]`; a shape led by a rest, `[..., n]`, has no fixed axis to fold into)"
+    )
+}
+
+pub(crate) fn fold_unknown_dim(function: &str, param: &str, dim: &str, contract: &str, near: Option<&str>) -> String {
+    let (function, param, dim, contract) = (q(function), q(param), q(dim), q(contract));
+    let more = did_you_mean(near);
+    format!(
+        "`vmap: fold` of '{function}' folds '{param}' into dimension '{dim}', which its contract `{contract}` does \
+         not have{more}"
+    )
+}
+
+pub(crate) fn fold_two_dims(function: &str, first: &str, second: &str) -> String {
+    let (function, first, second) = (q(function), q(first), q(second));
+    format!(
+        "`vmap: fold` of '{function}' folds into two dimensions, '{first}' and '{second}': the outputs unfold one \
+         dimension, so every input folds into the same one"
+    )
+}
+
+pub(crate) fn fold_dim_twice(function: &str, param: &str, dim: &str) -> String {
+    let (function, param, dim) = (q(function), q(param), q(dim));
+    format!("`vmap: fold` of '{function}': dimension '{dim}' appears twice in '{param}', so the fold has no one axis")
+}
+
+pub(crate) fn fold_input_unlisted(function: &str, param: &str, dim: &str) -> String {
+    let (function, param, dim) = (q(function), q(param), q(dim));
+    format!(
+        "`vmap: fold` of '{function}' folds the batch into '{dim}', which input '{param}' has too but the fold does \
+         not list: its '{dim}' would no longer match"
+    )
+}
+
+pub(crate) fn fold_output_without(function: &str, param: &str, dim: &str) -> String {
+    let (function, param, dim) = (q(function), q(param), q(dim));
+    format!(
+        "`vmap: fold` of '{function}' folds the batch into '{dim}', but output '{param}' has no dimension '{dim}' \
+         (or has it twice) to unfold the batch from"
+    )
+}
+
+pub(crate) fn fold_attribute_dim(function: &str, dim: &str) -> String {
+    let (function, dim) = (q(function), q(dim));
+    format!(
+        "`vmap: fold` of '{function}' folds into '{dim}', whose size is the attribute '{dim}': a folded call would \
+         need the attribute changed with it"
+    )
+}
+
+pub(crate) fn fold_not_plain(function: &str, what: &str) -> String {
+    let (function, what) = (q(function), q(what));
+    format!("`vmap: fold` of '{function}' cannot be combined with {what}")
+}
+
+pub(crate) const HINT_FOLD: &str = "write `vmap: {fold: {<input>: <dimension>}}`: each listed input's batch axis \
+     joins that dimension of its typed contract, and every output's same dimension gives the batch back";
