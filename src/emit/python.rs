@@ -665,6 +665,9 @@ pub(crate) struct PyImplementation {
     pub(crate) namespace: Option<String>,
     pub(crate) py_name: String,
     pub(crate) renames: Vec<(String, String)>,
+    /// The (input name, dtype or None) it serves, where the algorithm's
+    /// implementations differ by input dtypes; else None: any.
+    pub(crate) dtypes: Option<PyLit>,
 }
 
 /// The conversion of a scalar attribute to what the C++ side decodes:
@@ -1760,9 +1763,19 @@ fn py_algorithm_view(
         })
         .filter(|(_, listed)| !listed.is_empty())
         .collect();
+    // Implementations that take other input dtypes: the call chooses by them.
+    let dtypes_of = |k: usize| library.functions[k].input_dtypes();
+    let by_dtype = a.implementations.iter().any(|i| dtypes_of(i.function) != dtypes_of(a.implementations[0].function));
     for i in &a.implementations {
         let f = &library.functions[i.function];
         let (_, view, namespace) = view_of(i.function);
+        let dtypes = by_dtype.then(|| {
+            let names = first.inputs.iter();
+            PyLit::tuple(names.zip(dtypes_of(i.function)).map(|(name, t)| {
+                let t = t.map_or_else(|| PyLit::Raw("None".into()), |t| PyLit::Str(t.to_string()));
+                PyLit::tuple([PyLit::Str(name.clone()), t])
+            }))
+        });
         let renames: Vec<(String, String)> = first
             .keywords
             .iter()
@@ -1780,6 +1793,7 @@ fn py_algorithm_view(
             namespace: namespace.clone(),
             py_name: view.py_name.clone(),
             renames,
+            dtypes,
         });
     }
     let mut keywords: Vec<(String, String)> = first.keywords.iter().map(|(_, py)| (py_str(py), py.clone())).collect();

@@ -1008,6 +1008,18 @@ impl Function {
         self.input_params().chain(self.output_params()).all(|p| !p.token.is_list() && p.dim_names().is_some())
     }
 
+    /// The element types of its inputs, in order (None: untyped, or a
+    /// template's type): implementations of one algorithm that differ in
+    /// them serve different dtypes.
+    pub(crate) fn input_dtypes(&self) -> Vec<Option<AttrType>> {
+        self.input_params()
+            .map(|p| match p.token.contract().map(|c| &c.dtype) {
+                Some(ElementType::Dtype(t)) => Some(*t),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Its tensor inputs (`arg` and `inout`), in signature order.
     pub(crate) fn input_params(&self) -> impl Iterator<Item = &Param> {
         self.params.iter().filter(|p| p.token.is_input())

@@ -353,5 +353,5 @@ _begen_array({{ v }}, {{ ty }}, {{ wire }}, lambda x, w: {% call scalar(element,
 _BegenImplementation({{ i.algorithm }}, {{ i.function }}, {{ i.platform }}, {{ i.priority }}, {{ "{" }}
 {%- for (py, values) in i.unsupported %}{% if !loop.first %}, {% endif %}{{ py }}: {{ values }}{% endfor -%}
 }, {% if let Some(n) = i.namespace %}{{ n }}.{% endif %}{{ i.py_name }}, {{ "{" }}
-{%- for (a, b) in i.renames %}{% if !loop.first %}, {% endif %}{{ a }}: {{ b }}{% endfor %}})
+{%- for (a, b) in i.renames %}{% if !loop.first %}, {% endif %}{{ a }}: {{ b }}{% endfor %}}{% if let Some(d) = i.dtypes %}, {{ d }}{% endif %})
 {%- endmacro %}

@@ -93,3 +93,54 @@ def test_a_folded_product_and_complex_kernels(m, jax_cpu, system):
     bz = rng.normal(size=(B, N, K)) + 1j * rng.normal(size=(B, N, K))
     xz = jax.jit(jax.vmap(m.solve_c128, in_axes=(None, None, None, 0)))(Ai, Aj, Az[Ai, Aj], bz)
     np.testing.assert_allclose(np.asarray(xz), np.linalg.solve(Az, bz), rtol=1e-10)
+
+
+def test_one_function_over_float64_and_complex128(m, jax_cpu, system):
+    jax = jax_cpu
+    A, Ai, Aj, Ax, rng = system
+    b = rng.normal(size=(N, K))
+    Az = A + 1j * rng.normal(size=A.shape) * (A != 0)
+    bz = b + 1j * rng.normal(size=b.shape)
+    for call in (m.linsolve, jax.jit(m.linsolve)):
+        x = call(Ai, Aj, Ax, b)
+        assert x.dtype == np.float64
+        np.testing.assert_allclose(np.asarray(x), np.linalg.solve(A, b), rtol=1e-10)
+        xz = call(Ai, Aj, Az[Ai, Aj], bz)
+        assert xz.dtype == np.complex128
+        np.testing.assert_allclose(np.asarray(xz), np.linalg.solve(Az, bz), rtol=1e-10)
+    # Each dtype's call is its own kernel's custom call.
+    f64 = custom_calls(jax.jit(m.matvec).lower(Ai, Aj, Ax, b).as_text())
+    c128 = custom_calls(jax.jit(m.matvec).lower(Ai, Aj, Az[Ai, Aj], bz).as_text())
+    assert f64 == [m.TARGETS["dot"]] and c128 == [m.TARGETS["dot_c128"]]
+    np.testing.assert_allclose(np.asarray(m.matvec(Ai, Aj, Az[Ai, Aj], bz)), Az @ bz, rtol=1e-12)
+    # A vmap through the algorithm folds as its implementation does.
+    bs = rng.normal(size=(B, N, K))
+    g = jax.jit(jax.vmap(m.linsolve, in_axes=(None, None, None, 0)))
+    assert len(custom_calls(g.lower(Ai, Aj, Ax, bs).as_text())) == 1
+    np.testing.assert_allclose(np.asarray(g(Ai, Aj, Ax, bs)), np.linalg.solve(A, bs), rtol=1e-10)
+
+
+def test_grad_through_the_float64_implementation(m, jax_cpu, system):
+    jax = jax_cpu
+    A, Ai, Aj, Ax, rng = system
+    x, w = rng.normal(size=(N, K)), rng.normal(size=(N, K))
+
+    def loss(v):
+        return (m.matvec(Ai, Aj, Ax, v) * w).sum() + (m.matvec(Ai, Aj, Ax, v) ** 2).sum()
+
+    expected = A.T @ w + 2 * A.T @ (A @ x)
+    np.testing.assert_allclose(np.asarray(jax.grad(loss)(x)), expected, rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(jax.jit(jax.grad(loss))(x)), expected, rtol=1e-10)
+    from jax.test_util import check_grads
+
+    check_grads(lambda v: m.matvec(Ai, Aj, Ax, v), (x,), order=1, modes=("fwd", "rev"))
+
+
+def test_a_dtype_no_implementation_serves_is_named(m, jax_cpu, system):
+    A, Ai, Aj, Ax, rng = system
+    b = rng.normal(size=(N, K))
+    with pytest.raises(TypeError) as e:
+        m.linsolve(Ai, Aj, Ax.astype(np.float32), b.astype(np.float32))
+    text = str(e.value)
+    assert "e2e_solver.linsolve: parameter 'Ax' is float32" in text, text
+    assert "float64, complex128" in text and "('solve_c128')" in text, text

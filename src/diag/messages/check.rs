@@ -764,7 +764,8 @@ pub(crate) fn implementations_disagree(algorithm: &str, first: &str, other: &str
 pub(crate) const LABEL_REFERENCE_IMPLEMENTATION: &str = "compared with this implementation";
 
 pub(crate) const HINT_IMPLEMENTATIONS: &str = "the implementations of an algorithm must have the same inputs, outputs, \
-     attributes (names and types), typed contracts, constants, gradient and `shard:`/`reduce:`, so that one Python function calls any of them";
+     attributes (names and types), typed contracts, constants, gradient and `shard:`/`reduce:`, so that one Python function calls any of them; \
+     implementations whose inputs take other dtypes may differ in element types only, and the call chooses by its inputs' dtypes";
 
 pub(crate) fn algorithm_not_built(name: &str) -> String {
     let name = q(name);

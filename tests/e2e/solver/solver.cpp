@@ -100,3 +100,10 @@ void solve_each(const int32_t* Ai, const int32_t* Aj, const double* Ax, const do
                 int64_t n, int64_t n_rhs) {
     coo_solve(Ai, Aj, Ax, b, x, nnz, n, n_rhs);
 }
+
+// The transpose of `dot` in x: A^T ct, the product with rows and columns swapped.
+// @BE dot_tx arg:int32[nnz] arg:int32[nnz] arg:float64[nnz] arg:float64[n,n_rhs] ret:float64[n,n_rhs] dim.nnz:int64 dim.n:int64 dim.n_rhs:int64
+void dot_tx(const int32_t* Ai, const int32_t* Aj, const double* Ax, const double* ct, double* x, int64_t nnz, int64_t n,
+            int64_t n_rhs) {
+    coo_dot(Aj, Ai, Ax, ct, x, nnz, n, n_rhs);
+}
