@@ -382,9 +382,10 @@ pub(crate) struct FunctionConfig {
     /// together: the kernel is then its own jvp.
     pub(crate) linear: Option<Vec<LinearItem>>,
     /// A linear input, or a group (`"a, b"`: its inputs, comma-separated),
-    /// -> its transpose kernel (`name` or `module.name`).
+    /// -> its transpose kernel (`name` or `module.name`), or a kernel with
+    /// its arguments named (`{kernel: dot, args: [Aj, Ai, Ax, ct]}`).
     #[serde(default)]
-    pub(crate) transpose: BTreeMap<String, String>,
+    pub(crate) transpose: BTreeMap<String, TransposeConfig>,
     /// The tangent kernel (`name` or `module.name`, in the same module).
     pub(crate) jvp: Option<String>,
     /// The handler zeroes the outputs before the kernel runs.
@@ -414,6 +415,55 @@ pub(crate) struct FunctionConfig {
 pub(crate) struct VmapConfig {
     #[serde(default)]
     pub(crate) fold: BTreeMap<String, String>,
+}
+
+/// A `transpose:` entry: a kernel bound by position (the other inputs in
+/// order, then one cotangent per output), or a kernel with the arguments
+/// it is called with (`args`: inputs by name, `ct`/`ct<k>` for the
+/// cotangents), or bound by position on purpose (`by_position: true`: no
+/// warning that a name looks like another input's).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum TransposeConfig {
+    Kernel(String),
+    Mapped(TransposeMapping),
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TransposeMapping {
+    pub(crate) kernel: String,
+    pub(crate) args: Option<Vec<String>>,
+    #[serde(default)]
+    pub(crate) by_position: bool,
+}
+
+impl TransposeConfig {
+    /// The kernel it names.
+    pub(crate) fn kernel(&self) -> &str {
+        match self {
+            TransposeConfig::Kernel(k) => k,
+            TransposeConfig::Mapped(m) => &m.kernel,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TransposeConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = TransposeConfig;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a kernel's name, or {kernel: ..., args: [...]}")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(TransposeConfig::Kernel(v.to_string()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(TransposeConfig::Mapped)
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// One item of `linear:`: an input linear with the others fixed, or a

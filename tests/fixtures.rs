@@ -97,6 +97,7 @@ cases!(
     err_hardening,
     err_vmap_rank,
     err_fold,
+    err_transpose_args,
     err_py_twins,
     cr_only,
     ignored_files,

@@ -592,7 +592,17 @@ fn check_options(
                         LinearItem::One(_) => None,
                     })
                     .collect(),
-                transpose: opts.transpose.iter().map(|(p, k)| (p.clone(), k.clone())).collect(),
+                transpose: opts.transpose.iter().map(|(p, k)| (p.clone(), k.kernel().to_string())).collect(),
+                transpose_bind: (opts.transpose.iter())
+                    .filter_map(|(p, k)| match k {
+                        crate::config::TransposeConfig::Mapped(m) => Some(crate::model::TransposeBind {
+                            param: p.clone(),
+                            args: m.args.clone(),
+                            by_position: m.by_position,
+                        }),
+                        crate::config::TransposeConfig::Kernel(_) => None,
+                    })
+                    .collect(),
                 jvp: opts.jvp.clone(),
                 zero_outputs: opts.zero_outputs.unwrap_or(false),
                 instantiate: opts.instantiate.clone(),

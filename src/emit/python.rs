@@ -625,6 +625,9 @@ pub(crate) struct PyRelated {
     pub(crate) args: Vec<PyArg>,
     /// The keywords passed on (attributes, `out=out`).
     pub(crate) keywords: Vec<PyArg>,
+    /// The closure's parameters where they are not `args` (a transpose
+    /// kernel called with `args:` named in another order).
+    pub(crate) params: Option<Vec<PyArg>>,
 }
 
 /// An algorithm's body: `_begen_dispatch` with its name (a literal), its
@@ -1615,7 +1618,7 @@ fn related_call(view: &PyFunctionView, g: &PyFunctionView, args: Vec<PyArg>) -> 
             keywords.push(PyArg::Keyword(py.clone(), own.clone()));
         }
     }
-    PyRelated { function: g.py_name.clone(), args, keywords }
+    PyRelated { function: g.py_name.clone(), args, keywords, params: None }
 }
 
 /// Makes `view` (of `f`, a typed kernel with `linear:` or `jvp:`, without
@@ -1659,11 +1662,26 @@ pub(crate) fn with_primitive(
         let at: Vec<usize> = names.iter().filter_map(|p| index(p)).collect();
         let (Some(&i), Some(k)) = (at.first(), find(kernel)) else { continue };
         let inside = |j: &usize| at.contains(j);
-        let mut args: Vec<PyArg> =
+        let named = f.options.transpose_bind.iter().find(|b| b.param == *param).and_then(|b| b.args.as_ref());
+        // What the rule passes: the other inputs in order, then the cotangents.
+        let mut params: Vec<PyArg> =
             inputs.iter().enumerate().filter(|(j, _)| !inside(j)).map(|(_, x)| x.clone()).collect();
-        args.extend((0..f.outputs()).map(PyArg::Cotangent));
+        params.extend((0..f.outputs()).map(PyArg::Cotangent));
+        let args: Vec<PyArg> = match named {
+            // Checked: each an input or a cotangent (`ct`, `ct<k>`).
+            Some(names) => names
+                .iter()
+                .filter_map(|n| match index(n) {
+                    Some(j) => Some(inputs[j].clone()),
+                    None => n.strip_prefix("ct").map(|k| PyArg::Cotangent(k.parse().unwrap_or(0))),
+                })
+                .collect(),
+            None => params.clone(),
+        };
         let key = if at.len() > 1 { PyLit::tuple(at.iter().copied().map(number)) } else { number(i) };
-        transposes.push((key, i, related_call(view, &views[k], args)));
+        let mut call = related_call(view, &views[k], args);
+        call.params = named.is_some().then_some(params);
+        transposes.push((key, i, call));
         doc.push(PyRuleDoc::Transpose(comment_text(param), functions[k].name.clone()));
     }
     let fold = f.options.fold_plan.as_ref().and_then(|plan| {

@@ -524,6 +524,9 @@ pub(crate) struct FunctionOptions {
     /// group's is keyed `"a, b"` (its names, comma-separated) and returns
     /// one cotangent per input of the group.
     pub(crate) transpose: Vec<(String, String)>,
+    /// How a transpose kernel is called where begen.yaml says so (checked:
+    /// by types and dims): the arguments by name, or by position on purpose.
+    pub(crate) transpose_bind: Vec<TransposeBind>,
     /// The tangent kernel, a function of the same module (checked: it
     /// takes the inputs and one tangent per float input and returns one
     /// tangent per output).
@@ -544,6 +547,17 @@ pub(crate) struct FunctionOptions {
     /// The fold resolved by the check: a vmap whose batched inputs are all
     /// folded makes one call with the batch inside the dimension.
     pub(crate) fold_plan: Option<FoldPlan>,
+}
+
+/// A `transpose:` entry's binding beyond the kernel's name: `args` names
+/// the inputs (of the transposed kernel) and cotangents (`ct`, `ct<k>`)
+/// passed, in the transpose kernel's order; `by_position` binds by
+/// position without the check that names match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TransposeBind {
+    pub(crate) param: String,
+    pub(crate) args: Option<Vec<String>>,
+    pub(crate) by_position: bool,
 }
 
 /// A checked `vmap: fold`: for each folded input, its position among the
@@ -574,6 +588,7 @@ static DEFAULT_OPTIONS: FunctionOptions = FunctionOptions {
     linear: Vec::new(),
     groups: Vec::new(),
     transpose: Vec::new(),
+    transpose_bind: Vec::new(),
     jvp: None,
     zero_outputs: false,
     instantiate: None,

@@ -230,7 +230,8 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {{ ind }}    return {% call related(r) %}{% endcall %}
 {%- endif %}
 {%- for (_, i, r) in p.transposes %}
-{{ ind }}def _begen_transpose{{ i }}({% call args(r.args) %}{% endcall %}{% if !r.args.is_empty() %}, {% endif %}out):
+{%- let ps = r.params.as_ref().unwrap_or(r.args) %}
+{{ ind }}def _begen_transpose{{ i }}({% call args(ps) %}{% endcall %}{% if !ps.is_empty() %}, {% endif %}out):
 {{ ind }}    return {% call related(r) %}{% endcall %}
 {%- endfor %}
 {%- if let Some(fo) = p.fold %}

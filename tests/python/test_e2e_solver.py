@@ -144,3 +144,33 @@ def test_a_dtype_no_implementation_serves_is_named(m, jax_cpu, system):
     text = str(e.value)
     assert "e2e_solver.linsolve: parameter 'Ax' is float32" in text, text
     assert "float64, complex128" in text and "('solve_c128')" in text, text
+
+
+def test_transposes_from_existing_kernels(m, jax_cpu, system):
+    # solve's transpose in b is `solve` itself with Ai and Aj swapped
+    # (`args: [Aj, Ai, Ax, ct]`), dot_c128's is dot_c128 likewise, and dot's
+    # a kernel whose cotangent is named like dot's input, bound by position
+    # on purpose (`by_position: true`).
+    jax = jax_cpu
+    A, Ai, Aj, Ax, rng = system
+    b, w = rng.normal(size=(N, K)), rng.normal(size=(N, K))
+
+    def loss(v):
+        return (m.solve(Ai, Aj, Ax, v) * w).sum()
+
+    expected = np.linalg.solve(A.T, w)
+    np.testing.assert_allclose(np.asarray(jax.grad(loss)(b)), expected, rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(jax.jit(jax.grad(loss))(b)), expected, rtol=1e-10)
+    from jax.test_util import check_grads
+
+    check_grads(lambda v: m.solve(Ai, Aj, Ax, v), (b,), order=1, modes=("fwd", "rev"))
+    (ct,) = jax.linear_transpose(lambda v: m.dot(Ai, Aj, Ax, v), b)(w)
+    np.testing.assert_allclose(np.asarray(ct), A.T @ w, rtol=1e-12)
+    Az = A + 1j * rng.normal(size=A.shape) * (A != 0)
+    wz = w + 1j * rng.normal(size=w.shape)
+    (cz,) = jax.linear_transpose(lambda v: m.dot_c128(Ai, Aj, Az[Ai, Aj], v), b.astype(complex))(wz)
+    np.testing.assert_allclose(np.asarray(cz), Az.T @ wz, rtol=1e-12)
+    # A vmap of the gradient: the transposes fold too.
+    ws = rng.normal(size=(B, N, K))
+    g = jax.jit(jax.vmap(lambda u: jax.grad(lambda v: (m.solve(Ai, Aj, Ax, v) * u).sum())(b)))
+    np.testing.assert_allclose(np.asarray(g(ws)), np.linalg.solve(A.T, ws), rtol=1e-10)

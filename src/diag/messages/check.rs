@@ -1501,3 +1501,25 @@ pub(crate) fn fold_not_plain(function: &str, what: &str) -> String {
 
 pub(crate) const HINT_FOLD: &str = "write `vmap: {fold: {<input>: <dimension>}}`: each listed input's batch axis \
      joins that dimension of its typed contract, and every output's same dimension gives the batch back";
+
+// `transpose: {x: {kernel: k, args: [...]}}`
+
+pub(crate) fn transpose_arg(subject: &str, arg: &str, why: &str) -> String {
+    let arg = q(arg);
+    format!("{subject}: its argument '{arg}' {why}")
+}
+
+pub(crate) fn transpose_arg_transposed(arg: &str) -> String {
+    let arg = q(arg);
+    format!("is the input transposed, whose value the transpose does not have (pass '{arg}''s cotangent as `ct`)")
+}
+
+pub(crate) fn transpose_arg_unknown(names: &str, near: Option<&str>) -> String {
+    let more = did_you_mean(near);
+    format!("is neither an input nor a cotangent{more}: `args:` takes {names}")
+}
+
+pub(crate) fn transpose_args_count(subject: &str, given: usize, kernel: &str, takes: usize) -> String {
+    let kernel = q(kernel);
+    format!("{subject}: `args:` names {given} argument(s), but `{kernel}` takes {takes} input(s)")
+}

@@ -101,9 +101,11 @@ void solve_each(const int32_t* Ai, const int32_t* Aj, const double* Ax, const do
     coo_solve(Ai, Aj, Ax, b, x, nnz, n, n_rhs);
 }
 
-// The transpose of `dot` in x: A^T ct, the product with rows and columns swapped.
+// The transpose of `dot` in x: A^T x, the product with rows and columns
+// swapped. Its cotangent parameter is named `x`, like dot's input: bound by
+// position on purpose (`by_position: true`).
 // @BE dot_tx arg:int32[nnz] arg:int32[nnz] arg:float64[nnz] arg:float64[n,n_rhs] ret:float64[n,n_rhs] dim.nnz:int64 dim.n:int64 dim.n_rhs:int64
-void dot_tx(const int32_t* Ai, const int32_t* Aj, const double* Ax, const double* ct, double* x, int64_t nnz, int64_t n,
+void dot_tx(const int32_t* Ai, const int32_t* Aj, const double* Ax, const double* x, double* y, int64_t nnz, int64_t n,
             int64_t n_rhs) {
-    coo_dot(Aj, Ai, Ax, ct, x, nnz, n, n_rhs);
+    coo_dot(Aj, Ai, Ax, x, y, nnz, n, n_rhs);
 }
