@@ -305,7 +305,13 @@ fn related(
     }
     // Bound as begen.yaml says: the names need not match.
     if bind.is_none() {
-        problems.extend(misnamed(f, g, (&want_in, &gi), (&want_out, &go)));
+        let found = misnamed(f, g, (&want_in, &gi), (&want_out, &go));
+        if transpose_of.is_some() && !found.is_empty() {
+            problems.extend(found);
+            problems.push(msg::TRANSPOSE_BIND_NOTE.to_string());
+        } else {
+            problems.extend(found);
+        }
     }
     let mut dims = DimMap::default();
     for ((label, p), q) in want_in.iter().chain(&want_out).zip(gi.iter().chain(&go)) {

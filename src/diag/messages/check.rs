@@ -1523,3 +1523,7 @@ pub(crate) fn transpose_args_count(subject: &str, given: usize, kernel: &str, ta
     let kernel = q(kernel);
     format!("{subject}: `args:` names {given} argument(s), but `{kernel}` takes {takes} input(s)")
 }
+
+pub(crate) const TRANSPOSE_BIND_NOTE: &str = "where binding by position is meant, say `by_position: true` \
+     (`transpose: {p: {kernel: k, by_position: true}}`); to call the kernel with other arguments, name them with \
+     `args: [...]`";
