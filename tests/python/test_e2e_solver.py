@@ -137,7 +137,7 @@ def test_grad_through_the_float64_implementation(m, jax_cpu, system):
 
 
 def test_a_dtype_no_implementation_serves_is_named(m, jax_cpu, system):
-    A, Ai, Aj, Ax, rng = system
+    _, Ai, Aj, Ax, rng = system
     b = rng.normal(size=(N, K))
     with pytest.raises(TypeError) as e:
         m.linsolve(Ai, Aj, Ax.astype(np.float32), b.astype(np.float32))
