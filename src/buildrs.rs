@@ -75,6 +75,17 @@ impl Build {
         self
     }
 
+    /// The configuration file to read instead of the kernel directory's
+    /// `begen.yaml` (paths in it stay relative to the kernel directory).
+    ///
+    /// ```no_run
+    /// begen::Build::new().dir("kernels").config("kernels/cpu-only.yaml").compile("mykernels_cpu");
+    /// ```
+    pub fn config(&mut self, file: impl AsRef<Path>) -> &mut Build {
+        self.settings.config = Some(file.as_ref().to_path_buf());
+        self
+    }
+
     /// The library name (also settable in [`Build::compile`]).
     ///
     /// ```no_run

@@ -382,9 +382,10 @@ pub(crate) struct FunctionConfig {
     /// together: the kernel is then its own jvp.
     pub(crate) linear: Option<Vec<LinearItem>>,
     /// A linear input, or a group (`"a, b"`: its inputs, comma-separated),
-    /// -> its transpose kernel (`name` or `module.name`).
+    /// -> its transpose kernel (`name` or `module.name`), or a kernel with
+    /// its arguments named (`{kernel: dot, args: [Aj, Ai, Ax, ct]}`).
     #[serde(default)]
-    pub(crate) transpose: BTreeMap<String, String>,
+    pub(crate) transpose: BTreeMap<String, TransposeConfig>,
     /// The tangent kernel (`name` or `module.name`, in the same module).
     pub(crate) jvp: Option<String>,
     /// The handler zeroes the outputs before the kernel runs.
@@ -406,6 +407,68 @@ pub(crate) struct FunctionConfig {
     /// win over the top-level `warnings:`.
     #[serde(default)]
     pub(crate) warnings: WarningsConfig,
+    /// How `jax.vmap` batches the kernel beyond `vmap_method`.
+    pub(crate) vmap: Option<VmapConfig>,
+}
+
+/// `vmap: {fold: {input: dimension}}`: a batch axis of each listed input
+/// folds into that dimension of its typed contract (the kernel treats the
+/// dimension's slices independently, as a solver's right-hand sides), and
+/// each output's same dimension unfolds into the batch: one call per vmap.
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct VmapConfig {
+    #[serde(default)]
+    pub(crate) fold: BTreeMap<String, String>,
+}
+
+/// A `transpose:` entry: a kernel bound by position (the other inputs in
+/// order, then one cotangent per output), or a kernel with the arguments
+/// it is called with (`args`: inputs by name, `ct`/`ct<k>` for the
+/// cotangents), or bound by position on purpose (`by_position: true`: no
+/// warning that a name looks like another input's).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum TransposeConfig {
+    Kernel(String),
+    Mapped(TransposeMapping),
+}
+
+#[derive(Debug, Clone, Default, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TransposeMapping {
+    pub(crate) kernel: String,
+    pub(crate) args: Option<Vec<String>>,
+    #[serde(default)]
+    pub(crate) by_position: bool,
+}
+
+impl TransposeConfig {
+    /// The kernel it names.
+    pub(crate) fn kernel(&self) -> &str {
+        match self {
+            TransposeConfig::Kernel(k) => k,
+            TransposeConfig::Mapped(m) => &m.kernel,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for TransposeConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = TransposeConfig;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a kernel's name, or {kernel: ..., args: [...]}")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(TransposeConfig::Kernel(v.to_string()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                Deserialize::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(TransposeConfig::Mapped)
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// One item of `linear:`: an input linear with the others fixed, or a
@@ -815,29 +878,42 @@ impl Locator<'_> {
     }
 }
 
-/// Reads `root/begen.yaml` into the source map if it exists. Returns the
-/// config (default on any error), where the file is, and diagnostics.
-pub(crate) fn load(root: &Path, map: &mut SourceMap) -> (Config, Option<ConfigFile>, Vec<Diagnostic>) {
-    let path = root.join(FILE);
-    // Absent: no configuration. Present but a directory, a FIFO or a device
-    // (`/dev/zero`): said so, never read (it could block, or never end).
+/// Reads `root/begen.yaml`, or the file `explicit` names (`--config`),
+/// into the source map if it exists. Returns the config (default on any
+/// error), where the file is, and diagnostics.
+pub(crate) fn load(
+    root: &Path,
+    explicit: Option<&Path>,
+    map: &mut SourceMap,
+) -> (Config, Option<ConfigFile>, Vec<Diagnostic>) {
+    let path = explicit.map_or_else(|| root.join(FILE), Path::to_path_buf);
+    let name = explicit.map_or_else(|| FILE.to_string(), |p| shown_name(root, p));
+    let name = name.as_str();
+    // Absent: no configuration, unless it was named. Present but a
+    // directory, a FIFO or a device (`/dev/zero`): said so, never read (it
+    // could block, or never end).
     if std::fs::symlink_metadata(&path).is_err() {
-        return (Config::default(), None, Vec::new());
+        if explicit.is_none() {
+            return (Config::default(), None, Vec::new());
+        }
+        let id = map.add(name, &path, Vec::new());
+        let d = Diagnostic::file(crate::diag::Severity::Error, id, msg::config_missing(name));
+        return (Config::default(), None, vec![d]);
     }
     if std::fs::metadata(&path).is_ok_and(|m| !m.is_file()) {
-        let id = map.add(FILE, &path, Vec::new());
+        let id = map.add(name, &path, Vec::new());
         let d = Diagnostic::file(crate::diag::Severity::Error, id, msg::CONFIG_NOT_A_FILE.to_string());
         return (Config::default(), None, vec![d]);
     }
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
         Err(e) => {
-            let id = map.add(FILE, &path, Vec::new());
+            let id = map.add(name, &path, Vec::new());
             let d = Diagnostic::file(crate::diag::Severity::Error, id, msg::unreadable(&e.to_string()));
             return (Config::default(), None, vec![d]);
         }
     };
-    let id = map.add(FILE, &path, bytes);
+    let id = map.add(name, &path, bytes);
     let text = String::from_utf8_lossy(&map.get(id).bytes).into_owned();
     // Too deep a file is not indexed either: refused before any parser reads it.
     let unread = ConfigFile { id, places: Default::default() };
@@ -898,6 +974,20 @@ fn yaml_error_at(text: &str, location: Option<usize>, message: &str) -> usize {
         return at;
     }
     marks.iter().copied().find(|&m| m < end).unwrap_or(end - text[..end].chars().next_back().map_or(0, char::len_utf8))
+}
+
+/// How diagnostics name a configuration file given by path: relative to
+/// the kernel directory with `/` separators when it is inside it (as the
+/// sources are named), else the path as given.
+fn shown_name(root: &Path, path: &Path) -> String {
+    let inside = std::fs::canonicalize(root)
+        .ok()
+        .zip(std::fs::canonicalize(path).ok())
+        .and_then(|(r, p)| p.strip_prefix(r).ok().map(Path::to_path_buf));
+    match inside {
+        Some(rel) => rel.components().map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/"),
+        None => path.display().to_string(),
+    }
 }
 
 /// For serde's "unknown field `shrad`, expected one of `vjp`, `shard`, ..."
@@ -1153,7 +1243,7 @@ link: {libs: [m, scale], dirs: []}
             std::fs::create_dir_all(&dir).unwrap();
             std::fs::write(dir.join(FILE), text).unwrap();
             let mut map = SourceMap::default();
-            let (_, _, diags) = load(&dir, &mut map);
+            let (_, _, diags) = load(&dir, None, &mut map);
             std::fs::remove_dir_all(&dir).unwrap();
             assert_eq!(diags.len(), 1, "{text}");
             assert!(diags[0].message.contains(want), "{text}: {}", diags[0].message);

@@ -118,7 +118,7 @@ fn run_in(settings: &Settings, env: &Env) -> Result<Run, Error> {
 
     // enter: every source and header (unread), then begen.yaml, into the map.
     let (files, mut diags) = scan::enter(root, &mut map)?;
-    let (config, config_file, config_diags) = config::load(root, &mut map);
+    let (config, config_file, config_diags) = config::load(root, settings.config.as_deref(), &mut map);
     diags.extend(config_diags);
     let sources: Vec<(FileId, Platform)> = files
         .iter()

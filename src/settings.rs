@@ -27,6 +27,10 @@ use crate::model::PlatformChoice;
 pub struct Settings {
     /// The kernel directory (scanned recursively).
     pub root: PathBuf,
+    /// The configuration file to read instead of `root/begen.yaml`
+    /// (`--config`): one kernel directory, several builds. Paths in it stay
+    /// relative to `root`. It must exist.
+    pub config: Option<PathBuf>,
     /// The library name (`--name`); else begen.yaml's `name`, else the
     /// directory's name.
     pub name: Option<String>,
@@ -102,7 +106,9 @@ pub struct Settings {
 
 impl Settings {
     /// Settings for `root` outside Cargo: begen.yaml's settings, the host
-    /// triple, `-O2`, no debug info, no `cargo:` lines from cc.
+    /// triple, `-O3` for host TUs (the level setuptools and CMake's Release
+    /// build use: bench/flags_bench.py measures it no slower than `-O2`),
+    /// `-O2` for nvcc's host code, no debug info, no `cargo:` lines from cc.
     ///
     /// ```
     /// let settings = begen::driver::Settings::new("kernels");
@@ -119,8 +125,11 @@ impl Settings {
             .cargo_metadata(false)
             .cargo_warnings(false)
             .cargo_output(false);
+        let cuda_cc = host_cc.clone();
+        host_cc.opt_level(3);
         Settings {
             root: root.into(),
+            config: None,
             name: None,
             prefix: None,
             platform: None,
@@ -136,7 +145,7 @@ impl Settings {
             link_args: Vec::new(),
             jax_min: None,
             targets: Vec::new(),
-            cuda_cc: host_cc.clone(),
+            cuda_cc,
             host_cc,
             building: false,
             cc_metadata: false,

@@ -536,3 +536,38 @@ fn new_refuses_package_names_that_shadow_a_module() {
     assert_eq!(code, Some(0), "{text}");
     std::fs::remove_dir_all(&base).unwrap();
 }
+
+/// `--config FILE`: two configurations over one kernel directory, each read
+/// instead of DIR/begen.yaml (generated under its own name), its errors
+/// located in it; a missing file is a usage error.
+#[test]
+fn config_names_another_begen_yaml() {
+    let base = scratch("config_routes");
+    let (dir, out) = (base.join("k"), base.join("out"));
+    one_kernel_tree(&dir, "a", "scale");
+    std::fs::write(dir.join("begen.yaml"), "name: plain\n").unwrap();
+    std::fs::write(base.join("route.yaml"), "name: routed\nfunctions:\n  scale: {vmap_method: broadcast_all}\n")
+        .unwrap();
+    std::fs::write(dir.join("bad.yaml"), "name: bad\nfunctions:\n  scal: {vmap_method: sequential}\n").unwrap();
+    let (d, o) = (dir.to_str().unwrap(), out.to_str().unwrap());
+    let route = base.join("route.yaml");
+    let done = begen(&["generate", d, "--out", o, "--config", route.to_str().unwrap()]);
+    assert_eq!(done.status.code(), Some(0), "{}", String::from_utf8_lossy(&done.stderr));
+    let module = std::fs::read_to_string(out.join("routed.py")).unwrap();
+    assert!(module.contains("broadcast_all"), "the route's options are the ones read");
+    assert!(!out.join("plain.py").exists());
+    let plain = base.join("plain");
+    assert_eq!(begen(&["generate", d, "--out", plain.to_str().unwrap()]).status.code(), Some(0));
+    assert!(plain.join("plain.py").is_file(), "without --config, DIR/begen.yaml");
+    // An error in the named file is located in it, by its name under DIR.
+    let bad = begen(&["scan", d, "--config", dir.join("bad.yaml").to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(1));
+    let stderr = String::from_utf8(bad.stderr).unwrap();
+    assert!(stderr.contains(" --> bad.yaml:3:3\n") && stderr.contains("did you mean `scale`?"), "{stderr}");
+    let json = begen(&["scan", d, "--format", "json", "--config", dir.join("bad.yaml").to_str().unwrap()]);
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(doc["diagnostics"][0]["file"], "bad.yaml");
+    let missing = begen(&["build", d, "--out", o, "--config", "/nonexistent/route.yaml"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(String::from_utf8(missing.stderr).unwrap().contains("/nonexistent/route.yaml: no such file (--config)"));
+}

@@ -96,6 +96,8 @@ cases!(
     err_variants,
     err_hardening,
     err_vmap_rank,
+    err_fold,
+    err_transpose_args,
     err_py_twins,
     cr_only,
     ignored_files,

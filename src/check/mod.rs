@@ -18,6 +18,7 @@ mod attrs;
 mod binaries;
 mod contract;
 mod creator;
+mod fold;
 mod function;
 mod infer;
 mod modules;
@@ -83,6 +84,7 @@ pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Decla
     let mut functions = check_options(req, functions, &declared_names, &mut diags);
     primitives::check_primitives(req, &mut functions, &mut diags);
     sharding::check_sharding(req, &mut functions, &mut diags);
+    fold::check_fold(req, &mut functions, &mut diags);
     algorithms::check_vjps(req, &mut functions, &declared_names, &mut diags);
     let listed = algorithms::check_algorithms(req, &functions, &mut diags);
     let mut sources = check_sources(req, &functions, choice, &variants, &mut diags);
@@ -318,7 +320,11 @@ fn check_functions(
     let map = req.map;
     let config = &req.config;
     let locate = crate::config::Locator { map, file: req.config_file };
-    let config_path = req.root.join(crate::config::FILE);
+    // Where a binary kernel is defined: the configuration file.
+    let (config_name, config_path) = match req.config_file {
+        Some(c) => (map.get(c.id).name.to_string(), map.get(c.id).path.clone()),
+        None => (crate::config::FILE.to_string(), req.root.join(crate::config::FILE)),
+    };
     // Small items (a declared function and a checked one are large, and a
     // large tree has thousands): each takes its instance out of `slots` and
     // drops it on the worker, and a function that may be kept (its name is
@@ -379,7 +385,7 @@ fn check_functions(
                     &binaries.kernels[kernel],
                     binaries,
                     map,
-                    (crate::config::FILE, &config_path),
+                    (&config_name, &config_path),
                     &locate,
                 ),
             };
@@ -587,13 +593,25 @@ fn check_options(
                         LinearItem::One(_) => None,
                     })
                     .collect(),
-                transpose: opts.transpose.iter().map(|(p, k)| (p.clone(), k.clone())).collect(),
+                transpose: opts.transpose.iter().map(|(p, k)| (p.clone(), k.kernel().to_string())).collect(),
+                transpose_bind: (opts.transpose.iter())
+                    .filter_map(|(p, k)| match k {
+                        crate::config::TransposeConfig::Mapped(m) => Some(crate::model::TransposeBind {
+                            param: p.clone(),
+                            args: m.args.clone(),
+                            by_position: m.by_position,
+                        }),
+                        crate::config::TransposeConfig::Kernel(_) => None,
+                    })
+                    .collect(),
                 jvp: opts.jvp.clone(),
                 zero_outputs: opts.zero_outputs.unwrap_or(false),
                 instantiate: opts.instantiate.clone(),
                 shard: opts.shard.clone().unwrap_or_default(),
                 reduce: opts.reduce.clone().unwrap_or_default(),
                 sum: opts.sum.iter().map(|(o, ds)| (o.clone(), ds.clone())).collect(),
+                fold: opts.vmap.iter().flat_map(|v| &v.fold).map(|(p, d)| (p.clone(), d.clone())).collect(),
+                fold_plan: None,
             }
             .into();
             if let Some(d) = fixed_rank_batching(req, key, &functions[k])
@@ -641,7 +659,8 @@ fn instantiate_problem(req: &RunInput, key: &str, f: &Function) -> Option<Diagno
 }
 
 /// A kernel whose handler decodes a buffer of fixed rank (a parameter typed
-/// with a shape, `float32[n]`, or a list of such arrays) cannot take a
+/// with a shape, `float32[n]`, a list of such arrays, or a native buffer
+/// type with a rank, `ffi::Buffer<ffi::F64, 2>`) cannot take a
 /// `vmap_method` that passes the batch as a leading dimension
 /// (`expand_dims`, `broadcast_all`, `legacy_vectorized`): an error at
 /// begen.yaml's `vmap_method`, naming the kernel, the parameter and why.
@@ -650,7 +669,7 @@ fn fixed_rank_batching(req: &RunInput, key: &str, f: &Function) -> Option<Diagno
     if matches!(method, VmapMethod::Sequential | VmapMethod::SequentialUnrolled) {
         return None;
     }
-    let (param, contract) = f.params.iter().find_map(|p| match &p.token {
+    let typed = f.params.iter().find_map(|p| match &p.token {
         // A shape with a rest (`[..., n]`) takes a leading batch dimension.
         Token::Arg(Some(t)) | Token::Ret(Some(t)) | Token::InOut(Some(t)) | Token::List(t)
             if t.fixed_rank().is_some() =>
@@ -658,11 +677,25 @@ fn fixed_rank_batching(req: &RunInput, key: &str, f: &Function) -> Option<Diagno
             Some((p, t))
         }
         _ => None,
-    })?;
-    let rank = contract.dims.as_ref().map_or(0, Vec::len);
+    });
+    // A native kernel's buffer type that fixes a rank (`ffi::Buffer<T, 2>`):
+    // XLA's decoder refuses the batched buffer before the kernel runs.
+    let native = || f.native.as_ref()?.ranks.first();
+    let (message, hint) = match (typed, native()) {
+        (Some((param, contract)), _) => {
+            let rank = contract.dims.as_ref().map_or(0, Vec::len);
+            let message =
+                msg::vmap_method_fixed_rank(method.as_str(), &f.name, &param.name, &contract.to_string(), rank);
+            (message, msg::HINT_VMAP_FIXED_RANK.to_string())
+        }
+        (None, Some(r)) => {
+            let message = msg::vmap_method_fixed_rank(method.as_str(), &f.name, &r.name, &r.ty, r.rank as usize);
+            (message, msg::hint_vmap_native_rank(&r.ty, r.rank))
+        }
+        (None, None) => return None,
+    };
     let span = config_span(req, &yaml_path!["functions", key, "vmap_method"])?;
-    let message = msg::vmap_method_fixed_rank(method.as_str(), &f.name, &param.name, &contract.to_string(), rank);
-    Some(Diagnostic::error(span, message).hint(msg::HINT_VMAP_FIXED_RANK))
+    Some(Diagnostic::error(span, message).hint(hint))
 }
 
 /// A wrapper begen generated (emit's names).

@@ -5,8 +5,8 @@
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::decl::{DeclParam, Declared, Indirection, Signature};
 use crate::model::{
-    ArrayBinding, AttrType, Container, ElementType, Extent, Native, NativeAlias, NativeBind, Param, Returns,
-    TensorType, Token,
+    ArrayBinding, AttrType, Container, ElementType, Extent, Native, NativeAlias, NativeBind, NativeRank, Param,
+    Returns, TensorType, Token,
 };
 use crate::source::Span;
 
@@ -111,6 +111,23 @@ fn buffer_contract(ty: &str) -> Option<Option<TensorType>> {
     Some(Some(TensorType { dtype: ElementType::Dtype(t), dims }))
 }
 
+/// The rank a buffer or result type fixes (`ffi::Buffer<ffi::F32, 2>`,
+/// `ffi::BufferR1<T>`, `ffi::Result<ffi::Buffer<T, 3>>`,
+/// `ffi::ResultBufferR2<T>`); `None` for a dynamic rank (`ffi::Buffer<T>`,
+/// `ffi::AnyBuffer`) or a rank begen cannot read (a macro). XLA's decoder
+/// refuses a buffer of any other rank at run time.
+fn buffer_rank(ty: &str) -> Option<u32> {
+    let (head, args) = template_args(unqualified(ty))?;
+    let head = match head {
+        "Result" => return buffer_rank(args.first()?),
+        h => h.strip_prefix("Result").unwrap_or(h),
+    };
+    match head {
+        "Buffer" => args.get(1)?.parse().ok(),
+        r => r.strip_prefix("BufferR")?.parse().ok(),
+    }
+}
+
 /// `ty` read as an XLA FFI type; `None` for anything else.
 fn kind(ty: &str) -> Option<Kind> {
     if matches!(ty, "cudaStream_t" | "CUstream" | "hipStream_t") {
@@ -185,6 +202,7 @@ pub(super) fn infer_native(c: &Declared, sig: &Signature, diags: &mut Vec<Diagno
     let mut params = Vec::new();
     let mut binds = Vec::new();
     let mut at = Vec::new();
+    let mut ranks = Vec::new();
     let mut named_attrs = false;
     let mut dictionary = None;
     // The parameters that take the remaining inputs and outputs: XLA binds
@@ -252,6 +270,7 @@ pub(super) fn infer_native(c: &Declared, sig: &Signature, diags: &mut Vec<Diagno
                 }
                 params.push(param(Token::Arg(ct)));
                 binds.push(NativeBind::Arg);
+                ranks.extend(fixed_rank(&name, &p.ty));
             }
             Some(Kind::Result(ct)) => {
                 if let Some(d) = after(&rest_rets, "output") {
@@ -260,6 +279,7 @@ pub(super) fn infer_native(c: &Declared, sig: &Signature, diags: &mut Vec<Diagno
                 }
                 params.push(param(Token::Ret(ct)));
                 binds.push(NativeBind::Ret);
+                ranks.extend(fixed_rank(&name, &p.ty));
             }
             Some(Kind::RemainingArgs) => {
                 if rest_args.is_some() {
@@ -339,7 +359,12 @@ pub(super) fn infer_native(c: &Declared, sig: &Signature, diags: &mut Vec<Diagno
     if diags[before..].iter().any(Diagnostic::is_error) {
         return None;
     }
-    Some(Inferred { params, native: Native { params: binds, aliases: Vec::new() }, at })
+    Some(Inferred { params, native: Native { params: binds, aliases: Vec::new(), ranks }, at })
+}
+
+/// A buffer parameter whose type fixes its rank, for the batching check.
+fn fixed_rank(name: &str, ty: &str) -> Option<NativeRank> {
+    buffer_rank(ty).map(|rank| NativeRank { name: name.into(), ty: ty.into(), rank })
 }
 
 /// The roles an author states in tokens over a native kernel: one token
@@ -567,6 +592,13 @@ mod tests {
         assert_eq!(kind("ffi::ResultBuffer<ffi::F32,1>"), Some(Kind::Result(f32(None))));
         assert_eq!(kind("ffi::Result<ffi::Buffer<ffi::F32,0>>"), Some(Kind::Result(f32(Some(vec![])))));
         assert_eq!(kind("ffi::Buffer<T>"), Some(Kind::Buffer(None)));
+        assert_eq!(buffer_rank("xla::ffi::Buffer<xla::ffi::DataType::F32,2>"), Some(2));
+        assert_eq!(buffer_rank("ffi::Buffer<T>"), None);
+        assert_eq!(buffer_rank("ffi::AnyBuffer"), None);
+        assert_eq!(buffer_rank("ffi::BufferR1<ffi::F64>"), Some(1));
+        assert_eq!(buffer_rank("ffi::Result<ffi::Buffer<ffi::C128,3>>"), Some(3));
+        assert_eq!(buffer_rank("ffi::ResultBufferR0<ffi::F32>"), Some(0));
+        assert_eq!(buffer_rank("ffi::ResultBuffer<ffi::F32,N>"), None);
         assert_eq!(kind("ffi::Span<const int32_t>"), Some(Kind::Span(AttrType::Int32, "int32_t".into())));
         assert_eq!(kind("cudaStream_t"), Some(Kind::CudaStream));
         assert_eq!(kind("ffi::PlatformStream<cudaStream_t>"), Some(Kind::PlatformStream));

@@ -15,7 +15,7 @@ use super::config_span;
 use crate::config::{FunctionConfig, yaml_path};
 use crate::diag::suggest::closest;
 use crate::diag::{Diagnostic, messages as msg};
-use crate::model::{Function, Param, Token, group_key};
+use crate::model::{Function, Param, Token, TransposeBind, group_key};
 use crate::settings::RunInput;
 use crate::source::Span;
 
@@ -143,7 +143,7 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
     if !f.input_params().any(|p| p.token.contract().is_none()) && !f.params.iter().any(not_plain) {
         if let Some(jvp) = &o.jvp {
             let at = value_span(req, &yaml_path!["functions", key, "jvp"]);
-            related(f, functions, jvp, None, at, &mut errors);
+            related(f, functions, jvp, None, None, at, &mut errors);
         }
         for (param, kernel) in &o.transpose {
             let names = match group_key(param) {
@@ -155,7 +155,8 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
             // Each a float input listed once (else reported above).
             if names.iter().all(|n| listed.contains(n.as_str())) {
                 let at = value_span(req, &yaml_path!["functions", key, "transpose", param]);
-                related(f, functions, kernel, Some(&names), at, &mut errors);
+                let bind = o.transpose_bind.iter().find(|b| b.param == *param);
+                related(f, functions, kernel, Some(&names), bind, at, &mut errors);
             }
         }
     }
@@ -170,6 +171,40 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
     }
 }
 
+/// One argument of a transpose kernel named in `args:`: an input of the
+/// kernel (not one of those transposed), or `ct` (the cotangent of the one
+/// output) / `ct<k>` (of output k); else why not.
+fn bound_arg<'a>(
+    arg: &str,
+    inputs: &[&'a Param],
+    outputs: &[&'a Param],
+    transposed: &[String],
+) -> Result<(String, &'a Param), String> {
+    if let Some((k, p)) = inputs.iter().enumerate().find(|(_, p)| *p.name == *arg) {
+        if transposed.iter().any(|n| n == arg) {
+            return Err(msg::transpose_arg_transposed(arg));
+        }
+        return Ok((msg::vjp_input(k), *p));
+    }
+    let k = match arg.strip_prefix("ct") {
+        Some("") if outputs.len() == 1 => Some(0),
+        Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => n.parse::<usize>().ok(),
+        _ => None,
+    };
+    if let Some(p) = k.and_then(|k| outputs.get(k)) {
+        return Ok((msg::vjp_cotangent("output", k.unwrap_or(0)), *p));
+    }
+    let mut names: Vec<String> =
+        inputs.iter().filter(|p| !transposed.iter().any(|n| **n == *p.name)).map(|p| p.name.to_string()).collect();
+    names.extend(if outputs.len() == 1 {
+        vec!["ct".to_string()]
+    } else {
+        (0..outputs.len()).map(|k| format!("ct{k}")).collect()
+    });
+    let near = closest(arg, names.iter().map(String::as_str));
+    Err(msg::transpose_arg_unknown(&names.join(", "), near))
+}
+
 /// Checks kernel `name`, the tangent kernel of `f` (`transpose_of` None)
 /// or the transpose kernel for its input `transpose_of` (one name) or its
 /// group of inputs linear together (two or more).
@@ -178,6 +213,7 @@ fn related(
     functions: &[Function],
     name: &str,
     transpose_of: Option<&[String]>,
+    bind: Option<&TransposeBind>,
     at: Option<Span>,
     errors: &mut Vec<Problem>,
 ) {
@@ -219,8 +255,27 @@ fn related(
         }
         Some(names) => {
             let inside = |p: &Param| names.iter().any(|n| **n == *p.name);
-            want_in.extend(inputs.iter().enumerate().filter(|(_, p)| !inside(p)).map(|(k, p)| (msg::vjp_input(k), *p)));
-            want_in.extend(outputs.iter().enumerate().map(|(k, p)| (msg::vjp_cotangent("output", k), *p)));
+            match bind.and_then(|b| b.args.as_ref()) {
+                // The arguments named: inputs of `f` (not the transposed
+                // ones) and cotangents, in `g`'s order.
+                Some(args) => {
+                    for arg in args {
+                        match bound_arg(arg, &inputs, &outputs, names) {
+                            Ok(want) => want_in.push(want),
+                            Err(text) => {
+                                errors.push((at, msg::transpose_arg(&subject, arg, &text), Vec::new(), hint));
+                                return;
+                            }
+                        }
+                    }
+                }
+                None => {
+                    want_in.extend(
+                        inputs.iter().enumerate().filter(|(_, p)| !inside(p)).map(|(k, p)| (msg::vjp_input(k), *p)),
+                    );
+                    want_in.extend(outputs.iter().enumerate().map(|(k, p)| (msg::vjp_cotangent("output", k), *p)));
+                }
+            }
             for n in names {
                 let (k, p) = inputs.iter().enumerate().find(|(_, p)| *p.name == **n).expect("a linear input");
                 want_out.push((msg::vjp_cotangent("input", k), *p));
@@ -236,13 +291,28 @@ fn related(
         return;
     }
     let (gi, go): (Vec<&Param>, Vec<&Param>) = (g.input_params().collect(), g.output_params().collect());
+    if let Some(args) = bind.and_then(|b| b.args.as_ref())
+        && args.len() != gi.len()
+    {
+        errors.push((at, msg::transpose_args_count(&subject, args.len(), &g.name, gi.len()), Vec::new(), hint));
+        return;
+    }
     if gi.len() != want_in.len() || go.len() != want_out.len() {
         let (got, want) = ((gi.len(), go.len()), (want_in.len(), want_out.len()));
         let text = msg::related_counts(&subject, &f.name, transpose_of.is_none(), got, want);
         errors.push((at, text, Vec::new(), hint));
         return;
     }
-    problems.extend(misnamed(f, g, (&want_in, &gi), (&want_out, &go)));
+    // Bound as begen.yaml says: the names need not match.
+    if bind.is_none() {
+        let found = misnamed(f, g, (&want_in, &gi), (&want_out, &go));
+        if transpose_of.is_some() && !found.is_empty() {
+            problems.extend(found);
+            problems.push(msg::TRANSPOSE_BIND_NOTE.to_string());
+        } else {
+            problems.extend(found);
+        }
+    }
     let mut dims = DimMap::default();
     for ((label, p), q) in want_in.iter().chain(&want_out).zip(gi.iter().chain(&go)) {
         let (a, b) = (p.token.contract(), q.token.contract());

@@ -29,6 +29,10 @@ impl From<PlatformArg> for PlatformChoice {
 pub(crate) struct CommonArgs {
     /// The kernel directory (scanned recursively).
     pub(crate) dir: PathBuf,
+    /// The configuration to read instead of DIR/begen.yaml, e.g. two
+    /// builds of one kernel directory; its paths stay relative to DIR.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
     /// Output directory.
     #[arg(long, value_name = "OUT")]
     pub(crate) out: PathBuf,
@@ -113,12 +117,26 @@ fn settings(common: &CommonArgs) -> Result<Settings, i32> {
         return Err(2);
     }
     let mut settings = Settings::new(&common.dir);
+    settings.config = config_file(common.config.as_ref())?;
     settings.out = Some(common.out.clone());
     settings.name = common.name.clone();
     settings.prefix = common.prefix.clone();
     settings.platform = common.platform.map(Into::into);
     settings.jax_min = common.jax_min.clone();
     Ok(settings)
+}
+
+/// `--config FILE`, which must be a file (a usage error otherwise, as a
+/// DIR that is not a directory is).
+pub(crate) fn config_file(config: Option<&PathBuf>) -> Result<Option<PathBuf>, i32> {
+    match config {
+        Some(c) if !c.is_file() => {
+            let why = if c.exists() { "not a regular file" } else { "no such file" };
+            super::say!("error: {}: {why} (--config)", c.display());
+            Err(2)
+        }
+        c => Ok(c.cloned()),
+    }
 }
 
 /// Says why a run stopped (error diagnostics were printed already).

@@ -30,7 +30,8 @@ still printed), 2 for usage errors or when DIR cannot be read.",
     after_long_help = "Examples:\n  \
 begen scan kernels                 # table for people, diagnostics on stderr\n  \
 begen scan kernels --format json   # machine-readable: functions and diagnostics\n  \
-begen scan kernels --format json | jq '.functions[].arg_spec'\n\n\
+begen scan kernels --format json | jq '.functions[].arg_spec'\n  \
+begen scan kernels --config gpu.yaml   # another configuration for the same kernels\n\n\
 Annotation examples:\n  \
 // @BE scale_by                        arg_spec inferred from the signature\n  \
 void scale_by(const BE::Tensor x, BE::Tensor y, float scale_factor, int64_t stream);\n  \
@@ -45,6 +46,10 @@ template <typename T> void scale(const BE::Tensor x, BE::Tensor y);          ins
 pub(crate) struct ScanArgs {
     /// The kernel directory to scan.
     pub(crate) dir: PathBuf,
+    /// The configuration to read instead of DIR/begen.yaml; its paths stay
+    /// relative to DIR.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub(crate) format: Format,
@@ -52,6 +57,10 @@ pub(crate) struct ScanArgs {
 
 pub(crate) fn run(args: &ScanArgs) -> i32 {
     let mut settings = Settings::new(&args.dir);
+    settings.config = match super::build::config_file(args.config.as_ref()) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
     // JSON and YAML show positions, never source text.
     settings.show_sources = matches!(args.format, Format::Table);
     let scan = match driver::run(&settings) {

@@ -545,6 +545,9 @@ pub(crate) struct FunctionOptions {
     /// group's is keyed `"a, b"` (its names, comma-separated) and returns
     /// one cotangent per input of the group.
     pub(crate) transpose: Vec<(String, String)>,
+    /// How a transpose kernel is called where begen.yaml says so (checked:
+    /// by types and dims): the arguments by name, or by position on purpose.
+    pub(crate) transpose_bind: Vec<TransposeBind>,
     /// The tangent kernel, a function of the same module (checked: it
     /// takes the inputs and one tangent per float input and returns one
     /// tangent per output).
@@ -564,6 +567,31 @@ pub(crate) struct FunctionOptions {
     /// `shard` dimension not in that output's shape): (output name, its
     /// summed dimensions). Split, their partial outputs are added up.
     pub(crate) sum: Vec<(String, Vec<String>)>,
+    /// begen.yaml's `vmap: {fold: {input: dim}}` as written.
+    pub(crate) fold: Vec<(String, String)>,
+    /// The fold resolved by the check: a vmap whose batched inputs are all
+    /// folded makes one call with the batch inside the dimension.
+    pub(crate) fold_plan: Option<FoldPlan>,
+}
+
+/// A `transpose:` entry's binding beyond the kernel's name: `args` names
+/// the inputs (of the transposed kernel) and cotangents (`ct`, `ct<k>`)
+/// passed, in the transpose kernel's order; `by_position` binds by
+/// position without the check that names match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TransposeBind {
+    pub(crate) param: String,
+    pub(crate) args: Option<Vec<String>>,
+    pub(crate) by_position: bool,
+}
+
+/// A checked `vmap: fold`: for each folded input, its position among the
+/// inputs and the axis of the dimension; for each output, that axis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FoldPlan {
+    pub(crate) dim: String,
+    pub(crate) inputs: Vec<(usize, usize)>,
+    pub(crate) outputs: Vec<usize>,
 }
 
 /// A function's [`FunctionOptions`], boxed only once one is set: most
@@ -586,12 +614,15 @@ static DEFAULT_OPTIONS: FunctionOptions = FunctionOptions {
     linear: Vec::new(),
     groups: Vec::new(),
     transpose: Vec::new(),
+    transpose_bind: Vec::new(),
     jvp: None,
     zero_outputs: false,
     instantiate: None,
     shard: Vec::new(),
     reduce: Vec::new(),
     sum: Vec::new(),
+    fold: Vec::new(),
+    fold_plan: None,
 };
 
 impl std::ops::Deref for Options {
@@ -643,7 +674,7 @@ pub(crate) fn group_key(key: &str) -> Option<Vec<String>> {
 impl FunctionOptions {
     /// Whether the Python function binds a JAX primitive (`linear` or `jvp`).
     pub(crate) fn is_primitive(&self) -> bool {
-        !self.linear.is_empty() || !self.groups.is_empty() || self.jvp.is_some()
+        !self.linear.is_empty() || !self.groups.is_empty() || self.jvp.is_some() || self.fold_plan.is_some()
     }
 
     /// Whether a call may be split across devices (`shard` or `reduce`).
@@ -769,6 +800,19 @@ pub(crate) struct Native {
     /// The outputs updated in place (`inout` over an input and over a
     /// result): each aliased to its input (XLA's `input_output_aliases`).
     pub(crate) aliases: Vec<NativeAlias>,
+    /// The buffers whose types fix a rank (`ffi::Buffer<ffi::F64, 2>`), in
+    /// signature order: a batching method that adds a leading dimension
+    /// cannot call the kernel.
+    pub(crate) ranks: Vec<NativeRank>,
+}
+
+/// A native kernel's buffer parameter whose type fixes its rank.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NativeRank {
+    pub(crate) name: Box<str>,
+    /// The C++ type as written, for messages.
+    pub(crate) ty: Box<str>,
+    pub(crate) rank: u32,
 }
 
 /// An output of a native kernel that is an input updated in place: the two
@@ -1005,6 +1049,18 @@ impl Function {
     /// (a rest's once the ranks are known).
     pub(crate) fn is_fully_shaped(&self) -> bool {
         self.input_params().chain(self.output_params()).all(|p| !p.token.is_list() && p.split_names().is_some())
+    }
+
+    /// The element types of its inputs, in order (None: untyped, or a
+    /// template's type): implementations of one algorithm that differ in
+    /// them serve different dtypes.
+    pub(crate) fn input_dtypes(&self) -> Vec<Option<AttrType>> {
+        self.input_params()
+            .map(|p| match p.token.contract().map(|c| &c.dtype) {
+                Some(ElementType::Dtype(t)) => Some(*t),
+                _ => None,
+            })
+            .collect()
     }
 
     /// Its tensor inputs (`arg` and `inout`), in signature order.

@@ -34,6 +34,9 @@ class _BegenImplementation(_NamedTuple):
     call: object
     #: The algorithm's keyword names it spells differently.
     renames: dict
+    #: ((input name, dtype or None), ...) it serves, where the algorithm's
+    #: implementations differ by input dtypes; () serves any.
+    dtypes: tuple = ()
 
 
 def _begen_platform():
@@ -42,12 +45,46 @@ def _begen_platform():
     return "cuda" if backend == "gpu" else backend
 
 
+def _begen_by_dtype(name, implementations, args):
+    # The implementations that serve the inputs' dtypes; none: a TypeError
+    # naming the function, the first input no implementation serves with
+    # the others' dtypes, and every dtype each input is served in.
+    got = [_jax.numpy.result_type(a).name for a in args]
+
+    def serves(impl):
+        return all(t is None or t == g for (_, t), g in zip(impl.dtypes, got))
+
+    fit = [impl for impl in implementations if serves(impl)]
+    if fit:
+        return fit
+    served = {}
+    for impl in implementations:
+        for k, (param, t) in enumerate(impl.dtypes):
+            served.setdefault((k, param), [])
+            if t is not None and t not in served[(k, param)]:
+                served[(k, param)].append(t)
+    for (k, param), types in served.items():
+        if types and got[k] not in types:
+            break
+    else:
+        k, param = next(iter(served))
+    combos = "; ".join(
+        ", ".join(f"{p}: {t or 'any'}" for p, t in impl.dtypes) + f" ('{impl.function}')" for impl in implementations
+    )
+    raise TypeError(
+        f"{__name__}.{name}: parameter '{param}' is {got[k]} (with inputs {', '.join(got)}), a dtype no "
+        f"implementation serves: {', '.join(served[(k, param)])}; the implementations take {combos}"
+    )
+
+
 def _begen_dispatch(name, args, kwargs):
     # Picks, per platform, the best implementation that supports the call's
     # attribute values, and stages them out with lax.platform_dependent:
     # lowering keeps only the branch of the platform it lowers for (no
     # run-time cost; the HLO holds that target only).
     fallback, implementations = _ALGORITHMS[name]
+    if any(impl.dtypes for impl in implementations):
+        implementations = _begen_by_dtype(name, implementations, args)
     chosen, refused = {}, {}
     for impl in implementations:
         if impl.platform in chosen or (impl.platform in refused and not fallback):

@@ -42,10 +42,12 @@ class _BegenCall:
     # it is linear in; `jvp(*a, *t, out=)` its tangent kernel (one tangent
     # per float input) or None; `transposes`: (k, the transpose kernel of
     # input k, `(*others, *cts, out=)`); `names` its inputs' names, for
-    # errors. Compared by identity, as a jaxpr's parameter.
-    __slots__ = ("ins", "jvp", "linear", "name", "names", "outs", "raw", "transposes")
+    # errors; `fold` begen.yaml's `vmap: fold` or None: (the kernel's own
+    # function `(*arrays, out=)`, (input position, axis) pairs, each
+    # output's axis). Compared by identity, as a jaxpr's parameter.
+    __slots__ = ("fold", "ins", "jvp", "linear", "name", "names", "outs", "raw", "transposes")
 
-    def __init__(self, name, raw, ins, outs, linear, jvp, transposes, names):
+    def __init__(self, name, raw, ins, outs, linear, jvp, transposes, names, fold=None):
         self.name = name
         self.raw = raw
         self.ins = ins
@@ -54,6 +56,7 @@ class _BegenCall:
         self.jvp = jvp
         self.transposes = transposes
         self.names = names
+        self.fold = fold
 
     def __repr__(self):
         return self.name
@@ -69,6 +72,36 @@ def _begen_batched(fn, batch):
         return tuple(out) if isinstance(out, (tuple, list)) else (out,)
 
     return run
+
+
+def _begen_fold(args, dims, call):
+    # One call for a vmap whose batched inputs are all folded (`vmap:
+    # fold`): each folded input's batch axis joins its dimension's axis
+    # (batch-major, an unbatched one broadcast first), the kernel's own
+    # function runs once on the larger dimension, and each output's axis
+    # splits back into (batch, dimension). None where an input outside the
+    # fold is batched: the call is then batched as any other.
+    again, folded, out_axes = call.fold
+    axes = dict(folded)
+    if any(d is not None and k not in axes for k, d in enumerate(dims)):
+        return None
+    jnp = _jax.numpy
+    size = next(a.shape[d] for a, d in zip(args, dims) if d is not None)
+    new = list(args)
+    for k, axis in folded:
+        a, d = args[k], dims[k]
+        if d is None:
+            a, d = jnp.broadcast_to(a, (size, *jnp.shape(a))), 0
+        a = jnp.moveaxis(a, d, axis)
+        s = a.shape
+        new[k] = a.reshape((*s[:axis], s[axis] * s[axis + 1], *s[axis + 2 :]))
+    structs = []
+    for (shape, dtype), axis in zip(call.outs, out_axes):
+        structs.append(_jax.ShapeDtypeStruct((*shape[:axis], size * shape[axis], *shape[axis + 1 :]), dtype))
+    out = again(*new, out=structs[0] if len(structs) == 1 else tuple(structs))
+    out = out if isinstance(out, (tuple, list)) else (out,)
+    unfolded = [o.reshape((*o.shape[:a], size, o.shape[a] // size, *o.shape[a + 1 :])) for o, a in zip(out, out_axes)]
+    return unfolded, list(out_axes)
 
 
 def _begen_floating(x):
@@ -185,6 +218,10 @@ def _begen_make_primitive(name, rules):
         return out
 
     def batcher(args, dims, *, call, batch):
+        if call.fold is not None and not batch:
+            folded = _begen_fold(args, dims, call)
+            if folded is not None:
+                return folded
         # The FFI call's own vmap_method runs the new batch axis.
         size, moved = _begen_batch_front(args, dims)
         return p.bind(*moved, call=call, batch=(size, *batch)), [0] * len(call.outs)
@@ -208,10 +245,10 @@ def _begen_make_primitive(name, rules):
     return p
 
 
-def _begen_bind(name, raw, arrays, outs, linear, jvp, transposes, names):
+def _begen_bind(name, raw, arrays, outs, linear, jvp, transposes, names, fold=None):
     # Calls kernel `name` through its primitive: the outputs, one array or a tuple.
     _begen_take_filled()
     arrays, ins, outs = _begen_call_types(arrays, outs)
-    call = _BegenCall(name, raw, ins, outs, linear, jvp, transposes, names)
+    call = _BegenCall(name, raw, ins, outs, linear, jvp, transposes, names, fold)
     out = _begen_primitive(name).bind(*arrays, call=call, batch=())
     return out[0] if len(out) == 1 else tuple(out)

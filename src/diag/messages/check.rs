@@ -758,7 +758,8 @@ pub(crate) fn implementations_disagree(algorithm: &str, first: &str, other: &str
 pub(crate) const LABEL_REFERENCE_IMPLEMENTATION: &str = "compared with this implementation";
 
 pub(crate) const HINT_IMPLEMENTATIONS: &str = "the implementations of an algorithm must have the same inputs, outputs, \
-     attributes (names and types), typed contracts, constants, gradient and `shard:`/`reduce:`, so that one Python function calls any of them";
+     attributes (names and types), typed contracts, constants, gradient and `shard:`/`reduce:`, so that one Python function calls any of them; \
+     implementations whose inputs take other dtypes may differ in element types only, and the call chooses by its inputs' dtypes";
 
 pub(crate) fn algorithm_not_built(name: &str) -> String {
     let name = q(name);
@@ -1467,3 +1468,99 @@ pub(crate) const LABEL_TEMPLATE_CONSTS: &str = "the template's values";
 pub(crate) const HINT_LIST_IN_TEMPLATE: &str = "declare one kernel per element type (each a plain function over \
      `BE::Tensors`), or read the element type of each tensor in the kernel (`ys[k].dtype()`); a list of inputs \
      beside a template's typed inputs is fine";
+
+// `vmap: {fold: {input: dim}}`
+
+pub(crate) fn fold_unknown_input(function: &str, name: &str, near: Option<&str>) -> String {
+    let (function, name) = (q(function), q(name));
+    let more = did_you_mean(near);
+    format!("`vmap: fold` of '{function}' names '{name}', which is not one of its inputs{more}")
+}
+
+pub(crate) fn fold_untyped(function: &str, param: &str) -> String {
+    let (function, param) = (q(function), q(param));
+    format!(
+        "`vmap: fold` of '{function}' needs a typed contract with named dimensions, but its parameter '{param}' has \
+         none (`arg:<dtype>[<dims>]`; a shape led by a rest, `[..., n]`, has no fixed axis to fold into)"
+    )
+}
+
+pub(crate) fn fold_unknown_dim(function: &str, param: &str, dim: &str, contract: &str, near: Option<&str>) -> String {
+    let (function, param, dim, contract) = (q(function), q(param), q(dim), q(contract));
+    let more = did_you_mean(near);
+    format!(
+        "`vmap: fold` of '{function}' folds '{param}' into dimension '{dim}', which its contract `{contract}` does \
+         not have{more}"
+    )
+}
+
+pub(crate) fn fold_two_dims(function: &str, first: &str, second: &str) -> String {
+    let (function, first, second) = (q(function), q(first), q(second));
+    format!(
+        "`vmap: fold` of '{function}' folds into two dimensions, '{first}' and '{second}': the outputs unfold one \
+         dimension, so every input folds into the same one"
+    )
+}
+
+pub(crate) fn fold_dim_twice(function: &str, param: &str, dim: &str) -> String {
+    let (function, param, dim) = (q(function), q(param), q(dim));
+    format!("`vmap: fold` of '{function}': dimension '{dim}' appears twice in '{param}', so the fold has no one axis")
+}
+
+pub(crate) fn fold_input_unlisted(function: &str, param: &str, dim: &str) -> String {
+    let (function, param, dim) = (q(function), q(param), q(dim));
+    format!(
+        "`vmap: fold` of '{function}' folds the batch into '{dim}', which input '{param}' has too but the fold does \
+         not list: its '{dim}' would no longer match"
+    )
+}
+
+pub(crate) fn fold_output_without(function: &str, param: &str, dim: &str) -> String {
+    let (function, param, dim) = (q(function), q(param), q(dim));
+    format!(
+        "`vmap: fold` of '{function}' folds the batch into '{dim}', but output '{param}' has no dimension '{dim}' \
+         (or has it twice) to unfold the batch from"
+    )
+}
+
+pub(crate) fn fold_attribute_dim(function: &str, dim: &str) -> String {
+    let (function, dim) = (q(function), q(dim));
+    format!(
+        "`vmap: fold` of '{function}' folds into '{dim}', whose size is the attribute '{dim}': a folded call would \
+         need the attribute changed with it"
+    )
+}
+
+pub(crate) fn fold_not_plain(function: &str, what: &str) -> String {
+    let (function, what) = (q(function), q(what));
+    format!("`vmap: fold` of '{function}' cannot be combined with {what}")
+}
+
+pub(crate) const HINT_FOLD: &str = "write `vmap: {fold: {<input>: <dimension>}}`: each listed input's batch axis \
+     joins that dimension of its typed contract, and every output's same dimension gives the batch back";
+
+// `transpose: {x: {kernel: k, args: [...]}}`
+
+pub(crate) fn transpose_arg(subject: &str, arg: &str, why: &str) -> String {
+    let arg = q(arg);
+    format!("{subject}: its argument '{arg}' {why}")
+}
+
+pub(crate) fn transpose_arg_transposed(arg: &str) -> String {
+    let arg = q(arg);
+    format!("is the input transposed, whose value the transpose does not have (pass '{arg}''s cotangent as `ct`)")
+}
+
+pub(crate) fn transpose_arg_unknown(names: &str, near: Option<&str>) -> String {
+    let more = did_you_mean(near);
+    format!("is neither an input nor a cotangent{more}: `args:` takes {names}")
+}
+
+pub(crate) fn transpose_args_count(subject: &str, given: usize, kernel: &str, takes: usize) -> String {
+    let kernel = q(kernel);
+    format!("{subject}: `args:` names {given} argument(s), but `{kernel}` takes {takes} input(s)")
+}
+
+pub(crate) const TRANSPOSE_BIND_NOTE: &str = "where binding by position is meant, say `by_position: true` \
+     (`transpose: {p: {kernel: k, by_position: true}}`); to call the kernel with other arguments, name them with \
+     `args: [...]`";

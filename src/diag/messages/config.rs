@@ -15,6 +15,11 @@ pub(crate) fn yaml_error(err: &str, near: Option<(usize, &str)>) -> String {
 pub(crate) const CONFIG_NOT_A_FILE: &str =
     "begen.yaml is not a regular file (a directory, a FIFO or a device); it was not read";
 
+pub(crate) fn config_missing(path: &str) -> String {
+    let path = q(path);
+    format!("the configuration file `{path}` does not exist (named by --config)")
+}
+
 pub(crate) fn yaml_too_deep(limit: usize) -> String {
     format!("invalid begen.yaml: flow collections (`[`, `{{`) nested more than {limit} deep")
 }
@@ -46,6 +51,18 @@ pub(crate) fn vmap_method_fixed_rank(method: &str, function: &str, param: &str, 
 pub(crate) const HINT_VMAP_FIXED_RANK: &str = "use `vmap_method: sequential` (the default) or `sequential_unrolled`, \
      which call the kernel once per example; or take the parameter as an untyped `BE::Tensor` (`arg`/`ret`), whose \
      handler takes any rank, and handle the leading batch dimension in the kernel";
+
+/// The fix for a native kernel's fixed-rank buffer under a batching
+/// `vmap_method`: a type without a rank, or the sequential methods.
+pub(crate) fn hint_vmap_native_rank(ty: &str, rank: u32) -> String {
+    let ty = q(ty);
+    format!(
+        "`{ty}` fixes rank {rank}, and the batched buffer has rank {}; take it as a buffer without a rank \
+         (`ffi::Buffer<T>` or `ffi::AnyBuffer`) and handle the leading batch dimension in the kernel, or use \
+         `vmap_method: sequential` (the default) or `sequential_unrolled`, which call the kernel once per example",
+        rank + 1
+    )
+}
 
 pub(crate) fn bad_platform(value: &str, near: Option<&str>) -> String {
     let value = q(value);

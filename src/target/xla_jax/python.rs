@@ -216,6 +216,8 @@ pub(crate) enum PyRuleDoc {
     /// Its backward kernel (`vjp:` beside `linear:`): reverse mode in the
     /// inputs it is not linear in.
     Backward(String),
+    /// The dimension a vmap folds its batch into (`vmap: fold`).
+    Fold(String),
 }
 
 /// One entry of a function's parameter list.
@@ -605,6 +607,18 @@ pub(crate) struct PyPrimitive {
     pub(crate) backward: Option<PyVjp>,
     /// The inputs' names.
     pub(crate) names: PyLit,
+    /// Its `vmap: fold`, passed to the bind as `fold=`.
+    pub(crate) fold: Option<PyFold>,
+}
+
+/// A checked `vmap: fold`: the closure (`_begen_again`) that calls the
+/// kernel's own function on folded arrays with its attributes and `out`,
+/// the (input position, axis) pairs and each output's axis.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PyFold {
+    pub(crate) again: PyRelated,
+    pub(crate) inputs: PyLit,
+    pub(crate) outputs: PyLit,
 }
 
 /// A call of a related kernel's function inside a rule's closure, whose
@@ -615,6 +629,9 @@ pub(crate) struct PyRelated {
     pub(crate) args: Vec<PyArg>,
     /// The keywords passed on (attributes, `out=out`).
     pub(crate) keywords: Vec<PyArg>,
+    /// The closure's parameters where they are not `args` (a transpose
+    /// kernel called with `args:` named in another order).
+    pub(crate) params: Option<Vec<PyArg>>,
 }
 
 /// An algorithm's body: `_begen_dispatch` with its name (a literal), its
@@ -655,6 +672,9 @@ pub(crate) struct PyImplementation {
     pub(crate) namespace: Option<String>,
     pub(crate) py_name: String,
     pub(crate) renames: Vec<(String, String)>,
+    /// The (input name, dtype or None) it serves, where the algorithm's
+    /// implementations differ by input dtypes; else None: any.
+    pub(crate) dtypes: Option<PyLit>,
 }
 
 /// The conversion of a scalar attribute to what the C++ side decodes:
@@ -1624,7 +1644,7 @@ fn related_call(view: &PyFunctionView, g: &PyFunctionView, args: Vec<PyArg>) -> 
             keywords.push(PyArg::Keyword(py.clone(), related_value(view, g, what, own)));
         }
     }
-    PyRelated { function: g.py_name.clone(), args, keywords }
+    PyRelated { function: g.py_name.clone(), args, keywords, params: None }
 }
 
 /// The tuned const of `view`'s kernel named `name` (its literal): the
@@ -1695,13 +1715,38 @@ pub(crate) fn with_primitive(
         let at: Vec<usize> = names.iter().filter_map(|p| index(p)).collect();
         let (Some(&i), Some(k)) = (at.first(), find(kernel)) else { continue };
         let inside = |j: &usize| at.contains(j);
-        let mut args: Vec<PyArg> =
+        let named = f.options.transpose_bind.iter().find(|b| b.param == *param).and_then(|b| b.args.as_ref());
+        // What the rule passes: the other inputs in order, then the cotangents.
+        let mut params: Vec<PyArg> =
             inputs.iter().enumerate().filter(|(j, _)| !inside(j)).map(|(_, x)| x.clone()).collect();
-        args.extend((0..f.outputs()).map(PyArg::Cotangent));
+        params.extend((0..f.outputs()).map(PyArg::Cotangent));
+        let args: Vec<PyArg> = match named {
+            // Checked: each an input or a cotangent (`ct`, `ct<k>`).
+            Some(names) => names
+                .iter()
+                .filter_map(|n| match index(n) {
+                    Some(j) => Some(inputs[j].clone()),
+                    None => n.strip_prefix("ct").map(|k| PyArg::Cotangent(k.parse().unwrap_or(0))),
+                })
+                .collect(),
+            None => params.clone(),
+        };
         let key = if at.len() > 1 { PyLit::tuple(at.iter().copied().map(number)) } else { number(i) };
-        transposes.push((key, i, related_call(view, &views[k], args)));
+        let mut call = related_call(view, &views[k], args);
+        call.params = named.is_some().then_some(params);
+        transposes.push((key, i, call));
         doc.push(PyRuleDoc::Transpose(comment_text(param), functions[k].name.clone()));
     }
+    let fold = f.options.fold_plan.as_ref().and_then(|plan| {
+        let own = find(&f.name)?;
+        let pair = |&(k, axis): &(usize, usize)| PyLit::tuple([number(k), number(axis)]);
+        doc.push(PyRuleDoc::Fold(comment_text(&plan.dim)));
+        Some(PyFold {
+            again: related_call(view, &views[own], inputs.clone()),
+            inputs: PyLit::tuple(plan.inputs.iter().map(pair)),
+            outputs: PyLit::tuple(plan.outputs.iter().copied().map(number)),
+        })
+    });
     let names = PyLit::strs(f.input_params().map(|p| &p.name));
     let PyBody::Kernel(body) = &mut view.body else { return };
     // A backward kernel beside `linear:` (checked: bound by position) runs
@@ -1713,7 +1758,7 @@ pub(crate) fn with_primitive(
         doc.push(PyRuleDoc::Backward(b.clone()));
     }
     let bind = if groups.is_empty() && backward.is_none() { "_begen_bind" } else { "_begen_bind_joint" };
-    body.primitive = Some(PyPrimitive { jvp, transposes, linear, bind, backward, names });
+    body.primitive = Some(PyPrimitive { jvp, transposes, linear, bind, backward, names, fold });
     if let PyDoc::Kernel(kernel) = &mut view.doc {
         kernel.rules = Some(doc);
         kernel.backward = None;
@@ -1803,9 +1848,19 @@ fn py_algorithm_view(
         })
         .filter(|(_, listed)| !listed.is_empty())
         .collect();
+    // Implementations that take other input dtypes: the call chooses by them.
+    let dtypes_of = |k: usize| library.functions[k].input_dtypes();
+    let by_dtype = a.implementations.iter().any(|i| dtypes_of(i.function) != dtypes_of(a.implementations[0].function));
     for i in &a.implementations {
         let f = &library.functions[i.function];
         let (_, view, namespace) = view_of(i.function);
+        let dtypes = by_dtype.then(|| {
+            let names = first.inputs.iter();
+            PyLit::tuple(names.zip(dtypes_of(i.function)).map(|(name, t)| {
+                let t = t.map_or_else(|| PyLit::Raw("None".into()), |t| PyLit::Str(t.to_string()));
+                PyLit::tuple([PyLit::Str(name.clone()), t])
+            }))
+        });
         let renames: Vec<(String, String)> = first
             .keywords
             .iter()
@@ -1823,6 +1878,7 @@ fn py_algorithm_view(
             namespace: namespace.clone(),
             py_name: view.py_name.clone(),
             renames,
+            dtypes,
         });
     }
     let mut keywords: Vec<(String, String)> = first.keywords.iter().map(|(_, py)| (py_str(py), py.clone())).collect();

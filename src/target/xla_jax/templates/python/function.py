@@ -82,6 +82,7 @@ Algorithm `{{ name }}`: calls its best implementation for the platform the call 
 {%- when PyRuleDoc::Linear(l) %}linear in {{ l }}
 {%- when PyRuleDoc::Transpose(p, t) %}transpose of {{ p }} `{{ t }}`
 {%- when PyRuleDoc::Backward(b) %}reverse mode in the other inputs through backward kernel `{{ b }}` (no forward mode there)
+{%- when PyRuleDoc::Fold(d) %}vmap folds the batch into `{{ d }}` (one call)
 {%- endmatch %}
 {%- endfor %}.
 {%- endif %}
@@ -232,9 +233,14 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {{ ind }}    return {% call related(r) %}{% endcall %}
 {%- endif %}
 {%- for (_, i, r) in p.transposes %}
-{{ ind }}def _begen_transpose{{ i }}({% call args(r.args) %}{% endcall %}{% if !r.args.is_empty() %}, {% endif %}out):
+{%- let ps = r.params.as_ref().unwrap_or(r.args) %}
+{{ ind }}def _begen_transpose{{ i }}({% call args(ps) %}{% endcall %}{% if !ps.is_empty() %}, {% endif %}out):
 {{ ind }}    return {% call related(r) %}{% endcall %}
 {%- endfor %}
+{%- if let Some(fo) = p.fold %}
+{{ ind }}def _begen_again({% call args(fo.again.args) %}{% endcall %}{% if !fo.again.args.is_empty() %}, {% endif %}out):
+{{ ind }}    return {% call related(fo.again) %}{% endcall %}
+{%- endif %}
 {%- if let Some(v) = p.backward %}
 {{ ind }}def _begen_backward({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}):
 {{ ind }}    {% call backward_returns(v) %}{% endcall %}{{ v.backward }}({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}
@@ -244,7 +250,8 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {{ ind }}return {{ p.bind }}(TARGETS[{% call key(k.call.key) %}{% endcall %}], _begen_raw, {% call tuple(f.inputs) %}{% endcall -%}
 , _begen_o, {{ p.linear }}, {% if p.jvp.is_some() %}_begen_jvp{% else %}None{% endif %}, (
 {%- for (key, i, _) in p.transposes %}{% if !loop.first %}, {% endif %}({{ key }}, _begen_transpose{{ i }}){% endfor %}
-{%- if p.transposes.len() == 1 %},{% endif %}), {{ p.names }}{% if p.backward.is_some() %}, _begen_backward{% endif %})
+{%- if p.transposes.len() == 1 %},{% endif %}), {{ p.names }}{% if p.backward.is_some() %}, _begen_backward{% endif %}
+{%- if let Some(fo) = p.fold %}, fold=(_begen_again, {{ fo.inputs }}, {{ fo.outputs }}){% endif %})
 {%- else %}
 {{ ind }}return {% match k.call.returns -%}
 {%- when PyReturn::All %}{{ crate::target::xla_jax::py_call(k.call, k.hoisted)? }}
@@ -365,5 +372,5 @@ _begen_array({{ v }}, {{ ty }}, {{ wire }}, lambda x, w: {% call scalar(element,
 _BegenImplementation({{ i.algorithm }}, {{ i.function }}, {{ i.platform }}, {{ i.priority }}, {{ "{" }}
 {%- for (py, values) in i.unsupported %}{% if !loop.first %}, {% endif %}{{ py }}: {{ values }}{% endfor -%}
 }, {% if let Some(n) = i.namespace %}{{ n }}.{% endif %}{{ i.py_name }}, {{ "{" }}
-{%- for (a, b) in i.renames %}{% if !loop.first %}, {% endif %}{{ a }}: {{ b }}{% endfor %}})
+{%- for (a, b) in i.renames %}{% if !loop.first %}, {% endif %}{{ a }}: {{ b }}{% endfor %}}{% if let Some(d) = i.dtypes %}, {{ d }}{% endif %})
 {%- endmacro %}
