@@ -45,8 +45,8 @@ pub(crate) const PY_IMPORTS: [PyImport; 10] = [
 /// Modules the generated module imports inside its functions (the version
 /// gate's `sys` and `jaxlib`, `jax.export`, the linked libraries' `nvidia`,
 /// the tuning tables' `json` and `stat`).
-pub(crate) const PY_LATE_IMPORTS: [&str; 8] =
-    ["sys", "jaxlib", "jax", "nvidia", "warnings", "json", "stat", "functools"];
+pub(crate) const PY_LATE_IMPORTS: [&str; 9] =
+    ["sys", "jaxlib", "jax", "nvidia", "warnings", "json", "stat", "functools", "difflib"];
 
 /// The third-party modules JAX imports by top-level name (its dependencies)
 /// or tries to at start-up (its plugins' namespace `jax_plugins`, the GPU and
