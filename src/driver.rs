@@ -327,11 +327,39 @@ pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> 
 /// # Ok::<(), begen::Error>(())
 /// ```
 pub fn build(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput, Error> {
-    let run = checked(settings, env, reporter)?;
+    let targets = crate::target::parse(&settings.targets).map_err(Error::other)?;
+    let torch = targets.contains(&crate::target::Target::Torch);
+    if torch && !targets.contains(&crate::target::Target::Jax) {
+        return Err(Error::other(
+            "the torch target is built beside the jax target (its library is linked from the same wrapper \
+             objects): use --target jax,torch"
+                .to_string(),
+        ));
+    }
+    let mut run = checked(settings, env, reporter)?;
     compile::refuse_foreign_outputs(&run.library)?;
+    // The torch target's files and headers first: a missing torch stops the
+    // build before anything compiles.
+    let torch_files = torch.then(|| crate::target::torch::emit(&run.library));
+    let torch_include = if torch { Some(crate::target::torch::build::torch_headers(env)?.0) } else { None };
+    if let Some(files) = &torch_files {
+        for s in &files.skipped {
+            match crate::target::torch::skipped_warning(s, &run.sources) {
+                Some(d) => {
+                    reporter.diagnostic(&d, &run.sources);
+                    run.diagnostics.push(d);
+                }
+                None => reporter.progress(&format!(
+                    "warning: the torch target leaves out kernel '{}' ({}:{}): {}",
+                    s.function, s.file, s.line, s.reason
+                )),
+            }
+        }
+    }
     let tools = Toolchain::resolve(&run.library, env, reporter)?;
     let emitted = emit::emit(&run.library, tools.xla_ffi_api.as_deref());
-    compile::build_library(&run.library, &emitted, tools, env, reporter)
+    let torch = torch_files.as_ref().zip(torch_include.as_deref());
+    compile::build_library(&run.library, &emitted, tools, torch, env, reporter)
         .map(|out| BuildOutput { diagnostics: run.diagnostics, ..out })
 }
 

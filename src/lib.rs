@@ -47,6 +47,7 @@ mod report;
 mod scan;
 mod settings;
 mod source;
+mod target;
 
 /// The readers of begen's work-directory records, for tests/fuzz.rs.
 #[doc(hidden)]

@@ -66,6 +66,10 @@ pub struct Settings {
     /// `0.10.2`): its handlers are compiled against that jaxlib's XLA FFI
     /// headers; else begen.yaml's `jax_min`, else the running jaxlib's.
     pub jax_min: Option<String>,
+    /// The binding targets to build (`--target jax,torch`): `jax`, `torch`;
+    /// empty: `jax` alone. Checked when the library is built (an unknown
+    /// name is an error with the closest one).
+    pub targets: Vec<String>,
     /// The cc configuration host TUs start from (compiler, target, opt
     /// level...). Not public: a cc type in these settings would tie
     /// begen's API to cc's releases; [`crate::Build::cc_host`] gives it
@@ -131,6 +135,7 @@ impl Settings {
             link_dirs: Vec::new(),
             link_args: Vec::new(),
             jax_min: None,
+            targets: Vec::new(),
             cuda_cc: host_cc.clone(),
             host_cc,
             building: false,

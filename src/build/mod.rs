@@ -446,6 +446,7 @@ pub(crate) fn build_library(
     library: &Library,
     emitted: &Emitted,
     tools: Toolchain,
+    torch: Option<(&crate::target::torch::TorchFiles, &Path)>,
     env: &Env,
     reporter: &mut dyn Reporter,
 ) -> Result<BuildOutput> {
@@ -475,7 +476,35 @@ pub(crate) fn build_library(
         extra: &plan.link.args,
         runtime: &needs.args,
     };
-    let changed = commit(library, &tools, &job, &needs.reads, &outputs, explain, reporter)?;
+    let mut changed = commit(library, &tools, &job, &needs.reads, &outputs, explain, reporter)?;
+    if let Some((files, include)) = torch {
+        // The torch target's library: the same wrapper objects (the XLA FFI
+        // glue left out) and its registration TU.
+        let glue: Vec<&str> = emitted
+            .glue_parts()
+            .chain(emitted.files.iter().filter(|f| f.kind == FileKind::Binaries))
+            .map(|f| f.rel_path.as_str())
+            .collect();
+        let kept: Vec<PathBuf> = units
+            .iter()
+            .zip(&objects)
+            .filter(|(u, _)| !glue.contains(&u.name.as_str()))
+            .map(|(_, o)| o.clone())
+            .collect();
+        let staged = PathBuf::from(format!("obj/lib{}_torch.so", library.name));
+        let link_args = link::link_args(&link::LinkJob { objects: &kept, output: &staged, ..job });
+        let torch_job = crate::target::torch::build::TorchJob {
+            work: &work,
+            out: plan.out(),
+            name: &library.name,
+            compiler: &host.program,
+            compile_args: &host.args,
+            link_args,
+            staged,
+        };
+        reporter.progress(&format!("linking lib{}_torch.so", library.name));
+        changed.extend(crate::target::torch::build::build(&torch_job, files, include)?);
+    }
     let paths = plan.outputs.all().map(|name| plan.out().join(name));
     let [library_path, module_path, stub_path, manifest_path] = paths;
     Ok(BuildOutput {
