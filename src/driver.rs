@@ -37,7 +37,7 @@ use crate::check;
 use crate::config::{self, SourceSpec, yaml_path};
 use crate::diag::Severity;
 use crate::diag::{self, Diagnostic};
-use crate::emit;
+
 use crate::model::Library;
 use crate::model::decl::Listed;
 pub use crate::model::{Platform, PlatformChoice};
@@ -47,6 +47,7 @@ use crate::settings::RunInput;
 pub use crate::settings::Settings;
 
 use crate::source::{FileId, SourceMap};
+use crate::target;
 
 /// What a run produced.
 ///
@@ -250,7 +251,10 @@ fn checked(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Resul
         return Err(Error::other("no output directory: set the settings' `out`"));
     };
     let input = Settings { building: true, ..settings.clone() };
-    let run = run_in(&input, env)?;
+    let mut run = run_in(&input, env)?;
+    // Each selected binding target's own checks (`target::Target::check`).
+    let refused: Vec<Diagnostic> = target::selected(&run.library).flat_map(|t| t.check(&run.library)).collect();
+    run.diagnostics.extend(refused);
     reporter.files_read(&run.files_read);
     for d in &run.diagnostics {
         reporter.diagnostic(d, &run.sources);
@@ -306,8 +310,8 @@ fn refuse_overwriting_inputs(out: &std::path::Path, run: &Run) -> Result<(), Err
 /// ```
 pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<Generated, Error> {
     let run = checked(settings, env, reporter)?;
-    let api = compile::xla_ffi_api(&run.library, env, reporter);
-    let emitted = emit::emit(&run.library, api.as_deref());
+    let api = compile::api_versions(&run.library, &toolchains(&run.library), env, reporter);
+    let emitted = target::emit(&run.library, &|id| api.iter().find(|(t, _)| *t == id).and_then(|(_, v)| v.clone()));
     let files = compile::write_sources(run.library.plan.out(), &run.library.name, &emitted)?;
     Ok(Generated { library: run.library, files, diagnostics: run.diagnostics })
 }
@@ -327,21 +331,12 @@ pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> 
 /// # Ok::<(), begen::Error>(())
 /// ```
 pub fn build(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput, Error> {
-    let targets = crate::target::parse(&settings.targets).map_err(Error::other)?;
-    let torch = targets.contains(&crate::target::Target::Torch);
-    if torch && !targets.contains(&crate::target::Target::Jax) {
-        return Err(Error::other(
-            "the torch target is built beside the jax target (its library is linked from the same wrapper \
-             objects): use --target jax,torch"
-                .to_string(),
-        ));
-    }
     let mut run = checked(settings, env, reporter)?;
     compile::refuse_foreign_outputs(&run.library)?;
     // The torch target's files and headers first: a missing torch stops the
     // build before anything compiles.
-    let torch_files = torch.then(|| crate::target::torch::emit(&run.library));
-    let torch_include = if torch { Some(crate::target::torch::build::torch_headers(env)?.0) } else { None };
+    let torch_files = settings.torch.then(|| crate::target::torch::emit(&run.library));
+    let torch_include = if settings.torch { Some(crate::target::torch::build::torch_headers(env)?.0) } else { None };
     if let Some(files) = &torch_files {
         for s in &files.skipped {
             match crate::target::torch::skipped_warning(s, &run.sources) {
@@ -356,11 +351,16 @@ pub fn build(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Res
             }
         }
     }
-    let tools = Toolchain::resolve(&run.library, env, reporter)?;
-    let emitted = emit::emit(&run.library, tools.xla_ffi_api.as_deref());
+    let tools = Toolchain::resolve(&run.library, &toolchains(&run.library), env, reporter)?;
+    let emitted = target::emit(&run.library, &|id| tools.api_version(id));
     let torch = torch_files.as_ref().zip(torch_include.as_deref());
     compile::build_library(&run.library, &emitted, tools, torch, env, reporter)
         .map(|out| BuildOutput { diagnostics: run.diagnostics, ..out })
+}
+
+/// The toolchain needs of `library`'s targets, in the plan's order.
+fn toolchains(library: &crate::model::Library) -> Vec<&'static dyn compile::TargetToolchain> {
+    target::selected(library).map(|t| t.toolchain()).collect()
 }
 
 /// `begen doctor`'s report for the caller's `settings`: each backend's

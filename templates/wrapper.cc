@@ -17,9 +17,9 @@
 #include {{ inc }}
 {%- endfor %}
 #include "begen/trampoline.h"
-{%- if w.has_natives %}
-#include "begen/native.h"
-{%- endif %}
+{%- for h in w.section.headers %}
+#include "{{ h }}"
+{%- endfor %}
 {%- if w.host_only %}
 #endif  // !defined(__CUDA_ARCH__)
 {%- endif %}
@@ -83,64 +83,7 @@ BEGEN_TRAMPOLINE const char* {{ s.make }}(void** begen_state, void (**begen_dest
 }
 {%- endif %}
 {%- endfor %}
-{%- for n in w.natives %}
-
-// {{ n.function }}: {{ n.arg_spec }}
-// Declared with XLA FFI's types: bound as declared, called directly.
-namespace {{ n.ns }} {
-using Fn = decltype(&{{ n.function }});
-{%- if let Some(s) = n.state %}
-// The per-executable state: what {{ s.function }}() creates, as
-// `ffi::ErrorOr<std::unique_ptr<S>>`, when XLA instantiates the executable.
-template <typename T>
-struct StateOf;
-template <typename T>
-struct StateOf<xla::ffi::ErrorOr<std::unique_ptr<T>>> {
-  using type = T;
-};
-using S = typename StateOf<decltype({{ s.function }}())>::type;
-static xla::ffi::ErrorOr<std::unique_ptr<S>> instantiate() {
-  try {
-    return {{ s.function }}();
-  } catch (const std::exception& begen_e) {
-    // Through `Unexpected`: older XLA headers' ErrorOr takes no bare Error.
-    return xla::ffi::Unexpected<xla::ffi::Error>(begen::native::failed("{{ s.function }}", &begen_e));
-  } catch (...) {
-    return xla::ffi::Unexpected<xla::ffi::Error>(begen::native::failed("{{ s.function }}", nullptr));
-  }
-}
-#if XLA_FFI_API_MINOR >= 2
-static XLA_FFI_TypeInfo type_info = xla::ffi::MakeTypeInfo<S>();
-#else
-static auto type_info = xla::ffi::TypeInfo<S>();
-#endif
-{%- endif %}
-{%- for a in n.aliases %}
-{{ a }}
-{%- endfor %}
-static xla::ffi::Error call({{ n.params|join(", ") }}) {
-  try {
-    {{ n.call }}
-  } catch (const std::exception& begen_e) {
-    return begen::native::failed("{{ n.function }}", &begen_e);
-  } catch (...) {
-    return begen::native::failed("{{ n.function }}", nullptr);
-  }
-}
-}  // namespace {{ n.ns }}
-
-XLA_FFI_DEFINE_HANDLER_SYMBOL({{ n.symbol }}, {{ n.ns }}::call,
-                              xla::ffi::Ffi::Bind()
-{%- for b in n.bindings %}
-                                  {{ b }}
-{%- endfor %});
-{%- if let Some(s) = n.state %}
-XLA_FFI_DEFINE_HANDLER_SYMBOL({{ s.symbol }}, {{ n.ns }}::instantiate, xla::ffi::Ffi::BindInstantiate());
-// The state type's id and info, for jax.ffi.register_ffi_type.
-extern "C" void* {{ s.type_id }}() { return &{{ n.ns }}::S::id; }
-extern "C" void* {{ s.type_info }}() { return &{{ n.ns }}::type_info; }
-{%- endif %}
-{%- endfor %}
+{{- w.section.code }}
 {%- if w.host_only %}
 
 #endif  // !defined(__CUDA_ARCH__)

@@ -74,10 +74,13 @@ use std::path::{Path, PathBuf};
 
 pub use crate::env::Env;
 pub(crate) use crate::model::PlatformChoice;
+pub(crate) use jaxlib::headers as jaxlib_headers;
+pub(crate) use stamp::content_hash;
+pub(crate) use toolchain::{Discovery, xla_ffi_api_version};
 
 use crate::diag::{Diagnostic, Severity};
 use crate::error::{Error, Result};
-use crate::model::generated::{Emitted, FileKind, GeneratedFile};
+use crate::model::generated::{Emitted, FileKind, GeneratedFile, JAX, TargetId};
 use crate::model::plan::{Launcher, Plan};
 use crate::model::{Library, Platform};
 use crate::source::SourceMap;
@@ -85,7 +88,6 @@ use backend::{Backend, LinkNeeds, TuInputs};
 use compile::{Compilers, Unit};
 #[cfg_attr(not(feature = "cli"), allow(unused_imports))] // used by the CLI (`begen doctor`, `begen scan`)
 pub(crate) use doctor::{DoctorAsk, DoctorLine, doctor};
-use toolchain::Discovery;
 
 /// Where a build reports as it goes: diagnostics, progress lines and
 /// compiler warnings. The CLI prints to stderr; build.rs prints `cargo:` lines.
@@ -330,14 +332,40 @@ impl BuildOutput {
     }
 }
 
+/// What a binding target needs from the machine to compile its own
+/// translation units, asked for only for the plan's targets (a build
+/// without jax needs no XLA header). Each target implements it in its
+/// folder (`src/target/`); the build calls it through the driver.
+pub(crate) trait TargetToolchain: Sync {
+    /// Finds its headers for `plan`.
+    fn find(&self, plan: &Plan, discovery: &Discovery, env: &Env) -> Result<TargetHeaders>;
+}
+
+/// What a target's toolchain found.
+#[derive(Debug, Clone)]
+pub(crate) struct TargetHeaders {
+    pub(crate) target: TargetId,
+    /// Its headers, as system include directories. Every TU gets them (a
+    /// kernel source may include them itself: a native jax kernel does),
+    /// which costs nothing where they are not included, and keeps their
+    /// warnings out of the user's build output.
+    pub(crate) system_includes: Vec<PathBuf>,
+    /// Their contents as one fingerprint: part of the record of its own
+    /// TUs, so a new version recompiles them.
+    pub(crate) fingerprint: String,
+    /// The API version they declare (jax: the XLA FFI API, `0.3`).
+    pub(crate) api_version: Option<String>,
+    /// Its shared library in OUT (jax: `lib<NAME>.so`).
+    pub(crate) library: String,
+}
+
 /// The toolchain pieces a build of one library needs, resolved before
-/// anything is generated (the XLA FFI API version is written into the
-/// manifest).
+/// anything is generated (a target's API version is written into its
+/// files).
 pub(crate) struct Toolchain {
-    xla_include: PathBuf,
+    /// Per target of the plan, in its order.
+    targets: Vec<TargetHeaders>,
     support_include: PathBuf,
-    /// The XLA FFI API version of the headers built against.
-    pub(crate) xla_ffi_api: Option<String>,
     /// One per backend of the plan, in its order (host C++ first).
     backends: Vec<Box<dyn Backend>>,
     libs: Vec<toolchain::FoundLib>,
@@ -349,17 +377,21 @@ pub(crate) struct Toolchain {
 
 impl Toolchain {
     /// Takes the work directory (waiting for another build of the same
-    /// OUT or work directory), then finds XLA's FFI headers, begen's
-    /// support headers, every backend the plan names, and the libraries
-    /// to link.
-    pub(crate) fn resolve(library: &Library, env: &Env, reporter: &mut dyn Reporter) -> Result<Toolchain> {
+    /// OUT or work directory), then finds each of the plan's `targets`'
+    /// headers (in its order), begen's support headers, every backend the
+    /// plan names, and the libraries to link.
+    pub(crate) fn resolve(
+        library: &Library,
+        targets: &[&dyn TargetToolchain],
+        env: &Env,
+        reporter: &mut dyn Reporter,
+    ) -> Result<Toolchain> {
         let plan = &library.plan;
         let work = work::Workspace::open(plan.out(), plan.work_dir.as_deref(), &library.name, env, reporter)?;
         let probes = probes::Probes::load(&work.dir);
         let discovery = Discovery::with_probes(env, &probes);
-        let xla_include = xla_headers(&discovery, env, plan.jax_min.as_deref())?;
+        let targets = targets.iter().map(|t| t.find(plan, &discovery, env)).collect::<Result<Vec<_>>>()?;
         let support_include = support_headers(env, &work.dir)?;
-        let xla_ffi_api = toolchain::xla_ffi_api_version(&xla_include);
         let backends =
             plan.backends.iter().map(|b| backend::probe(b.platform, &discovery)).collect::<Result<Vec<_>>>()?;
         let libs = plan
@@ -372,7 +404,16 @@ impl Toolchain {
             })
             .collect::<Result<Vec<_>>>()?;
         drop(discovery);
-        Ok(Toolchain { xla_include, support_include, xla_ffi_api, backends, libs, work, probes })
+        Ok(Toolchain { targets, support_include, backends, libs, work, probes })
+    }
+
+    /// The API version target `id`'s headers declare, if it was found.
+    pub(crate) fn api_version(&self, id: TargetId) -> Option<String> {
+        self.target(id).and_then(|t| t.api_version.clone())
+    }
+
+    fn target(&self, id: TargetId) -> Option<&TargetHeaders> {
+        self.targets.iter().find(|t| t.target == id)
     }
 }
 
@@ -391,31 +432,27 @@ pub(crate) fn python(env: &Env) -> String {
     Discovery::new(env).python()
 }
 
-/// The XLA FFI headers a build compiles against: jaxlib `jax_min`'s (from
-/// the per-user cache, downloaded once), else `XLA_FFI_INCLUDE_DIR`, else
-/// the running jaxlib's.
-fn xla_headers(discovery: &Discovery, env: &Env, jax_min: Option<&str>) -> Result<PathBuf> {
-    match jax_min {
-        Some(version) => jaxlib::headers(env, &discovery.python(), version),
-        None => discovery.xla_ffi_include(),
-    }
-}
-
-/// The XLA FFI API version of the headers a build would use, if they are
-/// found (for `begen generate`, which needs no compiler). The Python's
-/// answer is kept in the work directory's `probes.json`, as a build keeps
-/// it (the same work directory a build into OUT uses, locked meanwhile), so
-/// a repeated generation with nothing changed starts no process; a work
-/// directory that cannot be had costs only the probe.
-pub(crate) fn xla_ffi_api(library: &Library, env: &Env, reporter: &mut dyn Reporter) -> Option<String> {
+/// The API version of each of `targets`' headers that a build would use,
+/// where they are found (for `begen generate`, which needs no compiler).
+/// The Python's answer is kept in the work directory's `probes.json`, as a
+/// build keeps it (the same work directory a build into OUT uses, locked
+/// meanwhile), so a repeated generation with nothing changed starts no
+/// process; a work directory that cannot be had costs only the probe.
+pub(crate) fn api_versions(
+    library: &Library,
+    targets: &[&dyn TargetToolchain],
+    env: &Env,
+    reporter: &mut dyn Reporter,
+) -> Vec<(TargetId, Option<String>)> {
     let plan = &library.plan;
     let workspace = work::Workspace::open(plan.out(), plan.work_dir.as_deref(), &library.name, env, reporter).ok();
     let probes = workspace.as_ref().map_or_else(probes::Probes::none, |w| probes::Probes::load(&w.dir));
     let discovery = Discovery::with_probes(env, &probes);
-    let include = xla_headers(&discovery, env, library.plan.jax_min.as_deref()).ok();
+    let found: Vec<(TargetId, Option<String>)> =
+        targets.iter().filter_map(|t| t.find(plan, &discovery, env).ok()).map(|h| (h.target, h.api_version)).collect();
     drop(discovery);
     probes.finish(env.var("BEGEN_EXPLAIN").is_some(), reporter);
-    include.and_then(|i| toolchain::xla_ffi_api_version(&i))
+    found
 }
 
 /// Writes the generated files of `emitted` under OUT for `begen generate`
@@ -453,12 +490,29 @@ pub(crate) fn build_library(
     let plan = &library.plan;
     let explain = env.var("BEGEN_EXPLAIN").is_some();
     let work = tools.work.dir.clone();
-    let (units, outputs) = write_generated(&work, library, emitted, &tools.xla_include)?;
+    let (units, outputs) = write_generated(&work, library, emitted, &tools.targets)?;
     let compilers = compilers(plan, &tools, &work, env)?;
     tools.probes.finish(explain, reporter);
     let options = compile::CompileOptions { jobs: plan.jobs, explain, verbose: plan.verbose, timeout: plan.timeout };
     let stats = compile::compile_units(&work, &units, &compilers, options, reporter)?;
-    let objects = objects(library, &work, &units, env, explain, reporter)?;
+    let all_objects = objects(library, &work, &units, env, explain, reporter)?;
+    // The wrappers' (and plain sources') objects are shared; each target
+    // links them with its own units' objects into its own library.
+    let [target] = tools.targets.as_slice() else {
+        return Err(Error::other(format!(
+            "building {} binding targets at once ({}) is not supported yet: build one at a time",
+            tools.targets.len(),
+            tools.targets.iter().map(|t| t.target.name()).collect::<Vec<_>>().join(", ")
+        )));
+    };
+    let others: std::collections::HashSet<&str> =
+        emitted.target_units().filter(|(_, t)| *t != target.target).map(|(f, _)| f.rel_path.as_str()).collect();
+    let objects: Vec<PathBuf> = units
+        .iter()
+        .zip(&all_objects)
+        .filter(|(u, _)| !others.contains(u.name.as_str()))
+        .map(|(_, o)| o.clone())
+        .collect();
     let mut needs = LinkNeeds::default();
     for b in &tools.backends {
         let more = b.link_needs()?;
@@ -471,24 +525,20 @@ pub(crate) fn build_library(
         linker: &host.program,
         lead: &host.args[..host.lead.min(host.args.len())],
         objects: &objects,
-        output: Path::new(&plan.outputs.library),
+        output: Path::new(&target.library),
         libs: &tools.libs,
         extra: &plan.link.args,
         runtime: &needs.args,
     };
     let mut changed = commit(library, &tools, &job, &needs.reads, &outputs, explain, reporter)?;
     if let Some((files, include)) = torch {
-        // The torch target's library: the same wrapper objects (the XLA FFI
-        // glue left out) and its registration TU.
-        let glue: Vec<&str> = emitted
-            .glue_parts()
-            .chain(emitted.files.iter().filter(|f| f.kind == FileKind::Binaries))
-            .map(|f| f.rel_path.as_str())
-            .collect();
+        // The torch target's library: the same wrapper objects (no target's
+        // own units: the XLA FFI glue is jax's) and its registration TU.
+        let glue: std::collections::HashSet<&str> = emitted.target_units().map(|(f, _)| f.rel_path.as_str()).collect();
         let kept: Vec<PathBuf> = units
             .iter()
-            .zip(&objects)
-            .filter(|(u, _)| !glue.contains(&u.name.as_str()))
+            .zip(&all_objects)
+            .filter(|(u, _)| !glue.contains(u.name.as_str()))
             .map(|(_, o)| o.clone())
             .collect();
         let staged = PathBuf::from(format!("obj/lib{}_torch.so", library.name));
@@ -517,7 +567,7 @@ pub(crate) fn build_library(
         compiled: stats.compiled,
         up_to_date: stats.up_to_date,
         diagnostics: Vec::new(),
-        xla_ffi_api: tools.xla_ffi_api.clone(),
+        xla_ffi_api: tools.api_version(JAX),
     })
 }
 
@@ -531,12 +581,12 @@ fn compilers(plan: &Plan, tools: &Toolchain, work: &Path, env: &Env) -> Result<C
     let support = &tools.support_include;
     let mut includes = plan.includes.clone();
     includes.push(support.strip_prefix(work).map_or_else(|_| support.clone(), Path::to_path_buf));
-    // Only the glue includes XLA's headers; every TU keeps them on its path
-    // anyway (a kernel source may include them itself), which costs nothing
-    // where they are not included. They are not warning-clean under -Wall
-    // -Wextra; as system headers their warnings stay out of the user's
-    // build output.
-    let system_includes = [tools.xla_include.clone()];
+    // Only a target's own TUs include its headers (jax: XLA's, in the
+    // glue); every TU keeps them on its path anyway (a kernel source may
+    // include them itself), which costs nothing where they are not
+    // included. They are not warning-clean under -Wall -Wextra; as system
+    // headers their warnings stay out of the user's build output.
+    let system_includes: Vec<PathBuf> = tools.targets.iter().flat_map(|t| t.system_includes.clone()).collect();
     let tu = TuInputs {
         includes: &includes,
         system_includes: &system_includes,
@@ -659,16 +709,6 @@ fn compiler_launcher(launcher: Option<&Launcher>, discovery: &Discovery) -> Resu
     }
 }
 
-/// The XLA FFI headers' contents, as one fingerprint.
-fn xla_fingerprint(include: &Path) -> String {
-    let mut parts = Vec::new();
-    for header in ["xla/ffi/api/ffi.h", "xla/ffi/api/api.h", "xla/ffi/api/c_api.h"] {
-        let hash = stamp::content_hash(&include.join(header)).unwrap_or_default();
-        parts.push(format!("{header}={hash:016x}"));
-    }
-    format!("xla-ffi {}", parts.join(" "))
-}
-
 /// Writes the generated TUs under `work/gen` (only when changed; stale ones
 /// removed) and lists every unit to compile, each weighed for the order
 /// the compile stage starts them in: the glue, the library's un-annotated
@@ -678,7 +718,7 @@ fn write_generated<'e>(
     work: &Path,
     library: &Library,
     emitted: &'e Emitted,
-    xla_include: &Path,
+    targets: &[TargetHeaders],
 ) -> Result<(Vec<Unit>, Vec<&'e GeneratedFile>)> {
     let mut units = Vec::new();
     // Weights for the order of a build with no compile times on record: a
@@ -699,20 +739,20 @@ fn write_generated<'e>(
             platform,
         ),
     };
-    for glue in emitted.glue_parts() {
-        // Host C++ always: the handlers need no CUDA, only XLA's headers,
+    for (file, target) in emitted.target_units() {
+        // Host C++ always: the handlers need no CUDA (jax's binaries TU
+        // opens the driver at run time), only their target's headers,
         // which `-isystem` keeps out of the depfile: their fingerprint is
-        // part of the glue's record, so a jaxlib upgrade rebuilds it.
-        let mut unit = generated_unit(glue, Platform::Cpu);
-        unit.fingerprint = xla_fingerprint(xla_include);
-        // Every handler's XLA FFI templates: slower per byte than the kernels.
-        unit.weight = unit.weight.saturating_mul(4);
-        units.push(unit);
-    }
-    // The binaries TU: host C++ too (the driver is opened at run time).
-    for file in emitted.files.iter().filter(|f| f.kind == FileKind::Binaries) {
+        // part of the unit's record, so a new version (a jaxlib upgrade)
+        // rebuilds it.
         let mut unit = generated_unit(file, Platform::Cpu);
-        unit.fingerprint = xla_fingerprint(xla_include);
+        unit.fingerprint =
+            targets.iter().find(|t| t.target == target).map(|t| t.fingerprint.clone()).unwrap_or_default();
+        // A heavy unit (every handler's XLA FFI templates) is slower per
+        // byte than the kernels.
+        if matches!(file.kind, FileKind::TargetUnit { heavy: true, .. }) {
+            unit.weight = unit.weight.saturating_mul(4);
+        }
         units.push(unit);
     }
     // An annotated source is compiled inside its wrapper TU (which includes
@@ -743,11 +783,7 @@ fn write_generated<'e>(
         written.push(path);
     }
     files::remove_stale(&work.join("gen"), &written)?;
-    let outputs = emitted
-        .files
-        .iter()
-        .filter(|f| !matches!(f.kind, FileKind::Wrapper(_) | FileKind::Glue | FileKind::Binaries))
-        .collect();
+    let outputs = emitted.files.iter().filter(|f| !f.kind.is_translation_unit()).collect();
     Ok((units, outputs))
 }
 

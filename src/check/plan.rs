@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::config::Config;
 use crate::env::Env;
+use crate::model::generated::DEFAULT_TARGETS;
 use crate::model::plan::{ArchRequest, ArchSource, BackendPlan, CcBase, Launcher, LinkPlan, Outputs, Plan};
 use crate::model::{Platform, PlatformChoice, SourceFile};
 use crate::settings::RunInput;
@@ -41,6 +42,7 @@ pub(super) fn resolve(
         work_dir: s.work_dir.clone(),
         includes,
         prefix_maps: file_prefix_maps(req.root),
+        targets: if s.targets.is_empty() { DEFAULT_TARGETS.to_vec() } else { s.targets.clone() },
         jax_min,
         backends,
         launcher: launcher(s, c, env),

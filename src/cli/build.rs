@@ -160,7 +160,16 @@ pub(crate) fn build(args: &BuildArgs) -> i32 {
     opts.jobs = args.jobs;
     opts.work_dir = args.work_dir.clone();
     opts.verbose = args.verbose;
-    opts.targets = args.targets.clone();
+    match crate::target::parse_names(&args.targets) {
+        Ok((ids, torch)) => {
+            opts.targets = ids;
+            opts.torch = torch;
+        }
+        Err(e) => {
+            super::say!("error: --target: {e}");
+            return 2;
+        }
+    }
     let mut reporter = StderrReporter { quiet: args.quiet };
     match crate::driver::build(&opts, &Env::new(), &mut reporter) {
         Ok(out) => {

@@ -1,195 +1,34 @@
-//! stage: emit
+//! stage: emit (the target-neutral half)
 //!
-//! Turns a checked [`Library`] into the text of every generated file, in
-//! memory: one wrapper translation unit per annotated source (the source and
-//! its kernels' trampolines), one glue translation unit per library (every
-//! XLA FFI handler), the Python module (`<name>.py`, `<name>.pyi`) and the
-//! manifest (`<name>.yaml`). See [`cpp`] for how a handler and its trampoline
-//! split the work, and why.
-//! Writing them to disk is the `build` stage's job.
+//! What every binding target shares, in memory: one wrapper translation
+//! unit per annotated source (the source and its kernels' `extern "C"`
+//! trampolines, [`abi`]), the paths of generated files and the quoting of
+//! text written into them ([`names`]). Each binding target
+//! (`src/target/`) adds its own files from the same checked [`Library`];
+//! [`crate::target::emit`] puts them together. Writing them to disk is the
+//! `build` stage's job.
 //!
-//! Rust resolves every name, type and expression into a view model
-//! ([`cpp`] for the wrappers, [`python`] for the module); the askama
-//! templates in `templates/` only loop and print. The Python functions are
-//! written by the macros of `templates/python/function.py`, which the module
-//! and the stub import: Rust writes no Python statement.
-//! The manifest is serialized with serde, not templated.
-//!
+//! Rust resolves every name, type and expression into a view model; the
+//! askama templates (`templates/` here, each target's beside its code)
+//! only loop and print.
 
-mod binary;
-pub(crate) mod cpp;
-mod manifest;
-mod names;
-mod native;
-pub(crate) mod python;
-pub(crate) mod runtime;
+pub(crate) mod abi;
+pub(crate) mod names;
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use askama::Template;
 
-use crate::model::generated::{Emitted, FileKind, GeneratedFile};
+use crate::model::generated::{FileKind, GeneratedFile};
 use crate::model::{Function, Library};
-// The Python templates match on these by name.
-use python::{PyArg, PyBody, PyCheck, PyConversion, PyDoc, PyInputRole, PyParam, PyResult, PyReturn, PyRuleDoc};
 
 pub(crate) use names::{glue_rel_path, is_tune_candidate, wrapper_rel_path};
 
 #[derive(Template)]
 #[template(path = "wrapper.cc", escape = "none")]
 struct WrapperTemplate<'a> {
-    w: &'a cpp::WrapperView,
-}
-
-#[derive(Template)]
-#[template(path = "glue.cc", escape = "none")]
-struct GlueTemplate<'a> {
-    g: &'a cpp::GlueView,
-}
-
-#[derive(Template)]
-#[template(path = "binary.cc", escape = "none")]
-struct BinaryTemplate<'a> {
-    b: &'a binary::BinariesView,
-}
-
-#[derive(Template)]
-#[template(path = "module.py", escape = "none")]
-struct ModuleTemplate<'a> {
-    m: &'a python::PyModuleView,
-}
-
-#[derive(Template)]
-#[template(path = "module.pyi", escape = "none")]
-struct StubTemplate<'a> {
-    m: &'a python::PyModuleView,
-}
-
-/// Pieces of the Python module rendered as templates of their own, each
-/// called from its callers' templates through the function beside it.
-/// askama inlines a macro at every call, so a macro reached along several
-/// paths (a function's body holds up to three kernels, a kernel up to four
-/// calls, a call a conversion per attribute) multiplied into one render
-/// function of some 47,000 lines, and borrow-checking it took most of the
-/// crate's compile time. Called this way, each macro is generated once.
-#[derive(Template)]
-#[template(
-    source = r#"{%- import "python/function.py" as fun -%}{% call fun::function(f, ind) %}{% endcall %}"#,
-    ext = "py",
-    escape = "none"
-)]
-struct PyFunctionText<'a> {
-    f: &'a python::PyFunctionView,
-    ind: &'a str,
-}
-
-#[derive(Template)]
-#[template(
-    source = r#"{%- import "python/function.py" as fun -%}{% call fun::kernel(f, k, ind) %}{% endcall %}"#,
-    ext = "py",
-    escape = "none"
-)]
-struct PyKernelText<'a> {
-    f: &'a python::PyFunctionView,
-    k: &'a python::PyKernelBody,
-    ind: &'a str,
-}
-
-#[derive(Template)]
-#[template(
-    source = r#"{%- import "python/function.py" as fun -%}{% call fun::call(c, hoisted) %}{% endcall %}"#,
-    ext = "py",
-    escape = "none"
-)]
-struct PyCallText<'a> {
-    c: &'a python::PyCall,
-    hoisted: bool,
-}
-
-/// A Python function at indentation `ind` (`function` of function.py).
-pub(crate) fn py_function<D: std::fmt::Display + ?Sized>(
-    f: &python::PyFunctionView,
-    ind: &D,
-) -> askama::Result<String> {
-    PyFunctionText { f, ind: &ind.to_string() }.render()
-}
-
-/// A kernel's statements at indentation `ind` (`kernel` of function.py).
-pub(crate) fn py_kernel<D: std::fmt::Display + ?Sized>(
-    f: &python::PyFunctionView,
-    k: &python::PyKernelBody,
-    ind: &D,
-) -> askama::Result<String> {
-    PyKernelText { f, k, ind: &ind.to_string() }.render()
-}
-
-/// A kernel's XLA FFI call expression (`call` of function.py).
-pub(crate) fn py_call(c: &python::PyCall, hoisted: &bool) -> askama::Result<String> {
-    PyCallText { c, hoisted: *hoisted }.render()
-}
-
-/// The module's text with its `_BEGEN_BUILD` set to a hash of the text
-/// itself (rendered with it empty): two builds' modules differ exactly when
-/// their builds do, which is what the library kept during a commit is named
-/// by (`_begen_library_file`).
-fn with_build_id(text: String) -> String {
-    let empty = "\n_BEGEN_BUILD = \"\"\n";
-    let id = crate::model::generated::fnv1a(text.as_bytes());
-    text.replacen(empty, &format!("\n_BEGEN_BUILD = \"{id:016x}\"\n"), 1)
-}
-
-/// Generates every file of `lib`. `xla_api_version` (e.g. `"0.3"`) is
-/// recorded in the manifest as the XLA FFI API version the wrappers are
-/// built against. It cannot fail: `check` made every name and path safe.
-pub(crate) fn emit(lib: &Library, xla_api_version: Option<&str>) -> Emitted {
-    let mut files = emit_wrappers(lib);
-    if lib.functions.iter().any(|f| f.binary.is_none()) {
-        for g in cpp::glue_views(lib) {
-            files.push(GeneratedFile {
-                rel_path: glue_rel_path(&lib.name, g.part),
-                kind: FileKind::Glue,
-                source: None,
-                contents: render(&GlueTemplate { g: &g }),
-            });
-        }
-    }
-    if binary::has_binaries(lib) {
-        files.push(GeneratedFile {
-            rel_path: format!("gen/{}.binaries.begen.cc", lib.name),
-            kind: FileKind::Binaries,
-            source: None,
-            contents: render(&BinaryTemplate { b: &binary::binaries_view(lib) }),
-        });
-    }
-    let module = python::py_module_view(lib);
-    files.push(GeneratedFile {
-        rel_path: lib.plan.outputs.module.clone(),
-        kind: FileKind::PythonModule,
-        source: None,
-        contents: with_build_id(render(&ModuleTemplate { m: &module })),
-    });
-    files.push(GeneratedFile {
-        rel_path: lib.plan.outputs.stub.clone(),
-        kind: FileKind::PythonStub,
-        source: None,
-        contents: render(&StubTemplate { m: &module }),
-    });
-    files.push(GeneratedFile {
-        rel_path: lib.plan.outputs.manifest.clone(),
-        kind: FileKind::Manifest,
-        source: None,
-        contents: manifest::emit_manifest(lib, xla_api_version),
-    });
-    if let Some(table) = &lib.tuning.table {
-        files.push(GeneratedFile {
-            rel_path: lib.plan.outputs.tune_table.clone(),
-            kind: FileKind::TuneTable,
-            source: None,
-            contents: table.clone(),
-        });
-    }
-    Emitted { files }
+    w: &'a abi::WrapperView,
 }
 
 /// A wrapper to emit: its source, the variant or candidate tag, the
@@ -200,7 +39,8 @@ type Wrapper<'a> = (&'a str, Option<String>, Vec<(String, String)>, Vec<Cow<'a, 
 /// One wrapper per annotated source file, sorted by file; a source tuned
 /// over its defines gets one wrapper per combination instead, each holding
 /// its candidates (see [`names::tune_candidate_tag`]).
-fn emit_wrappers(lib: &Library) -> Vec<GeneratedFile> {
+/// `section` is what the targets add to the wrapper of some functions.
+pub(crate) fn emit_wrappers(lib: &Library, section: &dyn Fn(&[&Function]) -> abi::TargetSection) -> Vec<GeneratedFile> {
     // One wrapper per source and variant of it.
     let mut by_file: BTreeMap<(&str, Option<&str>), Vec<&Function>> = BTreeMap::new();
     for f in lib.functions.iter().filter(|f| f.binary.is_none()) {
@@ -251,7 +91,7 @@ fn emit_wrappers(lib: &Library) -> Vec<GeneratedFile> {
         let source = lib.sources.iter().find(|s| s.file == file);
         // `check` set the include text of every source with functions.
         let include_path = source.and_then(|s| s.include.clone()).unwrap_or_default();
-        let w = cpp::wrapper_view(file, include_path, defines, &functions);
+        let w = abi::wrapper_view(file, include_path, defines, &functions, section(&functions));
         out.push(GeneratedFile {
             rel_path,
             kind: FileKind::Wrapper(first.platform),
@@ -264,13 +104,10 @@ fn emit_wrappers(lib: &Library) -> Vec<GeneratedFile> {
 
 /// Renders a template. The templates print strings the view models made
 /// and write into a `String`: rendering cannot fail.
-fn render(t: &impl Template) -> String {
+pub(crate) fn render(t: &impl Template) -> String {
     let mut text = t.render().unwrap_or_else(|e| unreachable!("rendering into a String failed: {e}"));
     if !text.ends_with('\n') {
         text.push('\n');
     }
     text
 }
-
-#[cfg(test)]
-mod tests;

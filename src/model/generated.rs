@@ -3,6 +3,30 @@
 
 use crate::model::Platform;
 
+/// A binding target, by the name the CLI and begen.yaml spell it (`jax`).
+/// The targets themselves, and the one list of them, are `src/target/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct TargetId(pub(crate) &'static str);
+
+impl TargetId {
+    /// Its name, as the CLI and begen.yaml spell it.
+    pub(crate) fn name(self) -> &'static str {
+        self.0
+    }
+}
+
+impl std::fmt::Display for TargetId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
+    }
+}
+
+/// The XLA/JAX target (`src/target/xla_jax`).
+pub(crate) const JAX: TargetId = TargetId("jax");
+
+/// The targets a build makes when none are asked for.
+pub(crate) const DEFAULT_TARGETS: &[TargetId] = &[JAX];
+
 /// What a generated file is, so the build stage knows what to do with it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) enum FileKind {
@@ -11,12 +35,13 @@ pub(crate) enum FileKind {
     /// nvcc for `Cuda`) and link it into `lib<name>.so` *instead of* the
     /// source it includes.
     Wrapper(Platform),
-    /// The glue translation unit (every XLA FFI handler): compile it with
-    /// the host C++ compiler, with XLA's FFI headers on the include path.
-    Glue,
-    /// The binaries translation unit (begen.yaml's `binaries:`: the
-    /// embedded images and their handlers): compiled like the glue.
-    Binaries,
+    /// A translation unit of one binding target (jax: each part of the glue,
+    /// every XLA FFI handler, and the binaries TU, begen.yaml's `binaries:`
+    /// embedded with their handlers): compiled with the host C++ compiler,
+    /// with that target's headers, and linked into that target's library
+    /// with the wrappers. `heavy`: slow to compile per byte (the glue's
+    /// XLA FFI binding templates), so started early.
+    TargetUnit { target: TargetId, heavy: bool },
     /// `<name>.py`.
     PythonModule,
     /// `<name>.pyi`.
@@ -25,6 +50,14 @@ pub(crate) enum FileKind {
     Manifest,
     /// `<name>.tune.json`, the shipped tuning table.
     TuneTable,
+}
+
+impl FileKind {
+    /// Whether it is C++ to compile (a wrapper or a target's unit), not an
+    /// output.
+    pub(crate) fn is_translation_unit(self) -> bool {
+        matches!(self, FileKind::Wrapper(_) | FileKind::TargetUnit { .. })
+    }
 }
 
 /// One generated file: where it goes (relative to the output directory,
@@ -40,8 +73,9 @@ pub(crate) struct GeneratedFile {
 }
 
 /// Everything `emit` produces, in a deterministic order: wrappers (sorted
-/// by source), the glue (when the library has functions), then
-/// `<name>.py`, `<name>.pyi`, `<name>.yaml`.
+/// by source), then each target's files in the plan's order (jax: the
+/// glue when the library has functions, the binaries TU, `<name>.py`,
+/// `<name>.pyi`, `<name>.yaml`), then the tuning table.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Emitted {
     pub(crate) files: Vec<GeneratedFile>,
@@ -56,15 +90,18 @@ impl Emitted {
         })
     }
 
-    /// Every glue translation unit, the first first (one for a library of
-    /// up to 64 handlers, none for a library without functions).
-    pub(crate) fn glue_parts(&self) -> impl Iterator<Item = &GeneratedFile> {
-        self.files.iter().filter(|f| f.kind == FileKind::Glue)
+    /// The translation units of binding targets, in order, with their
+    /// targets.
+    pub(crate) fn target_units(&self) -> impl Iterator<Item = (&GeneratedFile, TargetId)> {
+        self.files.iter().filter_map(|f| match f.kind {
+            FileKind::TargetUnit { target, .. } => Some((f, target)),
+            _ => None,
+        })
     }
 
-    /// Every C++ translation unit: wrappers, then the glue.
+    /// Every C++ translation unit: wrappers, then the targets'.
     pub(crate) fn translation_units(&self) -> impl Iterator<Item = &GeneratedFile> {
-        self.files.iter().filter(|f| matches!(f.kind, FileKind::Wrapper(_) | FileKind::Glue | FileKind::Binaries))
+        self.files.iter().filter(|f| f.kind.is_translation_unit())
     }
 }
 

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::Platform;
+use super::generated::TargetId;
 
 /// The four files a build writes into OUT, named after the library: the one
 /// place that spells them.
@@ -61,6 +62,8 @@ pub(crate) struct Plan {
     /// `-ffile-prefix-map` options that make `__FILE__` relative to the
     /// kernel directory (each backend passes them its own way).
     pub(crate) prefix_maps: Vec<String>,
+    /// The binding targets to build, in order (begen's default: jax).
+    pub(crate) targets: Vec<TargetId>,
     /// The jax release whose jaxlib's XLA FFI headers the handlers are
     /// compiled against (the caller's `jax_min`, else begen.yaml's); none:
     /// the headers the machine has.
@@ -186,6 +189,7 @@ impl Plan {
             work_dir: None,
             includes: Vec::new(),
             prefix_maps: Vec::new(),
+            targets: super::generated::DEFAULT_TARGETS.to_vec(),
             jax_min: None,
             backends: vec![BackendPlan {
                 platform: Platform::Cpu,

@@ -402,7 +402,7 @@ pub(crate) fn shadows_py_module(name: &str) -> bool {
 }
 
 /// Names the generated Python module and its stub define or use at their
-/// top level (templates/module.py, templates/module.pyi, the runtime
+/// top level (src/target/xla_jax/templates/module.py and module.pyi, the runtime
 /// sections), besides its imports' names, and the builtins they call: a
 /// function, module or parameter of one of these names would hide one, so
 /// it gets a `_` appended. Every name starting with `_begen` is reserved

@@ -1,45 +1,133 @@
-//! Binding targets beside the XLA/JAX output (the target `jax`, emitted by
-//! `emit` and linked by `build`): each other target in a folder of its own.
+//! The binding targets: what turns one checked [`Library`] into the files
+//! of one framework's bindings. Everything before (scan, parse, check, the
+//! model and its plan) and the wrappers with their `extern "C"`
+//! trampolines ([`crate::emit::abi`]) are shared; a target owns, in its
+//! folder, its option checks, its emitted files and its toolchain needs
+//! (the headers its translation units compile against, the API version it
+//! records, the shared library it links from the wrappers' objects and its
+//! own units).
+//!
+//! A new target is one folder here (implementing [`Target`]) and one line
+//! in [`TARGETS`] (its `TargetId` constant beside it).
 
 pub(crate) mod torch;
+pub(crate) mod xla_jax;
 
-/// A binding target a build makes outputs for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Target {
-    /// XLA FFI handlers and the JAX module (`lib<NAME>.so`, `<NAME>.py`).
-    Jax,
-    /// PyTorch ops (`lib<NAME>_torch.so`, `<NAME>_torch.py`).
-    Torch,
+use crate::build::TargetToolchain;
+use crate::diag::Diagnostic;
+use crate::emit::abi::TargetSection;
+use crate::model::generated::{Emitted, FileKind, GeneratedFile, TargetId};
+use crate::model::{Function, Library};
+
+/// One binding target.
+pub(crate) trait Target: Sync {
+    /// Its name, as the CLI and begen.yaml spell it.
+    fn id(&self) -> TargetId;
+
+    /// Its own checks of the checked library (its begen.yaml options, what
+    /// it cannot bind), as diagnostics; a kernel it refuses is refused by
+    /// name.
+    fn check(&self, _lib: &Library) -> Vec<Diagnostic> {
+        Vec::new()
+    }
+
+    /// What it adds to the wrapper of a source's `functions`, compiled with
+    /// the source.
+    fn wrapper_section(&self, functions: &[&Function]) -> TargetSection;
+
+    /// Its files: its translation units (`FileKind::TargetUnit` of its id)
+    /// and its outputs. `api_version` is what its toolchain found, if it
+    /// was asked (`TargetHeaders::api_version`). It cannot fail: `check`
+    /// made every name and path safe.
+    fn emit(&self, lib: &Library, api_version: Option<&str>) -> Vec<GeneratedFile>;
+
+    /// What it needs from the machine.
+    fn toolchain(&self) -> &dyn TargetToolchain;
 }
 
-/// Every target, by name.
-pub(crate) const TARGETS: [(&str, Target); 2] = [("jax", Target::Jax), ("torch", Target::Torch)];
+/// Every known target, one line each.
+pub(crate) const TARGETS: &[&dyn Target] = &[&xla_jax::Jax];
 
-/// The targets named (`jax`, `torch`; each list item may itself be
-/// comma-separated), or the message for the first unknown name, with the
-/// closest known one. None named: `jax`.
-pub(crate) fn parse(names: &[String]) -> Result<Vec<Target>, String> {
-    let mut out = Vec::new();
+/// The target named `id`. Every `TargetId` in a plan is one of
+/// [`TARGETS`]' (the CLI and begen.yaml give names, looked up here).
+pub(crate) fn of(id: TargetId) -> &'static dyn Target {
+    TARGETS
+        .iter()
+        .copied()
+        .find(|t| t.id() == id)
+        .unwrap_or_else(|| unreachable!("target {id} is not in target::TARGETS"))
+}
+
+/// The target called `name`, if there is one.
+#[cfg_attr(not(test), allow(dead_code))] // the CLI's `--target` and begen.yaml's `targets:` will look names up here
+pub(crate) fn named(name: &str) -> Option<&'static dyn Target> {
+    TARGETS.iter().copied().find(|t| t.id().name() == name)
+}
+
+/// The targets `--target` names (each item may itself be comma-separated):
+/// those of [`TARGETS`], and `torch`, which is built as a stage after the
+/// jax target's link (from the same wrapper objects) and so needs `jax`
+/// beside it. Returns the [`TARGETS`] named (empty: none named, begen's
+/// default) and whether `torch` was, or the message for the first unknown
+/// name with the closest known one.
+pub(crate) fn parse_names(names: &[String]) -> Result<(Vec<TargetId>, bool), String> {
+    let mut ids: Vec<TargetId> = Vec::new();
+    let mut torch = false;
     for name in names.iter().flat_map(|n| n.split(',')).map(str::trim).filter(|n| !n.is_empty()) {
-        match TARGETS.iter().find(|(n, _)| *n == name) {
-            Some((_, t)) => {
-                if !out.contains(t) {
-                    out.push(*t);
-                }
+        if name == torch::NAME {
+            torch = true;
+        } else if let Some(t) = named(name) {
+            if !ids.contains(&t.id()) {
+                ids.push(t.id());
             }
-            None => {
-                let known = TARGETS.map(|(n, _)| n);
-                let hint = crate::diag::suggest::closest(name, known)
-                    .map(|c| format!("; did you mean '{c}'?"))
-                    .unwrap_or_default();
-                return Err(format!("unknown target '{name}': the targets are {}{hint}", known.join(", ")));
-            }
+        } else {
+            let known: Vec<&str> = TARGETS.iter().map(|t| t.id().name()).chain([torch::NAME]).collect();
+            let hint = crate::diag::suggest::closest(name, known.iter().copied())
+                .map(|c| format!("; did you mean '{c}'?"))
+                .unwrap_or_default();
+            return Err(format!("unknown target '{name}': the targets are {}{hint}", known.join(", ")));
         }
     }
-    if out.is_empty() {
-        out.push(Target::Jax);
+    if torch && !ids.contains(&crate::model::generated::JAX) {
+        return Err("the torch target is built beside the jax target (its library is linked from the same \
+                    wrapper objects): use --target jax,torch"
+            .to_string());
     }
-    Ok(out)
+    Ok((ids, torch))
+}
+
+/// The plan's targets of `lib`.
+pub(crate) fn selected(lib: &Library) -> impl Iterator<Item = &'static dyn Target> + '_ {
+    lib.plan.targets.iter().map(|t| of(*t))
+}
+
+/// Every generated file of `lib`: the wrappers (with every selected
+/// target's section), then each selected target's files in the plan's
+/// order, then the shipped tuning table. `api_version` answers each
+/// target's toolchain's API version, where one was found.
+pub(crate) fn emit(lib: &Library, api_version: &dyn Fn(TargetId) -> Option<String>) -> Emitted {
+    let section = |functions: &[&Function]| {
+        let mut all = TargetSection::default();
+        for t in selected(lib) {
+            let s = t.wrapper_section(functions);
+            all.headers.extend(s.headers);
+            all.code.push_str(&s.code);
+        }
+        all
+    };
+    let mut files = crate::emit::emit_wrappers(lib, &section);
+    for t in selected(lib) {
+        files.extend(t.emit(lib, api_version(t.id()).as_deref()));
+    }
+    if let Some(table) = &lib.tuning.table {
+        files.push(GeneratedFile {
+            rel_path: lib.plan.outputs.tune_table.clone(),
+            kind: FileKind::TuneTable,
+            source: None,
+            contents: table.clone(),
+        });
+    }
+    Emitted { files }
 }
 
 #[cfg(test)]
@@ -47,11 +135,32 @@ mod tests {
     use super::*;
 
     #[test]
-    fn names_parse_with_a_suggestion() {
-        assert_eq!(parse(&[]), Ok(vec![Target::Jax]));
-        assert_eq!(parse(&["jax,torch".into()]), Ok(vec![Target::Jax, Target::Torch]));
-        assert_eq!(parse(&["torch".into(), "torch".into()]), Ok(vec![Target::Torch]));
-        let err = parse(&["jax,troch".into()]).unwrap_err();
+    fn every_target_is_listed_once_by_a_distinct_name() {
+        let mut names: Vec<&str> = TARGETS.iter().map(|t| t.id().name()).collect();
+        assert!(names.contains(&"jax"), "{names:?}");
+        names.sort_unstable();
+        let n = names.len();
+        names.dedup();
+        assert_eq!(names.len(), n, "two targets share a name");
+        for t in TARGETS {
+            assert_eq!(of(t.id()).id(), t.id());
+            assert_eq!(named(t.id().name()).map(|t| t.id()), Some(t.id()));
+        }
+        assert!(named("tensorflow").is_none());
+        assert!(named(torch::NAME).is_none(), "torch is a stage after jax's link, not one of TARGETS");
+        for t in crate::model::generated::DEFAULT_TARGETS {
+            assert!(named(t.name()).is_some(), "default target {t} is not listed");
+        }
+    }
+
+    #[test]
+    fn target_names_parse_with_a_suggestion() {
+        let jax = crate::model::generated::JAX;
+        assert_eq!(parse_names(&[]), Ok((vec![], false)));
+        assert_eq!(parse_names(&["jax,torch".into()]), Ok((vec![jax], true)));
+        assert_eq!(parse_names(&["jax".into(), "torch".into(), "torch".into()]), Ok((vec![jax], true)));
+        let err = parse_names(&["jax,troch".into()]).unwrap_err();
         assert_eq!(err, "unknown target 'troch': the targets are jax, torch; did you mean 'torch'?");
+        assert!(parse_names(&["torch".into()]).unwrap_err().contains("use --target jax,torch"));
     }
 }

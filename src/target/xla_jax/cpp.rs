@@ -1,89 +1,34 @@
-//! The view models of the generated C++: every decision about the wrappers,
-//! made in Rust; `templates/wrapper.cc` (one TU per annotated source) and
-//! `templates/glue.cc` (one TU per library) loop over them and print.
+//! The view models of the XLA FFI handlers: `templates/glue.cc` (one TU per
+//! library, or several parts) loops over them and prints.
 //!
 //! The code of one kernel is split in two halves that meet at an
 //! `extern "C"` trampoline (see `build-support/include/begen/abi.h`):
 //!
-//! - the **handler**, in the library's glue TU (host C++ compiler, XLA's FFI
-//!   headers parsed once per library): binding, dtype/rank/attribute
+//! - the **handler**, here, in the library's glue TU (host C++ compiler,
+//!   XLA's FFI headers parsed once per library): binding, dtype/rank/attribute
 //!   checks, then the buffers packed into `begen::TensorArg`s and the
 //!   attributes' addresses, and the trampoline's message turned into an
 //!   `xla::ffi::Error`;
-//! - the **trampoline**, in the source's own TU (the source's compiler, no
-//!   XLA header): the `BE::Tensor` views, the attributes read back as their
-//!   C++ types, the call in the kernel's parameter order, exceptions caught.
+//! - the **trampoline**, in the source's own TU (the target-neutral half,
+//!   `emit::abi`).
 //!
 //! Tensors are passed in binding order (inputs, then outputs), attributes in
-//! signature order. Local names carry the parameter's position (`p0_x`,
-//! `t0_x`), so they can never clash with each other or with the kernel's own
-//! parameter names.
+//! signature order (`abi::slots`). Local names carry the parameter's
+//! position (`p0_x`), so they can never clash with each other or with the
+//! kernel's own parameter names.
 
 use std::collections::BTreeSet;
 
-use crate::model::{
-    ArrayBinding, AttrType, ConstKind, Container, ElementType, Extent, Function, HalfRepr, Instance, Library, Param,
-    Platform, Pointer, RecordType, Returns, ScalarKind, TensorType, Token,
-};
+use crate::model::{AttrType, Extent, Library, Param, Platform, RecordType, ScalarKind, TensorType, Token};
 
-use super::names::comment_text;
+use crate::emit::abi::{Unit, arg_spec_text, passing_order};
+use crate::emit::names::comment_text;
 
-/// One generated wrapper translation unit (one annotated source file): the
-/// source, then one trampoline per annotated function.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct WrapperView {
-    /// The source, relative to the root (already safe for a comment).
-    pub(crate) source: String,
-    /// The validated path written into `#include "..."`.
-    pub(crate) include_path: String,
-    /// `#define NAME VALUE` before the source (a variant's defines).
-    pub(crate) defines: Vec<(String, String)>,
-    /// Extra standard/CUDA headers the trampolines need, e.g. `<complex>`.
-    pub(crate) includes: Vec<String>,
-    /// CUDA sources: the trampolines are host code, so they sit inside
-    /// `#if !defined(__CUDA_ARCH__)` and nvcc's per-architecture device
-    /// passes skip them.
-    pub(crate) host_only: bool,
-    /// CUDA sources: `f<float>` for each template instance, named outside
-    /// the host-only part so that the device passes instantiate it too.
-    pub(crate) instantiations: Vec<String>,
-    pub(crate) trampolines: Vec<TrampolineView>,
-    /// The handlers of its kernels written against XLA FFI's own types,
-    /// generated here rather than in the glue.
-    pub(crate) natives: Vec<super::native::NativeView>,
-    /// Whether it includes `begen/native.h` (it has such kernels).
-    pub(crate) has_natives: bool,
-}
-
-/// One trampoline: `extern "C" const char* <symbol>(<params>) noexcept`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TrampolineView {
-    /// The kernel's C++ name (a checked identifier).
-    pub(crate) function: String,
-    /// The canonical arg_spec, for the comment above it.
-    pub(crate) arg_spec: String,
-    /// `begen_call_<library>_<function>` (hidden).
-    pub(crate) symbol: String,
-    /// The parameter list; a parameter the kernel does not use is unnamed.
-    pub(crate) params: String,
-    /// Statements inside the `try`, before the call: tensor views and
-    /// converted attributes.
-    pub(crate) prepare: Vec<String>,
-    /// The expressions passed to the kernel, in its parameter order.
-    pub(crate) call_args: Vec<String>,
-    /// The helper of `begen/trampoline.h` that turns the kernel's returned
-    /// status into the trampoline's result; `None` for a `void` kernel.
-    pub(crate) returned: Option<&'static str>,
-    /// Its per-executable state, if it takes one.
-    pub(crate) state: Option<StateView>,
-}
-
-/// The per-executable state of a `BE::Tensor` kernel (`T& state`). The
-/// glue cannot name `T` (its TU includes no kernel source), so it holds
-/// the state as an opaque pointer with the deleter of the kernel's TU: its
-/// instantiate handler calls the `make` trampoline, which runs the
-/// `instantiate:` function and hands back the released pointer; each call
-/// passes the pointer on, and the kernel's trampoline casts it back to `T&`.
+/// The per-executable state of a `BE::Tensor` kernel (`T& state`), as the
+/// glue holds it. The glue cannot name `T` (its TU includes no kernel
+/// source), so it holds the state as an opaque pointer with the deleter of
+/// the kernel's TU: its instantiate handler calls the `make` trampoline
+/// (`abi::TrampolineState`), and each call passes the pointer on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct StateView {
     /// The author's function that creates it (a checked identifier).
@@ -93,14 +38,10 @@ pub(crate) struct StateView {
     /// The glue's opaque state type (its own XLA `TypeId`).
     pub(crate) opaque: String,
     /// The exported instantiate handler and the state type's id and info
-    /// functions (`emit::native::state_symbols`).
+    /// functions (`native::state_symbols`).
     pub(crate) instantiate: String,
     pub(crate) type_id: String,
     pub(crate) type_info: String,
-    /// The kernel's parameter type `T`, as declared, and the parameter's
-    /// name, for the trampoline's `static_assert`.
-    pub(crate) ty: String,
-    pub(crate) param: String,
 }
 
 /// The glue translation unit of a library: every XLA FFI handler.
@@ -225,7 +166,8 @@ pub(crate) struct Binding {
     pub(crate) checks: Vec<String>,
 }
 
-/// The C++ pieces of one parameter at position `i`.
+/// The handler's half of one parameter at position `i` (the trampoline's
+/// is `abi::trampoline_param`).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct ParamCpp {
     /// Its bindings: none for a `dim.`, two for an `inout` (its input and
@@ -237,100 +179,6 @@ pub(crate) struct ParamCpp {
     /// Handler statements after the checks, before the trampoline's arrays
     /// are packed (what a struct or array attribute is passed as).
     pub(crate) locals: Vec<String>,
-    /// Trampoline statements before the call.
-    pub(crate) prepare: Vec<String>,
-    /// What the kernel receives, e.g. `t0_x`.
-    pub(crate) call_arg: String,
-}
-
-/// A kernel to render: a plain function, or one instantiation of a
-/// template kernel.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Unit<'a> {
-    pub(crate) f: &'a Function,
-    pub(crate) instance: Option<&'a Instance>,
-}
-
-impl<'a> Unit<'a> {
-    /// Every unit of a function: itself, or each of its instances.
-    pub(crate) fn all(f: &'a Function) -> Vec<Unit<'a>> {
-        if f.instances.is_empty() {
-            vec![Unit { f, instance: None }]
-        } else {
-            f.instances.iter().map(|i| Unit { f, instance: Some(i) }).collect()
-        }
-    }
-
-    /// Its key in the Python module's `TARGETS`: the function's name, or
-    /// the instance's `name[T=float32]`.
-    pub(super) fn key(&self) -> &'a str {
-        self.instance.map_or(&self.f.name, |i| &i.key)
-    }
-
-    /// Its XLA FFI target.
-    pub(super) fn target(&self) -> &'a str {
-        self.instance.map_or(&self.f.target, |i| &i.target)
-    }
-
-    /// Its exported handler symbol.
-    pub(super) fn handler(&self) -> &'a str {
-        self.instance.map_or(&self.f.handler, |i| &i.handler)
-    }
-
-    fn trampoline(&self) -> &'a str {
-        self.instance.map_or(&self.f.trampoline, |i| &i.trampoline)
-    }
-
-    /// The value of const `name` in this instance.
-    fn value(&self, name: &str) -> Option<&'a str> {
-        let k = self.f.consts.iter().position(|k| k.name == name)?;
-        self.instance.map(|i| i.values[k].as_str())
-    }
-
-    /// A tensor's element type in this instance.
-    pub(crate) fn dtype(&self, e: &ElementType) -> Option<AttrType> {
-        match e {
-            ElementType::Dtype(t) => Some(*t),
-            ElementType::Param(name) => self.value(name).and_then(AttrType::parse),
-        }
-    }
-
-    /// `<float, 4>` for an instance, empty for a plain function.
-    fn template_args(&self) -> String {
-        let Some(instance) = self.instance.filter(|_| !self.f.consts.is_empty()) else { return String::new() };
-        let args: Vec<String> = self
-            .f
-            .consts
-            .iter()
-            .zip(&instance.values)
-            .map(|(k, v)| match k.kind {
-                ConstKind::Type => {
-                    AttrType::parse(v).and_then(|t| t.element_cpp(self.f.platform)).unwrap_or("void").to_string()
-                }
-                ConstKind::Value(ty) => cpp_literal(v, ty),
-            })
-            .collect();
-        format!("<{}>", args.join(", "))
-    }
-}
-
-/// A checked integer (or bool) literal as C++ source of type `ty`: with
-/// the type's suffix; a signed type's least value of 32 bits or more as
-/// an expression (its magnitude alone is a literal of a wider type).
-fn cpp_literal(v: &str, ty: AttrType) -> String {
-    let facts = ty.facts();
-    let suffix = facts.literal_suffix;
-    match (facts.kind, facts.range) {
-        (ScalarKind::Int { signed: true }, Some((lo, _))) if facts.size >= 4 && v == lo.to_string() => {
-            format!("({}{suffix} - 1)", lo + 1)
-        }
-        (
-            ScalarKind::Bool | ScalarKind::Int { .. } | ScalarKind::Float | ScalarKind::FloatBits | ScalarKind::Complex,
-            _,
-        ) => {
-            format!("{v}{suffix}")
-        }
-    }
 }
 
 /// The XLA buffer type of a tensor: typed (`Buffer<F32, 2>`) when its
@@ -374,9 +222,9 @@ fn tensor_binding(function: &str, slot: Slot, var: &str, name: &str, buffer: &st
     }
 }
 
-/// Resolves one parameter (position `i` in the signature) of `unit`; `slot`
-/// is its index in the trampoline's `t` (tensors) or `a` (attributes) array.
-pub(crate) fn param_cpp(unit: &Unit, i: usize, slot: usize, p: &Param) -> ParamCpp {
+/// Resolves the handler's half of one parameter (position `i` in the
+/// signature) of `unit`.
+pub(crate) fn param_cpp(unit: &Unit, i: usize, p: &Param) -> ParamCpp {
     let function = unit.f.name.as_str();
     let name = &p.name;
     match &p.token {
@@ -390,7 +238,6 @@ pub(crate) fn param_cpp(unit: &Unit, i: usize, slot: usize, p: &Param) -> ParamC
                 checks: vec![],
             }],
             passed: Passed::Stream(format!("begen::rt::stream_handle(p{i}_{name})")),
-            call_arg: "begen_stream".into(),
             ..Default::default()
         },
         Token::Arg(contract) | Token::Ret(contract) | Token::InOut(contract) => {
@@ -424,37 +271,25 @@ pub(crate) fn param_cpp(unit: &Unit, i: usize, slot: usize, p: &Param) -> ParamC
                 }
             };
             let value = if output { format!("*{var}") } else { var.clone() };
-            let (prepare, call_arg) = match &p.pointer {
-                None => {
-                    let view = format!("t{i}_{name}");
-                    // Not const even for inputs: a kernel bound by an explicit
-                    // arg_spec may take `BE::Tensor&` for an input.
-                    (vec![format!("BE::Tensor {view} = begen::tr::view(begen_t[{slot}]);")], view)
-                }
-                Some(ptr) => pointer_arg(unit, i, slot, p, ptr, contract.as_ref()),
-            };
             ParamCpp {
                 bindings,
                 passed: Passed::Tensor(format!("begen::rt::tensor_arg({value})")),
-                prepare,
-                call_arg,
                 ..Default::default()
             }
         }
-        Token::Dim { ty, .. } => ParamCpp {
+        Token::Dim { .. } => ParamCpp {
             // The value is resolved in the handler (see `dim_statements`).
             passed: Passed::Attr(format!("&a{i}_{name}")),
-            call_arg: format!("begen::tr::attr<{}>(begen_a[{slot}])", ty.cpp_type()),
             ..Default::default()
         },
-        Token::Attr { ty, .. } => attr_cpp(function, i, slot, p, *ty),
-        Token::Record { ty, .. } => record_cpp(i, slot, p, ty),
-        Token::Array { ty, .. } => array_cpp(function, i, slot, p, *ty),
-        Token::Str { .. } => str_cpp(i, slot, p),
-        Token::Dict => dict_cpp(i, slot, p),
-        Token::State { ty, .. } => state_cpp(unit, i, slot, p, ty),
-        Token::Args => list_cpp(unit, i, slot, p, false),
-        Token::Rets => list_cpp(unit, i, slot, p, true),
+        Token::Attr { ty, .. } => attr_cpp(function, i, p, *ty),
+        Token::Record { ty, .. } => record_cpp(i, p, ty),
+        Token::Array { ty, .. } => array_cpp(function, i, p, *ty),
+        Token::Str { .. } => str_cpp(i, p),
+        Token::Dict => dict_cpp(i, p),
+        Token::State { .. } => state_cpp(unit, i, p),
+        Token::Args => list_cpp(unit, i, p, false),
+        Token::Rets => list_cpp(unit, i, p, true),
         // Only binary kernels take structs as bytes and lists; their handlers are `emit::binary`'s.
         Token::Struct { .. } | Token::List(_) => ParamCpp::default(),
     }
@@ -465,23 +300,17 @@ pub(crate) fn param_cpp(unit: &Unit, i: usize, slot: usize, p: &Param) -> ParamC
 /// checks one by one and packs as TensorArgs; the list goes on in the
 /// attributes array, and the trampoline hands the kernel a `BE::Tensors`
 /// over it.
-fn list_cpp(unit: &Unit, i: usize, slot: usize, p: &Param, output: bool) -> ParamCpp {
+fn list_cpp(unit: &Unit, i: usize, p: &Param, output: bool) -> ParamCpp {
     let function = &unit.f.name;
     let name = &p.name;
     let raw = format!("p{i}_{name}");
     let items = format!("v{i}_{name}");
     let list = format!("l{i}_{name}");
-    let view = format!("t{i}_{name}");
     let (slot_of, binding, remaining) = if output {
         (Slot::Outputs, ".RemainingRets()", "xla::ffi::RemainingRets")
     } else {
         (Slot::Inputs, ".RemainingArgs()", "xla::ffi::RemainingArgs")
     };
-    let read = format!("*static_cast<const begen::TensorList*>(begen_a[{slot}])");
-    let mut prepare = vec![format!("BE::Tensors {view}({read});")];
-    if output && unit.f.options.zero_outputs {
-        prepare.push(format!("begen::tr::zero_outputs({read}, begen_stream);"));
-    }
     ParamCpp {
         bindings: vec![Binding {
             slot: slot_of,
@@ -497,47 +326,21 @@ fn list_cpp(unit: &Unit, i: usize, slot: usize, p: &Param, output: bool) -> Para
             ),
             format!("const begen::TensorList {list}{{{items}.data(), static_cast<int64_t>({items}.size())}};"),
         ],
-        prepare,
-        call_arg: view,
     }
 }
 
 /// A struct attribute: XLA decodes the dictionary into begen's copy of the
 /// struct (the glue's [`StructView`]); the handler passes the members'
-/// addresses, and the trampoline builds the kernel's struct from them by
-/// aggregate initialisation, each member cast to its declared type.
-fn record_cpp(i: usize, slot: usize, p: &Param, ty: &RecordType) -> ParamCpp {
+/// addresses, and the trampoline builds the kernel's struct from them.
+fn record_cpp(i: usize, p: &Param, ty: &RecordType) -> ParamCpp {
     let name = &p.name;
     let raw = format!("p{i}_{name}");
     let members = format!("m{i}_{name}");
     let addresses: Vec<String> = ty.members.iter().map(|m| format!("&{raw}.{}", m.name)).collect();
-    let read = format!("s{i}_{name}");
-    let mut prepare = vec![format!("const void* const* {read} = static_cast<const void* const*>(begen_a[{slot}]);")];
-    let mut values = Vec::new();
-    for (k, m) in ty.members.iter().enumerate() {
-        let bits = format!("begen::tr::attr<{}>({read}[{k}])", m.ty.cpp_type());
-        let value = match from_bits(m.ty, m.half_repr, &bits, &format!("r{i}_{name}_{k}")) {
-            Some((rebuild, cuda)) => {
-                prepare.extend(rebuild);
-                format!("{cuda}(r{i}_{name}_{k})")
-            }
-            None => bits,
-        };
-        values.push(format!("static_cast<decltype({}::{})>({value})", ty.name, m.name));
-    }
-    prepare.push(format!(
-        "static_assert(std::is_aggregate<{0}>::value, \"struct {0} must be an aggregate (no constructors, base \
-         classes or private members): begen builds it from its members\");",
-        ty.name
-    ));
-    let value = format!("v{i}_{name}");
-    prepare.push(format!("const {} {value}{{{}}};", ty.name, values.join(", ")));
     ParamCpp {
         bindings: attr_binding(format!(".Attr<{}>(\"{name}\")", ty.mirror), format!("{} {raw}", ty.mirror), vec![]),
         passed: Passed::Attr(members.clone()),
         locals: vec![format!("const void* const {members}[] = {{{}}};", addresses.join(", "))],
-        prepare,
-        call_arg: value,
     }
 }
 
@@ -551,9 +354,8 @@ pub(crate) fn array_wire(ty: AttrType) -> (&'static str, usize) {
 
 /// An array attribute: XLA decodes it as a `Span`; the handler passes its
 /// data and length (`begen::ArrayArg`), and the trampoline builds the
-/// kernel's container over (a span) or from (a vector) the elements, read
-/// as the element type the kernel declares (asserted to have the size).
-fn array_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> ParamCpp {
+/// kernel's container over or from the elements.
+fn array_cpp(function: &str, i: usize, p: &Param, ty: AttrType) -> ParamCpp {
     let name = &p.name;
     let raw = format!("p{i}_{name}");
     let (wire, per) = array_wire(ty);
@@ -570,36 +372,10 @@ fn array_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> 
         ));
     }
     let arg = format!("a{i}_{name}");
-    // `check` gives every array attribute its binding.
-    let binding = p
-        .array
-        .as_deref()
-        .cloned()
-        .unwrap_or(ArrayBinding { container: Container::Vector, element: ty.cpp_type().into() });
-    let element = &binding.element;
-    let read = format!("x{i}_{name}");
-    let data = format!("e{i}_{name}");
-    let value = format!("v{i}_{name}");
-    let size = format!("static_cast<size_t>({read}.size)");
-    let build = match binding.container {
-        Container::XlaSpan | Container::BeSpan => format!("const {} {value}({data}, {size});", binding.cpp_type()),
-        Container::Vector => format!("const {} {value}({data}, {data} + {size});", binding.cpp_type()),
-    };
     ParamCpp {
         bindings: attr_binding(format!(".Attr<{span}>(\"{name}\")"), format!("{span} {raw}"), checks),
         passed: Passed::Attr(format!("&{arg}")),
         locals: vec![format!("const begen::ArrayArg {arg} = begen::rt::array_arg({raw}, {per});")],
-        prepare: vec![
-            format!(
-                "static_assert(sizeof({element}) == {}, \"{function}: attribute '{name}' holds {ty} elements of {} bytes\");",
-                ty.byte_width(),
-                ty.byte_width()
-            ),
-            format!("const begen::ArrayArg& {read} = *static_cast<const begen::ArrayArg*>(begen_a[{slot}]);"),
-            format!("const {element}* {data} = static_cast<const {element}*>({read}.data);"),
-            build,
-        ],
-        call_arg: value,
     }
 }
 
@@ -607,11 +383,10 @@ fn array_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> 
 /// bytes, valid for the call); the handler passes their address and
 /// number as a `begen::ArrayArg`, and the trampoline hands the kernel a
 /// `std::string_view` over them.
-fn str_cpp(i: usize, slot: usize, p: &Param) -> ParamCpp {
+fn str_cpp(i: usize, p: &Param) -> ParamCpp {
     let name = &p.name;
     let raw = format!("p{i}_{name}");
     let arg = format!("a{i}_{name}");
-    let read = format!("x{i}_{name}");
     ParamCpp {
         bindings: attr_binding(
             format!(".Attr<std::string_view>(\"{name}\")"),
@@ -620,10 +395,6 @@ fn str_cpp(i: usize, slot: usize, p: &Param) -> ParamCpp {
         ),
         passed: Passed::Attr(format!("&{arg}")),
         locals: vec![format!("const begen::ArrayArg {arg} = {{{raw}.data(), static_cast<int64_t>({raw}.size())}};")],
-        prepare: vec![format!(
-            "const begen::ArrayArg& {read} = *static_cast<const begen::ArrayArg*>(begen_a[{slot}]);"
-        )],
-        call_arg: format!("std::string_view(static_cast<const char*>({read}.data), static_cast<size_t>({read}.size))"),
     }
 }
 
@@ -631,27 +402,23 @@ fn str_cpp(i: usize, slot: usize, p: &Param) -> ParamCpp {
 /// `ffi::Dictionary`; the handler passes it with the glue's reader
 /// (`begen::DictArg`), and the trampoline hands the kernel a `BE::Attrs`
 /// over it, whose getters read by key through the glue.
-fn dict_cpp(i: usize, slot: usize, p: &Param) -> ParamCpp {
+fn dict_cpp(i: usize, p: &Param) -> ParamCpp {
     let name = &p.name;
     let raw = format!("p{i}_{name}");
     let arg = format!("a{i}_{name}");
-    let value = format!("v{i}_{name}");
     ParamCpp {
         bindings: attr_binding(".Attrs()".into(), format!("xla::ffi::Dictionary {raw}"), vec![]),
         passed: Passed::Attr(format!("&{arg}")),
         locals: vec![format!("const begen::DictArg {arg} = begen::rt::dict_arg({raw});")],
-        prepare: vec![format!("const BE::Attrs {value}(*static_cast<const begen::DictArg*>(begen_a[{slot}]));")],
-        call_arg: value,
     }
 }
 
 /// The per-executable state (`T& state`): XLA hands the handler the glue's
 /// opaque state (`Ctx<State<...>>`), whose pointer goes on in the
 /// attributes array; the trampoline casts it back to the kernel's `T`.
-fn state_cpp(unit: &Unit, i: usize, slot: usize, p: &Param, ty: &str) -> ParamCpp {
+fn state_cpp(unit: &Unit, i: usize, p: &Param) -> ParamCpp {
     let name = &p.name;
     let raw = format!("p{i}_{name}");
-    let value = format!("v{i}_{name}");
     let opaque = state_opaque(unit);
     ParamCpp {
         bindings: vec![Binding {
@@ -662,8 +429,6 @@ fn state_cpp(unit: &Unit, i: usize, slot: usize, p: &Param, ty: &str) -> ParamCp
         }],
         passed: Passed::Attr(format!("{raw}->ptr")),
         locals: vec![],
-        prepare: vec![format!("{ty}& {value} = *static_cast<{ty}*>(const_cast<void*>(begen_a[{slot}]));")],
-        call_arg: value,
     }
 }
 
@@ -675,72 +440,22 @@ fn state_opaque(unit: &Unit) -> String {
 /// The state of `unit`, if its kernel takes one and begen.yaml names the
 /// function that creates it.
 fn state_view(unit: &Unit) -> Option<StateView> {
-    let f = unit.f;
-    let function = f.options.instantiate.clone()?;
-    let (param, ty) = f.params.iter().find_map(|p| match &p.token {
-        Token::State { ty, .. } => Some((p.name.clone(), ty.clone())),
-        _ => None,
-    })?;
+    let t = crate::emit::abi::trampoline_state(unit)?;
     let (instantiate, type_id, type_info) = super::native::state_symbols(unit.handler());
-    Some(StateView {
-        function,
-        make: crate::model::make_state_symbol(unit.trampoline()),
-        opaque: state_opaque(unit),
-        instantiate,
-        type_id,
-        type_info,
-        ty,
-        param: param.to_string(),
-    })
-}
-
-/// The kernel's pointer argument for a typed tensor: the data cast to the
-/// declared element type (the template argument's type for `T*`), whose
-/// size is asserted at compile time.
-fn pointer_arg(
-    unit: &Unit,
-    i: usize,
-    slot: usize,
-    p: &Param,
-    ptr: &Pointer,
-    contract: Option<&TensorType>,
-) -> (Vec<String>, String) {
-    let pointee = match unit.value(&ptr.pointee).and_then(AttrType::parse) {
-        Some(t) => t.element_cpp(unit.f.platform).unwrap_or("void").to_string(),
-        None => ptr.pointee.clone(),
-    };
-    let constness = if ptr.is_const { "const " } else { "" };
-    let var = format!("d{i}_{}", p.name);
-    let mut prepare = Vec::new();
-    if let Some(t) = contract.and_then(|c| unit.dtype(&c.dtype))
-        && pointee != "void"
-    {
-        prepare.push(format!(
-            "static_assert(sizeof({pointee}) == {}, \"{}: parameter '{}' points to {} elements of {} bytes\");",
-            t.byte_width(),
-            unit.f.name,
-            p.name,
-            t,
-            t.byte_width()
-        ));
-    }
-    prepare.push(format!("{constness}{pointee}* {var} = static_cast<{constness}{pointee}*>(begen_t[{slot}].data);"));
-    (prepare, var)
+    Some(StateView { function: t.function, make: t.make, opaque: state_opaque(unit), instantiate, type_id, type_info })
 }
 
 fn attr_binding(binding: String, impl_param: String, checks: Vec<String>) -> Vec<Binding> {
     vec![Binding { slot: Slot::Attr, binding, impl_param, checks }]
 }
 
-fn attr_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> ParamCpp {
+fn attr_cpp(function: &str, i: usize, p: &Param, ty: AttrType) -> ParamCpp {
     let name = &p.name;
     let raw = format!("p{i}_{name}");
     match ty.kind() {
         ScalarKind::Complex => {
             // XLA's attributes have no complex scalars: a pair of its parts.
             let part = ty.facts().wire.cpp_type();
-            let parts = format!("c{i}_{name}");
-            let value = format!("v{i}_{name}");
             ParamCpp {
                 bindings: attr_binding(
                     format!(".Attr<xla::ffi::Span<const {part}>>(\"{name}\")"),
@@ -752,27 +467,14 @@ fn attr_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> P
                 ),
                 passed: Passed::Attr(format!("{raw}.begin()")),
                 locals: vec![],
-                prepare: vec![
-                    format!("const {part}* {parts} = static_cast<const {part}*>(begen_a[{slot}]);"),
-                    format!("const std::complex<{part}> {value}({parts}[0], {parts}[1]);"),
-                ],
-                call_arg: value,
             }
         }
         ScalarKind::FloatBits => {
             let carrier = ty.cpp_type();
-            let bindings = attr_binding(format!(".Attr<{carrier}>(\"{name}\")"), format!("{carrier} {raw}"), vec![]);
-            let bits = format!("begen::tr::attr<{carrier}>(begen_a[{slot}])");
-            let passed = Passed::Attr(format!("&{raw}"));
-            let r = format!("r{i}_{name}");
-            match from_bits(ty, p.half_repr, &bits, &r) {
-                None => ParamCpp { bindings, passed, call_arg: bits, ..Default::default() },
-                Some((prepare, cuda)) => {
-                    let value = format!("v{i}_{name}");
-                    let mut prepare = prepare;
-                    prepare.push(format!("const {cuda} {value}({r});"));
-                    ParamCpp { bindings, passed, locals: vec![], prepare, call_arg: value }
-                }
+            ParamCpp {
+                bindings: attr_binding(format!(".Attr<{carrier}>(\"{name}\")"), format!("{carrier} {raw}"), vec![]),
+                passed: Passed::Attr(format!("&{raw}")),
+                locals: vec![],
             }
         }
         ScalarKind::Bool | ScalarKind::Int { .. } | ScalarKind::Float => ParamCpp {
@@ -782,79 +484,15 @@ fn attr_cpp(function: &str, i: usize, slot: usize, p: &Param, ty: AttrType) -> P
                 vec![],
             ),
             passed: Passed::Attr(format!("&{raw}")),
-            call_arg: format!("begen::tr::attr<{}>(begen_a[{slot}])", ty.cpp_type()),
             ..Default::default()
         },
     }
 }
 
-/// Where the kernel takes a float passed as bits (`ty`) as CUDA's own type
-/// (`repr`): the statements that rebuild it from the `bits` expression
-/// through CUDA's raw struct `r` (no arithmetic, no aliasing), and the
-/// type. `None` where it takes the bits.
-fn from_bits(ty: AttrType, repr: Option<HalfRepr>, bits: &str, r: &str) -> Option<(Vec<String>, &'static str)> {
-    match repr? {
-        HalfRepr::Bits => None,
-        HalfRepr::CudaHalf | HalfRepr::CudaBFloat16 => {
-            let cuda = ty.facts().cuda?;
-            Some((vec![format!("{} {r};", cuda.raw), format!("{r}.x = {bits};")], cuda.spellings[0]))
-        }
-    }
-}
-
-/// Every parameter of `unit` resolved, in signature order, with its
-/// position. Tensor slots follow binding order (inputs, then outputs; an
-/// `inout` is passed as its output), attribute slots signature order
-/// (attributes and dimensions).
+/// Every parameter of `unit` resolved, in passing order (`abi::passing_order`):
+/// the stream and state, inputs, outputs, attributes.
 fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
-    let f = unit.f;
-    let mut order: Vec<(usize, &Param)> = f.params.iter().enumerate().collect();
-    let rank = |t: &Token| match t {
-        Token::Stream | Token::State { .. } => 0,
-        Token::Arg(_) | Token::List(_) | Token::Args => 1,
-        Token::Ret(_) | Token::InOut(_) | Token::Rets => 2,
-        Token::Attr { .. }
-        | Token::Dim { .. }
-        | Token::Struct { .. }
-        | Token::Record { .. }
-        | Token::Array { .. }
-        | Token::Str { .. }
-        | Token::Dict => 3,
-    };
-    order.sort_by_key(|(i, p)| (rank(&p.token), *i));
-    let mut slots = vec![0; f.params.len()];
-    let (mut tensors, mut attrs) = (0, 0);
-    for (i, p) in &order {
-        match p.token {
-            Token::Arg(_) | Token::Ret(_) | Token::InOut(_) => {
-                slots[*i] = tensors;
-                tensors += 1;
-            }
-            Token::Attr { .. }
-            | Token::Dim { .. }
-            | Token::Struct { .. }
-            | Token::Record { .. }
-            | Token::Array { .. }
-            | Token::Str { .. }
-            | Token::Dict
-            | Token::State { .. }
-            | Token::Args
-            | Token::Rets => {
-                slots[*i] = attrs;
-                attrs += 1;
-            }
-            Token::Stream | Token::List(_) => {}
-        }
-    }
-    let mut out: Vec<(usize, &Param, ParamCpp)> =
-        f.params.iter().enumerate().map(|(i, p)| (i, p, param_cpp(unit, i, slots[i], p))).collect();
-    // Passed in slot order.
-    out.sort_by_key(|(i, p, _)| (rank(&p.token), *i));
-    out
-}
-
-pub(super) fn arg_spec_text(f: &Function) -> String {
-    f.spec_tokens().join(", ")
+    passing_order(unit.f).into_iter().map(|(i, p)| (i, p, param_cpp(unit, i, p))).collect()
 }
 
 /// The handler statements that check the typed tensors' extents against
@@ -1102,142 +740,6 @@ fn emit_packs(params: &[(usize, &Param, ParamCpp)]) -> (Vec<String>, Vec<String>
     }
     call_args.push(stream);
     (packs, call_args)
-}
-
-/// Resolves the trampoline of one kernel: views and attributes built in
-/// binding order, the call in signature order.
-pub(crate) fn trampoline_view(unit: &Unit) -> TrampolineView {
-    let f = unit.f;
-    let mut params = params_cpp(unit);
-    let mut prepare: Vec<String> = params.iter().flat_map(|(_, _, c)| c.prepare.clone()).collect();
-    if f.options.zero_outputs {
-        let tensors = params.iter().filter(|(_, _, c)| matches!(c.passed, Passed::Tensor(_)));
-        for (slot, (_, p, _)) in tensors.enumerate() {
-            if matches!(p.token, Token::Ret(_)) {
-                prepare.push(format!("begen::tr::zero_output(begen_t[{slot}], begen_stream);"));
-            }
-        }
-    }
-    params.sort_by_key(|(i, _, _)| *i);
-    let uses = |want: fn(&Token) -> bool| f.params.iter().any(|p| want(&p.token));
-    let named = |used: bool, decl: &str, name: &str| {
-        if used { format!("{decl} {name}") } else { decl.to_string() }
-    };
-    let params_text = [
-        named(
-            uses(|t| matches!(t, Token::Arg(_) | Token::Ret(_) | Token::InOut(_))),
-            "const begen::TensorArg*",
-            "begen_t",
-        ),
-        named(
-            uses(|t| {
-                matches!(
-                    t,
-                    Token::Attr { .. }
-                        | Token::Dim { .. }
-                        | Token::Record { .. }
-                        | Token::Array { .. }
-                        | Token::Str { .. }
-                        | Token::Dict
-                        | Token::State { .. }
-                        | Token::Args
-                        | Token::Rets
-                )
-            }),
-            "const void* const*",
-            "begen_a",
-        ),
-        named(uses(|t| matches!(t, Token::Stream)) || f.options.zero_outputs, "int64_t", "begen_stream"),
-    ]
-    .join(", ");
-    TrampolineView {
-        function: format!("{}{}", f.name, unit.template_args()),
-        arg_spec: arg_spec_text(f),
-        symbol: unit.trampoline().to_string(),
-        params: params_text,
-        prepare,
-        call_args: params.iter().map(|(_, _, c)| c.call_arg.clone()).collect(),
-        returned: match f.returns {
-            Returns::Void => None,
-            Returns::Status => Some("returned_status"),
-            Returns::FfiError => Some("returned_error"),
-            Returns::FfiErrorOr => Some("returned_error_or"),
-        },
-        state: state_view(unit),
-    }
-}
-
-/// Resolves the wrapper of one source file; `include_path` is already
-/// validated.
-pub(crate) fn wrapper_view(
-    file: &str,
-    include_path: String,
-    defines: Vec<(String, String)>,
-    functions: &[&Function],
-) -> WrapperView {
-    let mut attr_types: BTreeSet<AttrType> = functions.iter().flat_map(|f| f.attrs().map(|(_, t)| t)).collect();
-    let params = || functions.iter().flat_map(|f| f.params.iter());
-    attr_types.extend(params().filter_map(|p| match p.token {
-        Token::Array { ty, .. } => Some(ty),
-        _ => None,
-    }));
-    let member_half = |repr: HalfRepr| {
-        params().any(
-            |p| matches!(&p.token, Token::Record { ty, .. } if ty.members.iter().any(|m| m.half_repr == Some(repr))),
-        )
-    };
-    // A template instantiated over a 16-bit float names CUDA's type.
-    let instantiated = |t: AttrType| {
-        functions
-            .iter()
-            .any(|f| f.consts.iter().any(|k| k.kind == ConstKind::Type && k.values.iter().any(|v| v == t.as_str())))
-    };
-    // CUDA's own types the trampolines name, in the table's order.
-    let cuda_headers = AttrType::ALL.into_iter().filter_map(|t| {
-        let cuda = t.facts().cuda?;
-        let named = params().any(|p| p.half_repr == Some(cuda.repr)) || member_half(cuda.repr) || instantiated(t);
-        named.then_some(cuda.header)
-    });
-    let mut includes: Vec<String> = Vec::new();
-    for header in attr_types.iter().filter_map(|t| t.facts().cpp_header) {
-        if !includes.iter().any(|h| h == header) {
-            includes.push(header.to_string());
-        }
-    }
-    includes.push("<exception>".into());
-    let state = params().any(|p| matches!(p.token, Token::State { .. }));
-    if state {
-        includes.push("<memory>".into());
-    }
-    if state || params().any(|p| matches!(p.token, Token::Record { .. })) {
-        includes.push("<type_traits>".into());
-    }
-    if params().any(|p| p.array.as_ref().is_some_and(|a| a.container == Container::Vector)) {
-        includes.push("<vector>".into());
-    }
-    includes.extend(cuda_headers.map(String::from));
-    WrapperView {
-        source: comment_text(file),
-        include_path,
-        defines,
-        includes,
-        host_only: functions.iter().any(|f| f.platform == Platform::Cuda),
-        instantiations: functions
-            .iter()
-            .filter(|f| f.platform == Platform::Cuda)
-            .flat_map(|f| Unit::all(f))
-            .filter(|u| u.instance.is_some() && !u.f.consts.is_empty())
-            .map(|u| format!("{}{}", u.f.name, u.template_args()))
-            .collect(),
-        trampolines: functions
-            .iter()
-            .filter(|f| f.native.is_none())
-            .flat_map(|f| Unit::all(f))
-            .map(|u| trampoline_view(&u))
-            .collect(),
-        natives: functions.iter().filter_map(|f| f.native.as_ref().map(|n| super::native::native_view(f, n))).collect(),
-        has_natives: functions.iter().any(|f| f.native.is_some()),
-    }
 }
 
 /// Handlers per glue TU. XLA's FFI binding templates make each handler

@@ -183,7 +183,7 @@ def export_safety_checks():
 {%- endfor %}
 
 {%- for f in m.functions %}
-{{- crate::emit::py_function(f, "")? }}
+{{- crate::target::xla_jax::py_function(f, "")? }}
 {%- endfor %}
 {%- for n in m.modules %}
 
@@ -201,13 +201,13 @@ def {{ n.py_name }}():
 {%- endfor %}
     }
 {%- for f in n.functions %}
-{{- crate::emit::py_function(f, "    ")? }}
+{{- crate::target::xla_jax::py_function(f, "    ")? }}
 {%- endfor %}
 
     return locals()
 {%- endfor %}
 {%- for a in m.algorithms %}
-{{- crate::emit::py_function(a.function, "")? }}
+{{- crate::target::xla_jax::py_function(a.function, "")? }}
 {%- endfor %}
 
 

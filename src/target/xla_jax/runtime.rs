@@ -81,7 +81,7 @@ macro_rules! section_files {
             /// The file's text.
             pub(crate) fn text(self) -> &'static str {
                 match self {
-                    $(Section::$section => include_str!(concat!("../../build-support/python/begen_runtime/", $file)),)*
+                    $(Section::$section => include_str!(concat!("../../../build-support/python/begen_runtime/", $file)),)*
                 }
             }
         }
@@ -172,7 +172,7 @@ mod tests {
     use crate::model::is_py_reserved;
     use crate::model::pynames::PY_LATE_IMPORTS;
 
-    const TEMPLATE: &str = include_str!("../../templates/module.py");
+    const TEMPLATE: &str = include_str!("templates/module.py");
 
     /// `name` of a top-level `def name(`, `class name(`/`:` or `name = `/
     /// `name: ` line of Python text (not a template placeholder).

@@ -8,16 +8,31 @@
 use std::path::{Path, PathBuf};
 
 /// The harness the integration tests' goldens use too.
-#[path = "../../tests/support/golden.rs"]
+#[path = "../../../tests/support/golden.rs"]
 mod golden;
 
-use super::cpp::{Passed, Unit, handler_view, param_cpp, trampoline_view};
+use super::cpp::{Binding, Passed, handler_view, param_cpp};
 use super::python::{PyConversion, PyFunctionView, py_function_view};
 use super::*;
+use crate::emit::abi::{Unit, trampoline_param, trampoline_view};
+use crate::model::generated::Emitted;
 use crate::model::{
     ArrayBinding, AttrType, Container, Function, FunctionOptions, HalfRepr, Library, Module, Param, Platform,
     RecordMember, RecordType, SourceFile, Token, VmapMethod,
 };
+
+/// Every file of `lib` with the jax target, its XLA FFI API version `api`.
+fn emit(lib: &Library, api: Option<&str>) -> Emitted {
+    crate::target::emit(lib, &|_| api.map(String::from))
+}
+
+/// What a glue part is.
+const GLUE: FileKind = FileKind::TargetUnit { target: JAX, heavy: true };
+
+/// The glue parts of `out`, the first first.
+fn glue_parts(out: &Emitted) -> impl Iterator<Item = &GeneratedFile> {
+    out.files.iter().filter(|f| f.kind == GLUE)
+}
 
 /// One conversion as the module writes it, of value `v`, quoting `w`.
 #[derive(Template)]
@@ -213,10 +228,29 @@ pub(crate) fn cuda_case(root: &Path) -> Library {
     library("gpukernels", vec![scale, odd])
 }
 
-/// `param_cpp` of a parameter of a plain function named `f`.
-fn cpp_of(i: usize, slot: usize, p: &Param) -> super::cpp::ParamCpp {
+/// Both halves of one parameter: the handler's and the trampoline's.
+struct BothHalves {
+    bindings: Vec<Binding>,
+    passed: Passed,
+    locals: Vec<String>,
+    prepare: Vec<String>,
+    call_arg: String,
+}
+
+/// `param_cpp` and `trampoline_param` of a parameter of a plain function
+/// named `f`.
+fn cpp_of(i: usize, slot: usize, p: &Param) -> BothHalves {
     let f = function("f", "a.cpp", Path::new("/k"), Platform::Cpu, vec![]);
-    param_cpp(&Unit { f: &f, instance: None }, i, slot, p)
+    let unit = Unit { f: &f, instance: None };
+    let handler = param_cpp(&unit, i, p);
+    let trampoline = trampoline_param(&unit, i, slot, p);
+    BothHalves {
+        bindings: handler.bindings,
+        passed: handler.passed,
+        locals: handler.locals,
+        prepare: trampoline.prepare,
+        call_arg: trampoline.call_arg,
+    }
 }
 
 #[test]
@@ -439,7 +473,7 @@ fn emit_lists_wrappers_then_python_then_manifest() {
         ]
     );
     assert_eq!(out.wrappers().count(), 2);
-    assert_eq!(out.glue_parts().next().map(|g| g.rel_path.as_str()), Some("gen/cpukernels.begen.cc"));
+    assert_eq!(glue_parts(&out).next().map(|g| g.rel_path.as_str()), Some("gen/cpukernels.begen.cc"));
     assert_eq!(out.translation_units().count(), 3);
     assert_eq!(out, emit(&lib, Some("0.3")), "deterministic");
 }
@@ -460,7 +494,7 @@ fn many_handlers_split_the_glue_into_parts() {
         .collect();
     let lib = library("many", fs);
     let out = emit(&lib, Some("0.3"));
-    let parts: Vec<&GeneratedFile> = out.glue_parts().collect();
+    let parts: Vec<&GeneratedFile> = glue_parts(&out).collect();
     let paths: Vec<&str> = parts.iter().map(|g| g.rel_path.as_str()).collect();
     assert_eq!(paths, ["gen/many.begen.cc", "gen/many.part2.begen.cc", "gen/many.part3.begen.cc"]);
     for i in 0..n {
@@ -471,7 +505,7 @@ fn many_handlers_split_the_glue_into_parts() {
     let api = |g: &GeneratedFile| g.contents.contains(&super::cpp::ffi_api_symbol("many"));
     assert_eq!(parts.iter().map(|g| api(g)).collect::<Vec<_>>(), [true, false, false]);
     assert!(parts[2].contents.contains("part\n// 3 of 3"), "{}", &parts[2].contents[..400]);
-    assert_eq!(out.translation_units().filter(|f| f.kind == FileKind::Glue).count(), 3);
+    assert_eq!(out.translation_units().filter(|f| f.kind == GLUE).count(), 3);
 }
 
 #[test]
@@ -600,7 +634,7 @@ fn cuda_wrappers_compile_with_nvcc() {
         run(&mut nvcc);
     }
     // The glue: host C++ only, no CUDA header on the path.
-    let glue = out.glue_parts().next().unwrap();
+    let glue = glue_parts(&out).next().unwrap();
     let path = dir.join(&glue.rel_path);
     std::fs::write(&path, &glue.contents).unwrap();
     run(std::process::Command::new(std::env::var("CXX").unwrap_or_else(|_| "g++".into()))

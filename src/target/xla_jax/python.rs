@@ -10,9 +10,9 @@ use crate::model::{
     ScalarKind, TensorType, Token, Tuned, TunedAlgorithm, VjpArg,
 };
 
-use super::cpp::Unit;
-use super::names::{PyLit, comment_text, py_str};
 use super::runtime::{self, Section};
+use crate::emit::abi::Unit;
+use crate::emit::names::{PyLit, comment_text, py_str};
 use crate::model::is_py_keyword;
 
 /// The generated Python module and its stub.

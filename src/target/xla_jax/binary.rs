@@ -16,8 +16,9 @@ use crate::model::binary::{ArgValue, ArrayRules, BinaryCall};
 use crate::model::binary::{Expr, Op};
 use crate::model::{AttrType, ElementType, Extent, Function, Library, Param, ScalarKind, Token};
 
-use super::cpp::{self, Binding, Slot, Unit};
-use super::names::comment_text;
+use super::cpp::{self, Binding, Slot};
+use crate::emit::abi::{self, Unit};
+use crate::emit::names::comment_text;
 
 /// The binaries TU of a library.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -165,7 +166,7 @@ fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
     ));
     BinaryHandlerView {
         function: f.name.clone(),
-        arg_spec: comment_text(&format!("{} ({})", cpp::arg_spec_text(f), comment_text(file))),
+        arg_spec: comment_text(&format!("{} ({})", abi::arg_spec_text(f), comment_text(file))),
         convention: b.convention.name().to_string(),
         symbol: lit(&b.symbol),
         image_var: format!("begen_image_{}", b.image),
@@ -221,7 +222,7 @@ fn emit_bindings(unit: &Unit, b: &BinaryCall, fname: &str) -> Vec<(Slot, usize, 
             // Bound below: XLA's remaining arguments and a hidden result.
             Token::List(_) => {}
             _ => {
-                for binding in cpp::param_cpp(unit, i, 0, p).bindings {
+                for binding in cpp::param_cpp(unit, i, p).bindings {
                     bound.push((binding.slot, i, binding));
                 }
             }

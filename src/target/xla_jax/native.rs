@@ -4,9 +4,12 @@
 //! declares it (`begen::native::param_t`), in signature order, and the
 //! kernel is called directly.
 
+use askama::Template;
+
+use crate::emit::abi::TargetSection;
 use crate::model::{Function, Native, NativeBind, Returns};
 
-use super::cpp::arg_spec_text;
+use crate::emit::abi::arg_spec_text;
 
 /// One native kernel's handler.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -46,6 +49,27 @@ pub(crate) struct NativeState {
 }
 
 pub(crate) use crate::model::state_symbols;
+
+#[derive(Template)]
+#[template(path = "native.cc", escape = "none")]
+struct NativeTemplate<'a> {
+    natives: &'a [NativeView],
+}
+
+/// What the jax target adds to the wrapper of a source's `functions`: the
+/// handlers of its native kernels, after the trampolines, and the header
+/// they use.
+pub(crate) fn wrapper_section(functions: &[&Function]) -> TargetSection {
+    let natives: Vec<NativeView> =
+        functions.iter().filter_map(|f| f.native.as_ref().map(|n| native_view(f, n))).collect();
+    if natives.is_empty() {
+        return TargetSection::default();
+    }
+    let code = NativeTemplate { natives: &natives }
+        .render()
+        .unwrap_or_else(|e| unreachable!("rendering into a String failed: {e}"));
+    TargetSection { headers: vec!["begen/native.h".into()], code }
+}
 
 /// The handler of a native kernel `f`.
 pub(crate) fn native_view(f: &Function, native: &Native) -> NativeView {

@@ -1,5 +1,5 @@
 {#- The Python functions of the generated module and their stubs' signatures,
-    printed from the views of src/emit/python.rs. Statements start with a
+    printed from the views of src/target/xla_jax/python.rs. Statements start with a
     newline and `ind`, their indentation; expressions print on one line. -#}
 
 {#- A function: its `def`, its docstring, `register()` and its body. #}
@@ -150,7 +150,7 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {%- if let Some(v) = k.vjp %}
 {%- if let Some(r) = v.residual %}
 {{ ind }}def _begen_primal({{ f.inputs|join(", ") }}):
-{{- crate::emit::py_kernel(f, k, ind ~ "    ")? }}
+{{- crate::target::xla_jax::py_kernel(f, k, ind ~ "    ")? }}
 {{ ind }}def _begen_backward({% for x in f.inputs %}{{ x }}, {% endfor %}_begen_o, _begen_ct):
 {{ ind }}    return {{ v.backward }}({{ r.exprs|join(", ") }}
 {%- if !v.args.is_empty() %}{% if !r.exprs.is_empty() %}, {% endif %}{% call args(v.args) %}{% endcall %}{% endif %})
@@ -158,7 +158,7 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {{ ind }}return _begen_vjp_res(_begen_primal, _begen_backward, {% call tuple(f.inputs) %}{% endcall %}, {{ r.public }}, {{ r.outputs }})
 {%- else %}
 {{ ind }}def _begen_primal({{ f.inputs|join(", ") }}):
-{{- crate::emit::py_kernel(f, k, ind ~ "    ")? }}
+{{- crate::target::xla_jax::py_kernel(f, k, ind ~ "    ")? }}
 {{ ind }}def _begen_backward({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}):
 {{ ind }}    return {{ v.backward }}({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}
 {%- if !v.args.is_empty() %}{% if !f.inputs.is_empty() || v.cotangents > 0 %}, {% endif %}{% call args(v.args) %}{% endcall %}{% endif %})
@@ -166,7 +166,7 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {{ ind }}return _begen_vjp(_begen_primal, _begen_backward, {% call tuple(f.inputs) %}{% endcall %}, {{ v.cotangents }})
 {%- endif %}
 {%- else %}
-{{- crate::emit::py_kernel(f, k, ind)? }}
+{{- crate::target::xla_jax::py_kernel(f, k, ind)? }}
 {%- endif %}
 {%- endmatch %}
 {%- endmacro %}
@@ -223,7 +223,7 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {%- endmatch %}
 {%- if let Some(p) = k.primitive %}
 {{ ind }}def _begen_raw({{ f.inputs|join(", ") }}):
-{{ ind }}    return {{ crate::emit::py_call(k.call, k.hoisted)? }}
+{{ ind }}    return {{ crate::target::xla_jax::py_call(k.call, k.hoisted)? }}
 {%- if let Some(r) = p.jvp %}
 {{ ind }}def _begen_jvp({% call args(r.args) %}{% endcall %}{% if !r.args.is_empty() %}, {% endif %}out):
 {{ ind }}    return {% call related(r) %}{% endcall %}
@@ -243,9 +243,9 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {%- if p.transposes.len() == 1 %},{% endif %}), {{ p.names }}{% if p.backward.is_some() %}, _begen_backward{% endif %})
 {%- else %}
 {{ ind }}return {% match k.call.returns -%}
-{%- when PyReturn::All %}{{ crate::emit::py_call(k.call, k.hoisted)? }}
-{%- when PyReturn::First %}{{ crate::emit::py_call(k.call, k.hoisted)? }}[0]
-{%- when PyReturn::Prefix(n) %}tuple({{ crate::emit::py_call(k.call, k.hoisted)? }}[:{{ n }}])
+{%- when PyReturn::All %}{{ crate::target::xla_jax::py_call(k.call, k.hoisted)? }}
+{%- when PyReturn::First %}{{ crate::target::xla_jax::py_call(k.call, k.hoisted)? }}[0]
+{%- when PyReturn::Prefix(n) %}tuple({{ crate::target::xla_jax::py_call(k.call, k.hoisted)? }}[:{{ n }}])
 {%- endmatch %}
 {%- endif %}
 {%- endmacro %}
