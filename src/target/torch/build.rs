@@ -78,13 +78,11 @@ pub(crate) fn torch_headers(env: &Env) -> Result<(PathBuf, String)> {
 pub(crate) fn build(job: &TorchJob<'_>, files: &TorchFiles, torch_include: &Path) -> Result<Vec<PathBuf>> {
     let gen_rel = PathBuf::from(format!("gen/{}.torch.cc", job.name));
     let obj_rel = PathBuf::from(format!("obj/gen/{}.torch.cc.o", job.name));
-    for (rel, text) in [(&gen_rel, files.cc.as_bytes())] {
-        let path = job.work.join(rel);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        }
-        std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
+    let path = job.work.join(&gen_rel);
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }
+    std::fs::write(&path, files.cc.as_bytes()).map_err(|e| Error::io(&path, e))?;
     if let Some(dir) = job.work.join(&obj_rel).parent() {
         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     }

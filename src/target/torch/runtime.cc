@@ -12,8 +12,10 @@
 
 #include "begen/abi.h"
 
-// The current CUDA stream of a device (torch's C shim, in libtorch_cuda).
-extern "C" int32_t aoti_torch_get_current_cuda_stream(int32_t device_index, void** ret_stream);
+// The current CUDA stream of a device (torch's C shim, in libtorch_cuda):
+// weak, so a library loads into a torch without CUDA, where only its CUDA
+// ops, which no CPU tensor reaches, would need it.
+extern "C" __attribute__((weak)) int32_t aoti_torch_get_current_cuda_stream(int32_t device_index, void** ret_stream);
 
 namespace begen::torch_rt {
 namespace {
@@ -164,7 +166,8 @@ begen::TensorArg tensor_arg(const Tensor& t, int32_t code) {
 // torch's current stream on the device of `t`, as the trampoline takes it.
 int64_t stream_of(const Tensor& t) {
     void* stream = nullptr;
-    if (aoti_torch_get_current_cuda_stream(t.get_device_index(), &stream) != 0)
+    if (aoti_torch_get_current_cuda_stream == nullptr ||
+        aoti_torch_get_current_cuda_stream(t.get_device_index(), &stream) != 0)
         throw std::runtime_error("begen: torch has no current CUDA stream for the device");
     return reinterpret_cast<int64_t>(stream);
 }
