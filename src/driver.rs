@@ -335,8 +335,9 @@ pub fn build(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Res
     compile::refuse_foreign_outputs(&run.library)?;
     // The torch target's files and headers first: a missing torch stops the
     // build before anything compiles.
-    let torch_files = settings.torch.then(|| crate::target::torch::emit(&run.library));
-    let torch_include = if settings.torch { Some(crate::target::torch::build::torch_headers(env)?.0) } else { None };
+    let want_torch = run.library.plan.torch;
+    let torch_files = want_torch.then(|| crate::target::torch::emit(&run.library));
+    let torch_include = if want_torch { Some(crate::target::torch::build::torch_headers(env)?.0) } else { None };
     if let Some(files) = &torch_files {
         for s in &files.skipped {
             match crate::target::torch::skipped_warning(s, &run.sources) {

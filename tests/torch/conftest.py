@@ -86,10 +86,12 @@ class Built:
         self.module = module
 
 
-def build(tmp_path_factory, tree, name):
+def build(tmp_path_factory, tree, name, target=("--target", "jax,torch")):
+    """Builds `tree` for jax and torch (`target=()`: as its begen.yaml's
+    `targets:` says)."""
     out = tmp_path_factory.mktemp(name)
     cache = tmp_path_factory.getbasetemp() / "begen-cache"
-    proc = run_begen("build", tree, "--out", out, "--target", "jax,torch", "-q", cache=cache)
+    proc = run_begen("build", tree, "--out", out, *target, "-q", cache=cache)
     return Built(out, proc.stderr, import_module(out, f"{name}_torch"))
 
 

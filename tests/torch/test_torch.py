@@ -214,10 +214,11 @@ WRONG = textwrap.dedent(
 def grads(torch, tmp_path_factory):
     tree = tmp_path_factory.mktemp("grads_src")
     (tree / "grads.cpp").write_text(WRONG)
+    # The targets from begen.yaml, no --target.
     (tree / "begen.yaml").write_text(
-        "name: t_grads\nfunctions:\n  sq: {vjp: sq_bwd, residuals: [r]}\n  bad: {vjp: bad_bwd}\n"
+        "name: t_grads\ntargets: [jax, torch]\nfunctions:\n  sq: {vjp: sq_bwd, residuals: [r]}\n  bad: {vjp: bad_bwd}\n"
     )
-    return build(tmp_path_factory, tree, "t_grads").module
+    return build(tmp_path_factory, tree, "t_grads", target=()).module
 
 
 def test_residuals_are_saved_and_not_returned(grads, torch):
@@ -309,3 +310,14 @@ def test_torch_only_without_jax_is_refused_clearly(torch, tmp_path):
     )
     assert proc.returncode == 2
     assert "use --target jax,torch" in proc.stderr
+
+
+def test_an_unknown_target_in_begen_yaml_is_located(torch, tmp_path):
+    (tmp_path / "k.cpp").write_text(
+        "// @BE f arg:float32[n] ret:float32[n] dim.n\nvoid f(const float* x, float* y, long n) {}\n"
+    )
+    (tmp_path / "begen.yaml").write_text("name: k\ntargets: [jax, troch]\n")
+    proc = run_begen("scan", tmp_path, check=False)
+    assert proc.returncode == 1
+    assert "unknown target 'troch': the targets are jax, torch; did you mean 'torch'?" in proc.stderr
+    assert "begen.yaml:2:16" in proc.stderr
