@@ -354,8 +354,13 @@ pub fn build(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Res
     }
     let tools = Toolchain::resolve(&run.library, &toolchains(&run.library), env, reporter)?;
     let emitted = target::emit(&run.library, &|id| tools.api_version(id));
-    let torch = torch_files.as_ref().zip(torch_include.as_deref());
-    compile::build_library(&run.library, &emitted, tools, torch, env, reporter)
+    let torch_link = |job: &compile::StageJob<'_>| match (&torch_files, &torch_include) {
+        (Some(files), Some(include)) => crate::target::torch::build::build(job, files, include),
+        _ => Ok(Vec::new()),
+    };
+    let after = compile::AfterLink { what: format!("lib{}_torch.so", run.library.name), run: &torch_link };
+    let after = want_torch.then_some(&after);
+    compile::build_library(&run.library, &emitted, tools, after, env, reporter)
         .map(|out| BuildOutput { diagnostics: run.diagnostics, ..out })
 }
 

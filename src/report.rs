@@ -18,11 +18,11 @@ use crate::source::SourceMap;
 /// the run sorted by file, line and column. Each entry is made as it is
 /// written, so the document is never held whole (a large tree has
 /// thousands of diagnostics).
-pub(crate) struct Report<'a> {
+pub(crate) struct ScanDocument<'a> {
     run: &'a Run,
 }
 
-impl Serialize for Report<'_> {
+impl Serialize for ScanDocument<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         struct Seq<I>(std::cell::Cell<Option<I>>);
@@ -38,7 +38,7 @@ impl Serialize for Report<'_> {
         let run = self.run;
         let functions = Seq(Some(run.library.functions.iter().map(function_entry)).into());
         let diagnostics = Seq(Some(run.diagnostics.iter().map(|d| diagnostic_entry(d, &run.sources))).into());
-        let mut doc = serializer.serialize_struct("Report", 2)?;
+        let mut doc = serializer.serialize_struct("ScanDocument", 2)?;
         doc.serialize_field("functions", &functions)?;
         doc.serialize_field("diagnostics", &diagnostics)?;
         doc.end()
@@ -163,14 +163,14 @@ impl Run {
     /// # Ok::<(), begen::Error>(())
     /// ```
     pub fn to_json(&self) -> String {
-        Report::new(self).to_json()
+        ScanDocument::new(self).to_json()
     }
 }
 
-impl<'a> Report<'a> {
+impl<'a> ScanDocument<'a> {
     /// The document of a run.
     pub(crate) fn new(run: &'a Run) -> Self {
-        Report { run }
+        ScanDocument { run }
     }
 
     /// The document as pretty-printed JSON, ending with a newline
@@ -180,7 +180,7 @@ impl<'a> Report<'a> {
         serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
     }
 
-    /// Writes [`Report::to_json`]'s text to `w`.
+    /// Writes [`ScanDocument::to_json`]'s text to `w`.
     #[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI (`begen doctor`, `begen scan`)
     pub(crate) fn write_json(&self, mut w: impl std::io::Write) -> std::io::Result<()> {
         serde_json::to_writer_pretty(&mut w, self)?;

@@ -6,11 +6,13 @@
 //!
 //! The build executes the library's plan ([`crate::model::plan`], made by
 //! `check`) and reads no setting of its own: [`Toolchain::resolve`] probes
-//! the machine for what the plan needs (the work directory, XLA's FFI
-//! headers, one [`backend::Backend`] per backend of the plan, the
-//! libraries to link), then [`build_library`] runs compile (each backend's
-//! command, [`compile`]), link ([`link`]) and commit (staged outputs
-//! renamed into OUT).
+//! the machine for what the plan needs (the work directory, the headers of
+//! each selected binding target, asked through its [`TargetToolchain`] —
+//! for jax XLA's FFI headers —, one [`backend::Backend`] per backend of the
+//! plan, the libraries to link), then [`build_library`] runs compile (each
+//! backend's command, [`compile`]), link ([`link`]: the target's library
+//! from the shared objects and its own units') and commit (staged outputs
+//! renamed into OUT). The build never names a target's code.
 //!
 //! ```no_run
 //! use begen::driver::{Env, Settings, StderrReporter};
@@ -476,6 +478,28 @@ pub(crate) fn refuse_foreign_outputs(library: &Library) -> Result<()> {
     files::refuse_foreign(library.plan.out(), &library.name, &four, &[])
 }
 
+/// A stage a build runs after its target's link: what it links (for
+/// progress lines) and the function that compiles and links it from the
+/// shared objects, returning the outputs it wrote.
+pub(crate) struct AfterLink<'a> {
+    pub(crate) what: String,
+    pub(crate) run: &'a dyn Fn(&StageJob<'_>) -> Result<Vec<PathBuf>>,
+}
+
+/// What a stage after the link takes from the library's build.
+pub(crate) struct StageJob<'a> {
+    pub(crate) work: &'a Path,
+    pub(crate) out: &'a Path,
+    pub(crate) name: &'a str,
+    /// The host compiler and its flags (as for every host TU).
+    pub(crate) compiler: &'a Path,
+    pub(crate) compile_args: &'a [OsString],
+    /// The link arguments of the target's library with the shared objects
+    /// and the stage's output (`staged`, relative to `work`).
+    pub(crate) link_args: Vec<String>,
+    pub(crate) staged: PathBuf,
+}
+
 /// Compiles and links a checked [`Library`] from its generated files, as
 /// its plan says, with the toolchain found for it: compile, link, commit.
 /// On any failure the previous outputs in OUT are left as they were.
@@ -483,7 +507,7 @@ pub(crate) fn build_library(
     library: &Library,
     emitted: &Emitted,
     tools: Toolchain,
-    torch: Option<(&crate::target::torch::TorchFiles, &Path)>,
+    after: Option<&AfterLink<'_>>,
     env: &Env,
     reporter: &mut dyn Reporter,
 ) -> Result<BuildOutput> {
@@ -495,7 +519,7 @@ pub(crate) fn build_library(
     tools.probes.finish(explain, reporter);
     let options = compile::CompileOptions { jobs: plan.jobs, explain, verbose: plan.verbose, timeout: plan.timeout };
     let stats = compile::compile_units(&work, &units, &compilers, options, reporter)?;
-    let all_objects = objects(library, &work, &units, env, explain, reporter)?;
+    let all_objects = objects(library, emitted, &work, &units, env, explain, reporter)?;
     // The wrappers' (and plain sources') objects are shared; each target
     // links them with its own units' objects into its own library.
     let [target] = tools.targets.as_slice() else {
@@ -531,9 +555,10 @@ pub(crate) fn build_library(
         runtime: &needs.args,
     };
     let mut changed = commit(library, &tools, &job, &needs.reads, &outputs, explain, reporter)?;
-    if let Some((files, include)) = torch {
-        // The torch target's library: the same wrapper objects (no target's
-        // own units: the XLA FFI glue is jax's) and its registration TU.
+    if let Some(after) = after {
+        // A stage linked after the target's library (the torch target's):
+        // the same wrapper objects (no target's own units: the XLA FFI
+        // glue is jax's) and its own units.
         let glue: std::collections::HashSet<&str> = emitted.target_units().map(|(f, _)| f.rel_path.as_str()).collect();
         let kept: Vec<PathBuf> = units
             .iter()
@@ -543,7 +568,7 @@ pub(crate) fn build_library(
             .collect();
         let staged = PathBuf::from(format!("obj/lib{}_torch.so", library.name));
         let link_args = link::link_args(&link::LinkJob { objects: &kept, output: &staged, ..job });
-        let torch_job = crate::target::torch::build::TorchJob {
+        let stage = StageJob {
             work: &work,
             out: plan.out(),
             name: &library.name,
@@ -552,8 +577,8 @@ pub(crate) fn build_library(
             link_args,
             staged,
         };
-        reporter.progress(&format!("linking lib{}_torch.so", library.name));
-        changed.extend(crate::target::torch::build::build(&torch_job, files, include)?);
+        reporter.progress(&format!("linking {}", after.what));
+        changed.extend((after.run)(&stage)?);
     }
     let paths = plan.outputs.all().map(|name| plan.out().join(name));
     let [library_path, module_path, stub_path, manifest_path] = paths;
@@ -607,6 +632,7 @@ fn compilers(plan: &Plan, tools: &Toolchain, work: &Path, env: &Env) -> Result<C
 /// [`link::localize_clashes`]).
 fn objects(
     library: &Library,
+    emitted: &Emitted,
     work: &Path,
     units: &[Unit],
     env: &Env,
@@ -616,7 +642,7 @@ fn objects(
     let objects: Vec<PathBuf> = units.iter().map(|u| u.object.clone()).collect();
     // A source tuned over its defines is compiled once per candidate: the
     // candidates' symbols clash like a namespaced library's modules'.
-    let candidates: Vec<bool> = units.iter().map(|u| crate::emit::is_tune_candidate(&u.name)).collect();
+    let candidates: Vec<bool> = units.iter().map(|u| emitted.tune_candidates.contains(&u.name)).collect();
     if !library.namespaced && !candidates.contains(&true) {
         return Ok(objects);
     }

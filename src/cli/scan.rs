@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 
 use crate::diag::render::render_text;
 use crate::driver::{self, Run, Settings};
-use crate::report::{self, Report};
+use crate::report::{self, ScanDocument};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Format {
@@ -78,8 +78,8 @@ fn write_report(scan: &Run, format: Format) -> std::io::Result<()> {
     // Large chunks: each passes stdout's line buffer in a write or two.
     let mut out = BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     match format {
-        Format::Json => Report::new(scan).write_json(&mut out)?,
-        Format::Yaml => out.write_all(Report::new(scan).to_yaml().as_bytes())?,
+        Format::Json => ScanDocument::new(scan).write_json(&mut out)?,
+        Format::Yaml => out.write_all(ScanDocument::new(scan).to_yaml().as_bytes())?,
         Format::Table => {
             // NO_COLOR only styles text on a terminal: a CLI preference, not a
             // build input that Env would record.

@@ -104,10 +104,10 @@ pub(crate) struct TrampolineState {
     pub(crate) param: String,
 }
 
-/// The state of `unit`'s kernel, if it takes one and begen.yaml names the
+/// The state of `kernel`'s kernel, if it takes one and begen.yaml names the
 /// function that creates it.
-pub(crate) fn trampoline_state(unit: &Unit) -> Option<TrampolineState> {
-    let f = unit.f;
+pub(crate) fn trampoline_state(kernel: &Kernel) -> Option<TrampolineState> {
+    let f = kernel.f;
     let function = f.options.instantiate.clone()?;
     let (param, ty) = f.params.iter().find_map(|p| match &p.token {
         Token::State { ty, .. } => Some((p.name.clone(), ty.clone())),
@@ -115,7 +115,7 @@ pub(crate) fn trampoline_state(unit: &Unit) -> Option<TrampolineState> {
     })?;
     Some(TrampolineState {
         function,
-        make: crate::model::make_state_symbol(unit.trampoline()),
+        make: crate::model::make_state_symbol(kernel.trampoline()),
         ty,
         param: param.to_string(),
     })
@@ -124,18 +124,18 @@ pub(crate) fn trampoline_state(unit: &Unit) -> Option<TrampolineState> {
 /// A kernel to render: a plain function, or one instantiation of a
 /// template kernel.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct Unit<'a> {
+pub(crate) struct Kernel<'a> {
     pub(crate) f: &'a Function,
     pub(crate) instance: Option<&'a Instance>,
 }
 
-impl<'a> Unit<'a> {
-    /// Every unit of a function: itself, or each of its instances.
-    pub(crate) fn all(f: &'a Function) -> Vec<Unit<'a>> {
+impl<'a> Kernel<'a> {
+    /// Every kernel of a function: itself, or each of its instances.
+    pub(crate) fn all(f: &'a Function) -> Vec<Kernel<'a>> {
         if f.instances.is_empty() {
-            vec![Unit { f, instance: None }]
+            vec![Kernel { f, instance: None }]
         } else {
-            f.instances.iter().map(|i| Unit { f, instance: Some(i) }).collect()
+            f.instances.iter().map(|i| Kernel { f, instance: Some(i) }).collect()
         }
     }
 
@@ -221,27 +221,27 @@ pub(crate) fn arg_spec_text(f: &Function) -> String {
 /// declared element type (the template argument's type for `T*`), whose
 /// size is asserted at compile time.
 fn pointer_arg(
-    unit: &Unit,
+    kernel: &Kernel,
     i: usize,
     slot: usize,
     p: &Param,
     ptr: &Pointer,
     contract: Option<&TensorType>,
 ) -> (Vec<String>, String) {
-    let pointee = match unit.value(&ptr.pointee).and_then(AttrType::parse) {
-        Some(t) => t.element_cpp(unit.f.platform).unwrap_or("void").to_string(),
+    let pointee = match kernel.value(&ptr.pointee).and_then(AttrType::parse) {
+        Some(t) => t.element_cpp(kernel.f.platform).unwrap_or("void").to_string(),
         None => ptr.pointee.clone(),
     };
     let constness = if ptr.is_const { "const " } else { "" };
     let var = format!("d{i}_{}", p.name);
     let mut prepare = Vec::new();
-    if let Some(t) = contract.and_then(|c| unit.dtype(&c.dtype))
+    if let Some(t) = contract.and_then(|c| kernel.dtype(&c.dtype))
         && pointee != "void"
     {
         prepare.push(format!(
             "static_assert(sizeof({pointee}) == {}, \"{}: parameter '{}' points to {} elements of {} bytes\");",
             t.byte_width(),
-            unit.f.name,
+            kernel.f.name,
             p.name,
             t,
             t.byte_width()
@@ -267,11 +267,11 @@ fn from_bits(ty: AttrType, repr: Option<HalfRepr>, bits: &str, r: &str) -> Optio
 
 /// Resolves the trampoline of one kernel: views and attributes built in
 /// binding order, the call in signature order.
-pub(crate) fn trampoline_view(unit: &Unit) -> TrampolineView {
-    let f = unit.f;
+pub(crate) fn trampoline_view(kernel: &Kernel) -> TrampolineView {
+    let f = kernel.f;
     let slots = slots(f);
     let mut params: Vec<(usize, &Param, TrampolineParam)> =
-        passing_order(f).into_iter().map(|(i, p)| (i, p, trampoline_param(unit, i, slots[i], p))).collect();
+        passing_order(f).into_iter().map(|(i, p)| (i, p, trampoline_param(kernel, i, slots[i], p))).collect();
     let mut prepare: Vec<String> = params.iter().flat_map(|(_, _, c)| c.prepare.clone()).collect();
     if f.options.zero_outputs {
         for (i, p, _) in &params {
@@ -313,9 +313,9 @@ pub(crate) fn trampoline_view(unit: &Unit) -> TrampolineView {
     ]
     .join(", ");
     TrampolineView {
-        function: format!("{}{}", f.name, unit.template_args()),
+        function: format!("{}{}", f.name, kernel.template_args()),
         arg_spec: arg_spec_text(f),
-        symbol: unit.trampoline().to_string(),
+        symbol: kernel.trampoline().to_string(),
         params: params_text,
         prepare,
         call_args: params.iter().map(|(_, _, c)| c.call_arg.clone()).collect(),
@@ -325,7 +325,7 @@ pub(crate) fn trampoline_view(unit: &Unit) -> TrampolineView {
             Returns::FfiError => Some("returned_error"),
             Returns::FfiErrorOr => Some("returned_error_or"),
         },
-        state: trampoline_state(unit),
+        state: trampoline_state(kernel),
     }
 }
 
@@ -388,14 +388,14 @@ pub(crate) fn wrapper_view(
         instantiations: functions
             .iter()
             .filter(|f| f.platform == Platform::Cuda)
-            .flat_map(|f| Unit::all(f))
+            .flat_map(|f| Kernel::all(f))
             .filter(|u| u.instance.is_some() && !u.f.consts.is_empty())
             .map(|u| format!("{}{}", u.f.name, u.template_args()))
             .collect(),
         trampolines: functions
             .iter()
             .filter(|f| f.native.is_none())
-            .flat_map(|f| Unit::all(f))
+            .flat_map(|f| Kernel::all(f))
             .map(|u| trampoline_view(&u))
             .collect(),
         section,
@@ -470,14 +470,14 @@ pub(crate) struct TrampolineParam {
 }
 
 /// Resolves the trampoline's half of parameter `p` (position `i` in the
-/// signature) of `unit`; `slot` is its index in `begen_t` (tensors) or
+/// signature) of `kernel`; `slot` is its index in `begen_t` (tensors) or
 /// `begen_a` (attributes). What the handler must put there is said per
 /// kind: a tensor's `begen::TensorArg`; a scalar attribute's or dimension's
 /// address (a complex one: its two parts'); a struct's array of its
 /// members' addresses; an array's or string's `begen::ArrayArg`; the
 /// dictionary's `begen::DictArg`; a list's `begen::TensorList`; the
 /// state's pointer.
-pub(crate) fn trampoline_param(unit: &Unit, i: usize, slot: usize, p: &Param) -> TrampolineParam {
+pub(crate) fn trampoline_param(kernel: &Kernel, i: usize, slot: usize, p: &Param) -> TrampolineParam {
     let name = &p.name;
     let one = |prepare: Vec<String>, call_arg: String| TrampolineParam { prepare, call_arg };
     match &p.token {
@@ -490,14 +490,14 @@ pub(crate) fn trampoline_param(unit: &Unit, i: usize, slot: usize, p: &Param) ->
                 one(vec![format!("BE::Tensor {view} = begen::tr::view(begen_t[{slot}]);")], view)
             }
             Some(ptr) => {
-                let (prepare, call_arg) = pointer_arg(unit, i, slot, p, ptr, contract.as_ref());
+                let (prepare, call_arg) = pointer_arg(kernel, i, slot, p, ptr, contract.as_ref());
                 one(prepare, call_arg)
             }
         },
         Token::Dim { ty, .. } => one(vec![], format!("begen::tr::attr<{}>(begen_a[{slot}])", ty.cpp_type())),
         Token::Attr { ty, .. } => attr_param(i, slot, p, *ty),
         Token::Record { ty, .. } => record_param(i, slot, p, ty),
-        Token::Array { ty, .. } => array_param(unit.f.name.as_str(), i, slot, p, *ty),
+        Token::Array { ty, .. } => array_param(kernel.f.name.as_str(), i, slot, p, *ty),
         Token::Str { .. } => {
             let read = format!("x{i}_{name}");
             one(
@@ -517,7 +517,7 @@ pub(crate) fn trampoline_param(unit: &Unit, i: usize, slot: usize, p: &Param) ->
             let view = format!("t{i}_{name}");
             let read = format!("*static_cast<const begen::TensorList*>(begen_a[{slot}])");
             let mut prepare = vec![format!("BE::Tensors {view}({read});")];
-            if matches!(p.token, Token::Rets) && unit.f.options.zero_outputs {
+            if matches!(p.token, Token::Rets) && kernel.f.options.zero_outputs {
                 prepare.push(format!("begen::tr::zero_outputs({read}, begen_stream);"));
             }
             one(prepare, view)

@@ -16,14 +16,14 @@ pub(crate) mod abi;
 pub(crate) mod names;
 
 use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use askama::Template;
 
 use crate::model::generated::{FileKind, GeneratedFile};
 use crate::model::{Function, Library};
 
-pub(crate) use names::{glue_rel_path, is_tune_candidate, wrapper_rel_path};
+pub(crate) use names::{glue_rel_path, wrapper_rel_path};
 
 #[derive(Template)]
 #[template(path = "wrapper.cc", escape = "none")]
@@ -33,14 +33,20 @@ struct WrapperTemplate<'a> {
 
 /// A wrapper to emit: its source, the variant or candidate tag, the
 /// defines before the source, its functions (a candidate's holding only
-/// that candidate's instances).
-type Wrapper<'a> = (&'a str, Option<String>, Vec<(String, String)>, Vec<Cow<'a, Function>>);
+/// that candidate's instances), whether it holds a tuning candidate.
+type Wrapper<'a> = (&'a str, Option<String>, Vec<(String, String)>, Vec<Cow<'a, Function>>, bool);
 
 /// One wrapper per annotated source file, sorted by file; a source tuned
 /// over its defines gets one wrapper per combination instead, each holding
 /// its candidates (see [`names::tune_candidate_tag`]).
 /// `section` is what the targets add to the wrapper of some functions.
-pub(crate) fn emit_wrappers(lib: &Library, section: &dyn Fn(&[&Function]) -> abi::TargetSection) -> Vec<GeneratedFile> {
+/// Returns the wrappers and the paths of those that hold a tuning
+/// candidate (whose inline functions and templates must stay their own
+/// when linked: `build::link::localize_clashes`).
+pub(crate) fn emit_wrappers(
+    lib: &Library,
+    section: &dyn Fn(&[&Function]) -> abi::TargetSection,
+) -> (Vec<GeneratedFile>, BTreeSet<String>) {
     // One wrapper per source and variant of it.
     let mut by_file: BTreeMap<(&str, Option<&str>), Vec<&Function>> = BTreeMap::new();
     for f in lib.functions.iter().filter(|f| f.binary.is_none()) {
@@ -63,6 +69,7 @@ pub(crate) fn emit_wrappers(lib: &Library, section: &dyn Fn(&[&Function]) -> abi
                 variant.map(str::to_string),
                 defines,
                 functions.into_iter().map(Cow::Borrowed).collect(),
+                false,
             ));
             continue;
         };
@@ -78,14 +85,18 @@ pub(crate) fn emit_wrappers(lib: &Library, section: &dyn Fn(&[&Function]) -> abi
                     Cow::Owned(f)
                 })
                 .collect();
-            wrappers.push((file, Some(names::tune_candidate_tag(k)), all, copies));
+            wrappers.push((file, Some(names::tune_candidate_tag(k)), all, copies, true));
         }
     }
     let paths = names::dedup_paths(
-        wrappers.iter().map(|(file, tag, _, fs)| wrapper_rel_path(file, tag.as_deref(), fs[0].platform)).collect(),
+        wrappers.iter().map(|(file, tag, _, fs, _)| wrapper_rel_path(file, tag.as_deref(), fs[0].platform)).collect(),
     );
     let mut out = Vec::new();
-    for ((file, _, defines, functions), rel_path) in wrappers.into_iter().zip(paths) {
+    let mut candidates = BTreeSet::new();
+    for ((file, _, defines, functions, candidate), rel_path) in wrappers.into_iter().zip(paths) {
+        if candidate {
+            candidates.insert(rel_path.clone());
+        }
         let functions: Vec<&Function> = functions.iter().map(|f| f.as_ref()).collect();
         let first = functions[0];
         let source = lib.sources.iter().find(|s| s.file == file);
@@ -99,7 +110,7 @@ pub(crate) fn emit_wrappers(lib: &Library, section: &dyn Fn(&[&Function]) -> abi
             contents: render(&WrapperTemplate { w: &w }),
         });
     }
-    out
+    (out, candidates)
 }
 
 /// Renders a template. The templates print strings the view models made

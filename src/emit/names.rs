@@ -35,16 +35,6 @@ pub(crate) fn tune_candidate_tag(k: usize) -> String {
     format!("tune-{k}")
 }
 
-/// Whether a wrapper (by its path, or its object's) holds a tuned source's
-/// candidate: the wrappers whose inline functions and templates must stay
-/// their own (see `build::link::localize_clashes`).
-pub(crate) fn is_tune_candidate(path: &str) -> bool {
-    let Some(at) = path.rfind(".tune-") else { return false };
-    let rest = &path[at + 6..];
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    digits > 0 && rest[digits..].starts_with(".begen.")
-}
-
 /// Gives every wrapper path a distinct name: a flattened path that clashes
 /// with an earlier one (`a/b.cu` and `a__b.cu`) gets `.2`, `.3`, ... before
 /// `.begen`. Deterministic for sorted input.

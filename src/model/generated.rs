@@ -79,6 +79,11 @@ pub(crate) struct GeneratedFile {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Emitted {
     pub(crate) files: Vec<GeneratedFile>,
+    /// The wrappers (by `rel_path`) that each hold one candidate of a
+    /// source tuned over its defines: compiled once per candidate, their
+    /// symbols clash like a namespaced library's modules' and are made
+    /// local at the link.
+    pub(crate) tune_candidates: std::collections::BTreeSet<String>,
 }
 
 impl Emitted {

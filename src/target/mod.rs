@@ -115,7 +115,7 @@ pub(crate) fn emit(lib: &Library, api_version: &dyn Fn(TargetId) -> Option<Strin
         }
         all
     };
-    let mut files = crate::emit::emit_wrappers(lib, &section);
+    let (mut files, tune_candidates) = crate::emit::emit_wrappers(lib, &section);
     for t in selected(lib) {
         files.extend(t.emit(lib, api_version(t.id()).as_deref()));
     }
@@ -127,12 +127,62 @@ pub(crate) fn emit(lib: &Library, api_version: &dyn Fn(TargetId) -> Option<Strin
             contents: table.clone(),
         });
     }
-    Emitted { files }
+    Emitted { files, tune_candidates }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::build::{Reporter, Toolchain};
+    use crate::env::Env;
+    use crate::model::generated::JAX;
+    use crate::settings::Settings;
+
+    struct Quiet;
+    impl Reporter for Quiet {
+        fn diagnostic(&mut self, _: &Diagnostic, _: &crate::source::SourceMap) {}
+        fn progress(&mut self, _: &str) {}
+        fn compiler_output(&mut self, _: &str, _: &str) {}
+    }
+
+    /// tests/e2e/typed checked, with OUT and the work directory in a
+    /// scratch folder.
+    fn typed_library(name: &str) -> (std::path::PathBuf, Library) {
+        let scratch = std::env::temp_dir().join(format!("begen-target-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&scratch);
+        let mut settings = Settings::new(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/typed"));
+        settings.out = Some(scratch.join("out"));
+        settings.work_dir = Some(scratch.join("work"));
+        let run = crate::driver::run(&settings).unwrap();
+        assert!(!run.library.functions.is_empty());
+        (scratch, run.library)
+    }
+
+    #[test]
+    fn without_a_target_only_the_shared_wrappers_are_emitted_and_no_xla_header_is_looked_for() {
+        let (scratch, mut lib) = typed_library("none");
+        assert_eq!(lib.plan.targets, [JAX], "jax is the default");
+        let with = emit(&lib, &|_| None);
+        assert!(with.target_units().any(|(_, t)| t == JAX), "the glue");
+        lib.plan.targets.clear();
+        let without = emit(&lib, &|_| None);
+        assert!(!without.files.is_empty());
+        for f in &without.files {
+            assert!(matches!(f.kind, FileKind::Wrapper(_)), "{} is not a wrapper", f.rel_path);
+            assert!(!f.contents.contains("xla"), "{} names XLA", f.rel_path);
+            // The same wrapper, byte for byte, as the jax target's build
+            // compiles (these kernels have no native handlers).
+            assert!(with.files.contains(f), "{} differs from jax's", f.rel_path);
+        }
+        // XLA's headers are where no build finds them: jax's toolchain
+        // fails on them, and a build without jax never looks.
+        let env = Env::new().with("XLA_FFI_INCLUDE_DIR", &scratch.join("no-xla").display().to_string());
+        assert!(Toolchain::resolve(&lib, &[], &env, &mut Quiet).is_ok());
+        let jax = Toolchain::resolve(&lib, &[of(JAX).toolchain()], &env, &mut Quiet);
+        let message = jax.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(message.contains("XLA_FFI_INCLUDE_DIR"), "{message}");
+        let _ = std::fs::remove_dir_all(&scratch);
+    }
 
     #[test]
     fn every_target_is_listed_once_by_a_distinct_name() {

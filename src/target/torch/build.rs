@@ -3,7 +3,6 @@
 //! library's wrapper objects (compiled once, for every target) into
 //! `lib<NAME>_torch.so`; `<NAME>_torch.py` and `.pyi` beside it.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -17,18 +16,7 @@ pub(crate) fn outputs(name: &str) -> [String; 3] {
 }
 
 /// What the link of `lib<NAME>_torch.so` takes from the library's build.
-pub(crate) struct TorchJob<'a> {
-    pub(crate) work: &'a Path,
-    pub(crate) out: &'a Path,
-    pub(crate) name: &'a str,
-    /// The host compiler and its flags (as for every host TU).
-    pub(crate) compiler: &'a Path,
-    pub(crate) compile_args: &'a [OsString],
-    /// The link arguments of `lib<NAME>.so` with these objects and output.
-    pub(crate) link_args: Vec<String>,
-    /// Where the link's output goes in `link_args`.
-    pub(crate) staged: PathBuf,
-}
+pub(crate) use crate::build::StageJob as TorchJob;
 
 /// The include folder of the torch that `BEGEN_TORCH_PYTHON` (else the
 /// build's Python) imports, and its version.

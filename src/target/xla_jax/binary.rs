@@ -17,7 +17,7 @@ use crate::model::binary::{Expr, Op};
 use crate::model::{AttrType, ElementType, Extent, Function, Library, Param, ScalarKind, Token};
 
 use super::cpp::{self, Binding, Slot};
-use crate::emit::abi::{self, Unit};
+use crate::emit::abi::{self, Kernel};
 use crate::emit::names::comment_text;
 
 /// The binaries TU of a library.
@@ -140,12 +140,12 @@ fn lit(s: &str) -> String {
 /// buffers and attributes, the launch dimensions, the packed arguments and
 /// the launch.
 fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
-    let unit = Unit { f, instance: None };
+    let kernel = Kernel { f, instance: None };
     let fname = lit(&f.name);
-    let bound = emit_bindings(&unit, b, &fname);
+    let bound = emit_bindings(&kernel, b, &fname);
     let mut body: Vec<String> = bound.iter().flat_map(|(_, _, b)| b.checks.clone()).collect();
     body.extend(list_spans(f, b));
-    let (dims, sources) = cpp::resolve_dims(&unit);
+    let (dims, sources) = cpp::resolve_dims(&kernel);
     body.extend(dims);
     // Inputs first: every list element, then the arrays.
     for l in &b.lists {
@@ -186,8 +186,8 @@ fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
 
 /// The handler's bindings in XLA's order (the stream, inputs, outputs,
 /// attributes), each with the parameter it serves.
-fn emit_bindings(unit: &Unit, b: &BinaryCall, fname: &str) -> Vec<(Slot, usize, Binding)> {
-    let f = unit.f;
+fn emit_bindings(kernel: &Kernel, b: &BinaryCall, fname: &str) -> Vec<(Slot, usize, Binding)> {
+    let f = kernel.f;
     // The stream, then the parameters'.
     let mut bound: Vec<(Slot, usize, Binding)> = vec![(
         Slot::Ctx,
@@ -222,7 +222,7 @@ fn emit_bindings(unit: &Unit, b: &BinaryCall, fname: &str) -> Vec<(Slot, usize, 
             // Bound below: XLA's remaining arguments and a hidden result.
             Token::List(_) => {}
             _ => {
-                for binding in cpp::param_cpp(unit, i, p).bindings {
+                for binding in cpp::param_cpp(kernel, i, p).bindings {
                     bound.push((binding.slot, i, binding));
                 }
             }

@@ -21,7 +21,7 @@ use std::collections::BTreeSet;
 
 use crate::model::{AttrType, Extent, Library, Param, Platform, RecordType, ScalarKind, TensorType, Token};
 
-use crate::emit::abi::{Unit, arg_spec_text, passing_order};
+use crate::emit::abi::{Kernel, arg_spec_text, passing_order};
 use crate::emit::names::comment_text;
 
 /// The per-executable state of a `BE::Tensor` kernel (`T& state`), as the
@@ -183,8 +183,8 @@ pub(crate) struct ParamCpp {
 
 /// The XLA buffer type of a tensor: typed (`Buffer<F32, 2>`) when its
 /// contract fixes the element type, `AnyBuffer` otherwise.
-fn buffer_type(unit: &Unit, contract: Option<&TensorType>) -> String {
-    match contract.and_then(|c| Some((unit.dtype(&c.dtype)?, &c.dims))) {
+fn buffer_type(kernel: &Kernel, contract: Option<&TensorType>) -> String {
+    match contract.and_then(|c| Some((kernel.dtype(&c.dtype)?, &c.dims))) {
         // An alias without a comma: the binding is a macro argument.
         // A rest (`[..., n]`) leaves the rank open: the handler checks it.
         Some((t, Some(dims))) if !matches!(dims.first(), Some(Extent::Rest(_))) => {
@@ -223,9 +223,9 @@ fn tensor_binding(function: &str, slot: Slot, var: &str, name: &str, buffer: &st
 }
 
 /// Resolves the handler's half of one parameter (position `i` in the
-/// signature) of `unit`.
-pub(crate) fn param_cpp(unit: &Unit, i: usize, p: &Param) -> ParamCpp {
-    let function = unit.f.name.as_str();
+/// signature) of `kernel`.
+pub(crate) fn param_cpp(kernel: &Kernel, i: usize, p: &Param) -> ParamCpp {
+    let function = kernel.f.name.as_str();
     let name = &p.name;
     match &p.token {
         Token::Stream => ParamCpp {
@@ -241,7 +241,7 @@ pub(crate) fn param_cpp(unit: &Unit, i: usize, p: &Param) -> ParamCpp {
             ..Default::default()
         },
         Token::Arg(contract) | Token::Ret(contract) | Token::InOut(contract) => {
-            let buffer = buffer_type(unit, contract.as_ref());
+            let buffer = buffer_type(kernel, contract.as_ref());
             let var = format!("p{i}_{name}");
             let mut bindings = Vec::new();
             let output = match &p.token {
@@ -287,9 +287,9 @@ pub(crate) fn param_cpp(unit: &Unit, i: usize, p: &Param) -> ParamCpp {
         Token::Array { ty, .. } => array_cpp(function, i, p, *ty),
         Token::Str { .. } => str_cpp(i, p),
         Token::Dict => dict_cpp(i, p),
-        Token::State { .. } => state_cpp(unit, i, p),
-        Token::Args => list_cpp(unit, i, p, false),
-        Token::Rets => list_cpp(unit, i, p, true),
+        Token::State { .. } => state_cpp(kernel, i, p),
+        Token::Args => list_cpp(kernel, i, p, false),
+        Token::Rets => list_cpp(kernel, i, p, true),
         // Only binary kernels take structs as bytes and lists; their handlers are `emit::binary`'s.
         Token::Struct { .. } | Token::List(_) => ParamCpp::default(),
     }
@@ -300,8 +300,8 @@ pub(crate) fn param_cpp(unit: &Unit, i: usize, p: &Param) -> ParamCpp {
 /// checks one by one and packs as TensorArgs; the list goes on in the
 /// attributes array, and the trampoline hands the kernel a `BE::Tensors`
 /// over it.
-fn list_cpp(unit: &Unit, i: usize, p: &Param, output: bool) -> ParamCpp {
-    let function = &unit.f.name;
+fn list_cpp(kernel: &Kernel, i: usize, p: &Param, output: bool) -> ParamCpp {
+    let function = &kernel.f.name;
     let name = &p.name;
     let raw = format!("p{i}_{name}");
     let items = format!("v{i}_{name}");
@@ -416,10 +416,10 @@ fn dict_cpp(i: usize, p: &Param) -> ParamCpp {
 /// The per-executable state (`T& state`): XLA hands the handler the glue's
 /// opaque state (`Ctx<State<...>>`), whose pointer goes on in the
 /// attributes array; the trampoline casts it back to the kernel's `T`.
-fn state_cpp(unit: &Unit, i: usize, p: &Param) -> ParamCpp {
+fn state_cpp(kernel: &Kernel, i: usize, p: &Param) -> ParamCpp {
     let name = &p.name;
     let raw = format!("p{i}_{name}");
-    let opaque = state_opaque(unit);
+    let opaque = state_opaque(kernel);
     ParamCpp {
         bindings: vec![Binding {
             slot: Slot::Ctx,
@@ -432,17 +432,24 @@ fn state_cpp(unit: &Unit, i: usize, p: &Param) -> ParamCpp {
     }
 }
 
-/// The glue's opaque state type of `unit`'s handler.
-fn state_opaque(unit: &Unit) -> String {
-    format!("{}_state", unit.handler())
+/// The glue's opaque state type of `kernel`'s handler.
+fn state_opaque(kernel: &Kernel) -> String {
+    format!("{}_state", kernel.handler())
 }
 
-/// The state of `unit`, if its kernel takes one and begen.yaml names the
+/// The state of `kernel`, if its kernel takes one and begen.yaml names the
 /// function that creates it.
-fn state_view(unit: &Unit) -> Option<StateView> {
-    let t = crate::emit::abi::trampoline_state(unit)?;
-    let (instantiate, type_id, type_info) = super::native::state_symbols(unit.handler());
-    Some(StateView { function: t.function, make: t.make, opaque: state_opaque(unit), instantiate, type_id, type_info })
+fn state_view(kernel: &Kernel) -> Option<StateView> {
+    let t = crate::emit::abi::trampoline_state(kernel)?;
+    let (instantiate, type_id, type_info) = super::native::state_symbols(kernel.handler());
+    Some(StateView {
+        function: t.function,
+        make: t.make,
+        opaque: state_opaque(kernel),
+        instantiate,
+        type_id,
+        type_info,
+    })
 }
 
 fn attr_binding(binding: String, impl_param: String, checks: Vec<String>) -> Vec<Binding> {
@@ -489,17 +496,17 @@ fn attr_cpp(function: &str, i: usize, p: &Param, ty: AttrType) -> ParamCpp {
     }
 }
 
-/// Every parameter of `unit` resolved, in passing order (`abi::passing_order`):
+/// Every parameter of `kernel` resolved, in passing order (`abi::passing_order`):
 /// the stream and state, inputs, outputs, attributes.
-fn params_cpp<'a>(unit: &Unit<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
-    passing_order(unit.f).into_iter().map(|(i, p)| (i, p, param_cpp(unit, i, p))).collect()
+fn params_cpp<'a>(kernel: &Kernel<'a>) -> Vec<(usize, &'a Param, ParamCpp)> {
+    passing_order(kernel.f).into_iter().map(|(i, p)| (i, p, param_cpp(kernel, i, p))).collect()
 }
 
 /// The handler statements that check the typed tensors' extents against
 /// their contracts (literal extents, one value per named dimension) and
 /// compute the `dim.` parameters' values, range-checked for their types.
-pub(super) fn dim_statements(unit: &Unit) -> Vec<String> {
-    resolve_dims(unit).0
+pub(super) fn dim_statements(kernel: &Kernel) -> Vec<String> {
+    resolve_dims(kernel).0
 }
 
 /// Where a named dimension's value is read: its variable in the handler,
@@ -526,8 +533,8 @@ struct RestSource {
 /// [`dim_statements`] and where each named dimension is read: from the
 /// first input naming it (a list's first element, `l<i>_0`, which a binary
 /// handler binds before these statements), else the first output.
-pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
-    let f = unit.f;
+pub(super) fn resolve_dims(kernel: &Kernel) -> (Vec<String>, Vec<DimSource>) {
+    let f = kernel.f;
     let function = &f.name;
     let mut out = Vec::new();
     let mut known: Vec<DimSource> = Vec::new();
@@ -654,9 +661,9 @@ pub(super) fn resolve_dims(unit: &Unit) -> (Vec<String>, Vec<DimSource>) {
 
 /// Resolves one handler of the glue TU. Binding order is stream, inputs,
 /// outputs, attributes (each in signature order).
-pub(crate) fn handler_view(unit: &Unit) -> HandlerView {
-    let f = unit.f;
-    let params = params_cpp(unit);
+pub(crate) fn handler_view(kernel: &Kernel) -> HandlerView {
+    let f = kernel.f;
+    let params = params_cpp(kernel);
     let mut bound: Vec<Binding> = sorted_bindings(&params).into_iter().cloned().collect();
     let (packs, mut call_args) = emit_packs(&params);
     // Zeroing a CUDA kernel's outputs needs XLA's stream, also where the
@@ -676,9 +683,9 @@ pub(crate) fn handler_view(unit: &Unit) -> HandlerView {
         }
     }
     let mut checks: Vec<String> = bound.iter().flat_map(|b| b.checks.clone()).collect();
-    checks.extend(dim_statements(unit));
+    checks.extend(dim_statements(kernel));
     checks.extend(params.iter().flat_map(|(_, _, c)| c.locals.clone()));
-    let symbol = unit.handler().to_string();
+    let symbol = kernel.handler().to_string();
     HandlerView {
         function: f.name.clone(),
         source: comment_text(&f.file),
@@ -687,7 +694,7 @@ pub(crate) fn handler_view(unit: &Unit) -> HandlerView {
         // unique only within a module.
         impl_name: format!("{symbol}_impl"),
         symbol,
-        trampoline: unit.trampoline().to_string(),
+        trampoline: kernel.trampoline().to_string(),
         impl_params: bound.iter().map(|b| b.impl_param.clone()).collect(),
         bindings: bound.iter().map(|b| b.binding.clone()).collect(),
         checks,
@@ -698,7 +705,7 @@ pub(crate) fn handler_view(unit: &Unit) -> HandlerView {
         } else {
             String::new()
         },
-        state: state_view(unit),
+        state: state_view(kernel),
     }
 }
 
@@ -754,9 +761,10 @@ pub(crate) const HANDLERS_PER_GLUE: usize = 64;
 /// (the first also defines the FFI API version symbol).
 pub(crate) fn glue_views(library: &Library) -> Vec<GlueView> {
     // A native kernel's handler is in its source's TU.
-    let units: Vec<Unit> =
-        library.functions.iter().filter(|f| f.binary.is_none() && f.native.is_none()).flat_map(Unit::all).collect();
-    let chunks: Vec<&[Unit]> = if units.is_empty() { vec![&[]] } else { units.chunks(HANDLERS_PER_GLUE).collect() };
+    let kernels: Vec<Kernel> =
+        library.functions.iter().filter(|f| f.binary.is_none() && f.native.is_none()).flat_map(Kernel::all).collect();
+    let chunks: Vec<&[Kernel]> =
+        if kernels.is_empty() { vec![&[]] } else { kernels.chunks(HANDLERS_PER_GLUE).collect() };
     let parts = chunks.len();
     chunks
         .into_iter()

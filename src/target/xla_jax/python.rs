@@ -11,7 +11,7 @@ use crate::model::{
 };
 
 use super::runtime::{self, Section};
-use crate::emit::abi::Unit;
+use crate::emit::abi::Kernel;
 use crate::emit::names::{PyLit, comment_text, py_str};
 use crate::model::is_py_keyword;
 
@@ -2037,17 +2037,17 @@ fn needs_ml_dtypes(library: &Library) -> bool {
 
 /// A function's `TARGETS` entries: its name, or one key per instance.
 fn targets(f: &Function) -> Vec<(String, String)> {
-    Unit::all(f).iter().map(|u| (u.key().to_string(), u.target().to_string())).collect()
+    Kernel::all(f).iter().map(|u| (u.key().to_string(), u.target().to_string())).collect()
 }
 
 /// A function's handler symbols, one per instance.
 fn handlers_of(f: &Function) -> Vec<String> {
-    Unit::all(f).iter().map(|u| u.handler().to_string()).collect()
+    Kernel::all(f).iter().map(|u| u.handler().to_string()).collect()
 }
 
 /// A function's (target, handler symbol) pairs.
 fn handlers(f: &Function) -> Vec<(String, String)> {
-    Unit::all(f).iter().map(|u| (u.target().to_string(), u.handler().to_string())).collect()
+    Kernel::all(f).iter().map(|u| (u.target().to_string(), u.handler().to_string())).collect()
 }
 
 /// `__all__` of a module namespace: its own names, then `names`, as literals.

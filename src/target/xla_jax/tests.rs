@@ -14,7 +14,7 @@ mod golden;
 use super::cpp::{Binding, Passed, handler_view, param_cpp};
 use super::python::{PyConversion, PyFunctionView, py_function_view};
 use super::*;
-use crate::emit::abi::{Unit, trampoline_param, trampoline_view};
+use crate::emit::abi::{Kernel, trampoline_param, trampoline_view};
 use crate::model::generated::Emitted;
 use crate::model::{
     ArrayBinding, AttrType, Container, Function, FunctionOptions, HalfRepr, Library, Module, Param, Platform,
@@ -241,9 +241,9 @@ struct BothHalves {
 /// named `f`.
 fn cpp_of(i: usize, slot: usize, p: &Param) -> BothHalves {
     let f = function("f", "a.cpp", Path::new("/k"), Platform::Cpu, vec![]);
-    let unit = Unit { f: &f, instance: None };
-    let handler = param_cpp(&unit, i, p);
-    let trampoline = trampoline_param(&unit, i, slot, p);
+    let kernel = Kernel { f: &f, instance: None };
+    let handler = param_cpp(&kernel, i, p);
+    let trampoline = trampoline_param(&kernel, i, slot, p);
     BothHalves {
         bindings: handler.bindings,
         passed: handler.passed,
@@ -379,8 +379,8 @@ fn attrs_bind_by_type_and_pass_by_address() {
 #[test]
 fn handler_binds_in_canonical_order_and_trampoline_calls_in_signature_order() {
     let lib = cuda_case(Path::new("/k"));
-    let unit = |f| Unit { f, instance: None };
-    let h = handler_view(&unit(&lib.functions[1]));
+    let kernel = |f| Kernel { f, instance: None };
+    let h = handler_view(&kernel(&lib.functions[1]));
     assert_eq!(h.symbol, "begen_gpukernels_lambda_kernel");
     assert_eq!(h.trampoline, "begen_call_gpukernels_lambda_kernel");
     assert_eq!(
@@ -401,19 +401,19 @@ fn handler_binds_in_canonical_order_and_trampoline_calls_in_signature_order() {
     );
     assert_eq!(h.call_args, ["tensors", "attrs", "begen::rt::stream_handle(p0_stream)"]);
     assert_eq!(h.traits, "");
-    assert!(handler_view(&unit(&lib.functions[0])).traits.contains("kCmdBufferCompatible"));
+    assert!(handler_view(&kernel(&lib.functions[0])).traits.contains("kCmdBufferCompatible"));
 
-    let t = trampoline_view(&unit(&lib.functions[1]));
+    let t = trampoline_view(&kernel(&lib.functions[1]));
     assert_eq!(t.symbol, "begen_call_gpukernels_lambda_kernel");
     assert_eq!(t.params, "const begen::TensorArg* begen_t, const void* const* begen_a, int64_t begen_stream");
     assert_eq!(t.call_args, ["begen_stream", "begen::tr::attr<int32_t>(begen_a[0])", "t2_out", "t3_len"]);
 
     // Nothing to pass: nullptr, and the trampoline leaves the parameter unnamed.
     let cpu = cpu_case(Path::new("/k"));
-    let minmax = handler_view(&unit(&cpu.functions[1]));
+    let minmax = handler_view(&kernel(&cpu.functions[1]));
     assert_eq!(minmax.call_args, ["tensors", "nullptr", "0"]);
     assert_eq!(
-        trampoline_view(&unit(&cpu.functions[1])).params,
+        trampoline_view(&kernel(&cpu.functions[1])).params,
         "const begen::TensorArg* begen_t, const void* const*, int64_t"
     );
 }
@@ -527,7 +527,7 @@ const GOLDEN_ROOT: &str = "/begen-fixture";
 
 fn check_golden(case: &str, lib: &Library) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/emit").join(case);
-    let mut goldens = golden::Goldens::new("cargo test --lib emit::tests::golden");
+    let mut goldens = golden::Goldens::new("cargo test --lib target::xla_jax::tests::golden");
     for f in &emit(lib, Some("0.3")).files {
         goldens.check(&dir.join(&f.rel_path), &f.contents);
     }
@@ -561,7 +561,7 @@ fn run(cmd: &mut std::process::Command) -> String {
 /// Generates the CPU case for its real sources, compiles the wrappers and the glue with
 /// `-Wall -Wextra -Werror` into a shared library and calls every kernel from
 /// JAX (fixtures/emit/cpu/check.py). Needs g++ and a Python with jax:
-/// `BEGEN_PYTHON=/path/to/python cargo test -- --ignored emit`.
+/// `BEGEN_PYTHON=/path/to/python cargo test -- --ignored target::xla_jax`.
 #[test]
 #[ignore = "needs g++ and a Python with jax (BEGEN_PYTHON)"]
 fn cpu_wrappers_compile_and_run_from_jax() {
