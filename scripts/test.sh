@@ -18,6 +18,8 @@
 # wheel and a kernel project's wheel, each installed into a fresh venv);
 # scripts/newcomer-check.sh (README's install as written, `begen new` and
 # its next: line, in a fresh venv, with wheel-check's begen wheel).
+# pytest over tests/torch (the torch target) under torch 2.15 and 2.11
+# (target/venv-torch-*, made by scripts/setup-torch.sh), in a lane of its own.
 #
 # Two lanes share the cores once the crate's tests are built: the cargo
 # lane (clippy, the example crate, demo.sh, wheel-check.sh, newcomer-check.sh: much of it one
@@ -145,6 +147,17 @@ if [[ -d tests/python ]]; then
     done
 fi
 
+# The torch matrix: the torch target's tests under the newest torch and the
+# floor (scripts/setup-torch.sh), venvs made in the background too.
+torch_versions=(2.15 2.11)
+declare -A torch_setup_pid=()
+if [[ -d tests/torch ]]; then
+    for v in "${torch_versions[@]}"; do
+        bash scripts/setup-torch.sh "$v" > "$LOGS/setup-torch-$v.out" 2> "$LOGS/setup-torch-$v.log" < /dev/null &
+        torch_setup_pid[$v]=$!
+    done
+fi
+
 # The cargo lane: clippy, the example crate, the wheels. target/debug/begen,
 # which the pytest lane runs, is not rebuilt by any of them (clippy only
 # checks; the example builds begen's library as a build-dependency).
@@ -249,11 +262,33 @@ if [[ -d tests/python ]]; then
         done
     }
     start_lane jax jax_lane
+    # The torch target under each torch: its own venv (no jax there), begen
+    # building with .venv's jax beside it (BEGEN_PYTHON). One test file:
+    # no pytest workers.
+    torch_matrix=()
+    for v in "${!torch_setup_pid[@]}"; do
+        if wait "${torch_setup_pid[$v]}"; then
+            torch_matrix+=("$(cat "$LOGS/setup-torch-$v.out")")
+            cat "$LOGS/setup-torch-$v.log"
+        else
+            cat "$LOGS/setup-torch-$v.log"
+            names+=("setup-torch.sh $v"); results+=("FAILED  (log: ${LOGS#"$ROOT"/}/setup-torch-$v.log)"); failed=1
+        fi
+    done
+    torch_lane() {
+        local py v
+        for py in "${torch_matrix[@]}"; do
+            v="${py%/bin/python}"; v="${v##*/venv-torch-}"
+            step "pytest tests/torch (torch $v)" "$py" -m pytest -q --durations=5 tests/torch
+        done
+    }
+    [[ -d tests/torch ]] && start_lane torch torch_lane
     step "pytest tests/python" run_pytest tests/python
 fi
 
 end_lane cargo
 [[ -n "${lane_pid[jax]:-}" ]] && end_lane jax
+[[ -n "${lane_pid[torch]:-}" ]] && end_lane torch
 
 echo
 echo "==== summary ($(( SECONDS - start ))s, CI=$CI)"

@@ -5,6 +5,7 @@
 //! prefix: mykernels          # FFI target prefix (default: name)
 //! platform: auto             # cpu | cuda | auto
 //! jax_min: "0.10.2"          # the oldest jax to load on (default: the running one)
+//! targets: [jax, torch]       # the bindings to build (default: jax)
 //! cuda:
 //!   arch: [sm_90]            # else BEGEN_CUDA_ARCH, the local GPU, a default
 //!   flags: [-lineinfo]
@@ -66,6 +67,9 @@ pub(crate) struct Config {
     /// The oldest jax release the library loads on: handlers are compiled
     /// against that jaxlib's XLA FFI headers.
     pub(crate) jax_min: Option<String>,
+    /// The binding targets to build (`[jax, torch]`; default: jax).
+    #[serde(default)]
+    pub(crate) targets: Vec<String>,
     #[serde(default)]
     pub(crate) cuda: CudaConfig,
     #[serde(default)]

@@ -331,11 +331,36 @@ pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> 
 /// # Ok::<(), begen::Error>(())
 /// ```
 pub fn build(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput, Error> {
-    let run = checked(settings, env, reporter)?;
+    let mut run = checked(settings, env, reporter)?;
     compile::refuse_foreign_outputs(&run.library)?;
+    // The torch target's files and headers first: a missing torch stops the
+    // build before anything compiles.
+    let want_torch = run.library.plan.torch;
+    let torch_files = want_torch.then(|| crate::target::torch::emit(&run.library));
+    let torch_include = if want_torch { Some(crate::target::torch::build::torch_headers(env)?.0) } else { None };
+    if let Some(files) = &torch_files {
+        for s in &files.skipped {
+            match crate::target::torch::skipped_warning(s, &run.sources) {
+                Some(d) => {
+                    reporter.diagnostic(&d, &run.sources);
+                    run.diagnostics.push(d);
+                }
+                None => reporter.progress(&format!(
+                    "warning: the torch target leaves out kernel '{}' ({}:{}): {}",
+                    s.function, s.file, s.line, s.reason
+                )),
+            }
+        }
+    }
     let tools = Toolchain::resolve(&run.library, &toolchains(&run.library), env, reporter)?;
     let emitted = target::emit(&run.library, &|id| tools.api_version(id));
-    compile::build_library(&run.library, &emitted, tools, env, reporter)
+    let torch_link = |job: &compile::StageJob<'_>| match (&torch_files, &torch_include) {
+        (Some(files), Some(include)) => crate::target::torch::build::build(job, files, include),
+        _ => Ok(Vec::new()),
+    };
+    let after = compile::AfterLink { what: format!("lib{}_torch.so", run.library.name), run: &torch_link };
+    let after = want_torch.then_some(&after);
+    compile::build_library(&run.library, &emitted, tools, after, env, reporter)
         .map(|out| BuildOutput { diagnostics: run.diagnostics, ..out })
 }
 

@@ -74,6 +74,9 @@ pub struct Settings {
     /// (`model::generated::DEFAULT_TARGETS`). Not public yet: the CLI's
     /// `--target` and begen.yaml's `targets:` will fill it.
     pub(crate) targets: Vec<crate::model::generated::TargetId>,
+    /// Whether to build the torch target too (`--target jax,torch`):
+    /// `lib<NAME>_torch.so` and `<NAME>_torch.py` beside the jax outputs.
+    pub(crate) torch: bool,
     /// The cc configuration host TUs start from (compiler, target, opt
     /// level...). Not public: a cc type in these settings would tie
     /// begen's API to cc's releases; [`crate::Build::cc_host`] gives it
@@ -145,6 +148,7 @@ impl Settings {
             link_args: Vec::new(),
             jax_min: None,
             targets: Vec::new(),
+            torch: false,
             cuda_cc,
             host_cc,
             building: false,

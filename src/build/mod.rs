@@ -494,6 +494,28 @@ pub(crate) fn refuse_foreign_outputs(library: &Library) -> Result<()> {
     files::refuse_foreign(library.plan.out(), &library.name, &four, &[])
 }
 
+/// A stage a build runs after its target's link: what it links (for
+/// progress lines) and the function that compiles and links it from the
+/// shared objects, returning the outputs it wrote.
+pub(crate) struct AfterLink<'a> {
+    pub(crate) what: String,
+    pub(crate) run: &'a dyn Fn(&StageJob<'_>) -> Result<Vec<PathBuf>>,
+}
+
+/// What a stage after the link takes from the library's build.
+pub(crate) struct StageJob<'a> {
+    pub(crate) work: &'a Path,
+    pub(crate) out: &'a Path,
+    pub(crate) name: &'a str,
+    /// The host compiler and its flags (as for every host TU).
+    pub(crate) compiler: &'a Path,
+    pub(crate) compile_args: &'a [OsString],
+    /// The link arguments of the target's library with the shared objects
+    /// and the stage's output (`staged`, relative to `work`).
+    pub(crate) link_args: Vec<String>,
+    pub(crate) staged: PathBuf,
+}
+
 /// Compiles and links a checked [`Library`] from its generated files, as
 /// its plan says, with the toolchain found for it: compile, link, commit.
 /// On any failure the previous outputs in OUT are left as they were.
@@ -501,6 +523,7 @@ pub(crate) fn build_library(
     library: &Library,
     emitted: &Emitted,
     tools: Toolchain,
+    after: Option<&AfterLink<'_>>,
     env: &Env,
     reporter: &mut dyn Reporter,
 ) -> Result<BuildOutput> {
@@ -512,7 +535,7 @@ pub(crate) fn build_library(
     tools.probes.finish(explain, reporter);
     let options = compile::CompileOptions { jobs: plan.jobs, explain, verbose: plan.verbose, timeout: plan.timeout };
     let stats = compile::compile_units(&work, &units, &compilers, options, reporter)?;
-    let objects = objects(library, emitted, &work, &units, env, explain, reporter)?;
+    let all_objects = objects(library, emitted, &work, &units, env, explain, reporter)?;
     // The wrappers' (and plain sources') objects are shared; each target
     // links them with its own units' objects into its own library.
     let [target] = tools.targets.as_slice() else {
@@ -524,8 +547,12 @@ pub(crate) fn build_library(
     };
     let others: std::collections::HashSet<&str> =
         emitted.target_units().filter(|(_, t)| *t != target.target).map(|(f, _)| f.rel_path.as_str()).collect();
-    let objects: Vec<PathBuf> =
-        units.iter().zip(objects).filter(|(u, _)| !others.contains(u.name.as_str())).map(|(_, o)| o).collect();
+    let objects: Vec<PathBuf> = units
+        .iter()
+        .zip(&all_objects)
+        .filter(|(u, _)| !others.contains(u.name.as_str()))
+        .map(|(_, o)| o.clone())
+        .collect();
     let mut needs = LinkNeeds::default();
     for b in &tools.backends {
         let more = b.link_needs()?;
@@ -543,7 +570,32 @@ pub(crate) fn build_library(
         extra: &plan.link.args,
         runtime: &needs.args,
     };
-    let changed = commit(library, &tools, &job, &needs.reads, &outputs, explain, reporter)?;
+    let mut changed = commit(library, &tools, &job, &needs.reads, &outputs, explain, reporter)?;
+    if let Some(after) = after {
+        // A stage linked after the target's library (the torch target's):
+        // the same wrapper objects (no target's own units: the XLA FFI
+        // glue is jax's) and its own units.
+        let glue: std::collections::HashSet<&str> = emitted.target_units().map(|(f, _)| f.rel_path.as_str()).collect();
+        let kept: Vec<PathBuf> = units
+            .iter()
+            .zip(&all_objects)
+            .filter(|(u, _)| !glue.contains(u.name.as_str()))
+            .map(|(_, o)| o.clone())
+            .collect();
+        let staged = PathBuf::from(format!("obj/lib{}_torch.so", library.name));
+        let link_args = link::link_args(&link::LinkJob { objects: &kept, output: &staged, ..job });
+        let stage = StageJob {
+            work: &work,
+            out: plan.out(),
+            name: &library.name,
+            compiler: &host.program,
+            compile_args: &host.args,
+            link_args,
+            staged,
+        };
+        reporter.progress(&format!("linking {}", after.what));
+        changed.extend((after.run)(&stage)?);
+    }
     let paths = plan.outputs.all().map(|name| plan.out().join(name));
     let [library_path, module_path, stub_path, manifest_path] = paths;
     Ok(BuildOutput {

@@ -59,6 +59,7 @@ pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Decla
     let prefix = check_prefix(req, &name, &mut diags);
     let choice = check_platform(req, &mut diags);
     let jax_min = check_jax_min(req, &mut diags);
+    let targets = check_targets(req, &mut diags);
     check_config_sources(req, &mut diags);
     check_link(req, &mut diags);
     check_include_dirs(req, &mut diags);
@@ -104,7 +105,11 @@ pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Decla
     let namespaced = modules.namespaced;
     let modules = names::name_all(req, &prefix, &modules, &mut functions, &mut diags);
     let algorithms = algorithms::resolve(listed, &functions, &modules, namespaced, &mut diags);
-    let plan = plan::resolve(req, &name, choice, &sources, jax_min, !binaries.images.is_empty());
+    let mut plan = plan::resolve(req, &name, choice, &sources, jax_min, !binaries.images.is_empty());
+    if let Some((ids, torch)) = targets {
+        plan.targets = ids;
+        plan.torch = torch;
+    }
     check_include_paths(req, &plan.includes, &functions, &mut sources, &mut diags);
     let tuning = tune::check_tune(req, &mut functions, &modules, &algorithms, namespaced, &mut diags);
     let library = Library {
@@ -204,6 +209,42 @@ fn check_platform(req: &RunInput, diags: &mut Vec<Diagnostic>) -> PlatformChoice
         choice
     });
     req.settings.platform.or(configured).unwrap_or_default()
+}
+
+/// begen.yaml's `targets:` when the caller names none (`--target`,
+/// `.targets()`): each name one of `target::parse_names`', an unknown one
+/// an error at its item with the closest name. None: the caller's targets
+/// (already checked) or begen's default.
+fn check_targets(
+    req: &RunInput,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<(Vec<crate::model::generated::TargetId>, bool)> {
+    if !req.settings.targets.is_empty() || req.settings.torch || req.config.targets.is_empty() {
+        return None;
+    }
+    for (i, name) in req.config.targets.iter().enumerate() {
+        if let Err(e) = crate::target::parse_names(std::slice::from_ref(name))
+            && e.starts_with("unknown target")
+            && let Some(span) = config_span(req, &yaml_path!["targets", i])
+        {
+            diags.push(Diagnostic::error(span, format!("begen.yaml: {e}")));
+            return None;
+        }
+    }
+    match crate::target::parse_names(&req.config.targets) {
+        Ok((ids, torch)) => {
+            Some((if ids.is_empty() { crate::model::generated::DEFAULT_TARGETS.to_vec() } else { ids }, torch))
+        }
+        Err(e) => {
+            if let Some(span) = config_span(req, &yaml_path!["targets"]) {
+                diags.push(Diagnostic::error(
+                    span,
+                    format!("begen.yaml: {}", e.replace("--target jax,torch", "targets: [jax, torch]")),
+                ));
+            }
+            None
+        }
+    }
 }
 
 /// The caller's `jax_min`, else begen.yaml's: a release number (`0.10.2`),

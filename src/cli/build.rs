@@ -76,6 +76,12 @@ pub(crate) struct GenerateArgs {
 pub(crate) struct BuildArgs {
     #[command(flatten)]
     pub(crate) common: CommonArgs,
+    /// The bindings to build, comma-separated: jax (lib<NAME>.so, <NAME>.py)
+    /// and torch (lib<NAME>_torch.so, <NAME>_torch.py: PyTorch ops through
+    /// torch's stable ABI, built beside jax; needs a Python with torch,
+    /// BEGEN_TORCH_PYTHON) [default: jax].
+    #[arg(long = "target", value_name = "TARGETS", value_delimiter = ',')]
+    pub(crate) targets: Vec<String>,
     /// CUDA architectures, e.g. sm_90 or 8.0,9.0 [default: BEGEN_CUDA_ARCH,
     /// begen.yaml, this machine's GPUs, then a built-in list].
     #[arg(long, value_delimiter = ',')]
@@ -172,6 +178,16 @@ pub(crate) fn build(args: &BuildArgs) -> i32 {
     opts.jobs = args.jobs;
     opts.work_dir = args.work_dir.clone();
     opts.verbose = args.verbose;
+    match crate::target::parse_names(&args.targets) {
+        Ok((ids, torch)) => {
+            opts.targets = ids;
+            opts.torch = torch;
+        }
+        Err(e) => {
+            super::say!("error: --target: {e}");
+            return 2;
+        }
+    }
     let mut reporter = StderrReporter { quiet: args.quiet };
     match crate::driver::build(&opts, &Env::new(), &mut reporter) {
         Ok(out) => {

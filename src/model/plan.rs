@@ -64,6 +64,10 @@ pub(crate) struct Plan {
     pub(crate) prefix_maps: Vec<String>,
     /// The binding targets to build, in order (begen's default: jax).
     pub(crate) targets: Vec<TargetId>,
+    /// Whether the torch target is built too (`--target jax,torch`,
+    /// begen.yaml's `targets:`): after the jax target's link, from the same
+    /// objects (`target::torch`).
+    pub(crate) torch: bool,
     /// The jax release whose jaxlib's XLA FFI headers the handlers are
     /// compiled against (the caller's `jax_min`, else begen.yaml's); none:
     /// the headers the machine has.
@@ -190,6 +194,7 @@ impl Plan {
             includes: Vec::new(),
             prefix_maps: Vec::new(),
             targets: super::generated::DEFAULT_TARGETS.to_vec(),
+            torch: false,
             jax_min: None,
             backends: vec![BackendPlan {
                 platform: Platform::Cpu,

@@ -10,6 +10,7 @@
 //! A new target is one folder here (implementing [`Target`]) and one line
 //! in [`TARGETS`] (its `TargetId` constant beside it).
 
+pub(crate) mod torch;
 pub(crate) mod xla_jax;
 
 use crate::build::TargetToolchain;
@@ -61,6 +62,38 @@ pub(crate) fn of(id: TargetId) -> &'static dyn Target {
 #[cfg_attr(not(test), allow(dead_code))] // the CLI's `--target` and begen.yaml's `targets:` will look names up here
 pub(crate) fn named(name: &str) -> Option<&'static dyn Target> {
     TARGETS.iter().copied().find(|t| t.id().name() == name)
+}
+
+/// The targets `--target` names (each item may itself be comma-separated):
+/// those of [`TARGETS`], and `torch`, which is built as a stage after the
+/// jax target's link (from the same wrapper objects) and so needs `jax`
+/// beside it. Returns the [`TARGETS`] named (empty: none named, begen's
+/// default) and whether `torch` was, or the message for the first unknown
+/// name with the closest known one.
+pub(crate) fn parse_names(names: &[String]) -> Result<(Vec<TargetId>, bool), String> {
+    let mut ids: Vec<TargetId> = Vec::new();
+    let mut torch = false;
+    for name in names.iter().flat_map(|n| n.split(',')).map(str::trim).filter(|n| !n.is_empty()) {
+        if name == torch::NAME {
+            torch = true;
+        } else if let Some(t) = named(name) {
+            if !ids.contains(&t.id()) {
+                ids.push(t.id());
+            }
+        } else {
+            let known: Vec<&str> = TARGETS.iter().map(|t| t.id().name()).chain([torch::NAME]).collect();
+            let hint = crate::diag::suggest::closest(name, known.iter().copied())
+                .map(|c| format!("; did you mean '{c}'?"))
+                .unwrap_or_default();
+            return Err(format!("unknown target '{name}': the targets are {}{hint}", known.join(", ")));
+        }
+    }
+    if torch && !ids.contains(&crate::model::generated::JAX) {
+        return Err("the torch target is built beside the jax target (its library is linked from the same \
+                    wrapper objects): use --target jax,torch"
+            .to_string());
+    }
+    Ok((ids, torch))
 }
 
 /// The plan's targets of `lib`.
@@ -164,8 +197,20 @@ mod tests {
             assert_eq!(named(t.id().name()).map(|t| t.id()), Some(t.id()));
         }
         assert!(named("tensorflow").is_none());
+        assert!(named(torch::NAME).is_none(), "torch is a stage after jax's link, not one of TARGETS");
         for t in crate::model::generated::DEFAULT_TARGETS {
             assert!(named(t.name()).is_some(), "default target {t} is not listed");
         }
+    }
+
+    #[test]
+    fn target_names_parse_with_a_suggestion() {
+        let jax = crate::model::generated::JAX;
+        assert_eq!(parse_names(&[]), Ok((vec![], false)));
+        assert_eq!(parse_names(&["jax,torch".into()]), Ok((vec![jax], true)));
+        assert_eq!(parse_names(&["jax".into(), "torch".into(), "torch".into()]), Ok((vec![jax], true)));
+        let err = parse_names(&["jax,troch".into()]).unwrap_err();
+        assert_eq!(err, "unknown target 'troch': the targets are jax, torch; did you mean 'torch'?");
+        assert!(parse_names(&["torch".into()]).unwrap_err().contains("use --target jax,torch"));
     }
 }

@@ -1,0 +1,1007 @@
+//! The `torch` target: from the checked library, one PyTorch op per kernel,
+//! registered through PyTorch's stable ABI, beside the JAX module.
+//!
+//! It emits three files:
+//!
+//! - the registration TU (`gen/<NAME>.torch.cc`, host C++ against the
+//!   installed torch's headers, `-DTORCH_TARGET_VERSION` for the floor): the
+//!   schema of every op (`STABLE_TORCH_LIBRARY`), and per op a function that
+//!   checks its tensors against the kernel's contract (dtype, rank, extents,
+//!   device, layout, contiguity; messages name the kernel and the parameter,
+//!   in the JAX side's words), computes the `dim.` values, allocates the
+//!   outputs, picks a template kernel's instance, and calls the kernel's
+//!   trampoline (`begen/abi.h`). It is linked with the same wrapper objects
+//!   as `lib<NAME>.so` into `lib<NAME>_torch.so`, which links no libtorch.
+//! - `<NAME>_torch.py`: loads that library, registers each op's fake
+//!   (output sizes from the input sizes and attributes only) and, for a
+//!   kernel with `vjp:`, its autograd formula over the backward kernel's op;
+//!   one typed function per op.
+//! - `<NAME>_torch.pyi`: the typed functions' signatures.
+//!
+//! A kernel the target cannot express yet is left out with a reason
+//! ([`Skipped`]); the build reports each as a warning naming it.
+
+pub(crate) mod build;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use crate::model::{AttrType, ConstKind, ElementType, Extent, Function, Library, Param, Platform, ScalarKind, Token};
+
+/// The target's name, as `--target` spells it.
+pub(crate) const NAME: &str = "torch";
+
+/// The oldest PyTorch whose stable ABI the registration TU is compiled for
+/// (`TORCH_TARGET_VERSION`): major and minor.
+pub(crate) const FLOOR: (u64, u64) = (2, 11);
+
+/// `-DTORCH_TARGET_VERSION=...` for [`FLOOR`]: major in the top byte,
+/// minor in the next (torch/csrc/stable/version.h).
+pub(crate) fn target_version_define() -> String {
+    format!("-DTORCH_TARGET_VERSION=0x{:016x}ULL", (FLOOR.0 << 56) | (FLOOR.1 << 48))
+}
+
+/// A kernel the torch target leaves out, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Skipped {
+    pub(crate) function: String,
+    pub(crate) file: String,
+    pub(crate) line: usize,
+    pub(crate) reason: String,
+}
+
+/// The warning that names a kernel the torch target leaves out, at the
+/// kernel's line (None where its source is not in the map).
+pub(crate) fn skipped_warning(s: &Skipped, sources: &crate::source::SourceMap) -> Option<crate::diag::Diagnostic> {
+    let message = format!("the torch target leaves out kernel '{}': {}", s.function, s.reason);
+    let (id, f) = sources.files().find(|(_, f)| f.name == s.file)?;
+    let range = f.line_range(s.line);
+    Some(crate::diag::Diagnostic::warning(crate::source::Span::new(id, range.start, range.end), message))
+}
+
+/// What the target emits for one library.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct TorchFiles {
+    /// The torch namespace of the library's ops.
+    pub(crate) namespace: String,
+    /// The registration TU.
+    pub(crate) cc: String,
+    /// `<NAME>_torch.py`.
+    pub(crate) py: String,
+    /// `<NAME>_torch.pyi`.
+    pub(crate) pyi: String,
+    /// The kernels left out.
+    pub(crate) skipped: Vec<Skipped>,
+}
+
+/// The torch namespace of a library: its FFI prefix, `.` written `__`.
+pub(crate) fn namespace(library: &Library) -> String {
+    library.prefix.replace('.', "__")
+}
+
+/// Where one dimension's value comes from in an op.
+#[derive(Debug, Clone)]
+enum DimSource {
+    /// Tensor input `input` (index among the op's tensors), axis.
+    Input(usize, usize),
+    /// An integer attribute of that name.
+    Attr(String),
+}
+
+/// One kernel as the torch op sees it.
+struct Op<'a> {
+    f: &'a Function,
+    /// The op's name in the namespace.
+    name: String,
+    /// Tensor inputs (`arg`, `inout`) in signature order.
+    inputs: Vec<&'a Param>,
+    /// Outputs the op allocates (`ret`), in signature order.
+    rets: Vec<&'a Param>,
+    /// Scalar attributes, in signature order.
+    attrs: Vec<&'a Param>,
+    /// Where each named dimension is first read from.
+    dims: BTreeMap<String, DimSource>,
+}
+
+/// The schema type and default of an attribute, or why it has none.
+fn attr_schema(ty: AttrType) -> Result<&'static str, String> {
+    match ty.kind() {
+        ScalarKind::Bool => Ok("bool"),
+        ScalarKind::Int { .. } => Ok("int"),
+        ScalarKind::Float => Ok("float"),
+        ScalarKind::FloatBits | ScalarKind::Complex => Err(format!("attributes of type {ty}")),
+    }
+}
+
+/// The C++ type a schema type arrives as in the boxed function.
+fn schema_cpp(schema: &str) -> &'static str {
+    match schema {
+        "bool" => "bool",
+        "int" => "int64_t",
+        _ => "double",
+    }
+}
+
+/// torch's `ScalarType` enumerator, begen's XLA code and torch's Python
+/// dtype name of an element type.
+fn torch_dtype(ty: AttrType) -> (&'static str, &'static str, &'static str) {
+    match ty {
+        AttrType::Bool => ("Bool", "kPred", "bool"),
+        AttrType::Int8 => ("Char", "kS8", "int8"),
+        AttrType::UInt8 => ("Byte", "kU8", "uint8"),
+        AttrType::Int16 => ("Short", "kS16", "int16"),
+        AttrType::UInt16 => ("UInt16", "kU16", "uint16"),
+        AttrType::Int32 => ("Int", "kS32", "int32"),
+        AttrType::UInt32 => ("UInt32", "kU32", "uint32"),
+        AttrType::Int64 => ("Long", "kS64", "int64"),
+        AttrType::UInt64 => ("UInt64", "kU64", "uint64"),
+        AttrType::Float32 => ("Float", "kF32", "float32"),
+        AttrType::Float64 => ("Double", "kF64", "float64"),
+        AttrType::Complex64 => ("ComplexFloat", "kC64", "complex64"),
+        AttrType::Complex128 => ("ComplexDouble", "kC128", "complex128"),
+        AttrType::Float16 => ("Half", "kF16", "float16"),
+        AttrType::BFloat16 => ("BFloat16", "kBF16", "bfloat16"),
+    }
+}
+
+/// A C++ string literal of checked text (identifiers, dtype names, digits).
+fn lit(s: &str) -> String {
+    format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// A Python string literal.
+fn pylit(s: &str) -> String {
+    format!("{s:?}")
+}
+
+impl<'a> Op<'a> {
+    /// The op of `f`, or why the torch target leaves it out.
+    fn of(library: &Library, f: &'a Function) -> Result<Op<'a>, String> {
+        if f.binary.is_some() {
+            return Err("a precompiled binary kernel".into());
+        }
+        if f.native.is_some() {
+            return Err("a kernel with XLA FFI's own signature".into());
+        }
+        if f.rets_like.is_some() {
+            return Err("variadic outputs (`ret:like`)".into());
+        }
+        if f.instances.iter().any(|i| !i.defines.is_empty()) {
+            return Err("a kernel tuned over its defines".into());
+        }
+        let mut inputs = Vec::new();
+        let mut rets = Vec::new();
+        let mut attrs = Vec::new();
+        for p in &f.params {
+            match &p.token {
+                Token::Arg(c) | Token::Ret(c) | Token::InOut(c) => {
+                    let Some(c) = c else {
+                        return Err(format!(
+                            "parameter '{}' has no typed contract (an untyped tensor's shape is not known to the op)",
+                            p.name
+                        ));
+                    };
+                    let Some(dims) = &c.dims else {
+                        return Err(format!("parameter '{}' has a dtype but no shape", p.name));
+                    };
+                    if dims.iter().any(|d| matches!(d, Extent::Rest(_))) {
+                        return Err(format!("parameter '{}' has leading dimensions (`...`)", p.name));
+                    }
+                    match p.token {
+                        Token::Ret(_) => rets.push(p),
+                        _ => inputs.push(p),
+                    }
+                }
+                Token::Attr { ty, .. } => {
+                    attr_schema(*ty)?;
+                    attrs.push(p);
+                }
+                Token::Dim { .. } | Token::Stream => {}
+                other => return Err(format!("parameter '{}' ({other})", p.name)),
+            }
+        }
+        if inputs.is_empty() {
+            return Err("no tensor input (the op would not know its outputs' device)".into());
+        }
+        for k in &f.consts {
+            match k.kind {
+                ConstKind::Type => {
+                    let typed = |p: &&Param| matches!(p.token.contract().map(|c| &c.dtype), Some(ElementType::Param(n)) if *n == k.name);
+                    if !inputs.iter().any(typed) {
+                        return Err(format!("template type '{}' is not the dtype of any input", k.name));
+                    }
+                }
+                ConstKind::Value(t) if matches!(t.kind(), ScalarKind::Bool | ScalarKind::Int { .. }) => {}
+                ConstKind::Value(t) => return Err(format!("template constant '{}' of type {t}", k.name)),
+            }
+        }
+        let mut dims = BTreeMap::new();
+        for (i, p) in inputs.iter().enumerate() {
+            for (axis, d) in p.token.contract().and_then(|c| c.dims.as_ref()).into_iter().flatten().enumerate() {
+                if let Extent::Named(n) = d {
+                    dims.entry(n.clone()).or_insert(DimSource::Input(i, axis));
+                }
+            }
+        }
+        for p in &attrs {
+            if let Token::Attr { name, ty } = &p.token
+                && ty.is_integer()
+                && !dims.contains_key(name)
+            {
+                dims.insert(name.clone(), DimSource::Attr(name.clone()));
+            }
+        }
+        for p in &rets {
+            for d in p.token.contract().and_then(|c| c.dims.as_ref()).into_iter().flatten() {
+                if let Extent::Named(n) = d
+                    && !dims.contains_key(n)
+                {
+                    return Err(format!(
+                        "output '{}': dimension '{n}' is not known from the inputs or an attribute (the torch target has no out= yet)",
+                        p.name
+                    ));
+                }
+            }
+            if let Some(ElementType::Param(t)) = p.token.contract().map(|c| &c.dtype)
+                && !f.consts.iter().any(|k| k.name == *t)
+            {
+                return Err(format!("output '{}' has an unknown dtype", p.name));
+            }
+        }
+        for p in &f.params {
+            if let Token::Dim { name, .. } = &p.token
+                && !dims.contains_key(name)
+            {
+                return Err(format!("dimension '{name}' is not known from the inputs"));
+            }
+        }
+        let name =
+            if library.namespaced { format!("{}__{}", f.module.replace('.', "__"), f.name) } else { f.py_name.clone() };
+        Ok(Op { f, name, inputs, rets, attrs, dims })
+    }
+
+    /// The schema: tensors positional, attributes and value constants keyword-only.
+    fn schema(&self) -> String {
+        let mut args: Vec<String> = Vec::new();
+        let mut alias = b'a';
+        for p in &self.inputs {
+            if matches!(p.token, Token::InOut(_)) {
+                args.push(format!("Tensor({}!) {}", alias as char, p.py_name));
+                alias += 1;
+            } else {
+                args.push(format!("Tensor {}", p.py_name));
+            }
+        }
+        let mut kw = Vec::new();
+        for p in &self.attrs {
+            let Token::Attr { ty, .. } = &p.token else { continue };
+            let schema = attr_schema(*ty).unwrap_or("float");
+            match p.default.as_deref().and_then(schema_default) {
+                Some(d) => kw.push(format!("{schema} {}={d}", p.py_name)),
+                None => kw.push(format!("{schema} {}", p.py_name)),
+            }
+        }
+        for k in &self.f.consts {
+            if let ConstKind::Value(t) = k.kind {
+                let schema = if t.kind() == ScalarKind::Bool { "bool" } else { "int" };
+                kw.push(format!("{schema} {}", k.py_name));
+            }
+        }
+        if !kw.is_empty() {
+            args.push("*".into());
+            args.extend(kw);
+        }
+        let rets = match self.rets.len() {
+            0 => "()".to_string(),
+            1 => "Tensor".to_string(),
+            n => format!("({})", vec!["Tensor"; n].join(", ")),
+        };
+        format!("{}({}) -> {rets}", self.name, args.join(", "))
+    }
+
+    /// The dtype of a tensor parameter as a C++ expression of the op
+    /// function (`ScalarType::Float`, or the dtype of the first input of
+    /// that template type).
+    fn dtype_cpp(&self, p: &Param) -> String {
+        match p.token.contract().map(|c| &c.dtype) {
+            Some(ElementType::Dtype(t)) => format!("ScalarType::{}", torch_dtype(*t).0),
+            Some(ElementType::Param(n)) => format!("begen_T_{n}"),
+            None => "ScalarType::Undefined".into(),
+        }
+    }
+
+    /// The dimension's value as a C++ expression.
+    fn dim_cpp(&self, name: &str) -> String {
+        format!("begen_d_{name}")
+    }
+
+    /// The function that checks, allocates and calls the kernel.
+    fn cpp(&self, out: &mut String) {
+        let f = self.f;
+        let fname = lit(&f.name);
+        let mut params = Vec::new();
+        for p in &self.inputs {
+            params.push(format!("Tensor {}", cpp_name(p)));
+        }
+        for p in &self.attrs {
+            let Token::Attr { ty, .. } = &p.token else { continue };
+            params.push(format!("{} {}", schema_cpp(attr_schema(*ty).unwrap_or("float")), cpp_name(p)));
+        }
+        for k in &f.consts {
+            if let ConstKind::Value(t) = k.kind {
+                let cpp = if t.kind() == ScalarKind::Bool { "bool" } else { "int64_t" };
+                params.push(format!("{cpp} begen_k_{}", k.name));
+            }
+        }
+        let ret = match self.rets.len() {
+            0 => "void".to_string(),
+            1 => "Tensor".to_string(),
+            n => format!("std::tuple<{}>", vec!["Tensor"; n].join(", ")),
+        };
+        let _ = writeln!(out, "// {}: {}", f.name, f.spec_tokens().join(", "));
+        let _ = writeln!(out, "{ret} begen_op_{}({}) {{", self.name, params.join(", "));
+        let device = if f.platform == Platform::Cuda { "cuda" } else { "cpu" };
+        // Template types: the first input of each gives its dtype.
+        for k in f.consts.iter().filter(|k| k.kind == ConstKind::Type) {
+            let first = self
+                .inputs
+                .iter()
+                .find(|p| matches!(p.token.contract().map(|c| &c.dtype), Some(ElementType::Param(n)) if *n == k.name))
+                .expect("checked: an input has the type");
+            let _ = writeln!(out, "  const ScalarType begen_T_{} = {}.scalar_type();", k.name, cpp_name(first));
+        }
+        for p in &self.inputs {
+            let rank = p.token.contract().and_then(|c| c.dims.as_ref()).map_or(0, Vec::len);
+            let _ = writeln!(
+                out,
+                "  begen::torch_rt::check_tensor({fname}, {}, {}, {}, {rank}, begen::torch_rt::Device::k{});",
+                lit(&p.py_name),
+                cpp_name(p),
+                self.dtype_cpp(p),
+                if device == "cuda" { "Cuda" } else { "Cpu" }
+            );
+        }
+        // Dimensions: read from their first input, checked everywhere else.
+        for (name, src) in &self.dims {
+            match src {
+                DimSource::Input(i, axis) => {
+                    let _ = writeln!(
+                        out,
+                        "  const int64_t {} = {}.size({axis});",
+                        self.dim_cpp(name),
+                        cpp_name(self.inputs[*i])
+                    );
+                }
+                DimSource::Attr(a) => {
+                    let _ = writeln!(
+                        out,
+                        "  const int64_t {} = begen::torch_rt::size_attr({fname}, {}, {});",
+                        self.dim_cpp(name),
+                        lit(a),
+                        cpp_name_of(a)
+                    );
+                }
+            }
+        }
+        for (i, p) in self.inputs.iter().enumerate() {
+            for (axis, d) in p.token.contract().and_then(|c| c.dims.as_ref()).into_iter().flatten().enumerate() {
+                match d {
+                    Extent::Named(n) => {
+                        if let Some(DimSource::Input(j, a)) = self.dims.get(n)
+                            && (*j, *a) == (i, axis)
+                        {
+                            continue;
+                        }
+                        let (first, first_axis) = match self.dims.get(n) {
+                            Some(DimSource::Input(j, a)) => (self.inputs[*j].py_name.to_string(), *a as i64),
+                            _ => (n.clone(), -1),
+                        };
+                        let _ = writeln!(
+                            out,
+                            "  begen::torch_rt::dim_eq({fname}, {}, {}, {}, {first_axis}, {}, {}, {axis});",
+                            lit(n),
+                            self.dim_cpp(n),
+                            lit(&first),
+                            lit(&p.py_name),
+                            cpp_name(p)
+                        );
+                    }
+                    Extent::Fixed(v) => {
+                        let _ = writeln!(
+                            out,
+                            "  begen::torch_rt::fixed_eq({fname}, {}, {}, {axis}, {v});",
+                            lit(&p.py_name),
+                            cpp_name(p)
+                        );
+                    }
+                    Extent::Rest(_) => {}
+                }
+            }
+        }
+        // Integer attributes named like a dimension of the inputs agree with it.
+        for p in &self.attrs {
+            if let Token::Attr { name, ty } = &p.token
+                && ty.is_integer()
+                && matches!(self.dims.get(name), Some(DimSource::Input(..)))
+            {
+                let _ = writeln!(
+                    out,
+                    "  begen::torch_rt::attr_dim_eq({fname}, {}, {}, {});",
+                    lit(name),
+                    cpp_name(p),
+                    self.dim_cpp(name)
+                );
+            }
+        }
+        // Attributes converted to the kernel's types, range-checked.
+        for p in &self.attrs {
+            let Token::Attr { ty, .. } = &p.token else { continue };
+            let _ = writeln!(
+                out,
+                "  const {} begen_a_{} = begen::torch_rt::attr<{}>({fname}, {}, {});",
+                ty.cpp_type(),
+                p.name,
+                ty.cpp_type(),
+                lit(&p.py_name),
+                cpp_name(p)
+            );
+        }
+        for p in &f.params {
+            if let Token::Dim { name, ty } = &p.token {
+                let _ = writeln!(
+                    out,
+                    "  const {} begen_m_{} = begen::torch_rt::dim_value<{}>({fname}, {}, {}, {});",
+                    ty.cpp_type(),
+                    p.name,
+                    ty.cpp_type(),
+                    lit(name),
+                    lit(&p.name),
+                    self.dim_cpp(name)
+                );
+            }
+        }
+        let first = cpp_name(self.inputs[0]);
+        for p in &self.rets {
+            let dims: Vec<String> = p
+                .token
+                .contract()
+                .and_then(|c| c.dims.as_ref())
+                .into_iter()
+                .flatten()
+                .map(|d| match d {
+                    Extent::Named(n) => self.dim_cpp(n),
+                    Extent::Fixed(v) => format!("int64_t{{{v}}}"),
+                    Extent::Rest(_) => unreachable!("refused"),
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "  Tensor {} = begen::torch_rt::alloc({first}, {{{}}}, {});",
+                cpp_name(p),
+                dims.join(", "),
+                self.dtype_cpp(p)
+            );
+        }
+        let stream = if f.params.iter().any(|p| matches!(p.token, Token::Stream)) {
+            let _ = writeln!(out, "  const int64_t begen_stream = begen::torch_rt::stream_of({first});");
+            "begen_stream"
+        } else {
+            "0"
+        };
+        // Tensors in binding order: inputs (`arg`), then outputs (`ret`, `inout`).
+        let mut tensors = Vec::new();
+        for p in f.params.iter().filter(|p| matches!(p.token, Token::Arg(_))) {
+            tensors.push(p);
+        }
+        for p in f.params.iter().filter(|p| matches!(p.token, Token::Ret(_) | Token::InOut(_))) {
+            tensors.push(p);
+        }
+        let packed: Vec<String> = tensors
+            .iter()
+            .map(|p| {
+                let code = match p.token.contract().map(|c| &c.dtype) {
+                    Some(ElementType::Dtype(t)) => format!("begen::xla_type::{}", torch_dtype(*t).1),
+                    _ => format!("begen::torch_rt::xla_code({})", self.dtype_cpp(p)),
+                };
+                format!("begen::torch_rt::tensor_arg({}, {code})", cpp_name(p))
+            })
+            .collect();
+        let _ = writeln!(out, "  const begen::TensorArg begen_t[] = {{{}}};", packed.join(", "));
+        let attrs: Vec<String> = f
+            .params
+            .iter()
+            .filter_map(|p| match &p.token {
+                Token::Attr { .. } => Some(format!("&begen_a_{}", p.name)),
+                Token::Dim { .. } => Some(format!("&begen_m_{}", p.name)),
+                _ => None,
+            })
+            .collect();
+        let attrs_arg = if attrs.is_empty() {
+            "nullptr".to_string()
+        } else {
+            let _ = writeln!(out, "  const void* const begen_a[] = {{{}}};", attrs.join(", "));
+            "begen_a".to_string()
+        };
+        // The instance: a plain kernel's own trampoline, or the template's
+        // instance chosen by its types (the inputs' dtypes) and values.
+        if f.instances.is_empty() {
+            let _ =
+                writeln!(out, "  begen::torch_rt::call({fname}, {}(begen_t, {attrs_arg}, {stream}));", f.trampoline);
+        } else {
+            let _ = writeln!(out, "  const char* begen_failure = nullptr;");
+            let mut first_branch = true;
+            for inst in &f.instances {
+                let conds: Vec<String> = f
+                    .consts
+                    .iter()
+                    .zip(&inst.values)
+                    .map(|(k, v)| match k.kind {
+                        ConstKind::Type => {
+                            let t = AttrType::parse(v).expect("checked dtype name");
+                            format!("begen_T_{} == ScalarType::{}", k.name, torch_dtype(t).0)
+                        }
+                        ConstKind::Value(t) if t.kind() == ScalarKind::Bool => {
+                            format!("begen_k_{} == {}", k.name, if v == "true" { "true" } else { "false" })
+                        }
+                        ConstKind::Value(_) => format!("begen_k_{} == int64_t{{{v}}}", k.name),
+                    })
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "  {}if ({}) {{\n    begen_failure = {}(begen_t, {attrs_arg}, {stream});",
+                    if first_branch { "" } else { "} else " },
+                    conds.join(" && "),
+                    inst.trampoline
+                );
+                first_branch = false;
+            }
+            // No instance: the JAX side's words (`dtype X is not
+            // instantiated; T is one of ...`), for the first const that
+            // has no instance of its value.
+            let _ = writeln!(out, "  }} else {{");
+            for k in &f.consts {
+                let allowed = lit(&k.values.join(", "));
+                let given = match k.kind {
+                    ConstKind::Type => {
+                        format!("std::string(\"dtype \") + begen::torch_rt::dtype_name(begen_T_{})", k.name)
+                    }
+                    ConstKind::Value(t) if t.kind() == ScalarKind::Bool => {
+                        format!("std::string({}) + (begen_k_{} ? \"=true\" : \"=false\")", lit(&k.py_name), k.name)
+                    }
+                    ConstKind::Value(_) => {
+                        format!("std::string({}) + \"=\" + std::to_string(begen_k_{})", lit(&k.py_name), k.name)
+                    }
+                };
+                let values: Vec<String> = k
+                    .values
+                    .iter()
+                    .map(|v| match k.kind {
+                        ConstKind::Type => format!(
+                            "begen_T_{} == ScalarType::{}",
+                            k.name,
+                            torch_dtype(AttrType::parse(v).expect("checked dtype name")).0
+                        ),
+                        ConstKind::Value(t) if t.kind() == ScalarKind::Bool => {
+                            format!("begen_k_{} == {}", k.name, if v == "true" { "true" } else { "false" })
+                        }
+                        ConstKind::Value(_) => format!("begen_k_{} == int64_t{{{v}}}", k.name),
+                    })
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "    if (!({})) begen::torch_rt::fail({fname}, {given} + \" is not instantiated; {} is one of \" + {allowed});",
+                    values.join(" || "),
+                    k.py_name
+                );
+            }
+            let _ = writeln!(
+                out,
+                "    begen::torch_rt::fail({fname}, std::string(\"this combination of template constants is not instantiated\"));"
+            );
+            let _ = writeln!(out, "  }}\n  begen::torch_rt::call({fname}, begen_failure);");
+        }
+        match self.rets.len() {
+            0 => {}
+            1 => {
+                let _ = writeln!(out, "  return {};", cpp_name(self.rets[0]));
+            }
+            _ => {
+                let names: Vec<String> = self.rets.iter().map(|p| cpp_name(p)).collect();
+                let _ = writeln!(out, "  return std::make_tuple({});", names.join(", "));
+            }
+        }
+        let _ = writeln!(out, "}}\n");
+    }
+
+    /// The fake (meta) function: the outputs' sizes from the inputs' sizes
+    /// and the attributes only.
+    fn py_fake(&self, ns: &str, out: &mut String) {
+        let sig = self.py_params(false);
+        let _ = writeln!(out, "@_torch.library.register_fake({})", pylit(&format!("{ns}::{}", self.name)));
+        let _ = writeln!(out, "def _fake_{}({sig}):", self.name);
+        if self.rets.is_empty() {
+            let _ = writeln!(out, "    return None\n\n");
+            return;
+        }
+        let mut outs = Vec::new();
+        for p in &self.rets {
+            let dims: Vec<String> = p
+                .token
+                .contract()
+                .and_then(|c| c.dims.as_ref())
+                .into_iter()
+                .flatten()
+                .map(|d| match d {
+                    Extent::Named(n) => match &self.dims[n] {
+                        DimSource::Input(i, axis) => format!("{}.shape[{axis}]", self.inputs[*i].py_name),
+                        DimSource::Attr(a) => py_name_of_attr(self, a),
+                    },
+                    Extent::Fixed(v) => v.to_string(),
+                    Extent::Rest(_) => unreachable!("refused"),
+                })
+                .collect();
+            let shape = if dims.len() == 1 { format!("({},)", dims[0]) } else { format!("({})", dims.join(", ")) };
+            let dtype = match p.token.contract().map(|c| &c.dtype) {
+                Some(ElementType::Dtype(t)) => format!("_torch.{}", torch_dtype(*t).2),
+                Some(ElementType::Param(n)) => {
+                    let first = self
+                        .inputs
+                        .iter()
+                        .find(|q| matches!(q.token.contract().map(|c| &c.dtype), Some(ElementType::Param(m)) if m == n))
+                        .expect("checked");
+                    format!("{}.dtype", first.py_name)
+                }
+                None => unreachable!("refused"),
+            };
+            outs.push(format!("{}.new_empty({shape}, dtype={dtype})", self.inputs[0].py_name));
+        }
+        if outs.len() == 1 {
+            let _ = writeln!(out, "    return {}\n\n", outs[0]);
+        } else {
+            let _ = writeln!(out, "    return ({})\n\n", outs.join(", "));
+        }
+    }
+
+    /// The parameters of a Python function over the op (the fake's, or with
+    /// `typed` the public function's with annotations).
+    fn py_params(&self, typed: bool) -> String {
+        let mut args: Vec<String> = self
+            .inputs
+            .iter()
+            .map(|p| if typed { format!("{}: _torch.Tensor", p.py_name) } else { p.py_name.to_string() })
+            .collect();
+        let mut kw = Vec::new();
+        for p in &self.attrs {
+            let Token::Attr { ty, .. } = &p.token else { continue };
+            let t = ty.kind().py_type();
+            let default = p.default.as_deref().map(|d| format!(" = {d}")).unwrap_or_default();
+            kw.push(if typed { format!("{}: {t}{default}", p.py_name) } else { format!("{}{default}", p.py_name) });
+        }
+        for k in &self.f.consts {
+            if let ConstKind::Value(t) = k.kind {
+                let ty = if t.kind() == ScalarKind::Bool { "bool" } else { "int" };
+                kw.push(if typed { format!("{}: {ty}", k.py_name) } else { k.py_name.clone() });
+            }
+        }
+        if typed && !args.is_empty() {
+            args.push("/".into());
+        }
+        if !kw.is_empty() {
+            args.push("*".into());
+            args.extend(kw);
+        }
+        args.join(", ")
+    }
+
+    /// The keyword arguments of a call of the op from the public function.
+    fn py_call_kw(&self) -> Vec<String> {
+        let mut kw = Vec::new();
+        for p in &self.attrs {
+            kw.push(format!("{0}={0}", p.py_name));
+        }
+        for k in &self.f.consts {
+            if let ConstKind::Value(_) = k.kind {
+                kw.push(format!("{0}={0}", k.py_name));
+            }
+        }
+        kw
+    }
+
+    /// Which outputs the public function returns: all but the residuals.
+    fn returned(&self) -> Vec<usize> {
+        self.rets
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !self.f.options.residuals.iter().any(|r| *r == *p.name))
+            .map(|(k, _)| k)
+            .collect()
+    }
+
+    /// The public typed function.
+    fn py_function(&self, ns: &str, out: &mut String) {
+        let f = self.f;
+        let _ = writeln!(out, "def {}({}):", f.py_name, self.py_params(false));
+        let _ = writeln!(
+            out,
+            "    \"\"\"The {} kernel `{}` ({}:{}) as the op torch.ops.{}.{}.\n\n    arg_spec: {}\n    \"\"\"",
+            if f.platform == Platform::Cuda { "CUDA" } else { "CPU" },
+            f.name,
+            f.file,
+            f.line,
+            ns,
+            self.name,
+            f.spec_tokens().join(", ")
+        );
+        // Inputs read-only are made contiguous (a copy only when they are
+        // not); a tensor updated in place must be contiguous itself (the op
+        // says so), since a copy would not be updated.
+        let args: Vec<String> = self
+            .inputs
+            .iter()
+            .map(|p| {
+                if matches!(p.token, Token::InOut(_)) {
+                    p.py_name.to_string()
+                } else {
+                    format!("{}.contiguous()", p.py_name)
+                }
+            })
+            .collect();
+        let mut all = args;
+        all.extend(self.py_call_kw());
+        let call = format!("_ops.{}({})", self.name, all.join(", "));
+        let inouts: Vec<&str> =
+            self.inputs.iter().filter(|p| matches!(p.token, Token::InOut(_))).map(|p| &*p.py_name).collect();
+        if self.rets.is_empty() {
+            let _ = writeln!(out, "    {call}");
+            match inouts.len() {
+                1 => {
+                    let _ = writeln!(out, "    return {}", inouts[0]);
+                }
+                _ => {
+                    let _ = writeln!(out, "    return ({},)", inouts.join(", "));
+                }
+            }
+        } else if self.rets.len() == 1 {
+            let _ = writeln!(out, "    return {call}");
+        } else {
+            let _ = writeln!(out, "    _begen_o = {call}");
+            let kept = self.returned();
+            if kept.len() == 1 {
+                let _ = writeln!(out, "    return _begen_o[{}]", kept[0]);
+            } else {
+                let items: Vec<String> = kept.iter().map(|k| format!("_begen_o[{k}]")).collect();
+                let _ = writeln!(out, "    return ({})", items.join(", "));
+            }
+        }
+        let _ = writeln!(out, "\n");
+    }
+
+    /// The stub of the public function.
+    fn pyi(&self, out: &mut String) {
+        let ret = if self.rets.is_empty() {
+            let n = self.inputs.iter().filter(|p| matches!(p.token, Token::InOut(_))).count();
+            if n == 1 { "_torch.Tensor".to_string() } else { format!("tuple[{}]", vec!["_torch.Tensor"; n].join(", ")) }
+        } else {
+            let n = self.returned().len();
+            if n == 1 { "_torch.Tensor".to_string() } else { format!("tuple[{}]", vec!["_torch.Tensor"; n].join(", ")) }
+        };
+        let _ = writeln!(out, "def {}({}) -> {ret}: ...", self.f.py_name, self.py_params(true));
+    }
+}
+
+/// The C++ name of a tensor or attribute parameter in the op function.
+fn cpp_name(p: &Param) -> String {
+    format!("begen_p_{}", p.name)
+}
+
+/// The C++ name of the attribute parameter named `name`.
+fn cpp_name_of(name: &str) -> String {
+    format!("begen_p_{name}")
+}
+
+/// The Python name of the attribute named `name` of an op.
+fn py_name_of_attr(op: &Op<'_>, name: &str) -> String {
+    op.attrs
+        .iter()
+        .find(|p| p.token.attr_name() == Some(name))
+        .map_or_else(|| name.to_string(), |p| p.py_name.to_string())
+}
+
+/// A Python literal default as a schema default, when it is one the schema
+/// parser reads: a number or a boolean.
+fn schema_default(d: &str) -> Option<String> {
+    match d {
+        "True" | "False" => Some(d.to_string()),
+        _ if d.parse::<f64>().is_ok() => Some(d.to_string()),
+        _ => None,
+    }
+}
+
+/// The autograd registration of a kernel with `vjp:` over its backward
+/// kernel's op: residuals saved in `setup_context`, `None` for integer
+/// inputs; one gradient per positional (tensor) input, which torch takes
+/// for an op whose attributes are keyword-only.
+fn py_autograd(ns: &str, fwd: &Op<'_>, bwd: &Op<'_>, out: &mut String) {
+    let f = fwd.f;
+    let n_in = fwd.inputs.len();
+    // Attributes are keyword-only in the schema: torch passes them apart.
+    let _ = writeln!(out, "def _setup_{}(ctx, inputs, output, keyword_only_inputs=None):", fwd.name);
+    let _ = writeln!(out, "    _begen_out = output if isinstance(output, tuple) else (output,)");
+    let _ = writeln!(out, "    ctx.save_for_backward(*inputs[:{n_in}], *_begen_out)");
+    let attr_names: Vec<String> = fwd.attrs.iter().map(|p| p.py_name.to_string()).collect();
+    for name in &attr_names {
+        let _ = writeln!(out, "    ctx.{name} = keyword_only_inputs[{}]", pylit(name));
+    }
+    let _ = writeln!(out, "\n");
+    let _ = writeln!(out, "def _backward_{}(ctx, *grads):", fwd.name);
+    let _ = writeln!(out, "    _begen_s = ctx.saved_tensors");
+    let _ = writeln!(out, "    _begen_i, _begen_o = _begen_s[:{n_in}], _begen_s[{n_in}:]");
+    let returned = fwd.returned();
+    let args: Vec<String> = if f.options.vjp_bind.is_empty() {
+        (0..n_in)
+            .map(|k| format!("_begen_i[{k}]"))
+            .chain((0..fwd.rets.len()).map(|k| format!("grads[{k}].contiguous()")))
+            .collect()
+    } else {
+        f.options
+            .vjp_bind
+            .iter()
+            .map(|a| match *a {
+                crate::model::VjpArg::Input(k) => format!("_begen_i[{k}]"),
+                crate::model::VjpArg::Output(k) => format!("_begen_o[{k}]"),
+                crate::model::VjpArg::Cotangent(k) => format!("grads[{}].contiguous()", returned[k]),
+            })
+            .collect()
+    };
+    let mut all = args;
+    for p in &bwd.attrs {
+        let name = p.token.attr_name().unwrap_or_default();
+        let own = fwd.attrs.iter().find(|q| q.token.attr_name() == Some(name)).map(|q| q.py_name.to_string());
+        if let Some(own) = own {
+            all.push(format!("{}=ctx.{own}", p.py_name));
+        }
+    }
+    let _ = writeln!(out, "    _begen_g = _torch.ops.{ns}.{}({})", bwd.name, all.join(", "));
+    let _ = writeln!(out, "    _begen_g = _begen_g if isinstance(_begen_g, tuple) else (_begen_g,)");
+    let grads: Vec<String> = fwd
+        .inputs
+        .iter()
+        .enumerate()
+        .map(|(k, p)| {
+            let float = p.token.contract().is_some_and(|c| match &c.dtype {
+                ElementType::Dtype(t) => {
+                    matches!(t.kind(), ScalarKind::Float | ScalarKind::FloatBits | ScalarKind::Complex)
+                }
+                ElementType::Param(_) => true,
+            });
+            if float { format!("_begen_g[{k}]") } else { "None".to_string() }
+        })
+        .collect();
+    let _ = writeln!(out, "    return ({},)\n\n", grads.join(", "));
+    let _ = writeln!(
+        out,
+        "_torch.library.register_autograd({}, _backward_{}, setup_context=_setup_{})\n\n",
+        pylit(&format!("{ns}::{}", fwd.name)),
+        fwd.name,
+        fwd.name
+    );
+}
+
+/// The torch target's files for a library.
+pub(crate) fn emit(library: &Library) -> TorchFiles {
+    let ns = namespace(library);
+    let mut ops = Vec::new();
+    let mut skipped = Vec::new();
+    for f in &library.functions {
+        match Op::of(library, f) {
+            Ok(op) => ops.push(op),
+            Err(reason) => {
+                skipped.push(Skipped { function: f.name.clone(), file: f.file.clone(), line: f.line, reason })
+            }
+        }
+    }
+    // A forward whose backward kernel is left out has no autograd formula:
+    // it is left out too, never registered without its gradient.
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    let mut drop = Vec::new();
+    for (i, op) in ops.iter().enumerate() {
+        if let Some(b) = &op.f.options.vjp {
+            let bname = b.rsplit('.').next().unwrap_or(b);
+            match ops.iter().position(|o| o.f.name == bname && o.f.module == op.f.module) {
+                Some(j) => pairs.push((i, j)),
+                None => drop.push(i),
+            }
+        }
+    }
+    for &i in drop.iter().rev() {
+        let f = ops[i].f;
+        skipped.push(Skipped {
+            function: f.name.clone(),
+            file: f.file.clone(),
+            line: f.line,
+            reason: format!("its backward kernel '{}' is left out", f.options.vjp.clone().unwrap_or_default()),
+        });
+        pairs.retain(|(a, _)| *a != i);
+    }
+    let kept: Vec<usize> = (0..ops.len()).filter(|i| !drop.contains(i)).collect();
+
+    let mut cc = String::new();
+    let _ = writeln!(
+        cc,
+        "// Generated by begen: the PyTorch ops of library {}, registered through\n// PyTorch's stable ABI. Do not edit: begen rewrites it.\n",
+        library.name
+    );
+    cc.push_str(RUNTIME_CC);
+    for &i in &kept {
+        let op = &ops[i];
+        for t in trampolines(op.f) {
+            let _ = writeln!(
+                cc,
+                "BEGEN_TRAMPOLINE const char* {t}(const begen::TensorArg* t, const void* const* a, int64_t stream) noexcept;"
+            );
+        }
+    }
+    cc.push_str("\nnamespace {\nusing torch::stable::Tensor;\nusing torch::headeronly::ScalarType;\n\n");
+    for &i in &kept {
+        ops[i].cpp(&mut cc);
+    }
+    cc.push_str("}  // namespace\n\n");
+    let _ = writeln!(cc, "STABLE_TORCH_LIBRARY({ns}, m) {{");
+    for &i in &kept {
+        let _ = writeln!(cc, "  m.def({});", lit(&ops[i].schema()));
+    }
+    cc.push_str("}\n");
+    for (key, platform) in [("CPU", Platform::Cpu), ("CUDA", Platform::Cuda)] {
+        let these: Vec<usize> = kept.iter().copied().filter(|&i| ops[i].f.platform == platform).collect();
+        if these.is_empty() {
+            continue;
+        }
+        let _ = writeln!(cc, "\nSTABLE_TORCH_LIBRARY_IMPL({ns}, {key}, m) {{");
+        for i in these {
+            let _ = writeln!(cc, "  m.impl({}, TORCH_BOX(&begen_op_{}));", lit(&ops[i].name), ops[i].name);
+        }
+        cc.push_str("}\n");
+    }
+
+    let mut py = String::new();
+    let _ = writeln!(
+        py,
+        "\"\"\"PyTorch ops of the kernel library `{}`, generated by begen. Do not edit.\n\nEach function calls an op of torch.ops.{ns}, registered by lib{}_torch.so\nbeside this file through PyTorch's stable ABI.\n\"\"\"\n",
+        library.name, library.name
+    );
+    py.push_str(RUNTIME_PY.replace("{LIB}", &format!("lib{}_torch.so", library.name)).replace("{NS}", &ns).as_str());
+    let names: Vec<String> = kept.iter().map(|&i| pylit(&ops[i].f.py_name)).collect();
+    let _ = writeln!(py, "__all__ = [\"NAMESPACE\", {}]\n\n", names.join(", "));
+    for &i in &kept {
+        ops[i].py_fake(&ns, &mut py);
+    }
+    for &(i, j) in &pairs {
+        py_autograd(&ns, &ops[i], &ops[j], &mut py);
+    }
+    for &i in &kept {
+        ops[i].py_function(&ns, &mut py);
+    }
+    let mut pyi = String::from("# Generated by begen. Do not edit.\nimport torch as _torch\n\nNAMESPACE: str\n\n");
+    for &i in &kept {
+        ops[i].pyi(&mut pyi);
+    }
+    TorchFiles { namespace: ns, cc, py, pyi, skipped }
+}
+
+/// Every trampoline symbol an op may call.
+fn trampolines(f: &Function) -> Vec<String> {
+    if f.instances.is_empty() {
+        vec![f.trampoline.clone()]
+    } else {
+        f.instances.iter().map(|i| i.trampoline.clone()).collect()
+    }
+}
+
+/// The helpers every registration TU starts with.
+const RUNTIME_CC: &str = include_str!("runtime.cc");
+
+/// The loader every `<NAME>_torch.py` starts with.
+const RUNTIME_PY: &str = include_str!("runtime.py");
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,105 @@
+"""Shared fixtures for the torch target's tests: build a kernel directory
+with `begen build --target jax,torch` and import the generated
+`<NAME>_torch` module into this interpreter, which has torch (and no jax:
+scripts/setup-torch.sh makes it).
+
+The build itself needs jax's XLA FFI headers for the jax outputs:
+`$BEGEN_PYTHON` (else the repository's .venv) is the Python that has jax;
+this interpreter is `BEGEN_TORCH_PYTHON`, whose torch headers the
+registration TU compiles against. Without torch a test is skipped, except
+under CI=true, where it fails.
+"""
+
+import importlib
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+IN_CI = os.environ.get("CI") == "true"
+
+
+def missing(what):
+    """Skip, or fail under CI=true."""
+    if IN_CI:
+        pytest.fail(f"CI=true and {what}: this test must not be skipped in CI")
+    pytest.skip(what)
+
+
+def jax_python():
+    """The Python that has jax (the build's XLA FFI headers, the JAX side)."""
+    py = os.environ.get("BEGEN_PYTHON") or str(REPO / ".venv" / "bin" / "python")
+    if not Path(py).exists():
+        missing(f"no Python with jax at {py} (set BEGEN_PYTHON)")
+    return py
+
+
+def begen_bin():
+    path = Path(os.environ.get("BEGEN_BIN") or REPO / "target" / "debug" / "begen")
+    if not path.is_file():
+        missing(f"no begen binary at {path} (run `cargo build` or set BEGEN_BIN)")
+    return path
+
+
+def run_begen(*args, check=True, cache=None):
+    """Runs the CLI; returns the process."""
+    env = dict(os.environ)
+    env["BEGEN_PYTHON"] = jax_python()
+    env["BEGEN_TORCH_PYTHON"] = sys.executable
+    if cache is not None:
+        env["XDG_CACHE_HOME"] = str(cache)
+    proc = subprocess.run([str(begen_bin()), *map(str, args)], capture_output=True, text=True, env=env, check=False)
+    if check and proc.returncode != 0:
+        pytest.fail(f"begen {' '.join(map(str, args))} failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
+    return proc
+
+
+def import_module(out_dir, name):
+    """Imports OUT/<name>.py fresh."""
+    sys.path.insert(0, str(out_dir))
+    try:
+        sys.modules.pop(name, None)
+        return importlib.import_module(name)
+    finally:
+        sys.path.remove(str(out_dir))
+
+
+@pytest.fixture(scope="session")
+def torch():
+    try:
+        import torch
+    except ImportError:
+        missing("torch is not installed in this Python (scripts/setup-torch.sh 2.15)")
+    return torch
+
+
+class Built:
+    """One tree built for jax and torch: its OUT, the build's stderr and the
+    imported torch module."""
+
+    def __init__(self, out, stderr, module):
+        self.out = out
+        self.stderr = stderr
+        self.module = module
+
+
+def build(tmp_path_factory, tree, name, target=("--target", "jax,torch")):
+    """Builds `tree` for jax and torch (`target=()`: as its begen.yaml's
+    `targets:` says)."""
+    out = tmp_path_factory.mktemp(name)
+    cache = tmp_path_factory.getbasetemp() / "begen-cache"
+    proc = run_begen("build", tree, "--out", out, *target, "-q", cache=cache)
+    return Built(out, proc.stderr, import_module(out, f"{name}_torch"))
+
+
+@pytest.fixture(scope="session")
+def typed(torch, tmp_path_factory):
+    return build(tmp_path_factory, REPO / "tests" / "e2e" / "typed", "e2e_typed")
+
+
+@pytest.fixture(scope="session")
+def algo(torch, tmp_path_factory):
+    return build(tmp_path_factory, REPO / "tests" / "e2e" / "algo", "e2e_algo")

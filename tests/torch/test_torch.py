@@ -1,0 +1,323 @@
+"""The torch target end to end: trees of tests/e2e (and two small ones made
+here) built with `begen build --target jax,torch`, their ops called from a
+real torch: eager numbers against numpy, the op's checks, torch.compile
+(aot_eager with dynamic shapes, and one inductor run), torch.library.opcheck,
+gradcheck in float64 (and a wrong backward kernel it must catch), and the
+same kernel from JAX (a subprocess of the jax venv) giving the same numbers.
+"""
+
+import subprocess
+import textwrap
+
+import numpy as np
+import pytest
+from conftest import build, jax_python, run_begen
+
+# ---- eager numbers -------------------------------------------------------
+
+
+def test_typed_eager_numbers_match_numpy(typed, torch):
+    m = typed.module
+    x = torch.arange(5, dtype=torch.float32)
+    y = torch.full((5,), 2.0)
+    np.testing.assert_allclose(m.axpy(x, y, a=3.0).numpy(), 3.0 * x.numpy() + 2.0)
+    A = torch.arange(12, dtype=torch.float32).reshape(3, 4)
+    v = torch.linspace(-1, 1, 4)
+    np.testing.assert_allclose(m.matvec(A, v).numpy(), A.numpy() @ v.numpy(), rtol=1e-6)
+    # A template kernel's instance chosen by the input's dtype; the output is of it.
+    for dtype in (torch.float32, torch.float64, torch.int32):
+        got = m.scale(torch.arange(4).to(dtype), s=2.5)
+        assert got.dtype == dtype
+        np.testing.assert_array_equal(got.numpy(), (np.arange(4) * 2.5).astype(got.numpy().dtype))
+    # ... and by a value constant, a keyword.
+    for times in (1, 2, 3):
+        np.testing.assert_array_equal(m.repeat(x, TIMES=times).numpy(), times * x.numpy())
+    c = m.count_small(torch.tensor([0.1, 0.7, 0.2, 0.9]))
+    assert c.shape == () and c.dtype == torch.int32 and int(c) == 2
+
+
+def test_in_place_tensor_is_updated_and_returned(typed, torch):
+    acc = torch.ones(4)
+    got = typed.module.accumulate(acc, torch.arange(4, dtype=torch.float32))
+    assert got is acc
+    np.testing.assert_array_equal(acc.numpy(), [1, 2, 3, 4])
+
+
+def test_read_only_inputs_may_be_strided(typed, torch):
+    # The typed function makes a non-contiguous input contiguous (a copy).
+    A = torch.arange(12, dtype=torch.float32).reshape(4, 3).t()
+    assert not A.is_contiguous()
+    v = torch.ones(4)
+    np.testing.assert_allclose(typed.module.matvec(A, v).numpy(), A.numpy() @ v.numpy())
+
+
+def test_attribute_defaults_reach_the_kernel(tmp_path_factory, torch):
+    built = build(tmp_path_factory, __import__("conftest").REPO / "tests" / "e2e" / "contracts", "e2e_contracts")
+    m = built.module
+    x = torch.tensor([[3.0, 4.0], [1.0, -1.0]])
+    ref = x.numpy() / np.sqrt((x.numpy() ** 2).mean(axis=1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(m.rms_norm(x).numpy(), ref, rtol=1e-5)
+    np.testing.assert_allclose(m.rms_norm(x, scale=2.0).numpy(), 2 * ref, rtol=1e-5)
+    np.testing.assert_array_equal(m.shift(torch.arange(3, dtype=torch.int32), times=2).numpy(), [3, 5, 7])
+    # Leading dimensions (`...`) are not expressed yet: left out, by name.
+    assert "leaves out kernel 'scale_any'" in built.stderr
+    assert not hasattr(m, "scale_any")
+
+
+# ---- the op's checks ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda m, t: m.axpy(t.zeros(3, dtype=t.float64), t.zeros(3), a=1.0),
+            "axpy: parameter 'x' must be float32, got float64",
+        ),
+        (
+            lambda m, t: m.axpy(t.zeros(3), t.zeros(4), a=1.0),
+            "axpy: dimension 'n' is 3 (parameter 'x', axis 0) but parameter 'y' has 4 at axis 0",
+        ),
+        (lambda m, t: m.matvec(t.zeros(3), t.zeros(3)), "matvec: parameter 'A' must have rank 2, got shape [3]"),
+        (
+            lambda m, t: m.scale(t.zeros(3, dtype=t.int64), s=1.0),
+            "scale: dtype int64 is not instantiated; T is one of float32, float64, int32",
+        ),
+        (lambda m, t: m.repeat(t.zeros(3), TIMES=4), "repeat: TIMES=4 is not instantiated; TIMES is one of 1, 2, 3"),
+        (lambda m, t: m.accumulate(t.zeros(6)[::2], t.zeros(3)), "accumulate: parameter 'acc' must be contiguous"),
+        (lambda m, t: m.count_small(t.zeros(300)), "count_small: dimension 'n' = 300 does not fit parameter 'n'"),
+        (
+            lambda m, t: t.ops.e2e_typed.matvec(t.zeros(4, 3).t(), t.zeros(4)),
+            "matvec: parameter 'A' must be contiguous",
+        ),
+    ],
+)
+def test_the_op_checks_its_tensors_naming_kernel_and_parameter(typed, torch, call, message):
+    with pytest.raises(RuntimeError) as e:
+        call(typed.module, torch)
+    assert message in str(e.value)
+
+
+def test_a_sparse_tensor_never_reaches_the_kernel(typed, torch):
+    # The ops are registered for the CPU (dense) dispatch key only: torch's
+    # dispatcher refuses a sparse tensor before the op's own layout check.
+    with pytest.raises(NotImplementedError, match="e2e_typed::axpy.*SparseCPU"):
+        torch.ops.e2e_typed.axpy(torch.zeros(3).to_sparse(), torch.zeros(3), a=1.0)
+
+
+def test_kernels_it_cannot_express_are_left_out_by_name(typed):
+    for name, why in [
+        ("fill", "no tensor input"),
+        ("tile", "dimension 'r' is not known from the inputs"),
+        ("untyped", "no typed contract"),
+    ]:
+        assert f"warning: the torch target leaves out kernel '{name}': " in typed.stderr
+        assert why in typed.stderr
+        assert not hasattr(typed.module, name)
+    assert typed.module.__all__[:1] == ["NAMESPACE"]
+
+
+# ---- torch.library.opcheck: schema, fake, autograd registration, AOT ------
+
+
+@pytest.mark.parametrize(
+    "name, args, kwargs",
+    [
+        ("axpy", lambda t: (t.randn(5), t.randn(5)), {"a": 2.0}),
+        ("matvec", lambda t: (t.randn(3, 4), t.randn(4)), {}),
+        ("scale", lambda t: (t.randn(5, dtype=t.float64),), {"s": 0.5}),
+        ("repeat", lambda t: (t.randn(5),), {"TIMES": 2}),
+        ("accumulate", lambda t: (t.randn(5), t.randn(5)), {}),
+        ("count_small", lambda t: (t.rand(7),), {}),
+    ],
+)
+def test_opcheck_typed(typed, torch, name, args, kwargs):
+    op = getattr(torch.ops.e2e_typed, name).default
+    result = torch.library.opcheck(op, args(torch), kwargs)
+    assert set(result.values()) == {"SUCCESS"}, result
+
+
+@pytest.mark.parametrize(
+    "name, args, kwargs",
+    [
+        ("square", lambda t: (t.randn(5, dtype=t.float64, requires_grad=True),), {"scale": 1.5}),
+        (
+            "mulsum",
+            lambda t: (
+                t.randn(4, dtype=t.float64, requires_grad=True),
+                t.randn(4, dtype=t.float64, requires_grad=True),
+            ),
+            {},
+        ),
+        (
+            "gather",
+            lambda t: (t.randn(6, dtype=t.float64, requires_grad=True), t.tensor([0, 5, 2, 2], dtype=t.int32)),
+            {},
+        ),
+    ],
+)
+def test_opcheck_with_autograd(algo, torch, name, args, kwargs):
+    op = getattr(torch.ops.e2e_algo, name).default
+    result = torch.library.opcheck(op, args(torch), kwargs)
+    assert set(result.values()) == {"SUCCESS"}, result
+
+
+# ---- gradients --------------------------------------------------------------
+
+
+def test_gradcheck_float64(algo, torch):
+    m = algo.module
+    x = torch.randn(6, dtype=torch.float64, requires_grad=True)
+    y = torch.randn(6, dtype=torch.float64, requires_grad=True)
+    assert torch.autograd.gradcheck(lambda x: m.square(x, scale=1.5), (x,))
+    assert torch.autograd.gradcheck(m.mulsum, (x, y))
+    # An integer input gets no gradient (None), the float one the kernel's.
+    idx = torch.tensor([0, 5, 2, 2], dtype=torch.int32)
+    assert torch.autograd.gradcheck(lambda x: m.gather(x, idx), (x,))
+    g = torch.autograd.grad(m.gather(x, idx).sum(), x)[0]
+    np.testing.assert_array_equal(g.numpy(), [1, 0, 2, 0, 0, 1])
+
+
+def test_the_backward_is_once_differentiable(algo, torch):
+    x = torch.randn(4, dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(algo.module.square(x, scale=1.0).sum(), x, create_graph=True)
+    with pytest.raises(RuntimeError):
+        torch.autograd.grad(g.sum(), x)
+
+
+WRONG = textwrap.dedent(
+    """\
+    #include <cstdint>
+    #include "brainevent/common.h"
+    // y = x * x, and its residual r = 2 x (for the backward kernel only).
+    // @BE sq arg:float64[n, d] ret:float64[n, d] ret:float64[n, d] dim.n dim.d
+    void sq(const double* x, double* y, double* r, int64_t n, int64_t d) {
+        for (int64_t i = 0; i < n * d; ++i) { y[i] = x[i] * x[i]; r[i] = 2.0 * x[i]; }
+    }
+    // dx = r * dy: bound by name, the residual first.
+    // @BE sq_bwd arg:float64[n, d] arg:float64[n, d] ret:float64[n, d] dim.n dim.d
+    void sq_bwd(const double* r, const double* ct, double* dx, int64_t n, int64_t d) {
+        for (int64_t i = 0; i < n * d; ++i) dx[i] = r[i] * ct[i];
+    }
+    // The same forward with a wrong backward kernel: 3 x instead of 2 x.
+    // @BE bad arg:float64[n] ret:float64[n] dim.n
+    void bad(const double* x, double* y, int64_t n) { for (int64_t i = 0; i < n; ++i) y[i] = x[i] * x[i]; }
+    // @BE bad_bwd arg:float64[n] arg:float64[n] ret:float64[n] dim.n
+    void bad_bwd(const double* x, const double* ct, double* dx, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) dx[i] = 3.0 * x[i] * ct[i];
+    }
+    """
+)
+
+
+@pytest.fixture(scope="module")
+def grads(torch, tmp_path_factory):
+    tree = tmp_path_factory.mktemp("grads_src")
+    (tree / "grads.cpp").write_text(WRONG)
+    # The targets from begen.yaml, no --target.
+    (tree / "begen.yaml").write_text(
+        "name: t_grads\ntargets: [jax, torch]\nfunctions:\n  sq: {vjp: sq_bwd, residuals: [r]}\n  bad: {vjp: bad_bwd}\n"
+    )
+    return build(tmp_path_factory, tree, "t_grads", target=()).module
+
+
+def test_residuals_are_saved_and_not_returned(grads, torch):
+    x = torch.randn(2, 3, dtype=torch.float64, requires_grad=True)
+    y = grads.sq(x)
+    assert isinstance(y, torch.Tensor) and y.shape == (2, 3)
+    assert torch.autograd.gradcheck(grads.sq, (x,))
+    result = torch.library.opcheck(torch.ops.t_grads.sq.default, (x,))
+    assert set(result.values()) == {"SUCCESS"}, result
+
+
+def test_a_wrong_backward_kernel_fails_gradcheck(grads, torch):
+    x = torch.randn(5, dtype=torch.float64, requires_grad=True)
+    # GradcheckError, a RuntimeError, says which Jacobian disagrees.
+    with pytest.raises(RuntimeError, match="Jacobian mismatch"):
+        torch.autograd.gradcheck(grads.bad, (x,))
+
+
+# ---- torch.compile ----------------------------------------------------------
+
+
+def test_compile_aot_eager_dynamic_shapes(typed, algo, torch):
+    torch._dynamo.reset()
+    m = typed.module
+    f = torch.compile(lambda x, y: m.axpy(x, y, a=3.0) * 2, fullgraph=True, backend="aot_eager")
+    for n in (5, 9):
+        x, y = torch.randn(n), torch.randn(n)
+        torch._dynamo.mark_dynamic(x, 0)
+        torch._dynamo.mark_dynamic(y, 0)
+        np.testing.assert_allclose(f(x, y).numpy(), 2 * (3 * x.numpy() + y.numpy()), rtol=1e-6)
+    g = torch.compile(lambda x: algo.module.square(x, scale=2.0).sum(), fullgraph=True, backend="aot_eager")
+    x = torch.randn(7, dtype=torch.float64, requires_grad=True)
+    torch._dynamo.mark_dynamic(x, 0)
+    g(x).backward()
+    np.testing.assert_allclose(x.grad.numpy(), 4 * x.detach().numpy())
+    acc = torch.zeros(4)
+    torch.compile(lambda a, b: m.accumulate(a, b), fullgraph=True, backend="aot_eager")(acc, torch.ones(4))
+    np.testing.assert_array_equal(acc.numpy(), np.ones(4))
+
+
+def test_compile_inductor(typed, torch):
+    torch._dynamo.reset()
+    m = typed.module
+    f = torch.compile(lambda A, v: m.matvec(A, v).relu() + 1, fullgraph=True)
+    A, v = torch.randn(3, 4), torch.randn(4)
+    np.testing.assert_allclose(f(A, v).numpy(), np.maximum(A.numpy() @ v.numpy(), 0) + 1, rtol=1e-5)
+
+
+# ---- the same kernel from JAX ------------------------------------------------
+
+
+def test_jax_and_torch_give_the_same_numbers(typed, torch, tmp_path):
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((3, 4)).astype(np.float32)
+    v = rng.standard_normal(4).astype(np.float32)
+    x = rng.standard_normal(6)
+    np.save(tmp_path / "A.npy", A)
+    np.save(tmp_path / "v.npy", v)
+    np.save(tmp_path / "x.npy", x)
+    script = textwrap.dedent(
+        f"""
+        import sys, numpy as np
+        import jax
+        jax.config.update("jax_enable_x64", True)
+        sys.path.insert(0, {str(typed.out)!r})
+        import e2e_typed as m
+        d = {str(tmp_path)!r}
+        np.save(d + "/matvec.npy", np.asarray(m.matvec(np.load(d + "/A.npy"), np.load(d + "/v.npy"))))
+        np.save(d + "/scale.npy", np.asarray(m.scale(np.load(d + "/x.npy"), s=0.3)))
+        """
+    )
+    proc = subprocess.run([jax_python(), "-c", script], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    m = typed.module
+    from_jax = np.load(tmp_path / "matvec.npy")
+    np.testing.assert_array_equal(m.matvec(torch.from_numpy(A), torch.from_numpy(v)).numpy(), from_jax)
+    np.testing.assert_array_equal(m.scale(torch.from_numpy(x), s=0.3).numpy(), np.load(tmp_path / "scale.npy"))
+
+
+def test_torch_only_without_jax_is_refused_clearly(torch, tmp_path):
+    proc = run_begen(
+        "build",
+        __import__("conftest").REPO / "tests" / "e2e" / "typed",
+        "--out",
+        tmp_path,
+        "--target",
+        "torch",
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert "use --target jax,torch" in proc.stderr
+
+
+def test_an_unknown_target_in_begen_yaml_is_located(torch, tmp_path):
+    (tmp_path / "k.cpp").write_text(
+        "// @BE f arg:float32[n] ret:float32[n] dim.n\nvoid f(const float* x, float* y, long n) {}\n"
+    )
+    (tmp_path / "begen.yaml").write_text("name: k\ntargets: [jax, troch]\n")
+    proc = run_begen("scan", tmp_path, check=False)
+    assert proc.returncode == 1
+    assert "unknown target 'troch': the targets are jax, torch; did you mean 'torch'?" in proc.stderr
+    assert "begen.yaml:2:16" in proc.stderr
