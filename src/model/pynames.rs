@@ -410,7 +410,7 @@ pub(crate) fn shadows_py_module(name: &str) -> bool {
 /// function, module or parameter of one of these names would hide one, so
 /// it gets a `_` appended. Every name starting with `_begen` is reserved
 /// too (see [`is_py_reserved`]).
-pub(crate) const PY_RESERVED: [&str; 81] = [
+pub(crate) const PY_RESERVED: [&str; 85] = [
     // The module's own names (the template's and the runtime's).
     "register",
     "registry",
@@ -495,6 +495,10 @@ pub(crate) const PY_RESERVED: [&str; 81] = [
     "staticmethod",
     "None",
     "print",
+    "all",
+    "iter",
+    "max",
+    "RecursionError",
 ];
 
 /// Whether `name` is one the generated module defines, imports or calls:

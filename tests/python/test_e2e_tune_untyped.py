@@ -148,7 +148,7 @@ def test_foreign_garbage_truncated_and_huge_tables(module, built, tmp_path):
         hlo(module, x)
     table.unlink()
     os.mkfifo(table)  # would block a reader forever
-    with pytest.raises(ValueError, match=f"{table}: not a begen tuning table: not a regular file"):
+    with pytest.raises(ValueError, match=f"{table}: not a begen tuning table: .*not a regular file"):
         hlo(module, x)
     table.unlink()
     # begen tune leaves a table it cannot read as it is, and says so.
@@ -165,5 +165,5 @@ def test_foreign_garbage_truncated_and_huge_tables(module, built, tmp_path):
         check=False,
         env={"BEGEN_TUNE_DIR": str(tmp_path), "PYTHONPATH": str(TREE)},
     )
-    assert proc.returncode != 0 and f"{table} is not a begen tuning table" in proc.stderr, proc.stderr
+    assert proc.returncode != 0 and f"{table}: not a begen tuning table" in proc.stderr, proc.stderr
     assert table.read_text() == "garbage"
