@@ -29,6 +29,8 @@
 #   native: CUDA kernels with XLA FFI's own types (tests/gpu/native).
 #   torch: CUDA kernels built with --target jax,torch, called from PyTorch
 #     (BEGEN_TORCH_PYTHON, default BEGEN_PYTHON, must import torch with CUDA).
+#   torch-bench: the torch ops' per-call cost (bench/torch), CUDA and CPU.
+#   torch-build-time: clean builds for jax alone and for jax,torch.
 #   eager, bench-native: the eager-call and native-signature
 #     (bench/ffi_native) per-call benchmarks.
 #   tune: brainevent's CSR hybrid scatter with its 16 tuning candidates in
@@ -53,7 +55,7 @@ mkdir -p "$WORK"
 CORPUS="$ROOT/.cache/brainevent-0.3.0/corpus"
 WHEEL="$ROOT/.cache/brainevent-0.3.0/wheel"
 
-ALL_STEPS="demo modules typed structs algorithms prims sharding multigpu multiproc where jaxmin binaries brainevent tune tune-algo lists vocab native torch brainevent-loop brainevent-ccache bench bench-binary eager bench-native"
+ALL_STEPS="demo modules typed structs algorithms prims sharding multigpu multiproc where jaxmin binaries brainevent tune tune-algo lists vocab native torch torch-bench torch-build-time brainevent-loop brainevent-ccache bench bench-binary eager bench-native"
 DEFAULT_STEPS="demo modules typed structs algorithms prims sharding jaxmin binaries brainevent bench bench-binary"
 STEPS=" $(echo "${STEPS:-$DEFAULT_STEPS}" | tr ',' ' ') "
 SKIP=" $(echo "${SKIP:-}" | tr ',' ' ') "
@@ -370,6 +372,42 @@ step_eager() {
 echo "== eager calls: each binding of one CUDA kernel against a cached plain ffi_call of its target"
 "$BEGEN" build bench/gpu/eager --out "$WORK/eager" --platform cuda --quiet
 "$PY" bench/gpu/eager_overhead.py "$WORK/eager"
+}
+
+# The torch ops' per-call cost against a hand-written stable-ABI op and a
+# torch.library.custom_op of the same kernel (bench/torch), on the GPU and
+# on this machine's CPU, eager and inside torch.compile.
+step_torch-bench() {
+echo "== torch ops: begen against a hand-written STABLE_TORCH_LIBRARY op and a custom_op, CUDA and CPU"
+export BEGEN_TORCH_PYTHON="${BEGEN_TORCH_PYTHON:-$PY}"
+"$BEGEN" build bench/torch/cuda --out "$WORK/torch-bench-cuda" --platform cuda --quiet
+"$BEGEN" build bench/torch/cpu --out "$WORK/torch-bench-cpu" --quiet
+"$BEGEN_TORCH_PYTHON" bench/torch/torch_overhead.py "$WORK/torch-bench-cuda" --device cuda --rounds "${ROUNDS:-30}"
+"$BEGEN_TORCH_PYTHON" bench/torch/torch_overhead.py "$WORK/torch-bench-cpu" --device cpu --rounds "${ROUNDS:-30}"
+}
+
+# The extra build time of the torch target: each tree built clean (a new
+# OUT, so a new work directory) for jax alone and for jax,torch, twice in
+# turn; brainevent's CUDA tree too when its sources travelled along.
+step_torch-build-time() {
+echo "== build time: --target jax against --target jax,torch, clean builds, $(nproc) cores"
+export BEGEN_TORCH_PYTHON="${BEGEN_TORCH_PYTHON:-$PY}"
+local trees=("examples/kernels-demo/kernels/cpu" "examples/kernels-demo/kernels/cuda" "examples/python-package/kernels" "tests/gpu/torch")
+if [[ -d "$CORPUS" && -f "$WHEEL/brainevent/include/cuda_common.h" ]]; then
+    brainevent_cuda_tree "$WORK/tbt-brainevent"
+    trees+=("$WORK/tbt-brainevent")
+fi
+local tree t rep t0 t1
+for tree in "${trees[@]}"; do
+    for rep in 1 2; do
+        for t in jax jax,torch; do
+            t0=${EPOCHREALTIME/./}
+            "$BEGEN" build "$tree" --out "$WORK/tbt/$rep-${t/,/-}-$(basename "$tree")" --target "$t" --quiet 2>"$WORK/tbt-warnings.log"
+            t1=${EPOCHREALTIME/./}
+            printf '%-44s %-10s run %s %6d ms\n' "$tree" "$t" "$rep" "$(( (t1 - t0) / 1000 ))"
+        done
+    done
+done
 }
 
 step_bench-native() {
