@@ -3,7 +3,8 @@ STEPS=torch): tests/gpu/torch and tests/gpu/typed built with
 `--target jax,torch`. Each torch op is checked against numpy and against
 the same kernel's JAX function, forward and backward; a slow kernel run on
 a side stream is read at once by a torch op on that stream (right only if
-the op ran on torch's current stream); and the ops run under
+the op ran on torch's current stream; its negative control, the kernel on
+another stream, must be seen unfinished); and the ops run under
 `torch.compile(fullgraph=True)`.
 
 usage: python tests/gpu/check_torch.py TORCH_OUT TYPED_OUT
@@ -67,6 +68,20 @@ def main(out, typed_out):
     side.synchronize()
     np.testing.assert_allclose(c.cpu().numpy(), (xs + 1.0) * 2.0, rtol=1e-6)
     ok("slow_inc on a side stream: a torch op on that stream reads its finished result")
+
+    # The negative control of that check: the same kernel run on the
+    # default stream and read at once on the side stream, with nothing
+    # ordering them, must be seen unfinished; otherwise the check above
+    # could not tell a kernel on the wrong stream from one on the right.
+    torch.cuda.synchronize()
+    b = t.slow_inc(a, cycles=20_000_000)
+    with torch.cuda.stream(side):
+        c = b * 2.0
+    side.synchronize()
+    torch.cuda.synchronize()
+    raced = not np.allclose(c.cpu().numpy(), (xs + 1.0) * 2.0, rtol=1e-6)
+    assert raced, "a read on another stream, unordered, saw slow_inc finished: the side-stream check cannot fail"
+    ok("negative control: the same kernel on the default stream, read unordered on the side stream, is seen unfinished")
 
     # torch.compile, with dynamic shapes, no graph break.
     f = torch.compile(lambda v: t.square(v) + 1.0, fullgraph=True, dynamic=True)
