@@ -35,6 +35,23 @@ From the command line, on a build's OUT folder::
 
 It needs jax and numpy, and nothing else of begen: it runs where the
 package's kernels are installed.
+
+:func:`check_torch` checks the PyTorch ops of a ``<NAME>_torch`` module
+(``begen build --target jax,torch``) from what it declares in
+``_begen_ops``: on inputs drawn the same way, ``torch.library.opcheck`` on
+every op, and ``torch.autograd.gradcheck`` on every op with ``vjp:`` (its
+float inputs together, then each alone), in float64 where there is a
+float64 instance::
+
+    op      check                       wrt   result
+    mulsum  test_schema                 -     pass
+    ...
+    mulsum  gradcheck                   x, y  pass: float64
+
+    python -m begen check-grads --torch OUT [--name NAME] [--kernels a,b]
+
+It needs torch and numpy, not jax (nothing of this module imports jax
+until :func:`check_grads` runs).
 """
 
 from __future__ import annotations
@@ -45,6 +62,7 @@ import difflib
 import importlib
 import math
 import os
+import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -1017,7 +1035,7 @@ def _check_op(module, key, spec, atol, rtol, eps, seed):
             continue
         tolerance = _gradcheck_tolerance(dtype, atol, rtol, eps)
         for subset in [tuple(wrt)] + ([(k,) for k in wrt] if len(wrt) > 1 else []):
-            row = _gradcheck(fn, arrays, keywords, subset, tolerance, torch)
+            row = _gradcheck(fn, arrays, keywords, subset, tolerance, torch, names)
             ran.setdefault(("gradcheck", _wrt(names, subset)), []).append((described, row))
     rows = []
     for (check, shown_wrt), got in ran.items():
@@ -1113,7 +1131,18 @@ def _opchecks(op, arrays, keywords, wrt, torch):
     return out
 
 
-def _gradcheck(fn, arrays, keywords, subset, tolerance, torch):
+def _gradcheck_message(e, names, subset):
+    # gradcheck numbers the inputs of the function it was given (here the
+    # differentiated ones only): the message names the op's input instead.
+    line = _first_line(e)
+    m = re.match(r"Jacobian mismatch for output (\d+) with respect to input (\d+),?$", line)
+    if m is None or int(m.group(2)) >= len(subset):
+        return line
+    name = _wrt(names, (subset[int(m.group(2))],))
+    return f"Jacobian mismatch for output {m.group(1)} with respect to '{name}' (the backward kernel's gradient)"
+
+
+def _gradcheck(fn, arrays, keywords, subset, tolerance, torch, names):
     import warnings
 
     from torch.autograd.gradcheck import GradcheckError
@@ -1134,7 +1163,7 @@ def _gradcheck(fn, arrays, keywords, subset, tolerance, torch):
             warnings.simplefilter("ignore", UserWarning)
             torch.autograd.gradcheck(f, primal, **given)
     except GradcheckError as e:
-        return TorchRow("", "gradcheck", "FAIL", f"{_first_line(e)}; {note}")
+        return TorchRow("", "gradcheck", "FAIL", f"{_gradcheck_message(e, names, subset)}; {note}")
     except Exception as e:
         return TorchRow("", "gradcheck", "ERROR", _first_line(f"{type(e).__name__}: {e}"))
     return TorchRow("", "gradcheck", "pass", note)

@@ -14,7 +14,7 @@ import pytest
 from conftest import REPO, build
 
 sys.path.insert(0, str(REPO / "python"))
-from begen.testing import OPCHECKS, check_torch, torch_ops  # noqa: E402
+from begen.testing import OPCHECKS, check_torch, torch_ops
 
 # The forward pairs of test_torch.py (a residual bound by name, and `bad`,
 # whose backward kernel says 3 x where the derivative is 2 x), and two
@@ -117,7 +117,8 @@ def test_check_torch_fails_a_wrong_backward_kernel(checked, torch):
     assert bad.result == "FAIL" and bad.note.startswith("at n=3:") and "Jacobian mismatch" in bad.note, report
     # tw2's dw is wrong only when neg: with respect to w (alone and with x), at neg=True.
     assert failed == {("bad", "gradcheck", "x"), ("tw2", "gradcheck", "x, w"), ("tw2", "gradcheck", "w")}, report
-    assert "neg=True" in rows(report, "tw2")[("gradcheck", "w")].note
+    tw2_w = rows(report, "tw2")[("gradcheck", "w")].note
+    assert tw2_w.startswith("at n=3 neg=True:") and "with respect to 'w'" in tw2_w, report
     # The residual output is left out of what gradcheck differentiates (the typed function's).
     assert rows(report, "sq")[("gradcheck", "x")].result == "pass", report
     # float32 only: checked at float32's tolerance, and the row says so.
@@ -165,7 +166,7 @@ def test_check_grads_torch_cli(algo, checked, torch):
     ok = check_grads_cli("--torch", algo.out)
     assert ok.returncode == 0, ok.stdout + ok.stderr
     assert ok.stdout.startswith("torch checks of e2e_algo_torch: all passed"), ok.stdout
-    assert re.search(r"^mulsum +gradcheck +x, y +pass: float64$", ok.stdout, re.M), ok.stdout
+    assert re.search(r"^mulsum +gradcheck +x, y +pass: float64$", ok.stdout, re.MULTILINE), ok.stdout
     bad = check_grads_cli("--torch", checked.out, "--name", "t_check")
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "3 failed" in bad.stdout and "Jacobian mismatch" in bad.stdout, bad.stdout
@@ -198,6 +199,9 @@ def test_check_torch_needs_no_jax(checked, torch):
         "assert not [m for m in sys.modules if m == 'jax' or m.startswith('jax.')], 'jax imported'\n"
     )
     p = subprocess.run(
-        [sys.executable, "-c", code, str(REPO / "python"), str(checked.out)], capture_output=True, text=True
+        [sys.executable, "-c", code, str(REPO / "python"), str(checked.out)],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert p.returncode == 0, p.stdout + p.stderr
