@@ -205,3 +205,20 @@ def test_check_torch_needs_no_jax(checked, torch):
         check=False,
     )
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_the_jax_check_takes_name_py_beside_name_torch_py(tmp_path):
+    # A build for jax and torch holds both modules: check-grads OUT (no
+    # --torch, no --name) means NAME.py, --torch NAME_torch.py.
+    from begen.testing import _load, _load_torch
+
+    (tmp_path / "lib_x.py").write_text("WHICH = 'jax'\n")
+    (tmp_path / "lib_x_torch.py").write_text("WHICH = 'torch'\n")
+    try:
+        assert _load(tmp_path, None).WHICH == "jax"
+        assert _load_torch(tmp_path, None).WHICH == "torch"
+        assert _load_torch(tmp_path, "lib_x").WHICH == "torch"
+    finally:
+        sys.path[:] = [p for p in sys.path if p != str(tmp_path)]
+        sys.modules.pop("lib_x", None)
+        sys.modules.pop("lib_x_torch", None)
