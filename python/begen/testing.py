@@ -35,6 +35,23 @@ From the command line, on a build's OUT folder::
 
 It needs jax and numpy, and nothing else of begen: it runs where the
 package's kernels are installed.
+
+:func:`check_torch` checks the PyTorch ops of a ``<NAME>_torch`` module
+(``begen build --target jax,torch``) from what it declares in
+``_begen_ops``: on inputs drawn the same way, ``torch.library.opcheck`` on
+every op, and ``torch.autograd.gradcheck`` on every op with ``vjp:`` (its
+float inputs together, then each alone), in float64 where there is a
+float64 instance::
+
+    op      check                       wrt   result
+    mulsum  test_schema                 -     pass
+    ...
+    mulsum  gradcheck                   x, y  pass: float64
+
+    python -m begen check-grads --torch OUT [--name NAME] [--kernels a,b]
+
+It needs torch and numpy, not jax (nothing of this module imports jax
+until :func:`check_grads` runs).
 """
 
 from __future__ import annotations
@@ -45,12 +62,23 @@ import difflib
 import importlib
 import math
 import os
+import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Callable, Union
 
-__all__ = ["GradReport", "GradRow", "check_grads", "declared_kernels", "main"]
+__all__ = [
+    "GradReport",
+    "GradRow",
+    "TorchReport",
+    "TorchRow",
+    "check_grads",
+    "check_torch",
+    "declared_kernels",
+    "main",
+    "torch_ops",
+]
 
 #: The modes checked, in order: (mode, order). A second order runs only
 #: where the first order of its mode passed.
@@ -650,6 +678,9 @@ def _load(out, name):
     out = os.path.abspath(out)
     found = _modules_in(out)
     if name is None:
+        # A build for jax and torch holds NAME.py and NAME_torch.py: the
+        # JAX check's module is NAME.
+        found = [m for m in found if not (m.endswith("_torch") and m[: -len("_torch")] in found)]
         if len(found) != 1:
             listed = ", ".join(found) or "none"
             raise _Usage(f"{out} holds {len(found)} Python modules ({listed}); name one with --name")
@@ -698,20 +729,75 @@ def _generator(spec):
     return obj
 
 
+def _load_torch(out, name):
+    # The torch module of OUT: <NAME>_torch.py (NAME the library's name, or
+    # the module's own), by default the one such module there.
+    found = [m for m in _modules_in(os.path.abspath(out)) if m.endswith("_torch")]
+    if name is None:
+        if len(found) != 1:
+            listed = ", ".join(found) or "none"
+            raise _Usage(
+                f"{os.path.abspath(out)} holds {len(found)} torch modules ({listed}); name one with --name "
+                f"(a torch module is built by `begen build ... --target jax,torch`)"
+            )
+        return _load(out, found[0])
+    if f"{name}_torch" in found:
+        return _load(out, f"{name}_torch")
+    if name in found:
+        return _load(out, name)
+    near = difflib.get_close_matches(f"{name}_torch", found, n=1)
+    hint = f"; did you mean --name {near[0][: -len('_torch')]}?" if near else ""
+    raise _Usage(
+        f"no torch module '{name}_torch' in {os.path.abspath(out)} (its torch modules: {', '.join(found) or 'none'})"
+        f"{hint}"
+    )
+
+
+_EPILOG = """\
+examples:
+  python -m begen check-grads out/                       # the JAX module's declared derivatives
+  python -m begen check-grads out/ --kernels mv --order 1
+  python -m begen check-grads --torch out/               # the torch ops: opcheck and gradcheck
+  python -m begen check-grads --torch out/ --name mykernels --kernels square
+
+--torch checks OUT/<NAME>_torch.py (begen build --target jax,torch) in this
+Python, which needs torch and numpy, not jax: every op gets
+torch.library.opcheck (test_schema, test_faketensor,
+test_autograd_registration, test_aot_dispatch_dynamic), and every op with
+vjp: torch.autograd.gradcheck in float64 with respect to its float inputs
+together and each alone, on inputs drawn from the contracts (extents 3, 4,
+... and 17, 33, ...; both booleans; floats 0.75, -1.25, 1.5, -0.5).
+
+exit status: 0 all passed, 1 a check failed (the table says which, and on
+what draw), 2 a mistake in the command line.
+"""
+
+
 def main(argv=None) -> int:
     """``python -m begen check-grads OUT [--name NAME] [--inputs
-    MODULE:FUNCTION] [--kernels a,b] [--order N] [--modes fwd,rev]``:
-    prints the table; exit status 1 when a check failed, 2 for a mistake
-    in the command line."""
+    MODULE:FUNCTION] [--kernels a,b] [--order N] [--modes fwd,rev]``, or
+    ``python -m begen check-grads --torch OUT [--name NAME] [--kernels
+    a,b]``: prints the table; exit status 1 when a check failed, 2 for a
+    mistake in the command line."""
     p = argparse.ArgumentParser(
         prog="python -m begen check-grads",
         description="Checks every declared vjp, jvp, linear and transpose of a begen-built module against "
-        "finite differences (jax.test_util.check_grads), with inputs built from the typed contracts.",
+        "finite differences (jax.test_util.check_grads), with inputs built from the typed contracts; with "
+        "--torch, the torch module's ops (torch.library.opcheck, torch.autograd.gradcheck).",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("out", help="the build's OUT folder (the generated module and its library)")
     p.add_argument(
+        "--torch",
+        action="store_true",
+        help="check OUT's torch module (<NAME>_torch.py) instead: opcheck on every op, gradcheck on every op "
+        "with vjp:; needs torch, not jax",
+    )
+    p.add_argument(
         "--name",
-        help="the module's name (default: the one Python module in OUT; needed in an installed package's folder)",
+        help="the module's name (default: the one Python module in OUT; needed in an installed package's folder); "
+        "with --torch the library's name (NAME of NAME_torch.py)",
     )
     p.add_argument(
         "--inputs",
@@ -719,30 +805,35 @@ def main(argv=None) -> int:
         help="a generator of inputs: FUNCTION(kernel, rng) in MODULE (importable from here), returning the "
         "arrays or (arrays, keywords) with the attributes and out=; or a dict of rng -> inputs by kernel",
     )
-    p.add_argument("--kernels", help="comma-separated kernel names (default: every kernel that declares one)")
-    p.add_argument("--order", type=int, default=2, choices=(1, 2), help="the highest order checked (default 2)")
-    p.add_argument("--modes", default="fwd,rev", help="fwd, rev or both (default fwd,rev)")
-    p.add_argument("--atol", type=float)
-    p.add_argument("--rtol", type=float)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument(
+        "--kernels",
+        help="comma-separated kernel names (default: every kernel that declares one; with --torch every op)",
+    )
+    p.add_argument("--order", type=int, choices=(1, 2), help="the highest order checked (default 2)")
+    p.add_argument("--modes", help="fwd, rev or both (default fwd,rev)")
+    p.add_argument("--atol", type=float, help="absolute tolerance (with --torch, gradcheck's)")
+    p.add_argument("--rtol", type=float, help="relative tolerance (with --torch, gradcheck's)")
+    p.add_argument("--seed", type=int, default=0, help="the seed of the drawn inputs (default 0)")
     a = p.parse_args(argv)
     if not os.path.isdir(a.out):
         print(f"check-grads: {a.out}: no such folder (give the OUT folder of `begen build`)", file=sys.stderr)
         return 2
+    kernels = [k for k in a.kernels.split(",") if k] if a.kernels else None
+    if a.torch:
+        return _main_torch(a, kernels)
     try:
         module = _load(a.out, a.name)
         inputs = _generator(a.inputs) if a.inputs else None
     except _Usage as e:
         print(f"check-grads: {e}", file=sys.stderr)
         return 2
-    kernels = [k for k in a.kernels.split(",") if k] if a.kernels else None
     try:
         report = check_grads(
             module,
             kernels,
             inputs=inputs,
-            order=a.order,
-            modes=[m for m in a.modes.split(",") if m],
+            order=2 if a.order is None else a.order,
+            modes=[m for m in (a.modes or "fwd,rev").split(",") if m],
             atol=a.atol,
             rtol=a.rtol,
             seed=a.seed,
@@ -753,3 +844,326 @@ def main(argv=None) -> int:
         return 2
     print(report)
     return 0 if report.ok else 1
+
+
+def _main_torch(a, kernels) -> int:
+    # `check-grads --torch`: the JAX check's own options have no meaning here.
+    for option, given in (("--inputs", a.inputs), ("--order", a.order), ("--modes", a.modes)):
+        if given is not None:
+            print(
+                f"check-grads: {option} is the JAX check's; --torch checks every op on inputs drawn from its "
+                f"contract (leave {option} out, or drop --torch)",
+                file=sys.stderr,
+            )
+            return 2
+    try:
+        module = _load_torch(a.out, a.name)
+    except _Usage as e:
+        print(f"check-grads: {e}", file=sys.stderr)
+        return 2
+    try:
+        report = check_torch(module, kernels, atol=a.atol, rtol=a.rtol, seed=a.seed, raise_on_failure=False)
+    except (ValueError, TypeError) as e:
+        print(f"check-grads: {e}", file=sys.stderr)
+        return 2
+    print(report)
+    return 0 if report.ok else 1
+
+
+# ---- the torch target: check_torch ------------------------------------------
+
+#: What torch.library.opcheck runs on every op, in order.
+OPCHECKS = ("test_schema", "test_faketensor", "test_autograd_registration", "test_aot_dispatch_dynamic")
+
+# gradcheck where an op has no float64 instance: (eps, atol, rtol) per
+# dtype, wide enough for its rounding of each evaluation (the 16-bit ones
+# as check_grads takes them, `_LOW_PRECISION`).
+_TORCH_TOLERANCE = {
+    "float32": (1e-3, 1e-2, 1e-2),
+    "complex64": (1e-3, 1e-2, 1e-2),
+    "float16": (_LOW_PRECISION["float16"][0], _LOW_PRECISION["float16"][1], _LOW_PRECISION["float16"][1]),
+    "bfloat16": (_LOW_PRECISION["bfloat16"][0], _LOW_PRECISION["bfloat16"][1], _LOW_PRECISION["bfloat16"][1]),
+}
+
+
+@dataclass
+class TorchRow:
+    """One line of :func:`check_torch`'s table: an op, a check (one of
+    ``OPCHECKS`` or ``gradcheck``), the inputs a gradcheck differentiates
+    (``wrt``), the result (``pass``, ``FAIL``, ``ERROR``, ``skipped``) and
+    a note (a failure names the draw it failed on)."""
+
+    op: str
+    check: str
+    result: str
+    note: str = ""
+    wrt: str = "-"
+
+    @property
+    def failed(self) -> bool:
+        return self.result in ("FAIL", "ERROR")
+
+
+@dataclass
+class TorchReport:
+    """What :func:`check_torch` found: one :class:`TorchRow` per op and
+    check, and per op the draws of inputs every row ran on. ``str(report)``
+    is the table and the draws; ``report.ok`` says whether nothing failed."""
+
+    module: str
+    rows: list = field(default_factory=list)
+    drawn: dict = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not any(r.failed for r in self.rows)
+
+    @property
+    def failures(self) -> list:
+        return [r for r in self.rows if r.failed]
+
+    def table(self) -> str:
+        head = ("op", "check", "wrt", "result")
+        body = [(r.op, r.check, r.wrt, _with_note(r)) for r in self.rows]
+        widths = [max(len(line[k]) for line in [head, *body]) for k in range(3)]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(line[:3], widths)) + "  " + line[3] for line in [head, *body]]
+        if self.drawn:
+            lines.append("")
+            lines.append("drawn (every row of an op ran on each of its draws):")
+            width = max(len(k) for k in self.drawn)
+            for op, draws in self.drawn.items():
+                lines.append(f"  {op.ljust(width)}  " + " | ".join(draws))
+        return "\n".join(x.rstrip() for x in lines)
+
+    def __str__(self) -> str:
+        failed = len(self.failures)
+        verdict = f"{failed} failed" if failed else "all passed"
+        return f"torch checks of {self.module}: {verdict}\n{self.table()}"
+
+
+def torch_ops(module) -> dict:
+    """The ops of ``module`` (a ``<NAME>_torch`` module begen generated),
+    by name, each with what the module says of it (``_begen_ops``: its
+    typed function, platform, inputs' contracts, constants, attributes,
+    differentiable inputs and backward op)."""
+    ops = getattr(module, "_begen_ops", None)
+    if ops is None:
+        name = getattr(module, "__name__", module)
+        if hasattr(module, "NAMESPACE") and hasattr(module, "_ops"):
+            raise TypeError(f"{name!r} was generated by an older begen (no _begen_ops): rebuild it")
+        raise TypeError(f"{name!r} is not a torch module begen generated (OUT/<NAME>_torch.py)")
+    return dict(ops)
+
+
+def check_torch(
+    module,
+    ops: Iterable[str] | None = None,
+    *,
+    atol: float | None = None,
+    rtol: float | None = None,
+    eps: float | None = None,
+    seed: int = 0,
+    raise_on_failure: bool = True,
+) -> TorchReport:
+    """Checks the ops of ``module`` (an imported ``<NAME>_torch``; all its
+    ops, or those named in ``ops``) and returns the table.
+
+    Each op runs on inputs drawn from its contract as :func:`check_grads`
+    draws them (``DRAWS``: extents 3, 4, ... and 17, 33, ...; booleans
+    False and True, floats 0.75, -1.25, 1.5, -0.5; a value constant each
+    of its values in turn), in its float64 instance where it has one. On
+    every draw ``torch.library.opcheck`` runs each of ``OPCHECKS`` on the
+    op; an op with ``vjp:`` gets float inputs that require grad there, and
+    ``torch.autograd.gradcheck`` of its typed function with respect to its
+    float inputs together and to each alone. Without a float64 instance
+    gradcheck runs in the op's dtype at ``_TORCH_TOLERANCE`` (the row says
+    at what tolerance). ``atol``, ``rtol`` and ``eps`` are gradcheck's.
+
+    Raises ``AssertionError`` with the table when a check fails (unless
+    ``raise_on_failure`` is false), ``ValueError`` for an op the module
+    does not have. Needs torch and numpy; not jax.
+    """
+    declared = torch_ops(module)
+    name = getattr(module, "__name__", str(module))
+    if ops is None:
+        chosen = list(declared)
+    else:
+        chosen = [ops] if isinstance(ops, str) else list(ops)
+        for k in chosen:
+            if k not in declared:
+                near = difflib.get_close_matches(k, list(declared), n=1)
+                hint = f"; did you mean '{near[0]}'?" if near else ""
+                raise ValueError(f"{name}: no op '{k}' (its ops: {', '.join(declared) or 'none'}){hint}")
+    report = TorchReport(name)
+    if not declared:
+        report.rows.append(TorchRow("-", "-", "n/a", "the module has no ops"))
+    for k in chosen:
+        rows, drawn = _check_op(module, k, declared[k], atol, rtol, eps, seed)
+        report.rows.extend(rows)
+        if drawn:
+            report.drawn[k] = drawn
+    if raise_on_failure and not report.ok:
+        raise AssertionError(str(report))
+    return report
+
+
+def _check_op(module, key, spec, atol, rtol, eps, seed):
+    import numpy as np
+    import torch
+
+    platform = spec.get("platform", "cpu")
+    if platform == "cuda" and not torch.cuda.is_available():
+        return [TorchRow(key, "-", "skipped", "a cuda kernel, and torch has no CUDA device")], []
+    device = "cuda" if platform == "cuda" else "cpu"
+    op = getattr(getattr(torch.ops, module.NAMESPACE), key).default
+    fn = getattr(module, spec["call"])
+    rng = np.random.default_rng(seed)
+    names = [arg[0] for arg in spec["args"]]
+    wrt = [names.index(n) for n in spec.get("differentiable", ())]
+    # What each draw ran: {(check, wrt shown): [(draw, row)]}, in order.
+    ran = {}
+    shown = []
+    try:
+        draws = _torch_draws(spec, rng, torch, device)
+    except _NeedsInputs as e:
+        return [TorchRow(key, "-", "ERROR", str(e))], []
+    for arrays, keywords, described, dtype in draws:
+        shown.append(described)
+        for check, row in _opchecks(op, arrays, keywords, wrt, torch):
+            ran.setdefault((check, "-"), []).append((described, row))
+        if not wrt:
+            continue
+        tolerance = _gradcheck_tolerance(dtype, atol, rtol, eps)
+        for subset in [tuple(wrt)] + ([(k,) for k in wrt] if len(wrt) > 1 else []):
+            row = _gradcheck(fn, arrays, keywords, subset, tolerance, torch, names)
+            ran.setdefault(("gradcheck", _wrt(names, subset)), []).append((described, row))
+    rows = []
+    for (check, shown_wrt), got in ran.items():
+        row = next(((d, r) for d, r in got if r.failed), None)
+        if row is not None:
+            described, r = row
+            rows.append(TorchRow(key, check, r.result, f"at {described}: {r.note}", shown_wrt))
+        else:
+            rows.append(TorchRow(key, check, "pass", got[0][1].note, shown_wrt))
+    return rows, shown
+
+
+def _torch_draws(spec, rng, torch, device):
+    import numpy as np
+
+    # [(tensors, keywords, what was drawn, the float dtype of the draw)]:
+    # each of DRAWS from the contracts, in the float64 instance where there
+    # is one; draws that differ in nothing shown run once.
+    types = {}
+    for t, allowed in spec.get("types", {}).items():
+        types[t] = "float64" if "float64" in allowed else ("complex128" if "complex128" in allowed else allowed[0])
+    args = []
+    cast = {}
+    for k, arg in enumerate(spec["args"]):
+        name, dtype, dims = arg[0], arg[1], arg[2]
+        if isinstance(dtype, (tuple, list)):
+            dtype = types.get(dtype[0])
+        if dtype is None:
+            raise _NeedsInputs(f"input '{name}' has no dtype in _begen_ops")
+        if dtype == "bfloat16":
+            # numpy has no bfloat16 of its own: drawn as float32, then cast.
+            cast[k], dtype = dtype, "float32"
+        args.append((name, dtype, tuple(dims)))
+    attrs = tuple((a[0], a[1]) for a in spec.get("attrs", ()))
+    plain = {"args": tuple(args), "attrs": attrs, "types": {}}
+    floats = sorted({cast.get(k, d) for k, (_, d, _) in enumerate(args) if d in _TORCH_FLOATS or k in cast})
+    dtype = "float64" if not floats or "float64" in floats else max(floats, key=_TORCH_FLOATS.index)
+    draws = {}
+    for size, variant in DRAWS:
+        arrays, keywords, described = _from_contracts(plain, rng, size, variant)
+        for t, chosen in types.items():
+            described += f" {t}={chosen}"
+        for const, _kind, values in spec.get("consts", ()):
+            if values:
+                keywords[const] = values[variant % len(values)]
+                described += f" {const}={_shown_value(keywords[const])}"
+        tensors = []
+        for k, a in enumerate(arrays):
+            t = torch.from_numpy(np.array(a))
+            if k in cast:
+                t = t.to(getattr(torch, cast[k]))
+            tensors.append(t.to(device))
+        draws.setdefault(described, (tensors, keywords, described, dtype))
+    return list(draws.values())
+
+
+# Float dtypes, widest last: a draw's gradcheck tolerance is its narrowest's.
+_TORCH_FLOATS = ("float64", "complex128", "float32", "complex64", "float16", "bfloat16")
+
+
+def _gradcheck_tolerance(dtype, atol, rtol, eps):
+    # (eps, atol, rtol, what the row says): gradcheck's defaults in float64,
+    # a wider bound for a narrower float.
+    if dtype in ("float64", "complex128"):
+        given = {k: v for k, v in (("eps", eps), ("atol", atol), ("rtol", rtol)) if v is not None}
+        return given, "float64" if not given else "float64, " + ", ".join(f"{k} {v:g}" for k, v in given.items())
+    d_eps, d_atol, d_rtol = _TORCH_TOLERANCE[dtype]
+    chosen = {
+        "eps": d_eps if eps is None else eps,
+        "atol": d_atol if atol is None else atol,
+        "rtol": d_rtol if rtol is None else rtol,
+    }
+    note = f"in {dtype} (no float64 instance): " + ", ".join(f"{k} {v:g}" for k, v in chosen.items())
+    return chosen, note
+
+
+def _opchecks(op, arrays, keywords, wrt, torch):
+    # Each of OPCHECKS on the op: a differentiable op's float inputs
+    # require grad, so test_autograd_registration sees its formula.
+    args = tuple(a.detach().clone().requires_grad_(k in wrt) for k, a in enumerate(arrays))
+    try:
+        results = torch.library.opcheck(op, args, dict(keywords), test_utils=OPCHECKS, raise_exception=False)
+    except Exception as e:
+        row = TorchRow("", "", "ERROR", _first_line(f"{type(e).__name__}: {e}"))
+        return [(check, row) for check in OPCHECKS]
+    out = []
+    for check in OPCHECKS:
+        got = results.get(check, "not run")
+        if got == "SUCCESS":
+            out.append((check, TorchRow("", check, "pass")))
+        else:
+            out.append((check, TorchRow("", check, "FAIL", _first_line(got))))
+    return out
+
+
+def _gradcheck_message(e, names, subset):
+    # gradcheck numbers the inputs of the function it was given (here the
+    # differentiated ones only): the message names the op's input instead.
+    line = _first_line(e)
+    m = re.match(r"Jacobian mismatch for output (\d+) with respect to input (\d+),?$", line)
+    if m is None or int(m.group(2)) >= len(subset):
+        return line
+    name = _wrt(names, (subset[int(m.group(2))],))
+    return f"Jacobian mismatch for output {m.group(1)} with respect to '{name}' (the backward kernel's gradient)"
+
+
+def _gradcheck(fn, arrays, keywords, subset, tolerance, torch, names):
+    import warnings
+
+    from torch.autograd.gradcheck import GradcheckError
+
+    given, note = tolerance
+    fixed = [a.detach() for a in arrays]
+
+    def f(*diff):
+        args = list(fixed)
+        for k, x in zip(subset, diff):
+            args[k] = x
+        return fn(*args, **keywords)
+
+    primal = tuple(fixed[k].clone().requires_grad_(True) for k in subset)
+    try:
+        with warnings.catch_warnings():
+            # gradcheck warns of inputs that are not float64: the row says.
+            warnings.simplefilter("ignore", UserWarning)
+            torch.autograd.gradcheck(f, primal, **given)
+    except GradcheckError as e:
+        return TorchRow("", "gradcheck", "FAIL", f"{_gradcheck_message(e, names, subset)}; {note}")
+    except Exception as e:
+        return TorchRow("", "gradcheck", "ERROR", _first_line(f"{type(e).__name__}: {e}"))
+    return TorchRow("", "gradcheck", "pass", note)
