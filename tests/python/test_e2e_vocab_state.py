@@ -59,7 +59,8 @@ def test_each_device_has_its_own_state(state):
     counts 42..53 over the 12 shards). Threads calling one jitted function on
     one device share that device's state and take turns: SlowCounter reads
     the count, waits a millisecond and writes it back one higher, so calls
-    that overlapped would read one count twice; 201 calls read 201 counts."""
+    that overlapped would read one count twice; 201 calls read 201 counts,
+    and 20 calls of the shard_map from 4 threads read 20 counts per device."""
     script = textwrap.dedent(
         f"""
         import sys, threading
@@ -86,6 +87,18 @@ def test_each_device_has_its_own_state(state):
         for t in threads:
             t.join()
         print("threads", len(got), len(set(got)), min(got), max(got))
+        # Threads calling the shard_map at once: each device's calls take
+        # turns on its own state, so every device reads 42..61 once each.
+        seen = []
+        def shards():
+            for _ in range(5):
+                seen.append(np.asarray(f()).tolist())
+        threads = [threading.Thread(target=shards) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print("threads_shard_map", [sorted(row[d] for row in seen) == list(range(45, 65)) for d in range(4)])
         """
     )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
@@ -95,3 +108,4 @@ def test_each_device_has_its_own_state(state):
     assert lines["shard_map"] == per_device, proc.stdout
     assert lines["pmap"] == per_device, proc.stdout
     assert lines["threads"] == "201 201 42 242", proc.stdout
+    assert lines["threads_shard_map"] == str([True] * 4), proc.stdout
