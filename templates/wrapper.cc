@@ -62,11 +62,25 @@ BEGEN_TRAMPOLINE const char* {{ t.symbol }}({{ t.params }}) noexcept {
 }
 {%- if let Some(s) = t.state %}
 
-// The per-executable state of {{ t.function }}: {{ s.function }}() creates it when XLA
-// instantiates the executable; the glue holds it as this pointer and deleter.
+// The per-executable state of {{ t.function }}: {{ s.function }}() creates one for each
+// device that runs the executable, on its first call there (`device`: XLA's
+// device ordinal); the glue holds it as this pointer and deleter.
 static_assert(std::is_same<decltype({{ s.function }}()), std::unique_ptr<{{ s.ty }}>>::value,
               "{{ s.function }}() must return std::unique_ptr<{{ s.ty }}>: what the state parameter '{{ s.param }}' of {{ t.function }} refers to");
-BEGEN_TRAMPOLINE const char* {{ s.make }}(void** begen_state, void (**begen_destroy)(void*)) noexcept {
+BEGEN_TRAMPOLINE const char* {{ s.make }}(int32_t begen_device, void** begen_state, void (**begen_destroy)(void*)) noexcept {
+#if defined(__CUDACC__)
+  // What {{ s.function }}() allocates (cudaMalloc) belongs to the device it is made for.
+  int begen_current = 0;
+  if (cudaGetDevice(&begen_current) != cudaSuccess || cudaSetDevice(begen_device) != cudaSuccess) {
+    return begen::tr::failed("cannot make the state's device current", static_cast<int>(BE::ErrorCode::kInternal));
+  }
+  struct BegenRestore {
+    int device;
+    ~BegenRestore() { cudaSetDevice(device); }
+  } begen_restore{begen_current};
+#else
+  (void)begen_device;
+#endif
   try {
     std::unique_ptr<{{ s.ty }}> begen_made = {{ s.function }}();
     if (begen_made == nullptr) {

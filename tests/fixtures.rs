@@ -82,6 +82,7 @@ cases!(
     err_tensors,
     err_tune_lists,
     err_vocab_instantiate,
+    err_state_command_buffer,
     native,
     err_locate,
     err_files,

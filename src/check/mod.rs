@@ -665,6 +665,9 @@ fn check_options(
             {
                 diags.push(d);
             }
+            if let Some(d) = state_in_command_buffer(req, key, &functions[k]) {
+                diags.push(d);
+            }
         }
     }
     // A kernel that takes state without a function that creates it.
@@ -697,6 +700,18 @@ fn instantiate_problem(req: &RunInput, key: &str, f: &Function) -> Option<Diagno
         let at = req.config_file.as_ref().map(|c| c.value(req.map, &yaml_path!["functions", key, "instantiate"]))?;
         creator::problem(req.config, f, name, at)
     }
+}
+
+/// A BE kernel with state (`T& state`) marked `command_buffer: true`: the
+/// glue makes each device's state on that device's first call, inside what
+/// XLA would capture into a CUDA graph, where the `instantiate:` function's
+/// allocations cannot run.
+fn state_in_command_buffer(req: &RunInput, key: &str, f: &Function) -> Option<Diagnostic> {
+    if !(f.options.command_buffer && f.native.is_none() && f.takes_state() && f.options.instantiate.is_some()) {
+        return None;
+    }
+    let span = config_span(req, &yaml_path!["functions", key, "command_buffer"])?;
+    Some(Diagnostic::error(span, msg::state_in_command_buffer(&f.name)).hint(msg::HINT_STATE_COMMAND_BUFFER))
 }
 
 /// A kernel whose handler decodes a buffer of fixed rank (a parameter typed

@@ -2,7 +2,8 @@
 built by begen into OUT_DIR) on the GPU against numpy, eagerly and under
 jit: every keyword as a dictionary (`BE::Attrs`), string attributes
 choosing the device operation, per-executable state in device memory
-(42, 43, 44 within one executable, 42 again in a new one), and
+(42, 43, 44 within one executable, 42 again in a new one; one state per
+GPU under a shard_map over 2 or more GPUs), and
 INVALID_ARGUMENT errors (`BE::Status`, BE_CHECK_ARG, BE::Attrs' own) seen
 from Python. Prints PASS or FAIL per check and exits 1 on any failure.
 
@@ -231,12 +232,32 @@ def counter_not_made():
     raises(Exception, "make_no_counter() returned no state", lambda: jax.jit(lambda: m.vocab_no_counter(out=scalar))())
 
 
+def counter_per_device():
+    """A shard_map over every GPU: each device has a counter of its own, in
+    its own memory (one shared counter would count 42.. over all shards)."""
+    from jax.sharding import PartitionSpec as P
+
+    devices = jax.devices()
+    if len(devices) < 2:
+        print("SKIP state per device: one GPU (needs 2 or more)")
+        return
+    mesh = jax.make_mesh((len(devices),), ("x",))
+    one = jax.ShapeDtypeStruct((1,), jnp.int32)
+    per_shard = lambda kernel: jax.jit(jax.shard_map(lambda: kernel(out=one), mesh=mesh, in_specs=(), out_specs=P("x")))
+    f = per_shard(m.vocab_read_counter)
+    got = [np.asarray(f()).tolist() for _ in range(3)]
+    assert got == [[k] * len(devices) for k in (42, 43, 44)], got
+    where = np.asarray(per_shard(m.vocab_counter_device)()).tolist()
+    assert where == [d.id for d in mesh.devices.flat], where
+
+
 check(
     "state: a device counter per executable (and call in it), 42, 43, 44; a new executable from 42",
     counter_per_executable,
 )
 check("state beside typed pointers: y = x + the count, per executable", counter_of_typed_pointers)
 check("state: an instantiate function that makes none fails the executable, named", counter_not_made)
+check("state: one counter per GPU under a shard_map, in that GPU's memory", counter_per_device)
 
 if failed:
     print(f"gpu vocab: {len(failed)} check(s) FAILED: {', '.join(failed)}")

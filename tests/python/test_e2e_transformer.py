@@ -90,6 +90,7 @@ def module(built, monkeypatch, tmp_path):
 def write_table(m, directory, tiles):
     # A user table choosing, for each kernel named, its TILE for the 16 x 8
     # matmul (as `begen tune` writes one; the hashes are the build's).
+    # A backward kernel (`*_bwd`) takes the cotangent as a third input.
     entries = []
     for kernel, tile in tiles.items():
         spec = m._BEGEN_TUNE[kernel]
@@ -98,7 +99,7 @@ def write_table(m, directory, tiles):
                 "kernel": spec["target"],
                 "hash": spec["hash"],
                 "device": "cpu",
-                "dtypes": ["float32", "float32"],
+                "dtypes": ["float32"] * (3 if kernel.endswith("_bwd") else 2),
                 "key": {"m": 16, "n": 8},
                 "config": {"TILE": str(tile)},
                 "times_us": {},
@@ -144,6 +145,53 @@ def test_a_tuned_kernels_transpose_runs_the_candidate_its_call_chose(module, tmp
     assert hlo(config={"TILE": 32}) == ({32}, {32})
     assert hlo("matmul_tt", config={"TILE": 16}) == ({16}, {16})
     assert hlo("matmul_tt", TILE=8) == ({8}, {8})
+
+
+def test_a_tuned_kernels_backward_kernel_runs_the_candidate_its_call_chose(module, tmp_path):
+    """A plain `vjp:` kernel (a jax.custom_vjp) of a tuned kernel: a backward
+    kernel that is not tuned runs the forward call's candidate, whatever
+    chose it; a tuned one makes its own choice, unless the caller fixed
+    the candidate. Without the candidate passed on, the backward of a call
+    that leaves TILE out fails (`TILE=None is not instantiated`)."""
+    import jax
+    import numpy as np
+
+    m = module
+    rng = np.random.default_rng(2)
+    x = rng.normal(size=(16, 12)).astype(np.float32)
+    w = rng.normal(size=(8, 12)).astype(np.float32)
+    ct = rng.normal(size=(16, 8)).astype(np.float32)
+
+    def hlo(kernel="matmul_vb", **kw):
+        f = jax.value_and_grad(lambda a, b: (getattr(m, kernel)(a, b, **kw) * ct).sum(), argnums=(0, 1))
+        loss, (gx, gw) = jax.jit(f)(x, w)
+        np.testing.assert_allclose(np.asarray(loss), ((x @ w.T) * ct).sum(), rtol=1e-4)
+        np.testing.assert_allclose(np.asarray(gx), ct @ w, rtol=1e-5, atol=1e-5)
+        np.testing.assert_allclose(np.asarray(gw), ct.T @ x, rtol=1e-5, atol=1e-5)
+        text = jax.jit(f).lower(x, w).compile().as_text()
+        forward = {t for t in (8, 16, 32, 64) if f'"{NAME}.{kernel}[TILE={t}]"' in text}
+        backward = {t for t in (8, 16, 32, 64) if f'"{NAME}.{kernel}_bwd[TILE={t}]"' in text}
+        return forward, backward
+
+    # No table: the declared default for both.
+    assert hlo() == ({8}, {8})
+    assert hlo("matmul_vt") == ({8}, {8})
+    # config= and the const keyword: that candidate for both.
+    assert hlo(config={"TILE": 32}) == ({32}, {32})
+    assert hlo(TILE=64) == ({64}, {64})
+    # The table's choice for the forward call, which a backward kernel that
+    # is not tuned runs; a tuned backward kernel runs its own table entry.
+    write_table(m, tmp_path, {"matmul_vb": 16, "matmul_vt": 32, "matmul_vt_bwd": 64})
+    jax.clear_caches()
+    assert hlo() == ({16}, {16})
+    assert hlo("matmul_vt") == ({32}, {64})
+    # A candidate the caller fixes is both kernels', the tables unread.
+    assert hlo(config={"TILE": 32}) == ({32}, {32})
+    assert hlo("matmul_vt", config={"TILE": 16}) == ({16}, {16})
+    assert hlo("matmul_vt", TILE=8) == ({8}, {8})
+    # Eagerly too, and under jax.vjp.
+    _, pull = jax.vjp(lambda a: m.matmul_vb(a, w), x)
+    np.testing.assert_allclose(np.asarray(pull(ct)[0]), ct @ w, rtol=1e-5, atol=1e-5)
 
 
 def test_a_backward_kernel_leaves_out_the_integer_labels_cotangent(results, module):

@@ -52,14 +52,15 @@ def test_failed_state_creation(state, jax_cpu):
         np.asarray(jax_cpu.jit(lambda: state.Broken(out=scalar))())
 
 
-def test_calls_sharing_a_state_take_turns(state):
-    """On 4 CPU devices the shards of a shard_map and of a pmap run at once
-    and share the executable's one state, as do threads calling one jitted
-    function. SlowCounter reads the count, waits a millisecond and writes it
-    back one higher: calls that overlapped would read one count twice (all
-    four shards read 42, 43, 44 without the glue's turn-taking). Every call
-    reads another count: 12 shards' calls count 42..53, 200 threads' calls
-    200 distinct counts."""
+def test_each_device_has_its_own_state(state):
+    """On 4 CPU devices the shards of a shard_map and of a pmap run at once,
+    each on its device: every device has a state of its own, made on its
+    first call, so 3 calls count 42, 43, 44 on each device (one shared state
+    counts 42..53 over the 12 shards). Threads calling one jitted function on
+    one device share that device's state and take turns: SlowCounter reads
+    the count, waits a millisecond and writes it back one higher, so calls
+    that overlapped would read one count twice; 201 calls read 201 counts,
+    and 20 calls of the shard_map from 4 threads read 20 counts per device."""
     script = textwrap.dedent(
         f"""
         import sys, threading
@@ -72,9 +73,9 @@ def test_calls_sharing_a_state_take_turns(state):
         mesh = jax.make_mesh((4,), ("x",))
         one = jax.ShapeDtypeStruct((1,), np.int32)
         f = jax.jit(jax.shard_map(lambda: m.SlowCounter(out=one), mesh=mesh, in_specs=(), out_specs=P("x")))
-        print("shard_map", sorted(int(v) for _ in range(3) for v in np.asarray(f())))
+        print("shard_map", [np.asarray(f()).tolist() for _ in range(3)])
         g = jax.pmap(lambda i: m.SlowCounter(out=one), axis_name="x")
-        print("pmap", sorted(int(v) for _ in range(3) for v in np.asarray(g(np.arange(4))).ravel()))
+        print("pmap", [np.asarray(g(np.arange(4))).ravel().tolist() for _ in range(3)])
         h = jax.jit(lambda: m.SlowCounter(out=jax.ShapeDtypeStruct((), np.int32)))
         got = [int(h())]
         def work():
@@ -85,12 +86,26 @@ def test_calls_sharing_a_state_take_turns(state):
             t.start()
         for t in threads:
             t.join()
-        print("threads", len(got), len(set(got)))
+        print("threads", len(got), len(set(got)), min(got), max(got))
+        # Threads calling the shard_map at once: each device's calls take
+        # turns on its own state, so every device reads 42..61 once each.
+        seen = []
+        def shards():
+            for _ in range(5):
+                seen.append(np.asarray(f()).tolist())
+        threads = [threading.Thread(target=shards) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print("threads_shard_map", [sorted(row[d] for row in seen) == list(range(45, 65)) for d in range(4)])
         """
     )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     lines = dict(line.split(" ", 1) for line in proc.stdout.splitlines())
-    assert lines["shard_map"] == str(list(range(42, 54))), proc.stdout
-    assert lines["pmap"] == str(list(range(42, 54))), proc.stdout
-    assert lines["threads"] == "201 201", proc.stdout
+    per_device = str([[42] * 4, [43] * 4, [44] * 4])
+    assert lines["shard_map"] == per_device, proc.stdout
+    assert lines["pmap"] == per_device, proc.stdout
+    assert lines["threads"] == "201 201 42 242", proc.stdout
+    assert lines["threads_shard_map"] == str([True] * 4), proc.stdout

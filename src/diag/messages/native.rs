@@ -53,6 +53,17 @@ pub(crate) fn be_instantiate_without_state(func: &str, name: &str) -> String {
     )
 }
 
+pub(crate) fn state_in_command_buffer(func: &str) -> String {
+    let func = q(func);
+    format!(
+        "`command_buffer: true` is given for '{func}', which keeps a state per device: each device's state is made \
+         on that device's first call, which a CUDA graph capture cannot run"
+    )
+}
+
+pub(crate) const HINT_STATE_COMMAND_BUFFER: &str =
+    "leave out `command_buffer`: a kernel with `T& state` runs outside CUDA graphs";
+
 pub(crate) fn second_state(func: &str, param: &str, declared: &str, state: &str, state_ty: &str) -> String {
     let (func, param, declared, state, state_ty) = (q(func), q(param), q(declared), q(state), q(state_ty));
     format!(

@@ -414,23 +414,40 @@ fn dict_cpp(i: usize, p: &Param) -> ParamCpp {
 }
 
 /// The per-executable state (`T& state`): XLA hands the handler the glue's
-/// opaque state (`Ctx<State<...>>`), whose pointer goes on in the
-/// attributes array; the trampoline casts it back to the kernel's `T`.
+/// opaque state (`Ctx<State<...>>`) and the ordinal of the device the call
+/// runs on (`Ctx<DeviceOrdinal>`); the state of that device, made on its
+/// first call, goes on in the attributes array, and the trampoline casts it
+/// back to the kernel's `T`.
 fn state_cpp(kernel: &Kernel, i: usize, p: &Param) -> ParamCpp {
     let name = &p.name;
     let raw = format!("p{i}_{name}");
     let opaque = state_opaque(kernel);
+    // The instantiate: function, for a failure to make a device's state.
+    let maker = crate::emit::abi::trampoline_state(kernel).map_or_else(|| kernel.f.name.clone(), |t| t.function);
     ParamCpp {
-        bindings: vec![Binding {
-            slot: Slot::Ctx,
-            binding: format!(".Ctx<xla::ffi::State<{opaque}>>()"),
-            impl_param: format!("{opaque}* {raw}"),
-            checks: vec![],
-        }],
-        passed: Passed::Attr(format!("{raw}->ptr")),
-        // Calls that share the state (the shards of one executable on
-        // several devices, threads calling one executable) take turns.
-        locals: vec![format!("const std::lock_guard<std::mutex> {raw}_turn({raw}->turn);")],
+        bindings: vec![
+            Binding {
+                slot: Slot::Ctx,
+                binding: format!(".Ctx<xla::ffi::State<{opaque}>>()"),
+                impl_param: format!("{opaque}* {raw}"),
+                checks: vec![],
+            },
+            Binding {
+                slot: Slot::Ctx,
+                binding: ".Ctx<xla::ffi::DeviceOrdinal>()".into(),
+                impl_param: format!("int32_t {raw}_device"),
+                checks: vec![],
+            },
+        ],
+        passed: Passed::Attr(format!("{raw}_here->ptr")),
+        locals: vec![
+            format!("const char* {raw}_failure = nullptr;"),
+            format!("{opaque}::Device* const {raw}_here = {raw}->on({raw}_device, &{raw}_failure);"),
+            format!("if ({raw}_here == nullptr) return begen::rt::kernel_failed(\"{maker}\", {raw}_failure);"),
+            // Calls on one device (threads calling one executable) take
+            // turns; each device has a state of its own.
+            format!("const std::lock_guard<std::mutex> {raw}_turn({raw}_here->turn);"),
+        ],
     }
 }
 

@@ -576,6 +576,12 @@ pub(crate) struct PyVjp {
     /// per forward input, its cotangent in the backward's result
     /// (`_begen_g`, `_begen_g[j]`) or `None`.
     pub(crate) spread: Option<Vec<String>>,
+    /// The backward kernel is called with the candidate the forward's call
+    /// of a tuned kernel runs (`related_value`): the primal, which resolves
+    /// and chooses the consts (`_begen_c`, `_begen_tv`, `_begen_tf`) when it
+    /// is traced, sets them in the enclosing call (`nonlocal`), where the
+    /// backward pass, traced after it, reads them.
+    pub(crate) shares: bool,
 }
 
 /// The binding of a backward kernel that takes residuals.
@@ -1555,15 +1561,17 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
         return;
     }
     let mut args = Vec::new();
+    let mut shares = false;
     for (what, py) in &bwd_view.keywords {
         if what == "out" {
             continue;
         }
         if let Some((_, fwd_py)) = view.keywords.iter().find(|(w, _)| w == what) {
-            // A primitive's backward closure sees the call's resolved consts;
-            // a custom_vjp's backward pass runs outside the primal's body.
-            let value =
-                if f.options.is_primitive() { related_value(view, bwd_view, what, fwd_py) } else { fwd_py.clone() };
+            // The backward kernel sees the call's resolved consts: a
+            // primitive's backward closure has them in scope; a custom_vjp's
+            // primal sets them for the enclosing call (`PyVjp::shares`).
+            let value = related_value(view, bwd_view, what, fwd_py);
+            shares |= !f.options.is_primitive() && value != *fwd_py;
             args.push(PyArg::Keyword(py.clone(), value));
         }
     }
@@ -1617,8 +1625,15 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
             })
             .collect()
     });
-    body.vjp =
-        Some(PyVjp { names, backward: bwd_view.py_name.clone(), cotangents: f.outputs(), args, residual, spread });
+    body.vjp = Some(PyVjp {
+        names,
+        backward: bwd_view.py_name.clone(),
+        cotangents: f.outputs(),
+        args,
+        residual,
+        spread,
+        shares,
+    });
     // The residuals are the backward kernel's only.
     view.outputs -= f.options.residuals.len();
     if let PyDoc::Kernel(doc) = &mut view.doc {

@@ -102,3 +102,39 @@ template <int TILE>
 void matmul_tt_tx(const float* w, const float* ct, float* ct_x, int64_t m, int64_t k, int64_t n) {
     matmul_tb_tx<TILE>(w, ct, ct_x, m, k, n);
 }
+
+// y = x w^T again, differentiated by a backward kernel (`vjp:`, a
+// jax.custom_vjp) instead of a transpose: matmul_vb's backward is not tuned,
+// matmul_vt's is (begen.yaml's `tune:` names it).
+// @BE matmul_vb arg:float32[m,k] arg:float32[n,k] ret:float32[m,n] dim.m dim.k dim.n const.TILE=8,16,32,64
+template <int TILE>
+void matmul_vb(const float* x, const float* w, float* y, int64_t m, int64_t k, int64_t n) {
+    matmul_tb<TILE>(x, w, y, m, k, n);
+}
+
+// ct_x = ct w, ct_w = ct^T x.
+// @BE matmul_vb_bwd arg:float32[m,k] arg:float32[n,k] arg:float32[m,n] ret:float32[m,k] ret:float32[n,k] dim.m dim.k dim.n const.TILE=8,16,32,64
+template <int TILE>
+void matmul_vb_bwd(const float* x, const float* w, const float* ct, float* ct_x, float* ct_w, int64_t m, int64_t k,
+                   int64_t n) {
+    matmul_tb_tx<TILE>(w, ct, ct_x, m, k, n);
+    for (int64_t j = 0; j < n; ++j)
+        for (int64_t l = 0; l < k; ++l) {
+            float acc = 0.0f;
+            for (int64_t i = 0; i < m; ++i) acc += ct[i * n + j] * x[i * k + l];
+            ct_w[j * k + l] = acc;
+        }
+}
+
+// @BE matmul_vt arg:float32[m,k] arg:float32[n,k] ret:float32[m,n] dim.m dim.k dim.n const.TILE=8,16,32,64
+template <int TILE>
+void matmul_vt(const float* x, const float* w, float* y, int64_t m, int64_t k, int64_t n) {
+    matmul_tb<TILE>(x, w, y, m, k, n);
+}
+
+// @BE matmul_vt_bwd arg:float32[m,k] arg:float32[n,k] arg:float32[m,n] ret:float32[m,k] ret:float32[n,k] dim.m dim.k dim.n const.TILE=8,16,32,64
+template <int TILE>
+void matmul_vt_bwd(const float* x, const float* w, const float* ct, float* ct_x, float* ct_w, int64_t m, int64_t k,
+                   int64_t n) {
+    matmul_vb_bwd<TILE>(x, w, ct, ct_x, ct_w, m, k, n);
+}

@@ -1,9 +1,9 @@
 // Per-executable state of CUDA kernels (`T& state`, created by begen.yaml's
 // `instantiate:` function; tests/gpu/check_vocab.py): a counter kept in
-// device memory, allocated when XLA instantiates an executable (once for
-// each call of the kernel in it) and read and advanced on the stream of
-// each run, so one executable counts 42, 43, 44 and a new one starts again
-// at 42.
+// device memory, allocated for each device that runs an executable (once
+// for each call of the kernel in it) and read and advanced on the stream of
+// each run, so one executable counts 42, 43, 44 on each device and a new
+// one starts again at 42.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -66,6 +66,19 @@ __global__ void advance(int32_t* counter) { *counter += 1; }
 void vocab_read_counter(BE::Tensor out, DeviceCounter& counter, int64_t stream) {
     read_and_advance<<<1, 1, 0, as_stream(stream)>>>(counter.value, static_cast<int32_t*>(out.data_ptr()));
     BE_CHECK_KERNEL_LAUNCH();
+}
+
+// out = the device that holds the counter's memory: each device's state is
+// made with that device current, so it is the device the call runs on.
+// @BE vocab_counter_device
+void vocab_counter_device(BE::Tensor out, DeviceCounter& counter, int64_t stream) {
+    cudaPointerAttributes where{};
+    BE_CHECK(cudaPointerGetAttributes(&where, counter.value) == cudaSuccess) << "cudaPointerGetAttributes failed";
+    const int32_t device = where.device;
+    // From pageable memory: the copy has read `device` when it returns.
+    BE_CHECK(cudaMemcpyAsync(out.data_ptr(), &device, sizeof(int32_t), cudaMemcpyHostToDevice, as_stream(stream)) ==
+             cudaSuccess)
+        << "cudaMemcpyAsync failed";
 }
 
 // Typed pointers with the state stated beside tokens (it takes none):

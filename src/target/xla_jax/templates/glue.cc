@@ -53,31 +53,58 @@ XLA_FFI_REGISTER_STRUCT_ATTR_DECODING({{ s.mirror }}
 {%- if let Some(s) = h.state %}
 
 // The per-executable state of {{ h.function }} ({{ h.source }}), as the glue holds it:
-// what {{ s.function }}() created in the kernel's TU, with that TU's deleter.
-BEGEN_TRAMPOLINE const char* {{ s.make }}(void** state, void (**destroy)(void*)) noexcept;
+// one state per device that runs the executable, each what {{ s.function }}() created
+// in the kernel's TU (with that TU's deleter), on that device's first call.
+// XLA hands every device of a multi-device executable (the shards of a
+// shard_map or pmap) one instance, so the devices are told apart by the
+// ordinal of the device each call runs on.
+BEGEN_TRAMPOLINE const char* {{ s.make }}(int32_t device, void** state, void (**destroy)(void*)) noexcept;
 
 struct {{ s.opaque }} {
-  void* ptr = nullptr;
-  void (*destroy)(void*) = nullptr;
-  // Held across each call of the kernel: one state, one call at a time.
-  std::mutex turn;
+  // One device's state. Held across each call of the kernel on that device
+  // (threads calling one executable): one state, one call at a time.
+  struct Device {
+    void* ptr = nullptr;
+    void (*destroy)(void*) = nullptr;
+    std::mutex turn;
+    ~Device() {
+      if (ptr != nullptr) destroy(ptr);
+    }
+  };
   {{ s.opaque }}() = default;
   {{ s.opaque }}(const {{ s.opaque }}&) = delete;
   {{ s.opaque }}& operator=(const {{ s.opaque }}&) = delete;
-  ~{{ s.opaque }}() {
-    if (ptr != nullptr) destroy(ptr);
+  // The state of `device`, made on its first call; null with the failure
+  // of {{ s.function }}() in `*failure` if making it failed (a later call tries again).
+  Device* on(int32_t device, const char** failure) {
+    if (device < 0 || device >= 65536) {
+      *failure = "\x0d" "XLA gave no device ordinal in 0..65535 for this call";
+      return nullptr;
+    }
+    const std::lock_guard<std::mutex> lock(devices_lock);
+    if (devices.size() <= static_cast<size_t>(device)) devices.resize(static_cast<size_t>(device) + 1);
+    std::unique_ptr<Device>& d = devices[static_cast<size_t>(device)];
+    if (d == nullptr) {
+      auto made = std::make_unique<Device>();
+      *failure = {{ s.make }}(device, &made->ptr, &made->destroy);
+      if (*failure != nullptr) return nullptr;
+      d = std::move(made);
+    }
+    return d.get();
   }
   static xla::ffi::TypeId id;
+
+ private:
+  std::mutex devices_lock;
+  // By device ordinal.
+  std::vector<std::unique_ptr<Device>> devices;
 };
 xla::ffi::TypeId {{ s.opaque }}::id = {};
 
+// The executable's instance: no device's state yet (each is made on the
+// device's first call, where the device is known).
 static xla::ffi::ErrorOr<std::unique_ptr<{{ s.opaque }}>> {{ s.opaque }}_make() {
-  auto state = std::make_unique<{{ s.opaque }}>();
-  const char* failure = {{ s.make }}(&state->ptr, &state->destroy);
-  // Through `Unexpected`: older XLA headers' ErrorOr takes no bare Error.
-  if (failure != nullptr)
-    return xla::ffi::Unexpected<xla::ffi::Error>(begen::rt::kernel_failed("{{ s.function }}", failure));
-  return state;
+  return std::make_unique<{{ s.opaque }}>();
 }
 
 XLA_FFI_DEFINE_HANDLER_SYMBOL({{ s.instantiate }}, {{ s.opaque }}_make, xla::ffi::Ffi::BindInstantiate());

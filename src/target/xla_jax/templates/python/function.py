@@ -151,7 +151,13 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {%- endif %}
 {%- if let Some(v) = k.vjp %}
 {%- if let Some(r) = v.residual %}
+{%- if v.shares %}
+{{ ind }}_begen_c = _begen_tv = _begen_tf = None
+{%- endif %}
 {{ ind }}def _begen_primal({{ f.inputs|join(", ") }}):
+{%- if v.shares %}
+{{ ind }}    nonlocal _begen_c, _begen_tv, _begen_tf
+{%- endif %}
 {{- crate::target::xla_jax::py_kernel(f, k, ind ~ "    ")? }}
 {{ ind }}def _begen_backward({% for x in f.inputs %}{{ x }}, {% endfor %}_begen_o, _begen_ct):
 {{ ind }}    {% call backward_returns(v) %}{% endcall %}{{ v.backward }}({{ r.exprs|join(", ") }}
@@ -160,7 +166,13 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {{ ind }}_begen_honest({{ k.shown }}, {% call tuple(f.inputs) %}{% endcall %}, {{ v.names }})
 {{ ind }}return _begen_vjp_res(_begen_primal, _begen_backward, {% call tuple(f.inputs) %}{% endcall %}, {{ r.public }}, {{ r.outputs }})
 {%- else %}
+{%- if v.shares %}
+{{ ind }}_begen_c = _begen_tv = _begen_tf = None
+{%- endif %}
 {{ ind }}def _begen_primal({{ f.inputs|join(", ") }}):
+{%- if v.shares %}
+{{ ind }}    nonlocal _begen_c, _begen_tv, _begen_tf
+{%- endif %}
 {{- crate::target::xla_jax::py_kernel(f, k, ind ~ "    ")? }}
 {{ ind }}def _begen_backward({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}):
 {{ ind }}    {% call backward_returns(v) %}{% endcall %}{{ v.backward }}({% call vjp_params(f.inputs, v.cotangents) %}{% endcall %}
