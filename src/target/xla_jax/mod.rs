@@ -45,6 +45,10 @@ impl super::Target for Jax {
         emit_files(lib, api_version)
     }
 
+    fn outputs(&self, lib: &Library) -> Vec<String> {
+        lib.plan.outputs.all().map(String::from).to_vec()
+    }
+
     fn toolchain(&self) -> &dyn crate::build::TargetToolchain {
         &toolchain::XlaFfi
     }
