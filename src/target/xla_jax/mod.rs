@@ -3,7 +3,7 @@
 //! kernels' handlers in their wrapper, [`native`]; precompiled kernels' in
 //! the binaries TU, [`binary`]), the Python module and stub over
 //! `jax.ffi` ([`python`], with the runtime sections of
-//! `build-support/python/begen_runtime`, [`runtime`]), and the manifest
+//! `src/target/xla_jax/runtime/begen_runtime`, [`runtime`]), and the manifest
 //! ([`manifest`]). Its library is `lib<NAME>.so`: the wrappers' objects
 //! and these TUs, compiled against XLA's FFI headers ([`toolchain`]).
 //!
