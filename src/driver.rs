@@ -253,7 +253,8 @@ fn checked(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Resul
     let input = Settings { building: true, ..settings.clone() };
     let mut run = run_in(&input, env)?;
     // Each selected binding target's own checks (`target::Target::check`).
-    let refused: Vec<Diagnostic> = target::selected(&run.library).flat_map(|t| t.check(&run.library)).collect();
+    let refused: Vec<Diagnostic> =
+        target::selected(&run.library).flat_map(|t| t.check(&run.library, &run.sources)).collect();
     run.diagnostics.extend(refused);
     reporter.files_read(&run.files_read);
     for d in &run.diagnostics {
@@ -317,8 +318,10 @@ pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> 
 }
 
 /// Runs the whole pipeline: checks, generates, compiles and links into
-/// `settings.out`: `lib<NAME>.so`, `<NAME>.py`, `<NAME>.pyi` and the
-/// manifest `<NAME>.yaml`, and nothing else: the work files go to the work
+/// `settings.out` each selected target's outputs — jax: `lib<NAME>.so`,
+/// `<NAME>.py`, `<NAME>.pyi` and the manifest `<NAME>.yaml`; torch:
+/// `lib<NAME>_torch.so`, `<NAME>_torch.py`, `<NAME>_torch.pyi` — committed
+/// together, and nothing else: the work files go to the work
 /// directory (`settings.work_dir`, else a per-user cache keyed by OUT). On any
 /// failure the previous outputs in OUT are left as they were.
 ///
@@ -331,36 +334,12 @@ pub fn generate(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> 
 /// # Ok::<(), begen::Error>(())
 /// ```
 pub fn build(settings: &Settings, env: &Env, reporter: &mut dyn Reporter) -> Result<BuildOutput, Error> {
-    let mut run = checked(settings, env, reporter)?;
-    compile::refuse_foreign_outputs(&run.library)?;
-    // The torch target's files and headers first: a missing torch stops the
-    // build before anything compiles.
-    let want_torch = run.library.plan.torch;
-    let torch_files = want_torch.then(|| crate::target::torch::emit(&run.library));
-    let torch_include = if want_torch { Some(crate::target::torch::build::torch_headers(env)?.0) } else { None };
-    if let Some(files) = &torch_files {
-        for s in &files.skipped {
-            match crate::target::torch::skipped_warning(s, &run.sources) {
-                Some(d) => {
-                    reporter.diagnostic(&d, &run.sources);
-                    run.diagnostics.push(d);
-                }
-                None => reporter.progress(&format!(
-                    "warning: the torch target leaves out kernel '{}' ({}:{}): {}",
-                    s.function, s.file, s.line, s.reason
-                )),
-            }
-        }
-    }
+    let run = checked(settings, env, reporter)?;
+    let outputs: Vec<String> = target::selected(&run.library).flat_map(|t| t.outputs(&run.library)).collect();
+    compile::refuse_foreign_outputs(&run.library, &outputs)?;
     let tools = Toolchain::resolve(&run.library, &toolchains(&run.library), env, reporter)?;
     let emitted = target::emit(&run.library, &|id| tools.api_version(id));
-    let torch_link = |job: &compile::StageJob<'_>| match (&torch_files, &torch_include) {
-        (Some(files), Some(include)) => crate::target::torch::build::build(job, files, include),
-        _ => Ok(Vec::new()),
-    };
-    let after = compile::AfterLink { what: format!("lib{}_torch.so", run.library.name), run: &torch_link };
-    let after = want_torch.then_some(&after);
-    compile::build_library(&run.library, &emitted, tools, after, env, reporter)
+    compile::build_library(&run.library, &emitted, tools, env, reporter)
         .map(|out| BuildOutput { diagnostics: run.diagnostics, ..out })
 }
 

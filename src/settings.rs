@@ -71,12 +71,9 @@ pub struct Settings {
     /// headers; else begen.yaml's `jax_min`, else the running jaxlib's.
     pub jax_min: Option<String>,
     /// The binding targets to build, in order; empty: begen's default
-    /// (`model::generated::DEFAULT_TARGETS`). Not public yet: the CLI's
-    /// `--target` and begen.yaml's `targets:` will fill it.
+    /// (`model::generated::DEFAULT_TARGETS`), else begen.yaml's `targets:`.
+    /// The CLI's `--target` fills it.
     pub(crate) targets: Vec<crate::model::generated::TargetId>,
-    /// Whether to build the torch target too (`--target jax,torch`):
-    /// `lib<NAME>_torch.so` and `<NAME>_torch.py` beside the jax outputs.
-    pub(crate) torch: bool,
     /// The cc configuration host TUs start from (compiler, target, opt
     /// level...). Not public: a cc type in these settings would tie
     /// begen's API to cc's releases; [`crate::Build::cc_host`] gives it
@@ -148,7 +145,6 @@ impl Settings {
             link_args: Vec::new(),
             jax_min: None,
             targets: Vec::new(),
-            torch: false,
             cuda_cc,
             host_cc,
             building: false,

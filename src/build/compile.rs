@@ -44,6 +44,9 @@ pub(crate) struct Unit {
     /// headers, which come in through `-isystem`), as a fingerprint: a
     /// change rebuilds the unit.
     pub(crate) fingerprint: String,
+    /// Flags only this unit gets, after its compiler's (a target's own
+    /// headers and defines: torch's, for its registration TU).
+    pub(crate) args: Vec<OsString>,
     /// How long it is expected to take, relative to the others (bytes of
     /// source, nvcc's weighted more): a build with no compile times on
     /// record yet starts the heaviest units first.
@@ -95,6 +98,7 @@ impl CompilerCmd {
     pub(crate) fn argv(&self, unit: &Unit) -> Vec<OsString> {
         let mut argv = vec![self.program.clone().into_os_string()];
         argv.extend(self.args.iter().cloned());
+        argv.extend(unit.args.iter().cloned());
         argv.push("-MMD".into());
         argv.push("-MF".into());
         argv.push(depfile(&unit.object).into_os_string());
@@ -714,6 +718,7 @@ mod tests {
             platform: Platform::Cuda,
             object: PathBuf::from(format!("obj/{name}.o")),
             fingerprint: String::new(),
+            args: Vec::new(),
             weight,
         };
         let units = [unit("a", 10), unit("b", 30), unit("c", 20), unit("d", 30)];
@@ -783,6 +788,7 @@ mod tests {
             platform: Platform::Cpu,
             object: PathBuf::from("obj/src/k.cc.o"),
             fingerprint: String::new(),
+            args: Vec::new(),
             weight: 1,
         };
         (dir, work, compilers, unit)

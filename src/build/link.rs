@@ -22,6 +22,9 @@ pub(crate) struct LinkJob<'a> {
     pub(crate) extra: &'a [String],
     /// What the backends add (a GPU runtime), last.
     pub(crate) runtime: &'a [String],
+    /// Whether symbols may stay undefined, for the process that loads the
+    /// library to resolve (torch's stable ABI): no `--no-undefined`.
+    pub(crate) allow_undefined: bool,
 }
 
 /// The linker's argv (without the program).
@@ -31,7 +34,9 @@ pub(crate) fn link_args(job: &LinkJob<'_>) -> Vec<String> {
     args.extend(job.objects.iter().map(|o| o.display().to_string()));
     let soname = job.output.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     args.push(format!("-Wl,-soname,{soname}"));
-    args.push("-Wl,--no-undefined".to_string());
+    if !job.allow_undefined {
+        args.push("-Wl,--no-undefined".to_string());
+    }
     args.push("-Wl,--exclude-libs,ALL".to_string());
     // Linked libraries: by the file found (pip ships only versioned ones).
     // The run path holds the folder of the library itself (libraries

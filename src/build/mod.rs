@@ -10,9 +10,10 @@
 //! each selected binding target, asked through its [`TargetToolchain`] —
 //! for jax XLA's FFI headers —, one [`backend::Backend`] per backend of the
 //! plan, the libraries to link), then [`build_library`] runs compile (each
-//! backend's command, [`compile`]), link ([`link`]: the target's library
-//! from the shared objects and its own units') and commit (staged outputs
-//! renamed into OUT). The build never names a target's code.
+//! backend's command, [`compile`]; every kernel once, for all targets),
+//! link ([`link`]: each target's library from the shared objects and its
+//! own units') and commit (every target's staged outputs renamed into OUT
+//! together). The build never names a target's code.
 //!
 //! ```no_run
 //! use begen::driver::{Env, Settings, StderrReporter};
@@ -43,12 +44,14 @@
 //!   kernels are skipped, each with a warning (never silently). `cuda`
 //!   requires nvcc. `auto` (the default) requires nvcc only when CUDA
 //!   sources exist, and then fails clearly if it is missing.
-//! - Layout of OUT: the four outputs and nothing else. The generated TUs
+//! - Layout of OUT: each selected target's outputs (jax's four, torch's
+//!   three) and the shipped tuning table, nothing else. The generated TUs
 //!   (`gen/`), objects with their depfiles and commands (`obj/`), the
 //!   support headers and the lock live in a work directory outside OUT (see
 //!   [`work`]: `--work-dir`, else a per-user cache keyed by OUT). Final
-//!   outputs are staged in a transient folder of OUT and renamed into place
-//!   only when everything succeeded, and only if their bytes changed.
+//!   outputs — every target's library, module and stub — are staged in one
+//!   transient folder of OUT and renamed into place only when every compile
+//!   and every link succeeded, and only if their bytes changed.
 //! - Determinism: inputs are sorted, no timestamps or random names reach
 //!   outputs, commands run in the work directory with relative paths for
 //!   generated files, and no debug info is generated unless asked for.
@@ -187,8 +190,12 @@ fn say(text: &str) {
 pub struct BuildOutput {
     /// The checked library that was built.
     pub(crate) library: Library,
-    /// `OUT/lib<NAME>.so`.
+    /// The first selected target's library: `OUT/lib<NAME>.so` (jax),
+    /// `OUT/lib<NAME>_torch.so` in a build for torch alone.
     pub(crate) library_path: PathBuf,
+    /// Every output in OUT: each target's library, then the modules,
+    /// stubs, manifest and shipped tuning table, in the order emitted.
+    pub(crate) outputs: Vec<PathBuf>,
     /// `OUT/<NAME>.py`.
     pub(crate) module_path: PathBuf,
     /// `OUT/<NAME>.pyi`.
@@ -236,9 +243,16 @@ impl BuildOutput {
         &self.library
     }
 
-    /// `OUT/lib<NAME>.so`.
+    /// `OUT/lib<NAME>.so` (the first selected target's library:
+    /// `OUT/lib<NAME>_torch.so` in a build for torch alone).
     pub fn library_path(&self) -> &Path {
         &self.library_path
+    }
+
+    /// Every output in OUT: each selected target's library, then the
+    /// modules, stubs, manifest and shipped tuning table.
+    pub fn outputs(&self) -> &[PathBuf] {
+        &self.outputs
     }
 
     /// `OUT/<NAME>.py`.
@@ -300,9 +314,11 @@ impl Generated {
 }
 
 impl BuildOutput {
-    /// Copies the files Python needs — `lib<NAME>.so`, `<NAME>.py`,
-    /// `<NAME>.pyi`, the manifest `<NAME>.yaml` and, when begen.yaml ships
-    /// one, the tuning table `<NAME>.tune.json` — into `dir` (a folder of a
+    /// Copies the files Python needs — every output of the build
+    /// ([`BuildOutput::outputs`]: for jax `lib<NAME>.so`, `<NAME>.py`,
+    /// `<NAME>.pyi`, the manifest `<NAME>.yaml`; for torch
+    /// `lib<NAME>_torch.so`, `<NAME>_torch.py`, `<NAME>_torch.pyi`; and, when
+    /// begen.yaml ships one, the tuning table `<NAME>.tune.json`) — into `dir` (a folder of a
     /// Python package), under the same names, so the module finds the
     /// library beside it there too. A file is written only when its bytes
     /// changed (its mtime otherwise kept), through a temporary file renamed
@@ -319,11 +335,7 @@ impl BuildOutput {
     /// ```
     pub fn copy_python_outputs(&self, dir: &Path) -> Result<Vec<PathBuf>> {
         let mut written = Vec::new();
-        let table = self.library.plan.out().join(&self.library.plan.outputs.tune_table);
-        let shipped = self.library.tuning.table.is_some().then_some(&table);
-        for from in
-            [&self.library_path, &self.module_path, &self.stub_path, &self.manifest_path].into_iter().chain(shipped)
-        {
+        for from in &self.outputs {
             let bytes = std::fs::read(from).map_err(|e| Error::io(from, e))?;
             let to = dir.join(from.file_name().unwrap_or_default());
             if files::write_if_changed(&to, &bytes)? {
@@ -355,10 +367,17 @@ pub(crate) struct TargetHeaders {
     /// Their contents as one fingerprint: part of the record of its own
     /// TUs, so a new version recompiles them.
     pub(crate) fingerprint: String,
+    /// Flags only its own TUs get (torch: its headers, which no kernel
+    /// includes, and the stable ABI's version define).
+    pub(crate) unit_args: Vec<OsString>,
     /// The API version they declare (jax: the XLA FFI API, `0.3`).
     pub(crate) api_version: Option<String>,
     /// Its shared library in OUT (jax: `lib<NAME>.so`).
     pub(crate) library: String,
+    /// Whether its library leaves symbols for the loading process to
+    /// resolve (torch's stable ABI, resolved from the torch that loads it):
+    /// linked without `--no-undefined`.
+    pub(crate) undefined_symbols: bool,
 }
 
 /// The toolchain pieces a build of one library needs, resolved before
@@ -481,39 +500,16 @@ pub(crate) fn write_sources(out: &Path, library: &str, emitted: &Emitted) -> Res
     files::write_generated_files(out, library, &files)
 }
 
-/// Refuses, naming it, a file in OUT named like one of the library's four
-/// outputs that begen did not write.
-pub(crate) fn refuse_foreign_outputs(library: &Library) -> Result<()> {
+/// Refuses, naming it, a file in OUT named like one of the library's
+/// outputs (`names`: each selected target's) that begen did not write.
+pub(crate) fn refuse_foreign_outputs(library: &Library, names: &[String]) -> Result<()> {
     // The link names its output in its arguments, which are text: an OUT
     // whose path is not UTF-8 would be written as another, lossy, path.
     let out = library.plan.out();
     if std::path::absolute(out).unwrap_or_else(|_| out.to_path_buf()).to_str().is_none() {
         return Err(Error::other(crate::diag::messages::out_not_utf8(&out.display().to_string())));
     }
-    let four = library.plan.outputs.all().map(String::from);
-    files::refuse_foreign(library.plan.out(), &library.name, &four, &[])
-}
-
-/// A stage a build runs after its target's link: what it links (for
-/// progress lines) and the function that compiles and links it from the
-/// shared objects, returning the outputs it wrote.
-pub(crate) struct AfterLink<'a> {
-    pub(crate) what: String,
-    pub(crate) run: &'a dyn Fn(&StageJob<'_>) -> Result<Vec<PathBuf>>,
-}
-
-/// What a stage after the link takes from the library's build.
-pub(crate) struct StageJob<'a> {
-    pub(crate) work: &'a Path,
-    pub(crate) out: &'a Path,
-    pub(crate) name: &'a str,
-    /// The host compiler and its flags (as for every host TU).
-    pub(crate) compiler: &'a Path,
-    pub(crate) compile_args: &'a [OsString],
-    /// The link arguments of the target's library with the shared objects
-    /// and the stage's output (`staged`, relative to `work`).
-    pub(crate) link_args: Vec<String>,
-    pub(crate) staged: PathBuf,
+    files::refuse_foreign(library.plan.out(), &library.name, names, &[])
 }
 
 /// Compiles and links a checked [`Library`] from its generated files, as
@@ -523,7 +519,6 @@ pub(crate) fn build_library(
     library: &Library,
     emitted: &Emitted,
     tools: Toolchain,
-    after: Option<&AfterLink<'_>>,
     env: &Env,
     reporter: &mut dyn Reporter,
 ) -> Result<BuildOutput> {
@@ -536,23 +531,6 @@ pub(crate) fn build_library(
     let options = compile::CompileOptions { jobs: plan.jobs, explain, verbose: plan.verbose, timeout: plan.timeout };
     let stats = compile::compile_units(&work, &units, &compilers, options, reporter)?;
     let all_objects = objects(library, emitted, &work, &units, env, explain, reporter)?;
-    // The wrappers' (and plain sources') objects are shared; each target
-    // links them with its own units' objects into its own library.
-    let [target] = tools.targets.as_slice() else {
-        return Err(Error::other(format!(
-            "building {} binding targets at once ({}) is not supported yet: build one at a time",
-            tools.targets.len(),
-            tools.targets.iter().map(|t| t.target.name()).collect::<Vec<_>>().join(", ")
-        )));
-    };
-    let others: std::collections::HashSet<&str> =
-        emitted.target_units().filter(|(_, t)| *t != target.target).map(|(f, _)| f.rel_path.as_str()).collect();
-    let objects: Vec<PathBuf> = units
-        .iter()
-        .zip(&all_objects)
-        .filter(|(u, _)| !others.contains(u.name.as_str()))
-        .map(|(_, o)| o.clone())
-        .collect();
     let mut needs = LinkNeeds::default();
     for b in &tools.backends {
         let more = b.link_needs()?;
@@ -560,47 +538,45 @@ pub(crate) fn build_library(
         needs.reads.extend(more.reads);
     }
     let host = compilers.host()?;
-    let job = link::LinkJob {
-        work: &work,
-        linker: &host.program,
-        lead: &host.args[..host.lead.min(host.args.len())],
-        objects: &objects,
-        output: Path::new(&target.library),
-        libs: &tools.libs,
-        extra: &plan.link.args,
-        runtime: &needs.args,
-    };
-    let mut changed = commit(library, &tools, &job, &needs.reads, &outputs, explain, reporter)?;
-    if let Some(after) = after {
-        // A stage linked after the target's library (the torch target's):
-        // the same wrapper objects (no target's own units: the XLA FFI
-        // glue is jax's) and its own units.
-        let glue: std::collections::HashSet<&str> = emitted.target_units().map(|(f, _)| f.rel_path.as_str()).collect();
-        let kept: Vec<PathBuf> = units
-            .iter()
-            .zip(&all_objects)
-            .filter(|(u, _)| !glue.contains(u.name.as_str()))
-            .map(|(_, o)| o.clone())
-            .collect();
-        let staged = PathBuf::from(format!("obj/lib{}_torch.so", library.name));
-        let link_args = link::link_args(&link::LinkJob { objects: &kept, output: &staged, ..job });
-        let stage = StageJob {
+    // The wrappers' (and plain sources') objects, compiled once, are
+    // shared; each target links them with its own units' objects into its
+    // own library.
+    let unit_of: std::collections::HashMap<&str, TargetId> =
+        emitted.target_units().map(|(f, t)| (f.rel_path.as_str(), t)).collect();
+    let per_target: Vec<Vec<PathBuf>> = tools
+        .targets
+        .iter()
+        .map(|target| {
+            let others = |u: &Unit| unit_of.get(u.name.as_str()).is_some_and(|t| *t != target.target);
+            units.iter().zip(&all_objects).filter(|(u, _)| !others(u)).map(|(_, o)| o.clone()).collect()
+        })
+        .collect();
+    let jobs: Vec<link::LinkJob<'_>> = tools
+        .targets
+        .iter()
+        .zip(&per_target)
+        .map(|(target, objects)| link::LinkJob {
             work: &work,
-            out: plan.out(),
-            name: &library.name,
-            compiler: &host.program,
-            compile_args: &host.args,
-            link_args,
-            staged,
-        };
-        reporter.progress(&format!("linking {}", after.what));
-        changed.extend((after.run)(&stage)?);
-    }
+            linker: &host.program,
+            lead: &host.args[..host.lead.min(host.args.len())],
+            objects,
+            output: Path::new(&target.library),
+            libs: &tools.libs,
+            extra: &plan.link.args,
+            runtime: &needs.args,
+            allow_undefined: target.undefined_symbols,
+        })
+        .collect();
+    let changed = commit(library, &tools, &jobs, &needs.reads, &outputs, explain, reporter)?;
+    let libraries: Vec<PathBuf> = tools.targets.iter().map(|t| plan.out().join(&t.library)).collect();
+    let mut all_outputs = libraries.clone();
+    all_outputs.extend(outputs.iter().map(|f| plan.out().join(&f.rel_path)));
     let paths = plan.outputs.all().map(|name| plan.out().join(name));
-    let [library_path, module_path, stub_path, manifest_path] = paths;
+    let [jax_library, module_path, stub_path, manifest_path] = paths;
     Ok(BuildOutput {
         library: library.clone(),
-        library_path,
+        library_path: libraries.first().cloned().unwrap_or(jax_library),
+        outputs: all_outputs,
         module_path,
         stub_path,
         manifest_path,
@@ -672,26 +648,35 @@ fn objects(
     localized
 }
 
-/// Links into a staging folder of OUT and renames the outputs into place
-/// (only those whose bytes changed); nothing at all when the objects, the
-/// command and OUT are as the last build left them. Returns the outputs
-/// that changed.
+/// Links every target's library (`jobs`, one per selected target) into
+/// one staging folder of OUT and renames the outputs into place together
+/// (only those whose bytes changed): a link that fails commits nothing, so
+/// OUT never holds one target's new library beside another's old one.
+/// Nothing at all is linked when the objects, the commands and OUT are as
+/// the last build left them. Returns the outputs that changed.
 fn commit(
     library: &Library,
     tools: &Toolchain,
-    job: &link::LinkJob<'_>,
+    jobs: &[link::LinkJob<'_>],
     runtime_reads: &[PathBuf],
     outputs: &[&GeneratedFile],
     explain: bool,
     reporter: &mut dyn Reporter,
 ) -> Result<Vec<PathBuf>> {
-    let (plan, work) = (&library.plan, job.work);
+    let plan = &library.plan;
+    let work = &tools.work.dir;
     let (out, names) = (plan.out(), &plan.outputs);
-    let lib_path = out.join(&names.library);
-    let mut read: Vec<PathBuf> = job.objects.to_vec();
-    read.extend(tools.libs.iter().map(|l| l.dir.join(&l.file)));
-    read.extend(runtime_reads.iter().cloned());
-    let inputs = relink::LinkInputs::new(work, job.linker, &link::link_args(job), &read);
+    let libraries: Vec<PathBuf> = jobs.iter().map(|j| out.join(j.output)).collect();
+    let inputs = relink::LinkInputs::all(
+        jobs.iter()
+            .map(|job| {
+                let mut read: Vec<PathBuf> = job.objects.to_vec();
+                read.extend(tools.libs.iter().map(|l| l.dir.join(&l.file)));
+                read.extend(runtime_reads.iter().cloned());
+                relink::LinkInputs::new(work, job.linker, &link::link_args(job), &read)
+            })
+            .collect(),
+    );
     let expected: Vec<(PathBuf, &[u8])> =
         outputs.iter().map(|f| (out.join(&f.rel_path), f.contents.as_bytes())).collect();
     // A table this build does not ship (begen.yaml no longer names one)
@@ -702,18 +687,23 @@ fn commit(
     if dropped {
         std::fs::remove_file(&table).map_err(|e| Error::io(&table, e))?;
     }
-    let Some(why) = inputs.stale(work, &lib_path, &expected) else {
+    let Some(why) = inputs.stale(work, &libraries, &expected) else {
         return Ok(if dropped { vec![table] } else { Vec::new() });
     };
-    if explain {
-        reporter.progress(&format!("{}: linking, as {why}", names.library));
-    }
     relink::LinkInputs::forget(work);
     let staging = tools.work.stage(&library.name)?;
     let stage = &staging.0;
-    let staged_lib = stage.join(&names.library);
-    link::link(&link::LinkJob { output: &staged_lib, ..*job })?;
-    let mut staged = vec![staged_lib];
+    let mut staged = Vec::new();
+    for job in jobs {
+        if explain {
+            reporter.progress(&format!("{}: linking, as {why}", job.output.display()));
+        } else if jobs.len() > 1 {
+            reporter.progress(&format!("linking {}", job.output.display()));
+        }
+        let staged_lib = stage.join(job.output);
+        link::link(&link::LinkJob { output: &staged_lib, ..*job })?;
+        staged.push(staged_lib);
+    }
     for file in outputs {
         let path = stage.join(&file.rel_path);
         std::fs::write(&path, file.contents.as_bytes()).map_err(|e| Error::io(&path, e))?;
@@ -722,7 +712,7 @@ fn commit(
     let mut changed = files::commit_staged(&staged, out, &names.module)?;
     changed.extend(dropped.then_some(table));
     drop(staging);
-    inputs.save(work, &lib_path);
+    inputs.save(work, &libraries);
     Ok(changed)
 }
 
@@ -776,6 +766,7 @@ fn write_generated<'e>(
         platform,
         object: Path::new("obj").join(format!("{}.o", file.rel_path)),
         fingerprint: String::new(),
+        args: Vec::new(),
         weight: weigh(
             file.contents.len() as u64 + file.source.as_deref().and_then(|f| source_bytes.get(f)).copied().unwrap_or(0),
             platform,
@@ -788,8 +779,10 @@ fn write_generated<'e>(
         // part of the unit's record, so a new version (a jaxlib upgrade)
         // rebuilds it.
         let mut unit = generated_unit(file, Platform::Cpu);
-        unit.fingerprint =
-            targets.iter().find(|t| t.target == target).map(|t| t.fingerprint.clone()).unwrap_or_default();
+        if let Some(t) = targets.iter().find(|t| t.target == target) {
+            unit.fingerprint = t.fingerprint.clone();
+            unit.args = t.unit_args.clone();
+        }
         // A heavy unit (every handler's XLA FFI templates) is slower per
         // byte than the kernels.
         if matches!(file.kind, FileKind::TargetUnit { heavy: true, .. }) {
@@ -809,6 +802,7 @@ fn write_generated<'e>(
             platform: source.platform,
             object: Path::new("obj/src").join(format!("{}.o", source.file)),
             fingerprint: String::new(),
+            args: Vec::new(),
             weight,
         });
     }
@@ -919,9 +913,9 @@ pub mod fuzz_hooks {
     pub fn link_stale(work: &Path, args: &[String], library: &Path, save: bool) -> Option<String> {
         let inputs = || super::relink::LinkInputs::new(work, Path::new("ld"), args, &[]);
         if save {
-            inputs().save(work, library);
+            inputs().save(work, &[library.to_path_buf()]);
         }
-        inputs().stale(work, library, &[])
+        inputs().stale(work, &[library.to_path_buf()], &[])
     }
 
     /// The `_BEGEN_BUILD` id of the generated module at `path`.

@@ -1,10 +1,13 @@
-//! Whether the link (and the commit of the outputs) can be skipped: the
+//! Whether the links (and the commit of the outputs) can be skipped: the
 //! record `link.record` in the work directory says what the last committed
-//! `lib<NAME>.so` was linked from — the linker's command, the identity of
-//! each object and library it read — and what the library in OUT was then
-//! (its identity and its bytes' hash). A build that finds the same inputs,
-//! the library in OUT as it left it and the module, stub and manifest in OUT
-//! with the bytes it would write links nothing and writes nothing.
+//! libraries (one per selected target: `lib<NAME>.so`,
+//! `lib<NAME>_torch.so`), committed together, were linked from — each
+//! linker's command, the identity of each object and library it read — and
+//! what each library in OUT was then (its identity and its bytes' hash, one
+//! line each, in the links' order). A build that finds the same inputs,
+//! every library in OUT as it left it and the other outputs (modules,
+//! stubs, manifest) in OUT with the bytes it would write links nothing and
+//! writes nothing; anything else relinks them all.
 
 use std::path::{Path, PathBuf};
 
@@ -32,10 +35,16 @@ impl LinkInputs {
         LinkInputs(text)
     }
 
-    /// `None` when nothing needs doing: the record holds these inputs, the
-    /// library in OUT (`library`) is the one committed then, and each of
+    /// The inputs of several links committed together, in order (one link:
+    /// its own inputs, as they were recorded before there were several).
+    pub(crate) fn all(links: Vec<LinkInputs>) -> LinkInputs {
+        LinkInputs(links.into_iter().map(|l| l.0).collect())
+    }
+
+    /// `None` when nothing needs doing: the record holds these inputs, each
+    /// library in OUT (`libraries`) is the one committed then, and each of
     /// `outputs` (path in OUT, bytes) holds those bytes. Else why not.
-    pub(crate) fn stale(&self, work: &Path, library: &Path, outputs: &[(PathBuf, &[u8])]) -> Option<String> {
+    pub(crate) fn stale(&self, work: &Path, libraries: &[PathBuf], outputs: &[(PathBuf, &[u8])]) -> Option<String> {
         let Ok(record) = std::fs::read_to_string(work.join(FILE)) else {
             return Some("no record of the last link".into());
         };
@@ -45,14 +54,20 @@ impl LinkInputs {
         if inputs != self.0 {
             return Some("its objects or its command changed".into());
         }
-        let mut parts = committed.trim_end().splitn(3, ' ');
-        let (times, size, hash) = (parts.next(), parts.next(), parts.next());
-        let recorded = times.zip(size).and_then(|(t, s)| Stamp::parse(t, s));
-        match Stamp::of(library) {
-            None => return Some(format!("{} is missing", library.display())),
-            Some(now) if Some(now) == recorded => {}
-            Some(_) if content_hash(library).map(|h| format!("{h:016x}")).as_deref() == hash => {}
-            Some(_) => return Some(format!("{} is not the library begen wrote", library.display())),
+        let lines: Vec<&str> = committed.lines().collect();
+        if lines.len() != libraries.len() {
+            return Some("the libraries to link changed".into());
+        }
+        for (library, line) in libraries.iter().zip(lines) {
+            let mut parts = line.trim_end().splitn(3, ' ');
+            let (times, size, hash) = (parts.next(), parts.next(), parts.next());
+            let recorded = times.zip(size).and_then(|(t, s)| Stamp::parse(t, s));
+            match Stamp::of(library) {
+                None => return Some(format!("{} is missing", library.display())),
+                Some(now) if Some(now) == recorded => {}
+                Some(_) if content_hash(library).map(|h| format!("{h:016x}")).as_deref() == hash => {}
+                Some(_) => return Some(format!("{} is not the library begen wrote", library.display())),
+            }
         }
         for (path, bytes) in outputs {
             if std::fs::read(path).ok().as_deref() != Some(*bytes) {
@@ -62,15 +77,18 @@ impl LinkInputs {
         None
     }
 
-    /// Records these inputs with `library` as it is now (after its commit).
-    /// A failure to write only costs a link next time.
-    pub(crate) fn save(self, work: &Path, library: &Path) {
+    /// Records these inputs with `libraries` as they are now (after their
+    /// commit). A failure to write only costs a link next time.
+    pub(crate) fn save(self, work: &Path, libraries: &[PathBuf]) {
         let path = work.join(FILE);
-        let (Some(stamp), Some(hash)) = (Stamp::of(library), content_hash(library)) else {
-            let _ = std::fs::remove_file(&path);
-            return;
-        };
-        let text = format!("{}--- output\n{} {} {hash:016x}\n", self.0, stamp.times(), stamp.size);
+        let mut text = format!("{}--- output\n", self.0);
+        for library in libraries {
+            let (Some(stamp), Some(hash)) = (Stamp::of(library), content_hash(library)) else {
+                let _ = std::fs::remove_file(&path);
+                return;
+            };
+            text.push_str(&format!("{} {} {hash:016x}\n", stamp.times(), stamp.size));
+        }
         let _ = super::files::write_record(&path, text.as_bytes());
     }
 

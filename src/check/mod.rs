@@ -106,9 +106,8 @@ pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Decla
     let modules = names::name_all(req, &prefix, &modules, &mut functions, &mut diags);
     let algorithms = algorithms::resolve(listed, &functions, &modules, namespaced, &mut diags);
     let mut plan = plan::resolve(req, &name, choice, &sources, jax_min, !binaries.images.is_empty());
-    if let Some((ids, torch)) = targets {
+    if let Some(ids) = targets {
         plan.targets = ids;
-        plan.torch = torch;
     }
     check_include_paths(req, &plan.includes, &functions, &mut sources, &mut diags);
     let tuning = tune::check_tune(req, &mut functions, &modules, &algorithms, namespaced, &mut diags);
@@ -215,11 +214,8 @@ fn check_platform(req: &RunInput, diags: &mut Vec<Diagnostic>) -> PlatformChoice
 /// `.targets()`): each name one of `target::parse_names`', an unknown one
 /// an error at its item with the closest name. None: the caller's targets
 /// (already checked) or begen's default.
-fn check_targets(
-    req: &RunInput,
-    diags: &mut Vec<Diagnostic>,
-) -> Option<(Vec<crate::model::generated::TargetId>, bool)> {
-    if !req.settings.targets.is_empty() || req.settings.torch || req.config.targets.is_empty() {
+fn check_targets(req: &RunInput, diags: &mut Vec<Diagnostic>) -> Option<Vec<crate::model::generated::TargetId>> {
+    if !req.settings.targets.is_empty() || req.config.targets.is_empty() {
         return None;
     }
     for (i, name) in req.config.targets.iter().enumerate() {
@@ -232,15 +228,10 @@ fn check_targets(
         }
     }
     match crate::target::parse_names(&req.config.targets) {
-        Ok((ids, torch)) => {
-            Some((if ids.is_empty() { crate::model::generated::DEFAULT_TARGETS.to_vec() } else { ids }, torch))
-        }
+        Ok(ids) => Some(if ids.is_empty() { crate::model::generated::DEFAULT_TARGETS.to_vec() } else { ids }),
         Err(e) => {
             if let Some(span) = config_span(req, &yaml_path!["targets"]) {
-                diags.push(Diagnostic::error(
-                    span,
-                    format!("begen.yaml: {}", e.replace("--target jax,torch", "targets: [jax, torch]")),
-                ));
+                diags.push(Diagnostic::error(span, format!("begen.yaml: {e}")));
             }
             None
         }

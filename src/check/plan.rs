@@ -43,7 +43,6 @@ pub(super) fn resolve(
         includes,
         prefix_maps: file_prefix_maps(req.root),
         targets: if s.targets.is_empty() { DEFAULT_TARGETS.to_vec() } else { s.targets.clone() },
-        torch: s.torch,
         jax_min,
         backends,
         launcher: launcher(s, c, env),

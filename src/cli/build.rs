@@ -78,8 +78,8 @@ pub(crate) struct BuildArgs {
     pub(crate) common: CommonArgs,
     /// The bindings to build, comma-separated: jax (lib<NAME>.so, <NAME>.py)
     /// and torch (lib<NAME>_torch.so, <NAME>_torch.py: PyTorch ops through
-    /// torch's stable ABI, built beside jax; needs a Python with torch,
-    /// BEGEN_TORCH_PYTHON) [default: jax].
+    /// torch's stable ABI; needs a Python with torch, BEGEN_TORCH_PYTHON,
+    /// else BEGEN_PYTHON), alone or together [default: jax].
     #[arg(long = "target", value_name = "TARGETS", value_delimiter = ',')]
     pub(crate) targets: Vec<String>,
     /// CUDA architectures, e.g. sm_90 or 8.0,9.0 [default: BEGEN_CUDA_ARCH,
@@ -179,10 +179,7 @@ pub(crate) fn build(args: &BuildArgs) -> i32 {
     opts.work_dir = args.work_dir.clone();
     opts.verbose = args.verbose;
     match crate::target::parse_names(&args.targets) {
-        Ok((ids, torch)) => {
-            opts.targets = ids;
-            opts.torch = torch;
-        }
+        Ok(ids) => opts.targets = ids,
         Err(e) => {
             super::say!("error: --target: {e}");
             return 2;

@@ -24,6 +24,9 @@ impl std::fmt::Display for TargetId {
 /// The XLA/JAX target (`src/target/xla_jax`).
 pub(crate) const JAX: TargetId = TargetId("jax");
 
+/// The PyTorch target (`src/target/torch`).
+pub(crate) const TORCH: TargetId = TargetId("torch");
+
 /// The targets a build makes when none are asked for.
 pub(crate) const DEFAULT_TARGETS: &[TargetId] = &[JAX];
 

@@ -15,6 +15,8 @@ use super::generated::TargetId;
 /// place that spells them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Outputs {
+    /// The library's name, which every target's outputs are named after.
+    pub(crate) name: String,
     /// `lib<NAME>.so`.
     pub(crate) library: String,
     /// `<NAME>.py`.
@@ -32,6 +34,7 @@ impl Outputs {
     /// The outputs of library `name`.
     pub(crate) fn of(name: &str) -> Outputs {
         Outputs {
+            name: name.to_string(),
             library: format!("lib{name}.so"),
             module: format!("{name}.py"),
             stub: format!("{name}.pyi"),
@@ -64,10 +67,6 @@ pub(crate) struct Plan {
     pub(crate) prefix_maps: Vec<String>,
     /// The binding targets to build, in order (begen's default: jax).
     pub(crate) targets: Vec<TargetId>,
-    /// Whether the torch target is built too (`--target jax,torch`,
-    /// begen.yaml's `targets:`): after the jax target's link, from the same
-    /// objects (`target::torch`).
-    pub(crate) torch: bool,
     /// The jax release whose jaxlib's XLA FFI headers the handlers are
     /// compiled against (the caller's `jax_min`, else begen.yaml's); none:
     /// the headers the machine has.
@@ -194,7 +193,6 @@ impl Plan {
             includes: Vec::new(),
             prefix_maps: Vec::new(),
             targets: super::generated::DEFAULT_TARGETS.to_vec(),
-            torch: false,
             jax_min: None,
             backends: vec![BackendPlan {
                 platform: Platform::Cpu,

@@ -4,7 +4,7 @@
 //! or calls (a function, module or parameter of one of them would replace
 //! it). `check` refuses and renames by these lists; `emit` prints the
 //! imports from them; `emit`'s runtime tests prove they match the runtime
-//! files (`build-support/python/begen_runtime/`) and the template.
+//! files (`src/target/xla_jax/runtime/begen_runtime/`) and the template.
 
 use super::ident::Words;
 

@@ -18,6 +18,7 @@ use crate::diag::Diagnostic;
 use crate::emit::abi::TargetSection;
 use crate::model::generated::{Emitted, FileKind, GeneratedFile, TargetId};
 use crate::model::{Function, Library};
+use crate::source::SourceMap;
 
 /// One binding target.
 pub(crate) trait Target: Sync {
@@ -25,11 +26,15 @@ pub(crate) trait Target: Sync {
     fn id(&self) -> TargetId;
 
     /// Its own checks of the checked library (its begen.yaml options, what
-    /// it cannot bind), as diagnostics; a kernel it refuses is refused by
-    /// name.
-    fn check(&self, _lib: &Library) -> Vec<Diagnostic> {
+    /// it cannot bind), as diagnostics into `sources`; a kernel it refuses
+    /// or leaves out is named.
+    fn check(&self, _lib: &Library, _sources: &SourceMap) -> Vec<Diagnostic> {
         Vec::new()
     }
+
+    /// The names of the files it writes into OUT (its library first), for
+    /// the refusal of a file in the way that begen did not write.
+    fn outputs(&self, lib: &Library) -> Vec<String>;
 
     /// What it adds to the wrapper of a source's `functions`, compiled with
     /// the source.
@@ -46,7 +51,7 @@ pub(crate) trait Target: Sync {
 }
 
 /// Every known target, one line each.
-pub(crate) const TARGETS: &[&dyn Target] = &[&xla_jax::Jax];
+pub(crate) const TARGETS: &[&dyn Target] = &[&xla_jax::Jax, &torch::Torch];
 
 /// The target named `id`. Every `TargetId` in a plan is one of
 /// [`TARGETS`]' (the CLI and begen.yaml give names, looked up here).
@@ -59,41 +64,29 @@ pub(crate) fn of(id: TargetId) -> &'static dyn Target {
 }
 
 /// The target called `name`, if there is one.
-#[cfg_attr(not(test), allow(dead_code))] // the CLI's `--target` and begen.yaml's `targets:` will look names up here
 pub(crate) fn named(name: &str) -> Option<&'static dyn Target> {
     TARGETS.iter().copied().find(|t| t.id().name() == name)
 }
 
-/// The targets `--target` names (each item may itself be comma-separated):
-/// those of [`TARGETS`], and `torch`, which is built as a stage after the
-/// jax target's link (from the same wrapper objects) and so needs `jax`
-/// beside it. Returns the [`TARGETS`] named (empty: none named, begen's
-/// default) and whether `torch` was, or the message for the first unknown
-/// name with the closest known one.
-pub(crate) fn parse_names(names: &[String]) -> Result<(Vec<TargetId>, bool), String> {
+/// The targets `--target` names (each item may itself be comma-separated),
+/// in the order first named, each once (empty: none named, begen's
+/// default), or the message for the first unknown name with the closest
+/// known one.
+pub(crate) fn parse_names(names: &[String]) -> Result<Vec<TargetId>, String> {
     let mut ids: Vec<TargetId> = Vec::new();
-    let mut torch = false;
     for name in names.iter().flat_map(|n| n.split(',')).map(str::trim).filter(|n| !n.is_empty()) {
-        if name == torch::NAME {
-            torch = true;
-        } else if let Some(t) = named(name) {
-            if !ids.contains(&t.id()) {
-                ids.push(t.id());
-            }
-        } else {
-            let known: Vec<&str> = TARGETS.iter().map(|t| t.id().name()).chain([torch::NAME]).collect();
+        let Some(t) = named(name) else {
+            let known: Vec<&str> = TARGETS.iter().map(|t| t.id().name()).collect();
             let hint = crate::diag::suggest::closest(name, known.iter().copied())
                 .map(|c| format!("; did you mean '{c}'?"))
                 .unwrap_or_default();
             return Err(format!("unknown target '{name}': the targets are {}{hint}", known.join(", ")));
+        };
+        if !ids.contains(&t.id()) {
+            ids.push(t.id());
         }
     }
-    if torch && !ids.contains(&crate::model::generated::JAX) {
-        return Err("the torch target is built beside the jax target (its library is linked from the same \
-                    wrapper objects): use --target jax,torch"
-            .to_string());
-    }
-    Ok((ids, torch))
+    Ok(ids)
 }
 
 /// The plan's targets of `lib`.
@@ -197,7 +190,7 @@ mod tests {
             assert_eq!(named(t.id().name()).map(|t| t.id()), Some(t.id()));
         }
         assert!(named("tensorflow").is_none());
-        assert!(named(torch::NAME).is_none(), "torch is a stage after jax's link, not one of TARGETS");
+        assert_eq!(named("torch").map(|t| t.id()), Some(crate::model::generated::TORCH));
         for t in crate::model::generated::DEFAULT_TARGETS {
             assert!(named(t.name()).is_some(), "default target {t} is not listed");
         }
@@ -205,12 +198,12 @@ mod tests {
 
     #[test]
     fn target_names_parse_with_a_suggestion() {
-        let jax = crate::model::generated::JAX;
-        assert_eq!(parse_names(&[]), Ok((vec![], false)));
-        assert_eq!(parse_names(&["jax,torch".into()]), Ok((vec![jax], true)));
-        assert_eq!(parse_names(&["jax".into(), "torch".into(), "torch".into()]), Ok((vec![jax], true)));
+        use crate::model::generated::{JAX as jax, TORCH as torch};
+        assert_eq!(parse_names(&[]), Ok(vec![]));
+        assert_eq!(parse_names(&["jax,torch".into()]), Ok(vec![jax, torch]));
+        assert_eq!(parse_names(&["torch".into(), "jax".into(), "torch".into()]), Ok(vec![torch, jax]));
+        assert_eq!(parse_names(&["torch".into()]), Ok(vec![torch]), "torch builds alone");
         let err = parse_names(&["jax,troch".into()]).unwrap_err();
         assert_eq!(err, "unknown target 'troch': the targets are jax, torch; did you mean 'torch'?");
-        assert!(parse_names(&["torch".into()]).unwrap_err().contains("use --target jax,torch"));
     }
 }

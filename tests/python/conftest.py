@@ -18,7 +18,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 IN_CI = os.environ.get("CI") == "true"
 # begen's Python runtime as a package, for its unit tests (runtime/).
-RUNTIME = REPO / "build-support" / "python"
+RUNTIME = REPO / "src" / "target" / "xla_jax" / "runtime"
 sys.path.insert(0, str(RUNTIME))
 
 

@@ -1,9 +1,10 @@
 """Shared fixtures for the torch target's tests: build a kernel directory
 with `begen build --target jax,torch` and import the generated
 `<NAME>_torch` module into this interpreter, which has torch (and no jax:
-scripts/setup-torch.sh makes it).
+scripts/setup-torch.sh makes it). `torch_only_env` is the environment of
+a build for torch alone, where no jax is reachable.
 
-The build itself needs jax's XLA FFI headers for the jax outputs:
+A build with jax needs jax's XLA FFI headers for the jax outputs:
 `$BEGEN_PYTHON` (else the repository's .venv) is the Python that has jax;
 this interpreter is `BEGEN_TORCH_PYTHON`, whose torch headers the
 registration TU compiles against. Without torch a test is skipped, except
@@ -44,11 +45,13 @@ def begen_bin():
     return path
 
 
-def run_begen(*args, check=True, cache=None):
-    """Runs the CLI; returns the process."""
-    env = dict(os.environ)
-    env["BEGEN_PYTHON"] = jax_python()
-    env["BEGEN_TORCH_PYTHON"] = sys.executable
+def run_begen(*args, check=True, cache=None, env=None):
+    """Runs the CLI; returns the process. `env`: the whole environment
+    (else this one, with the jax and torch Pythons set)."""
+    if env is None:
+        env = dict(os.environ)
+        env["BEGEN_PYTHON"] = jax_python()
+        env["BEGEN_TORCH_PYTHON"] = sys.executable
     if cache is not None:
         env["XDG_CACHE_HOME"] = str(cache)
     proc = subprocess.run([str(begen_bin()), *map(str, args)], capture_output=True, text=True, env=env, check=False)
@@ -74,6 +77,15 @@ def torch():
     except ImportError:
         missing("torch is not installed in this Python (scripts/setup-torch.sh 2.15)")
     return torch
+
+
+def torch_only_env():
+    """An environment where the only Python is this one (torch, no jax)
+    and XLA's headers are nowhere: what a build for torch alone may use."""
+    env = {k: v for k, v in os.environ.items() if k not in ("BEGEN_TORCH_PYTHON", "XLA_FFI_INCLUDE_DIR")}
+    env["BEGEN_PYTHON"] = sys.executable
+    env["XLA_FFI_INCLUDE_DIR"] = "/nonexistent/begen-no-xla"
+    return env
 
 
 class Built:

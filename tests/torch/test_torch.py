@@ -11,7 +11,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from conftest import build, jax_python, run_begen
+from conftest import build, import_module, jax_python, run_begen, torch_only_env
 
 # ---- eager numbers -------------------------------------------------------
 
@@ -298,18 +298,46 @@ def test_jax_and_torch_give_the_same_numbers(typed, torch, tmp_path):
     np.testing.assert_array_equal(m.scale(torch.from_numpy(x), s=0.3).numpy(), np.load(tmp_path / "scale.npy"))
 
 
-def test_torch_only_without_jax_is_refused_clearly(torch, tmp_path):
-    proc = run_begen(
-        "build",
-        __import__("conftest").REPO / "tests" / "e2e" / "typed",
-        "--out",
-        tmp_path,
-        "--target",
-        "torch",
-        check=False,
-    )
-    assert proc.returncode == 2
-    assert "use --target jax,torch" in proc.stderr
+def test_torch_alone_builds_without_jax_and_writes_only_its_files(torch, tmp_path):
+    import importlib.util
+
+    assert importlib.util.find_spec("jax") is None, "this test needs a Python without jax"
+    out, cache = tmp_path / "out", tmp_path / "cache"
+    tree = __import__("conftest").REPO / "tests" / "e2e" / "typed"
+    env = torch_only_env()
+    # Its own name: the typed fixture's namespace may be loaded already.
+    args = ("build", tree, "--out", out, "--name", "alone", "--target", "torch")
+    proc = run_begen(*args, cache=cache, env=env)
+    assert "XLA" not in proc.stderr, proc.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["alone_torch.py", "alone_torch.pyi", "libalone_torch.so"]
+    m = import_module(out, "alone_torch")
+    x, y = torch.arange(4.0), torch.ones(4)
+    np.testing.assert_array_equal(m.axpy(x, y, a=2.0).numpy(), 2 * x.numpy() + 1)
+    # Nothing changed: nothing compiles, links or is written again.
+    lib = out / "libalone_torch.so"
+    before = lib.stat().st_mtime_ns
+    again = run_begen(*args, cache=cache, env=env)
+    assert "built " in again.stderr and " 0 TUs compiled" in again.stderr, again.stderr
+    assert lib.stat().st_mtime_ns == before
+
+
+def test_a_failed_link_of_one_target_commits_no_target(torch, tmp_path):
+    # torch's library is linked first here and may leave symbols for torch
+    # to resolve; jax's refuses one that is undefined: the build fails at
+    # the second link, and OUT keeps the first build's torch library.
+    tree, out, cache = tmp_path / "src", tmp_path / "out", tmp_path / "cache"
+    tree.mkdir()
+    kernel = "// @BE f arg:float32[n] ret:float32[n] dim.n\nvoid f(const float* x, float* y, long n) {{ {} }}\n"
+    (tree / "k.cpp").write_text(kernel.format("for (long i = 0; i < n; ++i) y[i] = x[i] + 1;"))
+    run_begen("build", tree, "--out", out, "--name", "k", "--target", "torch,jax", "-q", cache=cache)
+    lib = (out / "libk_torch.so").read_bytes()
+    (tree / "k.cpp").write_text("void nowhere();\n" + kernel.format("nowhere();"))
+    proc = run_begen("build", tree, "--out", out, "--name", "k", "--target", "torch,jax", check=False, cache=cache)
+    assert proc.returncode != 0 and "libk.so" in proc.stderr, proc.stderr
+    assert (out / "libk_torch.so").read_bytes() == lib
+    assert sorted(p.name for p in out.iterdir()) == ["k.py", "k.pyi", "k.yaml", "k_torch.py", "k_torch.pyi", "libk.so", "libk_torch.so"]
+    m = import_module(out, "k_torch")
+    np.testing.assert_array_equal(m.f(torch.zeros(3)).numpy(), np.ones(3))
 
 
 def test_an_unknown_target_in_begen_yaml_is_located(torch, tmp_path):

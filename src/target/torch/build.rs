@@ -1,22 +1,117 @@
-//! Building the torch target's outputs: the registration TU compiled by the
-//! host C++ compiler against the installed torch's headers, linked with the
-//! library's wrapper objects (compiled once, for every target) into
-//! `lib<NAME>_torch.so`; `<NAME>_torch.py` and `.pyi` beside it.
+//! The torch target as one of [`crate::target::TARGETS`]: its files (the
+//! registration TU `gen/<NAME>.torch.cc`, a unit of its own compiled by the
+//! host C++ compiler against the installed torch's headers; the module
+//! `<NAME>_torch.py` and its stub), its warnings (the kernels it leaves
+//! out) and its toolchain (torch's headers, asked of `BEGEN_TORCH_PYTHON`,
+//! else `BEGEN_PYTHON`). The build links its library, `lib<NAME>_torch.so`,
+//! from the same wrapper objects as every other selected target's (each
+//! compiled once) and its own unit, and commits it with the others'.
 
-use std::path::{Path, PathBuf};
+use std::ffi::OsString;
+use std::path::PathBuf;
 use std::process::Command;
 
-use super::TorchFiles;
+use crate::build::{Discovery, TargetHeaders, TargetToolchain};
+use crate::diag::{Diagnostic, Severity};
+use crate::emit::abi::TargetSection;
 use crate::env::Env;
 use crate::error::{Error, Result};
+use crate::model::generated::{FileKind, GeneratedFile, TORCH, TargetId};
+use crate::model::plan::Plan;
+use crate::model::{Function, Library};
+use crate::source::SourceMap;
 
-/// The outputs of the torch target of library `name`.
+/// The outputs of the torch target of library `name`: its library, module
+/// and stub.
 pub(crate) fn outputs(name: &str) -> [String; 3] {
     [format!("lib{name}_torch.so"), format!("{name}_torch.py"), format!("{name}_torch.pyi")]
 }
 
-/// What the link of `lib<NAME>_torch.so` takes from the library's build.
-pub(crate) use crate::build::StageJob as TorchJob;
+/// The torch target.
+pub(crate) struct Torch;
+
+impl crate::target::Target for Torch {
+    fn id(&self) -> TargetId {
+        TORCH
+    }
+
+    /// A warning per kernel it leaves out, at the kernel's line.
+    fn check(&self, lib: &Library, sources: &SourceMap) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        for s in super::emit(lib).skipped {
+            match super::skipped_warning(&s, sources) {
+                Some(d) => out.push(d),
+                None => {
+                    let message = format!(
+                        "the torch target leaves out kernel '{}' ({}:{}): {}",
+                        s.function, s.file, s.line, s.reason
+                    );
+                    if let Some((id, _)) = sources.files().next() {
+                        out.push(Diagnostic::file(Severity::Warning, id, message));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn outputs(&self, lib: &Library) -> Vec<String> {
+        outputs(&lib.name).to_vec()
+    }
+
+    /// Nothing: its ops call the wrappers' plain trampolines.
+    fn wrapper_section(&self, _functions: &[&Function]) -> TargetSection {
+        TargetSection::default()
+    }
+
+    fn emit(&self, lib: &Library, _api_version: Option<&str>) -> Vec<GeneratedFile> {
+        let files = super::emit(lib);
+        let [_, py, pyi] = outputs(&lib.name);
+        vec![
+            GeneratedFile {
+                rel_path: format!("gen/{}.torch.cc", lib.name),
+                kind: FileKind::TargetUnit { target: TORCH, heavy: false },
+                source: None,
+                contents: files.cc,
+            },
+            GeneratedFile { rel_path: py, kind: FileKind::PythonModule, source: None, contents: files.py },
+            GeneratedFile { rel_path: pyi, kind: FileKind::PythonStub, source: None, contents: files.pyi },
+        ]
+    }
+
+    fn toolchain(&self) -> &dyn TargetToolchain {
+        &TorchHeaders
+    }
+}
+
+/// The torch target's toolchain needs.
+struct TorchHeaders;
+
+impl TargetToolchain for TorchHeaders {
+    /// torch's headers, for its own unit only (no kernel TU includes
+    /// them), with the stable ABI's floor defined; the torch version and
+    /// include folder as the fingerprint (a torch upgrade recompiles the
+    /// unit). Its library resolves the stable ABI's symbols from torch when
+    /// torch loads it: linked without `--no-undefined`, and with no libtorch.
+    fn find(&self, plan: &Plan, _discovery: &Discovery, env: &Env) -> Result<TargetHeaders> {
+        let (include, version) = torch_headers(env)?;
+        Ok(TargetHeaders {
+            target: TORCH,
+            system_includes: Vec::new(),
+            unit_args: vec![
+                OsString::from("-isystem"),
+                include.clone().into_os_string(),
+                OsString::from(super::target_version_define()),
+                // Its helpers are emitted whole, whichever ops call them.
+                OsString::from("-Wno-unused-function"),
+            ],
+            fingerprint: format!("torch {version} {}", include.display()),
+            api_version: None,
+            library: outputs(&plan.outputs.name)[0].clone(),
+            undefined_symbols: true,
+        })
+    }
+}
 
 /// The include folder of the torch that `BEGEN_TORCH_PYTHON` (else the
 /// build's Python) imports, and its version.
@@ -58,74 +153,4 @@ pub(crate) fn torch_headers(env: &Env) -> Result<(PathBuf, String)> {
         return Err(fail(format!("has torch {version}, older than the floor")));
     }
     Ok((include, version))
-}
-
-/// Compiles the registration TU, links `lib<NAME>_torch.so` and writes the
-/// module and stub into OUT (each only when its bytes changed). Returns the
-/// outputs written.
-pub(crate) fn build(job: &TorchJob<'_>, files: &TorchFiles, torch_include: &Path) -> Result<Vec<PathBuf>> {
-    let gen_rel = PathBuf::from(format!("gen/{}.torch.cc", job.name));
-    let obj_rel = PathBuf::from(format!("obj/gen/{}.torch.cc.o", job.name));
-    let path = job.work.join(&gen_rel);
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    }
-    std::fs::write(&path, files.cc.as_bytes()).map_err(|e| Error::io(&path, e))?;
-    if let Some(dir) = job.work.join(&obj_rel).parent() {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    }
-    let mut cmd = Command::new(job.compiler);
-    cmd.args(job.compile_args)
-        .arg("-isystem")
-        .arg(torch_include)
-        .arg(super::target_version_define())
-        .arg("-c")
-        .arg(&gen_rel)
-        .arg("-o")
-        .arg(&obj_rel)
-        .current_dir(job.work);
-    run(cmd, &format!("compiling {}", gen_rel.display()))?;
-    // The stable ABI's symbols are torch's, resolved when torch loads the
-    // library: no `--no-undefined` here, and no libtorch on the line.
-    let mut args: Vec<String> = job.link_args.iter().filter(|a| *a != "-Wl,--no-undefined").cloned().collect();
-    args.push(obj_rel.display().to_string());
-    let mut link = Command::new(job.compiler);
-    link.args(&args).current_dir(job.work);
-    run(link, &format!("linking {}", outputs(job.name)[0]))?;
-    let [lib, py, pyi] = outputs(job.name);
-    let mut written = Vec::new();
-    let staged = job.work.join(&job.staged);
-    let bytes = std::fs::read(&staged).map_err(|e| Error::io(&staged, e))?;
-    for (name, bytes) in [(lib, bytes), (py, files.py.clone().into_bytes()), (pyi, files.pyi.clone().into_bytes())] {
-        let path = job.out.join(&name);
-        if std::fs::read(&path).ok().as_deref() == Some(&bytes[..]) {
-            continue;
-        }
-        let tmp = job.out.join(format!(".{name}.begen-tmp"));
-        std::fs::write(&tmp, &bytes).map_err(|e| Error::io(&tmp, e))?;
-        std::fs::rename(&tmp, &path).map_err(|e| Error::io(&path, e))?;
-        written.push(path);
-    }
-    let _ = std::fs::remove_file(&staged);
-    Ok(written)
-}
-
-fn run(mut cmd: Command, what: &str) -> Result<()> {
-    let shown = format!(
-        "{} {}",
-        cmd.get_program().to_string_lossy(),
-        cmd.get_args().map(|a| a.to_string_lossy().into_owned()).collect::<Vec<_>>().join(" ")
-    );
-    let output = cmd.output().map_err(|e| Error::toolchain(format!("{what}: could not run `{shown}`: {e}")))?;
-    if output.status.success() {
-        return Ok(());
-    }
-    Err(Error::compile(
-        what.to_string(),
-        format!(
-            "command: {shown}\n{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        ),
-    ))
 }

@@ -24,13 +24,12 @@
 pub(crate) mod build;
 mod meta;
 
+pub(crate) use build::Torch;
+
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::model::{AttrType, ConstKind, ElementType, Extent, Function, Library, Param, Platform, ScalarKind, Token};
-
-/// The target's name, as `--target` spells it.
-pub(crate) const NAME: &str = "torch";
 
 /// The oldest PyTorch whose stable ABI the registration TU is compiled for
 /// (`TORCH_TARGET_VERSION`): major and minor.

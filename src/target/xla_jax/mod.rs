@@ -3,7 +3,7 @@
 //! kernels' handlers in their wrapper, [`native`]; precompiled kernels' in
 //! the binaries TU, [`binary`]), the Python module and stub over
 //! `jax.ffi` ([`python`], with the runtime sections of
-//! `build-support/python/begen_runtime`, [`runtime`]), and the manifest
+//! `src/target/xla_jax/runtime/begen_runtime`, [`runtime`]), and the manifest
 //! ([`manifest`]). Its library is `lib<NAME>.so`: the wrappers' objects
 //! and these TUs, compiled against XLA's FFI headers ([`toolchain`]).
 //!
@@ -43,6 +43,10 @@ impl super::Target for Jax {
 
     fn emit(&self, lib: &Library, api_version: Option<&str>) -> Vec<GeneratedFile> {
         emit_files(lib, api_version)
+    }
+
+    fn outputs(&self, lib: &Library) -> Vec<String> {
+        lib.plan.outputs.all().map(String::from).to_vec()
     }
 
     fn toolchain(&self) -> &dyn crate::build::TargetToolchain {

@@ -1,5 +1,5 @@
 //! begen's Python runtime: the fixed helpers of every generated module,
-//! written as real Python source in `build-support/python/begen_runtime/`
+//! written as real Python source in `src/target/xla_jax/runtime/begen_runtime/`
 //! (one file per section, unit-tested and linted there) and embedded here.
 //! A module holds only the sections its library uses (cxx's builtins way),
 //! each from its `# begen: emit below` line on: what stands above that
@@ -61,7 +61,7 @@ pub(crate) enum Section {
     Variadic,
 }
 
-/// Each section with its file under `build-support/python/begen_runtime/`,
+/// Each section with its file under `src/target/xla_jax/runtime/begen_runtime/`,
 /// in print order: the one list that `ALL`, `file` and `text` are made from.
 macro_rules! section_files {
     ($($section:ident => $file:literal,)*) => {
@@ -70,7 +70,7 @@ macro_rules! section_files {
             #[cfg(test)]
             pub(crate) const ALL: [Section; 20] = [$(Section::$section),*];
 
-            /// The file's name under `build-support/python/begen_runtime/`.
+            /// The file's name under `src/target/xla_jax/runtime/begen_runtime/`.
             #[cfg(test)]
             pub(crate) fn file(self) -> &'static str {
                 match self {
@@ -81,7 +81,7 @@ macro_rules! section_files {
             /// The file's text.
             pub(crate) fn text(self) -> &'static str {
                 match self {
-                    $(Section::$section => include_str!(concat!("../../../build-support/python/begen_runtime/", $file)),)*
+                    $(Section::$section => include_str!(concat!("runtime/begen_runtime/", $file)),)*
                 }
             }
         }
@@ -293,7 +293,7 @@ mod tests {
     #[test]
     fn all_lists_every_runtime_file_once_in_print_order() {
         assert!(Section::ALL.windows(2).all(|w| w[0] < w[1]), "section_files! lists the sections out of print order");
-        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/build-support/python/begen_runtime");
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/src/target/xla_jax/runtime/begen_runtime");
         let mut on_disk: Vec<String> = std::fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())

@@ -27,7 +27,9 @@ impl TargetToolchain for XlaFfi {
             api_version: xla_ffi_api_version(&include),
             fingerprint: fingerprint(&include),
             system_includes: vec![include],
+            unit_args: Vec::new(),
             library: plan.outputs.library.clone(),
+            undefined_symbols: false,
         })
     }
 }

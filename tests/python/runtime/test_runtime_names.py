@@ -46,9 +46,9 @@ def test_every_builtin_the_runtime_calls_is_reserved():
         assert not missing_names, f"{path.name} calls {missing_names}: add them to PY_RESERVED in src/model/pynames.rs"
 
 
-@pytest.mark.parametrize("folder", ["build-support/python", "tests/python", "bench"])
+@pytest.mark.parametrize("folder", ["src/target/xla_jax/runtime", "build-support/python", "tests/python", "bench"])
 def test_ruff_passes(folder):
-    # The runtime, its tests and the benchmarks, under pyproject.toml's rules.
+    # The runtime, the tuner, their tests and the benchmarks, under pyproject.toml's rules.
     assert (REPO / folder).is_dir(), folder
     proc = ruff("check", folder)
     assert proc.returncode == 0, proc.stdout + proc.stderr
