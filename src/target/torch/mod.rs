@@ -14,8 +14,11 @@
 //!   as `lib<NAME>.so` into `lib<NAME>_torch.so`, which links no libtorch.
 //! - `<NAME>_torch.py`: loads that library, registers each op's fake
 //!   (output sizes from the input sizes and attributes only) and, for a
-//!   kernel with `vjp:`, its autograd formula over the backward kernel's op;
-//!   one typed function per op.
+//!   kernel with `vjp:`, its autograd formula over the backward kernel's op
+//!   (with `linear:`/`transpose:` or a linear `jvp:` kernel, over the
+//!   transpose kernels' ops: `autograd`), its `torch.func.vmap` rule
+//!   (`vmap`); one typed function per op, which refuses forward-mode AD by
+//!   name (torch.library has no forward-mode registration for custom ops).
 //! - `<NAME>_torch.pyi`: the typed functions' signatures.
 //!
 //! A kernel the target cannot express yet is left out with a reason
