@@ -14,15 +14,20 @@
 //!   as `lib<NAME>.so` into `lib<NAME>_torch.so`, which links no libtorch.
 //! - `<NAME>_torch.py`: loads that library, registers each op's fake
 //!   (output sizes from the input sizes and attributes only) and, for a
-//!   kernel with `vjp:`, its autograd formula over the backward kernel's op;
-//!   one typed function per op.
+//!   kernel with `vjp:`, its autograd formula over the backward kernel's op
+//!   (with `linear:`/`transpose:` or a linear `jvp:` kernel, over the
+//!   transpose kernels' ops: `autograd`), its `torch.func.vmap` rule
+//!   (`vmap`); one typed function per op, which refuses forward-mode AD by
+//!   name (torch.library has no forward-mode registration for custom ops).
 //! - `<NAME>_torch.pyi`: the typed functions' signatures.
 //!
 //! A kernel the target cannot express yet is left out with a reason
 //! ([`Skipped`]); the build reports each as a warning naming it.
 
+mod autograd;
 pub(crate) mod build;
 mod meta;
+mod vmap;
 
 pub(crate) use build::Torch;
 
@@ -749,6 +754,9 @@ impl<'a> Op<'a> {
         let mut all = args;
         all.extend(self.py_call_kw());
         let call = format!("_ops.{}({})", self.name, all.join(", "));
+        // Forward mode would give zero tangents: refused by name.
+        let tensors: Vec<&str> = self.inputs.iter().map(|p| &*p.py_name).collect();
+        let _ = writeln!(out, "    _begen_no_forward_ad({}, {})", pylit(&f.name), tensors.join(", "));
         let inouts: Vec<&str> =
             self.inputs.iter().filter(|p| matches!(p.token, Token::InOut(_))).map(|p| &*p.py_name).collect();
         if self.rets.is_empty() {
@@ -904,26 +912,30 @@ pub(crate) fn emit(library: &Library) -> TorchFiles {
     // A forward whose backward kernel is left out has no autograd formula:
     // it is left out too, never registered without its gradient.
     let mut pairs: Vec<(usize, usize)> = Vec::new();
-    let mut drop = Vec::new();
+    let mut rules: Vec<(usize, autograd::Rule)> = Vec::new();
+    let mut drop: Vec<(usize, String)> = Vec::new();
     for (i, op) in ops.iter().enumerate() {
         if let Some(b) = &op.f.options.vjp {
             let bname = b.rsplit('.').next().unwrap_or(b);
             match ops.iter().position(|o| o.f.name == bname && o.f.module == op.f.module) {
                 Some(j) => pairs.push((i, j)),
-                None => drop.push(i),
+                None => drop.push((i, format!("its backward kernel '{b}' is left out"))),
+            }
+        } else {
+            // `linear:` + `transpose:`, or a `jvp:` whose tangent kernel has them.
+            match autograd::rule(op, &ops) {
+                Some(Ok(rule)) => rules.push((i, rule)),
+                Some(Err(reason)) => drop.push((i, reason)),
+                None => {}
             }
         }
     }
-    for &i in drop.iter().rev() {
-        let f = ops[i].f;
-        skipped.push(Skipped {
-            function: f.name.clone(),
-            file: f.file.clone(),
-            line: f.line,
-            reason: format!("its backward kernel '{}' is left out", f.options.vjp.clone().unwrap_or_default()),
-        });
-        pairs.retain(|(a, _)| *a != i);
+    for (i, reason) in &drop {
+        let f = ops[*i].f;
+        skipped.push(Skipped { function: f.name.clone(), file: f.file.clone(), line: f.line, reason: reason.clone() });
     }
+    let drop: Vec<usize> = drop.into_iter().map(|(i, _)| i).collect();
+    pairs.retain(|(a, _)| !drop.contains(a));
     let kept: Vec<usize> = (0..ops.len()).filter(|i| !drop.contains(i)).collect();
 
     let mut cc = String::new();
@@ -979,6 +991,13 @@ pub(crate) fn emit(library: &Library) -> TorchFiles {
     for &(i, j) in &pairs {
         py_autograd(&ns, &ops[i], &ops[j], &mut py);
     }
+    for (i, rule) in &rules {
+        autograd::py(&ns, &ops[*i], rule, &ops, &mut py);
+    }
+    for &i in &kept {
+        vmap::py(&ops[i], &mut py);
+    }
+    py.push('\n');
     for &i in &kept {
         ops[i].py_function(&ns, &mut py);
     }
