@@ -1,6 +1,8 @@
 """``python -m begen ARGS``: runs the ``begen`` program with ARGS;
 ``python -m begen check-grads OUT ...`` checks a built module's declared
-derivatives (:mod:`begen.testing`) in this Python."""
+derivatives (:mod:`begen.testing`) in this Python; ``python -m begen
+develop [PROJECT]`` rebuilds a kernel package's kernels into its installed
+copy (:mod:`begen.develop`)."""
 
 from __future__ import annotations
 
@@ -16,6 +18,10 @@ def main() -> int:
         from begen.testing import main as check_grads
 
         return check_grads(sys.argv[2:])
+    if sys.argv[1:2] == ["develop"]:
+        from begen.develop import main as develop
+
+        return develop(sys.argv[2:])
     exe = find_begen_bin()
     # begen asks this Python (the one begen was installed into) about jax,
     # not whatever `python3` PATH finds first.

@@ -67,8 +67,17 @@ import sysconfig
 from pathlib import Path
 from typing import Any
 
-from hatchling.builders.hooks.plugin.interface import BuildHookInterface
-from hatchling.plugin import hookimpl
+try:
+    from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+    from hatchling.plugin import hookimpl
+except ImportError:
+    # `python -m begen develop` (begen.develop) uses this module's settings
+    # and build steps in an environment that need not have hatchling.
+    BuildHookInterface = object
+
+    def hookimpl(f):
+        return f
+
 
 from begen import _wheel_tag
 
@@ -136,43 +145,14 @@ class BegenBuildHook(BuildHookInterface):
             )
         settings = self._settings()
         root = Path(self.root)
-        kernels = root / settings["kernels"]
-        if not _is_dir(kernels):
-            raise ValueError(f"begen hook: `kernels` is {settings['kernels']!r}, and {kernels} is not a directory")
-        name, prefix = _library_names(settings["name"], kernels, settings["destination"])
-        build_dir = _checked_build_dir(root, settings["build-dir"], settings["kernels"], self._sources())
         _check_out_of_sdist(root, settings["build-dir"], self.config.get("build-dir") is not None)
-        # The four outputs alone in out/; begen's work files in work/.
-        out = build_dir / "out"
-
-        env = dict(os.environ)
-        include, jaxlib = _xla_ffi_headers(env)
-        env["XLA_FFI_INCLUDE_DIR"] = include
-        program = _begen_program()
-        _check_program(program)
-        cmd = [program, "build", str(kernels), "--out", str(out), "--name", name]
-        if prefix:
-            cmd += ["--prefix", prefix]
-        cmd += ["--work-dir", str(build_dir / "work")]
-        if settings["platform"]:
-            cmd += ["--platform", settings["platform"]]
-        if settings["arch"]:
-            cmd += ["--arch", ",".join(settings["arch"])]
-        for folder in settings["include-dirs"]:
-            cmd += ["-I", str(root / folder)]
-        if settings["jax-min"]:
-            cmd += ["--jax-min", settings["jax-min"]]
-            jaxlib = settings["jax-min"]
-        self.app.display_info(f"begen hook: {' '.join(cmd)}")
-        with _recording(build_dir):
-            built = subprocess.run(cmd, check=False, env=env, cwd=root).returncode == 0
-        if not built:
-            raise RuntimeError(f"begen hook: `begen build` failed for {kernels} (its messages are above)")
+        name, out, cmd, env, jaxlib = build_kernels(root, settings, self._sources(), self.app.display_info)
+        prefix = _library_names(settings["name"], root / settings["kernels"], settings["destination"])[1]
+        build_dir = out.parent
 
         manifest = _read_manifest(out / f"{name}.yaml")
         dest = settings["destination"]
-        shipped = (f"{name}.tune.json",) if (out / f"{name}.tune.json").is_file() else ()
-        for file in (f"lib{name}.so", f"{name}.py", f"{name}.pyi", f"{name}.yaml", *shipped):
+        for file in outputs(out, name):
             build_data["force_include"][str(out / file)] = f"{dest}/{file}" if dest else file
         build_data["pure_python"] = False
         library = out / f"lib{name}.so"
@@ -220,48 +200,104 @@ class BegenBuildHook(BuildHookInterface):
         return found
 
     def _settings(self) -> dict[str, Any]:
-        config = dict(self.config)
-        config.pop("dependencies", None)
-        config.pop("require-runtime-dependencies", None)
-        config.pop("require-runtime-features", None)
-        config.pop("enable-by-default", None)
-        unknown = sorted(set(config) - _KEYS)
-        if unknown:
-            raise ValueError(f"begen hook: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(_KEYS))}")
-        for key in ("kernels", "destination", "build-dir", "name", "platform", "jax-min"):
-            if key in config and not isinstance(config[key], str):
-                raise ValueError(f"begen hook: `{key}` {config[key]!r} is not a string")
-        for key in ("arch", "include-dirs"):
-            listed = config.get(key, [])
-            if isinstance(listed, str) and key == "arch":
-                continue
-            if not isinstance(listed, list) or not all(isinstance(v, str) and v for v in listed):
-                raise ValueError(f"begen hook: `{key}` {listed!r} is not a list of names (strings)")
-        settings: dict[str, Any] = {
-            "kernels": str(config.get("kernels", "kernels")),
-            "destination": _destination(config.get("destination", "")),
-            "name": config.get("name"),
-            "platform": config.get("platform"),
-            "arch": config.get("arch", []),
-            "include-dirs": config.get("include-dirs", []),
-            "build-dir": _build_dir(config.get("build-dir", _DEFAULT_BUILD_DIR), str(config.get("kernels", "kernels"))),
-            "jax-min": config.get("jax-min"),
-            "glibc-floor": _glibc_floor(config.get("glibc-floor", "2.28")),
-        }
-        if settings["jax-min"] is not None and not _RELEASE.match(str(settings["jax-min"])):
-            raise ValueError(f"begen hook: `jax-min` {settings['jax-min']!r} is not a jax release number (like 0.10.2)")
-        if isinstance(settings["arch"], str):
-            settings["arch"] = [a for a in settings["arch"].split(",") if a]
-        if settings["name"] is not None and not _IDENTIFIER.match(str(settings["name"])):
-            raise ValueError(f"begen hook: `name` {settings['name']!r} is not a Python identifier")
-        if settings["platform"] not in (None, "cpu", "cuda", "auto"):
-            raise ValueError(f"begen hook: `platform` {settings['platform']!r} is not one of cpu, cuda, auto")
-        return settings
+        return read_settings(self.config)
 
 
 @hookimpl
 def hatch_register_build_hook():
     return BegenBuildHook
+
+
+def read_settings(hook_config: dict[str, Any]) -> dict[str, Any]:
+    """The hook's settings (``[tool.hatch.build.targets.wheel.hooks.begen]``),
+    checked, with their defaults."""
+    config = dict(hook_config)
+    config.pop("dependencies", None)
+    config.pop("require-runtime-dependencies", None)
+    config.pop("require-runtime-features", None)
+    config.pop("enable-by-default", None)
+    unknown = sorted(set(config) - _KEYS)
+    if unknown:
+        raise ValueError(f"begen hook: unknown setting(s) {', '.join(unknown)}; known: {', '.join(sorted(_KEYS))}")
+    for key in ("kernels", "destination", "build-dir", "name", "platform", "jax-min"):
+        if key in config and not isinstance(config[key], str):
+            raise ValueError(f"begen hook: `{key}` {config[key]!r} is not a string")
+    for key in ("arch", "include-dirs"):
+        listed = config.get(key, [])
+        if isinstance(listed, str) and key == "arch":
+            continue
+        if not isinstance(listed, list) or not all(isinstance(v, str) and v for v in listed):
+            raise ValueError(f"begen hook: `{key}` {listed!r} is not a list of names (strings)")
+    settings: dict[str, Any] = {
+        "kernels": str(config.get("kernels", "kernels")),
+        "destination": _destination(config.get("destination", "")),
+        "name": config.get("name"),
+        "platform": config.get("platform"),
+        "arch": config.get("arch", []),
+        "include-dirs": config.get("include-dirs", []),
+        "build-dir": _build_dir(config.get("build-dir", _DEFAULT_BUILD_DIR), str(config.get("kernels", "kernels"))),
+        "jax-min": config.get("jax-min"),
+        "glibc-floor": _glibc_floor(config.get("glibc-floor", "2.28")),
+    }
+    if settings["jax-min"] is not None and not _RELEASE.match(str(settings["jax-min"])):
+        raise ValueError(f"begen hook: `jax-min` {settings['jax-min']!r} is not a jax release number (like 0.10.2)")
+    if isinstance(settings["arch"], str):
+        settings["arch"] = [a for a in settings["arch"].split(",") if a]
+    if settings["name"] is not None and not _IDENTIFIER.match(str(settings["name"])):
+        raise ValueError(f"begen hook: `name` {settings['name']!r} is not a Python identifier")
+    if settings["platform"] not in (None, "cpu", "cuda", "auto"):
+        raise ValueError(f"begen hook: `platform` {settings['platform']!r} is not one of cpu, cuda, auto")
+    return settings
+
+
+def build_kernels(
+    root: Path, settings: dict[str, Any], sources: list[str], say: Any
+) -> tuple[str, Path, list[str], dict[str, str], str | None]:
+    """Runs ``begen build`` for the project at ``root`` with the hook's
+    ``settings`` (:func:`read_settings`) into its build directory: the
+    outputs in ``out/``, begen's work files in ``work/`` (kept, so a rebuild
+    compiles only what changed). The wheel build and ``python -m begen
+    develop`` both build this way, with the same command, so each reuses
+    what the other compiled. Returns the library's name, ``out/``, the
+    command, its environment and the jaxlib of the XLA FFI headers."""
+    kernels = root / settings["kernels"]
+    if not _is_dir(kernels):
+        raise ValueError(f"begen hook: `kernels` is {settings['kernels']!r}, and {kernels} is not a directory")
+    name, prefix = _library_names(settings["name"], kernels, settings["destination"])
+    build_dir = _checked_build_dir(root, settings["build-dir"], settings["kernels"], sources)
+    out = build_dir / "out"
+
+    env = dict(os.environ)
+    include, jaxlib = _xla_ffi_headers(env)
+    env["XLA_FFI_INCLUDE_DIR"] = include
+    program = _begen_program()
+    _check_program(program)
+    cmd = [program, "build", str(kernels), "--out", str(out), "--name", name]
+    if prefix:
+        cmd += ["--prefix", prefix]
+    cmd += ["--work-dir", str(build_dir / "work")]
+    if settings["platform"]:
+        cmd += ["--platform", settings["platform"]]
+    if settings["arch"]:
+        cmd += ["--arch", ",".join(settings["arch"])]
+    for folder in settings["include-dirs"]:
+        cmd += ["-I", str(root / folder)]
+    if settings["jax-min"]:
+        cmd += ["--jax-min", settings["jax-min"]]
+        jaxlib = settings["jax-min"]
+    say(f"begen hook: {' '.join(cmd)}")
+    with _recording(build_dir):
+        built = subprocess.run(cmd, check=False, env=env, cwd=root).returncode == 0
+    if not built:
+        raise RuntimeError(f"begen hook: `begen build` failed for {kernels} (its messages are above)")
+    return name, out, cmd, env, jaxlib
+
+
+def outputs(out: Path, name: str) -> list[str]:
+    """The files of ``out/`` that go into the package: the library, its
+    module, stub and manifest, and the tuning table when one was exported."""
+    shipped = [f"{name}.tune.json"] if (out / f"{name}.tune.json").is_file() else []
+    return [f"lib{name}.so", f"{name}.py", f"{name}.pyi", f"{name}.yaml", *shipped]
 
 
 def _abort(app: Any, error: Exception) -> None:
