@@ -82,7 +82,15 @@ _KEYS = {
     "build-dir",
     "jax-min",
     "glibc-floor",
+    "targets",
 }
+# The binding targets the hook builds (begen.yaml's `targets:` names), and
+# the torch release the torch target's stable-ABI library is built for
+# (`FLOOR` in begen's src/target/torch/mod.rs; a test keeps them equal).
+_TARGETS = ("jax", "torch")
+TORCH_FLOOR = "2.11"
+# A CUDA major in a version's local label or a distribution name: `cu13`.
+_CUDA_LABEL = re.compile(r"(?:^|[.+_-])cu([0-9]{2,3})(?=$|[.+_-])")
 _RELEASE = re.compile(r"[0-9]{1,6}(\.[0-9]{1,6}){0,3}\Z")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _PROGRAM_VERSION = re.compile(r"begen \d+\.\d+\.\d+\S*\Z")
@@ -163,6 +171,21 @@ class BegenBuildHook(BuildHookInterface):
         if settings["jax-min"]:
             cmd += ["--jax-min", settings["jax-min"]]
             jaxlib = settings["jax-min"]
+        targets = settings["targets"]
+        if targets is not None:
+            # The torch library is linked from the jax target's objects, so
+            # begen builds jax whenever torch is asked for; the wheel then
+            # ships only what `targets` names.
+            cmd += ["--target", "jax,torch" if "torch" in targets else "jax"]
+        # The torch target's BEGEN_TORCH_PYTHON defaults to the build's own
+        # Python, where [build-system] requires puts torch.
+        env.setdefault("BEGEN_TORCH_PYTHON", env.get("BEGEN_PYTHON") or sys.executable)
+        torch_files = (f"lib{name}_torch.so", f"{name}_torch.py", f"{name}_torch.pyi")
+        # An earlier build's torch outputs would otherwise look built when
+        # this one (begen.yaml's `targets:` changed) leaves torch out.
+        for file in torch_files:
+            if (out / file).is_file():
+                (out / file).unlink()
         self.app.display_info(f"begen hook: {' '.join(cmd)}")
         with _recording(build_dir):
             built = subprocess.run(cmd, check=False, env=env, cwd=root).returncode == 0
@@ -171,18 +194,36 @@ class BegenBuildHook(BuildHookInterface):
 
         manifest = _read_manifest(out / f"{name}.yaml")
         dest = settings["destination"]
-        shipped = (f"{name}.tune.json",) if (out / f"{name}.tune.json").is_file() else ()
-        for file in (f"lib{name}.so", f"{name}.py", f"{name}.pyi", f"{name}.yaml", *shipped):
+        with_torch = all((out / file).is_file() for file in torch_files)
+        if targets is not None and "torch" in targets and not with_torch:
+            raise RuntimeError(f"begen hook: `begen build` wrote no torch outputs ({', '.join(torch_files)}) in {out}")
+        with_jax = targets is None or "jax" in targets
+        shipped = []
+        if with_jax:
+            shipped += [f"lib{name}.so", f"{name}.py", f"{name}.pyi", f"{name}.yaml"]
+            shipped += [f"{name}.tune.json"] if (out / f"{name}.tune.json").is_file() else []
+        if with_torch:
+            shipped += list(torch_files)
+        for file in shipped:
             build_data["force_include"][str(out / file)] = f"{dest}/{file}" if dest else file
         build_data["pure_python"] = False
-        library = out / f"lib{name}.so"
-        tag, why = _wheel_tag.platform_tag(library, _platform_tag())
+        libraries = [out / f for f in shipped if f.endswith(".so")]
+        tag, why = _platform_tag_of(libraries)
         self.app.display_info(f"begen hook: platform tag {tag} ({why})")
         build_data["tag"] = f"py3-none-{tag}"
-        glibc = _report_glibc(self.app, library, settings["glibc-floor"])
-        if jaxlib:
+        glibc = None
+        for library in libraries:
+            glibc = _newer_glibc(glibc, _report_glibc(self.app, library, settings["glibc-floor"]))
+        is_cuda = manifest.get("platform") == "cuda"
+        cuda = _cuda_record(cmd[0], settings["arch"], env) if is_cuda else None
+        if with_torch:
+            build_data["dependencies"] += [f"torch>={TORCH_FLOOR}"]
+            if cuda is not None:
+                metadata = self.metadata
+                _check_cuda_label(metadata.name, metadata.version, cuda.get("nvcc"))
+        if with_jax and jaxlib:
             build_data["dependencies"] += [f"jax>={jaxlib}", f"jaxlib>={jaxlib}"]
-        else:
+        elif with_jax:
             self.app.display_warning(
                 "begen hook: the jaxlib of the XLA FFI headers is unknown (XLA_FFI_INCLUDE_DIR is not inside an "
                 "installed jaxlib); the wheel requires only `jax`: declare the floor in `project.dependencies`"
@@ -191,7 +232,7 @@ class BegenBuildHook(BuildHookInterface):
 
         record = {
             "begen": _begen_version(cmd[0]),
-            "library": f"lib{name}.so",
+            "library": libraries[0].name,
             "module": _import_path(dest, name),
             "prefix": manifest.get("target_prefix") or prefix or name,
             "platform": manifest.get("platform", "unknown"),
@@ -200,8 +241,11 @@ class BegenBuildHook(BuildHookInterface):
             "platform_tag": tag,
             "glibc": glibc,
         }
-        if record["platform"] == "cuda":
-            record["cuda"] = _cuda_record(cmd[0], settings["arch"], env)
+        if cuda is not None:
+            record["cuda"] = cuda
+        record["targets"] = [t for t, on in (("jax", with_jax), ("torch", with_torch)) if on]
+        if with_torch:
+            record["torch"] = f">={TORCH_FLOOR}"
         info = build_dir / "begen.json"
         with _recording(build_dir):
             info.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
@@ -231,7 +275,7 @@ class BegenBuildHook(BuildHookInterface):
         for key in ("kernels", "destination", "build-dir", "name", "platform", "jax-min"):
             if key in config and not isinstance(config[key], str):
                 raise ValueError(f"begen hook: `{key}` {config[key]!r} is not a string")
-        for key in ("arch", "include-dirs"):
+        for key in ("arch", "include-dirs", "targets"):
             listed = config.get(key, [])
             if isinstance(listed, str) and key == "arch":
                 continue
@@ -247,6 +291,7 @@ class BegenBuildHook(BuildHookInterface):
             "build-dir": _build_dir(config.get("build-dir", _DEFAULT_BUILD_DIR), str(config.get("kernels", "kernels"))),
             "jax-min": config.get("jax-min"),
             "glibc-floor": _glibc_floor(config.get("glibc-floor", "2.28")),
+            "targets": _targets(config["targets"]) if "targets" in config else None,
         }
         if settings["jax-min"] is not None and not _RELEASE.match(str(settings["jax-min"])):
             raise ValueError(f"begen hook: `jax-min` {settings['jax-min']!r} is not a jax release number (like 0.10.2)")
@@ -605,6 +650,79 @@ def _report_glibc(app: Any, library: Path, floor: int) -> str | None:
             "'Portable kernel wheels'"
         )
     return glibc.removeprefix("GLIBC_") if glibc else None
+
+
+def _targets(listed: list[str]) -> list[str]:
+    """The `targets` setting: a non-empty list of begen's target names (an
+    unknown one an error naming the closest)."""
+    import difflib
+
+    if not listed:
+        raise ValueError(f"begen hook: `targets` is empty; name one or more of {', '.join(_TARGETS)}")
+    for name in listed:
+        if name not in _TARGETS:
+            close = difflib.get_close_matches(name, _TARGETS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ValueError(
+                f"begen hook: `targets`: unknown target {name!r}: the targets are {', '.join(_TARGETS)}{hint}"
+            )
+    return [t for t in _TARGETS if t in listed]
+
+
+def _platform_tag_of(libraries: list[Path]) -> tuple[str, str]:
+    """The platform tag that holds for every library the wheel ships: the
+    highest manylinux level among them, or the plain tag when one has none."""
+    best: tuple[int, str, str] | None = None
+    for library in libraries:
+        tag, why = _wheel_tag.platform_tag(library, _platform_tag())
+        if not tag.startswith("manylinux_"):
+            return tag, f"{library.name}: {why}"
+        level = int(tag.split("_")[2])
+        if best is None or level > best[0]:
+            best = (level, tag, why)
+    assert best is not None, "the wheel ships a library"
+    return best[1], best[2]
+
+
+def _newer_glibc(a: str | None, b: str | None) -> str | None:
+    """The newer of two glibc versions ("2.34"), either possibly unknown."""
+    known = [v for v in (a, b) if v]
+    return max(known, key=lambda v: tuple(int(p) for p in v.split(".") if p.isdigit())) if known else None
+
+
+def cuda_major(nvcc: str | None) -> str | None:
+    """The CUDA major of begen doctor's nvcc line (`/usr/local/cuda/bin/nvcc
+    (13.0, V13.0.48)`, the release nvcc --version names), if it has one."""
+    m = re.search(r"\((?:release\s+)?([0-9]{1,3})\.[0-9]+", nvcc or "")
+    return m.group(1) if m else None
+
+
+def _check_cuda_label(name: str, version: str, nvcc: str | None) -> None:
+    """Refuses a CUDA torch wheel whose name does not say its CUDA major:
+    the version's local label (`1.0+cu13`) or the distribution's name
+    (`mypkg-cu13`) must carry `cu<major>` of the nvcc that compiled it,
+    so a user picks the wheel matching their torch's CUDA."""
+    major = cuda_major(nvcc)
+    if major is None:
+        raise RuntimeError(
+            f"begen hook: the CUDA version of nvcc ({nvcc or 'not found'}) is unknown, and a CUDA torch wheel "
+            "names its CUDA major (see begen's docs/shipping.md, 'Torch wheels per CUDA major')"
+        )
+    local = version.split("+", 1)[1] if "+" in version else ""
+    found = [m.group(1) for text in (local, name.lower()) for m in _CUDA_LABEL.finditer(text)]
+    # cu13, or PyTorch's major and minor digits (cu130, cu128).
+    if found and all(d == major or (len(d) == len(major) + 1 and d.startswith(major)) for d in found):
+        return
+    if found:
+        raise RuntimeError(
+            f"begen hook: the wheel {name} {version} says cu{', cu'.join(sorted(set(found)))} but nvcc is CUDA "
+            f"{major}: torch's stable ABI holds within one CUDA major, so the label must be cu{major}"
+        )
+    raise RuntimeError(
+        f"begen hook: {name} {version} is a CUDA torch wheel, and its name must say its CUDA major (cu{major}): "
+        f'set `version = "{version}+cu{major}"` for an index of your own (as PyTorch\'s are), or name the '
+        f'distribution `{name}-cu{major}` for PyPI (which refuses local versions); see begen\'s docs/shipping.md'
+    )
 
 
 def _xla_ffi_headers(env: dict[str, str]) -> tuple[str, str | None]:
