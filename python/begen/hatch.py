@@ -18,6 +18,7 @@ In the project's ``pyproject.toml``::
     jax-min = "0.10.2"         # the oldest jax to load on (default: begen.yaml's, else the running jaxlib)
     build-dir = ".hatch/begen" # begen's outputs (out/) and work files (work/), kept: rebuilds are incremental
     glibc-floor = "2.28"       # warn when the library needs a newer glibc (manylinux level) than this
+    targets = ["jax", "torch"] # the bindings shipped (default: begen.yaml's `targets:`); torch: requires torch
 
 The kernels' FFI targets are named after the module's import path
 (``mypkg._kernels.<function>``) unless begen.yaml sets ``prefix:``, so two
