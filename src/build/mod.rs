@@ -321,8 +321,20 @@ impl BuildOutput {
         let mut written = Vec::new();
         let table = self.library.plan.out().join(&self.library.plan.outputs.tune_table);
         let shipped = self.library.tuning.table.is_some().then_some(&table);
-        for from in
-            [&self.library_path, &self.module_path, &self.stub_path, &self.manifest_path].into_iter().chain(shipped)
+        // The torch target's three files, when it was built.
+        let name = &self.library.name;
+        let torch: Vec<PathBuf> = if self.library.plan.torch {
+            [format!("lib{name}_torch.so"), format!("{name}_torch.py"), format!("{name}_torch.pyi")]
+                .iter()
+                .map(|f| self.library.plan.out().join(f))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        for from in [&self.library_path, &self.module_path, &self.stub_path, &self.manifest_path]
+            .into_iter()
+            .chain(shipped)
+            .chain(torch.iter())
         {
             let bytes = std::fs::read(from).map_err(|e| Error::io(from, e))?;
             let to = dir.join(from.file_name().unwrap_or_default());
