@@ -722,7 +722,7 @@ def _check_cuda_label(name: str, version: str, nvcc: str | None) -> None:
     raise RuntimeError(
         f"begen hook: {name} {version} is a CUDA torch wheel, and its name must say its CUDA major (cu{major}): "
         f'set `version = "{version}+cu{major}"` for an index of your own (as PyTorch\'s are), or name the '
-        f'distribution `{name}-cu{major}` for PyPI (which refuses local versions); see begen\'s docs/shipping.md'
+        f"distribution `{name}-cu{major}` for PyPI (which refuses local versions); see begen's docs/shipping.md"
     )
 
 
