@@ -36,6 +36,8 @@ pub struct Build {
     /// Parsed when the build starts, so a bad one is a `Result`.
     platform: Option<String>,
     python_out: Option<PathBuf>,
+    /// Checked when the build starts, like `--target`.
+    targets: Option<Vec<String>>,
     cargo_metadata: bool,
 }
 
@@ -62,7 +64,7 @@ impl Build {
         settings.cuda_cc = host_cc.clone();
         settings.host_cc = host_cc;
         settings.cc_metadata = true;
-        Build { settings, platform: None, python_out: None, cargo_metadata: true }
+        Build { settings, platform: None, python_out: None, targets: None, cargo_metadata: true }
     }
 
     /// The kernel directory to scan.
@@ -104,6 +106,21 @@ impl Build {
     /// ```
     pub fn platform(&mut self, platform: &str) -> &mut Build {
         self.platform = Some(platform.to_string());
+        self
+    }
+
+    /// The bindings to build, as `begen build --target` names them (`jax`,
+    /// `torch`; default: begen.yaml's `targets:`, else `jax`): `torch` adds
+    /// `lib<NAME>_torch.so`, `<NAME>_torch.py` and `.pyi` (docs/pytorch.md;
+    /// the build finds torch's headers through `BEGEN_TORCH_PYTHON`), which
+    /// [`Build::python_out`] copies too. An unknown name fails the build,
+    /// naming the closest.
+    ///
+    /// ```no_run
+    /// begen::Build::new().targets(&["jax", "torch"]).compile("mykernels");
+    /// ```
+    pub fn targets(&mut self, targets: &[&str]) -> &mut Build {
+        self.targets = Some(targets.iter().map(|t| t.to_string()).collect());
         self
     }
 
@@ -372,6 +389,10 @@ impl Build {
                 PlatformChoice::parse(p)
                     .ok_or_else(|| Error::other(format!("platform `{p}` is not one of `cpu`, `cuda`, `auto`")))?,
             );
+        }
+        if let Some(names) = &self.targets {
+            settings.targets =
+                crate::target::parse_names(names).map_err(|e| Error::other(format!(".targets(): {e}")))?;
         }
         let built = crate::driver::build(&settings, env, reporter)?;
         if let Some(dir) = &self.python_out {

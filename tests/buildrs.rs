@@ -9,7 +9,7 @@
 
 mod support;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 const OUTPUTS: [&str; 4] = ["libe2e_cpu.so", "e2e_cpu.py", "e2e_cpu.pyi", "e2e_cpu.yaml"];
@@ -134,4 +134,78 @@ fn a_build_script_reruns_when_path_changes() {
     for name in ["PATH", "NVCC", "CUDA_PATH", "CUDA_HOME", "XLA_FFI_INCLUDE_DIR"] {
         assert!(reruns.contains(&name), "no rerun-if-env-changed={name} in {reruns:?}:\n{stdout}");
     }
+}
+
+#[test]
+fn an_unknown_target_fails_the_build_with_the_closest_name() {
+    let root = support::scratch("buildrs-targets");
+    let Err(err) = begen::Build::new()
+        .dir(support::repo().join("tests/e2e/cpu"))
+        .targets(&["jax", "trch"])
+        .out_dir(root.join("out"))
+        .cargo_metadata(false)
+        .try_compile("e2e_cpu")
+    else {
+        panic!("an unknown target is an error");
+    };
+    let said = err.to_string();
+    assert!(said.contains(".targets(): unknown target 'trch'") && said.contains("did you mean 'torch'?"), "{said}");
+    assert!(!root.join("out").join("libe2e_cpu.so").exists());
+}
+
+#[test]
+fn targets_jax_and_torch_put_the_torch_ops_in_the_package_too() {
+    if support::python_with_jax().is_none() {
+        return;
+    }
+    if std::env::var_os("BEGEN_PYTHON").is_none() && std::env::var_os("XLA_FFI_INCLUDE_DIR").is_none() {
+        support::missing::<()>("neither BEGEN_PYTHON nor XLA_FFI_INCLUDE_DIR is set (source scripts/env.sh)");
+        return;
+    }
+    // The builder reads BEGEN_TORCH_PYTHON from the environment, as a build
+    // script's would; the torch venv of scripts/setup-torch.sh otherwise.
+    let torch_python = match std::env::var_os("BEGEN_TORCH_PYTHON") {
+        Some(p) => PathBuf::from(p),
+        None => {
+            let venv = support::repo().join("target/venv-torch-2.15/bin/python");
+            if !venv.exists() {
+                support::missing::<()>("no torch Python (BEGEN_TORCH_PYTHON, target/venv-torch-2.15)");
+                return;
+            }
+            // SAFETY: every test here that sets it sets this same value,
+            // and only the torch target's header search reads it.
+            unsafe { std::env::set_var("BEGEN_TORCH_PYTHON", &venv) };
+            venv
+        }
+    };
+    let root = support::scratch("buildrs-torch");
+    let pkg = root.join("python/torch_pkg");
+    std::fs::create_dir_all(&pkg).unwrap();
+    std::fs::write(pkg.join("__init__.py"), "").unwrap();
+    let triple = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
+    let mut b = begen::Build::new();
+    b.cc_host().target(&triple).host(&triple).opt_level(2);
+    b.dir(support::repo().join("tests/e2e/cpu"))
+        .platform("cpu")
+        .targets(&["jax", "torch"])
+        .out_dir(root.join("out"))
+        .work_dir(root.join("work"))
+        .python_out(&pkg)
+        .cargo_metadata(false)
+        .try_compile("e2e_cpu")
+        .unwrap_or_else(|e| panic!("{e}"));
+    for f in ["libe2e_cpu_torch.so", "e2e_cpu_torch.py", "e2e_cpu_torch.pyi", "libe2e_cpu.so", "e2e_cpu.py"] {
+        assert!(pkg.join(f).is_file(), "{f} in the package");
+    }
+    // The torch module from the package, in the torch venv (no jax there):
+    // importing it loads the library beside it.
+    let text = support::run_python(
+        &torch_python,
+        &root.join("python"),
+        "import torch\n\
+         from torch_pkg import e2e_cpu_torch as m\n\
+         assert m.__file__.endswith('torch_pkg/e2e_cpu_torch.py'), m.__file__\n\
+         print('ok', m.NAMESPACE)",
+    );
+    assert!(text.contains("ok e2e_cpu"), "{text}");
 }

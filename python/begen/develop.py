@@ -90,11 +90,12 @@ def develop(project: Path, say: Any = None) -> Path:
     # place is refused without compiling.
     place = _installed_folder(settings["destination"], name, root)
     name, out, _cmd, _env, _jaxlib = hatch.build_kernels(root, settings, sources, say)
-    for file in hatch.outputs(out, name):
+    shipped = hatch.outputs(out, name, settings["targets"])
+    for file in shipped:
         tmp = place / f".{file}.begen-develop"
         tmp.write_bytes((out / file).read_bytes())
         tmp.replace(place / file)
-    say(f"begen develop: {', '.join(hatch.outputs(out, name))} -> {place}")
+    say(f"begen develop: {', '.join(shipped)} -> {place}")
     return place
 
 

@@ -18,6 +18,7 @@ In the project's ``pyproject.toml``::
     jax-min = "0.10.2"         # the oldest jax to load on (default: begen.yaml's, else the running jaxlib)
     build-dir = ".hatch/begen" # begen's outputs (out/) and work files (work/), kept: rebuilds are incremental
     glibc-floor = "2.28"       # warn when the library needs a newer glibc (manylinux level) than this
+    targets = ["jax", "torch"] # the bindings shipped (default: begen.yaml's `targets:`); torch: requires torch
 
 The kernels' FFI targets are named after the module's import path
 (``mypkg._kernels.<function>``) unless begen.yaml sets ``prefix:``, so two
@@ -91,7 +92,15 @@ _KEYS = {
     "build-dir",
     "jax-min",
     "glibc-floor",
+    "targets",
 }
+# The binding targets the hook builds (begen.yaml's `targets:` names), and
+# the torch release the torch target's stable-ABI library is built for
+# (`FLOOR` in begen's src/target/torch/mod.rs; a test keeps them equal).
+_TARGETS = ("jax", "torch")
+TORCH_FLOOR = "2.11"
+# A CUDA major in a version's local label or a distribution name: `cu13`.
+_CUDA_LABEL = re.compile(r"(?:^|[.+_-])cu([0-9]{2,3})(?=$|[.+_-])")
 _RELEASE = re.compile(r"[0-9]{1,6}(\.[0-9]{1,6}){0,3}\Z")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _PROGRAM_VERSION = re.compile(r"begen \d+\.\d+\.\d+\S*\Z")
@@ -152,17 +161,30 @@ class BegenBuildHook(BuildHookInterface):
 
         manifest = _read_manifest(out / f"{name}.yaml")
         dest = settings["destination"]
-        for file in outputs(out, name):
+        targets = settings["targets"]
+        shipped = outputs(out, name, targets)
+        with_torch = torch_outputs(name)[0] in shipped
+        with_jax = targets is None or "jax" in targets
+        for file in shipped:
             build_data["force_include"][str(out / file)] = f"{dest}/{file}" if dest else file
         build_data["pure_python"] = False
-        library = out / f"lib{name}.so"
-        tag, why = _wheel_tag.platform_tag(library, _platform_tag())
+        libraries = [out / f for f in shipped if f.endswith(".so")]
+        tag, why = _platform_tag_of(libraries)
         self.app.display_info(f"begen hook: platform tag {tag} ({why})")
         build_data["tag"] = f"py3-none-{tag}"
-        glibc = _report_glibc(self.app, library, settings["glibc-floor"])
-        if jaxlib:
+        glibc = None
+        for library in libraries:
+            glibc = _newer_glibc(glibc, _report_glibc(self.app, library, settings["glibc-floor"]))
+        is_cuda = manifest.get("platform") == "cuda"
+        cuda = _cuda_record(cmd[0], settings["arch"], env) if is_cuda else None
+        if with_torch:
+            build_data["dependencies"] += [f"torch>={TORCH_FLOOR}"]
+            if cuda is not None:
+                metadata = self.metadata
+                _check_cuda_label(metadata.name, metadata.version, cuda.get("nvcc"))
+        if with_jax and jaxlib:
             build_data["dependencies"] += [f"jax>={jaxlib}", f"jaxlib>={jaxlib}"]
-        else:
+        elif with_jax:
             self.app.display_warning(
                 "begen hook: the jaxlib of the XLA FFI headers is unknown (XLA_FFI_INCLUDE_DIR is not inside an "
                 "installed jaxlib); the wheel requires only `jax`: declare the floor in `project.dependencies`"
@@ -171,7 +193,7 @@ class BegenBuildHook(BuildHookInterface):
 
         record = {
             "begen": _begen_version(cmd[0]),
-            "library": f"lib{name}.so",
+            "library": libraries[0].name,
             "module": _import_path(dest, name),
             "prefix": manifest.get("target_prefix") or prefix or name,
             "platform": manifest.get("platform", "unknown"),
@@ -180,8 +202,11 @@ class BegenBuildHook(BuildHookInterface):
             "platform_tag": tag,
             "glibc": glibc,
         }
-        if record["platform"] == "cuda":
-            record["cuda"] = _cuda_record(cmd[0], settings["arch"], env)
+        if cuda is not None:
+            record["cuda"] = cuda
+        record["targets"] = [t for t, on in (("jax", with_jax), ("torch", with_torch)) if on]
+        if with_torch:
+            record["torch"] = f">={TORCH_FLOOR}"
         info = build_dir / "begen.json"
         with _recording(build_dir):
             info.write_text(json.dumps(record, indent=2, sort_keys=True) + "\n")
@@ -222,7 +247,7 @@ def read_settings(hook_config: dict[str, Any]) -> dict[str, Any]:
     for key in ("kernels", "destination", "build-dir", "name", "platform", "jax-min"):
         if key in config and not isinstance(config[key], str):
             raise ValueError(f"begen hook: `{key}` {config[key]!r} is not a string")
-    for key in ("arch", "include-dirs"):
+    for key in ("arch", "include-dirs", "targets"):
         listed = config.get(key, [])
         if isinstance(listed, str) and key == "arch":
             continue
@@ -238,6 +263,7 @@ def read_settings(hook_config: dict[str, Any]) -> dict[str, Any]:
         "build-dir": _build_dir(config.get("build-dir", _DEFAULT_BUILD_DIR), str(config.get("kernels", "kernels"))),
         "jax-min": config.get("jax-min"),
         "glibc-floor": _glibc_floor(config.get("glibc-floor", "2.28")),
+        "targets": _targets(config["targets"]) if "targets" in config else None,
     }
     if settings["jax-min"] is not None and not _RELEASE.match(str(settings["jax-min"])):
         raise ValueError(f"begen hook: `jax-min` {settings['jax-min']!r} is not a jax release number (like 0.10.2)")
@@ -285,6 +311,20 @@ def build_kernels(
     if settings["jax-min"]:
         cmd += ["--jax-min", settings["jax-min"]]
         jaxlib = settings["jax-min"]
+    targets = settings["targets"]
+    if targets is not None:
+        # The torch library is linked from the jax target's objects, so
+        # begen builds jax whenever torch is asked for; the wheel then
+        # ships only what `targets` names.
+        cmd += ["--target", "jax,torch" if "torch" in targets else "jax"]
+    # The torch target's BEGEN_TORCH_PYTHON defaults to the build's own
+    # Python, where [build-system] requires puts torch.
+    env.setdefault("BEGEN_TORCH_PYTHON", env.get("BEGEN_PYTHON") or sys.executable)
+    # An earlier build's torch outputs would otherwise look built when
+    # this one (begen.yaml's `targets:` changed) leaves torch out.
+    for file in torch_outputs(name):
+        if (out / file).is_file():
+            (out / file).unlink()
     say(f"begen hook: {' '.join(cmd)}")
     with _recording(build_dir):
         built = subprocess.run(cmd, check=False, env=env, cwd=root).returncode == 0
@@ -293,11 +333,29 @@ def build_kernels(
     return name, out, cmd, env, jaxlib
 
 
-def outputs(out: Path, name: str) -> list[str]:
-    """The files of ``out/`` that go into the package: the library, its
-    module, stub and manifest, and the tuning table when one was exported."""
-    shipped = [f"{name}.tune.json"] if (out / f"{name}.tune.json").is_file() else []
-    return [f"lib{name}.so", f"{name}.py", f"{name}.pyi", f"{name}.yaml", *shipped]
+def torch_outputs(name: str) -> tuple[str, str, str]:
+    """The torch target's three files."""
+    return (f"lib{name}_torch.so", f"{name}_torch.py", f"{name}_torch.pyi")
+
+
+def outputs(out: Path, name: str, targets: list[str] | None = None) -> list[str]:
+    """The files of ``out/`` that go into the package, for the hook's
+    ``targets`` (None: whatever was built): the jax target's library, its
+    module, stub and manifest, and the tuning table when one was exported;
+    the torch target's library, module and stub when it was built. A
+    ``targets`` naming torch with no torch outputs in ``out/`` is an error."""
+    with_torch = all((out / file).is_file() for file in torch_outputs(name))
+    if targets is not None and "torch" in targets and not with_torch:
+        raise RuntimeError(
+            f"begen hook: `begen build` wrote no torch outputs ({', '.join(torch_outputs(name))}) in {out}"
+        )
+    shipped: list[str] = []
+    if targets is None or "jax" in targets:
+        shipped += [f"lib{name}.so", f"{name}.py", f"{name}.pyi", f"{name}.yaml"]
+        shipped += [f"{name}.tune.json"] if (out / f"{name}.tune.json").is_file() else []
+    if with_torch:
+        shipped += list(torch_outputs(name))
+    return shipped
 
 
 def _abort(app: Any, error: Exception) -> None:
@@ -641,6 +699,139 @@ def _report_glibc(app: Any, library: Path, floor: int) -> str | None:
             "'Portable kernel wheels'"
         )
     return glibc.removeprefix("GLIBC_") if glibc else None
+
+
+def _xla_ffi_headers(env: dict[str, str]) -> tuple[str, str | None]:
+    """The XLA FFI include directory begen will build against, and the
+    version of the jaxlib it belongs to (None when unknown)."""
+    include = env.get("XLA_FFI_INCLUDE_DIR")
+    if include:
+        return include, _jaxlib_beside(Path(include))
+    python = env.get("BEGEN_PYTHON") or sys.executable
+    probe = "import importlib.metadata as m, jax.ffi; print(jax.ffi.include_dir()); print(m.version('jaxlib'))"
+    got = subprocess.run([python, "-c", probe], check=False, capture_output=True, text=True, env=env)
+    if got.returncode != 0:
+        raise RuntimeError(
+            f"begen hook: {python} cannot import jax.ffi, whose jaxlib has the XLA FFI headers begen compiles "
+            "against. Add `jax` to [build-system] requires (or install it, with --no-build-isolation), or set "
+            f"XLA_FFI_INCLUDE_DIR.\n{got.stderr.strip()}"
+        )
+    include, version = got.stdout.split()[-2:]
+    return include, version
+
+
+def _jaxlib_beside(include: Path) -> str | None:
+    # .../site-packages/jaxlib/include -> .../site-packages/jaxlib-V.dist-info
+    site = include.resolve().parent.parent
+    for info in sorted(site.glob("jaxlib-*.dist-info")):
+        for line in (info / "METADATA").read_text(errors="replace").splitlines():
+            if line.startswith("Version:"):
+                return line.split(":", 1)[1].strip()
+    return None
+
+
+def _read_manifest(path: Path) -> dict[str, str]:
+    """The top-level scalar fields of begen's manifest (plain ``key: value``
+    lines; the lists below them are not needed here)."""
+    fields: dict[str, str] = {}
+    for line in path.read_text().splitlines():
+        m = re.match(r"([a-z_]+):\s+(.+)$", line)
+        if m:
+            fields[m.group(1)] = m.group(2).strip().strip("'\"")
+    return fields
+
+
+def _platform_tag() -> str:
+    # The platform the library was compiled for, as pip and installers name
+    # it (linux_x86_64): the tag when no manylinux one holds.
+    return sysconfig.get_platform().replace("-", "_").replace(".", "_")
+
+
+def _begen_version(program: str) -> str:
+    got = subprocess.run([program, "--version"], check=False, capture_output=True, text=True)
+    return got.stdout.strip().removeprefix("begen ").strip() or "unknown"
+
+
+def _cuda_record(program: str, arch: list[str], env: dict[str, str]) -> dict[str, Any]:
+    """The nvcc that compiled the CUDA sources (begen resolves it the same
+    way for `doctor` and `build`) and the architectures the hook asked for
+    (empty: begen's own rules, BEGEN_CUDA_ARCH then begen.yaml's `cuda.arch`)."""
+    got = subprocess.run([program, "doctor"], check=False, capture_output=True, text=True, env=env)
+    nvcc = next((line.split(":", 1)[1].strip() for line in got.stdout.splitlines() if line.startswith("nvcc:")), None)
+    return {"nvcc": nvcc, "architectures_requested": list(arch)}
+
+
+def _targets(listed: list[str]) -> list[str]:
+    """The `targets` setting: a non-empty list of begen's target names (an
+    unknown one an error naming the closest)."""
+    import difflib
+
+    if not listed:
+        raise ValueError(f"begen hook: `targets` is empty; name one or more of {', '.join(_TARGETS)}")
+    for name in listed:
+        if name not in _TARGETS:
+            close = difflib.get_close_matches(name, _TARGETS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ValueError(
+                f"begen hook: `targets`: unknown target {name!r}: the targets are {', '.join(_TARGETS)}{hint}"
+            )
+    return [t for t in _TARGETS if t in listed]
+
+
+def _platform_tag_of(libraries: list[Path]) -> tuple[str, str]:
+    """The platform tag that holds for every library the wheel ships: the
+    highest manylinux level among them, or the plain tag when one has none."""
+    best: tuple[int, str, str] | None = None
+    for library in libraries:
+        tag, why = _wheel_tag.platform_tag(library, _platform_tag())
+        if not tag.startswith("manylinux_"):
+            return tag, f"{library.name}: {why}"
+        level = int(tag.split("_")[2])
+        if best is None or level > best[0]:
+            best = (level, tag, why)
+    assert best is not None, "the wheel ships a library"
+    return best[1], best[2]
+
+
+def _newer_glibc(a: str | None, b: str | None) -> str | None:
+    """The newer of two glibc versions ("2.34"), either possibly unknown."""
+    known = [v for v in (a, b) if v]
+    return max(known, key=lambda v: tuple(int(p) for p in v.split(".") if p.isdigit())) if known else None
+
+
+def cuda_major(nvcc: str | None) -> str | None:
+    """The CUDA major of begen doctor's nvcc line (`/usr/local/cuda/bin/nvcc
+    (13.0, V13.0.48)`, the release nvcc --version names), if it has one."""
+    m = re.search(r"\((?:release\s+)?([0-9]{1,3})\.[0-9]+", nvcc or "")
+    return m.group(1) if m else None
+
+
+def _check_cuda_label(name: str, version: str, nvcc: str | None) -> None:
+    """Refuses a CUDA torch wheel whose name does not say its CUDA major:
+    the version's local label (`1.0+cu13`) or the distribution's name
+    (`mypkg-cu13`) must carry `cu<major>` of the nvcc that compiled it,
+    so a user picks the wheel matching their torch's CUDA."""
+    major = cuda_major(nvcc)
+    if major is None:
+        raise RuntimeError(
+            f"begen hook: the CUDA version of nvcc ({nvcc or 'not found'}) is unknown, and a CUDA torch wheel "
+            "names its CUDA major (see begen's docs/shipping.md, 'Torch wheels per CUDA major')"
+        )
+    local = version.split("+", 1)[1] if "+" in version else ""
+    found = [m.group(1) for text in (local, name.lower()) for m in _CUDA_LABEL.finditer(text)]
+    # cu13, or PyTorch's major and minor digits (cu130, cu128).
+    if found and all(d == major or (len(d) == len(major) + 1 and d.startswith(major)) for d in found):
+        return
+    if found:
+        raise RuntimeError(
+            f"begen hook: the wheel {name} {version} says cu{', cu'.join(sorted(set(found)))} but nvcc is CUDA "
+            f"{major}: torch's stable ABI holds within one CUDA major, so the label must be cu{major}"
+        )
+    raise RuntimeError(
+        f"begen hook: {name} {version} is a CUDA torch wheel, and its name must say its CUDA major (cu{major}): "
+        f'set `version = "{version}+cu{major}"` for an index of your own (as PyTorch\'s are), or name the '
+        f"distribution `{name}-cu{major}` for PyPI (which refuses local versions); see begen's docs/shipping.md"
+    )
 
 
 def _xla_ffi_headers(env: dict[str, str]) -> tuple[str, str | None]:

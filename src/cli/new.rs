@@ -22,6 +22,12 @@ pub(crate) struct NewArgs {
     /// wheel's build then needs nvcc.
     #[arg(long)]
     pub(crate) cuda: bool,
+    /// Build the kernels as PyTorch ops too (begen's torch target): the
+    /// wheel holds `_kernels_torch.py` beside `_kernels.py`, requires torch,
+    /// and tests/test_torch.py calls the ops from torch (with --cuda, the
+    /// CUDA kernel's test skips without a GPU).
+    #[arg(long)]
+    pub(crate) torch: bool,
 }
 
 const NEW_GUIDE: &str = "\
@@ -32,6 +38,11 @@ What it writes (PATH = mykernels):
   src/mykernels/__init__.py    the package; the wheel adds _kernels.py and lib_kernels.so
   tests/test_package.py        the kernel against numpy, its gradient by begen.testing.check_grads
   README.md, .gitignore
+--cuda adds kernels/square_cuda.cu (the wheel's build then needs nvcc).
+--torch builds the torch target too (`targets = [\"jax\", \"torch\"]` in the
+hook): the package's functions are then the torch ops (_kernels_torch.py),
+the JAX functions stay in mykernels._kernels, the wheel requires torch, and
+tests/test_torch.py checks each op and its gradient from torch.
 The kernels register with XLA as mykernels._kernels.<kernel> (the import
 path), so the package loads beside any other begen-built one.
 
@@ -46,30 +57,67 @@ struct File {
     path: &'static str,
     text: &'static str,
     cuda_only: bool,
+    torch_only: bool,
 }
 
 const FILES: &[File] = &[
-    File { path: "pyproject.toml", text: include_str!("../../templates/new/pyproject.toml"), cuda_only: false },
-    File { path: "README.md", text: include_str!("../../templates/new/README.md"), cuda_only: false },
-    File { path: ".gitignore", text: include_str!("../../templates/new/gitignore"), cuda_only: false },
-    File { path: "kernels/begen.yaml", text: include_str!("../../templates/new/kernels/begen.yaml"), cuda_only: false },
-    File { path: "kernels/square.cpp", text: include_str!("../../templates/new/kernels/square.cpp"), cuda_only: false },
+    File {
+        path: "pyproject.toml",
+        text: include_str!("../../templates/new/pyproject.toml"),
+        cuda_only: false,
+        torch_only: false,
+    },
+    File {
+        path: "README.md",
+        text: include_str!("../../templates/new/README.md"),
+        cuda_only: false,
+        torch_only: false,
+    },
+    File {
+        path: ".gitignore",
+        text: include_str!("../../templates/new/gitignore"),
+        cuda_only: false,
+        torch_only: false,
+    },
+    File {
+        path: "kernels/begen.yaml",
+        text: include_str!("../../templates/new/kernels/begen.yaml"),
+        cuda_only: false,
+        torch_only: false,
+    },
+    File {
+        path: "kernels/square.cpp",
+        text: include_str!("../../templates/new/kernels/square.cpp"),
+        cuda_only: false,
+        torch_only: false,
+    },
     File {
         path: "kernels/square_cuda.cu",
         text: include_str!("../../templates/new/kernels/square_cuda.cu"),
         cuda_only: true,
+        torch_only: false,
     },
     File {
         path: "src/{{package}}/__init__.py",
         text: include_str!("../../templates/new/src/__init__.py"),
         cuda_only: false,
+        torch_only: false,
     },
     File {
         path: "tests/test_package.py",
         text: include_str!("../../templates/new/tests/test_package.py"),
         cuda_only: false,
+        torch_only: false,
+    },
+    File {
+        path: "tests/test_torch.py",
+        text: include_str!("../../templates/new/tests_torch.py"),
+        cuda_only: false,
+        torch_only: true,
     },
 ];
+
+const CUDA_TORCH_TEST: &str = include_str!("../../templates/new/tests_torch_cuda.py");
 
 const CUDA_TEST: &str = include_str!("../../templates/new/tests_cuda.py");
 
@@ -210,6 +258,9 @@ fn create(args: &NewArgs) -> Result<String, String> {
     }
     let dist = package.replace('_', "-");
     let exports = if args.cuda { vec!["square", "square_cuda"] } else { vec!["square"] };
+    let (major, minor) = crate::target::torch::FLOOR;
+    let torch_floor = format!("torch>={major}.{minor}");
+    let jax_ns = if args.torch { "_kernels".to_string() } else { package.clone() };
     let values = [
         ("package", package.clone()),
         ("dist", dist),
@@ -221,15 +272,57 @@ fn create(args: &NewArgs) -> Result<String, String> {
         ("cuda_functions", if args.cuda { "  square_cuda: {vjp: square_cuda_bwd}\n" } else { "" }.to_string()),
         ("exports", exports.join(", ")),
         ("all", exports.iter().map(|e| format!("\"{e}\"")).collect::<Vec<_>>().join(", ")),
-        ("cuda_imports", if args.cuda { "import pytest  # noqa: E402\n" } else { "" }.to_string()),
-        ("cuda_test", if args.cuda { fill(CUDA_TEST, &[("package", package.clone())]) } else { String::new() }),
+        // With --torch the package's names are the torch ops: the JAX
+        // tests call the `_kernels` module's.
+        ("cuda_imports", if args.cuda && !args.torch { "import pytest  # noqa: E402\n" } else { "" }.to_string()),
+        ("cuda_test", if args.cuda { fill(CUDA_TEST, &[("package", package.clone()), ("jax_ns", jax_ns.clone())]) } else { String::new() }),
+        ("jax_ns", jax_ns.clone()),
+        ("frameworks", if args.torch { "JAX and PyTorch" } else { "JAX" }.to_string()),
+        ("torch_requires", if args.torch { format!(r#", "{torch_floor}""#) } else { String::new() }),
+        ("torch_why", if args.torch { ", torch has the stable-ABI headers of the torch ops" } else { "" }.to_string()),
+        ("torch_dep", if args.torch { format!(" and `{torch_floor}`") } else { String::new() }),
+        (
+            "targets_line",
+            if args.torch {
+                "targets = [\"jax\", \"torch\"]  # also _kernels_torch.py, lib_kernels_torch.so: torch ops\n"
+            } else {
+                ""
+            }
+            .to_string(),
+        ),
+        (
+            "torch_doc",
+            if args.torch {
+                format!(
+                    "\nThe functions here are the torch ops (_kernels_torch.py, which needs no\njax); the JAX \
+                     functions are `from {package} import _kernels`."
+                )
+            } else {
+                String::new()
+            }
+        ),
+        ("main_module", if args.torch { "_kernels_torch" } else { "_kernels" }.to_string()),
+        (
+            "jax_import",
+            if args.torch {
+                "import pytest\n\njax = pytest.importorskip(\"jax\")  # the JAX side; tests/test_torch.py needs only torch"
+            } else {
+                "import jax"
+            }
+            .to_string(),
+        ),
     ];
-    for file in FILES.iter().filter(|f| args.cuda || !f.cuda_only) {
+    let torch_values = [
+        ("package", package.clone()),
+        ("cuda_test", if args.cuda { CUDA_TORCH_TEST.to_string() } else { String::new() }),
+    ];
+    for file in FILES.iter().filter(|f| (args.cuda || !f.cuda_only) && (args.torch || !f.torch_only)) {
         let path = root.join(fill(file.path, &values));
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
         }
-        std::fs::write(&path, fill(file.text, &values)).map_err(|e| format!("{}: {e}", path.display()))?;
+        let text = if file.torch_only { fill(file.text, &torch_values) } else { fill(file.text, &values) };
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(package)
 }

@@ -368,3 +368,95 @@ def test_begen_new_makes_a_package_that_builds_and_passes_its_test(tmp_path, jax
         cwd=tmp_path,
     )
     assert tests.returncode == 0 and "2 passed" in tests.stdout, tests.stdout + tests.stderr
+
+
+def torch_python():
+    """The Python of the torch venv (scripts/setup-torch.sh), or a skip
+    (a failure under CI=true)."""
+    py = Path(os.environ.get("BEGEN_TORCH_PYTHON") or REPO / "target/venv-torch-2.15/bin/python")
+    if not py.exists():
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true and no torch Python at {py}")
+        pytest.skip(f"no torch Python at {py} (set BEGEN_TORCH_PYTHON)")
+    return py
+
+
+def test_begen_new_torch_makes_a_wheel_whose_torch_tests_pass(tmp_path, jax_cpu, monkeypatch):
+    from conftest import run_begen
+
+    torch_py = torch_python()
+    monkeypatch.setenv("BEGEN_TORCH_PYTHON", str(torch_py))  # the build's torch headers
+    root = tmp_path / "my-ops"
+    run_begen("new", root, "--torch")
+    hatchling = hatchling_in(root, tmp_path)
+    built = hatchling("build", "-t", "wheel")
+    assert built.returncode == 0, built.stdout + built.stderr
+    wheel = next((root / "dist").glob("my_ops-0.1.0-py3-none-manylinux_2_*_x86_64.whl"))
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        metadata = z.read("my_ops-0.1.0.dist-info/METADATA").decode()
+        record = json.loads(z.read("my_ops-0.1.0.dist-info/extra_metadata/begen.json"))
+    for file in ("lib_kernels_torch.so", "_kernels_torch.py", "_kernels_torch.pyi", "lib_kernels.so", "_kernels.py"):
+        assert f"my_ops/{file}" in names, names
+    assert "Requires-Dist: torch>=2.11" in metadata and "Requires-Dist: jax>=" in metadata, metadata
+    assert record["targets"] == ["jax", "torch"], record
+    site = tmp_path / "site"
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target", str(site)]
+    subprocess.run([*pip, str(wheel)], check=True)
+    # The torch venv has no jax: the JAX tests skip, the torch ones run.
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(REPO / "python")])}
+    tests = subprocess.run(
+        [str(torch_py), "-m", "pytest", "-q", "-p", "no:cacheprovider", str(root / "tests")],
+        check=False,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert tests.returncode == 0 and "2 passed" in tests.stdout, tests.stdout + tests.stderr
+
+
+def test_targets_are_checked_with_the_closest_name(hatch, tmp_path):
+    project(tmp_path)
+    for bad, says in [
+        (["jax", "trch"], "unknown target 'trch'.*did you mean 'torch'"),
+        ([], "`targets` is empty"),
+        ("jax", "not a list of names"),
+    ]:
+        with pytest.raises(ValueError, match=says):
+            hook(hatch, tmp_path, targets=bad)._settings()
+    assert hook(hatch, tmp_path, targets=["torch", "jax"])._settings()["targets"] == ["jax", "torch"]
+
+
+def test_a_torch_only_wheel_ships_and_requires_no_jax(hatch, tmp_path, jax_cpu, monkeypatch):
+    monkeypatch.setenv("BEGEN_TORCH_PYTHON", str(torch_python()))
+    project(tmp_path)
+    h = hook(hatch, tmp_path, packages=["src/vecops"], destination="vecops", name="_kernels", targets=["torch"])
+    data = build_data()
+    h._initialize("standard", data)
+    shipped = sorted(v.split("/")[-1] for v in data["force_include"].values())
+    assert shipped == ["_kernels_torch.py", "_kernels_torch.pyi", "lib_kernels_torch.so"], shipped
+    assert data["dependencies"] == [f"torch>={hatch.TORCH_FLOOR}"], data["dependencies"]
+
+
+def test_the_torch_floor_is_begens(hatch):
+    import re
+
+    text = (REPO / "src/target/torch/mod.rs").read_text()
+    major, minor = re.search(r"const FLOOR: \(u64, u64\) = \((\d+), (\d+)\);", text).groups()
+    assert hatch.TORCH_FLOOR == f"{major}.{minor}"
+
+
+def test_a_cuda_torch_wheel_names_its_cuda_major(hatch):
+    nvcc = "/usr/local/cuda/bin/nvcc (13.0, V13.0.48)"
+    assert hatch.cuda_major(nvcc) == "13"
+    for name, version in [("mypkg", "1.0+cu13"), ("mypkg-cu13", "1.0"), ("mypkg", "1.0+cu130"), ("mypkg_cu13", "2")]:
+        hatch._check_cuda_label(name, version, nvcc)
+    with pytest.raises(RuntimeError, match=r'version = "1.0\+cu13".*`mypkg-cu13`'):
+        hatch._check_cuda_label("mypkg", "1.0", nvcc)
+    with pytest.raises(RuntimeError, match="says cu12 but nvcc is CUDA 13"):
+        hatch._check_cuda_label("mypkg", "1.0+cu12", nvcc)
+    with pytest.raises(RuntimeError, match="CUDA version of nvcc"):
+        hatch._check_cuda_label("mypkg", "1.0+cu13", None)

@@ -1,7 +1,7 @@
-"""{{package}}: JAX kernels written in C++{{cuda_and}}, compiled by begen when the
+"""{{package}}: {{frameworks}} kernels written in C++{{cuda_and}}, compiled by begen when the
 wheel is built (kernels/). The wheel carries the library (lib_kernels.so)
-and its generated module (_kernels.py): installing it needs no compiler."""
+and its generated module (_kernels.py): installing it needs no compiler.{{torch_doc}}"""
 
-from {{package}}._kernels import {{exports}}
+from {{package}}.{{main_module}} import {{exports}}
 
 __all__ = [{{all}}]

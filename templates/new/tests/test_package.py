@@ -2,7 +2,7 @@
 declares against finite differences (begen.testing.check_grads), on the
 installed package."""
 
-import jax
+{{jax_import}}
 
 jax.config.update("jax_enable_x64", True)  # the kernels take float64
 
@@ -16,8 +16,8 @@ x = np.linspace(-2.0, 2.0, 33)
 
 
 def test_square():
-    np.testing.assert_allclose({{package}}.square(x, scale=3.0), 3.0 * x * x)
-    np.testing.assert_allclose(jax.jit(lambda a: {{package}}.square(a, scale=0.5))(x), 0.5 * x * x)
+    np.testing.assert_allclose({{jax_ns}}.square(x, scale=3.0), 3.0 * x * x)
+    np.testing.assert_allclose(jax.jit(lambda a: {{jax_ns}}.square(a, scale=0.5))(x), 0.5 * x * x)
 
 
 def test_gradients():
