@@ -35,7 +35,7 @@ pub(crate) struct TorchTune {
 }
 
 /// The tuning of `f`, when it is tuned over its consts (no defines).
-pub(crate) fn of<'a>(library: &'a Library, index: usize) -> Option<&'a Tuned> {
+pub(crate) fn of(library: &Library, index: usize) -> Option<&Tuned> {
     library.tuning.of(index).filter(|t| t.defines.is_empty())
 }
 

@@ -31,9 +31,8 @@ def _begen_tune_choose(fn, dims, dtypes, config, given):
     # The tuned consts of a call of `fn` (each as its keyword takes it):
     # `dims` the key dims' extents, `dtypes` the inputs' dtype names,
     # `given` the const keywords (None where not given). Under
-    # torch.compile it runs while dynamo traces (extents known); a dynamic
-    # extent (a SymInt) has no bucket, so the call takes the fixed consts
-    # or the declared default, as a symbolic extent does under jax.export.
+    # torch.compile it runs while dynamo traces, with static extents; an
+    # extent that is not an integer has no bucket (the default is taken).
     state = _begen_tune_state()
     key = None
     if state is not None and isinstance(config, (dict, type(None))):
