@@ -28,6 +28,7 @@ mod native;
 mod plan;
 mod primitives;
 mod sharding;
+mod symbols;
 mod tokens;
 mod tune;
 mod tune_where;
@@ -43,8 +44,8 @@ use crate::diag::{Diagnostic, Severity, messages as msg};
 use crate::model::binary::BinaryCall;
 use crate::model::decl::{Callee, Declared};
 use crate::model::{
-    Const, Defined, Function, FunctionOptions, Library, Param, Platform, PlatformChoice, SourceFile, Token, Variant,
-    VmapMethod, is_identifier, is_py_keyword, shadows_py_module,
+    Const, Defined, Function, FunctionNames, FunctionOptions, Library, Param, Platform, PlatformChoice, SourceFile,
+    Token, Variant, VmapMethod, is_identifier, is_py_keyword, shadows_py_module,
 };
 use crate::par;
 use crate::settings::RunInput;
@@ -75,13 +76,13 @@ pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Decla
         instances.iter().flat_map(|i| [i.declared.name.clone(), format!("{}.{}", i.module, i.declared.name)]).collect()
     };
     let repeats = find_repeats(&instances);
-    let naming = names::Naming {
+    let naming = symbols::Naming {
         library: &name,
         prefix: &prefix,
         namespaced: modules.namespaced,
         explicit_prefix: req.settings.prefix.is_some() || req.config.prefix.is_some(),
     };
-    let functions = check_functions(req, binaries, instances, &repeats, &modules, &naming, &mut diags);
+    let functions = check_functions(req, binaries, instances, &repeats, &modules, &mut diags);
     let mut functions = check_options(req, functions, &declared_names, &mut diags);
     primitives::check_primitives(req, &mut functions, &mut diags);
     sharding::check_sharding(req, &mut functions, &mut diags);
@@ -112,6 +113,7 @@ pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Decla
     }
     check_include_paths(req, &plan.includes, &functions, &mut sources, &mut diags);
     let tuning = tune::check_tune(req, &mut functions, &modules, &algorithms, namespaced, &mut diags);
+    symbols::decide(req, &naming, &mut functions, &tuning, &mut diags);
     let library = Library {
         name,
         prefix,
@@ -353,7 +355,6 @@ fn check_functions(
     instances: Vec<Instance>,
     repeats: &[Repeat],
     modules: &modules::Modules,
-    naming: &names::Naming,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Function> {
     // begen.yaml's named contracts, which the functions' tokens may use.
@@ -438,7 +439,7 @@ fn check_functions(
             diags.extend(repeated);
             // Named only when kept: a large tree may repeat every name.
             if let (Some(slot), Some(c)) = (item.function.as_deref_mut(), checked) {
-                let names = naming.of(&d.name, module, variant);
+                let names = FunctionNames { module, variant };
                 let mut f = Function::new(d.name.clone(), names, c.at, c.params, c.consts, c.binary);
                 f.returns = c.returns;
                 f.native = c.native;
