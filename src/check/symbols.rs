@@ -11,6 +11,10 @@ use crate::diag::{Diagnostic, messages as msg};
 use crate::model::{Function, Instance, Tuning};
 use crate::settings::RunInput;
 
+/// A tuned source's defines (their names) and the built combinations of
+/// their values.
+type Defines<'a> = (&'a [String], &'a [Vec<String>]);
+
 /// How a library names its functions: its name and prefix, whether
 /// modules are namespaces, and whether begen.yaml sets the prefix.
 pub(super) struct Naming<'a> {
@@ -48,8 +52,7 @@ pub(super) fn decide(
     diags: &mut Vec<Diagnostic>,
 ) {
     // A source tuned over its defines: its kernels' candidates.
-    let mut tuned: Vec<(&mut Function, Option<(&[String], &[Vec<String>])>)> =
-        functions.iter_mut().map(|f| (f, None)).collect();
+    let mut tuned: Vec<(&mut Function, Option<Defines>)> = functions.iter_mut().map(|f| (f, None)).collect();
     for t in tuning.kernels.iter().filter(|t| !t.defines.is_empty()) {
         tuned[t.function].1 = Some((&t.defines, &t.combos));
     }
@@ -71,7 +74,7 @@ pub(super) fn decide(
 /// combination of a tuned source's defines where there are any
 /// (`<target>[T=float32,BLOCK=1]`, `<symbol>__float32_1`); none for a
 /// plain function that is no candidate.
-fn instances(f: &Function, defines: Option<(&[String], &[Vec<String>])>) -> Vec<Instance> {
+fn instances(f: &Function, defines: Option<Defines>) -> Vec<Instance> {
     let mut consts: Vec<Vec<String>> = vec![Vec::new()];
     for k in &f.consts {
         consts = consts
@@ -92,7 +95,7 @@ fn instances(f: &Function, defines: Option<(&[String], &[Vec<String>])>) -> Vec<
         consts.push(Vec::new());
     }
     let no_defines = [Vec::new()];
-    let (names, combos): (&[String], &[Vec<String>]) = defines.unwrap_or((&[], &no_defines));
+    let (names, combos): Defines = defines.unwrap_or((&[], &no_defines));
     let mut out = Vec::with_capacity(consts.len() * combos.len());
     for values in &consts {
         for combo in combos {
