@@ -329,7 +329,7 @@ enum Repeat {
 /// A name exported twice in one module is an error at every repeat,
 /// pointing at the first too, and none of its functions is kept. Declared
 /// functions that fail their own checks still take their name.
-fn find_repeats(instances: &[Instance]) -> Vec<Repeat> {
+fn find_repeats(instances: &[Placed]) -> Vec<Repeat> {
     let mut first: HashMap<(&str, &str), usize, par::FxBuildHasher> = HashMap::default();
     let mut repeats = vec![Repeat::Unique; instances.len()];
     for (k, i) in instances.iter().enumerate() {
@@ -352,7 +352,7 @@ fn find_repeats(instances: &[Instance]) -> Vec<Repeat> {
 fn check_functions(
     req: &RunInput,
     binaries: &Binaries,
-    instances: Vec<Instance>,
+    instances: Vec<Placed>,
     repeats: &[Repeat],
     modules: &modules::Modules,
     diags: &mut Vec<Diagnostic>,
@@ -373,12 +373,12 @@ fn check_functions(
     // unique) is written into a slot of its own in `kept`, in order, which
     // becomes the functions in place: no second copy of every function.
     struct Item<'a> {
-        instance: &'a mut Option<Instance>,
+        instance: &'a mut Option<Placed>,
         repeat: Repeat,
         function: Option<&'a mut Option<Function>>,
         diags: Vec<Diagnostic>,
     }
-    let mut slots: Vec<Option<Instance>> = instances.into_iter().map(Some).collect();
+    let mut slots: Vec<Option<Placed>> = instances.into_iter().map(Some).collect();
     let unique = repeats.iter().filter(|&&r| r == Repeat::Unique).count();
     let mut kept: Vec<Option<Function>> = std::iter::repeat_with(|| None).take(unique).collect();
     let mut kept_slots = kept.iter_mut();
@@ -397,7 +397,7 @@ fn check_functions(
         par::threads(),
         || (),
         |_, item| {
-            let Some(Instance { declared: mut d, module, variant }) = item.instance.take() else { return };
+            let Some(Placed { declared: mut d, module, variant }) = item.instance.take() else { return };
             // A repeated name, reported after the function's own problems.
             let repeated = match item.repeat {
                 Repeat::Again(first) => {
@@ -485,9 +485,10 @@ fn warn_order(config: &crate::config::Config, entry: Option<&crate::config::Func
     entry.and_then(|f| f.warnings.order).or(config.warnings.order).unwrap_or(true)
 }
 
-/// A declared function in one module: its file's, or one of its file's
+/// A declared function placed in one module (not a template instance,
+/// `model::Instance`): its file's, or one of its file's
 /// variants'.
-struct Instance {
+struct Placed {
     declared: Declared,
     module: String,
     variant: Option<String>,
@@ -499,21 +500,21 @@ fn instances(
     declared: Vec<Vec<Declared>>,
     modules: &modules::Modules,
     variants: &BTreeMap<FileId, Vec<Variant>>,
-) -> Vec<Instance> {
+) -> Vec<Placed> {
     let mut out = Vec::with_capacity(declared.iter().map(Vec::len).sum());
     for d in declared.into_iter().flatten() {
         let file = match d.callee {
             Callee::Source { file } => file,
             // Binary kernels are in the library's default module.
             Callee::Binary { .. } => {
-                out.push(Instance { module: modules.default_module().to_string(), declared: d, variant: None });
+                out.push(Placed { module: modules.default_module().to_string(), declared: d, variant: None });
                 continue;
             }
         };
         for v in variants.get(&file).into_iter().flatten() {
-            out.push(Instance { declared: d.clone(), module: v.module.clone(), variant: Some(v.module.clone()) });
+            out.push(Placed { declared: d.clone(), module: v.module.clone(), variant: Some(v.module.clone()) });
         }
-        out.push(Instance { module: modules.of(file).to_string(), declared: d, variant: None });
+        out.push(Placed { module: modules.of(file).to_string(), declared: d, variant: None });
     }
     out
 }
