@@ -28,6 +28,7 @@ mod native;
 mod plan;
 mod primitives;
 mod sharding;
+mod symbols;
 mod tokens;
 mod tune;
 mod tune_where;
@@ -43,8 +44,8 @@ use crate::diag::{Diagnostic, Severity, messages as msg};
 use crate::model::binary::BinaryCall;
 use crate::model::decl::{Callee, Declared};
 use crate::model::{
-    Const, Defined, Function, FunctionOptions, Library, Param, Platform, PlatformChoice, SourceFile, Token, Variant,
-    VmapMethod, is_identifier, is_py_keyword, shadows_py_module,
+    Const, Defined, Function, FunctionNames, FunctionOptions, Library, Param, Platform, PlatformChoice, SourceFile,
+    Token, Variant, VmapMethod, is_identifier, is_py_keyword, shadows_py_module,
 };
 use crate::par;
 use crate::settings::RunInput;
@@ -75,13 +76,13 @@ pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Decla
         instances.iter().flat_map(|i| [i.declared.name.clone(), format!("{}.{}", i.module, i.declared.name)]).collect()
     };
     let repeats = find_repeats(&instances);
-    let naming = names::Naming {
+    let naming = symbols::Naming {
         library: &name,
         prefix: &prefix,
         namespaced: modules.namespaced,
         explicit_prefix: req.settings.prefix.is_some() || req.config.prefix.is_some(),
     };
-    let functions = check_functions(req, binaries, instances, &repeats, &modules, &naming, &mut diags);
+    let functions = check_functions(req, binaries, instances, &repeats, &modules, &mut diags);
     let mut functions = check_options(req, functions, &declared_names, &mut diags);
     primitives::check_primitives(req, &mut functions, &mut diags);
     sharding::check_sharding(req, &mut functions, &mut diags);
@@ -111,6 +112,7 @@ pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Decla
     }
     check_include_paths(req, &plan.includes, &functions, &mut sources, &mut diags);
     let tuning = tune::check_tune(req, &mut functions, &modules, &algorithms, namespaced, &mut diags);
+    symbols::decide(req, &naming, &mut functions, &tuning, &mut diags);
     let library = Library {
         name,
         prefix,
@@ -318,7 +320,7 @@ enum Repeat {
 /// A name exported twice in one module is an error at every repeat,
 /// pointing at the first too, and none of its functions is kept. Declared
 /// functions that fail their own checks still take their name.
-fn find_repeats(instances: &[Instance]) -> Vec<Repeat> {
+fn find_repeats(instances: &[Placed]) -> Vec<Repeat> {
     let mut first: HashMap<(&str, &str), usize, par::FxBuildHasher> = HashMap::default();
     let mut repeats = vec![Repeat::Unique; instances.len()];
     for (k, i) in instances.iter().enumerate() {
@@ -341,10 +343,9 @@ fn find_repeats(instances: &[Instance]) -> Vec<Repeat> {
 fn check_functions(
     req: &RunInput,
     binaries: &Binaries,
-    instances: Vec<Instance>,
+    instances: Vec<Placed>,
     repeats: &[Repeat],
     modules: &modules::Modules,
-    naming: &names::Naming,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<Function> {
     // begen.yaml's named contracts, which the functions' tokens may use.
@@ -363,12 +364,12 @@ fn check_functions(
     // unique) is written into a slot of its own in `kept`, in order, which
     // becomes the functions in place: no second copy of every function.
     struct Item<'a> {
-        instance: &'a mut Option<Instance>,
+        instance: &'a mut Option<Placed>,
         repeat: Repeat,
         function: Option<&'a mut Option<Function>>,
         diags: Vec<Diagnostic>,
     }
-    let mut slots: Vec<Option<Instance>> = instances.into_iter().map(Some).collect();
+    let mut slots: Vec<Option<Placed>> = instances.into_iter().map(Some).collect();
     let unique = repeats.iter().filter(|&&r| r == Repeat::Unique).count();
     let mut kept: Vec<Option<Function>> = std::iter::repeat_with(|| None).take(unique).collect();
     let mut kept_slots = kept.iter_mut();
@@ -387,7 +388,7 @@ fn check_functions(
         par::threads(),
         || (),
         |_, item| {
-            let Some(Instance { declared: mut d, module, variant }) = item.instance.take() else { return };
+            let Some(Placed { declared: mut d, module, variant }) = item.instance.take() else { return };
             // A repeated name, reported after the function's own problems.
             let repeated = match item.repeat {
                 Repeat::Again(first) => {
@@ -429,7 +430,7 @@ fn check_functions(
             diags.extend(repeated);
             // Named only when kept: a large tree may repeat every name.
             if let (Some(slot), Some(c)) = (item.function.as_deref_mut(), checked) {
-                let names = naming.of(&d.name, module, variant);
+                let names = FunctionNames { module, variant };
                 let mut f = Function::new(d.name.clone(), names, c.at, c.params, c.consts, c.binary);
                 f.returns = c.returns;
                 f.native = c.native;
@@ -475,9 +476,10 @@ fn warn_order(config: &crate::config::Config, entry: Option<&crate::config::Func
     entry.and_then(|f| f.warnings.order).or(config.warnings.order).unwrap_or(true)
 }
 
-/// A declared function in one module: its file's, or one of its file's
+/// A declared function placed in one module (not a template instance,
+/// `model::Instance`): its file's, or one of its file's
 /// variants'.
-struct Instance {
+struct Placed {
     declared: Declared,
     module: String,
     variant: Option<String>,
@@ -489,21 +491,21 @@ fn instances(
     declared: Vec<Vec<Declared>>,
     modules: &modules::Modules,
     variants: &BTreeMap<FileId, Vec<Variant>>,
-) -> Vec<Instance> {
+) -> Vec<Placed> {
     let mut out = Vec::with_capacity(declared.iter().map(Vec::len).sum());
     for d in declared.into_iter().flatten() {
         let file = match d.callee {
             Callee::Source { file } => file,
             // Binary kernels are in the library's default module.
             Callee::Binary { .. } => {
-                out.push(Instance { module: modules.default_module().to_string(), declared: d, variant: None });
+                out.push(Placed { module: modules.default_module().to_string(), declared: d, variant: None });
                 continue;
             }
         };
         for v in variants.get(&file).into_iter().flatten() {
-            out.push(Instance { declared: d.clone(), module: v.module.clone(), variant: Some(v.module.clone()) });
+            out.push(Placed { declared: d.clone(), module: v.module.clone(), variant: Some(v.module.clone()) });
         }
-        out.push(Instance { module: modules.of(file).to_string(), declared: d, variant: None });
+        out.push(Placed { module: modules.of(file).to_string(), declared: d, variant: None });
     }
     out
 }

@@ -1,42 +1,13 @@
-//! Every name the generated files use, decided once: FFI targets, handler
-//! and trampoline symbols (distinct, or an error), and the Python names of
-//! modules, functions and parameters (clear of Python keywords and of the
-//! names the generated module defines itself).
+//! The Python names of modules, functions and parameters, decided once
+//! (clear of Python keywords and of the names the generated module defines
+//! itself); the symbols are `symbols.rs`'s.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::modules::Modules;
 use crate::diag::{Diagnostic, messages as msg};
-use crate::model::{Function, FunctionNames, Module, RecordMember, Token, is_py_keyword, is_py_reserved};
+use crate::model::{Function, Module, RecordMember, Token, is_py_keyword, is_py_reserved};
 use crate::settings::RunInput;
-
-/// How a library names its functions: its name and prefix, whether
-/// modules are namespaces, and whether begen.yaml sets the prefix.
-pub(super) struct Naming<'a> {
-    pub(super) library: &'a str,
-    pub(super) prefix: &'a str,
-    pub(super) namespaced: bool,
-    pub(super) explicit_prefix: bool,
-}
-
-impl Naming<'_> {
-    /// The target and symbols of function `name` of `module` (compiled in
-    /// `variant`, if any).
-    pub(super) fn of(&self, name: &str, module: String, variant: Option<String>) -> FunctionNames {
-        let Naming { library, prefix, namespaced, explicit_prefix } = *self;
-        let target = if namespaced && explicit_prefix {
-            format!("{prefix}.{module}.{name}")
-        } else {
-            format!("{module}.{name}")
-        };
-        let (handler, trampoline) = if namespaced {
-            (format!("begen_{library}_{module}_{name}"), format!("begen_call_{library}_{module}_{name}"))
-        } else {
-            (format!("begen_{library}_{name}"), format!("begen_call_{library}_{name}"))
-        };
-        FunctionNames { module, variant, target, handler, trampoline }
-    }
-}
 
 /// Names each function's parameters and the Python names, and returns
 /// the modules (sorted by name) with their functions' indices.
@@ -69,7 +40,6 @@ pub(super) fn name_all(
             }
         }
     }
-    check_symbols(req, functions, diags);
     name_structs(functions);
     for f in functions.iter() {
         // Names that are all their own Python names (the common case) have
@@ -173,7 +143,7 @@ fn first_choice(name: &str, reserved: &[&str]) -> String {
 
 /// Where a function is named: its declaration, or begen.yaml's entry of a
 /// binary kernel.
-fn function_span(req: &RunInput, f: &Function) -> Option<crate::source::Span> {
+pub(super) fn function_span(req: &RunInput, f: &Function) -> Option<crate::source::Span> {
     let config = req.config_file.as_ref().filter(|_| f.binary.is_some()).map(|c| c.id);
     config.or_else(|| super::source_id(req, &f.file)).map(|id| {
         let start = req.map.get(id).line_range(f.line).start + f.column - 1;
@@ -259,33 +229,6 @@ fn name_params(f: &mut Function) {
     }
     for k in &mut f.consts {
         k.py_name = py_name(&k.name, &mut taken);
-    }
-}
-
-/// Every handler and trampoline symbol must be distinct: a symbol that is
-/// another function's is an error at both.
-fn check_symbols(req: &RunInput, functions: &[Function], diags: &mut Vec<Diagnostic>) {
-    let mut owner: HashMap<&str, usize, crate::par::FxBuildHasher> = HashMap::default();
-    let symbols: Vec<Vec<String>> = functions.iter().map(Function::symbols).collect();
-    for (k, f) in functions.iter().enumerate() {
-        for symbol in &symbols[k] {
-            if let Some(&other) = owner.get(symbol.as_str()) {
-                let o = &functions[other];
-                let span = |f: &Function| function_span(req, f);
-                let shown = |f: &Function| {
-                    if req.config.modules.is_some() { format!("{}.{}", f.module, f.name) } else { f.name.clone() }
-                };
-                if let (Some(here), Some(there)) = (span(f), span(o)) {
-                    diags.push(
-                        Diagnostic::error(here, msg::symbol_collision(symbol, &shown(f), &shown(o)))
-                            .with(there, msg::label_is_here(&shown(o)))
-                            .hint(msg::HINT_SYMBOL_COLLISION),
-                    );
-                }
-            } else {
-                owner.insert(symbol.as_str(), k);
-            }
-        }
     }
 }
 

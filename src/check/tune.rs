@@ -113,7 +113,6 @@ pub(super) fn check_tune(
                 }
                 continue;
             }
-            f.with_define_candidates(&tuned.defines, &tuned.combos);
             let key_at = key_at(&key_spec, f);
             let dims = input_dims(f);
             let keyed = tuned

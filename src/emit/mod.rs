@@ -81,7 +81,7 @@ pub(crate) fn emit_wrappers(
                 .iter()
                 .map(|f| {
                     let mut f = (*f).clone();
-                    f.instances.retain(|i| i.defines.is_empty() || i.defines == pairs);
+                    f.instances.retain(|i| !i.is_candidate() || i.defines == pairs);
                     Cow::Owned(f)
                 })
                 .collect();

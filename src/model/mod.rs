@@ -377,6 +377,14 @@ pub(crate) struct Instance {
     pub(crate) defines: Vec<(String, String)>,
 }
 
+impl Instance {
+    /// Whether it is a candidate of a source tuned over its defines (built
+    /// in its combination's wrapper only).
+    pub(crate) fn is_candidate(&self) -> bool {
+        !self.defines.is_empty()
+    }
+}
+
 /// A tensor parameter the kernel takes as a pointer to its elements
 /// (`const float* x`) instead of a `BE::Tensor` view.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -854,20 +862,15 @@ pub(crate) enum NativeBind {
     State(crate::source::Span, String),
 }
 
-/// A function's names in the library, decided from its module and the
-/// library's name and prefix before it is checked (`check::names`).
+/// Where a function is placed in the library: its module and the variant
+/// of its source it is compiled in. Its symbols come later, after tuning
+/// (`check::symbols`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct FunctionNames {
     /// The module it belongs to.
     pub(crate) module: String,
     /// The variant of its source it is compiled in, if any.
     pub(crate) variant: Option<String>,
-    /// Its XLA FFI target.
-    pub(crate) target: String,
-    /// Its exported handler symbol.
-    pub(crate) handler: String,
-    /// Its hidden trampoline symbol.
-    pub(crate) trampoline: String,
 }
 
 /// Where a function is defined: its file (as the user names it and as
@@ -886,8 +889,8 @@ impl Function {
     /// parameters and template consts, and what a precompiled kernel's
     /// handler launches. Its Python name starts as its own name (the module's
     /// other names may rename it, `check::names`); its options are the
-    /// defaults until begen.yaml's `functions:` entry is applied; a template
-    /// kernel's instances are made from its names and consts.
+    /// defaults until begen.yaml's `functions:` entry is applied; its target,
+    /// symbols and instances are decided after tuning (`check::symbols`).
     pub(crate) fn new(
         name: String,
         names: FunctionNames,
@@ -896,15 +899,16 @@ impl Function {
         consts: Vec<Const>,
         binary: Option<Box<binary::BinaryCall>>,
     ) -> Function {
-        let FunctionNames { module, variant, target, handler, trampoline } = names;
+        let FunctionNames { module, variant } = names;
         let Defined { file, path, line, column, platform } = at;
-        let mut f = Function {
+        Function {
             py_name: name.clone(),
             name,
             module,
-            target,
-            handler,
-            trampoline,
+            // Decided with every other symbol, after tuning (`check::symbols`).
+            target: String::new(),
+            handler: String::new(),
+            trampoline: String::new(),
             file,
             variant,
             path,
@@ -920,85 +924,7 @@ impl Function {
             native: None,
             rets_like: None,
             creators: Vec::new(),
-        };
-        f.instances = f.instances_of_consts();
-        f
-    }
-
-    /// The instantiations of a template kernel: one per combination of its
-    /// consts' values, each with its own target (`<target>[T=float32,N=4]`)
-    /// and symbols (`<symbol>__float32_4`).
-    fn instances_of_consts(&self) -> Vec<Instance> {
-        if self.consts.is_empty() {
-            return Vec::new();
         }
-        let mut combos: Vec<Vec<String>> = vec![Vec::new()];
-        for k in &self.consts {
-            combos = combos
-                .into_iter()
-                .flat_map(|prefix| {
-                    k.values.iter().map(move |v| {
-                        let mut c = prefix.clone();
-                        c.push(v.clone());
-                        c
-                    })
-                })
-                .collect();
-        }
-        combos
-            .into_iter()
-            .map(|values| {
-                let shown: Vec<String> =
-                    self.consts.iter().zip(&values).map(|(k, v)| format!("{}={v}", k.name)).collect();
-                // Symbol-safe: `-3` becomes `m3`.
-                let suffix: Vec<String> = values.iter().map(|v| v.replace('-', "m")).collect();
-                let suffix = suffix.join("_");
-                Instance {
-                    key: format!("{}[{}]", self.name, shown.join(",")),
-                    target: format!("{}[{}]", self.target, shown.join(",")),
-                    handler: format!("{}__{suffix}", self.handler),
-                    trampoline: format!("{}__{suffix}", self.trampoline),
-                    values,
-                    defines: Vec::new(),
-                }
-            })
-            .collect()
-    }
-
-    /// Makes every instance (or the plain function) one per combination
-    /// of a tuned source's defines: `name[BLOCK=1,TASK=4096]`, its own
-    /// target and symbols (`__<values>`), compiled in the wrapper of its
-    /// combination.
-    pub(crate) fn with_define_candidates(&mut self, names: &[String], combos: &[Vec<String>]) {
-        let plain = Instance {
-            values: Vec::new(),
-            key: format!("{}[]", self.name),
-            target: format!("{}[]", self.target),
-            handler: self.handler.clone(),
-            trampoline: self.trampoline.clone(),
-            defines: Vec::new(),
-        };
-        let base = if self.instances.is_empty() { vec![plain] } else { std::mem::take(&mut self.instances) };
-        let mut out = Vec::with_capacity(base.len() * combos.len());
-        for b in &base {
-            for combo in combos {
-                let shown: Vec<String> = names.iter().zip(combo).map(|(n, v)| format!("{n}={v}")).collect();
-                let suffix: Vec<String> = combo.iter().map(|v| v.replace('-', "m")).collect();
-                let suffix = suffix.join("_");
-                let sep = if b.values.is_empty() { "" } else { "," };
-                let open = |s: &str| s[..s.len() - 1].to_string();
-                let joint = if b.values.is_empty() { "__" } else { "_" };
-                out.push(Instance {
-                    values: b.values.clone(),
-                    key: format!("{}{sep}{}]", open(&b.key), shown.join(",")),
-                    target: format!("{}{sep}{}]", open(&b.target), shown.join(",")),
-                    handler: format!("{}{joint}{suffix}", b.handler),
-                    trampoline: format!("{}{joint}{suffix}", b.trampoline),
-                    defines: names.iter().cloned().zip(combo.iter().cloned()).collect(),
-                });
-            }
-        }
-        self.instances = out;
     }
 
     /// The canonical arg_spec, one token per C++ parameter, as `begen scan`
