@@ -335,7 +335,15 @@ def test_a_failed_link_of_one_target_commits_no_target(torch, tmp_path):
     proc = run_begen("build", tree, "--out", out, "--name", "k", "--target", "torch,jax", check=False, cache=cache)
     assert proc.returncode != 0 and "libk.so" in proc.stderr, proc.stderr
     assert (out / "libk_torch.so").read_bytes() == lib
-    assert sorted(p.name for p in out.iterdir()) == ["k.py", "k.pyi", "k.yaml", "k_torch.py", "k_torch.pyi", "libk.so", "libk_torch.so"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "k.py",
+        "k.pyi",
+        "k.yaml",
+        "k_torch.py",
+        "k_torch.pyi",
+        "libk.so",
+        "libk_torch.so",
+    ]
     m = import_module(out, "k_torch")
     np.testing.assert_array_equal(m.f(torch.zeros(3)).numpy(), np.ones(3))
 

@@ -11,7 +11,6 @@ import textwrap
 
 import numpy as np
 import pytest
-
 from conftest import REPO, build, jax_python
 
 

@@ -5,9 +5,8 @@ loop of single calls and numpy."""
 
 import numpy as np
 import pytest
-from torch.utils._python_dispatch import TorchDispatchMode
-
 from conftest import REPO, build
+from torch.utils._python_dispatch import TorchDispatchMode
 
 
 @pytest.fixture(scope="module")

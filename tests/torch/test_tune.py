@@ -4,7 +4,6 @@ same tables as the JAX module (tests/e2e/tune)."""
 import json
 
 import pytest
-
 from conftest import REPO, build
 
 
@@ -15,8 +14,14 @@ def tune(torch, tmp_path_factory):
 
 def _table(path, m, config, key):
     spec = m._BEGEN_TUNE["transpose"]
-    entry = {"kernel": spec["target"], "hash": spec["hash"], "device": "cpu", "dtypes": ["float32"], "key": key,
-             "config": config}
+    entry = {
+        "kernel": spec["target"],
+        "hash": spec["hash"],
+        "device": "cpu",
+        "dtypes": ["float32"],
+        "key": key,
+        "config": config,
+    }
     path.write_text(json.dumps({"begen_tune": 1, "entries": [entry]}))
 
 
