@@ -19,7 +19,8 @@
 # scripts/newcomer-check.sh (README's install as written, `begen new` and
 # its next: line, in a fresh venv, with wheel-check's begen wheel).
 # pytest over tests/torch (the torch target) under torch 2.15 and 2.11
-# (target/venv-torch-*, made by scripts/setup-torch.sh), in a lane of its own.
+# (target/venv-torch-*, made by scripts/setup-torch.sh), in a lane of its own
+# that starts once the crate's tests are built.
 #
 # Two lanes share the cores once the crate's tests are built: the cargo
 # lane (clippy, the example crate, demo.sh, wheel-check.sh, newcomer-check.sh: much of it one
@@ -108,10 +109,10 @@ end_lane() {
     done < "$LOGS/lane-$name.results"
 }
 # A stopped run stops its background work too, and still stops.
-declare -A jax_setup_pid=()
+declare -A jax_setup_pid=() torch_setup_pid=()
 stop_background() {
     local p
-    for p in "${lane_pid[@]}" "${jax_setup_pid[@]}"; do
+    for p in "${lane_pid[@]}" "${jax_setup_pid[@]}" "${torch_setup_pid[@]}"; do
         kill "$p" 2>/dev/null
     done
 }
@@ -150,10 +151,15 @@ fi
 # The torch matrix: the torch target's tests under the newest torch and the
 # floor (scripts/setup-torch.sh), venvs made in the background too.
 torch_versions=(2.15 2.11)
-declare -A torch_setup_pid=()
 if [[ -d tests/torch ]]; then
     for v in "${torch_versions[@]}"; do
-        bash scripts/setup-torch.sh "$v" > "$LOGS/setup-torch-$v.out" 2> "$LOGS/setup-torch-$v.log" < /dev/null &
+        # Its exit status goes to a file: the torch lane, a subshell, cannot
+        # `wait` for its parent's children.
+        rm -f "$LOGS/setup-torch-$v.rc"
+        (
+            bash scripts/setup-torch.sh "$v" > "$LOGS/setup-torch-$v.out" 2> "$LOGS/setup-torch-$v.log" < /dev/null
+            echo $? > "$LOGS/setup-torch-$v.rc"
+        ) &
         torch_setup_pid[$v]=$!
     done
 fi
@@ -200,6 +206,29 @@ cargo_lane() {
     step "scripts/newcomer-check.sh" env NEWCOMER_WHEEL="$ROOT/$built" bash scripts/newcomer-check.sh
 }
 
+# The torch target under each torch: its own venv (no jax there), begen
+# building with .venv's jax beside it (BEGEN_PYTHON). A lane of its own
+# from the moment the crate's tests are built (it needs only
+# target/debug/begen and the venvs, made in the background): one process
+# per torch, no pytest workers.
+torch_lane() {
+    local v py
+    for v in "${torch_versions[@]}"; do
+        while [[ ! -f "$LOGS/setup-torch-$v.rc" ]] && kill -0 "${torch_setup_pid[$v]}" 2>/dev/null; do
+            sleep 2
+        done
+        if [[ "$(cat "$LOGS/setup-torch-$v.rc" 2>/dev/null)" == 0 ]]; then
+            cat "$LOGS/setup-torch-$v.log"
+            py="$(cat "$LOGS/setup-torch-$v.out")"
+            step "pytest tests/torch (torch $v)" env BEGEN_BIN="${BEGEN_BIN:-$ROOT/target/debug/begen}" \
+                "$py" -m pytest -q --durations=5 tests/torch
+        else
+            cat "$LOGS/setup-torch-$v.log"
+            names+=("setup-torch.sh $v"); results+=("FAILED  (log: ${LOGS#"$ROOT"/}/setup-torch-$v.log)"); failed=1
+        fi
+    done
+}
+
 # The lints need their components; rustup adds them before the lane starts.
 for component in rustfmt clippy; do
     sub=${component/rustfmt/fmt}
@@ -214,6 +243,7 @@ done
 # nvcc): setup.sh has provided all three by now, so CI runs them too.
 step "cargo test --no-run" cargo test --all-targets --no-run
 start_lane cargo cargo_lane
+[[ -d tests/torch ]] && start_lane torch torch_lane
 if [[ $CI == true ]]; then
     step "cargo test" cargo test --all-targets --no-fail-fast -- --include-ignored
 else
@@ -262,27 +292,6 @@ if [[ -d tests/python ]]; then
         done
     }
     start_lane jax jax_lane
-    # The torch target under each torch: its own venv (no jax there), begen
-    # building with .venv's jax beside it (BEGEN_PYTHON). One test file:
-    # no pytest workers.
-    torch_matrix=()
-    for v in "${!torch_setup_pid[@]}"; do
-        if wait "${torch_setup_pid[$v]}"; then
-            torch_matrix+=("$(cat "$LOGS/setup-torch-$v.out")")
-            cat "$LOGS/setup-torch-$v.log"
-        else
-            cat "$LOGS/setup-torch-$v.log"
-            names+=("setup-torch.sh $v"); results+=("FAILED  (log: ${LOGS#"$ROOT"/}/setup-torch-$v.log)"); failed=1
-        fi
-    done
-    torch_lane() {
-        local py v
-        for py in "${torch_matrix[@]}"; do
-            v="${py%/bin/python}"; v="${v##*/venv-torch-}"
-            step "pytest tests/torch (torch $v)" "$py" -m pytest -q --durations=5 tests/torch
-        done
-    }
-    [[ -d tests/torch ]] && start_lane torch torch_lane
     step "pytest tests/python" run_pytest tests/python
 fi
 
