@@ -29,6 +29,10 @@
 #   native: CUDA kernels with XLA FFI's own types (tests/gpu/native).
 #   torch: CUDA kernels built with --target jax,torch, called from PyTorch
 #     (BEGEN_TORCH_PYTHON, default BEGEN_PYTHON, must import torch with CUDA).
+#   torch-same: every CUDA op of two libraries (typed, algo) from torch against the same kernel from JAX (out= ops,
+#     whose shapes are the caller's, are named and passed by).
+#   brainevent-torch: brainevent's whole CUDA tree built once for jax and
+#     torch; a sample of its CSR kernels from torch against JAX and numpy.
 #   torch-bench: the torch ops' per-call cost (bench/torch), CUDA and CPU.
 #   torch-build-time: clean builds for jax alone and for jax,torch.
 #   eager, bench-native: the eager-call and native-signature
@@ -42,6 +46,9 @@
 #   vocab: begen's own vocabulary in CUDA kernels (tests/gpu/vocab):
 #     BE::Attrs, string attributes, BE::Status errors and per-executable
 #     state in device memory, eagerly and under jit.
+#   state-devices (2+ GPUs): per-executable state of `T&` and `T*` kernels
+#     under a shard_map over every GPU (tests/gpu/state_devices): one state
+#     per GPU, made and destroyed with that GPU current.
 # jaxmin needs JAXMIN_DIR: gpu_typed built elsewhere (CUDA) into
 # JAXMIN_DIR/min with --jax-min 0.10.2 and into JAXMIN_DIR/new against a
 # newer jaxlib than here.
@@ -55,7 +62,7 @@ mkdir -p "$WORK"
 CORPUS="$ROOT/.cache/brainevent-0.3.0/corpus"
 WHEEL="$ROOT/.cache/brainevent-0.3.0/wheel"
 
-ALL_STEPS="demo modules typed structs algorithms prims sharding multigpu multiproc where jaxmin binaries brainevent tune tune-algo lists vocab native torch torch-bench torch-build-time brainevent-loop brainevent-ccache bench bench-binary eager bench-native"
+ALL_STEPS="demo modules typed structs algorithms prims sharding multigpu multiproc where jaxmin binaries brainevent tune tune-algo lists vocab state-devices native torch torch-same brainevent-torch torch-bench torch-build-time brainevent-loop brainevent-ccache bench bench-binary eager bench-native"
 DEFAULT_STEPS="demo modules typed structs algorithms prims sharding jaxmin binaries brainevent bench bench-binary"
 STEPS=" $(echo "${STEPS:-$DEFAULT_STEPS}" | tr ',' ' ') "
 SKIP=" $(echo "${SKIP:-}" | tr ',' ' ') "
@@ -302,6 +309,31 @@ export BEGEN_TORCH_PYTHON="${BEGEN_TORCH_PYTHON:-$PY}"
 "$PY" tests/gpu/check_torch.py "$WORK/torch" "$WORK/typed-torch"
 }
 
+# The same CUDA kernels from torch and from JAX (tests/gpu/check_torch_same.py):
+# the typed and algorithms trees, each built once for both targets; every op torch
+# registers is compared with its JAX function, forward and backward.
+step_torch-same() {
+echo "== the same CUDA kernels from torch and JAX: every op of two libraries"
+export BEGEN_TORCH_PYTHON="${BEGEN_TORCH_PYTHON:-$PY}"
+local args=()
+for tree in tests/gpu/typed tests/e2e/algo; do
+    local name
+    name=$(sed -n 's/^name: *//p' "$tree/begen.yaml")
+    "$BEGEN" build "$tree" --out "$WORK/same-$name" --platform cuda --target jax,torch --quiet
+    args+=("$WORK/same-$name" "$name")
+done
+"$PY" tests/gpu/check_torch_same.py "${args[@]}"
+}
+
+# Per-executable state on several GPUs: each GPU's state made and
+# destroyed with that GPU current, for `T&` and `T*` kernels alike.
+step_state-devices() {
+need_gpus 2
+echo "== per-executable state on 2+ GPUs: one state per GPU, made and destroyed with it current"
+"$BEGEN" build tests/gpu/state_devices --out "$WORK/state_devices" --platform cuda --quiet
+"$PY" tests/gpu/check_state_devices.py "$WORK/state_devices"
+}
+
 # CUDA kernels declared with XLA FFI's own types (tests/gpu/native):
 # `cudaStream_t`, typed and untyped buffers, a result bound as an input by
 # its token, a size_t attribute, state made in the instantiate stage.
@@ -319,6 +351,22 @@ brainevent_cuda_tree() {
     cp "$WHEEL/brainevent/include/cuda_common.h" "$1/"
     rm -f "$1/_dense/binary_dense_cublas.cu" "$1/_tcsr/tile_mm/binary_csrmm_tile.cu"
     printf 'name: brainevent_aot\nplatform: cuda\nmodules:\n  per-file: true\n' > "$1/begen.yaml"
+}
+
+# brainevent's whole CUDA tree built once for both targets; its CSR
+# products (out= ops: brainevent's kernels are untyped) from torch against
+# the same kernels from JAX and numpy (tests/gpu/check_brainevent_torch.py).
+step_brainevent-torch() {
+need_corpus
+echo "== brainevent's tree for jax and torch, one build, $(nproc) cores"
+export BEGEN_TORCH_PYTHON="${BEGEN_TORCH_PYTHON:-$PY}"
+brainevent_cuda_tree "$WORK/bt/kernels"
+local start=$SECONDS
+"$BEGEN" build "$WORK/bt/kernels" --out "$WORK/bt/out" --target jax,torch --quiet 2>"$WORK/bt/warnings.log"
+echo "brainevent tree for jax,torch: built in $((SECONDS - start)) s; $(grep -c 'leaves out' "$WORK/bt/warnings.log") kernels left out by torch"
+grep -o "leaves out kernel '[^']*': .*" "$WORK/bt/warnings.log" | sed 's/kernel .[^:]*: //' | sort | uniq -c | sort -rn | head -5 || true
+"$PY" -c 'import sys; sys.path[:0] = [sys.argv[1], "python"]; import brainevent_aot_torch as t; print(len(t._begen_ops), "torch ops")' "$WORK/bt/out"
+"$PY" tests/gpu/check_brainevent_torch.py "$WORK/bt/out" brainevent_aot
 }
 
 # The edit-build loop on brainevent's CUDA tree: an older begen

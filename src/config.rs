@@ -392,6 +392,10 @@ pub(crate) struct FunctionConfig {
     pub(crate) transpose: BTreeMap<String, TransposeConfig>,
     /// The tangent kernel (`name` or `module.name`, in the same module).
     pub(crate) jvp: Option<String>,
+    /// The backward pass as a Python function, `module:function` (a `.py`
+    /// file beside begen.yaml, or a module Python imports): it composes
+    /// the module's own functions, so no backward kernel is needed.
+    pub(crate) python_vjp: Option<String>,
     /// The handler zeroes the outputs before the kernel runs.
     pub(crate) zero_outputs: Option<bool>,
     /// A native kernel's state: the function that creates it (XLA's

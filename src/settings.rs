@@ -197,3 +197,13 @@ pub(crate) struct RunInput<'a> {
     /// Every source file found, in walk order.
     pub(crate) sources: &'a [(crate::source::FileId, crate::model::Platform)],
 }
+
+impl<'a> RunInput<'a> {
+    /// Where begen.yaml writes a key path (`yaml_path![...]`): its key, its
+    /// value or a word in it, for a diagnostic. The one way every stage
+    /// after the scan finds a begen.yaml span; `None` when there is no
+    /// begen.yaml.
+    pub(crate) fn locate(&self) -> crate::config::Locator<'a> {
+        crate::config::Locator { map: self.map, file: self.config_file }
+    }
+}

@@ -64,29 +64,26 @@ BEGEN_TRAMPOLINE const char* {{ t.symbol }}({{ t.params }}) noexcept {
 
 // The per-executable state of {{ t.function }}: {{ s.function }}() creates one for each
 // device that runs the executable, on its first call there (`device`: XLA's
-// device ordinal); the glue holds it as this pointer and deleter.
+// device ordinal); the glue holds it as this pointer and the deleter, which
+// destroys it with that device current.
 static_assert(std::is_same<decltype({{ s.function }}()), std::unique_ptr<{{ s.ty }}>>::value,
               "{{ s.function }}() must return std::unique_ptr<{{ s.ty }}>: what the state parameter '{{ s.param }}' of {{ t.function }} refers to");
-BEGEN_TRAMPOLINE const char* {{ s.make }}(int32_t begen_device, void** begen_state, void (**begen_destroy)(void*)) noexcept {
-#if defined(__CUDACC__)
+BEGEN_TRAMPOLINE const char* {{ s.make }}(int32_t begen_device, void** begen_state, void (**begen_destroy)(void*, int32_t)) noexcept {
   // What {{ s.function }}() allocates (cudaMalloc) belongs to the device it is made for.
-  int begen_current = 0;
-  if (cudaGetDevice(&begen_current) != cudaSuccess || cudaSetDevice(begen_device) != cudaSuccess) {
+  const begen::tr::DeviceScope begen_on(begen_device);
+  if (!begen_on.ok()) {
     return begen::tr::failed("cannot make the state's device current", static_cast<int>(BE::ErrorCode::kInternal));
   }
-  struct BegenRestore {
-    int device;
-    ~BegenRestore() { cudaSetDevice(device); }
-  } begen_restore{begen_current};
-#else
-  (void)begen_device;
-#endif
   try {
     std::unique_ptr<{{ s.ty }}> begen_made = {{ s.function }}();
     if (begen_made == nullptr) {
       return begen::tr::failed("{{ s.function }}() returned no state", static_cast<int>(BE::ErrorCode::kInternal));
     }
-    *begen_destroy = [](void* begen_p) { delete static_cast<{{ s.ty }}*>(begen_p); };
+    // Destroyed with its device current too (what it frees is that device's).
+    *begen_destroy = [](void* begen_p, int32_t begen_on_device) {
+      const begen::tr::DeviceScope begen_freeing(begen_on_device);
+      delete static_cast<{{ s.ty }}*>(begen_p);
+    };
     *begen_state = begen_made.release();
   } catch (const std::exception& begen_e) {
     return begen::tr::failed(begen_e.what());

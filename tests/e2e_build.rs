@@ -304,6 +304,30 @@ fn cuda_vocab_attrs_strings_status_and_state_compile_without_warnings() {
     assert!(module.contains("def vocab_read_counter(*, out):"), "{module}");
 }
 
+/// tests/gpu/state_devices, per-executable state of a `T& state` kernel and
+/// of a `T* state` kernel of XLA FFI's types, each device's made and
+/// destroyed with that device current (`begen::tr::DeviceScope`, and
+/// `begen::native::DeviceStates` for the `T*` kernel): the wrappers compile
+/// with nvcc and the glue with g++, warnings as errors, with the instantiate
+/// handlers and state types exported. tests/gpu/check_state_devices.py runs
+/// them on 2 or more GPUs.
+#[test]
+fn cuda_state_per_device_compiles_without_warnings() {
+    let stateful = ["be_made_on", "NativeMadeOn"];
+    let functions = [stateful.as_slice(), &["state_destructions"]].concat();
+    let Some(out) = cuda_tree_compiles("tests/gpu/state_devices", "gpu_state_devices", &functions) else {
+        return;
+    };
+    let exported = support::exported_symbols(&out.join("libgpu_state_devices.so"));
+    for f in stateful {
+        for suffix in ["__instantiate", "__state_type_id", "__state_type_info"] {
+            let symbol = format!("begen_gpu_state_devices_{f}{suffix}");
+            assert!(exported.contains(&symbol), "{symbol} missing from {exported:?}");
+        }
+    }
+    assert!(!exported.iter().any(|s| s.starts_with("cuda")), "cudart symbols leaked: {exported:?}");
+}
+
 #[test]
 fn cuda_modules_with_one_function_name_in_three_sources_link() {
     let Some(python) = support::python_with_jax() else {

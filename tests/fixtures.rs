@@ -47,6 +47,7 @@ cases!(
     err_vjp,
     warn_no_inputs,
     err_prims,
+    err_python_rules,
     err_joint,
     err_joint_yaml,
     err_sharding,

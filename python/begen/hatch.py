@@ -18,7 +18,8 @@ In the project's ``pyproject.toml``::
     jax-min = "0.10.2"         # the oldest jax to load on (default: begen.yaml's, else the running jaxlib)
     build-dir = ".hatch/begen" # begen's outputs (out/) and work files (work/), kept: rebuilds are incremental
     glibc-floor = "2.28"       # warn when the library needs a newer glibc (manylinux level) than this
-    targets = ["jax", "torch"] # the bindings shipped (default: begen.yaml's `targets:`); torch: requires torch
+    targets = ["jax", "torch"] # the bindings built and shipped (default: begen.yaml's `targets:`); torch: requires
+                               # torch; ["torch"] alone builds with no jax (requires: hatchling, begen-jax, torch)
 
 The kernels' FFI targets are named after the module's import path
 (``mypkg._kernels.<function>``) unless begen.yaml sets ``prefix:``, so two
@@ -159,12 +160,12 @@ class BegenBuildHook(BuildHookInterface):
         prefix = _library_names(settings["name"], root / settings["kernels"], settings["destination"])[1]
         build_dir = out.parent
 
-        manifest = _read_manifest(out / f"{name}.yaml")
         dest = settings["destination"]
         targets = settings["targets"]
         shipped = outputs(out, name, targets)
         with_torch = torch_outputs(name)[0] in shipped
         with_jax = targets is None or "jax" in targets
+        manifest = _read_manifest(out / f"{name}.yaml") if with_jax else _torch_manifest(out / torch_outputs(name)[1])
         for file in shipped:
             build_data["force_include"][str(out / file)] = f"{dest}/{file}" if dest else file
         build_data["pure_python"] = False
@@ -294,8 +295,14 @@ def build_kernels(
     out = build_dir / "out"
 
     env = dict(os.environ)
-    include, jaxlib = _xla_ffi_headers(env)
-    env["XLA_FFI_INCLUDE_DIR"] = include
+    targets = settings["targets"]
+    # A torch-alone build compiles against torch's headers only: no jax,
+    # no XLA FFI headers.
+    with_jax = targets is None or "jax" in targets
+    jaxlib = None
+    if with_jax:
+        include, jaxlib = _xla_ffi_headers(env)
+        env["XLA_FFI_INCLUDE_DIR"] = include
     program = _begen_program()
     _check_program(program)
     cmd = [program, "build", str(kernels), "--out", str(out), "--name", name]
@@ -308,15 +315,11 @@ def build_kernels(
         cmd += ["--arch", ",".join(settings["arch"])]
     for folder in settings["include-dirs"]:
         cmd += ["-I", str(root / folder)]
-    if settings["jax-min"]:
+    if settings["jax-min"] and with_jax:
         cmd += ["--jax-min", settings["jax-min"]]
         jaxlib = settings["jax-min"]
-    targets = settings["targets"]
     if targets is not None:
-        # The torch library is linked from the jax target's objects, so
-        # begen builds jax whenever torch is asked for; the wheel then
-        # ships only what `targets` names.
-        cmd += ["--target", "jax,torch" if "torch" in targets else "jax"]
+        cmd += ["--target", ",".join(targets)]
     # The torch target's BEGEN_TORCH_PYTHON defaults to the build's own
     # Python, where [build-system] requires puts torch.
     env.setdefault("BEGEN_TORCH_PYTHON", env.get("BEGEN_PYTHON") or sys.executable)
@@ -739,6 +742,14 @@ def _read_manifest(path: Path) -> dict[str, str]:
         if m:
             fields[m.group(1)] = m.group(2).strip().strip("'\"")
     return fields
+
+
+def _torch_manifest(module: Path) -> dict[str, str]:
+    """What a torch-alone build has of the manifest's fields (it writes no
+    manifest): the platform, ``cuda`` when the torch module's op table
+    (``_begen_ops``, one ``"platform": ...`` line per op) names a CUDA op."""
+    cuda = re.search(r'^\s+"platform": "cuda",$', module.read_text(), re.MULTILINE)
+    return {"platform": "cuda" if cuda else "cpu"}
 
 
 def _platform_tag() -> str:

@@ -105,8 +105,75 @@ Inputs = Union[tuple[Any, ...], tuple[tuple[Any, ...], Mapping[str, Any]]]
 Generator = Callable[..., Inputs]
 
 
+class _Row:
+    """What a row of either table has: a result (``pass``, ``FAIL``,
+    ``ERROR``, ``n/a``, ``skipped``) and a note; the row failed when the
+    result is ``FAIL`` or ``ERROR``."""
+
+    result: str
+    note: str
+
+    @property
+    def failed(self) -> bool:
+        return self.result in ("FAIL", "ERROR")
+
+
+def _with_note(r: _Row) -> str:
+    return f"{r.result}: {r.note}" if r.note else r.result
+
+
 @dataclass
-class GradRow:
+class _Report:
+    """What both reports share: the module, the rows, per kernel or op the
+    draws its rows ran on, ``ok``, ``failures``, and the table: one column
+    per name of ``_HEAD``, padded to its widest cell (the last, the result,
+    unpadded), then the draws; ``str(report)`` heads it with ``_CHECKS``
+    and the verdict. Each report names its columns and gives a row's cells
+    (``_cells``)."""
+
+    module: str
+    rows: list = field(default_factory=list)
+    drawn: dict = field(default_factory=dict)
+
+    _CHECKS = "checks"
+    _HEAD = ("result",)
+    _EACH = "a kernel"
+
+    @property
+    def ok(self) -> bool:
+        return not any(r.failed for r in self.rows)
+
+    @property
+    def failures(self) -> list:
+        return [r for r in self.rows if r.failed]
+
+    def _cells(self, r: Any) -> tuple:
+        raise NotImplementedError
+
+    def table(self) -> str:
+        head = self._HEAD
+        body = [self._cells(r) for r in self.rows]
+        last = len(head) - 1
+        widths = [max(len(line[k]) for line in [head, *body]) for k in range(last)]
+        lines = [
+            "  ".join(c.ljust(w) for c, w in zip(line[:last], widths)) + "  " + line[last] for line in [head, *body]
+        ]
+        if self.drawn:
+            lines.append("")
+            lines.append(f"drawn (every row of {self._EACH} ran on each of its draws):")
+            width = max(len(k) for k in self.drawn)
+            for name, draws in self.drawn.items():
+                lines.append(f"  {name.ljust(width)}  " + " | ".join(draws))
+        return "\n".join(x.rstrip() for x in lines)
+
+    def __str__(self) -> str:
+        failed = len(self.failures)
+        verdict = f"{failed} failed" if failed else "all passed"
+        return f"{self._CHECKS} of {self.module}: {verdict}\n{self.table()}"
+
+
+@dataclass
+class GradRow(_Row):
     """One line of the table: a kernel, a mode, the inputs differentiated
     (``wrt``: all of them, or one alone), the largest difference between
     the derivative and finite differences over every draw, and the result
@@ -120,57 +187,21 @@ class GradRow:
     note: str = ""
     wrt: str = "-"
 
-    @property
-    def failed(self) -> bool:
-        return self.result in ("FAIL", "ERROR")
-
 
 @dataclass
-class GradReport:
+class GradReport(_Report):
     """What :func:`check_grads` found: one :class:`GradRow` per kernel,
     mode and inputs differentiated, and, per kernel, the draws it was
     checked on (``drawn``: each the extents and attribute values of one
     set of inputs). ``str(report)`` is the table and the draws;
     ``report.ok`` says whether nothing failed."""
 
-    module: str
-    rows: list = field(default_factory=list)
-    drawn: dict = field(default_factory=dict)
+    _CHECKS = "gradient checks"
+    _HEAD = ("kernel", "mode", "wrt", "max error", "result")
+    _EACH = "a kernel"
 
-    @property
-    def ok(self) -> bool:
-        return not any(r.failed for r in self.rows)
-
-    @property
-    def failures(self) -> list:
-        return [r for r in self.rows if r.failed]
-
-    def table(self) -> str:
-        head = ("kernel", "mode", "wrt", "max error", "result")
-        body = [
-            (r.kernel, r.mode, r.wrt, "-" if r.max_error is None else f"{r.max_error:.3g}", _with_note(r))
-            for r in self.rows
-        ]
-        widths = [max(len(line[k]) for line in [head, *body]) for k in range(4)]
-        lines = []
-        for line in [head, *body]:
-            lines.append("  ".join(c.ljust(w) for c, w in zip(line[:4], widths)) + "  " + line[4])
-        if self.drawn:
-            lines.append("")
-            lines.append("drawn (every row of a kernel ran on each of its draws):")
-            width = max(len(k) for k in self.drawn)
-            for kernel, draws in self.drawn.items():
-                lines.append(f"  {kernel.ljust(width)}  " + " | ".join(draws))
-        return "\n".join(x.rstrip() for x in lines)
-
-    def __str__(self) -> str:
-        failed = len(self.failures)
-        verdict = f"{failed} failed" if failed else "all passed"
-        return f"gradient checks of {self.module}: {verdict}\n{self.table()}"
-
-
-def _with_note(r: GradRow) -> str:
-    return f"{r.result}: {r.note}" if r.note else r.result
+    def _cells(self, r: GradRow) -> tuple:
+        return (r.kernel, r.mode, r.wrt, "-" if r.max_error is None else f"{r.max_error:.3g}", _with_note(r))
 
 
 def declared_kernels(module) -> dict:
@@ -887,7 +918,7 @@ _TORCH_TOLERANCE = {
 
 
 @dataclass
-class TorchRow:
+class TorchRow(_Row):
     """One line of :func:`check_torch`'s table: an op, a check (one of
     ``OPCHECKS`` or ``gradcheck``), the inputs a gradcheck differentiates
     (``wrt``), the result (``pass``, ``FAIL``, ``ERROR``, ``skipped``) and
@@ -899,46 +930,19 @@ class TorchRow:
     note: str = ""
     wrt: str = "-"
 
-    @property
-    def failed(self) -> bool:
-        return self.result in ("FAIL", "ERROR")
-
 
 @dataclass
-class TorchReport:
+class TorchReport(_Report):
     """What :func:`check_torch` found: one :class:`TorchRow` per op and
     check, and per op the draws of inputs every row ran on. ``str(report)``
     is the table and the draws; ``report.ok`` says whether nothing failed."""
 
-    module: str
-    rows: list = field(default_factory=list)
-    drawn: dict = field(default_factory=dict)
+    _CHECKS = "torch checks"
+    _HEAD = ("op", "check", "wrt", "result")
+    _EACH = "an op"
 
-    @property
-    def ok(self) -> bool:
-        return not any(r.failed for r in self.rows)
-
-    @property
-    def failures(self) -> list:
-        return [r for r in self.rows if r.failed]
-
-    def table(self) -> str:
-        head = ("op", "check", "wrt", "result")
-        body = [(r.op, r.check, r.wrt, _with_note(r)) for r in self.rows]
-        widths = [max(len(line[k]) for line in [head, *body]) for k in range(3)]
-        lines = ["  ".join(c.ljust(w) for c, w in zip(line[:3], widths)) + "  " + line[3] for line in [head, *body]]
-        if self.drawn:
-            lines.append("")
-            lines.append("drawn (every row of an op ran on each of its draws):")
-            width = max(len(k) for k in self.drawn)
-            for op, draws in self.drawn.items():
-                lines.append(f"  {op.ljust(width)}  " + " | ".join(draws))
-        return "\n".join(x.rstrip() for x in lines)
-
-    def __str__(self) -> str:
-        failed = len(self.failures)
-        verdict = f"{failed} failed" if failed else "all passed"
-        return f"torch checks of {self.module}: {verdict}\n{self.table()}"
+    def _cells(self, r: TorchRow) -> tuple:
+        return (r.op, r.check, r.wrt, _with_note(r))
 
 
 def torch_ops(module) -> dict:
@@ -1015,6 +1019,13 @@ def _check_op(module, key, spec, atol, rtol, eps, seed):
     if platform == "cuda" and not torch.cuda.is_available():
         return [TorchRow(key, "-", "skipped", "a cuda kernel, and torch has no CUDA device")], []
     device = "cuda" if platform == "cuda" else "cpu"
+    # Ops whose inputs or outputs the contracts do not say: skipped by name.
+    if spec.get("out"):
+        why = "an out= op (the caller gives its outputs, whose shapes the contracts do not say): no draws, and no autograd"
+        return [TorchRow(key, "-", "skipped", why)], []
+    untyped = [arg[0] for arg in spec["args"] if arg[1] is None or arg[2] is None]
+    if untyped:
+        return [TorchRow(key, "-", "skipped", f"input '{untyped[0]}' has no typed contract: no draws")], []
     op = getattr(getattr(torch.ops, module.NAMESPACE), key).default
     fn = getattr(module, spec["call"])
     rng = np.random.default_rng(seed)

@@ -12,7 +12,7 @@
 
 use std::sync::Arc;
 
-use crate::config::{KernelConfig, Locator, yaml_path};
+use crate::config::{KernelConfig, yaml_path};
 use crate::diag::{Diagnostic, messages::binary as bm};
 use crate::model::binary::{BinaryImage, Convention};
 use crate::model::decl::{Callee, Declared, LocateError};
@@ -65,10 +65,6 @@ pub(crate) struct Binaries {
     pub(crate) structs: Structs,
 }
 
-fn locator<'a>(mf: &RunInput<'a>) -> Locator<'a> {
-    Locator { map: mf.map, file: mf.config_file }
-}
-
 fn push(diags: &mut Vec<Diagnostic>, at: Option<Span>, d: impl FnOnce(Span) -> Diagnostic) {
     if let Some(at) = at {
         diags.push(d(at));
@@ -80,7 +76,7 @@ fn push(diags: &mut Vec<Diagnostic>, at: Option<Span>, d: impl FnOnce(Span) -> D
 pub(crate) fn declare(mf: &RunInput, diags: &mut Vec<Diagnostic>) -> (Vec<Declared>, Binaries) {
     let mut out = Binaries { structs: declare_structs(mf, diags), ..Binaries::default() };
     let mut declared = Vec::new();
-    let at = locator(mf);
+    let at = mf.locate();
     for (e, entry) in mf.config.binaries.iter().enumerate() {
         let file_span = at.value(&yaml_path!["binaries", e, "file"]);
         let convention = Convention::bound(&entry.convention);
@@ -222,7 +218,7 @@ fn declare_structs(mf: &RunInput, diags: &mut Vec<Diagnostic>) -> Structs {
         Struct(Option<usize>),
     }
     let mut structs = Structs::new();
-    let at = locator(mf);
+    let at = mf.locate();
     let span = |name: &str| at.key(&yaml_path!["structs", name]);
     for name in mf.config.structs.keys() {
         if !is_identifier(name) {

@@ -3,7 +3,7 @@
 //! begen.yaml tokens, or inference from the signature), each function's
 //! module and FFI target, the library's name, prefix and platform, every
 //! generated symbol and Python name, which sources are built and how (the
-//! build plan, `plan.rs`: the caller's settings, the environment and
+//! build plan, `library/plan.rs`: the caller's settings, the environment and
 //! begen.yaml merged); it reports
 //! everything wrong on the way, going on past each problem. What it returns
 //! is a [`Library`] that `emit` and `build` cannot fail on.
@@ -13,27 +13,15 @@
 //! per-function options, platform and generated-file filtering, names and
 //! symbols, the build plan, include paths.
 
-mod algorithms;
-mod attrs;
-mod binaries;
-mod contract;
-mod creator;
-mod fold;
 mod function;
-mod infer;
-mod modules;
-mod named;
-mod names;
-mod native;
-mod plan;
-mod primitives;
-mod sharding;
-mod symbols;
-mod tokens;
-mod tune;
-mod tune_where;
+mod library;
+mod options;
 
-pub(crate) use plan::backend as plan_backend;
+use function::{arg_spec, named};
+use library::{binaries, modules, names, plan, symbols};
+use options::{algorithms, creator, fold, primitives, python_rules, sharding, tune};
+
+pub(crate) use library::plan::backend as plan_backend;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -93,7 +81,7 @@ pub(crate) fn check(req: &RunInput, binaries: &Binaries, declared: Vec<Vec<Decla
     if choice == PlatformChoice::Cpu {
         let dropped: Vec<String> = functions.iter().filter(|f| f.binary.is_some()).map(|f| f.name.clone()).collect();
         if !dropped.is_empty()
-            && let Some(span) = config_span(req, &yaml_path!["binaries"])
+            && let Some(span) = req.locate().key(&yaml_path!["binaries"])
         {
             diags.push(Diagnostic::warning(span, msg::binary::skipping_binaries(&dropped)));
         }
@@ -134,11 +122,6 @@ pub(super) fn source_id(req: &RunInput, file: &str) -> Option<FileId> {
     req.sources.iter().map(|(id, _)| *id).find(|id| req.map.get(*id).name == file)
 }
 
-/// Where begen.yaml writes the key at `path` (see [`ConfigFile::key`]).
-pub(super) fn config_span(req: &RunInput, path: &[Seg]) -> Option<Span> {
-    req.config_file.as_ref().map(|c| c.key(req.map, path))
-}
-
 /// `--name`, else begen.yaml's `name`, else the directory's name; it names
 /// `lib<name>.so` and the Python module, so it must be an identifier and
 /// not a Python keyword. A scan reports only a bad name begen.yaml gives:
@@ -147,7 +130,7 @@ fn check_library_name(req: &RunInput, diags: &mut Vec<Diagnostic>) -> String {
     let dir = req.root.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let (name, from, span) = match (req.settings.name.as_deref(), &req.config.name) {
         (Some(n), _) => (n.to_string(), "given name", None),
-        (None, Some(n)) => (n.clone(), "name in begen.yaml", config_span(req, &yaml_path!["name"])),
+        (None, Some(n)) => (n.clone(), "name in begen.yaml", req.locate().key(&yaml_path!["name"])),
         (None, None) => (dir, "directory name", None),
     };
     let message = if !is_identifier(&name) || is_py_keyword(&name) {
@@ -176,7 +159,7 @@ fn check_library_name(req: &RunInput, diags: &mut Vec<Diagnostic>) -> String {
 fn check_prefix(req: &RunInput, name: &str, diags: &mut Vec<Diagnostic>) -> String {
     let (prefix, span) = match (&req.settings.prefix, &req.config.prefix) {
         (Some(prefix), _) => (prefix, None),
-        (None, Some(prefix)) => (prefix, config_span(req, &yaml_path!["prefix"])),
+        (None, Some(prefix)) => (prefix, req.locate().key(&yaml_path!["prefix"])),
         (None, None) => return name.to_string(),
     };
     if !prefix.split('.').all(is_identifier) {
@@ -196,7 +179,7 @@ fn check_platform(req: &RunInput, diags: &mut Vec<Diagnostic>) -> PlatformChoice
     let configured = req.config.platform.as_deref().and_then(|p| {
         let choice = PlatformChoice::parse(p);
         if choice.is_none()
-            && let Some(span) = config_span(req, &yaml_path!["platform"])
+            && let Some(span) = req.locate().key(&yaml_path!["platform"])
         {
             // Other accelerators' names are no slips of `cpu` (`tpu`, one
             // edit away); a GPU is built for as `cuda`.
@@ -223,7 +206,7 @@ fn check_targets(req: &RunInput, diags: &mut Vec<Diagnostic>) -> Option<Vec<crat
     for (i, name) in req.config.targets.iter().enumerate() {
         if let Err(e) = crate::target::parse_names(std::slice::from_ref(name))
             && e.starts_with("unknown target")
-            && let Some(span) = config_span(req, &yaml_path!["targets", i])
+            && let Some(span) = req.locate().key(&yaml_path!["targets", i])
         {
             diags.push(Diagnostic::error(span, format!("begen.yaml: {e}")));
             return None;
@@ -232,7 +215,7 @@ fn check_targets(req: &RunInput, diags: &mut Vec<Diagnostic>) -> Option<Vec<crat
     match crate::target::parse_names(&req.config.targets) {
         Ok(ids) => Some(if ids.is_empty() { crate::model::generated::DEFAULT_TARGETS.to_vec() } else { ids }),
         Err(e) => {
-            if let Some(span) = config_span(req, &yaml_path!["targets"]) {
+            if let Some(span) = req.locate().key(&yaml_path!["targets"]) {
                 diags.push(Diagnostic::error(span, format!("begen.yaml: {e}")));
             }
             None
@@ -245,7 +228,7 @@ fn check_targets(req: &RunInput, diags: &mut Vec<Diagnostic>) -> Option<Vec<crat
 fn check_jax_min(req: &RunInput, diags: &mut Vec<Diagnostic>) -> Option<String> {
     let (version, span) = match (&req.settings.jax_min, &req.config.jax_min) {
         (Some(v), _) => (v, None),
-        (None, Some(v)) => (v, config_span(req, &yaml_path!["jax_min"])),
+        (None, Some(v)) => (v, req.locate().key(&yaml_path!["jax_min"])),
         (None, None) => return None,
     };
     let message = if !crate::model::is_release_number(version) {
@@ -281,7 +264,7 @@ fn jax_min_supported(version: &str) -> bool {
 fn check_config_sources(req: &RunInput, diags: &mut Vec<Diagnostic>) {
     for file in req.config.sources.keys() {
         let known = source_id(req, file).is_some();
-        if !known && let Some(span) = config_span(req, &yaml_path!["sources", file]) {
+        if !known && let Some(span) = req.locate().key(&yaml_path!["sources", file]) {
             diags.push(Diagnostic::error(span, msg::config_source_missing(file, near_source(req, file))));
         }
     }
@@ -352,7 +335,7 @@ fn check_functions(
     let contracts = &named::declared(req, diags);
     let map = req.map;
     let config = &req.config;
-    let locate = crate::config::Locator { map, file: req.config_file };
+    let locate = req.locate();
     // Where a binary kernel is defined: the configuration file.
     let (config_name, config_path) = match req.config_file {
         Some(c) => (map.get(c.id).name.to_string(), map.get(c.id).path.clone()),
@@ -410,8 +393,8 @@ fn check_functions(
                 Callee::Source { .. } => {
                     let entry = function_entry(config, &d.name, &module);
                     d.stateful = entry.is_some_and(|o| o.instantiate.is_some());
-                    let cx = function::Context { contracts, warn_order: warn_order(config, entry) };
-                    function::check_declared(&d, map, &cx)
+                    let cx = arg_spec::Context { contracts, warn_order: warn_order(config, entry) };
+                    arg_spec::check_declared(&d, map, &cx)
                 }
                 Callee::Binary { kernel } => binaries::check_kernel(
                     &d,
@@ -517,7 +500,7 @@ fn check_variants(req: &RunInput, diags: &mut Vec<Diagnostic>) -> BTreeMap<FileI
     let mut out = BTreeMap::new();
     for (file, list) in &req.config.variants {
         let Some(id) = source_id(req, file) else {
-            if let Some(span) = config_span(req, &yaml_path!["variants", file]) {
+            if let Some(span) = req.locate().key(&yaml_path!["variants", file]) {
                 diags.push(Diagnostic::error(span, msg::config_source_missing(file, near_source(req, file))));
             }
             continue;
@@ -527,7 +510,7 @@ fn check_variants(req: &RunInput, diags: &mut Vec<Diagnostic>) -> BTreeMap<FileI
             let mut ok = true;
             if !is_identifier(&v.module) {
                 ok = false;
-                if let Some(span) = algorithms::value_span(req, &yaml_path!["variants", file, i, "module"]) {
+                if let Some(span) = req.locate().value(&yaml_path!["variants", file, i, "module"]) {
                     diags.push(Diagnostic::error(span, msg::bad_module_name(&v.module)).hint(msg::HINT_MODULE_NAME));
                 }
             }
@@ -538,7 +521,7 @@ fn check_variants(req: &RunInput, diags: &mut Vec<Diagnostic>) -> BTreeMap<FileI
                     (true, Some(text)) => defines.push((name.clone(), text.clone())),
                     _ => {
                         ok = false;
-                        if let Some(span) = config_span(req, &yaml_path!["variants", file, i, "defines", name]) {
+                        if let Some(span) = req.locate().key(&yaml_path!["variants", file, i, "defines", name]) {
                             diags.push(Diagnostic::error(span, msg::bad_define(name)).hint(msg::HINT_DEFINE));
                         }
                     }
@@ -586,7 +569,7 @@ fn check_options(
         let vmap_method = match &opts.vmap_method {
             None => VmapMethod::default(),
             Some(v) => VmapMethod::parse(v).unwrap_or_else(|| {
-                if let Some(span) = config_span(req, &yaml_path!["functions", key, "vmap_method"]) {
+                if let Some(span) = req.locate().key(&yaml_path!["functions", key, "vmap_method"]) {
                     let near = crate::diag::suggest::closest(v, VmapMethod::ALL.iter().map(|m| m.as_str()));
                     diags.push(Diagnostic::error(span, msg::bad_vmap_method(v, near)));
                 }
@@ -594,12 +577,13 @@ fn check_options(
             }),
         };
         if !declared_names.contains(key) {
-            if let Some(span) = config_span(req, &yaml_path!["functions", key]) {
+            if let Some(span) = req.locate().key(&yaml_path!["functions", key]) {
                 let near = crate::diag::suggest::closest(key, declared_names.iter().map(String::as_str));
                 diags.push(Diagnostic::error(span, msg::unknown_config_function(key, near)));
             }
             continue;
         }
+        let python_vjp = python_rules::check(req, key, opts, diags);
         let mut seen = BTreeSet::new();
         for &k in by_key.get(key).into_iter().flatten() {
             // Problems with `unsupported:` are reported once per key.
@@ -639,6 +623,7 @@ fn check_options(
                     })
                     .collect(),
                 jvp: opts.jvp.clone(),
+                python_vjp: python_vjp.clone(),
                 zero_outputs: opts.zero_outputs.unwrap_or(false),
                 instantiate: opts.instantiate.clone(),
                 shard: opts.shard.clone().unwrap_or_default(),
@@ -682,7 +667,7 @@ fn check_options(
 /// ([`creator::problem`]).
 fn instantiate_problem(req: &RunInput, key: &str, f: &Function) -> Option<Diagnostic> {
     let name = f.options.instantiate.as_ref()?;
-    let span = config_span(req, &yaml_path!["functions", key, "instantiate"])?;
+    let span = req.locate().key(&yaml_path!["functions", key, "instantiate"])?;
     if !is_identifier(name) {
         Some(Diagnostic::error(span, msg::bad_instantiate(name)).hint(msg::HINT_IDENTIFIER))
     } else if !f.takes_state() && f.native.is_some() {
@@ -690,7 +675,7 @@ fn instantiate_problem(req: &RunInput, key: &str, f: &Function) -> Option<Diagno
     } else if !f.takes_state() {
         Some(Diagnostic::error(span, msg::be_instantiate_without_state(&f.name, name)).hint(msg::HINT_BE_STATE))
     } else {
-        let at = req.config_file.as_ref().map(|c| c.value(req.map, &yaml_path!["functions", key, "instantiate"]))?;
+        let at = req.locate().value(&yaml_path!["functions", key, "instantiate"])?;
         creator::problem(req.config, f, name, at)
     }
 }
@@ -703,7 +688,7 @@ fn state_in_command_buffer(req: &RunInput, key: &str, f: &Function) -> Option<Di
     if !(f.options.command_buffer && f.native.is_none() && f.takes_state() && f.options.instantiate.is_some()) {
         return None;
     }
-    let span = config_span(req, &yaml_path!["functions", key, "command_buffer"])?;
+    let span = req.locate().key(&yaml_path!["functions", key, "command_buffer"])?;
     Some(Diagnostic::error(span, msg::state_in_command_buffer(&f.name)).hint(msg::HINT_STATE_COMMAND_BUFFER))
 }
 
@@ -743,7 +728,7 @@ fn fixed_rank_batching(req: &RunInput, key: &str, f: &Function) -> Option<Diagno
         }
         (None, None) => return None,
     };
-    let span = config_span(req, &yaml_path!["functions", key, "vmap_method"])?;
+    let span = req.locate().key(&yaml_path!["functions", key, "vmap_method"])?;
     Some(Diagnostic::error(span, message).hint(hint))
 }
 
@@ -885,7 +870,7 @@ fn check_dirs(
 ) {
     for (i, dir) in dirs.iter().enumerate() {
         if !req.root.join(dir).is_dir()
-            && let Some(span) = algorithms::value_span(req, &[section, &yaml_path![i]].concat())
+            && let Some(span) = req.locate().value(&[section, &yaml_path![i]].concat())
         {
             diags.push(Diagnostic::error(span, missing(dir)));
         }
@@ -898,7 +883,7 @@ fn check_link(req: &RunInput, diags: &mut Vec<Diagnostic>) {
     let link = &req.config.link;
     for (i, lib) in link.libs.iter().enumerate() {
         let plain = !lib.is_empty() && lib.chars().all(|c| c.is_ascii_alphanumeric() || "_-+.".contains(c));
-        if !plain && let Some(span) = algorithms::value_span(req, &yaml_path!["link", "libs", i]) {
+        if !plain && let Some(span) = req.locate().value(&yaml_path!["link", "libs", i]) {
             diags.push(Diagnostic::error(span, msg::bad_link_lib(lib)).hint(msg::HINT_LINK_LIB));
         }
     }

@@ -14,6 +14,7 @@
 
 pub(crate) mod abi;
 pub(crate) mod names;
+pub(crate) mod tune;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};

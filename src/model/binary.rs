@@ -1,7 +1,7 @@
 //! Precompiled kernels in the resolved model: what a checked binary
 //! kernel's handler does (which image, which symbol, the C arguments at
 //! their offsets, the host-side array checks, the launch dimensions).
-//! Made by `check` (`check/binaries.rs`); `target/xla_jax/binary.rs` prints it.
+//! Made by `check` (`check/library/binaries.rs`); `target/xla_jax/binary.rs` prints it.
 
 use std::fmt;
 

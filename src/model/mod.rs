@@ -560,6 +560,10 @@ pub(crate) struct FunctionOptions {
     /// takes the inputs and one tangent per float input and returns one
     /// tangent per output).
     pub(crate) jvp: Option<String>,
+    /// The backward pass as a Python function of the module's own
+    /// functions (`python_vjp: module:function`, checked): the Python
+    /// function is then a `jax.custom_vjp` whose backward pass calls it.
+    pub(crate) python_vjp: Option<PythonRule>,
     /// The handler zeroes the outputs before the kernel runs.
     pub(crate) zero_outputs: bool,
     /// A native kernel's per-executable state: the function (a checked
@@ -593,6 +597,25 @@ pub(crate) struct TransposeBind {
     pub(crate) by_position: bool,
 }
 
+/// A checked `python_vjp:` rule: `module:function`, each part made of
+/// Python identifiers (not keywords). `file` is the module's `.py` file
+/// beside begen.yaml, when there is one: its path (relative to the root)
+/// and its text, which the generated module carries and runs as that
+/// module; without one, the generated module imports `module` by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct PythonRule {
+    pub(crate) module: String,
+    pub(crate) function: String,
+    pub(crate) file: Option<(String, String)>,
+}
+
+impl PythonRule {
+    /// As begen.yaml writes it: `module:function`.
+    pub(crate) fn spec(&self) -> String {
+        format!("{}:{}", self.module, self.function)
+    }
+}
+
 /// A checked `vmap: fold`: for each folded input, its position among the
 /// inputs and the axis of the dimension; for each output, that axis.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -624,6 +647,7 @@ static DEFAULT_OPTIONS: FunctionOptions = FunctionOptions {
     transpose: Vec::new(),
     transpose_bind: Vec::new(),
     jvp: None,
+    python_vjp: None,
     zero_outputs: false,
     instantiate: None,
     shard: Vec::new(),
@@ -864,7 +888,7 @@ pub(crate) enum NativeBind {
 
 /// Where a function is placed in the library: its module and the variant
 /// of its source it is compiled in. Its symbols come later, after tuning
-/// (`check::symbols`).
+/// (`check::library::symbols`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct FunctionNames {
     /// The module it belongs to.
@@ -888,9 +912,9 @@ impl Function {
     /// A checked function with its names, where it is defined, its
     /// parameters and template consts, and what a precompiled kernel's
     /// handler launches. Its Python name starts as its own name (the module's
-    /// other names may rename it, `check::names`); its options are the
+    /// other names may rename it, `check::library::names`); its options are the
     /// defaults until begen.yaml's `functions:` entry is applied; its target,
-    /// symbols and instances are decided after tuning (`check::symbols`).
+    /// symbols and instances are decided after tuning (`check::library::symbols`).
     pub(crate) fn new(
         name: String,
         names: FunctionNames,
@@ -905,7 +929,7 @@ impl Function {
             py_name: name.clone(),
             name,
             module,
-            // Decided with every other symbol, after tuning (`check::symbols`).
+            // Decided with every other symbol, after tuning (`check::library::symbols`).
             target: String::new(),
             handler: String::new(),
             trampoline: String::new(),

@@ -410,7 +410,7 @@ pub(crate) fn shadows_py_module(name: &str) -> bool {
 /// function, module or parameter of one of these names would hide one, so
 /// it gets a `_` appended. Every name starting with `_begen` is reserved
 /// too (see [`is_py_reserved`]).
-pub(crate) const PY_RESERVED: [&str; 85] = [
+pub(crate) const PY_RESERVED: [&str; 86] = [
     // The module's own names (the template's and the runtime's).
     "register",
     "registry",
@@ -430,6 +430,7 @@ pub(crate) const PY_RESERVED: [&str; 85] = [
     "_BEGEN_TUNE",
     "_BEGEN_PARTITIONED",
     "_BEGEN_GRADS",
+    "_BEGEN_RULES",
     "_BEGEN_STATES",
     "_BEGEN_TUNE_FORMAT",
     "_BEGEN_TUNE_MAX_BYTES",

@@ -11,7 +11,6 @@ usage: python tests/gpu/check_native.py OUT_DIR
 """
 
 import sys
-import traceback
 
 import jax
 import jax.numpy as jnp
@@ -20,19 +19,7 @@ import numpy as np
 jax.config.update("jax_enable_x64", True)
 sys.path.insert(0, sys.argv[1])
 import gpu_native as m
-
-failed = []
-
-
-def check(name, fn):
-    try:
-        fn()
-    except Exception:  # every failure is reported, then the next check runs
-        failed.append(name)
-        print(f"FAIL {name}")
-        traceback.print_exc(limit=3)
-        return
-    print(f"PASS {name}")
+from gpu_checks import check, failed
 
 
 def raises(text, call):

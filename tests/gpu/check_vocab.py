@@ -14,7 +14,6 @@ usage: python tests/gpu/check_vocab.py OUT_DIR
 """
 
 import sys
-import traceback
 
 import jax
 import jax.numpy as jnp
@@ -22,19 +21,7 @@ import numpy as np
 
 sys.path.insert(0, sys.argv[1])
 import gpu_vocab as m  # noqa: E402
-
-failed = []
-
-
-def check(name, fn):
-    try:
-        fn()
-    except Exception:  # every failure is reported, then the next check runs
-        failed.append(name)
-        print(f"FAIL {name}")
-        traceback.print_exc(limit=3)
-        return
-    print(f"PASS {name}")
+from gpu_checks import check, failed
 
 
 def raises(error, text, call):

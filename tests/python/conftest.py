@@ -11,6 +11,7 @@ import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -78,6 +79,76 @@ def import_module(out_dir, name):
         return importlib.import_module(name)
     finally:
         sys.path.remove(str(out_dir))
+
+
+def counts_per_device(out_dir, module, kernel, serial=None):
+    """Calls `module.kernel(out=int32[1])`, a counter of a per-executable
+    state that reads the count, waits and writes it back one higher, in a
+    fresh process on 4 CPU devices; returns what each way of calling it
+    counted, by name (the per-device state tests):
+
+    - `shard_map`, `pmap`: 3 calls over the 4 devices, each call's counts;
+    - `threads`: one jitted call, then 4 threads calling it 50 times each:
+      the calls, the distinct counts, the least and the greatest;
+    - `threads_shard_map`: 4 threads calling the shard_map 5 times each:
+      per device, whether it read 45..64 once each;
+    - `serials`, with `serial` (a kernel that writes which state it got):
+      how many states the 4 shards of one shard_map call got."""
+    script = textwrap.dedent(
+        f"""
+        import sys, threading
+        import jax
+        jax.config.update("jax_num_cpu_devices", 4)
+        import numpy as np
+        from jax.sharding import PartitionSpec as P
+        sys.path.insert(0, {str(out_dir)!r})
+        import {module} as m
+        kernel = m.{kernel}
+        mesh = jax.make_mesh((4,), ("x",))
+        one = jax.ShapeDtypeStruct((1,), np.int32)
+        f = jax.jit(jax.shard_map(lambda: kernel(out=one), mesh=mesh, in_specs=(), out_specs=P("x")))
+        print("shard_map", [np.asarray(f()).tolist() for _ in range(3)])
+        g = jax.pmap(lambda i: kernel(out=one), axis_name="x")
+        print("pmap", [np.asarray(g(np.arange(4))).ravel().tolist() for _ in range(3)])
+        h = jax.jit(lambda: kernel(out=one))
+        got = [int(h()[0])]
+        def work():
+            for _ in range(50):
+                got.append(int(h()[0]))
+        threads = [threading.Thread(target=work) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print("threads", len(got), len(set(got)), min(got), max(got))
+        seen = []
+        def shards():
+            for _ in range(5):
+                seen.append(np.asarray(f()).tolist())
+        threads = [threading.Thread(target=shards) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        print("threads_shard_map", [sorted(row[d] for row in seen) == list(range(45, 65)) for d in range(4)])
+        if {serial!r} is not None:
+            s = jax.jit(jax.shard_map(lambda: getattr(m, {serial!r})(out=one), mesh=mesh, in_specs=(), out_specs=P("x")))
+            print("serials", len(set(np.asarray(s()).tolist())))
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    return dict(line.split(" ", 1) for line in proc.stdout.splitlines())
+
+
+PER_DEVICE_COUNTS = {
+    "shard_map": str([[42] * 4, [43] * 4, [44] * 4]),
+    "pmap": str([[42] * 4, [43] * 4, [44] * 4]),
+    "threads": "201 201 42 242",
+    "threads_shard_map": str([True] * 4),
+}
+"""What `counts_per_device` reads when each device has a state of its own
+and calls on one device take turns."""
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,7 @@ status, end to end on the CPU: tests/e2e/native built by the CLI."""
 
 import numpy as np
 import pytest
-from conftest import REPO, import_module, run_begen
+from conftest import PER_DEVICE_COUNTS, REPO, counts_per_device, import_module, run_begen
 
 # Runs in scripts/test.sh's jax lane too: under each older jax release.
 pytestmark = pytest.mark.jax_lane
@@ -13,7 +13,9 @@ pytestmark = pytest.mark.jax_lane
 def native(jax_cpu, tmp_path_factory):
     out = tmp_path_factory.mktemp("e2e_native")
     run_begen("build", REPO / "tests/e2e/native", "--out", out, "--quiet")
-    return import_module(out, "e2e_native")
+    m = import_module(out, "e2e_native")
+    m.out_dir = out
+    return m
 
 
 def like(jax, x):
@@ -71,12 +73,37 @@ def test_result_bound_as_input_by_its_token(native, jax_cpu):
 
 
 def test_per_executable_state(native, jax_cpu):
-    """XLA creates the state once per executable (the instantiate stage)
-    and hands it to each of its calls: a new executable starts at 42."""
+    """Each executable has a state of its own (on each device), made on
+    its first call and handed to each later one: a new executable starts
+    at 42."""
     f = jax_cpu.jit(native.ReadCounter)
     assert [int(f()) for _ in range(3)] == [42, 43, 44]
     g = jax_cpu.jit(lambda x: (x, native.ReadCounter()))
     assert int(g(1)[1]) == 42
+
+
+def test_state_not_made_fails_the_call(native, jax_cpu):
+    """A state is made on a device's first call: an error the instantiate
+    function returns fails that call with its code, and a null state is an
+    error naming the function (never a null `T*` for the kernel)."""
+    with pytest.raises(Exception, match="UNAVAILABLE: no state today"):
+        np.asarray(jax_cpu.jit(native.NativeNoState)())
+    with pytest.raises(Exception, match="INTERNAL: MakeNullState\\(\\) returned no state"):
+        np.asarray(jax_cpu.jit(native.NativeNullState)())
+
+
+def test_each_device_has_its_own_native_state(native):
+    """A `T*` state is per device too: XLA hands the shards of a shard_map
+    and of a pmap over 4 CPU devices one instance at once, and the glue
+    gives each device a `T` of its own, made on its first call, so 3 calls
+    count 42, 43, 44 on each device (one shared state counts 42..53 over
+    the 12 shards). NativeSlowCounter reads the count, waits a millisecond
+    and writes it back one higher: threads calling one jitted function take
+    turns on its device's state, so 201 calls read 201 counts, and 20 calls
+    of the shard_map from 4 threads read 20 counts per device; the 4 shards
+    of one shard_map call get 4 states."""
+    got = counts_per_device(native.out_dir, "e2e_native", "NativeSlowCounter", serial="NativeStateSerial")
+    assert got == {**PER_DEVICE_COUNTS, "serials": "4"}
 
 
 @pytest.mark.parametrize("name", ["ScaleImpl", "checked_copy", "returns_error", "arg_check"])

@@ -2,13 +2,9 @@
 (`T& state`, created by begen.yaml's `instantiate:` function), end to end
 on the CPU: tests/e2e/vocab_state built by the CLI."""
 
-import subprocess
-import sys
-import textwrap
-
 import numpy as np
 import pytest
-from conftest import REPO, import_module, run_begen
+from conftest import PER_DEVICE_COUNTS, REPO, counts_per_device, import_module, run_begen
 
 # Runs in scripts/test.sh's jax lane too: under each older jax release.
 pytestmark = pytest.mark.jax_lane
@@ -61,51 +57,4 @@ def test_each_device_has_its_own_state(state):
     the count, waits a millisecond and writes it back one higher, so calls
     that overlapped would read one count twice; 201 calls read 201 counts,
     and 20 calls of the shard_map from 4 threads read 20 counts per device."""
-    script = textwrap.dedent(
-        f"""
-        import sys, threading
-        import jax
-        jax.config.update("jax_num_cpu_devices", 4)
-        import numpy as np
-        from jax.sharding import PartitionSpec as P
-        sys.path.insert(0, {str(state.out_dir)!r})
-        import e2e_vocab_state as m
-        mesh = jax.make_mesh((4,), ("x",))
-        one = jax.ShapeDtypeStruct((1,), np.int32)
-        f = jax.jit(jax.shard_map(lambda: m.SlowCounter(out=one), mesh=mesh, in_specs=(), out_specs=P("x")))
-        print("shard_map", [np.asarray(f()).tolist() for _ in range(3)])
-        g = jax.pmap(lambda i: m.SlowCounter(out=one), axis_name="x")
-        print("pmap", [np.asarray(g(np.arange(4))).ravel().tolist() for _ in range(3)])
-        h = jax.jit(lambda: m.SlowCounter(out=jax.ShapeDtypeStruct((), np.int32)))
-        got = [int(h())]
-        def work():
-            for _ in range(50):
-                got.append(int(h()))
-        threads = [threading.Thread(target=work) for _ in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        print("threads", len(got), len(set(got)), min(got), max(got))
-        # Threads calling the shard_map at once: each device's calls take
-        # turns on its own state, so every device reads 42..61 once each.
-        seen = []
-        def shards():
-            for _ in range(5):
-                seen.append(np.asarray(f()).tolist())
-        threads = [threading.Thread(target=shards) for _ in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        print("threads_shard_map", [sorted(row[d] for row in seen) == list(range(45, 65)) for d in range(4)])
-        """
-    )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=False)
-    assert proc.returncode == 0, proc.stderr
-    lines = dict(line.split(" ", 1) for line in proc.stdout.splitlines())
-    per_device = str([[42] * 4, [43] * 4, [44] * 4])
-    assert lines["shard_map"] == per_device, proc.stdout
-    assert lines["pmap"] == per_device, proc.stdout
-    assert lines["threads"] == "201 201 42 242", proc.stdout
-    assert lines["threads_shard_map"] == str([True] * 4), proc.stdout
+    assert counts_per_device(state.out_dir, "e2e_vocab_state", "SlowCounter") == PER_DEVICE_COUNTS

@@ -441,6 +441,30 @@ def test_a_torch_only_wheel_ships_and_requires_no_jax(hatch, tmp_path, jax_cpu, 
     assert data["dependencies"] == [f"torch>={hatch.TORCH_FLOOR}"], data["dependencies"]
 
 
+def test_a_torch_only_wheel_builds_with_no_jax_anywhere(hatch, tmp_path, monkeypatch):
+    # The build's Python is the torch venv's, which has no jax, and no XLA
+    # FFI headers are named: `targets = ["torch"]` builds torch alone
+    # (`begen build --target torch`), which needs neither, and writes no
+    # jax file.
+    torch_py = torch_python()
+    monkeypatch.setenv("BEGEN_PYTHON", str(torch_py))
+    monkeypatch.setenv("BEGEN_TORCH_PYTHON", str(torch_py))
+    monkeypatch.delenv("XLA_FFI_INCLUDE_DIR", raising=False)
+    project(tmp_path)
+    h = hook(hatch, tmp_path, packages=["src/vecops"], destination="vecops", name="_kernels", targets=["torch"])
+    data = build_data()
+    h._initialize("standard", data)
+    (command,) = [m for m in h.app.infos if m.startswith("begen hook: ") and " build " in m]
+    assert command.endswith(" --target torch"), command
+    shipped = sorted(v.split("/")[-1] for v in data["force_include"].values())
+    assert shipped == ["_kernels_torch.py", "_kernels_torch.pyi", "lib_kernels_torch.so"], shipped
+    out = tmp_path / ".hatch/begen/out"
+    assert sorted(p.name for p in out.iterdir() if p.is_file()) == shipped, sorted(out.iterdir())
+    assert data["dependencies"] == [f"torch>={hatch.TORCH_FLOOR}"], data["dependencies"]
+    record = json.loads((out.parent / "begen.json").read_text())
+    assert (record["targets"], record["platform"], record["jaxlib"]) == (["torch"], "cpu", None), record
+
+
 def test_the_torch_floor_is_begens(hatch):
     import re
 

@@ -1,7 +1,7 @@
 """Bad inputs every reader of a tuning table must refuse alike: the module's
 call-time reader (begen_runtime/tuning.py), `begen tune` (which reads with
 the module's reader) and the build's check of a shipped table
-(src/check/tune.rs). Each test that reads tables feeds all of these.
+(src/check/options/tune.rs). Each test that reads tables feeds all of these.
 
 `make_kind(path, kind)` makes each kind of path that is no regular file.
 """

@@ -98,13 +98,31 @@ class Built:
         self.module = module
 
 
-def build(tmp_path_factory, tree, name, target=("--target", "jax,torch")):
-    """Builds `tree` for jax and torch (`target=()`: as its begen.yaml's
-    `targets:` says)."""
-    out = tmp_path_factory.mktemp(name)
-    cache = tmp_path_factory.getbasetemp() / "begen-cache"
-    proc = run_begen("build", tree, "--out", out, *target, "-q", cache=cache)
-    return Built(out, proc.stderr, import_module(out, f"{name}_torch"))
+# Where build() keeps its work files, across sessions (the torch lane runs
+# one session per torch release, on the same trees).
+WORK = REPO / "target" / "torch-test-work"
+
+# (tree, name, targets) -> Built: each tree is built once per pytest session.
+_BUILT = {}
+
+
+def build(tmp_path_factory, tree, name, targets="jax,torch"):
+    """Builds `tree` as library `name` for `targets` (None: as its
+    begen.yaml's `targets:` says), once per pytest session: a second call
+    with the same tree, name and targets returns the first's `Built` (its
+    torch module is imported once; a second import of the same namespace
+    would register its ops again)."""
+    key = (str(Path(tree).resolve()), name, targets)
+    if key not in _BUILT:
+        out = tmp_path_factory.mktemp(name)
+        cache = tmp_path_factory.getbasetemp() / "begen-cache"
+        target = () if targets is None else ("--target", targets)
+        # The work files (objects) outlive the session: the next session,
+        # under the other torch, compiles only what changed (the torch TU).
+        work = ("--work-dir", WORK)
+        proc = run_begen("build", tree, "--out", out, "--name", name, *target, *work, "-q", cache=cache)
+        _BUILT[key] = Built(out, proc.stderr, import_module(out, f"{name}_torch"))
+    return _BUILT[key]
 
 
 @pytest.fixture(scope="session")

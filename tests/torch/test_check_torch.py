@@ -104,6 +104,10 @@ def test_check_torch_draws_templates_in_float64_and_each_const(typed, torch):
     assert report.drawn["scale"][0] == "n=3 s=0.75 T=float64"
     assert report.drawn["repeat"] == ["n=3 TIMES=1", "n=3 TIMES=2", "n=17 TIMES=3", "n=17 TIMES=1"]
     assert report.drawn["matvec"] == ["m=3 k=4", "m=17 k=33"]
+    # out= ops are skipped by name, never passed silently.
+    for name in ("tile_out", "untyped_out"):
+        row = rows(report, name)[("-", "-")]
+        assert row.result == "skipped" and row.note.startswith("an out= op"), report
 
 
 def test_check_torch_fails_a_wrong_backward_kernel(checked, torch):

@@ -106,15 +106,145 @@ def test_a_sparse_tensor_never_reaches_the_kernel(typed, torch):
 
 
 def test_kernels_it_cannot_express_are_left_out_by_name(typed):
-    for name, why in [
-        ("fill", "no tensor input"),
-        ("tile", "dimension 'r' is not known from the inputs"),
-        ("untyped", "no typed contract"),
-    ]:
-        assert f"warning: the torch target leaves out kernel '{name}': " in typed.stderr
-        assert why in typed.stderr
-        assert not hasattr(typed.module, name)
+    assert "warning: the torch target leaves out kernel 'fill': " in typed.stderr
+    assert "no tensor input" in typed.stderr
+    assert not hasattr(typed.module, "fill")
+    # Outputs the inputs do not size make an out= op, not a warning.
+    for name in ("tile", "untyped"):
+        assert f"leaves out kernel '{name}'" not in typed.stderr
+        assert name in typed.module.__all__
     assert typed.module.__all__[:1] == ["NAMESPACE"]
+
+
+# ---- out=: outputs the caller gives ------------------------------------------
+
+
+class Spec:
+    """A jax.ShapeDtypeStruct-like spec: a shape and a dtype."""
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = shape, dtype
+
+
+def test_out_ops_write_the_callers_outputs(typed, torch):
+    m = typed.module
+    x = torch.arange(3, dtype=torch.float32)
+    want = np.repeat(x.numpy()[:, None], 4, axis=1)
+    # A spec: a new tensor on the inputs' device, its dims read from it.
+    for dtype in (torch.float32, np.float32, "float32"):
+        got = m.tile(x, out=Spec((3, 4), dtype))
+        assert got.shape == (3, 4) and got.dtype == torch.float32
+        np.testing.assert_array_equal(got.numpy(), want)
+    # A tensor: written in place and returned.
+    o = torch.full((3, 4), -1.0)
+    assert m.tile(x, out=o) is o
+    np.testing.assert_array_equal(o.numpy(), want)
+    # No contract at all: any shape, the dtype the tensors have.
+    y = torch.empty(2, 3)
+    assert m.untyped(torch.ones(2, 3), a=2.5, out=y) is y
+    np.testing.assert_array_equal(y.numpy(), np.full((2, 3), 2.5))
+    np.testing.assert_array_equal(m.untyped(x, a=2.0, out=Spec((3,), torch.float32)).numpy(), 2 * x.numpy())
+    with pytest.raises(TypeError, match="required keyword-only argument: 'out'"):
+        m.tile(x)
+    # The stub says what out= takes, and parses.
+    stub = (typed.out / "e2e_typed_torch.pyi").read_text()
+    assert "def tile(x: _torch.Tensor, /, *, out: _torch.Tensor | _OutSpec) -> _torch.Tensor: ..." in stub
+    __import__("ast").parse(stub)
+
+
+@pytest.mark.parametrize(
+    "call, error, message",
+    [
+        (
+            lambda m, t: m.tile(t.zeros(3), out=t.empty(4, 2)),
+            RuntimeError,
+            "tile: dimension 'n' is 3 (parameter 'x', axis 0) but parameter 'out' has 4 at axis 0",
+        ),
+        (
+            lambda m, t: m.tile(t.zeros(3), out=t.empty(3)),
+            RuntimeError,
+            "tile: parameter 'out' must have rank 2, got shape [3]",
+        ),
+        (
+            lambda m, t: m.tile(t.zeros(3), out=Spec((3, 2), t.float64)),
+            RuntimeError,
+            "tile: parameter 'out' must be float32, got float64",
+        ),
+        (
+            lambda m, t: m.tile(t.zeros(3), out=t.empty(2, 3).t()),
+            RuntimeError,
+            "tile: parameter 'out' must be contiguous",
+        ),
+        (
+            lambda m, t: m.tile(t.zeros(3), out=t.empty(3, 2, device="meta")),
+            ValueError,
+            "tile: output 'out' is on meta, but the inputs are on cpu",
+        ),
+        (
+            lambda m, t: m.tile(t.zeros(3), out=(3, 2)),
+            TypeError,
+            "tile: out= takes a tensor or a spec with .shape and .dtype; got tuple for output 'out'",
+        ),
+        (
+            lambda m, t: m.tile(t.zeros(3), out=Spec((3, 2), "float128")),
+            TypeError,
+            "tile: output 'out': dtype 'float128' is no torch dtype",
+        ),
+        (
+            lambda m, t: m.untyped(t.zeros(3, dtype=t.float8_e4m3fn), a=1.0, out=t.empty(3)),
+            RuntimeError,
+            "untyped: parameter 'x' has a dtype begen kernels do not take",
+        ),
+        (
+            lambda m, t: m.untyped(t.zeros(3, requires_grad=True), a=1.0, out=t.empty(3)),
+            NotImplementedError,
+            "untyped: no autograd for an op whose outputs the caller gives (out=)",
+        ),
+    ],
+)
+def test_a_wrong_out_is_refused_naming_kernel_and_output(typed, torch, call, error, message):
+    with pytest.raises(error) as e:
+        call(typed.module, torch)
+    assert message in str(e.value)
+
+
+def test_the_out_op_itself_checks_the_outputs_device(typed, torch):
+    # The op called directly: a CPU kernel's output on another device.
+    # torch dispatches it to the fake (meta outranks CPU), which refuses it.
+    with pytest.raises(ValueError, match="tile: output 'out' is on meta, but the inputs are on cpu"):
+        torch.ops.e2e_typed.tile_out(torch.zeros(3), out=torch.empty(3, 2, device="meta"))
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_out_ops_compile_fullgraph(typed, torch, backend):
+    torch._dynamo.reset()
+    m = typed.module
+    x = torch.arange(3, dtype=torch.float32)
+    f = torch.compile(lambda x: m.tile(x, out=Spec((3, 4), torch.float32)) * 2, fullgraph=True, backend=backend)
+    np.testing.assert_array_equal(f(x).numpy(), 2 * np.repeat(x.numpy()[:, None], 4, axis=1))
+
+    # A graph input mutated by the op: functionalized, copied back.
+    def g(x, y):
+        m.untyped(x, a=3.0, out=y)
+        return y + 1
+
+    y = torch.zeros(3)
+    got = torch.compile(g, fullgraph=True, backend=backend)(x, y)
+    np.testing.assert_array_equal(y.numpy(), 3 * x.numpy())
+    np.testing.assert_array_equal(got.numpy(), 3 * x.numpy() + 1)
+
+
+@pytest.mark.parametrize(
+    "name, args, kwargs",
+    [
+        ("tile_out", lambda t: (t.randn(5),), lambda t: {"out": t.empty(5, 3)}),
+        ("untyped_out", lambda t: (t.randn(2, 3),), lambda t: {"a": 1.5, "y": t.empty(2, 3)}),
+    ],
+)
+def test_opcheck_out_ops(typed, torch, name, args, kwargs):
+    op = getattr(torch.ops.e2e_typed, name).default
+    result = torch.library.opcheck(op, args(torch), kwargs(torch))
+    assert set(result.values()) == {"SUCCESS"}, result
 
 
 # ---- torch.library.opcheck: schema, fake, autograd registration, AOT ------
@@ -218,7 +348,7 @@ def grads(torch, tmp_path_factory):
     (tree / "begen.yaml").write_text(
         "name: t_grads\ntargets: [jax, torch]\nfunctions:\n  sq: {vjp: sq_bwd, residuals: [r]}\n  bad: {vjp: bad_bwd}\n"
     )
-    return build(tmp_path_factory, tree, "t_grads", target=()).module
+    return build(tmp_path_factory, tree, "t_grads", targets=None).module
 
 
 def test_residuals_are_saved_and_not_returned(grads, torch):
@@ -288,6 +418,9 @@ def test_jax_and_torch_give_the_same_numbers(typed, torch, tmp_path):
         d = {str(tmp_path)!r}
         np.save(d + "/matvec.npy", np.asarray(m.matvec(np.load(d + "/A.npy"), np.load(d + "/v.npy"))))
         np.save(d + "/scale.npy", np.asarray(m.scale(np.load(d + "/x.npy"), s=0.3)))
+        v = np.load(d + "/v.npy")
+        np.save(d + "/tile.npy", np.asarray(m.tile(v, out=jax.ShapeDtypeStruct((4, 3), "float32"))))
+        np.save(d + "/untyped.npy", np.asarray(m.untyped(v, a=0.7, out=jax.ShapeDtypeStruct((4,), "float32"))))
         """
     )
     proc = subprocess.run([jax_python(), "-c", script], capture_output=True, text=True, check=False)
@@ -296,6 +429,11 @@ def test_jax_and_torch_give_the_same_numbers(typed, torch, tmp_path):
     from_jax = np.load(tmp_path / "matvec.npy")
     np.testing.assert_array_equal(m.matvec(torch.from_numpy(A), torch.from_numpy(v)).numpy(), from_jax)
     np.testing.assert_array_equal(m.scale(torch.from_numpy(x), s=0.3).numpy(), np.load(tmp_path / "scale.npy"))
+    # out= ops: the JAX side's ShapeDtypeStruct, torch's tensor or spec.
+    tv = torch.from_numpy(v)
+    np.testing.assert_array_equal(m.tile(tv, out=torch.empty(4, 3)).numpy(), np.load(tmp_path / "tile.npy"))
+    got = m.untyped(tv, a=0.7, out=Spec((4,), torch.float32)).numpy()
+    np.testing.assert_array_equal(got, np.load(tmp_path / "untyped.npy"))
 
 
 def test_torch_alone_builds_without_jax_and_writes_only_its_files(torch, tmp_path):

@@ -10,13 +10,19 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "begen/abi.h"
 #include "begen/status.h"
+#include "begen/trampoline.h"
 #include "xla/ffi/api/ffi.h"
 
 namespace begen {
@@ -87,6 +93,77 @@ BEGEN_HIDDEN inline xla::ffi::Error not_aliased(const char* function, const char
                                "' updated in place, but XLA passed them as two buffers: call it with "
                                "input_output_aliases (the generated function does)");
 }
+
+/// The per-executable state of a kernel with XLA FFI's types (`T* state`),
+/// one `T` per device. XLA instantiates an executable once and hands its
+/// one instance to the calls of every device it runs on (the shards of a
+/// `shard_map` or `pmap`) and of every thread at once, so the handler binds
+/// this holder and the ordinal of the device the call runs on, and hands
+/// the kernel that device's `T`: made by the `instantiate:` function on the
+/// device's first call, and made and destroyed with that device current in
+/// a CUDA source. The handler holds the device's `turn` across the kernel's
+/// call: calls on one device take turns, other devices' calls do not wait.
+template <typename T>
+class BEGEN_HIDDEN DeviceStates {
+public:
+    struct Device {
+        std::unique_ptr<T> state;
+        std::mutex turn;
+    };
+    DeviceStates() = default;
+    DeviceStates(const DeviceStates&) = delete;
+    DeviceStates& operator=(const DeviceStates&) = delete;
+    ~DeviceStates() {
+        for (size_t d = 0; d < devices_.size(); ++d) {
+            if (devices_[d] == nullptr) continue;
+            const ::begen::tr::DeviceScope freeing(static_cast<int32_t>(d));
+            devices_[d].reset();
+        }
+    }
+
+    /// The state of `device`, made by `make()` (an `ErrorOr<unique_ptr<T>>`
+    /// that names `function` in its errors) on the device's first call;
+    /// null with the failure in `*failure` if making it failed (a later call
+    /// tries again).
+    template <typename Make>
+    Device* on(int32_t device, Make make, const char* function, xla::ffi::Error* failure) {
+        if (device < 0 || device >= 65536) {
+            *failure = xla::ffi::Error(xla::ffi::ErrorCode::kInternal,
+                                       std::string(function) + ": XLA gave no device ordinal in 0..65535 for this call");
+            return nullptr;
+        }
+        const std::lock_guard<std::mutex> lock(devices_lock_);
+        if (devices_.size() <= static_cast<size_t>(device)) devices_.resize(static_cast<size_t>(device) + 1);
+        std::unique_ptr<Device>& d = devices_[static_cast<size_t>(device)];
+        if (d == nullptr) {
+            // What `make()` allocates (cudaMalloc) belongs to the device it is made for.
+            const ::begen::tr::DeviceScope making(device);
+            if (!making.ok()) {
+                *failure = xla::ffi::Error(xla::ffi::ErrorCode::kInternal,
+                                           std::string(function) + ": cannot make the state's device current");
+                return nullptr;
+            }
+            xla::ffi::ErrorOr<std::unique_ptr<T>> made = make();
+            if (made.has_error()) {
+                *failure = made.error();
+                return nullptr;
+            }
+            if (made.value() == nullptr) {
+                *failure = xla::ffi::Error(xla::ffi::ErrorCode::kInternal, std::string(function) + "() returned no state");
+                return nullptr;
+            }
+            auto here = std::make_unique<Device>();
+            here->state = std::move(made.value());
+            d = std::move(here);
+        }
+        return d.get();
+    }
+
+private:
+    std::mutex devices_lock_;
+    // By device ordinal.
+    std::vector<std::unique_ptr<Device>> devices_;
+};
 
 }  // namespace native
 }  // namespace begen

@@ -56,6 +56,42 @@ BEGEN_HIDDEN inline void zero_output(const TensorArg& t, int64_t stream) {
 #endif
 }
 
+/// In a CUDA source, makes `device` the current device for its scope and
+/// then the device current before it again; elsewhere it does nothing. A
+/// per-executable state is made and destroyed inside one, so what it
+/// allocates and frees (cudaMalloc, cudaFree) is its own device's memory.
+class BEGEN_HIDDEN DeviceScope {
+public:
+    explicit DeviceScope(int32_t device) noexcept {
+#if defined(__CUDACC__)
+        switched_ = cudaGetDevice(&previous_) == cudaSuccess && cudaSetDevice(device) == cudaSuccess;
+#else
+        (void)device;
+#endif
+    }
+    DeviceScope(const DeviceScope&) = delete;
+    DeviceScope& operator=(const DeviceScope&) = delete;
+    ~DeviceScope() {
+#if defined(__CUDACC__)
+        if (switched_) (void)cudaSetDevice(previous_);
+#endif
+    }
+    /// Whether `device` is current (always outside CUDA sources).
+    bool ok() const noexcept {
+#if defined(__CUDACC__)
+        return switched_;
+#else
+        return true;
+#endif
+    }
+
+private:
+#if defined(__CUDACC__)
+    int previous_ = 0;
+    bool switched_ = false;
+#endif
+};
+
 /// Zeroes every output of a variadic list (`zero_outputs`).
 BEGEN_HIDDEN inline void zero_outputs(const TensorList& l, int64_t stream) {
     for (int64_t k = 0; k < l.size; ++k) zero_output(l.items[k], stream);

@@ -1564,3 +1564,35 @@ pub(crate) fn transpose_args_count(subject: &str, given: usize, kernel: &str, ta
 pub(crate) const TRANSPOSE_BIND_NOTE: &str = "where binding by position is meant, say `by_position: true` \
      (`transpose: {p: {kernel: k, by_position: true}}`); to call the kernel with other arguments, name them with \
      `args: [...]`";
+
+// ---- python_vjp: derivative rules in Python ----
+
+pub(crate) fn python_rule_form(spec: &str) -> String {
+    let spec = q(spec);
+    format!(
+        "`python_vjp: {spec}` is not `module:function`: a module (Python identifiers joined by `.`) and a function \
+         (a Python identifier), neither a Python keyword"
+    )
+}
+
+pub(crate) const HINT_PYTHON_RULE: &str = "name a function of a `.py` file beside begen.yaml (`python_vjp: \
+     rules:solve_vjp` for `def solve_vjp` in rules.py) or of a module Python imports";
+
+pub(crate) fn python_rule_beside(function: &str, key: &str) -> String {
+    let (function, key) = (q(function), q(key));
+    format!(
+        "'{function}' has both `python_vjp` and `{key}`: its derivative is either a Python function of the module's \
+         functions (`python_vjp`) or declared by kernels (`{key}`), not both"
+    )
+}
+
+pub(crate) fn python_rule_missing(spec: &str, file: &str, function: &str, near: Option<&str>) -> String {
+    let (spec, file, function) = (q(spec), q(file), q(function));
+    let more = did_you_mean(near);
+    format!("`python_vjp: {spec}`: {file} defines no top-level function '{function}'{more}")
+}
+
+pub(crate) fn python_rule_unreadable(file: &str, why: &str) -> String {
+    let (file, why) = (q(file), q(why));
+    format!("`python_vjp` names {file}, which cannot be read as UTF-8 Python source: {why}")
+}

@@ -25,7 +25,7 @@ pub(crate) fn state_without_instantiate(func: &str) -> String {
 
 pub(crate) const HINT_INSTANTIATE: &str = "name the function that creates the state in begen.yaml: \
      `functions: {kernel: {instantiate: make_state}}`, where `ffi::ErrorOr<std::unique_ptr<T>> make_state()` \
-     and the kernel takes `T*` (T has a `static xla::ffi::TypeId id`)";
+     and the kernel takes `T*`";
 
 pub(crate) fn bad_instantiate(name: &str) -> String {
     let name = q(name);

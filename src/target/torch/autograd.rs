@@ -51,13 +51,13 @@ pub(super) struct Rule {
 /// the reason when a kernel it needs is left out.
 pub(super) fn rule(fwd: &Op<'_>, ops: &[Op<'_>]) -> Option<Result<Rule, String>> {
     let f = fwd.f;
-    let find = |name: &str| {
-        let name = name.rsplit('.').next().unwrap_or(name);
-        ops.iter().position(|o| o.f.name == name && o.f.module == f.module)
-    };
+    let find = |name: &str, role: &str| super::locate(ops, f, name, role);
     if let Some(j) = &f.options.jvp {
         // The tangent kernel takes the inputs, then one tangent per float input.
-        let Some(t) = find(j) else { return Some(Err(format!("its tangent kernel '{j}' is left out"))) };
+        let t = match find(j, "tangent kernel") {
+            Ok(t) => t,
+            Err(e) => return Some(Err(e)),
+        };
         let tangent = &ops[t];
         if tangent.f.options.transpose.is_empty() {
             return None;
@@ -77,7 +77,7 @@ pub(super) fn rule(fwd: &Op<'_>, ops: &[Op<'_>]) -> Option<Result<Rule, String>>
 /// inputs is in the forward (the forward itself, or its tangent kernel).
 fn terms(
     op: &Op<'_>,
-    find: &dyn Fn(&str) -> Option<usize>,
+    find: &dyn Fn(&str, &str) -> Result<usize, String>,
     at: &dyn Fn(usize) -> Arg,
     tangents_only: bool,
 ) -> Result<Vec<Term>, String> {
@@ -87,7 +87,7 @@ fn terms(
     for (param, kernel) in &f.options.transpose {
         let names = group_key(param).unwrap_or_else(|| vec![param.clone()]);
         let inside: Vec<usize> = names.iter().filter_map(|p| index(p)).collect();
-        let Some(k) = find(kernel) else { return Err(format!("its transpose kernel '{kernel}' is left out")) };
+        let k = find(kernel, "transpose kernel")?;
         let named = f.options.transpose_bind.iter().find(|b| b.param == *param).and_then(|b| b.args.as_ref());
         // The other inputs in order, then the cotangents, as the JAX side
         // passes them; or the arguments begen.yaml names (checked).
@@ -139,8 +139,8 @@ pub(super) fn py(ns: &str, fwd: &Op<'_>, rule: &Rule, ops: &[Op<'_>], out: &mut 
     let name = &fwd.name;
     let _ = writeln!(out, "def _setup_{name}(ctx, inputs, output, keyword_only_inputs=None):");
     let _ = writeln!(out, "    ctx.save_for_backward(*inputs[:{n}])");
-    for p in &fwd.attrs {
-        let _ = writeln!(out, "    ctx.{0} = keyword_only_inputs[{1}]", p.py_name, pylit(&p.py_name));
+    for name in fwd.attrs.iter().map(|p| p.py_name.to_string()).chain(fwd.value_consts().map(|k| k.py_name.clone())) {
+        let _ = writeln!(out, "    ctx.{0} = keyword_only_inputs[{1}]", name, pylit(&name));
     }
     let _ = writeln!(out, "\n");
     let _ = writeln!(out, "def _backward_{name}(ctx, *grads):");
@@ -166,6 +166,7 @@ pub(super) fn py(ns: &str, fwd: &Op<'_>, rule: &Rule, ops: &[Op<'_>], out: &mut 
                 args.push(format!("{}=ctx.{}", p.py_name, own.py_name));
             }
         }
+        args.extend(super::shared_consts(fwd, t));
         let _ = writeln!(out, "    if {}:", need.join(" or "));
         let _ = writeln!(out, "        _begen_g = _torch.ops.{ns}.{}({})", t.name, args.join(", "));
         let _ = writeln!(out, "        _begen_g = _begen_g if isinstance(_begen_g, tuple) else (_begen_g,)");

@@ -11,6 +11,8 @@
 //!         "platform": "cpu",
 //!         "args": (("x", ("T",), ("n",)),),   # tensor inputs: (name, dtype, dims)
 //!         "inout": (),                   # inputs updated in place
+//!         "out": (),                     # an out= op's outputs, the caller's: (name, dtype, dims),
+//!                                        # None where the contract says nothing
 //!         "types": {"T": ("float32", "float64")},
 //!         "consts": (("TIMES", "int", (1, 2)),),   # value constants: (keyword, kind, values)
 //!         "attrs": (("scale", "float", 1.0),),     # (keyword, kind, default or None)
@@ -54,21 +56,27 @@ pub(super) fn emit(ops: &[Op<'_>], kept: &[usize], pairs: &[(usize, usize)], py:
 /// The fields of one op's entry, each a literal.
 fn entry(op: &Op<'_>, bwd: Option<&Op<'_>>) -> Vec<(&'static str, String)> {
     let f = op.f;
-    let args = PyLit::tuple(op.inputs.iter().map(|p| {
+    // (name, dtype, dims): None for what the contract does not say.
+    let contract = |p: &&crate::model::Param| {
         let c = p.token.contract();
-        let dtype = match c.map(|c| &c.dtype) {
+        let dtype = match super::known_dtype(f, p) {
             Some(ElementType::Dtype(t)) => PyLit::Str(t.as_str().to_string()),
             Some(ElementType::Param(k)) => PyLit::strs([k]),
             None => PyLit::Raw("None".into()),
         };
-        let dims = PyLit::tuple(c.and_then(|c| c.dims.as_ref()).into_iter().flatten().map(|d| match d {
-            Extent::Named(n) => PyLit::Str(n.clone()),
-            Extent::Fixed(n) => PyLit::Raw(n.to_string()),
-            // Refused by `Op::of`: never written.
-            Extent::Rest(_) => PyLit::Raw("None".into()),
-        }));
-        PyLit::tuple([PyLit::Str(p.py_name.to_string()), dtype, dims])
-    }));
+        let dims = match c.and_then(|c| c.dims.as_ref()) {
+            Some(dims) => PyLit::tuple(dims.iter().map(|d| match d {
+                Extent::Named(n) => PyLit::Str(n.clone()),
+                Extent::Fixed(n) => PyLit::Raw(n.to_string()),
+                // Refused by `Op::of`: never written.
+                Extent::Rest(_) => PyLit::Raw("None".into()),
+            })),
+            None => PyLit::Raw("None".into()),
+        };
+        PyLit::tuple([PyLit::Str(op.tname(p).to_string()), dtype, dims])
+    };
+    let args = PyLit::tuple(op.inputs.iter().map(contract));
+    let outs = PyLit::tuple(op.outs.iter().map(contract));
     let inout = PyLit::strs(op.inputs.iter().filter(|p| matches!(p.token, Token::InOut(_))).map(|p| &*p.py_name));
     let types: Vec<String> = f
         .consts
@@ -103,6 +111,7 @@ fn entry(op: &Op<'_>, bwd: Option<&Op<'_>>) -> Vec<(&'static str, String)> {
         ("platform", py_str(f.platform.as_str())),
         ("args", args.to_string()),
         ("inout", inout.to_string()),
+        ("out", outs.to_string()),
         ("types", format!("{{{}}}", types.join(", "))),
         ("consts", consts.to_string()),
         ("attrs", attrs.to_string()),

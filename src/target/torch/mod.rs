@@ -36,6 +36,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::model::{AttrType, ConstKind, ElementType, Extent, Function, Library, Param, Platform, ScalarKind, Token};
+use crate::model::{is_py_keyword, is_py_reserved};
 
 /// The oldest PyTorch whose stable ABI the registration TU is compiled for
 /// (`TORCH_TARGET_VERSION`): major and minor.
@@ -92,6 +93,8 @@ enum DimSource {
     Input(usize, usize),
     /// An integer attribute of that name.
     Attr(String),
+    /// Output `out` (index among the op's caller-given outputs), axis.
+    Out(usize, usize),
 }
 
 /// One kernel as the torch op sees it.
@@ -103,6 +106,13 @@ struct Op<'a> {
     inputs: Vec<&'a Param>,
     /// Outputs the op allocates (`ret`), in signature order.
     rets: Vec<&'a Param>,
+    /// Outputs the caller gives (`ret`, in signature order), written in
+    /// place: every output of a kernel where one output's dtype or shape
+    /// is not known from the inputs and attributes (the out= op).
+    outs: Vec<&'a Param>,
+    /// The Python (and schema) names of `outs`: their own where free, with
+    /// `_` appended while a Python keyword or another parameter's name.
+    out_names: Vec<String>,
     /// Scalar attributes, in signature order.
     attrs: Vec<&'a Param>,
     /// Where each named dimension is first read from.
@@ -178,23 +188,23 @@ impl<'a> Op<'a> {
         let mut inputs = Vec::new();
         let mut rets = Vec::new();
         let mut attrs = Vec::new();
+        // Why the caller must give the outputs (out=), if they must.
+        let mut needs_out = false;
         for p in &f.params {
             match &p.token {
                 Token::Arg(c) | Token::Ret(c) | Token::InOut(c) => {
-                    let Some(c) = c else {
-                        return Err(format!(
-                            "parameter '{}' has no typed contract (an untyped tensor's shape is not known to the op)",
-                            p.name
-                        ));
-                    };
-                    let Some(dims) = &c.dims else {
-                        return Err(format!("parameter '{}' has a dtype but no shape", p.name));
-                    };
-                    if dims.iter().any(|d| matches!(d, Extent::Rest(_))) {
+                    // An input without a contract (or without a shape) is
+                    // checked for what is known: its dtype, if any, and its
+                    // placement; an output without them is the caller's.
+                    let dims = c.as_ref().and_then(|c| c.dims.as_ref());
+                    if dims.is_some_and(|d| d.iter().any(|d| matches!(d, Extent::Rest(_)))) {
                         return Err(format!("parameter '{}' has leading dimensions (`...`)", p.name));
                     }
                     match p.token {
-                        Token::Ret(_) => rets.push(p),
+                        Token::Ret(_) => {
+                            needs_out |= dims.is_none();
+                            rets.push(p);
+                        }
                         _ => inputs.push(p),
                     }
                 }
@@ -242,28 +252,47 @@ impl<'a> Op<'a> {
                 if let Extent::Named(n) = d
                     && !dims.contains_key(n)
                 {
-                    return Err(format!(
-                        "output '{}': dimension '{n}' is not known from the inputs or an attribute (the torch target has no out= yet)",
-                        p.name
-                    ));
+                    needs_out = true;
                 }
             }
-            if let Some(ElementType::Param(t)) = p.token.contract().map(|c| &c.dtype)
-                && !f.consts.iter().any(|k| k.name == *t)
-            {
-                return Err(format!("output '{}' has an unknown dtype", p.name));
+            if known_dtype(f, p).is_none() {
+                needs_out = true;
+            }
+        }
+        // The out= op: every output the caller's, its unknown dimensions
+        // read from the first output that has them.
+        let outs = if needs_out { std::mem::take(&mut rets) } else { Vec::new() };
+        for (k, p) in outs.iter().enumerate() {
+            for (axis, d) in p.token.contract().and_then(|c| c.dims.as_ref()).into_iter().flatten().enumerate() {
+                if let Extent::Named(n) = d {
+                    dims.entry(n.clone()).or_insert(DimSource::Out(k, axis));
+                }
             }
         }
         for p in &f.params {
             if let Token::Dim { name, .. } = &p.token
                 && !dims.contains_key(name)
             {
-                return Err(format!("dimension '{name}' is not known from the inputs"));
+                return Err(format!("dimension '{name}' is not known from the inputs or the outputs"));
             }
         }
-        let name =
+        let mut name =
             if library.namespaced { format!("{}__{}", f.module.replace('.', "__"), f.name) } else { f.py_name.clone() };
-        Ok(Op { f, name, inputs, rets, attrs, dims })
+        if !outs.is_empty() {
+            name.push_str("_out");
+        }
+        let mut taken: Vec<String> = inputs.iter().chain(&attrs).map(|p| p.py_name.to_string()).collect();
+        taken.extend(f.consts.iter().map(|k| k.py_name.clone()));
+        let mut out_names = Vec::new();
+        for p in &outs {
+            let mut n = if p.name.starts_with("_begen") { p.name.trim_start_matches('_') } else { &p.name }.to_string();
+            while is_py_keyword(&n) || is_py_reserved(&n) || taken.contains(&n) {
+                n.push('_');
+            }
+            taken.push(n.clone());
+            out_names.push(n);
+        }
+        Ok(Op { f, name, inputs, rets, outs, out_names, attrs, dims })
     }
 
     /// The schema: tensors positional, attributes and value constants keyword-only.
@@ -293,6 +322,12 @@ impl<'a> Op<'a> {
                 kw.push(format!("{schema} {}", k.py_name));
             }
         }
+        // The caller's outputs: keyword-only, each its own alias set (torch's
+        // convention for out= arguments), the op returning nothing.
+        for p in &self.outs {
+            kw.push(format!("Tensor({}!) {}", alias as char, self.tname(p)));
+            alias += 1;
+        }
         if !kw.is_empty() {
             args.push("*".into());
             args.extend(kw);
@@ -307,12 +342,44 @@ impl<'a> Op<'a> {
 
     /// The dtype of a tensor parameter as a C++ expression of the op
     /// function (`ScalarType::Float`, or the dtype of the first input of
-    /// that template type).
+    /// that template type); `ScalarType::Undefined` where it is not known.
     fn dtype_cpp(&self, p: &Param) -> String {
-        match p.token.contract().map(|c| &c.dtype) {
+        match known_dtype(self.f, p) {
             Some(ElementType::Dtype(t)) => format!("ScalarType::{}", torch_dtype(*t).0),
             Some(ElementType::Param(n)) => format!("begen_T_{n}"),
             None => "ScalarType::Undefined".into(),
+        }
+    }
+
+    /// The check of one tensor against what its contract says: all of it
+    /// (`check_tensor`), or its dtype where it says only that, or nothing
+    /// but its placement where it has none (`check_loose`); an output the
+    /// caller gives is also on the first input's device.
+    fn check_cpp(&self, p: &Param, device: &str, out: &mut String) {
+        let fname = lit(&self.f.name);
+        let device = if device == "cuda" { "Cuda" } else { "Cpu" };
+        let rank = p.token.contract().and_then(|c| c.dims.as_ref()).map(Vec::len);
+        // The whole contract, or what it says (-1: no rank).
+        let (check, rank) = match (known_dtype(self.f, p), rank) {
+            (Some(_), Some(rank)) => ("check_tensor", rank.to_string()),
+            (_, rank) => ("check_loose", rank.map_or(-1, |r| r as i64).to_string()),
+        };
+        let _ = writeln!(
+            out,
+            "  begen::torch_rt::{check}({fname}, {}, {}, {}, {rank}, begen::torch_rt::Device::k{device});",
+            lit(self.tname(p)),
+            cpp_name(p),
+            self.dtype_cpp(p),
+        );
+        if self.outs.iter().any(|q| std::ptr::eq(*q, p)) {
+            let _ = writeln!(
+                out,
+                "  begen::torch_rt::same_device({fname}, {}, {}, {}, {});",
+                lit(self.tname(p)),
+                cpp_name(p),
+                lit(&self.inputs[0].py_name),
+                cpp_name(self.inputs[0])
+            );
         }
     }
 
@@ -339,6 +406,9 @@ impl<'a> Op<'a> {
                 params.push(format!("{cpp} begen_k_{}", k.name));
             }
         }
+        for p in &self.outs {
+            params.push(format!("Tensor {}", cpp_name(p)));
+        }
         let ret = match self.rets.len() {
             0 => "void".to_string(),
             1 => "Tensor".to_string(),
@@ -356,28 +426,15 @@ impl<'a> Op<'a> {
                 .expect("checked: an input has the type");
             let _ = writeln!(out, "  const ScalarType begen_T_{} = {}.scalar_type();", k.name, cpp_name(first));
         }
-        for p in &self.inputs {
-            let rank = p.token.contract().and_then(|c| c.dims.as_ref()).map_or(0, Vec::len);
-            let _ = writeln!(
-                out,
-                "  begen::torch_rt::check_tensor({fname}, {}, {}, {}, {rank}, begen::torch_rt::Device::k{});",
-                lit(&p.py_name),
-                cpp_name(p),
-                self.dtype_cpp(p),
-                if device == "cuda" { "Cuda" } else { "Cpu" }
-            );
+        for p in self.inputs.iter().chain(&self.outs) {
+            self.check_cpp(p, device, out);
         }
-        // Dimensions: read from their first input, checked everywhere else.
+        // Dimensions: read from their first input (or caller's output),
+        // checked everywhere else.
         for (name, src) in &self.dims {
-            match src {
-                DimSource::Input(i, axis) => {
-                    let _ = writeln!(
-                        out,
-                        "  const int64_t {} = {}.size({axis});",
-                        self.dim_cpp(name),
-                        cpp_name(self.inputs[*i])
-                    );
-                }
+            let (t, axis) = match src {
+                DimSource::Input(i, axis) => (self.inputs[*i], axis),
+                DimSource::Out(k, axis) => (self.outs[*k], axis),
                 DimSource::Attr(a) => {
                     let _ = writeln!(
                         out,
@@ -386,20 +443,27 @@ impl<'a> Op<'a> {
                         lit(a),
                         cpp_name_of(a)
                     );
+                    continue;
                 }
-            }
+            };
+            let _ = writeln!(out, "  const int64_t {} = {}.size({axis});", self.dim_cpp(name), cpp_name(t));
         }
-        for (i, p) in self.inputs.iter().enumerate() {
+        let tensors = self.inputs.iter().enumerate().map(|(i, p)| (DimSource::Input(i, 0), p));
+        let outs = self.outs.iter().enumerate().map(|(k, p)| (DimSource::Out(k, 0), p));
+        for (at, p) in tensors.chain(outs) {
             for (axis, d) in p.token.contract().and_then(|c| c.dims.as_ref()).into_iter().flatten().enumerate() {
                 match d {
                     Extent::Named(n) => {
-                        if let Some(DimSource::Input(j, a)) = self.dims.get(n)
-                            && (*j, *a) == (i, axis)
-                        {
-                            continue;
-                        }
-                        let (first, first_axis) = match self.dims.get(n) {
-                            Some(DimSource::Input(j, a)) => (self.inputs[*j].py_name.to_string(), *a as i64),
+                        let here = match at {
+                            DimSource::Input(i, _) => DimSource::Input(i, axis),
+                            DimSource::Out(k, _) => DimSource::Out(k, axis),
+                            DimSource::Attr(_) => unreachable!("tensors only"),
+                        };
+                        let (first, first_axis) = match (self.dims.get(n), &here) {
+                            (Some(DimSource::Input(j, a)), DimSource::Input(i, b)) if (j, a) == (i, b) => continue,
+                            (Some(DimSource::Out(j, a)), DimSource::Out(i, b)) if (j, a) == (i, b) => continue,
+                            (Some(DimSource::Input(j, a)), _) => (self.inputs[*j].py_name.to_string(), *a as i64),
+                            (Some(DimSource::Out(j, a)), _) => (self.out_names[*j].clone(), *a as i64),
                             _ => (n.clone(), -1),
                         };
                         let _ = writeln!(
@@ -408,7 +472,7 @@ impl<'a> Op<'a> {
                             lit(n),
                             self.dim_cpp(n),
                             lit(&first),
-                            lit(&p.py_name),
+                            lit(self.tname(p)),
                             cpp_name(p)
                         );
                     }
@@ -416,7 +480,7 @@ impl<'a> Op<'a> {
                         let _ = writeln!(
                             out,
                             "  begen::torch_rt::fixed_eq({fname}, {}, {}, {axis}, {v});",
-                            lit(&p.py_name),
+                            lit(self.tname(p)),
                             cpp_name(p)
                         );
                     }
@@ -505,9 +569,12 @@ impl<'a> Op<'a> {
         let packed: Vec<String> = tensors
             .iter()
             .map(|p| {
-                let code = match p.token.contract().map(|c| &c.dtype) {
+                // A dtype the contract does not give is the tensor's own
+                // (checked to be one begen kernels take).
+                let code = match known_dtype(f, p) {
                     Some(ElementType::Dtype(t)) => format!("begen::xla_type::{}", torch_dtype(*t).1),
-                    _ => format!("begen::torch_rt::xla_code({})", self.dtype_cpp(p)),
+                    Some(ElementType::Param(_)) => format!("begen::torch_rt::xla_code({})", self.dtype_cpp(p)),
+                    None => format!("begen::torch_rt::xla_code({}.scalar_type())", cpp_name(p)),
                 };
                 format!("begen::torch_rt::tensor_arg({}, {code})", cpp_name(p))
             })
@@ -622,10 +689,24 @@ impl<'a> Op<'a> {
     /// The fake (meta) function: the outputs' sizes from the inputs' sizes
     /// and the attributes only.
     fn py_fake(&self, ns: &str, out: &mut String) {
-        let sig = self.py_params(false);
+        let sig = keyword_after(self.py_params(false), self.out_names.iter().cloned());
         let _ = writeln!(out, "@_torch.library.register_fake({})", pylit(&format!("{ns}::{}", self.name)));
         let _ = writeln!(out, "def _fake_{}({sig}):", self.name);
         if self.rets.is_empty() {
+            // The caller's outputs on the inputs' device: a tensor on
+            // another (the meta device) dispatches here, not to the kernel.
+            let first = &self.inputs[0].py_name;
+            for o in &self.out_names {
+                let message = format!(
+                    "{}: output '{o}' is on {{{o}.device}}, but the inputs are on {{{first}.device}}",
+                    self.f.name
+                );
+                let _ = writeln!(
+                    out,
+                    "    if {o}.device != {first}.device:\n        raise ValueError(f{})",
+                    pylit(&message)
+                );
+            }
             let _ = writeln!(out, "    return None\n\n");
             return;
         }
@@ -641,6 +722,7 @@ impl<'a> Op<'a> {
                     Extent::Named(n) => match &self.dims[n] {
                         DimSource::Input(i, axis) => format!("{}.shape[{axis}]", self.inputs[*i].py_name),
                         DimSource::Attr(a) => py_name_of_attr(self, a),
+                        DimSource::Out(k, axis) => format!("{}.shape[{axis}]", self.out_names[*k]),
                     },
                     Extent::Fixed(v) => v.to_string(),
                     Extent::Rest(_) => unreachable!("refused"),
@@ -699,6 +781,11 @@ impl<'a> Op<'a> {
         args.join(", ")
     }
 
+    /// The value constants (`const.TILE`): keyword-only in the schema.
+    fn value_consts(&self) -> impl Iterator<Item = &crate::model::Const> {
+        self.f.consts.iter().filter(|k| matches!(k.kind, ConstKind::Value(_)))
+    }
+
     /// The keyword arguments of a call of the op from the public function.
     fn py_call_kw(&self) -> Vec<String> {
         let mut kw = Vec::new();
@@ -736,6 +823,9 @@ impl<'a> Op<'a> {
             sig = parts.join(", ");
             sig.push_str(", config=None");
         }
+        if !self.outs.is_empty() {
+            sig = keyword_after(sig, ["out".to_string()]);
+        }
         let _ = writeln!(out, "def {}({sig}):", f.py_name);
         let _ = writeln!(
             out,
@@ -770,7 +860,7 @@ impl<'a> Op<'a> {
                 .iter()
                 .filter_map(|(n, src)| match src {
                     DimSource::Input(i, axis) => Some(format!("{n:?}: {}.shape[{axis}]", self.inputs[*i].py_name)),
-                    DimSource::Attr(_) => None,
+                    DimSource::Attr(_) | DimSource::Out(..) => None,
                 })
                 .collect();
             let dtypes: Vec<String> = self.inputs.iter().map(|p| format!("str({}.dtype)[6:]", p.py_name)).collect();
@@ -797,7 +887,36 @@ impl<'a> Op<'a> {
         let _ = writeln!(out, "    _begen_no_forward_ad({}, {})", pylit(&f.name), tensors.join(", "));
         let inouts: Vec<&str> =
             self.inputs.iter().filter(|p| matches!(p.token, Token::InOut(_))).map(|p| &*p.py_name).collect();
-        if self.rets.is_empty() {
+        if !self.outs.is_empty() {
+            // The caller's outputs: tensors written in place, or specs
+            // allocated on the first input's device; no autograd (refused
+            // by name), the outputs returned.
+            let names: Vec<String> = self.outs.iter().map(|p| format!("_begen_out_{}", p.name)).collect();
+            let labels: Vec<String> = self.out_names.iter().map(|n| pylit(n)).collect();
+            let _ = writeln!(
+                out,
+                "    {}, = _begen_outs({}, ({},), out, {})",
+                names.join(", "),
+                pylit(&f.name),
+                labels.join(", "),
+                self.inputs[0].py_name
+            );
+            let _ = writeln!(
+                out,
+                "    _begen_no_autograd({}, ({}), ({}))",
+                pylit(&f.name),
+                tensors.iter().map(|t| format!("{t}, ")).collect::<String>(),
+                names.iter().map(|t| format!("{t}, ")).collect::<String>()
+            );
+            let kw: Vec<String> = self.out_names.iter().zip(&names).map(|(o, n)| format!("{o}={n}")).collect();
+            let call = format!("_ops.{}({}, {})", self.name, all.join(", "), kw.join(", "));
+            let _ = writeln!(out, "    {call}");
+            if names.len() == 1 {
+                let _ = writeln!(out, "    return {}", names[0]);
+            } else {
+                let _ = writeln!(out, "    return ({})", names.join(", "));
+            }
+        } else if self.rets.is_empty() {
             let _ = writeln!(out, "    {call}");
             match inouts.len() {
                 1 => {
@@ -824,14 +943,44 @@ impl<'a> Op<'a> {
 
     /// The stub of the public function.
     fn pyi(&self, out: &mut String) {
-        let ret = if self.rets.is_empty() {
+        let ret = if !self.outs.is_empty() {
+            let n = self.outs.len();
+            if n == 1 { "_torch.Tensor".to_string() } else { format!("tuple[{}]", vec!["_torch.Tensor"; n].join(", ")) }
+        } else if self.rets.is_empty() {
             let n = self.inputs.iter().filter(|p| matches!(p.token, Token::InOut(_))).count();
             if n == 1 { "_torch.Tensor".to_string() } else { format!("tuple[{}]", vec!["_torch.Tensor"; n].join(", ")) }
         } else {
             let n = self.returned().len();
             if n == 1 { "_torch.Tensor".to_string() } else { format!("tuple[{}]", vec!["_torch.Tensor"; n].join(", ")) }
         };
-        let _ = writeln!(out, "def {}({}) -> {ret}: ...", self.f.py_name, self.py_params(true));
+        let mut params = self.py_params(true);
+        if !self.outs.is_empty() {
+            let n = self.outs.len();
+            let one = "_torch.Tensor | _OutSpec";
+            let ty = if n == 1 { one.to_string() } else { format!("tuple[{}]", vec![one; n].join(", ")) };
+            params = keyword_after(params, [format!("out: {ty}")]);
+        }
+        let _ = writeln!(out, "def {}({params}) -> {ret}: ...", self.f.py_name);
+    }
+}
+
+/// The dtype a tensor parameter's contract gives: a dtype, or a type
+/// constant of the kernel; None without a contract (or naming no constant).
+fn known_dtype<'a>(f: &Function, p: &'a Param) -> Option<&'a ElementType> {
+    match p.token.contract().map(|c| &c.dtype) {
+        Some(ElementType::Param(n)) if !f.consts.iter().any(|k| k.kind == ConstKind::Type && k.name == *n) => None,
+        other => other,
+    }
+}
+
+impl Op<'_> {
+    /// The name of a tensor parameter in messages, the schema and Python:
+    /// an input's Python name, or an out= op's output's.
+    fn tname<'p>(&'p self, p: &'p Param) -> &'p str {
+        match self.outs.iter().position(|q| std::ptr::eq(*q, p)) {
+            Some(k) => &self.out_names[k],
+            None => &p.py_name,
+        }
     }
 }
 
@@ -853,6 +1002,21 @@ fn py_name_of_attr(op: &Op<'_>, name: &str) -> String {
         .map_or_else(|| name.to_string(), |p| p.py_name.to_string())
 }
 
+/// A Python parameter list with keyword-only parameters added at its end.
+fn keyword_after(sig: String, kw: impl IntoIterator<Item = String>) -> String {
+    let kw: Vec<String> = kw.into_iter().collect();
+    if kw.is_empty() {
+        return sig;
+    }
+    let star = sig.split(", ").any(|a| a == "*");
+    let mut parts: Vec<String> = if sig.is_empty() { Vec::new() } else { vec![sig] };
+    if !star {
+        parts.push("*".into());
+    }
+    parts.extend(kw);
+    parts.join(", ")
+}
+
 /// A Python literal default as a schema default, when it is one the schema
 /// parser reads: a number or a boolean.
 fn schema_default(d: &str) -> Option<String> {
@@ -861,6 +1025,17 @@ fn schema_default(d: &str) -> Option<String> {
         _ if d.parse::<f64>().is_ok() => Some(d.to_string()),
         _ => None,
     }
+}
+
+/// The keyword arguments that hand `bwd` the value constants it shares by
+/// name with `fwd` (saved in the context): the backward runs the instance
+/// the forward ran, as on the JAX side.
+fn shared_consts(fwd: &Op<'_>, bwd: &Op<'_>) -> Vec<String> {
+    bwd.value_consts()
+        .filter_map(|k| {
+            fwd.value_consts().find(|q| q.name == k.name).map(|q| format!("{}=ctx.{}", k.py_name, q.py_name))
+        })
+        .collect()
 }
 
 /// Whether a tensor input gets a gradient: a float or complex dtype, or a
@@ -884,7 +1059,7 @@ fn py_autograd(ns: &str, fwd: &Op<'_>, bwd: &Op<'_>, out: &mut String) {
     let _ = writeln!(out, "    _begen_out = output if isinstance(output, tuple) else (output,)");
     let _ = writeln!(out, "    ctx.save_for_backward(*inputs[:{n_in}], *_begen_out)");
     let attr_names: Vec<String> = fwd.attrs.iter().map(|p| p.py_name.to_string()).collect();
-    for name in &attr_names {
+    for name in attr_names.iter().chain(fwd.value_consts().map(|k| &k.py_name)) {
         let _ = writeln!(out, "    ctx.{name} = keyword_only_inputs[{}]", pylit(name));
     }
     let _ = writeln!(out, "\n");
@@ -916,6 +1091,7 @@ fn py_autograd(ns: &str, fwd: &Op<'_>, bwd: &Op<'_>, out: &mut String) {
             all.push(format!("{}=ctx.{own}", p.py_name));
         }
     }
+    all.extend(shared_consts(fwd, bwd));
     let _ = writeln!(out, "    _begen_g = _torch.ops.{ns}.{}({})", bwd.name, all.join(", "));
     let _ = writeln!(out, "    _begen_g = _begen_g if isinstance(_begen_g, tuple) else (_begen_g,)");
     let grads: Vec<String> = fwd
@@ -953,12 +1129,29 @@ pub(crate) fn emit(library: &Library) -> TorchFiles {
     let mut rules: Vec<(usize, autograd::Rule)> = Vec::new();
     let mut drop: Vec<(usize, String)> = Vec::new();
     for (i, op) in ops.iter().enumerate() {
+        // Two ops of one name (a kernel `k_out` beside `k`'s out= op): the
+        // out= op is left out.
+        if !op.outs.is_empty() && ops.iter().any(|o| o.name == op.name && o.outs.is_empty()) {
+            drop.push((i, format!("its out= op '{}' has the name of another kernel's op", op.name)));
+            continue;
+        }
+        // An out= op has no autograd: the typed function refuses inputs
+        // that require grad, by name.
+        if !op.outs.is_empty() {
+            continue;
+        }
         if let Some(b) = &op.f.options.vjp {
-            let bname = b.rsplit('.').next().unwrap_or(b);
-            match ops.iter().position(|o| o.f.name == bname && o.f.module == op.f.module) {
-                Some(j) => pairs.push((i, j)),
-                None => drop.push((i, format!("its backward kernel '{b}' is left out"))),
+            match locate(&ops, op.f, b, "backward kernel") {
+                Ok(j) => pairs.push((i, j)),
+                Err(reason) => drop.push((i, reason)),
             }
+        } else if let Some(r) = &op.f.options.python_vjp {
+            // A backward pass in Python composes the JAX module's functions,
+            // which a torch autograd formula cannot call.
+            drop.push((
+                i,
+                format!("its backward pass is a Python function of the JAX module (`python_vjp: {}`)", r.spec()),
+            ));
         } else {
             // `linear:` + `transpose:`, or a `jvp:` whose tangent kernel has them.
             match autograd::rule(op, &ops) {
@@ -1021,6 +1214,10 @@ pub(crate) fn emit(library: &Library) -> TorchFiles {
         library.name, library.name
     );
     py.push_str(RUNTIME_PY.replace("{LIB}", &format!("lib{}_torch.so", library.name)).replace("{NS}", &ns).as_str());
+    let with_out = kept.iter().any(|&i| !ops[i].outs.is_empty());
+    if with_out {
+        py.push_str(RUNTIME_OUT_PY);
+    }
     let names: Vec<String> = kept.iter().map(|&i| pylit(&ops[i].f.py_name)).collect();
     let _ = writeln!(py, "__all__ = [\"NAMESPACE\", {}]\n\n", names.join(", "));
     for &i in &kept {
@@ -1047,10 +1244,27 @@ pub(crate) fn emit(library: &Library) -> TorchFiles {
     }
     meta::emit(&ops, &kept, &pairs, &mut py);
     let mut pyi = String::from("# Generated by begen. Do not edit.\nimport torch as _torch\n\nNAMESPACE: str\n\n");
+    if with_out {
+        pyi.push_str(OUT_SPEC_PYI);
+    }
     for &i in &kept {
         ops[i].pyi(&mut pyi);
     }
     TorchFiles { namespace: ns, cc, py, pyi, skipped }
+}
+
+/// The op of the kernel `name` (of `f`'s module) that an autograd formula
+/// of `f` calls as its `role`, or why there is none: the kernel is left
+/// out, or its op takes its outputs from the caller (out=).
+fn locate(ops: &[Op<'_>], f: &Function, name: &str, role: &str) -> Result<usize, String> {
+    let bare = name.rsplit('.').next().unwrap_or(name);
+    match ops.iter().position(|o| o.f.name == bare && o.f.module == f.module) {
+        Some(j) if ops[j].outs.is_empty() => Ok(j),
+        Some(_) => Err(format!(
+            "its {role} '{name}' takes its outputs from the caller (out=), which no autograd formula can give"
+        )),
+        None => Err(format!("its {role} '{name}' is left out")),
+    }
 }
 
 /// Every trampoline symbol an op may call.
@@ -1067,6 +1281,12 @@ const RUNTIME_CC: &str = include_str!("runtime.cc");
 
 /// The loader every `<NAME>_torch.py` starts with.
 const RUNTIME_PY: &str = include_str!("runtime.py");
+
+/// The out= helpers, in a module that has an out= op.
+const RUNTIME_OUT_PY: &str = include_str!("runtime_out.py");
+
+/// What an out= parameter takes besides a tensor, in the stub.
+const OUT_SPEC_PYI: &str = "from typing import Any as _Any, Protocol as _Protocol, Sequence as _Sequence\n\n\nclass _OutSpec(_Protocol):\n    @property\n    def shape(self) -> _Sequence[int]: ...\n    @property\n    def dtype(self) -> _Any: ...\n\n\n";
 
 #[cfg(test)]
 mod tests;

@@ -98,6 +98,34 @@ void check_tensor(const char* function, const char* name, const Tensor& t, Scala
         fail(function, p + " must be contiguous (the typed function makes a read-only input contiguous; a tensor updated in place must be so itself)");
 }
 
+// A tensor whose contract says less than all (an untyped tensor, or a
+// dtype without a shape): its dtype when `dtype` is defined (else one begen
+// kernels take), its rank when `rank` is not negative, its placement.
+void check_loose(const char* function, const char* name, const Tensor& t, ScalarType dtype, int64_t rank,
+                 Device device) {
+    const std::string p = std::string("parameter '") + name + "'";
+    if (dtype != ScalarType::Undefined && t.scalar_type() != dtype)
+        fail(function, p + " must be " + dtype_name(dtype) + ", got " + dtype_name(t.scalar_type()));
+    if (dtype == ScalarType::Undefined && xla_code(t.scalar_type()) == 0)
+        fail(function, p + " has " + dtype_name(t.scalar_type()));
+    if (rank >= 0) {
+        check_tensor(function, name, t, t.scalar_type(), rank, device);
+        return;
+    }
+    if (t.dim() > begen::kMaxRank)
+        fail(function, p + ": rank " + std::to_string(t.dim()) + " exceeds BE::kMaxDim (" +
+                           std::to_string(begen::kMaxRank) + ")");
+    check_tensor(function, name, t, t.scalar_type(), t.dim(), device);
+}
+
+// An output the caller gives: on the device of the first input.
+void same_device(const char* function, const char* name, const Tensor& t, const char* first, const Tensor& like) {
+    if (t.is_cpu() != like.is_cpu() || t.is_cuda() != like.is_cuda() || t.get_device_index() != like.get_device_index())
+        fail(function, std::string("parameter '") + name + "' must be on the device of parameter '" + first +
+                           "' (device index " + std::to_string(like.get_device_index()) + "), got device index " +
+                           std::to_string(t.get_device_index()));
+}
+
 // A dimension's extent at `axis` of `t` against its value read first.
 void dim_eq(const char* function, const char* dim, int64_t value, const char* first, int64_t first_axis,
             const char* name, const Tensor& t, int64_t axis) {

@@ -12,7 +12,8 @@
 
 use std::fmt::Write as _;
 
-use crate::model::{ConstKind, Function, Library, ScalarKind, Tuned};
+use crate::emit::tune::{TuneSpec, tune_key};
+use crate::model::{Function, Library, Tuned};
 
 /// The JAX runtime's tuning section.
 const TUNING_PY: &str = include_str!("../xla_jax/runtime/begen_runtime/tuning.py");
@@ -39,15 +40,10 @@ pub(crate) fn of(library: &Library, index: usize) -> Option<&Tuned> {
     library.tuning.of(index).filter(|t| t.defines.is_empty())
 }
 
-/// The name a tuned kernel is keyed by, as the JAX module's `_BEGEN_TUNE`.
-pub(crate) fn shown(library: &Library, f: &Function) -> String {
-    if library.namespaced { format!("{}.{}", f.module, f.name) } else { f.name.clone() }
-}
-
 /// The typed function's view of a tuned kernel.
 pub(crate) fn view(library: &Library, f: &Function, tuned: &Tuned) -> TorchTune {
     let consts = tuned.consts.iter().map(|&k| (f.consts[k].name.clone(), f.consts[k].py_name.clone())).collect();
-    TorchTune { key: shown(library, f), consts }
+    TorchTune { key: tune_key(library, f), consts }
 }
 
 /// The module's tuning runtime and its `_BEGEN_TUNE`, for the tuned kernels
@@ -65,31 +61,12 @@ pub(crate) fn runtime(library: &Library, tuned: &[(&Function, &Tuned)]) -> Strin
     );
     py.push_str("_BEGEN_TUNE = {\n");
     for (f, t) in tuned {
-        let consts: Vec<String> = t
-            .consts
-            .iter()
-            .zip(&t.default)
-            .map(|(&k, d)| {
-                let c = &f.consts[k];
-                let kind = match c.kind {
-                    ConstKind::Value(v) if v.kind() == ScalarKind::Bool => "bool",
-                    _ => "int",
-                };
-                let values: Vec<String> = c.values.iter().map(|v| format!("{v:?}")).collect();
-                format!("{:?}: ({kind:?}, ({},), {d:?})", c.name, values.join(", "))
-            })
-            .collect();
-        let dims: Vec<String> = t.key.iter().map(|k| format!("{k:?}")).collect();
-        let _ = writeln!(
-            py,
-            "    {:?}: {{\"target\": {:?}, \"platform\": {:?}, \"consts\": {{{}}}, \"key\": ({}), \"hash\": {:?}}},",
-            shown(library, f),
-            f.target,
-            f.platform.as_str(),
-            consts.join(", "),
-            if dims.is_empty() { String::new() } else { format!("{},", dims.join(", ")) },
-            t.hash
-        );
+        let mut spec = TuneSpec::new(f, t, &tune_key(library, f));
+        // The typed function passes the key dims' extents to the choice
+        // itself: the tuning section here is given dtype names, not the
+        // inputs, so it has nothing to read a `key_at` from.
+        spec.key_at = None;
+        let _ = writeln!(py, "    {}", spec.line());
     }
     py.push_str("}\n\n");
     py.push_str(tuning_body());

@@ -35,10 +35,13 @@ pub(crate) struct NativeView {
 }
 
 /// The instantiate stage of a kernel with state: XLA calls the `instantiate`
-/// handler once per executable and hands the state it returns to every call.
+/// handler once per executable and hands what it returns, the generated
+/// holder of the devices' states (`begen::native::DeviceStates`), to every
+/// call; the author's function makes each device's `T` on its first call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct NativeState {
-    /// The author's function that creates the state (a checked identifier).
+    /// The author's function that creates a device's state (a checked
+    /// identifier).
     pub(crate) function: String,
     /// The exported instantiate handler.
     pub(crate) symbol: String,
@@ -78,9 +81,28 @@ pub(crate) fn native_view(f: &Function, native: &Native) -> NativeView {
     let mut aliases = Vec::new();
     let mut params = Vec::new();
     let mut bindings = Vec::new();
+    // Statements before the call: the state of the call's device.
+    let mut prelude = String::new();
     for (i, b) in binds.iter().enumerate() {
         aliases.push(format!("using P{i} = begen::native::param_t<Fn, {i}>;"));
-        params.push(format!("P{i} p{i}"));
+        if let NativeBind::State(..) = b {
+            // XLA hands every device's call the one instance of the
+            // executable (`states`); the device ordinal picks the kernel's
+            // `T*` (`begen::native::DeviceStates`), and the call holds that
+            // device's turn.
+            params.push(format!("states* p{i}_all"));
+            params.push(format!("int32_t p{i}_device"));
+            let maker = f.options.instantiate.as_deref().unwrap_or(&f.name);
+            prelude.push_str(&format!(
+                "xla::ffi::Error p{i}_failure;\n    \
+                 states::Device* const p{i}_here = p{i}_all->on(p{i}_device, instantiate, \"{maker}\", &p{i}_failure);\n    \
+                 if (p{i}_here == nullptr) return p{i}_failure;\n    \
+                 const std::lock_guard<std::mutex> p{i}_turn(p{i}_here->turn);\n    \
+                 P{i} p{i} = p{i}_here->state.get();\n    "
+            ));
+        } else {
+            params.push(format!("P{i} p{i}"));
+        }
         bindings.push(match b {
             NativeBind::Arg => format!(".Arg<{ns}::P{i}>()"),
             NativeBind::Ret => {
@@ -103,9 +125,12 @@ pub(crate) fn native_view(f: &Function, native: &Native) -> NativeView {
                     f.name,
                     f.options.instantiate.as_deref().unwrap_or("its instantiate function")
                 ));
-                format!(".Ctx<xla::ffi::State<{ns}::S>>()")
+                format!(".Ctx<xla::ffi::State<{ns}::states>>()")
             }
         });
+        if let NativeBind::State(..) = b {
+            bindings.push(".Ctx<xla::ffi::DeviceOrdinal>()".to_string());
+        }
     }
     let args: Vec<String> = (0..binds.len()).map(|i| format!("p{i}")).collect();
     let call = format!("{}({})", f.name, args.join(", "));
@@ -130,7 +155,7 @@ pub(crate) fn native_view(f: &Function, native: &Native) -> NativeView {
             )
         })
         .collect();
-    let call = format!("{}{call}", checks.concat());
+    let call = format!("{prelude}{}{call}", checks.concat());
     let state =
         f.options.instantiate.as_ref().filter(|_| binds.iter().any(|b| matches!(b, NativeBind::State(..)))).map(
             |function| {

@@ -13,6 +13,7 @@ use crate::model::{
 use super::runtime::{self, Section};
 use crate::emit::abi::Kernel;
 use crate::emit::names::{PyLit, comment_text, py_str};
+use crate::emit::tune::{TuneCall, TuneSpec, tune_key};
 use crate::model::is_py_keyword;
 
 /// The generated Python module and its stub.
@@ -59,13 +60,16 @@ pub(crate) struct PyModuleView {
     /// module's text in its place.
     pub(crate) build: String,
     /// `_BEGEN_TUNE`: the tuned kernels (none: no such dict).
-    pub(crate) tune: Vec<PyTuneSpec>,
+    pub(crate) tune: Vec<TuneSpec>,
     /// The module holds the sharding section: `register()` registers the
     /// partitioner of exported split calls, and the export checks name it.
     pub(crate) sharded: bool,
     /// `_BEGEN_GRADS`: the kernels that declare derivatives (none: no such
     /// dict).
     pub(crate) grads: Vec<PyGradSpec>,
+    /// `_BEGEN_RULES`: the `python_vjp:` modules that are files beside
+    /// begen.yaml, (module, path, text) as literals (none: no such dict).
+    pub(crate) rules: Vec<(String, String, String)>,
 }
 
 /// One module of a library of several: a namespace built by a function of
@@ -190,6 +194,8 @@ pub(crate) struct PyKernelDoc {
     pub(crate) side_effect: bool,
     pub(crate) unsupported: Vec<(String, String)>,
     pub(crate) backward: Option<String>,
+    /// Its backward pass's Python function (`python_vjp:`), `module:function`.
+    pub(crate) backward_rule: Option<String>,
     pub(crate) rules: Option<Vec<PyRuleDoc>>,
     pub(crate) shards: Option<(Option<String>, Option<String>)>,
 }
@@ -337,42 +343,6 @@ pub(crate) struct PyTyped {
 pub(crate) struct PyTune {
     pub(crate) key: String,
     pub(crate) given: Vec<(String, String)>,
-}
-
-/// A tuned kernel's entry of the module's `_BEGEN_TUNE` (every field a
-/// literal): what the runtime chooses with and `begen tune` measures with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct PyTuneSpec {
-    /// The function as its messages name it (`name` or `module.name`).
-    pub(crate) key: String,
-    /// The FFI target without the instance (`prefix.name`), the table's
-    /// `kernel`.
-    pub(crate) target: String,
-    pub(crate) platform: String,
-    /// Each tuned const: its name, and (kind, its values, its default).
-    pub(crate) consts: Vec<(String, PyLit)>,
-    /// The key dims.
-    pub(crate) dims: PyLit,
-    pub(crate) hash: String,
-    /// The function's path from the module (`name` or `module.name`).
-    pub(crate) call: String,
-    /// The inputs' contracts, as `_begen_inputs` takes them.
-    pub(crate) args: PyLit,
-    /// Each type const: its name and values.
-    pub(crate) types: Vec<(String, PyLit)>,
-    /// Each attribute's keyword and Python type.
-    pub(crate) attrs: PyLit,
-    /// `module:function`, or `None`.
-    pub(crate) inputs: String,
-    /// A source tuned over defines: every built candidate, a tuple of
-    /// values in the order of `consts` (the others are not built).
-    pub(crate) candidates: Option<PyLit>,
-    /// The key dims read from an input's extent: `(dim, input index,
-    /// axis)` each; None when every key dim is a typed one.
-    pub(crate) key_at: Option<PyLit>,
-    /// An algorithm tuned over its implementations: each platform's
-    /// implementations, best first (None for a kernel).
-    pub(crate) implementations: Option<String>,
 }
 
 /// A kernel's entry of the module's `_BEGEN_GRADS` (every field a
@@ -587,6 +557,9 @@ pub(crate) struct PyVjp {
 /// The binding of a backward kernel that takes residuals.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PyResidualVjp {
+    /// The runtime function that makes the custom_vjp: `_begen_vjp_res`,
+    /// or `_begen_vjp_rule` for a backward pass in Python (`python_vjp:`).
+    pub(crate) call: &'static str,
     pub(crate) exprs: Vec<String>,
     pub(crate) public: PyLit,
     pub(crate) outputs: usize,
@@ -1076,29 +1049,8 @@ pub(crate) fn with_tuning(view: &mut PyFunctionView, f: &Function, tuned: &Tuned
     });
 }
 
-/// A tuned kernel's `_BEGEN_TUNE` entry.
-fn py_tune_spec(library: &Library, f: &Function, tuned: &Tuned, shown: &str) -> PyTuneSpec {
-    let consts = tuned
-        .consts
-        .iter()
-        .zip(&tuned.default)
-        .map(|(&k, default)| {
-            let c = &f.consts[k];
-            (py_str(&c.name), PyLit::tuple([py_const_kind(c).into(), PyLit::strs(&c.values), default.as_str().into()]))
-        })
-        .chain(tuned.defines.iter().enumerate().map(|(k, name)| {
-            let values = PyLit::strs(&tuned.define_values[k]);
-            (py_str(name), PyLit::tuple(["int".into(), values, tuned.define_default[k].as_str().into()]))
-        }))
-        .collect();
-    // Where `where:` leaves combinations out: the ones built, as tuples of
-    // every tuned parameter's value (the consts', then the defines').
-    let candidates = (!tuned.defines.is_empty()).then(|| {
-        PyLit::tuple(f.instances.iter().map(|i| {
-            let consts = tuned.consts.iter().map(|&k| i.values[k].clone());
-            PyLit::strs(consts.chain(i.defines.iter().map(|(_, v)| v.clone())))
-        }))
-    });
+/// A tuned kernel's `_BEGEN_TUNE` entry, with what `begen tune` calls.
+fn py_tune_spec(library: &Library, f: &Function, tuned: &Tuned, shown: &str) -> TuneSpec {
     let types = f
         .consts
         .iter()
@@ -1110,26 +1062,15 @@ fn py_tune_spec(library: &Library, f: &Function, tuned: &Tuned, shown: &str) -> 
         Some(m) if library.namespaced => format!("{}.{}", m.py_name, f.py_name),
         _ => f.py_name.clone(),
     };
-    PyTuneSpec {
-        key: py_str(shown),
-        target: py_str(&f.target),
-        platform: py_str(f.platform.as_str()),
-        consts,
-        dims: PyLit::strs(&tuned.key),
-        hash: py_str(&tuned.hash),
+    let mut spec = TuneSpec::new(f, tuned, shown);
+    spec.call = Some(TuneCall {
         call: py_str(&call),
         args: PyLit::tuple(f.input_params().map(|p| py_spec(&p.py_name, p.token.contract(), &p.token))),
         types,
         attrs,
         inputs: tuned.inputs.as_deref().map_or_else(|| "None".to_string(), py_str),
-        candidates,
-        key_at: (!tuned.key_at.is_empty()).then(|| {
-            PyLit::tuple(tuned.key_at.iter().map(|(dim, input, axis)| {
-                PyLit::tuple([dim.as_str().into(), PyLit::Raw(input.to_string()), PyLit::Raw(axis.to_string())])
-            }))
-        }),
-        implementations: None,
-    }
+    });
+    spec
 }
 
 /// A tuned algorithm's function and its `_BEGEN_TUNE` entry: the function
@@ -1138,7 +1079,7 @@ fn py_tune_spec(library: &Library, f: &Function, tuned: &Tuned, shown: &str) -> 
 /// (its values the implementations, the default the highest-priority one),
 /// and what `begen tune` feeds it is the highest-priority implementation's
 /// (whose signature the function has).
-fn py_tuned_algorithm(library: &Library, t: &TunedAlgorithm, view: &mut PyAlgorithmView) -> PyTuneSpec {
+fn py_tuned_algorithm(library: &Library, t: &TunedAlgorithm, view: &mut PyAlgorithmView) -> TuneSpec {
     let a = &library.algorithms[t.algorithm];
     let first = &library.functions[a.implementations[0].function];
     let names: Vec<String> =
@@ -1176,7 +1117,9 @@ fn py_tuned_algorithm(library: &Library, t: &TunedAlgorithm, view: &mut PyAlgori
         py_str("implementation"),
         PyLit::tuple(["implementation".into(), PyLit::strs(&names), names[0].as_str().into()]),
     )];
-    spec.call = py_str(&a.name);
+    if let Some(c) = &mut spec.call {
+        c.call = py_str(&a.name);
+    }
     spec.implementations = Some(format!("{{{}}}", per_platform.join(", ")));
     let f = &mut view.function;
     match f.params.iter().position(|p| matches!(p, PyParam::Config { .. })) {
@@ -1209,6 +1152,9 @@ fn py_grad_spec(library: &Library, f: &Function, shown: &str) -> Option<PyGradSp
     }
     if let Some(k) = &o.jvp {
         declares.push((py_str("jvp"), py_str(k)));
+    }
+    if let Some(r) = &o.python_vjp {
+        declares.push((py_str("python_vjp"), py_str(&r.spec())));
     }
     if !o.linear.is_empty() || !o.groups.is_empty() {
         let groups = o.groups.iter().map(PyLit::strs);
@@ -1520,6 +1466,7 @@ fn emit_doc(parts: &FunctionParts) -> PyDoc {
             .map(|(attr, values)| (attr.clone(), comment_text(&values.join(", "))))
             .collect(),
         backward: None,
+        backward_rule: None,
         rules: None,
         shards: None,
     }))
@@ -1595,6 +1542,7 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
     let names = PyLit::strs(&view.inputs);
     let outputs: Vec<&Param> = f.output_params().collect();
     let residual = (!f.options.vjp_bind.is_empty()).then(|| PyResidualVjp {
+        call: "_begen_vjp_res",
         exprs: f
             .options
             .vjp_bind
@@ -1641,6 +1589,47 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
         for (name, contract) in &mut doc.rets {
             if f.options.residuals.contains(name) {
                 contract.push_str(&format!(", a residual for `{}`, not returned", bwd.name));
+            }
+        }
+    }
+}
+
+/// Makes `view` (of `f`, shown as `shown`) a `jax.custom_vjp` whose
+/// backward pass calls the Python function `rule` names
+/// (`_begen_python_rule`): the residual path's shape (`_begen_vjp_rule`),
+/// with every output kept for it and the outputs the function returns
+/// (all but `residuals:`) public. The rule gets the module, the inputs, every output and one
+/// cotangent per returned output; the runtime checks what it returns.
+pub(crate) fn with_python_vjp(view: &mut PyFunctionView, f: &Function, rule: &crate::model::PythonRule, shown: &str) {
+    let PyBody::Kernel(body) = &mut view.body else { return };
+    let outputs: Vec<&Param> = f.output_params().collect();
+    let public: Vec<usize> = (outputs.iter().enumerate())
+        .filter(|(_, p)| !f.options.residuals.iter().any(|r| *r == *p.name))
+        .map(|(k, _)| k)
+        .collect();
+    let mut exprs = vec![py_str(&rule.spec()), py_str(shown), PyLit::strs(&view.inputs).to_string()];
+    exprs.extend(view.inputs.iter().cloned());
+    exprs.extend(["_begen_o".to_string(), "_begen_ct".to_string()]);
+    body.vjp = Some(PyVjp {
+        names: PyLit::strs(&view.inputs),
+        backward: "_begen_python_rule".into(),
+        cotangents: public.len(),
+        args: Vec::new(),
+        residual: Some(PyResidualVjp {
+            call: "_begen_vjp_rule",
+            exprs,
+            public: PyLit::tuple(public.iter().map(|k| PyLit::Raw(k.to_string()))),
+            outputs: outputs.len(),
+        }),
+        spread: None,
+        shares: false,
+    });
+    view.outputs -= outputs.len() - public.len();
+    if let PyDoc::Kernel(doc) = &mut view.doc {
+        doc.backward_rule = Some(rule.spec());
+        for (name, contract) in &mut doc.rets {
+            if f.options.residuals.contains(name) {
+                contract.push_str(&format!(", a residual for `{}`, not returned", rule.spec()));
             }
         }
     }
@@ -1957,7 +1946,7 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
     for (k, view, _) in views.iter_mut() {
         if let Some(tuned) = library.tuning.of(*k) {
             let f = &fs[*k];
-            let shown = if library.namespaced { format!("{}.{}", f.module, f.name) } else { f.name.clone() };
+            let shown = tune_key(library, f);
             with_tuning(view, f, tuned, &shown);
             tune.push(py_tune_spec(library, f, tuned, &shown));
         }
@@ -1973,6 +1962,12 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
     let mut has_vjp = false;
     for (k, view, _) in views.iter_mut() {
         let f = &fs[*k];
+        if let Some(rule) = &f.options.python_vjp {
+            let shown = if library.namespaced { format!("{}.{}", f.module, f.name) } else { f.name.clone() };
+            with_python_vjp(view, f, rule, &shown);
+            has_vjp = true;
+            continue;
+        }
         let Some(bwd_name) = &f.options.vjp else { continue };
         if let Some(b) = fs.iter().position(|g| g.module == f.module && g.name == *bwd_name) {
             with_vjp(view, f, &fs[b], &plain[b]);
@@ -2086,7 +2081,20 @@ pub(crate) fn py_module_view(library: &Library) -> PyModuleView {
         build: String::new(),
         tune,
         grads,
+        rules: python_rule_files(fs),
     }
+}
+
+/// Each `python_vjp:` module that is a file beside begen.yaml once:
+/// (module, path, text) as literals, for `_BEGEN_RULES`.
+fn python_rule_files(fs: &[Function]) -> Vec<(String, String, String)> {
+    let mut files = std::collections::BTreeMap::new();
+    for r in fs.iter().filter_map(|f| f.options.python_vjp.as_ref()) {
+        if let Some((path, text)) = &r.file {
+            files.entry(r.module.clone()).or_insert((path, text));
+        }
+    }
+    files.into_iter().map(|(m, (path, text))| (py_str(&m), py_str(path), py_str(text))).collect()
 }
 
 /// The dtypes JAX holds only with `jax_enable_x64` (the rows' `x64`), as a
@@ -2130,6 +2138,7 @@ fn module_sections(library: &Library, has_vjp: bool, has_primitive: bool, has_sh
         ),
         (Section::Unsupported, algorithms || library.functions.iter().any(|f| !f.options.unsupported.is_empty())),
         (Section::Vjp, has_vjp),
+        (Section::PythonRules, library.functions.iter().any(|f| f.options.python_vjp.is_some())),
         (Section::Primitives, has_primitive),
         (
             Section::Joint,

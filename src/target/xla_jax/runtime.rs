@@ -36,6 +36,8 @@ pub(crate) enum Section {
     Unsupported,
     /// `vjp:` backward kernels, as a jax.custom_vjp.
     Vjp,
+    /// `python_vjp:` backward passes, Python functions of the module's own.
+    PythonRules,
     /// `linear:`/`jvp:` kernels, as JAX primitives.
     Primitives,
     /// Primitives with groups of inputs linear together (`linear: [[a, b]]`):
@@ -68,7 +70,7 @@ macro_rules! section_files {
         impl Section {
             /// Every section, in the order a module prints them.
             #[cfg(test)]
-            pub(crate) const ALL: [Section; 20] = [$(Section::$section),*];
+            pub(crate) const ALL: [Section; 21] = [$(Section::$section),*];
 
             /// The file's name under `src/target/xla_jax/runtime/begen_runtime/`.
             #[cfg(test)]
@@ -99,6 +101,7 @@ section_files! {
     Lists => "lists.py",
     Unsupported => "unsupported.py",
     Vjp => "vjp.py",
+    PythonRules => "python_rules.py",
     Primitives => "primitives.py",
     Joint => "joint.py",
     Sharding => "sharding.py",
@@ -117,6 +120,7 @@ impl Section {
     pub(crate) fn requires(self) -> &'static [Section] {
         match self {
             Section::Lists => &[Section::Contracts],
+            Section::PythonRules => &[Section::Vjp],
             Section::Joint => &[Section::Primitives],
             Section::Algorithms => &[Section::Unsupported],
             Section::TuneAlgorithms => &[Section::Algorithms, Section::Tuning, Section::Unsupported],

@@ -1,10 +1,13 @@
 // Kernels declared with XLA FFI's own types (bound as declared, called
 // directly) and kernels that return a status: a failure reaches Python
 // with its code (tests/python/test_e2e_native.py).
+#include <atomic>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string_view>
+#include <thread>
 #include "xla/ffi/api/ffi.h"
 #include "brainevent/common.h"
 namespace ffi = xla::ffi;
@@ -75,9 +78,10 @@ ffi::Error Greet(std::string_view word, ffi::ResultBufferR0<ffi::S32> size) {
   return ffi::Error::Success();
 }
 
-// Per-executable state, as jax's gpu_examples keeps it: XLA calls
-// MakeCounter once per executable (begen.yaml's `instantiate:`) and hands
-// its state to every call of ReadCounter.
+// Per-executable state, declared as jax's gpu_examples declares it (the
+// `TypeId` is left unused): MakeCounter (begen.yaml's `instantiate:`) makes
+// one for each device that runs an executable, and each call of ReadCounter
+// there gets it.
 struct CounterState {
   static xla::ffi::TypeId id;
   explicit CounterState(int32_t value) : value(value) {}
@@ -90,5 +94,60 @@ static ffi::ErrorOr<std::unique_ptr<CounterState>> MakeCounter() { return std::m
 // @BE ReadCounter
 ffi::Error ReadCounter(CounterState* state, ffi::ResultBufferR0<ffi::S32> out) {
   out->typed_data()[0] = state->value++;
+  return ffi::Error::Success();
+}
+
+// A state with no TypeId of its own: the glue's holder of the devices'
+// states is the type XLA knows.
+// `serial` tells the states apart: the how-manieth state made in the
+// process.
+struct SlowState {
+  int32_t value;
+  int32_t serial;
+};
+
+static ffi::ErrorOr<std::unique_ptr<SlowState>> MakeSlowState() {
+  static std::atomic<int32_t> made{0};
+  return std::make_unique<SlowState>(SlowState{42, made++});
+}
+
+// out[0] = the count, read, then written back one higher a millisecond
+// later: two calls inside that millisecond on one state would read the
+// same count. Each device has a state of its own, and calls on one device
+// take turns (tests/python/test_e2e_native.py).
+// @BE NativeSlowCounter
+ffi::Error NativeSlowCounter(SlowState* state, ffi::ResultBuffer<ffi::S32> out) {
+  const int32_t seen = state->value;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  state->value = seen + 1;
+  out->typed_data()[0] = seen;
+  return ffi::Error::Success();
+}
+
+// out[0] = the serial of the call's state: the shards of a shard_map over
+// 4 devices read 4 serials (one shared state would give one).
+// @BE NativeStateSerial
+ffi::Error NativeStateSerial(SlowState* state, ffi::ResultBuffer<ffi::S32> out) {
+  out->typed_data()[0] = state->serial;
+  return ffi::Error::Success();
+}
+
+// States never made: an error returned, and no state at all. The call that
+// needed the state fails with the error (its code kept), or names the
+// function.
+static ffi::ErrorOr<std::unique_ptr<SlowState>> MakeNoState() {
+  return ffi::Unexpected<ffi::Error>(ffi::Error(ffi::ErrorCode::kUnavailable, "no state today"));
+}
+static ffi::ErrorOr<std::unique_ptr<SlowState>> MakeNullState() { return std::unique_ptr<SlowState>(); }
+
+// @BE NativeNoState
+ffi::Error NativeNoState(SlowState* state, ffi::ResultBufferR0<ffi::S32> out) {
+  out->typed_data()[0] = state->value;
+  return ffi::Error::Success();
+}
+
+// @BE NativeNullState
+ffi::Error NativeNullState(SlowState* state, ffi::ResultBufferR0<ffi::S32> out) {
+  out->typed_data()[0] = state->value;
   return ffi::Error::Success();
 }

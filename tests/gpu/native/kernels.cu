@@ -91,9 +91,10 @@ ffi::Error NativeNegate(cudaStream_t stream, ffi::AnyBuffer x, ffi::Result<ffi::
   }
 }
 
-// Per-executable state in XLA FFI's own form (a type with a `TypeId`, made
-// by a function returning `ffi::ErrorOr<std::unique_ptr<T>>`): one int32 in
-// device memory from 42, made when XLA instantiates the executable.
+// Per-executable state in XLA FFI's own form (a type with a `TypeId`, which
+// begen leaves unused, made by a function returning
+// `ffi::ErrorOr<std::unique_ptr<T>>`): one int32 in device memory from 42,
+// made on the first call of each device that runs the executable.
 struct DeviceOffset {
   static xla::ffi::TypeId id;
   int32_t* value = nullptr;

@@ -1,5 +1,5 @@
 """The runtime against begen's list of reserved names (src/model/pynames.rs),
-ruff over the runtime, the Python tests, the benchmarks and generated
+ruff over the runtime, the Python and torch tests, the benchmarks and generated
 modules, and names that would clash with the runtime's."""
 
 import ast
@@ -38,7 +38,7 @@ def test_every_builtin_the_runtime_calls_is_reserved():
     names = reserved()
     assert "open" in names and "_ALGORITHMS" in names
     sections = [s for s in SECTIONS if s.name != "__init__.py"]
-    assert len(sections) == 20
+    assert len(sections) == 21
     for path in sections:
         body = path.read_text().split(MARKER, 1)[1]
         used = {n.id for n in ast.walk(ast.parse(body)) if isinstance(n, ast.Name) and hasattr(builtins, n.id)}
@@ -46,9 +46,12 @@ def test_every_builtin_the_runtime_calls_is_reserved():
         assert not missing_names, f"{path.name} calls {missing_names}: add them to PY_RESERVED in src/model/pynames.rs"
 
 
-@pytest.mark.parametrize("folder", ["src/target/xla_jax/runtime", "build-support/python", "tests/python", "bench"])
+@pytest.mark.parametrize(
+    "folder", ["src/target/xla_jax/runtime", "build-support/python", "tests/python", "tests/torch", "bench"]
+)
 def test_ruff_passes(folder):
-    # The runtime, the tuner, their tests and the benchmarks, under pyproject.toml's rules.
+    # The runtime, the tuner, their tests (the torch target's too) and the
+    # benchmarks, under pyproject.toml's rules.
     assert (REPO / folder).is_dir(), folder
     proc = ruff("check", folder)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -58,17 +58,19 @@ XLA_FFI_REGISTER_STRUCT_ATTR_DECODING({{ s.mirror }}
 // XLA hands every device of a multi-device executable (the shards of a
 // shard_map or pmap) one instance, so the devices are told apart by the
 // ordinal of the device each call runs on.
-BEGEN_TRAMPOLINE const char* {{ s.make }}(int32_t device, void** state, void (**destroy)(void*)) noexcept;
+BEGEN_TRAMPOLINE const char* {{ s.make }}(int32_t device, void** state, void (**destroy)(void*, int32_t)) noexcept;
 
 struct {{ s.opaque }} {
   // One device's state. Held across each call of the kernel on that device
-  // (threads calling one executable): one state, one call at a time.
+  // (threads calling one executable): one state, one call at a time. The
+  // kernel's TU destroys it with its device current.
   struct Device {
     void* ptr = nullptr;
-    void (*destroy)(void*) = nullptr;
+    void (*destroy)(void*, int32_t) = nullptr;
+    int32_t device = 0;
     std::mutex turn;
     ~Device() {
-      if (ptr != nullptr) destroy(ptr);
+      if (ptr != nullptr) destroy(ptr, device);
     }
   };
   {{ s.opaque }}() = default;
@@ -86,6 +88,7 @@ struct {{ s.opaque }} {
     std::unique_ptr<Device>& d = devices[static_cast<size_t>(device)];
     if (d == nullptr) {
       auto made = std::make_unique<Device>();
+      made->device = device;
       *failure = {{ s.make }}(device, &made->ptr, &made->destroy);
       if (*failure != nullptr) return nullptr;
       d = std::move(made);

@@ -70,25 +70,9 @@ _BEGEN_WIDE = {{ m.wide }}
 _BEGEN_TUNE = {
 {%- for t in m.tune %}
     {{ t.key }}: {
-        "target": {{ t.target }},
-        "platform": {{ t.platform }},
-        "consts": {{ "{" }}{% for (n, v) in t.consts %}{% if !loop.first %}, {% endif %}{{ n }}: {{ v }}{% endfor %}},
-        "key": {{ t.dims }},
-        "hash": {{ t.hash }},
-        "call": {{ t.call }},
-        "args": {{ t.args }},
-        "types": {{ "{" }}{% for (n, v) in t.types %}{% if !loop.first %}, {% endif %}{{ n }}: {{ v }}{% endfor %}},
-        "attrs": {{ t.attrs }},
-        "inputs": {{ t.inputs }},
-{%- if let Some(c) = t.candidates %}
-        "candidates": {{ c }},
-{%- endif %}
-{%- if let Some(a) = t.key_at %}
-        "key_at": {{ a }},
-{%- endif %}
-{%- if let Some(i) = t.implementations %}
-        "implementations": {{ i }},
-{%- endif %}
+{%- for (k, v) in t.fields() %}
+        "{{ k }}": {{ v }},
+{%- endfor %}
     },
 {%- endfor %}
 }
@@ -108,6 +92,16 @@ _BEGEN_GRADS = {
         "attrs": {{ g.attrs }},
         "declares": {{ "{" }}{% for (n, v) in g.declares %}{% if !loop.first %}, {% endif %}{{ n }}: {{ v }}{% endfor %}},
     },
+{%- endfor %}
+}
+{%- endif %}
+{%- if !m.rules.is_empty() %}
+
+# The python_vjp: modules that are files beside begen.yaml: (path, text),
+# run as a module of their own when a backward pass first needs one.
+_BEGEN_RULES = {
+{%- for (module, path, text) in m.rules %}
+    {{ module }}: ({{ path }}, {{ text }}),
 {%- endfor %}
 }
 {%- endif %}

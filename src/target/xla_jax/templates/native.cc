@@ -8,7 +8,8 @@ namespace {{ n.ns }} {
 using Fn = decltype(&{{ n.function }});
 {%- if let Some(s) = n.state %}
 // The per-executable state: what {{ s.function }}() creates, as
-// `ffi::ErrorOr<std::unique_ptr<S>>`, when XLA instantiates the executable.
+// `ffi::ErrorOr<std::unique_ptr<S>>`, for each device that runs the
+// executable, on its first call there.
 template <typename T>
 struct StateOf;
 template <typename T>
@@ -26,10 +27,17 @@ static xla::ffi::ErrorOr<std::unique_ptr<S>> instantiate() {
     return xla::ffi::Unexpected<xla::ffi::Error>(begen::native::failed("{{ s.function }}", nullptr));
   }
 }
+// XLA's one instance of the executable, which it hands every device's call
+// (the shards of a shard_map or pmap) at once: no device's state yet.
+struct states : begen::native::DeviceStates<S> {
+  static xla::ffi::TypeId id;
+};
+xla::ffi::TypeId states::id = {};
+static xla::ffi::ErrorOr<std::unique_ptr<states>> instantiate_states() { return std::make_unique<states>(); }
 #if XLA_FFI_API_MINOR >= 2
-static XLA_FFI_TypeInfo type_info = xla::ffi::MakeTypeInfo<S>();
+static XLA_FFI_TypeInfo type_info = xla::ffi::MakeTypeInfo<states>();
 #else
-static auto type_info = xla::ffi::TypeInfo<S>();
+static auto type_info = xla::ffi::TypeInfo<states>();
 #endif
 {%- endif %}
 {%- for a in n.aliases %}
@@ -52,9 +60,9 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL({{ n.symbol }}, {{ n.ns }}::call,
                                   {{ b }}
 {%- endfor %});
 {%- if let Some(s) = n.state %}
-XLA_FFI_DEFINE_HANDLER_SYMBOL({{ s.symbol }}, {{ n.ns }}::instantiate, xla::ffi::Ffi::BindInstantiate());
+XLA_FFI_DEFINE_HANDLER_SYMBOL({{ s.symbol }}, {{ n.ns }}::instantiate_states, xla::ffi::Ffi::BindInstantiate());
 // The state type's id and info, for jax.ffi.register_ffi_type.
-extern "C" void* {{ s.type_id }}() { return &{{ n.ns }}::S::id; }
+extern "C" void* {{ s.type_id }}() { return &{{ n.ns }}::states::id; }
 extern "C" void* {{ s.type_info }}() { return &{{ n.ns }}::type_info; }
 {%- endif %}
 {%- endfor -%}

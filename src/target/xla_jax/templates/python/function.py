@@ -74,6 +74,10 @@ Algorithm `{{ name }}`: calls its best implementation for the platform the call 
 
 {{ ind }}Differentiable: a jax.custom_vjp whose backward kernel is `{{ backward }}`.
 {%- endif %}
+{%- if let Some(rule) = k.backward_rule %}
+
+{{ ind }}Differentiable: a jax.custom_vjp whose backward pass is the Python function `{{ rule }}`.
+{%- endif %}
 {%- if let Some(rules) = k.rules %}
 
 {{ ind }}A JAX primitive (jvp, transpose, vmap): {% for r in rules %}{% if !loop.first %}; {% endif %}
@@ -164,7 +168,7 @@ _begen_out: {{ f.py_name }}({% call args(per) %}{% endcall %}), {% call tuple(f.
 {%- if !v.args.is_empty() %}{% if !r.exprs.is_empty() %}, {% endif %}{% call args(v.args) %}{% endcall %}{% endif %})
 {%- call backward_spread(v, ind) %}{% endcall %}
 {{ ind }}_begen_honest({{ k.shown }}, {% call tuple(f.inputs) %}{% endcall %}, {{ v.names }})
-{{ ind }}return _begen_vjp_res(_begen_primal, _begen_backward, {% call tuple(f.inputs) %}{% endcall %}, {{ r.public }}, {{ r.outputs }})
+{{ ind }}return {{ r.call }}(_begen_primal, _begen_backward, {% call tuple(f.inputs) %}{% endcall %}, {{ r.public }}, {{ r.outputs }})
 {%- else %}
 {%- if v.shares %}
 {{ ind }}_begen_c = _begen_tv = _begen_tf = None

@@ -10,7 +10,6 @@
 
 use std::collections::BTreeSet;
 
-use super::config_span;
 use crate::config::{FunctionConfig, yaml_path};
 use crate::diag::suggest::closest;
 use crate::diag::{Diagnostic, messages as msg};
@@ -20,7 +19,7 @@ use crate::source::Span;
 
 /// Resolves the fold of every function that declares one; a function with
 /// a problem keeps none (its vmap stays `vmap_method`'s).
-pub(super) fn check_fold(req: &RunInput, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
+pub(in crate::check) fn check_fold(req: &RunInput, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
     let mut reported = BTreeSet::new();
     for f in functions.iter_mut() {
         if f.options.fold.is_empty() {
@@ -31,11 +30,9 @@ pub(super) fn check_fold(req: &RunInput, functions: &mut [Function], diags: &mut
             .into_iter()
             .find(|key| req.config.functions.get(key).is_some_and(has))
             .unwrap_or_else(|| f.name.clone());
-        let at_fold = || config_span(req, &yaml_path!["functions", &key, "vmap", "fold"]);
-        let at_input = |p: &str| config_span(req, &yaml_path!["functions", &key, "vmap", "fold", p]);
-        let at_dim = |p: &str| {
-            req.config_file.as_ref().map(|c| c.value(req.map, &yaml_path!["functions", &key, "vmap", "fold", p]))
-        };
+        let at_fold = || req.locate().key(&yaml_path!["functions", &key, "vmap", "fold"]);
+        let at_input = |p: &str| req.locate().key(&yaml_path!["functions", &key, "vmap", "fold", p]);
+        let at_dim = |p: &str| req.locate().value(&yaml_path!["functions", &key, "vmap", "fold", p]);
         match plan(f, &at_fold, &at_input, &at_dim) {
             Ok(plan) => f.options.fold_plan = Some(plan),
             Err((at, text)) => {
@@ -63,6 +60,9 @@ fn plan(
     let refuse = |what: &str| Err((at_fold(), msg::fold_not_plain(name, what)));
     if o.vjp.is_some() {
         return refuse("`vjp:` (a backward kernel)");
+    }
+    if o.python_vjp.is_some() {
+        return refuse("`python_vjp:` (a backward pass in Python)");
     }
     if !o.groups.is_empty() {
         return refuse("inputs linear together (`linear: [[...]]`)");

@@ -11,7 +11,7 @@ use crate::settings::RunInput;
 
 /// Names each function's parameters and the Python names, and returns
 /// the modules (sorted by name) with their functions' indices.
-pub(super) fn name_all(
+pub(in crate::check) fn name_all(
     req: &RunInput,
     prefix: &str,
     modules: &Modules,
@@ -143,9 +143,9 @@ fn first_choice(name: &str, reserved: &[&str]) -> String {
 
 /// Where a function is named: its declaration, or begen.yaml's entry of a
 /// binary kernel.
-pub(super) fn function_span(req: &RunInput, f: &Function) -> Option<crate::source::Span> {
+pub(in crate::check) fn function_span(req: &RunInput, f: &Function) -> Option<crate::source::Span> {
     let config = req.config_file.as_ref().filter(|_| f.binary.is_some()).map(|c| c.id);
-    config.or_else(|| super::source_id(req, &f.file)).map(|id| {
+    config.or_else(|| crate::check::source_id(req, &f.file)).map(|id| {
         let start = req.map.get(id).line_range(f.line).start + f.column - 1;
         req.map.span(id, start, start + f.name.len())
     })

@@ -380,7 +380,7 @@ mod tests {
 mod examples {
     #[test]
     fn parse_token() {
-        use crate::check::tokens::{SpecToken, parse_token};
+        use crate::check::function::tokens::{SpecToken, parse_token};
         use crate::model::AttrType;
         assert_eq!(parse_token("ctx.stream"), Ok(SpecToken::Stream));
         assert_eq!(parse_token("attrs.alpha"), Ok(SpecToken::Attr { name: "alpha".into(), ty: None }));

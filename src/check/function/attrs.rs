@@ -15,11 +15,11 @@ use crate::source::{SourceMap, Span};
 
 /// The type a string attribute's token names, `attr.<name>:str` (read as
 /// a struct's name by the token parser).
-pub(super) const STR: &str = "str";
+pub(in crate::check) const STR: &str = "str";
 
 /// What a parameter's declaration makes it beyond the arg_spec system's
 /// table.
-pub(super) enum Shape<'a> {
+pub(in crate::check) enum Shape<'a> {
     /// A struct the front end found, by value or const reference.
     Struct(&'a DeclStruct),
     /// A span or vector of a known element type.
@@ -35,7 +35,7 @@ pub(super) enum Shape<'a> {
 
 /// An array container as declared.
 #[derive(Clone, Copy)]
-pub(super) struct ArrayDecl {
+pub(in crate::check) struct ArrayDecl {
     container: Container,
     /// The element's spelling (from the table of `infer::element_type`).
     element: &'static str,
@@ -47,7 +47,11 @@ pub(super) struct ArrayDecl {
 
 /// The parameter's shape if it is a struct or array attribute (`Ok(None)`
 /// when it is neither), or the error that makes it an unusable one.
-pub(super) fn shape<'a>(c: &'a Declared, p: &DeclParam, param: &str) -> Result<Option<Shape<'a>>, Box<Diagnostic>> {
+pub(in crate::check) fn shape<'a>(
+    c: &'a Declared,
+    p: &DeclParam,
+    param: &str,
+) -> Result<Option<Shape<'a>>, Box<Diagnostic>> {
     // A bare `Tensors` is begen's list unless the sources define a struct of
     // that name.
     let own_struct = |name: &str| c.structs.iter().any(|s| s.name == name);
@@ -117,7 +121,7 @@ pub(super) fn shape<'a>(c: &'a Declared, p: &DeclParam, param: &str) -> Result<O
 }
 
 /// Whether `ty` is the string view XLA decodes a string attribute to.
-pub(super) fn is_string_view(ty: &str) -> bool {
+pub(in crate::check) fn is_string_view(ty: &str) -> bool {
     matches!(ty, "std::string_view" | "::std::string_view")
 }
 
@@ -125,7 +129,7 @@ pub(super) fn is_string_view(ty: &str) -> bool {
 /// reference to a type that is no tensor, number, string, dictionary,
 /// array container or template parameter of the kernel (a `T&` of the
 /// author's own type, which begen.yaml's `instantiate:` function creates).
-pub(super) fn is_state(c: &Declared, p: &DeclParam) -> bool {
+pub(in crate::check) fn is_state(c: &Declared, p: &DeclParam) -> bool {
     let template_param = c
         .signature
         .as_ref()
@@ -148,7 +152,7 @@ pub(super) fn is_state(c: &Declared, p: &DeclParam) -> bool {
 }
 
 /// Whether `ty` is begen's dictionary of attributes.
-pub(super) fn is_dict(ty: &str) -> bool {
+pub(in crate::check) fn is_dict(ty: &str) -> bool {
     matches!(ty, "BE::Attrs" | "::BE::Attrs")
 }
 
@@ -209,7 +213,7 @@ fn param_of(
 /// A struct or array parameter without a token (auto-detection, or a bare
 /// `attr.<name>`): `Ok(None)` when it is neither, `Err(())` once an error
 /// is reported.
-pub(super) fn infer_param(
+pub(in crate::check) fn infer_param(
     c: &Declared,
     p: &DeclParam,
     name: &str,
@@ -227,7 +231,7 @@ pub(super) fn infer_param(
 }
 
 /// What an explicit token at a parameter resolves to here.
-pub(super) enum Explicit {
+pub(in crate::check) enum Explicit {
     /// Neither the token nor the parameter is a struct or array attribute.
     NotMine,
     /// Resolved (`None`: an error was reported).
@@ -236,7 +240,7 @@ pub(super) enum Explicit {
 
 /// An explicit token at parameter `p` (named `name`), when either is a
 /// struct or array attribute.
-pub(super) fn resolve_explicit(
+pub(in crate::check) fn resolve_explicit(
     c: &Declared,
     tok: &SpecToken,
     tok_span: Span,
@@ -319,7 +323,7 @@ pub(super) fn resolve_explicit(
 
 /// `attr.<name>:<Struct>` without a signature (a macro begen cannot see):
 /// the struct's definition is all there is to check.
-pub(super) fn struct_alone(
+pub(in crate::check) fn struct_alone(
     c: &Declared,
     attr: &str,
     ty: &str,
@@ -339,7 +343,7 @@ pub(super) fn struct_alone(
 
 /// Reports `attr.<name>:<ty>` whose struct the front end did not find
 /// (with the other token errors: a misspelt type is caught there).
-pub(super) fn check_struct_known(
+pub(in crate::check) fn check_struct_known(
     c: &Declared,
     attr: &str,
     ty: &str,
@@ -435,7 +439,7 @@ fn record(
 
 /// The Python literal of an attribute default written as `text` (`1e-5`,
 /// `3`, `true`), when it is a value of type `ty`.
-pub(super) fn default_literal(text: &str, ty: AttrType) -> Option<String> {
+pub(in crate::check) fn default_literal(text: &str, ty: AttrType) -> Option<String> {
     use serde_yaml_ng::{Number, Value};
     let value = match text {
         "true" | "True" => Value::Bool(true),
@@ -454,5 +458,5 @@ pub(super) fn default_literal(text: &str, ty: AttrType) -> Option<String> {
             }
         }
     };
-    super::algorithms::py_literal(&value, ty)
+    crate::check::options::algorithms::py_literal(&value, ty)
 }

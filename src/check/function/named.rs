@@ -20,14 +20,14 @@ const PREFIX: &str = "contract=";
 
 /// One declared contract: its tokens, and where begen.yaml defines it.
 #[derive(Debug, Clone)]
-pub(super) struct Named {
+pub(in crate::check) struct Named {
     tokens: Vec<String>,
     defined: Span,
 }
 
 /// begen.yaml's contracts that read as tokens, by name.
 #[derive(Debug, Clone, Default)]
-pub(super) struct Contracts {
+pub(in crate::check) struct Contracts {
     by_name: BTreeMap<String, Named>,
     /// Declared names, also of contracts that did not check out: a
     /// reference to one of them is not reported again as unknown.
@@ -36,12 +36,12 @@ pub(super) struct Contracts {
 
 /// Reads `contracts:`, reporting a name that is not an identifier, one
 /// without tokens, and one that uses another contract.
-pub(super) fn declared(req: &RunInput, diags: &mut Vec<Diagnostic>) -> Contracts {
+pub(in crate::check) fn declared(req: &RunInput, diags: &mut Vec<Diagnostic>) -> Contracts {
     let mut out = Contracts::default();
     for (name, text) in &req.config.contracts {
         out.declared.insert(name.clone());
-        let key = || super::config_span(req, &yaml_path!["contracts", name]);
-        let value = super::algorithms::value_span(req, &yaml_path!["contracts", name]);
+        let key = || req.locate().key(&yaml_path!["contracts", name]);
+        let value = req.locate().value(&yaml_path!["contracts", name]);
         let problem = if !is_identifier(name) { Some((key(), msg::contract_bad_name(name))) } else { None };
         let tokens: Vec<String> =
             crate::scan::annotation::words(text.as_bytes(), 0).into_iter().map(|w| w.text).collect();
@@ -67,7 +67,7 @@ pub(super) fn declared(req: &RunInput, diags: &mut Vec<Diagnostic>) -> Contracts
 
 /// Where a function's tokens used a contract: the reference's span, the
 /// contract's name and definition.
-pub(super) type Uses = Vec<(Span, String, Span)>;
+pub(in crate::check) type Uses = Vec<(Span, String, Span)>;
 
 /// `c` with each `contract=<name>` among its tokens replaced by the
 /// contract's tokens (each located at the reference), and the uses; `None`
@@ -77,7 +77,7 @@ pub(super) type Uses = Vec<(Span, String, Span)>;
 ///
 /// A reference to a declared contract that did not check out (its error
 /// is reported at its definition) leaves the function out, without more.
-pub(super) fn expand(
+pub(in crate::check) fn expand(
     c: &Declared,
     contracts: &Contracts,
     diags: &mut Vec<Diagnostic>,
@@ -150,7 +150,7 @@ fn named_key(token: &str) -> Option<String> {
 /// Points each diagnostic about a function whose tokens use contracts at
 /// the contracts' definitions too (those of its uses where it is located
 /// at a use, else all): the tokens it speaks of are written there.
-pub(super) fn label_uses(uses: &Uses, diags: &mut [Diagnostic]) {
+pub(in crate::check) fn label_uses(uses: &Uses, diags: &mut [Diagnostic]) {
     for d in diags {
         let at_use = uses.iter().any(|(at, _, _)| *at == d.span);
         for (at, name, defined) in uses {

@@ -17,11 +17,11 @@ type Defines<'a> = (&'a [String], &'a [Vec<String>]);
 
 /// How a library names its functions: its name and prefix, whether
 /// modules are namespaces, and whether begen.yaml sets the prefix.
-pub(super) struct Naming<'a> {
-    pub(super) library: &'a str,
-    pub(super) prefix: &'a str,
-    pub(super) namespaced: bool,
-    pub(super) explicit_prefix: bool,
+pub(in crate::check) struct Naming<'a> {
+    pub(in crate::check) library: &'a str,
+    pub(in crate::check) prefix: &'a str,
+    pub(in crate::check) namespaced: bool,
+    pub(in crate::check) explicit_prefix: bool,
 }
 
 impl Naming<'_> {
@@ -44,7 +44,7 @@ impl Naming<'_> {
 
 /// Decides every function's target and symbols and its instances (with
 /// `tuning`'s candidates), then reports each symbol two functions share.
-pub(super) fn decide(
+pub(in crate::check) fn decide(
     req: &RunInput,
     naming: &Naming,
     functions: &mut [Function],

@@ -14,7 +14,7 @@ use crate::settings::RunInput;
 use crate::settings::Settings;
 
 /// The plan of library `name`, whose checked sources are `sources`.
-pub(super) fn resolve(
+pub(in crate::check) fn resolve(
     req: &RunInput,
     name: &str,
     choice: PlatformChoice,

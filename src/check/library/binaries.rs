@@ -24,9 +24,9 @@ use crate::model::decl::Declared;
 use crate::model::{self, AttrType, ElementType, Extent, Param, Platform, TensorType, Token, is_identifier};
 use crate::source::{SourceMap, Span};
 
-use super::Checked;
-use super::function::check_tokens;
-use super::tokens::SpecToken;
+use crate::check::Checked;
+use crate::check::function::arg_spec::check_tokens;
+use crate::check::function::tokens::SpecToken;
 
 /// A struct's layout flattened to its scalar leaves (at most
 /// `layout::MAX_SIZE` of them), walked without recursion: nesting may be
@@ -95,7 +95,7 @@ fn failed(diags: &[Diagnostic]) -> bool {
 
 /// Checks one binary kernel (its names are decided when it is kept, as an
 /// annotated function's are).
-pub(super) fn check_kernel(
+pub(in crate::check) fn check_kernel(
     d: &Declared,
     kernel: &BinaryKernel,
     bins: &Binaries,

@@ -22,7 +22,7 @@ fn unqualified(ty: &str) -> &str {
 
 /// What a kernel returns, by the return type as written; `None` for a type
 /// begen does not know (reported).
-pub(super) fn returns(c: &Declared, sig: &Signature, diags: &mut Vec<Diagnostic>) -> Option<Returns> {
+pub(in crate::check) fn returns(c: &Declared, sig: &Signature, diags: &mut Vec<Diagnostic>) -> Option<Returns> {
     let ty = sig.ret.as_str();
     let bare = ty.strip_prefix("::").unwrap_or(ty);
     let known = match bare {
@@ -168,7 +168,7 @@ fn kind(ty: &str) -> Option<Kind> {
 /// parameter is a buffer, a result, a list of either, a dictionary or a
 /// context (a span, a string or a `cudaStream_t` alone does not tell:
 /// `BE::Tensor` kernels take them too).
-pub(super) fn is_native(sig: &Signature) -> bool {
+pub(in crate::check) fn is_native(sig: &Signature) -> bool {
     sig.params.iter().any(|p| {
         matches!(
             kind(&p.ty),
@@ -189,147 +189,162 @@ pub(super) fn is_native(sig: &Signature) -> bool {
 /// Python function sees (tensors, attributes, the stream), how each C++
 /// parameter is bound, and the C++ parameter (its index in the signature)
 /// of each Python-visible one.
-pub(super) struct Inferred {
-    pub(super) params: Vec<Param>,
-    pub(super) native: Native,
-    pub(super) at: Vec<usize>,
+pub(in crate::check) struct Inferred {
+    pub(in crate::check) params: Vec<Param>,
+    pub(in crate::check) native: Native,
+    pub(in crate::check) at: Vec<usize>,
 }
 
 /// Every parameter of a native kernel (see [`Inferred`]). `None` when one
 /// cannot be bound (reported).
-pub(super) fn infer_native(c: &Declared, sig: &Signature, diags: &mut Vec<Diagnostic>) -> Option<Inferred> {
+pub(in crate::check) fn infer_native(c: &Declared, sig: &Signature, diags: &mut Vec<Diagnostic>) -> Option<Inferred> {
     let before = diags.len();
-    let mut params = Vec::new();
-    let mut binds = Vec::new();
-    let mut at = Vec::new();
-    let mut ranks = Vec::new();
-    let mut named_attrs = false;
-    let mut dictionary = None;
-    // The parameters that take the remaining inputs and outputs: XLA binds
-    // each once, and no input (output) after it.
-    let (mut rest_args, mut rest_rets): (Option<String>, Option<String>) = (None, None);
-    // The state parameter met so far: where, its name and its type.
-    let mut state: Option<(Span, String, String)> = None;
+    let mut r = Reading::default();
     for (i, p) in sig.params.iter().enumerate() {
+        let seen = r.params.len();
+        r.param(c, i, p, diags);
+        if r.params.len() > seen {
+            r.at.push(i);
+        }
+    }
+    if let Some(at) = r.dictionary.filter(|_| r.named_attrs) {
+        diags.push(Diagnostic::error(at, msg::native_dictionary_mixed(&c.name)).hint(msg::HINT_NATIVE_DICTIONARY));
+    }
+    if diags[before..].iter().any(Diagnostic::is_error) {
+        return None;
+    }
+    let Reading { params, binds, at, ranks, .. } = r;
+    Some(Inferred { params, native: Native { params: binds, aliases: Vec::new(), ranks }, at })
+}
+
+/// A native kernel's parameters read so far, in order (see [`Inferred`]),
+/// with what later ones are checked against.
+#[derive(Default)]
+struct Reading {
+    params: Vec<Param>,
+    binds: Vec<NativeBind>,
+    at: Vec<usize>,
+    ranks: Vec<NativeRank>,
+    /// Whether an attribute is bound by name (which a dictionary of all
+    /// attributes excludes).
+    named_attrs: bool,
+    /// Where the dictionary of all attributes is taken.
+    dictionary: Option<Span>,
+    /// The parameters that take the remaining inputs and outputs: XLA binds
+    /// each once, and no input (output) after it.
+    rest_args: Option<String>,
+    rest_rets: Option<String>,
+    /// The state parameter met so far: where, its name and its type.
+    state: Option<(Span, String, String)>,
+}
+
+/// The Python-visible parameter `name` of a native kernel.
+fn native_param(name: &str, token: Token) -> Param {
+    Param {
+        name: name.into(),
+        py_name: Box::default(),
+        token,
+        half_repr: None,
+        pointer: None,
+        array: None,
+        default: None,
+    }
+}
+
+impl Reading {
+    /// The `i`th parameter `p`: refused when it is a BE tensor or taken by
+    /// reference, else the state or bound by its type.
+    fn param(&mut self, c: &Declared, i: usize, p: &DeclParam, diags: &mut Vec<Diagnostic>) {
         let name = p.name.clone().unwrap_or_else(|| format!("param{i}"));
-        let param = |token: Token| Param {
-            name: name.as_str().into(),
-            py_name: Box::default(),
-            token,
-            half_repr: None,
-            pointer: None,
-            array: None,
-            default: None,
-        };
         if infer::is_tensor_type(&p.ty) {
             diags.push(Diagnostic::error(p.span, msg::native_mixed(&c.name, &name)).hint(msg::HINT_NATIVE_MIXED));
-            continue;
+            return;
         }
         let by_value = p.indirection == Indirection::Value || (p.indirection == Indirection::Reference && p.is_const);
         // A pointer to a type of the sources' own (`State* state`): the
         // per-executable state, as XLA decodes `Ctx<State<T>>`.
         if p.indirection == Indirection::Pointer && !p.is_const && is_state_type(&p.ty) {
-            let ty = p.ty.strip_prefix("struct ").unwrap_or(&p.ty).to_string();
-            // XLA FFI decodes one `Ctx<State<T>>` per handler: a second
-            // would be the same object cast to its own type.
-            if let Some((at, state, state_ty)) = &state {
-                diags.push(
-                    Diagnostic::error(
-                        p.span,
-                        msg::native_second_state(&c.name, &name, &p.to_string(), state, state_ty),
-                    )
-                    .with(*at, msg::LABEL_THE_STATE)
-                    .hint(msg::hint_native_second_state(state)),
-                );
-                continue;
-            }
-            state = Some((p.span, name.clone(), ty.clone()));
-            binds.push(NativeBind::State(p.span, ty));
-            continue;
+            self.state(c, p, name, diags);
+            return;
         }
         if !by_value {
             diags.push(
                 Diagnostic::error(p.span, msg::native_indirect(&c.name, &name, &p.to_string()))
                     .hint(msg::HINT_NATIVE_INDIRECT),
             );
-            continue;
+            return;
         }
-        let unsupported = |why: &str| Diagnostic::error(p.span, msg::native_unsupported(&c.name, &name, &p.ty, why));
-        let seen = params.len();
+        self.by_type(c, i, p, &name, diags);
+    }
+
+    /// The per-executable state (`State* state`), once per kernel.
+    fn state(&mut self, c: &Declared, p: &DeclParam, name: String, diags: &mut Vec<Diagnostic>) {
+        let ty = p.ty.strip_prefix("struct ").unwrap_or(&p.ty).to_string();
+        // XLA FFI decodes one `Ctx<State<T>>` per handler: a second
+        // would be the same object cast to its own type.
+        if let Some((at, state, state_ty)) = &self.state {
+            diags.push(
+                Diagnostic::error(p.span, msg::native_second_state(&c.name, &name, &p.to_string(), state, state_ty))
+                    .with(*at, msg::LABEL_THE_STATE)
+                    .hint(msg::hint_native_second_state(state)),
+            );
+            return;
+        }
+        self.state = Some((p.span, name, ty.clone()));
+        self.binds.push(NativeBind::State(p.span, ty));
+    }
+
+    /// A parameter taken by value, bound by its type's [`Kind`].
+    fn by_type(&mut self, c: &Declared, i: usize, p: &DeclParam, name: &str, diags: &mut Vec<Diagnostic>) {
+        let unsupported = |why: &str| Diagnostic::error(p.span, msg::native_unsupported(&c.name, name, &p.ty, why));
         let after = |rest: &Option<String>, what: &str| {
             rest.as_ref().map(|r| {
-                Diagnostic::error(p.span, msg::native_after_remaining(&c.name, &name, what, r))
+                Diagnostic::error(p.span, msg::native_after_remaining(&c.name, name, what, r))
                     .hint(msg::HINT_NATIVE_REMAINING)
             })
         };
         match kind(&p.ty) {
             Some(Kind::Buffer(ct)) => {
-                if let Some(d) = after(&rest_args, "input") {
+                if let Some(d) = after(&self.rest_args, "input") {
                     diags.push(d);
-                    continue;
+                    return;
                 }
-                params.push(param(Token::Arg(ct)));
-                binds.push(NativeBind::Arg);
-                ranks.extend(fixed_rank(&name, &p.ty));
+                self.params.push(native_param(name, Token::Arg(ct)));
+                self.binds.push(NativeBind::Arg);
+                self.ranks.extend(fixed_rank(name, &p.ty));
             }
             Some(Kind::Result(ct)) => {
-                if let Some(d) = after(&rest_rets, "output") {
+                if let Some(d) = after(&self.rest_rets, "output") {
                     diags.push(d);
-                    continue;
+                    return;
                 }
-                params.push(param(Token::Ret(ct)));
-                binds.push(NativeBind::Ret);
-                ranks.extend(fixed_rank(&name, &p.ty));
+                self.params.push(native_param(name, Token::Ret(ct)));
+                self.binds.push(NativeBind::Ret);
+                self.ranks.extend(fixed_rank(name, &p.ty));
             }
-            Some(Kind::RemainingArgs) => {
-                if rest_args.is_some() {
-                    diags.push(
-                        Diagnostic::error(p.span, msg::native_remaining_twice(&c.name, &name, "inputs"))
-                            .hint(msg::HINT_NATIVE_REMAINING),
-                    );
-                    continue;
-                }
-                rest_args = Some(name.clone());
-                params.push(param(Token::Args));
-                binds.push(NativeBind::RemainingArgs);
-            }
-            Some(Kind::RemainingRets) => {
-                if rest_rets.is_some() {
-                    diags.push(
-                        Diagnostic::error(p.span, msg::native_remaining_twice(&c.name, &name, "outputs"))
-                            .hint(msg::HINT_NATIVE_REMAINING),
-                    );
-                    continue;
-                }
-                rest_rets = Some(name.clone());
-                params.push(param(Token::Rets));
-                binds.push(NativeBind::RemainingRets);
-            }
+            Some(Kind::RemainingArgs) => self.remaining(c, p, name, true, diags),
+            Some(Kind::RemainingRets) => self.remaining(c, p, name, false, diags),
             Some(Kind::CudaStream) => {
-                params.push(param(Token::Stream));
-                binds.push(NativeBind::CudaStream);
+                self.params.push(native_param(name, Token::Stream));
+                self.binds.push(NativeBind::CudaStream);
             }
             Some(Kind::PlatformStream) => {
-                params.push(param(Token::Stream));
-                binds.push(NativeBind::Ctx);
+                self.params.push(native_param(name, Token::Stream));
+                self.binds.push(NativeBind::Ctx);
             }
             Some(Kind::Dictionary) => {
-                dictionary = Some(p.span);
-                binds.push(NativeBind::Attrs);
+                self.dictionary = Some(p.span);
+                self.binds.push(NativeBind::Attrs);
             }
             Some(Kind::Span(ty, element)) => {
-                let Some(n) = named(c, p, i, diags) else { continue };
-                let mut a = param(Token::Array { name: n.clone(), ty });
+                let Some(n) = named(c, p, i, diags) else { return };
+                let mut a = native_param(name, Token::Array { name: n.clone(), ty });
                 a.array = Some(Box::new(ArrayBinding { container: Container::XlaSpan, element }));
-                params.push(a);
-                binds.push(NativeBind::Attr(n));
-                named_attrs = true;
+                self.named_attr(a, n);
             }
             Some(Kind::StringView) => {
-                let Some(n) = named(c, p, i, diags) else { continue };
-                params.push(param(Token::Str { name: n.clone() }));
-                binds.push(NativeBind::Attr(n));
-                named_attrs = true;
+                let Some(n) = named(c, p, i, diags) else { return };
+                self.named_attr(native_param(name, Token::Str { name: n.clone() }), n);
             }
             Some(Kind::State) => diags.push(
                 unsupported("XLA hands per-executable state to the kernel as a pointer")
@@ -339,27 +354,42 @@ pub(super) fn infer_native(c: &Declared, sig: &Signature, diags: &mut Vec<Diagno
             // bound as the kernel declares them.
             None => match infer::scalar_type(&p.ty).or_else(|| infer::dim_type(&p.ty)) {
                 Some(ty) if p.indirection == Indirection::Value => {
-                    let Some(n) = named(c, p, i, diags) else { continue };
-                    params.push(param(Token::Attr { name: n.clone(), ty }));
-                    binds.push(NativeBind::Attr(n));
-                    named_attrs = true;
+                    let Some(n) = named(c, p, i, diags) else { return };
+                    self.named_attr(native_param(name, Token::Attr { name: n.clone(), ty }), n);
                 }
                 _ => diags.push(
-                    Diagnostic::error(p.span, msg::native_unknown(&c.name, &name, &p.ty)).hint(msg::HINT_NATIVE_TYPES),
+                    Diagnostic::error(p.span, msg::native_unknown(&c.name, name, &p.ty)).hint(msg::HINT_NATIVE_TYPES),
                 ),
             },
         }
-        if params.len() > seen {
-            at.push(i);
+    }
+
+    /// The parameter that takes the remaining inputs (`args`) or outputs,
+    /// once per kernel.
+    fn remaining(&mut self, c: &Declared, p: &DeclParam, name: &str, args: bool, diags: &mut Vec<Diagnostic>) {
+        let (rest, what, token, bind) = if args {
+            (&mut self.rest_args, "inputs", Token::Args, NativeBind::RemainingArgs)
+        } else {
+            (&mut self.rest_rets, "outputs", Token::Rets, NativeBind::RemainingRets)
+        };
+        if rest.is_some() {
+            diags.push(
+                Diagnostic::error(p.span, msg::native_remaining_twice(&c.name, name, what))
+                    .hint(msg::HINT_NATIVE_REMAINING),
+            );
+            return;
         }
+        *rest = Some(name.to_string());
+        self.params.push(native_param(name, token));
+        self.binds.push(bind);
     }
-    if let Some(at) = dictionary.filter(|_| named_attrs) {
-        diags.push(Diagnostic::error(at, msg::native_dictionary_mixed(&c.name)).hint(msg::HINT_NATIVE_DICTIONARY));
+
+    /// An attribute XLA binds by its name `n`.
+    fn named_attr(&mut self, param: Param, n: String) {
+        self.params.push(param);
+        self.binds.push(NativeBind::Attr(n));
+        self.named_attrs = true;
     }
-    if diags[before..].iter().any(Diagnostic::is_error) {
-        return None;
-    }
-    Some(Inferred { params, native: Native { params: binds, aliases: Vec::new(), ranks }, at })
 }
 
 /// A buffer parameter whose type fixes its rank, for the batching check.
@@ -377,7 +407,7 @@ fn fixed_rank(name: &str, ty: &str) -> Option<NativeRank> {
 /// input updated in place is two parameters, the buffer and the result
 /// XLA aliases to it: `inout` over both pairs them (the k-th input with the
 /// k-th result).
-pub(super) fn apply_tokens(
+pub(in crate::check) fn apply_tokens(
     c: &Declared,
     sig: &Signature,
     tokens: &[(SpecToken, Span)],
@@ -527,11 +557,11 @@ fn named(c: &Declared, p: &DeclParam, i: usize, diags: &mut Vec<Diagnostic>) -> 
 }
 
 /// `ret:like(<xs>)` as written: its token's index, the text, and where.
-pub(super) type Like = (usize, String, Span);
+pub(in crate::check) type Like = (usize, String, Span);
 
 /// The tokens with each `ret:like(<xs>)` read as `ret`, and those tokens
 /// (what they say is checked once the roles are known, [`apply_likes`]).
-pub(super) fn split_likes(tokens: Option<Vec<(String, Span)>>) -> (Option<Vec<(String, Span)>>, Vec<Like>) {
+pub(in crate::check) fn split_likes(tokens: Option<Vec<(String, Span)>>) -> (Option<Vec<(String, Span)>>, Vec<Like>) {
     let Some(mut tokens) = tokens else { return (None, Vec::new()) };
     let mut likes = Vec::new();
     for (i, (text, span)) in tokens.iter_mut().enumerate() {
@@ -547,7 +577,7 @@ pub(super) fn split_likes(tokens: Option<Vec<(String, Span)>>) -> (Option<Vec<(S
 /// `ffi::RemainingRets`), naming the kernel's variadic input; the outputs
 /// are then one per element of that list, each shaped and typed like it.
 /// `params` are the kernel's, one per token (what it returns: the input).
-pub(super) fn apply_likes(
+pub(in crate::check) fn apply_likes(
     c: &Declared,
     likes: &[Like],
     params: &[Param],

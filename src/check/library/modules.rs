@@ -10,8 +10,6 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use super::algorithms::value_span;
-use super::config_span;
 use crate::config::yaml_path;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::is_identifier;
@@ -19,7 +17,7 @@ use crate::settings::RunInput;
 use crate::source::FileId;
 
 /// The module of every source file.
-pub(super) struct Modules {
+pub(in crate::check) struct Modules {
     of: HashMap<FileId, String>,
     default: String,
     /// begen.yaml has `modules:`.
@@ -40,13 +38,13 @@ impl Modules {
 
 /// The module `per-file` gives a file: `_jit_uniform/csr.cu` ->
 /// `jit_uniform_csr`.
-pub(super) fn per_file_name(file: &str) -> String {
+pub(in crate::check) fn per_file_name(file: &str) -> String {
     let stem = file.rsplit_once('.').map_or(file, |(stem, _)| stem);
     stem.split('/').map(|c| c.trim_start_matches('_')).filter(|c| !c.is_empty()).collect::<Vec<_>>().join("_")
 }
 
 /// Assigns every source file a module.
-pub(super) fn assign(req: &RunInput, prefix: &str, diags: &mut Vec<Diagnostic>) -> Modules {
+pub(in crate::check) fn assign(req: &RunInput, prefix: &str, diags: &mut Vec<Diagnostic>) -> Modules {
     let mut modules = Modules { of: HashMap::new(), default: prefix.to_string(), namespaced: false };
     let Some(config) = &req.config.modules else { return modules };
     modules.namespaced = true;
@@ -58,7 +56,7 @@ pub(super) fn assign(req: &RunInput, prefix: &str, diags: &mut Vec<Diagnostic>) 
         .collect();
     for (_, key, module) in &names {
         if !is_identifier(module)
-            && let Some(span) = value_span(req, &yaml_path!["modules", "names", *key])
+            && let Some(span) = req.locate().value(&yaml_path!["modules", "names", *key])
         {
             diags.push(Diagnostic::error(span, msg::bad_module_name(module)).hint(msg::HINT_MODULE_NAME));
         }
@@ -66,7 +64,7 @@ pub(super) fn assign(req: &RunInput, prefix: &str, diags: &mut Vec<Diagnostic>) 
     let mut used = vec![false; names.len()];
     // Derived names, with the file that took each first.
     let mut derived: BTreeMap<String, &str> = BTreeMap::new();
-    let per_file_span = || config_span(req, &yaml_path!["modules", "per-file"]);
+    let per_file_span = || req.locate().key(&yaml_path!["modules", "per-file"]);
     for &(id, _) in req.sources {
         let file = req.map.get(id).name.as_str();
         let entry = names
@@ -109,7 +107,7 @@ pub(super) fn assign(req: &RunInput, prefix: &str, diags: &mut Vec<Diagnostic>) 
         modules.of.insert(id, module);
     }
     for ((_, key, _), used) in names.iter().zip(used) {
-        if !used && let Some(span) = config_span(req, &yaml_path!["modules", "names", *key]) {
+        if !used && let Some(span) = req.locate().key(&yaml_path!["modules", "names", *key]) {
             // The closest source file or directory holding one.
             let files = req.sources.iter().map(|(id, _)| req.map.get(*id).name.as_str());
             let dirs: BTreeSet<&str> =

@@ -10,8 +10,7 @@
 
 use std::collections::BTreeSet;
 
-use super::algorithms::{DimMap, consts_text, contract_text, contracts_agree, misnamed, value_span};
-use super::config_span;
+use super::algorithms::{DimMap, consts_text, contract_text, contracts_agree, misnamed};
 use crate::config::{FunctionConfig, yaml_path};
 use crate::diag::suggest::closest;
 use crate::diag::{Diagnostic, messages as msg};
@@ -21,7 +20,7 @@ use crate::source::Span;
 
 /// Checks the primitive options of every function; a function with a
 /// problem keeps none of them (its Python function stays a plain call).
-pub(super) fn check_primitives(req: &RunInput, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
+pub(in crate::check) fn check_primitives(req: &RunInput, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
     let mut reported = BTreeSet::new();
     for k in 0..functions.len() {
         let o = &functions[k].options;
@@ -53,7 +52,7 @@ type Problem = (Option<Span>, String, Vec<String>, Option<&'static str>);
 
 /// `key`: the entry of `functions:` that sets `f`'s primitive options.
 fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, out: &mut Vec<Diagnostic>) {
-    let option = |option: &str| config_span(req, &yaml_path!["functions", key, option]);
+    let option = |option: &str| req.locate().key(&yaml_path!["functions", key, option]);
     let o = &f.options;
     let mut errors: Vec<Problem> = Vec::new();
     // `vjp` beside `linear` is a primitive whose other inputs go through
@@ -74,7 +73,7 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
     }
     if let Some(p) = f.params.iter().find(|p| f.in_place(p) || p.token.is_list()) {
         errors.push((
-            config_span(req, &yaml_path!["functions", key]),
+            req.locate().key(&yaml_path!["functions", key]),
             msg::primitive_not_plain(&f.name, &p.name),
             Vec::new(),
             None,
@@ -82,14 +81,13 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
     }
     if let Some(p) = f.input_params().find(|p| p.token.contract().is_none()) {
         errors.push((
-            config_span(req, &yaml_path!["functions", key]),
+            req.locate().key(&yaml_path!["functions", key]),
             msg::primitive_untyped(&f.name, &p.name),
             Vec::new(),
             None,
         ));
     }
-    let linear_at =
-        |name: &str| req.config_file.as_ref().map(|c| c.find(req.map, &yaml_path!["functions", key, "linear"], name));
+    let linear_at = |name: &str| req.locate().find(&yaml_path!["functions", key, "linear"], name);
     let params = || f.params.iter().map(|p| &*p.name);
     let mut listed = BTreeSet::new();
     let members =
@@ -122,7 +120,7 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
     }
     let group_texts: Vec<String> = o.groups.iter().map(|g| g.join(", ")).collect();
     for (param, _) in &o.transpose {
-        let at = config_span(req, &yaml_path!["functions", key, "transpose", param]);
+        let at = req.locate().key(&yaml_path!["functions", key, "transpose", param]);
         match group_key(param) {
             Some(names) if !o.groups.contains(&names) => {
                 let near = closest(&names.join(", "), group_texts.iter().map(String::as_str));
@@ -142,7 +140,7 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
     let not_plain = |p: &Param| p.token.is_list() || f.in_place(p);
     if !f.input_params().any(|p| p.token.contract().is_none()) && !f.params.iter().any(not_plain) {
         if let Some(jvp) = &o.jvp {
-            let at = value_span(req, &yaml_path!["functions", key, "jvp"]);
+            let at = req.locate().value(&yaml_path!["functions", key, "jvp"]);
             related(f, functions, jvp, None, None, at, &mut errors);
         }
         for (param, kernel) in &o.transpose {
@@ -154,7 +152,7 @@ fn check_one(req: &RunInput, f: &Function, functions: &[Function], key: &str, ou
             };
             // Each a float input listed once (else reported above).
             if names.iter().all(|n| listed.contains(n.as_str())) {
-                let at = value_span(req, &yaml_path!["functions", key, "transpose", param]);
+                let at = req.locate().value(&yaml_path!["functions", key, "transpose", param]);
                 let bind = o.transpose_bind.iter().find(|b| b.param == *param);
                 related(f, functions, kernel, Some(&names), bind, at, &mut errors);
             }

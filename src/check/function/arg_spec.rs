@@ -3,13 +3,13 @@
 
 use std::collections::BTreeSet;
 
-use super::Checked;
 use super::attrs::{self, Explicit};
 use super::contract;
 use super::infer::{self, Role};
 use super::named;
 use super::native;
 use super::tokens::{self, SpecToken, TokenError};
+use crate::check::Checked;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::decl::{Callee, DeclParam, Declared, Enclosing, Indirection, LocateError, Signature};
 use crate::model::{self, AttrType, Extent, HalfRepr, Param, Platform, Pointer, Token, is_identifier};
@@ -17,16 +17,20 @@ use crate::source::{SourceMap, Span};
 
 /// What checking one function needs of the library: its named contracts,
 /// and whether the conventional order's warning is on for it.
-pub(super) struct Context<'a> {
-    pub(super) contracts: &'a named::Contracts,
-    pub(super) warn_order: bool,
+pub(in crate::check) struct Context<'a> {
+    pub(in crate::check) contracts: &'a named::Contracts,
+    pub(in crate::check) warn_order: bool,
 }
 
 /// Checks one declared function: the function when it is sound, and every
 /// diagnostic found (warnings may come with a function). Tokens that use a
 /// named contract are checked with the contract's tokens in its place, and
 /// what is said at the use points at the contract's definition too.
-pub(super) fn check_declared(c: &Declared, map: &SourceMap, cx: &Context) -> (Option<Checked>, Vec<Diagnostic>) {
+pub(in crate::check) fn check_declared(
+    c: &Declared,
+    map: &SourceMap,
+    cx: &Context,
+) -> (Option<Checked>, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let Some((expanded, uses, sound)) = named::expand(c, cx.contracts, &mut diags) else {
         let (checked, more) = check_expanded(c, map, cx);
@@ -248,7 +252,11 @@ fn set_defaults(c: &Declared, params: &mut [Param], defaults: &[Default], diags:
 
 /// Parses every token, reporting each bad one (and a second `stream`, at
 /// the token itself).
-pub(super) fn check_tokens(func: &str, raw: &[(String, Span)], diags: &mut Vec<Diagnostic>) -> Vec<(SpecToken, Span)> {
+pub(in crate::check) fn check_tokens(
+    func: &str,
+    raw: &[(String, Span)],
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(SpecToken, Span)> {
     let mut out: Vec<(SpecToken, Span)> = Vec::new();
     for (text, span) in raw {
         let loc = *span;
@@ -533,12 +541,9 @@ fn resolve_param(
     name: &str,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Resolved> {
+    let at = At { c, tok, tok_loc, p, name };
     let loc = p.span;
     let role = infer::role(p);
-    let contradiction = |shown: &str| {
-        Diagnostic::error(tok_loc, msg::token_contradicts(shown, name, &p.to_string()))
-            .with(loc, msg::LABEL_DECLARED_HERE)
-    };
     let is_pointer = matches!(p.indirection, Indirection::Pointer | Indirection::Array);
     match (tok, &role) {
         (SpecToken::Arg(ct), Role::Tensor { is_const: true }) => Some((Token::Arg(ct.clone()), None, None)),
@@ -549,91 +554,26 @@ fn resolve_param(
         (SpecToken::Arg(Some(_)) | SpecToken::Ret(Some(_)), Role::TensorList { .. }) => {
             let plain = if matches!(tok, SpecToken::Arg(_)) { "arg" } else { "ret" };
             diags.push(
-                Diagnostic::error(tok_loc, msg::list_contract(&c.name, name, &tok.to_string()))
-                    .with(loc, msg::LABEL_DECLARED_HERE)
-                    .hint(msg::hint_list_contract(plain)),
+                at.error(msg::list_contract(&c.name, name, &tok.to_string())).hint(msg::hint_list_contract(plain)),
             );
             None
         }
         (SpecToken::InOut(_), Role::TensorList { .. }) => {
-            diags.push(
-                Diagnostic::error(tok_loc, msg::list_inout(&c.name, name))
-                    .with(loc, msg::LABEL_DECLARED_HERE)
-                    .hint(msg::HINT_LIST_INOUT),
-            );
+            diags.push(at.error(msg::list_inout(&c.name, name)).hint(msg::HINT_LIST_INOUT));
             None
         }
         (SpecToken::InOut(_), Role::Tensor { is_const: true }) => {
-            diags.push(
-                Diagnostic::error(tok_loc, msg::inout_on_const(&c.name, name))
-                    .with(loc, msg::LABEL_DECLARED_HERE)
-                    .hint(msg::HINT_INOUT),
-            );
+            diags.push(at.error(msg::inout_on_const(&c.name, name)).hint(msg::HINT_INOUT));
             None
         }
         (SpecToken::Arg(ct) | SpecToken::Ret(ct) | SpecToken::InOut(ct), Role::ScalarIndirect) if is_pointer => {
-            let Some(contract) = ct else {
-                let dtype = infer::scalar_type(&p.ty).map_or("float32", AttrType::as_str);
-                diags.push(
-                    Diagnostic::error(tok_loc, msg::untyped_pointer(&c.name, name, &p.to_string()))
-                        .with(loc, msg::LABEL_DECLARED_HERE)
-                        .hint(msg::hint_pointer_tensor(name, dtype)),
-                );
-                return None;
-            };
-            let wants_const = matches!(tok, SpecToken::Arg(_));
-            if p.is_const != wants_const {
-                if matches!(tok, SpecToken::InOut(_)) {
-                    diags.push(
-                        Diagnostic::error(tok_loc, msg::inout_on_const(&c.name, name))
-                            .with(loc, msg::LABEL_DECLARED_HERE)
-                            .hint(msg::HINT_INOUT),
-                    );
-                } else {
-                    diags.push(contradiction(&tok.to_string()));
-                }
-                return None;
-            }
-            if !contract::pointee_fits(&contract.dtype, &p.ty, c.platform) {
-                diags.push(
-                    Diagnostic::error(
-                        tok_loc,
-                        msg::pointer_dtype(&c.name, name, &p.to_string(), &contract.dtype.to_string()),
-                    )
-                    .with(loc, msg::LABEL_DECLARED_HERE),
-                );
-                return None;
-            }
-            let token = match tok {
-                SpecToken::Arg(_) => Token::Arg(ct.clone()),
-                SpecToken::Ret(_) => Token::Ret(ct.clone()),
-                _ => Token::InOut(ct.clone()),
-            };
-            Some((token, None, Some(Pointer { pointee: p.ty.clone(), is_const: p.is_const })))
+            resolve_pointer(&at, ct, diags)
         }
         (SpecToken::Stream, _) if p.ty == "int64_t" && p.indirection == Indirection::Value => {
             Some((Token::Stream, None, None))
         }
         (SpecToken::Dim { name: dim, ty }, Role::Scalar { ty: inferred }) => {
-            let inferred = inferred.filter(|t| t.is_integer()).or_else(|| infer::dim_type(&p.ty));
-            let ty = match (ty, inferred) {
-                (Some(t), _) => match infer::explicit_fits(*t, &p.ty) {
-                    Ok(_) => *t,
-                    Err(infer::Contradiction) => {
-                        diags.push(contradiction(&format!("dim.{dim}:{t}")));
-                        return None;
-                    }
-                },
-                (None, Some(t)) => t,
-                (None, None) => {
-                    diags.push(
-                        Diagnostic::error(tok_loc, msg::dim_param_type(&c.name, name, &p.ty))
-                            .with(loc, msg::LABEL_DECLARED_HERE),
-                    );
-                    return None;
-                }
-            };
-            Some((Token::Dim { name: dim.clone(), ty }, None, None))
+            resolve_dim(&at, dim, *ty, *inferred, diags)
         }
         (SpecToken::Dim { name: dim, ty }, Role::Stream) => {
             Some((Token::Dim { name: dim.clone(), ty: ty.unwrap_or(AttrType::Int64) }, None, None))
@@ -648,36 +588,7 @@ fn resolve_param(
                 | Role::TensorIndirect
                 | Role::ScalarIndirect => Some(AttrType::Int64),
             };
-            if p.name.as_deref() != Some(an.as_str()) {
-                let shown = format!("attr.{an}");
-                diags.push(match crate::diag::suggest::closest(an, p.name.as_deref()) {
-                    Some(near) => {
-                        Diagnostic::error(tok_loc, msg::attr_misspelled(&shown, &c.name, name, &format!("attr.{near}")))
-                            .with(loc, msg::LABEL_DECLARED_HERE)
-                    }
-                    None => contradiction(&shown),
-                });
-                return None;
-            }
-            match ty {
-                None => match inferred {
-                    Some(t) => Some((Token::Attr { name: an.clone(), ty: t }, None, None)),
-                    None => {
-                        diags.push(
-                            Diagnostic::error(loc, msg::not_inferred(&c.name, name, &p.ty))
-                                .hint(msg::hint_explicit(name, &p.ty)),
-                        );
-                        None
-                    }
-                },
-                Some(t) => match infer::explicit_fits(*t, &p.ty) {
-                    Ok(half) => Some((Token::Attr { name: an.clone(), ty: *t }, half, None)),
-                    Err(infer::Contradiction) => {
-                        diags.push(contradiction(&format!("attr.{an}:{t}")));
-                        None
-                    }
-                },
-            }
+            resolve_attr(&at, an, *ty, inferred, diags)
         }
         (SpecToken::Attr { .. } | SpecToken::Dim { .. }, Role::ScalarIndirect) => {
             diags.push(
@@ -690,9 +601,133 @@ fn resolve_param(
             None
         }
         _ => {
-            diags.push(contradiction(&tok.to_string()));
+            diags.push(at.contradiction(&tok.to_string()));
             None
         }
+    }
+}
+
+/// An explicit token where it is written, and the parameter it stands at:
+/// what [`resolve_param`]'s steps report against.
+struct At<'a> {
+    c: &'a Declared,
+    tok: &'a SpecToken,
+    tok_loc: Span,
+    p: &'a DeclParam,
+    name: &'a str,
+}
+
+impl At<'_> {
+    /// An error at the token, with the parameter's declaration labelled.
+    fn error(&self, message: String) -> Diagnostic {
+        Diagnostic::error(self.tok_loc, message).with(self.p.span, msg::LABEL_DECLARED_HERE)
+    }
+
+    /// The token (`shown`) says what the declaration contradicts.
+    fn contradiction(&self, shown: &str) -> Diagnostic {
+        self.error(msg::token_contradicts(shown, self.name, &self.p.to_string()))
+    }
+}
+
+/// `arg`/`ret`/`inout` at a pointer to a scalar (`const float* x`): a
+/// tensor whose contract must be given, whose constness matches the
+/// token's direction and whose dtype the pointee can hold.
+fn resolve_pointer(at: &At, ct: &Option<model::TensorType>, diags: &mut Vec<Diagnostic>) -> Option<Resolved> {
+    let At { c, tok, p, name, .. } = *at;
+    let Some(contract) = ct else {
+        let dtype = infer::scalar_type(&p.ty).map_or("float32", AttrType::as_str);
+        diags.push(
+            at.error(msg::untyped_pointer(&c.name, name, &p.to_string())).hint(msg::hint_pointer_tensor(name, dtype)),
+        );
+        return None;
+    };
+    let wants_const = matches!(tok, SpecToken::Arg(_));
+    if p.is_const != wants_const {
+        if matches!(tok, SpecToken::InOut(_)) {
+            diags.push(at.error(msg::inout_on_const(&c.name, name)).hint(msg::HINT_INOUT));
+        } else {
+            diags.push(at.contradiction(&tok.to_string()));
+        }
+        return None;
+    }
+    if !contract::pointee_fits(&contract.dtype, &p.ty, c.platform) {
+        diags.push(at.error(msg::pointer_dtype(&c.name, name, &p.to_string(), &contract.dtype.to_string())));
+        return None;
+    }
+    let token = match tok {
+        SpecToken::Arg(_) => Token::Arg(ct.clone()),
+        SpecToken::Ret(_) => Token::Ret(ct.clone()),
+        _ => Token::InOut(ct.clone()),
+    };
+    Some((token, None, Some(Pointer { pointee: p.ty.clone(), is_const: p.is_const })))
+}
+
+/// `dim.<dim>[:<type>]` at a scalar: its type the one given (which the
+/// declaration must fit), else the integer type the declaration has.
+fn resolve_dim(
+    at: &At,
+    dim: &str,
+    ty: Option<AttrType>,
+    inferred: Option<AttrType>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Resolved> {
+    let At { c, p, name, .. } = *at;
+    let inferred = inferred.filter(|t| t.is_integer()).or_else(|| infer::dim_type(&p.ty));
+    let ty = match (ty, inferred) {
+        (Some(t), _) => match infer::explicit_fits(t, &p.ty) {
+            Ok(_) => t,
+            Err(infer::Contradiction) => {
+                diags.push(at.contradiction(&format!("dim.{dim}:{t}")));
+                return None;
+            }
+        },
+        (None, Some(t)) => t,
+        (None, None) => {
+            diags.push(at.error(msg::dim_param_type(&c.name, name, &p.ty)));
+            return None;
+        }
+    };
+    Some((Token::Dim { name: dim.to_string(), ty }, None, None))
+}
+
+/// `attr.<an>[:<type>]` at a scalar (or an `int64_t stream`): named as the
+/// parameter is, its type the one given (which the declaration must fit),
+/// else the one `inferred` from the declaration.
+fn resolve_attr(
+    at: &At,
+    an: &str,
+    ty: Option<AttrType>,
+    inferred: Option<AttrType>,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Resolved> {
+    let At { c, p, name, .. } = *at;
+    let loc = p.span;
+    if p.name.as_deref() != Some(an) {
+        let shown = format!("attr.{an}");
+        diags.push(match crate::diag::suggest::closest(an, p.name.as_deref()) {
+            Some(near) => at.error(msg::attr_misspelled(&shown, &c.name, name, &format!("attr.{near}"))),
+            None => at.contradiction(&shown),
+        });
+        return None;
+    }
+    match ty {
+        None => match inferred {
+            Some(t) => Some((Token::Attr { name: an.to_string(), ty: t }, None, None)),
+            None => {
+                diags.push(
+                    Diagnostic::error(loc, msg::not_inferred(&c.name, name, &p.ty))
+                        .hint(msg::hint_explicit(name, &p.ty)),
+                );
+                None
+            }
+        },
+        Some(t) => match infer::explicit_fits(t, &p.ty) {
+            Ok(half) => Some((Token::Attr { name: an.to_string(), ty: t }, half, None)),
+            Err(infer::Contradiction) => {
+                diags.push(at.contradiction(&format!("attr.{an}:{t}")));
+                None
+            }
+        },
     }
 }
 

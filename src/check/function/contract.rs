@@ -21,7 +21,7 @@ pub(crate) const MAX_INSTANCES: usize = 256;
 /// Resolves the `const.` tokens of `c` against its template's parameters
 /// (in the template's order). Reports every problem; returns the consts
 /// when all are sound.
-pub(super) fn resolve_consts(
+pub(in crate::check) fn resolve_consts(
     c: &Declared,
     sig: Option<&Signature>,
     consts: &[(String, Vec<String>, Span)],
@@ -129,7 +129,7 @@ fn value_fits(v: &str, ty: AttrType) -> bool {
 
 /// Checks across a function's tokens: every `dim.` names a dimension some
 /// tensor has, and every element type that is a name is a type const.
-pub(super) fn check_contracts(
+pub(in crate::check) fn check_contracts(
     c: &Declared,
     tokens: &[(SpecToken, Span)],
     consts: &[Const],
@@ -211,7 +211,7 @@ fn param_label(c: &Declared, i: usize) -> String {
 /// address the elements of a tensor of element type `dtype` on `platform`.
 /// An unknown typedef is accepted: the generated trampoline asserts its
 /// size at compile time.
-pub(super) fn pointee_fits(dtype: &ElementType, pointee: &str, platform: Platform) -> bool {
+pub(in crate::check) fn pointee_fits(dtype: &ElementType, pointee: &str, platform: Platform) -> bool {
     let dtype = match dtype {
         // The template parameter itself, or `void`.
         ElementType::Param(name) => return pointee == name || pointee == "void",

@@ -25,7 +25,7 @@ enum Verdict {
 
 /// The problem with `f`'s creating function `name` (an identifier; `f`
 /// takes state), located at begen.yaml's `instantiate:` value `at`.
-pub(super) fn problem(config: &Config, f: &Function, name: &str, at: Span) -> Option<Diagnostic> {
+pub(in crate::check) fn problem(config: &Config, f: &Function, name: &str, at: Span) -> Option<Diagnostic> {
     let creator = f.creators.iter().find(|c| c.name == name)?;
     let state_ty = f.params.iter().find_map(|p| match &p.token {
         Token::State { ty, .. } => Some(ty.as_str()),

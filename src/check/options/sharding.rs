@@ -14,7 +14,6 @@
 
 use std::collections::BTreeSet;
 
-use super::config_span;
 use crate::config::{FunctionConfig, yaml_path};
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::{AttrType, ElementType, Function, Param};
@@ -22,7 +21,7 @@ use crate::settings::RunInput;
 
 /// Checks the sharding options of every function; a function with a
 /// problem keeps none of them (its calls are gathered, as undeclared).
-pub(super) fn check_sharding(req: &RunInput, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
+pub(in crate::check) fn check_sharding(req: &RunInput, functions: &mut [Function], diags: &mut Vec<Diagnostic>) {
     let mut reported = BTreeSet::new();
     for f in functions.iter_mut() {
         if !f.options.is_sharded() && f.options.sum.is_empty() {
@@ -37,14 +36,11 @@ pub(super) fn check_sharding(req: &RunInput, functions: &mut [Function], diags: 
         let failed = !problems.is_empty();
         for (word, text, hint) in problems {
             let at = match word {
-                Some((Place::Sum(output), dim)) => req
-                    .config_file
-                    .as_ref()
-                    .map(|c| c.find(req.map, &yaml_path!["functions", &key, "sum", output.as_str()], &dim)),
-                Some((Place::Key(option), dim)) => {
-                    req.config_file.as_ref().map(|c| c.find(req.map, &yaml_path!["functions", &key, option], &dim))
+                Some((Place::Sum(output), dim)) => {
+                    req.locate().find(&yaml_path!["functions", &key, "sum", output.as_str()], &dim)
                 }
-                None => config_span(req, &yaml_path!["functions", &key]),
+                Some((Place::Key(option), dim)) => req.locate().find(&yaml_path!["functions", &key, option], &dim),
+                None => req.locate().key(&yaml_path!["functions", &key]),
             };
             if let Some(at) = at
                 && reported.insert(text.clone())

@@ -8,7 +8,6 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::config_span;
 use crate::config::{AlgorithmConfig, FunctionConfig, ImplementationConfig, Seg, yaml_path};
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::{
@@ -20,21 +19,16 @@ use crate::source::Span;
 
 /// An algorithm whose implementations were found, before the functions'
 /// final order is known: each implementation by (module, name).
-pub(super) struct Listed {
+pub(in crate::check) struct Listed {
     name: String,
     fallback: bool,
     span: Option<Span>,
     implementations: Vec<(String, String, i64)>,
 }
 
-/// Where begen.yaml writes the value at `path` (see [`crate::config::ConfigFile::value`]).
-pub(super) fn value_span(req: &RunInput, path: &[Seg]) -> Option<Span> {
-    req.config_file.as_ref().map(|c| c.value(req.map, path))
-}
-
 /// The name of a function of `module` closest to `name`, a kernel
 /// begen.yaml names that is none of them (`vjp: bwd_nmae`).
-pub(super) fn near_in_module<'a>(functions: &'a [Function], module: &str, name: &str) -> Option<&'a str> {
+pub(in crate::check) fn near_in_module<'a>(functions: &'a [Function], module: &str, name: &str) -> Option<&'a str> {
     let names = functions.iter().filter(|g| g.module == module).map(|g| g.name.as_str());
     crate::diag::suggest::closest(name, names)
 }
@@ -42,7 +36,11 @@ pub(super) fn near_in_module<'a>(functions: &'a [Function], module: &str, name: 
 /// Checks `algorithms:`: names, implementations that exist (once each, in
 /// one module) and agree with each other. Returns the algorithms whose
 /// implementations all resolved.
-pub(super) fn check_algorithms(req: &RunInput, functions: &[Function], diags: &mut Vec<Diagnostic>) -> Vec<Listed> {
+pub(in crate::check) fn check_algorithms(
+    req: &RunInput,
+    functions: &[Function],
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<Listed> {
     if req.config.algorithms.is_empty() {
         return Vec::new();
     }
@@ -53,7 +51,7 @@ pub(super) fn check_algorithms(req: &RunInput, functions: &[Function], diags: &m
     }
     let mut out = Vec::new();
     for (name, config) in &req.config.algorithms {
-        let span = config_span(req, &yaml_path!["algorithms", name]);
+        let span = req.locate().key(&yaml_path!["algorithms", name]);
         let error = |diags: &mut Vec<Diagnostic>, message: String, hint: Option<&str>| {
             if let Some(span) = span {
                 let d = Diagnostic::error(span, message);
@@ -86,7 +84,7 @@ pub(super) fn check_algorithms(req: &RunInput, functions: &[Function], diags: &m
             if let ImplementationConfig::Full(_) = entry {
                 path.push("function".into());
             }
-            let at = value_span(req, &path);
+            let at = req.locate().value(&path);
             let push = |diags: &mut Vec<Diagnostic>, message: String| {
                 if let Some(at) = at {
                     diags.push(Diagnostic::error(at, message));
@@ -151,7 +149,7 @@ pub(super) fn check_algorithms(req: &RunInput, functions: &[Function], diags: &m
 /// whose implementations are not built (CUDA ones under `--platform cpu`)
 /// is left out with a warning; one whose name would hide a module or
 /// function at the Python module's top level is an error.
-pub(super) fn resolve(
+pub(in crate::check) fn resolve(
     listed: Vec<Listed>,
     functions: &[Function],
     modules: &[Module],
@@ -208,7 +206,7 @@ pub(super) fn resolve(
 /// The values of `unsupported:` for `f` as Python literals, checked: each
 /// names an attribute of `f`, and each value fits its type. Problems are
 /// reported at `key`'s entry in begen.yaml.
-pub(super) fn check_unsupported(
+pub(in crate::check) fn check_unsupported(
     req: &RunInput,
     key: &str,
     opts: &FunctionConfig,
@@ -219,7 +217,7 @@ pub(super) fn check_unsupported(
     for (attr, values) in &opts.unsupported {
         let Some((_, ty)) = f.attrs().find(|(p, _)| *p.name == **attr) else {
             let other = f.attributes().find(|(p, _)| *p.name == **attr);
-            if let Some(span) = config_span(req, &yaml_path!["functions", key, "unsupported", attr]) {
+            if let Some(span) = req.locate().key(&yaml_path!["functions", key, "unsupported", attr]) {
                 let text = match other {
                     Some((_, ty)) => msg::unsupported_not_scalar(&f.name, attr, &ty),
                     None => {
@@ -237,7 +235,7 @@ pub(super) fn check_unsupported(
                 Some(text) => literals.push(text),
                 None => {
                     let shown = serde_yaml_ng::to_string(v).unwrap_or_default().trim().to_string();
-                    if let Some(span) = config_span(req, &yaml_path!["functions", key, "unsupported", attr]) {
+                    if let Some(span) = req.locate().key(&yaml_path!["functions", key, "unsupported", attr]) {
                         diags.push(Diagnostic::error(span, msg::bad_unsupported_value(&f.name, attr, ty, &shown)));
                     }
                 }
@@ -250,7 +248,7 @@ pub(super) fn check_unsupported(
 
 /// A YAML value as the Python literal of an attribute value of type `ty`;
 /// `None` when it is not one.
-pub(super) fn py_literal(v: &serde_yaml_ng::Value, ty: AttrType) -> Option<String> {
+pub(in crate::check) fn py_literal(v: &serde_yaml_ng::Value, ty: AttrType) -> Option<String> {
     use serde_yaml_ng::Value;
     match (ty.kind(), v) {
         (ScalarKind::Bool, Value::Bool(b)) => Some(if *b { "True" } else { "False" }.into()),
@@ -282,7 +280,7 @@ pub(super) fn py_literal(v: &serde_yaml_ng::Value, ty: AttrType) -> Option<Strin
 /// and the option is dropped. One that is declared (`declared`: every
 /// declared name, also of kernels that failed their own checks) but failed
 /// has its own error: the option is dropped without another.
-pub(super) fn check_vjps(
+pub(in crate::check) fn check_vjps(
     req: &RunInput,
     functions: &mut [Function],
     declared: &BTreeSet<String>,
@@ -291,6 +289,10 @@ pub(super) fn check_vjps(
     let mut reported = BTreeSet::new();
     for k in 0..functions.len() {
         let residuals_failed = check_residuals(req, &mut functions[k], diags);
+        if residuals_failed {
+            // The rule would be handed outputs the Python function returns.
+            functions[k].options.python_vjp = None;
+        }
         let Some(raw) = functions[k].options.vjp.clone() else { continue };
         if residuals_failed {
             // Compared without the residuals, the backward kernel would not
@@ -303,7 +305,7 @@ pub(super) fn check_vjps(
             .into_iter()
             .find(|key| req.config.functions.get(key).is_some_and(|o| o.vjp.as_deref() == Some(raw.as_str())))
             .unwrap_or_else(|| f.name.clone());
-        let at = value_span(req, &yaml_path!["functions", &key, "vjp"]);
+        let at = req.locate().value(&yaml_path!["functions", &key, "vjp"]);
         let mut report = |d: Diagnostic| {
             if reported.insert(d.message.clone()) {
                 diags.push(d);
@@ -356,12 +358,13 @@ fn check_residuals(req: &RunInput, f: &mut Function, diags: &mut Vec<Diagnostic>
         .find(|key| req.config.functions.get(key).is_some_and(|o| o.residuals.is_some()))
         .unwrap_or_else(|| f.name.clone());
     let at = |i: Option<usize>| match i {
-        Some(i) => value_span(req, &yaml_path!["functions", &key, "residuals", i]),
-        None => value_span(req, &yaml_path!["functions", &key, "residuals"]),
+        Some(i) => req.locate().value(&yaml_path!["functions", &key, "residuals", i]),
+        None => req.locate().value(&yaml_path!["functions", &key, "residuals"]),
     };
     let before = diags.len();
     let rets: Vec<&str> = f.params.iter().filter(|p| matches!(p.token, Token::Ret(_))).map(|p| &*p.name).collect();
     if f.options.vjp.is_none()
+        && f.options.python_vjp.is_none()
         && let Some(span) = at(None)
     {
         diags.push(Diagnostic::error(span, msg::residuals_without_vjp(&f.name)));
@@ -390,7 +393,7 @@ fn check_residuals(req: &RunInput, f: &mut Function, diags: &mut Vec<Diagnostic>
 /// Dimension names are a function's own: two contracts agree when one
 /// renaming maps the first function's names onto the second's.
 #[derive(Default)]
-pub(super) struct DimMap {
+pub(in crate::check) struct DimMap {
     there: HashMap<String, String>,
     back: HashMap<String, String>,
 }
@@ -409,7 +412,12 @@ impl DimMap {
 /// compared (a backward kernel `b` may be less specific than `a`, never
 /// more: a fixed extent where `a` names a dimension would fit one extent
 /// of it only, and fail at run time for the others).
-pub(super) fn contracts_agree(a: Option<&TensorType>, b: Option<&TensorType>, dims: &mut DimMap, strict: bool) -> bool {
+pub(in crate::check) fn contracts_agree(
+    a: Option<&TensorType>,
+    b: Option<&TensorType>,
+    dims: &mut DimMap,
+    strict: bool,
+) -> bool {
     let (a, b) = match (a, b) {
         (Some(a), Some(b)) => (a, b),
         (None, None) => return true,
@@ -438,7 +446,7 @@ pub(super) fn contracts_agree(a: Option<&TensorType>, b: Option<&TensorType>, di
     }
 }
 
-pub(super) fn contract_text(c: Option<&TensorType>) -> String {
+pub(in crate::check) fn contract_text(c: Option<&TensorType>) -> String {
     msg::contract_text(c.map(|c| c.to_string()).as_deref())
 }
 
@@ -544,7 +552,7 @@ fn compare_implementations(a: &Function, b: &Function) -> Vec<String> {
     out
 }
 
-pub(super) fn consts_text(f: &Function) -> String {
+pub(in crate::check) fn consts_text(f: &Function) -> String {
     let consts: Vec<(&str, &[String])> = f.consts.iter().map(|k| (k.name.as_str(), k.values.as_slice())).collect();
     msg::consts_text(&consts)
 }
@@ -723,7 +731,7 @@ fn compare_by_name(
 /// output named like another input of `f` (outputs are often all `out`).
 /// `inputs` and `outputs`: per position, (what it is, `f`'s parameter whose
 /// value, cotangent or tangent it receives), and `g`'s parameter there.
-pub(super) fn misnamed(
+pub(in crate::check) fn misnamed(
     f: &Function,
     g: &Function,
     inputs: (&[(String, &Param)], &[&Param]),

@@ -231,7 +231,7 @@ mod tests {
 mod examples {
     #[test]
     fn scalar_type() {
-        use crate::check::infer::scalar_type;
+        use crate::check::function::infer::scalar_type;
         use crate::model::AttrType;
         assert_eq!(scalar_type("unsigned long long"), Some(AttrType::UInt64));
         assert_eq!(scalar_type("__half"), None);

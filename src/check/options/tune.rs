@@ -4,8 +4,8 @@
 //! instances of the `const.` values it is tuned over, so every one is
 //! already compiled into the library and callable by name.
 
-use super::source_id;
-use crate::config::{Locator, TuneConfig, TuneKey, yaml_path};
+use crate::check::source_id;
+use crate::config::{TuneConfig, TuneKey, yaml_path};
 use crate::diag::suggest::closest;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::generated::fnv1a;
@@ -32,7 +32,7 @@ pub(crate) const MAX_TABLE_BYTES: u64 = 16 << 20;
 
 /// Checks `tune:` against the library's functions (after naming, so their
 /// indices are final) and returns what it declares that is sound.
-pub(super) fn check_tune(
+pub(in crate::check) fn check_tune(
     req: &RunInput,
     functions: &mut [Function],
     modules: &[Module],
@@ -42,7 +42,7 @@ pub(super) fn check_tune(
 ) -> Tuning {
     let mut tuning = Tuning::default();
     let mut sources: Vec<(String, Vec<usize>, Tuned, TuneKey)> = Vec::new();
-    let loc = Locator { map: req.map, file: req.config_file };
+    let loc = req.locate();
     for (key, value) in &req.config.tune {
         let span = loc.key(&yaml_path!["tune", key]);
         // Where a part of this entry is written: a key under it, or a word
@@ -199,6 +199,10 @@ fn input_dims(f: &Function) -> Vec<&str> {
 /// compile of the source).
 const MAX_COMBINATIONS: usize = 256;
 
+/// How a `tune:` entry's checks report: an error at a part of the entry,
+/// with a hint or none (nothing when begen.yaml does not show the part).
+type Report<'r> = dyn Fn(&mut Vec<Diagnostic>, Part, String, Option<&'static str>) + 'r;
+
 /// A `tune:` entry over a source's `defines:`: the define names and values,
 /// `where:` parsed and evaluated for every combination, the default among
 /// those it allows, the key dims of every kernel of the source. Returns the
@@ -213,8 +217,7 @@ fn check_source(
     where_at: Option<Span>,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<(String, Vec<usize>, Tuned)> {
-    let errors = diags.len();
-    let report = |diags: &mut Vec<Diagnostic>, part: Part, message: String, hint: Option<&'static str>| {
+    let report: &Report = &|diags, part, message, hint| {
         if let Some(span) = at(part) {
             let d = Diagnostic::error(span, message);
             diags.push(match hint {
@@ -223,139 +226,11 @@ fn check_source(
             });
         }
     };
-    if source_id(req, key).is_none() {
-        let names: Vec<&str> = req.sources.iter().map(|(id, _)| req.map.get(*id).name.as_str()).collect();
-        let near = closest(key, names.iter().copied());
-        report(diags, Part::Entry, msg::tune_not_a_source(key, near), None);
-        return None;
-    }
-    if entry.defines.is_empty() {
-        report(diags, Part::Entry, msg::tune_source_no_defines(key), Some(msg::HINT_TUNE_SOURCE));
-        return None;
-    }
-    if !entry.consts.is_empty() {
-        report(diags, Part::Key("consts"), msg::tune_source_no_defines(key), Some(msg::HINT_TUNE_SOURCE));
-    }
-    if entry.implementations.is_some() {
-        report(diags, Part::Key("implementations"), msg::tune_source_implementations(key), None);
-    }
-    // The defines, sorted by name; each a list of distinct integers.
-    let mut names = Vec::new();
-    let mut values: Vec<Vec<i64>> = Vec::new();
-    for (name, list) in &entry.defines {
-        let ints: Option<Vec<i64>> = match list {
-            serde_yaml_ng::Value::Sequence(items) if !items.is_empty() => {
-                items.iter().map(|v| if v.is_bool() { None } else { v.as_i64() }).collect()
-            }
-            _ => None,
-        };
-        let distinct = ints.as_ref().is_some_and(|v| v.iter().enumerate().all(|(i, x)| !v[..i].contains(x)));
-        match ints {
-            Some(ints) if distinct && is_identifier(name) => {
-                names.push(name.clone());
-                values.push(ints);
-            }
-            _ => report(diags, Part::Word("defines", name), msg::tune_bad_define(key, name), None),
-        }
-    }
-    if diags.len() > errors {
-        return None;
-    }
-    let count = values.iter().map(|v| v.len() as u128).product::<u128>();
-    if count > MAX_COMBINATIONS as u128 * 64 {
-        report(diags, Part::Key("defines"), msg::tune_too_many(key, count, MAX_COMBINATIONS), None);
-        return None;
-    }
-    let rule = match &entry.where_ {
-        None => None,
-        Some(text) => match super::tune_where::parse(text, &names) {
-            Ok(e) => Some(e),
-            Err(e) => {
-                let span = where_span(req, where_at, text, e.start, e.end);
-                if let Some(span) = span {
-                    diags.push(Diagnostic::error(span, msg::tune_where(key, &e.message, e.near.as_deref())));
-                }
-                return None;
-            }
-        },
-    };
-    let shown = |combo: &[i64]| -> String {
-        let parts: Vec<String> = names.iter().zip(combo).map(|(n, v)| format!("{n}={v}")).collect();
-        format!("{{{}}}", parts.join(", "))
-    };
-    let allowed = |combo: &[i64]| -> Result<bool, String> {
-        match &rule {
-            None => Ok(true),
-            Some(e) => super::tune_where::eval(e, combo).map(|v| v != 0),
-        }
-    };
-    let mut combos: Vec<Vec<i64>> = vec![Vec::new()];
-    for list in &values {
-        combos = combos
-            .into_iter()
-            .flat_map(|prefix| {
-                list.iter().map(move |v| {
-                    let mut c = prefix.clone();
-                    c.push(*v);
-                    c
-                })
-            })
-            .collect();
-    }
-    let mut kept = Vec::new();
-    for combo in combos {
-        match allowed(&combo) {
-            Ok(true) => kept.push(combo),
-            Ok(false) => {}
-            Err(why) => {
-                if let Some(span) = where_at {
-                    diags.push(Diagnostic::error(span, msg::tune_where_failed(key, &shown(&combo), &why)));
-                }
-                return None;
-            }
-        }
-    }
-    if kept.is_empty() {
-        if let Some(span) = where_at {
-            diags.push(Diagnostic::error(span, msg::tune_where_none(key)));
-        }
-        return None;
-    }
-    if kept.len() > MAX_COMBINATIONS {
-        report(diags, Part::Key("defines"), msg::tune_too_many(key, kept.len() as u128, MAX_COMBINATIONS), None);
-        return None;
-    }
-    // The default: each define's given value, else its first.
-    let mut default: Vec<i64> = values.iter().map(|v| v[0]).collect();
-    for (name, v) in &entry.default {
-        match names.iter().position(|n| n == name) {
-            None => {
-                let near = closest(name, names.iter().map(String::as_str));
-                report(diags, Part::Word("default", name), msg::tune_define_default_unknown(key, name, near), None);
-            }
-            Some(k) => match v.as_i64().filter(|x| !v.is_bool() && values[k].contains(x)) {
-                Some(x) => default[k] = x,
-                None => {
-                    let shown = yaml_text(v);
-                    let built: Vec<String> = values[k].iter().map(i64::to_string).collect();
-                    report(
-                        diags,
-                        Part::Word("default", &shown),
-                        msg::tune_bad_default(key, name, &shown, &built),
-                        None,
-                    );
-                }
-            },
-        }
-    }
-    if diags.len() > errors {
-        return None;
-    }
-    if !kept.contains(&default) {
-        let part = if entry.default.is_empty() { Part::Entry } else { Part::Key("default") };
-        report(diags, part, msg::tune_define_default_excluded(key, &shown(&default)), Some(msg::HINT_TUNE_DEFAULT));
-        return None;
-    }
+    let defines = source_defines(req, key, entry, report, diags)?;
+    let kept = allowed_combos(req, key, entry, &defines, where_at, report, diags)?;
+    let default = source_default(key, entry, &defines, &kept, report, diags)?;
+    let Defines { names, values } = defines;
+    let errors = diags.len();
     let kernels: Vec<usize> = functions
         .iter()
         .enumerate()
@@ -400,6 +275,195 @@ fn check_source(
         defines: names,
     };
     Some((key.to_string(), kernels, tuned))
+}
+
+/// A source's `defines:`, sorted by name: each name and its values.
+struct Defines {
+    names: Vec<String>,
+    values: Vec<Vec<i64>>,
+}
+
+/// The source a `tune:` entry names, and its `defines:` (sorted by name;
+/// each a list of distinct integers), with no more combinations than a
+/// library builds.
+fn source_defines(
+    req: &RunInput,
+    key: &str,
+    entry: &TuneConfig,
+    report: &Report,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Defines> {
+    let errors = diags.len();
+    if source_id(req, key).is_none() {
+        let names: Vec<&str> = req.sources.iter().map(|(id, _)| req.map.get(*id).name.as_str()).collect();
+        let near = closest(key, names.iter().copied());
+        report(diags, Part::Entry, msg::tune_not_a_source(key, near), None);
+        return None;
+    }
+    if entry.defines.is_empty() {
+        report(diags, Part::Entry, msg::tune_source_no_defines(key), Some(msg::HINT_TUNE_SOURCE));
+        return None;
+    }
+    if !entry.consts.is_empty() {
+        report(diags, Part::Key("consts"), msg::tune_source_no_defines(key), Some(msg::HINT_TUNE_SOURCE));
+    }
+    if entry.implementations.is_some() {
+        report(diags, Part::Key("implementations"), msg::tune_source_implementations(key), None);
+    }
+    let mut names = Vec::new();
+    let mut values: Vec<Vec<i64>> = Vec::new();
+    for (name, list) in &entry.defines {
+        let ints: Option<Vec<i64>> = match list {
+            serde_yaml_ng::Value::Sequence(items) if !items.is_empty() => {
+                items.iter().map(|v| if v.is_bool() { None } else { v.as_i64() }).collect()
+            }
+            _ => None,
+        };
+        let distinct = ints.as_ref().is_some_and(|v| v.iter().enumerate().all(|(i, x)| !v[..i].contains(x)));
+        match ints {
+            Some(ints) if distinct && is_identifier(name) => {
+                names.push(name.clone());
+                values.push(ints);
+            }
+            _ => report(diags, Part::Word("defines", name), msg::tune_bad_define(key, name), None),
+        }
+    }
+    if diags.len() > errors {
+        return None;
+    }
+    let count = values.iter().map(|v| v.len() as u128).product::<u128>();
+    if count > MAX_COMBINATIONS as u128 * 64 {
+        report(diags, Part::Key("defines"), msg::tune_too_many(key, count, MAX_COMBINATIONS), None);
+        return None;
+    }
+    Some(Defines { names, values })
+}
+
+/// The combinations of the defines' values that `where:` allows (every
+/// one without it), in order: at least one, at most [`MAX_COMBINATIONS`].
+fn allowed_combos(
+    req: &RunInput,
+    key: &str,
+    entry: &TuneConfig,
+    defines: &Defines,
+    where_at: Option<Span>,
+    report: &Report,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Vec<Vec<i64>>> {
+    let Defines { names, values } = defines;
+    let rule = match &entry.where_ {
+        None => None,
+        Some(text) => match super::tune_where::parse(text, names) {
+            Ok(e) => Some(e),
+            Err(e) => {
+                let span = where_span(req, where_at, text, e.start, e.end);
+                if let Some(span) = span {
+                    diags.push(Diagnostic::error(span, msg::tune_where(key, &e.message, e.near.as_deref())));
+                }
+                return None;
+            }
+        },
+    };
+    let allowed = |combo: &[i64]| -> Result<bool, String> {
+        match &rule {
+            None => Ok(true),
+            Some(e) => super::tune_where::eval(e, combo).map(|v| v != 0),
+        }
+    };
+    let mut combos: Vec<Vec<i64>> = vec![Vec::new()];
+    for list in values {
+        combos = combos
+            .into_iter()
+            .flat_map(|prefix| {
+                list.iter().map(move |v| {
+                    let mut c = prefix.clone();
+                    c.push(*v);
+                    c
+                })
+            })
+            .collect();
+    }
+    let mut kept = Vec::new();
+    for combo in combos {
+        match allowed(&combo) {
+            Ok(true) => kept.push(combo),
+            Ok(false) => {}
+            Err(why) => {
+                if let Some(span) = where_at {
+                    diags.push(Diagnostic::error(span, msg::tune_where_failed(key, &shown(names, &combo), &why)));
+                }
+                return None;
+            }
+        }
+    }
+    if kept.is_empty() {
+        if let Some(span) = where_at {
+            diags.push(Diagnostic::error(span, msg::tune_where_none(key)));
+        }
+        return None;
+    }
+    if kept.len() > MAX_COMBINATIONS {
+        report(diags, Part::Key("defines"), msg::tune_too_many(key, kept.len() as u128, MAX_COMBINATIONS), None);
+        return None;
+    }
+    Some(kept)
+}
+
+/// A combination of the defines' values as a message shows it
+/// (`{BLOCK=64, WARPS=4}`).
+fn shown(names: &[String], combo: &[i64]) -> String {
+    let parts: Vec<String> = names.iter().zip(combo).map(|(n, v)| format!("{n}={v}")).collect();
+    format!("{{{}}}", parts.join(", "))
+}
+
+/// The default combination: each define's given value (one it has), else
+/// its first; one that `where:` allows.
+fn source_default(
+    key: &str,
+    entry: &TuneConfig,
+    defines: &Defines,
+    kept: &[Vec<i64>],
+    report: &Report,
+    diags: &mut Vec<Diagnostic>,
+) -> Option<Vec<i64>> {
+    let Defines { names, values } = defines;
+    let errors = diags.len();
+    let mut default: Vec<i64> = values.iter().map(|v| v[0]).collect();
+    for (name, v) in &entry.default {
+        match names.iter().position(|n| n == name) {
+            None => {
+                let near = closest(name, names.iter().map(String::as_str));
+                report(diags, Part::Word("default", name), msg::tune_define_default_unknown(key, name, near), None);
+            }
+            Some(k) => match v.as_i64().filter(|x| !v.is_bool() && values[k].contains(x)) {
+                Some(x) => default[k] = x,
+                None => {
+                    let shown = yaml_text(v);
+                    let built: Vec<String> = values[k].iter().map(i64::to_string).collect();
+                    report(
+                        diags,
+                        Part::Word("default", &shown),
+                        msg::tune_bad_default(key, name, &shown, &built),
+                        None,
+                    );
+                }
+            },
+        }
+    }
+    if diags.len() > errors {
+        return None;
+    }
+    if !kept.contains(&default) {
+        let part = if entry.default.is_empty() { Part::Entry } else { Part::Key("default") };
+        report(
+            diags,
+            part,
+            msg::tune_define_default_excluded(key, &shown(names, &default)),
+            Some(msg::HINT_TUNE_DEFAULT),
+        );
+        return None;
+    }
+    Some(default)
 }
 
 /// Where byte range `start..end` of the `where:` expression `text` is in
