@@ -54,21 +54,32 @@ mkdir -p "$LOGS"
 declare -a names=() results=()
 failed=0
 
-# step NAME CMD...: run one step, keep its log, remember its status and the
-# runner's closing lines for the summary.
+# children_cpu FILE: the CPU seconds (user + system) this shell's finished
+# children have used so far, from bash's `times` written to FILE (`times` runs
+# in this shell: in a command substitution it would count the subshell's).
+children_cpu() {
+    awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); s += p[1] * 60 + p[2] } printf "%d", s }' "$1"
+}
+
+# step NAME CMD...: run one step, keep its log, remember its status, its
+# wall and CPU seconds and the runner's closing lines for the summary.
 step() {
     local name="$1"; shift
     local log="$LOGS/${name//[^A-Za-z0-9_.-]/_}.log"
     echo
     echo "==== $name: $*"
     local t0=$SECONDS
+    times > "$log.times0"
     "$@" 2>&1 | tee "$log"
     local rc=${PIPESTATUS[0]}
+    times > "$log.times1"
+    local took="$(( SECONDS - t0 ))s, cpu $(( $(children_cpu "$log.times1") - $(children_cpu "$log.times0") ))s"
+    rm -f "$log.times0" "$log.times1"
     names+=("$name")
     if [[ $rc == 0 ]]; then
-        results+=("ok      $(( SECONDS - t0 ))s${lane:+ ($lane lane)}")
+        results+=("ok      $took${lane:+ ($lane lane)}")
     else
-        results+=("FAILED  $(( SECONDS - t0 ))s${lane:+ ($lane lane)} (exit $rc, log: ${log#"$ROOT"/})")
+        results+=("FAILED  $took${lane:+ ($lane lane)} (exit $rc, log: ${log#"$ROOT"/})")
         failed=1
     fi
     return 0
@@ -128,7 +139,7 @@ workers=(-n "${PYTEST_WORKERS:-3}" --dist loadfile)
 
 # pytest exits 5 when it collected no tests: nothing to run is not a failure.
 run_pytest() {
-    "$BEGEN_PYTHON" -m pytest -q "${workers[@]}" "$@"
+    "$BEGEN_PYTHON" -m pytest -q --durations=15 "${workers[@]}" "$@"
     local rc=$?
     if [[ $rc == 5 ]]; then
         echo "test.sh: pytest collected no tests under $*"
@@ -299,8 +310,9 @@ end_lane cargo
 [[ -n "${lane_pid[jax]:-}" ]] && end_lane jax
 [[ -n "${lane_pid[torch]:-}" ]] && end_lane torch
 
+times > "$LOGS/total.times"
 echo
-echo "==== summary ($(( SECONDS - start ))s, CI=$CI)"
+echo "==== summary ($(( SECONDS - start ))s, cpu $(children_cpu "$LOGS/total.times")s on $(nproc) cores, CI=$CI)"
 for i in "${!names[@]}"; do
     printf '  %-28s %s\n' "${names[$i]}" "${results[$i]}"
 done

@@ -680,12 +680,12 @@ fn instantiate_problem(req: &RunInput, key: &str, f: &Function) -> Option<Diagno
     }
 }
 
-/// A BE kernel with state (`T& state`) marked `command_buffer: true`: the
-/// glue makes each device's state on that device's first call, inside what
-/// XLA would capture into a CUDA graph, where the `instantiate:` function's
-/// allocations cannot run.
+/// A kernel with state (a BE kernel's `T& state`, a native kernel's `T*`)
+/// marked `command_buffer: true`: the glue makes each device's state on
+/// that device's first call, inside what XLA would capture into a CUDA
+/// graph, where the `instantiate:` function's allocations cannot run.
 fn state_in_command_buffer(req: &RunInput, key: &str, f: &Function) -> Option<Diagnostic> {
-    if !(f.options.command_buffer && f.native.is_none() && f.takes_state() && f.options.instantiate.is_some()) {
+    if !(f.options.command_buffer && f.takes_state() && f.options.instantiate.is_some()) {
         return None;
     }
     let span = req.locate().key(&yaml_path!["functions", key, "command_buffer"])?;

@@ -12,10 +12,24 @@ pytestmark = pytest.mark.jax_lane
 @pytest.fixture(scope="module")
 def native(jax_cpu, tmp_path_factory):
     out = tmp_path_factory.mktemp("e2e_native")
-    run_begen("build", REPO / "tests/e2e/native", "--out", out, "--quiet")
+    work = tmp_path_factory.mktemp("e2e_native_work")
+    run_begen("build", REPO / "tests/e2e/native", "--out", out, "--work-dir", work, "--quiet")
     m = import_module(out, "e2e_native")
     m.out_dir = out
+    m.work_dir = work / "e2e_native"
     return m
+
+
+def test_command_buffer_marks_a_native_handler(native):
+    # begen.yaml gives ScaleImpl `command_buffer: true`: its handler carries
+    # the trait (and still compiled, as the other tests show); the others don't.
+    manifest = (native.out_dir / "e2e_native.yaml").read_text()
+    entry = manifest.split("- name: ScaleImpl\n", 1)[1].split("\n- name:", 1)[0]
+    assert "command_buffer: true" in entry
+    glue = "".join(p.read_text() for p in (native.work_dir / "gen").glob("*.begen.cc"))
+    handlers = glue.split("XLA_FFI_DEFINE_HANDLER_SYMBOL(")[1:]
+    marked = [h.split(",", 1)[0] for h in handlers if "kCmdBufferCompatible" in h.split(";", 1)[0]]
+    assert len(marked) == 1 and "ScaleImpl" in marked[0], marked
 
 
 def like(jax, x):

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import REPO, build, jax_python
+from conftest import REPO, WORK, build, jax_python
 
 sys.path.insert(0, str(REPO / "python"))
 from begen.testing import _torch_draws, torch_ops
@@ -424,3 +424,19 @@ def test_every_e2e_tree_is_compared_or_listed(compared):
             assert op in listed or platform in listed or why == OUT_OP, (path, op, why)
         stale = set(listed) - set(left_out) - set(tree.skipped) - platforms
         assert not stale, (path, sorted(stale))
+
+
+def test_the_torch_ops_compile_without_warnings(compared):
+    # The generated op TU of every compared tree is -Wall -Wextra clean:
+    # warnings.log in the work directory holds every unit's warnings,
+    # compiled by this session or an earlier one (none: no unit warned).
+    noisy = {}
+    for path in compared:
+        work = WORK / TREES[path]
+        assert (work / "obj").is_dir(), f"{path}: {work} holds no objects: is WORK begen's --work-dir?"
+        log = work / "warnings.log"
+        text = log.read_text() if log.is_file() else ""
+        lines = [line for line in text.splitlines() if ".torch.cc" in line and "warning" in line]
+        if lines:
+            noisy[path] = lines
+    assert not noisy, noisy

@@ -62,7 +62,7 @@ pub(crate) fn state_in_command_buffer(func: &str) -> String {
 }
 
 pub(crate) const HINT_STATE_COMMAND_BUFFER: &str =
-    "leave out `command_buffer`: a kernel with `T& state` runs outside CUDA graphs";
+    "leave out `command_buffer`: a kernel that keeps a state (`T& state`, a native `T*`) runs outside CUDA graphs";
 
 pub(crate) fn second_state(func: &str, param: &str, declared: &str, state: &str, state_ty: &str) -> String {
     let (func, param, declared, state, state_ty) = (q(func), q(param), q(declared), q(state), q(state_ty));

@@ -430,7 +430,9 @@ impl<'a> Op<'a> {
             self.check_cpp(p, device, out);
         }
         // Dimensions: read from their first input (or caller's output),
-        // checked everywhere else.
+        // checked everywhere else. A dimension only the contract names (no
+        // kernel argument, no other tensor) is read and not used:
+        // `[[maybe_unused]]` keeps the op's C++ warning-free.
         for (name, src) in &self.dims {
             let (t, axis) = match src {
                 DimSource::Input(i, axis) => (self.inputs[*i], axis),
@@ -438,7 +440,7 @@ impl<'a> Op<'a> {
                 DimSource::Attr(a) => {
                     let _ = writeln!(
                         out,
-                        "  const int64_t {} = begen::torch_rt::size_attr({fname}, {}, {});",
+                        "  [[maybe_unused]] const int64_t {} = begen::torch_rt::size_attr({fname}, {}, {});",
                         self.dim_cpp(name),
                         lit(a),
                         cpp_name_of(a)
@@ -446,7 +448,12 @@ impl<'a> Op<'a> {
                     continue;
                 }
             };
-            let _ = writeln!(out, "  const int64_t {} = {}.size({axis});", self.dim_cpp(name), cpp_name(t));
+            let _ = writeln!(
+                out,
+                "  [[maybe_unused]] const int64_t {} = {}.size({axis});",
+                self.dim_cpp(name),
+                cpp_name(t)
+            );
         }
         let tensors = self.inputs.iter().enumerate().map(|(i, p)| (DimSource::Input(i, 0), p));
         let outs = self.outs.iter().enumerate().map(|(k, p)| (DimSource::Out(k, 0), p));

@@ -57,7 +57,7 @@ fn an_out_op_checks_what_the_contract_knows_and_reads_the_rest_from_its_outputs(
         "check_tensor(\"tile\", \"out\", begen_p_out, ScalarType::Float, 2, begen::torch_rt::Device::kCpu);",
         "same_device(\"tile\", \"out\", begen_p_out, \"x\", begen_p_x);",
         // n from the input, checked on the output; r from the output.
-        "const int64_t begen_d_r = begen_p_out.size(1);",
+        "[[maybe_unused]] const int64_t begen_d_r = begen_p_out.size(1);",
         "dim_eq(\"tile\", \"n\", begen_d_n, \"x\", 0, \"out\", begen_p_out, 0);",
     ] {
         assert!(tile.contains(line), "{line}\n{tile}");

@@ -32,6 +32,9 @@ pub(crate) struct NativeView {
     pub(crate) bindings: Vec<String>,
     /// Its per-executable state, if it takes one.
     pub(crate) state: Option<NativeState>,
+    /// `, {xla::ffi::Traits::kCmdBufferCompatible}` or empty, as for a
+    /// typed kernel's handler.
+    pub(crate) traits: String,
 }
 
 /// The instantiate stage of a kernel with state: XLA calls the `instantiate`
@@ -173,5 +176,10 @@ pub(crate) fn native_view(f: &Function, native: &Native) -> NativeView {
         params,
         call,
         bindings,
+        traits: if f.options.command_buffer {
+            ", {xla::ffi::Traits::kCmdBufferCompatible}".into()
+        } else {
+            String::new()
+        },
     }
 }

@@ -58,7 +58,7 @@ XLA_FFI_DEFINE_HANDLER_SYMBOL({{ n.symbol }}, {{ n.ns }}::call,
                               xla::ffi::Ffi::Bind()
 {%- for b in n.bindings %}
                                   {{ b }}
-{%- endfor %});
+{%- endfor %}{{ n.traits }});
 {%- if let Some(s) = n.state %}
 XLA_FFI_DEFINE_HANDLER_SYMBOL({{ s.symbol }}, {{ n.ns }}::instantiate_states, xla::ffi::Ffi::BindInstantiate());
 // The state type's id and info, for jax.ffi.register_ffi_type.
