@@ -129,6 +129,17 @@ pub(in crate::check) fn check_tune(
     tuning
 }
 
+/// `inputs: "module:generator"`: a dotted module path and a function
+/// name, each part an identifier (the name is emitted into Python).
+fn check_inputs(key: &str, entry: &TuneConfig, report: &mut dyn FnMut(Part, String, Option<&'static str>)) {
+    if let Some(inputs) = &entry.inputs {
+        let ok = inputs.split_once(':').is_some_and(|(m, g)| m.split('.').all(is_identifier) && is_identifier(g));
+        if !ok {
+            report(Part::Value("inputs"), msg::tune_bad_inputs(key, inputs), None);
+        }
+    }
+}
+
 /// Checks `key:` of `tune:` entry `key` over its kernels `fs`: each
 /// dimension a typed-contract dimension of an input of one of them, or, in
 /// the map form, `INPUT[AXIS]` naming an input of one; none twice.
@@ -585,12 +596,7 @@ fn check_kernel(
         }
     }
     check_key(key, entry, &[f], &mut report);
-    if let Some(inputs) = &entry.inputs {
-        let ok = inputs.split_once(':').is_some_and(|(m, g)| m.split('.').all(is_identifier) && is_identifier(g));
-        if !ok {
-            report(Part::Value("inputs"), msg::tune_bad_inputs(key, inputs), None);
-        }
-    }
+    check_inputs(key, entry, &mut report);
     if diags.len() > errors {
         return None;
     }
@@ -658,12 +664,7 @@ fn check_algorithm(
     let a = &algorithms[index];
     let first = &functions[a.implementations[0].function];
     check_key(key, entry, &[first], &mut report);
-    if let Some(inputs) = &entry.inputs {
-        let ok = inputs.split_once(':').is_some_and(|(m, g)| m.split('.').all(is_identifier) && is_identifier(g));
-        if !ok {
-            report(Part::Value("inputs"), msg::tune_bad_inputs(key, inputs), None);
-        }
-    }
+    check_inputs(key, entry, &mut report);
     if diags.len() > errors {
         return None;
     }
