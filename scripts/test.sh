@@ -54,9 +54,8 @@ mkdir -p "$LOGS"
 declare -a names=() results=()
 failed=0
 
-# children_cpu FILE: the CPU seconds (user + system) this shell's finished
-# children have used so far, from bash's `times` written to FILE (`times` runs
-# in this shell: in a command substitution it would count the subshell's).
+# children_cpu FILE: the CPU seconds (user + system) of the finished
+# children of the shell that wrote bash's `times` to FILE.
 children_cpu() {
     awk 'NR == 2 { s = 0; for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); s += p[1] * 60 + p[2] } printf "%d", s }' "$1"
 }
@@ -69,12 +68,14 @@ step() {
     echo
     echo "==== $name: $*"
     local t0=$SECONDS
-    times > "$log.times0"
-    "$@" 2>&1 | tee "$log"
+    # The step runs in a subshell that writes its own children's CPU at its
+    # end: this shell's count would also take in a background lane reaped
+    # while the step ran.
+    rm -f "$log.times"
+    ( "$@"; rc=$?; times > "$log.times"; exit $rc ) 2>&1 | tee "$log"
     local rc=${PIPESTATUS[0]}
-    times > "$log.times1"
-    local took="$(( SECONDS - t0 ))s, cpu $(( $(children_cpu "$log.times1") - $(children_cpu "$log.times0") ))s"
-    rm -f "$log.times0" "$log.times1"
+    local took="$(( SECONDS - t0 ))s, cpu $(children_cpu "$log.times" 2>/dev/null || echo "?")s"
+    rm -f "$log.times"
     names+=("$name")
     if [[ $rc == 0 ]]; then
         results+=("ok      $took${lane:+ ($lane lane)}")
