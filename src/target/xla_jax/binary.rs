@@ -176,11 +176,7 @@ fn handler_view(f: &Function, b: &BinaryCall, file: &str) -> BinaryHandlerView {
         impl_params: bound.iter().map(|(_, _, b)| b.impl_param.clone()).collect(),
         bindings: bound.iter().map(|(_, _, b)| b.binding.clone()).collect(),
         body,
-        traits: if f.options.command_buffer {
-            ", {xla::ffi::Traits::kCmdBufferCompatible}".into()
-        } else {
-            String::new()
-        },
+        traits: super::native::handler_traits(f),
     }
 }
 

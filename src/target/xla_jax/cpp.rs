@@ -719,11 +719,7 @@ pub(crate) fn handler_view(kernel: &Kernel) -> HandlerView {
         checks,
         packs,
         call_args,
-        traits: if f.options.command_buffer {
-            ", {xla::ffi::Traits::kCmdBufferCompatible}".into()
-        } else {
-            String::new()
-        },
+        traits: super::native::handler_traits(f),
         state: state_view(kernel),
     }
 }

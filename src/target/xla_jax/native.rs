@@ -37,6 +37,14 @@ pub(crate) struct NativeView {
     pub(crate) traits: String,
 }
 
+/// The traits argument of a handler's `XLA_FFI_DEFINE_HANDLER_SYMBOL`:
+/// `, {xla::ffi::Traits::kCmdBufferCompatible}` where begen.yaml gives the
+/// kernel `command_buffer: true`, else empty. Every kind of handler (typed,
+/// binary, native) takes it from here: this module is the one all three see.
+pub(crate) fn handler_traits(f: &Function) -> String {
+    if f.options.command_buffer { ", {xla::ffi::Traits::kCmdBufferCompatible}".into() } else { String::new() }
+}
+
 /// The instantiate stage of a kernel with state: XLA calls the `instantiate`
 /// handler once per executable and hands what it returns, the generated
 /// holder of the devices' states (`begen::native::DeviceStates`), to every
@@ -176,10 +184,6 @@ pub(crate) fn native_view(f: &Function, native: &Native) -> NativeView {
         params,
         call,
         bindings,
-        traits: if f.options.command_buffer {
-            ", {xla::ffi::Traits::kCmdBufferCompatible}".into()
-        } else {
-            String::new()
-        },
+        traits: handler_traits(f),
     }
 }
