@@ -29,8 +29,9 @@
 #   native: CUDA kernels with XLA FFI's own types (tests/gpu/native).
 #   torch: CUDA kernels built with --target jax,torch, called from PyTorch
 #     (BEGEN_TORCH_PYTHON, default BEGEN_PYTHON, must import torch with CUDA).
-#   torch-same: every CUDA op of two libraries (typed, algo) from torch against the same kernel from JAX (out= ops,
-#     whose shapes are the caller's, are named and passed by).
+#   torch-same: every CUDA op of five libraries (typed, algo, the CUDA
+#     examples, prims, vocab) from torch on a side stream against the same
+#     kernel from JAX (out= ops and CSR inputs given per op).
 #   brainevent-torch: brainevent's whole CUDA tree built once for jax and
 #     torch; a sample of its CSR kernels from torch against JAX and numpy.
 #   torch-bench: the torch ops' per-call cost (bench/torch), CUDA and CPU.
@@ -310,13 +311,15 @@ export BEGEN_TORCH_PYTHON="${BEGEN_TORCH_PYTHON:-$PY}"
 }
 
 # The same CUDA kernels from torch and from JAX (tests/gpu/check_torch_same.py):
-# the typed and algorithms trees, each built once for both targets; every op torch
-# registers is compared with its JAX function, forward and backward.
+# five trees (typed, algorithms, the examples' CUDA kernels, the primitives'
+# CSR kernels, the vocabulary), each built once for both targets; every CUDA
+# op torch registers is compared with its JAX function, forward and backward,
+# with a side stream current in torch.
 step_torch-same() {
-echo "== the same CUDA kernels from torch and JAX: every op of two libraries"
+echo "== the same CUDA kernels from torch and JAX: every op of five libraries"
 export BEGEN_TORCH_PYTHON="${BEGEN_TORCH_PYTHON:-$PY}"
 local args=()
-for tree in tests/gpu/typed tests/e2e/algo; do
+for tree in tests/gpu/typed tests/e2e/algo examples/kernels-demo/kernels/cuda tests/e2e/prims tests/gpu/vocab; do
     local name
     name=$(sed -n 's/^name: *//p' "$tree/begen.yaml")
     "$BEGEN" build "$tree" --out "$WORK/same-$name" --platform cuda --target jax,torch --quiet

@@ -12,9 +12,9 @@
 # `cargo test --all-targets` for the example crate examples/kernels-demo
 # (`--features cuda` when nvcc is there) and scripts/demo.sh, when it exists;
 # pytest over tests/python, when it exists, then its CPU end-to-end tests
-# under jax 0.10.2 (Python 3.11) and 0.11.2 (target/venv-jax-*, made by
+# under the floor, jax 0.10.2 (target/venv-jax-*, made by
 # scripts/setup-jax.sh), with the cross-version test in between (one build
-# with --jax-min 0.10.2, called under all three); scripts/wheel-check.sh (begen's
+# with --jax-min 0.10.2, called under 0.10.2, 0.11.2 and .venv's newest); scripts/wheel-check.sh (begen's
 # wheel and a kernel project's wheel, each installed into a fresh venv);
 # scripts/newcomer-check.sh (README's install as written, `begen new` and
 # its next: line, in a fresh venv, with wheel-check's begen wheel).
@@ -293,11 +293,15 @@ if [[ -d tests/python ]]; then
     # those are collected (the others are not imported under an older jax),
     # and `-m jax_lane` runs their tests.
     mapfile -t cpu_e2e < <(grep -rlE --include='test_*.py' '^pytestmark = .*pytest\.mark\.jax_lane' tests/python | sort)
-    # The older jax releases' runs are a lane of their own, beside the run
-    # over tests/python: each needs only the built begen and its venv.
+    # The floor's run is a lane of its own, beside the run over
+    # tests/python: it needs only the built begen and its venv. Releases
+    # between the floor and .venv's newest load and call a floor build in
+    # the cross-version test only (0.11.2 is also the GPU image's jax, under
+    # which scripts/gpu-check.sh runs every step), not the whole CPU
+    # end-to-end set again.
     jax_lane() {
         local py v
-        for py in "${matrix[@]}"; do
+        for py in "${matrix[0]}"; do
             v="${py%/bin/python}"; v="${v##*/venv-jax-}"
             step "pytest (jax $v)" env -u BEGEN_JAX_MATRIX -u XLA_FFI_INCLUDE_DIR BEGEN_PYTHON="$py" \
                 "$py" -m pytest -q "${workers[@]}" -m jax_lane -k "not matrix and not ruff and not name_only_what_they_define" "${cpu_e2e[@]}"

@@ -630,8 +630,19 @@ def _from_contracts(spec, rng, size, variant):
             attrs[name] = extent(name)
         elif kind == "bool":
             attrs[name] = variant % 2 == 1
-        else:
+        elif kind == "float":
             attrs[name] = _FLOATS[variant % len(_FLOATS)]
+        elif kind == "str":
+            # Which strings a kernel takes is its own (a mode's name).
+            raise _NeedsInputs(f"attribute '{name}' is a string")
+        elif kind == "int[]":
+            attrs[name] = [1 + (variant + k) % 3 for k in range(3)]
+        elif kind == "bool[]":
+            attrs[name] = [(variant + k) % 2 == 1 for k in range(3)]
+        elif kind == "float[]":
+            attrs[name] = [_FLOATS[(variant + k) % len(_FLOATS)] for k in range(3)]
+        else:
+            raise _NeedsInputs(f"attribute '{name}' is of kind {kind}")
     shown = [f"{d.lstrip('.') or '...'}={extents[d]}" for d in dims if d not in attrs]
     shown += [f"{k}={_shown_value(v)}" for k, v in attrs.items()]
     return arrays, attrs, " ".join(shown) or "no extents or attributes"
@@ -1027,7 +1038,7 @@ def _check_op(module, key, spec, atol, rtol, eps, seed):
     if untyped:
         return [TorchRow(key, "-", "skipped", f"input '{untyped[0]}' has no typed contract: no draws")], []
     op = getattr(getattr(torch.ops, module.NAMESPACE), key).default
-    fn = getattr(module, spec["call"])
+    fn = _resolve(module, spec["call"])
     rng = np.random.default_rng(seed)
     names = [arg[0] for arg in spec["args"]]
     wrt = [names.index(n) for n in spec.get("differentiable", ())]
@@ -1127,8 +1138,12 @@ def _opchecks(op, arrays, keywords, wrt, torch):
     # Each of OPCHECKS on the op: a differentiable op's float inputs
     # require grad, so test_autograd_registration sees its formula.
     args = tuple(a.detach().clone().requires_grad_(k in wrt) for k, a in enumerate(arrays))
+    # An op that mutates a tensor names a keyword functionalization takes
+    # itself (`mode`) with `_` appended in its schema.
+    schema = {a.name for a in op._schema.arguments}
+    keywords = {k if k in schema or k + "_" not in schema else k + "_": v for k, v in keywords.items()}
     try:
-        results = torch.library.opcheck(op, args, dict(keywords), test_utils=OPCHECKS, raise_exception=False)
+        results = torch.library.opcheck(op, args, keywords, test_utils=OPCHECKS, raise_exception=False)
     except Exception as e:
         row = TorchRow("", "", "ERROR", _first_line(f"{type(e).__name__}: {e}"))
         return [(check, row) for check in OPCHECKS]

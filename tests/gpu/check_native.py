@@ -4,13 +4,23 @@ eagerly and under jit: `cudaStream_t` and typed buffers, a result bound as
 an input by its token with a `size_t` attribute, an untyped buffer of
 either float type, per-executable state in device memory (42, 43, 44
 within one executable, 42 again in a new one), and the kernels' own
-INVALID_ARGUMENT errors seen from Python. Prints PASS or FAIL per check
+INVALID_ARGUMENT errors seen from Python, and `command_buffer: true`
+handlers recorded into a CUDA graph. Prints PASS or FAIL per check
 and exits 1 on any failure.
 
 usage: python tests/gpu/check_native.py OUT_DIR
 """
 
+import os
 import sys
+
+# Custom calls go into command buffers (CUDA graphs) only when XLA is told
+# so; set before JAX starts its backend. Only handlers that carry
+# kCmdBufferCompatible are recorded.
+os.environ["XLA_FLAGS"] = (
+    os.environ.get("XLA_FLAGS", "")
+    + " --xla_gpu_enable_command_buffer=FUSION,CUSTOM_CALL --xla_gpu_graph_min_graph_size=1"
+)
 
 import jax
 import jax.numpy as jnp
@@ -85,7 +95,37 @@ def state_per_executable():
     assert int(g(jnp.int32(2))[1]) == 43
 
 
+def recorded_into_a_cuda_graph():
+    # NativeAxpby and NativeCaptureProbe are `command_buffer: true`: XLA
+    # records the jit's native custom calls into one CUDA graph (it may run
+    # the first execution directly), then replays it, with other buffers too.
+    rng = np.random.default_rng(0)
+    x = jnp.asarray(rng.standard_normal(4097).astype(np.float32))
+    y = jnp.asarray(rng.standard_normal(4097).astype(np.float32))
+
+    def chain(v, w):
+        for k in range(4):
+            v = m.NativeAxpby(v, w, a=0.5 + k, out=like(v))
+        return v, m.NativeCaptureProbe()
+
+    def want(v, w):
+        v, w = np.asarray(v, np.float64), np.asarray(w, np.float64)
+        for k in range(4):
+            v = (0.5 + k) * v + w
+        return v
+
+    compiled = jax.jit(chain).lower(x, y).compile()
+    for args, runs in (((x, y), 4), ((y, x), 2)):
+        seen = []
+        for _ in range(runs):
+            got, captured = compiled(*args)
+            np.testing.assert_allclose(np.asarray(got), want(*args), rtol=1e-5, atol=1e-4)
+            seen.append(int(captured))
+        assert seen[-1] == 1, f"the native custom calls were not recorded into a CUDA graph (probe per run: {seen})"
+
+
 check("cudaStream_t and typed buffers: a * x + y, eager and jit, the kernel's own error", axpby)
+check("native handlers with command_buffer: true recorded into a CUDA graph and replayed", recorded_into_a_cuda_graph)
 check("a result bound as an input by its token, a size_t attribute", fma_by_tokens)
 check("an untyped buffer of float32 or float64, dispatched on its type", negate_either_dtype)
 check("native state in device memory per executable: 42, 43, 44; a new executable from 42", state_per_executable)

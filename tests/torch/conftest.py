@@ -133,3 +133,44 @@ def typed(torch, tmp_path_factory):
 @pytest.fixture(scope="session")
 def algo(torch, tmp_path_factory):
     return build(tmp_path_factory, REPO / "tests" / "e2e" / "algo", "e2e_algo")
+
+
+def ops_run(namespace, call):
+    """`call()`'s result and the ops of `namespace` it ran, in order, as
+    (op name, keyword arguments): a dispatch mode sees each op the typed
+    functions call, with what they chose (a tuned const, an implementation)."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    seen = []
+
+    class Seen(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            if func.namespace == namespace:
+                seen.append((func._opname, dict(kwargs or {})))
+            return func(*args, **(kwargs or {}))
+
+    with Seen():
+        result = call()
+    return result, seen
+
+
+def ops_compiled(namespace, f, *args):
+    """`torch.compile(f, fullgraph=True)(*args)` and the ops of `namespace`
+    in the graph dynamo made, as (op name, keyword arguments)."""
+    import torch
+
+    graphs = []
+
+    def backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    torch._dynamo.reset()
+    out = torch.compile(f, fullgraph=True, backend=backend)(*args)
+    ops = []
+    for g in graphs:
+        for n in g.graph.nodes:
+            parts = str(n.target).split(".")
+            if n.op == "call_function" and parts[0] == namespace and len(parts) > 1:
+                ops.append((parts[1], dict(n.kwargs)))
+    return out, ops

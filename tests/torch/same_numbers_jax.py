@@ -3,10 +3,12 @@
     python same_numbers_jax.py PLAN.json INPUTS.npz RESULTS.npz
 
 PLAN.json lists, per tree, the built OUT, the JAX module's name and the
-calls: the typed function, its positional inputs and keywords, the inputs
-differentiated (`wrt`) and, per output, the cotangent's key (None for an
-output torch gives no gradient: an integer one). Each call runs forward and,
-with `wrt`, `jax.vjp` on the same arrays torch ran on (INPUTS.npz);
+calls: the typed function, its positional inputs and keywords, an out=
+op's outputs (`out`: [shape, dtype] each, given as `jax.ShapeDtypeStruct`s,
+a tuple for several), the inputs differentiated (`wrt`) and, per output,
+the cotangent's key (None for an output torch gives no gradient: an integer
+one). Each call runs forward and, with `wrt`, `jax.vjp` on the same arrays
+torch ran on (INPUTS.npz);
 RESULTS.npz gets `ID.oJ` (output J) and `ID.gK` (the gradient of input K),
 and `errors` (a JSON text) says why a tree or call gave nothing. bfloat16
 travels as its bits (uint16): the keys listed in the plan's `bfloat16`, and
@@ -68,7 +70,10 @@ def run(module, call, load, keep):
     for part in call["call"].split("."):
         fn = getattr(fn, part)
     args = [load(f"{call['id']}.a{k}") for k in range(call["args"])]
-    kwargs = call["kwargs"]
+    kwargs = dict(call["kwargs"])
+    if call.get("out") is not None:
+        out = tuple(jax.ShapeDtypeStruct(tuple(shape), dtype) for shape, dtype in call["out"])
+        kwargs["out"] = out[0] if len(out) == 1 else out
     wrt = call["wrt"]
     if not wrt:
         outs = jax.tree.leaves(fn(*args, **kwargs))

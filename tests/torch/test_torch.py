@@ -11,7 +11,7 @@ import textwrap
 
 import numpy as np
 import pytest
-from conftest import build, import_module, jax_python, run_begen, torch_only_env
+from conftest import build, import_module, jax_python, ops_compiled, ops_run, run_begen, torch_only_env
 
 # ---- eager numbers -------------------------------------------------------
 
@@ -245,6 +245,156 @@ def test_opcheck_out_ops(typed, torch, name, args, kwargs):
     op = getattr(torch.ops.e2e_typed, name).default
     result = torch.library.opcheck(op, args(torch), kwargs(torch))
     assert set(result.values()) == {"SUCCESS"}, result
+
+
+# ---- string and array attributes ------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def vocab(torch, tmp_path_factory):
+    return build(tmp_path_factory, __import__("conftest").REPO / "tests" / "e2e" / "vocab", "e2e_vocab")
+
+
+@pytest.fixture(scope="module")
+def structs(torch, tmp_path_factory):
+    return build(tmp_path_factory, __import__("conftest").REPO / "tests" / "e2e" / "structs", "e2e_structs")
+
+
+def test_a_string_attribute_reaches_the_kernel_as_its_utf8_bytes(vocab, torch):
+    m = vocab.module
+    schema = str(torch.ops.e2e_vocab.AddLength.default._schema)
+    assert "str word, float scale" in schema, schema
+    x = torch.arange(4, dtype=torch.float32)
+    # "héllo" is 6 bytes in UTF-8: the kernel adds scale times its byte count.
+    np.testing.assert_array_equal(m.AddLength(x, word="héllo", scale=0.5).numpy(), x.numpy() + 3.0)
+    np.testing.assert_array_equal(m.AddLength(x, word="", scale=0.5).numpy(), x.numpy())
+    # A string chooses the kernel's operation; one it does not know is its
+    # own error, named, and the next call works.
+    y = m.Apply(x, mode="square", out=torch.empty(4))
+    np.testing.assert_array_equal(y.numpy(), x.numpy() ** 2)
+    with pytest.raises(RuntimeError, match="^Apply: unknown mode 'cube'$"):
+        m.Apply(x, mode="cube", out=torch.empty(4))
+    np.testing.assert_array_equal(m.Apply(x, mode="negate", out=torch.empty(4)).numpy(), -x.numpy())
+    with pytest.raises((TypeError, RuntimeError), match="mode"):
+        m.Apply(x, mode=3, out=torch.empty(4))
+
+
+def test_array_attributes_reach_the_kernel_as_its_element_type(structs, torch):
+    m = structs.module
+    assert "float[] c" in str(torch.ops.e2e_structs.poly_out.default._schema)
+    assert "int[] idx" in str(torch.ops.e2e_structs.gather_out.default._schema)
+    x = torch.linspace(-1, 1, 5, dtype=torch.float64)
+    want = 1 + 2 * x.numpy() + 3 * x.numpy() ** 2
+    for c in ([1.0, 2.0, 3.0], (1.0, 2.0, 3.0)):
+        np.testing.assert_array_equal(m.poly(x, c=c, out=torch.empty(5, dtype=torch.float64)).numpy(), want)
+    np.testing.assert_array_equal(m.poly(x, c=[], out=torch.zeros(5, dtype=torch.float64)).numpy(), np.zeros(5))
+    v = torch.arange(10, dtype=torch.float32) * 10
+    np.testing.assert_array_equal(m.gather(v, idx=[7, 0, 3], out=torch.empty(3)).numpy(), [70.0, 0.0, 30.0])
+    # An element the kernel's int32 cannot hold is named with its index;
+    # an index the kernel refuses is the kernel's own error.
+    with pytest.raises(RuntimeError, match=r"gather: attribute 'idx'\[1\] = 4294967296 does not fit its type"):
+        m.gather(v, idx=[0, 2**32], out=torch.empty(2))
+    with pytest.raises(RuntimeError, match="index 99 out of range"):
+        m.gather(v, idx=[99], out=torch.empty(1))
+    stub = (structs.out / "e2e_structs_torch.pyi").read_text()
+    assert "c: list[float]" in stub and "idx: list[int]" in stub, stub
+
+
+@pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
+def test_string_and_array_attributes_compile_fullgraph(vocab, structs, torch, backend):
+    v, s = vocab.module, structs.module
+    x = torch.arange(4, dtype=torch.float32)
+
+    def f(x):
+        y = v.AddLength(x, word="abc", scale=2.0)
+        # An op that writes its output, with an attribute named `mode` (a
+        # keyword functionalization takes itself: the schema says `mode_`).
+        y = v.Apply(y, mode="double", out=torch.empty(4))
+        return s.gather(y, idx=[3, 1], out=torch.empty(2))
+
+    got = torch.compile(f, fullgraph=True, backend=backend)(x)
+    np.testing.assert_array_equal(got.numpy(), [18.0, 14.0])
+    assert "str mode_, Tensor(a!) y" in str(torch.ops.e2e_vocab.Apply_out.default._schema)
+
+
+@pytest.mark.parametrize(
+    "op, args, kwargs",
+    [
+        ("e2e_vocab.AddLength", lambda t: (t.randn(5),), lambda t: {"word": "ab", "scale": 1.5}),
+        ("e2e_vocab.Apply_out", lambda t: (t.randn(5),), lambda t: {"mode_": "double", "y": t.empty(5)}),
+        (
+            "e2e_structs.poly_out",
+            lambda t: (t.randn(4, dtype=t.float64),),
+            lambda t: {"c": [0.5, -1.0], "y": t.empty(4, dtype=t.float64)},
+        ),
+        ("e2e_structs.gather_out", lambda t: (t.randn(4),), lambda t: {"idx": [3, 3, 0], "y": t.empty(3)}),
+    ],
+)
+def test_opcheck_string_and_array_attributes(vocab, structs, torch, op, args, kwargs):
+    ns, name = op.split(".")
+    result = torch.library.opcheck(getattr(getattr(torch.ops, ns), name).default, args(torch), kwargs(torch))
+    assert set(result.values()) == {"SUCCESS"}, result
+
+
+# ---- algorithms --------------------------------------------------------------
+
+
+def _names(run):
+    # A call's result and the names of the ops it ran.
+    result, seen = run
+    return result, [name for name, _ in seen]
+
+
+def test_an_algorithm_runs_its_best_implementation_for_the_call(algo, torch):
+    m = algo.module
+    x, y = torch.arange(4.0), torch.ones(4)
+    # add_fast (priority 10) unless it refuses alpha (0.0, -1.0): then add_cpu.
+    got, ran = _names(ops_run("e2e_algo", lambda: m.add(x, y, alpha=2.0)))
+    assert ran == ["add_fast"] and torch.equal(got, x + 2 * y)
+    got, ran = _names(ops_run("e2e_algo", lambda: m.add(x, y, alpha=0.0)))
+    assert ran == ["add_cpu"] and torch.equal(got, x)
+    # fallback: false: the best refusing the call is an error naming it.
+    with pytest.raises(
+        ValueError,
+        match=r"strict: no implementation supports this call: 'mul_fast' \(cpu, priority 1\) "
+        r"does not support k=0 \(begen.yaml: unsupported\) \(the algorithm does not fall back",
+    ):
+        m.strict(x, k=0)
+    assert _names(ops_run("e2e_algo", lambda: m.strict(x, k=2)))[1] == ["mul_fast"]
+    # No implementation for the inputs' device.
+    with pytest.raises(ValueError, match="cuda_only: no implementation runs on cpu .*run on cuda"):
+        m.cuda_only(x, y, alpha=1.0)
+    # An implementation's autograd formula is the algorithm's.
+    v = torch.arange(4.0, dtype=torch.float64, requires_grad=True)
+    (g,) = torch.autograd.grad(m.sq(v, scale=2.0).sum(), v)
+    assert torch.equal(g, 4 * v.detach())
+    assert (
+        "def add(x: _torch.Tensor, y: _torch.Tensor, /, *, alpha: float) -> _torch.Tensor: ..."
+        in (algo.out / "e2e_algo_torch.pyi").read_text()
+    )
+    assert {"add", "strict", "sq", "cuda_only"} <= set(m.__all__)
+
+
+def test_an_algorithm_compiles_to_its_chosen_op(algo, torch):
+    m = algo.module
+    x, y = torch.arange(4.0), torch.ones(4)
+    out, ops = ops_compiled("e2e_algo", lambda a, b: m.add(a, b, alpha=0.0) * 2, x, y)
+    assert torch.equal(out, 2 * x)
+    assert [name for name, _ in ops] == ["add_cpu"], ops
+
+
+def test_an_algorithm_chooses_its_implementation_by_dtype(tmp_path_factory, torch):
+    built = build(tmp_path_factory, __import__("conftest").REPO / "tests" / "e2e" / "solver", "e2e_solver")
+    m = built.module
+    rows, cols = torch.tensor([0, 1, 2], dtype=torch.int32), torch.tensor([0, 1, 2], dtype=torch.int32)
+    b = torch.ones(3, 2, dtype=torch.float64)
+    for dtype, op in ((torch.float64, "solve"), (torch.complex128, "solve_c128")):
+        a = torch.tensor([2.0, 4.0, 8.0], dtype=dtype)
+        got, ran = _names(ops_run("e2e_solver", lambda a=a, dtype=dtype: m.linsolve(rows, cols, a, b.to(dtype))))
+        assert ran == [op], ran
+        np.testing.assert_allclose(got.numpy(), (b.to(dtype) / a[:, None]).numpy())
+    with pytest.raises(TypeError, match="linsolve: inputs of dtypes int32, int32, float32, float64: no implementation"):
+        m.linsolve(rows, cols, torch.ones(3), b)
 
 
 # ---- torch.library.opcheck: schema, fake, autograd registration, AOT ------

@@ -4,7 +4,7 @@ same tables as the JAX module (tests/e2e/tune)."""
 import json
 
 import pytest
-from conftest import REPO, build
+from conftest import REPO, build, ops_compiled, ops_run
 
 
 @pytest.fixture(scope="module")
@@ -50,3 +50,106 @@ def test_table_changes_the_choice_eager_and_compiled(tune, torch, tmp_path, monk
     assert torch.equal(m.transpose(x), x.T)
     f = torch.compile(lambda x: m.transpose(x) * 2, fullgraph=True, backend="aot_eager")
     assert torch.equal(f(x), x.T * 2)
+
+
+def _blocks_run(m, call):
+    # The BLOCK each transpose op a call ran was given (the typed
+    # function's choice).
+    return [kw["BLOCK"] for name, kw in ops_run(m.NAMESPACE, call)[1] if name == "transpose"]
+
+
+def _blocks_compiled(m, f, *args):
+    # The result of f compiled, and the BLOCK of every transpose in its graph.
+    out, ops = ops_compiled(m.NAMESPACE, f, *args)
+    return out, [kw["BLOCK"] for name, kw in ops if name == "transpose"]
+
+
+@pytest.fixture
+def tabled(tune, tmp_path, monkeypatch):
+    # The tune module with a user table that chooses BLOCK=32 for n=4, m=4.
+    m = tune.module
+    monkeypatch.setenv("BEGEN_TUNE_DIR", str(tmp_path))
+    _table(tmp_path / "tune.tune.json", m, {"BLOCK": "32"}, {"n": 4, "m": 4})
+    m._begen_tune_cache.clear()
+    return m
+
+
+def test_the_candidate_chosen_is_the_one_that_runs(tabled, torch, monkeypatch):
+    m = tabled
+    x = torch.arange(12.0).reshape(3, 4)
+    # Eager: the table's candidate, then the cached choice; config= wins.
+    assert _blocks_run(m, lambda: (m.transpose(x), m.transpose(x))) == [32, 32]
+    assert _blocks_run(m, lambda: m.transpose(x, config={"BLOCK": 8})) == [8]
+    monkeypatch.setenv("BEGEN_TUNE", "default")
+    assert _blocks_run(m, lambda: m.transpose(x)) == [1]
+    monkeypatch.delenv("BEGEN_TUNE")
+    # Compiled with static shapes: the table's candidate is a constant of the graph.
+    out, blocks = _blocks_compiled(m, lambda v: m.transpose(v) * 2, x)
+    assert torch.equal(out, x.T * 2) and blocks == [32]
+
+
+def test_a_symbolic_key_extent_takes_the_given_or_default_candidate(tabled, torch):
+    # With mark_dynamic on a key dimension the extent has no bucket: the
+    # call takes the consts it is given, else the declared default (as the
+    # JAX side does for a symbolic extent under jax.export), and the graph
+    # serves other extents without recompiling.
+    m = tabled
+    x = torch.arange(12.0).reshape(3, 4)
+    torch._dynamo.mark_dynamic(x, 0)
+    out, blocks = _blocks_compiled(m, lambda v: m.transpose(v) * 2, x)
+    assert torch.equal(out, x.T * 2) and blocks == [1]
+    out, blocks = _blocks_compiled(m, lambda v: m.transpose(v, BLOCK=8), x)
+    assert torch.equal(out, x.T) and blocks == [8]
+    f = torch.compile(lambda v: m.transpose(v), fullgraph=True, dynamic=True, backend="aot_eager")
+    for rows in (3, 5, 9):
+        v = torch.arange(rows * 4.0).reshape(rows, 4)
+        assert torch.equal(f(v), v.T)
+
+
+@pytest.fixture(scope="module")
+def tune_algo(torch, tmp_path_factory):
+    return build(tmp_path_factory, REPO / "tests" / "e2e" / "tune_algo", "tune_algo")
+
+
+def _ran(namespace, call):
+    # The names of the ops a call ran.
+    return [name for name, _ in ops_run(namespace, call)[1]]
+
+
+def test_a_tuned_algorithm_runs_what_the_table_chooses(tune_algo, torch, tmp_path, monkeypatch):
+    # The JAX module's table entry for the algorithm (its target, hash and
+    # key) chooses the torch call's implementation too.
+    m = tune_algo.module
+    spec = m._BEGEN_TUNE_ALGORITHMS["axpy"]
+    monkeypatch.setenv("BEGEN_TUNE_DIR", str(tmp_path))
+    m._begen_algorithm_cache.clear()
+    x, y = torch.arange(4.0), torch.ones(4)
+    ns = m.NAMESPACE
+    # No table: the priority order.
+    assert _ran(ns, lambda: m.axpy(x, y, alpha=2.0)) == ["axpy_passes"]
+    entry = {
+        "kernel": spec["target"],
+        "hash": spec["hash"],
+        "device": "cpu",
+        "dtypes": ["float32", "float32"],
+        "key": {"n": 4},
+        "config": {"implementation": "axpy_once"},
+    }
+    (tmp_path / "tune_algo.tune.json").write_text(json.dumps({"begen_tune": 1, "entries": [entry]}))
+    m._begen_algorithm_cache.clear()
+    assert _ran(ns, lambda: m.axpy(x, y, alpha=2.0)) == ["axpy_once"]
+    # The nearest bucket; an implementation that refuses the call is never
+    # chosen (axpy_once refuses alpha=0); config= and BEGEN_TUNE win.
+    big = torch.ones(100)
+    assert _ran(ns, lambda: m.axpy(big, big, alpha=2.0)) == ["axpy_once"]
+    assert _ran(ns, lambda: m.axpy(x, y, alpha=0.0)) == ["axpy_passes"]
+    assert _ran(ns, lambda: m.axpy(x, y, alpha=2.0, config={"implementation": "axpy_passes"})) == ["axpy_passes"]
+    with pytest.raises(ValueError, match="config implementation 'nope' is not one for cpu: axpy_passes, axpy_once"):
+        m.axpy(x, y, alpha=2.0, config={"implementation": "nope"})
+    monkeypatch.setenv("BEGEN_TUNE", "default")
+    assert _ran(ns, lambda: m.axpy(x, y, alpha=2.0)) == ["axpy_passes"]
+    monkeypatch.delenv("BEGEN_TUNE")
+    # Compiled: the choice is a constant of the graph, the table's.
+    out, ops = ops_compiled(ns, lambda a, b: m.axpy(a, b, alpha=2.0), x, y)
+    assert torch.equal(out, m.axpy_passes(x, y, alpha=2.0))
+    assert [name for name, _ in ops] == ["axpy_once"], ops

@@ -92,21 +92,19 @@ fn entry(op: &Op<'_>, bwd: Option<&Op<'_>>) -> Vec<(&'static str, String)> {
         }
         ConstKind::Type => None,
     }));
+    // Each attribute's kind is its schema type: bool, int, float, str,
+    // bool[], int[], float[].
     let attrs = PyLit::tuple(op.attrs.iter().filter_map(|p| {
-        let Token::Attr { ty, .. } = &p.token else { return None };
+        let schema = super::attr_schema(p).ok()?.schema;
         let default = p.default.as_deref().and_then(super::schema_default).unwrap_or_else(|| "None".into());
-        Some(PyLit::tuple([
-            PyLit::Str(p.py_name.to_string()),
-            PyLit::Str(ty.kind().py_type().to_string()),
-            PyLit::Raw(default),
-        ]))
+        Some(PyLit::tuple([PyLit::Str(p.py_name.to_string()), PyLit::Str(schema.to_string()), PyLit::Raw(default)]))
     }));
     let differentiable = match bwd {
         Some(_) => PyLit::strs(op.inputs.iter().filter(|p| super::is_float(p)).map(|p| &*p.py_name)),
         None => PyLit::tuple([]),
     };
     vec![
-        ("call", py_str(&f.py_name)),
+        ("call", py_str(&op.call)),
         ("kernel", py_str(&f.name)),
         ("platform", py_str(f.platform.as_str())),
         ("args", args.to_string()),

@@ -24,6 +24,7 @@
 //! A kernel the target cannot express yet is left out with a reason
 //! ([`Skipped`]); the build reports each as a warning naming it.
 
+mod algorithms;
 mod autograd;
 pub(crate) mod build;
 mod meta;
@@ -102,6 +103,13 @@ struct Op<'a> {
     f: &'a Function,
     /// The op's name in the namespace.
     name: String,
+    /// The typed function's name in `<NAME>_torch.py`: the kernel's Python
+    /// name, or in a library of modules `module__name` (the module's
+    /// namespace object, `m.module.name`, holds it under its own name).
+    def_name: String,
+    /// The typed function's path from the module: `name`, or `module.name`
+    /// in a library of modules (the JAX module's path too).
+    call: String,
     /// Tensor inputs (`arg`, `inout`) in signature order.
     inputs: Vec<&'a Param>,
     /// Outputs the op allocates (`ret`), in signature order.
@@ -119,23 +127,44 @@ struct Op<'a> {
     dims: BTreeMap<String, DimSource>,
 }
 
-/// The schema type and default of an attribute, or why it has none.
-fn attr_schema(ty: AttrType) -> Result<&'static str, String> {
-    match ty.kind() {
-        ScalarKind::Bool => Ok("bool"),
-        ScalarKind::Int { .. } => Ok("int"),
-        ScalarKind::Float => Ok("float"),
-        ScalarKind::FloatBits | ScalarKind::Complex => Err(format!("attributes of type {ty}")),
+/// How an attribute crosses the op: its schema type, the C++ type the boxed
+/// function receives it as, and the Python type of the typed function's
+/// keyword.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct AttrSchema {
+    schema: &'static str,
+    cpp: &'static str,
+    py: &'static str,
+}
+
+/// The schema of an attribute parameter (a scalar, a string or a 1-D
+/// array), or why it has none.
+fn attr_schema(p: &Param) -> Result<AttrSchema, String> {
+    let scalar = |ty: AttrType, list: bool| -> Result<AttrSchema, String> {
+        let one = |schema, cpp, py| Ok(AttrSchema { schema, cpp, py });
+        match (ty.kind(), list) {
+            (ScalarKind::Bool, false) => one("bool", "bool", "bool"),
+            (ScalarKind::Int { .. }, false) => one("int", "int64_t", "int"),
+            (ScalarKind::Float, false) => one("float", "double", "float"),
+            (ScalarKind::Bool, true) => one("bool[]", "std::vector<bool>", "list[bool]"),
+            (ScalarKind::Int { .. }, true) => one("int[]", "std::vector<int64_t>", "list[int]"),
+            (ScalarKind::Float, true) => one("float[]", "std::vector<double>", "list[float]"),
+            (ScalarKind::FloatBits | ScalarKind::Complex, false) => Err(format!("attributes of type {ty}")),
+            (ScalarKind::FloatBits | ScalarKind::Complex, true) => Err(format!("array attributes of type {ty}[]")),
+        }
+    };
+    match &p.token {
+        Token::Attr { ty, .. } => scalar(*ty, false),
+        Token::Array { ty, .. } => scalar(*ty, true),
+        Token::Str { .. } => Ok(AttrSchema { schema: "str", cpp: "std::string", py: "str" }),
+        other => Err(format!("parameter '{}' ({other})", p.name)),
     }
 }
 
-/// The C++ type a schema type arrives as in the boxed function.
-fn schema_cpp(schema: &str) -> &'static str {
-    match schema {
-        "bool" => "bool",
-        "int" => "int64_t",
-        _ => "double",
-    }
+/// The element type an array attribute's kernel reads (a bool as a byte:
+/// a `std::vector<bool>` has no contiguous elements to hand over).
+fn array_element(ty: AttrType) -> &'static str {
+    if ty.kind() == ScalarKind::Bool { "uint8_t" } else { ty.cpp_type() }
 }
 
 /// torch's `ScalarType` enumerator, begen's XLA code and torch's Python
@@ -208,8 +237,8 @@ impl<'a> Op<'a> {
                         _ => inputs.push(p),
                     }
                 }
-                Token::Attr { ty, .. } => {
-                    attr_schema(*ty)?;
+                Token::Attr { .. } | Token::Array { .. } | Token::Str { .. } => {
+                    attr_schema(p)?;
                     attrs.push(p);
                 }
                 Token::Dim { .. } | Token::Stream => {}
@@ -286,13 +315,19 @@ impl<'a> Op<'a> {
         let mut out_names = Vec::new();
         for p in &outs {
             let mut n = if p.name.starts_with("_begen") { p.name.trim_start_matches('_') } else { &p.name }.to_string();
-            while is_py_keyword(&n) || is_py_reserved(&n) || taken.contains(&n) {
+            while is_py_keyword(&n) || is_py_reserved(&n) || FUNCTIONALIZE_RESERVED.contains(&&*n) || taken.contains(&n)
+            {
                 n.push('_');
             }
             taken.push(n.clone());
             out_names.push(n);
         }
-        Ok(Op { f, name, inputs, rets, outs, out_names, attrs, dims })
+        let (def_name, call) = if library.namespaced {
+            (format!("{}__{}", f.module.replace('.', "__"), f.py_name), format!("{}.{}", f.module, f.py_name))
+        } else {
+            (f.py_name.clone(), f.py_name.clone())
+        };
+        Ok(Op { f, name, def_name, call, inputs, rets, outs, out_names, attrs, dims })
     }
 
     /// The schema: tensors positional, attributes and value constants keyword-only.
@@ -301,19 +336,18 @@ impl<'a> Op<'a> {
         let mut alias = b'a';
         for p in &self.inputs {
             if matches!(p.token, Token::InOut(_)) {
-                args.push(format!("Tensor({}!) {}", alias as char, p.py_name));
+                args.push(format!("Tensor({}!) {}", alias as char, self.sname(p)));
                 alias += 1;
             } else {
-                args.push(format!("Tensor {}", p.py_name));
+                args.push(format!("Tensor {}", self.sname(p)));
             }
         }
         let mut kw = Vec::new();
         for p in &self.attrs {
-            let Token::Attr { ty, .. } = &p.token else { continue };
-            let schema = attr_schema(*ty).unwrap_or("float");
+            let schema = attr_schema(p).expect("checked in Op::of").schema;
             match p.default.as_deref().and_then(schema_default) {
-                Some(d) => kw.push(format!("{schema} {}={d}", p.py_name)),
-                None => kw.push(format!("{schema} {}", p.py_name)),
+                Some(d) => kw.push(format!("{schema} {}={d}", self.sname(p))),
+                None => kw.push(format!("{schema} {}", self.sname(p))),
             }
         }
         for k in &self.f.consts {
@@ -397,8 +431,7 @@ impl<'a> Op<'a> {
             params.push(format!("Tensor {}", cpp_name(p)));
         }
         for p in &self.attrs {
-            let Token::Attr { ty, .. } = &p.token else { continue };
-            params.push(format!("{} {}", schema_cpp(attr_schema(*ty).unwrap_or("float")), cpp_name(p)));
+            params.push(format!("{} {}", attr_schema(p).expect("checked in Op::of").cpp, cpp_name(p)));
         }
         for k in &f.consts {
             if let ConstKind::Value(t) = k.kind {
@@ -510,18 +543,46 @@ impl<'a> Op<'a> {
                 );
             }
         }
-        // Attributes converted to the kernel's types, range-checked.
+        // Attributes converted to the kernel's types, range-checked; a
+        // string or an array handed over as its elements (`begen::ArrayArg`,
+        // valid for the call), as the JAX side's handler hands XLA's.
         for p in &self.attrs {
-            let Token::Attr { ty, .. } = &p.token else { continue };
-            let _ = writeln!(
-                out,
-                "  const {} begen_a_{} = begen::torch_rt::attr<{}>({fname}, {}, {});",
-                ty.cpp_type(),
-                p.name,
-                ty.cpp_type(),
-                lit(&p.py_name),
-                cpp_name(p)
-            );
+            match &p.token {
+                Token::Attr { ty, .. } => {
+                    let _ = writeln!(
+                        out,
+                        "  const {} begen_a_{} = begen::torch_rt::attr<{}>({fname}, {}, {});",
+                        ty.cpp_type(),
+                        p.name,
+                        ty.cpp_type(),
+                        lit(&p.py_name),
+                        cpp_name(p)
+                    );
+                }
+                Token::Array { ty, .. } => {
+                    let element = array_element(*ty);
+                    let _ = writeln!(
+                        out,
+                        "  const std::vector<{element}> begen_v_{} = begen::torch_rt::attr_array<{element}>({fname}, {}, {});",
+                        p.name,
+                        lit(&p.py_name),
+                        cpp_name(p)
+                    );
+                    let _ = writeln!(
+                        out,
+                        "  const begen::ArrayArg begen_a_{0}{{begen_v_{0}.data(), static_cast<int64_t>(begen_v_{0}.size())}};",
+                        p.name
+                    );
+                }
+                _ => {
+                    let _ = writeln!(
+                        out,
+                        "  const begen::ArrayArg begen_a_{}{{{1}.data(), static_cast<int64_t>({1}.size())}};",
+                        p.name,
+                        cpp_name(p)
+                    );
+                }
+            }
         }
         for p in &f.params {
             if let Token::Dim { name, ty } = &p.token {
@@ -591,7 +652,7 @@ impl<'a> Op<'a> {
             .params
             .iter()
             .filter_map(|p| match &p.token {
-                Token::Attr { .. } => Some(format!("&begen_a_{}", p.name)),
+                Token::Attr { .. } | Token::Array { .. } | Token::Str { .. } => Some(format!("&begen_a_{}", p.name)),
                 Token::Dim { .. } => Some(format!("&begen_m_{}", p.name)),
                 _ => None,
             })
@@ -696,13 +757,13 @@ impl<'a> Op<'a> {
     /// The fake (meta) function: the outputs' sizes from the inputs' sizes
     /// and the attributes only.
     fn py_fake(&self, ns: &str, out: &mut String) {
-        let sig = keyword_after(self.py_params(false), self.out_names.iter().cloned());
+        let sig = keyword_after(self.fake_params(), self.out_names.iter().cloned());
         let _ = writeln!(out, "@_torch.library.register_fake({})", pylit(&format!("{ns}::{}", self.name)));
         let _ = writeln!(out, "def _fake_{}({sig}):", self.name);
         if self.rets.is_empty() {
             // The caller's outputs on the inputs' device: a tensor on
             // another (the meta device) dispatches here, not to the kernel.
-            let first = &self.inputs[0].py_name;
+            let first = self.sname(self.inputs[0]);
             for o in &self.out_names {
                 let message = format!(
                     "{}: output '{o}' is on {{{o}.device}}, but the inputs are on {{{first}.device}}",
@@ -757,20 +818,27 @@ impl<'a> Op<'a> {
         }
     }
 
-    /// The parameters of a Python function over the op (the fake's, or with
-    /// `typed` the public function's with annotations).
+    /// The parameters of the public function over the op (with `typed`,
+    /// annotated for the stub).
     fn py_params(&self, typed: bool) -> String {
-        let mut args: Vec<String> = self
-            .inputs
-            .iter()
-            .map(|p| if typed { format!("{}: _torch.Tensor", p.py_name) } else { p.py_name.to_string() })
-            .collect();
+        self.params_named(typed, |p| p.py_name.to_string())
+    }
+
+    /// The fake's parameters: named as in the schema ([`Op::sname`]).
+    fn fake_params(&self) -> String {
+        self.params_named(false, |p| self.sname(p))
+    }
+
+    /// [`Op::py_params`] with each input and attribute named by `name`
+    /// where not `typed`.
+    fn params_named(&self, typed: bool, name: impl Fn(&Param) -> String) -> String {
+        let mut args: Vec<String> =
+            self.inputs.iter().map(|p| if typed { format!("{}: _torch.Tensor", p.py_name) } else { name(p) }).collect();
         let mut kw = Vec::new();
         for p in &self.attrs {
-            let Token::Attr { ty, .. } = &p.token else { continue };
-            let t = ty.kind().py_type();
+            let t = attr_schema(p).expect("checked in Op::of").py;
             let default = p.default.as_deref().map(|d| format!(" = {d}")).unwrap_or_default();
-            kw.push(if typed { format!("{}: {t}{default}", p.py_name) } else { format!("{}{default}", p.py_name) });
+            kw.push(if typed { format!("{}: {t}{default}", p.py_name) } else { format!("{}{default}", name(p)) });
         }
         for k in &self.f.consts {
             if let ConstKind::Value(t) = k.kind {
@@ -797,7 +865,7 @@ impl<'a> Op<'a> {
     fn py_call_kw(&self) -> Vec<String> {
         let mut kw = Vec::new();
         for p in &self.attrs {
-            kw.push(format!("{0}={0}", p.py_name));
+            kw.push(format!("{}={}", self.sname(p), p.py_name));
         }
         for k in &self.f.consts {
             if let ConstKind::Value(_) = k.kind {
@@ -833,7 +901,7 @@ impl<'a> Op<'a> {
         if !self.outs.is_empty() {
             sig = keyword_after(sig, ["out".to_string()]);
         }
-        let _ = writeln!(out, "def {}({sig}):", f.py_name);
+        let _ = writeln!(out, "def {}({sig}):", self.def_name);
         let _ = writeln!(
             out,
             "    \"\"\"The {} kernel `{}` ({}:{}) as the op torch.ops.{}.{}.\n\n    arg_spec: {}\n    \"\"\"",
@@ -874,7 +942,7 @@ impl<'a> Op<'a> {
             let given: Vec<String> = t.consts.iter().map(|(n, kw)| format!("{n:?}: {kw}")).collect();
             let _ = writeln!(
                 out,
-                "    _begen_c = _begen_tune_choose({:?}, {{{}}}, ({},), config, {{{}}})",
+                "    _begen_c = _begen_tune_choose({:?}, _begen_tune_static({{{}}}), ({},), config, {{{}}})",
                 t.key,
                 dims.join(", "),
                 dtypes.join(", "),
@@ -950,6 +1018,12 @@ impl<'a> Op<'a> {
 
     /// The stub of the public function.
     fn pyi(&self, out: &mut String) {
+        let (params, ret) = self.pyi_parts();
+        let _ = writeln!(out, "def {}({params}) -> {ret}: ...", self.def_name);
+    }
+
+    /// The public function's annotated parameters and return type.
+    fn pyi_parts(&self) -> (String, String) {
         let ret = if !self.outs.is_empty() {
             let n = self.outs.len();
             if n == 1 { "_torch.Tensor".to_string() } else { format!("tuple[{}]", vec!["_torch.Tensor"; n].join(", ")) }
@@ -967,7 +1041,7 @@ impl<'a> Op<'a> {
             let ty = if n == 1 { one.to_string() } else { format!("tuple[{}]", vec![one; n].join(", ")) };
             params = keyword_after(params, [format!("out: {ty}")]);
         }
-        let _ = writeln!(out, "def {}({params}) -> {ret}: ...", self.f.py_name);
+        (params, ret)
     }
 }
 
@@ -980,7 +1054,29 @@ fn known_dtype<'a>(f: &Function, p: &'a Param) -> Option<&'a ElementType> {
     }
 }
 
+/// Keywords torch's functionalization of an op that mutates a tensor
+/// (`auto_functionalized`, under `torch.compile` and AOT) takes itself, so
+/// such an op's own argument of that name would collide with it.
+const FUNCTIONALIZE_RESERVED: [&str; 2] = ["mode", "_mutable_op"];
+
 impl Op<'_> {
+    /// Whether the op writes a tensor it is given (`inout`, out=).
+    fn mutates(&self) -> bool {
+        !self.outs.is_empty() || self.inputs.iter().any(|p| matches!(p.token, Token::InOut(_)))
+    }
+
+    /// An input's or attribute's name in the schema and the fake: its
+    /// Python name, with `_` appended in an op that mutates a tensor where
+    /// functionalization takes that keyword itself ([`FUNCTIONALIZE_RESERVED`]).
+    /// The typed function keeps the Python name.
+    fn sname(&self, p: &Param) -> String {
+        if self.mutates() && FUNCTIONALIZE_RESERVED.contains(&&*p.py_name) {
+            format!("{}_", p.py_name)
+        } else {
+            p.py_name.to_string()
+        }
+    }
+
     /// The name of a tensor parameter in messages, the schema and Python:
     /// an input's Python name, or an out= op's output's.
     fn tname<'p>(&'p self, p: &'p Param) -> &'p str {
@@ -1198,6 +1294,13 @@ pub(crate) fn emit(library: &Library) -> TorchFiles {
     }
     cc.push_str("}  // namespace\n\n");
     let _ = writeln!(cc, "STABLE_TORCH_LIBRARY({ns}, m) {{");
+    if kept.is_empty() {
+        // No op: the library is registered empty, warning-free.
+        cc.push_str(
+            "  static_cast<void>(m);
+",
+        );
+    }
     for &i in &kept {
         let _ = writeln!(cc, "  m.def({});", lit(&ops[i].schema()));
     }
@@ -1225,7 +1328,20 @@ pub(crate) fn emit(library: &Library) -> TorchFiles {
     if with_out {
         py.push_str(RUNTIME_OUT_PY);
     }
-    let names: Vec<String> = kept.iter().map(|&i| pylit(&ops[i].f.py_name)).collect();
+    // Algorithms dispatch over the typed functions: written after them.
+    let mut algorithms_py = String::new();
+    let algorithm_names = algorithms::py(library, &ops, &kept, &mut algorithms_py);
+    let mut names: Vec<String> = if library.namespaced {
+        // The modules' namespace objects, as the JAX module's submodules.
+        let mut tops: Vec<String> = kept.iter().map(|&i| top_module(&ops[i].f.module).to_string()).collect();
+        tops.dedup();
+        tops.sort();
+        tops.dedup();
+        tops.iter().map(|t| pylit(t)).collect()
+    } else {
+        kept.iter().map(|&i| pylit(&ops[i].def_name)).collect()
+    };
+    names.extend(algorithm_names);
     let _ = writeln!(py, "__all__ = [\"NAMESPACE\", {}]\n\n", names.join(", "));
     for &i in &kept {
         ops[i].py_fake(&ns, &mut py);
@@ -1244,10 +1360,14 @@ pub(crate) fn emit(library: &Library) -> TorchFiles {
     let tuned: Vec<(usize, &crate::model::Tuned)> =
         kept.iter().filter_map(|&i| index(ops[i].f).and_then(|k| tune::of(library, k)).map(|t| (i, t))).collect();
     let pairs_t: Vec<(&Function, &crate::model::Tuned)> = tuned.iter().map(|&(i, t)| (ops[i].f, t)).collect();
-    py.push_str(&tune::runtime(library, &pairs_t));
+    py.push_str(&tune::runtime(library, &pairs_t, algorithms::tuned(library, &ops, &kept)));
     for &i in &kept {
         let view = tuned.iter().find(|(j, _)| *j == i).map(|(_, t)| tune::view(library, ops[i].f, t));
         ops[i].py_function(&ns, view.as_ref(), &mut py);
+    }
+    py.push_str(&algorithms_py);
+    if library.namespaced {
+        py.push_str(&modules_py(&ops, &kept));
     }
     meta::emit(&ops, &kept, &pairs, &mut py);
     let mut pyi = String::from("# Generated by begen. Do not edit.\nimport torch as _torch\n\nNAMESPACE: str\n\n");
@@ -1257,7 +1377,91 @@ pub(crate) fn emit(library: &Library) -> TorchFiles {
     for &i in &kept {
         ops[i].pyi(&mut pyi);
     }
+    algorithms::pyi(library, &ops, &kept, &mut pyi);
+    if library.namespaced {
+        pyi.push_str(&modules_pyi(&ops, &kept));
+    }
     TorchFiles { namespace: ns, cc, py, pyi, skipped }
+}
+
+/// A module path's first part (`a` of `a.b`).
+fn top_module(module: &str) -> &str {
+    module.split('.').next().unwrap_or(module)
+}
+
+/// The modules of a library of modules, each a tree of its functions and
+/// its submodules: module path -> [(name, Python expression)].
+fn module_tree(ops: &[Op<'_>], kept: &[usize]) -> BTreeMap<String, Vec<(String, String)>> {
+    let mut tree: BTreeMap<String, Vec<(String, String)>> = BTreeMap::new();
+    for &i in kept {
+        let op = &ops[i];
+        tree.entry(op.f.module.clone()).or_default().push((op.f.py_name.clone(), op.def_name.clone()));
+        // Every enclosing module exists, and holds its child.
+        let mut path = op.f.module.as_str();
+        while let Some((parent, _)) = path.rsplit_once('.') {
+            tree.entry(parent.to_string()).or_default();
+            path = parent;
+        }
+    }
+    tree
+}
+
+/// The namespace object of each module of a library of modules
+/// (`m.jit_csr.scale`, as the JAX module's submodules), innermost first so
+/// that each parent can hold its children.
+fn modules_py(ops: &[Op<'_>], kept: &[usize]) -> String {
+    let tree = module_tree(ops, kept);
+    let mut out = String::from(
+        "import types as _types
+
+",
+    );
+    let var = |path: &str| format!("_begen_module_{}", path.replace('.', "__"));
+    for (path, functions) in tree.iter().rev() {
+        let mut items: Vec<String> = functions.iter().map(|(n, d)| format!("{n}={d}")).collect();
+        let prefix = format!("{path}.");
+        for child in tree.keys().filter(|c| c.strip_prefix(&prefix).is_some_and(|rest| !rest.contains('.'))) {
+            items.push(format!("{}={}", &child[prefix.len()..], var(child)));
+        }
+        let _ = writeln!(out, "{} = _types.SimpleNamespace({})", var(path), items.join(", "));
+    }
+    for path in tree.keys().filter(|p| !p.contains('.')) {
+        let _ = writeln!(out, "{path} = {}", var(path));
+    }
+    out.push_str(
+        "
+
+",
+    );
+    out
+}
+
+/// The stubs of the modules' namespace objects: a class per module whose
+/// attributes are its functions and submodules.
+fn modules_pyi(ops: &[Op<'_>], kept: &[usize]) -> String {
+    fn class(tree: &BTreeMap<String, Vec<(String, String)>>, path: &str, indent: usize, out: &mut String) {
+        let pad = " ".repeat(indent);
+        let name = path.rsplit('.').next().unwrap_or(path);
+        let _ = writeln!(out, "{pad}class {name}:");
+        for (n, d) in &tree[path] {
+            let _ = writeln!(out, "{pad}    {n} = staticmethod({d})");
+        }
+        let prefix = format!("{path}.");
+        let children: Vec<&String> =
+            tree.keys().filter(|c| c.strip_prefix(&prefix).is_some_and(|rest| !rest.contains('.'))).collect();
+        for child in &children {
+            class(tree, child, indent + 4, out);
+        }
+        if tree[path].is_empty() && children.is_empty() {
+            let _ = writeln!(out, "{pad}    ...");
+        }
+    }
+    let tree = module_tree(ops, kept);
+    let mut out = String::new();
+    for path in tree.keys().filter(|p| !p.contains('.')) {
+        class(&tree, path, 0, &mut out);
+    }
+    out
 }
 
 /// The op of the kernel `name` (of `f`'s module) that an autograd formula

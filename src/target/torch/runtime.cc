@@ -157,20 +157,44 @@ void attr_dim_eq(const char* function, const char* name, int64_t value, int64_t 
                            " (from the inputs) but attribute '" + name + "' is " + std::to_string(value));
 }
 
+// Whether an integer from the schema fits the kernel's integer type (any
+// other value does: a float narrows as the JAX side's numpy cast does).
+template <typename T, typename V>
+bool fits(V value) {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_integral_v<V> &&
+                  !std::is_same_v<V, bool>) {
+        if constexpr (std::is_signed_v<T>) {
+            return value >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
+                   value <= static_cast<int64_t>(std::numeric_limits<T>::max());
+        } else {
+            return value >= 0 && static_cast<uint64_t>(value) <= std::numeric_limits<T>::max();
+        }
+    }
+    return true;
+}
+
 // An attribute's value as the kernel's type, range-checked for integers.
 template <typename T, typename V>
 T attr(const char* function, const char* name, V value) {
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool> && std::is_integral_v<V>) {
-        bool fits;
-        if constexpr (std::is_signed_v<T>) {
-            fits = value >= static_cast<int64_t>(std::numeric_limits<T>::min()) &&
-                   value <= static_cast<int64_t>(std::numeric_limits<T>::max());
-        } else {
-            fits = value >= 0 && static_cast<uint64_t>(value) <= std::numeric_limits<T>::max();
-        }
-        if (!fits) fail(function, std::string("attribute '") + name + "' = " + std::to_string(value) + " does not fit its type");
-    }
+    if (!fits<T>(value))
+        fail(function, std::string("attribute '") + name + "' = " + std::to_string(value) + " does not fit its type");
     return static_cast<T>(value);
+}
+
+// An array attribute's elements as the kernel's element type (a bool as a
+// byte), each integer range-checked; the message names the element.
+template <typename T, typename V>
+std::vector<T> attr_array(const char* function, const char* name, const std::vector<V>& values) {
+    std::vector<T> elements;
+    elements.reserve(values.size());
+    for (size_t i = 0; i < values.size(); ++i) {
+        const V value = values[i];
+        if (!fits<T>(value))
+            fail(function, std::string("attribute '") + name + "'[" + std::to_string(i) + "] = " + std::to_string(value) +
+                               " does not fit its type");
+        elements.push_back(static_cast<T>(value));
+    }
+    return elements;
 }
 
 // A dimension's value as a `dim.` parameter's type.
@@ -200,9 +224,11 @@ int64_t stream_of(const Tensor& t) {
     return reinterpret_cast<int64_t>(stream);
 }
 
-// The trampoline's message, if any, as the op's error.
+// The trampoline's message, if any, as the op's error: the text after its
+// first byte, which holds the XLA error code the JAX side's glue reads
+// (begen::tr::failed).
 void call(const char* function, const char* failure) {
-    if (failure != nullptr) fail(function, failure);
+    if (failure != nullptr) fail(function, failure[0] == '\0' ? failure : failure + 1);
 }
 
 }  // namespace

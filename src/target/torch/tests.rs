@@ -86,3 +86,60 @@ fn an_out_op_checks_what_the_contract_knows_and_reads_the_rest_from_its_outputs(
         files.pyi.contains("def tile(x: _torch.Tensor, /, *, out: _torch.Tensor | _OutSpec) -> _torch.Tensor: ...")
     );
 }
+
+#[test]
+fn string_and_array_attributes_are_in_the_schema_and_reach_the_kernel_as_elements() {
+    let files = emit(&library("tests/e2e/structs"));
+    assert!(files.cc.contains("m.def(\"poly_out(Tensor x, *, float[] c, Tensor(a!) y) -> ()\")"), "{}", files.cc);
+    assert!(files.cc.contains("m.def(\"gather_out(Tensor x, *, int[] idx, Tensor(a!) y) -> ()\")"), "{}", files.cc);
+    for line in [
+        "const std::vector<int32_t> begen_v_idx = begen::torch_rt::attr_array<int32_t>(\"gather\", \"idx\", begen_p_idx);",
+        "const begen::ArrayArg begen_a_idx{begen_v_idx.data(), static_cast<int64_t>(begen_v_idx.size())};",
+    ] {
+        assert!(files.cc.contains(line), "{line}\n{}", files.cc);
+    }
+    // A 16-bit float array has no schema type: left out by name.
+    assert!(files.skipped.iter().any(|s| s.function == "arrays" && s.reason == "array attributes of type float16[]"));
+    let vocab = emit(&library("tests/e2e/vocab"));
+    assert!(vocab.cc.contains("m.def(\"AddLength(Tensor x, *, str word, float scale) -> Tensor\")"), "{}", vocab.cc);
+    assert!(vocab.cc.contains(
+        "const begen::ArrayArg begen_a_word{begen_p_word.data(), static_cast<int64_t>(begen_p_word.size())};"
+    ));
+    // An op that writes a tensor: `mode` is functionalization's own keyword,
+    // `mode_` in the schema and the fake, `mode` in the typed function.
+    assert!(vocab.cc.contains("m.def(\"Apply_out(Tensor x, *, str mode_, Tensor(a!) y) -> ()\")"), "{}", vocab.cc);
+    assert!(vocab.py.contains("def _fake_Apply_out(x, *, mode_, y):"), "{}", vocab.py);
+    assert!(vocab.py.contains("def Apply(x, *, mode, out):"), "{}", vocab.py);
+    assert!(vocab.py.contains("_ops.Apply_out(x.contiguous(), mode_=mode, y=_begen_out_y)"), "{}", vocab.py);
+}
+
+#[test]
+fn a_library_of_modules_has_one_namespace_per_module() {
+    let files = emit(&library("tests/e2e/modules"));
+    for line in [
+        "def jit_coo__scale(x, *, alpha, out):",
+        "def jit_csr__scale(x, *, alpha, out):",
+        "_begen_module_jit_coo = _types.SimpleNamespace(scale=jit_coo__scale)",
+        "jit_coo = _begen_module_jit_coo",
+        "\"call\": \"jit_csr_b5.scale\",",
+    ] {
+        assert!(files.py.contains(line), "{line}\n{}", files.py);
+    }
+    assert!(files.pyi.contains("class ops:\n    add = staticmethod(ops__add)\n"), "{}", files.pyi);
+}
+
+#[test]
+fn an_algorithm_dispatches_over_its_implementations_ops() {
+    let files = emit(&library("tests/e2e/algo"));
+    for line in [
+        "_BegenTorchImplementation(\"add_fast\", \"cpu\", 10, {\"alpha\": (0.0, -1.0,)}, add_fast, {}, ()),",
+        "def add(x, y, *, alpha):",
+        "    return _begen_algorithm(\"add\", (x, y), {\"alpha\": alpha}, None)",
+        "    \"strict\": (False, False, (",
+    ] {
+        assert!(files.py.contains(line), "{line}\n{}", files.py);
+    }
+    let tuned = emit(&library("tests/e2e/tune_algo"));
+    assert!(tuned.py.contains("def axpy(x, y, *, alpha, config=None):"), "{}", tuned.py);
+    assert!(tuned.py.contains("\"target\": \"algorithm:tune_algo.axpy\""), "{}", tuned.py);
+}

@@ -47,9 +47,10 @@ pub(crate) fn view(library: &Library, f: &Function, tuned: &Tuned) -> TorchTune 
 }
 
 /// The module's tuning runtime and its `_BEGEN_TUNE`, for the tuned kernels
-/// (`(function, tuning)`), or nothing when there are none.
-pub(crate) fn runtime(library: &Library, tuned: &[(&Function, &Tuned)]) -> String {
-    if tuned.is_empty() {
+/// (`(function, tuning)`) and, with `algorithms`, a tuned algorithm's
+/// choice; nothing when there are neither.
+pub(crate) fn runtime(library: &Library, tuned: &[(&Function, &Tuned)], algorithms: bool) -> String {
+    if tuned.is_empty() && !algorithms {
         return String::new();
     }
     let mut py = String::from("import threading as _threading\n\n");

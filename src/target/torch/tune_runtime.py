@@ -4,6 +4,9 @@
 # applies here unchanged.
 
 
+from torch.fx.experimental.symbolic_shapes import has_static_value as _has_static_value
+
+
 def _begen_tune_device(platform):
     kind = _begen_tune_kinds.get(platform)
     if kind is None:
@@ -49,6 +52,18 @@ def _begen_tune_choose(fn, dims, dtypes, config, given):
     if key is not None and None not in [d[n][0] for n in d]:
         _begen_tune_cache[key] = chosen
     return chosen
+
+
+def _begen_tune_static(dims):
+    # The key dims' extents the choice may bucket: a symbolic one (under
+    # torch.compile with dynamic shapes, mark_dynamic) is None, so the call
+    # takes the given consts or the declared default, as the JAX side does
+    # for a symbolic extent under jax.export. Dynamo traces this function
+    # (it answers has_static_value itself; isinstance sees an int), so the
+    # choice below is handed only constants. Eagerly every extent is an int.
+    if not _torch.compiler.is_compiling():
+        return dims
+    return {n: (int(v) if _has_static_value(v) else None) for n, v in dims.items()}
 
 
 # Under torch.compile dynamo does not trace the choice (it reads files):

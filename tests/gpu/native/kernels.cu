@@ -44,6 +44,8 @@ __global__ void negate_f32_kernel(const float* x, float* y, size_t n) {
   if (i < n) y[i] = -x[i];
 }
 
+__global__ void set_flag(int32_t* out, int32_t value) { *out = value; }
+
 __global__ void read_and_advance(int32_t* counter, int32_t* out) {
   *out = *counter;
   *counter += 1;
@@ -124,4 +126,15 @@ static ffi::ErrorOr<std::unique_ptr<DeviceOffset>> MakeDeviceOffset() {
 ffi::Error NativeReadOffset(cudaStream_t stream, DeviceOffset* state, ffi::ResultBufferR0<ffi::S32> out) {
   read_and_advance<<<1, 1, 0, stream>>>(state->value, out->typed_data());
   return last_launch("NativeReadOffset");
+}
+
+// 1 when XLA runs it while it records a CUDA graph (stream capture), else 0:
+// with `command_buffer: true` (begen.yaml) the handler carries
+// kCmdBufferCompatible, so XLA may record it.
+// @BE NativeCaptureProbe
+ffi::Error NativeCaptureProbe(cudaStream_t stream, ffi::ResultBufferR0<ffi::S32> out) {
+  cudaStreamCaptureStatus status = cudaStreamCaptureStatusNone;
+  if (cudaStreamIsCapturing(stream, &status) != cudaSuccess) status = cudaStreamCaptureStatusNone;
+  set_flag<<<1, 1, 0, stream>>>(out->typed_data(), status == cudaStreamCaptureStatusActive ? 1 : 0);
+  return last_launch("NativeCaptureProbe");
 }
