@@ -2,7 +2,8 @@
 kernels on this machine and writes the winners into a tuning table.
 
 The `begen` program embeds this file and runs it with the Python that has
-jax (BEGEN_PYTHON), as `python -c <this file> ARGS`; the arguments are
+jax (BEGEN_PYTHON; with `--torch`, the one that has torch), as
+`python -c <this file> ARGS`; the arguments are
 already checked and normalised by the program (`begen tune --help`). It
 imports the generated module from OUT and uses only what the module
 declares in `_BEGEN_TUNE`, so any library begen built can be tuned by the
@@ -17,7 +18,9 @@ when it wins by the margin. The table is written atomically, merged with
 what the file held, under a lock on the table (`<table>.lock`). An algorithm tuned over its implementations
 (`implementations: true`) is measured the same way: its candidates are its
 implementations for the platform this machine runs (those that support the
-call), the default the first of them in priority order.
+call), the default the first of them in priority order. With `--torch`
+the torch module's ops are measured instead (`TorchBackend`): the same
+candidates, checks and table entries, each candidate timed as eager calls.
 """
 
 import argparse
@@ -60,6 +63,7 @@ def parse_args(argv):
     p.add_argument("--repeats", type=int, default=5)
     p.add_argument("--target-ms", type=float, default=20.0)
     p.add_argument("--dry-run", action="store_true")
+    p.add_argument("--torch", action="store_true")
     return p.parse_args(argv)
 
 
@@ -145,10 +149,9 @@ def py_value(kind, text):
     return int(text)
 
 
-def make_inputs(module, fn, spec, dims, dtypes, seed):
+def make_inputs(backend, fn, spec, dims, dtypes, seed):
     # The call's positional arrays, attribute keywords, and the outputs
     # whose values are checked (None: all of them) for one key.
-    import jax
     import numpy as np
 
     if spec.get("inputs"):
@@ -163,7 +166,7 @@ def make_inputs(module, fn, spec, dims, dtypes, seed):
             # others are workspace whose contents any candidate may leave.
             made, checked = made[:2], tuple(int(k) for k in made[2])
         arrays, attrs = made if isinstance(made, tuple) and len(made) == 2 and isinstance(made[1], dict) else (made, {})
-        return tuple(jax.device_put(a) for a in arrays), dict(attrs), checked
+        return tuple(backend.array(a, spec) for a in arrays), dict(attrs), checked
     types = {}
     if dtypes:
         for (name, dtype, _), got in zip(spec["args"], dtypes):
@@ -189,7 +192,7 @@ def make_inputs(module, fn, spec, dims, dtypes, seed):
             # Integers could be indices: zeros stay in bounds. A kernel whose
             # speed depends on their values declares `inputs:`.
             a = np.zeros(extents, dtype)
-        arrays.append(jax.device_put(a))
+        arrays.append(backend.array(a, spec))
     attrs = {
         name: (1.0 if kind in ("float", "complex") else False if kind == "bool" else 1)
         for name, kind in spec.get("attrs", ())
@@ -267,16 +270,111 @@ def timer(call, arrays, reps):
     return run
 
 
+class JaxBackend:
+    """The JAX module's functions: arrays on jax's default device, each
+    candidate timed as many calls inside one jit (`timer`)."""
+
+    def array(self, a, spec):
+        import jax
+
+        return jax.device_put(a)
+
+    def dtype_name(self, a):
+        return a.dtype.name
+
+    def ready(self, outputs):
+        import jax
+
+        return jax.block_until_ready(outputs)
+
+    def timer(self, call, arrays, reps):
+        return timer(call, arrays, reps)
+
+    def given(self, arrays):
+        import jax
+
+        return tuple(jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays)
+
+
+class TorchBackend:
+    """The torch module's ops (`--torch`): tensors on the kernel's device
+    (the CPU, or torch's current CUDA device), each candidate timed as
+    `reps` eager calls of its typed function, then one synchronize. The
+    call's own overhead is in every candidate's time alike."""
+
+    def __init__(self, module):
+        import torch
+
+        self.torch = torch
+        self.module = module
+
+    def spec(self, fn, spec):
+        # The torch module's entry says what the choice reads; what a call
+        # takes (the typed function, its inputs' contracts, its
+        # attributes) is in its op's `_begen_ops` row.
+        for key, op in self.module._begen_ops.items():
+            module = op["call"].rpartition(".")[0]
+            if (f"{module}.{op['kernel']}" if module else op["kernel"]) != fn:
+                continue
+            if op.get("out"):
+                raise SystemExit(
+                    f"begen tune --torch: {fn}: an out= op (torch.ops.{self.module.NAMESPACE}.{key}) has no output "
+                    "shapes to draw; tune it from the JAX side: the table serves both"
+                )
+            attrs = tuple((name, kind) for name, kind, _default in op["attrs"])
+            return {**spec, "call": op["call"], "args": op["args"], "types": op["types"], "attrs": attrs}
+        raise SystemExit(f"begen tune --torch: {fn} has no op in {self.module.__name__}")
+
+    def device(self, spec):
+        return "cuda" if spec.get("platform") == "cuda" else "cpu"
+
+    def array(self, a, spec):
+        import numpy as np
+
+        return self.torch.from_numpy(np.ascontiguousarray(a)).to(self.device(spec))
+
+    def dtype_name(self, a):
+        return str(a.dtype).removeprefix("torch.")
+
+    def _sync(self):
+        if self.torch.cuda.is_available() and self.torch.cuda.is_initialized():
+            self.torch.cuda.synchronize()
+
+    def ready(self, outputs):
+        # numpy arrays of the outputs (bfloat16 as float32: numpy has none).
+        self._sync()
+        torch = self.torch
+
+        def numpy(t):
+            t = t.detach()
+            return (t.float() if t.dtype == torch.bfloat16 else t).cpu().numpy()
+
+        return tuple(numpy(t) for t in outputs)
+
+    def timer(self, call, arrays, reps):
+        def run():
+            self._sync()
+            t0 = time.perf_counter()
+            for _ in range(reps):
+                call(*arrays)
+            self._sync()
+            return time.perf_counter() - t0
+
+        run()  # the first call's one-time costs
+        return run
+
+    def given(self, arrays):
+        return arrays
+
+
 def outputs_of(result):
     return tuple(result) if isinstance(result, (tuple, list)) else (result,)
 
 
-def tune_key(module, fn, spec, dims, dtypes, args, index, total):
-    import jax
-
+def tune_key(module, backend, fn, spec, dims, dtypes, args, index, total):
     call = resolve(module, spec["call"])
-    arrays, attrs, checked = make_inputs(module, fn, spec, dims, dtypes, seed=index)
-    used_dtypes = [a.dtype.name for a in arrays]
+    arrays, attrs, checked = make_inputs(backend, fn, spec, dims, dtypes, seed=index)
+    used_dtypes = [backend.dtype_name(a) for a in arrays]
     algorithm = spec.get("implementations") is not None
     cands = candidates(spec, platform_of(module) if algorithm else None)
     label = " ".join(f"{k}={v}" for k, v in dims.items() if k != "attrs")
@@ -292,7 +390,7 @@ def tune_key(module, fn, spec, dims, dtypes, args, index, total):
         # priority order that supports it, as a call without a table runs.
         while cands:
             try:
-                reference = jax.block_until_ready(run_one(cands[0]))
+                reference = backend.ready(run_one(cands[0]))
                 break
             except ValueError as e:
                 refused.append({"config": cands.pop(0), "ok": False, "why": str(e)[:200], "time_us": None})
@@ -300,7 +398,7 @@ def tune_key(module, fn, spec, dims, dtypes, args, index, total):
             raise SystemExit(f"begen tune: {fn}: no implementation supports this call: {refused[0]['why']}")
     else:
         try:
-            reference = jax.block_until_ready(run_one(cands[0]))
+            reference = backend.ready(run_one(cands[0]))
         except (TypeError, ValueError) as e:
             # What --shapes gave (an attribute's value) the kernel refuses.
             raise SystemExit(f"begen tune: {fn} {label}: the default candidate refuses the call: {e}") from None
@@ -308,7 +406,7 @@ def tune_key(module, fn, spec, dims, dtypes, args, index, total):
     for i, cfg in enumerate(cands):
         say(f"[{index}/{total}] {fn} {label}: checking {i + 1}/{len(cands)} {show(cfg)}")
         try:
-            got = jax.block_until_ready(run_one(cfg))
+            got = backend.ready(run_one(cfg))
             ok, worst = agree(got, reference) if i else (True, 0.0)
         except Exception as e:  # a candidate that fails is reported, never chosen
             rows.append({"config": cfg, "ok": False, "why": f"{type(e).__name__}: {e}"[:200], "time_us": None})
@@ -330,18 +428,18 @@ def tune_key(module, fn, spec, dims, dtypes, args, index, total):
     # candidate's time.
     f0 = lambda *xs: call(*xs, config={k: py_value(spec["consts"][k][0], v) for k, v in cands[0].items()}, **attrs)
     target = args.target_ms / 1000
-    probe = timer(f0, arrays, 1)
+    probe = backend.timer(f0, arrays, 1)
     one = min(probe() for _ in range(3))
     reps = max(1, min(1000, int(target / max(one, 1e-6))))
     if reps > 1:
-        probe = timer(f0, arrays, reps)
+        probe = backend.timer(f0, arrays, reps)
         per_call = (min(probe() for _ in range(3)) - one) / (reps - 1)
         if per_call > 0:
             reps = max(reps, min(100_000, int(target / per_call)))
     runners = []
     for r in usable:
         cfg = {k: py_value(spec["consts"][k][0], v) for k, v in r["config"].items()}
-        runners.append((r, timer(lambda *xs, cfg=cfg: call(*xs, config=cfg, **attrs), arrays, reps)))
+        runners.append((r, backend.timer(lambda *xs, cfg=cfg: call(*xs, config=cfg, **attrs), arrays, reps)))
     times = {id(r): [] for r, _ in runners}
 
     def rounds(entries, count, what):
@@ -377,10 +475,7 @@ def tune_key(module, fn, spec, dims, dtypes, args, index, total):
             r["time_us"] = median_us(r)
     beats = not timed or best["time_us"] < default["time_us"] * (1.0 - args.margin)
     chosen = best if beats else default
-    import jax as _jax
-
-    given = tuple(_jax.ShapeDtypeStruct(a.shape, a.dtype) for a in arrays)
-    return rows + refused, chosen, given, used_dtypes
+    return rows + refused, chosen, backend.given(arrays), used_dtypes
 
 
 def print_table(fn, label, device, dtypes, rows, chosen, what="candidate"):
@@ -515,7 +610,8 @@ def plot(path, results):
 def main(argv):
     args = parse_args(argv)
     t0 = time.perf_counter()
-    module = load_module(args.out, args.name)
+    module = load_module(args.out, args.name + ("_torch" if args.torch else ""))
+    backend = TorchBackend(module) if args.torch else JaxBackend()
     tuned = getattr(module, "_BEGEN_TUNE", {})
     if not tuned:
         raise SystemExit(f"begen tune: {args.name} declares no tuned kernel (begen.yaml `tune:`); nothing to tune")
@@ -554,7 +650,7 @@ def main(argv):
         raise SystemExit("begen tune: no key to tune (give --shapes FILE, or --record CMD that calls a tuned kernel)")
     entries, results = [], []
     for i, (fn, dims, dtypes) in enumerate(unique, 1):
-        spec = tuned[fn]
+        spec = backend.spec(fn, tuned[fn]) if args.torch else tuned[fn]
         given = dims.get("attrs", {})
         known = [name for name, _ in spec.get("attrs", ())]
         for name in given if not spec.get("inputs") else ():
@@ -579,7 +675,7 @@ def main(argv):
                     f"[{i}/{len(unique)}] {fn}: {len(built)} implementation(s) on {platform}: nothing to choose, skipped"
                 )
                 continue
-        rows, chosen, given, used = tune_key(module, fn, spec, dims, dtypes, args, i, len(unique))
+        rows, chosen, given, used = tune_key(module, backend, fn, spec, dims, dtypes, args, i, len(unique))
         if algorithm:
             # The key as the dispatch reads it: extents from the inputs.
             key = module._begen_tune_algorithm_key(fn, platform, given)

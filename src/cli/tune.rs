@@ -1,9 +1,10 @@
 //! `begen tune OUT`: measures the compiled-in candidates of a built
 //! library's tuned kernels on this machine and writes the winners into a
 //! tuning table. The measuring is Python's (it calls the kernels through
-//! JAX): this file finds the library, reads `--shapes`, and runs the tuner
-//! embedded from `build-support/python/begen_tune.py` with the Python that
-//! has jax.
+//! JAX, or with `--torch` through the torch ops): this file finds the
+//! library, reads `--shapes`, and runs the tuner embedded from
+//! `build-support/python/begen_tune.py` with the Python that has jax (or
+//! torch).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -53,6 +54,11 @@ pub(crate) struct TuneArgs {
     /// Measure and print, but write no table.
     #[arg(long)]
     pub(crate) dry_run: bool,
+    /// Measure the torch ops (OUT/<NAME>_torch.py, in BEGEN_TORCH_PYTHON,
+    /// else BEGEN_PYTHON) instead of the JAX functions; the entries are the
+    /// same, so one table serves both.
+    #[arg(long)]
+    pub(crate) torch: bool,
 }
 
 const TUNE_GUIDE: &str = "\
@@ -67,7 +73,10 @@ Each candidate's outputs are checked against the default's, then timed as many
 calls inside one jit; the winners go into the user's table
 ($BEGEN_TUNE_DIR, else ~/.cache/begen/tune/<NAME>.tune.json), which the
 module reads when a call is traced. --export writes a table to ship.
-BEGEN_TUNE=default makes every call take the declared default.";
+BEGEN_TUNE=default makes every call take the declared default.
+With --torch the torch ops (a --target torch build) are measured, each
+candidate as eager calls, into the same table; tuned algorithms and out= ops
+are tuned from the JAX side, whose entries the torch module reads too.";
 
 fn margin(text: &str) -> Result<f64, String> {
     let m: f64 = text.parse().map_err(|_| format!("`{text}` is not a number"))?;
@@ -88,18 +97,23 @@ pub(crate) fn run(args: &TuneArgs) -> i32 {
 fn tune(args: &TuneArgs) -> Result<i32, String> {
     let name = match &args.name {
         Some(name) => name.clone(),
+        None if args.torch => torch_library_in(&args.out)?,
         None => library_in(&args.out)?,
     };
-    let module = args.out.join(Outputs::of(&name).module);
+    let module = args.out.join(if args.torch { torch_module(&name) } else { Outputs::of(&name).module });
     if !module.is_file() {
+        let target = if args.torch { " with --target torch (or jax,torch)" } else { "" };
         return Err(format!(
-            "{} does not exist: build the library into {} first",
+            "{} does not exist: build the library into {}{target} first",
             module.display(),
             args.out.display()
         ));
     }
     let env = Env::new();
-    let python = build::python(&env);
+    let (python, which) = match env.var("BEGEN_TORCH_PYTHON").filter(|_| args.torch) {
+        Some(p) => (p, "BEGEN_TORCH_PYTHON"),
+        None => (build::python(&env), "BEGEN_PYTHON"),
+    };
     let mut cmd = std::process::Command::new(&python);
     cmd.arg("-c").arg(TUNER).arg(&args.out).arg(&name);
     if let Some(file) = &args.shapes {
@@ -118,13 +132,16 @@ fn tune(args: &TuneArgs) -> Result<i32, String> {
     if args.dry_run {
         cmd.arg("--dry-run");
     }
+    if args.torch {
+        cmd.arg("--torch");
+    }
     if args.shapes.is_none() && args.record.is_empty() {
         return Err("give the keys to tune: --shapes FILE, or --record CMD ... to record them from a run".into());
     }
     if !args.record.is_empty() {
         cmd.arg("--record").args(&args.record);
     }
-    let status = cmd.status().map_err(|e| format!("cannot run {python} (BEGEN_PYTHON): {e}"))?;
+    let status = cmd.status().map_err(|e| format!("cannot run {python} ({which}): {e}"))?;
     Ok(status.code().unwrap_or(2))
 }
 
@@ -144,6 +161,31 @@ fn library_in(out: &Path) -> Result<String, String> {
     match names.len() {
         1 => Ok(names.remove(0)),
         0 => Err(format!("{} holds no library begen built (lib<NAME>.so, <NAME>.py, <NAME>.yaml)", out.display())),
+        _ => Err(format!("{} holds several libraries ({}): choose one with --name", out.display(), names.join(", "))),
+    }
+}
+
+/// The torch module of library `name`.
+fn torch_module(name: &str) -> String {
+    format!("{name}_torch.py")
+}
+
+/// The one library whose torch target begen built into `out`: a
+/// `<NAME>_torch.py` beside its `lib<NAME>_torch.so`.
+fn torch_library_in(out: &Path) -> Result<String, String> {
+    let entries = std::fs::read_dir(out).map_err(|e| format!("cannot read {}: {e}", out.display()))?;
+    let mut names: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.strip_suffix("_torch.py")).map(str::to_string))
+        .filter(|n| out.join(format!("lib{n}_torch.so")).is_file())
+        .collect();
+    names.sort();
+    match names.len() {
+        1 => Ok(names.remove(0)),
+        0 => Err(format!(
+            "{} holds no torch target begen built (lib<NAME>_torch.so, <NAME>_torch.py): build with --target torch",
+            out.display()
+        )),
         _ => Err(format!("{} holds several libraries ({}): choose one with --name", out.display(), names.join(", "))),
     }
 }

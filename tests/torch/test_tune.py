@@ -2,9 +2,11 @@
 same tables as the JAX module (tests/e2e/tune)."""
 
 import json
+import os
+import sys
 
 import pytest
-from conftest import REPO, build, ops_compiled, ops_run
+from conftest import REPO, build, ops_compiled, ops_run, run_begen
 
 
 @pytest.fixture(scope="module")
@@ -153,3 +155,85 @@ def test_a_tuned_algorithm_runs_what_the_table_chooses(tune_algo, torch, tmp_pat
     out, ops = ops_compiled(ns, lambda a, b: m.axpy(a, b, alpha=2.0), x, y)
     assert torch.equal(out, m.axpy_passes(x, y, alpha=2.0))
     assert [name for name, _ in ops] == ["axpy_once"], ops
+
+
+UNTYPED = {
+    "begen.yaml": """\
+platform: cpu
+tune:
+  copy_blocked: {consts: [BLOCK], key: {n: "x[0]"}, default: {BLOCK: 1}}
+""",
+    "copy.cpp": """\
+#include "brainevent/common.h"
+
+// y = x, BLOCK elements at a time; untyped tensors, so the key's extent
+// is read from x's axis 0 (begen.yaml).
+// @BE copy_blocked arg ret const.BLOCK=1,16
+template <int BLOCK>
+void copy_blocked(const BE::Tensor x, BE::Tensor y) {
+    const float* in = x.data_ptr<const float>();
+    float* out = y.data_ptr<float>();
+    for (int64_t i = 0; i < x.numel(); ++i) out[i] = in[i];
+}
+""",
+}
+
+
+def test_an_untyped_tuned_kernel_keys_its_table_by_an_inputs_extent(torch, tmp_path_factory, tmp_path, monkeypatch):
+    # `key: {n: "x[0]"}` names an untyped input's axis: the torch call reads
+    # the extent there, so the table's entry for its bucket is chosen.
+    tree = tmp_path_factory.mktemp("untyped_tuned")
+    for name, text in UNTYPED.items():
+        (tree / name).write_text(text)
+    m = build(tmp_path_factory, tree, "t_untyped_tuned").module
+    spec = m._BEGEN_TUNE["copy_blocked"]
+    entry = {"kernel": spec["target"], "hash": spec["hash"], "device": "cpu", "dtypes": ["float32"]}
+    entry |= {"key": {"n": 8}, "config": {"BLOCK": "16"}}
+    (tmp_path / "t_untyped_tuned.tune.json").write_text(json.dumps({"begen_tune": 1, "entries": [entry]}))
+    monkeypatch.setenv("BEGEN_TUNE_DIR", str(tmp_path))
+    m._begen_tune_cache.clear()
+    x = torch.arange(6.0)
+
+    def blocks(v):
+        return [kw["BLOCK"] for _, kw in ops_run(m.NAMESPACE, lambda: m.copy_blocked(v, out=torch.empty(v.shape)))[1]]
+
+    assert blocks(x) == [16]  # n=6 is in the bucket of 8
+    assert blocks(torch.arange(100.0)) == [16]  # the nearest bucket
+    monkeypatch.setenv("BEGEN_TUNE", "default")
+    assert blocks(x) == [1]
+
+
+def test_begen_tune_measures_the_torch_ops_into_the_table_both_targets_read(tune, torch, tmp_path, monkeypatch):
+    # `begen tune --torch` times the torch ops' candidates and writes the
+    # entries the JAX module's runtime reads too: the same target, hash,
+    # device kind, dtypes and bucketed key (the JAX module's own text says
+    # its target and hash); the torch calls then run the chosen candidates.
+    shapes = tmp_path / "shapes.yaml"
+    shapes.write_text("transpose: [{n: 64, m: 48}]\nscaled: [{n: 512}]\n")
+    env = dict(os.environ, BEGEN_TUNE_DIR=str(tmp_path / "tables"), BEGEN_TORCH_PYTHON=sys.executable)
+    proc = run_begen("tune", tune.out, "--torch", "--shapes", shapes, "--repeats", "1", env=env)
+    assert "begen tune: wrote 2 entries into" in proc.stderr, proc.stderr
+    assert "transpose  m=48 n=64  (float32; cpu)" in proc.stdout, proc.stdout
+    entries = json.loads((tmp_path / "tables" / "tune.tune.json").read_text())["entries"]
+    jax_module = (tune.out / "tune.py").read_text()
+    m = tune.module
+    for e in entries:
+        fn = e["kernel"].rsplit(".", 1)[1]
+        assert e["hash"] == m._BEGEN_TUNE[fn]["hash"] and f'"hash": "{e["hash"]}"' in jax_module, e
+        assert f'"target": "{e["kernel"]}"' in jax_module, e
+        assert e["device"] == "cpu" and e["dtypes"] == ["float32"], e
+    by_kernel = {e["kernel"].rsplit(".", 1)[1]: e for e in entries}
+    assert by_kernel["transpose"]["key"] == {"n": 64, "m": 64}
+    assert set(by_kernel["transpose"]["times_us"]) == {"BLOCK=1", "BLOCK=8", "BLOCK=32"}
+    monkeypatch.setenv("BEGEN_TUNE_DIR", str(tmp_path / "tables"))
+    m._begen_tune_cache.clear()
+    chosen = int(by_kernel["transpose"]["config"]["BLOCK"])
+    assert _blocks_run(m, lambda: m.transpose(torch.ones(64, 48))) == [chosen]
+
+
+def test_begen_tune_torch_needs_a_torch_build(tmp_path):
+    (tmp_path / "tune.py").write_text("")
+    proc = run_begen("tune", tmp_path, "--name", "tune", "--torch", "--shapes", tmp_path / "tune.py", check=False)
+    assert proc.returncode == 2
+    assert "tune_torch.py does not exist: build the library into" in proc.stderr, proc.stderr
+    assert "with --target torch (or jax,torch) first" in proc.stderr, proc.stderr

@@ -930,7 +930,9 @@ impl<'a> Op<'a> {
         let mut all = args;
         all.extend(self.py_call_kw());
         if let Some(t) = tuned {
-            let dims: Vec<String> = self
+            // The key dims' extents: a contract's from its first input, an
+            // untyped input's from where begen.yaml's key says (`x[0]`).
+            let mut dims: Vec<String> = self
                 .dims
                 .iter()
                 .filter_map(|(n, src)| match src {
@@ -938,6 +940,11 @@ impl<'a> Op<'a> {
                     DimSource::Attr(_) | DimSource::Out(..) => None,
                 })
                 .collect();
+            for (n, i, axis) in &t.key_at {
+                if !self.dims.contains_key(n) {
+                    dims.push(format!("{n:?}: {}.shape[{axis}]", self.inputs[*i].py_name));
+                }
+            }
             let dtypes: Vec<String> = self.inputs.iter().map(|p| format!("str({}.dtype)[6:]", p.py_name)).collect();
             let given: Vec<String> = t.consts.iter().map(|(n, kw)| format!("{n:?}: {kw}")).collect();
             let _ = writeln!(

@@ -33,6 +33,9 @@ pub(crate) struct TorchTune {
     pub(crate) key: String,
     /// Tuned consts: (const name, its keyword).
     pub(crate) consts: Vec<(String, String)>,
+    /// Key dims read from an input's extent (`key: {n: "x[0]"}`): (the
+    /// dimension, the input's index among the kernel's inputs, the axis).
+    pub(crate) key_at: Vec<(String, usize, usize)>,
 }
 
 /// The tuning of `f`, when it is tuned over its consts (no defines).
@@ -43,7 +46,7 @@ pub(crate) fn of(library: &Library, index: usize) -> Option<&Tuned> {
 /// The typed function's view of a tuned kernel.
 pub(crate) fn view(library: &Library, f: &Function, tuned: &Tuned) -> TorchTune {
     let consts = tuned.consts.iter().map(|&k| (f.consts[k].name.clone(), f.consts[k].py_name.clone())).collect();
-    TorchTune { key: tune_key(library, f), consts }
+    TorchTune { key: tune_key(library, f), consts, key_at: tuned.key_at.clone() }
 }
 
 /// The module's tuning runtime and its `_BEGEN_TUNE`, for the tuned kernels
