@@ -453,6 +453,13 @@ pub(crate) fn python(env: &Env) -> String {
     Discovery::new(env).python()
 }
 
+/// The CUDA major of the nvcc a build would use (`13` of `release 13.0,
+/// V13.0.48`), when one is found and answers.
+pub(crate) fn nvcc_major(env: &Env) -> Option<u32> {
+    let version = Discovery::new(env).cuda().ok()?.version?;
+    version.split('.').next()?.trim().parse().ok()
+}
+
 /// Runs `python -c script args...` with [`python`], bounded as every
 /// question begen asks a program (`BEGEN_PROBE_TIMEOUT`); its stdout, or
 /// why there is none.

@@ -261,7 +261,25 @@ fn create(args: &NewArgs) -> Result<String, String> {
     let (major, minor) = crate::target::torch::FLOOR;
     let torch_floor = format!("torch>={major}.{minor}");
     let jax_ns = if args.torch { "_kernels".to_string() } else { package.clone() };
+    // A CUDA torch wheel names its CUDA major (torch's stable ABI holds
+    // within one; the hatch hook refuses a name without it): the version's
+    // local label, from the nvcc found now.
+    let (version, version_note) = if args.torch && args.cuda {
+        let note = "# A CUDA torch wheel names the CUDA major of the nvcc that built it (begen's\n\
+                    # docs/shipping.md, \"Torch wheels per CUDA major\"): 0.1.0+cu13 for CUDA 13.\n";
+        match crate::build::nvcc_major(&crate::driver::Env::new()) {
+            Some(major) => (format!("0.1.0+cu{major}"), note.to_string()),
+            None => (
+                "0.1.0".to_string(),
+                note.replace("0.1.0+cu13 for CUDA 13.", "no nvcc was found by `begen new`: add +cu<major>."),
+            ),
+        }
+    } else {
+        ("0.1.0".to_string(), String::new())
+    };
     let values = [
+        ("version", version),
+        ("version_note", version_note),
         ("package", package.clone()),
         ("dist", dist),
         ("dist_file", package.clone()),

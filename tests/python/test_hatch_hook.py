@@ -8,6 +8,7 @@ scripts/wheel-check.sh runs the hook in a real isolated pip build."""
 import importlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -471,6 +472,44 @@ def test_the_torch_floor_is_begens(hatch):
     text = (REPO / "src/target/torch/mod.rs").read_text()
     major, minor = re.search(r"const FLOOR: \(u64, u64\) = \((\d+), (\d+)\);", text).groups()
     assert hatch.TORCH_FLOOR == f"{major}.{minor}"
+
+
+def test_begen_new_torch_cuda_wheel_carries_its_cuda_major(tmp_path, jax_cpu, monkeypatch):
+    # A real nvcc build of `begen new --torch --cuda`: the scaffold's
+    # version names nvcc's CUDA major, the wheel holds the CUDA kernel in
+    # both targets' libraries, and the same project without the label is
+    # refused, naming the fix.
+    from conftest import missing, run_begen
+
+    nvcc = os.environ.get("NVCC")
+    if not nvcc or not os.path.isfile(nvcc):
+        missing("no nvcc: NVCC is not set (source scripts/env.sh)")
+    monkeypatch.setenv("BEGEN_TORCH_PYTHON", str(torch_python()))
+    root = tmp_path / "cu-ops"
+    run_begen("new", root, "--torch", "--cuda")
+    major = re.search(
+        r"release (\d+)\.", subprocess.run([nvcc, "--version"], check=True, capture_output=True, text=True).stdout
+    )
+    pyproject = (root / "pyproject.toml").read_text()
+    assert f'version = "0.1.0+cu{major.group(1)}"' in pyproject, pyproject
+    (root / "pyproject.toml").write_text(pyproject.replace(f"0.1.0+cu{major.group(1)}", "0.1.0"))
+    hatchling = hatchling_in(root, tmp_path)
+    refused = hatchling("build", "-t", "wheel")
+    assert refused.returncode != 0
+    said = refused.stdout + refused.stderr
+    assert f"is a CUDA torch wheel, and its name must say its CUDA major (cu{major.group(1)})" in said, said
+    (root / "pyproject.toml").write_text(pyproject)
+    built = hatchling("build", "-t", "wheel")
+    assert built.returncode == 0, built.stdout + built.stderr
+    wheel = next((root / "dist").glob(f"cu_ops-0.1.0+cu{major.group(1)}-py3-none-manylinux_2_*_x86_64.whl"))
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as z:
+        torch_lib = z.read("cu_ops/lib_kernels_torch.so")
+        record = json.loads(z.read(f"cu_ops-0.1.0+cu{major.group(1)}.dist-info/extra_metadata/begen.json"))
+    # The CUDA kernel's op is registered for torch's CUDA dispatch key.
+    assert b"square_cuda" in torch_lib and b"CUDA" in torch_lib
+    assert record["targets"] == ["jax", "torch"], record
 
 
 def test_a_cuda_torch_wheel_names_its_cuda_major(hatch):
