@@ -1104,6 +1104,12 @@ def _torch_draws(spec, rng, torch, device):
             if values:
                 keywords[const] = values[variant % len(values)]
                 described += f" {const}={_shown_value(keywords[const])}"
+        if spec.get("defines"):
+            # A source tuned over its defines: a built candidate each draw,
+            # named by `config=` (the typed function takes no define keyword).
+            names, combos = spec["defines"]
+            keywords["config"] = dict(zip(names, combos[variant % len(combos)]))
+            described += "".join(f" {n}={v}" for n, v in keywords["config"].items())
         tensors = []
         for k, a in enumerate(arrays):
             t = torch.from_numpy(np.array(a))
@@ -1142,6 +1148,9 @@ def _opchecks(op, arrays, keywords, wrt, torch):
     # itself (`mode`) with `_` appended in its schema.
     schema = {a.name for a in op._schema.arguments}
     keywords = {k if k in schema or k + "_" not in schema else k + "_": v for k, v in keywords.items()}
+    # The op takes a candidate's defines as keywords of its own.
+    defines = keywords.pop("config", None) or {}
+    keywords = {**keywords, **defines}
     try:
         results = torch.library.opcheck(op, args, keywords, test_utils=OPCHECKS, raise_exception=False)
     except Exception as e:

@@ -57,6 +57,8 @@ TREES = {
     "tests/e2e/transformer": "e2e_transformer",
     "tests/e2e/tune": "tune",
     "tests/e2e/tune_algo": "tune_algo",
+    "tests/e2e/tune_defines": "tune_defines",
+    "tests/e2e/tune_untyped": "tune_untyped",
     "tests/e2e/typed": "e2e_typed",
     "tests/e2e/vocab": "e2e_vocab",
 }
@@ -87,7 +89,6 @@ UNCOMPARED = {
     "tests/e2e/native": "the torch target leaves out every kernel: XLA FFI's own signatures and untyped tensors",
     "tests/e2e/tensors": "the torch target leaves out every kernel: lists of tensors (`arg...`), variadic outputs "
     "(`ret:like`) and untyped tensors",
-    "tests/e2e/tune_defines": "the torch target leaves out every kernel: kernels tuned over their defines",
     "examples/python-package/kernels": LIKE_CPU,
     **{
         f"tests/e2e/{t}": "the torch target leaves out every kernel: XLA FFI's own signatures"
@@ -96,7 +97,6 @@ UNCOMPARED = {
     "tests/e2e/vocab_state": "the torch target leaves out every kernel: XLA FFI state",
     "tests/e2e/solver_rules": "the torch target leaves out every kernel: backward passes written as Python "
     "functions of the JAX module (`python_vjp:`)",
-    "tests/e2e/tune_untyped": "the torch target leaves out every kernel: a kernel tuned over its defines",
     # Ops of compared trees.
     "tests/e2e/algo:<cuda>": GPU,
     "tests/e2e/algo:peek": "reads a per-process counter that `bump` (a side effect) increments: "
@@ -228,6 +228,11 @@ F64 = ("float64", (5,))
 # what was drawn)]; an out= op's outputs are keyword `out` (a tensor, a
 # tuple for several), whose shapes and dtypes are what both sides are given.
 INPUTS = {
+    # A source tuned over its defines, untyped: each built candidate by
+    # config= (its transpose and the TILE it was compiled with).
+    "tests/e2e/tune_untyped:transpose_any_out": _each(
+        *(_given([("float32", (5, 3))], [("float32", (3, 5)), ("int32", (1,))], config={"TILE": t}) for t in (1, 32))
+    ),
     # One kernel name in three modules: each module's function calls its own.
     **{
         f"tests/e2e/modules:{m}__scale_out": _given([F32], [F32], alpha=1.5)

@@ -237,3 +237,50 @@ def test_begen_tune_torch_needs_a_torch_build(tmp_path):
     assert proc.returncode == 2
     assert "tune_torch.py does not exist: build the library into" in proc.stderr, proc.stderr
     assert "with --target torch (or jax,torch) first" in proc.stderr, proc.stderr
+
+
+@pytest.fixture(scope="module")
+def tune_defines(torch, tmp_path_factory):
+    return build(tmp_path_factory, REPO / "tests" / "e2e" / "tune_defines", "tune_defines")
+
+
+def _seen(m, torch, **kw):
+    # The TILE and UNROLL the probe kernel was compiled with: which
+    # candidate (which TU) ran.
+    got = m.probe(torch.zeros(4), **kw)
+    return int(got[0]), int(got[1])
+
+
+def test_a_source_tuned_over_its_defines_runs_the_chosen_candidate(tune_defines, torch, tmp_path, monkeypatch):
+    m = tune_defines.module
+    assert "probe(Tensor x, *, int TILE, int UNROLL) -> Tensor" in str(torch.ops.tune_defines.probe.default._schema)
+    assert _seen(m, torch) == (1, 1)  # the declared default
+    assert _seen(m, torch, config={"TILE": 8, "UNROLL": 2}) == (8, 2)
+    # A combination `where:` leaves out: the typed function's ValueError,
+    # and the op's own error when called directly.
+    with pytest.raises(ValueError, match="TILE=1, UNROLL=2 is not a built candidate"):
+        m.probe(torch.zeros(4), config={"TILE": 1, "UNROLL": 2})
+    with pytest.raises(RuntimeError, match="^probe: TILE=1, UNROLL=2 is not a built candidate of its defines$"):
+        torch.ops.tune_defines.probe(torch.zeros(4), TILE=1, UNROLL=2)
+    # The user's table chooses, eagerly and compiled.
+    spec = m._BEGEN_TUNE["probe"]
+    entry = {"kernel": spec["target"], "hash": spec["hash"], "device": "cpu", "dtypes": ["float32"]}
+    entry |= {"key": {"n": 4}, "config": {"TILE": "32", "UNROLL": "1"}}
+    (tmp_path / "tune_defines.tune.json").write_text(json.dumps({"begen_tune": 1, "entries": [entry]}))
+    monkeypatch.setenv("BEGEN_TUNE_DIR", str(tmp_path))
+    m._begen_tune_cache.clear()
+    assert _seen(m, torch) == (32, 1)
+    out, ops = ops_compiled(m.NAMESPACE, lambda v: m.probe(v), torch.zeros(4))
+    assert [kw for name, kw in ops] == [{"TILE": 32, "UNROLL": 1}] and int(out[0]) == 32
+    x = torch.arange(12.0).reshape(3, 4)
+    assert torch.equal(m.transpose(x), x.T)
+
+
+def test_check_torch_passes_on_a_source_tuned_over_its_defines(tune_defines):
+    sys.path.insert(0, str(REPO / "python"))
+    from begen.testing import check_torch
+
+    report = check_torch(tune_defines.module)
+    rows = [r for r in report.rows if r.op == "probe"]
+    assert rows and all(r.result == "pass" for r in rows), str(report)
+    assert "TILE=8 UNROLL=2" in str(report), str(report)

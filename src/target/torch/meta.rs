@@ -92,6 +92,14 @@ fn entry(op: &Op<'_>, bwd: Option<&Op<'_>>) -> Vec<(&'static str, String)> {
         }
         ConstKind::Type => None,
     }));
+    // A source tuned over its defines: their names and each built
+    // candidate's values (what `where:` allows), passed as `config=`.
+    let defines = if op.defines.is_empty() {
+        PyLit::Raw("None".into())
+    } else {
+        let combos = f.instances.iter().map(|i| PyLit::tuple(i.defines.iter().map(|(_, v)| PyLit::Raw(v.clone()))));
+        PyLit::tuple([PyLit::strs(&op.defines), PyLit::tuple(combos)])
+    };
     // Each attribute's kind is its schema type: bool, int, float, str,
     // bool[], int[], float[].
     let attrs = PyLit::tuple(op.attrs.iter().filter_map(|p| {
@@ -112,6 +120,7 @@ fn entry(op: &Op<'_>, bwd: Option<&Op<'_>>) -> Vec<(&'static str, String)> {
         ("out", outs.to_string()),
         ("types", format!("{{{}}}", types.join(", "))),
         ("consts", consts.to_string()),
+        ("defines", defines.to_string()),
         ("attrs", attrs.to_string()),
         ("differentiable", differentiable.to_string()),
         ("vjp", bwd.map_or_else(|| "None".to_string(), |b| py_str(&b.name))),

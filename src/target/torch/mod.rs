@@ -125,6 +125,10 @@ struct Op<'a> {
     attrs: Vec<&'a Param>,
     /// Where each named dimension is first read from.
     dims: BTreeMap<String, DimSource>,
+    /// The defines of a source tuned over them (their names): keyword-only
+    /// integers of the schema that choose the candidate, which the typed
+    /// function passes (never its own keywords: `config=` names them).
+    defines: Vec<String>,
 }
 
 /// How an attribute crosses the op: its schema type, the C++ type the boxed
@@ -211,8 +215,21 @@ impl<'a> Op<'a> {
         if f.rets_like.is_some() {
             return Err("variadic outputs (`ret:like`)".into());
         }
-        if f.instances.iter().any(|i| !i.defines.is_empty()) {
-            return Err("a kernel tuned over its defines".into());
+        // A source tuned over its defines: each candidate is an instance
+        // (a TU of its own), chosen in the op by the define values the
+        // typed function passes (`config=`, the tables, the default).
+        let defines: Vec<String> =
+            f.instances.first().map(|i| i.defines.iter().map(|(n, _)| n.clone()).collect()).unwrap_or_default();
+        if !defines.is_empty() {
+            let o = &f.options;
+            if o.vjp.is_some()
+                || o.python_vjp.is_some()
+                || o.jvp.is_some()
+                || !o.linear.is_empty()
+                || !o.groups.is_empty()
+            {
+                return Err("a kernel tuned over its defines that declares a derivative (not yet)".into());
+            }
         }
         let mut inputs = Vec::new();
         let mut rets = Vec::new();
@@ -312,6 +329,10 @@ impl<'a> Op<'a> {
         }
         let mut taken: Vec<String> = inputs.iter().chain(&attrs).map(|p| p.py_name.to_string()).collect();
         taken.extend(f.consts.iter().map(|k| k.py_name.clone()));
+        if let Some(d) = defines.iter().find(|d| taken.contains(d) || is_py_keyword(d)) {
+            return Err(format!("its define '{d}' has the name of a parameter or a Python keyword"));
+        }
+        taken.extend(defines.iter().cloned());
         let mut out_names = Vec::new();
         for p in &outs {
             let mut n = if p.name.starts_with("_begen") { p.name.trim_start_matches('_') } else { &p.name }.to_string();
@@ -327,7 +348,7 @@ impl<'a> Op<'a> {
         } else {
             (f.py_name.clone(), f.py_name.clone())
         };
-        Ok(Op { f, name, def_name, call, inputs, rets, outs, out_names, attrs, dims })
+        Ok(Op { f, name, def_name, call, inputs, rets, outs, out_names, attrs, dims, defines })
     }
 
     /// The schema: tensors positional, attributes and value constants keyword-only.
@@ -355,6 +376,9 @@ impl<'a> Op<'a> {
                 let schema = if t.kind() == ScalarKind::Bool { "bool" } else { "int" };
                 kw.push(format!("{schema} {}", k.py_name));
             }
+        }
+        for d in &self.defines {
+            kw.push(format!("int {d}"));
         }
         // The caller's outputs: keyword-only, each its own alias set (torch's
         // convention for out= arguments), the op returning nothing.
@@ -438,6 +462,9 @@ impl<'a> Op<'a> {
                 let cpp = if t.kind() == ScalarKind::Bool { "bool" } else { "int64_t" };
                 params.push(format!("{cpp} begen_k_{}", k.name));
             }
+        }
+        for d in &self.defines {
+            params.push(format!("int64_t begen_def_{d}"));
         }
         for p in &self.outs {
             params.push(format!("Tensor {}", cpp_name(p)));
@@ -686,6 +713,7 @@ impl<'a> Op<'a> {
                         }
                         ConstKind::Value(_) => format!("begen_k_{} == int64_t{{{v}}}", k.name),
                     })
+                    .chain(inst.defines.iter().map(|(n, v)| format!("begen_def_{n} == int64_t{{{v}}}")))
                     .collect();
                 let _ = writeln!(
                     out,
@@ -733,6 +761,19 @@ impl<'a> Op<'a> {
                     "    if (!({})) begen::torch_rt::fail({fname}, {given} + \" is not instantiated; {} is one of \" + {allowed});",
                     values.join(" || "),
                     k.py_name
+                );
+            }
+            if !self.defines.is_empty() {
+                // Defines no candidate was built with (begen.yaml `where:`).
+                let shown: Vec<String> = self
+                    .defines
+                    .iter()
+                    .map(|d| format!("std::string({}) + std::to_string(begen_def_{d})", lit(&format!("{d}="))))
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "    begen::torch_rt::fail({fname}, {} + \" is not a built candidate of its defines\");",
+                    shown.join(" + \", \" + ")
                 );
             }
             let _ = writeln!(
@@ -824,9 +865,10 @@ impl<'a> Op<'a> {
         self.params_named(typed, |p| p.py_name.to_string())
     }
 
-    /// The fake's parameters: named as in the schema ([`Op::sname`]).
+    /// The fake's parameters: named as in the schema ([`Op::sname`]), with
+    /// the defines that choose a candidate.
     fn fake_params(&self) -> String {
-        self.params_named(false, |p| self.sname(p))
+        keyword_after(self.params_named(false, |p| self.sname(p)), self.defines.iter().cloned())
     }
 
     /// [`Op::py_params`] with each input and attribute named by `name`
@@ -961,6 +1003,10 @@ impl<'a> Op<'a> {
                         *a = format!("{kw}=_begen_c[{n:?}]");
                     }
                 }
+            }
+            // The defines are the op's keywords only: the choice gives them.
+            for d in &self.defines {
+                all.push(format!("{d}=_begen_c[{d:?}]"));
             }
         }
         let call = format!("_ops.{}({})", self.name, all.join(", "));

@@ -38,9 +38,10 @@ pub(crate) struct TorchTune {
     pub(crate) key_at: Vec<(String, usize, usize)>,
 }
 
-/// The tuning of `f`, when it is tuned over its consts (no defines).
+/// The tuning of `f`, when it is tuned (over its consts, or its source's
+/// defines).
 pub(crate) fn of(library: &Library, index: usize) -> Option<&Tuned> {
-    library.tuning.of(index).filter(|t| t.defines.is_empty())
+    library.tuning.of(index)
 }
 
 /// The typed function's view of a tuned kernel.
