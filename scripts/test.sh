@@ -223,12 +223,17 @@ cargo_lane() {
 # from the moment the crate's tests are built (it needs only
 # target/debug/begen and the venvs, made in the background): one process
 # per torch, no pytest workers.
+# wait_torch_setup VERSION: until setup-torch.sh VERSION has ended (a file
+# tells: the lane cannot `wait` for its parent's children).
+wait_torch_setup() {
+    while [[ ! -f "$LOGS/setup-torch-$1.rc" ]] && kill -0 "${torch_setup_pid[$1]}" 2>/dev/null; do
+        sleep 2
+    done
+}
 torch_lane() {
     local v py
     for v in "${torch_versions[@]}"; do
-        while [[ ! -f "$LOGS/setup-torch-$v.rc" ]] && kill -0 "${torch_setup_pid[$v]}" 2>/dev/null; do
-            sleep 2
-        done
+        wait_torch_setup "$v"
         if [[ "$(cat "$LOGS/setup-torch-$v.rc" 2>/dev/null)" == 0 ]]; then
             cat "$LOGS/setup-torch-$v.log"
             py="$(cat "$LOGS/setup-torch-$v.out")"
@@ -254,6 +259,9 @@ done
 # The #[ignore]d tests compile generated code (g++, JAX's XLA headers,
 # nvcc): setup.sh has provided all three by now, so CI runs them too.
 step "cargo test --no-run" cargo test --all-targets --no-run
+# Tests of the crate and of tests/python build torch ops with the newest
+# torch's venv (target/venv-torch-2.15): it must be whole before they start.
+[[ -d tests/torch ]] && wait_torch_setup "${torch_versions[0]}"
 start_lane cargo cargo_lane
 [[ -d tests/torch ]] && start_lane torch torch_lane
 if [[ $CI == true ]]; then
@@ -321,6 +329,10 @@ echo "==== summary ($(( SECONDS - start ))s, cpu $(children_cpu "$LOGS/total.tim
 for i in "${!names[@]}"; do
     printf '  %-28s %s\n' "${names[$i]}" "${results[$i]}"
 done
+# What the run left on disk: a machine with little of it fails in pip or the
+# linker, and this line says how much a run needs.
+size() { local s; s="$(du -sh "$1" 2>/dev/null | cut -f1)"; echo "${s:-0}"; }
+echo "  disk: target/ $(size target), .venv $(size .venv), pip's cache $(size "${PIP_CACHE_DIR:-$HOME/.cache/pip}"); $(df -Ph . | awk 'NR == 2 { print $4 }') free"
 if [[ $failed != 0 ]]; then
     echo "test.sh: FAILED"
     exit 1
