@@ -22,7 +22,7 @@ use std::collections::BTreeSet;
 
 use crate::model::{
     AttrType, ConstKind, Container, ElementType, Function, HalfRepr, Instance, Param, Platform, Pointer, RecordType,
-    Returns, ScalarKind, TensorType, Token,
+    Returns, Role, ScalarKind, TensorType, Token,
 };
 
 use super::names::comment_text;
@@ -411,17 +411,11 @@ pub(crate) fn wrapper_view(
 /// The rank of a parameter in the order values are passed: the stream and
 /// state, inputs, outputs, then attributes.
 pub(crate) fn pass_rank(t: &Token) -> u8 {
-    match t {
-        Token::Stream | Token::State { .. } => 0,
-        Token::Arg(_) | Token::List(_) | Token::Args => 1,
-        Token::Ret(_) | Token::InOut(_) | Token::Rets => 2,
-        Token::Attr { .. }
-        | Token::Dim { .. }
-        | Token::Struct { .. }
-        | Token::Record { .. }
-        | Token::Array { .. }
-        | Token::Str { .. }
-        | Token::Dict => 3,
+    match t.role() {
+        Role::Stream | Role::State => 0,
+        Role::Input | Role::InputList => 1,
+        Role::Output | Role::InOut | Role::OutputList => 2,
+        Role::Attribute | Role::Dim | Role::Dict => 3,
     }
 }
 

@@ -167,17 +167,85 @@ pub(crate) enum Token {
     },
 }
 
+/// What a parameter is to a call, whatever its token's spelling: the
+/// stages that order parameters, name them in Python or describe them ask
+/// this, so a new token kind is placed for all of them by its arm in
+/// [`Token::role`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// A tensor the kernel reads (`arg`).
+    Input,
+    /// Any number of tensors the kernel reads (a binary kernel's list, a
+    /// native kernel's `arg...`).
+    InputList,
+    /// A tensor read and written in place (`inout`).
+    InOut,
+    /// A tensor the kernel writes (`ret`).
+    Output,
+    /// Any number of tensors the kernel writes (`ret...`).
+    OutputList,
+    /// A value the caller gives by name: a scalar, struct, array or string
+    /// attribute.
+    Attribute,
+    /// An integer the glue reads off the tensors' dimensions.
+    Dim,
+    /// Every attribute of the call as one dictionary (`BE::Attrs`).
+    Dict,
+    /// The stream.
+    Stream,
+    /// The per-executable state its creator made.
+    State,
+}
+
+impl Role {
+    /// Whether the kernel reads tensors through it.
+    pub(crate) fn is_input(self) -> bool {
+        matches!(self, Role::Input | Role::InOut | Role::InputList)
+    }
+
+    /// Whether the kernel writes tensors through it.
+    pub(crate) fn is_output(self) -> bool {
+        matches!(self, Role::Output | Role::InOut | Role::OutputList)
+    }
+
+    /// Whether the caller passes it from Python (a tensor it reads or a
+    /// named value): what gets a Python parameter name.
+    pub(crate) fn is_passed(self) -> bool {
+        matches!(self, Role::Input | Role::InOut | Role::InputList | Role::Attribute)
+    }
+}
+
 impl Token {
+    /// What it is to a call.
+    pub(crate) fn role(&self) -> Role {
+        match self {
+            Token::Arg(_) => Role::Input,
+            Token::List(_) | Token::Args => Role::InputList,
+            Token::InOut(_) => Role::InOut,
+            Token::Ret(_) => Role::Output,
+            Token::Rets => Role::OutputList,
+            Token::Attr { .. }
+            | Token::Struct { .. }
+            | Token::Record { .. }
+            | Token::Array { .. }
+            | Token::Str { .. } => Role::Attribute,
+            Token::Dim { .. } => Role::Dim,
+            Token::Dict => Role::Dict,
+            Token::Stream => Role::Stream,
+            Token::State { .. } => Role::State,
+        }
+    }
+
     /// Whether it is read by the kernel: a tensor (`arg` or `inout`) or a
     /// list of arrays.
     pub(crate) fn is_input(&self) -> bool {
-        matches!(self, Token::Arg(_) | Token::InOut(_) | Token::List(_) | Token::Args)
+        self.role().is_input()
     }
 
     /// Whether it is a tensor XLA returns (`ret` or `inout`), or the
     /// variadic outputs.
     pub(crate) fn is_output(&self) -> bool {
-        matches!(self, Token::Ret(_) | Token::InOut(_) | Token::Rets)
+        self.role().is_output()
     }
 
     /// An attribute's name, of whatever kind (scalar, struct, array).

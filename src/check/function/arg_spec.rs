@@ -5,14 +5,14 @@ use std::collections::BTreeSet;
 
 use super::attrs::{self, Explicit};
 use super::contract;
-use super::infer::{self, Role};
+use super::infer::{self, CppKind};
 use super::named;
 use super::native;
 use super::tokens::{self, SpecToken, TokenError};
 use crate::check::Checked;
 use crate::diag::{Diagnostic, messages as msg};
 use crate::model::decl::{Callee, DeclParam, Declared, Enclosing, Indirection, LocateError, Signature};
-use crate::model::{self, AttrType, Extent, HalfRepr, Param, Platform, Pointer, Token, is_identifier};
+use crate::model::{self, AttrType, Extent, HalfRepr, Param, Platform, Pointer, Role, Token, is_identifier};
 use crate::source::{SourceMap, Span};
 
 /// What checking one function needs of the library: its named contracts,
@@ -394,28 +394,28 @@ fn infer_all(c: &Declared, sig: &Signature, map: &SourceMap, diags: &mut Vec<Dia
             }
             Err(()) => continue,
         }
-        let token = match infer::role(p) {
-            Role::Tensor { is_const: true } => Token::Arg(None),
-            Role::Tensor { is_const: false } => Token::Ret(None),
-            Role::TensorList { is_const: true } => Token::Args,
-            Role::TensorList { is_const: false } => Token::Rets,
-            Role::Stream => Token::Stream,
-            Role::TensorIndirect => {
+        let token = match infer::cpp_kind(p) {
+            CppKind::Tensor { is_const: true } => Token::Arg(None),
+            CppKind::Tensor { is_const: false } => Token::Ret(None),
+            CppKind::TensorList { is_const: true } => Token::Args,
+            CppKind::TensorList { is_const: false } => Token::Rets,
+            CppKind::Stream => Token::Stream,
+            CppKind::TensorIndirect => {
                 diags.push(Diagnostic::error(loc, msg::tensor_indirect(&c.name, &name)).hint(tensor_hint(p)));
                 continue;
             }
-            Role::ScalarIndirect => {
+            CppKind::ScalarIndirect => {
                 diags.push(
                     Diagnostic::error(loc, msg::pointer_attr(&c.name, &name, &p.to_string())).hint(pointer_hint(c, p)),
                 );
                 continue;
             }
-            Role::Scalar { .. } if p.name.is_none() => {
+            CppKind::Scalar { .. } if p.name.is_none() => {
                 diags.push(Diagnostic::error(loc, msg::unnamed_param(&c.name, i + 1)));
                 continue;
             }
-            Role::Scalar { ty: Some(ty) } => Token::Attr { name: name.clone(), ty },
-            Role::Scalar { ty: None } => {
+            CppKind::Scalar { ty: Some(ty) } => Token::Attr { name: name.clone(), ty },
+            CppKind::Scalar { ty: None } => {
                 let hint =
                     if name == "stream" { msg::HINT_STREAM_TYPE.to_string() } else { msg::hint_explicit(&name, &p.ty) };
                 diags.push(Diagnostic::error(loc, msg::not_inferred(&c.name, &name, &p.ty)).hint(hint));
@@ -543,60 +543,60 @@ fn resolve_param(
 ) -> Option<Resolved> {
     let at = At { c, tok, tok_loc, p, name };
     let loc = p.span;
-    let role = infer::role(p);
+    let role = infer::cpp_kind(p);
     let is_pointer = matches!(p.indirection, Indirection::Pointer | Indirection::Array);
     match (tok, &role) {
-        (SpecToken::Arg(ct), Role::Tensor { is_const: true }) => Some((Token::Arg(ct.clone()), None, None)),
-        (SpecToken::Ret(ct), Role::Tensor { is_const: false }) => Some((Token::Ret(ct.clone()), None, None)),
-        (SpecToken::InOut(ct), Role::Tensor { is_const: false }) => Some((Token::InOut(ct.clone()), None, None)),
-        (SpecToken::Arg(None), Role::TensorList { is_const: true }) => Some((Token::Args, None, None)),
-        (SpecToken::Ret(None), Role::TensorList { is_const: false }) => Some((Token::Rets, None, None)),
-        (SpecToken::Arg(Some(_)) | SpecToken::Ret(Some(_)), Role::TensorList { .. }) => {
+        (SpecToken::Arg(ct), CppKind::Tensor { is_const: true }) => Some((Token::Arg(ct.clone()), None, None)),
+        (SpecToken::Ret(ct), CppKind::Tensor { is_const: false }) => Some((Token::Ret(ct.clone()), None, None)),
+        (SpecToken::InOut(ct), CppKind::Tensor { is_const: false }) => Some((Token::InOut(ct.clone()), None, None)),
+        (SpecToken::Arg(None), CppKind::TensorList { is_const: true }) => Some((Token::Args, None, None)),
+        (SpecToken::Ret(None), CppKind::TensorList { is_const: false }) => Some((Token::Rets, None, None)),
+        (SpecToken::Arg(Some(_)) | SpecToken::Ret(Some(_)), CppKind::TensorList { .. }) => {
             let plain = if matches!(tok, SpecToken::Arg(_)) { "arg" } else { "ret" };
             diags.push(
                 at.error(msg::list_contract(&c.name, name, &tok.to_string())).hint(msg::hint_list_contract(plain)),
             );
             None
         }
-        (SpecToken::InOut(_), Role::TensorList { .. }) => {
+        (SpecToken::InOut(_), CppKind::TensorList { .. }) => {
             diags.push(at.error(msg::list_inout(&c.name, name)).hint(msg::HINT_LIST_INOUT));
             None
         }
-        (SpecToken::InOut(_), Role::Tensor { is_const: true }) => {
+        (SpecToken::InOut(_), CppKind::Tensor { is_const: true }) => {
             diags.push(at.error(msg::inout_on_const(&c.name, name)).hint(msg::HINT_INOUT));
             None
         }
-        (SpecToken::Arg(ct) | SpecToken::Ret(ct) | SpecToken::InOut(ct), Role::ScalarIndirect) if is_pointer => {
+        (SpecToken::Arg(ct) | SpecToken::Ret(ct) | SpecToken::InOut(ct), CppKind::ScalarIndirect) if is_pointer => {
             resolve_pointer(&at, ct, diags)
         }
         (SpecToken::Stream, _) if p.ty == "int64_t" && p.indirection == Indirection::Value => {
             Some((Token::Stream, None, None))
         }
-        (SpecToken::Dim { name: dim, ty }, Role::Scalar { ty: inferred }) => {
+        (SpecToken::Dim { name: dim, ty }, CppKind::Scalar { ty: inferred }) => {
             resolve_dim(&at, dim, *ty, *inferred, diags)
         }
-        (SpecToken::Dim { name: dim, ty }, Role::Stream) => {
+        (SpecToken::Dim { name: dim, ty }, CppKind::Stream) => {
             Some((Token::Dim { name: dim.clone(), ty: ty.unwrap_or(AttrType::Int64) }, None, None))
         }
-        (SpecToken::Attr { name: an, ty }, Role::Scalar { .. } | Role::Stream) => {
+        (SpecToken::Attr { name: an, ty }, CppKind::Scalar { .. } | CppKind::Stream) => {
             let inferred = match role {
-                Role::Scalar { ty } => ty,
+                CppKind::Scalar { ty } => ty,
                 // `int64_t stream` given as an attribute.
-                Role::Stream
-                | Role::Tensor { .. }
-                | Role::TensorList { .. }
-                | Role::TensorIndirect
-                | Role::ScalarIndirect => Some(AttrType::Int64),
+                CppKind::Stream
+                | CppKind::Tensor { .. }
+                | CppKind::TensorList { .. }
+                | CppKind::TensorIndirect
+                | CppKind::ScalarIndirect => Some(AttrType::Int64),
             };
             resolve_attr(&at, an, *ty, inferred, diags)
         }
-        (SpecToken::Attr { .. } | SpecToken::Dim { .. }, Role::ScalarIndirect) => {
+        (SpecToken::Attr { .. } | SpecToken::Dim { .. }, CppKind::ScalarIndirect) => {
             diags.push(
                 Diagnostic::error(loc, msg::pointer_attr(&c.name, name, &p.to_string())).hint(pointer_hint(c, p)),
             );
             None
         }
-        (_, Role::TensorIndirect) => {
+        (_, CppKind::TensorIndirect) => {
             diags.push(Diagnostic::error(loc, msg::tensor_indirect(&c.name, name)).hint(tensor_hint(p)));
             None
         }
@@ -877,19 +877,13 @@ fn check_dictionary(c: &Declared, sig: &Signature, params: &[Param], diags: &mut
 /// The conventional order's warning (a native kernel binds in its own
 /// order, as XLA allows).
 fn check_order(c: &Declared, params: &[Param], diags: &mut Vec<Diagnostic>) {
-    let rank = |t: &Token| match t {
-        Token::Arg(_) | Token::InOut(_) | Token::List(_) | Token::Args => Some(0u8),
-        Token::Ret(_) | Token::Rets => Some(1),
-        Token::Attr { .. }
-        | Token::Dim { .. }
-        | Token::Struct { .. }
-        | Token::Record { .. }
-        | Token::Array { .. }
-        | Token::Str { .. }
-        | Token::Dict => Some(2),
-        Token::Stream => Some(3),
+    let rank = |t: &Token| match t.role() {
+        Role::Input | Role::InOut | Role::InputList => Some(0u8),
+        Role::Output | Role::OutputList => Some(1),
+        Role::Attribute | Role::Dim | Role::Dict => Some(2),
+        Role::Stream => Some(3),
         // Bound from XLA's context like the stream, in any place.
-        Token::State { .. } => None,
+        Role::State => None,
     };
     let ranks: Vec<u8> = params.iter().filter_map(|p| rank(&p.token)).collect();
     if ranks.windows(2).any(|w| w[0] > w[1]) {

@@ -89,9 +89,10 @@ pub(crate) fn is_tensor_list_type(ty: &str) -> bool {
     matches!(ty, "BE::Tensors" | "::BE::Tensors" | "Tensors")
 }
 
-/// What a parameter is, judged from its declaration alone.
+/// What a parameter's C++ declaration alone makes it (its token, if any,
+/// is checked against this).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Role {
+pub(crate) enum CppKind {
     /// `BE::Tensor` by value or reference.
     Tensor { is_const: bool },
     /// `BE::Tensors` by value or reference: variadic inputs (`const`) or
@@ -109,30 +110,30 @@ pub(crate) enum Role {
 }
 
 /// Classifies one parameter.
-pub(crate) fn role(p: &DeclParam) -> Role {
+pub(crate) fn cpp_kind(p: &DeclParam) -> CppKind {
     if is_tensor_list_type(&p.ty) {
         return match p.indirection {
-            Indirection::Value | Indirection::Reference => Role::TensorList { is_const: p.is_const },
+            Indirection::Value | Indirection::Reference => CppKind::TensorList { is_const: p.is_const },
             Indirection::Pointer | Indirection::RvalueReference | Indirection::Array | Indirection::Function => {
-                Role::TensorIndirect
+                CppKind::TensorIndirect
             }
         };
     }
     if is_tensor_type(&p.ty) {
         return match p.indirection {
-            Indirection::Value | Indirection::Reference => Role::Tensor { is_const: p.is_const },
+            Indirection::Value | Indirection::Reference => CppKind::Tensor { is_const: p.is_const },
             Indirection::Pointer | Indirection::RvalueReference | Indirection::Array | Indirection::Function => {
-                Role::TensorIndirect
+                CppKind::TensorIndirect
             }
         };
     }
     if p.indirection != Indirection::Value {
-        return Role::ScalarIndirect;
+        return CppKind::ScalarIndirect;
     }
     if p.ty == "int64_t" && p.name.as_deref() == Some("stream") {
-        return Role::Stream;
+        return CppKind::Stream;
     }
-    Role::Scalar { ty: scalar_type(&p.ty) }
+    CppKind::Scalar { ty: scalar_type(&p.ty) }
 }
 
 /// An explicit attr type that the C++ parameter's type contradicts.

@@ -212,20 +212,7 @@ fn name_structs(functions: &mut [Function]) {
 fn name_params(f: &mut Function) {
     let mut taken = BTreeSet::from(["out".to_string()]);
     for p in &mut f.params {
-        p.py_name = match p.token {
-            Token::Arg(_)
-            | Token::InOut(_)
-            | Token::List(_)
-            | Token::Args
-            | Token::Attr { .. }
-            | Token::Struct { .. }
-            | Token::Record { .. }
-            | Token::Array { .. }
-            | Token::Str { .. } => py_name(&p.name, &mut taken).into(),
-            Token::Ret(_) | Token::Rets | Token::Stream | Token::Dim { .. } | Token::Dict | Token::State { .. } => {
-                Box::default()
-            }
-        };
+        p.py_name = if p.token.role().is_passed() { py_name(&p.name, &mut taken).into() } else { Box::default() };
     }
     for k in &mut f.consts {
         k.py_name = py_name(&k.name, &mut taken);

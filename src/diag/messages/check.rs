@@ -874,22 +874,14 @@ pub(crate) fn consts_text(consts: &[(&str, &[String])]) -> String {
 
 /// What a parameter's token makes it, as a difference names it.
 pub(crate) fn role(token: &crate::model::Token) -> &'static str {
-    use crate::model::Token;
-    match token {
-        Token::InOut(_) => "updated in place",
-        Token::Arg(_) => "an input",
-        Token::List(_) | Token::Args => "a list of inputs",
-        Token::Rets => "a list of outputs",
-        Token::Ret(_) => "an output",
-        Token::Stream
-        | Token::Attr { .. }
-        | Token::Struct { .. }
-        | Token::Record { .. }
-        | Token::Array { .. }
-        | Token::Str { .. }
-        | Token::Dict
-        | Token::State { .. }
-        | Token::Dim { .. } => "not a tensor",
+    use crate::model::Role;
+    match token.role() {
+        Role::InOut => "updated in place",
+        Role::Input => "an input",
+        Role::InputList => "a list of inputs",
+        Role::OutputList => "a list of outputs",
+        Role::Output => "an output",
+        Role::Attribute | Role::Dim | Role::Dict | Role::Stream | Role::State => "not a tensor",
     }
 }
 
