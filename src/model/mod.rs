@@ -1081,6 +1081,12 @@ impl Function {
             .collect()
     }
 
+    /// The defines its source is tuned over (their names), which choose
+    /// its candidate; none for a kernel of any other source.
+    pub(crate) fn tuned_defines(&self) -> Vec<&str> {
+        self.instances.first().map(|i| i.defines.iter().map(|(n, _)| n.as_str()).collect()).unwrap_or_default()
+    }
+
     /// Its tensor inputs (`arg` and `inout`), in signature order.
     pub(crate) fn input_params(&self) -> impl Iterator<Item = &Param> {
         self.params.iter().filter(|p| p.token.is_input())

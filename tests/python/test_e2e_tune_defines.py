@@ -87,6 +87,35 @@ def test_begen_tune_picks_a_faster_tile_and_the_traced_call_names_it(built, tmp_
     assert target("transpose", 1, 1) in hlo(m.transpose, x)
 
 
+def test_the_backward_pass_runs_the_forward_calls_candidate(built, tmp_path, monkeypatch, jax_cpu):
+    """`scale_by_tile` and its backward kernel (begen.yaml's vjp:) scale by
+    10 * TILE + UNROLL: a gradient of another scale than the forward's ran
+    another candidate than the forward call chose."""
+    import jax
+
+    x = np.ones(3, np.float32)
+
+    def grads(m, **kw):
+        f = lambda a: m.scale_by_tile(a, **kw).sum()  # noqa: E731
+        return float(jax.grad(f)(x)[0]), float(jax.jit(jax.grad(f))(x)[0])
+
+    monkeypatch.setenv("BEGEN_TUNE_DIR", str(tmp_path))
+    monkeypatch.delenv("BEGEN_TUNE", raising=False)
+    m = import_module(built, NAME)
+    assert grads(m) == (11.0, 11.0)  # the declared default
+    for tile, unroll in BUILT:
+        assert grads(m, config={"TILE": tile, "UNROLL": unroll}) == (10 * tile + unroll,) * 2
+    # The table chooses the forward's candidate; the backward kernel, which
+    # has no entry of its own, runs the same one.
+    spec = m._BEGEN_TUNE["scale_by_tile"]
+    entry = {"kernel": f"{NAME}.scale_by_tile", "hash": spec["hash"], "device": "cpu", "dtypes": ["float32"]}
+    entry |= {"key": {"n": 3}, "config": {"TILE": "32", "UNROLL": "1"}}
+    (tmp_path / f"{NAME}.tune.json").write_text(json.dumps({"begen_tune": 1, "entries": [entry]}))
+    m = import_module(built, NAME)
+    assert float(m.scale_by_tile(x)[0]) == 321.0
+    assert grads(m) == (321.0, 321.0)
+
+
 @pytest.mark.parametrize(
     "entry, message",
     [

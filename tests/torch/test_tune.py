@@ -276,11 +276,42 @@ def test_a_source_tuned_over_its_defines_runs_the_chosen_candidate(tune_defines,
     assert torch.equal(m.transpose(x), x.T)
 
 
+def test_the_backward_pass_of_a_source_tuned_over_its_defines_runs_the_forward_calls_candidate(
+    tune_defines, torch, tmp_path, monkeypatch
+):
+    # `scale_by_tile` and its backward kernel scale by 10 * TILE + UNROLL: a
+    # gradient of another scale ran another candidate than the forward's.
+    m = tune_defines.module
+
+    def grads(f):
+        x = torch.ones(3, requires_grad=True)
+        y = f(x)
+        y.sum().backward()
+        return float(y[0].detach()), float(x.grad[0])
+
+    monkeypatch.setenv("BEGEN_TUNE_DIR", str(tmp_path))
+    m._begen_tune_cache.clear()
+    assert grads(m.scale_by_tile) == (11.0, 11.0)  # the declared default
+    for tile, unroll in [(8, 1), (8, 2), (32, 1)]:
+        config = {"TILE": tile, "UNROLL": unroll}
+        assert grads(lambda v: m.scale_by_tile(v, config=config)) == (10 * tile + unroll,) * 2
+    # The table chooses the forward's candidate, eagerly and compiled; the
+    # backward kernel, which has no entry, runs the same one.
+    spec = m._BEGEN_TUNE["scale_by_tile"]
+    entry = {"kernel": spec["target"], "hash": spec["hash"], "device": "cpu", "dtypes": ["float32"]}
+    entry |= {"key": {"n": 3}, "config": {"TILE": "32", "UNROLL": "1"}}
+    (tmp_path / "tune_defines.tune.json").write_text(json.dumps({"begen_tune": 1, "entries": [entry]}))
+    m._begen_tune_cache.clear()
+    assert grads(m.scale_by_tile) == (321.0, 321.0)
+    torch._dynamo.reset()
+    assert grads(torch.compile(lambda v: m.scale_by_tile(v), fullgraph=True)) == (321.0, 321.0)
+
+
 def test_check_torch_passes_on_a_source_tuned_over_its_defines(tune_defines):
     sys.path.insert(0, str(REPO / "python"))
     from begen.testing import check_torch
 
     report = check_torch(tune_defines.module)
-    rows = [r for r in report.rows if r.op == "probe"]
-    assert rows and all(r.result == "pass" for r in rows), str(report)
+    rows = [r for r in report.rows if r.op in ("probe", "scale_by_tile")]
+    assert {r.op for r in rows} == {"probe", "scale_by_tile"} and all(r.result == "pass" for r in rows), str(report)
     assert "TILE=8 UNROLL=2" in str(report), str(report)

@@ -142,6 +142,7 @@ pub(super) fn py(ns: &str, fwd: &Op<'_>, rule: &Rule, ops: &[Op<'_>], out: &mut 
     for name in fwd.attrs.iter().map(|p| p.py_name.to_string()).chain(fwd.value_consts().map(|k| k.py_name.clone())) {
         let _ = writeln!(out, "    ctx.{0} = keyword_only_inputs[{1}]", name, pylit(&name));
     }
+    super::save_defines(fwd, out);
     let _ = writeln!(out, "\n");
     let _ = writeln!(out, "def _backward_{name}(ctx, *grads):");
     let _ = writeln!(out, "    _begen_i = ctx.saved_tensors");

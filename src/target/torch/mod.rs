@@ -218,18 +218,16 @@ impl<'a> Op<'a> {
         // A source tuned over its defines: each candidate is an instance
         // (a TU of its own), chosen in the op by the define values the
         // typed function passes (`config=`, the tables, the default).
-        let defines: Vec<String> =
-            f.instances.first().map(|i| i.defines.iter().map(|(n, _)| n.clone()).collect()).unwrap_or_default();
-        if !defines.is_empty() {
-            let o = &f.options;
-            if o.vjp.is_some()
-                || o.python_vjp.is_some()
-                || o.jvp.is_some()
-                || !o.linear.is_empty()
-                || !o.groups.is_empty()
-            {
-                return Err("a kernel tuned over its defines that declares a derivative (not yet)".into());
-            }
+        // Its derivative's ops are passed the forward call's define values
+        // (`shared_defines`), as the JAX side runs the forward's candidate.
+        let defines: Vec<String> = f.tuned_defines().into_iter().map(String::from).collect();
+        // The rules from `linear:`/`jvp:` pass the caller's `config` on the
+        // JAX side, a plain `vjp:` the forward's candidate; the torch ops
+        // follow the latter only.
+        if !defines.is_empty()
+            && (f.options.jvp.is_some() || !f.options.linear.is_empty() || !f.options.groups.is_empty())
+        {
+            return Err("a kernel tuned over its defines whose derivative is `linear:` or `jvp:` (not yet)".into());
         }
         let mut inputs = Vec::new();
         let mut rets = Vec::new();
@@ -1183,15 +1181,25 @@ fn schema_default(d: &str) -> Option<String> {
     }
 }
 
-/// The keyword arguments that hand `bwd` the value constants it shares by
-/// name with `fwd` (saved in the context): the backward runs the instance
-/// the forward ran, as on the JAX side.
+/// The keyword arguments that hand `bwd` the value constants and the
+/// defines it shares by name with `fwd` (saved in the context): the
+/// backward runs the instance or candidate the forward ran, as on the JAX
+/// side.
 fn shared_consts(fwd: &Op<'_>, bwd: &Op<'_>) -> Vec<String> {
     bwd.value_consts()
         .filter_map(|k| {
             fwd.value_consts().find(|q| q.name == k.name).map(|q| format!("{}=ctx.{}", k.py_name, q.py_name))
         })
+        .chain(bwd.defines.iter().filter(|d| fwd.defines.contains(d)).map(|d| format!("{d}=ctx._begen_def_{d}")))
         .collect()
+}
+
+/// `setup_context`'s lines that keep the forward call's define values (its
+/// keyword-only inputs) for the backward pass.
+fn save_defines(fwd: &Op<'_>, out: &mut String) {
+    for d in &fwd.defines {
+        let _ = writeln!(out, "    ctx._begen_def_{d} = keyword_only_inputs[{}]", pylit(d));
+    }
 }
 
 /// Whether a tensor input gets a gradient: a float or complex dtype, or a
@@ -1218,6 +1226,7 @@ fn py_autograd(ns: &str, fwd: &Op<'_>, bwd: &Op<'_>, out: &mut String) {
     for name in attr_names.iter().chain(fwd.value_consts().map(|k| &k.py_name)) {
         let _ = writeln!(out, "    ctx.{name} = keyword_only_inputs[{}]", pylit(name));
     }
+    save_defines(fwd, out);
     let _ = writeln!(out, "\n");
     let _ = writeln!(out, "def _backward_{}(ctx, *grads):", fwd.name);
     let _ = writeln!(out, "    _begen_s = ctx.saved_tensors");
@@ -1523,10 +1532,15 @@ fn modules_pyi(ops: &[Op<'_>], kept: &[usize]) -> String {
 fn locate(ops: &[Op<'_>], f: &Function, name: &str, role: &str) -> Result<usize, String> {
     let bare = name.rsplit('.').next().unwrap_or(name);
     match ops.iter().position(|o| o.f.name == bare && o.f.module == f.module) {
-        Some(j) if ops[j].outs.is_empty() => Ok(j),
-        Some(_) => Err(format!(
+        Some(j) if !ops[j].outs.is_empty() => Err(format!(
             "its {role} '{name}' takes its outputs from the caller (out=), which no autograd formula can give"
         )),
+        // The backward pass runs the forward call's candidate: a define
+        // the forward does not choose would have no value there.
+        Some(j) => match ops[j].defines.iter().find(|d| !f.tuned_defines().contains(&d.as_str())) {
+            Some(d) => Err(format!("its {role} '{name}' is tuned over the define '{d}', which the forward is not")),
+            None => Ok(j),
+        },
         None => Err(format!("its {role} '{name}' is left out")),
     }
 }

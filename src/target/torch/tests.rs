@@ -143,3 +143,31 @@ fn an_algorithm_dispatches_over_its_implementations_ops() {
     assert!(tuned.py.contains("def axpy(x, y, *, alpha, config=None):"), "{}", tuned.py);
     assert!(tuned.py.contains("\"target\": \"algorithm:tune_algo.axpy\""), "{}", tuned.py);
 }
+
+#[test]
+fn the_backward_pass_of_a_source_tuned_over_its_defines_is_passed_the_forward_calls_candidate() {
+    let mut lib = library("tests/e2e/tune_defines");
+    let files = emit(&lib);
+    assert!(files.skipped.is_empty(), "{:?}", files.skipped.iter().map(|s| &s.reason).collect::<Vec<_>>());
+    for line in [
+        "    ctx._begen_def_TILE = keyword_only_inputs[\"TILE\"]",
+        "    _begen_g = _torch.ops.tune_defines.scale_by_tile_bwd(grads[0].contiguous(), \
+         TILE=ctx._begen_def_TILE, UNROLL=ctx._begen_def_UNROLL)",
+        "_torch.library.register_autograd(\"tune_defines::scale_by_tile\", _backward_scale_by_tile, \
+         setup_context=_setup_scale_by_tile)",
+    ] {
+        assert!(files.py.contains(line), "{line}\n{}", files.py);
+    }
+    // A forward that is not tuned over TILE has no value of it to pass.
+    let f = lib.functions.iter_mut().find(|f| f.name == "scale_by_tile").expect("the forward");
+    f.instances.clear();
+    let files = emit(&lib);
+    let skipped: Vec<(&str, &str)> = files.skipped.iter().map(|s| (s.function.as_str(), s.reason.as_str())).collect();
+    assert_eq!(
+        skipped,
+        [(
+            "scale_by_tile",
+            "its backward kernel 'scale_by_tile_bwd' is tuned over the define 'TILE', which the forward is not"
+        )]
+    );
+}

@@ -1517,7 +1517,10 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
             // The backward kernel sees the call's resolved consts: a
             // primitive's backward closure has them in scope; a custom_vjp's
             // primal sets them for the enclosing call (`PyVjp::shares`).
-            let value = related_value(view, bwd_view, what, fwd_py);
+            let value = match forward_candidate(f, bwd) {
+                Some(candidate) if what == "config" => candidate,
+                _ => related_value(view, bwd_view, what, fwd_py),
+            };
             shares |= !f.options.is_primitive() && value != *fwd_py;
             args.push(PyArg::Keyword(py.clone(), value));
         }
@@ -1668,6 +1671,20 @@ fn tuned_const<'a>(view: &'a PyFunctionView, name: &str) -> Option<&'a str> {
 /// the default), unless `g` tunes it too: then `g` chooses for its own
 /// shapes, and only a value the caller fixed (keyword or `config=`) is
 /// passed on.
+/// The `config=` that runs a backward kernel of the forward's source
+/// tuned over its defines with the forward call's candidate (`_begen_c`, as
+/// the primal chose it): a candidate is one compilation of the whole
+/// source, and what the forward saved for the backward is that candidate's.
+/// None where `bwd` is tuned over other defines or none.
+fn forward_candidate(f: &Function, bwd: &Function) -> Option<String> {
+    let (own, theirs) = (f.tuned_defines(), bwd.tuned_defines());
+    if theirs.is_empty() || theirs.iter().any(|d| !own.contains(d)) {
+        return None;
+    }
+    let items: Vec<String> = theirs.iter().map(|d| format!("{0}: int(_begen_c[{0}])", py_str(d))).collect();
+    Some(format!("{{{}}}", items.join(", ")))
+}
+
 fn related_value(view: &PyFunctionView, g: &PyFunctionView, what: &str, own: &str) -> String {
     let Some(name) = what.strip_prefix("const:").map(py_str) else { return own.to_string() };
     let Some(key) = tuned_const(view, &name) else { return own.to_string() };

@@ -49,3 +49,17 @@ void probe(const float* x, float* y, int64_t n) {
     const float seen[3] = {float(tile_seen()), float(unroll_seen<1>()), float(both_seen())};
     for (int64_t i = 0; i < n; ++i) y[i] = i < 3 ? seen[i] : x[i];
 }
+
+// A derivative of a tuned source: `scale_by_tile` and its backward kernel
+// (begen.yaml's vjp:) scale by a number each candidate spells differently,
+// so a backward pass that ran another candidate than its forward call
+// would give a gradient the forward's scale does not.
+// @BE scale_by_tile arg:float32[n] ret:float32[n] dim.n
+void scale_by_tile(const float* x, float* y, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) y[i] = x[i] * float(10 * TILE + UNROLL);
+}
+
+// @BE scale_by_tile_bwd arg:float32[n] ret:float32[n] dim.n
+void scale_by_tile_bwd(const float* g, float* gx, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) gx[i] = g[i] * float(10 * TILE + UNROLL);
+}
