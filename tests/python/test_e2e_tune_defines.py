@@ -96,7 +96,9 @@ def test_the_backward_pass_runs_the_forward_calls_candidate(built, tmp_path, mon
     x = np.ones(3, np.float32)
 
     def grads(m, **kw):
-        f = lambda a: m.scale_by_tile(a, **kw).sum()  # noqa: E731
+        def f(a):
+            return m.scale_by_tile(a, **kw).sum()
+
         return float(jax.grad(f)(x)[0]), float(jax.jit(jax.grad(f))(x)[0])
 
     monkeypatch.setenv("BEGEN_TUNE_DIR", str(tmp_path))

@@ -294,7 +294,7 @@ def test_the_backward_pass_of_a_source_tuned_over_its_defines_runs_the_forward_c
     assert grads(m.scale_by_tile) == (11.0, 11.0)  # the declared default
     for tile, unroll in [(8, 1), (8, 2), (32, 1)]:
         config = {"TILE": tile, "UNROLL": unroll}
-        assert grads(lambda v: m.scale_by_tile(v, config=config)) == (10 * tile + unroll,) * 2
+        assert grads(lambda v, c=config: m.scale_by_tile(v, config=c)) == (10 * tile + unroll,) * 2
     # The table chooses the forward's candidate, eagerly and compiled; the
     # backward kernel, which has no entry, runs the same one.
     spec = m._BEGEN_TUNE["scale_by_tile"]
