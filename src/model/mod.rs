@@ -211,7 +211,7 @@ impl Role {
     /// Whether the caller passes it from Python (a tensor it reads or a
     /// named value): what gets a Python parameter name.
     pub(crate) fn is_passed(self) -> bool {
-        matches!(self, Role::Input | Role::InOut | Role::InputList | Role::Attribute)
+        self.is_input() || self == Role::Attribute
     }
 }
 
@@ -1085,6 +1085,14 @@ impl Function {
     /// its candidate; none for a kernel of any other source.
     pub(crate) fn tuned_defines(&self) -> Vec<&str> {
         self.instances.first().map(|i| i.defines.iter().map(|(n, _)| n.as_str()).collect()).unwrap_or_default()
+    }
+
+    /// The first define it is tuned over that `other` is not: where `other`
+    /// (a forward) calls it (its backward kernel) with its own candidate,
+    /// this define would have no value.
+    pub(crate) fn define_not_in(&self, other: &Function) -> Option<&str> {
+        let theirs = other.tuned_defines();
+        self.tuned_defines().into_iter().find(|d| !theirs.contains(d))
     }
 
     /// Its tensor inputs (`arg` and `inout`), in signature order.

@@ -219,7 +219,7 @@ impl<'a> Op<'a> {
         // (a TU of its own), chosen in the op by the define values the
         // typed function passes (`config=`, the tables, the default).
         // Its derivative's ops are passed the forward call's define values
-        // (`shared_defines`), as the JAX side runs the forward's candidate.
+        // (`shared_consts`), as the JAX side runs the forward's candidate.
         let defines: Vec<String> = f.tuned_defines().into_iter().map(String::from).collect();
         // The rules from `linear:`/`jvp:` pass the caller's `config` on the
         // JAX side, a plain `vjp:` the forward's candidate; the torch ops
@@ -1537,7 +1537,7 @@ fn locate(ops: &[Op<'_>], f: &Function, name: &str, role: &str) -> Result<usize,
         )),
         // The backward pass runs the forward call's candidate: a define
         // the forward does not choose would have no value there.
-        Some(j) => match ops[j].defines.iter().find(|d| !f.tuned_defines().contains(&d.as_str())) {
+        Some(j) => match ops[j].f.define_not_in(f) {
             Some(d) => Err(format!("its {role} '{name}' is tuned over the define '{d}', which the forward is not")),
             None => Ok(j),
         },

@@ -1509,6 +1509,7 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
     }
     let mut args = Vec::new();
     let mut shares = false;
+    let candidate = forward_candidate(f, bwd);
     for (what, py) in &bwd_view.keywords {
         if what == "out" {
             continue;
@@ -1517,8 +1518,8 @@ pub(crate) fn with_vjp(view: &mut PyFunctionView, f: &Function, bwd: &Function, 
             // The backward kernel sees the call's resolved consts: a
             // primitive's backward closure has them in scope; a custom_vjp's
             // primal sets them for the enclosing call (`PyVjp::shares`).
-            let value = match forward_candidate(f, bwd) {
-                Some(candidate) if what == "config" => candidate,
+            let value = match &candidate {
+                Some(candidate) if what == "config" => candidate.clone(),
                 _ => related_value(view, bwd_view, what, fwd_py),
             };
             shares |= !f.options.is_primitive() && value != *fwd_py;
@@ -1677,8 +1678,8 @@ fn tuned_const<'a>(view: &'a PyFunctionView, name: &str) -> Option<&'a str> {
 /// source, and what the forward saved for the backward is that candidate's.
 /// None where `bwd` is tuned over other defines or none.
 fn forward_candidate(f: &Function, bwd: &Function) -> Option<String> {
-    let (own, theirs) = (f.tuned_defines(), bwd.tuned_defines());
-    if theirs.is_empty() || theirs.iter().any(|d| !own.contains(d)) {
+    let theirs = bwd.tuned_defines();
+    if theirs.is_empty() || bwd.define_not_in(f).is_some() {
         return None;
     }
     let items: Vec<String> = theirs.iter().map(|d| format!("{0}: int(_begen_c[{0}])", py_str(d))).collect();
